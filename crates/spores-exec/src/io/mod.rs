@@ -1,0 +1,1 @@
+//! Matrix file formats: Matrix Market, CSV and NumPy `.npy`.

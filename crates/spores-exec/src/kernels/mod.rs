@@ -1,0 +1,6 @@
+//! Kernels: the operators that actually touch matrix data.
+//!
+//! Every kernel takes [`Matrix`](crate::Matrix) values (or a concrete format where the
+//! kernel is format-specific), checks shapes and returns a [`Result`](crate::Result).
+//! Kernels parallelize with rayon above a size threshold and keep sparse results
+//! sparse wherever the operator maps zero to zero.

@@ -1,0 +1,122 @@
+use crate::error::{ExecError, Result};
+use crate::matrix::Shape;
+
+/// A dense matrix of `f64`, stored row-major in one contiguous buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DenseMatrix {
+    rows: usize,
+    cols: usize,
+    data: Vec<f64>,
+}
+
+impl DenseMatrix {
+    pub fn zeros(rows: usize, cols: usize) -> Self {
+        Self::filled(rows, cols, 0.0)
+    }
+
+    pub fn filled(rows: usize, cols: usize, value: f64) -> Self {
+        DenseMatrix {
+            rows,
+            cols,
+            data: vec![value; rows * cols],
+        }
+    }
+
+    /// Wraps a row-major buffer; fails when its length is not `rows * cols`.
+    pub fn from_vec(rows: usize, cols: usize, data: Vec<f64>) -> Result<Self> {
+        if data.len() != rows * cols {
+            return Err(ExecError::invalid(format!(
+                "a {rows}x{cols} matrix needs {} values, got {}",
+                rows * cols,
+                data.len()
+            )));
+        }
+        Ok(DenseMatrix { rows, cols, data })
+    }
+
+    /// Builds a matrix from a function of (row, column).
+    pub fn from_fn(rows: usize, cols: usize, mut f: impl FnMut(usize, usize) -> f64) -> Self {
+        let mut data = Vec::with_capacity(rows * cols);
+        for i in 0..rows {
+            for j in 0..cols {
+                data.push(f(i, j));
+            }
+        }
+        DenseMatrix { rows, cols, data }
+    }
+
+    /// Builds a matrix from row slices; all rows must have the same length.
+    pub fn from_rows(rows: &[Vec<f64>]) -> Result<Self> {
+        let cols = rows.first().map_or(0, Vec::len);
+        if let Some(bad) = rows.iter().position(|r| r.len() != cols) {
+            return Err(ExecError::invalid(format!(
+                "row {bad} has {} values, row 0 has {cols}",
+                rows[bad].len()
+            )));
+        }
+        Ok(DenseMatrix {
+            rows: rows.len(),
+            cols,
+            data: rows.concat(),
+        })
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    pub fn shape(&self) -> Shape {
+        Shape::new(self.rows, self.cols)
+    }
+
+    pub fn data(&self) -> &[f64] {
+        &self.data
+    }
+
+    pub fn data_mut(&mut self) -> &mut [f64] {
+        &mut self.data
+    }
+
+    pub fn into_vec(self) -> Vec<f64> {
+        self.data
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        assert!(
+            i < self.rows && j < self.cols,
+            "index ({i},{j}) out of {}",
+            self.shape()
+        );
+        self.data[i * self.cols + j]
+    }
+
+    #[inline]
+    pub fn set(&mut self, i: usize, j: usize, value: f64) {
+        assert!(
+            i < self.rows && j < self.cols,
+            "index ({i},{j}) out of {}",
+            self.shape()
+        );
+        self.data[i * self.cols + j] = value;
+    }
+
+    #[inline]
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    #[inline]
+    pub fn row_mut(&mut self, i: usize) -> &mut [f64] {
+        &mut self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    /// Number of cells that are not exactly zero.
+    pub fn nnz(&self) -> usize {
+        self.data.iter().filter(|v| **v != 0.0).count()
+    }
+}

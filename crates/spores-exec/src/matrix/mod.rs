@@ -1,0 +1,163 @@
+//! Matrix formats and the automatic choice between them.
+//!
+//! [`Matrix`] is what flows between operators: either a row-major [`DenseMatrix`] or a
+//! [`CsrMatrix`]. [`CscMatrix`] exists for kernels that want column access (for example
+//! dense × sparse products). Format choice follows SystemDS: a matrix with more than one
+//! column is stored sparse when its density is below [`SPARSITY_TURN_POINT`].
+
+mod dense;
+mod random;
+mod shape;
+mod sparse;
+
+pub use dense::DenseMatrix;
+pub use random::{rand_matrix, RandSpec};
+pub use shape::Shape;
+pub use sparse::{CscMatrix, CsrMatrix};
+
+/// Density below which a matrix is kept in a sparse format (SystemDS's
+/// `MatrixBlock.SPARSITY_TURN_POINT`).
+pub const SPARSITY_TURN_POINT: f64 = 0.4;
+
+/// Whether a matrix of this shape and number of non-zeros should be stored sparse.
+///
+/// Column vectors are always dense, as in SystemDS: a CSR column vector has one row
+/// pointer per element and saves nothing.
+pub fn prefer_sparse(rows: usize, cols: usize, nnz: usize) -> bool {
+    if cols <= 1 || rows == 0 {
+        return false;
+    }
+    let cells = rows as f64 * cols as f64;
+    (nnz as f64) / cells < SPARSITY_TURN_POINT
+}
+
+/// A matrix in whichever format suits its sparsity.
+#[derive(Clone, Debug)]
+pub enum Matrix {
+    Dense(DenseMatrix),
+    Sparse(CsrMatrix),
+}
+
+impl Matrix {
+    pub fn rows(&self) -> usize {
+        match self {
+            Matrix::Dense(d) => d.rows(),
+            Matrix::Sparse(s) => s.rows(),
+        }
+    }
+
+    pub fn cols(&self) -> usize {
+        match self {
+            Matrix::Dense(d) => d.cols(),
+            Matrix::Sparse(s) => s.cols(),
+        }
+    }
+
+    pub fn shape(&self) -> Shape {
+        Shape::new(self.rows(), self.cols())
+    }
+
+    /// Number of non-zero cells (for sparse matrices: stored entries that are non-zero).
+    pub fn nnz(&self) -> usize {
+        match self {
+            Matrix::Dense(d) => d.nnz(),
+            Matrix::Sparse(s) => s.nnz(),
+        }
+    }
+
+    /// Fraction of non-zero cells, 0 for an empty matrix.
+    pub fn density(&self) -> f64 {
+        let cells = self.rows() as f64 * self.cols() as f64;
+        if cells == 0.0 {
+            0.0
+        } else {
+            self.nnz() as f64 / cells
+        }
+    }
+
+    pub fn is_sparse(&self) -> bool {
+        matches!(self, Matrix::Sparse(_))
+    }
+
+    /// Value at row `i`, column `j` (0-based). Panics when out of bounds, like slice indexing.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        match self {
+            Matrix::Dense(d) => d.get(i, j),
+            Matrix::Sparse(s) => s.get(i, j),
+        }
+    }
+
+    /// The single value of a 1×1 matrix.
+    pub fn as_scalar(&self) -> Option<f64> {
+        (self.rows() == 1 && self.cols() == 1).then(|| self.get(0, 0))
+    }
+
+    pub fn to_dense(&self) -> DenseMatrix {
+        match self {
+            Matrix::Dense(d) => d.clone(),
+            Matrix::Sparse(s) => s.to_dense(),
+        }
+    }
+
+    pub fn into_dense(self) -> DenseMatrix {
+        match self {
+            Matrix::Dense(d) => d,
+            Matrix::Sparse(s) => s.to_dense(),
+        }
+    }
+
+    pub fn to_csr(&self) -> CsrMatrix {
+        match self {
+            Matrix::Dense(d) => CsrMatrix::from_dense(d),
+            Matrix::Sparse(s) => s.clone(),
+        }
+    }
+
+    /// Converts to the format [`prefer_sparse`] picks for the actual number of non-zeros.
+    pub fn into_best_format(self) -> Matrix {
+        let sparse = prefer_sparse(self.rows(), self.cols(), self.nnz());
+        match self {
+            Matrix::Dense(d) if sparse => Matrix::Sparse(CsrMatrix::from_dense(&d)),
+            Matrix::Sparse(s) if !sparse => Matrix::Dense(s.to_dense()),
+            Matrix::Sparse(s) if s.has_explicit_zeros() => Matrix::Sparse(s.pruned()),
+            other => other,
+        }
+    }
+
+    /// Whether two matrices have the same shape and every pair of cells agrees within
+    /// relative tolerance `rtol` (absolute `rtol` near zero). Format is ignored.
+    pub fn approx_eq(&self, other: &Matrix, rtol: f64) -> bool {
+        if self.shape() != other.shape() {
+            return false;
+        }
+        let (a, b) = (self.to_dense(), other.to_dense());
+        a.data()
+            .iter()
+            .zip(b.data())
+            .all(|(&x, &y)| approx_eq_f64(x, y, rtol))
+    }
+}
+
+impl From<DenseMatrix> for Matrix {
+    fn from(d: DenseMatrix) -> Self {
+        Matrix::Dense(d)
+    }
+}
+
+impl From<CsrMatrix> for Matrix {
+    fn from(s: CsrMatrix) -> Self {
+        Matrix::Sparse(s)
+    }
+}
+
+/// Relative comparison of two floats: equal within `rtol * max(|x|, |y|, 1)`;
+/// NaNs compare equal to NaNs and infinities to infinities of the same sign.
+pub fn approx_eq_f64(x: f64, y: f64, rtol: f64) -> bool {
+    if x.is_nan() || y.is_nan() {
+        return x.is_nan() && y.is_nan();
+    }
+    if x.is_infinite() || y.is_infinite() {
+        return x == y;
+    }
+    (x - y).abs() <= rtol * x.abs().max(y.abs()).max(1.0)
+}

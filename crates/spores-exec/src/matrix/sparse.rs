@@ -1,0 +1,444 @@
+use crate::error::{ExecError, Result};
+use crate::matrix::{DenseMatrix, Shape};
+
+/// Compressed sparse row matrix.
+///
+/// Invariants (checked by [`CsrMatrix::new`], assumed by kernels):
+/// `indptr.len() == rows + 1`, `indptr` non-decreasing from 0 to `indices.len()`,
+/// `indices.len() == values.len()`, and column indices strictly increasing within each
+/// row and below `cols`. Stored values may be zero (a kernel such as `X - X` produces
+/// them); [`CsrMatrix::nnz`] counts only the non-zero ones and [`CsrMatrix::pruned`]
+/// drops them. Column indices are `u32`: 12 bytes per entry instead of 16 is what the
+/// memory-bound sparse kernels are paid by.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsrMatrix {
+    rows: usize,
+    cols: usize,
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+}
+
+/// Compressed sparse column matrix: the CSR of the transpose, with the same invariants
+/// read column-wise. Kernels that need column access (dense × sparse) build one with
+/// [`CsrMatrix::to_csc`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CscMatrix {
+    rows: usize,
+    cols: usize,
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+}
+
+fn check_compressed(
+    major: usize,
+    minor: usize,
+    indptr: &[usize],
+    indices: &[u32],
+    values: &[f64],
+) -> Result<()> {
+    if minor > u32::MAX as usize {
+        return Err(ExecError::invalid(format!(
+            "sparse dimension {minor} exceeds the u32 index range"
+        )));
+    }
+    if indptr.len() != major + 1 || indptr[0] != 0 {
+        return Err(ExecError::invalid(format!(
+            "pointer array must have {} entries starting at 0, has {}",
+            major + 1,
+            indptr.len()
+        )));
+    }
+    if indices.len() != values.len() || indptr[major] != indices.len() {
+        return Err(ExecError::invalid(format!(
+            "pointer end {} / {} indices / {} values disagree",
+            indptr[major],
+            indices.len(),
+            values.len()
+        )));
+    }
+    for k in 0..major {
+        let (start, end) = (indptr[k], indptr[k + 1]);
+        if start > end {
+            return Err(ExecError::invalid(format!(
+                "pointer array decreases at {k}"
+            )));
+        }
+        let segment = &indices[start..end];
+        if segment.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(ExecError::invalid(format!(
+                "indices of line {k} are not strictly increasing"
+            )));
+        }
+        if segment.last().is_some_and(|&last| last as usize >= minor) {
+            return Err(ExecError::invalid(format!(
+                "index out of range {minor} in line {k}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+macro_rules! compressed_common {
+    ($t:ident, $major:ident, $minor:ident) => {
+        impl $t {
+            /// Validated constructor; see the type's invariants.
+            pub fn new(
+                rows: usize,
+                cols: usize,
+                indptr: Vec<usize>,
+                indices: Vec<u32>,
+                values: Vec<f64>,
+            ) -> Result<Self> {
+                let ($major, $minor) = (rows, cols);
+                check_compressed($major, $minor, &indptr, &indices, &values)?;
+                Ok($t {
+                    rows,
+                    cols,
+                    indptr,
+                    indices,
+                    values,
+                })
+            }
+
+            /// Constructor for kernels that build the arrays themselves and uphold the
+            /// invariants by construction; they are re-checked in debug builds.
+            pub fn from_parts_unchecked(
+                rows: usize,
+                cols: usize,
+                indptr: Vec<usize>,
+                indices: Vec<u32>,
+                values: Vec<f64>,
+            ) -> Self {
+                let ($major, $minor) = (rows, cols);
+                debug_assert!(
+                    check_compressed($major, $minor, &indptr, &indices, &values).is_ok(),
+                    "{:?}",
+                    check_compressed($major, $minor, &indptr, &indices, &values)
+                );
+                $t {
+                    rows,
+                    cols,
+                    indptr,
+                    indices,
+                    values,
+                }
+            }
+
+            /// An all-zero matrix with no stored entries.
+            pub fn zeros(rows: usize, cols: usize) -> Self {
+                let ($major, _) = (rows, cols);
+                $t {
+                    rows,
+                    cols,
+                    indptr: vec![0; $major + 1],
+                    indices: Vec::new(),
+                    values: Vec::new(),
+                }
+            }
+
+            pub fn rows(&self) -> usize {
+                self.rows
+            }
+
+            pub fn cols(&self) -> usize {
+                self.cols
+            }
+
+            pub fn shape(&self) -> Shape {
+                Shape::new(self.rows, self.cols)
+            }
+
+            pub fn indptr(&self) -> &[usize] {
+                &self.indptr
+            }
+
+            pub fn indices(&self) -> &[u32] {
+                &self.indices
+            }
+
+            pub fn values(&self) -> &[f64] {
+                &self.values
+            }
+
+            pub fn values_mut(&mut self) -> &mut [f64] {
+                &mut self.values
+            }
+
+            /// Stored entries, including explicit zeros.
+            pub fn stored(&self) -> usize {
+                self.values.len()
+            }
+
+            /// Stored entries that are not zero.
+            pub fn nnz(&self) -> usize {
+                self.values.iter().filter(|v| **v != 0.0).count()
+            }
+
+            pub fn has_explicit_zeros(&self) -> bool {
+                self.values.iter().any(|v| *v == 0.0)
+            }
+
+            /// Decomposes into `(rows, cols, indptr, indices, values)`.
+            pub fn into_parts(self) -> (usize, usize, Vec<usize>, Vec<u32>, Vec<f64>) {
+                (self.rows, self.cols, self.indptr, self.indices, self.values)
+            }
+
+            /// The same matrix without explicitly stored zeros.
+            pub fn pruned(&self) -> Self {
+                let ($major, _) = (self.rows, self.cols);
+                let mut indptr = Vec::with_capacity($major + 1);
+                let mut indices = Vec::with_capacity(self.values.len());
+                let mut values = Vec::with_capacity(self.values.len());
+                indptr.push(0);
+                for k in 0..$major {
+                    for p in self.indptr[k]..self.indptr[k + 1] {
+                        if self.values[p] != 0.0 {
+                            indices.push(self.indices[p]);
+                            values.push(self.values[p]);
+                        }
+                    }
+                    indptr.push(indices.len());
+                }
+                $t {
+                    rows: self.rows,
+                    cols: self.cols,
+                    indptr,
+                    indices,
+                    values,
+                }
+            }
+
+            /// Indices and values of major line `k` (a row for CSR, a column for CSC).
+            #[inline]
+            pub fn line(&self, k: usize) -> (&[u32], &[f64]) {
+                let range = self.indptr[k]..self.indptr[k + 1];
+                (&self.indices[range.clone()], &self.values[range])
+            }
+        }
+    };
+}
+
+compressed_common!(CsrMatrix, rows_major, cols_minor);
+compressed_common!(CscMatrix, cols_major, rows_minor);
+
+/// Compresses (major, minor, value) triplets into pointer/index/value arrays, summing
+/// duplicates and dropping zeros.
+fn compress(
+    major: usize,
+    minor: usize,
+    triplets: impl Iterator<Item = (usize, usize, f64)>,
+) -> Result<(Vec<usize>, Vec<u32>, Vec<f64>)> {
+    let mut entries: Vec<(usize, u32, f64)> = Vec::new();
+    for (a, b, v) in triplets {
+        if a >= major || b >= minor {
+            return Err(ExecError::invalid(format!(
+                "entry ({a},{b}) outside a {major}x{minor} matrix"
+            )));
+        }
+        entries.push((a, b as u32, v));
+    }
+    entries.sort_unstable_by_key(|&(a, b, _)| (a, b));
+    let mut indptr = vec![0usize; major + 1];
+    let mut indices = Vec::with_capacity(entries.len());
+    let mut values: Vec<f64> = Vec::with_capacity(entries.len());
+    let mut last: Option<(usize, u32)> = None;
+    for (a, b, v) in entries {
+        if last == Some((a, b)) {
+            *values.last_mut().unwrap() += v;
+        } else {
+            indptr[a + 1] += 1;
+            indices.push(b);
+            values.push(v);
+            last = Some((a, b));
+        }
+    }
+    for k in 0..major {
+        indptr[k + 1] += indptr[k];
+    }
+    Ok((indptr, indices, values))
+}
+
+impl CsrMatrix {
+    /// Builds a CSR matrix from `(row, col, value)` triplets in any order; duplicates
+    /// are summed and zeros are dropped.
+    pub fn from_triplets(
+        rows: usize,
+        cols: usize,
+        triplets: &[(usize, usize, f64)],
+    ) -> Result<Self> {
+        let (indptr, indices, values) = compress(rows, cols, triplets.iter().copied())?;
+        let m = CsrMatrix::new(rows, cols, indptr, indices, values)?;
+        Ok(m.pruned())
+    }
+
+    pub fn from_dense(d: &DenseMatrix) -> Self {
+        let mut indptr = Vec::with_capacity(d.rows() + 1);
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        indptr.push(0);
+        for i in 0..d.rows() {
+            for (j, &v) in d.row(i).iter().enumerate() {
+                if v != 0.0 {
+                    indices.push(j as u32);
+                    values.push(v);
+                }
+            }
+            indptr.push(indices.len());
+        }
+        CsrMatrix::from_parts_unchecked(d.rows(), d.cols(), indptr, indices, values)
+    }
+
+    pub fn to_dense(&self) -> DenseMatrix {
+        let mut d = DenseMatrix::zeros(self.rows, self.cols);
+        for i in 0..self.rows {
+            let (idx, val) = self.line(i);
+            let row = d.row_mut(i);
+            for (&j, &v) in idx.iter().zip(val) {
+                row[j as usize] = v;
+            }
+        }
+        d
+    }
+
+    /// Value at `(i, j)` by binary search in row `i`.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        assert!(
+            i < self.rows && j < self.cols,
+            "index ({i},{j}) out of {}",
+            self.shape()
+        );
+        let (idx, val) = self.line(i);
+        idx.binary_search(&(j as u32)).map_or(0.0, |p| val[p])
+    }
+
+    /// Column-compressed copy of the same matrix (a counting-sort transpose).
+    pub fn to_csc(&self) -> CscMatrix {
+        let (indptr, indices, values) = transpose_compressed(
+            self.rows,
+            self.cols,
+            &self.indptr,
+            &self.indices,
+            &self.values,
+        );
+        CscMatrix::from_parts_unchecked(self.rows, self.cols, indptr, indices, values)
+    }
+
+    /// The transpose as a CSR matrix.
+    pub fn transpose(&self) -> CsrMatrix {
+        let (indptr, indices, values) = transpose_compressed(
+            self.rows,
+            self.cols,
+            &self.indptr,
+            &self.indices,
+            &self.values,
+        );
+        CsrMatrix::from_parts_unchecked(self.cols, self.rows, indptr, indices, values)
+    }
+
+    /// Iterates over stored `(row, col, value)` entries in row-major order.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
+        (0..self.rows).flat_map(move |i| {
+            let (idx, val) = self.line(i);
+            idx.iter().zip(val).map(move |(&j, &v)| (i, j as usize, v))
+        })
+    }
+}
+
+impl CscMatrix {
+    /// Value at `(i, j)` by binary search in column `j`.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        assert!(
+            i < self.rows && j < self.cols,
+            "index ({i},{j}) out of {}",
+            self.shape()
+        );
+        let (idx, val) = self.line(j);
+        idx.binary_search(&(i as u32)).map_or(0.0, |p| val[p])
+    }
+
+    /// Row-compressed copy of the same matrix.
+    pub fn to_csr(&self) -> CsrMatrix {
+        let (indptr, indices, values) = transpose_compressed(
+            self.cols,
+            self.rows,
+            &self.indptr,
+            &self.indices,
+            &self.values,
+        );
+        CsrMatrix::from_parts_unchecked(self.rows, self.cols, indptr, indices, values)
+    }
+}
+
+/// Counting-sort transpose of compressed arrays with `major` lines over `minor` positions.
+/// The output has `minor` lines and indices sorted within each line.
+fn transpose_compressed(
+    major: usize,
+    minor: usize,
+    indptr: &[usize],
+    indices: &[u32],
+    values: &[f64],
+) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
+    let mut out_ptr = vec![0usize; minor + 1];
+    for &j in indices {
+        out_ptr[j as usize + 1] += 1;
+    }
+    for k in 0..minor {
+        out_ptr[k + 1] += out_ptr[k];
+    }
+    let mut next = out_ptr.clone();
+    let mut out_idx = vec![0u32; indices.len()];
+    let mut out_val = vec![0.0; values.len()];
+    for i in 0..major {
+        for p in indptr[i]..indptr[i + 1] {
+            let j = indices[p] as usize;
+            let q = next[j];
+            out_idx[q] = i as u32;
+            out_val[q] = values[p];
+            next[j] += 1;
+        }
+    }
+    (out_ptr, out_idx, out_val)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triplets_sum_duplicates_and_drop_zeros() {
+        let m =
+            CsrMatrix::from_triplets(2, 3, &[(1, 2, 1.0), (0, 1, 2.0), (1, 2, 3.0), (0, 0, 0.0)])
+                .unwrap();
+        assert_eq!(m.indptr(), &[0, 1, 2]);
+        assert_eq!(m.indices(), &[1, 2]);
+        assert_eq!(m.values(), &[2.0, 4.0]);
+        assert_eq!(m.get(1, 2), 4.0);
+        assert_eq!(m.get(1, 1), 0.0);
+    }
+
+    #[test]
+    fn invariants_are_checked() {
+        assert!(CsrMatrix::new(2, 2, vec![0, 2, 1], vec![0, 1], vec![1.0, 1.0]).is_err());
+        assert!(CsrMatrix::new(1, 2, vec![0, 2], vec![1, 0], vec![1.0, 1.0]).is_err());
+        assert!(CsrMatrix::new(1, 2, vec![0, 1], vec![2], vec![1.0]).is_err());
+        assert!(CsrMatrix::from_triplets(1, 1, &[(1, 0, 1.0)]).is_err());
+    }
+
+    #[test]
+    fn transpose_and_csc_round_trip() {
+        let m =
+            CsrMatrix::from_triplets(3, 4, &[(0, 3, 1.0), (2, 0, 2.0), (1, 1, 3.0), (2, 3, 4.0)])
+                .unwrap();
+        let t = m.transpose();
+        assert_eq!(t.shape(), Shape::new(4, 3));
+        for (i, j, v) in m.iter() {
+            assert_eq!(t.get(j, i), v);
+        }
+        let csc = m.to_csc();
+        assert_eq!(csc.get(2, 3), 4.0);
+        assert_eq!(csc.to_csr(), m);
+        assert_eq!(CsrMatrix::from_dense(&m.to_dense()), m);
+    }
+}

@@ -1,0 +1,1 @@
+//! DML front end (placeholder until the parser lands).

@@ -1,0 +1,1 @@
+//! spores: DAG, interpreter and command line.

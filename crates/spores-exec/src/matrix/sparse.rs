@@ -81,8 +81,18 @@ fn check_compressed(
 }
 
 macro_rules! compressed_common {
-    ($t:ident, $major:ident, $minor:ident) => {
+    ($t:ident, $column_major:literal) => {
         impl $t {
+            /// (major, minor) extents: (rows, cols) for CSR, (cols, rows) for CSC.
+            #[inline]
+            fn extents(rows: usize, cols: usize) -> (usize, usize) {
+                if $column_major {
+                    (cols, rows)
+                } else {
+                    (rows, cols)
+                }
+            }
+
             /// Validated constructor; see the type's invariants.
             pub fn new(
                 rows: usize,
@@ -91,8 +101,8 @@ macro_rules! compressed_common {
                 indices: Vec<u32>,
                 values: Vec<f64>,
             ) -> Result<Self> {
-                let ($major, $minor) = (rows, cols);
-                check_compressed($major, $minor, &indptr, &indices, &values)?;
+                let (major, minor) = Self::extents(rows, cols);
+                check_compressed(major, minor, &indptr, &indices, &values)?;
                 Ok($t {
                     rows,
                     cols,
@@ -111,11 +121,11 @@ macro_rules! compressed_common {
                 indices: Vec<u32>,
                 values: Vec<f64>,
             ) -> Self {
-                let ($major, $minor) = (rows, cols);
+                let (major, minor) = Self::extents(rows, cols);
                 debug_assert!(
-                    check_compressed($major, $minor, &indptr, &indices, &values).is_ok(),
+                    check_compressed(major, minor, &indptr, &indices, &values).is_ok(),
                     "{:?}",
-                    check_compressed($major, $minor, &indptr, &indices, &values)
+                    check_compressed(major, minor, &indptr, &indices, &values)
                 );
                 $t {
                     rows,
@@ -128,11 +138,11 @@ macro_rules! compressed_common {
 
             /// An all-zero matrix with no stored entries.
             pub fn zeros(rows: usize, cols: usize) -> Self {
-                let ($major, _) = (rows, cols);
+                let (major, _) = Self::extents(rows, cols);
                 $t {
                     rows,
                     cols,
-                    indptr: vec![0; $major + 1],
+                    indptr: vec![0; major + 1],
                     indices: Vec::new(),
                     values: Vec::new(),
                 }
@@ -187,12 +197,12 @@ macro_rules! compressed_common {
 
             /// The same matrix without explicitly stored zeros.
             pub fn pruned(&self) -> Self {
-                let ($major, _) = (self.rows, self.cols);
-                let mut indptr = Vec::with_capacity($major + 1);
+                let (major, _) = Self::extents(self.rows, self.cols);
+                let mut indptr = Vec::with_capacity(major + 1);
                 let mut indices = Vec::with_capacity(self.values.len());
                 let mut values = Vec::with_capacity(self.values.len());
                 indptr.push(0);
-                for k in 0..$major {
+                for k in 0..major {
                     for p in self.indptr[k]..self.indptr[k + 1] {
                         if self.values[p] != 0.0 {
                             indices.push(self.indices[p]);
@@ -220,8 +230,8 @@ macro_rules! compressed_common {
     };
 }
 
-compressed_common!(CsrMatrix, rows_major, cols_minor);
-compressed_common!(CscMatrix, cols_major, rows_minor);
+compressed_common!(CsrMatrix, false);
+compressed_common!(CscMatrix, true);
 
 /// Compresses (major, minor, value) triplets into pointer/index/value arrays, summing
 /// duplicates and dropping zeros.

@@ -1,1 +1,113 @@
-fn main() {}
+//! The `spores` command line.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use spores::runtime::{Interpreter, RunOptions};
+
+#[derive(Parser)]
+#[command(name = "spores", version, about = "Optimize and run linear-algebra programs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a DML script.
+    Run {
+        /// The script file.
+        script: PathBuf,
+        /// A command-line argument for the script, read as `$name` (repeatable).
+        #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = parse_key_value)]
+        args: Vec<(String, String)>,
+        /// Print run statistics: total, compile and execute time and the heaviest operators.
+        #[arg(long)]
+        stats: bool,
+        /// Print each basic block's DAG (with the shapes it produced) the first time it runs.
+        #[arg(long)]
+        explain: bool,
+        /// Number of worker threads for the kernels (default: all cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
+}
+
+fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, got `{s}`"))?;
+    if k.is_empty() {
+        return Err(format!("empty argument name in `{s}`"));
+    }
+    Ok((k.to_string(), v.to_string()))
+}
+
+/// Exit codes: 0 success, 1 the script failed while running, 2 usage or parse error.
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run {
+            script,
+            args,
+            stats,
+            explain,
+            threads,
+        } => run(script, args, stats, explain, threads),
+    }
+}
+
+fn run(script: PathBuf, args: Vec<(String, String)>, stats: bool, explain: bool, threads: Option<usize>) -> ExitCode {
+    let started = Instant::now();
+    if let Some(n) = threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global() {
+            eprintln!("error: cannot set up {n} threads: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let name = script.display().to_string();
+    let source = match std::fs::read_to_string(&script) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot read {name}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let program = match spores_lang::parse(&source) {
+        Ok(p) => p,
+        Err(d) => {
+            eprint!("{}", d.render(&name, &source));
+            return ExitCode::from(2);
+        }
+    };
+    let parse_time = started.elapsed();
+    let options = RunOptions {
+        args: args.into_iter().collect::<HashMap<_, _>>(),
+        explain,
+        ..RunOptions::default()
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut interp = Interpreter::new(&program, options, &mut out);
+    let result = interp.run(&program);
+    let mut run_stats = std::mem::take(&mut interp.stats);
+    drop(interp);
+    let _ = out.flush();
+    drop(out);
+    let code = match result {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(d) => {
+            eprint!("{}", d.render(&name, &source));
+            ExitCode::from(1)
+        }
+    };
+    if stats {
+        run_stats.compile += parse_time;
+        eprint!("{}", run_stats.report(started.elapsed(), 10));
+    }
+    code
+}

@@ -1,0 +1,564 @@
+//! Lowering: a basic block of statements (or one expression) becomes a [`Dag`].
+
+use std::collections::{HashMap, HashSet};
+
+use spores_exec::kernels::elementwise::BinaryOp;
+use spores_exec::kernels::unary::UnaryOp;
+use spores_lang::ast::{self, Arg, AssignTarget, Expr, ExprKind, FunctionDef, Index, Stmt, StmtKind};
+use spores_lang::diag::{Diagnostic, Span};
+
+use super::{AggFn, Axis, Builtin, Dag, IndexKind, Literal, NodeId, Op};
+
+/// What lowering needs to know besides the statements: the script's functions and its
+/// command-line arguments (`$name`).
+pub struct LowerContext<'a> {
+    pub functions: &'a HashMap<String, FunctionDef>,
+    pub args: &'a HashMap<String, String>,
+}
+
+/// A lowered basic block.
+#[derive(Clone, Debug)]
+pub struct BlockDag {
+    pub dag: Dag,
+    /// Variables the block assigns, with the node holding each one's final value.
+    pub outputs: Vec<(String, NodeId)>,
+    /// Nodes run for their effect (`print`, `write`, `stop`, calls), in statement order.
+    pub effects: Vec<NodeId>,
+    /// The source text of the whole block.
+    pub span: Span,
+}
+
+impl BlockDag {
+    /// The nodes whose values the block must compute.
+    pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.outputs.iter().map(|(_, id)| *id).chain(self.effects.iter().copied())
+    }
+}
+
+/// Lowers a run of assignment and expression statements (no control flow) to one DAG.
+pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagnostic> {
+    let mut lowerer = Lowerer::new(ctx);
+    let mut assigned: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
+    let mut effects = Vec::new();
+    for stmt in stmts {
+        let mut note_assigned = |name: &str| {
+            if seen.insert(name.to_string()) {
+                assigned.push(name.to_string());
+            }
+        };
+        match &stmt.kind {
+            StmtKind::Assign { target, value } => match target {
+                AssignTarget::Var(name) => {
+                    let id = lowerer.expr(value)?;
+                    lowerer.env.insert(name.clone(), id);
+                    note_assigned(name);
+                }
+                AssignTarget::Indexed { name, rows, cols } => {
+                    let target = lowerer.var(name, stmt.span);
+                    let value = lowerer.expr(value)?;
+                    let mut children = vec![target, value];
+                    let rows = lowerer.index(rows, &mut children)?;
+                    let cols = lowerer.index(cols, &mut children)?;
+                    let id = lowerer.dag.add(Op::LeftIndex { rows, cols }, children, stmt.span);
+                    lowerer.env.insert(name.clone(), id);
+                    note_assigned(name);
+                }
+            },
+            StmtKind::MultiAssign { targets, value } => {
+                let ExprKind::Call { name, args } = &value.kind else {
+                    return Err(Diagnostic::new(
+                        "a multi-assignment needs a call of a function with several return values",
+                        value.span,
+                    ));
+                };
+                let Some(function) = ctx.functions.get(name) else {
+                    return Err(Diagnostic::new(format!("unknown function `{name}`"), value.span));
+                };
+                if function.returns.len() != targets.len() {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "`{name}` returns {} values but {} are assigned",
+                            function.returns.len(),
+                            targets.len()
+                        ),
+                        stmt.span,
+                    ));
+                }
+                let call = lowerer.call(function, args, value.span)?;
+                effects.push(call);
+                for (k, target) in targets.iter().enumerate() {
+                    let id = lowerer.dag.add(Op::Extract(k), vec![call], value.span);
+                    lowerer.env.insert(target.clone(), id);
+                    note_assigned(target);
+                }
+            }
+            StmtKind::Expr(expr) => {
+                let id = match &expr.kind {
+                    ExprKind::Call { name, args } if ctx.functions.contains_key(name) => {
+                        lowerer.call(&ctx.functions[name], args, expr.span)?
+                    }
+                    _ => lowerer.expr(expr)?,
+                };
+                effects.push(id);
+            }
+            StmtKind::If { .. } | StmtKind::For { .. } | StmtKind::While { .. } => {
+                return Err(Diagnostic::new(
+                    "internal error: control flow inside a basic block",
+                    stmt.span,
+                ));
+            }
+        }
+    }
+    let span = match (stmts.first(), stmts.last()) {
+        (Some(a), Some(b)) => a.span.to(b.span),
+        _ => Span::default(),
+    };
+    let outputs = assigned
+        .into_iter()
+        .map(|name| {
+            let id = lowerer.env[&name];
+            (name, id)
+        })
+        .collect();
+    Ok(BlockDag {
+        dag: lowerer.dag,
+        outputs,
+        effects,
+        span,
+    })
+}
+
+/// Lowers a single expression (a condition or loop bound) to a DAG and its root.
+pub fn lower_expr(expr: &Expr, ctx: &LowerContext) -> Result<BlockDag, Diagnostic> {
+    let mut lowerer = Lowerer::new(ctx);
+    let root = lowerer.expr(expr)?;
+    Ok(BlockDag {
+        dag: lowerer.dag,
+        outputs: vec![(String::new(), root)],
+        effects: Vec::new(),
+        span: expr.span,
+    })
+}
+
+struct Lowerer<'a> {
+    ctx: &'a LowerContext<'a>,
+    dag: Dag,
+    /// Variables assigned so far in the block.
+    env: HashMap<String, NodeId>,
+}
+
+/// Parameter names of a builtin, in the order its node's children take; `required` of
+/// them must be given.
+struct Signature {
+    params: &'static [&'static str],
+    required: usize,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(ctx: &'a LowerContext<'a>) -> Self {
+        Lowerer {
+            ctx,
+            dag: Dag::new(),
+            env: HashMap::new(),
+        }
+    }
+
+    fn var(&mut self, name: &str, span: Span) -> NodeId {
+        match self.env.get(name) {
+            Some(&id) => id,
+            None => self.dag.add(Op::Input(name.to_string()), vec![], span),
+        }
+    }
+
+    fn lit(&mut self, literal: Literal, span: Span) -> NodeId {
+        self.dag.add(Op::Literal(literal), vec![], span)
+    }
+
+    fn expr(&mut self, expr: &Expr) -> Result<NodeId, Diagnostic> {
+        let span = expr.span;
+        Ok(match &expr.kind {
+            ExprKind::Int(v) => self.lit(Literal::Int(*v), span),
+            ExprKind::Double(v) => self.lit(Literal::Double(*v), span),
+            ExprKind::Str(s) => self.lit(Literal::Str(s.clone()), span),
+            ExprKind::Bool(b) => self.lit(Literal::Bool(*b), span),
+            ExprKind::Var(name) => self.var(name, span),
+            ExprKind::CmdArg(name) => match self.ctx.args.get(name) {
+                Some(text) => self.lit(parse_cmd_arg(text), span),
+                None => {
+                    return Err(Diagnostic::new(
+                        format!("command-line argument `${name}` is not given (use --arg {name}=VALUE)"),
+                        span,
+                    ))
+                }
+            },
+            ExprKind::Unary { op, expr: inner } => {
+                let child = self.expr(inner)?;
+                match op {
+                    ast::UnaryOp::Plus => child,
+                    ast::UnaryOp::Neg => self.dag.add(Op::Unary(UnaryOp::Neg), vec![child], span),
+                    ast::UnaryOp::Not => self.dag.add(Op::Unary(UnaryOp::Not), vec![child], span),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let l = self.expr(lhs)?;
+                let r = self.expr(rhs)?;
+                let op = match op {
+                    ast::BinaryOp::MatMul => Op::MatMul,
+                    other => Op::Binary(binary_op(*other)),
+                };
+                self.dag.add(op, vec![l, r], span)
+            }
+            ExprKind::Index { target, rows, cols } => {
+                let mut children = vec![self.expr(target)?];
+                let rows = self.index(rows, &mut children)?;
+                let cols = self.index(cols, &mut children)?;
+                self.dag.add(Op::Index { rows, cols }, children, span)
+            }
+            ExprKind::Call { name, args } => {
+                if let Some(function) = self.ctx.functions.get(name) {
+                    if function.returns.len() != 1 {
+                        return Err(Diagnostic::new(
+                            format!(
+                                "`{name}` returns {} values; use `[a, b] = {name}(...)`",
+                                function.returns.len()
+                            ),
+                            span,
+                        ));
+                    }
+                    let call = self.call(function, args, span)?;
+                    self.dag.add(Op::Extract(0), vec![call], span)
+                } else {
+                    self.builtin(name, args, span)?
+                }
+            }
+        })
+    }
+
+    fn index(&mut self, index: &Index, children: &mut Vec<NodeId>) -> Result<IndexKind, Diagnostic> {
+        Ok(match index {
+            Index::All => IndexKind::All,
+            Index::Single(e) => {
+                children.push(self.expr(e)?);
+                IndexKind::Single
+            }
+            Index::Range(a, b) => {
+                children.push(self.expr(a)?);
+                children.push(self.expr(b)?);
+                IndexKind::Range
+            }
+        })
+    }
+
+    fn call(&mut self, function: &FunctionDef, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let names: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
+        let bound = bind_args(&function.name, &names, 0, args, span)?;
+        let mut children = Vec::with_capacity(names.len());
+        for (param, arg) in function.params.iter().zip(bound) {
+            let id = match (arg, &param.default) {
+                (Some(e), _) => self.expr(e)?,
+                (None, Some(default)) => self.expr(default)?,
+                (None, None) => {
+                    return Err(Diagnostic::new(
+                        format!("missing argument `{}` of `{}`", param.name, function.name),
+                        span,
+                    ))
+                }
+            };
+            children.push(id);
+        }
+        let op = Op::Call {
+            name: function.name.clone(),
+            outputs: function.returns.len(),
+        };
+        Ok(self.dag.add(op, children, span))
+    }
+
+    fn builtin(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        if name == "ifdef" {
+            return self.ifdef(args, span);
+        }
+        let unary = |op| Some((Op::Unary(op), 1));
+        let agg = |f, axis| Some((Op::Agg(f, axis), 1));
+        let simple: Option<(Op, usize)> = match name {
+            "t" => Some((Op::Transpose, 1)),
+            "exp" => unary(UnaryOp::Exp),
+            "sqrt" => unary(UnaryOp::Sqrt),
+            "abs" => unary(UnaryOp::Abs),
+            "sigmoid" => unary(UnaryOp::Sigmoid),
+            "round" => unary(UnaryOp::Round),
+            "floor" => unary(UnaryOp::Floor),
+            "ceil" => unary(UnaryOp::Ceil),
+            "sign" => unary(UnaryOp::Sign),
+            "sum" => agg(AggFn::Sum, Axis::All),
+            "mean" => agg(AggFn::Mean, Axis::All),
+            "rowSums" => agg(AggFn::Sum, Axis::Row),
+            "colSums" => agg(AggFn::Sum, Axis::Col),
+            "rowMeans" => agg(AggFn::Mean, Axis::Row),
+            "colMeans" => agg(AggFn::Mean, Axis::Col),
+            "rowMaxs" => agg(AggFn::Max, Axis::Row),
+            "colMaxs" => agg(AggFn::Max, Axis::Col),
+            "rowMins" => agg(AggFn::Min, Axis::Row),
+            "colMins" => agg(AggFn::Min, Axis::Col),
+            "nrow" => Some((Op::Builtin(Builtin::Nrow), 1)),
+            "ncol" => Some((Op::Builtin(Builtin::Ncol), 1)),
+            "length" => Some((Op::Builtin(Builtin::Length), 1)),
+            "as.scalar" | "castAsScalar" => Some((Op::Builtin(Builtin::AsScalar), 1)),
+            "as.matrix" => Some((Op::Builtin(Builtin::AsMatrix), 1)),
+            "as.double" => Some((Op::Builtin(Builtin::AsDouble), 1)),
+            "as.integer" => Some((Op::Builtin(Builtin::AsInteger), 1)),
+            "as.logical" => Some((Op::Builtin(Builtin::AsLogical), 1)),
+            "diag" => Some((Op::Builtin(Builtin::Diag), 1)),
+            "trace" => Some((Op::Builtin(Builtin::Trace), 1)),
+            "print" => Some((Op::Builtin(Builtin::Print), 1)),
+            "stop" => Some((Op::Builtin(Builtin::Stop), 1)),
+            "time" => Some((Op::Builtin(Builtin::Time), 0)),
+            _ => None,
+        };
+        if let Some((op, arity)) = simple {
+            if args.len() != arity || args.iter().any(|a| a.name.is_some() && arity != 1) {
+                return Err(Diagnostic::new(
+                    format!("`{name}` takes {arity} argument{}", if arity == 1 { "" } else { "s" }),
+                    span,
+                ));
+            }
+            let children = args.iter().map(|a| self.expr(&a.value)).collect::<Result<Vec<_>, _>>()?;
+            return Ok(self.dag.add(op, children, span));
+        }
+        match name {
+            "min" | "max" => {
+                let (agg, bin) = if name == "min" {
+                    (AggFn::Min, BinaryOp::Min)
+                } else {
+                    (AggFn::Max, BinaryOp::Max)
+                };
+                let children = args.iter().map(|a| self.expr(&a.value)).collect::<Result<Vec<_>, _>>()?;
+                match children.as_slice() {
+                    [] => Err(Diagnostic::new(format!("`{name}` needs at least one argument"), span)),
+                    [one] => Ok(self.dag.add(Op::Agg(agg, Axis::All), vec![*one], span)),
+                    [first, rest @ ..] => Ok(rest.iter().fold(*first, |acc, &next| {
+                        self.dag.add(Op::Binary(bin), vec![acc, next], span)
+                    })),
+                }
+            }
+            "cbind" | "rbind" => {
+                let builtin = if name == "cbind" { Builtin::Cbind } else { Builtin::Rbind };
+                let children = args.iter().map(|a| self.expr(&a.value)).collect::<Result<Vec<_>, _>>()?;
+                if children.len() < 2 {
+                    return Err(Diagnostic::new(format!("`{name}` needs at least two arguments"), span));
+                }
+                Ok(children[1..].iter().fold(children[0], |acc, &next| {
+                    self.dag.add(Op::Builtin(builtin), vec![acc, next], span)
+                }))
+            }
+            "log" => {
+                let bound = bind_args(name, &["x", "base"], 1, args, span)?;
+                let x = self.expr(bound[0].expect("required"))?;
+                let ln_x = self.dag.add(Op::Unary(UnaryOp::Log), vec![x], span);
+                match bound[1] {
+                    None => Ok(ln_x),
+                    Some(base) => {
+                        let base = self.expr(base)?;
+                        let ln_base = self.dag.add(Op::Unary(UnaryOp::Log), vec![base], span);
+                        Ok(self.dag.add(Op::Binary(BinaryOp::Div), vec![ln_x, ln_base], span))
+                    }
+                }
+            }
+            _ => {
+                let Some((builtin, signature, defaults)) = builtin_signature(name) else {
+                    return Err(Diagnostic::new(format!("unknown function `{name}`"), span));
+                };
+                let bound = bind_args(name, signature.params, signature.required, args, span)?;
+                let mut children = Vec::with_capacity(bound.len());
+                let mut seed_given = true;
+                for (k, arg) in bound.into_iter().enumerate() {
+                    match arg {
+                        Some(e) => children.push(self.expr(e)?),
+                        None => match defaults.get(k).cloned().flatten() {
+                            Some(lit) => {
+                                if builtin == Builtin::Rand && signature.params[k] == "seed" {
+                                    seed_given = false;
+                                }
+                                children.push(self.lit(lit, span));
+                            }
+                            // An optional parameter without a default (seq's incr) ends the list.
+                            None => break,
+                        },
+                    }
+                }
+                let op = Op::Builtin(builtin);
+                Ok(if builtin == Builtin::Rand && !seed_given {
+                    self.dag.add_unique(op, children, span)
+                } else {
+                    self.dag.add(op, children, span)
+                })
+            }
+        }
+    }
+
+    /// `ifdef($name, default)`: the command-line argument when given, else the default.
+    fn ifdef(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let [arg, default] = args else {
+            return Err(Diagnostic::new("`ifdef` takes a `$name` and a default value", span));
+        };
+        let ExprKind::CmdArg(name) = &arg.value.kind else {
+            return Err(Diagnostic::new("the first argument of `ifdef` must be a `$name`", arg.value.span));
+        };
+        match self.ctx.args.get(name) {
+            Some(text) => Ok(self.lit(parse_cmd_arg(text), arg.value.span)),
+            None => self.expr(&default.value),
+        }
+    }
+}
+
+fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Literal>>)> {
+    use Literal::*;
+    let s = |v: &str| Some(Str(v.to_string()));
+    Some(match name {
+        "rand" => (
+            Builtin::Rand,
+            Signature {
+                params: &["rows", "cols", "min", "max", "sparsity", "seed", "pdf"],
+                required: 2,
+            },
+            vec![None, None, Some(Double(0.0)), Some(Double(1.0)), Some(Double(1.0)), Some(Int(-1)), s("uniform")],
+        ),
+        "matrix" => (
+            Builtin::Matrix,
+            Signature {
+                params: &["data", "rows", "cols", "byrow"],
+                required: 3,
+            },
+            vec![None, None, None, Some(Bool(true))],
+        ),
+        "seq" => (
+            Builtin::Seq,
+            Signature {
+                params: &["from", "to", "incr"],
+                required: 2,
+            },
+            vec![None, None, None],
+        ),
+        "ifelse" => (
+            Builtin::IfElse,
+            Signature {
+                params: &["test", "yes", "no"],
+                required: 3,
+            },
+            vec![None, None, None],
+        ),
+        "replace" => (
+            Builtin::Replace,
+            Signature {
+                params: &["target", "pattern", "replacement"],
+                required: 3,
+            },
+            vec![None, None, None],
+        ),
+        "toString" => (
+            Builtin::ToString,
+            Signature {
+                params: &["target", "rows", "cols", "decimal", "sep", "linesep"],
+                required: 1,
+            },
+            vec![None, Some(Int(100)), Some(Int(100)), Some(Int(3)), s(" "), s("\n")],
+        ),
+        "read" => (
+            Builtin::Read,
+            Signature {
+                params: &["file", "format", "header", "sep"],
+                required: 1,
+            },
+            vec![None, s(""), Some(Bool(false)), s(",")],
+        ),
+        "write" => (
+            Builtin::Write,
+            Signature {
+                params: &["x", "file", "format", "header", "sep"],
+                required: 2,
+            },
+            vec![None, None, s(""), Some(Bool(false)), s(",")],
+        ),
+        _ => return None,
+    })
+}
+
+/// Matches call arguments to parameter names: positional ones in order, then named ones.
+fn bind_args<'e>(
+    function: &str,
+    params: &[&str],
+    required: usize,
+    args: &'e [Arg],
+    span: Span,
+) -> Result<Vec<Option<&'e Expr>>, Diagnostic> {
+    let mut bound: Vec<Option<&Expr>> = vec![None; params.len()];
+    let mut next_positional = 0;
+    for arg in args {
+        let slot = match &arg.name {
+            None => {
+                let slot = next_positional;
+                next_positional += 1;
+                if slot >= params.len() {
+                    return Err(Diagnostic::new(
+                        format!("`{function}` takes at most {} arguments", params.len()),
+                        arg.value.span,
+                    ));
+                }
+                slot
+            }
+            Some(name) => params.iter().position(|p| p == name).ok_or_else(|| {
+                Diagnostic::new(
+                    format!("`{function}` has no parameter `{name}` (it has: {})", params.join(", ")),
+                    arg.value.span,
+                )
+            })?,
+        };
+        if bound[slot].replace(&arg.value).is_some() {
+            return Err(Diagnostic::new(
+                format!("parameter `{}` of `{function}` is given twice", params[slot]),
+                arg.value.span,
+            ));
+        }
+    }
+    if let Some(missing) = (0..required).find(|&k| bound[k].is_none()) {
+        return Err(Diagnostic::new(
+            format!("missing argument `{}` of `{function}`", params[missing]),
+            span,
+        ));
+    }
+    Ok(bound)
+}
+
+/// Types a command-line value as SystemDS does: integer, double, boolean, else string.
+fn parse_cmd_arg(text: &str) -> Literal {
+    if let Ok(v) = text.parse::<i64>() {
+        Literal::Int(v)
+    } else if let Ok(v) = text.parse::<f64>() {
+        Literal::Double(v)
+    } else if text == "TRUE" || text == "FALSE" {
+        Literal::Bool(text == "TRUE")
+    } else {
+        Literal::Str(text.to_string())
+    }
+}
+
+fn binary_op(op: ast::BinaryOp) -> BinaryOp {
+    match op {
+        ast::BinaryOp::Add => BinaryOp::Add,
+        ast::BinaryOp::Sub => BinaryOp::Sub,
+        ast::BinaryOp::Mul => BinaryOp::Mul,
+        ast::BinaryOp::Div => BinaryOp::Div,
+        ast::BinaryOp::Pow => BinaryOp::Pow,
+        ast::BinaryOp::Mod => BinaryOp::Mod,
+        ast::BinaryOp::IntDiv => BinaryOp::IntDiv,
+        ast::BinaryOp::Eq => BinaryOp::Eq,
+        ast::BinaryOp::Ne => BinaryOp::Ne,
+        ast::BinaryOp::Lt => BinaryOp::Lt,
+        ast::BinaryOp::Le => BinaryOp::Le,
+        ast::BinaryOp::Gt => BinaryOp::Gt,
+        ast::BinaryOp::Ge => BinaryOp::Ge,
+        ast::BinaryOp::And => BinaryOp::And,
+        ast::BinaryOp::Or => BinaryOp::Or,
+        ast::BinaryOp::MatMul => unreachable!("%*% is lowered to Op::MatMul"),
+    }
+}

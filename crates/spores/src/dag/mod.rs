@@ -1,0 +1,125 @@
+//! The LA DAG: one per basic block of a script.
+//!
+//! Nodes are hash-consed as they are built, so a subexpression written twice in a block
+//! (in one statement or across statements) is one node and is computed once. Nodes with
+//! an effect or a non-deterministic result (`print`, `write`, `time()`, unseeded `rand`,
+//! user-function calls) are never merged and run in statement order: node ids grow in
+//! build order, and the evaluator visits needed nodes in id order.
+//!
+//! This is the seam between the front end and the optimizer: [`crate::opt`] takes a
+//! `Dag` and returns an equivalent one.
+
+mod explain;
+mod lower;
+mod op;
+
+use std::collections::HashMap;
+
+pub use explain::explain;
+pub use lower::{lower_block, lower_expr, BlockDag, LowerContext};
+pub use op::{AggFn, Axis, Builtin, IndexKind, Literal, Op};
+use spores_lang::diag::Span;
+
+/// Index of a node in its [`Dag`].
+pub type NodeId = usize;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub op: Op,
+    pub children: Vec<NodeId>,
+    /// Where in the script the node came from, for runtime errors.
+    pub span: Span,
+}
+
+/// A DAG of operations; children always have smaller ids than their parents.
+#[derive(Clone, Debug, Default)]
+pub struct Dag {
+    nodes: Vec<Node>,
+    memo: HashMap<(Op, Vec<NodeId>), NodeId>,
+}
+
+impl Dag {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a node, or returns the existing identical one when the op is pure.
+    pub fn add(&mut self, op: Op, children: Vec<NodeId>, span: Span) -> NodeId {
+        debug_assert!(children.iter().all(|&c| c < self.nodes.len()));
+        if op.is_pure() {
+            let key = (op, children);
+            if let Some(&id) = self.memo.get(&key) {
+                return id;
+            }
+            let id = self.nodes.len();
+            self.nodes.push(Node {
+                op: key.0.clone(),
+                children: key.1.clone(),
+                span,
+            });
+            self.memo.insert(key, id);
+            id
+        } else {
+            self.nodes.push(Node { op, children, span });
+            self.nodes.len() - 1
+        }
+    }
+
+    /// Adds a node that is never merged with another, e.g. an unseeded `rand`.
+    pub fn add_unique(&mut self, op: Op, children: Vec<NodeId>, span: Span) -> NodeId {
+        self.nodes.push(Node { op, children, span });
+        self.nodes.len() - 1
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id]
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Marks every node reachable from `roots` (roots included).
+    pub fn reachable(&self, roots: impl IntoIterator<Item = NodeId>) -> Vec<bool> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack: Vec<NodeId> = roots.into_iter().collect();
+        while let Some(id) = stack.pop() {
+            if !std::mem::replace(&mut seen[id], true) {
+                stack.extend(&self.nodes[id].children);
+            }
+        }
+        seen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spores_exec::kernels::elementwise::BinaryOp;
+
+    #[test]
+    fn pure_nodes_are_shared_and_effects_are_not() {
+        let mut dag = Dag::new();
+        let s = Span::default();
+        let x = dag.add(Op::Input("X".into()), vec![], s);
+        let x2 = dag.add(Op::Input("X".into()), vec![], s);
+        assert_eq!(x, x2);
+        let t1 = dag.add(Op::Transpose, vec![x], s);
+        let t2 = dag.add(Op::Transpose, vec![x], s);
+        assert_eq!(t1, t2);
+        let sum = dag.add(Op::Binary(BinaryOp::Add), vec![x, t1], s);
+        let p1 = dag.add(Op::Builtin(Builtin::Print), vec![sum], s);
+        let p2 = dag.add(Op::Builtin(Builtin::Print), vec![sum], s);
+        assert_ne!(p1, p2);
+        assert_eq!(dag.len(), 5);
+        assert_eq!(dag.reachable([t1]), vec![true, true, false, false, false]);
+    }
+}

@@ -1,0 +1,225 @@
+//! The operators of the LA DAG.
+
+use std::fmt;
+
+use spores_exec::kernels::elementwise::BinaryOp;
+use spores_exec::kernels::unary::UnaryOp;
+
+/// A constant in the DAG. Doubles are compared by bit pattern so that literals can be
+/// hash-consed.
+#[derive(Clone, Debug)]
+pub enum Literal {
+    Double(f64),
+    Int(i64),
+    Bool(bool),
+    Str(String),
+}
+
+impl PartialEq for Literal {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Literal::Double(a), Literal::Double(b)) => a.to_bits() == b.to_bits(),
+            (Literal::Int(a), Literal::Int(b)) => a == b,
+            (Literal::Bool(a), Literal::Bool(b)) => a == b,
+            (Literal::Str(a), Literal::Str(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Literal {}
+
+impl std::hash::Hash for Literal {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Literal::Double(v) => v.to_bits().hash(state),
+            Literal::Int(v) => v.hash(state),
+            Literal::Bool(v) => v.hash(state),
+            Literal::Str(v) => v.hash(state),
+        }
+    }
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::Double(v) => f.write_str(&crate::runtime::value::format_double(*v)),
+            Literal::Int(v) => write!(f, "{v}"),
+            Literal::Bool(v) => f.write_str(if *v { "TRUE" } else { "FALSE" }),
+            Literal::Str(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
+/// Which aggregate a `sum`/`mean`/`min`/`max` family call computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AggFn {
+    Sum,
+    Mean,
+    Min,
+    Max,
+}
+
+/// Over which cells an aggregate runs: all of them, each row (giving a column vector)
+/// or each column (giving a row vector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Axis {
+    All,
+    Row,
+    Col,
+}
+
+/// Builtin functions that are neither elementwise nor aggregates. Their arguments are
+/// the node's children in the order of the builtin's signature (see `lower.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// rows, cols, min, max, sparsity, seed, pdf
+    Rand,
+    /// data, rows, cols, byrow
+    Matrix,
+    /// from, to, incr (incr may be absent)
+    Seq,
+    Nrow,
+    Ncol,
+    Length,
+    AsScalar,
+    AsMatrix,
+    AsDouble,
+    AsInteger,
+    AsLogical,
+    Diag,
+    Trace,
+    Cbind,
+    Rbind,
+    /// test, yes, no
+    IfElse,
+    /// target, pattern, replacement
+    Replace,
+    /// target, rows, cols, decimal, sep, linesep
+    ToString,
+    /// file, format, header, sep
+    Read,
+    /// value, file, format, header, sep
+    Write,
+    Print,
+    Stop,
+    Time,
+}
+
+impl Builtin {
+    /// Whether the builtin neither has an effect nor a non-deterministic result, so
+    /// two calls with the same arguments may be merged.
+    pub fn is_pure(self) -> bool {
+        !matches!(
+            self,
+            Builtin::Read | Builtin::Write | Builtin::Print | Builtin::Stop | Builtin::Time
+        )
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Rand => "rand",
+            Builtin::Matrix => "matrix",
+            Builtin::Seq => "seq",
+            Builtin::Nrow => "nrow",
+            Builtin::Ncol => "ncol",
+            Builtin::Length => "length",
+            Builtin::AsScalar => "as.scalar",
+            Builtin::AsMatrix => "as.matrix",
+            Builtin::AsDouble => "as.double",
+            Builtin::AsInteger => "as.integer",
+            Builtin::AsLogical => "as.logical",
+            Builtin::Diag => "diag",
+            Builtin::Trace => "trace",
+            Builtin::Cbind => "cbind",
+            Builtin::Rbind => "rbind",
+            Builtin::IfElse => "ifelse",
+            Builtin::Replace => "replace",
+            Builtin::ToString => "toString",
+            Builtin::Read => "read",
+            Builtin::Write => "write",
+            Builtin::Print => "print",
+            Builtin::Stop => "stop",
+            Builtin::Time => "time",
+        }
+    }
+}
+
+/// How one dimension of an indexing node is given; the bounds are children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndexKind {
+    All,
+    Single,
+    Range,
+}
+
+impl IndexKind {
+    /// Number of child nodes holding this dimension's bounds.
+    pub fn arity(self) -> usize {
+        match self {
+            IndexKind::All => 0,
+            IndexKind::Single => 1,
+            IndexKind::Range => 2,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// A variable defined before the block.
+    Input(String),
+    Literal(Literal),
+    /// Elementwise (or scalar) binary operator, with broadcasting.
+    Binary(BinaryOp),
+    Unary(UnaryOp),
+    /// `%*%`
+    MatMul,
+    Transpose,
+    Agg(AggFn, Axis),
+    Builtin(Builtin),
+    /// Right indexing; children: target, then the row bounds, then the column bounds.
+    Index { rows: IndexKind, cols: IndexKind },
+    /// Left indexing `X[..] = v`; children: target, value, row bounds, column bounds.
+    LeftIndex { rows: IndexKind, cols: IndexKind },
+    /// A call of a user-defined function with `outputs` return values; children are the
+    /// arguments in parameter order (defaults filled in).
+    Call { name: String, outputs: usize },
+    /// The k-th return value of a `Call` child.
+    Extract(usize),
+}
+
+impl Op {
+    pub fn is_pure(&self) -> bool {
+        match self {
+            Op::Builtin(b) => b.is_pure(),
+            Op::Call { .. } => false,
+            _ => true,
+        }
+    }
+
+    /// Short name used in `--explain` and `--stats`.
+    pub fn name(&self) -> String {
+        match self {
+            Op::Input(v) => format!("input {v}"),
+            Op::Literal(l) => format!("lit {l}"),
+            Op::Binary(b) => b.symbol().to_string(),
+            Op::Unary(u) => format!("{u:?}").to_lowercase(),
+            Op::MatMul => "%*%".into(),
+            Op::Transpose => "t".into(),
+            Op::Agg(f, axis) => {
+                let f = format!("{f:?}").to_lowercase();
+                match axis {
+                    Axis::All => f,
+                    Axis::Row => format!("row{f}"),
+                    Axis::Col => format!("col{f}"),
+                }
+            }
+            Op::Builtin(b) => b.name().into(),
+            Op::Index { .. } => "rightIndex".into(),
+            Op::LeftIndex { .. } => "leftIndex".into(),
+            Op::Call { name, .. } => format!("call {name}"),
+            Op::Extract(k) => format!("extract {k}"),
+        }
+    }
+}

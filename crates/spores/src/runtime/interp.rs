@@ -1,0 +1,386 @@
+//! The interpreter: runs control flow and hands each basic block, as one DAG, to the
+//! optimizer and then to the evaluator.
+
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::rc::Rc;
+use std::time::Instant;
+
+use spores_lang::ast::{Expr, FunctionDef, Program, Stmt, StmtKind, TypeSpec};
+use spores_lang::diag::{Diagnostic, Span};
+
+use super::ops::{self, EffectContext};
+use super::stats::Stats;
+use super::value::Value;
+use crate::dag::{explain, lower_block, lower_expr, BlockDag, LowerContext, Op};
+use crate::opt::{DagOptimizer, InputMeta, NoOptimizer};
+
+/// How deep user functions may recurse before the run stops with an error.
+const MAX_CALL_DEPTH: usize = 256;
+
+pub struct RunOptions {
+    /// Command-line arguments, read by `$name` and `ifdef`.
+    pub args: HashMap<String, String>,
+    /// Print each block's DAG the first time it runs.
+    pub explain: bool,
+    pub optimizer: Box<dyn DagOptimizer>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            args: HashMap::new(),
+            explain: false,
+            optimizer: Box::new(NoOptimizer),
+        }
+    }
+}
+
+type Env = HashMap<String, Value>;
+
+pub struct Interpreter<'w> {
+    functions: HashMap<String, FunctionDef>,
+    options: RunOptions,
+    out: &'w mut dyn Write,
+    /// Lowered blocks and expressions, keyed by the address and length of their statements
+    /// (or the address of the expression) in the program, which lives as long as the run.
+    blocks: HashMap<(usize, usize), Rc<BlockDag>>,
+    explained: HashSet<(usize, usize)>,
+    next_seed: u64,
+    call_depth: usize,
+    start: Instant,
+    pub stats: Stats,
+}
+
+impl<'w> Interpreter<'w> {
+    pub fn new(program: &Program, options: RunOptions, out: &'w mut dyn Write) -> Self {
+        let functions = program
+            .functions
+            .iter()
+            .map(|f| (f.name.clone(), f.clone()))
+            .collect();
+        let start = Instant::now();
+        Interpreter {
+            functions,
+            options,
+            out,
+            blocks: HashMap::new(),
+            explained: HashSet::new(),
+            next_seed: start.elapsed().as_nanos() as u64 ^ std::process::id() as u64,
+            call_depth: 0,
+            start,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Runs the program's top-level statements; returns the final variables.
+    pub fn run(&mut self, program: &Program) -> Result<HashMap<String, Value>, Diagnostic> {
+        let mut env = Env::new();
+        self.exec_stmts(&program.body, &mut env)?;
+        Ok(env)
+    }
+
+    fn exec_stmts(&mut self, stmts: &[Stmt], env: &mut Env) -> Result<(), Diagnostic> {
+        let mut i = 0;
+        while i < stmts.len() {
+            match &stmts[i].kind {
+                StmtKind::If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                } => {
+                    if self.condition(cond, env)? {
+                        self.exec_stmts(then_branch, env)?;
+                    } else {
+                        self.exec_stmts(else_branch, env)?;
+                    }
+                    i += 1;
+                }
+                StmtKind::While { cond, body } => {
+                    while self.condition(cond, env)? {
+                        self.exec_stmts(body, env)?;
+                    }
+                    i += 1;
+                }
+                StmtKind::For {
+                    var,
+                    from,
+                    to,
+                    by,
+                    body,
+                    ..
+                } => {
+                    self.exec_for(var, from, to, by.as_ref(), body, env, stmts[i].span)?;
+                    i += 1;
+                }
+                _ => {
+                    let end = stmts[i..]
+                        .iter()
+                        .position(|s| matches!(s.kind, StmtKind::If { .. } | StmtKind::For { .. } | StmtKind::While { .. }))
+                        .map_or(stmts.len(), |p| i + p);
+                    self.exec_block(&stmts[i..end], env)?;
+                    i = end;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec_for(
+        &mut self,
+        var: &str,
+        from: &Expr,
+        to: &Expr,
+        by: Option<&Expr>,
+        body: &[Stmt],
+        env: &mut Env,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let from_v = self.scalar(from, env)?;
+        let to_v = self.scalar(to, env)?;
+        let by_v = by.map(|b| self.scalar(b, env)).transpose()?;
+        let number = |v: &Value, e: &Expr| {
+            v.as_f64()
+                .ok_or_else(|| Diagnostic::new(format!("loop bound must be a number, got a {}", v.type_name()), e.span))
+        };
+        let (a, b) = (number(&from_v, from)?, number(&to_v, to)?);
+        let step = match (&by_v, by) {
+            (Some(v), Some(e)) => number(v, e)?,
+            _ if a <= b => 1.0,
+            _ => -1.0,
+        };
+        if step == 0.0 || !step.is_finite() {
+            return Err(Diagnostic::new(format!("loop increment must be a non-zero number, got {step}"), span));
+        }
+        let integral = matches!(from_v, Value::Int(_))
+            && matches!(to_v, Value::Int(_))
+            && by_v.as_ref().is_none_or(|v| matches!(v, Value::Int(_)));
+        let iterations = ((b - a) / step).floor();
+        if iterations < 0.0 {
+            return Ok(());
+        }
+        for k in 0..=(iterations as u64) {
+            let x = a + k as f64 * step;
+            let value = if integral { Value::Int(x as i64) } else { Value::Double(x) };
+            env.insert(var.to_string(), value);
+            self.exec_stmts(body, env)?;
+        }
+        Ok(())
+    }
+
+    fn condition(&mut self, cond: &Expr, env: &mut Env) -> Result<bool, Diagnostic> {
+        let v = self.scalar(cond, env)?;
+        let v = match &v {
+            Value::Matrix(m) => m.as_scalar().map(Value::Double).unwrap_or(v),
+            _ => v,
+        };
+        v.as_bool().ok_or_else(|| {
+            Diagnostic::new(
+                format!("condition must be a boolean or a number, got a {}", v.type_name()),
+                cond.span,
+            )
+        })
+    }
+
+    /// Evaluates a condition or loop bound.
+    fn scalar(&mut self, expr: &Expr, env: &mut Env) -> Result<Value, Diagnostic> {
+        let key = (expr as *const Expr as usize, 0);
+        let block = self.compile(key, env, |ctx| lower_expr(expr, ctx))?;
+        let mut results = self.eval_block(&block, env, key)?;
+        Ok(results.remove(0))
+    }
+
+    fn exec_block(&mut self, stmts: &[Stmt], env: &mut Env) -> Result<(), Diagnostic> {
+        let key = (stmts.as_ptr() as usize, stmts.len());
+        let block = self.compile(key, env, |ctx| lower_block(stmts, ctx))?;
+        let results = self.eval_block(&block, env, key)?;
+        for ((name, _), value) in block.outputs.iter().zip(results) {
+            env.insert(name.clone(), value);
+        }
+        Ok(())
+    }
+
+    /// Lowers (once, then cached) and optimizes a block for the current inputs.
+    fn compile(
+        &mut self,
+        key: (usize, usize),
+        env: &Env,
+        lower: impl FnOnce(&LowerContext) -> Result<BlockDag, Diagnostic>,
+    ) -> Result<Rc<BlockDag>, Diagnostic> {
+        let started = Instant::now();
+        let lowered = match self.blocks.get(&key) {
+            Some(block) => block.clone(),
+            None => {
+                let ctx = LowerContext {
+                    functions: &self.functions,
+                    args: &self.options.args,
+                };
+                let block = Rc::new(lower(&ctx)?);
+                self.blocks.insert(key, block.clone());
+                self.stats.blocks_compiled += 1;
+                block
+            }
+        };
+        let inputs = if self.options.optimizer.needs_input_meta() {
+            input_meta(&lowered, env)
+        } else {
+            HashMap::new()
+        };
+        let optimized = match self.options.optimizer.optimize(&lowered, &inputs) {
+            Some(better) => Rc::new(better),
+            None => lowered,
+        };
+        self.stats.compile += started.elapsed();
+        Ok(optimized)
+    }
+
+    /// Evaluates the nodes a block needs in id order (which keeps effects in statement
+    /// order), dropping each intermediate as soon as its last consumer has run. Returns
+    /// the values of `block.outputs`, in order.
+    fn eval_block(&mut self, block: &BlockDag, env: &Env, key: (usize, usize)) -> Result<Vec<Value>, Diagnostic> {
+        let started = Instant::now();
+        let dag = &block.dag;
+        let needed = dag.reachable(block.roots());
+        let mut uses = vec![0usize; dag.len()];
+        for (id, node) in dag.nodes().iter().enumerate() {
+            if needed[id] {
+                for &c in &node.children {
+                    uses[c] += 1;
+                }
+            }
+        }
+        for root in block.roots() {
+            uses[root] += 1;
+        }
+        let explain_now = self.options.explain && self.explained.insert(key);
+        let mut notes = vec![String::new(); if explain_now { dag.len() } else { 0 }];
+        let mut values: Vec<Option<Value>> = vec![None; dag.len()];
+        let mut call_results: HashMap<usize, Vec<Value>> = HashMap::new();
+        for (id, node) in dag.nodes().iter().enumerate() {
+            if !needed[id] {
+                continue;
+            }
+            let args: Vec<Value> = node
+                .children
+                .iter()
+                .map(|&c| values[c].clone().expect("children are evaluated first"))
+                .collect();
+            for &c in &node.children {
+                uses[c] -= 1;
+                if uses[c] == 0 {
+                    values[c] = None;
+                    call_results.remove(&c);
+                }
+            }
+            let op_started = Instant::now();
+            let value = match &node.op {
+                Op::Input(name) => env.get(name).cloned().ok_or_else(|| {
+                    Diagnostic::new(format!("variable `{name}` is used before it is assigned"), node.span)
+                })?,
+                Op::Call { name, .. } => {
+                    let results = self.call(name, args, node.span)?;
+                    call_results.insert(id, results);
+                    Value::Int(0)
+                }
+                Op::Extract(k) => call_results[&node.children[0]][*k].clone(),
+                op => {
+                    let mut fx = EffectContext {
+                        out: &mut *self.out,
+                        next_seed: &mut self.next_seed,
+                        start: self.start,
+                    };
+                    ops::eval(op, &args, &mut fx).map_err(|message| Diagnostic::new(message, node.span))?
+                }
+            };
+            if !matches!(node.op, Op::Input(_) | Op::Literal(_) | Op::Call { .. } | Op::Extract(_)) {
+                self.stats.record(&node.op.name(), op_started.elapsed());
+            }
+            if explain_now {
+                notes[id] = describe(&value);
+            }
+            values[id] = Some(value);
+        }
+        if explain_now {
+            let header = format!("--- block ({} nodes) ---", dag.len());
+            let _ = write!(self.out, "{header}\n{}", explain(block, Some(&notes)));
+        }
+        self.stats.execute += started.elapsed();
+        Ok(block
+            .outputs
+            .iter()
+            .map(|(_, id)| values[*id].clone().expect("outputs are evaluated"))
+            .collect())
+    }
+
+    fn call(&mut self, name: &str, args: Vec<Value>, span: Span) -> Result<Vec<Value>, Diagnostic> {
+        let function = self.functions[name].clone();
+        if self.call_depth >= MAX_CALL_DEPTH {
+            return Err(Diagnostic::new(
+                format!("calls nested deeper than {MAX_CALL_DEPTH} levels (runaway recursion in `{name}`?)"),
+                span,
+            ));
+        }
+        let mut env = Env::new();
+        for (param, value) in function.params.iter().zip(args) {
+            let value = match (param.ty, value) {
+                (TypeSpec::Double, Value::Int(i)) => Value::Double(i as f64),
+                (TypeSpec::Matrix, v) if v.is_scalar() => {
+                    return Err(Diagnostic::new(
+                        format!("argument `{}` of `{name}` must be a matrix, got a {}", param.name, v.type_name()),
+                        span,
+                    ))
+                }
+                (_, v) => v,
+            };
+            env.insert(param.name.clone(), value);
+        }
+        self.call_depth += 1;
+        let result = self.exec_stmts(&function.body, &mut env);
+        self.call_depth -= 1;
+        result?;
+        function
+            .returns
+            .iter()
+            .map(|r| {
+                env.remove(&r.name).ok_or_else(|| {
+                    Diagnostic::new(format!("`{name}` did not assign its return value `{}`", r.name), span)
+                })
+            })
+            .collect()
+    }
+}
+
+fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
+    block
+        .dag
+        .nodes()
+        .iter()
+        .filter_map(|n| match &n.op {
+            Op::Input(name) => env.get(name).map(|v| {
+                let meta = match v {
+                    Value::Matrix(m) => InputMeta::Matrix {
+                        shape: m.shape(),
+                        nnz: m.nnz(),
+                    },
+                    _ => InputMeta::Scalar,
+                };
+                (name.clone(), meta)
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One-line description of a value for `--explain`.
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Matrix(m) => format!(
+            "{} {} nnz={}",
+            m.shape(),
+            if m.is_sparse() { "sparse" } else { "dense" },
+            m.nnz()
+        ),
+        s => s.type_name().to_string(),
+    }
+}

@@ -1,0 +1,10 @@
+//! Running a script: control flow around per-block DAGs.
+
+mod interp;
+pub mod ops;
+pub mod stats;
+pub mod value;
+
+pub use interp::{Interpreter, RunOptions};
+pub use stats::Stats;
+pub use value::Value;

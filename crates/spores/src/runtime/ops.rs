@@ -1,0 +1,476 @@
+//! Evaluation of one DAG operator on runtime values: DML's dynamic typing (scalars of
+//! four value types and matrices) on top of the kernels.
+
+use std::io::Write;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use spores_exec::io::{self as mio, Format, ReadOptions, WriteOptions};
+use spores_exec::kernels::elementwise::{self, BinaryOp};
+use spores_exec::kernels::unary::{self, UnaryOp};
+use spores_exec::kernels::{aggregate, matmul, structural, transpose};
+use spores_exec::matrix::{rand_matrix, RandSpec};
+use spores_exec::{DenseMatrix, Matrix};
+
+use super::value::{matrix_to_string, Value};
+use crate::dag::{AggFn, Axis, Builtin, IndexKind, Literal, Op};
+
+/// A runtime failure of one operator; the interpreter attaches the node's source span.
+pub type OpResult = Result<Value, String>;
+
+/// The state effectful operators touch.
+pub struct EffectContext<'a> {
+    pub out: &'a mut dyn Write,
+    /// Source of seeds for `rand` calls without an explicit seed.
+    pub next_seed: &'a mut u64,
+    /// When the run started, for `time()`.
+    pub start: std::time::Instant,
+}
+
+pub fn literal(l: &Literal) -> Value {
+    match l {
+        Literal::Double(v) => Value::Double(*v),
+        Literal::Int(v) => Value::Int(*v),
+        Literal::Bool(v) => Value::Bool(*v),
+        Literal::Str(s) => Value::str(s.as_str()),
+    }
+}
+
+/// Evaluates every operator except inputs, calls and extraction, which need the
+/// interpreter.
+pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
+    match op {
+        Op::Literal(l) => Ok(literal(l)),
+        Op::Binary(b) => binary(*b, &args[0], &args[1]),
+        Op::Unary(u) => unary_value(*u, &args[0]),
+        Op::MatMul => {
+            let (a, b) = (matrix_arg(&args[0], "%*%")?, matrix_arg(&args[1], "%*%")?);
+            Ok(Value::matrix(matmul::matmul(a, b).map_err(|e| e.to_string())?))
+        }
+        Op::Transpose => match &args[0] {
+            Value::Matrix(m) => Ok(Value::matrix(transpose::transpose(m))),
+            scalar => Ok(scalar.clone()),
+        },
+        Op::Agg(f, axis) => aggregate_value(*f, *axis, &args[0]),
+        Op::Builtin(b) => builtin(*b, args, fx),
+        Op::Index { rows, cols } => right_index(*rows, *cols, args),
+        Op::LeftIndex { rows, cols } => left_index(*rows, *cols, args),
+        Op::Input(_) | Op::Call { .. } | Op::Extract(_) => {
+            Err(format!("internal error: `{}` is evaluated by the interpreter", op.name()))
+        }
+    }
+}
+
+fn matrix_arg<'v>(v: &'v Value, op: &str) -> Result<&'v Matrix, String> {
+    match v {
+        Value::Matrix(m) => Ok(m),
+        other => Err(format!("`{op}` needs a matrix, got a {}", other.type_name())),
+    }
+}
+
+fn number_arg(v: &Value, what: &str) -> Result<f64, String> {
+    match v {
+        Value::Matrix(m) if m.shape().is_scalar() => Ok(m.get(0, 0)),
+        other => other
+            .as_f64()
+            .ok_or_else(|| format!("{what} must be a number, got a {}", other.type_name())),
+    }
+}
+
+fn size_arg(v: &Value, what: &str) -> Result<usize, String> {
+    let x = number_arg(v, what)?;
+    if x < 0.0 || x.fract() != 0.0 || !x.is_finite() {
+        return Err(format!("{what} must be a non-negative integer, got {x}"));
+    }
+    Ok(x as usize)
+}
+
+fn string_arg(v: &Value, what: &str) -> Result<Arc<str>, String> {
+    match v {
+        Value::Str(s) => Ok(s.clone()),
+        other => Err(format!("{what} must be a string, got a {}", other.type_name())),
+    }
+}
+
+/// Binary operators on any combination of scalars and matrices.
+pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
+    match (a, b) {
+        (Value::Matrix(x), Value::Matrix(y)) => elementwise::binary(op, x, y)
+            .map(Value::matrix)
+            .map_err(|e| e.to_string()),
+        (Value::Matrix(x), s) if s.as_f64().is_some() => Ok(Value::matrix(elementwise::binary_scalar(
+            op,
+            x,
+            s.as_f64().unwrap(),
+            false,
+        ))),
+        (s, Value::Matrix(y)) if s.as_f64().is_some() => Ok(Value::matrix(elementwise::binary_scalar(
+            op,
+            y,
+            s.as_f64().unwrap(),
+            true,
+        ))),
+        _ => scalar_binary(op, a, b),
+    }
+}
+
+fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
+    if let (Value::Str(_), _) | (_, Value::Str(_)) = (a, b) {
+        return match op {
+            BinaryOp::Add if a.is_scalar() && b.is_scalar() => Ok(Value::str(format!("{a}{b}"))),
+            BinaryOp::Eq | BinaryOp::Ne if a.is_scalar() && b.is_scalar() => {
+                let equal = a.to_string() == b.to_string();
+                Ok(Value::Bool(equal == (op == BinaryOp::Eq)))
+            }
+            _ => Err(format!(
+                "`{}` is not defined for a {} and a {}",
+                op.symbol(),
+                a.type_name(),
+                b.type_name()
+            )),
+        };
+    }
+    let (x, y) = match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => (x, y),
+        _ => {
+            return Err(format!(
+                "`{}` is not defined for a {} and a {}",
+                op.symbol(),
+                a.type_name(),
+                b.type_name()
+            ))
+        }
+    };
+    use BinaryOp::*;
+    match op {
+        Eq | Ne | Lt | Le | Gt | Ge | And | Or => return Ok(Value::Bool(op.apply(x, y) != 0.0)),
+        _ => {}
+    }
+    // Integer arithmetic stays integer, as in DML (`i + 1` in a loop is an int).
+    if let (Value::Int(i), Value::Int(j)) = (a, b) {
+        let exact = match op {
+            Add => i.checked_add(*j),
+            Sub => i.checked_sub(*j),
+            Mul => i.checked_mul(*j),
+            Min => Some(*i.min(j)),
+            Max => Some(*i.max(j)),
+            IntDiv if *j != 0 => Some(floor_div(*i, *j)),
+            Mod if *j != 0 => Some(i - j * floor_div(*i, *j)),
+            _ => None,
+        };
+        if let Some(v) = exact {
+            return Ok(Value::Int(v));
+        }
+    }
+    Ok(Value::Double(op.apply(x, y)))
+}
+
+/// Integer division rounding toward negative infinity, as DML's `%/%`.
+fn floor_div(i: i64, j: i64) -> i64 {
+    let q = i / j;
+    if i % j != 0 && ((i < 0) != (j < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+fn unary_value(op: UnaryOp, v: &Value) -> OpResult {
+    match v {
+        Value::Matrix(m) => Ok(Value::matrix(unary::unary(op, m))),
+        Value::Int(i) if op == UnaryOp::Neg => Ok(Value::Int(-i)),
+        Value::Int(i) if op == UnaryOp::Abs => Ok(Value::Int(i.abs())),
+        s => {
+            let x = s
+                .as_f64()
+                .ok_or_else(|| format!("`{op:?}` needs a number, got a {}", s.type_name()))?;
+            if op == UnaryOp::Not {
+                return Ok(Value::Bool(x == 0.0));
+            }
+            // The kernel is the one definition of each function; apply it to a 1x1 matrix.
+            let one = Matrix::Dense(DenseMatrix::filled(1, 1, x));
+            Ok(Value::Double(unary::unary(op, &one).get(0, 0)))
+        }
+    }
+}
+
+fn aggregate_value(f: AggFn, axis: Axis, v: &Value) -> OpResult {
+    let m = match v {
+        Value::Matrix(m) => m,
+        s if s.as_f64().is_some() && axis == Axis::All => return Ok(Value::Double(s.as_f64().unwrap())),
+        other => return Err(format!("aggregate needs a matrix, got a {}", other.type_name())),
+    };
+    if axis == Axis::All && m.rows() * m.cols() == 0 && f != AggFn::Sum {
+        return Err(format!("{f:?} of an empty {} matrix", m.shape()).to_lowercase());
+    }
+    Ok(match (f, axis) {
+        (AggFn::Sum, Axis::All) => Value::Double(aggregate::sum(m)),
+        (AggFn::Mean, Axis::All) => Value::Double(aggregate::mean(m)),
+        (AggFn::Min, Axis::All) => Value::Double(aggregate::min(m)),
+        (AggFn::Max, Axis::All) => Value::Double(aggregate::max(m)),
+        (AggFn::Sum, Axis::Row) => Value::matrix(aggregate::row_sums(m)),
+        (AggFn::Sum, Axis::Col) => Value::matrix(aggregate::col_sums(m)),
+        (AggFn::Mean, Axis::Row) => Value::matrix(aggregate::row_means(m)),
+        (AggFn::Mean, Axis::Col) => Value::matrix(aggregate::col_means(m)),
+        (AggFn::Min, Axis::Row) => Value::matrix(aggregate::row_mins(m)),
+        (AggFn::Min, Axis::Col) => Value::matrix(aggregate::col_mins(m)),
+        (AggFn::Max, Axis::Row) => Value::matrix(aggregate::row_maxs(m)),
+        (AggFn::Max, Axis::Col) => Value::matrix(aggregate::col_maxs(m)),
+    })
+}
+
+fn to_matrix(v: &Value) -> Result<Arc<Matrix>, String> {
+    match v {
+        Value::Matrix(m) => Ok(m.clone()),
+        s => {
+            let x = number_arg(s, "value")?;
+            Ok(Arc::new(Matrix::Dense(DenseMatrix::filled(1, 1, x))))
+        }
+    }
+}
+
+fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
+    let exec_err = |e: spores_exec::ExecError| e.to_string();
+    match b {
+        Builtin::Rand => {
+            let pdf = string_arg(&args[6], "pdf")?;
+            if &*pdf != "uniform" {
+                return Err(format!("rand: pdf \"{pdf}\" is not supported (only \"uniform\")"));
+            }
+            let seed = number_arg(&args[5], "seed")?;
+            let seed = if seed < 0.0 {
+                *fx.next_seed = fx.next_seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                *fx.next_seed
+            } else {
+                seed as u64
+            };
+            let spec = RandSpec {
+                rows: size_arg(&args[0], "rows")?,
+                cols: size_arg(&args[1], "cols")?,
+                min: number_arg(&args[2], "min")?,
+                max: number_arg(&args[3], "max")?,
+                sparsity: number_arg(&args[4], "sparsity")?,
+                seed,
+            };
+            rand_matrix(&spec).map(Value::matrix).map_err(exec_err)
+        }
+        Builtin::Matrix => {
+            let rows = size_arg(&args[1], "rows")?;
+            let cols = size_arg(&args[2], "cols")?;
+            let byrow = args[3].as_bool().unwrap_or(true);
+            match &args[0] {
+                Value::Matrix(m) => {
+                    if !byrow {
+                        return Err("matrix(..., byrow=FALSE) of a matrix is not supported".into());
+                    }
+                    structural::reshape(m, rows, cols).map(Value::matrix).map_err(exec_err)
+                }
+                Value::Str(text) => {
+                    let values: Vec<f64> = text
+                        .split(|c: char| c.is_whitespace() || c == ',')
+                        .filter(|t| !t.is_empty())
+                        .map(|t| t.parse::<f64>().map_err(|_| format!("matrix: `{t}` is not a number")))
+                        .collect::<Result<_, _>>()?;
+                    if values.len() != rows * cols {
+                        return Err(format!(
+                            "matrix: {} values given for a {rows}x{cols} matrix",
+                            values.len()
+                        ));
+                    }
+                    let mut d = DenseMatrix::from_vec(rows, cols, values).map_err(exec_err)?;
+                    if !byrow {
+                        let t = DenseMatrix::from_vec(cols, rows, d.into_vec()).map_err(exec_err)?;
+                        d = transpose::transpose(&Matrix::Dense(t)).into_dense();
+                    }
+                    Ok(Value::matrix(Matrix::Dense(d).into_best_format()))
+                }
+                s => {
+                    let x = number_arg(s, "matrix data")?;
+                    Ok(Value::matrix(Matrix::Dense(DenseMatrix::filled(rows, cols, x)).into_best_format()))
+                }
+            }
+        }
+        Builtin::Seq => {
+            let from = number_arg(&args[0], "from")?;
+            let to = number_arg(&args[1], "to")?;
+            let by = match args.get(2) {
+                Some(v) => number_arg(v, "incr")?,
+                None if from <= to => 1.0,
+                None => -1.0,
+            };
+            structural::seq(from, to, by).map(Value::matrix).map_err(exec_err)
+        }
+        Builtin::Nrow | Builtin::Ncol | Builtin::Length => {
+            let m = matrix_arg(&args[0], b.name())?;
+            Ok(Value::Int(match b {
+                Builtin::Nrow => m.rows(),
+                Builtin::Ncol => m.cols(),
+                _ => m.rows() * m.cols(),
+            } as i64))
+        }
+        Builtin::AsScalar => match &args[0] {
+            Value::Matrix(m) => m
+                .as_scalar()
+                .map(Value::Double)
+                .ok_or_else(|| format!("as.scalar needs a 1x1 matrix, got {}", m.shape())),
+            s => Ok(s.clone()),
+        },
+        Builtin::AsMatrix => Ok(Value::Matrix(to_matrix(&args[0])?)),
+        Builtin::AsDouble => Ok(Value::Double(number_arg(&args[0], "as.double argument")?)),
+        Builtin::AsInteger => Ok(Value::Int(number_arg(&args[0], "as.integer argument")? as i64)),
+        Builtin::AsLogical => Ok(Value::Bool(number_arg(&args[0], "as.logical argument")? != 0.0)),
+        Builtin::Diag => structural::diag(matrix_arg(&args[0], "diag")?)
+            .map(Value::matrix)
+            .map_err(exec_err),
+        Builtin::Trace => {
+            let m = matrix_arg(&args[0], "trace")?;
+            if m.rows() != m.cols() {
+                return Err(format!("trace needs a square matrix, got {}", m.shape()));
+            }
+            Ok(Value::Double((0..m.rows()).map(|i| m.get(i, i)).sum()))
+        }
+        Builtin::Cbind | Builtin::Rbind => {
+            let (x, y) = (to_matrix(&args[0])?, to_matrix(&args[1])?);
+            let r = if b == Builtin::Cbind {
+                structural::cbind(&x, &y)
+            } else {
+                structural::rbind(&x, &y)
+            };
+            r.map(Value::matrix).map_err(exec_err)
+        }
+        Builtin::IfElse => if_else(args),
+        Builtin::Replace => {
+            let m = matrix_arg(&args[0], "replace")?;
+            let pattern = number_arg(&args[1], "pattern")?;
+            let replacement = number_arg(&args[2], "replacement")?;
+            Ok(Value::matrix(structural::replace(m, pattern, replacement)))
+        }
+        Builtin::ToString => match &args[0] {
+            Value::Matrix(m) => {
+                let rows = size_arg(&args[1], "rows")?.min(m.rows());
+                let cols = size_arg(&args[2], "cols")?.min(m.cols());
+                let shown = structural::slice(m, 0..rows, 0..cols).map_err(exec_err)?;
+                let decimal = size_arg(&args[3], "decimal")?;
+                let sep = string_arg(&args[4], "sep")?;
+                let linesep = string_arg(&args[5], "linesep")?;
+                Ok(Value::str(matrix_to_string(&shown, decimal, &sep, &linesep)))
+            }
+            s => Ok(Value::str(s.to_string())),
+        },
+        Builtin::Read => {
+            let file = string_arg(&args[0], "read: file name")?;
+            let format = file_format(&file, &string_arg(&args[1], "format")?)?;
+            let opts = ReadOptions {
+                csv_header: args[2].as_bool().unwrap_or(false),
+                csv_sep: string_arg(&args[3], "sep")?.chars().next().unwrap_or(','),
+            };
+            mio::read_matrix(Path::new(&*file), format, &opts)
+                .map(Value::matrix)
+                .map_err(exec_err)
+        }
+        Builtin::Write => {
+            let file = string_arg(&args[1], "write: file name")?;
+            let m = to_matrix(&args[0])?;
+            let format = file_format(&file, &string_arg(&args[2], "format")?)?;
+            let opts = WriteOptions {
+                csv_header: args[3].as_bool().unwrap_or(false),
+                csv_sep: string_arg(&args[4], "sep")?.chars().next().unwrap_or(','),
+            };
+            mio::write_matrix(&m, Path::new(&*file), format, &opts).map_err(exec_err)?;
+            Ok(Value::Int(0))
+        }
+        Builtin::Print => {
+            writeln!(fx.out, "{}", args[0]).map_err(|e| format!("print: {e}"))?;
+            Ok(Value::Int(0))
+        }
+        Builtin::Stop => Err(format!("stop: {}", args[0])),
+        Builtin::Time => Ok(Value::Int(fx.start.elapsed().as_nanos() as i64)),
+    }
+}
+
+/// The format of a `read`/`write`: DML's `format=` name, or the file extension.
+fn file_format(file: &str, name: &str) -> Result<Format, String> {
+    if name.is_empty() {
+        Format::from_path(Path::new(file)).ok_or_else(|| {
+            format!("cannot tell the format of `{file}` from its extension; pass format=\"mm\", \"csv\" or \"npy\"")
+        })
+    } else {
+        Format::from_name(name).ok_or_else(|| format!("unsupported format \"{name}\" (use \"mm\", \"csv\" or \"npy\")"))
+    }
+}
+
+fn if_else(args: &[Value]) -> OpResult {
+    let shape = args.iter().find_map(|v| match v {
+        Value::Matrix(m) => Some(m.shape()),
+        _ => None,
+    });
+    let Some(shape) = shape else {
+        let test = args[0].as_bool().ok_or("ifelse: the test must be a boolean or number")?;
+        return Ok(if test { args[1].clone() } else { args[2].clone() });
+    };
+    let cell = |v: &Value, i: usize, j: usize| -> Result<f64, String> {
+        match v {
+            Value::Matrix(m) if m.shape() == shape => Ok(m.get(i, j)),
+            Value::Matrix(m) => Err(format!("ifelse: shapes {} and {shape} differ", m.shape())),
+            s => number_arg(s, "ifelse argument"),
+        }
+    };
+    let mut out = DenseMatrix::zeros(shape.rows, shape.cols);
+    for i in 0..shape.rows {
+        for j in 0..shape.cols {
+            let pick = if cell(&args[0], i, j)? != 0.0 { &args[1] } else { &args[2] };
+            out.set(i, j, cell(pick, i, j)?);
+        }
+    }
+    Ok(Value::matrix(Matrix::Dense(out).into_best_format()))
+}
+
+/// Converts DML's 1-based inclusive bounds of one dimension to a 0-based range.
+fn bounds(kind: IndexKind, args: &[Value], extent: usize, dim: &str) -> Result<Range<usize>, String> {
+    let one_based = |v: &Value| -> Result<usize, String> {
+        let x = number_arg(v, "index")?;
+        if x.fract() != 0.0 || x < 1.0 || x > extent as f64 {
+            return Err(format!("{dim} index {x} is out of bounds 1..{extent}"));
+        }
+        Ok(x as usize)
+    };
+    match kind {
+        IndexKind::All => Ok(0..extent),
+        IndexKind::Single => {
+            let i = one_based(&args[0])?;
+            Ok(i - 1..i)
+        }
+        IndexKind::Range => {
+            let (a, b) = (one_based(&args[0])?, one_based(&args[1])?);
+            if a > b {
+                return Err(format!("{dim} range {a}:{b} is empty"));
+            }
+            Ok(a - 1..b)
+        }
+    }
+}
+
+fn right_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
+    let m = matrix_arg(&args[0], "indexing")?;
+    let r = bounds(rows, &args[1..], m.rows(), "row")?;
+    let c = bounds(cols, &args[1 + rows.arity()..], m.cols(), "column")?;
+    structural::slice(m, r, c).map(Value::matrix).map_err(|e| e.to_string())
+}
+
+fn left_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
+    let m = matrix_arg(&args[0], "left indexing")?;
+    let r = bounds(rows, &args[2..], m.rows(), "row")?;
+    let c = bounds(cols, &args[2 + rows.arity()..], m.cols(), "column")?;
+    let value = match &args[1] {
+        Value::Matrix(v) => v.clone(),
+        s => Arc::new(Matrix::Dense(DenseMatrix::filled(
+            r.len(),
+            c.len(),
+            number_arg(s, "assigned value")?,
+        ))),
+    };
+    structural::assign_slice(m, r, c, &value)
+        .map(Value::matrix)
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,131 @@
+//! Runtime values of DML: matrices and the four scalar value types.
+
+use std::fmt;
+use std::sync::Arc;
+
+use spores_exec::Matrix;
+
+/// A DML value. Matrices are shared (`Arc`) because variables alias freely: `Y = X`
+/// copies nothing.
+#[derive(Clone, Debug)]
+pub enum Value {
+    Matrix(Arc<Matrix>),
+    Double(f64),
+    Int(i64),
+    Bool(bool),
+    Str(Arc<str>),
+}
+
+impl Value {
+    pub fn matrix(m: Matrix) -> Value {
+        Value::Matrix(Arc::new(m))
+    }
+
+    pub fn str(s: impl Into<Arc<str>>) -> Value {
+        Value::Str(s.into())
+    }
+
+    /// DML's name of the value's type, for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Matrix(_) => "matrix",
+            Value::Double(_) => "double",
+            Value::Int(_) => "int",
+            Value::Bool(_) => "boolean",
+            Value::Str(_) => "string",
+        }
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        !matches!(self, Value::Matrix(_))
+    }
+
+    /// The numeric value of a number or boolean scalar (TRUE = 1).
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Double(v) => Some(*v),
+            Value::Int(v) => Some(*v as f64),
+            Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+            Value::Matrix(_) | Value::Str(_) => None,
+        }
+    }
+
+    /// Truth value as DML's `if` and `while` read it: a boolean, or a number that is not zero.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            Value::Double(v) => Some(*v != 0.0),
+            Value::Int(v) => Some(*v != 0),
+            Value::Matrix(_) | Value::Str(_) => None,
+        }
+    }
+}
+
+/// Formats a double the way SystemDS prints it (Java's `Double.toString`): decimal
+/// notation with at least one fractional digit for magnitudes in [1e-3, 1e7), otherwise
+/// computerized scientific notation such as `1.0E7` or `1.25E-5`.
+///
+/// ```
+/// use spores::runtime::value::format_double;
+/// assert_eq!(format_double(3.0), "3.0");
+/// assert_eq!(format_double(0.1), "0.1");
+/// assert_eq!(format_double(12345678.0), "1.2345678E7");
+/// assert_eq!(format_double(0.00012), "1.2E-4");
+/// assert_eq!(format_double(f64::NEG_INFINITY), "-Infinity");
+/// ```
+pub fn format_double(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    let magnitude = v.abs();
+    if (1e-3..1e7).contains(&magnitude) {
+        let s = format!("{v}");
+        if s.contains('.') {
+            s
+        } else {
+            s + ".0"
+        }
+    } else {
+        let s = format!("{v:e}");
+        let (mantissa, exponent) = s.split_once('e').expect("{:e} always has an exponent");
+        if mantissa.contains('.') {
+            format!("{mantissa}E{exponent}")
+        } else {
+            format!("{mantissa}.0E{exponent}")
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// Scalars print as SystemDS prints them; matrices print as `toString` does.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Double(v) => f.write_str(&format_double(*v)),
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Bool(b) => f.write_str(if *b { "TRUE" } else { "FALSE" }),
+            Value::Str(s) => f.write_str(s),
+            Value::Matrix(m) => f.write_str(&matrix_to_string(m, 3, " ", "\n")),
+        }
+    }
+}
+
+/// DML's `toString(X)`: one line per row, cells with `decimal` fractional digits.
+pub fn matrix_to_string(m: &Matrix, decimal: usize, sep: &str, linesep: &str) -> String {
+    let mut out = String::new();
+    for i in 0..m.rows() {
+        for j in 0..m.cols() {
+            if j > 0 {
+                out.push_str(sep);
+            }
+            out.push_str(&format!("{:.*}", decimal, m.get(i, j)));
+        }
+        out.push_str(linesep);
+    }
+    out
+}

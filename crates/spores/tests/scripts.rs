@@ -1,0 +1,222 @@
+//! End-to-end tests of the interpreter: small DML scripts with asserted output.
+
+use std::collections::HashMap;
+
+use spores::{run_script, RunOptions, ScriptError};
+
+fn run(src: &str) -> String {
+    match run_script(src, RunOptions::default()) {
+        Ok(out) => out,
+        Err(e) => panic!("script failed: {}", e.diagnostic().render("test.dml", src)),
+    }
+}
+
+fn run_with_args(src: &str, args: &[(&str, &str)]) -> String {
+    let options = RunOptions {
+        args: args.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<HashMap<_, _>>(),
+        ..RunOptions::default()
+    };
+    run_script(src, options).unwrap_or_else(|e| panic!("{}", e.diagnostic().render("test.dml", src)))
+}
+
+fn runtime_error(src: &str) -> String {
+    match run_script(src, RunOptions::default()) {
+        Err(ScriptError::Runtime(d)) => d.render("test.dml", src),
+        Err(ScriptError::Parse(d)) => panic!("expected a runtime error, got a parse error: {}", d.message),
+        Ok(out) => panic!("expected a runtime error, script printed {out:?}"),
+    }
+}
+
+/// Parses the last whitespace-separated token of each printed line as a number.
+fn numbers(out: &str) -> Vec<f64> {
+    out.lines()
+        .filter_map(|l| l.split_whitespace().last()?.parse().ok())
+        .collect()
+}
+
+fn assert_close(actual: f64, expected: f64) {
+    let tol = 1e-9 * expected.abs().max(1.0);
+    assert!((actual - expected).abs() <= tol, "{actual} != {expected}");
+}
+
+#[test]
+fn scalar_arithmetic_and_printing_follow_dml() {
+    let out = run(r#"
+        print(1 + 2)
+        print(5 / 2)
+        print(7 %/% 2)
+        print(-7 %% 3)
+        print(2 ^ 3)
+        print(-2 ^ 2)
+        print("a" + 1.5 + "b")
+        print(1 < 2 & 3 > 4)
+        print(12345678.9)
+        print(0.0001)
+    "#);
+    assert_eq!(
+        out,
+        "3\n2.5\n3\n2\n8.0\n-4.0\na1.5b\nFALSE\n1.23456789E7\n1.0E-4\n"
+    );
+}
+
+#[test]
+fn matrix_expressions_compute_the_right_numbers() {
+    let out = run(r#"
+        X = matrix("1 2 3 4", rows=2, cols=2)
+        print(sum(X %*% t(X)))
+        print(as.scalar(X[2, 1]))
+        print(sum(X[, 2]))
+        print(sum(rowSums(X) * colSums(t(X))))
+        print(mean(X))
+        print(max(X) - min(X))
+        print(nrow(X) + ncol(X))
+        Y = X
+        Y[1, 2] = 10
+        print(sum(Y) - sum(X))
+        print(toString(X))
+    "#);
+    // X X^T = [[5, 11], [11, 25]]; rowSums = [3, 7]; colSums(t(X)) = [3, 7] as a row.
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[..8], ["52.0", "3.0", "6.0", "58.0", "2.5", "3.0", "4", "8.0"]);
+    assert_eq!(lines[8..], ["1.000 2.000", "3.000 4.000", ""]);
+}
+
+#[test]
+fn control_flow_and_functions() {
+    let out = run(r#"
+        scale = function(matrix[double] X, double s = 2.0) return (matrix[double] Y) {
+            Y = X * s
+        }
+        stats = function(matrix[double] X) return (double total, double largest) {
+            total = sum(X)
+            largest = max(X)
+        }
+        total = 0
+        for (i in 1:10) {
+            total = total + i
+        }
+        print(total)
+        k = 0
+        while (k < 5) {
+            k = k + 2
+        }
+        print(k)
+        if (k == 6) { print("six") } else if (k == 5) { print("five") } else { print("other") }
+        for (i in 3:1) { print(i) }
+        X = matrix(1, rows=3, cols=3)
+        print(sum(scale(X)))
+        print(sum(scale(X, 3)))
+        [a, b] = stats(scale(X, s=4))
+        print(a + b)
+    "#);
+    assert_eq!(out, "55\n6\nsix\n3\n2\n1\n18.0\n27.0\n40.0\n");
+}
+
+#[test]
+fn random_matrices_are_seeded_and_sparse() {
+    let out = run(r#"
+        A = rand(rows=200, cols=100, sparsity=0.05, seed=3)
+        B = rand(rows=200, cols=100, sparsity=0.05, seed=3)
+        print(sum(A != B))
+        print(sum(A != 0) / (200 * 100))
+        print(min(A) >= 0 & max(A) <= 1)
+    "#);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "0.0");
+    let density: f64 = lines[1].parse().unwrap();
+    assert!((density - 0.05).abs() < 0.01, "density {density}");
+    assert_eq!(lines[2], "TRUE");
+}
+
+#[test]
+fn loss_matches_a_hand_computation() {
+    let out = run(r#"
+        X = matrix("1 0 2 0 0 3", rows=2, cols=3)
+        U = matrix("1 2", rows=2, cols=1)
+        V = matrix("1 0 1", rows=3, cols=1)
+        print(sum((X - U %*% t(V))^2))
+        print(sum((X + U %*% t(V))^2))
+        print(sum(X * (U %*% t(V))))
+    "#);
+    // U V^T = [[1, 0, 1], [2, 0, 2]]; X - UV^T = [[0, 0, 1], [-2, 0, 1]]; X + UV^T = [[2, 0, 3], [2, 0, 5]].
+    assert_eq!(numbers(&out), vec![6.0, 42.0, 9.0]);
+}
+
+#[test]
+fn command_line_arguments_and_ifdef() {
+    let src = r#"
+        n = ifdef($n, 4)
+        name = ifdef($name, "none")
+        print(name + " " + n * 2)
+    "#;
+    assert_eq!(run(src), "none 8\n");
+    assert_eq!(run_with_args(src, &[("n", "5"), ("name", "x")]), "x 10\n");
+    let err = runtime_error_or_parse("print($missing)");
+    assert!(err.contains("`$missing` is not given"), "{err}");
+}
+
+fn runtime_error_or_parse(src: &str) -> String {
+    match run_script(src, RunOptions::default()) {
+        Err(e) => e.diagnostic().render("test.dml", src),
+        Ok(out) => panic!("expected an error, got {out:?}"),
+    }
+}
+
+#[test]
+fn runtime_errors_point_at_the_code() {
+    let err = runtime_error("X = matrix(1, rows=2, cols=3)\nY = matrix(1, rows=3, cols=3)\nZ = X + Y\n");
+    assert!(err.contains("test.dml:3:5"), "{err}");
+    assert!(err.contains("2x3") && err.contains("3x3"), "{err}");
+
+    let err = runtime_error("x = 1\nprint(y + x)\n");
+    assert!(err.contains("test.dml:2:7") && err.contains("`y`"), "{err}");
+
+    let err = runtime_error("X = matrix(1, rows=2, cols=2)\nprint(as.scalar(X[3, 1]))\n");
+    assert!(err.contains("row index 3 is out of bounds 1..2"), "{err}");
+
+    let err = runtime_error("stop(\"bad input\")");
+    assert!(err.contains("stop: bad input"), "{err}");
+
+    let err = runtime_error("X = read(\"/nonexistent/x.mtx\")");
+    assert!(err.contains("/nonexistent/x.mtx"), "{err}");
+
+    let err = runtime_error("f = function(double x) return (double y) { y = f(x) }\nprint(f(1))");
+    assert!(err.contains("nested deeper"), "{err}");
+}
+
+#[test]
+fn write_then_read_round_trips_through_every_format() {
+    let dir = std::env::temp_dir().join(format!("spores-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for ext in ["mtx", "csv", "npy"] {
+        let path = dir.join(format!("x.{ext}"));
+        let src = format!(
+            r#"
+            X = rand(rows=30, cols=20, sparsity=0.2, min=-1, max=1, seed=11)
+            write(X, "{p}")
+            Y = read("{p}")
+            print(sum(abs(X - Y)))
+            print(sum(X) == sum(Y))
+            "#,
+            p = path.display()
+        );
+        assert_eq!(run(&src), "0.0\nTRUE\n", "format {ext}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn common_subexpressions_are_computed_once() {
+    use spores::dag::{lower_block, LowerContext, Op};
+    let src = "A = t(X) %*% y\nB = t(X) %*% y + 1\nC = sum(t(X))\n";
+    let program = spores_lang::parse(src).unwrap();
+    let functions = HashMap::new();
+    let args = HashMap::new();
+    let ctx = LowerContext { functions: &functions, args: &args };
+    let block = lower_block(&program.body, &ctx).unwrap();
+    let count = |want: &Op| block.dag.nodes().iter().filter(|n| &n.op == want).count();
+    assert_eq!(count(&Op::Transpose), 1);
+    assert_eq!(count(&Op::MatMul), 1);
+    assert_eq!(count(&Op::Input("X".into())), 1);
+    assert_eq!(block.outputs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["A", "B", "C"]);
+}

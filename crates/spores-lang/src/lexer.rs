@@ -201,7 +201,14 @@ impl<'s> Lexer<'s> {
                 _ => self.operator()?,
             }
         }
-        let end = self.tokens.last().map_or(0, |t| t.span.end);
+        // Point "found end of input" errors just after the last real token, not at a
+        // trailing blank line.
+        let end = self
+            .tokens
+            .iter()
+            .rev()
+            .find(|t| t.kind != TokenKind::Newline)
+            .map_or(0, |t| t.span.end);
         self.tokens.push(Token {
             kind: TokenKind::Eof,
             span: Span::new(end, end),
@@ -325,12 +332,14 @@ impl<'s> Lexer<'s> {
                         'b' => '\u{8}',
                         'f' => '\u{c}',
                         '\n' => return Err(self.unterminated_string(start)),
-                        other => return Err(Diagnostic::new(
-                            format!(
+                        other => {
+                            return Err(Diagnostic::new(
+                                format!(
                                 "unknown escape sequence `\\{other}` (use `\\\\` for a backslash)"
                             ),
-                            Span::new(esc_start, self.pos + other.len_utf8()),
-                        )),
+                                Span::new(esc_start, self.pos + other.len_utf8()),
+                            ))
+                        }
                     };
                     self.pos += e.len_utf8();
                     value.push(resolved);

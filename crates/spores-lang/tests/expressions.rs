@@ -70,7 +70,10 @@ fn calls() {
     assert_eq!(ex(r#"print("a" + x)"#), r#"(call print (+ "a" x))"#);
     assert_eq!(ex("ifdef($X, 5)"), "(call ifdef $X 5)");
     assert_eq!(ex("f()"), "(call f)");
-    assert_eq!(ex("matrix(0, rows=n, cols=1)"), "(call matrix 0 (= rows n) (= cols 1))");
+    assert_eq!(
+        ex("matrix(0, rows=n, cols=1)"),
+        "(call matrix 0 (= rows n) (= cols 1))"
+    );
     assert_eq!(ex("f(a == b)"), "(call f (== a b))");
 }
 

@@ -50,8 +50,14 @@ fn if_else() {
         "[(if (> x 0) [(= y 1)] [(= y 2)])]"
     );
     assert_eq!(prog("if (c) y = 1"), "[(if c [(= y 1)] [])]");
-    assert_eq!(prog("if (c) y = 1 else y = 2"), "[(if c [(= y 1)] [(= y 2)])]");
-    assert_eq!(prog("if (c) y = 1; else y = 2"), "[(if c [(= y 1)] [(= y 2)])]");
+    assert_eq!(
+        prog("if (c) y = 1 else y = 2"),
+        "[(if c [(= y 1)] [(= y 2)])]"
+    );
+    assert_eq!(
+        prog("if (c) y = 1; else y = 2"),
+        "[(if c [(= y 1)] [(= y 2)])]"
+    );
     assert_eq!(
         prog("if (a) {\n x = 1\n} else if (b) {\n x = 2\n} else {\n x = 3\n}"),
         "[(if a [(= x 1)] [(if b [(= x 2)] [(= x 3)])])]"
@@ -60,7 +66,10 @@ fn if_else() {
         prog("if (a)\n{\n x = 1\n}\nelse\n{\n x = 2\n}\nz = 0"),
         "[(if a [(= x 1)] [(= x 2)]) (= z 0)]"
     );
-    assert_eq!(prog("if (a)\n  x = 1\ny = 2"), "[(if a [(= x 1)] []) (= y 2)]");
+    assert_eq!(
+        prog("if (a)\n  x = 1\ny = 2"),
+        "[(if a [(= x 1)] []) (= y 2)]"
+    );
     assert_eq!(prog("if (a) {}"), "[(if a [] [])]");
 }
 
@@ -70,12 +79,18 @@ fn loops() {
         prog("for (i in 1:n) { s = s + i }"),
         "[(for i 1 n [(= s (+ s i))])]"
     );
-    assert_eq!(prog("for (i in 1:n-1) x = i"), "[(for i 1 (- n 1) [(= x i)])]");
+    assert_eq!(
+        prog("for (i in 1:n-1) x = i"),
+        "[(for i 1 (- n 1) [(= x i)])]"
+    );
     assert_eq!(
         prog("for (i in seq(1, 10, 2)) x = i"),
         "[(for i 1 10 2 [(= x i)])]"
     );
-    assert_eq!(prog("for (i in seq(a, b)) x = i"), "[(for i a b [(= x i)])]");
+    assert_eq!(
+        prog("for (i in seq(a, b)) x = i"),
+        "[(for i a b [(= x i)])]"
+    );
     assert_eq!(
         prog("for (i in seq(from=1, to=9, by=4)) x = i"),
         "[(for i 1 9 4 [(= x i)])]"
@@ -144,14 +159,21 @@ h = function()
     let f = &p.functions[0];
     assert_eq!(&src[f.span.start..f.span.start + 14], "f = function(m");
     assert!(src[..f.span.end].ends_with("k\n}"));
-    assert_eq!(&src[f.params[1].span.start..f.params[1].span.end], "double y = 1.0");
+    assert_eq!(
+        &src[f.params[1].span.start..f.params[1].span.end],
+        "double y = 1.0"
+    );
 }
 
 #[test]
 fn statement_spans_cover_the_statement() {
     let src = "x = a +\n b # c\nif (x) {\n y = 1\n} else z = 2\nfor (i in 1:2) print(i)\n";
     let p = spores_lang::parse(src).unwrap();
-    let texts: Vec<&str> = p.body.iter().map(|s| &src[s.span.start..s.span.end]).collect();
+    let texts: Vec<&str> = p
+        .body
+        .iter()
+        .map(|s| &src[s.span.start..s.span.end])
+        .collect();
     assert_eq!(
         texts,
         vec![

@@ -86,7 +86,10 @@ pub fn sx_stmt(s: &Stmt) -> String {
             parallel,
         } => {
             let kw = if *parallel { "parfor" } else { "for" };
-            let by = by.as_ref().map(|b| format!(" {}", sx(b))).unwrap_or_default();
+            let by = by
+                .as_ref()
+                .map(|b| format!(" {}", sx(b)))
+                .unwrap_or_default();
             format!(
                 "({kw} {var} {} {}{by} {})",
                 sx(from),

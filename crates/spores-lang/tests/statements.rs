@@ -41,6 +41,9 @@ fn operator_at_end_or_start_of_line_continues_the_expression() {
     assert_eq!(prog("x =\n  1"), "[(= x 1)]");
     assert_eq!(prog("x = f(a,\n b)\ny = 2"), "[(= x (call f a b)) (= y 2)]");
     assert_eq!(prog("x = -\n1"), "[(= x (neg 1))]");
+    // A bracket or parenthesis on the next line is not a continuation.
+    assert_eq!(prog("x = y\n[a, b] = f()"), "[(= x y) (= [a b] (call f))]");
+    assert_eq!(prog("x = y\n(f(z))"), "[(= x y) (call f z)]");
 }
 
 #[test]

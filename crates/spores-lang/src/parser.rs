@@ -1,0 +1,841 @@
+//! Recursive-descent parser for the DML subset, with precedence climbing for expressions.
+//!
+//! Statement structure follows SystemDS's DML; expression precedence follows R (see
+//! [`crate::precedence`]). Statements end at a newline or `;`. Newlines inside `( )` and
+//! `[ ]` never reach the parser (the lexer drops them), and an expression continues onto
+//! the next line when a binary operator ends the line *or* starts the next one (no DML
+//! statement can start with a binary operator, and DML itself treats newlines as blanks).
+//!
+//! The parser stops at the first error. Nesting is capped at [`MAX_DEPTH`] so that hostile
+//! input gets a diagnostic instead of a stack overflow, and so that later passes walking
+//! the tree recursively are safe too.
+
+use crate::ast::{
+    Arg, AssignTarget, BinaryOp, Expr, ExprKind, FunctionDef, Index, Param, Program, Stmt,
+    StmtKind, TypeSpec, UnaryOp,
+};
+use crate::diag::{line_col, Diagnostic, Span};
+use crate::lexer::{tokenize, Token, TokenKind};
+use crate::precedence::{binary_level, operand_levels, unary_operand_level, Level};
+
+/// Deepest nesting of expressions and statements accepted. Chains of binary operators
+/// count too (`a + b + c` nests as `(a + b) + c`), so this bounds the height of the tree.
+pub const MAX_DEPTH: usize = 256;
+
+type PResult<T> = Result<T, Diagnostic>;
+
+/// Parses a whole script.
+pub fn parse_program(source: &str) -> PResult<Program> {
+    let mut p = Parser::new(source)?;
+    p.program()
+}
+
+/// Parses a single expression (surrounding newlines allowed, nothing else).
+pub fn parse_expression(source: &str) -> PResult<Expr> {
+    let mut p = Parser::new(source)?;
+    p.skip_separators(false);
+    let e = p.expr()?;
+    p.skip_separators(false);
+    if !p.at(&TokenKind::Eof) {
+        return Err(p.unexpected("the end of the expression"));
+    }
+    Ok(e)
+}
+
+struct Parser<'s> {
+    src: &'s str,
+    tokens: Vec<Token>,
+    pos: usize,
+    depth: usize,
+}
+
+fn binary_op(kind: &TokenKind) -> Option<BinaryOp> {
+    Some(match kind {
+        TokenKind::Plus => BinaryOp::Add,
+        TokenKind::Minus => BinaryOp::Sub,
+        TokenKind::Star => BinaryOp::Mul,
+        TokenKind::Slash => BinaryOp::Div,
+        TokenKind::Caret => BinaryOp::Pow,
+        TokenKind::MatMul => BinaryOp::MatMul,
+        TokenKind::Mod => BinaryOp::Mod,
+        TokenKind::IntDiv => BinaryOp::IntDiv,
+        TokenKind::EqEq => BinaryOp::Eq,
+        TokenKind::NotEq => BinaryOp::Ne,
+        TokenKind::Lt => BinaryOp::Lt,
+        TokenKind::Le => BinaryOp::Le,
+        TokenKind::Gt => BinaryOp::Gt,
+        TokenKind::Ge => BinaryOp::Ge,
+        TokenKind::And => BinaryOp::And,
+        TokenKind::Or => BinaryOp::Or,
+        _ => return None,
+    })
+}
+
+fn mk(kind: ExprKind, span: Span) -> Expr {
+    Expr { kind, span }
+}
+
+impl<'s> Parser<'s> {
+    fn new(src: &'s str) -> PResult<Self> {
+        Ok(Parser {
+            src,
+            tokens: tokenize(src)?,
+            pos: 0,
+            depth: 0,
+        })
+    }
+
+    // ---- token access -------------------------------------------------------------
+
+    fn peek(&self) -> &TokenKind {
+        self.peek_nth(0)
+    }
+
+    fn peek_nth(&self, n: usize) -> &TokenKind {
+        let i = (self.pos + n).min(self.tokens.len() - 1);
+        &self.tokens[i].kind
+    }
+
+    fn span(&self) -> Span {
+        self.tokens[self.pos].span
+    }
+
+    fn at(&self, kind: &TokenKind) -> bool {
+        self.peek() == kind
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.tokens[self.pos].clone();
+        if self.pos + 1 < self.tokens.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn eat(&mut self, kind: &TokenKind) -> Option<Span> {
+        if self.at(kind) {
+            Some(self.bump().span)
+        } else {
+            None
+        }
+    }
+
+    /// Index of the first token at or after the cursor that is not a newline (or `;` too
+    /// when `semis`).
+    fn skip_index(&self, semis: bool) -> usize {
+        let mut i = self.pos;
+        while i + 1 < self.tokens.len()
+            && (self.tokens[i].kind == TokenKind::Newline
+                || (semis && self.tokens[i].kind == TokenKind::Semi))
+        {
+            i += 1;
+        }
+        i
+    }
+
+    fn skip_newlines(&mut self) {
+        self.pos = self.skip_index(false);
+    }
+
+    fn skip_separators(&mut self, semis: bool) {
+        self.pos = self.skip_index(semis);
+    }
+
+    fn at_ident(&self, name: &str) -> bool {
+        matches!(self.peek(), TokenKind::Ident(n) if n == name)
+    }
+
+    // ---- errors -------------------------------------------------------------------
+
+    fn here(&self, span: Span) -> String {
+        let (l, c) = line_col(self.src, span.start);
+        format!("{l}:{c}")
+    }
+
+    /// "expected {what}, found {current token}" at the current token.
+    fn unexpected(&self, what: &str) -> Diagnostic {
+        Diagnostic::new(
+            format!("expected {what}, found {}", self.peek()),
+            self.span(),
+        )
+    }
+
+    fn expect(&mut self, kind: &TokenKind, what: &str) -> PResult<Span> {
+        self.eat(kind).ok_or_else(|| self.unexpected(what))
+    }
+
+    /// Expects the closing delimiter of something opened at `open`.
+    fn expect_close(&mut self, kind: &TokenKind, thing: &str, open: Span) -> PResult<Span> {
+        match self.eat(kind) {
+            Some(s) => Ok(s),
+            None => Err(self.unexpected(&format!(
+                "{kind} to close the {thing} opened at {}",
+                self.here(open)
+            ))),
+        }
+    }
+
+    fn ident(&mut self, what: &str) -> PResult<(String, Span)> {
+        match self.peek() {
+            TokenKind::Ident(name) => {
+                let name = name.clone();
+                Ok((name, self.bump().span))
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    /// Enters one more level of nesting; callers restore `depth` when they return.
+    fn deeper(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Diagnostic::new(
+                format!("program nested too deeply (more than {MAX_DEPTH} levels)"),
+                self.span(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `f` one nesting level deeper, restoring the depth afterwards.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        let saved = self.depth;
+        let r = self.deeper().and_then(|()| f(self));
+        self.depth = saved;
+        r
+    }
+
+    // ---- program and statements ---------------------------------------------------
+
+    fn program(&mut self) -> PResult<Program> {
+        let mut functions = Vec::new();
+        let mut body = Vec::new();
+        loop {
+            self.skip_separators(true);
+            match self.peek() {
+                TokenKind::Eof => break,
+                TokenKind::RBrace => {
+                    return Err(Diagnostic::new(
+                        "unexpected `}`: there is no open block to close",
+                        self.span(),
+                    ))
+                }
+                _ => {}
+            }
+            if self.at_function_def() {
+                functions.push(self.function_def()?);
+            } else {
+                body.push(self.stmt()?);
+            }
+            self.end_of_stmt()?;
+        }
+        Ok(Program { functions, body })
+    }
+
+    /// A statement must be followed by a newline, `;`, the end of its block or the end of
+    /// the input.
+    fn end_of_stmt(&self) -> PResult<()> {
+        match self.peek() {
+            TokenKind::Newline | TokenKind::Semi | TokenKind::RBrace | TokenKind::Eof => Ok(()),
+            _ => Err(self.unexpected("a newline or `;` after the statement")),
+        }
+    }
+
+    /// `name = function`, `name <- function` or `name = externalFunction` ahead?
+    fn at_function_def(&self) -> bool {
+        if !matches!(self.peek(), TokenKind::Ident(_))
+            || !matches!(self.peek_nth(1), TokenKind::Assign | TokenKind::Arrow)
+        {
+            return false;
+        }
+        let mut i = self.pos + 2;
+        while i + 1 < self.tokens.len() && self.tokens[i].kind == TokenKind::Newline {
+            i += 1;
+        }
+        match &self.tokens[i.min(self.tokens.len() - 1)].kind {
+            TokenKind::Function => true,
+            TokenKind::Ident(n) => n == "externalFunction",
+            _ => false,
+        }
+    }
+
+    fn stmt(&mut self) -> PResult<Stmt> {
+        self.nested(|p| match p.peek() {
+            TokenKind::If => p.if_stmt(),
+            TokenKind::For | TokenKind::Parfor => p.for_stmt(),
+            TokenKind::While => p.while_stmt(),
+            TokenKind::LBracket => p.multi_assign(),
+            TokenKind::Function => Err(Diagnostic::new(
+                "a function definition needs a name, as in `f = function(...) { ... }`",
+                p.span(),
+            )),
+            TokenKind::Else => Err(Diagnostic::new("`else` without a matching `if`", p.span())),
+            TokenKind::Ident(n) if n == "source" && matches!(p.peek_nth(1), TokenKind::LParen) => {
+                Err(Diagnostic::new(
+                    "`source(...)` is not supported: put all functions in one script",
+                    p.span(),
+                ))
+            }
+            _ if p.at_function_def() => Err(Diagnostic::new(
+                "functions can only be defined at the top level of a script, not inside a block",
+                p.span(),
+            )),
+            _ => p.assign_or_call(),
+        })
+    }
+
+    fn assign_or_call(&mut self) -> PResult<Stmt> {
+        let e = self.expr()?;
+        if matches!(self.peek(), TokenKind::Assign | TokenKind::Arrow) {
+            let target = to_target(&e)?;
+            self.bump();
+            self.skip_newlines();
+            let value = self.expr()?;
+            let span = e.span.to(value.span);
+            return Ok(Stmt {
+                kind: StmtKind::Assign { target, value },
+                span,
+            });
+        }
+        if matches!(e.kind, ExprKind::Call { .. }) {
+            let span = e.span;
+            return Ok(Stmt {
+                kind: StmtKind::Expr(e),
+                span,
+            });
+        }
+        match self.peek() {
+            TokenKind::Newline | TokenKind::Semi | TokenKind::RBrace | TokenKind::Eof => {
+                Err(Diagnostic::new(
+                    "this expression is not a statement: expected an assignment (`x = ...`) \
+                     or a function call",
+                    e.span,
+                ))
+            }
+            _ => Err(self.unexpected("`=`, `<-` or the end of the statement")),
+        }
+    }
+
+    fn multi_assign(&mut self) -> PResult<Stmt> {
+        let open = self.bump().span;
+        let mut targets = Vec::new();
+        loop {
+            let (name, _) = self.ident("a variable name in the list of assignment targets")?;
+            targets.push(name);
+            if self.eat(&TokenKind::Comma).is_none() {
+                break;
+            }
+        }
+        self.expect_close(&TokenKind::RBracket, "list of assignment targets", open)?;
+        if !matches!(self.peek(), TokenKind::Assign | TokenKind::Arrow) {
+            return Err(self.unexpected("`=` or `<-` after the list of assignment targets"));
+        }
+        self.bump();
+        self.skip_newlines();
+        let value = self.expr()?;
+        if !matches!(value.kind, ExprKind::Call { .. }) {
+            return Err(Diagnostic::new(
+                "the right side of a multiple assignment `[a, b] = ...` must be a function call",
+                value.span,
+            ));
+        }
+        let span = open.to(value.span);
+        Ok(Stmt {
+            kind: StmtKind::MultiAssign { targets, value },
+            span,
+        })
+    }
+
+    /// `( expr )` after `if` or `while`.
+    fn condition(&mut self, keyword: &str) -> PResult<Expr> {
+        let open = self.expect(&TokenKind::LParen, &format!("`(` after `{keyword}`"))?;
+        let cond = self.expr()?;
+        self.expect_close(&TokenKind::RParen, "condition", open)?;
+        Ok(cond)
+    }
+
+    fn if_stmt(&mut self) -> PResult<Stmt> {
+        let start = self.bump().span;
+        let cond = self.condition("if")?;
+        let (then_branch, mut end) = self.body("after `if (...)`")?;
+        let mut else_branch = Vec::new();
+        let after = self.skip_index(true);
+        if self.tokens[after].kind == TokenKind::Else {
+            self.pos = after;
+            self.bump();
+            let (stmts, e) = self.body("after `else`")?;
+            else_branch = stmts;
+            end = e;
+        }
+        Ok(Stmt {
+            kind: StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            },
+            span: start.to(end),
+        })
+    }
+
+    fn while_stmt(&mut self) -> PResult<Stmt> {
+        let start = self.bump().span;
+        let cond = self.condition("while")?;
+        let (body, end) = self.body("after `while (...)`")?;
+        Ok(Stmt {
+            kind: StmtKind::While { cond, body },
+            span: start.to(end),
+        })
+    }
+
+    fn for_stmt(&mut self) -> PResult<Stmt> {
+        let kw = self.bump();
+        let parallel = kw.kind == TokenKind::Parfor;
+        let kw_text = if parallel { "parfor" } else { "for" };
+        let open = self.expect(&TokenKind::LParen, &format!("`(` after `{kw_text}`"))?;
+        let (var, _) = self.ident(&format!("the loop variable after `{kw_text} (`"))?;
+        if !self.at_ident("in") {
+            return Err(self.unexpected(&format!("`in` after the loop variable `{var}`")));
+        }
+        self.bump();
+        let first = self.expr()?;
+        let (from, to, by) = if self.eat(&TokenKind::Colon).is_some() {
+            (first, self.expr()?, None)
+        } else {
+            seq_bounds(first)?
+        };
+        // parfor options such as `check=0`: parsed and ignored.
+        while self.eat(&TokenKind::Comma).is_some() {
+            self.ident(&format!(
+                "an option name such as `check` in the `{kw_text}` header"
+            ))?;
+            self.expect(&TokenKind::Assign, "`=` after the option name")?;
+            self.expr()?;
+        }
+        self.expect_close(&TokenKind::RParen, "loop header", open)?;
+        let (body, end) = self.body(&format!("after `{kw_text} (...)`"))?;
+        Ok(Stmt {
+            kind: StmtKind::For {
+                var,
+                from,
+                to,
+                by,
+                body,
+                parallel,
+            },
+            span: kw.span.to(end),
+        })
+    }
+
+    /// A `{ ... }` block or a single statement; returns the statements and the span end.
+    fn body(&mut self, context: &str) -> PResult<(Vec<Stmt>, Span)> {
+        self.skip_newlines();
+        match self.peek() {
+            TokenKind::LBrace => self.block(),
+            TokenKind::Eof | TokenKind::RBrace | TokenKind::Semi | TokenKind::Else => {
+                Err(self.unexpected(&format!("a statement or a `{{ ... }}` block {context}")))
+            }
+            _ => {
+                let s = self.stmt()?;
+                let span = s.span;
+                Ok((vec![s], span))
+            }
+        }
+    }
+
+    fn block(&mut self) -> PResult<(Vec<Stmt>, Span)> {
+        let open = self.expect(&TokenKind::LBrace, "`{`")?;
+        let mut stmts = Vec::new();
+        loop {
+            self.skip_separators(true);
+            if let Some(close) = self.eat(&TokenKind::RBrace) {
+                return Ok((stmts, open.to(close)));
+            }
+            if self.at(&TokenKind::Eof) {
+                return Err(self.unexpected(&format!(
+                    "`}}` to close the block opened at {}",
+                    self.here(open)
+                )));
+            }
+            stmts.push(self.stmt()?);
+            self.end_of_stmt()?;
+        }
+    }
+
+    // ---- functions ----------------------------------------------------------------
+
+    fn function_def(&mut self) -> PResult<FunctionDef> {
+        let (name, start) = self.ident("a function name")?;
+        self.bump(); // `=` or `<-`, checked by at_function_def
+        self.skip_newlines();
+        if self.at_ident("externalFunction") {
+            return Err(Diagnostic::new(
+                "`externalFunction` is not supported: write the function in DML",
+                self.span(),
+            ));
+        }
+        self.expect(&TokenKind::Function, "`function`")?;
+        let open = self.expect(&TokenKind::LParen, "`(` after `function`")?;
+        let params = self.param_list(open, true)?;
+        self.skip_newlines();
+        let mut returns = Vec::new();
+        if self.at_ident("return") {
+            self.bump();
+            let open = self.expect(&TokenKind::LParen, "`(` after `return`")?;
+            returns = self.param_list(open, false)?;
+            self.skip_newlines();
+        }
+        if !self.at(&TokenKind::LBrace) {
+            let what = if returns.is_empty() {
+                "`return (...)` or `{` to start the function body"
+            } else {
+                "`{` to start the function body"
+            };
+            return Err(self.unexpected(what));
+        }
+        let (body, end) = self.block()?;
+        Ok(FunctionDef {
+            name,
+            params,
+            returns,
+            body,
+            span: start.to(end),
+        })
+    }
+
+    /// Parameters up to and including the closing `)`.
+    fn param_list(&mut self, open: Span, defaults: bool) -> PResult<Vec<Param>> {
+        let thing = if defaults {
+            "parameter list"
+        } else {
+            "list of return values"
+        };
+        let mut params = Vec::new();
+        if self.eat(&TokenKind::RParen).is_some() {
+            return Ok(params);
+        }
+        loop {
+            params.push(self.param(defaults)?);
+            if self.eat(&TokenKind::Comma).is_none() {
+                break;
+            }
+        }
+        self.expect_close(&TokenKind::RParen, thing, open)?;
+        Ok(params)
+    }
+
+    fn param(&mut self, defaults: bool) -> PResult<Param> {
+        let start = self.span();
+        let ty = self.type_spec()?;
+        let (name, mut span) = self.ident("a parameter name after its type")?;
+        span = start.to(span);
+        let mut default = None;
+        if self.at(&TokenKind::Assign) {
+            if !defaults {
+                return Err(Diagnostic::new(
+                    "return values cannot have default values",
+                    self.span(),
+                ));
+            }
+            self.bump();
+            let e = self.expr()?;
+            span = span.to(e.span);
+            default = Some(e);
+        }
+        Ok(Param {
+            name,
+            ty,
+            default,
+            span,
+        })
+    }
+
+    fn type_spec(&mut self) -> PResult<TypeSpec> {
+        const EXPECTED: &str =
+            "a type (`matrix[double]`, `double`, `int`, `integer`, `boolean` or `string`)";
+        let TokenKind::Ident(name) = self.peek() else {
+            return Err(self.unexpected(EXPECTED));
+        };
+        let lower = name.to_ascii_lowercase();
+        if lower == "matrix" {
+            self.bump();
+            let open = self.expect(
+                &TokenKind::LBracket,
+                "`[` after `matrix`, as in `matrix[double]`",
+            )?;
+            match self.peek() {
+                TokenKind::Ident(v) if value_type(v).is_some() => {
+                    self.bump();
+                }
+                _ => return Err(self.unexpected(
+                    "a value type (`double`, `int`, `boolean` or `string`) inside `matrix[...]`",
+                )),
+            }
+            self.expect_close(&TokenKind::RBracket, "matrix type", open)?;
+            return Ok(TypeSpec::Matrix);
+        }
+        if let Some(t) = value_type(name) {
+            self.bump();
+            return Ok(t);
+        }
+        if matches!(lower.as_str(), "frame" | "list" | "tensor" | "unknown") {
+            return Err(Diagnostic::new(
+                format!("type `{name}` is not supported; expected {EXPECTED}"),
+                self.span(),
+            ));
+        }
+        Err(self.unexpected(EXPECTED))
+    }
+
+    // ---- expressions --------------------------------------------------------------
+
+    fn expr(&mut self) -> PResult<Expr> {
+        self.expr_bp(0)
+    }
+
+    /// Precedence climbing: parses an expression whose binary operators all bind at least
+    /// as tightly as `min`.
+    fn expr_bp(&mut self, min: Level) -> PResult<Expr> {
+        self.nested(|p| {
+            let mut lhs = p.prefix()?;
+            loop {
+                if p.at(&TokenKind::Newline) {
+                    // A binary operator at the start of the next line continues this one.
+                    let next = p.skip_index(false);
+                    if binary_op(&p.tokens[next].kind).is_none() {
+                        break;
+                    }
+                    p.pos = next;
+                }
+                let Some(op) = binary_op(p.peek()) else { break };
+                if binary_level(op) < min {
+                    break;
+                }
+                p.bump();
+                p.skip_newlines();
+                // Each link of a chain makes the tree one level taller.
+                p.deeper()?;
+                let rhs = p.expr_bp(operand_levels(op).1)?;
+                let span = lhs.span.to(rhs.span);
+                lhs = mk(
+                    ExprKind::Binary {
+                        op,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                    },
+                    span,
+                );
+            }
+            Ok(lhs)
+        })
+    }
+
+    fn prefix(&mut self) -> PResult<Expr> {
+        let op = match self.peek() {
+            TokenKind::Minus => UnaryOp::Neg,
+            TokenKind::Plus => UnaryOp::Plus,
+            TokenKind::Not => UnaryOp::Not,
+            _ => return self.postfix(),
+        };
+        let start = self.bump().span;
+        self.skip_newlines();
+        let operand = self.expr_bp(unary_operand_level(op))?;
+        let span = start.to(operand.span);
+        Ok(mk(
+            ExprKind::Unary {
+                op,
+                expr: Box::new(operand),
+            },
+            span,
+        ))
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let saved = self.depth;
+        let r = (|| {
+            let mut e = self.primary()?;
+            while self.at(&TokenKind::LBracket) {
+                self.deeper()?;
+                e = self.index(e)?;
+            }
+            Ok(e)
+        })();
+        self.depth = saved;
+        r
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let tok = self.bump();
+        let kind = match tok.kind {
+            TokenKind::Int(v) => ExprKind::Int(v),
+            TokenKind::Double(v) => ExprKind::Double(v),
+            TokenKind::Str(s) => ExprKind::Str(s),
+            TokenKind::True => ExprKind::Bool(true),
+            TokenKind::False => ExprKind::Bool(false),
+            TokenKind::CmdArg(name) => ExprKind::CmdArg(name),
+            TokenKind::Ident(name) => {
+                if self.at(&TokenKind::LParen) {
+                    return self.call(name, tok.span);
+                }
+                ExprKind::Var(name)
+            }
+            TokenKind::LParen => {
+                let inner = self.expr()?;
+                let close = self.expect_close(&TokenKind::RParen, "parenthesis", tok.span)?;
+                return Ok(mk(inner.kind, tok.span.to(close)));
+            }
+            _ => {
+                // Report at the token we just consumed.
+                self.pos -= usize::from(tok.kind != TokenKind::Eof);
+                return Err(self.unexpected("an expression"));
+            }
+        };
+        Ok(mk(kind, tok.span))
+    }
+
+    fn call(&mut self, name: String, start: Span) -> PResult<Expr> {
+        let open = self.bump().span;
+        let mut args = Vec::new();
+        if self.at(&TokenKind::RParen) {
+            let close = self.bump().span;
+            return Ok(mk(ExprKind::Call { name, args }, start.to(close)));
+        }
+        loop {
+            let arg_name = match (self.peek(), self.peek_nth(1)) {
+                (TokenKind::Ident(n), TokenKind::Assign) => {
+                    let n = n.clone();
+                    self.bump();
+                    self.bump();
+                    Some(n)
+                }
+                _ => None,
+            };
+            let value = self.expr()?;
+            args.push(Arg {
+                name: arg_name,
+                value,
+            });
+            if self.eat(&TokenKind::Comma).is_none() {
+                break;
+            }
+        }
+        let close = self.expect_close(&TokenKind::RParen, "call", open)?;
+        Ok(mk(ExprKind::Call { name, args }, start.to(close)))
+    }
+
+    fn index(&mut self, target: Expr) -> PResult<Expr> {
+        let open = self.bump().span;
+        let rows = self.index_dim()?;
+        let cols = if self.eat(&TokenKind::Comma).is_some() {
+            self.index_dim()?
+        } else {
+            Index::All
+        };
+        if self.at(&TokenKind::Comma) {
+            return Err(Diagnostic::new(
+                "too many indices: a matrix is indexed as `X[rows, cols]`",
+                self.span(),
+            ));
+        }
+        let close = self.expect_close(&TokenKind::RBracket, "indexing", open)?;
+        let span = target.span.to(close);
+        Ok(mk(
+            ExprKind::Index {
+                target: Box::new(target),
+                rows,
+                cols,
+            },
+            span,
+        ))
+    }
+
+    /// One position of `X[rows, cols]`: empty, `i`, or `a:b`.
+    fn index_dim(&mut self) -> PResult<Index> {
+        if matches!(self.peek(), TokenKind::Comma | TokenKind::RBracket) {
+            return Ok(Index::All);
+        }
+        let lo = self.expr()?;
+        if self.eat(&TokenKind::Colon).is_some() {
+            let hi = self.expr()?;
+            return Ok(Index::Range(Box::new(lo), Box::new(hi)));
+        }
+        Ok(Index::Single(Box::new(lo)))
+    }
+}
+
+/// `double`, `Integer`, ... (case-insensitive) as a scalar type.
+fn value_type(name: &str) -> Option<TypeSpec> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "double" => TypeSpec::Double,
+        "int" | "integer" => TypeSpec::Int,
+        "boolean" => TypeSpec::Boolean,
+        "string" => TypeSpec::String,
+        _ => return None,
+    })
+}
+
+/// The left side of `=`: a variable or an indexed variable.
+fn to_target(e: &Expr) -> PResult<AssignTarget> {
+    match &e.kind {
+        ExprKind::Var(name) => Ok(AssignTarget::Var(name.clone())),
+        ExprKind::Index { target, rows, cols } => match &target.kind {
+            ExprKind::Var(name) => Ok(AssignTarget::Indexed {
+                name: name.clone(),
+                rows: rows.clone(),
+                cols: cols.clone(),
+            }),
+            _ => Err(Diagnostic::new(
+                "only a variable can be indexed on the left of `=`, as in `X[i, j] = ...`",
+                target.span,
+            )),
+        },
+        ExprKind::Call { .. } => Err(Diagnostic::new("cannot assign to a function call", e.span)),
+        _ => Err(Diagnostic::new(
+            "invalid assignment target: expected a variable or `X[i, j]`",
+            e.span,
+        )),
+    }
+}
+
+/// Splits `seq(from, to[, by])` (positional or named) into loop bounds.
+fn seq_bounds(e: Expr) -> PResult<(Expr, Expr, Option<Expr>)> {
+    const EXPECTED: &str = "expected a range `from:to` or `seq(from, to[, by])` after `in`";
+    let span = e.span;
+    let ExprKind::Call { name, args } = e.kind else {
+        return Err(Diagnostic::new(EXPECTED, span));
+    };
+    if name != "seq" {
+        return Err(Diagnostic::new(EXPECTED, span));
+    }
+    let mut slots: [Option<Expr>; 3] = [None, None, None];
+    for arg in args {
+        let slot = match arg.name.as_deref() {
+            None => slots.iter().position(Option::is_none),
+            Some("from") => Some(0),
+            Some("to") => Some(1),
+            Some("by") => Some(2),
+            Some(other) => {
+                return Err(Diagnostic::new(
+                    format!("`seq` has no argument named `{other}` (expected from, to, by)"),
+                    arg.value.span,
+                ))
+            }
+        };
+        match slot {
+            Some(i) if slots[i].is_none() => slots[i] = Some(arg.value),
+            _ => {
+                return Err(Diagnostic::new(
+                    "too many or repeated arguments to `seq` (expected from, to, by)",
+                    arg.value.span,
+                ))
+            }
+        }
+    }
+    let [from, to, by] = slots;
+    match (from, to) {
+        (Some(from), Some(to)) => Ok((from, to, by)),
+        _ => Err(Diagnostic::new(
+            "`seq` in a loop header needs both `from` and `to`",
+            span,
+        )),
+    }
+}

@@ -57,11 +57,15 @@ def write_mm(path: Path, A) -> None:
     tmp.replace(path)
 
 
-def generate(datadir: Path, seed: int) -> dict[str, Path]:
-    """Generate all example inputs (same shapes and value ranges as the scripts' defaults)."""
+DEFAULT_DIMS = (2000, 1000, 10, 10000, 20)  # m, n, rank r, samples N, features d
+
+
+def generate(datadir: Path, seed: int, dims=DEFAULT_DIMS) -> dict[str, Path]:
+    """Generate all example inputs (by default the same shapes and value ranges as the
+    scripts' defaults; `dims` = (m, n, r, N, d) scales them)."""
     import scipy.sparse as sp
     rng = np.random.default_rng(seed)
-    m, n, r, N, d = 2000, 1000, 10, 10000, 20
+    m, n, r, N, d = dims
     mats = {}
     # sparse ratings-like X: density 0.01, values uniform in [1, 5)
     mats["fact_X"] = sp.random(m, n, density=0.01, random_state=rng, format="coo",

@@ -15,8 +15,8 @@ use std::io::Write;
 use std::path::Path;
 
 use super::{
-    is_blank, next_line, parse_chunks, parse_error, parse_f64, split_chunks, write_f64,
-    write_rows_parallel, Chunk,
+    is_blank, lines, next_line, parse_error, parse_f64, parse_pieces, write_f64,
+    write_rows_parallel, LineError,
 };
 use crate::error::Result;
 use crate::matrix::{DenseMatrix, Matrix};
@@ -47,55 +47,55 @@ fn split_sep<'a>(line: &'a [u8], sep: &'a [u8]) -> impl Iterator<Item = &'a [u8]
 struct Rows {
     values: Vec<f64>,
     rows: usize,
-    /// Field count and line number of the chunk's first data line.
+    /// Field count and (0-based, in the piece) line of the piece's first data line.
     first: Option<(usize, usize)>,
 }
 
-fn parse_chunk(chunk: &Chunk<'_>, sep: &[u8], path: &Path) -> Result<Rows> {
+fn parse_piece(text: &[u8], sep: &[u8]) -> Result<(Rows, usize), LineError> {
     let mut out = Rows {
-        values: Vec::with_capacity(chunk.text.len() / 4),
+        values: Vec::with_capacity(text.len() / 8),
         rows: 0,
         first: None,
     };
-    for (line_no, line) in chunk.lines() {
+    let mut n = 0;
+    for (k, line) in lines(text) {
+        n = k + 1;
         if is_blank(line) {
             continue;
         }
         let before = out.values.len();
-        for (k, field) in split_sep(line, sep).enumerate() {
-            let text = field.trim_ascii();
-            let v = if text.is_empty() {
+        for (f, field) in split_sep(line, sep).enumerate() {
+            let field = field.trim_ascii();
+            let v = if field.is_empty() {
                 0.0
             } else {
-                parse_f64(text).ok_or_else(|| {
-                    parse_error(
-                        path,
-                        line_no,
+                parse_f64(field).ok_or_else(|| {
+                    LineError::new(
+                        k,
                         format!(
                             "field {}: '{}' is not a number",
-                            k + 1,
-                            String::from_utf8_lossy(text)
+                            f + 1,
+                            String::from_utf8_lossy(field)
                         ),
                     )
                 })?
             };
             out.values.push(v);
         }
-        let n = out.values.len() - before;
+        let count = out.values.len() - before;
         match out.first {
-            None => out.first = Some((n, line_no)),
-            Some((cols, first_line)) if cols != n => {
-                return Err(parse_error(
-                    path,
-                    line_no,
-                    format!("{n} fields, but line {first_line} has {cols}"),
+            None => out.first = Some((count, k)),
+            Some((cols, _)) if cols != count => {
+                return Err(LineError::new(
+                    k,
+                    format!("{count} fields, but the first data line has {cols}"),
                 ))
             }
             Some(_) => {}
         }
         out.rows += 1;
     }
-    Ok(out)
+    Ok((out, n))
 }
 
 /// Parses a CSV file held in memory; `path` is only used in errors.
@@ -108,35 +108,36 @@ pub fn parse(bytes: &[u8], path: &Path, header: bool, sep: char) -> Result<Matri
     } else {
         (0, 1)
     };
-    let chunks = split_chunks(&bytes[start..], first_line);
-    let parts = parse_chunks(&chunks, |c| parse_chunk(c, sep, path))?;
-    let mut cols: Option<(usize, usize)> = None;
+    let parts = parse_pieces(&bytes[start..], first_line, path, |t| parse_piece(t, sep))?;
+    let mut cols: Option<usize> = None;
     let mut rows = 0;
     for part in &parts {
-        if let (Some((c0, l0)), Some((c, l))) = (cols, part.first) {
-            if c != c0 {
-                return Err(parse_error(
-                    path,
-                    l,
-                    format!("{c} fields, but line {l0} has {c0}"),
-                ));
+        if let Some((c, k)) = part.value.first {
+            match cols {
+                Some(c0) if c0 != c => {
+                    return Err(parse_error(
+                        path,
+                        part.first_line + k,
+                        format!("{c} fields, but the first data line has {c0}"),
+                    ))
+                }
+                _ => cols = Some(c),
             }
         }
-        cols = cols.or(part.first);
-        rows += part.rows;
+        rows += part.value.rows;
     }
-    let cols = cols.map_or(0, |(c, _)| c);
+    let cols = cols.unwrap_or(0);
     let rows = if cols == 0 { 0 } else { rows };
     let data = if parts.len() == 1 {
         parts
             .into_iter()
             .next()
-            .map(|p| p.values)
+            .map(|p| p.value.values)
             .unwrap_or_default()
     } else {
         let mut data = Vec::with_capacity(rows * cols);
         for p in parts {
-            data.extend_from_slice(&p.values);
+            data.extend_from_slice(&p.value.values);
         }
         data
     };

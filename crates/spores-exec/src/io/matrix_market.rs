@@ -19,8 +19,8 @@ use std::io::Write;
 use std::path::Path;
 
 use super::{
-    fields, is_blank, matrix_from_entries, next_line, parse_chunks, parse_error, parse_f64,
-    parse_usize, split_chunks, write_f64, write_rows_parallel, Chunk,
+    fields, is_blank, lines, matrix_from_entries, next_line, parse_error, parse_f64, parse_pieces,
+    parse_usize, write_f64, write_rows_parallel, Entries, LineError,
 };
 use crate::error::Result;
 use crate::matrix::{DenseMatrix, Matrix};
@@ -159,15 +159,6 @@ struct Header {
     size_line: usize,
 }
 
-#[derive(Default)]
-struct Entries {
-    ri: Vec<usize>,
-    ci: Vec<usize>,
-    vals: Vec<f64>,
-    /// Entry lines in the chunk (before mirroring).
-    lines: usize,
-}
-
 fn is_data_line(line: &[u8]) -> bool {
     !(is_blank(line) || line.first() == Some(&b'%'))
 }
@@ -184,90 +175,124 @@ fn parse_value(field: Field, text: &[u8]) -> Option<f64> {
     }
 }
 
-fn parse_coordinate_chunk(chunk: &Chunk<'_>, h: &Header, path: &Path) -> Result<Entries> {
-    let nfields = if h.field == Field::Pattern { 2 } else { 3 };
-    let estimate = chunk.text.len() / 8;
-    let mut out = Entries {
-        ri: Vec::with_capacity(estimate),
-        ci: Vec::with_capacity(estimate),
-        vals: Vec::with_capacity(estimate),
-        lines: 0,
+#[inline]
+fn is_space(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Skips spaces and tabs; whether there were any.
+#[inline]
+fn skip_spaces(line: &[u8], p: &mut usize) -> bool {
+    let start = *p;
+    while *p < line.len() && is_space(line[*p]) {
+        *p += 1;
+    }
+    *p > start
+}
+
+#[inline]
+fn fast_index(line: &[u8], p: &mut usize) -> Option<usize> {
+    let start = *p;
+    let mut v: usize = 0;
+    while *p < line.len() && line[*p].is_ascii_digit() {
+        v = v.checked_mul(10)?.checked_add((line[*p] - b'0') as usize)?;
+        *p += 1;
+    }
+    (*p > start).then_some(v)
+}
+
+/// The common case of an entry line, `i j [v]` separated by spaces or tabs, parsed in one
+/// pass; 1-based indices, not bounds-checked. `None` for anything else (comments, blank
+/// lines, errors), which the slow path then examines.
+#[inline]
+fn fast_entry(line: &[u8], field: Field) -> Option<(usize, usize, f64)> {
+    let mut p = 0;
+    skip_spaces(line, &mut p);
+    let i = fast_index(line, &mut p)?;
+    if !skip_spaces(line, &mut p) {
+        return None;
+    }
+    let j = fast_index(line, &mut p)?;
+    let v = if field == Field::Pattern {
+        1.0
+    } else {
+        if !skip_spaces(line, &mut p) {
+            return None;
+        }
+        let start = p;
+        while p < line.len() && !is_space(line[p]) {
+            p += 1;
+        }
+        parse_value(field, &line[start..p])?
     };
-    for (line_no, line) in chunk.lines() {
-        if !is_data_line(line) {
-            continue;
-        }
-        let mut it = fields(line);
-        let mut f = [&b""[..]; 3];
-        let mut n = 0;
-        for field in it.by_ref() {
-            if n < 3 {
-                f[n] = field;
-            }
-            n += 1;
-            if n > nfields {
-                break;
-            }
-        }
-        if n != nfields {
-            let found = if n > nfields {
-                "more".to_string()
-            } else {
-                n.to_string()
-            };
-            return Err(parse_error(
-                path,
-                line_no,
-                format!("expected {nfields} fields per entry, found {found}"),
-            ));
-        }
-        let index = |text: &[u8], what: &str, extent: usize| match parse_usize(text) {
-            Some(v) if v >= 1 && v <= extent => Ok(v - 1),
-            Some(v) => Err(parse_error(
-                path,
-                line_no,
-                format!(
-                    "{what} index {v} out of bounds for a {}x{} matrix (1-based)",
-                    h.rows, h.cols
-                ),
-            )),
-            None => Err(parse_error(
-                path,
-                line_no,
-                format!("bad {what} index '{}'", String::from_utf8_lossy(text)),
-            )),
+    skip_spaces(line, &mut p);
+    (p == line.len()).then_some((i, j, v))
+}
+
+/// An entry line parsed with full diagnostics: `Ok(None)` for comments and blank lines,
+/// `Ok(Some((i, j, v)))` (0-based, in bounds) or a message saying what is wrong.
+fn slow_entry(line: &[u8], h: &Header) -> Result<Option<(usize, usize, f64)>, String> {
+    if !is_data_line(line) {
+        return Ok(None);
+    }
+    let nfields = if h.field == Field::Pattern { 2 } else { 3 };
+    let f: Vec<&[u8]> = fields(line).take(nfields + 1).collect();
+    if f.len() != nfields {
+        let found = if f.len() > nfields {
+            "more".to_string()
+        } else {
+            f.len().to_string()
         };
-        let i = index(f[0], "row", h.rows)?;
-        let j = index(f[1], "column", h.cols)?;
-        let v = parse_value(h.field, f[2]).ok_or_else(|| {
-            parse_error(
-                path,
-                line_no,
-                format!("bad value '{}'", String::from_utf8_lossy(f[2])),
-            )
-        })?;
-        out.lines += 1;
-        out.ri.push(i);
-        out.ci.push(j);
-        out.vals.push(v);
+        return Err(format!(
+            "expected {nfields} fields per entry, found {found}"
+        ));
+    }
+    let index = |text: &[u8], what: &str, extent: usize| match parse_usize(text) {
+        Some(v) if v >= 1 && v <= extent => Ok(v - 1),
+        Some(v) => Err(format!(
+            "{what} index {v} out of bounds for a {}x{} matrix (1-based)",
+            h.rows, h.cols
+        )),
+        None => Err(format!(
+            "bad {what} index '{}'",
+            String::from_utf8_lossy(text)
+        )),
+    };
+    let i = index(f[0], "row", h.rows)?;
+    let j = index(f[1], "column", h.cols)?;
+    let text = f.get(2).copied().unwrap_or_default();
+    let v = parse_value(h.field, text)
+        .ok_or_else(|| format!("bad value '{}'", String::from_utf8_lossy(text)))?;
+    Ok(Some((i, j, v)))
+}
+
+/// Parses the entry lines of one piece: the entries (mirrored for symmetric matrices),
+/// the number of entry lines, and the number of lines.
+fn parse_coordinate_piece(text: &[u8], h: &Header) -> Result<((Entries, usize), usize), LineError> {
+    let mut out = Entries::with_capacity(text.len() / 16);
+    let mut entry_lines = 0;
+    let mut n = 0;
+    for (k, line) in lines(text) {
+        n = k + 1;
+        let (i, j, v) = match fast_entry(line, h.field) {
+            Some((i, j, v)) if i >= 1 && i <= h.rows && j >= 1 && j <= h.cols => (i - 1, j - 1, v),
+            _ => match slow_entry(line, h) {
+                Ok(Some(e)) => e,
+                Ok(None) => continue,
+                Err(m) => return Err(LineError::new(k, m)),
+            },
+        };
+        entry_lines += 1;
+        out.push(i, j, v);
         if i != j {
             match h.symmetry {
                 Symmetry::General => {}
-                Symmetry::Symmetric => {
-                    out.ri.push(j);
-                    out.ci.push(i);
-                    out.vals.push(v);
-                }
-                Symmetry::SkewSymmetric => {
-                    out.ri.push(j);
-                    out.ci.push(i);
-                    out.vals.push(-v);
-                }
+                Symmetry::Symmetric => out.push(j, i, v),
+                Symmetry::SkewSymmetric => out.push(j, i, -v),
             }
         } else if h.symmetry == Symmetry::SkewSymmetric && v != 0.0 {
-            return Err(parse_error(
-                path,
-                line_no,
+            return Err(LineError::new(
+                k,
                 format!(
                     "non-zero diagonal entry ({}, {}) in a skew-symmetric matrix",
                     i + 1,
@@ -276,13 +301,12 @@ fn parse_coordinate_chunk(chunk: &Chunk<'_>, h: &Header, path: &Path) -> Result<
             ));
         }
     }
-    Ok(out)
+    Ok(((out, entry_lines), n))
 }
 
 /// Number of the line just after the end of `body`, whose first line is `first_line`.
 fn line_after(body: &[u8], first_line: usize) -> usize {
-    let newlines = body.iter().filter(|&&b| b == b'\n').count();
-    first_line + newlines + usize::from(!body.is_empty() && !body.ends_with(b"\n"))
+    first_line + lines(body).count()
 }
 
 fn parse_coordinate(
@@ -292,9 +316,8 @@ fn parse_coordinate(
     declared: usize,
     path: &Path,
 ) -> Result<Matrix> {
-    let chunks = split_chunks(body, first_line);
-    let parts = parse_chunks(&chunks, |c| parse_coordinate_chunk(c, h, path))?;
-    let total: usize = parts.iter().map(|p| p.lines).sum();
+    let parts = parse_pieces(body, first_line, path, |t| parse_coordinate_piece(t, h))?;
+    let total: usize = parts.iter().map(|p| p.value.1).sum();
     if total < declared {
         return Err(parse_error(
             path,
@@ -304,47 +327,34 @@ fn parse_coordinate(
     }
     if total > declared {
         // SystemDS writes an empty matrix as `m n 0` plus a dummy `1 1 0` entry.
-        let systemds_empty =
-            declared == 0 && total == 1 && parts.iter().all(|p| p.vals.iter().all(|&v| v == 0.0));
+        let systemds_empty = declared == 0
+            && total == 1
+            && parts
+                .iter()
+                .all(|p| p.value.0.vals.iter().all(|&v| v == 0.0));
         if systemds_empty {
-            return matrix_from_entries(h.rows, h.cols, &[], &[], &[], path, h.size_line);
+            return matrix_from_entries(h.rows, h.cols, &[], path, h.size_line);
         }
         // Find the line of entry number `declared + 1`.
         let mut before = 0;
-        for (chunk, part) in chunks.iter().zip(&parts) {
-            if before + part.lines > declared {
-                let line = chunk
-                    .lines()
+        for part in &parts {
+            let count = part.value.1;
+            if before + count > declared {
+                let line = lines(part.text)
                     .filter(|(_, l)| is_data_line(l))
                     .nth(declared - before)
-                    .map_or(chunk.first_line, |(n, _)| n);
+                    .map_or(0, |(k, _)| k);
                 return Err(parse_error(
                     path,
-                    line,
+                    part.first_line + line,
                     format!("more entries than the {declared} the size line declares"),
                 ));
             }
-            before += part.lines;
+            before += count;
         }
     }
-    let (ri, ci, vals) = if parts.len() == 1 {
-        let p = parts.into_iter().next().unwrap_or_default();
-        (p.ri, p.ci, p.vals)
-    } else {
-        let n: usize = parts.iter().map(|p| p.vals.len()).sum();
-        let (mut ri, mut ci, mut vals) = (
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-        );
-        for p in parts {
-            ri.extend_from_slice(&p.ri);
-            ci.extend_from_slice(&p.ci);
-            vals.extend_from_slice(&p.vals);
-        }
-        (ri, ci, vals)
-    };
-    matrix_from_entries(h.rows, h.cols, &ri, &ci, &vals, path, h.size_line)
+    let entries: Vec<&Entries> = parts.iter().map(|p| &p.value.0).collect();
+    matrix_from_entries(h.rows, h.cols, &entries, path, h.size_line)
 }
 
 fn parse_array(body: &[u8], first_line: usize, h: &Header, path: &Path) -> Result<Matrix> {
@@ -370,11 +380,8 @@ fn parse_array(body: &[u8], first_line: usize, h: &Header, path: &Path) -> Resul
             .ok_or_else(too_large)?,
     };
     let mut values: Vec<f64> = Vec::with_capacity(expected.min(body.len() / 2 + 1));
-    let chunk = Chunk {
-        first_line,
-        text: body,
-    };
-    for (line_no, line) in chunk.lines() {
+    for (k, line) in lines(body) {
+        let line_no = first_line + k;
         if !is_data_line(line) {
             continue;
         }

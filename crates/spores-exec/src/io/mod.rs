@@ -206,41 +206,71 @@ fn write_atomic(
 // ---------------------------------------------------------------------------------------
 // Shared text-parsing helpers.
 
-/// A piece of a text buffer that starts at a line boundary, with the 1-based number of
-/// its first line.
-pub(crate) struct Chunk<'a> {
-    pub first_line: usize,
-    pub text: &'a [u8],
+/// An error at a line of a chunk, counted from 0 within the chunk; the caller turns it
+/// into an [`ExecError::Parse`] with the global 1-based line number.
+pub(crate) struct LineError {
+    pub line: usize,
+    pub message: String,
 }
 
-impl<'a> Chunk<'a> {
-    /// The lines of the chunk with their 1-based numbers; a trailing `\r` is stripped.
-    /// A final empty piece after the last `\n` is not yielded.
-    pub fn lines(&self) -> impl Iterator<Item = (usize, &'a [u8])> + 'a {
-        let text = self.text;
-        let body = text.strip_suffix(b"\n").unwrap_or(text);
-        let first = self.first_line;
-        let empty = text.is_empty();
-        body.split(|&b| b == b'\n')
-            .take(if empty { 0 } else { usize::MAX })
-            .enumerate()
-            .map(move |(k, line)| (first + k, line.strip_suffix(b"\r").unwrap_or(line)))
+impl LineError {
+    pub fn new(line: usize, message: impl Into<String>) -> Self {
+        LineError {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// Iterator over the lines of a text with their 0-based index. A trailing `\r` is
+/// stripped; the empty piece after a final `\n` is not a line.
+pub(crate) struct Lines<'a> {
+    text: &'a [u8],
+    pos: usize,
+    index: usize,
+}
+
+/// The lines of `text`, see [`Lines`].
+pub(crate) fn lines(text: &[u8]) -> Lines<'_> {
+    Lines {
+        text,
+        pos: 0,
+        index: 0,
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = (usize, &'a [u8]);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.text.len() {
+            return None;
+        }
+        let rest = &self.text[self.pos..];
+        let (line, advance) = match rest.iter().position(|&b| b == b'\n') {
+            Some(p) => (&rest[..p], p + 1),
+            None => (rest, rest.len()),
+        };
+        self.pos += advance;
+        let index = self.index;
+        self.index += 1;
+        Some((index, line.strip_suffix(b"\r").unwrap_or(line)))
     }
 }
 
 /// Below this size a text body is parsed on the calling thread.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
-/// Splits `text` (whose first line is `first_line`) at line boundaries into pieces for
-/// parallel parsing; each piece knows the number of its first line.
-pub(crate) fn split_chunks(text: &[u8], first_line: usize) -> Vec<Chunk<'_>> {
+/// Splits `text` at line boundaries into pieces for parallel parsing.
+fn split_pieces(text: &[u8]) -> Vec<&[u8]> {
     let pieces = if text.len() < PARALLEL_MIN_BYTES {
         1
     } else {
         (rayon::current_num_threads() * 8).clamp(1, text.len() / (PARALLEL_MIN_BYTES / 8))
     };
-    let target = text.len().div_ceil(pieces.max(1)).max(1);
-    let mut bounds = vec![0usize];
+    let target = text.len().div_ceil(pieces).max(1);
+    let mut out = Vec::with_capacity(pieces + 1);
     let mut start = 0;
     while start < text.len() {
         let mut end = (start + target).min(text.len());
@@ -250,40 +280,52 @@ pub(crate) fn split_chunks(text: &[u8], first_line: usize) -> Vec<Chunk<'_>> {
                 None => text.len(),
             };
         }
-        bounds.push(end);
+        out.push(&text[start..end]);
         start = end;
     }
-    let slices: Vec<&[u8]> = bounds.windows(2).map(|w| &text[w[0]..w[1]]).collect();
-    let newlines: Vec<usize> = slices
-        .par_iter()
-        .map(|s| s.iter().filter(|&&b| b == b'\n').count())
-        .collect();
-    let mut line = first_line;
-    slices
-        .into_iter()
-        .zip(newlines)
-        .map(|(text, n)| {
-            let chunk = Chunk {
-                first_line: line,
-                text,
-            };
-            line += n;
-            chunk
-        })
-        .collect()
+    out
 }
 
-/// Runs `f` on every chunk (in parallel when there are several) and returns the results
-/// in order, or the error of the earliest failing chunk.
-pub(crate) fn parse_chunks<T: Send>(
-    chunks: &[Chunk<'_>],
-    f: impl Fn(&Chunk<'_>) -> Result<T> + Sync,
-) -> Result<Vec<T>> {
-    if chunks.len() <= 1 {
-        return chunks.iter().map(f).collect();
+/// The result of parsing one piece of a text, with the piece and its first line number.
+pub(crate) struct Parsed<'a, T> {
+    pub value: T,
+    /// 1-based number of the piece's first line.
+    pub first_line: usize,
+    pub text: &'a [u8],
+}
+
+/// Parses `text` (whose first line has number `first_line`) in pieces split at line
+/// boundaries, in parallel when it is large. `f` parses one piece and returns its value
+/// and its number of lines (as [`lines`] counts them), or an error at a line of the
+/// piece. Results come back in order; the error reported is the earliest one in the file.
+pub(crate) fn parse_pieces<'a, T: Send>(
+    text: &'a [u8],
+    first_line: usize,
+    path: &Path,
+    f: impl Fn(&'a [u8]) -> std::result::Result<(T, usize), LineError> + Sync,
+) -> Result<Vec<Parsed<'a, T>>> {
+    let pieces = split_pieces(text);
+    let results: Vec<_> = if pieces.len() <= 1 {
+        pieces.iter().map(|p| f(p)).collect()
+    } else {
+        pieces.par_iter().map(|p| f(p)).collect()
+    };
+    let mut line = first_line;
+    let mut out = Vec::with_capacity(pieces.len());
+    for (text, result) in pieces.into_iter().zip(results) {
+        match result {
+            Ok((value, n)) => {
+                out.push(Parsed {
+                    value,
+                    first_line: line,
+                    text,
+                });
+                line += n;
+            }
+            Err(e) => return Err(parse_error(path, line + e.line, e.message)),
+        }
     }
-    let results: Vec<Result<T>> = chunks.par_iter().map(&f).collect();
-    results.into_iter().collect()
+    Ok(out)
 }
 
 /// Position just after the line that starts at `start` (past its `\n`), and the line
@@ -396,36 +438,77 @@ pub(crate) fn try_zeros<T: Clone + Default>(n: usize, path: &Path, line: usize) 
     Ok(v)
 }
 
-/// Builds a matrix in its best format from coordinate entries (0-based, in bounds,
-/// any order, duplicates summed).
+/// Coordinate entries (0-based, in bounds) as parallel arrays.
+#[derive(Default)]
+pub(crate) struct Entries {
+    pub ri: Vec<usize>,
+    pub ci: Vec<usize>,
+    pub vals: Vec<f64>,
+}
+
+impl Entries {
+    pub fn with_capacity(n: usize) -> Self {
+        Entries {
+            ri: Vec::with_capacity(n),
+            ci: Vec::with_capacity(n),
+            vals: Vec::with_capacity(n),
+        }
+    }
+
+    #[inline]
+    pub fn push(&mut self, i: usize, j: usize, v: f64) {
+        self.ri.push(i);
+        self.ci.push(j);
+        self.vals.push(v);
+    }
+
+    fn len(&self) -> usize {
+        self.vals.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
+        self.ri
+            .iter()
+            .zip(&self.ci)
+            .zip(&self.vals)
+            .map(|((&i, &j), &v)| (i, j, v))
+    }
+}
+
+/// Builds a matrix in its best format from coordinate entries given in several parts
+/// (any order, duplicates summed). `size_line` is where errors about the declared size
+/// are reported.
 pub(crate) fn matrix_from_entries(
     rows: usize,
     cols: usize,
-    ri: &[usize],
-    ci: &[usize],
-    vals: &[f64],
+    parts: &[&Entries],
     path: &Path,
     size_line: usize,
 ) -> Result<Matrix> {
-    if prefer_sparse(rows, cols, vals.len()) && cols <= u32::MAX as usize {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    if prefer_sparse(rows, cols, total) && cols <= u32::MAX as usize {
         // Counting sort by row, then sort each row by column and sum duplicates.
         let mut indptr: Vec<usize> = try_zeros(rows.saturating_add(1), path, size_line)?;
-        for &r in ri {
-            indptr[r + 1] += 1;
+        for p in parts {
+            for &r in &p.ri {
+                indptr[r + 1] += 1;
+            }
         }
         for k in 0..rows {
             indptr[k + 1] += indptr[k];
         }
         let mut next = indptr.clone();
-        let mut order: Vec<(u32, f64)> = vec![(0, 0.0); vals.len()];
-        for ((&r, &c), &v) in ri.iter().zip(ci).zip(vals) {
-            order[next[r]] = (c as u32, v);
-            next[r] += 1;
+        let mut order: Vec<(u32, f64)> = vec![(0, 0.0); total];
+        for p in parts {
+            for (r, c, v) in p.iter() {
+                order[next[r]] = (c as u32, v);
+                next[r] += 1;
+            }
         }
         drop(next);
         let mut out_ptr = Vec::with_capacity(rows + 1);
-        let mut indices = Vec::with_capacity(vals.len());
-        let mut values = Vec::with_capacity(vals.len());
+        let mut indices = Vec::with_capacity(total);
+        let mut values = Vec::with_capacity(total);
         out_ptr.push(0);
         for k in 0..rows {
             let row = &mut order[indptr[k]..indptr[k + 1]];
@@ -458,8 +541,10 @@ pub(crate) fn matrix_from_entries(
             )
         })?;
         let mut data: Vec<f64> = try_zeros(cells, path, size_line)?;
-        for ((&r, &c), &v) in ri.iter().zip(ci).zip(vals) {
-            data[r * cols + c] += v;
+        for p in parts {
+            for (r, c, v) in p.iter() {
+                data[r * cols + c] += v;
+            }
         }
         let d = DenseMatrix::from_vec(rows, cols, data)?;
         Ok(Matrix::Dense(d).into_best_format())

@@ -475,6 +475,52 @@ impl Entries {
     }
 }
 
+/// The CSR matrix of entries that are already in strictly increasing (row, column)
+/// order — what row-major writers such as SystemDS and this module produce — in one
+/// sequential pass; `None` when they are not.
+fn sorted_entries_to_csr(
+    rows: usize,
+    cols: usize,
+    parts: &[&Entries],
+    total: usize,
+    path: &Path,
+    size_line: usize,
+) -> Result<Option<CsrMatrix>> {
+    let mut last: Option<(usize, usize)> = None;
+    for p in parts {
+        for (&i, &j) in p.ri.iter().zip(&p.ci) {
+            if last.is_some_and(|l| l >= (i, j)) {
+                return Ok(None);
+            }
+            last = Some((i, j));
+        }
+    }
+    let mut indptr: Vec<usize> = try_zeros(rows.saturating_add(1), path, size_line)?;
+    let mut indices = Vec::with_capacity(total);
+    let mut values = Vec::with_capacity(total);
+    let mut row = 0;
+    for p in parts {
+        for (i, j, v) in p.iter() {
+            if v == 0.0 {
+                continue;
+            }
+            while row < i {
+                row += 1;
+                indptr[row] = indices.len();
+            }
+            indices.push(j as u32);
+            values.push(v);
+        }
+    }
+    while row < rows {
+        row += 1;
+        indptr[row] = indices.len();
+    }
+    Ok(Some(CsrMatrix::from_parts_unchecked(
+        rows, cols, indptr, indices, values,
+    )))
+}
+
 /// Builds a matrix in its best format from coordinate entries given in several parts
 /// (any order, duplicates summed). `size_line` is where errors about the declared size
 /// are reported.
@@ -487,6 +533,9 @@ pub(crate) fn matrix_from_entries(
 ) -> Result<Matrix> {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if prefer_sparse(rows, cols, total) && cols <= u32::MAX as usize {
+        if let Some(csr) = sorted_entries_to_csr(rows, cols, parts, total, path, size_line)? {
+            return Ok(Matrix::Sparse(csr).into_best_format());
+        }
         // Counting sort by row, then sort each row by column and sum duplicates.
         let mut indptr: Vec<usize> = try_zeros(rows.saturating_add(1), path, size_line)?;
         for p in parts {

@@ -786,3 +786,70 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The reader agrees with `CsrMatrix::from_triplets` on random entry lists: sorted or
+    /// not, with duplicates and explicit zeros, and symmetric mirroring.
+    #[test]
+    fn mm_reader_matches_triplet_reference(
+        rows in 1..12usize,
+        cols in 1..12usize,
+        raw in proptest::collection::vec((0..12usize, 0..12usize, prop_oneof![Just(0.0), -4.0..4.0f64]), 0..40),
+        sort in any::<bool>(),
+        symmetric in any::<bool>(),
+    ) {
+        let cols = if symmetric { rows } else { cols };
+        let mut entries: Vec<(usize, usize, f64)> =
+            raw.into_iter().map(|(i, j, v)| (i % rows, j % cols, v)).collect();
+        if sort {
+            entries.sort_by_key(|&(i, j, _)| (i, j));
+        }
+        let mut text = format!(
+            "%%MatrixMarket matrix coordinate real {}\n{rows} {cols} {}\n",
+            if symmetric { "symmetric" } else { "general" },
+            entries.len()
+        );
+        let mut reference = Vec::new();
+        for &(i, j, v) in &entries {
+            text.push_str(&format!("{} {} {v}\n", i + 1, j + 1));
+            reference.push((i, j, v));
+            if symmetric && i != j {
+                reference.push((j, i, v));
+            }
+        }
+        let want = Matrix::Sparse(CsrMatrix::from_triplets(rows, cols, &reference).unwrap());
+        let got = mm(&text).unwrap();
+        prop_assert!(got.approx_eq(&want, 1e-12));
+        if let Matrix::Sparse(s) = &got {
+            prop_assert!(!s.has_explicit_zeros());
+        }
+    }
+}
+
+#[test]
+fn mm_large_unsorted_with_duplicates() {
+    // Parallel pieces, entries in column-major order with every entry duplicated.
+    let (rows, cols) = (7000, 50);
+    let mut text = String::new();
+    let mut reference = Vec::new();
+    for j in 0..cols {
+        for i in (j % 7..rows).step_by(7) {
+            let v = (i * cols + j) as f64 * 0.5 - 100.0;
+            text.push_str(&format!(
+                "{} {} {v}\n{} {} {v}\n",
+                i + 1,
+                j + 1,
+                i + 1,
+                j + 1
+            ));
+            reference.push((i, j, 2.0 * v));
+        }
+    }
+    let n = text.lines().count();
+    let text = format!("%%MatrixMarket matrix coordinate real general\n{rows} {cols} {n}\n{text}");
+    assert!(text.len() > 1 << 20);
+    let want = Matrix::Sparse(CsrMatrix::from_triplets(rows, cols, &reference).unwrap());
+    assert!(mm(&text).unwrap().approx_eq(&want, 0.0));
+}

@@ -424,18 +424,20 @@ pub(crate) fn write_rows_parallel(
 }
 
 /// Allocates `n` zeros, or fails with a parse error instead of aborting when the declared
-/// size cannot be allocated (a corrupt header must not kill the process).
+/// size cannot be allocated (a corrupt header must not kill the process). The zeros come
+/// from `vec!`, i.e. from zeroed pages the OS maps lazily, so a large declared shape
+/// costs memory only where it is written.
 pub(crate) fn try_zeros<T: Clone + Default>(n: usize, path: &Path, line: usize) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
+    let mut probe: Vec<T> = Vec::new();
+    probe.try_reserve_exact(n).map_err(|_| {
         parse_error(
             path,
             line,
             format!("declared size ({n} elements) cannot be allocated"),
         )
     })?;
-    v.resize(n, T::default());
-    Ok(v)
+    drop(probe);
+    Ok(vec![T::default(); n])
 }
 
 /// Coordinate entries (0-based, in bounds) as parallel arrays.

@@ -35,7 +35,7 @@ impl Dtype {
         if bytes.len() < 3 {
             return None;
         }
-        let size: usize = descr[2..].parse().ok()?;
+        let size: usize = std::str::from_utf8(&bytes[2..]).ok()?.parse().ok()?;
         let big_endian = match bytes[0] {
             b'<' => false,
             b'>' => true,

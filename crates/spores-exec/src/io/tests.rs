@@ -435,6 +435,8 @@ fn npy_errors() {
         npy_bytes(1, &ok.replace("}", ", 'extra': 1}"), &one),
         npy_bytes(1, &format!("{ok} x"), &one),
         npy_bytes(1, &ok.replace("'descr'", "'descr"), &one),
+        npy_bytes(1, &ok.replace("<f8", "<\u{e9}8"), &one),
+        npy_bytes(1, &ok.replace("<f8", "\u{e9}"), &one),
     ];
     for b in bad {
         match npy(&b) {
@@ -736,7 +738,7 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(2000))]
 
     #[test]
     fn readers_never_panic_on_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {

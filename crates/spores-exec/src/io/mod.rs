@@ -1,1 +1,637 @@
 //! Matrix file formats: Matrix Market, CSV and NumPy `.npy`.
+//!
+//! [`read_matrix`] and [`write_matrix`] dispatch on a [`Format`]; each format module also
+//! exposes a `parse(bytes, path)` function on an in-memory buffer (the path is only used
+//! in error messages), which is what the readers call after loading the file in one read.
+//!
+//! Error policy: a file that cannot be opened or written is an [`ExecError::Io`] naming
+//! the path; any malformed content is an [`ExecError::Parse`] with the path and the
+//! 1-based line number (0 for the binary `.npy` format). The readers never panic on any
+//! input — the proptests in each module feed them random bytes and mutated files.
+//!
+//! Writes are atomic: the data goes to a temporary file in the target's directory, which
+//! is flushed, fsynced and renamed over the target, so a reader never sees half a file
+//! and a failed write leaves the old file in place.
+
+pub mod csv;
+pub mod matrix_market;
+pub mod npy;
+#[cfg(test)]
+mod tests;
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::error::{ExecError, Result};
+use crate::matrix::{prefer_sparse, CsrMatrix, DenseMatrix, Matrix};
+
+/// A matrix file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// NIST Matrix Market exchange format (`.mtx`, `.mm`), coordinate or array.
+    MatrixMarket,
+    /// Dense comma- (or otherwise-) separated values (`.csv`).
+    Csv,
+    /// NumPy's binary `.npy` array format.
+    Npy,
+}
+
+impl Format {
+    /// The format implied by a file's extension (case-insensitive): `.mtx`/`.mm`,
+    /// `.csv`, `.npy`. `None` for anything else.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "mtx" | "mm" => Some(Format::MatrixMarket),
+            "csv" => Some(Format::Csv),
+            "npy" => Some(Format::Npy),
+            _ => None,
+        }
+    }
+
+    /// The format named by DML's `read(..., format="...")` / `write(..., format="...")`
+    /// (case-insensitive): `"mm"` (also `"mtx"`, `"matrixmarket"`), `"csv"`, `"npy"`.
+    ///
+    /// SystemDS's `"text"` is its header-less `i j v` text-cell format, which is not
+    /// Matrix Market, so it is deliberately not accepted here (`None`), nor are
+    /// `"binary"`, `"libsvm"` or `"hdf5"`.
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name.to_ascii_lowercase().as_str() {
+            "mm" | "mtx" | "matrixmarket" | "matrix_market" => Some(Format::MatrixMarket),
+            "csv" => Some(Format::Csv),
+            "npy" => Some(Format::Npy),
+            _ => None,
+        }
+    }
+
+    /// The canonical DML name of the format (`"mm"`, `"csv"`, `"npy"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::MatrixMarket => "mm",
+            Format::Csv => "csv",
+            Format::Npy => "npy",
+        }
+    }
+}
+
+/// Options for [`read_matrix`]; only the CSV reader looks at them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadOptions {
+    /// The first line of a CSV file is a header (column names) and is skipped.
+    pub csv_header: bool,
+    /// CSV field separator.
+    pub csv_sep: char,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            csv_header: false,
+            csv_sep: ',',
+        }
+    }
+}
+
+/// Options for [`write_matrix`]; only the CSV writer looks at them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WriteOptions {
+    /// Write a header line `C1,C2,...` before the data (SystemDS's column names).
+    pub csv_header: bool,
+    /// CSV field separator.
+    pub csv_sep: char,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            csv_header: false,
+            csv_sep: ',',
+        }
+    }
+}
+
+/// Reads a matrix file. The result is in the format [`Matrix::into_best_format`] picks.
+pub fn read_matrix(path: &Path, format: Format, opts: &ReadOptions) -> Result<Matrix> {
+    let bytes = read_file(path)?;
+    match format {
+        Format::MatrixMarket => matrix_market::parse(&bytes, path),
+        Format::Csv => csv::parse(&bytes, path, opts.csv_header, opts.csv_sep),
+        Format::Npy => npy::parse(&bytes, path),
+    }
+}
+
+/// Writes a matrix file atomically (temporary file, fsync, rename).
+///
+/// Matrix Market files are always `coordinate real general`, as SystemDS writes them;
+/// CSV files are dense; `.npy` files are `<f8`, C order, two-dimensional.
+pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions) -> Result<()> {
+    write_atomic(path, |w| match format {
+        Format::MatrixMarket => matrix_market::write(m, w),
+        Format::Csv => csv::write(m, w, opts.csv_header, opts.csv_sep),
+        Format::Npy => npy::write(m, w),
+    })
+}
+
+/// The whole file in memory; a missing or unreadable file is an [`ExecError::Io`].
+fn read_file(path: &Path) -> Result<Vec<u8>> {
+    fs::read(path).map_err(|source| io_error(path, source))
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> ExecError {
+    ExecError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A parse error at a 1-based line.
+pub(crate) fn parse_error(path: &Path, line: usize, message: impl Into<String>) -> ExecError {
+    ExecError::Parse {
+        path: path.to_path_buf(),
+        line,
+        message: message.into(),
+    }
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Runs `body` on a buffered writer over a temporary file next to `path`, then fsyncs
+/// and renames it over `path`. On any failure the temporary file is removed.
+fn write_atomic(
+    path: &Path,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let file_name = path.file_name().ok_or_else(|| {
+        io_error(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path"),
+        )
+    })?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(file_name);
+    tmp_name.push(format!(
+        ".tmp.{}.{}",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let tmp = dir.join(tmp_name);
+    let result = (|| -> std::io::Result<()> {
+        let file = File::create(&tmp)?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        body(&mut w)?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable; not every platform can open a directory.
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|source| {
+        let _ = fs::remove_file(&tmp);
+        io_error(path, source)
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared text-parsing helpers.
+
+/// An error at a line of a chunk, counted from 0 within the chunk; the caller turns it
+/// into an [`ExecError::Parse`] with the global 1-based line number.
+pub(crate) struct LineError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl LineError {
+    pub fn new(line: usize, message: impl Into<String>) -> Self {
+        LineError {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// Iterator over the lines of a text with their 0-based index. A trailing `\r` is
+/// stripped; the empty piece after a final `\n` is not a line.
+pub(crate) struct Lines<'a> {
+    text: &'a [u8],
+    pos: usize,
+    index: usize,
+}
+
+/// The lines of `text`, see [`Lines`].
+pub(crate) fn lines(text: &[u8]) -> Lines<'_> {
+    Lines {
+        text,
+        pos: 0,
+        index: 0,
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = (usize, &'a [u8]);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.text.len() {
+            return None;
+        }
+        let rest = &self.text[self.pos..];
+        let (line, advance) = match rest.iter().position(|&b| b == b'\n') {
+            Some(p) => (&rest[..p], p + 1),
+            None => (rest, rest.len()),
+        };
+        self.pos += advance;
+        let index = self.index;
+        self.index += 1;
+        Some((index, line.strip_suffix(b"\r").unwrap_or(line)))
+    }
+}
+
+/// Below this size a text body is parsed on the calling thread.
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+/// Splits `text` at line boundaries into pieces for parallel parsing.
+fn split_pieces(text: &[u8]) -> Vec<&[u8]> {
+    let pieces = if text.len() < PARALLEL_MIN_BYTES {
+        1
+    } else {
+        (rayon::current_num_threads() * 8).clamp(1, text.len() / (PARALLEL_MIN_BYTES / 8))
+    };
+    let target = text.len().div_ceil(pieces).max(1);
+    let mut out = Vec::with_capacity(pieces + 1);
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + target).min(text.len());
+        if end < text.len() {
+            end = match text[end..].iter().position(|&b| b == b'\n') {
+                Some(p) => end + p + 1,
+                None => text.len(),
+            };
+        }
+        out.push(&text[start..end]);
+        start = end;
+    }
+    out
+}
+
+/// The result of parsing one piece of a text, with the piece and its first line number.
+pub(crate) struct Parsed<'a, T> {
+    pub value: T,
+    /// 1-based number of the piece's first line.
+    pub first_line: usize,
+    pub text: &'a [u8],
+}
+
+/// Parses `text` (whose first line has number `first_line`) in pieces split at line
+/// boundaries, in parallel when it is large. `f` parses one piece and returns its value
+/// and its number of lines (as [`lines`] counts them), or an error at a line of the
+/// piece. Results come back in order; the error reported is the earliest one in the file.
+pub(crate) fn parse_pieces<'a, T: Send>(
+    text: &'a [u8],
+    first_line: usize,
+    path: &Path,
+    f: impl Fn(&'a [u8]) -> std::result::Result<(T, usize), LineError> + Sync,
+) -> Result<Vec<Parsed<'a, T>>> {
+    let pieces = split_pieces(text);
+    let results: Vec<_> = if pieces.len() <= 1 {
+        pieces.iter().map(|p| f(p)).collect()
+    } else {
+        pieces.par_iter().map(|p| f(p)).collect()
+    };
+    let mut line = first_line;
+    let mut out = Vec::with_capacity(pieces.len());
+    for (text, result) in pieces.into_iter().zip(results) {
+        match result {
+            Ok((value, n)) => {
+                out.push(Parsed {
+                    value,
+                    first_line: line,
+                    text,
+                });
+                line += n;
+            }
+            Err(e) => return Err(parse_error(path, line + e.line, e.message)),
+        }
+    }
+    Ok(out)
+}
+
+/// Position just after the line that starts at `start` (past its `\n`), and the line
+/// without its line terminator.
+pub(crate) fn next_line(text: &[u8], start: usize) -> (usize, &[u8]) {
+    let rest = &text[start..];
+    let (line, next) = match rest.iter().position(|&b| b == b'\n') {
+        Some(p) => (&rest[..p], start + p + 1),
+        None => (rest, text.len()),
+    };
+    (next, line.strip_suffix(b"\r").unwrap_or(line))
+}
+
+/// Whether a line holds only ASCII whitespace.
+pub(crate) fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// Whitespace-separated fields of a line, without allocating.
+pub(crate) fn fields(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    line.split(|b| b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty())
+}
+
+/// Parses a non-negative decimal integer (digits only, optional leading `+`).
+pub(crate) fn parse_usize(field: &[u8]) -> Option<usize> {
+    let digits = field.strip_prefix(b"+").unwrap_or(field);
+    if digits.is_empty() || digits.len() > 20 {
+        return None;
+    }
+    let mut v: usize = 0;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add((b - b'0') as usize)?;
+    }
+    Some(v)
+}
+
+/// Parses a decimal floating-point number as Rust does (`1`, `-2.5e-3`, `inf`, `NaN`),
+/// also accepting Java's `Infinity` spelling, which SystemDS writes.
+pub(crate) fn parse_f64(field: &[u8]) -> Option<f64> {
+    let s = std::str::from_utf8(field).ok()?;
+    s.parse::<f64>().ok()
+}
+
+/// Appends `v` in a form that parses back to the same `f64` bits (except NaN payloads):
+/// Rust's shortest round-trip digits, in scientific notation for very large or small
+/// magnitudes, and Java's `Infinity`/`NaN` spellings so that SystemDS can read it.
+pub(crate) fn write_f64(w: &mut dyn Write, v: f64) -> std::io::Result<()> {
+    if v.is_nan() {
+        w.write_all(b"NaN")
+    } else if v.is_infinite() {
+        w.write_all(if v > 0.0 { b"Infinity" } else { b"-Infinity" })
+    } else {
+        let a = v.abs();
+        if a == 0.0 || (1e-5..1e16).contains(&a) {
+            write!(w, "{v}")
+        } else {
+            write!(w, "{v:e}")
+        }
+    }
+}
+
+/// Writes rows `0..rows` in order, formatting blocks of rows in parallel into memory
+/// buffers with `format_rows(range, buffer)`; at most a bounded number of blocks are held
+/// in memory at a time.
+pub(crate) fn write_rows_parallel(
+    w: &mut dyn Write,
+    rows: usize,
+    row_cost: usize,
+    format_rows: impl Fn(std::ops::Range<usize>, &mut Vec<u8>) -> std::io::Result<()> + Sync,
+) -> std::io::Result<()> {
+    // Aim for blocks of roughly 256K values.
+    let block = (262_144 / row_cost.max(1)).clamp(1, rows.max(1));
+    let blocks: Vec<std::ops::Range<usize>> = (0..rows)
+        .step_by(block)
+        .map(|s| s..(s + block).min(rows))
+        .collect();
+    let batch = (rayon::current_num_threads() * 4).max(1);
+    for group in blocks.chunks(batch) {
+        let buffers: Vec<std::io::Result<Vec<u8>>> = group
+            .par_iter()
+            .map(|r| {
+                let mut buf = Vec::new();
+                format_rows(r.clone(), &mut buf)?;
+                Ok(buf)
+            })
+            .collect();
+        for buf in buffers {
+            w.write_all(&buf?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Allocates `n` zeros, or fails with a parse error instead of aborting when the declared
+/// size cannot be allocated (a corrupt header must not kill the process). The zeros come
+/// from `vec!`, i.e. from zeroed pages the OS maps lazily, so a large declared shape
+/// costs memory only where it is written.
+pub(crate) fn try_zeros<T: Clone + Default>(n: usize, path: &Path, line: usize) -> Result<Vec<T>> {
+    let mut probe: Vec<T> = Vec::new();
+    probe.try_reserve_exact(n).map_err(|_| {
+        parse_error(
+            path,
+            line,
+            format!("declared size ({n} elements) cannot be allocated"),
+        )
+    })?;
+    drop(probe);
+    Ok(vec![T::default(); n])
+}
+
+/// Coordinate entries (0-based, in bounds) as parallel arrays.
+#[derive(Default)]
+pub(crate) struct Entries {
+    pub ri: Vec<usize>,
+    pub ci: Vec<usize>,
+    pub vals: Vec<f64>,
+}
+
+impl Entries {
+    pub fn with_capacity(n: usize) -> Self {
+        Entries {
+            ri: Vec::with_capacity(n),
+            ci: Vec::with_capacity(n),
+            vals: Vec::with_capacity(n),
+        }
+    }
+
+    #[inline]
+    pub fn push(&mut self, i: usize, j: usize, v: f64) {
+        self.ri.push(i);
+        self.ci.push(j);
+        self.vals.push(v);
+    }
+
+    fn len(&self) -> usize {
+        self.vals.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
+        self.ri
+            .iter()
+            .zip(&self.ci)
+            .zip(&self.vals)
+            .map(|((&i, &j), &v)| (i, j, v))
+    }
+}
+
+/// The CSR matrix of entries that are already in strictly increasing (row, column)
+/// order — what row-major writers such as SystemDS and this module produce — in one
+/// sequential pass; `None` when they are not.
+fn sorted_entries_to_csr(
+    rows: usize,
+    cols: usize,
+    parts: &[&Entries],
+    total: usize,
+    path: &Path,
+    size_line: usize,
+) -> Result<Option<CsrMatrix>> {
+    let mut last: Option<(usize, usize)> = None;
+    for p in parts {
+        for (&i, &j) in p.ri.iter().zip(&p.ci) {
+            if last.is_some_and(|l| l >= (i, j)) {
+                return Ok(None);
+            }
+            last = Some((i, j));
+        }
+    }
+    let mut indptr: Vec<usize> = try_zeros(rows.saturating_add(1), path, size_line)?;
+    let mut indices = Vec::with_capacity(total);
+    let mut values = Vec::with_capacity(total);
+    let mut row = 0;
+    for p in parts {
+        for (i, j, v) in p.iter() {
+            if v == 0.0 {
+                continue;
+            }
+            while row < i {
+                row += 1;
+                indptr[row] = indices.len();
+            }
+            indices.push(j as u32);
+            values.push(v);
+        }
+    }
+    while row < rows {
+        row += 1;
+        indptr[row] = indices.len();
+    }
+    Ok(Some(CsrMatrix::from_parts_unchecked(
+        rows, cols, indptr, indices, values,
+    )))
+}
+
+/// Builds a matrix in its best format from coordinate entries given in several parts
+/// (any order, duplicates summed). `size_line` is where errors about the declared size
+/// are reported.
+pub(crate) fn matrix_from_entries(
+    rows: usize,
+    cols: usize,
+    parts: &[&Entries],
+    path: &Path,
+    size_line: usize,
+) -> Result<Matrix> {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    if prefer_sparse(rows, cols, total) && cols <= u32::MAX as usize {
+        if let Some(csr) = sorted_entries_to_csr(rows, cols, parts, total, path, size_line)? {
+            return Ok(Matrix::Sparse(csr).into_best_format());
+        }
+        // Counting sort by row, then sort each row by column and sum duplicates.
+        let mut indptr: Vec<usize> = try_zeros(rows.saturating_add(1), path, size_line)?;
+        for p in parts {
+            for &r in &p.ri {
+                indptr[r + 1] += 1;
+            }
+        }
+        for k in 0..rows {
+            indptr[k + 1] += indptr[k];
+        }
+        let mut next = indptr.clone();
+        let mut order: Vec<(u32, f64)> = vec![(0, 0.0); total];
+        for p in parts {
+            for (r, c, v) in p.iter() {
+                order[next[r]] = (c as u32, v);
+                next[r] += 1;
+            }
+        }
+        drop(next);
+        let mut out_ptr = Vec::with_capacity(rows + 1);
+        let mut indices = Vec::with_capacity(total);
+        let mut values = Vec::with_capacity(total);
+        out_ptr.push(0);
+        for k in 0..rows {
+            let row = &mut order[indptr[k]..indptr[k + 1]];
+            if !row.is_sorted_by_key(|e| e.0) {
+                row.sort_unstable_by_key(|e| e.0);
+            }
+            let mut p = 0;
+            while p < row.len() {
+                let (c, mut v) = row[p];
+                p += 1;
+                while p < row.len() && row[p].0 == c {
+                    v += row[p].1;
+                    p += 1;
+                }
+                if v != 0.0 {
+                    indices.push(c);
+                    values.push(v);
+                }
+            }
+            out_ptr.push(indices.len());
+        }
+        let csr = CsrMatrix::from_parts_unchecked(rows, cols, out_ptr, indices, values);
+        Ok(Matrix::Sparse(csr).into_best_format())
+    } else {
+        let cells = rows.checked_mul(cols).ok_or_else(|| {
+            parse_error(
+                path,
+                size_line,
+                format!("{rows}x{cols} matrix is too large"),
+            )
+        })?;
+        let mut data: Vec<f64> = try_zeros(cells, path, size_line)?;
+        for p in parts {
+            for (r, c, v) in p.iter() {
+                data[r * cols + c] += v;
+            }
+        }
+        let d = DenseMatrix::from_vec(rows, cols, data)?;
+        Ok(Matrix::Dense(d).into_best_format())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static DIR_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+    /// A fresh, empty directory under the system temp dir, removed on drop.
+    pub struct TempDir(pub PathBuf);
+
+    impl TempDir {
+        pub fn new() -> TempDir {
+            let dir = std::env::temp_dir().join(format!(
+                "spores-io-test-{}-{}",
+                std::process::id(),
+                DIR_COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+
+        pub fn path(&self, name: &str) -> PathBuf {
+            self.0.join(name)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}

@@ -1,0 +1,857 @@
+//! Tests of the file formats: round trips, every malformed-input error with its line
+//! number, missing files, and no-panic fuzzing of every reader.
+
+use std::path::Path;
+
+use proptest::prelude::*;
+
+use super::test_util::TempDir;
+use super::*;
+use crate::error::ExecError;
+use crate::matrix::{CsrMatrix, DenseMatrix, Matrix};
+
+const P: &str = "test.file";
+
+fn mm(text: &str) -> Result<Matrix> {
+    matrix_market::parse(text.as_bytes(), Path::new(P))
+}
+
+fn csv_parse(text: &str) -> Result<Matrix> {
+    csv::parse(text.as_bytes(), Path::new(P), false, ',')
+}
+
+/// The 1-based line of a parse error (panics on anything else, as tests should).
+fn err_line(r: Result<Matrix>) -> usize {
+    match r {
+        Err(ExecError::Parse { line, path, .. }) => {
+            assert_eq!(path, Path::new(P));
+            line
+        }
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+fn dense(rows: usize, cols: usize, data: &[f64]) -> Matrix {
+    Matrix::Dense(DenseMatrix::from_vec(rows, cols, data.to_vec()).unwrap())
+}
+
+/// Exact equality of values (bits, except that all NaNs are equal), ignoring format.
+fn same_bits(a: &Matrix, b: &Matrix) -> bool {
+    a.shape() == b.shape()
+        && a.to_dense()
+            .data()
+            .iter()
+            .zip(b.to_dense().data())
+            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+}
+
+/// Equality of values where -0.0 == 0.0 (text formats drop implicit zeros' signs).
+fn same_values(a: &Matrix, b: &Matrix) -> bool {
+    a.shape() == b.shape()
+        && a.to_dense()
+            .data()
+            .iter()
+            .zip(b.to_dense().data())
+            .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
+}
+
+// ---------------------------------------------------------------------------------------
+// Format names.
+
+#[test]
+fn format_from_path_and_name() {
+    assert_eq!(
+        Format::from_path(Path::new("a/b.MTX")),
+        Some(Format::MatrixMarket)
+    );
+    assert_eq!(
+        Format::from_path(Path::new("x.mm")),
+        Some(Format::MatrixMarket)
+    );
+    assert_eq!(Format::from_path(Path::new("x.csv")), Some(Format::Csv));
+    assert_eq!(Format::from_path(Path::new("x.npy")), Some(Format::Npy));
+    assert_eq!(Format::from_path(Path::new("x.txt")), None);
+    assert_eq!(Format::from_path(Path::new("npy")), None);
+    assert_eq!(Format::from_name("MM"), Some(Format::MatrixMarket));
+    assert_eq!(Format::from_name("csv"), Some(Format::Csv));
+    assert_eq!(Format::from_name("npy"), Some(Format::Npy));
+    assert_eq!(Format::from_name("text"), None);
+    assert_eq!(Format::from_name("binary"), None);
+    for f in [Format::MatrixMarket, Format::Csv, Format::Npy] {
+        assert_eq!(Format::from_name(f.name()), Some(f));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Matrix Market.
+
+#[test]
+fn mm_coordinate_real_general() {
+    let m = mm("%%MatrixMarket matrix coordinate real general\n% a comment\n\n3 4 3\n1 1 1.5\n3 4 -2e3\n  2   2   7  \n")
+        .unwrap();
+    assert_eq!((m.rows(), m.cols()), (3, 4));
+    assert_eq!(m.get(0, 0), 1.5);
+    assert_eq!(m.get(2, 3), -2000.0);
+    assert_eq!(m.get(1, 1), 7.0);
+    assert_eq!(m.nnz(), 3);
+    assert!(m.is_sparse());
+}
+
+#[test]
+fn mm_sums_duplicates_and_handles_crlf() {
+    let m = mm(
+        "%%MatrixMarket matrix coordinate real general\r\n2 2 3\r\n1 2 1\r\n1 2 2.5\r\n2 1 1\r\n",
+    )
+    .unwrap();
+    assert_eq!(m.get(0, 1), 3.5);
+    assert_eq!(m.get(1, 0), 1.0);
+    assert_eq!(m.nnz(), 2);
+}
+
+#[test]
+fn mm_symmetric_skew_pattern_integer() {
+    let m = mm("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n3 1 2\n2 2 5\n")
+        .unwrap();
+    assert_eq!(m.get(0, 2), 2.0);
+    assert_eq!(m.get(2, 0), 2.0);
+    assert_eq!(m.get(0, 0), 4.0);
+    let m = mm("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n3 1 2\n").unwrap();
+    assert_eq!(m.get(2, 0), 2.0);
+    assert_eq!(m.get(0, 2), -2.0);
+    let m = mm("%%MatrixMarket matrix coordinate pattern general\n2 3 2\n1 3\n2 1\n").unwrap();
+    assert_eq!(m.get(0, 2), 1.0);
+    assert_eq!(m.get(1, 0), 1.0);
+    assert_eq!(m.nnz(), 2);
+    let m = mm("%%MatrixMarket matrix coordinate integer general\n1 2 1\n1 2 -7\n").unwrap();
+    assert_eq!(m.get(0, 1), -7.0);
+    let m = mm("%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 1\n").unwrap();
+    assert_eq!(m.get(0, 1), 1.0);
+    assert_eq!(m.get(1, 0), 1.0);
+}
+
+#[test]
+fn mm_array_column_major() {
+    let m = mm("%%MatrixMarket matrix array real general\n2 3\n1\n2\n3\n4\n5\n6\n").unwrap();
+    assert!(same_values(&m, &dense(2, 3, &[1., 3., 5., 2., 4., 6.])));
+    let m = mm("%%MatrixMarket matrix array integer symmetric\n3 3\n1\n2\n3\n4\n5\n6\n").unwrap();
+    assert!(same_values(
+        &m,
+        &dense(3, 3, &[1., 2., 3., 2., 4., 5., 3., 5., 6.])
+    ));
+    let m = mm("%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n").unwrap();
+    assert!(same_values(
+        &m,
+        &dense(3, 3, &[0., -1., -2., 1., 0., -3., 2., 3., 0.])
+    ));
+    let m = mm("%%MatrixMarket matrix array real general\n0 5\n").unwrap();
+    assert_eq!((m.rows(), m.cols()), (0, 5));
+}
+
+#[test]
+fn mm_case_insensitive_header_and_empty() {
+    let m = mm("%%matrixmarket MATRIX Coordinate Real General\n4 5 0\n").unwrap();
+    assert_eq!((m.rows(), m.cols(), m.nnz()), (4, 5, 0));
+    // SystemDS's empty-matrix marker.
+    let m = mm("%%MatrixMarket matrix coordinate real general\n4 5 0\n1 1 0\n").unwrap();
+    assert_eq!((m.rows(), m.cols(), m.nnz()), (4, 5, 0));
+}
+
+#[test]
+fn mm_dense_result_when_dense_enough() {
+    let m =
+        mm("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n1 2 2\n2 2 3\n").unwrap();
+    assert!(!m.is_sparse());
+    assert_eq!(m.get(1, 1), 3.0);
+}
+
+#[test]
+fn mm_errors_have_line_numbers() {
+    let h = "%%MatrixMarket matrix coordinate real general\n";
+    let cases: &[(String, usize)] = &[
+        ("".into(), 1),
+        ("3 3 1\n1 1 1\n".into(), 1),
+        ("%%MatrixMarket matrix coordinate real\n".into(), 1),
+        ("%%MatrixMarket vector coordinate real general\n".into(), 1),
+        ("%%MatrixMarket matrix sparse real general\n".into(), 1),
+        (
+            "%%MatrixMarket matrix coordinate complex general\n".into(),
+            1,
+        ),
+        (
+            "%%MatrixMarket matrix coordinate real hermitian\n".into(),
+            1,
+        ),
+        ("%%MatrixMarket matrix array pattern general\n".into(), 1),
+        (h.to_string(), 2),
+        (format!("{h}% only comments\n"), 3),
+        (format!("{h}% c\n3 3\n"), 3),
+        (format!("{h}3 -3 1\n"), 2),
+        (format!("{h}3 x 1\n"), 2),
+        (format!("{h}3 3 1 4\n"), 2),
+        (format!("{h}3 3 2\n1 1 1\n"), 4),
+        (format!("{h}3 3 2\n1 1 1\n% trailing comment"), 5),
+        (format!("{h}3 3 1\n1 1 1\n2 2 2\n"), 4),
+        (format!("{h}3 3 1\n% c\n\n4 1 1\n"), 5),
+        (format!("{h}3 3 1\n1 0 1\n"), 3),
+        (format!("{h}3 3 2\n1 1 1\n1 4 1\n"), 4),
+        (format!("{h}3 3 1\n1 1\n"), 3),
+        (format!("{h}3 3 1\n1 1 1 1\n"), 3),
+        (format!("{h}3 3 1\n1 1 abc\n"), 3),
+        (format!("{h}3 3 1\n1 1.5 1\n"), 3),
+        (format!("{h}3 3 1\n-1 1 1\n"), 3),
+        (
+            "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 1.5\n".into(),
+            3,
+        ),
+        (
+            "%%MatrixMarket matrix coordinate real symmetric\n3 4 1\n".into(),
+            2,
+        ),
+        (
+            "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 2 1\n".into(),
+            3,
+        ),
+        (
+            "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n".into(),
+            6,
+        ),
+        (
+            "%%MatrixMarket matrix array real general\n2 1\n1\n2\n3\n".into(),
+            5,
+        ),
+        (
+            "%%MatrixMarket matrix array real general\n2 1\n1 2\n".into(),
+            3,
+        ),
+        (
+            "%%MatrixMarket matrix array real general\n2 1\n1\nx\n".into(),
+            4,
+        ),
+        (
+            "%%MatrixMarket matrix array real general\n2 2 4\n".into(),
+            2,
+        ),
+        (
+            "%%MatrixMarket matrix array real general\n99999999999 99999999999\n".into(),
+            2,
+        ),
+        (format!("{h}99999999999999999999999 3 1\n"), 2),
+    ];
+    for (text, line) in cases {
+        assert_eq!(err_line(mm(text)), *line, "input:\n{text}");
+    }
+}
+
+#[test]
+fn mm_error_line_in_parallel_chunks() {
+    // Large enough to be split into several chunks; the bad entry is near the end.
+    let n = 200_000;
+    let mut text = format!("%%MatrixMarket matrix coordinate real general\n{n} 10 {n}\n");
+    for i in 1..=n {
+        if i == n - 5 {
+            text.push_str("1 11 1\n");
+        } else {
+            text.push_str(&format!("{i} {} {}.25\n", i % 10 + 1, i));
+        }
+    }
+    assert_eq!(err_line(mm(&text)), 2 + (n - 5));
+    // Too many entries, detected across chunks.
+    let text = text.replace("1 11 1\n", "1 1 1\n").replacen(
+        &format!("{n} 10 {n}"),
+        &format!("{n} 10 {}", n - 1),
+        1,
+    );
+    assert_eq!(err_line(mm(&text)), 2 + n);
+    let text = text.replacen(&format!("{n} 10 {}", n - 1), &format!("{n} 10 {n}"), 1);
+    let m = mm(&text).unwrap();
+    assert_eq!(m.rows(), n);
+    assert_eq!(m.get(n - 1, n % 10), n as f64 + 0.25);
+}
+
+// ---------------------------------------------------------------------------------------
+// CSV.
+
+#[test]
+fn csv_basic_header_sep_and_empty_fields() {
+    let m = csv_parse("1,2,3\n4,,6\n\n").unwrap();
+    assert!(same_values(&m, &dense(2, 3, &[1., 2., 3., 4., 0., 6.])));
+    let m = csv::parse(b"a;b\n 1 ; -2.5e1\r\n3;NaN", Path::new(P), true, ';').unwrap();
+    assert_eq!(m.get(0, 1), -25.0);
+    assert!(m.get(1, 1).is_nan());
+    let m = csv::parse("1\u{2016}2\n".as_bytes(), Path::new(P), false, '\u{2016}').unwrap();
+    assert_eq!((m.rows(), m.cols()), (1, 2));
+    let m = csv_parse("").unwrap();
+    assert_eq!((m.rows(), m.cols()), (0, 0));
+    let m = csv_parse("\u{feff}Infinity,-inf\n").unwrap();
+    assert_eq!(m.get(0, 0), f64::INFINITY);
+    assert_eq!(m.get(0, 1), f64::NEG_INFINITY);
+}
+
+#[test]
+fn csv_errors_have_line_numbers() {
+    assert_eq!(err_line(csv_parse("1,2\n3\n")), 2);
+    assert_eq!(err_line(csv_parse("1,2\n\n3,4,5\n")), 3);
+    assert_eq!(err_line(csv_parse("1,2\n3,x\n")), 2);
+    assert_eq!(
+        err_line(csv::parse(b"h\n1,2\n3,4,\n", Path::new(P), true, ',')),
+        3
+    );
+    // Across parallel chunks.
+    let mut text = String::new();
+    for i in 0..300_000 {
+        text.push_str(if i == 250_000 { "1,2\n" } else { "1,2,3\n" });
+    }
+    assert_eq!(err_line(csv_parse(&text)), 250_001);
+    let mut text = "1,2\n".repeat(300_000);
+    text.push_str("1,2,3\n");
+    assert_eq!(err_line(csv_parse(&text)), 300_001);
+}
+
+// ---------------------------------------------------------------------------------------
+// NumPy.
+
+/// Builds a `.npy` file by hand: version, header dict text and raw data.
+fn npy_bytes(major: u8, dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut out = b"\x93NUMPY".to_vec();
+    out.push(major);
+    out.push(0);
+    let header = format!("{dict}\n");
+    if major == 1 {
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    }
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+fn npy(bytes: &[u8]) -> Result<Matrix> {
+    npy::parse(bytes, Path::new(P))
+}
+
+#[test]
+fn npy_dtypes_orders_and_ranks() {
+    let f8: Vec<u8> = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let c = npy(&npy_bytes(
+        1,
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
+        &f8,
+    ))
+    .unwrap();
+    assert!(same_bits(&c, &dense(2, 3, &[1., 2., 3., 4., 5., 6.])));
+    let f = npy(&npy_bytes(
+        2,
+        "{\"descr\":\"<f8\",\"fortran_order\":True,\"shape\":(2,3)}",
+        &f8,
+    ))
+    .unwrap();
+    assert!(same_bits(&f, &dense(2, 3, &[1., 3., 5., 2., 4., 6.])));
+    let f4: Vec<u8> = [1.5f32, -2.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let v = npy(&npy_bytes(
+        3,
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+        &f4,
+    ))
+    .unwrap();
+    assert!(same_bits(&v, &dense(2, 1, &[1.5, -2.0])));
+    let i8: Vec<u8> = [-3i64, 1 << 40]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let v = npy(&npy_bytes(
+        1,
+        "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 2), }",
+        &i8,
+    ))
+    .unwrap();
+    assert!(same_bits(&v, &dense(1, 2, &[-3.0, (1u64 << 40) as f64])));
+    let i4: Vec<u8> = [7i32].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let s = npy(&npy_bytes(
+        1,
+        "{'descr': '<i4', 'fortran_order': False, 'shape': (), }",
+        &i4,
+    ))
+    .unwrap();
+    assert!(same_bits(&s, &dense(1, 1, &[7.0])));
+    let b = npy(&npy_bytes(
+        1,
+        "{'descr': '|b1', 'fortran_order': True, 'shape': (2, 2), }",
+        &[1, 0, 0, 1],
+    ))
+    .unwrap();
+    assert!(same_bits(&b, &dense(2, 2, &[1., 0., 0., 1.])));
+    let u = npy(&npy_bytes(
+        1,
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }",
+        &[255, 0, 7],
+    ))
+    .unwrap();
+    assert!(same_bits(&u, &dense(3, 1, &[255., 0., 7.])));
+    let be: Vec<u8> = [2.5f64].iter().flat_map(|v| v.to_be_bytes()).collect();
+    let v = npy(&npy_bytes(
+        1,
+        "{'descr': '>f8', 'fortran_order': False, 'shape': (1, 1), }",
+        &be,
+    ))
+    .unwrap();
+    assert_eq!(v.get(0, 0), 2.5);
+    let e = npy(&npy_bytes(
+        1,
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4), }",
+        &[],
+    ))
+    .unwrap();
+    assert_eq!((e.rows(), e.cols()), (0, 4));
+}
+
+#[test]
+fn npy_errors() {
+    let ok = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }";
+    let one = 1.0f64.to_le_bytes();
+    assert!(npy(&npy_bytes(1, ok, &one)).is_ok());
+    let bad: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"\x93NUMPX\x01\x00".to_vec(),
+        b"\x93NUMPY\x04\x00\x10\x00".to_vec(),
+        b"\x93NUMPY\x01\x00\xff".to_vec(),
+        b"\x93NUMPY\x01\x00\xff\x00{}".to_vec(),
+        npy_bytes(1, ok, &one[..7]),
+        npy_bytes(1, ok, &[one.as_slice(), &[0]].concat()),
+        npy_bytes(1, &ok.replace("<f8", "<c16"), &one),
+        npy_bytes(1, &ok.replace("<f8", "|f8"), &one),
+        npy_bytes(1, &ok.replace("<f8", "<f2"), &one),
+        npy_bytes(1, &ok.replace("(1, 1)", "(1, 1, 1)"), &one),
+        npy_bytes(1, &ok.replace("(1, 1)", "(1, x)"), &one),
+        npy_bytes(1, &ok.replace("(1, 1)", "(99999999999, 99999999999)"), &one),
+        npy_bytes(1, &ok.replace("False", "None"), &one),
+        npy_bytes(1, &ok.replace("'shape': (1, 1), ", ""), &one),
+        npy_bytes(1, &ok.replace("}", ", 'extra': 1}"), &one),
+        npy_bytes(1, &format!("{ok} x"), &one),
+        npy_bytes(1, &ok.replace("'descr'", "'descr"), &one),
+        npy_bytes(1, &ok.replace("<f8", "<\u{e9}8"), &one),
+        npy_bytes(1, &ok.replace("<f8", "\u{e9}"), &one),
+    ];
+    for b in bad {
+        match npy(&b) {
+            Err(ExecError::Parse { line: 0, .. }) => {}
+            other => panic!("{:?}: expected a parse error, got {other:?}", b),
+        }
+    }
+}
+
+#[test]
+fn npy_writer_header_is_aligned_and_numpy_shaped() {
+    let mut out = Vec::new();
+    npy::write(&dense(2, 3, &[0.0; 6]), &mut out).unwrap();
+    let header_len = u16::from_le_bytes([out[8], out[9]]) as usize;
+    assert_eq!((10 + header_len) % 64, 0);
+    assert_eq!(out.len(), 10 + header_len + 48);
+    let header = std::str::from_utf8(&out[10..10 + header_len]).unwrap();
+    assert!(header.starts_with("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }"));
+    assert!(header.ends_with('\n'));
+}
+
+// ---------------------------------------------------------------------------------------
+// Round trips through files, and file-level errors.
+
+/// Values that stress the text formats: negative, tiny, huge, subnormal, non-finite.
+const NASTY: &[f64] = &[
+    -1.0,
+    0.1,
+    1.0 / 3.0,
+    -2.5e-300,
+    1.7976931348623157e308,
+    5e-324,
+    -123456789.12345679,
+    1e16,
+    1e-5,
+    9999999999999998.0,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    f64::MIN_POSITIVE,
+    -0.0,
+    42.0,
+];
+
+fn test_matrices() -> Vec<Matrix> {
+    let mut out = vec![
+        dense(0, 0, &[]),
+        dense(1, 1, &[-7.25]),
+        dense(4, 4, &NASTY[..16]),
+        dense(16, 1, NASTY),
+        dense(1, 16, NASTY),
+    ];
+    let mut triplets = Vec::new();
+    for (k, &v) in NASTY.iter().enumerate() {
+        triplets.push((k * 7 % 50, k * 13 % 40, v));
+    }
+    let s = CsrMatrix::from_triplets(50, 40, &triplets).unwrap();
+    out.push(Matrix::Sparse(s));
+    out.push(Matrix::Sparse(CsrMatrix::zeros(30, 20)));
+    out
+}
+
+#[test]
+fn round_trips_all_formats() {
+    let dir = TempDir::new();
+    for (k, m) in test_matrices().iter().enumerate() {
+        for format in [Format::MatrixMarket, Format::Csv, Format::Npy] {
+            let path = dir.path(&format!("m{k}.{}", format.name()));
+            write_matrix(m, &path, format, &WriteOptions::default()).unwrap();
+            let back = read_matrix(&path, format, &ReadOptions::default()).unwrap();
+            if format == Format::Csv && m.rows() * m.cols() == 0 {
+                // An empty CSV file has no shape.
+                assert_eq!(back.shape().cells(), 0);
+                continue;
+            }
+            match format {
+                Format::Npy => assert!(same_bits(m, &back), "{format:?} {m:?} {back:?}"),
+                // Text formats keep the sign of -0.0 only in CSV (MM drops zeros).
+                Format::Csv => assert!(same_bits(m, &back), "{format:?} {m:?} {back:?}"),
+                Format::MatrixMarket => {
+                    assert!(same_values(m, &back), "{format:?} {m:?} {back:?}")
+                }
+            }
+            assert_eq!(
+                back.is_sparse(),
+                m.clone().into_best_format().is_sparse(),
+                "{format:?} format choice"
+            );
+        }
+    }
+    // CSV with header and another separator.
+    let opts = WriteOptions {
+        csv_header: true,
+        csv_sep: '\t',
+    };
+    let m = &test_matrices()[2];
+    let path = dir.path("h.csv");
+    write_matrix(m, &path, Format::Csv, &opts).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("C1\tC2\tC3\tC4\n"));
+    let ropts = ReadOptions {
+        csv_header: true,
+        csv_sep: '\t',
+    };
+    assert!(same_bits(
+        m,
+        &read_matrix(&path, Format::Csv, &ropts).unwrap()
+    ));
+    // No temporary files are left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn mm_writer_matches_systemds_layout() {
+    let m = dense(2, 3, &[0.0, 1.5, 0.0, -2.0, 0.0, 1e300]);
+    let mut out = Vec::new();
+    matrix_market::write(&m, &mut out).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "%%MatrixMarket matrix coordinate real general\n2 3 3\n1 2 1.5\n2 1 -2\n2 3 1e300\n"
+    );
+}
+
+#[test]
+fn missing_file_and_bad_target_are_io_errors() {
+    let dir = TempDir::new();
+    let missing = dir.path("nope.mtx");
+    for format in [Format::MatrixMarket, Format::Csv, Format::Npy] {
+        match read_matrix(&missing, format, &ReadOptions::default()) {
+            Err(e @ ExecError::Io { .. }) => assert!(e.to_string().contains("nope.mtx")),
+            other => panic!("expected an I/O error, got {other:?}"),
+        }
+    }
+    let in_missing_dir = dir.path("no/such/dir/x.csv");
+    let r = write_matrix(
+        &dense(1, 1, &[1.0]),
+        &in_missing_dir,
+        Format::Csv,
+        &WriteOptions::default(),
+    );
+    assert!(matches!(r, Err(ExecError::Io { .. })));
+}
+
+#[test]
+fn parse_errors_from_files_name_the_path() {
+    let dir = TempDir::new();
+    let path = dir.path("bad.mtx");
+    std::fs::write(
+        &path,
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n",
+    )
+    .unwrap();
+    match read_matrix(&path, Format::MatrixMarket, &ReadOptions::default()) {
+        Err(ExecError::Parse { path: p, line, .. }) => {
+            assert_eq!(p, path);
+            assert_eq!(line, 3);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn write_replaces_existing_file() {
+    let dir = TempDir::new();
+    let path = dir.path("x.npy");
+    write_matrix(
+        &dense(1, 1, &[1.0]),
+        &path,
+        Format::Npy,
+        &WriteOptions::default(),
+    )
+    .unwrap();
+    write_matrix(
+        &dense(1, 2, &[2.0, 3.0]),
+        &path,
+        Format::Npy,
+        &WriteOptions::default(),
+    )
+    .unwrap();
+    let m = read_matrix(&path, Format::Npy, &ReadOptions::default()).unwrap();
+    assert!(same_bits(&m, &dense(1, 2, &[2.0, 3.0])));
+}
+
+// ---------------------------------------------------------------------------------------
+// No panic on any input.
+
+fn valid_samples() -> Vec<(Format, Vec<u8>)> {
+    let mut out = vec![
+        (Format::MatrixMarket, b"%%MatrixMarket matrix coordinate real general\n% c\n3 4 3\n1 1 1.5\n3 4 -2e3\n2 2 7\n".to_vec()),
+        (Format::MatrixMarket, b"%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n".to_vec()),
+        (Format::MatrixMarket, b"%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n".to_vec()),
+        (Format::MatrixMarket, b"%%MatrixMarket matrix array integer general\n2 2\n1\n2\n3\n4\n".to_vec()),
+        (Format::Csv, b"1,2,3\n4,,6\n7,8,9\n".to_vec()),
+    ];
+    let mut buf = Vec::new();
+    npy::write(&dense(2, 2, &[1.0, -2.0, 0.0, 4.0]), &mut buf).unwrap();
+    out.push((Format::Npy, buf));
+    out
+}
+
+fn parse_any(format: Format, bytes: &[u8]) -> Result<Matrix> {
+    let path = Path::new(P);
+    match format {
+        Format::MatrixMarket => matrix_market::parse(bytes, path),
+        Format::Csv => csv::parse(bytes, path, false, ','),
+        Format::Npy => npy::parse(bytes, path),
+    }
+}
+
+/// Tokens that line mutations splice in: numbers at the edges of what is valid.
+const TOKENS: &[&str] = &[
+    "0",
+    "-1",
+    "1",
+    "3",
+    "4",
+    "5",
+    "1e400",
+    "nan",
+    "x",
+    "",
+    " ",
+    "%",
+    "%%MatrixMarket",
+    "18446744073709551616",
+    "4294967296",
+    ",",
+    "\n",
+    "\r",
+    "1.5",
+    "pattern",
+    "symmetric",
+    "array",
+    "\u{e9}",
+];
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    DeleteLine(usize),
+    DuplicateLine(usize),
+    SwapLines(usize, usize),
+    ReplaceToken(usize, usize, usize),
+    Truncate(usize),
+    FlipByte(usize, u8),
+}
+
+fn apply(bytes: &[u8], m: &Mutation) -> Vec<u8> {
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let n = lines.len();
+    match *m {
+        Mutation::DeleteLine(k) => {
+            lines.remove(k % n);
+        }
+        Mutation::DuplicateLine(k) => {
+            let l = lines[k % n].clone();
+            lines.insert(k % n, l);
+        }
+        Mutation::SwapLines(a, b) => lines.swap(a % n, b % n),
+        Mutation::ReplaceToken(k, t, tok) => {
+            let line = &mut lines[k % n];
+            let mut words: Vec<String> = line.split(' ').map(str::to_string).collect();
+            let len = words.len();
+            words[t % len] = TOKENS[tok % TOKENS.len()].to_string();
+            *line = words.join(" ");
+        }
+        Mutation::Truncate(k) => {
+            let mut b = bytes.to_vec();
+            b.truncate(k % (bytes.len() + 1));
+            return b;
+        }
+        Mutation::FlipByte(k, v) => {
+            let mut b = bytes.to_vec();
+            if !b.is_empty() {
+                let len = b.len();
+                b[k % len] = v;
+            }
+            return b;
+        }
+    }
+    lines.join("\n").into_bytes()
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        any::<usize>().prop_map(Mutation::DeleteLine),
+        any::<usize>().prop_map(Mutation::DuplicateLine),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
+        (any::<usize>(), any::<usize>(), any::<usize>())
+            .prop_map(|(a, b, c)| Mutation::ReplaceToken(a, b, c)),
+        any::<usize>().prop_map(Mutation::Truncate),
+        (any::<usize>(), any::<u8>()).prop_map(|(a, b)| Mutation::FlipByte(a, b)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn readers_never_panic_on_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        for format in [Format::MatrixMarket, Format::Csv, Format::Npy] {
+            let _ = parse_any(format, &bytes);
+        }
+        // Random bytes behind valid prefixes get further into each parser.
+        let mut b = b"%%MatrixMarket matrix coordinate real general\n".to_vec();
+        b.extend_from_slice(&bytes);
+        let _ = parse_any(Format::MatrixMarket, &b);
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend_from_slice(&bytes);
+        let _ = parse_any(Format::Npy, &b);
+    }
+
+    #[test]
+    fn readers_never_panic_on_mutated_files(sample in 0..6usize, muts in proptest::collection::vec(mutation(), 1..4)) {
+        let samples = valid_samples();
+        let (format, mut bytes) = samples[sample].clone();
+        for m in &muts {
+            bytes = apply(&bytes, m);
+        }
+        let _ = parse_any(format, &bytes);
+        let _ = csv::parse(&bytes, Path::new(P), true, ';');
+    }
+
+    #[test]
+    fn mm_csv_npy_round_trip_random(rows in 0..6usize, cols in 1..6usize, seed in any::<u64>()) {
+        let mut x = seed | 1;
+        let data: Vec<f64> = (0..rows * cols).map(|_| {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            if x % 3 == 0 { 0.0 } else { f64::from_bits(x) }
+        }).collect();
+        let m = dense(rows, cols, &data);
+        for format in [Format::MatrixMarket, Format::Csv, Format::Npy] {
+            let mut buf = Vec::new();
+            match format {
+                Format::MatrixMarket => matrix_market::write(&m, &mut buf).unwrap(),
+                Format::Csv => csv::write(&m, &mut buf, false, ',').unwrap(),
+                Format::Npy => npy::write(&m, &mut buf).unwrap(),
+            }
+            let back = parse_any(format, &buf).unwrap();
+            if format == Format::Csv && rows == 0 {
+                continue;
+            }
+            prop_assert!(same_values(&m, &back), "{:?}", format);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The reader agrees with `CsrMatrix::from_triplets` on random entry lists: sorted or
+    /// not, with duplicates and explicit zeros, and symmetric mirroring.
+    #[test]
+    fn mm_reader_matches_triplet_reference(
+        rows in 1..12usize,
+        cols in 1..12usize,
+        raw in proptest::collection::vec((0..12usize, 0..12usize, prop_oneof![Just(0.0), -4.0..4.0f64]), 0..40),
+        sort in any::<bool>(),
+        symmetric in any::<bool>(),
+    ) {
+        let cols = if symmetric { rows } else { cols };
+        let mut entries: Vec<(usize, usize, f64)> =
+            raw.into_iter().map(|(i, j, v)| (i % rows, j % cols, v)).collect();
+        if sort {
+            entries.sort_by_key(|&(i, j, _)| (i, j));
+        }
+        let mut text = format!(
+            "%%MatrixMarket matrix coordinate real {}\n{rows} {cols} {}\n",
+            if symmetric { "symmetric" } else { "general" },
+            entries.len()
+        );
+        let mut reference = Vec::new();
+        for &(i, j, v) in &entries {
+            text.push_str(&format!("{} {} {v}\n", i + 1, j + 1));
+            reference.push((i, j, v));
+            if symmetric && i != j {
+                reference.push((j, i, v));
+            }
+        }
+        let want = Matrix::Sparse(CsrMatrix::from_triplets(rows, cols, &reference).unwrap());
+        let got = mm(&text).unwrap();
+        prop_assert!(got.approx_eq(&want, 1e-12));
+        if let Matrix::Sparse(s) = &got {
+            prop_assert!(!s.has_explicit_zeros());
+        }
+    }
+}
+
+#[test]
+fn mm_large_unsorted_with_duplicates() {
+    // Parallel pieces, entries in column-major order with every entry duplicated.
+    let (rows, cols) = (7000, 50);
+    let mut text = String::new();
+    let mut reference = Vec::new();
+    for j in 0..cols {
+        for i in (j % 7..rows).step_by(7) {
+            let v = (i * cols + j) as f64 * 0.5 - 100.0;
+            text.push_str(&format!(
+                "{} {} {v}\n{} {} {v}\n",
+                i + 1,
+                j + 1,
+                i + 1,
+                j + 1
+            ));
+            reference.push((i, j, 2.0 * v));
+        }
+    }
+    let n = text.lines().count();
+    let text = format!("%%MatrixMarket matrix coordinate real general\n{rows} {cols} {n}\n{text}");
+    assert!(text.len() > 1 << 20);
+    let want = Matrix::Sparse(CsrMatrix::from_triplets(rows, cols, &reference).unwrap());
+    assert!(mm(&text).unwrap().approx_eq(&want, 0.0));
+}

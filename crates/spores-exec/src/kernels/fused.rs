@@ -54,6 +54,19 @@ fn check_factors(op: &str, x: Shape, u: &DenseMatrix, v: &DenseMatrix) -> Result
 fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> f64 {
     let k = u.cols();
     let blocks = matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS);
+    if let Matrix::Sparse(csr) = x {
+        macro_rules! fixed {
+            ($($k:literal)*) => {
+                match k {
+                    $($k => return crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
+                        cross_rows_fixed::<$k>(csr, u, v, range)
+                    }),)*
+                    _ => {}
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 8 10 12 16 20 24 25 30 32 40 50 64);
+    }
     crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
         let mut t = vec![0.0; k];
         let mut s = 0.0;
@@ -72,23 +85,55 @@ fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> f64 {
     })
 }
 
-/// `t(A) %*% A` as a row-major `k x k` buffer (rows of `A` in parallel blocks).
-fn gram(a: &DenseMatrix) -> Vec<f64> {
+/// [`cross_term`] over CSR rows `range` for a compile-time rank `K`: the `K`-vector
+/// accumulator lives in registers and the inner loops unroll completely.
+fn cross_rows_fixed<const K: usize>(
+    x: &crate::matrix::CsrMatrix,
+    u: &DenseMatrix,
+    v: &DenseMatrix,
+    range: std::ops::Range<usize>,
+) -> f64 {
+    let (vd, ud) = (v.data(), u.data());
+    let mut s = 0.0;
+    for i in range {
+        let (idx, val) = x.line(i);
+        let mut t = [0.0f64; K];
+        let mut any = false;
+        for (&j, &xv) in idx.iter().zip(val) {
+            if xv != 0.0 {
+                any = true;
+                let j = j as usize;
+                let vr: &[f64; K] = vd[j * K..(j + 1) * K].try_into().expect("K columns");
+                for p in 0..K {
+                    t[p] += xv * vr[p];
+                }
+            }
+        }
+        if any {
+            let ur: &[f64; K] = ud[i * K..(i + 1) * K].try_into().expect("K columns");
+            s += dot(ur, &t);
+        }
+    }
+    s
+}
+
+/// Upper triangle (`p <= q`) of `t(A) %*% A` as a row-major `k x k` buffer (the lower
+/// triangle is left zero), rows of `A` in parallel blocks.
+fn gram_upper(a: &DenseMatrix) -> Vec<f64> {
     let k = a.cols();
-    let blocks = uniform_blocks(a.rows(), k * k, rayon::current_num_threads());
+    let blocks = uniform_blocks(a.rows(), k * k / 2 + 1, rayon::current_num_threads());
     let partial: Vec<Vec<f64>> = blocks
         .into_par_iter()
         .map(|range| {
-            let mut g = vec![0.0; k * k];
-            for i in range {
-                let row = a.row(i);
-                for (p, &ap) in row.iter().enumerate() {
-                    if ap != 0.0 {
-                        axpy(ap, row, &mut g[p * k..(p + 1) * k]);
+            macro_rules! fixed {
+                ($($k:literal)*) => {
+                    match k {
+                        $($k => gram_upper_block::<$k>(a.data(), range),)*
+                        _ => gram_upper_block_dyn(a, range),
                     }
-                }
+                };
             }
-            g
+            fixed!(1 2 3 4 5 6 8 10 12 16 20 24 25 30 32 40 50 64)
         })
         .collect();
     let mut g = vec![0.0; k * k];
@@ -100,9 +145,47 @@ fn gram(a: &DenseMatrix) -> Vec<f64> {
     g
 }
 
-/// `sum((U %*% t(V))^2) = sum((t(U) %*% U) * (t(V) %*% V))`, in `O((m + n) k^2)`.
+fn gram_upper_block<const K: usize>(data: &[f64], range: std::ops::Range<usize>) -> Vec<f64> {
+    let mut g = vec![0.0; K * K];
+    for i in range {
+        let r: &[f64; K] = data[i * K..(i + 1) * K].try_into().expect("K columns");
+        for p in 0..K {
+            let ap = r[p];
+            let gp = &mut g[p * K..(p + 1) * K];
+            for q in p..K {
+                gp[q] += ap * r[q];
+            }
+        }
+    }
+    g
+}
+
+fn gram_upper_block_dyn(a: &DenseMatrix, range: std::ops::Range<usize>) -> Vec<f64> {
+    let k = a.cols();
+    let mut g = vec![0.0; k * k];
+    for i in range {
+        let row = a.row(i);
+        for (p, &ap) in row.iter().enumerate() {
+            axpy(ap, &row[p..], &mut g[p * k + p..(p + 1) * k]);
+        }
+    }
+    g
+}
+
+/// `sum((U %*% t(V))^2) = sum((t(U) %*% U) * (t(V) %*% V))`, in `O((m + n) k^2)`; both
+/// Gram matrices are symmetric, so only their upper triangles are computed.
 fn low_rank_sum_sq(u: &DenseMatrix, v: &DenseMatrix) -> f64 {
-    gram(u).iter().zip(gram(v)).map(|(a, b)| a * b).sum()
+    let k = u.cols();
+    let (gu, gv) = rayon::join(|| gram_upper(u), || gram_upper(v));
+    let mut diag = 0.0;
+    let mut off = 0.0;
+    for p in 0..k {
+        diag += gu[p * k + p] * gv[p * k + p];
+        for q in p + 1..k {
+            off += gu[p * k + q] * gv[p * k + q];
+        }
+    }
+    diag + 2.0 * off
 }
 
 /// `Σ_ij f(x_ij, u_i · v_j)` over every cell of a dense `X`.
@@ -493,7 +576,7 @@ mod tests {
     #[test]
     fn fused_match_unfused_sparse_and_dense() {
         for (m, n) in [(40, 30), (1, 20), (20, 1), (1, 1), (7, 9)] {
-            for k in [1, 2, 5, 20] {
+            for k in [1, 2, 5, 7, 20] {
                 for (density, sparse) in [(0.05, true), (0.3, true), (1.0, false), (0.2, false)] {
                     let x = random(m, n, density, sparse, (m * 7 + n + k) as u64);
                     check_all(&x, k, 11 + k as u64);

@@ -5,4 +5,9 @@
 //! Kernels parallelize with rayon above a size threshold and keep sparse results
 //! sparse wherever the operator maps zero to zero.
 
+pub mod aggregate;
+pub mod elementwise;
+mod ew_common;
+pub mod fused;
 pub mod structural;
+pub mod unary;

@@ -1,0 +1,735 @@
+//! Fused kernels: expressions over a (usually sparse) matrix `X` and a low-rank product
+//! `U %*% t(V)` computed in one pass over `X` without ever forming the dense `m x n`
+//! intermediate. These are the physical operators the optimizer rewrites
+//! `sum(X * (U %*% t(V)))`, `sum((X - U %*% t(V))^2)` and friends into.
+//!
+//! Shapes: `X` is `m x n`, `U` is `m x k`, `V` is `n x k` (row `j` of `V` is column `j`
+//! of `t(V)`), so cell `(i, j)` of `U %*% t(V)` is the rank-`k` dot `u_i · v_j`.
+//! The cost is linear in the non-zeros of `X` (and of a weight matrix) times `k`; the
+//! squared-loss kernels add `O((m + n) k^2)` for the Gram matrices `t(U) %*% U` and
+//! `t(V) %*% V`. Dense `X` is handled cell by cell (`O(m n k)`, the same as the unfused
+//! plan but without the intermediate).
+//!
+//! As in the element-wise kernels, a zero cell of `X` (or of a weight) multiplies the
+//! low-rank term to exactly zero even if that term is NaN or infinite.
+
+use rayon::prelude::*;
+
+use crate::error::{ExecError, Result};
+use crate::kernels::aggregate::{sum_rows, sum_sq};
+use crate::kernels::ew_common::{
+    axpy, dot, for_union, map_stored, matrix_blocks, par_dense, row_view, uniform_blocks,
+    with_pattern_of,
+};
+use crate::matrix::{DenseMatrix, Matrix, Shape};
+
+/// Checks `X` (`m x n`) against `U` (`m x k`) and `V` (`n x k`).
+fn check_factors(op: &str, x: Shape, u: &DenseMatrix, v: &DenseMatrix) -> Result<()> {
+    if u.rows() != x.rows {
+        return Err(ExecError::shape_mismatch(
+            format!("{op} (rows of X vs rows of U)"),
+            x,
+            u.shape(),
+        ));
+    }
+    if v.rows() != x.cols {
+        return Err(ExecError::shape_mismatch(
+            format!("{op} (columns of X vs rows of V)"),
+            x,
+            v.shape(),
+        ));
+    }
+    if u.cols() != v.cols() {
+        return Err(ExecError::shape_mismatch(
+            format!("{op} (rank of U vs rank of V)"),
+            u.shape(),
+            v.shape(),
+        ));
+    }
+    Ok(())
+}
+
+/// `Σ_ij x_ij (u_i · v_j)` over the non-zeros of `X`: per row, `t = Σ_j x_ij v_j` (a
+/// `k`-vector that stays in cache) and then one dot with `u_i`.
+fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> f64 {
+    let k = u.cols();
+    let blocks = matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS);
+    if let Matrix::Sparse(csr) = x {
+        macro_rules! fixed {
+            ($($k:literal)*) => {
+                match k {
+                    $($k => return crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
+                        cross_rows_dispatch::<$k>(csr, u, v, range)
+                    }),)*
+                    _ => {}
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 8 10 12 16 20 24 25 30 32 40 50 64);
+    }
+    crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
+        let mut t = vec![0.0; k];
+        let mut s = 0.0;
+        for i in range {
+            t.fill(0.0);
+            let mut any = false;
+            row_view(x, i).for_each_nz(|j, xv| {
+                any = true;
+                axpy(xv, v.row(j), &mut t)
+            });
+            if any {
+                s += dot(u.row(i), &t);
+            }
+        }
+        s
+    })
+}
+
+/// Runs [`cross_rows_fixed`] with AVX2 + FMA when the CPU has them (the crate is built
+/// for baseline x86-64, whose SSE2 halves the arithmetic throughput of this
+/// compute-bound loop), else the portable build.
+#[inline]
+fn cross_rows_dispatch<const K: usize>(
+    x: &crate::matrix::CsrMatrix,
+    u: &DenseMatrix,
+    v: &DenseMatrix,
+    range: std::ops::Range<usize>,
+) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports the features the function is compiled for.
+            return unsafe { cross_rows_avx2_fma::<K>(x, u, v, range) };
+        }
+    }
+    cross_rows_fixed::<K, false>(x, u, v, range)
+}
+
+/// [`cross_rows_fixed`] compiled with AVX2 and FMA enabled.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn cross_rows_avx2_fma<const K: usize>(
+    x: &crate::matrix::CsrMatrix,
+    u: &DenseMatrix,
+    v: &DenseMatrix,
+    range: std::ops::Range<usize>,
+) -> f64 {
+    cross_rows_fixed::<K, true>(x, u, v, range)
+}
+
+/// [`cross_term`] over CSR rows `range` for a compile-time rank `K`: the `K`-vector
+/// accumulator lives in registers and the inner loops unroll completely. `FMA` selects
+/// fused multiply-adds (only where the caller is compiled with hardware FMA; the
+/// software fallback would be slow).
+#[inline(always)]
+fn cross_rows_fixed<const K: usize, const FMA: bool>(
+    x: &crate::matrix::CsrMatrix,
+    u: &DenseMatrix,
+    v: &DenseMatrix,
+    range: std::ops::Range<usize>,
+) -> f64 {
+    let (vd, ud) = (v.data(), u.data());
+    let mut s = 0.0;
+    for i in range {
+        let (idx, val) = x.line(i);
+        let mut t = [0.0f64; K];
+        let mut any = false;
+        for (&j, &xv) in idx.iter().zip(val) {
+            if xv != 0.0 {
+                any = true;
+                let j = j as usize;
+                let vr: &[f64; K] = vd[j * K..(j + 1) * K].try_into().expect("K columns");
+                for p in 0..K {
+                    t[p] = if FMA {
+                        xv.mul_add(vr[p], t[p])
+                    } else {
+                        t[p] + xv * vr[p]
+                    };
+                }
+            }
+        }
+        if any {
+            let ur: &[f64; K] = ud[i * K..(i + 1) * K].try_into().expect("K columns");
+            s += dot(ur, &t);
+        }
+    }
+    s
+}
+
+/// Upper triangle (`p <= q`) of `t(A) %*% A` as a row-major `k x k` buffer (the lower
+/// triangle is left zero), rows of `A` in parallel blocks.
+fn gram_upper(a: &DenseMatrix) -> Vec<f64> {
+    let k = a.cols();
+    let blocks = uniform_blocks(a.rows(), k * k / 2 + 1, rayon::current_num_threads());
+    let partial: Vec<Vec<f64>> = blocks
+        .into_par_iter()
+        .map(|range| {
+            macro_rules! fixed {
+                ($($k:literal)*) => {
+                    match k {
+                        $($k => gram_upper_block::<$k>(a.data(), range),)*
+                        _ => gram_upper_block_dyn(a, range),
+                    }
+                };
+            }
+            fixed!(1 2 3 4 5 6 8 10 12 16 20 24 25 30 32 40 50 64)
+        })
+        .collect();
+    let mut g = vec![0.0; k * k];
+    for part in partial {
+        for (x, y) in g.iter_mut().zip(part) {
+            *x += y;
+        }
+    }
+    g
+}
+
+fn gram_upper_block<const K: usize>(data: &[f64], range: std::ops::Range<usize>) -> Vec<f64> {
+    let mut g = vec![0.0; K * K];
+    for i in range {
+        let r: &[f64; K] = data[i * K..(i + 1) * K].try_into().expect("K columns");
+        for p in 0..K {
+            let ap = r[p];
+            let gp = &mut g[p * K..(p + 1) * K];
+            for q in p..K {
+                gp[q] += ap * r[q];
+            }
+        }
+    }
+    g
+}
+
+fn gram_upper_block_dyn(a: &DenseMatrix, range: std::ops::Range<usize>) -> Vec<f64> {
+    let k = a.cols();
+    let mut g = vec![0.0; k * k];
+    for i in range {
+        let row = a.row(i);
+        for (p, &ap) in row.iter().enumerate() {
+            axpy(ap, &row[p..], &mut g[p * k + p..(p + 1) * k]);
+        }
+    }
+    g
+}
+
+/// `sum((U %*% t(V))^2) = sum((t(U) %*% U) * (t(V) %*% V))`, in `O((m + n) k^2)`; both
+/// Gram matrices are symmetric, so only their upper triangles are computed.
+fn low_rank_sum_sq(u: &DenseMatrix, v: &DenseMatrix) -> f64 {
+    let k = u.cols();
+    let (gu, gv) = rayon::join(|| gram_upper(u), || gram_upper(v));
+    let mut diag = 0.0;
+    let mut off = 0.0;
+    for p in 0..k {
+        diag += gu[p * k + p] * gv[p * k + p];
+        for q in p + 1..k {
+            off += gu[p * k + q] * gv[p * k + q];
+        }
+    }
+    diag + 2.0 * off
+}
+
+/// `Σ_ij f(x_ij, u_i · v_j)` over every cell of a dense `X`.
+fn dense_cells(
+    x: &DenseMatrix,
+    u: &DenseMatrix,
+    v: &DenseMatrix,
+    f: impl Fn(f64, f64) -> f64 + Sync,
+) -> f64 {
+    let blocks = uniform_blocks(
+        x.rows(),
+        x.cols() * (u.cols() + 1),
+        crate::kernels::ew_common::MAX_BLOCKS,
+    );
+    crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
+        let mut s = 0.0;
+        for i in range {
+            let ui = u.row(i);
+            for (j, &xv) in x.row(i).iter().enumerate() {
+                s += f(xv, dot(ui, v.row(j)));
+            }
+        }
+        s
+    })
+}
+
+/// `sum(X * (U %*% t(V)))` in one pass over the non-zeros of `X`, without the dense
+/// product: linear in `nnz(X) * k`.
+///
+/// Errors when `U` is not `m x k` or `V` not `n x k`.
+pub fn sddmm_sum(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
+    check_factors("sddmm_sum", x.shape(), u, v)?;
+    Ok(cross_term(x, u, v))
+}
+
+/// `X * (U %*% t(V))` with `X`'s sparsity pattern (the sampled dense-dense product):
+/// only the cells where `X` is non-zero compute a rank-`k` dot. Returned in its best
+/// format (sparse for a sparse `X`).
+pub fn sddmm(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<Matrix> {
+    check_factors("sddmm", x.shape(), u, v)?;
+    Ok(match x {
+        Matrix::Sparse(s) => {
+            let values = map_stored(s, |i, j, xv| {
+                if xv == 0.0 {
+                    0.0
+                } else {
+                    xv * dot(u.row(i), v.row(j))
+                }
+            });
+            with_pattern_of(s, values)
+        }
+        Matrix::Dense(d) => {
+            let cols = d.cols();
+            let out = par_dense(d.rows(), cols, u.cols() + 1, |range, out| {
+                for (k, i) in range.enumerate() {
+                    let o = &mut out[k * cols..(k + 1) * cols];
+                    for (j, (o, &xv)) in o.iter_mut().zip(d.row(i)).enumerate() {
+                        if xv != 0.0 {
+                            *o = xv * dot(u.row(i), v.row(j));
+                        }
+                    }
+                }
+            });
+            Matrix::Dense(out).into_best_format()
+        }
+    })
+}
+
+/// Which weighting of the squared loss [`wsloss`] computes (SystemDS's `wsloss`
+/// variants).
+#[derive(Clone, Copy, Debug)]
+pub enum WeightKind<'a> {
+    /// `sum((X - U %*% t(V))^2)`
+    None,
+    /// `sum(W * (X - U %*% t(V))^2)` (post-weighting; `W` is `m x n`)
+    Post(&'a Matrix),
+    /// `sum((X != 0) * (X - U %*% t(V))^2)` (loss over the observed cells only)
+    PostNz,
+    /// `sum((X - W * (U %*% t(V)))^2)` (pre-weighting; `W` is `m x n`)
+    Pre(&'a Matrix),
+}
+
+/// Weighted squared loss of a low-rank model, without the dense `U %*% t(V)`:
+///
+/// * `None`: `sum(X^2) - 2 sum(X * UV') + sum((t(U)%*%U) * (t(V)%*%V))` for a sparse
+///   `X` (linear in `nnz(X) k` plus `O((m + n) k^2)`); cell by cell for a dense `X`.
+/// * `Post(W)`: `Σ_{w_ij != 0} w_ij (x_ij - u_i·v_j)^2`, one merge of `W`'s and `X`'s
+///   rows; dots only at `W`'s non-zeros.
+/// * `PostNz`: `Σ_{x_ij != 0} (x_ij - u_i·v_j)^2`.
+/// * `Pre(W)`: `Σ_{w_ij != 0} (x_ij - w_ij u_i·v_j)^2 + Σ_{w_ij = 0} x_ij^2`, i.e. the
+///   expansion `sum(X^2) - 2 sum(X * W * UV') + sum((W * UV')^2)` restricted to `W`'s
+///   non-zeros, evaluated per cell in one merge of `W`'s and `X`'s rows so the large
+///   terms never cancel.
+///
+/// Errors when the factor or weight shapes do not fit `X`.
+pub fn wsloss(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix, w: WeightKind) -> Result<f64> {
+    check_factors("wsloss", x.shape(), u, v)?;
+    let n = x.cols();
+    let check_w = |w: &Matrix| {
+        if w.shape() == x.shape() {
+            Ok(())
+        } else {
+            Err(ExecError::shape_mismatch(
+                "wsloss (W vs X)",
+                w.shape(),
+                x.shape(),
+            ))
+        }
+    };
+    Ok(match w {
+        WeightKind::None => match x {
+            Matrix::Sparse(_) => sum_sq(x) - 2.0 * cross_term(x, u, v) + low_rank_sum_sq(u, v),
+            Matrix::Dense(d) => dense_cells(d, u, v, |xv, uv| (xv - uv) * (xv - uv)),
+        },
+        WeightKind::PostNz => sum_rows(x, |i| {
+            let ui = u.row(i);
+            let mut s = 0.0;
+            row_view(x, i).for_each_nz(|j, xv| {
+                let r = xv - dot(ui, v.row(j));
+                s += r * r;
+            });
+            s
+        }),
+        WeightKind::Post(w) => {
+            check_w(w)?;
+            sum_rows(w, |i| {
+                let ui = u.row(i);
+                let mut s = 0.0;
+                for_union(n, row_view(w, i), row_view(x, i), |j, wv, xv| {
+                    if wv != 0.0 {
+                        let r = xv - dot(ui, v.row(j));
+                        s += wv * r * r;
+                    }
+                });
+                s
+            })
+        }
+        WeightKind::Pre(w) => {
+            check_w(w)?;
+            sum_rows(w, |i| {
+                let ui = u.row(i);
+                let mut s = 0.0;
+                for_union(n, row_view(w, i), row_view(x, i), |j, wv, xv| {
+                    let r = if wv != 0.0 {
+                        xv - wv * dot(ui, v.row(j))
+                    } else {
+                        xv
+                    };
+                    s += r * r;
+                });
+                s
+            })
+        }
+    })
+}
+
+/// `sum((X + U %*% t(V))^2)`, the sign-flipped variant SystemDS has no fused operator
+/// for: `sum(X^2) + 2 sum(X * UV') + sum((t(U)%*%U) * (t(V)%*%V))` for a sparse `X`,
+/// cell by cell for a dense one. Same cost as [`wsloss`] with `WeightKind::None`.
+pub fn wsloss_plus(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
+    check_factors("wsloss_plus", x.shape(), u, v)?;
+    Ok(match x {
+        Matrix::Sparse(_) => sum_sq(x) + 2.0 * cross_term(x, u, v) + low_rank_sum_sq(u, v),
+        Matrix::Dense(d) => dense_cells(d, u, v, |xv, uv| (xv + uv) * (xv + uv)),
+    })
+}
+
+/// The matrix-multiplication chain `t(X) %*% (X %*% v)` (`w = None`) or
+/// `t(X) %*% (w * (X %*% v))`, in one pass over the rows of `X`: for row `i`,
+/// `q = x_i · v` (a `k`-vector), `q *= w_i`, then `acc += x_i^T q` into a per-block
+/// `n x k` accumulator; the accumulators (one per thread at most) are summed at the end.
+/// Neither `X %*% v` nor `t(X)` is materialized.
+///
+/// `v` is `n x k` (any `k`, including the usual `k = 1`), `w` is `m x 1`; the result is
+/// `n x k`. Errors on shape mismatches.
+pub fn mmchain(x: &Matrix, v: &DenseMatrix, w: Option<&DenseMatrix>) -> Result<DenseMatrix> {
+    let (m, n, k) = (x.rows(), x.cols(), v.cols());
+    if v.rows() != n {
+        return Err(ExecError::shape_mismatch(
+            "mmchain (X %*% v)",
+            x.shape(),
+            v.shape(),
+        ));
+    }
+    if let Some(w) = w {
+        if w.rows() != m || w.cols() != 1 {
+            return Err(ExecError::shape_mismatch(
+                "mmchain (w * (X %*% v))",
+                w.shape(),
+                Shape::new(m, k),
+            ));
+        }
+    }
+    let blocks = matrix_blocks(x, rayon::current_num_threads());
+    let partial: Vec<Vec<f64>> = blocks
+        .into_par_iter()
+        .map(|range| {
+            let mut acc = vec![0.0; n * k];
+            let mut q = vec![0.0; k];
+            for i in range {
+                let row = row_view(x, i);
+                let scale = w.map_or(1.0, |w| w.data()[i]);
+                if k == 1 {
+                    let vd = v.data();
+                    let mut s = 0.0;
+                    row.for_each_nz(|j, xv| s += xv * vd[j]);
+                    s *= scale;
+                    if s != 0.0 {
+                        row.for_each_nz(|j, xv| acc[j] += xv * s);
+                    }
+                } else {
+                    q.fill(0.0);
+                    row.for_each_nz(|j, xv| axpy(xv, v.row(j), &mut q));
+                    for qv in q.iter_mut() {
+                        *qv *= scale;
+                    }
+                    row.for_each_nz(|j, xv| axpy(xv, &q, &mut acc[j * k..(j + 1) * k]));
+                }
+            }
+            acc
+        })
+        .collect();
+    let mut out = vec![0.0; n * k];
+    for part in partial {
+        for (o, p) in out.iter_mut().zip(part) {
+            *o += p;
+        }
+    }
+    DenseMatrix::from_vec(n, k, out)
+}
+
+/// `P * (1 - P)` (SystemDS's `sprop`, the variance of a Bernoulli probability), in one
+/// pass. Zero maps to zero, so a sparse `P` stays sparse (cells where `P` is 1 become
+/// zero and are dropped).
+pub fn sprop(p: &Matrix) -> Matrix {
+    let f = |v: f64| v * (1.0 - v);
+    match p {
+        Matrix::Sparse(s) => with_pattern_of(s, map_stored(s, |_, _, v| f(v))),
+        Matrix::Dense(d) => {
+            let cols = d.cols();
+            let out = par_dense(d.rows(), cols, 1, |range, out| {
+                let src = &d.data()[range.start * cols..range.end * cols];
+                for (o, &v) in out.iter_mut().zip(src) {
+                    *o = f(v);
+                }
+            });
+            Matrix::Dense(out).into_best_format()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::elementwise::tests::random;
+    use crate::matrix::{approx_eq_f64, CsrMatrix};
+    use proptest::prelude::*;
+
+    const RTOL: f64 = 1e-9;
+
+    fn factor(rows: usize, k: usize, seed: u64) -> DenseMatrix {
+        random(rows, k, 1.0, false, seed).into_dense()
+    }
+
+    /// Dense `U %*% t(V)` built the slow way.
+    fn uvt(u: &DenseMatrix, v: &DenseMatrix) -> DenseMatrix {
+        DenseMatrix::from_fn(u.rows(), v.rows(), |i, j| {
+            (0..u.cols()).map(|p| u.get(i, p) * v.get(j, p)).sum()
+        })
+    }
+
+    fn cells(m: &Matrix) -> Vec<f64> {
+        m.to_dense().into_vec()
+    }
+
+    fn close(got: f64, want: f64, what: &str) {
+        assert!(
+            approx_eq_f64(got, want, RTOL),
+            "{what}: got {got}, want {want}"
+        );
+    }
+
+    /// Every fused kernel against the unfused computation for one X.
+    fn check_all(x: &Matrix, k: usize, seed: u64) {
+        let (m, n) = (x.rows(), x.cols());
+        let u = factor(m, k, seed);
+        let v = factor(n, k, seed + 1);
+        let uv = uvt(&u, &v);
+        let xs = cells(x);
+        let uvs = uv.data();
+        let w_sparse = random(m, n, 0.2, true, seed + 2);
+        let w_dense = random(m, n, 0.7, false, seed + 3);
+
+        let want: f64 = xs
+            .iter()
+            .zip(uvs)
+            .map(|(a, b)| if *a == 0.0 { 0.0 } else { a * b })
+            .sum();
+        close(sddmm_sum(x, &u, &v).unwrap(), want, "sddmm_sum");
+
+        let got = sddmm(x, &u, &v).unwrap();
+        let want_m = DenseMatrix::from_fn(m, n, |i, j| {
+            let xv = x.get(i, j);
+            if xv == 0.0 {
+                0.0
+            } else {
+                xv * uv.get(i, j)
+            }
+        });
+        assert!(got.approx_eq(&Matrix::Dense(want_m), RTOL), "sddmm");
+        assert_eq!(
+            got.is_sparse(),
+            crate::matrix::prefer_sparse(m, n, got.nnz()),
+            "sddmm result in best format"
+        );
+        if x.is_sparse() && x.density() < 0.3 && n > 1 && m > 0 {
+            assert!(got.is_sparse(), "sddmm keeps a sparse X sparse");
+            assert!(got.nnz() <= x.nnz());
+        }
+
+        let want: f64 = xs.iter().zip(uvs).map(|(a, b)| (a - b) * (a - b)).sum();
+        close(
+            wsloss(x, &u, &v, WeightKind::None).unwrap(),
+            want,
+            "wsloss None",
+        );
+        let want: f64 = xs.iter().zip(uvs).map(|(a, b)| (a + b) * (a + b)).sum();
+        close(wsloss_plus(x, &u, &v).unwrap(), want, "wsloss_plus");
+        let want: f64 = xs
+            .iter()
+            .zip(uvs)
+            .map(|(a, b)| if *a != 0.0 { (a - b) * (a - b) } else { 0.0 })
+            .sum();
+        close(
+            wsloss(x, &u, &v, WeightKind::PostNz).unwrap(),
+            want,
+            "wsloss PostNz",
+        );
+        for w in [&w_sparse, &w_dense] {
+            let ws = cells(w);
+            let want: f64 = xs
+                .iter()
+                .zip(uvs)
+                .zip(&ws)
+                .map(|((a, b), c)| c * (a - b) * (a - b))
+                .sum();
+            close(
+                wsloss(x, &u, &v, WeightKind::Post(w)).unwrap(),
+                want,
+                "wsloss Post",
+            );
+            let want: f64 = xs
+                .iter()
+                .zip(uvs)
+                .zip(&ws)
+                .map(|((a, b), c)| (a - c * b) * (a - c * b))
+                .sum();
+            close(
+                wsloss(x, &u, &v, WeightKind::Pre(w)).unwrap(),
+                want,
+                "wsloss Pre",
+            );
+        }
+
+        // mmchain with k = 1 and k = 3, with and without w.
+        let xd = x.to_dense();
+        for kk in [1, 3] {
+            let vv = factor(n, kk, seed + 4);
+            let ww = factor(m, 1, seed + 5);
+            for weights in [None, Some(&ww)] {
+                let got = mmchain(x, &vv, weights).unwrap();
+                let q = DenseMatrix::from_fn(m, kk, |i, p| {
+                    let s: f64 = (0..n).map(|j| xd.get(i, j) * vv.get(j, p)).sum();
+                    s * weights.map_or(1.0, |w| w.get(i, 0))
+                });
+                let want = DenseMatrix::from_fn(n, kk, |j, p| {
+                    (0..m).map(|i| xd.get(i, j) * q.get(i, p)).sum()
+                });
+                assert!(
+                    Matrix::Dense(got).approx_eq(&Matrix::Dense(want), RTOL),
+                    "mmchain k={kk} w={}",
+                    weights.is_some()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fused_match_unfused_sparse_and_dense() {
+        for (m, n) in [(40, 30), (1, 20), (20, 1), (1, 1), (7, 9)] {
+            for k in [1, 2, 5, 7, 20] {
+                for (density, sparse) in [(0.05, true), (0.3, true), (1.0, false), (0.2, false)] {
+                    let x = random(m, n, density, sparse, (m * 7 + n + k) as u64);
+                    check_all(&x, k, 11 + k as u64);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fused_with_empty_rows_all_zero_and_empty_shapes() {
+        // Rows 0, 2 and 5 empty; one explicit zero.
+        let x = CsrMatrix::new(
+            6,
+            5,
+            vec![0, 0, 2, 2, 4, 5, 5],
+            vec![1, 4, 0, 3, 2],
+            vec![1.5, -2.0, 0.0, 3.0, 0.5],
+        )
+        .unwrap();
+        for k in [1, 4] {
+            check_all(&Matrix::Sparse(x.clone()), k, 3);
+            check_all(&Matrix::Sparse(CsrMatrix::zeros(6, 5)), k, 4);
+            check_all(&Matrix::Dense(DenseMatrix::zeros(6, 5)), k, 5);
+        }
+        for (m, n) in [(0, 5), (5, 0), (0, 0)] {
+            check_all(&Matrix::Sparse(CsrMatrix::zeros(m, n)), 3, 6);
+            check_all(&Matrix::Dense(DenseMatrix::zeros(m, n)), 3, 6);
+        }
+        // k = 0: U V' is all zero.
+        let x = random(5, 4, 0.5, true, 1);
+        check_all(&x, 0, 2);
+    }
+
+    #[test]
+    fn fused_parallel_sizes() {
+        let x = random(3000, 400, 0.05, true, 77);
+        check_all(&x, 6, 78);
+    }
+
+    #[test]
+    fn portable_and_simd_cross_terms_agree() {
+        let Matrix::Sparse(x) = random(300, 200, 0.05, true, 5) else {
+            unreachable!()
+        };
+        let (u, v) = (factor(300, 20, 6), factor(200, 20, 7));
+        let portable = cross_rows_fixed::<20, false>(&x, &u, &v, 0..300);
+        let dispatched = cross_rows_dispatch::<20>(&x, &u, &v, 0..300);
+        let dynamic = cross_term(&Matrix::Dense(x.to_dense()), &u, &v);
+        close(portable, dynamic, "portable vs dense-path cross term");
+        close(dispatched, dynamic, "dispatched vs dense-path cross term");
+    }
+
+    #[test]
+    fn zero_in_x_masks_nan_in_factors() {
+        let x = Matrix::Sparse(CsrMatrix::from_triplets(2, 2, &[(0, 0, 2.0)]).unwrap());
+        let u = DenseMatrix::from_vec(2, 1, vec![1.0, f64::NAN]).unwrap();
+        let v = DenseMatrix::from_vec(2, 1, vec![3.0, 4.0]).unwrap();
+        assert_eq!(sddmm_sum(&x, &u, &v).unwrap(), 6.0);
+        assert_eq!(wsloss(&x, &u, &v, WeightKind::PostNz).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn shape_errors() {
+        let x = random(4, 3, 0.5, true, 1);
+        let u = factor(4, 2, 1);
+        let v = factor(3, 2, 2);
+        assert!(sddmm_sum(&x, &factor(5, 2, 1), &v).is_err());
+        assert!(sddmm(&x, &u, &factor(4, 2, 1)).is_err());
+        assert!(wsloss(&x, &u, &factor(3, 3, 1), WeightKind::None).is_err());
+        let bad_w = random(3, 4, 0.5, true, 1);
+        let err = wsloss(&x, &u, &v, WeightKind::Post(&bad_w))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("3x4") && err.contains("4x3"), "{err}");
+        assert!(wsloss(&x, &u, &v, WeightKind::Pre(&bad_w)).is_err());
+        assert!(wsloss_plus(&x, &u, &factor(2, 2, 1)).is_err());
+        assert!(mmchain(&x, &factor(4, 1, 1), None).is_err());
+        assert!(mmchain(&x, &factor(3, 1, 1), Some(&factor(3, 1, 1))).is_err());
+        assert!(mmchain(&x, &factor(3, 1, 1), Some(&factor(4, 2, 1))).is_err());
+    }
+
+    #[test]
+    fn sprop_matches_and_stays_sparse() {
+        for (m, n, d, sparse) in [
+            (50, 40, 0.1, true),
+            (30, 20, 1.0, false),
+            (1, 1, 1.0, false),
+            (0, 3, 0.1, true),
+        ] {
+            let p = random(m, n, d, sparse, 9);
+            let got = sprop(&p);
+            let want = DenseMatrix::from_fn(m, n, |i, j| p.get(i, j) * (1.0 - p.get(i, j)));
+            assert!(got.approx_eq(&Matrix::Dense(want), 1e-15));
+            if sparse && m > 0 {
+                assert!(got.is_sparse());
+            }
+        }
+        let p =
+            Matrix::Sparse(CsrMatrix::from_triplets(2, 3, &[(0, 0, 1.0), (1, 2, 0.5)]).unwrap());
+        let got = sprop(&p);
+        assert_eq!(got.nnz(), 1);
+        assert_eq!(got.get(1, 2), 0.25);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn prop_fused(m in 0usize..12, n in 0usize..12, k in 0usize..5, d in 0.0f64..0.6,
+                      sparse: bool, seed in 0u64..1000) {
+            check_all(&random(m, n, d, sparse, seed), k, seed);
+        }
+    }
+}

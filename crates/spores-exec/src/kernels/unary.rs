@@ -1,0 +1,250 @@
+//! Element-wise unary operators (`-x`, `!x`, `exp`, `log`, `sqrt`, `abs`, `sigmoid`,
+//! `round`, `floor`, `ceil`, `sign`).
+//!
+//! An operator with `f(0) == 0` (neg, abs, sqrt, round, floor, ceil, sign) maps a sparse
+//! matrix to a sparse matrix touching only its stored entries; the others (`!`, `exp`,
+//! `log`, `sigmoid`) produce a dense result. Results come back in their best format.
+
+use crate::kernels::ew_common::{map_stored, par_dense, with_pattern_of};
+use crate::matrix::Matrix;
+
+/// A unary element-wise operator of DML.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x`
+    Neg,
+    /// `!x`: 1 where `x == 0`, else 0
+    Not,
+    /// `exp(x)`
+    Exp,
+    /// `log(x)`, the natural logarithm (`log(0) = -Inf`, negative gives NaN)
+    Log,
+    /// `sqrt(x)`
+    Sqrt,
+    /// `abs(x)`
+    Abs,
+    /// `sigmoid(x) = 1 / (1 + exp(-x))`
+    Sigmoid,
+    /// `round(x)`: half away from zero (`round(-2.5) = -3`). This is C's `round`, not
+    /// Java's `Math.round` (which rounds halves towards +Inf).
+    Round,
+    /// `floor(x)`
+    Floor,
+    /// `ceil(x)`
+    Ceil,
+    /// `sign(x)`: -1, 0 or 1 (NaN stays NaN; `sign(-0) = 0`)
+    Sign,
+}
+
+impl UnaryOp {
+    /// All operators, for tests and enumeration.
+    pub const ALL: [UnaryOp; 11] = [
+        UnaryOp::Neg,
+        UnaryOp::Not,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sqrt,
+        UnaryOp::Abs,
+        UnaryOp::Sigmoid,
+        UnaryOp::Round,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Sign,
+    ];
+
+    /// Applies the operator to one value; the single definition of its semantics.
+    #[inline(always)]
+    pub fn apply(self, x: f64) -> f64 {
+        match self {
+            UnaryOp::Neg => -x,
+            UnaryOp::Not => {
+                if x == 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            UnaryOp::Exp => x.exp(),
+            UnaryOp::Log => x.ln(),
+            UnaryOp::Sqrt => x.sqrt(),
+            UnaryOp::Abs => x.abs(),
+            UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            UnaryOp::Round => x.round(),
+            UnaryOp::Floor => x.floor(),
+            UnaryOp::Ceil => x.ceil(),
+            UnaryOp::Sign => {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else if x == 0.0 {
+                    0.0
+                } else {
+                    f64::NAN
+                }
+            }
+        }
+    }
+
+    /// The DML function name (`"-"` and `"!"` for the two prefix operators).
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "-",
+            UnaryOp::Not => "!",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Round => "round",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Sign => "sign",
+        }
+    }
+
+    /// Whether `f(0) == 0`, so a sparse input gives a sparse output.
+    pub fn is_sparse_safe(self) -> bool {
+        self.apply(0.0) == 0.0
+    }
+}
+
+macro_rules! dispatch_unary {
+    ($op:expr, $f:ident => $body:expr) => {
+        dispatch_unary!(@arms $op, $f, $body,
+            Neg Not Exp Log Sqrt Abs Sigmoid Round Floor Ceil Sign)
+    };
+    (@arms $op:expr, $f:ident, $body:expr, $($v:ident)*) => {
+        match $op {
+            $(UnaryOp::$v => {
+                let $f = |x: f64| UnaryOp::$v.apply(x);
+                $body
+            })*
+        }
+    };
+}
+
+/// `op(m)` cell by cell. Sparse inputs stay sparse when `op(0) == 0`; the result is in
+/// its best format.
+pub fn unary(op: UnaryOp, m: &Matrix) -> Matrix {
+    let (rows, cols) = (m.rows(), m.cols());
+    match m {
+        Matrix::Sparse(x) if op.is_sparse_safe() => {
+            let values = dispatch_unary!(op, f => map_stored(x, |_, _, v| f(v)));
+            with_pattern_of(x, values)
+        }
+        Matrix::Sparse(x) => {
+            let d = dispatch_unary!(op, f => par_dense(rows, cols, 4, |range, out| {
+                out.fill(f(0.0));
+                for (k, i) in range.enumerate() {
+                    let (idx, val) = x.line(i);
+                    let o = &mut out[k * cols..(k + 1) * cols];
+                    for (&j, &v) in idx.iter().zip(val) {
+                        o[j as usize] = f(v);
+                    }
+                }
+            }));
+            Matrix::Dense(d).into_best_format()
+        }
+        Matrix::Dense(x) => {
+            let d = dispatch_unary!(op, f => par_dense(rows, cols, 4, |range, out| {
+                let src = &x.data()[range.start * cols..range.end * cols];
+                for (o, &v) in out.iter_mut().zip(src) {
+                    *o = f(v);
+                }
+            }));
+            Matrix::Dense(d).into_best_format()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::elementwise::tests::random;
+    use crate::matrix::DenseMatrix;
+    use proptest::prelude::*;
+
+    fn check(op: UnaryOp, m: &Matrix) -> Matrix {
+        let got = unary(op, m);
+        let want = DenseMatrix::from_fn(m.rows(), m.cols(), |i, j| op.apply(m.get(i, j)));
+        assert!(
+            got.approx_eq(&Matrix::Dense(want), 1e-14),
+            "{op:?} on {}",
+            m.shape()
+        );
+        assert_eq!(
+            got.is_sparse(),
+            crate::matrix::prefer_sparse(got.rows(), got.cols(), got.nnz()),
+            "{op:?}: not in best format"
+        );
+        got
+    }
+
+    #[test]
+    fn scalar_semantics() {
+        use UnaryOp::*;
+        assert_eq!(Round.apply(2.5), 3.0);
+        assert_eq!(Round.apply(-2.5), -3.0);
+        assert_eq!(Round.apply(-2.4), -2.0);
+        assert_eq!(Sign.apply(-0.0), 0.0);
+        assert_eq!(Sign.apply(-3.0), -1.0);
+        assert_eq!(Sign.apply(0.1), 1.0);
+        assert!(Sign.apply(f64::NAN).is_nan());
+        assert_eq!(Not.apply(0.0), 1.0);
+        assert_eq!(Not.apply(-2.0), 0.0);
+        assert_eq!(Sigmoid.apply(0.0), 0.5);
+        assert_eq!(Log.apply(0.0), f64::NEG_INFINITY);
+        assert!(Sqrt.apply(-1.0).is_nan());
+        assert_eq!(Floor.apply(-1.5), -2.0);
+        assert_eq!(Ceil.apply(-1.5), -1.0);
+        let safe: Vec<_> = UnaryOp::ALL.iter().filter(|o| o.is_sparse_safe()).collect();
+        assert_eq!(safe, [&Neg, &Sqrt, &Abs, &Round, &Floor, &Ceil, &Sign]);
+    }
+
+    #[test]
+    fn all_ops_sparse_and_dense() {
+        for (k, &op) in UnaryOp::ALL.iter().enumerate() {
+            for (r, c) in [
+                (40, 30),
+                (1, 25),
+                (25, 1),
+                (1, 1),
+                (0, 4),
+                (4, 0),
+                (300, 200),
+            ] {
+                for sparse in [false, true] {
+                    let m = random(r, c, 0.1, sparse, k as u64);
+                    let got = check(op, &m);
+                    if sparse && c > 1 && r > 1 {
+                        assert_eq!(got.is_sparse(), op.is_sparse_safe(), "{op:?}");
+                    }
+                }
+                check(op, &random(r, c, 1.0, false, 9));
+            }
+        }
+    }
+
+    #[test]
+    fn round_can_empty_a_sparse_matrix() {
+        let x = Matrix::Sparse(
+            crate::matrix::CsrMatrix::from_triplets(3, 3, &[(0, 0, 0.2), (2, 1, -0.4)]).unwrap(),
+        );
+        let r = unary(UnaryOp::Round, &x);
+        assert!(r.is_sparse());
+        assert_eq!(r.nnz(), 0);
+        if let Matrix::Sparse(s) = r {
+            assert_eq!(s.stored(), 0);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        #[test]
+        fn prop_unary_matches_naive(op_idx in 0usize..11, r in 0usize..15, c in 0usize..15,
+                                    d in 0.0f64..1.0, sparse: bool, seed in 0u64..500) {
+            check(UnaryOp::ALL[op_idx], &random(r, c, d, sparse, seed));
+        }
+    }
+}

@@ -4,3 +4,6 @@
 //! kernel is format-specific), checks shapes and returns a [`Result`](crate::Result).
 //! Kernels parallelize with rayon above a size threshold and keep sparse results
 //! sparse wherever the operator maps zero to zero.
+
+pub mod matmul;
+pub mod transpose;

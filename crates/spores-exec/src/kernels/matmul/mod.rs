@@ -98,6 +98,16 @@ pub fn matmul_t(a: &Matrix, transpose_a: bool, b: &Matrix, transpose_b: bool) ->
             // t(S) t(D) = t(D S): transpose the result, not an operand.
             (true, true) => transpose_dense(&dense_sparse_view(DView::new(d, false), s)),
         }),
+        (Matrix::Dense(d), Matrix::Sparse(s)) if m == 1 => {
+            // A row vector times a sparse matrix, c' = op(S)' a': a vector's buffer is
+            // its own transpose, so this is the parallel SpMV or scatter kernel.
+            let c = if transpose_b {
+                sparse::sparse_dense(s, d.data(), 1)
+            } else {
+                sparse::sparse_t_dense(s, d.data(), 1)
+            };
+            Matrix::Dense(DenseMatrix::from_vec(1, n, c.into_vec())?)
+        }
         (Matrix::Dense(d), Matrix::Sparse(s)) => Matrix::Dense(match (transpose_a, transpose_b) {
             (false, false) | (true, false) => dense_sparse_view(DView::new(d, transpose_a), s),
             (false, true) => dense_sparse_t_view(DView::new(d, false), s),
@@ -145,6 +155,11 @@ pub fn spmm(a: &CsrMatrix, b: &DenseMatrix) -> Result<DenseMatrix> {
 /// output rows.
 pub fn dense_sparse(a: &DenseMatrix, b: &CsrMatrix) -> Result<DenseMatrix> {
     check_inner(a.shape(), b.shape())?;
+    if a.rows() == 1 {
+        // Row vector: the parallel t(B) %*% a' scatter kernel, same buffer.
+        let c = sparse::sparse_t_dense(b, a.data(), 1);
+        return DenseMatrix::from_vec(1, b.cols(), c.into_vec());
+    }
     Ok(dense_sparse_view(DView::new(a, false), b))
 }
 

@@ -78,12 +78,29 @@ pub(crate) fn spmm_into(a: &CsrMatrix, b: &[f64], n: usize, c: &mut [f64]) {
     if n == 1 {
         return spmv_into(a, b, c);
     }
-    let rows = |i0: usize, cc: &mut [f64]| {
-        for (d, crow) in cc.chunks_exact_mut(n).enumerate() {
-            let (idx, val) = a.line(i0 + d);
-            for (&p, &v) in idx.iter().zip(val) {
-                let p = p as usize;
-                axpy(crow, v, &b[p * n..p * n + n]);
+    let rows = |i0: usize, cc: &mut [f64]| match n {
+        2 => spmm_rows_fixed::<2>(a, b, i0, cc),
+        3 => spmm_rows_fixed::<3>(a, b, i0, cc),
+        4 => spmm_rows_fixed::<4>(a, b, i0, cc),
+        5 => spmm_rows_fixed::<5>(a, b, i0, cc),
+        6 => spmm_rows_fixed::<6>(a, b, i0, cc),
+        7 => spmm_rows_fixed::<7>(a, b, i0, cc),
+        8 => spmm_rows_fixed::<8>(a, b, i0, cc),
+        9 => spmm_rows_fixed::<9>(a, b, i0, cc),
+        10 => spmm_rows_fixed::<10>(a, b, i0, cc),
+        11 => spmm_rows_fixed::<11>(a, b, i0, cc),
+        12 => spmm_rows_fixed::<12>(a, b, i0, cc),
+        13 => spmm_rows_fixed::<13>(a, b, i0, cc),
+        14 => spmm_rows_fixed::<14>(a, b, i0, cc),
+        15 => spmm_rows_fixed::<15>(a, b, i0, cc),
+        16 => spmm_rows_fixed::<16>(a, b, i0, cc),
+        _ => {
+            for (d, crow) in cc.chunks_exact_mut(n).enumerate() {
+                let (idx, val) = a.line(i0 + d);
+                for (&p, &v) in idx.iter().zip(val) {
+                    let p = p as usize;
+                    axpy(crow, v, &b[p * n..p * n + n]);
+                }
             }
         }
     };
@@ -94,6 +111,25 @@ pub(crate) fn spmm_into(a: &CsrMatrix, b: &[f64], n: usize, c: &mut [f64]) {
         split_rows_mut(c, n, &bounds)
             .into_par_iter()
             .for_each(|(i0, cc)| rows(i0, cc));
+    }
+}
+
+/// SpMM rows `i0..` into `cc` for a compile-time column count `N`: the output row lives
+/// in registers while the scaled rows of `b` are added, instead of being re-read and
+/// re-written (with a loop remainder) for every stored entry.
+#[inline]
+fn spmm_rows_fixed<const N: usize>(a: &CsrMatrix, b: &[f64], i0: usize, cc: &mut [f64]) {
+    for (d, crow) in cc.chunks_exact_mut(N).enumerate() {
+        let (idx, val) = a.line(i0 + d);
+        let mut acc = [0.0f64; N];
+        for (&p, &v) in idx.iter().zip(val) {
+            let p = p as usize;
+            let brow: &[f64; N] = b[p * N..p * N + N].try_into().expect("row is N wide");
+            for l in 0..N {
+                acc[l] += v * brow[l];
+            }
+        }
+        crow.copy_from_slice(&acc);
     }
 }
 

@@ -155,7 +155,7 @@ fn all_combinations_above_parallel_thresholds() {
     // transpose paths of t(S) %*% D, and both paths of S %*% t(D).
     check_all_combinations(160, 120, 140, 0.3, 101);
     check_all_combinations(150, 900, 1, 0.1, 102);
-    check_all_combinations(1, 700, 300, 0.1, 103);
+    check_all_combinations(1, 2000, 500, 0.1, 103);
     check_all_combinations(400, 300, 3, 0.05, 104);
 }
 
@@ -288,6 +288,7 @@ fn dense_sparse_matches_naive() {
     for (m, k, n, density, seed) in [
         (300, 200, 150, 0.05, 31),
         (1, 50, 60, 0.3, 32),
+        (1, 3000, 400, 0.1, 34),
         (40, 1, 30, 1.0, 33),
     ] {
         let a = random_dense(m, k, 0.7, seed, false);

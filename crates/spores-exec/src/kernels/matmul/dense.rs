@@ -191,7 +191,17 @@ pub(crate) fn gemv(a: DView<'_>, x: &[f64], y: &mut [f64]) {
     let par = m * k >= PAR_WORK && threads() > 1;
     if a.cs == 1 || k <= 1 {
         let row = |i: usize| &a.data[i * a.rs..i * a.rs + k];
-        if par {
+        if par && m < threads() {
+            // Few long rows (e.g. t(u) %*% v): split each dot product instead.
+            const CHUNK: usize = 1 << 14;
+            for (i, yi) in y.iter_mut().enumerate() {
+                *yi = row(i)
+                    .par_chunks(CHUNK)
+                    .zip(x.par_chunks(CHUNK))
+                    .map(|(r, xc)| dot(r, xc))
+                    .sum();
+            }
+        } else if par {
             let rows_per = (PAR_WORK / k.max(1)).clamp(1, m.div_ceil(4 * threads()).max(1));
             y.par_chunks_mut(rows_per).enumerate().for_each(|(c, yc)| {
                 let i0 = c * rows_per;

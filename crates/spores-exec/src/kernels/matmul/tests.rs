@@ -265,6 +265,21 @@ fn gemv_paths_match_naive() {
 }
 
 #[test]
+fn long_dot_products() {
+    // t(u) %*% v and u' written as a transposed column, above the parallel threshold.
+    let u = random_dense(200_000, 1, 1.0, 15, false);
+    let v = random_dense(200_000, 1, 1.0, 16, false);
+    let want: f64 = u.data().iter().zip(v.data()).map(|(a, b)| a * b).sum();
+    let (um, vm) = (Matrix::Dense(u.clone()), Matrix::Dense(v));
+    let got = matmul_t(&um, true, &vm, false).unwrap();
+    assert_eq!(got.shape(), Shape::new(1, 1));
+    assert!(crate::matrix::approx_eq_f64(got.get(0, 0), want, RTOL));
+    let ut = Matrix::Dense(naive_t(&u));
+    let got = matmul(&ut, &vm).unwrap();
+    assert!(crate::matrix::approx_eq_f64(got.get(0, 0), want, RTOL));
+}
+
+#[test]
 fn spmm_and_spmv_match_naive() {
     for (m, k, n, density, seed) in [
         (2000, 1000, 1, 0.05, 21),

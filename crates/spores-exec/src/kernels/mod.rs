@@ -9,5 +9,7 @@ pub mod aggregate;
 pub mod elementwise;
 mod ew_common;
 pub mod fused;
+pub mod matmul;
 pub mod structural;
+pub mod transpose;
 pub mod unary;

@@ -75,9 +75,10 @@ fn matrix_expressions_compute_the_right_numbers() {
         print(sum(Y) - sum(X))
         print(toString(X))
     "#);
-    // X X^T = [[5, 11], [11, 25]]; rowSums = [3, 7]; colSums(t(X)) = [3, 7] as a row.
+    // X X^T = [[5, 11], [11, 25]]; rowSums (2x1) * colSums(t(X)) (1x2) broadcasts to the
+    // outer product [[9, 21], [21, 49]].
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[..8], ["52.0", "3.0", "6.0", "58.0", "2.5", "3.0", "4", "8.0"]);
+    assert_eq!(lines[..8], ["52.0", "3.0", "6.0", "100.0", "2.5", "3.0", "4", "8.0"]);
     assert_eq!(lines[8..], ["1.000 2.000", "3.000 4.000", ""]);
 }
 

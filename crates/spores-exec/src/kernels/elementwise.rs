@@ -1,11 +1,14 @@
 //! Element-wise binary operators (`+ - * / ^ min max %% %/% == != < <= > >= & |`) with
 //! DML broadcasting and sparsity-aware result formats.
 //!
+//! Matrix cells follow [`BinaryOp::apply_cell`]: a zero annihilates (`0 * y = 0` and
+//! `0 / y = 0` for every `y`, NaN, infinities and zero included), in every storage
+//! format, so a result never depends on how an operand was stored. Scalar arithmetic
+//! ([`BinaryOp::apply`]) stays IEEE.
+//!
 //! Result formats follow what the operator does to zeros:
 //! * `*` and `&` with a full-size sparse operand keep the sparse operand's pattern
-//!   (intersection with the other side's non-zeros). As in SystemDS, `0 * x` is taken to
-//!   be `0` even when `x` is NaN or infinite — a cell not stored in the sparse operand is
-//!   never computed. Two dense operands follow IEEE arithmetic (`0 * NaN = NaN`).
+//!   (intersection with the other side's non-zeros).
 //! * Two sparse operands of an operator with `0 op 0 == 0` (`+ - min max != < > |`)
 //!   merge their patterns (union).
 //! * A sparse operand combined with a scalar, a broadcast vector or a dense matrix keeps
@@ -32,7 +35,8 @@ pub enum BinaryOp {
     Sub,
     /// `a * b`
     Mul,
-    /// `a / b` (IEEE: `x / 0` is ±Inf, `0 / 0` is NaN)
+    /// `a / b` (IEEE for scalars: `x / 0` is ±Inf, `0 / 0` is NaN; on matrix cells a zero
+    /// numerator gives zero, see [`BinaryOp::apply_cell`])
     Div,
     /// `a ^ b`; `x ^ 2` is computed as `x * x`
     Pow,
@@ -137,6 +141,21 @@ impl BinaryOp {
         }
     }
 
+    /// Applies the operator to two matrix cells. Differs from [`BinaryOp::apply`] only in
+    /// that a zero annihilates: `0 * y = 0` and `0 / y = 0` for every `y`, NaN and zero
+    /// included. This is the sparse-safe semantics SystemDS's fused operators have
+    /// (`wdivmm` computes `X / (U %*% t(V))` only at X's non-zeros) and the K-relation
+    /// semantics the SPORES optimizer reasons in; it is applied whatever the storage
+    /// format, so a result never depends on whether an operand was stored sparse.
+    #[inline(always)]
+    pub fn apply_cell(self, a: f64, b: f64) -> f64 {
+        match self {
+            BinaryOp::Mul if a == 0.0 || b == 0.0 => 0.0,
+            BinaryOp::Div if a == 0.0 => 0.0,
+            _ => self.apply(a, b),
+        }
+    }
+
     /// The DML spelling of the operator (`"+"`, `"%%"`, `"min"`, ...), used in error
     /// messages and plan printing.
     pub fn symbol(self) -> &'static str {
@@ -169,7 +188,7 @@ impl BinaryOp {
 
     /// Whether `0 op 0 == 0`: two sparse operands give a sparse result (union pattern).
     pub fn zero_on_zeros(self) -> bool {
-        self.apply(0.0, 0.0) == 0.0
+        self.apply_cell(0.0, 0.0) == 0.0
     }
 }
 
@@ -183,7 +202,7 @@ macro_rules! dispatch_binary {
     (@arms $op:expr, $f:ident, $body:expr, $($v:ident)*) => {
         match $op {
             $(BinaryOp::$v => {
-                let $f = |a: f64, b: f64| BinaryOp::$v.apply(a, b);
+                let $f = |a: f64, b: f64| BinaryOp::$v.apply_cell(a, b);
                 $body
             })*
         }
@@ -333,12 +352,12 @@ fn compute(op: BinaryOp, rows: usize, cols: usize, left: &Side, right: &Side) ->
         return dense_path(op, rows, cols, left, right);
     }
     if let Side::Full(Matrix::Sparse(x)) = left {
-        if op.is_intersection() || right.all_values(|v| op.apply(0.0, v) == 0.0) {
+        if op.is_intersection() || right.all_values(|v| op.apply_cell(0.0, v) == 0.0) {
             return pattern_path(op, x, right, true);
         }
     }
     if let Side::Full(Matrix::Sparse(x)) = right {
-        if op.is_intersection() || left.all_values(|v| op.apply(v, 0.0) == 0.0) {
+        if op.is_intersection() || left.all_values(|v| op.apply_cell(v, 0.0) == 0.0) {
             return pattern_path(op, x, left, false);
         }
     }
@@ -496,7 +515,7 @@ pub(crate) mod tests {
         Some(DenseMatrix::from_fn(rows, cols, |i, j| {
             let (ai, aj) = pick(sa, i, j);
             let (bi, bj) = pick(sb, i, j);
-            op.apply(a.get(ai, aj), b.get(bi, bj))
+            op.apply_cell(a.get(ai, aj), b.get(bi, bj))
         }))
     }
 
@@ -660,7 +679,7 @@ pub(crate) mod tests {
         expect(binary(BinaryOp::Max, &x, &y).unwrap(), true, "max(X, Y)");
         expect(binary(BinaryOp::Ne, &x, &y).unwrap(), true, "X != Y");
         expect(binary(BinaryOp::Add, &x, &d).unwrap(), false, "X + D");
-        expect(binary(BinaryOp::Div, &x, &y).unwrap(), false, "X / Y");
+        expect(binary(BinaryOp::Div, &x, &y).unwrap(), true, "X / Y (zero numerators stay zero)");
         expect(binary(BinaryOp::Eq, &x, &y).unwrap(), false, "X == Y");
         expect(binary_scalar(BinaryOp::Mul, &x, 2.0, false), true, "X * 2");
         expect(binary_scalar(BinaryOp::Div, &x, 2.0, false), true, "X / 2");
@@ -713,9 +732,19 @@ pub(crate) mod tests {
         let got = binary_scalar(BinaryOp::Mul, &x, f64::INFINITY, false);
         assert_eq!(got.get(0, 1), f64::INFINITY);
         assert_eq!(got.get(1, 1), 0.0);
-        // Dense operands follow IEEE.
+        // The same holds for dense operands: results do not depend on the format.
         let xd = Matrix::Dense(x.to_dense());
-        assert!(binary(BinaryOp::Mul, &xd, &d).unwrap().get(0, 0).is_nan());
+        let dense = binary(BinaryOp::Mul, &xd, &d).unwrap();
+        assert_eq!(dense.get(0, 0), 0.0);
+        assert!(dense.get(0, 1).is_nan());
+        // A zero numerator stays zero, even over zero or NaN; scalars keep IEEE.
+        let zeros = Matrix::Dense(DenseMatrix::zeros(2, 3));
+        for m in [&x, &xd] {
+            let q = binary(BinaryOp::Div, m, &zeros).unwrap();
+            assert_eq!(q.get(1, 1), 0.0);
+            assert_eq!(q.get(0, 1), f64::INFINITY);
+        }
+        assert!(BinaryOp::Div.apply(0.0, 0.0).is_nan());
     }
 
     #[test]

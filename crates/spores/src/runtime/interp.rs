@@ -266,13 +266,6 @@ impl<'w> Interpreter<'w> {
                 .iter()
                 .map(|&c| values[c].clone().expect("children are evaluated first"))
                 .collect();
-            for &c in &node.children {
-                uses[c] -= 1;
-                if uses[c] == 0 {
-                    values[c] = None;
-                    call_results.remove(&c);
-                }
-            }
             let op_started = Instant::now();
             let value = match &node.op {
                 Op::Input(name) => env.get(name).cloned().ok_or_else(|| {
@@ -295,6 +288,13 @@ impl<'w> Interpreter<'w> {
             };
             if !matches!(node.op, Op::Input(_) | Op::Literal(_) | Op::Call { .. } | Op::Extract(_)) {
                 self.stats.record(&node.op.name(), op_started.elapsed());
+            }
+            for &c in &node.children {
+                uses[c] -= 1;
+                if uses[c] == 0 {
+                    values[c] = None;
+                    call_results.remove(&c);
+                }
             }
             if explain_now {
                 notes[id] = describe(&value);

@@ -25,22 +25,14 @@ fn csr_bounds(a: &CsrMatrix, work_per_entry: usize) -> Vec<usize> {
     }
 }
 
-/// Dot product of the sparse row `(idx, val)` with the dense vector `x`, four
-/// accumulators deep so the gathers overlap.
+/// Dot product of the sparse row `(idx, val)` with the dense vector `x`. A plain loop:
+/// measured ~10% faster than four independent accumulators (rows average 50 entries,
+/// the gathers dominate and the out-of-order core already overlaps them), and
+/// unchecked indexing measured no gain, so the bounds check stays.
 #[inline]
 fn sparse_dot(idx: &[u32], val: &[f64], x: &[f64]) -> f64 {
-    let ci = idx.chunks_exact(4);
-    let cv = val.chunks_exact(4);
-    let (ri, rv) = (ci.remainder(), cv.remainder());
-    let mut acc = [0.0f64; 4];
-    for (i4, v4) in ci.zip(cv) {
-        acc[0] += v4[0] * x[i4[0] as usize];
-        acc[1] += v4[1] * x[i4[1] as usize];
-        acc[2] += v4[2] * x[i4[2] as usize];
-        acc[3] += v4[3] * x[i4[3] as usize];
-    }
-    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
-    for (&j, &v) in ri.iter().zip(rv) {
+    let mut s = 0.0;
+    for (&j, &v) in idx.iter().zip(val) {
         s += v * x[j as usize];
     }
     s

@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use super::matmul::par::{threads, PAR_WORK};
+use super::matmul::par::{threads, zeroed, PAR_WORK};
 use crate::matrix::{DenseMatrix, Matrix};
 
 /// `t(m)`, keeping the input's format (a sparse row vector becomes a dense column
@@ -36,7 +36,7 @@ pub fn transpose_dense(m: &DenseMatrix) -> DenseMatrix {
         return DenseMatrix::from_vec(c, r, m.data().to_vec()).expect("same length");
     }
     let src = m.data();
-    let mut out = vec![0.0; r * c];
+    let mut out = zeroed(r * c);
     // Output row j is input column j; one task writes TILE output rows.
     let panel = |j0: usize, dst: &mut [f64]| {
         let jn = dst.len() / r;

@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use super::par::{add_assign, axpy, dot, threads, SyncPtr, PAR_WORK};
+use super::par::{add_assign, axpy, dot, threads, zeroed, SyncPtr, PAR_WORK};
 use crate::matrix::{CsrMatrix, DenseMatrix};
 
 /// A dense operand as seen by a product: `rows × cols` logical cells, cell `(i, j)` at
@@ -79,7 +79,7 @@ const GEMM_PAR_WORK: usize = 1 << 21;
 pub(crate) fn gemm_view(a: DView<'_>, b: DView<'_>) -> DenseMatrix {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     debug_assert_eq!(k, b.rows);
-    let mut c = vec![0.0; m * n];
+    let mut c = zeroed(m * n);
     if m == 0 || n == 0 || k == 0 {
         return DenseMatrix::from_vec(m, n, c).expect("length is m*n");
     }
@@ -234,7 +234,7 @@ pub(crate) fn gemv(a: DView<'_>, x: &[f64], y: &mut [f64]) {
                 .par_chunks(cols_per)
                 .enumerate()
                 .map(|(c, xc)| {
-                    let mut acc = vec![0.0; m];
+                    let mut acc = zeroed(m);
                     for (d, &xp) in xc.iter().enumerate() {
                         axpy(&mut acc, xp, col(c * cols_per + d));
                     }
@@ -286,7 +286,7 @@ pub(crate) fn tsmm_dense(x: &DenseMatrix) -> DenseMatrix {
         let gram = |r0: usize| {
             let rows = rows_per.min(m - r0);
             let part = DView::row_major(&x.data()[r0 * n..(r0 + rows) * n], rows, n);
-            let mut c = vec![0.0; n * n];
+            let mut c = zeroed(n * n);
             gemm_into(part.t(), part, &mut c);
             c
         };
@@ -300,7 +300,7 @@ pub(crate) fn tsmm_dense(x: &DenseMatrix) -> DenseMatrix {
                     add_assign(&mut s, &o);
                     s
                 })
-                .unwrap_or_else(|| vec![0.0; n * n])
+                .unwrap_or_else(|| zeroed(n * n))
         };
         return DenseMatrix::from_vec(n, n, c).expect("n*n");
     }
@@ -311,7 +311,7 @@ pub(crate) fn tsmm_dense(x: &DenseMatrix) -> DenseMatrix {
     let pairs: Vec<(usize, usize)> = (0..nblocks)
         .flat_map(|bi| (bi..nblocks).map(move |bj| (bi, bj)))
         .collect();
-    let mut c = vec![0.0; n * n];
+    let mut c = zeroed(n * n);
     let cp = SyncPtr(c.as_mut_ptr());
     pairs.par_iter().for_each(|&(bi, bj)| {
         let (r0, c0) = (bi * nb, bj * nb);
@@ -370,7 +370,7 @@ fn rows_per_task(m: usize, work_per_row: usize) -> usize {
 pub(crate) fn dense_sparse_view(a: DView<'_>, b: &CsrMatrix) -> DenseMatrix {
     let (m, k, n) = (a.rows, a.cols, b.cols());
     debug_assert_eq!(k, b.rows());
-    let mut c = vec![0.0; m * n];
+    let mut c = zeroed(m * n);
     if m == 0 || n == 0 || k == 0 {
         return DenseMatrix::from_vec(m, n, c).expect("m*n");
     }
@@ -426,7 +426,7 @@ pub(crate) fn dense_sparse_view(a: DView<'_>, b: &CsrMatrix) -> DenseMatrix {
 pub(crate) fn dense_sparse_t_view(a: DView<'_>, b: &CsrMatrix) -> DenseMatrix {
     let (m, k, n) = (a.rows, a.cols, b.rows());
     debug_assert_eq!(k, b.cols());
-    let mut c = vec![0.0; m * n];
+    let mut c = zeroed(m * n);
     if m == 0 || n == 0 || k == 0 {
         return DenseMatrix::from_vec(m, n, c).expect("m*n");
     }

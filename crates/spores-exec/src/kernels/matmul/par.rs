@@ -11,6 +11,38 @@ pub(crate) fn threads() -> usize {
     rayon::current_num_threads().max(1)
 }
 
+/// A zero-filled buffer of `len` cells for a kernel's output or accumulator.
+///
+/// Big buffers (4 MiB and up) are advised to use transparent huge pages on Linux, as
+/// NumPy does: this machine's THP mode is `madvise`, and first-touch page faults on
+/// fresh 4 KiB pages cost about 60 ms per 128 MiB, against about 12 ms with huge pages
+/// (measured with a 4000×4000 output). The advice is only a hint: the contents are
+/// zero either way, and other platforms just get the plain zeroed vector.
+pub(crate) fn zeroed(len: usize) -> Vec<f64> {
+    let v = vec![0.0f64; len];
+    #[cfg(target_os = "linux")]
+    if len >= (4 << 20) / std::mem::size_of::<f64>() {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        const PAGE: usize = 4096;
+        let start = v.as_ptr() as usize;
+        let end = start + len * std::mem::size_of::<f64>();
+        let first = start.div_ceil(PAGE) * PAGE;
+        let last = end / PAGE * PAGE;
+        if last > first {
+            // SAFETY: [first, last) is page-aligned and lies inside `v`'s allocation,
+            // which we own; MADV_HUGEPAGE changes no contents and a failure (e.g. THP
+            // disabled) is harmless, so the return value is ignored.
+            unsafe {
+                madvise(first as *mut std::ffi::c_void, last - first, MADV_HUGEPAGE);
+            }
+        }
+    }
+    v
+}
+
 /// Splits rows `0..rows` into at most `parts` consecutive ranges of about equal work,
 /// where the work of rows `0..i` is `prefix[i] + i` (`prefix` has `rows + 1` entries and
 /// is non-decreasing, e.g. a CSR `indptr`; the `+ i` charges each row for its own
@@ -155,6 +187,18 @@ mod tests {
         assert_eq!(parts[0].1, &[0.0, 1.0, 2.0]);
         assert_eq!(parts[1].0, 1);
         assert_eq!(parts[1].1.len(), 9);
+    }
+
+    #[test]
+    fn zeroed_buffers_are_zero_small_and_huge() {
+        for len in [0, 7, (4 << 20) / 8 - 1, (4 << 20) / 8, 3_000_001] {
+            let mut v = zeroed(len);
+            assert_eq!(v.len(), len);
+            assert!(v.iter().all(|x| *x == 0.0));
+            // Writable throughout (the advice must not have unmapped anything).
+            v.iter_mut().step_by(4096).for_each(|x| *x = 1.0);
+            assert_eq!(v.iter().filter(|x| **x == 1.0).count(), len.div_ceil(4096));
+        }
     }
 
     #[test]

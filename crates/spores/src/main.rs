@@ -10,7 +10,11 @@ use clap::{Parser, Subcommand};
 use spores::runtime::{Interpreter, RunOptions};
 
 #[derive(Parser)]
-#[command(name = "spores", version, about = "Optimize and run linear-algebra programs")]
+#[command(
+    name = "spores",
+    version,
+    about = "Optimize and run linear-algebra programs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -61,10 +65,19 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(script: PathBuf, args: Vec<(String, String)>, stats: bool, explain: bool, threads: Option<usize>) -> ExitCode {
+fn run(
+    script: PathBuf,
+    args: Vec<(String, String)>,
+    stats: bool,
+    explain: bool,
+    threads: Option<usize>,
+) -> ExitCode {
     let started = Instant::now();
     if let Some(n) = threads {
-        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global() {
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+        {
             eprintln!("error: cannot set up {n} threads: {e}");
             return ExitCode::from(2);
         }

@@ -34,7 +34,11 @@ pub trait DagOptimizer {
 pub struct NoOptimizer;
 
 impl DagOptimizer for NoOptimizer {
-    fn optimize(&self, _block: &BlockDag, _inputs: &HashMap<String, InputMeta>) -> Option<BlockDag> {
+    fn optimize(
+        &self,
+        _block: &BlockDag,
+        _inputs: &HashMap<String, InputMeta>,
+    ) -> Option<BlockDag> {
         None
     }
 

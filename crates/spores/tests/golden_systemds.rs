@@ -25,10 +25,24 @@ fn style(token: &str) -> &'static str {
 
 fn compare_outputs(example: &str, ours: &str, theirs: &str) {
     let (ours, theirs): (Vec<&str>, Vec<&str>) = (ours.lines().collect(), theirs.lines().collect());
-    assert_eq!(ours.len(), theirs.len(), "{example}: line counts differ\nspores:\n{}\nSystemDS:\n{}", ours.join("\n"), theirs.join("\n"));
+    assert_eq!(
+        ours.len(),
+        theirs.len(),
+        "{example}: line counts differ\nspores:\n{}\nSystemDS:\n{}",
+        ours.join("\n"),
+        theirs.join("\n")
+    );
     for (line, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-        let (ta, tb): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), b.split_whitespace().collect());
-        assert_eq!(ta.len(), tb.len(), "{example}:{}: `{a}` vs SystemDS `{b}`", line + 1);
+        let (ta, tb): (Vec<&str>, Vec<&str>) = (
+            a.split_whitespace().collect(),
+            b.split_whitespace().collect(),
+        );
+        assert_eq!(
+            ta.len(),
+            tb.len(),
+            "{example}:{}: `{a}` vs SystemDS `{b}`",
+            line + 1
+        );
         for (x, y) in ta.iter().zip(&tb) {
             match (x.parse::<f64>(), y.parse::<f64>()) {
                 (Ok(u), Ok(v)) => {
@@ -38,7 +52,12 @@ fn compare_outputs(example: &str, ours: &str, theirs: &str) {
                         "{example}:{}: {x} vs SystemDS {y}",
                         line + 1
                     );
-                    assert_eq!(style(x), style(y), "{example}:{}: {x} printed unlike SystemDS's {y}", line + 1);
+                    assert_eq!(
+                        style(x),
+                        style(y),
+                        "{example}:{}: {x} printed unlike SystemDS's {y}",
+                        line + 1
+                    );
                 }
                 _ => assert_eq!(x, y, "{example}:{}: `{a}` vs SystemDS `{b}`", line + 1),
             }
@@ -50,12 +69,13 @@ fn check(example: &str) {
     let root = repo_root();
     let golden = root.join("crates/spores/tests/golden");
     let script = std::fs::read_to_string(root.join(format!("examples/{example}.dml"))).unwrap();
-    let args: HashMap<String, String> = std::fs::read_to_string(golden.join(format!("{example}.args")))
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.split_once('='))
-        .map(|(k, v)| (k.to_string(), root.join(v).display().to_string()))
-        .collect();
+    let args: HashMap<String, String> =
+        std::fs::read_to_string(golden.join(format!("{example}.args")))
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), root.join(v).display().to_string()))
+            .collect();
     let expected = std::fs::read_to_string(golden.join(format!("{example}.expected"))).unwrap();
     let options = RunOptions {
         args,

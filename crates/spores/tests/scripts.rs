@@ -13,16 +13,22 @@ fn run(src: &str) -> String {
 
 fn run_with_args(src: &str, args: &[(&str, &str)]) -> String {
     let options = RunOptions {
-        args: args.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<HashMap<_, _>>(),
+        args: args
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<HashMap<_, _>>(),
         ..RunOptions::default()
     };
-    run_script(src, options).unwrap_or_else(|e| panic!("{}", e.diagnostic().render("test.dml", src)))
+    run_script(src, options)
+        .unwrap_or_else(|e| panic!("{}", e.diagnostic().render("test.dml", src)))
 }
 
 fn runtime_error(src: &str) -> String {
     match run_script(src, RunOptions::default()) {
         Err(ScriptError::Runtime(d)) => d.render("test.dml", src),
-        Err(ScriptError::Parse(d)) => panic!("expected a runtime error, got a parse error: {}", d.message),
+        Err(ScriptError::Parse(d)) => {
+            panic!("expected a runtime error, got a parse error: {}", d.message)
+        }
         Ok(out) => panic!("expected a runtime error, script printed {out:?}"),
     }
 }
@@ -32,11 +38,6 @@ fn numbers(out: &str) -> Vec<f64> {
     out.lines()
         .filter_map(|l| l.split_whitespace().last()?.parse().ok())
         .collect()
-}
-
-fn assert_close(actual: f64, expected: f64) {
-    let tol = 1e-9 * expected.abs().max(1.0);
-    assert!((actual - expected).abs() <= tol, "{actual} != {expected}");
 }
 
 #[test]
@@ -78,7 +79,10 @@ fn matrix_expressions_compute_the_right_numbers() {
     // X X^T = [[5, 11], [11, 25]]; rowSums (2x1) * colSums(t(X)) (1x2) broadcasts to the
     // outer product [[9, 21], [21, 49]].
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[..8], ["52.0", "3.0", "6.0", "100.0", "2.5", "3.0", "4", "8.0"]);
+    assert_eq!(
+        lines[..8],
+        ["52.0", "3.0", "6.0", "100.0", "2.5", "3.0", "4", "8.0"]
+    );
     assert_eq!(lines[8..], ["1.000 2.000", "3.000 4.000", ""]);
 }
 
@@ -165,7 +169,8 @@ fn runtime_error_or_parse(src: &str) -> String {
 
 #[test]
 fn runtime_errors_point_at_the_code() {
-    let err = runtime_error("X = matrix(1, rows=2, cols=3)\nY = matrix(1, rows=3, cols=3)\nZ = X + Y\n");
+    let err =
+        runtime_error("X = matrix(1, rows=2, cols=3)\nY = matrix(1, rows=3, cols=3)\nZ = X + Y\n");
     assert!(err.contains("test.dml:3:5"), "{err}");
     assert!(err.contains("2x3") && err.contains("3x3"), "{err}");
 
@@ -213,11 +218,21 @@ fn common_subexpressions_are_computed_once() {
     let program = spores_lang::parse(src).unwrap();
     let functions = HashMap::new();
     let args = HashMap::new();
-    let ctx = LowerContext { functions: &functions, args: &args };
+    let ctx = LowerContext {
+        functions: &functions,
+        args: &args,
+    };
     let block = lower_block(&program.body, &ctx).unwrap();
     let count = |want: &Op| block.dag.nodes().iter().filter(|n| &n.op == want).count();
     assert_eq!(count(&Op::Transpose), 1);
     assert_eq!(count(&Op::MatMul), 1);
     assert_eq!(count(&Op::Input("X".into())), 1);
-    assert_eq!(block.outputs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["A", "B", "C"]);
+    assert_eq!(
+        block
+            .outputs
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>(),
+        ["A", "B", "C"]
+    );
 }

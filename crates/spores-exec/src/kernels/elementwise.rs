@@ -679,7 +679,11 @@ pub(crate) mod tests {
         expect(binary(BinaryOp::Max, &x, &y).unwrap(), true, "max(X, Y)");
         expect(binary(BinaryOp::Ne, &x, &y).unwrap(), true, "X != Y");
         expect(binary(BinaryOp::Add, &x, &d).unwrap(), false, "X + D");
-        expect(binary(BinaryOp::Div, &x, &y).unwrap(), true, "X / Y (zero numerators stay zero)");
+        expect(
+            binary(BinaryOp::Div, &x, &y).unwrap(),
+            true,
+            "X / Y (zero numerators stay zero)",
+        );
         expect(binary(BinaryOp::Eq, &x, &y).unwrap(), false, "X == Y");
         expect(binary_scalar(BinaryOp::Mul, &x, 2.0, false), true, "X * 2");
         expect(binary_scalar(BinaryOp::Div, &x, 2.0, false), true, "X / 2");

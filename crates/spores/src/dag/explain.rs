@@ -25,14 +25,22 @@ pub fn explain(block: &BlockDag, annotations: Option<&[String]>) -> String {
             Op::Input(_) | Op::Literal(_) => node.op.name(),
             op => format!("{}({})", op.name(), args.join(", ")),
         };
-        let note = annotations.and_then(|a| a.get(id)).map_or("", String::as_str);
+        let note = annotations
+            .and_then(|a| a.get(id))
+            .map_or("", String::as_str);
         let line = format!("  %{id} = {text}");
         let _ = writeln!(out, "{line:<44} {note}").map(|_| ());
     }
     let outputs: Vec<String> = block
         .outputs
         .iter()
-        .map(|(name, id)| if name.is_empty() { format!("%{id}") } else { format!("{name} = %{id}") })
+        .map(|(name, id)| {
+            if name.is_empty() {
+                format!("%{id}")
+            } else {
+                format!("{name} = %{id}")
+            }
+        })
         .collect();
     if !outputs.is_empty() {
         let _ = writeln!(out, "outputs: {}", outputs.join(", "));
@@ -41,5 +49,9 @@ pub fn explain(block: &BlockDag, annotations: Option<&[String]>) -> String {
         let effects: Vec<String> = block.effects.iter().map(|e| format!("%{e}")).collect();
         let _ = writeln!(out, "effects: {}", effects.join(", "));
     }
-    out.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
+    out.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
 }

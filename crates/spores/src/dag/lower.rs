@@ -4,7 +4,9 @@ use std::collections::{HashMap, HashSet};
 
 use spores_exec::kernels::elementwise::BinaryOp;
 use spores_exec::kernels::unary::UnaryOp;
-use spores_lang::ast::{self, Arg, AssignTarget, Expr, ExprKind, FunctionDef, Index, Stmt, StmtKind};
+use spores_lang::ast::{
+    self, Arg, AssignTarget, Expr, ExprKind, FunctionDef, Index, Stmt, StmtKind,
+};
 use spores_lang::diag::{Diagnostic, Span};
 
 use super::{AggFn, Axis, Builtin, Dag, IndexKind, Literal, NodeId, Op};
@@ -31,7 +33,10 @@ pub struct BlockDag {
 impl BlockDag {
     /// The nodes whose values the block must compute.
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.outputs.iter().map(|(_, id)| *id).chain(self.effects.iter().copied())
+        self.outputs
+            .iter()
+            .map(|(_, id)| *id)
+            .chain(self.effects.iter().copied())
     }
 }
 
@@ -60,7 +65,9 @@ pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagn
                     let mut children = vec![target, value];
                     let rows = lowerer.index(rows, &mut children)?;
                     let cols = lowerer.index(cols, &mut children)?;
-                    let id = lowerer.dag.add(Op::LeftIndex { rows, cols }, children, stmt.span);
+                    let id = lowerer
+                        .dag
+                        .add(Op::LeftIndex { rows, cols }, children, stmt.span);
                     lowerer.env.insert(name.clone(), id);
                     note_assigned(name);
                 }
@@ -73,7 +80,10 @@ pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagn
                     ));
                 };
                 let Some(function) = ctx.functions.get(name) else {
-                    return Err(Diagnostic::new(format!("unknown function `{name}`"), value.span));
+                    return Err(Diagnostic::new(
+                        format!("unknown function `{name}`"),
+                        value.span,
+                    ));
                 };
                 if function.returns.len() != targets.len() {
                     return Err(Diagnostic::new(
@@ -183,15 +193,17 @@ impl<'a> Lowerer<'a> {
             ExprKind::Str(s) => self.lit(Literal::Str(s.clone()), span),
             ExprKind::Bool(b) => self.lit(Literal::Bool(*b), span),
             ExprKind::Var(name) => self.var(name, span),
-            ExprKind::CmdArg(name) => match self.ctx.args.get(name) {
-                Some(text) => self.lit(parse_cmd_arg(text), span),
-                None => {
-                    return Err(Diagnostic::new(
-                        format!("command-line argument `${name}` is not given (use --arg {name}=VALUE)"),
+            ExprKind::CmdArg(name) => {
+                match self.ctx.args.get(name) {
+                    Some(text) => self.lit(parse_cmd_arg(text), span),
+                    None => return Err(Diagnostic::new(
+                        format!(
+                            "command-line argument `${name}` is not given (use --arg {name}=VALUE)"
+                        ),
                         span,
-                    ))
+                    )),
                 }
-            },
+            }
             ExprKind::Unary { op, expr: inner } => {
                 let child = self.expr(inner)?;
                 match op {
@@ -235,7 +247,11 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    fn index(&mut self, index: &Index, children: &mut Vec<NodeId>) -> Result<IndexKind, Diagnostic> {
+    fn index(
+        &mut self,
+        index: &Index,
+        children: &mut Vec<NodeId>,
+    ) -> Result<IndexKind, Diagnostic> {
         Ok(match index {
             Index::All => IndexKind::All,
             Index::Single(e) => {
@@ -250,7 +266,12 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    fn call(&mut self, function: &FunctionDef, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+    fn call(
+        &mut self,
+        function: &FunctionDef,
+        args: &[Arg],
+        span: Span,
+    ) -> Result<NodeId, Diagnostic> {
         let names: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
         let bound = bind_args(&function.name, &names, 0, args, span)?;
         let mut children = Vec::with_capacity(names.len());
@@ -318,11 +339,17 @@ impl<'a> Lowerer<'a> {
         if let Some((op, arity)) = simple {
             if args.len() != arity || args.iter().any(|a| a.name.is_some() && arity != 1) {
                 return Err(Diagnostic::new(
-                    format!("`{name}` takes {arity} argument{}", if arity == 1 { "" } else { "s" }),
+                    format!(
+                        "`{name}` takes {arity} argument{}",
+                        if arity == 1 { "" } else { "s" }
+                    ),
                     span,
                 ));
             }
-            let children = args.iter().map(|a| self.expr(&a.value)).collect::<Result<Vec<_>, _>>()?;
+            let children = args
+                .iter()
+                .map(|a| self.expr(&a.value))
+                .collect::<Result<Vec<_>, _>>()?;
             return Ok(self.dag.add(op, children, span));
         }
         match name {
@@ -332,9 +359,15 @@ impl<'a> Lowerer<'a> {
                 } else {
                     (AggFn::Max, BinaryOp::Max)
                 };
-                let children = args.iter().map(|a| self.expr(&a.value)).collect::<Result<Vec<_>, _>>()?;
+                let children = args
+                    .iter()
+                    .map(|a| self.expr(&a.value))
+                    .collect::<Result<Vec<_>, _>>()?;
                 match children.as_slice() {
-                    [] => Err(Diagnostic::new(format!("`{name}` needs at least one argument"), span)),
+                    [] => Err(Diagnostic::new(
+                        format!("`{name}` needs at least one argument"),
+                        span,
+                    )),
                     [one] => Ok(self.dag.add(Op::Agg(agg, Axis::All), vec![*one], span)),
                     [first, rest @ ..] => Ok(rest.iter().fold(*first, |acc, &next| {
                         self.dag.add(Op::Binary(bin), vec![acc, next], span)
@@ -342,10 +375,20 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "cbind" | "rbind" => {
-                let builtin = if name == "cbind" { Builtin::Cbind } else { Builtin::Rbind };
-                let children = args.iter().map(|a| self.expr(&a.value)).collect::<Result<Vec<_>, _>>()?;
+                let builtin = if name == "cbind" {
+                    Builtin::Cbind
+                } else {
+                    Builtin::Rbind
+                };
+                let children = args
+                    .iter()
+                    .map(|a| self.expr(&a.value))
+                    .collect::<Result<Vec<_>, _>>()?;
                 if children.len() < 2 {
-                    return Err(Diagnostic::new(format!("`{name}` needs at least two arguments"), span));
+                    return Err(Diagnostic::new(
+                        format!("`{name}` needs at least two arguments"),
+                        span,
+                    ));
                 }
                 Ok(children[1..].iter().fold(children[0], |acc, &next| {
                     self.dag.add(Op::Builtin(builtin), vec![acc, next], span)
@@ -360,7 +403,9 @@ impl<'a> Lowerer<'a> {
                     Some(base) => {
                         let base = self.expr(base)?;
                         let ln_base = self.dag.add(Op::Unary(UnaryOp::Log), vec![base], span);
-                        Ok(self.dag.add(Op::Binary(BinaryOp::Div), vec![ln_x, ln_base], span))
+                        Ok(self
+                            .dag
+                            .add(Op::Binary(BinaryOp::Div), vec![ln_x, ln_base], span))
                     }
                 }
             }
@@ -399,10 +444,16 @@ impl<'a> Lowerer<'a> {
     /// `ifdef($name, default)`: the command-line argument when given, else the default.
     fn ifdef(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
         let [arg, default] = args else {
-            return Err(Diagnostic::new("`ifdef` takes a `$name` and a default value", span));
+            return Err(Diagnostic::new(
+                "`ifdef` takes a `$name` and a default value",
+                span,
+            ));
         };
         let ExprKind::CmdArg(name) = &arg.value.kind else {
-            return Err(Diagnostic::new("the first argument of `ifdef` must be a `$name`", arg.value.span));
+            return Err(Diagnostic::new(
+                "the first argument of `ifdef` must be a `$name`",
+                arg.value.span,
+            ));
         };
         match self.ctx.args.get(name) {
             Some(text) => Ok(self.lit(parse_cmd_arg(text), arg.value.span)),
@@ -421,7 +472,15 @@ fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Liter
                 params: &["rows", "cols", "min", "max", "sparsity", "seed", "pdf"],
                 required: 2,
             },
-            vec![None, None, Some(Double(0.0)), Some(Double(1.0)), Some(Double(1.0)), Some(Int(-1)), s("uniform")],
+            vec![
+                None,
+                None,
+                Some(Double(0.0)),
+                Some(Double(1.0)),
+                Some(Double(1.0)),
+                Some(Int(-1)),
+                s("uniform"),
+            ],
         ),
         "matrix" => (
             Builtin::Matrix,
@@ -461,7 +520,14 @@ fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Liter
                 params: &["target", "rows", "cols", "decimal", "sep", "linesep"],
                 required: 1,
             },
-            vec![None, Some(Int(100)), Some(Int(100)), Some(Int(3)), s(" "), s("\n")],
+            vec![
+                None,
+                Some(Int(100)),
+                Some(Int(100)),
+                Some(Int(3)),
+                s(" "),
+                s("\n"),
+            ],
         ),
         "read" => (
             Builtin::Read,
@@ -508,14 +574,20 @@ fn bind_args<'e>(
             }
             Some(name) => params.iter().position(|p| p == name).ok_or_else(|| {
                 Diagnostic::new(
-                    format!("`{function}` has no parameter `{name}` (it has: {})", params.join(", ")),
+                    format!(
+                        "`{function}` has no parameter `{name}` (it has: {})",
+                        params.join(", ")
+                    ),
                     arg.value.span,
                 )
             })?,
         };
         if bound[slot].replace(&arg.value).is_some() {
             return Err(Diagnostic::new(
-                format!("parameter `{}` of `{function}` is given twice", params[slot]),
+                format!(
+                    "parameter `{}` of `{function}` is given twice",
+                    params[slot]
+                ),
                 arg.value.span,
             ));
         }

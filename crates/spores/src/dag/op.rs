@@ -179,12 +179,21 @@ pub enum Op {
     Agg(AggFn, Axis),
     Builtin(Builtin),
     /// Right indexing; children: target, then the row bounds, then the column bounds.
-    Index { rows: IndexKind, cols: IndexKind },
+    Index {
+        rows: IndexKind,
+        cols: IndexKind,
+    },
     /// Left indexing `X[..] = v`; children: target, value, row bounds, column bounds.
-    LeftIndex { rows: IndexKind, cols: IndexKind },
+    LeftIndex {
+        rows: IndexKind,
+        cols: IndexKind,
+    },
     /// A call of a user-defined function with `outputs` return values; children are the
     /// arguments in parameter order (defaults filled in).
-    Call { name: String, outputs: usize },
+    Call {
+        name: String,
+        outputs: usize,
+    },
     /// The k-th return value of a `Call` child.
     Extract(usize),
 }

@@ -116,7 +116,12 @@ impl<'w> Interpreter<'w> {
                 _ => {
                     let end = stmts[i..]
                         .iter()
-                        .position(|s| matches!(s.kind, StmtKind::If { .. } | StmtKind::For { .. } | StmtKind::While { .. }))
+                        .position(|s| {
+                            matches!(
+                                s.kind,
+                                StmtKind::If { .. } | StmtKind::For { .. } | StmtKind::While { .. }
+                            )
+                        })
                         .map_or(stmts.len(), |p| i + p);
                     self.exec_block(&stmts[i..end], env)?;
                     i = end;
@@ -141,8 +146,12 @@ impl<'w> Interpreter<'w> {
         let to_v = self.scalar(to, env)?;
         let by_v = by.map(|b| self.scalar(b, env)).transpose()?;
         let number = |v: &Value, e: &Expr| {
-            v.as_f64()
-                .ok_or_else(|| Diagnostic::new(format!("loop bound must be a number, got a {}", v.type_name()), e.span))
+            v.as_f64().ok_or_else(|| {
+                Diagnostic::new(
+                    format!("loop bound must be a number, got a {}", v.type_name()),
+                    e.span,
+                )
+            })
         };
         let (a, b) = (number(&from_v, from)?, number(&to_v, to)?);
         let step = match (&by_v, by) {
@@ -151,7 +160,10 @@ impl<'w> Interpreter<'w> {
             _ => -1.0,
         };
         if step == 0.0 || !step.is_finite() {
-            return Err(Diagnostic::new(format!("loop increment must be a non-zero number, got {step}"), span));
+            return Err(Diagnostic::new(
+                format!("loop increment must be a non-zero number, got {step}"),
+                span,
+            ));
         }
         let integral = matches!(from_v, Value::Int(_))
             && matches!(to_v, Value::Int(_))
@@ -162,7 +174,11 @@ impl<'w> Interpreter<'w> {
         }
         for k in 0..=(iterations as u64) {
             let x = a + k as f64 * step;
-            let value = if integral { Value::Int(x as i64) } else { Value::Double(x) };
+            let value = if integral {
+                Value::Int(x as i64)
+            } else {
+                Value::Double(x)
+            };
             env.insert(var.to_string(), value);
             self.exec_stmts(body, env)?;
         }
@@ -177,7 +193,10 @@ impl<'w> Interpreter<'w> {
         };
         v.as_bool().ok_or_else(|| {
             Diagnostic::new(
-                format!("condition must be a boolean or a number, got a {}", v.type_name()),
+                format!(
+                    "condition must be a boolean or a number, got a {}",
+                    v.type_name()
+                ),
                 cond.span,
             )
         })
@@ -238,7 +257,12 @@ impl<'w> Interpreter<'w> {
     /// Evaluates the nodes a block needs in id order (which keeps effects in statement
     /// order), dropping each intermediate as soon as its last consumer has run. Returns
     /// the values of `block.outputs`, in order.
-    fn eval_block(&mut self, block: &BlockDag, env: &Env, key: (usize, usize)) -> Result<Vec<Value>, Diagnostic> {
+    fn eval_block(
+        &mut self,
+        block: &BlockDag,
+        env: &Env,
+        key: (usize, usize),
+    ) -> Result<Vec<Value>, Diagnostic> {
         let started = Instant::now();
         let dag = &block.dag;
         let needed = dag.reachable(block.roots());
@@ -269,7 +293,10 @@ impl<'w> Interpreter<'w> {
             let op_started = Instant::now();
             let value = match &node.op {
                 Op::Input(name) => env.get(name).cloned().ok_or_else(|| {
-                    Diagnostic::new(format!("variable `{name}` is used before it is assigned"), node.span)
+                    Diagnostic::new(
+                        format!("variable `{name}` is used before it is assigned"),
+                        node.span,
+                    )
                 })?,
                 Op::Call { name, .. } => {
                     let results = self.call(name, args, node.span)?;
@@ -283,10 +310,14 @@ impl<'w> Interpreter<'w> {
                         next_seed: &mut self.next_seed,
                         start: self.start,
                     };
-                    ops::eval(op, &args, &mut fx).map_err(|message| Diagnostic::new(message, node.span))?
+                    ops::eval(op, &args, &mut fx)
+                        .map_err(|message| Diagnostic::new(message, node.span))?
                 }
             };
-            if !matches!(node.op, Op::Input(_) | Op::Literal(_) | Op::Call { .. } | Op::Extract(_)) {
+            if !matches!(
+                node.op,
+                Op::Input(_) | Op::Literal(_) | Op::Call { .. } | Op::Extract(_)
+            ) {
                 self.stats.record(&node.op.name(), op_started.elapsed());
             }
             for &c in &node.children {
@@ -327,7 +358,11 @@ impl<'w> Interpreter<'w> {
                 (TypeSpec::Double, Value::Int(i)) => Value::Double(i as f64),
                 (TypeSpec::Matrix, v) if v.is_scalar() => {
                     return Err(Diagnostic::new(
-                        format!("argument `{}` of `{name}` must be a matrix, got a {}", param.name, v.type_name()),
+                        format!(
+                            "argument `{}` of `{name}` must be a matrix, got a {}",
+                            param.name,
+                            v.type_name()
+                        ),
                         span,
                     ))
                 }
@@ -344,7 +379,10 @@ impl<'w> Interpreter<'w> {
             .iter()
             .map(|r| {
                 env.remove(&r.name).ok_or_else(|| {
-                    Diagnostic::new(format!("`{name}` did not assign its return value `{}`", r.name), span)
+                    Diagnostic::new(
+                        format!("`{name}` did not assign its return value `{}`", r.name),
+                        span,
+                    )
                 })
             })
             .collect()

@@ -46,7 +46,9 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Op::Unary(u) => unary_value(*u, &args[0]),
         Op::MatMul => {
             let (a, b) = (matrix_arg(&args[0], "%*%")?, matrix_arg(&args[1], "%*%")?);
-            Ok(Value::matrix(matmul::matmul(a, b).map_err(|e| e.to_string())?))
+            Ok(Value::matrix(
+                matmul::matmul(a, b).map_err(|e| e.to_string())?,
+            ))
         }
         Op::Transpose => match &args[0] {
             Value::Matrix(m) => Ok(Value::matrix(transpose::transpose(m))),
@@ -56,16 +58,20 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Op::Builtin(b) => builtin(*b, args, fx),
         Op::Index { rows, cols } => right_index(*rows, *cols, args),
         Op::LeftIndex { rows, cols } => left_index(*rows, *cols, args),
-        Op::Input(_) | Op::Call { .. } | Op::Extract(_) => {
-            Err(format!("internal error: `{}` is evaluated by the interpreter", op.name()))
-        }
+        Op::Input(_) | Op::Call { .. } | Op::Extract(_) => Err(format!(
+            "internal error: `{}` is evaluated by the interpreter",
+            op.name()
+        )),
     }
 }
 
 fn matrix_arg<'v>(v: &'v Value, op: &str) -> Result<&'v Matrix, String> {
     match v {
         Value::Matrix(m) => Ok(m),
-        other => Err(format!("`{op}` needs a matrix, got a {}", other.type_name())),
+        other => Err(format!(
+            "`{op}` needs a matrix, got a {}",
+            other.type_name()
+        )),
     }
 }
 
@@ -89,7 +95,10 @@ fn size_arg(v: &Value, what: &str) -> Result<usize, String> {
 fn string_arg(v: &Value, what: &str) -> Result<Arc<str>, String> {
     match v {
         Value::Str(s) => Ok(s.clone()),
-        other => Err(format!("{what} must be a string, got a {}", other.type_name())),
+        other => Err(format!(
+            "{what} must be a string, got a {}",
+            other.type_name()
+        )),
     }
 }
 
@@ -99,18 +108,12 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
         (Value::Matrix(x), Value::Matrix(y)) => elementwise::binary(op, x, y)
             .map(Value::matrix)
             .map_err(|e| e.to_string()),
-        (Value::Matrix(x), s) if s.as_f64().is_some() => Ok(Value::matrix(elementwise::binary_scalar(
-            op,
-            x,
-            s.as_f64().unwrap(),
-            false,
-        ))),
-        (s, Value::Matrix(y)) if s.as_f64().is_some() => Ok(Value::matrix(elementwise::binary_scalar(
-            op,
-            y,
-            s.as_f64().unwrap(),
-            true,
-        ))),
+        (Value::Matrix(x), s) if s.as_f64().is_some() => Ok(Value::matrix(
+            elementwise::binary_scalar(op, x, s.as_f64().unwrap(), false),
+        )),
+        (s, Value::Matrix(y)) if s.as_f64().is_some() => Ok(Value::matrix(
+            elementwise::binary_scalar(op, y, s.as_f64().unwrap(), true),
+        )),
         _ => scalar_binary(op, a, b),
     }
 }
@@ -198,8 +201,15 @@ fn unary_value(op: UnaryOp, v: &Value) -> OpResult {
 fn aggregate_value(f: AggFn, axis: Axis, v: &Value) -> OpResult {
     let m = match v {
         Value::Matrix(m) => m,
-        s if s.as_f64().is_some() && axis == Axis::All => return Ok(Value::Double(s.as_f64().unwrap())),
-        other => return Err(format!("aggregate needs a matrix, got a {}", other.type_name())),
+        s if s.as_f64().is_some() && axis == Axis::All => {
+            return Ok(Value::Double(s.as_f64().unwrap()))
+        }
+        other => {
+            return Err(format!(
+                "aggregate needs a matrix, got a {}",
+                other.type_name()
+            ))
+        }
     };
     if axis == Axis::All && m.rows() * m.cols() == 0 && f != AggFn::Sum {
         return Err(format!("{f:?} of an empty {} matrix", m.shape()).to_lowercase());
@@ -236,7 +246,9 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Builtin::Rand => {
             let pdf = string_arg(&args[6], "pdf")?;
             if &*pdf != "uniform" {
-                return Err(format!("rand: pdf \"{pdf}\" is not supported (only \"uniform\")"));
+                return Err(format!(
+                    "rand: pdf \"{pdf}\" is not supported (only \"uniform\")"
+                ));
             }
             let seed = number_arg(&args[5], "seed")?;
             let seed = if seed < 0.0 {
@@ -264,13 +276,18 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
                     if !byrow {
                         return Err("matrix(..., byrow=FALSE) of a matrix is not supported".into());
                     }
-                    structural::reshape(m, rows, cols).map(Value::matrix).map_err(exec_err)
+                    structural::reshape(m, rows, cols)
+                        .map(Value::matrix)
+                        .map_err(exec_err)
                 }
                 Value::Str(text) => {
                     let values: Vec<f64> = text
                         .split(|c: char| c.is_whitespace() || c == ',')
                         .filter(|t| !t.is_empty())
-                        .map(|t| t.parse::<f64>().map_err(|_| format!("matrix: `{t}` is not a number")))
+                        .map(|t| {
+                            t.parse::<f64>()
+                                .map_err(|_| format!("matrix: `{t}` is not a number"))
+                        })
                         .collect::<Result<_, _>>()?;
                     if values.len() != rows * cols {
                         return Err(format!(
@@ -280,14 +297,17 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
                     }
                     let mut d = DenseMatrix::from_vec(rows, cols, values).map_err(exec_err)?;
                     if !byrow {
-                        let t = DenseMatrix::from_vec(cols, rows, d.into_vec()).map_err(exec_err)?;
+                        let t =
+                            DenseMatrix::from_vec(cols, rows, d.into_vec()).map_err(exec_err)?;
                         d = transpose::transpose(&Matrix::Dense(t)).into_dense();
                     }
                     Ok(Value::matrix(Matrix::Dense(d).into_best_format()))
                 }
                 s => {
                     let x = number_arg(s, "matrix data")?;
-                    Ok(Value::matrix(Matrix::Dense(DenseMatrix::filled(rows, cols, x)).into_best_format()))
+                    Ok(Value::matrix(
+                        Matrix::Dense(DenseMatrix::filled(rows, cols, x)).into_best_format(),
+                    ))
                 }
             }
         }
@@ -299,7 +319,9 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
                 None if from <= to => 1.0,
                 None => -1.0,
             };
-            structural::seq(from, to, by).map(Value::matrix).map_err(exec_err)
+            structural::seq(from, to, by)
+                .map(Value::matrix)
+                .map_err(exec_err)
         }
         Builtin::Nrow | Builtin::Ncol | Builtin::Length => {
             let m = matrix_arg(&args[0], b.name())?;
@@ -318,8 +340,12 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         },
         Builtin::AsMatrix => Ok(Value::Matrix(to_matrix(&args[0])?)),
         Builtin::AsDouble => Ok(Value::Double(number_arg(&args[0], "as.double argument")?)),
-        Builtin::AsInteger => Ok(Value::Int(number_arg(&args[0], "as.integer argument")? as i64)),
-        Builtin::AsLogical => Ok(Value::Bool(number_arg(&args[0], "as.logical argument")? != 0.0)),
+        Builtin::AsInteger => Ok(Value::Int(
+            number_arg(&args[0], "as.integer argument")? as i64
+        )),
+        Builtin::AsLogical => Ok(Value::Bool(
+            number_arg(&args[0], "as.logical argument")? != 0.0,
+        )),
         Builtin::Diag => structural::diag(matrix_arg(&args[0], "diag")?)
             .map(Value::matrix)
             .map_err(exec_err),
@@ -354,7 +380,9 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
                 let decimal = size_arg(&args[3], "decimal")?;
                 let sep = string_arg(&args[4], "sep")?;
                 let linesep = string_arg(&args[5], "linesep")?;
-                Ok(Value::str(matrix_to_string(&shown, decimal, &sep, &linesep)))
+                Ok(Value::str(matrix_to_string(
+                    &shown, decimal, &sep, &linesep,
+                )))
             }
             s => Ok(Value::str(s.to_string())),
         },
@@ -396,7 +424,9 @@ fn file_format(file: &str, name: &str) -> Result<Format, String> {
             format!("cannot tell the format of `{file}` from its extension; pass format=\"mm\", \"csv\" or \"npy\"")
         })
     } else {
-        Format::from_name(name).ok_or_else(|| format!("unsupported format \"{name}\" (use \"mm\", \"csv\" or \"npy\")"))
+        Format::from_name(name).ok_or_else(|| {
+            format!("unsupported format \"{name}\" (use \"mm\", \"csv\" or \"npy\")")
+        })
     }
 }
 
@@ -406,8 +436,14 @@ fn if_else(args: &[Value]) -> OpResult {
         _ => None,
     });
     let Some(shape) = shape else {
-        let test = args[0].as_bool().ok_or("ifelse: the test must be a boolean or number")?;
-        return Ok(if test { args[1].clone() } else { args[2].clone() });
+        let test = args[0]
+            .as_bool()
+            .ok_or("ifelse: the test must be a boolean or number")?;
+        return Ok(if test {
+            args[1].clone()
+        } else {
+            args[2].clone()
+        });
     };
     let cell = |v: &Value, i: usize, j: usize| -> Result<f64, String> {
         match v {
@@ -419,7 +455,11 @@ fn if_else(args: &[Value]) -> OpResult {
     let mut out = DenseMatrix::zeros(shape.rows, shape.cols);
     for i in 0..shape.rows {
         for j in 0..shape.cols {
-            let pick = if cell(&args[0], i, j)? != 0.0 { &args[1] } else { &args[2] };
+            let pick = if cell(&args[0], i, j)? != 0.0 {
+                &args[1]
+            } else {
+                &args[2]
+            };
             out.set(i, j, cell(pick, i, j)?);
         }
     }
@@ -427,7 +467,12 @@ fn if_else(args: &[Value]) -> OpResult {
 }
 
 /// Converts DML's 1-based inclusive bounds of one dimension to a 0-based range.
-fn bounds(kind: IndexKind, args: &[Value], extent: usize, dim: &str) -> Result<Range<usize>, String> {
+fn bounds(
+    kind: IndexKind,
+    args: &[Value],
+    extent: usize,
+    dim: &str,
+) -> Result<Range<usize>, String> {
     let one_based = |v: &Value| -> Result<usize, String> {
         let x = number_arg(v, "index")?;
         if x.fract() != 0.0 || x < 1.0 || x > extent as f64 {
@@ -455,7 +500,9 @@ fn right_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
     let m = matrix_arg(&args[0], "indexing")?;
     let r = bounds(rows, &args[1..], m.rows(), "row")?;
     let c = bounds(cols, &args[1 + rows.arity()..], m.cols(), "column")?;
-    structural::slice(m, r, c).map(Value::matrix).map_err(|e| e.to_string())
+    structural::slice(m, r, c)
+        .map(Value::matrix)
+        .map_err(|e| e.to_string())
 }
 
 fn left_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {

@@ -28,13 +28,25 @@ impl Stats {
         let mut out = String::new();
         let _ = writeln!(out, "spores statistics:");
         let _ = writeln!(out, "Total elapsed time:\t{:.3} sec.", total.as_secs_f64());
-        let _ = writeln!(out, "Total compilation time:\t{:.3} sec.", self.compile.as_secs_f64());
-        let _ = writeln!(out, "Total execution time:\t{:.3} sec.", self.execute.as_secs_f64());
+        let _ = writeln!(
+            out,
+            "Total compilation time:\t{:.3} sec.",
+            self.compile.as_secs_f64()
+        );
+        let _ = writeln!(
+            out,
+            "Total execution time:\t{:.3} sec.",
+            self.execute.as_secs_f64()
+        );
         let _ = writeln!(out, "Blocks compiled:\t{}", self.blocks_compiled);
         let mut ops: Vec<_> = self.ops.iter().collect();
         ops.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
         let _ = writeln!(out, "Heavy hitter operators:");
-        let _ = writeln!(out, " #  {:<16} {:>12} {:>10}", "Operator", "Time(s)", "Count");
+        let _ = writeln!(
+            out,
+            " #  {:<16} {:>12} {:>10}",
+            "Operator", "Time(s)", "Count"
+        );
         for (rank, (name, (time, count))) in ops.into_iter().take(top).enumerate() {
             let _ = writeln!(
                 out,

@@ -263,7 +263,6 @@ impl<'w> Interpreter<'w> {
         env: &Env,
         key: (usize, usize),
     ) -> Result<Vec<Value>, Diagnostic> {
-        let started = Instant::now();
         let dag = &block.dag;
         let needed = dag.reachable(block.roots());
         let mut uses = vec![0usize; dag.len()];
@@ -336,7 +335,6 @@ impl<'w> Interpreter<'w> {
             let header = format!("--- block ({} nodes) ---", dag.len());
             let _ = write!(self.out, "{header}\n{}", explain(block, Some(&notes)));
         }
-        self.stats.execute += started.elapsed();
         Ok(block
             .outputs
             .iter()

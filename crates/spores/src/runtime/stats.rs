@@ -8,8 +8,6 @@ use std::time::Duration;
 pub struct Stats {
     /// Parsing, lowering and optimizing.
     pub compile: Duration,
-    /// Evaluating DAGs and control flow.
-    pub execute: Duration,
     /// Number of blocks compiled (lowered and optimized).
     pub blocks_compiled: usize,
     /// Time and count per operator name.
@@ -23,7 +21,7 @@ impl Stats {
         entry.1 += 1;
     }
 
-    /// The report: total, compile and execute time, then the `top` heaviest operators.
+    /// The report: total, compile and execute time (total less compile), then the `top` heaviest operators.
     pub fn report(&self, total: Duration, top: usize) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "spores statistics:");

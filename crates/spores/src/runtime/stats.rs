@@ -34,7 +34,7 @@ impl Stats {
         let _ = writeln!(
             out,
             "Total execution time:\t{:.3} sec.",
-            self.execute.as_secs_f64()
+            total.saturating_sub(self.compile).as_secs_f64()
         );
         let _ = writeln!(out, "Blocks compiled:\t{}", self.blocks_compiled);
         let mut ops: Vec<_> = self.ops.iter().collect();

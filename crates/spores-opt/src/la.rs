@@ -1,0 +1,485 @@
+//! Linear-algebra expressions: what the optimizer takes in and gives back.
+//!
+//! An [`LaExpr`] is a tree over named inputs. [`ShapeEnv`] says what each input is (a
+//! matrix of some [`Dim`] × [`Dim`], or a scalar) and, optionally, how many non-zeros it
+//! has. [`ShapeEnv::shape_of`] checks an expression with DML's rules, including
+//! broadcasting of scalars and row/column vectors.
+//!
+//! A dimension of size 1 is special throughout the optimizer: it carries no index in the
+//! relational translation (a column vector `v` is the relation `v(i)`, a 1×1 matrix or a
+//! scalar is a relation with no attributes). That is what makes broadcasting (`X * v`)
+//! a plain natural join, and it is how SystemDS treats 1×1 matrices as scalars.
+//!
+//! ```
+//! use spores_opt::la::{Dim, LaExpr, ShapeEnv};
+//! let e = LaExpr::parse("sum((X - U %*% t(V))^2)").unwrap();
+//! let mut env = ShapeEnv::default();
+//! env.matrix("X", Dim::sym("m"), Dim::sym("n"));
+//! env.matrix("U", Dim::sym("m"), Dim::Known(10));
+//! env.matrix("V", Dim::sym("n"), Dim::Known(10));
+//! assert_eq!(env.shape_of(&e).unwrap(), (Dim::Known(1), Dim::Known(1)));
+//! assert_eq!(e.to_string(), "sum((X - U %*% t(V))^2)");
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+
+use spores_lang::ast::{self, Expr, ExprKind};
+use spores_lang::diag::{Diagnostic, Span};
+
+/// A linear-algebra expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LaExpr {
+    /// A named input: a matrix, a vector or a scalar, as its [`ShapeEnv`] entry says.
+    Var(String),
+    /// A scalar constant.
+    Const(f64),
+    /// Elementwise `+` with broadcasting.
+    Add(Box<LaExpr>, Box<LaExpr>),
+    /// Elementwise `-` with broadcasting.
+    Sub(Box<LaExpr>, Box<LaExpr>),
+    /// Elementwise `*` with broadcasting.
+    Mul(Box<LaExpr>, Box<LaExpr>),
+    /// `%*%`
+    MatMul(Box<LaExpr>, Box<LaExpr>),
+    /// `t(A)`
+    Transpose(Box<LaExpr>),
+    /// Unary minus.
+    Neg(Box<LaExpr>),
+    /// `sum(A)`: all cells, giving a scalar.
+    Sum(Box<LaExpr>),
+    /// `rowSums(A)`: an m×1 column vector.
+    RowSums(Box<LaExpr>),
+    /// `colSums(A)`: a 1×n row vector.
+    ColSums(Box<LaExpr>),
+    /// `A ^ k` for a constant exponent. A non-negative integer `k` has a sum-product
+    /// meaning (a product of `k` factors); any other exponent is opaque.
+    Pow(Box<LaExpr>, f64),
+    /// Any other function, opaque to the sum-product rules: `exp`, `log`, `/`,
+    /// comparisons, `min`/`max`, user functions. Elementwise functions of one or more
+    /// same-shaped (or broadcast) arguments, unless [`LaExpr::func_shape`] says otherwise.
+    Func { name: String, args: Vec<LaExpr> },
+}
+
+/// One dimension of a matrix: a known size or a symbol that stands for any size > 1.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dim {
+    Known(usize),
+    Sym(String),
+}
+
+impl Dim {
+    pub fn sym(name: &str) -> Dim {
+        Dim::Sym(name.to_string())
+    }
+
+    /// Whether this dimension is exactly 1 (and so carries no index).
+    pub fn is_one(&self) -> bool {
+        *self == Dim::Known(1)
+    }
+
+    /// Parses `10` or `m`.
+    pub fn parse(text: &str) -> Option<Dim> {
+        let text = text.trim();
+        if let Ok(n) = text.parse::<usize>() {
+            return Some(Dim::Known(n));
+        }
+        let valid = text
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        valid.then(|| Dim::Sym(text.to_string()))
+    }
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dim::Known(n) => write!(f, "{n}"),
+            Dim::Sym(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Rows and columns.
+pub type Shape = (Dim, Dim);
+
+fn show(shape: &Shape) -> String {
+    format!("{}x{}", shape.0, shape.1)
+}
+
+/// What the optimizer knows about the inputs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ShapeEnv {
+    /// Shape of each matrix input; scalars are `1x1`.
+    pub shapes: HashMap<String, Shape>,
+    /// Number of non-zeros of inputs where known; an input without an entry is dense.
+    pub nnz: HashMap<String, f64>,
+}
+
+impl ShapeEnv {
+    pub fn matrix(&mut self, name: &str, rows: Dim, cols: Dim) -> &mut Self {
+        self.shapes.insert(name.to_string(), (rows, cols));
+        self
+    }
+
+    pub fn scalar(&mut self, name: &str) -> &mut Self {
+        self.matrix(name, Dim::Known(1), Dim::Known(1))
+    }
+
+    pub fn set_nnz(&mut self, name: &str, nnz: f64) -> &mut Self {
+        self.nnz.insert(name.to_string(), nnz);
+        self
+    }
+
+    /// Parses `NAME=ROWSxCOLS` (sizes are numbers or symbols), as `--shape` takes it.
+    pub fn add_shape_arg(&mut self, arg: &str) -> Result<(), String> {
+        let (name, dims) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("expected NAME=ROWSxCOLS, got `{arg}`"))?;
+        let (r, c) = dims
+            .split_once(['x', 'X'])
+            .ok_or_else(|| format!("expected ROWSxCOLS in `{arg}`"))?;
+        let rows = Dim::parse(r).ok_or_else(|| format!("bad row size `{r}` in `{arg}`"))?;
+        let cols = Dim::parse(c).ok_or_else(|| format!("bad column size `{c}` in `{arg}`"))?;
+        self.matrix(name.trim(), rows, cols);
+        Ok(())
+    }
+
+    /// The shape of an expression under DML's rules, or an error naming the offending
+    /// operator and both shapes.
+    pub fn shape_of(&self, e: &LaExpr) -> Result<Shape, ShapeError> {
+        use LaExpr::*;
+        let one = || Dim::Known(1);
+        Ok(match e {
+            Var(name) => self
+                .shapes
+                .get(name)
+                .cloned()
+                .ok_or_else(|| ShapeError(format!("no shape given for `{name}`")))?,
+            Const(_) => (one(), one()),
+            Add(a, b) | Sub(a, b) | Mul(a, b) => {
+                broadcast(e.op_symbol(), self.shape_of(a)?, self.shape_of(b)?)?
+            }
+            MatMul(a, b) => {
+                let (sa, sb) = (self.shape_of(a)?, self.shape_of(b)?);
+                if sa.1 != sb.0 {
+                    return Err(ShapeError(format!(
+                        "%*%: left is {}, right is {}: inner dimensions differ",
+                        show(&sa),
+                        show(&sb)
+                    )));
+                }
+                (sa.0, sb.1)
+            }
+            Transpose(a) => {
+                let (r, c) = self.shape_of(a)?;
+                (c, r)
+            }
+            Neg(a) | Pow(a, _) => self.shape_of(a)?,
+            Sum(a) => {
+                self.shape_of(a)?;
+                (one(), one())
+            }
+            RowSums(a) => (self.shape_of(a)?.0, one()),
+            ColSums(a) => (one(), self.shape_of(a)?.1),
+            Func { name, args } => {
+                let shapes = args
+                    .iter()
+                    .map(|a| self.shape_of(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut iter = shapes.into_iter();
+                let first = iter.next().unwrap_or((one(), one()));
+                iter.try_fold(first, |acc, s| broadcast(name, acc, s))?
+            }
+        })
+    }
+}
+
+/// The result shape of an elementwise operator under DML broadcasting: equal shapes; a
+/// 1×1 side broadcasts everywhere; a row (1×n) or column (m×1) vector broadcasts along
+/// the other side; a column vector with a row vector gives the outer m×n shape.
+pub fn broadcast(op: &str, a: Shape, b: Shape) -> Result<Shape, ShapeError> {
+    let is_one = |d: &Dim| d.is_one();
+    let fit = |x: &Dim, y: &Dim| x == y || is_one(x) || is_one(y);
+    let pick = |x: &Dim, y: &Dim| if is_one(x) { y.clone() } else { x.clone() };
+    if fit(&a.0, &b.0) && fit(&a.1, &b.1) {
+        let outer_ok = a == b
+            || (is_one(&a.0) && is_one(&a.1))
+            || (is_one(&b.0) && is_one(&b.1))
+            || (a.0 == b.0 && (is_one(&a.1) || is_one(&b.1)))
+            || (a.1 == b.1 && (is_one(&a.0) || is_one(&b.0)))
+            || (is_one(&a.1) && is_one(&b.0));
+        if outer_ok {
+            return Ok((pick(&a.0, &b.0), pick(&a.1, &b.1)));
+        }
+    }
+    Err(ShapeError(format!(
+        "{op}: left is {}, right is {}: shapes do not broadcast",
+        show(&a),
+        show(&b)
+    )))
+}
+
+/// A shape error, naming the operator and both shapes.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ShapeError(pub String);
+
+impl LaExpr {
+    /// Parses a DML expression (`sum((X - U %*% t(V))^2)`). Constructs outside the LA
+    /// subset become opaque [`LaExpr::Func`]s; a syntax error is a [`Diagnostic`].
+    pub fn parse(text: &str) -> Result<LaExpr, Diagnostic> {
+        let expr = spores_lang::parse_expr(text)?;
+        LaExpr::from_ast(&expr)
+    }
+
+    /// Converts a parsed DML expression.
+    pub fn from_ast(e: &Expr) -> Result<LaExpr, Diagnostic> {
+        let unsupported = |what: &str, span: Span| {
+            Diagnostic::new(
+                format!("{what} is not supported in an optimizer expression"),
+                span,
+            )
+        };
+        let b = |x: LaExpr| Box::new(x);
+        Ok(match &e.kind {
+            ExprKind::Int(v) => LaExpr::Const(*v as f64),
+            ExprKind::Double(v) => LaExpr::Const(*v),
+            ExprKind::Bool(v) => LaExpr::Const(if *v { 1.0 } else { 0.0 }),
+            ExprKind::Var(name) => LaExpr::Var(name.clone()),
+            ExprKind::Str(_) => return Err(unsupported("a string", e.span)),
+            ExprKind::CmdArg(_) => return Err(unsupported("a `$` argument", e.span)),
+            ExprKind::Index { .. } => return Err(unsupported("indexing", e.span)),
+            ExprKind::Unary { op, expr } => {
+                let inner = LaExpr::from_ast(expr)?;
+                match op {
+                    ast::UnaryOp::Neg => LaExpr::Neg(b(inner)),
+                    ast::UnaryOp::Plus => inner,
+                    ast::UnaryOp::Not => LaExpr::Func {
+                        name: "!".into(),
+                        args: vec![inner],
+                    },
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (l, r) = (LaExpr::from_ast(lhs)?, LaExpr::from_ast(rhs)?);
+                match op {
+                    ast::BinaryOp::Add => LaExpr::Add(b(l), b(r)),
+                    ast::BinaryOp::Sub => LaExpr::Sub(b(l), b(r)),
+                    ast::BinaryOp::Mul => LaExpr::Mul(b(l), b(r)),
+                    ast::BinaryOp::MatMul => LaExpr::MatMul(b(l), b(r)),
+                    ast::BinaryOp::Pow => match r {
+                        LaExpr::Const(k) => LaExpr::Pow(b(l), k),
+                        other => LaExpr::Func {
+                            name: "^".into(),
+                            args: vec![l, other],
+                        },
+                    },
+                    other => LaExpr::Func {
+                        name: other.symbol().into(),
+                        args: vec![l, r],
+                    },
+                }
+            }
+            ExprKind::Call { name, args } => {
+                if let Some(named) = args.iter().find(|a| a.name.is_some()) {
+                    return Err(unsupported("a named argument", named.value.span));
+                }
+                let args = args
+                    .iter()
+                    .map(|a| LaExpr::from_ast(&a.value))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let one = |args: Vec<LaExpr>| -> Result<Box<LaExpr>, Diagnostic> {
+                    match <[LaExpr; 1]>::try_from(args) {
+                        Ok([x]) => Ok(Box::new(x)),
+                        Err(_) => Err(Diagnostic::new(
+                            format!("`{name}` takes one argument"),
+                            e.span,
+                        )),
+                    }
+                };
+                match name.as_str() {
+                    "t" => LaExpr::Transpose(one(args)?),
+                    "sum" => LaExpr::Sum(one(args)?),
+                    "rowSums" => LaExpr::RowSums(one(args)?),
+                    "colSums" => LaExpr::ColSums(one(args)?),
+                    _ => LaExpr::Func {
+                        name: name.clone(),
+                        args,
+                    },
+                }
+            }
+        })
+    }
+
+    fn op_symbol(&self) -> &'static str {
+        match self {
+            LaExpr::Add(..) => "+",
+            LaExpr::Sub(..) => "-",
+            LaExpr::Mul(..) => "*",
+            LaExpr::MatMul(..) => "%*%",
+            _ => "",
+        }
+    }
+
+    /// The names of the inputs the expression reads, each once, in first-use order.
+    pub fn vars(&self) -> Vec<String> {
+        fn walk(e: &LaExpr, out: &mut Vec<String>) {
+            match e {
+                LaExpr::Var(v) => {
+                    if !out.contains(v) {
+                        out.push(v.clone());
+                    }
+                }
+                LaExpr::Const(_) => {}
+                LaExpr::Add(a, b)
+                | LaExpr::Sub(a, b)
+                | LaExpr::Mul(a, b)
+                | LaExpr::MatMul(a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                LaExpr::Transpose(a)
+                | LaExpr::Neg(a)
+                | LaExpr::Sum(a)
+                | LaExpr::RowSums(a)
+                | LaExpr::ColSums(a)
+                | LaExpr::Pow(a, _) => walk(a, out),
+                LaExpr::Func { args, .. } => args.iter().for_each(|a| walk(a, out)),
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
+    /// Binding strength for printing: higher binds tighter (R/DML precedence).
+    fn precedence(&self) -> u8 {
+        match self {
+            LaExpr::Add(..) | LaExpr::Sub(..) => 1,
+            LaExpr::Mul(..) => 2,
+            LaExpr::MatMul(..) => 3,
+            LaExpr::Neg(..) => 4,
+            LaExpr::Pow(..) => 5,
+            LaExpr::Func { name, args }
+                if args.len() == 2 && !name.chars().next().is_some_and(char::is_alphabetic) =>
+            {
+                match name.as_str() {
+                    "+" | "-" => 1,
+                    "*" | "/" => 2,
+                    "%%" | "%/%" => 3,
+                    "^" => 5,
+                    "&" => 0,
+                    _ => 0,
+                }
+            }
+            _ => 6,
+        }
+    }
+}
+
+impl fmt::Display for LaExpr {
+    /// Prints DML that parses back to the same expression, with parentheses only where
+    /// precedence needs them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.precedence();
+        // `left` operands may share the precedence (left associativity); `right` ones not.
+        let side = |e: &LaExpr, min: u8| -> String {
+            if e.precedence() < min || matches!(e, LaExpr::Const(c) if *c < 0.0) {
+                format!("({e})")
+            } else {
+                e.to_string()
+            }
+        };
+        match self {
+            LaExpr::Var(v) => f.write_str(v),
+            LaExpr::Const(c) => {
+                if c.fract() == 0.0 && c.abs() < 1e15 {
+                    write!(f, "{}", *c as i64)
+                } else {
+                    write!(f, "{c}")
+                }
+            }
+            LaExpr::Add(a, b) => write!(f, "{} + {}", side(a, p), side(b, p + 1)),
+            LaExpr::Sub(a, b) => write!(f, "{} - {}", side(a, p), side(b, p + 1)),
+            LaExpr::Mul(a, b) => write!(f, "{} * {}", side(a, p), side(b, p + 1)),
+            LaExpr::MatMul(a, b) => write!(f, "{} %*% {}", side(a, p), side(b, p + 1)),
+            LaExpr::Neg(a) => write!(f, "-{}", side(a, p)),
+            LaExpr::Pow(a, k) => write!(f, "{}^{}", side(a, p + 1), LaExpr::Const(*k)),
+            LaExpr::Transpose(a) => write!(f, "t({a})"),
+            LaExpr::Sum(a) => write!(f, "sum({a})"),
+            LaExpr::RowSums(a) => write!(f, "rowSums({a})"),
+            LaExpr::ColSums(a) => write!(f, "colSums({a})"),
+            LaExpr::Func { name, args } => {
+                if p < 6 && args.len() == 2 {
+                    write!(f, "{} {name} {}", side(&args[0], p), side(&args[1], p + 1))
+                } else if name == "!" && args.len() == 1 {
+                    write!(f, "!{}", side(&args[0], 6))
+                } else {
+                    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                    write!(f, "{name}({})", args.join(", "))
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> ShapeEnv {
+        let mut env = ShapeEnv::default();
+        for arg in ["X=mxn", "U=mx10", "V=nx10", "u=mx1", "v=1xn", "s=1x1"] {
+            env.add_shape_arg(arg).unwrap();
+        }
+        env
+    }
+
+    #[test]
+    fn printing_round_trips_through_the_parser() {
+        for text in [
+            "sum((X - U %*% t(V))^2)",
+            "(U %*% t(V) - X) %*% V",
+            "X * u + v - s",
+            "-X^2",
+            "(-X)^2",
+            "X - (U %*% t(V) - X)",
+            "colSums(X * exp(u)) / 2",
+            "t(X) %*% (X %*% t(v))",
+        ] {
+            let e = LaExpr::parse(text).unwrap();
+            assert_eq!(e.to_string(), text);
+            assert_eq!(LaExpr::parse(&e.to_string()).unwrap(), e);
+        }
+    }
+
+    #[test]
+    fn shapes_follow_dml_broadcasting() {
+        let env = env();
+        let shape = |t: &str| env.shape_of(&LaExpr::parse(t).unwrap()).map(|s| show(&s));
+        assert_eq!(shape("X * u").unwrap(), "mxn");
+        assert_eq!(shape("v - X").unwrap(), "mxn");
+        assert_eq!(shape("u %*% v").unwrap(), "mxn");
+        assert_eq!(shape("u * v").unwrap(), "mxn");
+        assert_eq!(shape("s * X + 1").unwrap(), "mxn");
+        assert_eq!(shape("rowSums(X) + u").unwrap(), "mx1");
+        assert_eq!(shape("t(U) %*% X %*% V").unwrap(), "10x10");
+        let err = shape("X %*% U").unwrap_err();
+        assert!(err.0.contains("mxn") && err.0.contains("mx10"), "{err}");
+        let err = shape("X + t(X)").unwrap_err();
+        assert!(err.0.contains("mxn") && err.0.contains("nxm"), "{err}");
+        assert!(shape("Y + X").unwrap_err().0.contains("`Y`"));
+    }
+
+    #[test]
+    fn bad_shape_arguments_are_reported() {
+        let mut env = ShapeEnv::default();
+        assert!(env.add_shape_arg("X").is_err());
+        assert!(env.add_shape_arg("X=3").is_err());
+        assert!(env.add_shape_arg("X=3x-1").is_err());
+        assert!(env.add_shape_arg("X=3xn").is_ok());
+    }
+}

@@ -4,11 +4,13 @@ use std::fmt::Write;
 
 use super::{BlockDag, Op};
 
-/// Renders the nodes a block needs, one per line in evaluation order, e.g.
+/// Renders the nodes a block needs, one per line in evaluation order (literals inline),
+/// e.g.
 ///
 /// ```text
 ///   %2 = t(%1)                          400x10 dense
 ///   %3 = %*%(%0, %2)                    2000x400 dense
+///   %4 = *(%3, 2)                       2000x400 dense
 /// outputs: Y = %3
 /// ```
 ///
@@ -16,11 +18,16 @@ use super::{BlockDag, Op};
 pub fn explain(block: &BlockDag, annotations: Option<&[String]>) -> String {
     let needed = block.dag.reachable(block.roots());
     let mut out = String::new();
+    let arg = |c: usize| match &block.dag.node(c).op {
+        Op::Literal(l) => l.to_string(),
+        _ => format!("%{c}"),
+    };
     for (id, node) in block.dag.nodes().iter().enumerate() {
-        if !needed[id] {
+        // Literals are shown inline where they are used.
+        if !needed[id] || matches!(node.op, Op::Literal(_)) {
             continue;
         }
-        let args: Vec<String> = node.children.iter().map(|c| format!("%{c}")).collect();
+        let args: Vec<String> = node.children.iter().map(|&c| arg(c)).collect();
         let text = match &node.op {
             Op::Input(_) | Op::Literal(_) => node.op.name(),
             op => format!("{}({})", op.name(), args.join(", ")),

@@ -1,0 +1,103 @@
+//! The `spores` binary: exit codes, error rendering, `--explain` and `--stats`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn spores(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spores"))
+        .args(args)
+        .output()
+        .expect("the spores binary runs")
+}
+
+fn script(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("spores-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_good_script_exits_zero_and_prints() {
+    let path = script("ok.dml", "x = sum(matrix(3, rows=2, cols=2))\nprint(\"x \" + x)\n");
+    let out = spores(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "x 12.0\n");
+}
+
+#[test]
+fn a_parse_error_exits_two_with_line_column_and_caret() {
+    let path = script("bad.dml", "x = 1\ny = (x + \n");
+    let out = spores(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("bad.dml:2:"), "{err}");
+    assert!(err.contains('^'), "{err}");
+}
+
+#[test]
+fn a_runtime_error_exits_one_naming_both_shapes() {
+    let path = script("shape.dml", "A = matrix(1, rows=2, cols=3)\nB = A %*% A\n");
+    let out = spores(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("shape.dml:2:5"), "{err}");
+    assert!(err.contains("2x3"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    let out = spores(&["run", "/nonexistent/script.dml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent/script.dml"));
+
+    let path = script("args.dml", "print(1)\n");
+    let out = spores(&["run", path.to_str().unwrap(), "--arg", "novalue"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("NAME=VALUE"));
+
+    let out = spores(&["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn arguments_reach_the_script() {
+    let path = script("argv.dml", "n = $n\nprint(n * 2)\nprint($name)\n");
+    let out = spores(&["run", path.to_str().unwrap(), "--arg", "n=21", "--arg", "name=spores"]);
+    assert_eq!(text(&out.stdout), "42\nspores\n", "{}", text(&out.stderr));
+}
+
+#[test]
+fn explain_prints_each_block_dag_with_shapes() {
+    let path = script(
+        "explain.dml",
+        "X = rand(rows=20, cols=10, sparsity=0.1, seed=1)\nY = t(X) %*% X\nprint(sum(Y))\n",
+    );
+    let out = spores(&["run", path.to_str().unwrap(), "--explain"]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("--- block"), "{stdout}");
+    assert!(stdout.contains("%*%("), "{stdout}");
+    assert!(stdout.contains("rand(20, 10, 0.0, 1.0, 0.1, 1, \"uniform\")"), "{stdout}");
+    assert!(stdout.contains("= t(%"), "{stdout}");
+    assert!(stdout.contains("10x10"), "{stdout}");
+    assert!(stdout.contains("20x10 sparse"), "{stdout}");
+    assert!(stdout.contains("outputs: X = %"), "{stdout}");
+}
+
+#[test]
+fn stats_report_times_and_heavy_hitters() {
+    let path = script("stats.dml", "X = rand(rows=50, cols=50, seed=1)\nfor (i in 1:3) { X = X %*% X / 50 }\nprint(sum(X))\n");
+    let out = spores(&["run", path.to_str().unwrap(), "--stats", "--threads", "1"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = text(&out.stderr);
+    for needle in ["Total elapsed time", "Total compilation time", "Total execution time", "Heavy hitter operators"] {
+        assert!(err.contains(needle), "{err}");
+    }
+    let matmul_line = err.lines().find(|l| l.contains("%*%")).expect("%*% is listed");
+    assert!(matmul_line.trim_end().ends_with(" 3"), "{matmul_line}");
+}

@@ -24,7 +24,10 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn a_good_script_exits_zero_and_prints() {
-    let path = script("ok.dml", "x = sum(matrix(3, rows=2, cols=2))\nprint(\"x \" + x)\n");
+    let path = script(
+        "ok.dml",
+        "x = sum(matrix(3, rows=2, cols=2))\nprint(\"x \" + x)\n",
+    );
     let out = spores(&["run", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "x 12.0\n");
@@ -68,7 +71,14 @@ fn usage_errors_exit_two() {
 #[test]
 fn arguments_reach_the_script() {
     let path = script("argv.dml", "n = $n\nprint(n * 2)\nprint($name)\n");
-    let out = spores(&["run", path.to_str().unwrap(), "--arg", "n=21", "--arg", "name=spores"]);
+    let out = spores(&[
+        "run",
+        path.to_str().unwrap(),
+        "--arg",
+        "n=21",
+        "--arg",
+        "name=spores",
+    ]);
     assert_eq!(text(&out.stdout), "42\nspores\n", "{}", text(&out.stderr));
 }
 
@@ -82,7 +92,10 @@ fn explain_prints_each_block_dag_with_shapes() {
     let stdout = text(&out.stdout);
     assert!(stdout.contains("--- block"), "{stdout}");
     assert!(stdout.contains("%*%("), "{stdout}");
-    assert!(stdout.contains("rand(20, 10, 0.0, 1.0, 0.1, 1, \"uniform\")"), "{stdout}");
+    assert!(
+        stdout.contains("rand(20, 10, 0.0, 1.0, 0.1, 1, \"uniform\")"),
+        "{stdout}"
+    );
     assert!(stdout.contains("= t(%"), "{stdout}");
     assert!(stdout.contains("10x10"), "{stdout}");
     assert!(stdout.contains("20x10 sparse"), "{stdout}");
@@ -91,13 +104,24 @@ fn explain_prints_each_block_dag_with_shapes() {
 
 #[test]
 fn stats_report_times_and_heavy_hitters() {
-    let path = script("stats.dml", "X = rand(rows=50, cols=50, seed=1)\nfor (i in 1:3) { X = X %*% X / 50 }\nprint(sum(X))\n");
+    let path = script(
+        "stats.dml",
+        "X = rand(rows=50, cols=50, seed=1)\nfor (i in 1:3) { X = X %*% X / 50 }\nprint(sum(X))\n",
+    );
     let out = spores(&["run", path.to_str().unwrap(), "--stats", "--threads", "1"]);
     assert_eq!(out.status.code(), Some(0));
     let err = text(&out.stderr);
-    for needle in ["Total elapsed time", "Total compilation time", "Total execution time", "Heavy hitter operators"] {
+    for needle in [
+        "Total elapsed time",
+        "Total compilation time",
+        "Total execution time",
+        "Heavy hitter operators",
+    ] {
         assert!(err.contains(needle), "{err}");
     }
-    let matmul_line = err.lines().find(|l| l.contains("%*%")).expect("%*% is listed");
+    let matmul_line = err
+        .lines()
+        .find(|l| l.contains("%*%"))
+        .expect("%*% is listed");
     assert!(matmul_line.trim_end().ends_with(" 3"), "{matmul_line}");
 }

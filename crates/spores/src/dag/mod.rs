@@ -11,6 +11,7 @@
 
 mod explain;
 mod lower;
+pub mod meta;
 mod op;
 
 use std::collections::HashMap;

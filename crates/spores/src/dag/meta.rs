@@ -1,0 +1,339 @@
+//! Size propagation: what each node of a block will produce, known before running it.
+//!
+//! Given the shapes and non-zero counts of the block's inputs, every node gets a
+//! [`NodeMeta`]: a matrix shape with an estimated number of non-zeros, a scalar (with
+//! its value when it is a compile-time constant, so `rand(rows=n*2, ...)` has a known
+//! shape), or unknown (e.g. the result of `read` or of a user function). The optimizer
+//! uses this to know what it is rewriting; SystemDS does the same for its dynamic
+//! recompilation.
+
+use std::collections::HashMap;
+
+use spores_exec::kernels::elementwise::BinaryOp;
+use spores_exec::Shape;
+
+use super::{AggFn, Axis, Builtin, Dag, IndexKind, Literal, Op};
+use crate::opt::InputMeta;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeMeta {
+    /// A matrix with its shape and estimated non-zero count.
+    Matrix { shape: Shape, nnz: f64 },
+    /// A scalar; `Some(v)` when its numeric value is known before running.
+    Scalar(Option<f64>),
+    /// A string, or anything whose size cannot be known before running.
+    Unknown,
+}
+
+impl NodeMeta {
+    fn constant(&self) -> Option<f64> {
+        match self {
+            NodeMeta::Scalar(v) => *v,
+            _ => None,
+        }
+    }
+
+    fn dense(rows: usize, cols: usize) -> NodeMeta {
+        NodeMeta::Matrix {
+            shape: Shape::new(rows, cols),
+            nnz: rows as f64 * cols as f64,
+        }
+    }
+}
+
+/// Propagates sizes through the whole DAG, in node order.
+pub fn infer(dag: &Dag, inputs: &HashMap<String, InputMeta>) -> Vec<NodeMeta> {
+    let mut meta: Vec<NodeMeta> = Vec::with_capacity(dag.len());
+    for node in dag.nodes() {
+        let arg = |k: usize| &meta[node.children[k]];
+        let m = match &node.op {
+            Op::Input(name) => match inputs.get(name) {
+                Some(InputMeta::Matrix { shape, nnz }) => NodeMeta::Matrix {
+                    shape: *shape,
+                    nnz: *nnz as f64,
+                },
+                Some(InputMeta::Scalar) => NodeMeta::Scalar(None),
+                None => NodeMeta::Unknown,
+            },
+            Op::Literal(Literal::Double(v)) => NodeMeta::Scalar(Some(*v)),
+            Op::Literal(Literal::Int(v)) => NodeMeta::Scalar(Some(*v as f64)),
+            Op::Literal(Literal::Bool(b)) => NodeMeta::Scalar(Some(f64::from(u8::from(*b)))),
+            Op::Literal(Literal::Str(_)) => NodeMeta::Unknown,
+            Op::Binary(op) => binary(*op, arg(0), arg(1)),
+            Op::Unary(op) => match arg(0) {
+                NodeMeta::Matrix { shape, nnz } => NodeMeta::Matrix {
+                    shape: *shape,
+                    nnz: if op.is_sparse_safe() {
+                        *nnz
+                    } else {
+                        shape.cells() as f64
+                    },
+                },
+                NodeMeta::Scalar(_) => NodeMeta::Scalar(None),
+                NodeMeta::Unknown => NodeMeta::Unknown,
+            },
+            Op::MatMul => match (arg(0), arg(1)) {
+                (
+                    NodeMeta::Matrix { shape: a, nnz: na },
+                    NodeMeta::Matrix { shape: b, nnz: nb },
+                ) if a.cols == b.rows => NodeMeta::Matrix {
+                    shape: Shape::new(a.rows, b.cols),
+                    nnz: matmul_nnz(*a, *na, *b, *nb),
+                },
+                _ => NodeMeta::Unknown,
+            },
+            Op::Transpose => match arg(0) {
+                NodeMeta::Matrix { shape, nnz } => NodeMeta::Matrix {
+                    shape: shape.transposed(),
+                    nnz: *nnz,
+                },
+                other => other.clone(),
+            },
+            Op::Agg(f, axis) => match (arg(0), axis) {
+                (NodeMeta::Matrix { .. } | NodeMeta::Scalar(_), Axis::All) => {
+                    NodeMeta::Scalar(None)
+                }
+                (NodeMeta::Matrix { shape, nnz }, Axis::Row) => NodeMeta::Matrix {
+                    shape: Shape::new(shape.rows, 1),
+                    nnz: if *f == AggFn::Sum {
+                        nnz.min(shape.rows as f64)
+                    } else {
+                        shape.rows as f64
+                    },
+                },
+                (NodeMeta::Matrix { shape, nnz }, Axis::Col) => NodeMeta::Matrix {
+                    shape: Shape::new(1, shape.cols),
+                    nnz: if *f == AggFn::Sum {
+                        nnz.min(shape.cols as f64)
+                    } else {
+                        shape.cols as f64
+                    },
+                },
+                _ => NodeMeta::Unknown,
+            },
+            Op::Builtin(b) => builtin(
+                *b,
+                &node.children.iter().map(|&c| &meta[c]).collect::<Vec<_>>(),
+            ),
+            Op::Index { rows, cols } => {
+                let bounds = |kind: IndexKind, first: usize, extent: usize| -> Option<usize> {
+                    match kind {
+                        IndexKind::All => Some(extent),
+                        IndexKind::Single => Some(1),
+                        IndexKind::Range => {
+                            let a = meta[node.children[first]].constant()?;
+                            let b = meta[node.children[first + 1]].constant()?;
+                            (b >= a).then(|| (b - a) as usize + 1)
+                        }
+                    }
+                };
+                match arg(0) {
+                    NodeMeta::Matrix { shape, nnz } => {
+                        match (
+                            bounds(*rows, 1, shape.rows),
+                            bounds(*cols, 1 + rows.arity(), shape.cols),
+                        ) {
+                            (Some(r), Some(c)) => {
+                                let density = nnz / (shape.cells().max(1) as f64);
+                                NodeMeta::Matrix {
+                                    shape: Shape::new(r, c),
+                                    nnz: density * (r * c) as f64,
+                                }
+                            }
+                            _ => NodeMeta::Unknown,
+                        }
+                    }
+                    _ => NodeMeta::Unknown,
+                }
+            }
+            Op::LeftIndex { .. } => match arg(0) {
+                NodeMeta::Matrix { shape, .. } => NodeMeta::dense(shape.rows, shape.cols),
+                _ => NodeMeta::Unknown,
+            },
+            Op::Call { .. } | Op::Extract(_) => NodeMeta::Unknown,
+        };
+        meta.push(m);
+    }
+    meta
+}
+
+/// SystemDS's average-case estimate for a product: each output cell is non-zero unless
+/// all `k` inner products miss.
+fn matmul_nnz(a: Shape, na: f64, b: Shape, nb: f64) -> f64 {
+    let (da, db) = (na / a.cells().max(1) as f64, nb / b.cells().max(1) as f64);
+    let cells = (a.rows * b.cols) as f64;
+    cells * (1.0 - (1.0 - da * db).powf(a.cols as f64))
+}
+
+fn binary(op: BinaryOp, a: &NodeMeta, b: &NodeMeta) -> NodeMeta {
+    use NodeMeta::*;
+    match (a, b) {
+        (Scalar(x), Scalar(y)) => Scalar(match (x, y) {
+            (Some(x), Some(y)) => Some(op.apply(*x, *y)),
+            _ => None,
+        }),
+        (Matrix { shape, nnz }, Scalar(s)) | (Scalar(s), Matrix { shape, nnz }) => {
+            let keeps_zeros = s
+                .is_some_and(|s| op.apply_cell(0.0, s) == 0.0 && op.apply_cell(s, 0.0) == 0.0)
+                || op == BinaryOp::Mul;
+            Matrix {
+                shape: *shape,
+                nnz: if keeps_zeros {
+                    *nnz
+                } else {
+                    shape.cells() as f64
+                },
+            }
+        }
+        (Matrix { shape: sa, nnz: na }, Matrix { shape: sb, nnz: nb }) => {
+            let rows = sa.rows.max(sb.rows);
+            let cols = sa.cols.max(sb.cols);
+            let cells = (rows * cols) as f64;
+            // Densities spread over the broadcast shape.
+            let (da, db) = (na / sa.cells().max(1) as f64, nb / sb.cells().max(1) as f64);
+            let nnz = match op {
+                BinaryOp::Mul | BinaryOp::And => cells * da.min(db),
+                BinaryOp::Div => cells * da,
+                _ if op.zero_on_zeros() => cells * (da + db).min(1.0),
+                _ => cells,
+            };
+            Matrix {
+                shape: Shape::new(rows, cols),
+                nnz,
+            }
+        }
+        _ => Unknown,
+    }
+}
+
+fn builtin(b: Builtin, args: &[&NodeMeta]) -> NodeMeta {
+    let size = |m: &NodeMeta| {
+        m.constant()
+            .filter(|v| *v >= 0.0 && v.fract() == 0.0)
+            .map(|v| v as usize)
+    };
+    let shape_of = |m: &NodeMeta| match m {
+        NodeMeta::Matrix { shape, .. } => Some(*shape),
+        _ => None,
+    };
+    match b {
+        Builtin::Rand => match (size(args[0]), size(args[1]), args[4].constant()) {
+            (Some(r), Some(c), Some(sparsity)) => NodeMeta::Matrix {
+                shape: Shape::new(r, c),
+                nnz: sparsity.clamp(0.0, 1.0) * (r * c) as f64,
+            },
+            _ => NodeMeta::Unknown,
+        },
+        Builtin::Matrix => match (size(args[1]), size(args[2])) {
+            (Some(r), Some(c)) => {
+                let nnz = match args[0] {
+                    NodeMeta::Scalar(Some(v)) if *v == 0.0 => 0.0,
+                    NodeMeta::Matrix { nnz, .. } => *nnz,
+                    _ => (r * c) as f64,
+                };
+                NodeMeta::Matrix {
+                    shape: Shape::new(r, c),
+                    nnz,
+                }
+            }
+            _ => NodeMeta::Unknown,
+        },
+        Builtin::Nrow => NodeMeta::Scalar(shape_of(args[0]).map(|s| s.rows as f64)),
+        Builtin::Ncol => NodeMeta::Scalar(shape_of(args[0]).map(|s| s.cols as f64)),
+        Builtin::Length => NodeMeta::Scalar(shape_of(args[0]).map(|s| s.cells() as f64)),
+        Builtin::AsScalar
+        | Builtin::AsDouble
+        | Builtin::AsInteger
+        | Builtin::AsLogical
+        | Builtin::Trace => NodeMeta::Scalar(None),
+        Builtin::AsMatrix => match args[0] {
+            NodeMeta::Scalar(_) => NodeMeta::dense(1, 1),
+            other => other.clone(),
+        },
+        Builtin::Time => NodeMeta::Scalar(None),
+        _ => NodeMeta::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dag::{lower_block, LowerContext};
+
+    fn meta_of(src: &str, inputs: &[(&str, InputMeta)]) -> (crate::dag::BlockDag, Vec<NodeMeta>) {
+        let program = spores_lang::parse(src).unwrap();
+        let (functions, args) = (HashMap::new(), HashMap::new());
+        let ctx = LowerContext {
+            functions: &functions,
+            args: &args,
+        };
+        let block = lower_block(&program.body, &ctx).unwrap();
+        let inputs: HashMap<String, InputMeta> = inputs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let meta = infer(&block.dag, &inputs);
+        (block, meta)
+    }
+
+    fn output<'a>(block: &crate::dag::BlockDag, meta: &'a [NodeMeta], name: &str) -> &'a NodeMeta {
+        let id = block.outputs.iter().find(|(n, _)| n == name).unwrap().1;
+        &meta[id]
+    }
+
+    #[test]
+    fn shapes_and_constants_propagate() {
+        let x = InputMeta::Matrix {
+            shape: Shape::new(100, 50),
+            nnz: 250,
+        };
+        let (block, meta) = meta_of(
+            "n = ncol(X) * 2\nR = rand(rows=n, cols=10, sparsity=0.5)\nY = t(X) %*% X\nZ = X * 3\nW = X + 1\nS = rowSums(X)\nP = X[1:10, ]\n",
+            &[("X", x)],
+        );
+        assert_eq!(output(&block, &meta, "n"), &NodeMeta::Scalar(Some(100.0)));
+        assert_eq!(
+            output(&block, &meta, "R"),
+            &NodeMeta::Matrix {
+                shape: Shape::new(100, 10),
+                nnz: 500.0
+            }
+        );
+        let NodeMeta::Matrix { shape, nnz } = output(&block, &meta, "Y") else {
+            panic!()
+        };
+        assert_eq!(*shape, Shape::new(50, 50));
+        assert!(*nnz > 0.0 && *nnz < 2500.0);
+        assert_eq!(
+            output(&block, &meta, "Z"),
+            &NodeMeta::Matrix {
+                shape: Shape::new(100, 50),
+                nnz: 250.0
+            }
+        );
+        assert_eq!(
+            output(&block, &meta, "W"),
+            &NodeMeta::Matrix {
+                shape: Shape::new(100, 50),
+                nnz: 5000.0
+            }
+        );
+        assert_eq!(
+            output(&block, &meta, "S"),
+            &NodeMeta::Matrix {
+                shape: Shape::new(100, 1),
+                nnz: 100.0
+            }
+        );
+        let NodeMeta::Matrix { shape, .. } = output(&block, &meta, "P") else {
+            panic!()
+        };
+        assert_eq!(*shape, Shape::new(10, 50));
+    }
+
+    #[test]
+    fn unknown_inputs_stay_unknown() {
+        let (block, meta) = meta_of("Y = read(\"f.mtx\") %*% X\n", &[]);
+        assert_eq!(output(&block, &meta, "Y"), &NodeMeta::Unknown);
+    }
+}

@@ -193,17 +193,17 @@ impl<'a> Lowerer<'a> {
             ExprKind::Str(s) => self.lit(Literal::Str(s.clone()), span),
             ExprKind::Bool(b) => self.lit(Literal::Bool(*b), span),
             ExprKind::Var(name) => self.var(name, span),
-            ExprKind::CmdArg(name) => {
-                match self.ctx.args.get(name) {
-                    Some(text) => self.lit(parse_cmd_arg(text), span),
-                    None => return Err(Diagnostic::new(
+            ExprKind::CmdArg(name) => match self.ctx.args.get(name) {
+                Some(text) => self.lit(parse_cmd_arg(text), span),
+                None => {
+                    return Err(Diagnostic::new(
                         format!(
                             "command-line argument `${name}` is not given (use --arg {name}=VALUE)"
                         ),
                         span,
-                    )),
+                    ))
                 }
-            }
+            },
             ExprKind::Unary { op, expr: inner } => {
                 let child = self.expr(inner)?;
                 match op {

@@ -286,11 +286,10 @@ fn run_job(
             "null"
         }
         Some(Some(want)) if check.agrees(want, RTOL) => "true",
-        Some(Some(want)) => return Err(format!(
-            "{}: result differs from NumPy/SciPy (rtol {RTOL:e}): spores {check:?}, numpy {want:?}",
-            job.name
-        )
-        .into()),
+        Some(Some(want)) => {
+            let msg = format!("{}: result differs from NumPy/SciPy", job.name);
+            return Err(format!("{msg} (rtol {RTOL:e}): spores {check:?}, numpy {want:?}").into());
+        }
     };
     let mut times = Vec::with_capacity(opts.runs);
     for _ in 0..opts.runs {

@@ -12,6 +12,12 @@ scipy.io.mmwrite):
                 4096 non-zeros; the fastest plain NumPy formulation we found) -> effective GB/s
   sddmm_rewrite the same scalar as sum(U * (X @ V)), an algebraic rewrite (an SpMM), for
                 reference: what a NumPy user who knows the identity gets   -> effective GB/s
+  tspmv         z = X.T @ y, y dense 100000 (scipy's CSR transpose is a free CSC view) -> GB/s
+  wsloss        s = sum((X - U @ V.T)^2). The naive dense formulation needs the 100000x50000
+                dense U @ V.T (40 GB) and does not fit in memory, so only the sparse-aware one
+                is timed: sum(X.data^2) - 2 sum(U * (X @ V)) + sum((U.T @ U) * (V.T @ V))
+                (the SpMM rewrite of the cross term plus the Gram trick for ||U V'||^2;
+                the fastest formulation we found)                          -> effective GB/s
 Effective GB/s = bytes moved / median time, where bytes = CSR bytes (8 per value + 4 per column
 index per nnz, + 8 per row pointer, rows+1 of them) + dense operands read + output written
 (8 bytes per double); it is the minimum traffic, not a measured one.
@@ -19,9 +25,13 @@ index per nnz, + 8 per row pointer, rows+1 of them) + dense operands read + outp
 Each kernel: one warm-up run, then --runs timed runs (default 10); median reported.
 Output: one JSON object per line on stdout, e.g.
   {"kernel": "gemm", "system": "numpy", "median_s": 0.31, "gflops": 51.2, ...}
+Every record carries a checksum of the warm-up result for the cross-check with spores
+(bench/kernels.sh): "sum", "abssum" (sum of absolute values) and "sumsq" (sum of squares) of
+the result's cells; for a scalar result, the value, its absolute value and its square.
 
 Usage:
   bench/.venv/bin/python bench/kernels.py [--threads 2] [--runs 10] [--only spmv,spmm] [--regen]
+  bench/.venv/bin/python bench/kernels.py --generate-only      # just make sure the data exists
 """
 from __future__ import annotations
 
@@ -34,8 +44,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DATA_VERSION = 1
-KERNELS = ["gemm", "spmv", "spmm", "sddmm", "sddmm_rewrite"]
+DATA_VERSION = 2
+KERNELS = ["gemm", "spmv", "spmm", "tspmv", "sddmm", "sddmm_rewrite", "wsloss"]
+DATA_FILES = ["gemm_A.npy", "gemm_B.npy", "X.mtx", "x.npy", "B10.npy", "U.npy", "V.npy", "y.npy"]
 
 # Sizes (shared with the Rust side through the files in bench/data/kernels/).
 GEMM_N = 2000
@@ -69,13 +80,14 @@ def generate(d: Path, seed: int) -> None:
     np.save(d / "B10.npy", rng.uniform(-1, 1, (SP_COLS, SPMM_K)))
     np.save(d / "U.npy", rng.uniform(-1, 1, (SP_ROWS, SDDMM_R)))
     np.save(d / "V.npy", rng.uniform(-1, 1, (SP_COLS, SDDMM_R)))
+    # added in data version 2, drawn last so the files above keep their version-1 values
+    np.save(d / "y.npy", rng.uniform(-1, 1, SP_ROWS))
 
 
 def ensure_data(d: Path, seed: int, regen: bool) -> None:
     stamp = d / "STAMP.json"
     want = {"version": DATA_VERSION, "seed": seed}
-    files = ["gemm_A.npy", "gemm_B.npy", "X.mtx", "x.npy", "B10.npy", "U.npy", "V.npy"]
-    if not regen and stamp.exists() and all((d / f).exists() for f in files):
+    if not regen and stamp.exists() and all((d / f).exists() for f in DATA_FILES):
         try:
             if json.loads(stamp.read_text()) == want:
                 return
@@ -86,6 +98,30 @@ def ensure_data(d: Path, seed: int, regen: bool) -> None:
     generate(d, seed)
     stamp.write_text(json.dumps(want))
     print(f"  done in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+
+
+def checksum(result) -> dict:
+    """Order-insensitive fingerprint of a result: sum, sum of |cells| and sum of squares."""
+    import numpy as np
+
+    a = np.asarray(result, dtype=np.float64)
+    if a.ndim == 0:
+        v = float(a)
+        return {"sum": v, "abssum": abs(v), "sumsq": v * v}
+    # math.fsum-like accuracy is not needed: the comparison is relative 1e-9
+    return {"sum": float(a.sum()), "abssum": float(np.abs(a).sum()), "sumsq": float((a * a).sum())}
+
+
+def blas_info() -> str:
+    """The BLAS NumPy was built against, e.g. 'scipy-openblas 0.3.29 (OpenBLAS 0.3.29 ... Haswell)'."""
+    import numpy as np
+
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        extra = blas.get("openblas configuration", "")
+        return f"{blas.get('name', '?')} {blas.get('version', '?')}" + (f" ({extra})" if extra else "")
+    except Exception as e:  # the structure of show_config is not a stable API
+        return f"unknown ({type(e).__name__}: {e})"
 
 
 def bench(fn, runs: int) -> tuple[float, object]:
@@ -106,6 +142,8 @@ def main(argv=None) -> int:
     ap.add_argument("--data", type=Path, default=HERE / "data" / "kernels", help="data directory")
     ap.add_argument("--only", default="", help=f"comma-separated subset of {','.join(KERNELS)}")
     ap.add_argument("--regen", action="store_true", help="regenerate the data files")
+    ap.add_argument("--generate-only", action="store_true",
+                    help="only make sure the data files exist (generate them if missing), no timing")
     ap.add_argument("--chunk", type=int, default=4096,
                     help="non-zeros per SDDMM gather chunk (default 4096: gathered rows stay in L2)")
     ns = ap.parse_args(argv)
@@ -123,10 +161,16 @@ def main(argv=None) -> int:
     import scipy
     import scipy.io
 
-    ensure_data(ns.data, ns.seed, ns.regen)
+    try:
+        ensure_data(ns.data, ns.seed, ns.regen)
+    except OSError as e:
+        print(f"kernels.py: error: cannot write the data to {ns.data}: {e}", file=sys.stderr)
+        return 1
+    if ns.generate_only:
+        return 0
     d = ns.data
     meta = {"system": "numpy", "numpy": np.__version__, "scipy": scipy.__version__,
-            "threads": ns.threads, "runs": ns.runs}
+            "blas": blas_info(), "threads": ns.threads, "runs": ns.runs}
 
     def emit(kernel: str, median_s: float, **fields) -> None:
         rec = {"kernel": kernel, "system": "numpy", "median_s": median_s}
@@ -137,8 +181,8 @@ def main(argv=None) -> int:
 
     if "gemm" in only:
         A, B = np.load(d / "gemm_A.npy"), np.load(d / "gemm_B.npy")
-        t, _ = bench(lambda: A @ B, ns.runs)
-        emit("gemm", t, gflops=round(2 * GEMM_N ** 3 / t / 1e9, 3), n=GEMM_N)
+        t, C = bench(lambda: A @ B, ns.runs)
+        emit("gemm", t, gflops=round(2 * GEMM_N ** 3 / t / 1e9, 3), n=GEMM_N, **checksum(C))
         del A, B
 
     sparse_wanted = [k for k in only if k != "gemm"]
@@ -153,18 +197,26 @@ def main(argv=None) -> int:
 
     if "spmv" in only:
         x = np.load(d / "x.npy")
-        t, _ = bench(lambda: X @ x, ns.runs)
+        t, r = bench(lambda: X @ x, ns.runs)
         nbytes = xb + 8 * n + 8 * m
-        emit("spmv", t, gbps=round(nbytes / t / 1e9, 3), bytes=nbytes, **shape)
+        emit("spmv", t, gbps=round(nbytes / t / 1e9, 3), bytes=nbytes, **shape, **checksum(r))
 
     if "spmm" in only:
         B = np.ascontiguousarray(np.load(d / "B10.npy"))
         k = B.shape[1]
-        t, _ = bench(lambda: X @ B, ns.runs)
+        t, r = bench(lambda: X @ B, ns.runs)
         nbytes = xb + 8 * n * k + 8 * m * k
-        emit("spmm", t, gbps=round(nbytes / t / 1e9, 3), bytes=nbytes, k=k, **shape)
+        emit("spmm", t, gbps=round(nbytes / t / 1e9, 3), bytes=nbytes, k=k, **shape, **checksum(r))
 
-    if "sddmm" in only or "sddmm_rewrite" in only:
+    if "tspmv" in only:
+        y = np.load(d / "y.npy")
+        # X.T of a CSR matrix is a CSC view (no copy); its matvec is scipy's csc_matvec
+        t, r = bench(lambda: X.T @ y, ns.runs)
+        nbytes = xb + 8 * m + 8 * n
+        emit("tspmv", t, gbps=round(nbytes / t / 1e9, 3), bytes=nbytes, **shape, **checksum(r),
+             method="X.T @ y (CSC view of X)")
+
+    if any(k in only for k in ("sddmm", "sddmm_rewrite", "wsloss")):
         U, V = np.load(d / "U.npy"), np.load(d / "V.npy")
         r = U.shape[1]
         nbytes = xb + 8 * (m + n) * r + 8
@@ -187,11 +239,27 @@ def main(argv=None) -> int:
         if "sddmm" in only:
             t, s1 = bench(sddmm, ns.runs)
             emit("sddmm", t, gbps=round(nbytes / t / 1e9, 3), bytes=nbytes, rank=r,
-                 result=s1, method="chunked gather + einsum row dots", **shape)
+                 result=s1, method="chunked gather + einsum row dots", **shape, **checksum(s1))
         if "sddmm_rewrite" in only:
             t, s2 = bench(sddmm_rewrite, ns.runs)
             emit("sddmm_rewrite", t, gbps=round(nbytes / t / 1e9, 3), bytes=nbytes, rank=r,
-                 result=s2, method="sum(U * (X @ V))", **shape)
+                 result=s2, method="sum(U * (X @ V))", **shape, **checksum(s2))
+
+        def wsloss():
+            # The dense residual X - U @ V.T would be 100000 x 50000 doubles (40 GB), so the
+            # naive ((X - U @ V.T)**2).sum() cannot run here; this expansion touches only X's
+            # non-zeros and the factors:
+            #   sum(X^2) - 2 sum(X * (U V')) + sum((U'U) * (V'V))
+            data_sq = float(np.dot(data, data))
+            cross = float(np.einsum("ij,ij->", U, X @ V))
+            gram = float(np.einsum("ij,ij->", U.T @ U, V.T @ V))
+            return data_sq - 2.0 * cross + gram
+
+        if "wsloss" in only:
+            t, s3 = bench(wsloss, ns.runs)
+            emit("wsloss", t, gbps=round(nbytes / t / 1e9, 3), bytes=nbytes, rank=r, result=s3,
+                 method="sum(X.data**2) - 2 sum(U * (X @ V)) + sum((U.T@U) * (V.T@V))",
+                 **shape, **checksum(s3))
     return 0
 
 

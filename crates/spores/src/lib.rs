@@ -4,7 +4,8 @@
 //! 1. [`spores_lang`] parses a DML script into an AST;
 //! 2. [`dag`] lowers each basic block into one DAG with common subexpressions shared;
 //! 3. [`opt`] is where an optimizer rewrites a block's DAG into a cheaper equivalent;
-//! 4. [`runtime`] runs the control flow and evaluates each DAG on the kernels of
+//! 4. [`plan`] makes local kernel choices (e.g. products of transposes without copies);
+//! 5. [`runtime`] runs the control flow and evaluates each DAG on the kernels of
 //!    [`spores_exec`].
 //!
 //! ```
@@ -15,6 +16,7 @@
 
 pub mod dag;
 pub mod opt;
+pub mod plan;
 pub mod runtime;
 
 use spores_lang::diag::Diagnostic;

@@ -96,7 +96,7 @@ fn explain_prints_each_block_dag_with_shapes() {
         stdout.contains("rand(20, 10, 0.0, 1.0, 0.1, 1, \"uniform\")"),
         "{stdout}"
     );
-    assert!(stdout.contains("= t(%"), "{stdout}");
+    assert!(stdout.contains("= t(A)%*%B(%7, %7)"), "{stdout}");
     assert!(stdout.contains("10x10"), "{stdout}");
     assert!(stdout.contains("20x10 sparse"), "{stdout}");
     assert!(stdout.contains("outputs: X = %"), "{stdout}");

@@ -150,7 +150,7 @@ pub fn infer(dag: &Dag, inputs: &HashMap<String, InputMeta>) -> Vec<NodeMeta> {
                 NodeMeta::Matrix { shape, .. } => NodeMeta::dense(shape.rows, shape.cols),
                 _ => NodeMeta::Unknown,
             },
-            Op::Call { .. } | Op::Extract(_) => NodeMeta::Unknown,
+            Op::Call { .. } | Op::Extract(_) | Op::Fused(_) => NodeMeta::Unknown,
         };
         meta.push(m);
     }

@@ -165,6 +165,57 @@ impl IndexKind {
     }
 }
 
+/// Physical operators that compute a whole expression in one pass. The optimizer (or the
+/// physical planning pass) introduces them; the front end never does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fused {
+    /// `op(A) %*% op(B)` with `op` the identity or a transpose, never materializing the
+    /// transposed operand. Children: A, B.
+    MatMulT {
+        transpose_a: bool,
+        transpose_b: bool,
+    },
+    /// `t(X) %*% X`. Child: X.
+    Tsmm,
+    /// `sum((X - U %*% t(V))^2)` (SystemDS's wsloss). Children: X, U, V.
+    WsLoss,
+    /// `sum((X + U %*% t(V))^2)`. Children: X, U, V.
+    WsLossPlus,
+    /// `sum(X * (U %*% t(V)))`. Children: X, U, V.
+    SddmmSum,
+    /// `X * (U %*% t(V))` with X's sparsity. Children: X, U, V.
+    Sddmm,
+    /// `t(X) %*% (X %*% v)` (children X, v) or `t(X) %*% (w * (X %*% v))` (children X, v, w).
+    MmChain,
+    /// `P * (1 - P)`. Child: P.
+    SProp,
+}
+
+impl Fused {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fused::MatMulT {
+                transpose_a: true,
+                transpose_b: true,
+            } => "t%*%t",
+            Fused::MatMulT {
+                transpose_a: true, ..
+            } => "t(A)%*%B",
+            Fused::MatMulT {
+                transpose_b: true, ..
+            } => "A%*%t(B)",
+            Fused::MatMulT { .. } => "%*%",
+            Fused::Tsmm => "tsmm",
+            Fused::WsLoss => "wsloss",
+            Fused::WsLossPlus => "wsloss+",
+            Fused::SddmmSum => "sddmm_sum",
+            Fused::Sddmm => "sddmm",
+            Fused::MmChain => "mmchain",
+            Fused::SProp => "sprop",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// A variable defined before the block.
@@ -196,6 +247,7 @@ pub enum Op {
     },
     /// The k-th return value of a `Call` child.
     Extract(usize),
+    Fused(Fused),
 }
 
 impl Op {
@@ -229,6 +281,7 @@ impl Op {
             Op::LeftIndex { .. } => "leftIndex".into(),
             Op::Call { name, .. } => format!("call {name}"),
             Op::Extract(k) => format!("extract {k}"),
+            Op::Fused(f) => f.name().into(),
         }
     }
 }

@@ -38,13 +38,19 @@ impl Default for RunOptions {
 
 type Env = HashMap<String, Value>;
 
+/// A lowered block, and its physical plan when planning changed anything.
+struct Compiled {
+    lowered: Rc<BlockDag>,
+    planned: Option<Rc<BlockDag>>,
+}
+
 pub struct Interpreter<'w> {
     functions: HashMap<String, FunctionDef>,
     options: RunOptions,
     out: &'w mut dyn Write,
     /// Lowered blocks and expressions, keyed by the address and length of their statements
     /// (or the address of the expression) in the program, which lives as long as the run.
-    blocks: HashMap<(usize, usize), Rc<BlockDag>>,
+    blocks: HashMap<(usize, usize), Rc<Compiled>>,
     explained: HashSet<(usize, usize)>,
     next_seed: u64,
     call_depth: usize,
@@ -220,7 +226,7 @@ impl<'w> Interpreter<'w> {
         Ok(())
     }
 
-    /// Lowers (once, then cached) and optimizes a block for the current inputs.
+    /// Lowers (once, then cached), optimizes for the current inputs and plans a block.
     fn compile(
         &mut self,
         key: (usize, usize),
@@ -228,30 +234,37 @@ impl<'w> Interpreter<'w> {
         lower: impl FnOnce(&LowerContext) -> Result<BlockDag, Diagnostic>,
     ) -> Result<Rc<BlockDag>, Diagnostic> {
         let started = Instant::now();
-        let lowered = match self.blocks.get(&key) {
+        let compiled = match self.blocks.get(&key) {
             Some(block) => block.clone(),
             None => {
                 let ctx = LowerContext {
                     functions: &self.functions,
                     args: &self.options.args,
                 };
-                let block = Rc::new(lower(&ctx)?);
+                let lowered = lower(&ctx)?;
+                let block = Rc::new(Compiled {
+                    planned: crate::plan::physical(&lowered).map(Rc::new),
+                    lowered: Rc::new(lowered),
+                });
                 self.blocks.insert(key, block.clone());
                 self.stats.blocks_compiled += 1;
                 block
             }
         };
         let inputs = if self.options.optimizer.needs_input_meta() {
-            input_meta(&lowered, env)
+            input_meta(&compiled.lowered, env)
         } else {
             HashMap::new()
         };
-        let optimized = match self.options.optimizer.optimize(&lowered, &inputs) {
-            Some(better) => Rc::new(better),
-            None => lowered,
+        let result = match self.options.optimizer.optimize(&compiled.lowered, &inputs) {
+            Some(better) => Rc::new(crate::plan::physical(&better).unwrap_or(better)),
+            None => compiled
+                .planned
+                .clone()
+                .unwrap_or_else(|| compiled.lowered.clone()),
         };
         self.stats.compile += started.elapsed();
-        Ok(optimized)
+        Ok(result)
     }
 
     /// Evaluates the nodes a block needs in id order (which keeps effects in statement

@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 use spores_exec::io::{self as mio, Format, ReadOptions, WriteOptions};
 use spores_exec::kernels::elementwise::{self, BinaryOp};
+use spores_exec::kernels::fused::{self as fk, WeightKind};
 use spores_exec::kernels::unary::{self, UnaryOp};
 use spores_exec::kernels::{aggregate, matmul, structural, transpose};
 use spores_exec::matrix::{rand_matrix, RandSpec};
 use spores_exec::{DenseMatrix, Matrix};
 
 use super::value::{matrix_to_string, Value};
-use crate::dag::{AggFn, Axis, Builtin, IndexKind, Literal, Op};
+use crate::dag::{AggFn, Axis, Builtin, Fused, IndexKind, Literal, Op};
 
 /// A runtime failure of one operator; the interpreter attaches the node's source span.
 pub type OpResult = Result<Value, String>;
@@ -58,6 +59,7 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Op::Builtin(b) => builtin(*b, args, fx),
         Op::Index { rows, cols } => right_index(*rows, *cols, args),
         Op::LeftIndex { rows, cols } => left_index(*rows, *cols, args),
+        Op::Fused(f) => fused(*f, args),
         Op::Input(_) | Op::Call { .. } | Op::Extract(_) => Err(format!(
             "internal error: `{}` is evaluated by the interpreter",
             op.name()
@@ -520,4 +522,50 @@ fn left_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
     structural::assign_slice(m, r, c, &value)
         .map(Value::matrix)
         .map_err(|e| e.to_string())
+}
+
+fn dense_arg(v: &Value, op: &str) -> Result<DenseMatrix, String> {
+    Ok(matrix_arg(v, op)?.to_dense())
+}
+
+/// Runs a fused operator; each kernel checks its operands' shapes.
+fn fused(f: Fused, args: &[Value]) -> OpResult {
+    let name = f.name();
+    let err = |e: spores_exec::ExecError| e.to_string();
+    Ok(match f {
+        Fused::MatMulT {
+            transpose_a,
+            transpose_b,
+        } => Value::matrix(
+            matmul::matmul_t(
+                matrix_arg(&args[0], name)?,
+                transpose_a,
+                matrix_arg(&args[1], name)?,
+                transpose_b,
+            )
+            .map_err(err)?,
+        ),
+        Fused::Tsmm => Value::matrix(Matrix::Dense(
+            matmul::tsmm(matrix_arg(&args[0], name)?).map_err(err)?,
+        )),
+        Fused::WsLoss | Fused::WsLossPlus | Fused::SddmmSum | Fused::Sddmm => {
+            let x = matrix_arg(&args[0], name)?;
+            let (u, v) = (dense_arg(&args[1], name)?, dense_arg(&args[2], name)?);
+            match f {
+                Fused::WsLoss => {
+                    Value::Double(fk::wsloss(x, &u, &v, WeightKind::None).map_err(err)?)
+                }
+                Fused::WsLossPlus => Value::Double(fk::wsloss_plus(x, &u, &v).map_err(err)?),
+                Fused::SddmmSum => Value::Double(fk::sddmm_sum(x, &u, &v).map_err(err)?),
+                _ => Value::matrix(fk::sddmm(x, &u, &v).map_err(err)?),
+            }
+        }
+        Fused::MmChain => {
+            let x = matrix_arg(&args[0], name)?;
+            let v = dense_arg(&args[1], name)?;
+            let w = args.get(2).map(|w| dense_arg(w, name)).transpose()?;
+            Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))
+        }
+        Fused::SProp => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
+    })
 }

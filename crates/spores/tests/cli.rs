@@ -91,7 +91,6 @@ fn explain_prints_each_block_dag_with_shapes() {
     let out = spores(&["run", path.to_str().unwrap(), "--explain"]);
     let stdout = text(&out.stdout);
     assert!(stdout.contains("--- block"), "{stdout}");
-    assert!(stdout.contains("%*%("), "{stdout}");
     assert!(
         stdout.contains("rand(20, 10, 0.0, 1.0, 0.1, 1, \"uniform\")"),
         "{stdout}"

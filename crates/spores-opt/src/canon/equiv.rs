@@ -52,7 +52,7 @@ pub enum Equivalence {
     /// Equal for all inputs of the given shapes (every size of a symbolic dimension).
     Equivalent,
     /// Not equal: the witness shows inputs on which the two values differ.
-    NotEquivalent(Witness),
+    NotEquivalent(Box<Witness>),
     /// The canonical forms differ, but no witness was found: either the difference
     /// lies in opaque functions (which may have identities the canonical form cannot
     /// see), or the witness would be too large to build. Never a claim of equivalence.
@@ -295,13 +295,13 @@ fn search_witness(
         match (eval(lhs, &map), eval(rhs, &map)) {
             (Ok(a), Ok(b)) => {
                 if differs(&a, &b) {
-                    return Equivalence::NotEquivalent(Witness {
+                    return Equivalence::NotEquivalent(Box::new(Witness {
                         sizes,
                         inputs,
                         lhs: a,
                         rhs: b,
                         difference: shown,
-                    });
+                    }));
                 }
             }
             (Err(e), _) | (_, Err(e)) => last_error = Some(e),

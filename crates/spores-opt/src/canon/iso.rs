@@ -9,49 +9,80 @@
 //! next atom shares as many indices as possible with the ones already matched, so the
 //! bijection is mostly forced and the search is near-linear for the terms LA produces.
 
+use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 use super::{Atom, Coef, Idx, Slot, Term};
 use crate::la::Dim;
 
-/// How a slot looks without the names of bound indices.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum SlotSig {
-    Free(Idx),
-    Bound(Dim),
-    Pos(u32),
-}
+/// An isomorphism invariant of a term, equal for isomorphic terms: a colour refinement
+/// (Weisfeiler–Lehman) hash of the term's index/atom incidence structure. Bound indices
+/// start coloured by their dimension; each round recolours an index by the colours of
+/// the atoms it occurs in (and its position there), and an atom's colour is its relation
+/// with the colours of its slots. Plain atom multisets are not enough: the terms of a
+/// long matrix-product chain all have the same atoms, only connected differently, and
+/// would share one bucket of quadratic pairwise isomorphism tests.
+type TermKey = u64;
 
-/// An isomorphism invariant of a term: equal for isomorphic terms.
-type TermKey = (Vec<(u32, Vec<SlotSig>)>, Vec<Dim>);
+fn hash_of<T: Hash>(x: &T) -> u64 {
+    let mut h = DefaultHasher::new();
+    x.hash(&mut h);
+    h.finish()
+}
 
 fn bound_dim(t: &Term, i: Idx) -> Option<&Dim> {
     t.bound.iter().find(|(b, _)| *b == i).map(|(_, d)| d)
 }
 
 fn term_key(t: &Term) -> TermKey {
-    let mut atoms: Vec<(u32, Vec<SlotSig>)> = t
-        .atoms
+    let pos: HashMap<Idx, usize> = t
+        .bound
         .iter()
-        .map(|a| {
-            let sig = a
-                .slots
-                .iter()
-                .map(|s| match s {
-                    Slot::Pos(p) => SlotSig::Pos(*p),
-                    Slot::Var(i) => match bound_dim(t, *i) {
-                        Some(d) => SlotSig::Bound(d.clone()),
-                        None => SlotSig::Free(*i),
-                    },
-                })
-                .collect();
-            (a.rel, sig)
-        })
+        .enumerate()
+        .map(|(k, (i, _))| (*i, k))
         .collect();
-    atoms.sort();
-    let mut dims: Vec<Dim> = t.bound.iter().map(|(_, d)| d.clone()).collect();
+    let mut colors: Vec<u64> = t.bound.iter().map(|(_, d)| hash_of(d)).collect();
+    let atom_color = |a: &Atom, colors: &[u64]| {
+        let slots: Vec<(u8, u64)> = a
+            .slots
+            .iter()
+            .map(|s| match s {
+                Slot::Pos(p) => (0, u64::from(*p)),
+                Slot::Var(i) => match pos.get(i) {
+                    Some(&k) => (1, colors[k]),
+                    None => (2, u64::from(*i)),
+                },
+            })
+            .collect();
+        hash_of(&(a.rel, slots))
+    };
+    for _ in 0..t.atoms.len().min(6) {
+        let mut seen: Vec<Vec<(u64, usize)>> = vec![Vec::new(); colors.len()];
+        for a in &t.atoms {
+            let c = atom_color(a, &colors);
+            for (p, s) in a.slots.iter().enumerate() {
+                if let Slot::Var(i) = s {
+                    if let Some(&k) = pos.get(i) {
+                        seen[k].push((c, p));
+                    }
+                }
+            }
+        }
+        colors = colors
+            .iter()
+            .zip(seen.iter_mut())
+            .map(|(old, s)| {
+                s.sort_unstable();
+                hash_of(&(old, &*s))
+            })
+            .collect();
+    }
+    let mut atoms: Vec<u64> = t.atoms.iter().map(|a| atom_color(a, &colors)).collect();
+    atoms.sort_unstable();
+    let mut dims: Vec<&Dim> = t.bound.iter().map(|(_, d)| d).collect();
     dims.sort();
-    (atoms, dims)
+    hash_of(&(atoms, dims))
 }
 
 /// Order in which to match `t`'s atoms: start from the most constrained atom, then
@@ -274,6 +305,6 @@ mod tests {
         let a = term(&[2], vec![atom(0, &[0, 2])]);
         let b = term(&[2], vec![atom(0, &[2, 0])]);
         assert!(!isomorphic(&a, &b));
-        assert!(difference(&[a.clone()], &[a]).is_empty());
+        assert!(difference(std::slice::from_ref(&a), &[a.clone()]).is_empty());
     }
 }

@@ -83,9 +83,10 @@ pub fn close(a: &Matrix, b: &Matrix, rtol: f64) -> bool {
         .chain(b.data())
         .filter(|v| v.is_finite())
         .fold(1.0f64, |m, v| m.max(v.abs()));
-    a.data().iter().zip(b.data()).all(|(&x, &y)| {
-        (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= rtol * scale
-    })
+    a.data()
+        .iter()
+        .zip(b.data())
+        .all(|(&x, &y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= rtol * scale)
 }
 
 /// Asserts that the two sides evaluate to the same values on a few random inputs.
@@ -94,7 +95,10 @@ pub fn numerically_equal(env: &ShapeEnv, l: &LaExpr, r: &LaExpr) {
     for _ in 0..3 {
         let inputs = random_inputs(env, &mut rng);
         let (a, b) = (eval(l, &inputs).unwrap(), eval(r, &inputs).unwrap());
-        assert!(close(&a, &b, 1e-8), "`{l}` and `{r}` differ numerically: {a:?} vs {b:?}");
+        assert!(
+            close(&a, &b, 1e-8),
+            "`{l}` and `{r}` differ numerically: {a:?} vs {b:?}"
+        );
     }
 }
 
@@ -112,8 +116,14 @@ pub fn eq(env: &ShapeEnv, lhs: &str, rhs: &str) {
 pub fn check_witness(l: &LaExpr, r: &LaExpr, w: &Witness) {
     let inputs = w.input_map();
     let (a, b) = (eval(l, &inputs).unwrap(), eval(r, &inputs).unwrap());
-    assert!(!close(&a, &b, 1e-9), "witness does not separate `{l}` and `{r}`:\n{w}");
-    assert!(close(&a, &w.lhs, 0.0) && close(&b, &w.rhs, 0.0), "witness values are stale:\n{w}");
+    assert!(
+        !close(&a, &b, 1e-9),
+        "witness does not separate `{l}` and `{r}`:\n{w}"
+    );
+    assert!(
+        close(&a, &w.lhs, 0.0) && close(&b, &w.rhs, 0.0),
+        "witness values are stale:\n{w}"
+    );
     // Symbolic sizes stand for sizes > 1.
     for (dim, size) in &w.sizes {
         assert!(*size >= 2, "{dim} = {size} in\n{w}");
@@ -126,7 +136,7 @@ pub fn ne(env: &ShapeEnv, lhs: &str, rhs: &str) -> Witness {
     match equiv(&l, &r, env) {
         Ok(Equivalence::NotEquivalent(w)) => {
             check_witness(&l, &r, &w);
-            w
+            *w
         }
         other => panic!("expected `{lhs}` ≢ `{rhs}`, got {other:?}"),
     }

@@ -329,7 +329,7 @@ proptest! {
         let env = env();
         let mut rng = Rng(seed);
         let (r, c) = random_shape(&mut rng);
-        let e = gen(&env, &r, &c, 4, &mut rng);
+        let e = gen(&env, &r, &c, 5, &mut rng);
         let e2 = rewrite(&rewrite(&e, &env, &mut rng), &env, &mut rng);
         prop_assert_eq!(env.shape_of(&e2).ok(), Some((r, c)));
         match equiv(&e, &e2, &env) {
@@ -344,7 +344,7 @@ proptest! {
         let env = env();
         let mut rng = Rng(seed);
         let (r, c) = random_shape(&mut rng);
-        let e = gen(&env, &r, &c, 4, &mut rng);
+        let e = gen(&env, &r, &c, 5, &mut rng);
         let other = gen(&env, &r, &c, 2, &mut rng);
         consistent(&env, &e, &other)?;
         let near = mutate(&rewrite(&e, &env, &mut rng), &env, &mut rng);
@@ -362,7 +362,7 @@ fn generators_cover_all_answers() {
     for seed in 0..400u64 {
         let mut rng = Rng(seed);
         let (r, c) = random_shape(&mut rng);
-        let e = gen(&env, &r, &c, 4, &mut rng);
+        let e = gen(&env, &r, &c, 5, &mut rng);
         ops += e.to_string().matches(['+', '-', '*', '(']).count();
         let near = mutate(&rewrite(&e, &env, &mut rng), &env, &mut rng);
         let kind = consistent(&env, &e, &near).unwrap();

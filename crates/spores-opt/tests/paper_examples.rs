@@ -206,3 +206,86 @@ fn blowup_is_capped() {
     }
     assert!(start.elapsed().as_secs() < 20);
 }
+
+/// All set partitions of `items`.
+fn partitions(items: &[&'static str]) -> Vec<Vec<Vec<&'static str>>> {
+    let Some((first, rest)) = items.split_first() else {
+        return vec![Vec::new()];
+    };
+    let mut out = Vec::new();
+    for p in partitions(rest) {
+        for k in 0..p.len() {
+            let mut q = p.clone();
+            q[k].push(first);
+            out.push(q);
+        }
+        let mut q = p.clone();
+        q.push(vec![first]);
+        out.push(q);
+    }
+    out
+}
+
+/// `Σ_{i,j,k,l pairwise distinct} x(i) y(j) z(k) q(l)` in LA, by Möbius inversion over
+/// set partitions: `Σ_π Π_B (-1)^(|B|-1) (|B|-1)! · sum(Π_{v∈B} v)`.
+fn distinct_quadruples() -> String {
+    let terms: Vec<String> = partitions(&["x", "y", "z", "q"])
+        .into_iter()
+        .map(|p| {
+            let mut coef = 1i64;
+            let factors: Vec<String> = p
+                .iter()
+                .map(|block| {
+                    let k = block.len() as i64;
+                    coef *= (if k % 2 == 1 { 1 } else { -1 }) * (1..k).product::<i64>();
+                    format!("sum({})", block.join(" * "))
+                })
+                .collect();
+            format!("({coef}) * {}", factors.join(" * "))
+        })
+        .collect();
+    terms.join(" + ")
+}
+
+#[test]
+fn small_known_dimension_witness_uses_every_position() {
+    // Times sum(p), the distinct-quadruple sum has 5 indices of one dimension. For N = 3
+    // it vanishes (found by expanding the dimension into positions); for N = 4 it does
+    // not, and a witness must give values at all 4 positions.
+    let l = format!("({}) * sum(p)", distinct_quadruples());
+    let shapes = |n: &str| -> Vec<String> {
+        ["x", "y", "z", "q", "p"]
+            .iter()
+            .map(|v| format!("{v}={n}x1"))
+            .collect()
+    };
+    let env_n = |n: &str| {
+        let s = shapes(n);
+        env(&s.iter().map(String::as_str).collect::<Vec<_>>(), &[])
+    };
+    eq(&env_n("3"), &l, "0");
+    let w = ne(&env_n("4"), &l, "0");
+    assert_eq!(w.inputs["x"].rows(), 4);
+    let w = ne(&env_n("n"), &l, "0");
+    assert!(w.sizes["n"] >= 4, "{w}");
+}
+
+#[test]
+fn fifteen_operators_take_milliseconds() {
+    let e = env(&["X=mxn", "U=mxk", "V=nxk", "u=mx1", "v=nx1"], &[]);
+    let l = parse("sum((X - U %*% t(V))^2) + t(u) %*% (X * (U %*% t(V))) %*% v - sum(X * u)");
+    let r = parse(
+        "sum(X^2) - 2 * sum(X * (U %*% t(V))) + sum((t(U) %*% U) * (t(V) %*% V)) \
+         + t(v) %*% t(X * (U %*% t(V))) %*% u - sum(t(u) %*% X)",
+    );
+    let start = std::time::Instant::now();
+    for _ in 0..10 {
+        assert!(matches!(
+            equiv(&l, &r, &e).unwrap(),
+            Equivalence::Equivalent
+        ));
+    }
+    let per_call = start.elapsed() / 10;
+    assert!(per_call.as_millis() < 200, "{per_call:?}");
+    println!("15-operator equivalence: {per_call:?}");
+}

@@ -144,6 +144,7 @@ pub fn equiv(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<Equivalence, 
     if diff.terms.is_empty() {
         return Ok(Equivalence::Equivalent);
     }
+    let mut expanded = Vec::new();
     loop {
         let needs = needs(&diff);
         let small = needs
@@ -152,6 +153,7 @@ pub fn equiv(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<Equivalence, 
             .map(|(d, _)| d.clone());
         let Some(dim) = small else { break };
         diff = norm.expand(&diff, &dim)?;
+        expanded.push(dim);
         if diff.terms.is_empty() {
             return Ok(Equivalence::Equivalent);
         }
@@ -161,12 +163,37 @@ pub fn equiv(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<Equivalence, 
             .iter()
             .any(|a| matches!(norm.rels.get(a.rel as usize), Some(Rel::Opaque { .. })))
     });
-    let shown = Polyterm {
-        body: diff.clone(),
-        rels: norm.rels.clone(),
+    let shown = abbreviate(
+        Polyterm {
+            body: diff.clone(),
+            rels: norm.rels.clone(),
+        }
+        .to_string(),
+        diff.terms.len(),
+    );
+    // An expanded dimension's positions are explicit in the difference, so the witness
+    // must give values at all of them.
+    let mut room = needs(&diff);
+    for d in expanded {
+        if let Dim::Known(n) = d {
+            room.insert(d, n);
+        }
     }
-    .to_string();
-    Ok(search_witness(lhs, rhs, env, &needs(&diff), opaque, shown))
+    Ok(search_witness(lhs, rhs, env, &room, opaque, shown))
+}
+
+/// Longest canonical difference shown in full in a witness or an `Unknown` reason.
+const SHOW_CHARS: usize = 2000;
+
+fn abbreviate(text: String, terms: usize) -> String {
+    if text.len() <= SHOW_CHARS {
+        return text;
+    }
+    let mut cut = SHOW_CHARS;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} ... ({terms} terms in all)", &text[..cut])
 }
 
 /// For each dimension, the largest number of distinct indices of that dimension in one
@@ -222,10 +249,10 @@ fn differs(a: &Matrix, b: &Matrix) -> bool {
         .chain(b.data())
         .filter(|v| v.is_finite())
         .fold(1.0f64, |m, v| m.max(v.abs()));
-    a.data()
-        .iter()
-        .zip(b.data())
-        .any(|(&x, &y)| !approx_eq_f64(x, y, RTOL) && !((x - y).abs() <= NOISE * scale))
+    a.data().iter().zip(b.data()).any(|(&x, &y)| {
+        let d = (x - y).abs();
+        !approx_eq_f64(x, y, RTOL) && (d.is_nan() || d > NOISE * scale)
+    })
 }
 
 fn search_witness(

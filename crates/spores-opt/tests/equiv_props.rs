@@ -381,3 +381,49 @@ fn generators_cover_all_answers() {
         "{counts:?}"
     );
 }
+
+/// `e` with random nodes wrapped in unusual constructs: odd exponents, division by zero,
+/// unknown functions, NaN and infinite constants.
+fn weird(e: &LaExpr, rng: &mut Rng) -> LaExpr {
+    let e = map_children(e, &mut |x| weird(x, rng));
+    if rng.below(4) != 0 {
+        return e;
+    }
+    let f = |name: &str, args: Vec<LaExpr>| LaExpr::Func {
+        name: name.into(),
+        args,
+    };
+    match rng.below(8) {
+        0 => LaExpr::Pow(b(e), -1.0),
+        1 => LaExpr::Pow(b(e), 0.5),
+        2 => LaExpr::Pow(b(e), 40.0),
+        3 => f("/", vec![e, LaExpr::Const(0.0)]),
+        4 => f("foo", vec![e]),
+        5 => LaExpr::Mul(b(e), b(LaExpr::Const(f64::NAN))),
+        6 => LaExpr::Add(b(e), b(LaExpr::Const(f64::INFINITY))),
+        _ => f("/", vec![LaExpr::Const(1.0), e]),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// No input makes the procedure panic, and a refutation is always backed by a
+    /// witness whose values differ.
+    #[test]
+    fn unusual_constructs_never_panic(seed in any::<u64>()) {
+        let env = env();
+        let mut rng = Rng(seed);
+        let (r, c) = random_shape(&mut rng);
+        let e = gen(&env, &r, &c, 3, &mut rng);
+        let w1 = weird(&e, &mut rng);
+        let rewritten = rewrite(&e, &env, &mut rng);
+        let w2 = weird(&rewritten, &mut rng);
+        for (l, r) in [(&w1, &w2), (&e, &w1)] {
+            match equiv(l, r, &env) {
+                Ok(Equivalence::NotEquivalent(w)) => check_witness(l, r, &w),
+                Ok(_) | Err(_) => {}
+            }
+        }
+    }
+}

@@ -103,10 +103,8 @@ pub fn really_differ(a: &Matrix, b: &Matrix) -> bool {
         .filter(|v| v.is_finite())
         .fold(1.0f64, |m, v| m.max(v.abs()));
     a.data().iter().zip(b.data()).any(|(&x, &y)| {
-        let same_special = (x.is_nan() && y.is_nan()) || x == y;
-        !same_special
-            && (x - y).abs() > 1e-9 * x.abs().max(y.abs()).max(1.0)
-            && (x - y).abs() > 1e-12 * scale
+        let d = (x - y).abs();
+        !spores_exec::matrix::approx_eq_f64(x, y, 1e-9) && (d.is_nan() || d > 1e-12 * scale)
     })
 }
 

@@ -1,0 +1,401 @@
+//! Deciding equivalence of two LA expressions, with a witness when they differ.
+//!
+//! # How it is decided
+//!
+//! 1. Both sides are normalized with one [`Normalizer`] (so their atoms are
+//!    comparable) and the canonical difference `lhs - rhs` is formed. If it is empty,
+//!    the sides are equal for inputs of every size: isomorphic terms denote the same
+//!    function (Theorem A.3, left to right), and dimension-polynomial coefficients that
+//!    cancel symbolically cancel for every size.
+//! 2. Theorem A.3's converse needs room: a witness maps every index of a term to its own
+//!    position, so a dimension must be at least as large as the number of indices of
+//!    that dimension in a term. Symbolic dimensions can be chosen that large. A *known*
+//!    dimension that is too small (the paper's caveat: `Σ x(i,j) y(i,j)` and
+//!    `Σ x(i,j) y(j,i)` agree on 1×1 inputs) is expanded into its individual positions:
+//!    each index of that dimension is replaced by each position, so the slices of every
+//!    input along it become independent inputs, and the result is re-canonicalized. If
+//!    the difference then vanishes, the sides are equal for those exact sizes. This is
+//!    exact, unlike random polynomial identity testing, and cheap because only small
+//!    dimensions are expanded.
+//! 3. Otherwise the difference is a non-empty canonical polyterm whose terms all fit
+//!    (or whose coefficient polynomials are non-zero for large enough sizes), so by
+//!    Appendix A the sides differ for some input. A concrete witness is then searched:
+//!    symbolic dimensions get sizes ≥ the number of indices the construction needs (and
+//!    ≥ 2), inputs get small random non-zero integers on a leading block that covers the
+//!    construction's positions (zeros elsewhere), and both sides are evaluated with the
+//!    real kernels ([`crate::eval::eval`]). The difference is a non-zero polynomial in
+//!    those entries, so by Schwartz–Zippel a random point is a witness with probability
+//!    ≥ 1 - degree/#values; attempts widen the value range and vary the sizes (to avoid
+//!    roots of dimension-polynomial coefficients).
+//!
+//! Opaque atoms (`exp`, `/` by a non-constant, comparisons, non-integer powers...) are
+//! treated as independent variables, which is sound for "equivalent" (equal arguments
+//! give equal results) but not for "not equivalent": `sqrt(X)^2` and `X` have different
+//! canonical forms yet agree on non-negative inputs. So when the difference mentions an
+//! opaque atom, "not equivalent" is only reported with a numeric witness, and
+//! [`Equivalence::Unknown`] says so when none is found.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+
+use spores_exec::matrix::approx_eq_f64;
+use spores_exec::{DenseMatrix, Matrix};
+
+use super::normal::Normalizer;
+use super::{iso::difference, Poly, Polyterm, Rel};
+use crate::eval::eval;
+use crate::la::{Dim, LaExpr, Shape, ShapeEnv};
+
+/// The answer of [`equiv`].
+#[derive(Clone, Debug)]
+pub enum Equivalence {
+    /// Equal for all inputs of the given shapes (every size of a symbolic dimension).
+    Equivalent,
+    /// Not equal: the witness shows inputs on which the two values differ.
+    NotEquivalent(Box<Witness>),
+    /// The canonical forms differ, but no witness was found: either the difference
+    /// lies in opaque functions (which may have identities the canonical form cannot
+    /// see), or the witness would be too large to build. Never a claim of equivalence.
+    Unknown(String),
+}
+
+/// Concrete inputs on which two expressions differ.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    /// The sizes chosen for symbolic dimensions.
+    pub sizes: BTreeMap<String, usize>,
+    /// Every input of either side.
+    pub inputs: BTreeMap<String, Matrix>,
+    /// The value of the left-hand side on `inputs`.
+    pub lhs: Matrix,
+    /// The value of the right-hand side on `inputs`.
+    pub rhs: Matrix,
+    /// The canonical form of `lhs - rhs`, which says why the two differ.
+    pub difference: String,
+}
+
+impl Witness {
+    /// The inputs in the form [`eval`] takes.
+    pub fn input_map(&self) -> HashMap<String, Matrix> {
+        self.inputs
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+}
+
+/// Why [`equiv`] could not answer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EquivError {
+    /// One side is ill-shaped; `side` is `lhs` or `rhs`.
+    #[error("{side}: {message}")]
+    Shape { side: &'static str, message: String },
+    /// The sides have different shapes.
+    #[error("the sides have different shapes: lhs is {lhs}, rhs is {rhs}")]
+    ShapeMismatch { lhs: String, rhs: String },
+    /// Normalization would produce too many terms.
+    #[error("{0}")]
+    TooLarge(String),
+    /// A broken invariant of the translation (a bug, reported instead of a panic).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+fn show(s: &Shape) -> String {
+    format!("{}x{}", s.0, s.1)
+}
+
+/// Witness attempts before giving up.
+const ATTEMPTS: u64 = 48;
+/// Largest total number of input cells a witness may have.
+const MAX_CELLS: usize = 2_000_000;
+/// Relative tolerance under which two values count as equal. Sum-product witnesses use
+/// small integers, so their values are exact; the tolerance only matters for opaque
+/// functions.
+const RTOL: f64 = 1e-9;
+/// Differences below this fraction of the largest value count as rounding noise.
+const NOISE: f64 = 1e-12;
+
+/// Decides whether `lhs` and `rhs` are equal for all inputs of the shapes in `env`
+/// (symbolic dimensions standing for every size > 1; `env.nnz[X] == 0` marking `X` as
+/// all zeros). See the module documentation for the procedure.
+pub fn equiv(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<Equivalence, EquivError> {
+    let sl = env.shape_of(lhs).map_err(|e| EquivError::Shape {
+        side: "lhs",
+        message: e.0,
+    })?;
+    let sr = env.shape_of(rhs).map_err(|e| EquivError::Shape {
+        side: "rhs",
+        message: e.0,
+    })?;
+    if sl != sr {
+        return Err(EquivError::ShapeMismatch {
+            lhs: show(&sl),
+            rhs: show(&sr),
+        });
+    }
+    let mut norm = Normalizer::new(env);
+    let pl = norm.top(lhs)?;
+    let pr = norm.top(rhs)?;
+    let mut diff = Poly {
+        free: pl.free.clone(),
+        terms: difference(&pl.terms, &pr.terms),
+    };
+    if diff.terms.is_empty() {
+        return Ok(Equivalence::Equivalent);
+    }
+    let mut expanded = Vec::new();
+    loop {
+        let needs = needs(&diff);
+        let small = needs
+            .iter()
+            .find(|(d, k)| matches!(d, Dim::Known(n) if n < k))
+            .map(|(d, _)| d.clone());
+        let Some(dim) = small else { break };
+        diff = norm.expand(&diff, &dim)?;
+        expanded.push(dim);
+        if diff.terms.is_empty() {
+            return Ok(Equivalence::Equivalent);
+        }
+    }
+    let opaque = diff.terms.iter().any(|t| {
+        t.atoms
+            .iter()
+            .any(|a| matches!(norm.rels.get(a.rel as usize), Some(Rel::Opaque { .. })))
+    });
+    let shown = abbreviate(
+        Polyterm {
+            body: diff.clone(),
+            rels: norm.rels.clone(),
+        }
+        .to_string(),
+        diff.terms.len(),
+    );
+    // An expanded dimension's positions are explicit in the difference, so the witness
+    // must give values at all of them.
+    let mut room = needs(&diff);
+    for d in expanded {
+        if let Dim::Known(n) = d {
+            room.insert(d, n);
+        }
+    }
+    Ok(search_witness(lhs, rhs, env, &room, opaque, shown))
+}
+
+/// Longest canonical difference shown in full in a witness or an `Unknown` reason.
+const SHOW_CHARS: usize = 2000;
+
+fn abbreviate(text: String, terms: usize) -> String {
+    if text.len() <= SHOW_CHARS {
+        return text;
+    }
+    let mut cut = SHOW_CHARS;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} ... ({terms} terms in all)", &text[..cut])
+}
+
+/// For each dimension, the largest number of distinct indices of that dimension in one
+/// term (free indices included): the room the witness construction needs.
+fn needs(p: &Poly) -> BTreeMap<Dim, usize> {
+    let mut out: BTreeMap<Dim, usize> = BTreeMap::new();
+    for t in &p.terms {
+        let mut count: BTreeMap<&Dim, usize> = BTreeMap::new();
+        for (_, d) in t.bound.iter().chain(&p.free) {
+            *count.entry(d).or_default() += 1;
+        }
+        for (d, k) in count {
+            let e = out.entry(d.clone()).or_default();
+            *e = (*e).max(k);
+        }
+    }
+    out
+}
+
+/// SplitMix64: a tiny deterministic generator, so witnesses are reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next() % n
+        }
+    }
+}
+
+/// Whether two values really differ: some cell differs by more than [`RTOL`] relative to
+/// the cell, and by more than a noise floor relative to the largest magnitude in either
+/// value (a cell computed by cancelling large intermediate terms carries rounding error
+/// of that size, so a tiny difference there proves nothing).
+fn differs(a: &Matrix, b: &Matrix) -> bool {
+    if a.shape() != b.shape() {
+        return true;
+    }
+    let (a, b) = (a.to_dense(), b.to_dense());
+    let scale = a
+        .data()
+        .iter()
+        .chain(b.data())
+        .filter(|v| v.is_finite())
+        .fold(1.0f64, |m, v| m.max(v.abs()));
+    a.data().iter().zip(b.data()).any(|(&x, &y)| {
+        let d = (x - y).abs();
+        !approx_eq_f64(x, y, RTOL) && (d.is_nan() || d > NOISE * scale)
+    })
+}
+
+fn search_witness(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    needs: &BTreeMap<Dim, usize>,
+    opaque: bool,
+    shown: String,
+) -> Equivalence {
+    let mut vars = lhs.vars();
+    for v in rhs.vars() {
+        if !vars.contains(&v) {
+            vars.push(v);
+        }
+    }
+    let shapes: Vec<(String, Shape)> = vars
+        .iter()
+        .filter_map(|v| env.shapes.get(v).map(|s| (v.clone(), s.clone())))
+        .collect();
+    let mut syms: BTreeSet<String> = BTreeSet::new();
+    for (_, (r, c)) in &shapes {
+        for d in [r, c] {
+            if let Dim::Sym(s) = d {
+                syms.insert(s.clone());
+            }
+        }
+    }
+    let need = |d: &Dim| needs.get(d).copied().unwrap_or(0);
+    let mut last_error = None;
+    for attempt in 0..ATTEMPTS {
+        let mut rng = Rng(0x5EED_0000 + attempt);
+        let sizes: BTreeMap<String, usize> = syms
+            .iter()
+            .map(|s| {
+                let base = need(&Dim::Sym(s.clone())).max(2);
+                (s.clone(), base + rng.below(attempt / 8 + 1) as usize)
+            })
+            .collect();
+        let size = |d: &Dim| match d {
+            Dim::Known(n) => *n,
+            Dim::Sym(s) => sizes.get(s).copied().unwrap_or(2),
+        };
+        // Only a leading block needs values; the rest stays zero (Appendix A sets every
+        // entry outside the construction to 0), which keeps large known sizes cheap.
+        let support = |d: &Dim| size(d).min(need(d).max(2) + 1);
+        let cells: usize = shapes
+            .iter()
+            .map(|(_, (r, c))| size(r).saturating_mul(size(c)))
+            .fold(0usize, |a, b| a.saturating_add(b));
+        if cells > MAX_CELLS {
+            return Equivalence::Unknown(format!(
+                "not equal for all inputs (canonical difference: {shown}), but a witness \
+                 would need {cells} input cells"
+            ));
+        }
+        let positive = opaque && attempt % 2 == 0;
+        let magnitude = 3 + attempt / 4;
+        let mut inputs = BTreeMap::new();
+        for (name, (r, c)) in &shapes {
+            let (rows, cols) = (size(r), size(c));
+            let zero = env.nnz.get(name) == Some(&0.0);
+            let (sr, sc) = (support(r), support(c));
+            let m = DenseMatrix::from_fn(rows, cols, |i, j| {
+                if zero || i >= sr || j >= sc {
+                    return 0.0;
+                }
+                let v = (1 + rng.below(magnitude)) as f64;
+                if positive || rng.below(2) == 0 {
+                    v
+                } else {
+                    -v
+                }
+            });
+            inputs.insert(name.clone(), Matrix::Dense(m));
+        }
+        let map: HashMap<String, Matrix> =
+            inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        match (eval(lhs, &map), eval(rhs, &map)) {
+            (Ok(a), Ok(b)) => {
+                if differs(&a, &b) {
+                    return Equivalence::NotEquivalent(Box::new(Witness {
+                        sizes,
+                        inputs,
+                        lhs: a,
+                        rhs: b,
+                        difference: shown,
+                    }));
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => last_error = Some(e),
+        }
+    }
+    let why = if opaque {
+        "the canonical forms differ only in terms with opaque functions, which may obey \
+         identities the sum-product normal form does not know"
+    } else {
+        "the canonical forms differ, so some input tells them apart, but random inputs \
+         did not find one"
+    };
+    let error = last_error
+        .map(|e| format!(" (evaluation failed: {e})"))
+        .unwrap_or_default();
+    Equivalence::Unknown(format!(
+        "{why}; no differing input found in {ATTEMPTS} tries{error}. Canonical difference: {shown}"
+    ))
+}
+
+fn fmt_number(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "Inf" } else { "-Inf" }.into()
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// `matrix("1 2 3 4", rows=2, cols=2)`: a DML literal a user can paste into a script.
+fn fmt_matrix(m: &Matrix) -> String {
+    let d = m.to_dense();
+    let values: Vec<String> = d.data().iter().map(|&v| fmt_number(v)).collect();
+    format!(
+        "matrix(\"{}\", rows={}, cols={})",
+        values.join(" "),
+        d.rows(),
+        d.cols()
+    )
+}
+
+impl fmt::Display for Witness {
+    /// The sizes, one DML assignment per input, and both values.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.sizes.is_empty() {
+            let sizes: Vec<String> = self.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            writeln!(f, "# sizes: {}", sizes.join(", "))?;
+        }
+        for (name, m) in &self.inputs {
+            writeln!(f, "{name} = {}", fmt_matrix(m))?;
+        }
+        writeln!(f, "# lhs = {}", fmt_matrix(&self.lhs))?;
+        write!(f, "# rhs = {}", fmt_matrix(&self.rhs))
+    }
+}

@@ -1,0 +1,290 @@
+//! Canonical relational forms of LA expressions and a decision procedure for their
+//! equivalence (SPORES §2.3 and Appendix A).
+//!
+//! An LA expression is translated into a *polyterm*: a sum of terms
+//! `c · Σ_{bound indices} (atom × atom × ...)`, where an atom is an input relation
+//! indexed by index variables (a dimension of size 1 carries no index), or an opaque
+//! function application. Isomorphic terms (equal up to renaming bound indices) are
+//! merged by adding their coefficients, so the polyterm is canonical up to isomorphism.
+//! Two expressions are equal on inputs of all sizes exactly when the difference of
+//! their canonical forms is empty (Theorem 2.3); [`equiv`] decides that and, when it is
+//! not empty, constructs concrete inputs on which the two sides differ.
+//!
+//! Coefficients are polynomials in the symbolic dimensions ([`Coef`]), because
+//! aggregating over an index a term does not mention multiplies it by that index's
+//! dimension (rule 5 of Figure 3): `sum(X + 1)` is `Σ X(i,j) + m·n`.
+//!
+//! ```
+//! use spores_opt::canon::{equiv, Equivalence};
+//! use spores_opt::la::{LaExpr, ShapeEnv};
+//! let mut env = ShapeEnv::default();
+//! for s in ["X=mxn", "U=mxk", "V=nxk"] {
+//!     env.add_shape_arg(s).unwrap();
+//! }
+//! let lhs = LaExpr::parse("sum(X * (U %*% t(V)))").unwrap();
+//! let rhs = LaExpr::parse("sum((t(U) %*% X) * t(V))").unwrap();
+//! assert!(matches!(equiv(&lhs, &rhs, &env).unwrap(), Equivalence::Equivalent));
+//! let wrong = LaExpr::parse("sum((t(U) %*% X) * t(V)) + 1").unwrap();
+//! assert!(matches!(equiv(&lhs, &wrong, &env).unwrap(), Equivalence::NotEquivalent(_)));
+//! ```
+
+mod equiv;
+mod iso;
+mod normal;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::la::{Dim, Shape};
+
+pub use equiv::{equiv, EquivError, Equivalence, Witness};
+pub use normal::normalize;
+
+/// An index variable. Ids 0 and 1 are the output's row and column index; every other id
+/// is bound somewhere and is fresh (never reused), which makes renaming capture-free.
+pub type Idx = u32;
+
+/// The free row index of a polyterm (present when the row dimension is not 1).
+pub const ROW: Idx = 0;
+/// The free column index of a polyterm (present when the column dimension is not 1).
+pub const COL: Idx = 1;
+
+/// One argument position of an atom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Slot {
+    /// An index variable.
+    Var(Idx),
+    /// A fixed position (0-based). Only appears after a small known dimension has been
+    /// expanded into its individual positions (see [`equiv`]).
+    Pos(u32),
+}
+
+/// A relation applied to index slots: `X(i, k)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Atom {
+    /// Index into [`Polyterm::rels`].
+    pub rel: u32,
+    pub slots: Vec<Slot>,
+}
+
+/// What an atom's relation is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rel {
+    /// A named input.
+    Input(String),
+    /// An opaque function application, identified by its name and the canonical forms
+    /// of its arguments (whose free indices are [`ROW`] and [`COL`] of `shape`), so
+    /// `exp(A + B)` and `exp(B + A)` are the same relation.
+    Opaque {
+        name: String,
+        args: Vec<Poly>,
+        shape: Shape,
+    },
+    /// The output cell selector `[index = position]` introduced when a free index of a
+    /// small known dimension is expanded into positions.
+    Cell(Idx),
+}
+
+/// `c · Σ_{bound} Π atoms`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    pub coef: Coef,
+    /// Bound indices with their dimensions; every one occurs in some atom (an index that
+    /// occurs nowhere has been turned into a dimension factor of `coef`).
+    pub bound: Vec<(Idx, Dim)>,
+    /// The bag of atoms, sorted.
+    pub atoms: Vec<Atom>,
+}
+
+/// A sum of terms over free indices, without its relation table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Poly {
+    /// The free indices ([`ROW`], [`COL`]) with their dimensions.
+    pub free: Vec<(Idx, Dim)>,
+    /// Pairwise non-isomorphic terms with non-zero coefficients.
+    pub terms: Vec<Term>,
+}
+
+/// The canonical form of an LA expression: a [`Poly`] and the relations its atoms name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Polyterm {
+    pub body: Poly,
+    pub rels: Vec<Rel>,
+}
+
+/// A polynomial in symbolic dimension sizes with `f64` coefficients: a map from a sorted
+/// multiset of dimension symbols (a monomial) to its coefficient. Known dimensions are
+/// folded into the numbers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Coef(pub BTreeMap<Vec<String>, f64>);
+
+/// Relative size under which a sum of coefficients counts as zero: `0.1 * 3 - 0.3` is
+/// not exactly 0 in floating point but must cancel for `X*0.1*3 ≡ X*0.3`.
+const CANCEL_RTOL: f64 = 1e-12;
+
+impl Coef {
+    pub fn constant(c: f64) -> Coef {
+        let mut m = BTreeMap::new();
+        if c != 0.0 {
+            m.insert(Vec::new(), c);
+        }
+        Coef(m)
+    }
+
+    /// The size of a dimension as a coefficient.
+    pub fn dim(d: &Dim) -> Coef {
+        match d {
+            Dim::Known(n) => Coef::constant(*n as f64),
+            Dim::Sym(s) => Coef([(vec![s.clone()], 1.0)].into_iter().collect()),
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn add(&self, other: &Coef) -> Coef {
+        let mut out = self.0.clone();
+        for (mono, &c) in &other.0 {
+            let entry = out.entry(mono.clone()).or_insert(0.0);
+            let before = *entry;
+            *entry += c;
+            if entry.abs() <= CANCEL_RTOL * before.abs().max(c.abs()) {
+                out.remove(mono);
+            }
+        }
+        Coef(out)
+    }
+
+    pub fn mul(&self, other: &Coef) -> Coef {
+        let mut out = Coef::default();
+        for (ma, ca) in &self.0 {
+            for (mb, cb) in &other.0 {
+                let mut mono: Vec<String> = ma.iter().chain(mb).cloned().collect();
+                mono.sort();
+                let single = Coef([(mono, ca * cb)].into_iter().collect());
+                out = out.add(&single);
+            }
+        }
+        out.0.retain(|_, c| *c != 0.0);
+        out
+    }
+
+    pub fn scale(&self, k: f64) -> Coef {
+        self.mul(&Coef::constant(k))
+    }
+
+    /// The value for concrete sizes of the symbols (a missing symbol counts as 0).
+    pub fn eval(&self, sizes: &BTreeMap<String, usize>) -> f64 {
+        self.0
+            .iter()
+            .map(|(mono, c)| {
+                mono.iter()
+                    .map(|s| sizes.get(s).copied().unwrap_or(0) as f64)
+                    .product::<f64>()
+                    * c
+            })
+            .sum()
+    }
+}
+
+impl fmt::Display for Coef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("0");
+        }
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|(mono, c)| {
+                if mono.is_empty() {
+                    format!("{c}")
+                } else if *c == 1.0 {
+                    mono.join("·")
+                } else {
+                    format!("{c}·{}", mono.join("·"))
+                }
+            })
+            .collect();
+        if parts.len() == 1 {
+            f.write_str(&parts[0])
+        } else {
+            write!(f, "({})", parts.join(" + "))
+        }
+    }
+}
+
+fn idx_name(i: Idx) -> String {
+    match i {
+        ROW => "i".into(),
+        COL => "j".into(),
+        k => format!("k{k}"),
+    }
+}
+
+fn fmt_poly(p: &Poly, rels: &[Rel], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if p.terms.is_empty() {
+        return f.write_str("0");
+    }
+    for (n, t) in p.terms.iter().enumerate() {
+        if n > 0 {
+            f.write_str(" + ")?;
+        }
+        let unit = t.coef == Coef::constant(1.0) && !t.atoms.is_empty();
+        let mut sep = if unit { "" } else { "·" };
+        if !unit {
+            write!(f, "{}", t.coef)?;
+        }
+        if !t.bound.is_empty() {
+            let b: Vec<String> = t
+                .bound
+                .iter()
+                .map(|(i, d)| format!("{}:{d}", idx_name(*i)))
+                .collect();
+            write!(f, "{sep}Σ[{}]", b.join(","))?;
+            sep = "·";
+        }
+        for a in &t.atoms {
+            f.write_str(sep)?;
+            sep = "·";
+            match rels.get(a.rel as usize) {
+                Some(Rel::Input(name)) => f.write_str(name)?,
+                Some(Rel::Opaque { name, args, .. }) => {
+                    write!(f, "{name}{{")?;
+                    for (k, arg) in args.iter().enumerate() {
+                        if k > 0 {
+                            f.write_str("; ")?;
+                        }
+                        fmt_poly(arg, rels, f)?;
+                    }
+                    f.write_str("}")?;
+                }
+                Some(Rel::Cell(i)) => write!(f, "[{}=", idx_name(*i))?,
+                None => write!(f, "?{}", a.rel)?,
+            }
+            let slots: Vec<String> = a
+                .slots
+                .iter()
+                .map(|s| match s {
+                    Slot::Var(i) => idx_name(*i),
+                    Slot::Pos(p) => format!("#{p}"),
+                })
+                .collect();
+            if matches!(rels.get(a.rel as usize), Some(Rel::Cell(_))) {
+                write!(f, "{}]", slots.join(","))?;
+            } else {
+                write!(f, "({})", slots.join(","))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for Polyterm {
+    /// `2·Σ[k2:n]·X(i,k2)·Y(k2,j) + m·n`: free indices are `i` (row) and `j` (column),
+    /// bound ones `k<id>` with their dimension; opaque atoms print their arguments'
+    /// canonical forms in braces.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_poly(&self.body, &self.rels, f)
+    }
+}

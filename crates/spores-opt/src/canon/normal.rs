@@ -1,0 +1,588 @@
+//! Translation of LA expressions into canonical polyterms (rules R_LR of Figure 2
+//! followed by the normalization R_EQ of Figure 3).
+//!
+//! The translation works top-down: [`Normalizer::norm`] is given the index variables
+//! that name the rows and columns of the value being built (or `None` for a dimension of
+//! size 1, which carries no index) and returns the list of terms. Binary elementwise
+//! operators pass the same indices to both sides — a broadcast operand simply ignores
+//! the index of its size-1 dimension, which is what makes broadcasting a natural join.
+//! Matrix products and aggregates introduce fresh indices and bind them; since every
+//! bound index is fresh, no renaming can capture another index. Products distribute
+//! over sums (rule 1) and isomorphic terms are merged after every step that can create
+//! them, which keeps intermediate sums small (`(X+Y)^4` has 5 terms, not 16).
+
+use std::collections::HashMap;
+
+use super::equiv::EquivError;
+use super::iso::{combine, difference};
+use super::{Atom, Coef, Idx, Poly, Polyterm, Rel, Slot, Term, COL, ROW};
+use crate::la::{Dim, LaExpr, Shape, ShapeEnv};
+
+/// Most terms a polyterm may have while normalizing: distributing products of sums is
+/// exponential, and beyond this the procedure gives up with [`EquivError::TooLarge`].
+pub(crate) const TERM_LIMIT: usize = 100_000;
+
+/// Largest integer exponent expanded into a product; larger ones stay opaque.
+const MAX_POW: f64 = 32.0;
+
+/// Functions that act cell by cell, so `f(t(A)) = t(f(A))`: their opaque atoms are
+/// identified up to transposition.
+const ELEMENTWISE: &[&str] = &[
+    "exp", "log", "sqrt", "abs", "sigmoid", "round", "floor", "ceil", "sign", "!", "+", "-", "*",
+    "/", "^", "%%", "%/%", "==", "!=", "<", "<=", ">", ">=", "&", "|",
+];
+
+/// Two-argument functions whose arguments may be swapped.
+const COMMUTATIVE: &[&str] = &["min", "max", "==", "!=", "&", "|", "+", "*"];
+
+/// Normalizes `e` under `env` into its canonical polyterm. The output's row index is
+/// [`ROW`] and its column index [`COL`] (each present only when that dimension is not
+/// 1).
+pub fn normalize(e: &LaExpr, env: &ShapeEnv) -> Result<Polyterm, EquivError> {
+    let mut n = Normalizer::new(env);
+    let body = n.top(e)?;
+    Ok(Polyterm { body, rels: n.rels })
+}
+
+/// The translation state: the relation table (shared by everything normalized with the
+/// same normalizer, so atoms of two expressions are comparable) and the fresh-index
+/// counter.
+pub(crate) struct Normalizer<'a> {
+    env: &'a ShapeEnv,
+    pub(crate) rels: Vec<Rel>,
+    inputs: HashMap<String, u32>,
+    next: Idx,
+}
+
+fn internal(what: &str) -> EquivError {
+    EquivError::Internal(what.to_string())
+}
+
+fn too_large(what: &str) -> EquivError {
+    EquivError::TooLarge(format!(
+        "{what} would exceed {TERM_LIMIT} terms (distributing products of sums grows exponentially)"
+    ))
+}
+
+fn constant(c: f64) -> Vec<Term> {
+    if c == 0.0 {
+        return Vec::new();
+    }
+    vec![Term {
+        coef: Coef::constant(c),
+        bound: Vec::new(),
+        atoms: Vec::new(),
+    }]
+}
+
+fn negate(terms: Vec<Term>) -> Vec<Term> {
+    terms
+        .into_iter()
+        .map(|t| Term {
+            coef: t.coef.scale(-1.0),
+            ..t
+        })
+        .collect()
+}
+
+/// `Σ_idx` over every term (rules 2 and 5): the index becomes bound where it occurs and a
+/// factor `dim` where it does not.
+fn bind(terms: Vec<Term>, idx: Option<Idx>, dim: &Dim) -> Vec<Term> {
+    let Some(idx) = idx else { return terms };
+    let bound: Vec<Term> = terms
+        .into_iter()
+        .map(|mut t| {
+            if t.atoms.iter().any(|a| a.slots.contains(&Slot::Var(idx))) {
+                t.bound.push((idx, dim.clone()));
+            } else {
+                t.coef = t.coef.mul(&Coef::dim(dim));
+            }
+            t
+        })
+        .collect();
+    combine(bound)
+}
+
+fn shape_slots(shape: &Shape) -> (Option<Idx>, Option<Idx>, Vec<(Idx, Dim)>) {
+    let r = (!shape.0.is_one()).then_some(ROW);
+    let c = (!shape.1.is_one()).then_some(COL);
+    let mut free = Vec::new();
+    if r.is_some() {
+        free.push((ROW, shape.0.clone()));
+    }
+    if c.is_some() {
+        free.push((COL, shape.1.clone()));
+    }
+    (r, c, free)
+}
+
+fn poly_eq(p: &Poly, q: &Poly) -> bool {
+    p.free == q.free && difference(&p.terms, &q.terms).is_empty()
+}
+
+fn args_match(a: &[Poly], b: &[Poly], commutative: bool) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.iter().zip(b).all(|(p, q)| poly_eq(p, q)) {
+        return true;
+    }
+    commutative && a.len() == 2 && poly_eq(&a[0], &b[1]) && poly_eq(&a[1], &b[0])
+}
+
+/// The same polyterm with its row and column indices swapped.
+fn transpose_poly(p: &Poly) -> Poly {
+    let swap = |i: Idx| match i {
+        ROW => COL,
+        COL => ROW,
+        k => k,
+    };
+    let mut free: Vec<(Idx, Dim)> = p.free.iter().map(|(i, d)| (swap(*i), d.clone())).collect();
+    free.sort();
+    let terms = p
+        .terms
+        .iter()
+        .map(|t| {
+            let mut atoms: Vec<Atom> = t
+                .atoms
+                .iter()
+                .map(|a| Atom {
+                    rel: a.rel,
+                    slots: a
+                        .slots
+                        .iter()
+                        .map(|s| match s {
+                            Slot::Var(i) => Slot::Var(swap(*i)),
+                            pos => *pos,
+                        })
+                        .collect(),
+                })
+                .collect();
+            atoms.sort();
+            Term {
+                coef: t.coef.clone(),
+                bound: t.bound.clone(),
+                atoms,
+            }
+        })
+        .collect();
+    Poly { free, terms }
+}
+
+impl<'a> Normalizer<'a> {
+    pub(crate) fn new(env: &'a ShapeEnv) -> Self {
+        Normalizer {
+            env,
+            rels: Vec::new(),
+            inputs: HashMap::new(),
+            next: 2,
+        }
+    }
+
+    fn fresh(&mut self) -> Idx {
+        let i = self.next;
+        self.next += 1;
+        i
+    }
+
+    fn input(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.inputs.get(name) {
+            return id;
+        }
+        let id = self.rels.len() as u32;
+        self.rels.push(Rel::Input(name.to_string()));
+        self.inputs.insert(name.to_string(), id);
+        id
+    }
+
+    fn cell(&mut self, free: Idx) -> u32 {
+        if let Some(id) = self.rels.iter().position(|r| *r == Rel::Cell(free)) {
+            return id as u32;
+        }
+        self.rels.push(Rel::Cell(free));
+        (self.rels.len() - 1) as u32
+    }
+
+    fn shape(&self, e: &LaExpr) -> Result<Shape, EquivError> {
+        self.env.shape_of(e).map_err(|err| EquivError::Shape {
+            side: "expression",
+            message: err.0,
+        })
+    }
+
+    /// The canonical form of a whole expression, with free indices [`ROW`]/[`COL`].
+    pub(crate) fn top(&mut self, e: &LaExpr) -> Result<Poly, EquivError> {
+        let shape = self.shape(e)?;
+        let (r, c, free) = shape_slots(&shape);
+        let terms = self.norm(e, r, c)?;
+        Ok(Poly {
+            free,
+            terms: combine(terms),
+        })
+    }
+
+    /// A copy of `terms` with every bound index renamed to a fresh one.
+    fn freshen(&mut self, terms: &[Term]) -> Vec<Term> {
+        let mut map: HashMap<Idx, Idx> = HashMap::new();
+        terms
+            .iter()
+            .map(|t| {
+                let bound = t
+                    .bound
+                    .iter()
+                    .map(|(i, d)| (*map.entry(*i).or_insert_with(|| self.fresh()), d.clone()))
+                    .collect();
+                let atoms = t
+                    .atoms
+                    .iter()
+                    .map(|a| Atom {
+                        rel: a.rel,
+                        slots: a
+                            .slots
+                            .iter()
+                            .map(|s| match s {
+                                Slot::Var(i) => Slot::Var(map.get(i).copied().unwrap_or(*i)),
+                                pos => *pos,
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                Term {
+                    coef: t.coef.clone(),
+                    bound,
+                    atoms,
+                }
+            })
+            .collect()
+    }
+
+    /// `a * b` distributed into terms (rules 1, 3 and 7). The operands come from
+    /// different subexpressions (or a [`freshen`](Self::freshen)ed copy), so their bound
+    /// indices are disjoint and the terms can simply be concatenated.
+    fn product(&self, a: &[Term], b: &[Term]) -> Result<Vec<Term>, EquivError> {
+        if a.len().saturating_mul(b.len()) > TERM_LIMIT {
+            return Err(too_large("a product"));
+        }
+        let mut out = Vec::with_capacity(a.len() * b.len());
+        for x in a {
+            for y in b {
+                let coef = x.coef.mul(&y.coef);
+                if coef.is_zero() {
+                    continue;
+                }
+                let mut atoms = x.atoms.clone();
+                atoms.extend(y.atoms.iter().cloned());
+                atoms.sort();
+                let mut bound = x.bound.clone();
+                bound.extend(y.bound.iter().cloned());
+                out.push(Term { coef, bound, atoms });
+            }
+        }
+        Ok(combine(out))
+    }
+
+    /// The terms of `e`, whose rows are indexed by `row` and columns by `col` (`None`
+    /// where the enclosing value has a dimension of size 1).
+    fn norm(
+        &mut self,
+        e: &LaExpr,
+        row: Option<Idx>,
+        col: Option<Idx>,
+    ) -> Result<Vec<Term>, EquivError> {
+        let shape = self.shape(e)?;
+        Ok(match e {
+            LaExpr::Var(name) => {
+                if self.env.nnz.get(name) == Some(&0.0) {
+                    return Ok(Vec::new());
+                }
+                let mut slots = Vec::new();
+                if !shape.0.is_one() {
+                    slots.push(Slot::Var(row.ok_or_else(|| internal("row index missing"))?));
+                }
+                if !shape.1.is_one() {
+                    slots.push(Slot::Var(
+                        col.ok_or_else(|| internal("column index missing"))?,
+                    ));
+                }
+                let rel = self.input(name);
+                vec![Term {
+                    coef: Coef::constant(1.0),
+                    bound: Vec::new(),
+                    atoms: vec![Atom { rel, slots }],
+                }]
+            }
+            LaExpr::Const(c) => constant(*c),
+            LaExpr::Add(a, b) => {
+                let mut t = self.norm(a, row, col)?;
+                t.extend(self.norm(b, row, col)?);
+                if t.len() > TERM_LIMIT {
+                    return Err(too_large("a sum"));
+                }
+                combine(t)
+            }
+            LaExpr::Sub(a, b) => {
+                let ta = self.norm(a, row, col)?;
+                let tb = self.norm(b, row, col)?;
+                if ta.len() + tb.len() > TERM_LIMIT {
+                    return Err(too_large("a difference"));
+                }
+                difference(&ta, &tb)
+            }
+            LaExpr::Neg(a) => negate(self.norm(a, row, col)?),
+            LaExpr::Mul(a, b) => {
+                let ta = self.norm(a, row, col)?;
+                let tb = self.norm(b, row, col)?;
+                self.product(&ta, &tb)?
+            }
+            LaExpr::MatMul(a, b) => {
+                let inner = self.shape(a)?.1;
+                let j = (!inner.is_one()).then(|| self.fresh());
+                let ta = self.norm(a, row, j)?;
+                let tb = self.norm(b, j, col)?;
+                bind(self.product(&ta, &tb)?, j, &inner)
+            }
+            LaExpr::Transpose(a) => self.norm(a, col, row)?,
+            LaExpr::Sum(a) => {
+                let (r, c) = self.shape(a)?;
+                let i = (!r.is_one()).then(|| self.fresh());
+                let j = (!c.is_one()).then(|| self.fresh());
+                let t = self.norm(a, i, j)?;
+                bind(bind(t, i, &r), j, &c)
+            }
+            LaExpr::RowSums(a) => {
+                let c = self.shape(a)?.1;
+                let j = (!c.is_one()).then(|| self.fresh());
+                let t = self.norm(a, row, j)?;
+                bind(t, j, &c)
+            }
+            LaExpr::ColSums(a) => {
+                let r = self.shape(a)?.0;
+                let i = (!r.is_one()).then(|| self.fresh());
+                let t = self.norm(a, i, col)?;
+                bind(t, i, &r)
+            }
+            LaExpr::Pow(a, k) if k.fract() == 0.0 && (0.0..=MAX_POW).contains(k) => {
+                let n = *k as usize;
+                if n == 0 {
+                    // A^0 is 1 in every cell (0^0 = 1 too): a constant over A's shape.
+                    return Ok(constant(1.0));
+                }
+                let base = self.norm(a, row, col)?;
+                let mut acc = base.clone();
+                for _ in 1..n {
+                    let copy = self.freshen(&base);
+                    acc = self.product(&acc, &copy)?;
+                }
+                acc
+            }
+            LaExpr::Pow(a, k) => {
+                let args = [(**a).clone(), LaExpr::Const(*k)];
+                self.opaque("^", &args, &shape, row, col)?
+            }
+            LaExpr::Func { name, args } => match (name.as_str(), args.as_slice()) {
+                ("/", [a, LaExpr::Const(c)]) if *c != 0.0 && c.is_finite() => {
+                    let scaled = LaExpr::Mul(Box::new(a.clone()), Box::new(LaExpr::Const(1.0 / c)));
+                    self.norm(&scaled, row, col)?
+                }
+                ("as.scalar" | "as.matrix", [a]) => self.norm(a, row, col)?,
+                _ => self.opaque(name, args, &shape, row, col)?,
+            },
+        })
+    }
+
+    /// An opaque function application as a single atom. Its relation is looked up by
+    /// name and the canonical forms of its arguments (computed with [`ROW`]/[`COL`] as
+    /// their free indices), also transposed for elementwise functions and with the two
+    /// arguments swapped for commutative ones, so equal applications share one relation.
+    fn opaque(
+        &mut self,
+        name: &str,
+        args: &[LaExpr],
+        shape: &Shape,
+        row: Option<Idx>,
+        col: Option<Idx>,
+    ) -> Result<Vec<Term>, EquivError> {
+        let (r, c, free) = shape_slots(shape);
+        let mut polys = Vec::with_capacity(args.len());
+        for a in args {
+            let terms = self.norm(a, r, c)?;
+            polys.push(Poly {
+                free: free.clone(),
+                terms: combine(terms),
+            });
+        }
+        let mut direct = Vec::new();
+        if r.is_some() {
+            direct.push(Slot::Var(row.ok_or_else(|| internal("row index missing"))?));
+        }
+        if c.is_some() {
+            direct.push(Slot::Var(
+                col.ok_or_else(|| internal("column index missing"))?,
+            ));
+        }
+        let commutative = COMMUTATIVE.contains(&name);
+        let swappable = ELEMENTWISE.contains(&name) && direct.len() == 2;
+        let transposed: Vec<Poly> = if swappable {
+            polys.iter().map(transpose_poly).collect()
+        } else {
+            Vec::new()
+        };
+        let atom = |rel: usize, slots: Vec<Slot>| {
+            vec![Term {
+                coef: Coef::constant(1.0),
+                bound: Vec::new(),
+                atoms: vec![Atom {
+                    rel: rel as u32,
+                    slots,
+                }],
+            }]
+        };
+        for (id, rel) in self.rels.iter().enumerate() {
+            let Rel::Opaque {
+                name: n,
+                args: a2,
+                shape: s2,
+            } = rel
+            else {
+                continue;
+            };
+            if n != name {
+                continue;
+            }
+            if s2 == shape && args_match(a2, &polys, commutative) {
+                return Ok(atom(id, direct));
+            }
+            if swappable
+                && s2.0 == shape.1
+                && s2.1 == shape.0
+                && args_match(a2, &transposed, commutative)
+            {
+                return Ok(atom(id, vec![direct[1], direct[0]]));
+            }
+        }
+        self.rels.push(Rel::Opaque {
+            name: name.to_string(),
+            args: polys,
+            shape: shape.clone(),
+        });
+        Ok(atom(self.rels.len() - 1, direct))
+    }
+
+    /// Replaces every index of the known dimension `dim` (of size n) by each of its n
+    /// positions: a bound index becomes a sum over positions, a free one becomes one
+    /// copy per output cell, marked by a [`Rel::Cell`] atom. After this no index of
+    /// `dim` is left, so a too-small `dim` can no longer make non-isomorphic terms
+    /// equal (the slices `X[p, ·]` are independent inputs).
+    pub(crate) fn expand(&mut self, p: &Poly, dim: &Dim) -> Result<Poly, EquivError> {
+        let Dim::Known(n) = dim else {
+            return Ok(p.clone());
+        };
+        let n = *n;
+        let free_vars: Vec<Idx> = p
+            .free
+            .iter()
+            .filter(|(_, d)| d == dim)
+            .map(|(i, _)| *i)
+            .collect();
+        let cells: Vec<u32> = free_vars.iter().map(|&i| self.cell(i)).collect();
+        let mut out = Vec::new();
+        for t in &p.terms {
+            let mut vars: Vec<Idx> = t
+                .bound
+                .iter()
+                .filter(|(_, d)| d == dim)
+                .map(|(i, _)| *i)
+                .collect();
+            vars.extend(free_vars.iter().copied());
+            let count = u32::try_from(vars.len())
+                .ok()
+                .and_then(|k| n.checked_pow(k))
+                .filter(|c| out.len() + c <= TERM_LIMIT)
+                .ok_or_else(|| too_large("expanding a small dimension into its positions"))?;
+            let bound: Vec<(Idx, Dim)> =
+                t.bound.iter().filter(|(_, d)| d != dim).cloned().collect();
+            for code in 0..count {
+                let mut assign: HashMap<Idx, u32> = HashMap::new();
+                let mut rest = code;
+                for v in &vars {
+                    assign.insert(*v, (rest % n) as u32);
+                    rest /= n;
+                }
+                let mut atoms: Vec<Atom> = t
+                    .atoms
+                    .iter()
+                    .map(|a| Atom {
+                        rel: a.rel,
+                        slots: a
+                            .slots
+                            .iter()
+                            .map(|s| match s {
+                                Slot::Var(i) => assign.get(i).map_or(*s, |&q| Slot::Pos(q)),
+                                pos => *pos,
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                for (k, fv) in free_vars.iter().enumerate() {
+                    let q = assign.get(fv).copied().unwrap_or(0);
+                    atoms.push(Atom {
+                        rel: cells[k],
+                        slots: vec![Slot::Pos(q)],
+                    });
+                }
+                atoms.sort();
+                out.push(Term {
+                    coef: t.coef.clone(),
+                    bound: bound.clone(),
+                    atoms,
+                });
+            }
+        }
+        Ok(Poly {
+            free: p.free.iter().filter(|(_, d)| d != dim).cloned().collect(),
+            terms: combine(out),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> ShapeEnv {
+        let mut env = ShapeEnv::default();
+        for s in ["X=mxn", "Y=mxn", "u=mx1", "v=nx1", "s=1x1"] {
+            env.add_shape_arg(s).unwrap();
+        }
+        env
+    }
+
+    fn canon(text: &str) -> Polyterm {
+        normalize(&LaExpr::parse(text).unwrap(), &env()).unwrap()
+    }
+
+    #[test]
+    fn aggregating_a_constant_multiplies_by_the_dimensions() {
+        let p = canon("sum(X + 1)");
+        assert_eq!(p.body.terms.len(), 2);
+        assert_eq!(p.to_string(), "Σ[k2:m,k3:n]·X(k2,k3) + m·n");
+    }
+
+    #[test]
+    fn isomorphic_terms_merge() {
+        let p = canon("sum(X * Y) + sum(t(Y) * t(X)) - 2 * sum(Y * X)");
+        assert!(p.body.terms.is_empty(), "{p}");
+        let p = canon("(X + Y)^2");
+        assert_eq!(p.body.terms.len(), 3, "{p}");
+        let p = canon("exp(X + Y) - exp(Y + X)");
+        assert!(p.body.terms.is_empty(), "{p}");
+        let p = canon("t(exp(t(X))) - exp(X)");
+        assert!(p.body.terms.is_empty(), "{p}");
+    }
+
+    #[test]
+    fn size_one_dimensions_carry_no_index() {
+        let p = canon("u * t(v) * s");
+        assert_eq!(p.to_string(), "u(i)·v(j)·s()");
+    }
+}

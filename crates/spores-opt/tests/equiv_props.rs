@@ -1,0 +1,428 @@
+//! Property tests of the equivalence procedure on random well-shaped expressions.
+//!
+//! (a) An expression rewritten by random *sound* rewrites (commutativity, distributivity,
+//!     transpose identities, aggregate push-down, associativity, ...) is equivalent to
+//!     the original.
+//! (b) Whatever the procedure answers for a random pair (or for an expression and a
+//!     randomly *mutated* copy, which gives near misses) is consistent with numeric
+//!     evaluation: "equivalent" agrees on random inputs, "not equivalent" comes with a
+//!     witness whose values really differ, and "unknown" only happens with opaque
+//!     functions.
+
+mod common;
+
+use common::{check_witness, close, random_inputs, Rng};
+use proptest::prelude::*;
+use spores_opt::canon::{equiv, Equivalence};
+use spores_opt::eval::eval;
+use spores_opt::la::{Dim, LaExpr, Shape, ShapeEnv};
+
+fn env() -> ShapeEnv {
+    common::env(
+        &[
+            "X=mxn", "Y=mxn", "A=mxm", "B=nxn", "u=mx1", "v=nx1", "s=1x1", "C=2xm", "Z=mxn",
+        ],
+        &["Z"],
+    )
+}
+
+fn dims() -> [Dim; 4] {
+    [Dim::sym("m"), Dim::sym("n"), Dim::Known(1), Dim::Known(2)]
+}
+
+fn b(e: LaExpr) -> Box<LaExpr> {
+    Box::new(e)
+}
+
+fn var(name: &str) -> LaExpr {
+    LaExpr::Var(name.to_string())
+}
+
+/// An input of shape `(r, c)`, possibly transposed, or a product of two when no input
+/// has that shape (every shape over {m, n, 1, 2} is reachable through `m`).
+fn leaf(env: &ShapeEnv, r: &Dim, c: &Dim, rng: &mut Rng) -> LaExpr {
+    let mut names: Vec<&String> = env.shapes.keys().collect();
+    names.sort();
+    let mut options: Vec<LaExpr> = Vec::new();
+    for name in names {
+        let (sr, sc) = &env.shapes[name];
+        if sr == r && sc == c {
+            options.push(var(name));
+        }
+        if sr == c && sc == r && sr != sc {
+            options.push(LaExpr::Transpose(b(var(name))));
+        }
+    }
+    if r.is_one() && c.is_one() {
+        options.push(LaExpr::Const((1 + rng.below(3)) as f64));
+    }
+    if options.is_empty() {
+        let m = Dim::sym("m");
+        return LaExpr::MatMul(b(leaf(env, r, &m, rng)), b(leaf(env, &m, c, rng)));
+    }
+    let k = rng.below(options.len());
+    options.swap_remove(k)
+}
+
+/// A random expression of shape `(r, c)`.
+fn gen(env: &ShapeEnv, r: &Dim, c: &Dim, depth: usize, rng: &mut Rng) -> LaExpr {
+    if depth == 0 || rng.below(5) == 0 {
+        return leaf(env, r, c, rng);
+    }
+    let d = depth - 1;
+    let any = |rng: &mut Rng| dims()[rng.below(4)].clone();
+    let one = Dim::Known(1);
+    match rng.below(12) {
+        0..=2 => {
+            let shapes: [Shape; 4] = [
+                (r.clone(), c.clone()),
+                (one.clone(), one.clone()),
+                (r.clone(), one.clone()),
+                (one.clone(), c.clone()),
+            ];
+            let (br, bc) = shapes[rng.below(4)].clone();
+            let x = gen(env, r, c, d, rng);
+            let y = gen(env, &br, &bc, d, rng);
+            let (x, y) = if rng.below(2) == 0 { (x, y) } else { (y, x) };
+            let e = match rng.below(3) {
+                0 => LaExpr::Add(b(x), b(y)),
+                1 => LaExpr::Sub(b(x), b(y)),
+                _ => LaExpr::Mul(b(x), b(y)),
+            };
+            if env.shape_of(&e).ok() == Some((r.clone(), c.clone())) {
+                e
+            } else {
+                leaf(env, r, c, rng)
+            }
+        }
+        3 | 4 => {
+            let k = any(rng);
+            LaExpr::MatMul(b(gen(env, r, &k, d, rng)), b(gen(env, &k, c, d, rng)))
+        }
+        5 => LaExpr::Transpose(b(gen(env, c, r, d, rng))),
+        6 => LaExpr::Neg(b(gen(env, r, c, d, rng))),
+        7 => LaExpr::Pow(b(gen(env, r, c, d.min(1), rng)), (rng.below(3)) as f64),
+        8 => {
+            let k = any(rng);
+            if r.is_one() && c.is_one() {
+                let k2 = any(rng);
+                LaExpr::Sum(b(gen(env, &k, &k2, d, rng)))
+            } else if c.is_one() {
+                LaExpr::RowSums(b(gen(env, r, &k, d, rng)))
+            } else if r.is_one() {
+                LaExpr::ColSums(b(gen(env, &k, c, d, rng)))
+            } else {
+                LaExpr::Mul(b(LaExpr::Const(2.0)), b(gen(env, r, c, d, rng)))
+            }
+        }
+        9 => LaExpr::Func {
+            name: "exp".into(),
+            args: vec![leaf(env, r, c, rng)],
+        },
+        10 => LaExpr::Func {
+            name: "abs".into(),
+            args: vec![gen(env, r, c, d, rng)],
+        },
+        _ => LaExpr::Mul(
+            b(LaExpr::Const((1 + rng.below(3)) as f64)),
+            b(gen(env, r, c, d, rng)),
+        ),
+    }
+}
+
+fn map_children(e: &LaExpr, f: &mut impl FnMut(&LaExpr) -> LaExpr) -> LaExpr {
+    use LaExpr::*;
+    match e {
+        Var(_) | Const(_) => e.clone(),
+        Add(x, y) => Add(b(f(x)), b(f(y))),
+        Sub(x, y) => Sub(b(f(x)), b(f(y))),
+        Mul(x, y) => Mul(b(f(x)), b(f(y))),
+        MatMul(x, y) => MatMul(b(f(x)), b(f(y))),
+        Transpose(x) => Transpose(b(f(x))),
+        Neg(x) => Neg(b(f(x))),
+        Sum(x) => Sum(b(f(x))),
+        RowSums(x) => RowSums(b(f(x))),
+        ColSums(x) => ColSums(b(f(x))),
+        Pow(x, k) => Pow(b(f(x)), *k),
+        Func { name, args } => Func {
+            name: name.clone(),
+            args: args.iter().map(&mut *f).collect(),
+        },
+    }
+}
+
+/// The sound rewrites that apply at the root of `e`.
+fn sound_rewrites(e: &LaExpr, env: &ShapeEnv) -> Vec<LaExpr> {
+    use LaExpr::*;
+    let t = |x: &LaExpr| Transpose(b(x.clone()));
+    let c = |x: &LaExpr| b(x.clone());
+    let same_shape = |x: &LaExpr, y: &LaExpr| env.shape_of(x).ok() == env.shape_of(y).ok();
+    let mut out = vec![
+        t(&t(e)),
+        Neg(b(Neg(c(e)))),
+        Mul(c(e), b(Const(1.0))),
+        Sub(b(Mul(b(Const(3.0)), c(e))), b(Mul(c(e), b(Const(2.0))))),
+    ];
+    match e {
+        Add(x, y) => out.push(Add(c(y), c(x))),
+        Mul(x, y) => {
+            out.push(Mul(c(y), c(x)));
+            if let Add(p, q) = &**y {
+                out.push(Add(b(Mul(c(x), c(p))), b(Mul(c(x), c(q)))));
+            }
+            if let Mul(p, q) = &**x {
+                out.push(Mul(c(p), b(Mul(c(q), c(y)))));
+            }
+        }
+        Sub(x, y) => out.push(Add(c(x), b(Neg(c(y))))),
+        Transpose(x) => match &**x {
+            MatMul(p, q) => out.push(MatMul(b(t(q)), b(t(p)))),
+            Add(p, q) => out.push(Add(b(t(p)), b(t(q)))),
+            Sub(p, q) => out.push(Sub(b(t(p)), b(t(q)))),
+            Mul(p, q) => out.push(Mul(b(t(p)), b(t(q)))),
+            Transpose(p) => out.push((**p).clone()),
+            _ => {}
+        },
+        Sum(x) => {
+            out.push(Sum(b(RowSums(c(x)))));
+            out.push(Sum(b(ColSums(c(x)))));
+            out.push(Sum(b(t(x))));
+            match &**x {
+                MatMul(p, q) => out.push(Sum(b(Mul(b(t(&ColSums(c(p)))), b(RowSums(c(q))))))),
+                Add(p, q) if same_shape(p, q) => out.push(Add(b(Sum(c(p))), b(Sum(c(q))))),
+                Transpose(p) => out.push(Sum(c(p))),
+                _ => {}
+            }
+        }
+        MatMul(x, y) => {
+            if let MatMul(p, q) = &**x {
+                out.push(MatMul(c(p), b(MatMul(c(q), c(y)))));
+            }
+            if let MatMul(p, q) = &**y {
+                out.push(MatMul(b(MatMul(c(x), c(p))), c(q)));
+            }
+            if let Add(p, q) = &**y {
+                if same_shape(p, q) {
+                    out.push(Add(b(MatMul(c(x), c(p))), b(MatMul(c(x), c(q)))));
+                }
+            }
+            out.push(t(&MatMul(b(t(y)), b(t(x)))));
+        }
+        RowSums(x) => {
+            if let Transpose(p) = &**x {
+                out.push(t(&ColSums(c(p))));
+            }
+        }
+        ColSums(x) => {
+            if let Transpose(p) = &**x {
+                out.push(t(&RowSums(c(p))));
+            }
+        }
+        Pow(x, k) if *k == 2.0 => out.push(Mul(c(x), c(x))),
+        Neg(x) => {
+            if let MatMul(p, q) = &**x {
+                out.push(MatMul(b(Neg(c(p))), c(q)));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// `e` with random sound rewrites applied bottom-up. A rewrite whose result does not
+/// keep the shape (broadcasting subtleties) is skipped.
+fn rewrite(e: &LaExpr, env: &ShapeEnv, rng: &mut Rng) -> LaExpr {
+    let e = map_children(e, &mut |x| rewrite(x, env, rng));
+    if rng.below(3) != 0 {
+        return e;
+    }
+    let mut options = sound_rewrites(&e, env);
+    let pick = options.swap_remove(rng.below(options.len()));
+    if env.shape_of(&pick).ok() == env.shape_of(&e).ok() {
+        pick
+    } else {
+        e
+    }
+}
+
+/// `e` with one random unsound change: an input swapped for another of the same shape,
+/// a constant changed, or a negation dropped.
+fn mutate(e: &LaExpr, env: &ShapeEnv, rng: &mut Rng) -> LaExpr {
+    let mut budget = 1usize;
+    let mut f = |x: &LaExpr, rng: &mut Rng, budget: &mut usize| -> Option<LaExpr> {
+        if *budget == 0 || rng.below(3) != 0 {
+            return None;
+        }
+        let out = match x {
+            LaExpr::Var(n) if n == "X" => var("Y"),
+            LaExpr::Var(n) if n == "Y" => var("X"),
+            LaExpr::Var(n) if n == "A" => LaExpr::Transpose(b(var("A"))),
+            LaExpr::Const(k) => LaExpr::Const(k + 1.0),
+            LaExpr::Neg(y) => (**y).clone(),
+            LaExpr::Add(y, z) => LaExpr::Sub(y.clone(), z.clone()),
+            _ => return None,
+        };
+        if env.shape_of(&out).ok() != env.shape_of(x).ok() {
+            return None;
+        }
+        *budget -= 1;
+        Some(out)
+    };
+    fn walk(
+        e: &LaExpr,
+        rng: &mut Rng,
+        budget: &mut usize,
+        f: &mut impl FnMut(&LaExpr, &mut Rng, &mut usize) -> Option<LaExpr>,
+    ) -> LaExpr {
+        if let Some(x) = f(e, rng, budget) {
+            return x;
+        }
+        map_children(e, &mut |c| walk(c, rng, budget, f))
+    }
+    walk(e, rng, &mut budget, &mut f)
+}
+
+fn random_shape(rng: &mut Rng) -> (Dim, Dim) {
+    let d = dims();
+    (d[rng.below(4)].clone(), d[rng.below(4)].clone())
+}
+
+fn has_opaque(e: &LaExpr) -> bool {
+    e.to_string().contains("exp(") || e.to_string().contains("abs(")
+}
+
+/// Checks `equiv(l, r)` against numeric evaluation.
+fn consistent(env: &ShapeEnv, l: &LaExpr, r: &LaExpr) -> Result<&'static str, TestCaseError> {
+    let answer = equiv(l, r, env).map_err(|e| TestCaseError::fail(format!("{l} vs {r}: {e}")))?;
+    match answer {
+        Equivalence::Equivalent => {
+            let mut rng = Rng(7);
+            for _ in 0..2 {
+                let inputs = random_inputs(env, &mut rng);
+                let (a, c) = (eval(l, &inputs).unwrap(), eval(r, &inputs).unwrap());
+                prop_assert!(
+                    close(&a, &c, 1e-8),
+                    "claimed `{l}` ≡ `{r}` but {a:?} vs {c:?}"
+                );
+            }
+            Ok("equivalent")
+        }
+        Equivalence::NotEquivalent(w) => {
+            check_witness(l, r, &w);
+            Ok("not equivalent")
+        }
+        Equivalence::Unknown(why) => {
+            prop_assert!(
+                has_opaque(l) || has_opaque(r),
+                "unknown without opaque functions: `{l}` vs `{r}`: {why}"
+            );
+            Ok("unknown")
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn sound_rewrites_are_equivalent(seed in any::<u64>()) {
+        let env = env();
+        let mut rng = Rng(seed);
+        let (r, c) = random_shape(&mut rng);
+        let e = gen(&env, &r, &c, 5, &mut rng);
+        let e2 = rewrite(&rewrite(&e, &env, &mut rng), &env, &mut rng);
+        prop_assert_eq!(env.shape_of(&e2).ok(), Some((r, c)));
+        match equiv(&e, &e2, &env) {
+            Ok(Equivalence::Equivalent) => {}
+            other => prop_assert!(false, "`{}` vs `{}`: {:?}", e, e2, other),
+        }
+        consistent(&env, &e, &e2)?;
+    }
+
+    #[test]
+    fn answers_agree_with_evaluation(seed in any::<u64>()) {
+        let env = env();
+        let mut rng = Rng(seed);
+        let (r, c) = random_shape(&mut rng);
+        let e = gen(&env, &r, &c, 5, &mut rng);
+        let other = gen(&env, &r, &c, 2, &mut rng);
+        consistent(&env, &e, &other)?;
+        let near = mutate(&rewrite(&e, &env, &mut rng), &env, &mut rng);
+        consistent(&env, &e, &near)?;
+    }
+}
+
+/// The generators produce interesting cases: non-trivial expressions, near misses that
+/// are refuted, and near misses that happen to be equivalent.
+#[test]
+fn generators_cover_all_answers() {
+    let env = env();
+    let mut counts = std::collections::BTreeMap::new();
+    let mut ops = 0usize;
+    for seed in 0..400u64 {
+        let mut rng = Rng(seed);
+        let (r, c) = random_shape(&mut rng);
+        let e = gen(&env, &r, &c, 5, &mut rng);
+        ops += e.to_string().matches(['+', '-', '*', '(']).count();
+        let near = mutate(&rewrite(&e, &env, &mut rng), &env, &mut rng);
+        let kind = consistent(&env, &e, &near).unwrap();
+        *counts.entry(kind).or_insert(0usize) += 1;
+        if seed < 5 {
+            println!("{e}  vs  {near}: {kind}");
+        }
+    }
+    println!("{counts:?}, mean operator count {}", ops / 400);
+    assert!(
+        counts.get("equivalent").copied().unwrap_or(0) > 20,
+        "{counts:?}"
+    );
+    assert!(
+        counts.get("not equivalent").copied().unwrap_or(0) > 20,
+        "{counts:?}"
+    );
+}
+
+/// `e` with random nodes wrapped in unusual constructs: odd exponents, division by zero,
+/// unknown functions, NaN and infinite constants.
+fn weird(e: &LaExpr, rng: &mut Rng) -> LaExpr {
+    let e = map_children(e, &mut |x| weird(x, rng));
+    if rng.below(4) != 0 {
+        return e;
+    }
+    let f = |name: &str, args: Vec<LaExpr>| LaExpr::Func {
+        name: name.into(),
+        args,
+    };
+    match rng.below(8) {
+        0 => LaExpr::Pow(b(e), -1.0),
+        1 => LaExpr::Pow(b(e), 0.5),
+        2 => LaExpr::Pow(b(e), 40.0),
+        3 => f("/", vec![e, LaExpr::Const(0.0)]),
+        4 => f("foo", vec![e]),
+        5 => LaExpr::Mul(b(e), b(LaExpr::Const(f64::NAN))),
+        6 => LaExpr::Add(b(e), b(LaExpr::Const(f64::INFINITY))),
+        _ => f("/", vec![LaExpr::Const(1.0), e]),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// No input makes the procedure panic, and a refutation is always backed by a
+    /// witness whose values differ.
+    #[test]
+    fn unusual_constructs_never_panic(seed in any::<u64>()) {
+        let env = env();
+        let mut rng = Rng(seed);
+        let (r, c) = random_shape(&mut rng);
+        let e = gen(&env, &r, &c, 3, &mut rng);
+        let w1 = weird(&e, &mut rng);
+        let rewritten = rewrite(&e, &env, &mut rng);
+        let w2 = weird(&rewritten, &mut rng);
+        for (l, r) in [(&w1, &w2), (&e, &w1)] {
+            if let Ok(Equivalence::NotEquivalent(w)) = equiv(l, r, &env) {
+                check_witness(l, r, &w);
+            }
+        }
+    }
+}

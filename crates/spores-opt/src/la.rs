@@ -189,6 +189,16 @@ impl ShapeEnv {
                     .iter()
                     .map(|a| self.shape_of(a))
                     .collect::<Result<Vec<_>, _>>()?;
+                // Aggregating builtins: DML's one-argument min/max/mean are full aggregates.
+                if let [(rows, cols)] = shapes.as_slice() {
+                    match name.as_str() {
+                        "min" | "max" | "mean" | "as.scalar" | "trace" | "nrow" | "ncol"
+                        | "length" => return Ok((one(), one())),
+                        "rowMeans" | "rowMaxs" | "rowMins" => return Ok((rows.clone(), one())),
+                        "colMeans" | "colMaxs" | "colMins" => return Ok((one(), cols.clone())),
+                        _ => {}
+                    }
+                }
                 let mut iter = shapes.into_iter();
                 let first = iter.next().unwrap_or((one(), one()));
                 iter.try_fold(first, |acc, s| broadcast(name, acc, s))?
@@ -406,7 +416,8 @@ impl fmt::Display for LaExpr {
             LaExpr::Sub(a, b) => write!(f, "{} - {}", side(a, p), side(b, p + 1)),
             LaExpr::Mul(a, b) => write!(f, "{} * {}", side(a, p), side(b, p + 1)),
             LaExpr::MatMul(a, b) => write!(f, "{} %*% {}", side(a, p), side(b, p + 1)),
-            LaExpr::Neg(a) => write!(f, "-{}", side(a, p)),
+            // `-(-x)`, not `--x`; `-X^2` needs no parentheses since `^` binds tighter.
+            LaExpr::Neg(a) => write!(f, "-{}", side(a, p + 1)),
             LaExpr::Pow(a, k) => write!(f, "{}^{}", side(a, p + 1), LaExpr::Const(*k)),
             LaExpr::Transpose(a) => write!(f, "t({a})"),
             LaExpr::Sum(a) => write!(f, "sum({a})"),
@@ -449,6 +460,8 @@ mod tests {
             "X - (U %*% t(V) - X)",
             "colSums(X * exp(u)) / 2",
             "t(X) %*% (X %*% t(v))",
+            "-(-X)",
+            "-(X %*% U)",
         ] {
             let e = LaExpr::parse(text).unwrap();
             assert_eq!(e.to_string(), text);
@@ -467,6 +480,9 @@ mod tests {
         assert_eq!(shape("s * X + 1").unwrap(), "mxn");
         assert_eq!(shape("rowSums(X) + u").unwrap(), "mx1");
         assert_eq!(shape("t(U) %*% X %*% V").unwrap(), "10x10");
+        assert_eq!(shape("max(X) + mean(X)").unwrap(), "1x1");
+        assert_eq!(shape("max(X, 0)").unwrap(), "mxn");
+        assert_eq!(shape("rowMaxs(X)").unwrap(), "mx1");
         let err = shape("X %*% U").unwrap_err();
         assert!(err.0.contains("mxn") && err.0.contains("mx10"), "{err}");
         let err = shape("X + t(X)").unwrap_err();

@@ -14,6 +14,7 @@
 //! assert_eq!(out, "x = 24.0\n");
 //! ```
 
+pub mod commands;
 pub mod dag;
 pub mod opt;
 pub mod plan;

@@ -39,6 +39,42 @@ enum Command {
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
     },
+    /// Decide whether two LA expressions are equal for all inputs of the given shapes.
+    ///
+    /// Exit code 0: equivalent; 1: not equivalent (a witness input is printed);
+    /// 2: usage or parse error; 3: undecided (only opaque functions differ).
+    Equiv {
+        /// Left-hand side, in DML syntax, e.g. `sum(W %*% H)`.
+        lhs: String,
+        /// Right-hand side.
+        rhs: String,
+        #[command(flatten)]
+        inputs: InputFlags,
+    },
+}
+
+/// What is known about the inputs of an expression.
+#[derive(clap::Args)]
+struct InputFlags {
+    /// Shape of an input; sizes are numbers or symbols, e.g. `X=mxn`, `u=mx1` (repeatable).
+    #[arg(long = "shape", value_name = "NAME=ROWSxCOLS")]
+    shapes: Vec<String>,
+    /// Number of non-zeros of an input; `X=0` marks X as all zeros (repeatable).
+    #[arg(long = "nnz", value_name = "NAME=N")]
+    nnz: Vec<String>,
+    /// An input that is a scalar (repeatable).
+    #[arg(long = "scalar", value_name = "NAME")]
+    scalars: Vec<String>,
+}
+
+impl InputFlags {
+    fn into_args(self) -> spores::commands::InputArgs {
+        spores::commands::InputArgs {
+            shapes: self.shapes,
+            nnz: self.nnz,
+            scalars: self.scalars,
+        }
+    }
 }
 
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
@@ -62,6 +98,16 @@ fn main() -> ExitCode {
             explain,
             threads,
         } => run(script, args, stats, explain, threads),
+        Command::Equiv { lhs, rhs, inputs } => {
+            let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+            ExitCode::from(spores::commands::equiv(
+                &lhs,
+                &rhs,
+                &inputs.into_args(),
+                &mut out,
+                &mut err,
+            ))
+        }
     }
 }
 

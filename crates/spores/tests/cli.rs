@@ -124,3 +124,97 @@ fn stats_report_times_and_heavy_hitters() {
         .expect("%*% is listed");
     assert!(matmul_line.trim_end().ends_with(" 3"), "{matmul_line}");
 }
+
+#[test]
+fn equiv_decides_and_prints_witnesses() {
+    let shapes = ["--shape", "X=mxn", "--shape", "U=mxk", "--shape", "V=nxk"];
+    let mut args = vec![
+        "equiv",
+        "sum((X - U %*% t(V))^2)",
+        "sum(X^2) - 2*sum(X * (U %*% t(V))) + sum((t(U)%*%U) * (t(V)%*%V))",
+    ];
+    args.extend(shapes);
+    let out = spores(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "equivalent\n");
+
+    // SystemDS misses this one; the sign of the cross term flips.
+    let mut args = vec![
+        "equiv",
+        "sum((X + U %*% t(V))^2)",
+        "sum(X^2) - 2*sum(X * (U %*% t(V))) + sum((t(U)%*%U) * (t(V)%*%V))",
+    ];
+    args.extend(shapes);
+    let out = spores(&args);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("not equivalent\n"), "{stdout}");
+    assert!(stdout.contains("X = matrix(\""), "{stdout}");
+    assert!(stdout.ends_with('\n'));
+
+    // Equal for 1x1 inputs only (the paper's caveat), decided exactly.
+    let equal_1x1 = spores(&[
+        "equiv",
+        "sum(X * t(Y))",
+        "sum(X * Y)",
+        "--shape",
+        "X=1x1",
+        "--shape",
+        "Y=1x1",
+    ]);
+    assert_eq!(equal_1x1.status.code(), Some(0));
+    let differ = spores(&[
+        "equiv",
+        "sum(X * t(Y))",
+        "sum(X * Y)",
+        "--shape",
+        "X=nxn",
+        "--shape",
+        "Y=nxn",
+    ]);
+    assert_eq!(differ.status.code(), Some(1));
+
+    // An all-zero input: X %*% Y is the zero matrix.
+    let zero = spores(&[
+        "equiv",
+        "X %*% Y + Z",
+        "Z",
+        "--shape",
+        "X=mxk",
+        "--shape",
+        "Y=kxn",
+        "--shape",
+        "Z=mxn",
+        "--nnz",
+        "Y=0",
+    ]);
+    assert_eq!(zero.status.code(), Some(0), "{}", text(&zero.stdout));
+}
+
+#[test]
+fn equiv_reports_bad_input_with_exit_two() {
+    let out = spores(&["equiv", "X %*% ", "X", "--shape", "X=2x2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("<lhs>:1:"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = spores(&[
+        "equiv", "X %*% Y", "X", "--shape", "X=2x3", "--shape", "Y=2x3",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("2x3") && err.contains("inner dimensions"),
+        "{err}"
+    );
+
+    let out = spores(&["equiv", "X", "Y", "--shape", "X=2x2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("`Y`"));
+
+    let out = spores(&["equiv", "X", "X", "--shape", "X=2by2"]);
+    assert_eq!(out.status.code(), Some(2));
+}

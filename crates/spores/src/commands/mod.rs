@@ -1,0 +1,50 @@
+//! The optimizer-facing subcommands, as library functions so tests can call them:
+//! each writes to the given streams and returns the process exit code.
+
+mod equiv;
+
+pub use equiv::equiv;
+
+use spores_opt::la::ShapeEnv;
+
+/// Exit code for usage and parse errors, shared by every subcommand.
+pub const EXIT_USAGE: u8 = 2;
+
+/// The input description shared by `optimize` and `equiv`: `--shape NAME=ROWSxCOLS`,
+/// `--nnz NAME=N` and `--scalar NAME`.
+#[derive(Clone, Debug, Default)]
+pub struct InputArgs {
+    pub shapes: Vec<String>,
+    pub nnz: Vec<String>,
+    pub scalars: Vec<String>,
+}
+
+impl InputArgs {
+    pub fn to_env(&self) -> Result<ShapeEnv, String> {
+        let mut env = ShapeEnv::default();
+        for arg in &self.shapes {
+            env.add_shape_arg(arg)?;
+        }
+        for name in &self.scalars {
+            env.scalar(name);
+        }
+        for arg in &self.nnz {
+            let (name, n) = arg
+                .split_once('=')
+                .ok_or_else(|| format!("expected NAME=N for --nnz, got `{arg}`"))?;
+            let n: f64 = n
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n: &f64| *n >= 0.0 && n.is_finite())
+                .ok_or_else(|| format!("--nnz {name}: `{n}` is not a non-negative number"))?;
+            if !env.shapes.contains_key(name) {
+                return Err(format!(
+                    "--nnz {name}: give its shape with --shape {name}=ROWSxCOLS first"
+                ));
+            }
+            env.set_nnz(name, n);
+        }
+        Ok(env)
+    }
+}

@@ -1,0 +1,272 @@
+//! Between block DAGs and the optimizer's LA expressions.
+//!
+//! [`extract`] finds the block's LA subgraphs — maximal trees of matrix operators whose
+//! shapes are known — and turns each into an [`LaExpr`] over *leaves*: block inputs and
+//! values the optimizer cannot see into (reads, `rand`, indexing, calls, scalar
+//! arithmetic). [`rebuild`] puts optimized expressions back, mapping fused operators to
+//! their kernels. One table, [`FUNCTIONS`], names the operators in both directions.
+
+use std::collections::HashMap;
+
+use spores_exec::kernels::elementwise::BinaryOp;
+use spores_exec::kernels::unary::UnaryOp;
+use spores_opt::la::{Dim, LaExpr, ShapeEnv};
+
+use crate::dag::meta::NodeMeta;
+use crate::dag::{AggFn, Axis, BlockDag, Dag, Fused, Literal, NodeId, Op};
+
+/// DAG operators that the optimizer sees as opaque functions, with their names in
+/// [`LaExpr::Func`]. Add/Sub/Mul, `%*%`, `t`, unary minus, sums and constant powers are
+/// core LA operators and are not listed.
+const FUNCTIONS: &[(&str, usize, Op)] = &[
+    ("/", 2, Op::Binary(BinaryOp::Div)),
+    ("^", 2, Op::Binary(BinaryOp::Pow)),
+    ("min", 2, Op::Binary(BinaryOp::Min)),
+    ("max", 2, Op::Binary(BinaryOp::Max)),
+    ("%%", 2, Op::Binary(BinaryOp::Mod)),
+    ("%/%", 2, Op::Binary(BinaryOp::IntDiv)),
+    ("==", 2, Op::Binary(BinaryOp::Eq)),
+    ("!=", 2, Op::Binary(BinaryOp::Ne)),
+    ("<", 2, Op::Binary(BinaryOp::Lt)),
+    ("<=", 2, Op::Binary(BinaryOp::Le)),
+    (">", 2, Op::Binary(BinaryOp::Gt)),
+    (">=", 2, Op::Binary(BinaryOp::Ge)),
+    ("&", 2, Op::Binary(BinaryOp::And)),
+    ("|", 2, Op::Binary(BinaryOp::Or)),
+    ("!", 1, Op::Unary(UnaryOp::Not)),
+    ("exp", 1, Op::Unary(UnaryOp::Exp)),
+    ("log", 1, Op::Unary(UnaryOp::Log)),
+    ("sqrt", 1, Op::Unary(UnaryOp::Sqrt)),
+    ("abs", 1, Op::Unary(UnaryOp::Abs)),
+    ("sigmoid", 1, Op::Unary(UnaryOp::Sigmoid)),
+    ("round", 1, Op::Unary(UnaryOp::Round)),
+    ("floor", 1, Op::Unary(UnaryOp::Floor)),
+    ("ceil", 1, Op::Unary(UnaryOp::Ceil)),
+    ("sign", 1, Op::Unary(UnaryOp::Sign)),
+    ("mean", 1, Op::Agg(AggFn::Mean, Axis::All)),
+    ("rowMeans", 1, Op::Agg(AggFn::Mean, Axis::Row)),
+    ("colMeans", 1, Op::Agg(AggFn::Mean, Axis::Col)),
+    ("min", 1, Op::Agg(AggFn::Min, Axis::All)),
+    ("max", 1, Op::Agg(AggFn::Max, Axis::All)),
+    ("rowMins", 1, Op::Agg(AggFn::Min, Axis::Row)),
+    ("colMins", 1, Op::Agg(AggFn::Min, Axis::Col)),
+    ("rowMaxs", 1, Op::Agg(AggFn::Max, Axis::Row)),
+    ("colMaxs", 1, Op::Agg(AggFn::Max, Axis::Col)),
+    // Fused operators the optimizer may choose; argument orders as in `dag::Fused`.
+    ("wsloss", 3, Op::Fused(Fused::WsLoss)),
+    ("wsloss_plus", 3, Op::Fused(Fused::WsLossPlus)),
+    ("sddmm_sum", 3, Op::Fused(Fused::SddmmSum)),
+    ("sddmm", 3, Op::Fused(Fused::Sddmm)),
+    ("mmchain", 2, Op::Fused(Fused::MmChain)),
+    ("mmchain", 3, Op::Fused(Fused::MmChain)),
+    ("sprop", 1, Op::Fused(Fused::SProp)),
+    ("tsmm", 1, Op::Fused(Fused::Tsmm)),
+];
+
+fn function_name(op: &Op, arity: usize) -> Option<&'static str> {
+    FUNCTIONS
+        .iter()
+        .find(|(_, n, o)| o == op && *n == arity)
+        .map(|(name, _, _)| *name)
+}
+
+fn function_op(name: &str, arity: usize) -> Option<&'static Op> {
+    FUNCTIONS
+        .iter()
+        .find(|(n, a, _)| *n == name && *a == arity)
+        .map(|(_, _, op)| op)
+}
+
+/// One LA subgraph of a block, rooted at `node`.
+#[derive(Clone, Debug)]
+pub struct Root {
+    pub node: NodeId,
+    pub expr: LaExpr,
+}
+
+/// The block's LA subgraphs and what the optimizer needs to know about their leaves.
+#[derive(Clone, Debug, Default)]
+pub struct Extracted {
+    pub roots: Vec<Root>,
+    /// Shapes and non-zero counts of the leaves.
+    pub env: ShapeEnv,
+    /// Leaf name → the node holding its value.
+    pub leaves: HashMap<String, NodeId>,
+}
+
+/// Whether a node is a matrix operator the optimizer can rewrite: an LA or opaque
+/// function on known shapes that produces a matrix, or a full aggregate of one.
+fn is_la(dag: &Dag, meta: &[NodeMeta], id: NodeId) -> bool {
+    let node = dag.node(id);
+    let operator = match &node.op {
+        Op::Binary(_) | Op::Unary(_) | Op::MatMul | Op::Transpose => true,
+        Op::Agg(..) => true,
+        _ => false,
+    };
+    if !operator {
+        return false;
+    }
+    let child_is_matrix = node
+        .children
+        .iter()
+        .any(|&c| matches!(meta[c], NodeMeta::Matrix { .. }));
+    match meta[id] {
+        NodeMeta::Matrix { .. } => true,
+        NodeMeta::Scalar(_) => child_is_matrix && matches!(node.op, Op::Agg(_, Axis::All)),
+        NodeMeta::Unknown => false,
+    }
+}
+
+/// Finds the LA subgraphs of a block (see the module documentation).
+pub fn extract(block: &BlockDag, meta: &[NodeMeta]) -> Extracted {
+    let dag = &block.dag;
+    let needed = dag.reachable(block.roots());
+    let la: Vec<bool> = (0..dag.len()).map(|id| needed[id] && is_la(dag, meta, id)).collect();
+    // A root is an LA node whose value something other than an LA node needs.
+    let mut is_root = vec![false; dag.len()];
+    for root in block.roots() {
+        is_root[root] = true;
+    }
+    for (id, node) in dag.nodes().iter().enumerate() {
+        if needed[id] && !la[id] {
+            for &c in &node.children {
+                is_root[c] = true;
+            }
+        }
+    }
+    let mut out = Extracted::default();
+    for id in 0..dag.len() {
+        if la[id] && is_root[id] {
+            if let Some(expr) = to_expr(dag, meta, &la, id, &mut out) {
+                out.roots.push(Root { node: id, expr });
+            }
+        }
+    }
+    out
+}
+
+fn to_expr(dag: &Dag, meta: &[NodeMeta], la: &[bool], id: NodeId, out: &mut Extracted) -> Option<LaExpr> {
+    let node = dag.node(id);
+    if let Op::Literal(l) = &node.op {
+        return match l {
+            Literal::Double(v) => Some(LaExpr::Const(*v)),
+            Literal::Int(v) => Some(LaExpr::Const(*v as f64)),
+            Literal::Bool(b) => Some(LaExpr::Const(f64::from(u8::from(*b)))),
+            Literal::Str(_) => None,
+        };
+    }
+    if !la[id] {
+        return leaf(node, meta, id, out);
+    }
+    let mut child = |k: usize| to_expr(dag, meta, la, node.children[k], out).map(Box::new);
+    Some(match &node.op {
+        Op::Binary(BinaryOp::Add) => LaExpr::Add(child(0)?, child(1)?),
+        Op::Binary(BinaryOp::Sub) => LaExpr::Sub(child(0)?, child(1)?),
+        Op::Binary(BinaryOp::Mul) => LaExpr::Mul(child(0)?, child(1)?),
+        Op::Binary(BinaryOp::Pow) if matches!(dag.node(node.children[1]).op, Op::Literal(_)) => {
+            let LaExpr::Const(k) = *child(1)? else { return None };
+            LaExpr::Pow(child(0)?, k)
+        }
+        Op::MatMul => LaExpr::MatMul(child(0)?, child(1)?),
+        Op::Transpose => LaExpr::Transpose(child(0)?),
+        Op::Unary(UnaryOp::Neg) => LaExpr::Neg(child(0)?),
+        Op::Agg(AggFn::Sum, Axis::All) => LaExpr::Sum(child(0)?),
+        Op::Agg(AggFn::Sum, Axis::Row) => LaExpr::RowSums(child(0)?),
+        Op::Agg(AggFn::Sum, Axis::Col) => LaExpr::ColSums(child(0)?),
+        op => {
+            let name = function_name(op, node.children.len())?;
+            let args = (0..node.children.len())
+                .map(|k| child(k).map(|b| *b))
+                .collect::<Option<Vec<_>>>()?;
+            LaExpr::Func {
+                name: name.to_string(),
+                args,
+            }
+        }
+    })
+}
+
+/// A value the optimizer treats as an input: named after the block variable it reads,
+/// or `_tN` after its node.
+fn leaf(node: &crate::dag::Node, meta: &[NodeMeta], id: NodeId, out: &mut Extracted) -> Option<LaExpr> {
+    let name = match &node.op {
+        Op::Input(v) => v.clone(),
+        _ => format!("_t{id}"),
+    };
+    match &meta[id] {
+        NodeMeta::Matrix { shape, nnz } => {
+            out.env.matrix(&name, Dim::Known(shape.rows), Dim::Known(shape.cols));
+            out.env.set_nnz(&name, *nnz);
+        }
+        NodeMeta::Scalar(_) => {
+            out.env.scalar(&name);
+        }
+        NodeMeta::Unknown => return None,
+    }
+    out.leaves.insert(name.clone(), id);
+    Some(LaExpr::Var(name))
+}
+
+/// Rebuilds the block with the given roots replaced by (optimized) expressions over
+/// the same leaves. Fails only when an expression names an operator that has no
+/// kernel, in which case the caller keeps the original block.
+pub fn rebuild(block: &BlockDag, replacements: &HashMap<NodeId, LaExpr>, leaves: &HashMap<String, NodeId>) -> Result<BlockDag, String> {
+    let mut out = Dag::new();
+    let mut remap: Vec<NodeId> = Vec::with_capacity(block.dag.len());
+    for (id, node) in block.dag.nodes().iter().enumerate() {
+        let new_id = match replacements.get(&id) {
+            Some(expr) => add_expr(&mut out, expr, &|name| leaves.get(name).map(|&old| remap[old]), node.span)?,
+            None => {
+                let children = node.children.iter().map(|&c| remap[c]).collect();
+                if node.op.is_pure() {
+                    out.add(node.op.clone(), children, node.span)
+                } else {
+                    out.add_unique(node.op.clone(), children, node.span)
+                }
+            }
+        };
+        remap.push(new_id);
+    }
+    Ok(BlockDag {
+        dag: out,
+        outputs: block.outputs.iter().map(|(n, id)| (n.clone(), remap[*id])).collect(),
+        effects: block.effects.iter().map(|id| remap[*id]).collect(),
+        span: block.span,
+    })
+}
+
+fn add_expr(
+    dag: &mut Dag,
+    e: &LaExpr,
+    leaf: &dyn Fn(&str) -> Option<NodeId>,
+    span: spores_lang::diag::Span,
+) -> Result<NodeId, String> {
+    let mut add = |dag: &mut Dag, op: Op, args: &[&LaExpr]| -> Result<NodeId, String> {
+        let children = args
+            .iter()
+            .map(|a| add_expr(dag, a, leaf, span))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(dag.add(op, children, span))
+    };
+    match e {
+        LaExpr::Var(name) => leaf(name).ok_or_else(|| format!("the optimizer returned an unknown input `{name}`")),
+        LaExpr::Const(c) => Ok(dag.add(Op::Literal(Literal::Double(*c)), vec![], span)),
+        LaExpr::Add(a, b) => add(dag, Op::Binary(BinaryOp::Add), &[a, b]),
+        LaExpr::Sub(a, b) => add(dag, Op::Binary(BinaryOp::Sub), &[a, b]),
+        LaExpr::Mul(a, b) => add(dag, Op::Binary(BinaryOp::Mul), &[a, b]),
+        LaExpr::MatMul(a, b) => add(dag, Op::MatMul, &[a, b]),
+        LaExpr::Transpose(a) => add(dag, Op::Transpose, &[a]),
+        LaExpr::Neg(a) => add(dag, Op::Unary(UnaryOp::Neg), &[a]),
+        LaExpr::Sum(a) => add(dag, Op::Agg(AggFn::Sum, Axis::All), &[a]),
+        LaExpr::RowSums(a) => add(dag, Op::Agg(AggFn::Sum, Axis::Row), &[a]),
+        LaExpr::ColSums(a) => add(dag, Op::Agg(AggFn::Sum, Axis::Col), &[a]),
+        LaExpr::Pow(a, k) => add(dag, Op::Binary(BinaryOp::Pow), &[a, &LaExpr::Const(*k)]),
+        LaExpr::Func { name, args } => {
+            let op = function_op(name, args.len())
+                .ok_or_else(|| format!("no kernel for `{name}` with {} arguments", args.len()))?
+                .clone();
+            let args: Vec<&LaExpr> = args.iter().collect();
+            add(dag, op, &args)
+        }
+    }
+}

@@ -55,6 +55,9 @@ struct Greedy<'a, 's> {
     best: Vec<Option<(f64, usize)>>,
     m_expr: HashMap<MId, Option<LaExpr>>,
     m_cost: HashMap<MId, Option<f64>>,
+    /// Tree cost of each candidate of each class, once the fixpoint is reached.
+    totals: Vec<Vec<Option<f64>>>,
+    emitted: HashMap<(RId, Orient), Result<LaExpr, String>>,
 }
 
 /// Extracts the root class as an LA expression.
@@ -65,9 +68,14 @@ pub fn extract_greedy(snap: &Snapshot) -> Result<LaExpr, String> {
         best: vec![None; snap.r_classes.len()],
         m_expr: HashMap::new(),
         m_cost: HashMap::new(),
+        totals: Vec::new(),
+        emitted: HashMap::new(),
     };
     g.cands = (0..snap.r_classes.len()).map(|c| g.candidates(c)).collect();
     g.fixpoint();
+    g.totals = (0..snap.r_classes.len())
+        .map(|c| g.candidate_totals(c))
+        .collect();
     let root_schema = snap.schema(snap.root).ok_or("root has no schema")?.to_vec();
     let want = g.root_orient(&root_schema)?;
     let e = g.emit(snap.root, want, 0)?;
@@ -306,13 +314,76 @@ impl Greedy<'_, '_> {
         }
     }
 
-    /// The LA expression for class `c` laid out as `want`.
+    fn candidate_totals(&mut self, c: RId) -> Vec<Option<f64>> {
+        let cands = self.cands[c].clone();
+        cands
+            .iter()
+            .map(|cand| {
+                let mut total = self.op_cost(c, cand)?;
+                for ch in cand.children() {
+                    total += self.best[ch]?.0;
+                }
+                Some(total)
+            })
+            .collect()
+    }
+
+    /// The LA expression for class `c` laid out as `want`. Candidates whose tree cost
+    /// ties with the best (and each candidate computed in the other orientation, then
+    /// transposed) are emitted and priced as LA, so orientation choices that the
+    /// orientation-free tree costs cannot see (a `t(X)` at a leaf, `rowSums(t(W))` versus
+    /// `t(colSums(W))`) are made by the real cost model.
     fn emit(&mut self, c: RId, want: Orient, depth: usize) -> Result<LaExpr, String> {
-        if depth > 200 {
-            return Err("extraction too deep (cycle?)".into());
+        if let Some(e) = self.emitted.get(&(c, want)) {
+            return e.clone();
         }
-        let (_, idx) = self.best[c].ok_or_else(|| format!("class {c} has no LA plan"))?;
-        let cand = self.cands[c][idx].clone();
+        if depth > 200 {
+            return Err("extraction too deep".into());
+        }
+        // Guards against cycles through this class while it is being emitted.
+        self.emitted
+            .insert((c, want), Err("cyclic extraction".into()));
+        let (best, _) = self.best[c].ok_or_else(|| format!("class {c} has no LA plan"))?;
+        let tied: Vec<Cand> = self.cands[c]
+            .iter()
+            .zip(&self.totals[c])
+            .filter(|(_, t)| t.is_some_and(|t| t <= best * (1.0 + 1e-6) + 1e-9))
+            .map(|(cand, _)| cand.clone())
+            .take(6)
+            .collect();
+        let swapped = (want.1, want.0);
+        let mut chosen: Option<(f64, LaExpr)> = None;
+        let mut last_err = String::from("no candidate");
+        for cand in tied {
+            let mut options = vec![self.emit_cand(&cand, want, depth)];
+            if swapped != want {
+                options.push(
+                    self.emit_cand(&cand, swapped, depth)
+                        .map(|e| LaExpr::Transpose(Box::new(e))),
+                );
+            }
+            for option in options {
+                match option {
+                    Ok(e) => {
+                        let e = simplify(e);
+                        let cost =
+                            cost::la_cost(&e, &self.snap.tables.env).unwrap_or(f64::INFINITY);
+                        if chosen.as_ref().is_none_or(|(c0, _)| cost < *c0) {
+                            chosen = Some((cost, e));
+                        }
+                    }
+                    Err(err) => last_err = err,
+                }
+            }
+        }
+        let result = chosen.map(|(_, e)| e).ok_or(last_err);
+        self.emitted.insert((c, want), result.clone());
+        result
+    }
+
+    /// One candidate laid out as `want`.
+    fn emit_cand(&mut self, cand: &Cand, want: Orient, depth: usize) -> Result<LaExpr, String> {
+        let cand = cand.clone();
         let b = Box::new;
         let sub = |s: &[Ix]| -> Orient {
             (

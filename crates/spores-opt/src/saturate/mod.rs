@@ -81,9 +81,6 @@ pub const RULES: &[(&str, &str)] = &[
     ("fusion.egg", include_str!("../../rules/fusion.egg")),
 ];
 
-/// Rulesets stepped each iteration, in order. User rules go in any of these (or in
-/// `user`, which is created for them).
-const RULESETS: &[&str] = &["lower", "fold", "fuse", "eq", "ac", "user"];
 /// Rulesets whose matches are sampled.
 const SAMPLED: &[&str] = &["eq", "ac", "user"];
 
@@ -211,6 +208,7 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
     let encoded = encode::encode(e, env, &mut sub)?;
 
     let mut eg = prepared(&opts.extra_rules)?;
+    debug(&format!("prepared after {:?}", start.elapsed()));
     eg.parse_and_run_program(None, &encoded.program)
         .map_err(|err| OptError::Encode(err.to_string()))?;
     let (iterations, stop) = saturate(&mut eg, opts, start)?;
@@ -274,6 +272,12 @@ fn debug(msg: &str) {
 }
 
 /// Runs the rulesets until saturation or a limit.
+///
+/// Translation (`lower`) and constant folding terminate on their own, so they run to a
+/// fixpoint first. Each iteration then steps the sampled R_EQ and AC rulesets (and user
+/// rules) once, folding after. Fusion rules produce nothing any other rule matches, so
+/// they run once, on the final graph, whatever stopped the loop: that finds every
+/// fusion opportunity at the cost of one (large) match.
 fn saturate(
     eg: &mut EGraph,
     opts: &OptimizeOptions,
@@ -281,20 +285,53 @@ fn saturate(
 ) -> Result<(usize, StopReason), OptError> {
     let sampler = sched::Sampler::new(opts.sample_limit, SAMPLED);
     let sched_id = eg.add_scheduler(Box::new(sampler.clone()));
+    for _ in 0..64 {
+        let mut updated = run_analysis(eg)?;
+        for ruleset in ["lower", "fold"] {
+            updated |= eg.step_rules(ruleset).map_err(egglog_error)?.updated;
+        }
+        if !updated {
+            break;
+        }
+    }
+    debug(&format!(
+        "translated: {} e-nodes, {:?}",
+        enode_count(eg),
+        start.elapsed()
+    ));
     let mut iterations = 0;
     let stop = loop {
         if iterations >= opts.iter_limit {
             break StopReason::IterLimit;
         }
         iterations += 1;
-        let mut updated = run_analysis(eg)?;
+        let mut updated = false;
         let mut limited = None;
-        for ruleset in RULESETS {
+        for ruleset in ["eq", "ac", "user", "fold"] {
             let report = eg
                 .step_rules_with_scheduler(sched_id, ruleset)
                 .map_err(egglog_error)?;
             updated |= report.updated;
+            let t0 = Instant::now();
             updated |= run_analysis(eg)?;
+            if std::env::var_os("SPORES_DEBUG2").is_some() {
+                let mut m: Vec<_> = report
+                    .num_matches_per_rule
+                    .iter()
+                    .filter(|(_, n)| **n > 0)
+                    .collect();
+                m.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
+                m.truncate(3);
+                eprintln!(
+                    "  {ruleset}: {:?} (+analysis {:?}) {:?}",
+                    report
+                        .search_and_apply_time_per_ruleset
+                        .values()
+                        .sum::<Duration>(),
+                    t0.elapsed(),
+                    m
+                );
+            }
             if start.elapsed() > opts.time_limit {
                 limited = Some(StopReason::TimeLimit);
                 break;
@@ -304,6 +341,11 @@ fn saturate(
                 break;
             }
         }
+        debug(&format!(
+            "iteration {iterations}: {} e-nodes, {:?}",
+            enode_count(eg),
+            start.elapsed()
+        ));
         if let Some(reason) = limited {
             break reason;
         }
@@ -311,8 +353,10 @@ fn saturate(
             break StopReason::Saturated;
         }
     };
+    eg.step_rules("fuse").map_err(egglog_error)?;
     // Invariants must be complete for extraction whatever stopped us.
     run_analysis(eg)?;
+    debug(&format!("fused: {:?}", start.elapsed()));
     Ok((iterations, stop))
 }
 

@@ -1,7 +1,7 @@
 //! Extraction: the cheapest LA plan in a saturated e-graph.
 //!
 //! [`Snapshot::read`] copies the e-graph out of egglog into plain vectors (so extractors
-//! are engine-independent and an ILP extractor can plug in beside [`greedy`]). The LA
+//! are engine-independent and an ILP extractor can plug in beside the greedy one). The LA
 //! plan is read off *relational* classes: only a class with at most two free indices can
 //! be materialized by an LA kernel, and an e-node there becomes an LA operator:
 //!

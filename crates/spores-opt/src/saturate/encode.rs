@@ -1,7 +1,6 @@
 //! [`LaExpr`] to egglog: the input term, its shape facts and the name tables.
 
 use std::collections::HashMap;
-use std::fmt::Write;
 
 use crate::cost::{dim_size, LaCost};
 use crate::la::{Dim, LaExpr, ShapeEnv};
@@ -72,9 +71,29 @@ impl Tables {
     }
 }
 
-/// The egglog program for one input expression.
+/// One value in an [`Op`]: the e-class made by an earlier op, or a base value.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    Slot(usize),
+    I64(i64),
+    F64(f64),
+    Str(String),
+}
+
+/// One insertion into the e-graph. Ops are applied in order through egglog's
+/// `EGraph::update` (no egglog source is generated or parsed: that cost ~0.1 ms per
+/// command, more than saturating a small graph).
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// `slots.push(name(args..))` for a constructor.
+    Add(&'static str, Vec<Arg>),
+    /// `(set (name key..) value)` for a function.
+    Set(&'static str, Vec<Arg>, Arg),
+}
+
+/// The insertions for one input expression.
 pub struct Encoded {
-    pub program: String,
+    pub ops: Vec<Op>,
     pub tables: Tables,
     /// The input with opaque calls replaced by their placeholders.
     pub input: LaExpr,
@@ -94,34 +113,35 @@ pub fn encode(
     let input = hide_opaque(e, env, &mut tables, optimize_arg)?;
     let mut enc = Encoder {
         tables,
-        program: String::new(),
+        ops: Vec::new(),
         memo: HashMap::new(),
         leaf_ids: HashMap::new(),
     };
     let root = enc.term(&input)?;
     let (r, c) = crate::cost::shape_of(&enc.tables.env, &input)?;
     let (rc, cc) = (enc.tables.dim_code(&r), enc.tables.dim_code(&c));
-    let _ = writeln!(
-        enc.program,
-        "(set (idim (I \"i\")) {rc})\n(set (idim (I \"j\")) {cc})\n(let $root (Bind (I \"i\") (I \"j\") {root}))\n(set (root-mark $root) 0)"
-    );
-    for n in 0..enc.tables.syms.len() {
-        let code = -(n as i64) - 1;
-        let _ = writeln!(
-            enc.program,
-            "(set (dimsz {code}) {:?})",
-            enc.tables.code_size(code)
-        );
-    }
-    let mut known: Vec<i64> = Vec::new();
-    collect_known_dims(&input, &enc.tables.env, &mut known);
-    known.sort_unstable();
-    known.dedup();
-    for code in known {
-        let _ = writeln!(enc.program, "(set (dimsz {code}) {:?})", code as f64);
+    let i = enc.add("I", vec![Arg::Str("i".into())]);
+    let j = enc.add("I", vec![Arg::Str("j".into())]);
+    enc.ops
+        .push(Op::Set("idim", vec![Arg::Slot(i)], Arg::I64(rc)));
+    enc.ops
+        .push(Op::Set("idim", vec![Arg::Slot(j)], Arg::I64(cc)));
+    let bind = enc.add("Bind", vec![Arg::Slot(i), Arg::Slot(j), Arg::Slot(root)]);
+    enc.ops
+        .push(Op::Set("root-mark", vec![Arg::Slot(bind)], Arg::I64(0)));
+    let mut codes: Vec<i64> = (0..enc.tables.syms.len())
+        .map(|n| -(n as i64) - 1)
+        .collect();
+    collect_known_dims(&input, &enc.tables.env, &mut codes);
+    codes.sort_unstable();
+    codes.dedup();
+    for code in codes {
+        let size = enc.tables.code_size(code);
+        enc.ops
+            .push(Op::Set("dimsz", vec![Arg::I64(code)], Arg::F64(size)));
     }
     Ok(Encoded {
-        program: enc.program,
+        ops: enc.ops,
         tables: enc.tables,
         input,
     })
@@ -196,21 +216,28 @@ fn hide_opaque(
 
 struct Encoder {
     tables: Tables,
-    program: String,
-    /// Structural key of a subexpression to its egglog global, so shared
-    /// subexpressions become one e-class from the start.
-    memo: HashMap<String, String>,
+    ops: Vec<Op>,
+    /// Structural key of a subexpression to its slot, so shared subexpressions become
+    /// one e-class from the start.
+    memo: HashMap<String, usize>,
     leaf_ids: HashMap<String, usize>,
 }
 
 impl Encoder {
-    fn term(&mut self, e: &LaExpr) -> Result<String, OptError> {
+    /// Adds a constructor op and returns its slot.
+    fn add(&mut self, name: &'static str, args: Vec<Arg>) -> usize {
+        self.ops.push(Op::Add(name, args));
+        self.ops.iter().filter(|o| matches!(o, Op::Add(..))).count() - 1
+    }
+
+    fn term(&mut self, e: &LaExpr) -> Result<usize, OptError> {
         use LaExpr::*;
         let key = format!("{e:?}");
-        if let Some(name) = self.memo.get(&key) {
-            return Ok(name.clone());
+        if let Some(slot) = self.memo.get(&key) {
+            return Ok(*slot);
         }
-        let body = match e {
+        let s = Arg::Slot;
+        let (name, args): (&'static str, Vec<Arg>) = match e {
             Var(v) => {
                 let n = match self.leaf_ids.get(v) {
                     Some(n) => *n,
@@ -227,19 +254,19 @@ impl Encoder {
                         n
                     }
                 };
-                format!("(LVar {n})")
+                ("LVar", vec![Arg::I64(n as i64)])
             }
-            Const(c) => format!("(LConst {})", float(*c)),
-            Add(a, b) => format!("(LAdd {} {})", self.term(a)?, self.term(b)?),
-            Sub(a, b) => format!("(LSub {} {})", self.term(a)?, self.term(b)?),
-            Mul(a, b) => format!("(LMul {} {})", self.term(a)?, self.term(b)?),
-            MatMul(a, b) => format!("(LMM {} {})", self.term(a)?, self.term(b)?),
-            Transpose(a) => format!("(LT {})", self.term(a)?),
-            Neg(a) => format!("(LNeg {})", self.term(a)?),
-            Sum(a) => format!("(LSum {})", self.term(a)?),
-            RowSums(a) => format!("(LRowSums {})", self.term(a)?),
-            ColSums(a) => format!("(LColSums {})", self.term(a)?),
-            Pow(a, k) => format!("(LPow {} {})", self.term(a)?, float(*k)),
+            Const(c) => ("LConst", vec![Arg::F64(*c)]),
+            Add(a, b) => ("LAdd", vec![s(self.term(a)?), s(self.term(b)?)]),
+            Sub(a, b) => ("LSub", vec![s(self.term(a)?), s(self.term(b)?)]),
+            Mul(a, b) => ("LMul", vec![s(self.term(a)?), s(self.term(b)?)]),
+            MatMul(a, b) => ("LMM", vec![s(self.term(a)?), s(self.term(b)?)]),
+            Transpose(a) => ("LT", vec![s(self.term(a)?)]),
+            Neg(a) => ("LNeg", vec![s(self.term(a)?)]),
+            Sum(a) => ("LSum", vec![s(self.term(a)?)]),
+            RowSums(a) => ("LRowSums", vec![s(self.term(a)?)]),
+            ColSums(a) => ("LColSums", vec![s(self.term(a)?)]),
+            Pow(a, k) => ("LPow", vec![s(self.term(a)?), Arg::F64(*k)]),
             Func { name, args } => {
                 let f = match self.tables.funcs.iter().position(|g| g == name) {
                     Some(f) => f,
@@ -247,10 +274,10 @@ impl Encoder {
                         self.tables.funcs.push(name.clone());
                         self.tables.funcs.len() - 1
                     }
-                };
+                } as i64;
                 match args.as_slice() {
-                    [a] => format!("(LF1 {f} {})", self.term(a)?),
-                    [a, b] => format!("(LF2 {f} {} {})", self.term(a)?, self.term(b)?),
+                    [a] => ("LF1", vec![Arg::I64(f), s(self.term(a)?)]),
+                    [a, b] => ("LF2", vec![Arg::I64(f), s(self.term(a)?), s(self.term(b)?)]),
                     _ => {
                         return Err(OptError::Encode(format!(
                             "`{name}` with {} arguments reached the encoder",
@@ -263,22 +290,15 @@ impl Encoder {
         let (r, c) = crate::cost::shape_of(&self.tables.env, e)?;
         let (rc, cc) = (self.tables.dim_code(&r), self.tables.dim_code(&c));
         let sp = LaCost::new(&self.tables.env).sparsity(e)?;
-        let name = format!("$n{}", self.memo.len());
-        let _ = writeln!(
-            self.program,
-            "(let {name} {body})\n(set (rows {name}) {rc})\n(set (cols {name}) {cc})\n(set (lsp {name}) {})",
-            float(sp)
-        );
-        self.memo.insert(key, name.clone());
-        Ok(name)
-    }
-}
-
-/// An f64 literal egglog parses as f64 (never as an integer).
-pub fn float(x: f64) -> String {
-    if x.is_nan() {
-        "NaN".into()
-    } else {
-        format!("{x:?}")
+        let slot = self.add(name, args);
+        for (f, v) in [
+            ("rows", Arg::I64(rc)),
+            ("cols", Arg::I64(cc)),
+            ("lsp", Arg::F64(sp)),
+        ] {
+            self.ops.push(Op::Set(f, vec![Arg::Slot(slot)], v));
+        }
+        self.memo.insert(key, slot);
+        Ok(slot)
     }
 }

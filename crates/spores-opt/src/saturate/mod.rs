@@ -45,17 +45,34 @@
 //!   limits, so the driver here steps ruleset by ruleset and checks between steps.
 //! * egglog *can* sample: a custom [`egglog::scheduler::Scheduler`] sees every rule's
 //!   matches per iteration, chooses some, and egglog keeps the rest for later. We
-//!   implement SPORES' per-rule sampling that way ([`sched::Sampler`]) on the AC and
-//!   R_EQ rulesets; lowering, folding and fusion fire every match.
+//!   implement SPORES' per-rule sampling that way (`sched::Sampler`) on the AC and user
+//!   rulesets. Costs: the first scheduled step compiles a scheduled copy of each rule
+//!   (~0.1 ms per rule, per e-graph), which is why R_EQ is stepped unsampled; and the
+//!   scheduler's pending-match buffers sit behind an `Arc` that `EGraph::clone` shares,
+//!   so a scheduler must be added to each cloned e-graph, never to the template.
+//! * `(unstable-combined-ruleset name a b ..)` steps several rulesets in one backend
+//!   run; every `step_rules` call has a fixed cost (~50-100 µs), which dominates small
+//!   graphs, so translation is one combined ruleset and each iteration is two steps.
 //! * A `function` without `:merge` panics *inside egglog* on conflicting values, which
 //!   comes back as an `Err` from the run (not a Rust panic).
+//! * Inserting the input: `EGraph::update(|fs| fs.add(ctor, RawValues(..)) / fs.set(..))`
+//!   (trait `egglog::Write`) takes microseconds; generating egglog source and
+//!   `parse_and_run_program` cost ~0.1 ms per command.
 //! * Reading the graph: `constructor_enodes(name, |enode| ..)` gives each e-node's child
 //!   values and e-class; `function_entries` gives function rows; `value_to_base::<F>`
 //!   (f64), `::<i64>`, decode base values. This is cheaper and more direct than
 //!   `serialize()` and is what [`crate::extract`] uses.
-//! * Building an e-graph and parsing the ~100 rules takes milliseconds; we parse once
-//!   per thread and clone the prepared e-graph (`EGraph: Clone`) for each call.
-//! * f64 literals must not look like integers (`1.0`, not `1`): egglog parses `1` as i64.
+//! * Building an e-graph and parsing the ~100 rules takes ~10 ms; we parse once per
+//!   thread and clone the prepared e-graph (`EGraph: Clone`, ~0.5 ms) for each call.
+//! * `function`s must say `:merge` or `:no-merge`.
+//! * f64 literals in rules must not look like integers (`1.0`, not `1`).
+//!
+//! # Schedule
+//!
+//! Translation and folding run to a fixpoint first; then each iteration steps R_EQ (with
+//! folding and analyses) and the sampled AC rules once; fusion rules run once on the
+//! final graph (nothing else consumes fused nodes). Node and time limits are checked
+//! between steps, so the graph may overshoot the node limit by one step.
 
 mod encode;
 mod sched;
@@ -196,8 +213,13 @@ fn prepared(
             eg.parse_and_run_program(Some(name.to_string()), text)
                 .map_err(|e| OptError::Rules(format!("{name}: {e}")))?;
         }
-        eg.parse_and_run_program(None, "(ruleset user)")
-            .map_err(|e| OptError::Rules(e.to_string()))?;
+        eg.parse_and_run_program(
+            None,
+            "(ruleset user)\n\
+             (unstable-combined-ruleset translate analysis lower fold)\n\
+             (unstable-combined-ruleset rewrite analysis eq fold)",
+        )
+        .map_err(|e| OptError::Rules(e.to_string()))?;
         if let Some(text) = extra {
             eg.parse_and_run_program(Some("extra_rules".into()), text)
                 .map_err(|e| OptError::Rules(format!("extra rules: {e}")))?;
@@ -234,8 +256,8 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
 
     let (mut eg, sched_id) = prepared(&opts.extra_rules, opts.sample_limit)?;
     debug(&format!("prepared after {:?}", start.elapsed()));
-    eg.parse_and_run_program(None, &encoded.program)
-        .map_err(|err| OptError::Encode(err.to_string()))?;
+    insert(&mut eg, &encoded.ops)?;
+    debug(&format!("inserted after {:?}", start.elapsed()));
     let (iterations, stop) = saturate(&mut eg, sched_id, opts, start)?;
 
     let snapshot = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
@@ -310,11 +332,7 @@ fn saturate(
     start: Instant,
 ) -> Result<(usize, StopReason), OptError> {
     for _ in 0..64 {
-        let mut updated = run_analysis(eg)?;
-        for ruleset in ["lower", "fold"] {
-            updated |= eg.step_rules(ruleset).map_err(egglog_error)?.updated;
-        }
-        if !updated {
+        if !eg.step_rules("translate").map_err(egglog_error)?.updated {
             break;
         }
     }
@@ -332,7 +350,10 @@ fn saturate(
         let mut updated = false;
         let mut can_stop = true;
         let mut limited = None;
-        for ruleset in ["eq", "ac", "user", "fold"] {
+        for ruleset in ["rewrite", "ac", "user"] {
+            if ruleset == "user" && opts.extra_rules.is_none() {
+                continue;
+            }
             let report = if SAMPLED.contains(&ruleset) {
                 eg.step_rules_with_scheduler(sched_id, ruleset)
             } else {
@@ -387,6 +408,49 @@ fn saturate(
     run_analysis(eg)?;
     debug(&format!("fused: {:?}", start.elapsed()));
     Ok((iterations, stop))
+}
+
+/// Applies the encoder's insertions.
+fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<(), OptError> {
+    use egglog::{Value, Write};
+    use encode::{Arg, Op};
+    eg.update(|mut fs| {
+        let mut slots: Vec<Value> = Vec::new();
+        let value =
+            |a: &Arg, fs: &egglog::FullState, slots: &[Value]| -> Result<Value, egglog::Error> {
+                use egglog::Core;
+                Ok(match a {
+                    Arg::Slot(n) => *slots
+                        .get(*n)
+                        .ok_or_else(|| egglog::Error::BackendError("bad slot".into()))?,
+                    Arg::I64(x) => fs.base_to_value(*x),
+                    Arg::F64(x) => fs.base_to_value(egglog::sort::F::new((*x).into())),
+                    Arg::Str(x) => fs.base_to_value(egglog::sort::S::new(x.clone())),
+                })
+            };
+        for op in ops {
+            match op {
+                Op::Add(name, args) => {
+                    let vals = args
+                        .iter()
+                        .map(|a| value(a, &fs, &slots))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let v = fs.add(name, egglog::RawValues(vals))?;
+                    slots.push(v);
+                }
+                Op::Set(name, key, val) => {
+                    let keys = key
+                        .iter()
+                        .map(|a| value(a, &fs, &slots))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let v = value(val, &fs, &slots)?;
+                    fs.set(name, egglog::RawValues(keys), v)?;
+                }
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| OptError::Encode(e.to_string()))
 }
 
 /// Brings schemas and sparsity up to date. Returns whether anything changed.

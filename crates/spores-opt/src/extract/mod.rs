@@ -15,7 +15,7 @@
 //! | `Bind i j A` | the LA term `A` itself |
 //! | fused nodes | `wsloss`, `sddmm_sum`, `mmchain`, `sprop` calls |
 //!
-//! A class has no fixed orientation; [`greedy`] emits each operand in the orientation
+//! A class has no fixed orientation; the greedy extractor emits each operand in the orientation
 //! its consumer wants and inserts a transpose only at leaves and fused calls.
 
 mod greedy;

@@ -2,7 +2,13 @@
 //!
 //! [`la`] is the optimizer's input and output language: linear-algebra expressions over
 //! named inputs whose shapes (numbers or symbols) and sparsity are known.
+//! [`canon`] decides equivalence by relational canonical forms (`spores equiv`),
+//! [`eval`] evaluates them numerically, [`saturate::optimize`] rewrites them by relational equality saturation, [`extract`]
+//! reads plans back out, and [`cost`] prices them.
 
 pub mod canon;
+pub mod cost;
 pub mod eval;
+pub mod extract;
 pub mod la;
+pub mod saturate;

@@ -1,0 +1,620 @@
+//! Greedy extraction: each class gets its cheapest candidate by a bottom-up fixpoint of
+//! tree costs (children priced as if unshared). Shared subexpressions are only counted
+//! once in the cost [`crate::cost::la_cost`] reports for the result.
+
+use std::collections::HashMap;
+
+use super::{Fused, Ix, MId, MNode, RId, RNode, Snapshot};
+use crate::cost;
+use crate::la::{Dim, LaExpr};
+
+/// How a class can be computed by one LA operator.
+#[derive(Clone, Debug)]
+enum Cand {
+    Bind(Ix, Ix, MId),
+    Mul(RId, RId),
+    Add(RId, RId),
+    /// `sum`/`rowSums`/`colSums` of a class with at most two indices.
+    Agg(Ix, RId),
+    /// `x * dim(k)`: the aggregated index is not free in `x`.
+    AggScale(Ix, RId),
+    /// `Agg k (Join a b)` as `a %*% b`.
+    MatMul(Ix, RId, RId),
+    Lit(f64),
+    DimOf(Ix),
+    F1(usize, RId),
+    F2(usize, RId, RId),
+    Pow(RId, f64),
+    Fused(Fused, [Ix; 3], Vec<RId>),
+    Sprop(RId),
+}
+
+impl Cand {
+    fn children(&self) -> Vec<RId> {
+        match self {
+            Cand::Bind(..) | Cand::Lit(_) | Cand::DimOf(_) => vec![],
+            Cand::Mul(a, b) | Cand::Add(a, b) | Cand::MatMul(_, a, b) | Cand::F2(_, a, b) => {
+                vec![*a, *b]
+            }
+            Cand::Agg(_, a)
+            | Cand::AggScale(_, a)
+            | Cand::F1(_, a)
+            | Cand::Pow(a, _)
+            | Cand::Sprop(a) => vec![*a],
+            Cand::Fused(_, _, args) => args.clone(),
+        }
+    }
+}
+
+/// Row and column index of an LA value; `None` for a dimension of size 1.
+type Orient = (Option<Ix>, Option<Ix>);
+
+struct Greedy<'a, 's> {
+    snap: &'a Snapshot<'s>,
+    cands: Vec<Vec<Cand>>,
+    best: Vec<Option<(f64, usize)>>,
+    m_expr: HashMap<MId, Option<LaExpr>>,
+    m_cost: HashMap<MId, Option<f64>>,
+    /// Tree cost of each candidate of each class, once the fixpoint is reached.
+    totals: Vec<Vec<Option<f64>>>,
+    emitted: HashMap<(RId, Orient), Result<LaExpr, String>>,
+}
+
+/// Extracts the root class as an LA expression.
+pub fn extract_greedy(snap: &Snapshot) -> Result<LaExpr, String> {
+    let mut g = Greedy {
+        snap,
+        cands: Vec::new(),
+        best: vec![None; snap.r_classes.len()],
+        m_expr: HashMap::new(),
+        m_cost: HashMap::new(),
+        totals: Vec::new(),
+        emitted: HashMap::new(),
+    };
+    g.cands = (0..snap.r_classes.len()).map(|c| g.candidates(c)).collect();
+    g.fixpoint();
+    g.totals = (0..snap.r_classes.len())
+        .map(|c| g.candidate_totals(c))
+        .collect();
+    let root_schema = snap.schema(snap.root).ok_or("root has no schema")?.to_vec();
+    let want = g.root_orient(&root_schema)?;
+    let e = g.emit(snap.root, want, 0)?;
+    Ok(simplify(e))
+}
+
+impl Greedy<'_, '_> {
+    fn schema(&self, c: RId) -> Option<&[Ix]> {
+        self.snap.schema(c)
+    }
+
+    fn la_ok(&self, c: RId) -> bool {
+        self.schema(c).is_some_and(|s| s.len() <= 2)
+    }
+
+    fn candidates(&self, c: RId) -> Vec<Cand> {
+        let snap = self.snap;
+        let mut out = Vec::new();
+        if !self.la_ok(c) {
+            return out;
+        }
+        for n in &snap.r_classes[c].nodes {
+            match n {
+                RNode::Bind(i, j, m) => out.push(Cand::Bind(*i, *j, *m)),
+                RNode::Join(a, b) => out.push(Cand::Mul(*a, *b)),
+                RNode::Union(a, b) => out.push(Cand::Add(*a, *b)),
+                RNode::Agg(k, x) => {
+                    let Some(sx) = self.schema(*x) else { continue };
+                    if !sx.contains(k) {
+                        out.push(Cand::AggScale(*k, *x));
+                        continue;
+                    }
+                    if sx.len() <= 2 {
+                        out.push(Cand::Agg(*k, *x));
+                    }
+                    for jn in &snap.r_classes[*x].nodes {
+                        if let RNode::Join(a, b) = jn {
+                            if self.matmul_shape(*k, *a, *b).is_some() {
+                                out.push(Cand::MatMul(*k, *a, *b));
+                            }
+                        }
+                    }
+                }
+                RNode::Lit(v) => out.push(Cand::Lit(*v)),
+                RNode::DimOf(i) => out.push(Cand::DimOf(*i)),
+                RNode::F1(f, a) => out.push(Cand::F1(*f, *a)),
+                RNode::F2(f, a, b) => out.push(Cand::F2(*f, *a, *b)),
+                RNode::Pow(a, k) => out.push(Cand::Pow(*a, *k)),
+                RNode::Fused(kind, ix, args) => out.push(Cand::Fused(*kind, *ix, args.clone())),
+                RNode::Sprop(p) => out.push(Cand::Sprop(*p)),
+                RNode::Rename => {}
+            }
+        }
+        out
+    }
+
+    /// For `sum_k a * b` as a matrix product: the other index of `a` and of `b`.
+    fn matmul_shape(&self, k: Ix, a: RId, b: RId) -> Option<(Option<Ix>, Option<Ix>)> {
+        let (sa, sb) = (self.schema(a)?, self.schema(b)?);
+        if sa.len() > 2 || sb.len() > 2 || !sa.contains(&k) || !sb.contains(&k) {
+            return None;
+        }
+        let i: Vec<Ix> = sa.iter().copied().filter(|x| *x != k).collect();
+        let j: Vec<Ix> = sb.iter().copied().filter(|x| *x != k).collect();
+        if i.iter().any(|x| j.contains(x)) {
+            return None;
+        }
+        Some((i.first().copied(), j.first().copied()))
+    }
+
+    fn cells(&self, s: &[Ix]) -> f64 {
+        s.iter().map(|i| self.snap.ix_size(*i)).product()
+    }
+
+    fn sp(&self, c: RId) -> f64 {
+        self.snap.r_classes[c].sparsity
+    }
+
+    /// Cost of the operator alone.
+    fn op_cost(&mut self, c: RId, cand: &Cand) -> Option<f64> {
+        let out = self.cells(self.schema(c)?);
+        Some(match cand {
+            Cand::Bind(_, _, m) => self.m_cost(*m)?,
+            Cand::Mul(a, b) => cost::mul(out, self.sp(*a), self.sp(*b)),
+            Cand::Add(a, b) => cost::add(out, self.sp(*a), self.sp(*b)),
+            Cand::Agg(_, x) => cost::aggregate(self.cells(self.schema(*x)?), self.sp(*x), out),
+            Cand::AggScale(_, x) => cost::map_sparse(out, self.sp(*x)),
+            Cand::MatMul(k, a, b) => {
+                let (i, j) = self.matmul_shape(*k, *a, *b)?;
+                let size = |x: Option<Ix>| x.map_or(1.0, |x| self.snap.ix_size(x));
+                cost::matmul(
+                    size(i),
+                    self.snap.ix_size(*k),
+                    size(j),
+                    self.sp(*a),
+                    self.sp(*b),
+                )
+            }
+            Cand::Lit(_) | Cand::DimOf(_) => 0.0,
+            Cand::F1(..) | Cand::F2(..) | Cand::Pow(..) => cost::map_dense(out),
+            Cand::Sprop(p) => cost::map_sparse(out, self.sp(*p)),
+            Cand::Fused(kind, [i, j, k], args) => {
+                let (si, sj, sk) = (
+                    self.snap.ix_size(*i),
+                    self.snap.ix_size(*j),
+                    self.snap.ix_size(*k),
+                );
+                let sx = self.sp(*args.first()?);
+                match kind {
+                    Fused::Wsloss => cost::wsloss(si, sj, sk, sx),
+                    Fused::WslossPlus => {
+                        cost::wsloss(si, sj, sk, sx) + cost::map_sparse(si * sk, 1.0)
+                    }
+                    Fused::Sddmm => cost::sddmm_sum(si, sj, sk, sx),
+                    Fused::Mmchain | Fused::MmchainW => {
+                        let sv = self.schema(*args.get(1)?)?;
+                        let c = self.cells(sv) / sk.max(1.0);
+                        cost::mmchain(si, sj, c, sx)
+                    }
+                }
+            }
+        })
+    }
+
+    fn fixpoint(&mut self) {
+        let n = self.snap.r_classes.len();
+        for _ in 0..=n {
+            let mut changed = false;
+            for c in 0..n {
+                let cands = std::mem::take(&mut self.cands[c]);
+                for (idx, cand) in cands.iter().enumerate() {
+                    let mut total = 0.0;
+                    let mut ok = true;
+                    for ch in cand.children() {
+                        match self.best[ch] {
+                            Some((cc, _)) => total += cc,
+                            None => {
+                                ok = false;
+                                break;
+                            }
+                        }
+                    }
+                    if !ok {
+                        continue;
+                    }
+                    let Some(op) = self.op_cost(c, cand) else {
+                        continue;
+                    };
+                    total += op;
+                    if self.best[c].is_none_or(|(b, _)| total < b) {
+                        self.best[c] = Some((total, idx));
+                        changed = true;
+                    }
+                }
+                self.cands[c] = cands;
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// The original LA term of an LA class (these classes hold the user's term only,
+    /// apart from powers the rules unfold).
+    fn m_expr(&mut self, m: MId) -> Option<LaExpr> {
+        if let Some(e) = self.m_expr.get(&m) {
+            return e.clone();
+        }
+        self.m_expr.insert(m, None); // cycle guard
+        let e = self.m_expr_uncached(m);
+        self.m_expr.insert(m, e.clone());
+        e
+    }
+
+    fn m_expr_uncached(&mut self, m: MId) -> Option<LaExpr> {
+        let nodes = self.snap.m_classes.get(m)?.nodes.clone();
+        let b = Box::new;
+        for n in nodes {
+            let e = (|| -> Option<LaExpr> {
+                Some(match n {
+                    MNode::Var(v) => LaExpr::Var(self.snap.tables.placeholders.get(v)?.clone()),
+                    MNode::Const(c) => LaExpr::Const(c),
+                    MNode::Add(x, y) => LaExpr::Add(b(self.m_expr(x)?), b(self.m_expr(y)?)),
+                    MNode::Sub(x, y) => LaExpr::Sub(b(self.m_expr(x)?), b(self.m_expr(y)?)),
+                    MNode::Mul(x, y) => LaExpr::Mul(b(self.m_expr(x)?), b(self.m_expr(y)?)),
+                    MNode::MatMul(x, y) => LaExpr::MatMul(b(self.m_expr(x)?), b(self.m_expr(y)?)),
+                    MNode::T(x) => LaExpr::Transpose(b(self.m_expr(x)?)),
+                    MNode::Neg(x) => LaExpr::Neg(b(self.m_expr(x)?)),
+                    MNode::Sum(x) => LaExpr::Sum(b(self.m_expr(x)?)),
+                    MNode::RowSums(x) => LaExpr::RowSums(b(self.m_expr(x)?)),
+                    MNode::ColSums(x) => LaExpr::ColSums(b(self.m_expr(x)?)),
+                    MNode::Pow(x, k) => LaExpr::Pow(b(self.m_expr(x)?), k),
+                    MNode::F1(f, x) => LaExpr::Func {
+                        name: self.snap.tables.funcs.get(f)?.clone(),
+                        args: vec![self.m_expr(x)?],
+                    },
+                    MNode::F2(f, x, y) => LaExpr::Func {
+                        name: self.snap.tables.funcs.get(f)?.clone(),
+                        args: vec![self.m_expr(x)?, self.m_expr(y)?],
+                    },
+                })
+            })();
+            if e.is_some() {
+                return e;
+            }
+        }
+        None
+    }
+
+    fn m_cost(&mut self, m: MId) -> Option<f64> {
+        if let Some(c) = self.m_cost.get(&m) {
+            return *c;
+        }
+        let c = self
+            .m_expr(m)
+            .and_then(|e| cost::la_cost(&e, &self.snap.tables.env).ok());
+        self.m_cost.insert(m, c);
+        c
+    }
+
+    fn root_orient(&self, schema: &[Ix]) -> Result<Orient, String> {
+        // The root is `Bind i j input`: rows carry the first root index if present.
+        let root = &self.snap.r_classes[self.snap.root];
+        for n in &root.nodes {
+            if let RNode::Bind(i, j, _) = n {
+                let row = schema.contains(i).then_some(*i);
+                let col = schema.contains(j).then_some(*j);
+                if row.is_some() || col.is_some() || schema.is_empty() {
+                    return Ok((row, col));
+                }
+            }
+        }
+        match schema {
+            [] => Ok((None, None)),
+            _ => Err("root orientation unknown".into()),
+        }
+    }
+
+    fn candidate_totals(&mut self, c: RId) -> Vec<Option<f64>> {
+        let cands = self.cands[c].clone();
+        cands
+            .iter()
+            .map(|cand| {
+                let mut total = self.op_cost(c, cand)?;
+                for ch in cand.children() {
+                    total += self.best[ch]?.0;
+                }
+                Some(total)
+            })
+            .collect()
+    }
+
+    /// The LA expression for class `c` laid out as `want`. Candidates whose tree cost
+    /// ties with the best (and each candidate computed in the other orientation, then
+    /// transposed) are emitted and priced as LA, so orientation choices that the
+    /// orientation-free tree costs cannot see (a `t(X)` at a leaf, `rowSums(t(W))` versus
+    /// `t(colSums(W))`) are made by the real cost model.
+    fn emit(&mut self, c: RId, want: Orient, depth: usize) -> Result<LaExpr, String> {
+        if let Some(e) = self.emitted.get(&(c, want)) {
+            return e.clone();
+        }
+        if depth > 200 {
+            return Err("extraction too deep".into());
+        }
+        // Guards against cycles through this class while it is being emitted.
+        self.emitted
+            .insert((c, want), Err("cyclic extraction".into()));
+        let (best, _) = self.best[c].ok_or_else(|| format!("class {c} has no LA plan"))?;
+        let tied: Vec<Cand> = self.cands[c]
+            .iter()
+            .zip(&self.totals[c])
+            .filter(|(_, t)| t.is_some_and(|t| t <= best * (1.0 + 1e-6) + 1e-9))
+            .map(|(cand, _)| cand.clone())
+            .take(6)
+            .collect();
+        let swapped = (want.1, want.0);
+        let mut chosen: Option<(f64, LaExpr)> = None;
+        let mut last_err = String::from("no candidate");
+        for cand in tied {
+            let mut options = vec![self.emit_cand(&cand, want, depth)];
+            if swapped != want {
+                options.push(
+                    self.emit_cand(&cand, swapped, depth)
+                        .map(|e| LaExpr::Transpose(Box::new(e))),
+                );
+            }
+            for option in options {
+                match option {
+                    Ok(e) => {
+                        let e = simplify(e);
+                        let cost =
+                            cost::la_cost(&e, &self.snap.tables.env).unwrap_or(f64::INFINITY);
+                        if chosen.as_ref().is_none_or(|(c0, _)| cost < *c0) {
+                            chosen = Some((cost, e));
+                        }
+                    }
+                    Err(err) => last_err = err,
+                }
+            }
+        }
+        let result = chosen.map(|(_, e)| e).ok_or(last_err);
+        self.emitted.insert((c, want), result.clone());
+        result
+    }
+
+    /// One candidate laid out as `want`.
+    fn emit_cand(&mut self, cand: &Cand, want: Orient, depth: usize) -> Result<LaExpr, String> {
+        let cand = cand.clone();
+        let b = Box::new;
+        let sub = |s: &[Ix]| -> Orient {
+            (
+                want.0.filter(|x| s.contains(x)),
+                want.1.filter(|x| s.contains(x)),
+            )
+        };
+        let d = depth + 1;
+        Ok(match cand {
+            Cand::Bind(i, j, m) => {
+                let e = self.m_expr(m).ok_or("unreadable LA class")?;
+                let mc = &self.snap.m_classes[m];
+                let natural = (
+                    (mc.rows != Some(1)).then_some(i),
+                    (mc.cols != Some(1)).then_some(j),
+                );
+                orient(e, natural, want)?
+            }
+            Cand::Mul(x, y) | Cand::Add(x, y) => {
+                let sx = self.schema(x).ok_or("no schema")?.to_vec();
+                let sy = self.schema(y).ok_or("no schema")?.to_vec();
+                let ex = self.emit(x, sub(&sx), d)?;
+                let ey = self.emit(y, sub(&sy), d)?;
+                if matches!(cand, Cand::Mul(..)) {
+                    LaExpr::Mul(b(ex), b(ey))
+                } else {
+                    LaExpr::Add(b(ex), b(ey))
+                }
+            }
+            Cand::AggScale(k, x) => {
+                let ex = self.emit(x, want, d)?;
+                LaExpr::Mul(b(ex), b(self.dim_expr(k)?))
+            }
+            Cand::Agg(k, x) => {
+                let sx = self.schema(x).ok_or("no schema")?.to_vec();
+                match (sx.len(), want) {
+                    (1, (None, None)) => LaExpr::Sum(b(self.emit(x, (Some(k), None), d)?)),
+                    (2, (Some(i), None)) => {
+                        LaExpr::RowSums(b(self.emit(x, (Some(i), Some(k)), d)?))
+                    }
+                    (2, (None, Some(i))) => {
+                        LaExpr::ColSums(b(self.emit(x, (Some(k), Some(i)), d)?))
+                    }
+                    _ => return Err("aggregate of unexpected shape".into()),
+                }
+            }
+            Cand::MatMul(k, x, y) => {
+                let (i, j) = self.matmul_shape(k, x, y).ok_or("not a product")?;
+                if want == (i, j) {
+                    let ex = self.emit(x, (i, Some(k)), d)?;
+                    let ey = self.emit(y, (Some(k), j), d)?;
+                    LaExpr::MatMul(b(ex), b(ey))
+                } else if want == (j, i) {
+                    let ey = self.emit(y, (j, Some(k)), d)?;
+                    let ex = self.emit(x, (Some(k), i), d)?;
+                    LaExpr::MatMul(b(ey), b(ex))
+                } else {
+                    return Err("product of unexpected orientation".into());
+                }
+            }
+            Cand::Lit(v) => LaExpr::Const(v),
+            Cand::DimOf(k) => self.dim_expr(k)?,
+            Cand::F1(f, x) => {
+                let sx = self.schema(x).ok_or("no schema")?.to_vec();
+                LaExpr::Func {
+                    name: self.func_name(f)?,
+                    args: vec![self.emit(x, sub(&sx), d)?],
+                }
+            }
+            Cand::F2(f, x, y) => {
+                let sx = self.schema(x).ok_or("no schema")?.to_vec();
+                let sy = self.schema(y).ok_or("no schema")?.to_vec();
+                LaExpr::Func {
+                    name: self.func_name(f)?,
+                    args: vec![self.emit(x, sub(&sx), d)?, self.emit(y, sub(&sy), d)?],
+                }
+            }
+            Cand::Pow(x, k) => LaExpr::Pow(b(self.emit(x, want, d)?), k),
+            Cand::Sprop(p) => LaExpr::Func {
+                name: "sprop".into(),
+                args: vec![self.emit(p, want, d)?],
+            },
+            Cand::Fused(kind, [i, j, k], args) => {
+                let arg = |n: usize| args.get(n).copied().ok_or("missing fused argument");
+                match kind {
+                    Fused::Wsloss | Fused::WslossPlus | Fused::Sddmm => {
+                        let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
+                        let mut u = self.emit(arg(1)?, (Some(i), Some(k)), d)?;
+                        let v = self.emit(arg(2)?, (Some(j), Some(k)), d)?;
+                        if kind == Fused::WslossPlus {
+                            u = LaExpr::Neg(b(u));
+                        }
+                        let name = if kind == Fused::Sddmm {
+                            "sddmm_sum"
+                        } else {
+                            "wsloss"
+                        };
+                        LaExpr::Func {
+                            name: name.into(),
+                            args: vec![x, u, v],
+                        }
+                    }
+                    Fused::Mmchain | Fused::MmchainW => {
+                        let sv = self.schema(arg(1)?).ok_or("no schema")?.to_vec();
+                        let c = sv.iter().copied().find(|x| *x != k);
+                        let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
+                        let v = self.emit(arg(1)?, (Some(k), c), d)?;
+                        let mut fargs = vec![x, v];
+                        if kind == Fused::MmchainW {
+                            fargs.push(self.emit(arg(2)?, (Some(i), None), d)?);
+                        }
+                        let e = LaExpr::Func {
+                            name: "mmchain".into(),
+                            args: fargs,
+                        };
+                        orient(e, (Some(j), c), want)?
+                    }
+                }
+            }
+        })
+    }
+
+    fn func_name(&self, f: usize) -> Result<String, String> {
+        self.snap
+            .tables
+            .funcs
+            .get(f)
+            .cloned()
+            .ok_or_else(|| "unknown function".into())
+    }
+
+    /// The size of index `k` as an LA scalar: a number, or `nrow`/`ncol` of an input
+    /// with that symbolic dimension.
+    fn dim_expr(&self, k: Ix) -> Result<LaExpr, String> {
+        let tables = self.snap.tables;
+        let code = self
+            .snap
+            .ix_dims
+            .get(k)
+            .copied()
+            .flatten()
+            .ok_or("index without size")?;
+        match tables.dim_of_code(code).ok_or("unknown dimension")? {
+            Dim::Known(n) => Ok(LaExpr::Const(n as f64)),
+            d @ Dim::Sym(_) => {
+                let mut names: Vec<_> = tables.env.shapes.iter().collect();
+                names.sort_by(|a, b| a.0.cmp(b.0));
+                for (name, (r, c)) in names {
+                    if name.starts_with("__opaque") {
+                        continue;
+                    }
+                    let f = if *r == d {
+                        "nrow"
+                    } else if *c == d {
+                        "ncol"
+                    } else {
+                        continue;
+                    };
+                    return Ok(LaExpr::Func {
+                        name: f.into(),
+                        args: vec![LaExpr::Var(name.clone())],
+                    });
+                }
+                Err(format!("no input has dimension {d}"))
+            }
+        }
+    }
+}
+
+/// `e` laid out as `natural`, transposed if `want` is the other way round.
+fn orient(e: LaExpr, natural: Orient, want: Orient) -> Result<LaExpr, String> {
+    if natural == want {
+        Ok(e)
+    } else if (natural.1, natural.0) == want {
+        Ok(LaExpr::Transpose(Box::new(e)))
+    } else {
+        Err("operand of unexpected shape".into())
+    }
+}
+
+/// Cosmetic clean-up of the emitted tree: `1 * x`, `x + -1 * y`, `t(t(x))`.
+fn simplify(e: LaExpr) -> LaExpr {
+    use LaExpr::*;
+    let s = |x: Box<LaExpr>| Box::new(simplify(*x));
+    let neg_of = |x: &LaExpr| -> Option<LaExpr> {
+        match x {
+            Mul(a, b) if **a == Const(-1.0) => Some((**b).clone()),
+            Mul(a, b) if **b == Const(-1.0) => Some((**a).clone()),
+            Neg(a) => Some((**a).clone()),
+            _ => None,
+        }
+    };
+    match e {
+        Mul(a, b) => {
+            let (a, b) = (s(a), s(b));
+            match (&*a, &*b) {
+                (Const(c), _) if *c == 1.0 => *b,
+                (_, Const(c)) if *c == 1.0 => *a,
+                (Const(c), _) if *c == -1.0 => Neg(b),
+                (_, Const(c)) if *c == -1.0 => Neg(a),
+                _ => Mul(a, b),
+            }
+        }
+        Add(a, b) => {
+            let (a, b) = (s(a), s(b));
+            if let Some(nb) = neg_of(&b) {
+                Sub(a, Box::new(nb))
+            } else if let Some(na) = neg_of(&a) {
+                Sub(b, Box::new(na))
+            } else {
+                Add(a, b)
+            }
+        }
+        Transpose(a) => match simplify(*a) {
+            Transpose(x) => *x,
+            x => Transpose(Box::new(x)),
+        },
+        Sub(a, b) => Sub(s(a), s(b)),
+        MatMul(a, b) => MatMul(s(a), s(b)),
+        Neg(a) => match simplify(*a) {
+            Neg(x) => *x,
+            x => Neg(Box::new(x)),
+        },
+        Sum(a) => Sum(s(a)),
+        RowSums(a) => RowSums(s(a)),
+        ColSums(a) => ColSums(s(a)),
+        Pow(a, k) => Pow(s(a), k),
+        Func { name, args } => Func {
+            name,
+            args: args.into_iter().map(simplify).collect(),
+        },
+        Var(_) | Const(_) => e,
+    }
+}

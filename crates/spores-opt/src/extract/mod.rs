@@ -1,0 +1,412 @@
+//! Extraction: the cheapest LA plan in a saturated e-graph.
+//!
+//! [`Snapshot::read`] copies the e-graph out of egglog into plain vectors (so extractors
+//! are engine-independent and an ILP extractor can plug in beside the greedy one). The LA
+//! plan is read off *relational* classes: only a class with at most two free indices can
+//! be materialized by an LA kernel, and an e-node there becomes an LA operator:
+//!
+//! | e-node | LA |
+//! |---|---|
+//! | `Join a b` | `a * b` (broadcasting) |
+//! | `Union a b` | `a + b` |
+//! | `Agg k x`, `x` ≤ 2 indices | `sum` / `rowSums` / `colSums` |
+//! | `Agg k x`, `x` holds `Join a b`, `k` in both, other indices split | `a %*% b` |
+//! | `Agg k x`, `k` not free in `x` | `x * dim(k)` |
+//! | `Bind i j A` | the LA term `A` itself |
+//! | fused nodes | `wsloss`, `sddmm_sum`, `mmchain`, `sprop` calls |
+//!
+//! A class has no fixed orientation; the greedy extractor emits each operand in the orientation
+//! its consumer wants and inserts a transpose only at leaves and fused calls.
+
+mod greedy;
+
+use std::collections::HashMap;
+
+use egglog::sort::F;
+use egglog::{EGraph, Value};
+
+use crate::la::LaExpr;
+use crate::saturate::Tables;
+
+pub use greedy::extract_greedy;
+
+/// Every constructor table, for reading and for counting e-nodes.
+pub const CONSTRUCTORS: &[&str] = &[
+    "LVar",
+    "LConst",
+    "LAdd",
+    "LSub",
+    "LMul",
+    "LMM",
+    "LT",
+    "LNeg",
+    "LSum",
+    "LRowSums",
+    "LColSums",
+    "LPow",
+    "LF1",
+    "LF2",
+    "Bind",
+    "Join",
+    "Union",
+    "Agg",
+    "Lit",
+    "DimOf",
+    "RF1",
+    "RF2",
+    "RPow",
+    "Rename",
+    "FWsloss",
+    "FWslossPlus",
+    "FSddmm",
+    "FMmchain",
+    "FMmchainW",
+    "FSprop",
+];
+
+/// Which extraction algorithm to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Extractor {
+    /// Bottom-up fixpoint of tree costs; the reported cost counts shared subexpressions
+    /// once. An ILP extractor (optimal under sharing) is the planned second variant.
+    #[default]
+    Greedy,
+}
+
+/// An index: position in [`Snapshot::ix_dims`].
+pub type Ix = usize;
+/// A relational class: position in [`Snapshot::r_classes`].
+pub type RId = usize;
+/// An LA class: position in [`Snapshot::m_classes`].
+pub type MId = usize;
+
+/// Fused operators over three indices `i j k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fused {
+    /// `X(i,j) U(i,k) V(j,k)`: `sum((X - U V')^2)`
+    Wsloss,
+    /// `sum((X + U V')^2)`
+    WslossPlus,
+    /// `sum(X * (U V'))`
+    Sddmm,
+    /// `i j l X(i,j) v(l,..)`: `t(X) %*% (X %*% v)`
+    Mmchain,
+    /// ... `w(i)`: `t(X) %*% (w * (X %*% v))`
+    MmchainW,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RNode {
+    Bind(Ix, Ix, MId),
+    Join(RId, RId),
+    Union(RId, RId),
+    Agg(Ix, RId),
+    Lit(f64),
+    DimOf(Ix),
+    F1(usize, RId),
+    F2(usize, RId, RId),
+    Pow(RId, f64),
+    Fused(Fused, [Ix; 3], Vec<RId>),
+    Sprop(RId),
+    /// A rename not (yet) pushed down: never extracted.
+    Rename,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum MNode {
+    Var(usize),
+    Const(f64),
+    Add(MId, MId),
+    Sub(MId, MId),
+    Mul(MId, MId),
+    MatMul(MId, MId),
+    T(MId),
+    Neg(MId),
+    Sum(MId),
+    RowSums(MId),
+    ColSums(MId),
+    Pow(MId, f64),
+    F1(usize, MId),
+    F2(usize, MId, MId),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RClass {
+    pub nodes: Vec<RNode>,
+    /// Free indices, sorted; `None` when no e-node gave one (unreachable by rules).
+    pub schema: Option<Vec<Ix>>,
+    pub sparsity: f64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct MClass {
+    pub nodes: Vec<MNode>,
+    pub rows: Option<i64>,
+    pub cols: Option<i64>,
+}
+
+/// The e-graph as plain data.
+pub struct Snapshot<'t> {
+    pub r_classes: Vec<RClass>,
+    pub m_classes: Vec<MClass>,
+    /// Dimension code of each index, where known.
+    pub ix_dims: Vec<Option<i64>>,
+    pub root: RId,
+    pub tables: &'t Tables,
+}
+
+#[derive(Default)]
+struct Ids {
+    r: HashMap<Value, RId>,
+    m: HashMap<Value, MId>,
+    ix: HashMap<Value, Ix>,
+}
+
+impl Ids {
+    fn r(&mut self, v: Value) -> RId {
+        let n = self.r.len();
+        *self.r.entry(v).or_insert(n)
+    }
+    fn m(&mut self, v: Value) -> MId {
+        let n = self.m.len();
+        *self.m.entry(v).or_insert(n)
+    }
+    fn ix(&mut self, v: Value) -> Ix {
+        let n = self.ix.len();
+        *self.ix.entry(v).or_insert(n)
+    }
+}
+
+impl<'t> Snapshot<'t> {
+    /// Reads every constructor table and the `schema`-relevant facts out of `eg`.
+    pub fn read(eg: &EGraph, tables: &'t Tables) -> Result<Snapshot<'t>, String> {
+        let mut ids = Ids::default();
+        let mut r_nodes: Vec<(RId, RNode)> = Vec::new();
+        let mut m_nodes: Vec<(MId, MNode)> = Vec::new();
+        let f = |v: Value| -> f64 { eg.value_to_base::<F>(v).0.into_inner() };
+        let int = |v: Value| -> i64 { eg.value_to_base::<i64>(v) };
+        let idx = |v: Value| -> usize { usize::try_from(eg.value_to_base::<i64>(v)).unwrap_or(0) };
+        for name in CONSTRUCTORS {
+            let mut err = None;
+            let res = eg.constructor_enodes(name, |en| {
+                let c = en.children;
+                let arity_ok = |n: usize| c.len() == n;
+                let node = match *name {
+                    "LVar" if arity_ok(1) => Some(Err(MNode::Var(idx(c[0])))),
+                    "LConst" if arity_ok(1) => Some(Err(MNode::Const(f(c[0])))),
+                    "LAdd" | "LSub" | "LMul" | "LMM" if arity_ok(2) => {
+                        let (a, b) = (ids.m(c[0]), ids.m(c[1]));
+                        Some(Err(match *name {
+                            "LAdd" => MNode::Add(a, b),
+                            "LSub" => MNode::Sub(a, b),
+                            "LMul" => MNode::Mul(a, b),
+                            _ => MNode::MatMul(a, b),
+                        }))
+                    }
+                    "LT" | "LNeg" | "LSum" | "LRowSums" | "LColSums" if arity_ok(1) => {
+                        let a = ids.m(c[0]);
+                        Some(Err(match *name {
+                            "LT" => MNode::T(a),
+                            "LNeg" => MNode::Neg(a),
+                            "LSum" => MNode::Sum(a),
+                            "LRowSums" => MNode::RowSums(a),
+                            _ => MNode::ColSums(a),
+                        }))
+                    }
+                    "LPow" if arity_ok(2) => Some(Err(MNode::Pow(ids.m(c[0]), f(c[1])))),
+                    "LF1" if arity_ok(2) => Some(Err(MNode::F1(idx(c[0]), ids.m(c[1])))),
+                    "LF2" if arity_ok(3) => {
+                        Some(Err(MNode::F2(idx(c[0]), ids.m(c[1]), ids.m(c[2]))))
+                    }
+                    "Bind" if arity_ok(3) => {
+                        Some(Ok(RNode::Bind(ids.ix(c[0]), ids.ix(c[1]), ids.m(c[2]))))
+                    }
+                    "Join" if arity_ok(2) => Some(Ok(RNode::Join(ids.r(c[0]), ids.r(c[1])))),
+                    "Union" if arity_ok(2) => Some(Ok(RNode::Union(ids.r(c[0]), ids.r(c[1])))),
+                    "Agg" if arity_ok(2) => Some(Ok(RNode::Agg(ids.ix(c[0]), ids.r(c[1])))),
+                    "Lit" if arity_ok(1) => Some(Ok(RNode::Lit(f(c[0])))),
+                    "DimOf" if arity_ok(1) => Some(Ok(RNode::DimOf(ids.ix(c[0])))),
+                    "RF1" if arity_ok(2) => Some(Ok(RNode::F1(idx(c[0]), ids.r(c[1])))),
+                    "RF2" if arity_ok(3) => {
+                        Some(Ok(RNode::F2(idx(c[0]), ids.r(c[1]), ids.r(c[2]))))
+                    }
+                    "RPow" if arity_ok(2) => Some(Ok(RNode::Pow(ids.r(c[0]), f(c[1])))),
+                    "Rename" => Some(Ok(RNode::Rename)),
+                    "FWsloss" | "FWslossPlus" | "FSddmm" | "FMmchainW" if arity_ok(6) => {
+                        let kind = match *name {
+                            "FWsloss" => Fused::Wsloss,
+                            "FWslossPlus" => Fused::WslossPlus,
+                            "FSddmm" => Fused::Sddmm,
+                            _ => Fused::MmchainW,
+                        };
+                        let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
+                        let args = vec![ids.r(c[3]), ids.r(c[4]), ids.r(c[5])];
+                        Some(Ok(RNode::Fused(kind, ix, args)))
+                    }
+                    "FMmchain" if arity_ok(5) => {
+                        let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
+                        let args = vec![ids.r(c[3]), ids.r(c[4])];
+                        Some(Ok(RNode::Fused(Fused::Mmchain, ix, args)))
+                    }
+                    "FSprop" if arity_ok(1) => Some(Ok(RNode::Sprop(ids.r(c[0])))),
+                    _ => None,
+                };
+                match node {
+                    Some(Ok(r)) => r_nodes.push((ids.r(en.eclass), r)),
+                    Some(Err(m)) => m_nodes.push((ids.m(en.eclass), m)),
+                    None => err = Some(format!("unexpected e-node shape for {name}")),
+                }
+            });
+            res.map_err(|e| e.to_string())?;
+            if let Some(e) = err {
+                return Err(e);
+            }
+        }
+
+        let mut r_classes = vec![RClass::default(); ids.r.len()];
+        for (c, n) in r_nodes {
+            r_classes[c].nodes.push(n);
+        }
+        let mut m_classes = vec![MClass::default(); ids.m.len()];
+        for (c, n) in m_nodes {
+            m_classes[c].nodes.push(n);
+        }
+        let mut ix_dims = vec![None; ids.ix.len()];
+
+        let read_fn = |name: &str, f: &mut dyn FnMut(Value, Value)| -> Result<(), String> {
+            eg.function_entries(name, |e| {
+                if let Some(k) = e.inputs.first() {
+                    f(*k, e.output)
+                }
+            })
+            .map_err(|e| e.to_string())
+        };
+        read_fn("idim", &mut |k, v| {
+            if let Some(ix) = ids.ix.get(&k) {
+                ix_dims[*ix] = Some(int(v));
+            }
+        })?;
+        read_fn("rows", &mut |k, v| {
+            if let Some(m) = ids.m.get(&k) {
+                m_classes[*m].rows = Some(int(v));
+            }
+        })?;
+        read_fn("cols", &mut |k, v| {
+            if let Some(m) = ids.m.get(&k) {
+                m_classes[*m].cols = Some(int(v));
+            }
+        })?;
+        for c in r_classes.iter_mut() {
+            c.sparsity = 1.0;
+        }
+        read_fn("sp", &mut |k, v| {
+            if let Some(r) = ids.r.get(&k) {
+                r_classes[*r].sparsity = f(v).clamp(0.0, 1.0);
+            }
+        })?;
+        let mut root = None;
+        read_fn("root-mark", &mut |k, _| root = ids.r.get(&k).copied())?;
+        let root = root.ok_or("the root class was not found")?;
+
+        let mut snap = Snapshot {
+            r_classes,
+            m_classes,
+            ix_dims,
+            root,
+            tables,
+        };
+        snap.compute_schemas();
+        Ok(snap)
+    }
+
+    /// Free indices of every class, recomputed from the e-nodes (egglog has already
+    /// checked that all e-nodes of a class agree).
+    fn compute_schemas(&mut self) {
+        loop {
+            let mut changed = false;
+            for c in 0..self.r_classes.len() {
+                if self.r_classes[c].schema.is_some() {
+                    continue;
+                }
+                let found = self.r_classes[c]
+                    .nodes
+                    .iter()
+                    .find_map(|n| self.node_schema(n));
+                if let Some(s) = found {
+                    self.r_classes[c].schema = Some(s);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    fn node_schema(&self, n: &RNode) -> Option<Vec<Ix>> {
+        let s = |c: RId| self.r_classes[c].schema.clone();
+        let union = |a: Vec<Ix>, b: Vec<Ix>| {
+            let mut v = a;
+            v.extend(b);
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        match n {
+            RNode::Bind(i, j, m) => {
+                let m = &self.m_classes[*m];
+                let mut v = Vec::new();
+                if m.rows? != 1 {
+                    v.push(*i);
+                }
+                if m.cols? != 1 {
+                    v.push(*j);
+                }
+                v.sort_unstable();
+                v.dedup();
+                Some(v)
+            }
+            RNode::Join(a, b) | RNode::Union(a, b) | RNode::F2(_, a, b) => {
+                Some(union(s(*a)?, s(*b)?))
+            }
+            RNode::Agg(i, a) => Some(s(*a)?.into_iter().filter(|x| x != i).collect()),
+            RNode::Lit(_) | RNode::DimOf(_) => Some(vec![]),
+            RNode::F1(_, a) | RNode::Pow(a, _) | RNode::Sprop(a) => s(*a),
+            RNode::Fused(Fused::Mmchain | Fused::MmchainW, [_, j, l], args) => {
+                let v = s(*args.get(1)?)?;
+                Some(union(v.into_iter().filter(|x| x != l).collect(), vec![*j]))
+            }
+            RNode::Fused(..) => Some(vec![]),
+            RNode::Rename => None,
+        }
+    }
+
+    pub fn enode_count(&self) -> usize {
+        self.r_classes.iter().map(|c| c.nodes.len()).sum::<usize>()
+            + self.m_classes.iter().map(|c| c.nodes.len()).sum::<usize>()
+    }
+
+    pub fn class_count(&self) -> usize {
+        self.r_classes.len() + self.m_classes.len()
+    }
+
+    /// Numeric size of an index for the cost model.
+    pub fn ix_size(&self, ix: Ix) -> f64 {
+        match self.ix_dims.get(ix).copied().flatten() {
+            Some(code) => self.tables.code_size(code),
+            None => crate::cost::DEFAULT_DIM,
+        }
+    }
+
+    pub fn schema(&self, c: RId) -> Option<&[Ix]> {
+        self.r_classes.get(c)?.schema.as_deref()
+    }
+}
+
+/// Extracts the cheapest LA expression for the root class.
+pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<LaExpr, String> {
+    match extractor {
+        Extractor::Greedy => extract_greedy(snap),
+    }
+}

@@ -1,0 +1,304 @@
+//! [`LaExpr`] to egglog: the input term, its shape facts and the name tables.
+
+use std::collections::HashMap;
+
+use crate::cost::{dim_size, LaCost};
+use crate::la::{Dim, LaExpr, ShapeEnv};
+
+use super::OptError;
+
+/// Functions of one argument applied cell by cell (zero need not map to zero).
+const ELEMENTWISE_1: &[&str] = &[
+    "exp", "log", "sqrt", "abs", "sigmoid", "sign", "round", "floor", "ceil", "ceiling", "!",
+    "sin", "cos", "tan", "tanh",
+];
+
+/// Functions of two arguments applied cell by cell, with DML broadcasting.
+const ELEMENTWISE_2: &[&str] = &[
+    "/", "^", "<", ">", "<=", ">=", "==", "!=", "&", "|", "min", "max", "%%", "%/%",
+];
+
+/// What the Rust side must remember to read the e-graph back.
+#[derive(Debug, Default, Clone)]
+pub struct Tables {
+    /// `LVar n` stands for `leaves[n]`: an input, or an opaque call (already optimized
+    /// inside) that the e-graph treats as an input named `placeholders[n]`.
+    pub leaves: Vec<LaExpr>,
+    /// The name each leaf has in [`Tables::env`].
+    pub placeholders: Vec<String>,
+    /// `LF1 n` / `LF2 n` call `funcs[n]`.
+    pub funcs: Vec<String>,
+    /// Dimension code `-(n + 1)` is `syms[n]`; a code `>= 0` is a known size.
+    pub syms: Vec<Dim>,
+    /// The caller's environment plus the shapes of opaque placeholders.
+    pub env: ShapeEnv,
+}
+
+impl Tables {
+    pub fn dim_code(&mut self, d: &Dim) -> i64 {
+        match d {
+            Dim::Known(n) => i64::try_from(*n).unwrap_or(i64::MAX),
+            Dim::Sym(_) => {
+                let pos = match self.syms.iter().position(|s| s == d) {
+                    Some(p) => p,
+                    None => {
+                        self.syms.push(d.clone());
+                        self.syms.len() - 1
+                    }
+                };
+                -(pos as i64) - 1
+            }
+        }
+    }
+
+    pub fn dim_of_code(&self, code: i64) -> Option<Dim> {
+        if code >= 0 {
+            Some(Dim::Known(code as usize))
+        } else {
+            self.syms.get((-code - 1) as usize).cloned()
+        }
+    }
+
+    /// Numeric size of a dimension code, as the cost model sees it.
+    pub fn code_size(&self, code: i64) -> f64 {
+        self.dim_of_code(code)
+            .map_or(crate::cost::DEFAULT_DIM, |d| dim_size(&d))
+    }
+
+    /// The expression an `LVar` stands for in the final result.
+    pub fn leaf(&self, n: usize) -> Option<&LaExpr> {
+        self.leaves.get(n)
+    }
+}
+
+/// One value in an [`Op`]: the e-class made by an earlier op, or a base value.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    Slot(usize),
+    I64(i64),
+    F64(f64),
+    Str(String),
+}
+
+/// One insertion into the e-graph. Ops are applied in order through egglog's
+/// `EGraph::update` (no egglog source is generated or parsed: that cost ~0.1 ms per
+/// command, more than saturating a small graph).
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// `slots.push(name(args..))` for a constructor.
+    Add(&'static str, Vec<Arg>),
+    /// `(set (name key..) value)` for a function.
+    Set(&'static str, Vec<Arg>, Arg),
+}
+
+/// The insertions for one input expression.
+pub struct Encoded {
+    pub ops: Vec<Op>,
+    pub tables: Tables,
+    /// The input with opaque calls replaced by their placeholders.
+    pub input: LaExpr,
+}
+
+/// Encodes `e`. `optimize_arg` optimizes the arguments of an opaque call, which the
+/// e-graph cannot see into.
+pub fn encode(
+    e: &LaExpr,
+    env: &ShapeEnv,
+    optimize_arg: &mut dyn FnMut(&LaExpr, &ShapeEnv) -> Result<LaExpr, OptError>,
+) -> Result<Encoded, OptError> {
+    let mut tables = Tables {
+        env: env.clone(),
+        ..Tables::default()
+    };
+    let input = hide_opaque(e, env, &mut tables, optimize_arg)?;
+    let mut enc = Encoder {
+        tables,
+        ops: Vec::new(),
+        memo: HashMap::new(),
+        leaf_ids: HashMap::new(),
+    };
+    let root = enc.term(&input)?;
+    let (r, c) = crate::cost::shape_of(&enc.tables.env, &input)?;
+    let (rc, cc) = (enc.tables.dim_code(&r), enc.tables.dim_code(&c));
+    let i = enc.add("I", vec![Arg::Str("i".into())]);
+    let j = enc.add("I", vec![Arg::Str("j".into())]);
+    enc.ops
+        .push(Op::Set("idim", vec![Arg::Slot(i)], Arg::I64(rc)));
+    enc.ops
+        .push(Op::Set("idim", vec![Arg::Slot(j)], Arg::I64(cc)));
+    let bind = enc.add("Bind", vec![Arg::Slot(i), Arg::Slot(j), Arg::Slot(root)]);
+    enc.ops
+        .push(Op::Set("root-mark", vec![Arg::Slot(bind)], Arg::I64(0)));
+    let mut codes: Vec<i64> = (0..enc.tables.syms.len())
+        .map(|n| -(n as i64) - 1)
+        .collect();
+    collect_known_dims(&input, &enc.tables.env, &mut codes);
+    codes.sort_unstable();
+    codes.dedup();
+    for code in codes {
+        let size = enc.tables.code_size(code);
+        enc.ops
+            .push(Op::Set("dimsz", vec![Arg::I64(code)], Arg::F64(size)));
+    }
+    Ok(Encoded {
+        ops: enc.ops,
+        tables: enc.tables,
+        input,
+    })
+}
+
+fn collect_known_dims(e: &LaExpr, env: &ShapeEnv, out: &mut Vec<i64>) {
+    if let Ok((r, c)) = crate::cost::shape_of(env, e) {
+        for d in [r, c] {
+            if let Dim::Known(n) = d {
+                out.push(i64::try_from(n).unwrap_or(i64::MAX));
+            }
+        }
+    }
+    for child in crate::cost::children(e) {
+        collect_known_dims(child, env, out);
+    }
+}
+
+/// Replaces each call the rules cannot see into with a fresh input of the same shape,
+/// optimizing the call's arguments on their own.
+fn hide_opaque(
+    e: &LaExpr,
+    env: &ShapeEnv,
+    tables: &mut Tables,
+    optimize_arg: &mut dyn FnMut(&LaExpr, &ShapeEnv) -> Result<LaExpr, OptError>,
+) -> Result<LaExpr, OptError> {
+    use LaExpr::*;
+    let b = Box::new;
+    let mut go = |x: &LaExpr, t: &mut Tables| hide_opaque(x, env, t, optimize_arg);
+    Ok(match e {
+        Var(_) | Const(_) => e.clone(),
+        Add(x, y) => Add(b(go(x, tables)?), b(go(y, tables)?)),
+        Sub(x, y) => Sub(b(go(x, tables)?), b(go(y, tables)?)),
+        Mul(x, y) => Mul(b(go(x, tables)?), b(go(y, tables)?)),
+        MatMul(x, y) => MatMul(b(go(x, tables)?), b(go(y, tables)?)),
+        Transpose(x) => Transpose(b(go(x, tables)?)),
+        Neg(x) => Neg(b(go(x, tables)?)),
+        Sum(x) => Sum(b(go(x, tables)?)),
+        RowSums(x) => RowSums(b(go(x, tables)?)),
+        ColSums(x) => ColSums(b(go(x, tables)?)),
+        Pow(x, k) => Pow(b(go(x, tables)?), *k),
+        Func { name, args } => {
+            let transparent = (args.len() == 1 && ELEMENTWISE_1.contains(&name.as_str()))
+                || (args.len() == 2 && ELEMENTWISE_2.contains(&name.as_str()));
+            if transparent {
+                let args = args
+                    .iter()
+                    .map(|a| go(a, tables))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Func {
+                    name: name.clone(),
+                    args,
+                }
+            } else {
+                let shape = crate::cost::shape_of(env, e)?;
+                let args = args
+                    .iter()
+                    .map(|a| optimize_arg(a, env))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let placeholder = format!("__opaque{}", tables.placeholders.len());
+                tables.env.shapes.insert(placeholder.clone(), shape);
+                tables.leaves.push(Func {
+                    name: name.clone(),
+                    args,
+                });
+                tables.placeholders.push(placeholder.clone());
+                Var(placeholder)
+            }
+        }
+    })
+}
+
+struct Encoder {
+    tables: Tables,
+    ops: Vec<Op>,
+    /// Structural key of a subexpression to its slot, so shared subexpressions become
+    /// one e-class from the start.
+    memo: HashMap<String, usize>,
+    leaf_ids: HashMap<String, usize>,
+}
+
+impl Encoder {
+    /// Adds a constructor op and returns its slot.
+    fn add(&mut self, name: &'static str, args: Vec<Arg>) -> usize {
+        self.ops.push(Op::Add(name, args));
+        self.ops.iter().filter(|o| matches!(o, Op::Add(..))).count() - 1
+    }
+
+    fn term(&mut self, e: &LaExpr) -> Result<usize, OptError> {
+        use LaExpr::*;
+        let key = format!("{e:?}");
+        if let Some(slot) = self.memo.get(&key) {
+            return Ok(*slot);
+        }
+        let s = Arg::Slot;
+        let (name, args): (&'static str, Vec<Arg>) = match e {
+            Var(v) => {
+                let n = match self.leaf_ids.get(v) {
+                    Some(n) => *n,
+                    None => {
+                        let n = match self.tables.placeholders.iter().position(|p| p == v) {
+                            Some(p) => p,
+                            None => {
+                                self.tables.leaves.push(e.clone());
+                                self.tables.placeholders.push(v.clone());
+                                self.tables.leaves.len() - 1
+                            }
+                        };
+                        self.leaf_ids.insert(v.clone(), n);
+                        n
+                    }
+                };
+                ("LVar", vec![Arg::I64(n as i64)])
+            }
+            Const(c) => ("LConst", vec![Arg::F64(*c)]),
+            Add(a, b) => ("LAdd", vec![s(self.term(a)?), s(self.term(b)?)]),
+            Sub(a, b) => ("LSub", vec![s(self.term(a)?), s(self.term(b)?)]),
+            Mul(a, b) => ("LMul", vec![s(self.term(a)?), s(self.term(b)?)]),
+            MatMul(a, b) => ("LMM", vec![s(self.term(a)?), s(self.term(b)?)]),
+            Transpose(a) => ("LT", vec![s(self.term(a)?)]),
+            Neg(a) => ("LNeg", vec![s(self.term(a)?)]),
+            Sum(a) => ("LSum", vec![s(self.term(a)?)]),
+            RowSums(a) => ("LRowSums", vec![s(self.term(a)?)]),
+            ColSums(a) => ("LColSums", vec![s(self.term(a)?)]),
+            Pow(a, k) => ("LPow", vec![s(self.term(a)?), Arg::F64(*k)]),
+            Func { name, args } => {
+                let f = match self.tables.funcs.iter().position(|g| g == name) {
+                    Some(f) => f,
+                    None => {
+                        self.tables.funcs.push(name.clone());
+                        self.tables.funcs.len() - 1
+                    }
+                } as i64;
+                match args.as_slice() {
+                    [a] => ("LF1", vec![Arg::I64(f), s(self.term(a)?)]),
+                    [a, b] => ("LF2", vec![Arg::I64(f), s(self.term(a)?), s(self.term(b)?)]),
+                    _ => {
+                        return Err(OptError::Encode(format!(
+                            "`{name}` with {} arguments reached the encoder",
+                            args.len()
+                        )))
+                    }
+                }
+            }
+        };
+        let (r, c) = crate::cost::shape_of(&self.tables.env, e)?;
+        let (rc, cc) = (self.tables.dim_code(&r), self.tables.dim_code(&c));
+        let sp = LaCost::new(&self.tables.env).sparsity(e)?;
+        let slot = self.add(name, args);
+        for (f, v) in [
+            ("rows", Arg::I64(rc)),
+            ("cols", Arg::I64(cc)),
+            ("lsp", Arg::F64(sp)),
+        ] {
+            self.ops.push(Op::Set(f, vec![Arg::Slot(slot)], v));
+        }
+        self.memo.insert(key, slot);
+        Ok(slot)
+    }
+}

@@ -1,0 +1,511 @@
+//! Equality saturation: the search half of the SPORES optimizer.
+//!
+//! [`optimize`] puts an [`LaExpr`] into an egglog e-graph, saturates it with the rules in
+//! `crates/spores-opt/rules/*.egg` under limits, extracts the cheapest LA plan
+//! ([`crate::extract`]) and prices it with [`crate::cost`].
+//!
+//! # Encoding
+//!
+//! * Two e-class sorts: `M` holds the user's LA terms (`LMM`, `LT`, `LSum`, ...; only Rust
+//!   inserts them, with their shapes and sparsity as facts `rows`/`cols`/`lsp`), `R` holds
+//!   relations. `Bind i j A` is `A(i,j)`; the root is `Bind (I "i") (I "j") input`.
+//! * An index on a dimension of size 1 is simply not free in the bind's schema, so a
+//!   column vector bound as `Bind i j v` *is* `v(i)`, and broadcasting is a plain join.
+//!   No `NoIndex` marker and no case split in the rules is needed.
+//! * R_LR (`r_lr.egg`) pushes a `Bind` through one LA operator at a time
+//!   (`Bind i j (LMM a b)` = `Agg k (Join (Bind i k a) (Bind k j b))`), so translation
+//!   interleaves with rewriting and consecutive unbind/bind pairs never exist: renaming is
+//!   choosing the child's indices. Nothing translates back inside the e-graph: the
+//!   extractor reads LA off relational e-nodes (an `Agg` over a `Join` of two ≤2-index
+//!   classes is a matrix product, and so on), inserting transposes where orientation
+//!   demands.
+//! * Fresh indices are constructors over the classes they come from (`Kmm a b` is the
+//!   inner index of `a %*% b`, `Kp i a b` the renamed `i` for a join of `a` and `b`), not
+//!   gensyms: deterministic, free in no context they are introduced into, and
+//!   alpha-equal translations of shared subexpressions become the same class.
+//! * Rule 3's "else rename": `Join a (Agg i b)` with `i` free in `a` becomes
+//!   `Agg i' (Join a (Rename i i' b))` and `Rename` is pushed down to the binds by rules;
+//!   a `Rename` that cannot be pushed (it would capture) just stays and is never
+//!   extracted.
+//! * Class invariants are egglog functions: `schema` (free indices, a `Set Ix`) has **no**
+//!   merge function, so merging classes of different schemas (an unsound rule) stops the
+//!   run with "Illegal merge attempted for function schema", surfaced as
+//!   [`OptError::Unsound`]; `sp` (Figure 12 sparsity) merges with `min`; constants are
+//!   `Lit` nodes and fold as soon as children are constant (`fold.egg`).
+//! * Names (inputs, opaque functions) are integers into Rust tables, so no user string
+//!   is ever spliced into egglog source. Calls the rules cannot see into (anything not a
+//!   known elementwise function) become placeholder inputs; their arguments are
+//!   optimized separately.
+//!
+//! # egglog 3.0 findings
+//!
+//! * `EGraph::parse_and_run_program(None, text)` runs declarations and facts;
+//!   `step_rules_with_scheduler(id, ruleset)` runs one iteration of one ruleset and
+//!   returns a `RunReport` (`updated`, `can_stop`). There are no built-in node or time
+//!   limits, so the driver here steps ruleset by ruleset and checks between steps.
+//! * egglog *can* sample: a custom [`egglog::scheduler::Scheduler`] sees every rule's
+//!   matches per iteration, chooses some, and egglog keeps the rest for later. We
+//!   implement SPORES' per-rule sampling that way (`sched::Sampler`) on the AC and user
+//!   rulesets. Costs: the first scheduled step compiles a scheduled copy of each rule
+//!   (~0.1 ms per rule, per e-graph), which is why R_EQ is stepped unsampled; and the
+//!   scheduler's pending-match buffers sit behind an `Arc` that `EGraph::clone` shares,
+//!   so a scheduler must be added to each cloned e-graph, never to the template.
+//! * `(unstable-combined-ruleset name a b ..)` steps several rulesets in one backend
+//!   run; every `step_rules` call has a fixed cost (~50-100 µs), which dominates small
+//!   graphs, so translation is one combined ruleset and each iteration is two steps.
+//! * A `function` without `:merge` panics *inside egglog* on conflicting values, which
+//!   comes back as an `Err` from the run (not a Rust panic).
+//! * Inserting the input: `EGraph::update(|fs| fs.add(ctor, RawValues(..)) / fs.set(..))`
+//!   (trait `egglog::Write`) takes microseconds; generating egglog source and
+//!   `parse_and_run_program` cost ~0.1 ms per command.
+//! * Reading the graph: `constructor_enodes(name, |enode| ..)` gives each e-node's child
+//!   values and e-class; `function_entries` gives function rows; `value_to_base::<F>`
+//!   (f64), `::<i64>`, decode base values. This is cheaper and more direct than
+//!   `serialize()` and is what [`crate::extract`] uses.
+//! * Building an e-graph and parsing the ~100 rules takes ~10 ms; we parse once per
+//!   thread and clone the prepared e-graph (`EGraph: Clone`, ~0.5 ms) for each call.
+//! * `function`s must say `:merge` or `:no-merge`.
+//! * f64 literals in rules must not look like integers (`1.0`, not `1`).
+//!
+//! # Schedule
+//!
+//! Translation and folding run to a fixpoint first; then each iteration steps R_EQ (with
+//! folding and analyses) and the sampled AC rules once; fusion rules run once on the
+//! final graph (nothing else consumes fused nodes). Node and time limits are checked
+//! between steps, so the graph may overshoot the node limit by one step.
+
+mod encode;
+mod sched;
+
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
+
+use egglog::scheduler::SchedulerId;
+use egglog::EGraph;
+
+use crate::cost::la_cost;
+use crate::extract::{self, Extractor};
+use crate::la::{LaExpr, ShapeEnv, ShapeError};
+
+pub use encode::Tables;
+
+/// The rules, as data. `schema.egg` must come first (declarations).
+pub const RULES: &[(&str, &str)] = &[
+    ("schema.egg", include_str!("../../rules/schema.egg")),
+    ("r_lr.egg", include_str!("../../rules/r_lr.egg")),
+    ("r_eq.egg", include_str!("../../rules/r_eq.egg")),
+    ("ac.egg", include_str!("../../rules/ac.egg")),
+    ("fold.egg", include_str!("../../rules/fold.egg")),
+    ("fusion.egg", include_str!("../../rules/fusion.egg")),
+];
+
+/// Rulesets whose matches are sampled. (R_EQ is stepped unsampled: the first step of a
+/// sampled ruleset compiles a scheduled copy of each rule, ~0.1 ms per rule, per
+/// optimization; sampling the four AC rules and user rules keeps that small.)
+const SAMPLED: &[&str] = &["ac", "user"];
+
+/// Limits and choices for [`optimize`].
+#[derive(Clone, Debug)]
+pub struct OptimizeOptions {
+    pub iter_limit: usize,
+    /// Checked between rulesets: the graph may overshoot by one ruleset step.
+    pub node_limit: usize,
+    pub time_limit: Duration,
+    pub extractor: Extractor,
+    /// egglog text appended after the shipped rules (rules may use ruleset `user`).
+    pub extra_rules: Option<String>,
+    /// Matches fired per sampled rule per iteration.
+    pub sample_limit: usize,
+}
+
+impl Default for OptimizeOptions {
+    fn default() -> Self {
+        OptimizeOptions {
+            iter_limit: 8,
+            node_limit: 2_000,
+            time_limit: Duration::from_millis(500),
+            extractor: Extractor::Greedy,
+            extra_rules: None,
+            sample_limit: 30,
+        }
+    }
+}
+
+/// Why saturation stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    Saturated,
+    IterLimit,
+    NodeLimit,
+    TimeLimit,
+}
+
+/// What saturation did.
+#[derive(Clone, Debug)]
+pub struct SaturationReport {
+    pub iterations: usize,
+    pub enodes: usize,
+    pub eclasses: usize,
+    pub stop: StopReason,
+    pub time: Duration,
+}
+
+/// The result of [`optimize`].
+#[derive(Clone, Debug)]
+pub struct Optimized {
+    /// May contain fused operators as [`LaExpr::Func`]: `wsloss(X, U, V)` =
+    /// `sum((X - U %*% t(V))^2)`; `sddmm_sum(X, U, V)` = `sum(X * (U %*% t(V)))`;
+    /// `mmchain(X, v)` = `t(X) %*% (X %*% v)`; `mmchain(X, v, w)` =
+    /// `t(X) %*% (w * (X %*% v))`; `sprop(P)` = `P * (1 - P)`. `sum((X + U %*% t(V))^2)`
+    /// comes out as `wsloss(X, -U, V)`.
+    pub expr: LaExpr,
+    pub cost_before: f64,
+    pub cost_after: f64,
+    pub report: SaturationReport,
+}
+
+/// Why [`optimize`] failed. Limits are not errors: they stop saturation early and the
+/// best plan found so far is returned.
+#[derive(Debug, thiserror::Error)]
+pub enum OptError {
+    #[error("{0}")]
+    Shape(#[from] ShapeError),
+    #[error("rules: {0}")]
+    Rules(String),
+    #[error("unsound rule: classes with different schemas were merged ({0})")]
+    Unsound(String),
+    #[error("egglog: {0}")]
+    Egglog(String),
+    #[error("encoding: {0}")]
+    Encode(String),
+    #[error("extraction: {0}")]
+    Extract(String),
+}
+
+thread_local! {
+    /// Prepared e-graphs (rules parsed) per user rule text and sample limit.
+    static TEMPLATES: RefCell<Vec<Template>> = const { RefCell::new(Vec::new()) };
+}
+
+struct Template {
+    extra: Option<String>,
+    sample_limit: usize,
+    egraph: EGraph,
+}
+
+/// A fresh e-graph with the rules loaded, and its sampling scheduler.
+fn prepared(
+    extra: &Option<String>,
+    sample_limit: usize,
+) -> Result<(EGraph, SchedulerId), OptError> {
+    TEMPLATES.with(|t| {
+        let mut t = t.borrow_mut();
+        if let Some(tp) = t
+            .iter()
+            .find(|tp| tp.extra == *extra && tp.sample_limit == sample_limit)
+        {
+            let mut eg = tp.egraph.clone();
+            let scheduler = eg.add_scheduler(Box::new(sched::Sampler::new(sample_limit, SAMPLED)));
+            return Ok((eg, scheduler));
+        }
+        let mut eg = EGraph::default();
+        for (name, text) in RULES {
+            eg.parse_and_run_program(Some(name.to_string()), text)
+                .map_err(|e| OptError::Rules(format!("{name}: {e}")))?;
+        }
+        eg.parse_and_run_program(
+            None,
+            "(ruleset user)\n\
+             (unstable-combined-ruleset translate analysis lower fold)\n\
+             (unstable-combined-ruleset rewrite analysis eq fold)",
+        )
+        .map_err(|e| OptError::Rules(e.to_string()))?;
+        if let Some(text) = extra {
+            eg.parse_and_run_program(Some("extra_rules".into()), text)
+                .map_err(|e| OptError::Rules(format!("extra rules: {e}")))?;
+        }
+        if t.len() >= 4 {
+            t.remove(0);
+        }
+        t.push(Template {
+            extra: extra.clone(),
+            sample_limit,
+            egraph: eg.clone(),
+        });
+        // A scheduler is added to each copy, never to the template: egglog's per-rule
+        // scheduler state holds pending matches behind an `Arc` that clones share.
+        let scheduler = eg.add_scheduler(Box::new(sched::Sampler::new(sample_limit, SAMPLED)));
+        Ok((eg, scheduler))
+    })
+}
+
+/// Optimizes `e` under `env`: saturate, extract, and return the cheaper of the result
+/// and the input (by [`crate::cost`]), with what saturation did.
+pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Optimized, OptError> {
+    let start = Instant::now();
+    let shape = crate::cost::shape_of(env, e)?;
+    let cost_before = la_cost(e, env)?;
+
+    let mut sub = |arg: &LaExpr, env: &ShapeEnv| -> Result<LaExpr, OptError> {
+        if matches!(arg, LaExpr::Var(_) | LaExpr::Const(_)) {
+            return Ok(arg.clone());
+        }
+        Ok(optimize(arg, env, opts)?.expr)
+    };
+    let encoded = encode::encode(e, env, &mut sub)?;
+
+    let (mut eg, sched_id) = prepared(&opts.extra_rules, opts.sample_limit)?;
+    debug(&format!("prepared after {:?}", start.elapsed()));
+    insert(&mut eg, &encoded.ops)?;
+    debug(&format!("inserted after {:?}", start.elapsed()));
+    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start)?;
+
+    let snapshot = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
+    let report = SaturationReport {
+        iterations,
+        enodes: snapshot.enode_count(),
+        eclasses: snapshot.class_count(),
+        stop,
+        time: start.elapsed(),
+    };
+    let fallback = |report: SaturationReport| Optimized {
+        expr: e.clone(),
+        cost_before,
+        cost_after: cost_before,
+        report,
+    };
+    let plan = match extract::extract(&snapshot, opts.extractor) {
+        Ok(plan) => plan,
+        Err(err) => {
+            debug(&format!("extraction failed: {err}"));
+            return Ok(fallback(report));
+        }
+    };
+    debug(&format!("plan: {plan}"));
+    // The plan must type-check with the input's shape and not cost more than the input;
+    // anything else means an extraction gap, and the input is the safe answer.
+    let tables = &encoded.tables;
+    match crate::cost::shape_of(&tables.env, &plan) {
+        Ok(s) if s == shape => {}
+        other => {
+            debug(&format!("plan has shape {other:?}, input {shape:?}"));
+            return Ok(fallback(report));
+        }
+    }
+    let plan_cost = match la_cost(&plan, &tables.env) {
+        Ok(c) => c,
+        Err(_) => return Ok(fallback(report)),
+    };
+    let input_cost = la_cost(&encoded.input, &tables.env).unwrap_or(cost_before);
+    if plan_cost > input_cost {
+        debug(&format!("plan costs {plan_cost:e}, input {input_cost:e}"));
+        return Ok(fallback(report));
+    }
+    let expr = substitute_leaves(&plan, tables);
+    let cost_after = la_cost(&expr, env).unwrap_or(plan_cost);
+    Ok(Optimized {
+        expr,
+        cost_before,
+        cost_after,
+        report,
+    })
+}
+
+/// With `SPORES_DEBUG` set, explains why a plan was not used (on stderr).
+fn debug(msg: &str) {
+    if std::env::var_os("SPORES_DEBUG").is_some() {
+        eprintln!("spores-opt: {msg}");
+    }
+}
+
+/// Runs the rulesets until saturation or a limit.
+///
+/// Translation (`lower`) and constant folding terminate on their own, so they run to a
+/// fixpoint first. Each iteration then steps the sampled R_EQ and AC rulesets (and user
+/// rules) once, folding after. Fusion rules produce nothing any other rule matches, so
+/// they run once, on the final graph, whatever stopped the loop: that finds every
+/// fusion opportunity at the cost of one (large) match.
+fn saturate(
+    eg: &mut EGraph,
+    sched_id: SchedulerId,
+    opts: &OptimizeOptions,
+    start: Instant,
+) -> Result<(usize, StopReason), OptError> {
+    for _ in 0..64 {
+        if !eg.step_rules("translate").map_err(egglog_error)?.updated {
+            break;
+        }
+    }
+    debug(&format!(
+        "translated: {} e-nodes, {:?}",
+        enode_count(eg),
+        start.elapsed()
+    ));
+    let mut iterations = 0;
+    let stop = loop {
+        if iterations >= opts.iter_limit {
+            break StopReason::IterLimit;
+        }
+        iterations += 1;
+        let mut updated = false;
+        let mut can_stop = true;
+        let mut limited = None;
+        for ruleset in ["rewrite", "ac", "user"] {
+            if ruleset == "user" && opts.extra_rules.is_none() {
+                continue;
+            }
+            let report = if SAMPLED.contains(&ruleset) {
+                eg.step_rules_with_scheduler(sched_id, ruleset)
+            } else {
+                eg.step_rules(ruleset)
+            }
+            .map_err(egglog_error)?;
+            updated |= report.updated;
+            can_stop &= report.can_stop;
+            let t0 = Instant::now();
+            updated |= run_analysis(eg)?;
+            if std::env::var_os("SPORES_DEBUG2").is_some() {
+                let mut m: Vec<_> = report
+                    .num_matches_per_rule
+                    .iter()
+                    .filter(|(_, n)| **n > 0)
+                    .collect();
+                m.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
+                m.truncate(3);
+                eprintln!(
+                    "  {ruleset}: {:?} (+analysis {:?}) {:?}",
+                    report
+                        .search_and_apply_time_per_ruleset
+                        .values()
+                        .sum::<Duration>(),
+                    t0.elapsed(),
+                    m
+                );
+            }
+            if start.elapsed() > opts.time_limit {
+                limited = Some(StopReason::TimeLimit);
+                break;
+            }
+            if enode_count(eg) > opts.node_limit {
+                limited = Some(StopReason::NodeLimit);
+                break;
+            }
+        }
+        debug(&format!(
+            "iteration {iterations}: {} e-nodes, {:?}",
+            enode_count(eg),
+            start.elapsed()
+        ));
+        if let Some(reason) = limited {
+            break reason;
+        }
+        if !updated && can_stop {
+            break StopReason::Saturated;
+        }
+    };
+    eg.step_rules("fuse").map_err(egglog_error)?;
+    // Invariants must be complete for extraction whatever stopped us.
+    run_analysis(eg)?;
+    debug(&format!("fused: {:?}", start.elapsed()));
+    Ok((iterations, stop))
+}
+
+/// Applies the encoder's insertions.
+fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<(), OptError> {
+    use egglog::{Value, Write};
+    use encode::{Arg, Op};
+    eg.update(|mut fs| {
+        let mut slots: Vec<Value> = Vec::new();
+        let value =
+            |a: &Arg, fs: &egglog::FullState, slots: &[Value]| -> Result<Value, egglog::Error> {
+                use egglog::Core;
+                Ok(match a {
+                    Arg::Slot(n) => *slots
+                        .get(*n)
+                        .ok_or_else(|| egglog::Error::BackendError("bad slot".into()))?,
+                    Arg::I64(x) => fs.base_to_value(*x),
+                    Arg::F64(x) => fs.base_to_value(egglog::sort::F::new((*x).into())),
+                    Arg::Str(x) => fs.base_to_value(egglog::sort::S::new(x.clone())),
+                })
+            };
+        for op in ops {
+            match op {
+                Op::Add(name, args) => {
+                    let vals = args
+                        .iter()
+                        .map(|a| value(a, &fs, &slots))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let v = fs.add(name, egglog::RawValues(vals))?;
+                    slots.push(v);
+                }
+                Op::Set(name, key, val) => {
+                    let keys = key
+                        .iter()
+                        .map(|a| value(a, &fs, &slots))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let v = value(val, &fs, &slots)?;
+                    fs.set(name, egglog::RawValues(keys), v)?;
+                }
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| OptError::Encode(e.to_string()))
+}
+
+/// Brings schemas and sparsity up to date. Returns whether anything changed.
+fn run_analysis(eg: &mut EGraph) -> Result<bool, OptError> {
+    let mut any = false;
+    for _ in 0..64 {
+        let report = eg.step_rules("analysis").map_err(egglog_error)?;
+        if !report.updated {
+            return Ok(any);
+        }
+        any = true;
+    }
+    Ok(any)
+}
+
+fn egglog_error(e: egglog::Error) -> OptError {
+    let text = e.to_string();
+    if text.contains("schema") {
+        OptError::Unsound(text)
+    } else {
+        OptError::Egglog(text)
+    }
+}
+
+/// Number of e-nodes in the relational and LA tables (analysis rows not counted).
+fn enode_count(eg: &EGraph) -> usize {
+    extract::CONSTRUCTORS
+        .iter()
+        .map(|name| eg.get_size(name))
+        .sum()
+}
+
+/// Puts the opaque calls back in place of their placeholders.
+fn substitute_leaves(e: &LaExpr, tables: &Tables) -> LaExpr {
+    use LaExpr::*;
+    let b = |x: &LaExpr| Box::new(substitute_leaves(x, tables));
+    match e {
+        Var(v) => match tables.placeholders.iter().position(|p| p == v) {
+            Some(n) => tables.leaf(n).cloned().unwrap_or_else(|| e.clone()),
+            None => e.clone(),
+        },
+        Const(_) => e.clone(),
+        Add(x, y) => Add(b(x), b(y)),
+        Sub(x, y) => Sub(b(x), b(y)),
+        Mul(x, y) => Mul(b(x), b(y)),
+        MatMul(x, y) => MatMul(b(x), b(y)),
+        Transpose(x) => Transpose(b(x)),
+        Neg(x) => Neg(b(x)),
+        Sum(x) => Sum(b(x)),
+        RowSums(x) => RowSums(b(x)),
+        ColSums(x) => ColSums(b(x)),
+        Pow(x, k) => Pow(b(x), *k),
+        Func { name, args } => Func {
+            name: name.clone(),
+            args: args.iter().map(|a| substitute_leaves(a, tables)).collect(),
+        },
+    }
+}

@@ -1,0 +1,411 @@
+//! End-to-end tests of equality saturation: the paper's examples with the structure of
+//! the result asserted, soundness checked numerically with a small dense evaluator, the
+//! limits, and optimization time.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use spores_opt::la::{LaExpr, ShapeEnv};
+use spores_opt::saturate::{optimize, OptError, OptimizeOptions, Optimized, StopReason};
+
+// ---------- a tiny dense evaluator ----------
+
+#[derive(Clone, Debug)]
+struct M {
+    r: usize,
+    c: usize,
+    d: Vec<f64>,
+}
+
+impl M {
+    fn at(&self, i: usize, j: usize) -> f64 {
+        let i = if self.r == 1 { 0 } else { i };
+        let j = if self.c == 1 { 0 } else { j };
+        self.d[i * self.c + j]
+    }
+    fn scalar(x: f64) -> M {
+        M {
+            r: 1,
+            c: 1,
+            d: vec![x],
+        }
+    }
+    fn from_fn(r: usize, c: usize, mut f: impl FnMut(usize, usize) -> f64) -> M {
+        let mut d = Vec::with_capacity(r * c);
+        for i in 0..r {
+            for j in 0..c {
+                d.push(f(i, j));
+            }
+        }
+        M { r, c, d }
+    }
+    fn t(&self) -> M {
+        M::from_fn(self.c, self.r, |i, j| self.at(j, i))
+    }
+    fn mm(&self, o: &M) -> M {
+        assert_eq!(self.c, o.r, "matmul shapes");
+        M::from_fn(self.r, o.c, |i, j| {
+            (0..self.c).map(|k| self.at(i, k) * o.at(k, j)).sum()
+        })
+    }
+    fn zip(&self, o: &M, f: impl Fn(f64, f64) -> f64) -> M {
+        let r = self.r.max(o.r);
+        let c = self.c.max(o.c);
+        M::from_fn(r, c, |i, j| f(self.at(i, j), o.at(i, j)))
+    }
+    fn map(&self, f: impl Fn(f64) -> f64) -> M {
+        M::from_fn(self.r, self.c, |i, j| f(self.at(i, j)))
+    }
+    fn sum(&self) -> f64 {
+        self.d.iter().sum()
+    }
+}
+
+fn eval(e: &LaExpr, inputs: &HashMap<String, M>) -> M {
+    use LaExpr::*;
+    let ev = |x: &LaExpr| eval(x, inputs);
+    match e {
+        Var(v) => inputs[v].clone(),
+        Const(c) => M::scalar(*c),
+        Add(a, b) => ev(a).zip(&ev(b), |x, y| x + y),
+        Sub(a, b) => ev(a).zip(&ev(b), |x, y| x - y),
+        Mul(a, b) => ev(a).zip(&ev(b), |x, y| x * y),
+        MatMul(a, b) => ev(a).mm(&ev(b)),
+        Transpose(a) => ev(a).t(),
+        Neg(a) => ev(a).map(|x| -x),
+        Sum(a) => M::scalar(ev(a).sum()),
+        RowSums(a) => {
+            let m = ev(a);
+            M::from_fn(m.r, 1, |i, _| (0..m.c).map(|j| m.at(i, j)).sum())
+        }
+        ColSums(a) => {
+            let m = ev(a);
+            M::from_fn(1, m.c, |_, j| (0..m.r).map(|i| m.at(i, j)).sum())
+        }
+        Pow(a, k) => ev(a).map(|x| x.powf(*k)),
+        Func { name, args } => {
+            let a: Vec<M> = args.iter().map(ev).collect();
+            match (name.as_str(), a.as_slice()) {
+                ("wsloss", [x, u, v]) => {
+                    M::scalar(x.zip(&u.mm(&v.t()), |p, q| (p - q) * (p - q)).sum())
+                }
+                ("sddmm_sum", [x, u, v]) => M::scalar(x.zip(&u.mm(&v.t()), |p, q| p * q).sum()),
+                ("mmchain", [x, v]) => x.t().mm(&x.mm(v)),
+                ("mmchain", [x, v, w]) => x.t().mm(&w.zip(&x.mm(v), |p, q| p * q)),
+                ("sprop", [p]) => p.map(|x| x * (1.0 - x)),
+                ("nrow", [x]) => M::scalar(x.r as f64),
+                ("ncol", [x]) => M::scalar(x.c as f64),
+                ("exp", [x]) => x.map(f64::exp),
+                ("/", [x, y]) => x.zip(y, |p, q| p / q),
+                _ => panic!("evaluator lacks {name}"),
+            }
+        }
+    }
+}
+
+/// Deterministic pseudo-random inputs for `shapes` (`NAME=RxC` with numbers), with
+/// about `density` of the cells of `sparse` inputs non-zero.
+fn inputs(shapes: &[(&str, usize, usize)], sparse: &[&str], seed: u64) -> HashMap<String, M> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    shapes
+        .iter()
+        .map(|(n, r, c)| {
+            let is_sparse = sparse.contains(n);
+            let m = M::from_fn(*r, *c, |_, _| {
+                let v = next() * 2.0 - 1.0;
+                if is_sparse && next() > 0.3 {
+                    0.0
+                } else {
+                    v
+                }
+            });
+            (n.to_string(), m)
+        })
+        .collect()
+}
+
+fn assert_close(a: &M, b: &M, what: &str) {
+    assert_eq!((a.r, a.c), (b.r, b.c), "{what}: shapes differ");
+    for (x, y) in a.d.iter().zip(&b.d) {
+        let tol = 1e-9 * (1.0 + x.abs().max(y.abs()));
+        assert!((x - y).abs() <= tol, "{what}: {x} vs {y}");
+    }
+}
+
+// ---------- helpers ----------
+
+fn env(shapes: &[&str], nnz: &[(&str, f64)]) -> ShapeEnv {
+    let mut env = ShapeEnv::default();
+    for s in shapes {
+        env.add_shape_arg(s).unwrap();
+    }
+    for (n, z) in nnz {
+        env.set_nnz(n, *z);
+    }
+    env
+}
+
+fn run_with(text: &str, env: &ShapeEnv, opts: &OptimizeOptions) -> Optimized {
+    let e = LaExpr::parse(text).unwrap();
+    let out = optimize(&e, env, opts).unwrap();
+    println!(
+        "{text}\n  => {}\n  cost {:.3e} -> {:.3e}; {} iterations, {} e-nodes, {:?}, {:?}",
+        out.expr,
+        out.cost_before,
+        out.cost_after,
+        out.report.iterations,
+        out.report.enodes,
+        out.report.stop,
+        out.report.time
+    );
+    out
+}
+
+fn run(text: &str, env: &ShapeEnv) -> Optimized {
+    run_with(text, env, &OptimizeOptions::default())
+}
+
+/// Checks `plan` against `text` numerically on small random inputs.
+fn check_equivalent(text: &str, plan: &LaExpr, shapes: &[(&str, usize, usize)], sparse: &[&str]) {
+    let orig = LaExpr::parse(text).unwrap();
+    for seed in 0..3 {
+        let ins = inputs(shapes, sparse, seed);
+        assert_close(
+            &eval(&orig, &ins),
+            &eval(plan, &ins),
+            &format!("{text} vs {plan}"),
+        );
+    }
+}
+
+fn contains(e: &LaExpr, pred: &dyn Fn(&LaExpr) -> bool) -> bool {
+    use LaExpr::*;
+    pred(e)
+        || match e {
+            Var(_) | Const(_) => false,
+            Add(a, b) | Sub(a, b) | Mul(a, b) | MatMul(a, b) => {
+                contains(a, pred) || contains(b, pred)
+            }
+            Transpose(a) | Neg(a) | Sum(a) | RowSums(a) | ColSums(a) | Pow(a, _) => {
+                contains(a, pred)
+            }
+            Func { args, .. } => args.iter().any(|a| contains(a, pred)),
+        }
+}
+
+fn calls(e: &LaExpr, f: &str) -> bool {
+    contains(e, &|x| matches!(x, LaExpr::Func { name, .. } if name == f))
+}
+
+/// Whether some matrix product in `e` has an `m x n`-sized (dense outer) result.
+fn has_big_product(e: &LaExpr, env: &ShapeEnv) -> bool {
+    contains(e, &|x| {
+        matches!(x, LaExpr::MatMul(..))
+            && spores_opt::cost::LaCost::new(env)
+                .dims(x)
+                .is_ok_and(|(r, c)| r > 100.0 && c > 100.0)
+    })
+}
+
+const LOW_RANK: &[&str] = &["X=mxn", "U=mx10", "V=nx10"];
+const SMALL_LOW_RANK: &[(&str, usize, usize)] = &[("X", 7, 6), ("U", 7, 10), ("V", 6, 10)];
+
+fn sparse_x() -> ShapeEnv {
+    // m = n = 1000 (the default for symbols); X has 1% non-zeros.
+    env(LOW_RANK, &[("X", 1e4)])
+}
+
+fn dense_x() -> ShapeEnv {
+    env(LOW_RANK, &[])
+}
+
+// ---------- the paper's examples ----------
+
+#[test]
+fn squared_loss_exploits_sparse_x() {
+    let text = "sum((X - U %*% t(V))^2)";
+    let out = run(text, &sparse_x());
+    assert!(
+        calls(&out.expr, "wsloss") || calls(&out.expr, "sddmm_sum"),
+        "{}",
+        out.expr
+    );
+    assert!(!has_big_product(&out.expr, &sparse_x()), "{}", out.expr);
+    assert!(out.cost_after * 10.0 < out.cost_before);
+    check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
+}
+
+#[test]
+fn squared_loss_with_dense_x_is_not_expanded() {
+    let text = "sum((X - U %*% t(V))^2)";
+    let out = run(text, &dense_x());
+    // Dense-optimal: the unexpanded loss, or the fused operator computing it cell by cell.
+    assert!(!calls(&out.expr, "sddmm_sum"), "{}", out.expr);
+    assert!(out.cost_after <= out.cost_before);
+    check_equivalent(text, &out.expr, SMALL_LOW_RANK, &[]);
+}
+
+#[test]
+fn plus_variant_exploits_sparse_x() {
+    let text = "sum((X + U %*% t(V))^2)";
+    let out = run(text, &sparse_x());
+    assert!(!has_big_product(&out.expr, &sparse_x()), "{}", out.expr);
+    assert!(out.cost_after * 10.0 < out.cost_before);
+    check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
+    let dense = run(text, &dense_x());
+    assert!(!calls(&dense.expr, "sddmm_sum"), "{}", dense.expr);
+    check_equivalent(text, &dense.expr, SMALL_LOW_RANK, &[]);
+}
+
+#[test]
+fn als_update_distributes_for_sparse_x() {
+    let text = "(U %*% t(V) - X) %*% V";
+    let out = run(text, &sparse_x());
+    assert!(!has_big_product(&out.expr, &sparse_x()), "{}", out.expr);
+    assert!(
+        contains(
+            &out.expr,
+            &|e| matches!(e, LaExpr::MatMul(a, _) if **a == LaExpr::Var("X".into()))
+        ),
+        "{}",
+        out.expr
+    );
+    check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
+}
+
+#[test]
+fn sum_of_product_becomes_product_of_sums() {
+    let env = env(&["W=mxk", "H=kxn"], &[]);
+    let text = "sum(W %*% H)";
+    let out = run(text, &env);
+    assert!(!has_big_product(&out.expr, &env), "{}", out.expr);
+    assert!(
+        contains(&out.expr, &|e| matches!(e, LaExpr::ColSums(_)))
+            && contains(&out.expr, &|e| matches!(e, LaExpr::RowSums(_))),
+        "{}",
+        out.expr
+    );
+    check_equivalent(text, &out.expr, &[("W", 5, 4), ("H", 4, 6)], &[]);
+}
+
+#[test]
+fn mmchain_and_sprop_are_fused() {
+    let env = env(&["X=mxn", "v=nx1", "w=mx1", "P=mx1"], &[("X", 1e4)]);
+    let shapes = &[("X", 7, 6), ("v", 6, 1), ("w", 7, 1), ("P", 7, 1)];
+    for (text, f) in [
+        ("t(X) %*% (X %*% v)", "mmchain"),
+        ("t(X) %*% (w * (X %*% v))", "mmchain"),
+        ("P * (1 - P)", "sprop"),
+    ] {
+        let out = run(text, &env);
+        assert!(calls(&out.expr, f), "{text} => {}", out.expr);
+        check_equivalent(text, &out.expr, shapes, &["X"]);
+    }
+}
+
+// ---------- limits and errors ----------
+
+#[test]
+fn node_limit_stops_early_and_stays_equivalent() {
+    let opts = OptimizeOptions {
+        node_limit: 30,
+        ..OptimizeOptions::default()
+    };
+    for text in ["sum((X - U %*% t(V))^2)", "(U %*% t(V) - X) %*% V"] {
+        let out = run_with(text, &sparse_x(), &opts);
+        assert_eq!(out.report.stop, StopReason::NodeLimit);
+        check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
+    }
+}
+
+#[test]
+fn iteration_and_time_limits_are_reported() {
+    let text = "sum((X - U %*% t(V))^2)";
+    let iters = OptimizeOptions {
+        iter_limit: 1,
+        ..OptimizeOptions::default()
+    };
+    assert_eq!(
+        run_with(text, &sparse_x(), &iters).report.stop,
+        StopReason::IterLimit
+    );
+    let time = OptimizeOptions {
+        time_limit: Duration::ZERO,
+        ..OptimizeOptions::default()
+    };
+    let out = run_with(text, &sparse_x(), &time);
+    assert_eq!(out.report.stop, StopReason::TimeLimit);
+    check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
+}
+
+#[test]
+fn an_unsound_user_rule_fails_loudly() {
+    let opts = OptimizeOptions {
+        extra_rules: Some("(rule ((= e (Agg i a))) ((union e a)) :ruleset user)".into()),
+        ..OptimizeOptions::default()
+    };
+    let e = LaExpr::parse("sum(X)").unwrap();
+    let err = optimize(&e, &sparse_x(), &opts).unwrap_err();
+    assert!(matches!(err, OptError::Unsound(_)), "{err}");
+}
+
+#[test]
+fn opaque_calls_are_kept_and_their_arguments_optimized() {
+    let env = env(&["W=mxk", "H=kxn", "X=mxn"], &[]);
+    let text = "exp(X) + foo(sum(W %*% H))";
+    let out = run(text, &env);
+    assert!(
+        calls(&out.expr, "foo") && calls(&out.expr, "exp"),
+        "{}",
+        out.expr
+    );
+}
+
+// ---------- optimization time ----------
+
+#[test]
+fn optimization_time() {
+    let cases: Vec<(&str, ShapeEnv)> =
+        vec![
+        ("sum((X - U %*% t(V))^2)", sparse_x()),
+        ("sum((X - U %*% t(V))^2)", dense_x()),
+        ("sum((X + U %*% t(V))^2)", sparse_x()),
+        ("(U %*% t(V) - X) %*% V", sparse_x()),
+        ("sum(W %*% H)", env(&["W=mxk", "H=kxn"], &[])),
+        ("t(X) %*% (w * (X %*% v))", env(&["X=mxn", "v=nx1", "w=mx1"], &[("X", 1e4)])),
+        ("P * (1 - P) * X", env(&["X=mxn", "P=mx1"], &[])),
+        (
+            "t(X) %*% (X %*% v) + sum((X - U %*% t(V))^2) * v - colSums(X) %*% V %*% t(V) %*% v",
+            env(&["X=mxn", "U=mx10", "V=nx10", "v=nx1"], &[("X", 1e4)]),
+        ),
+    ];
+    let opts = OptimizeOptions::default();
+    // Warm the per-thread rule cache, as a long-running compiler would.
+    let _ = optimize(&LaExpr::parse("sum(X)").unwrap(), &sparse_x(), &opts);
+    let mut times = Vec::new();
+    for (text, env) in &cases {
+        let e = LaExpr::parse(text).unwrap();
+        let t = Instant::now();
+        let out = optimize(&e, env, &opts).unwrap();
+        let dt = t.elapsed();
+        println!(
+            "{dt:>10.2?}  {:>3} it {:>6} nodes {:?}  {text}  =>  {}",
+            out.report.iterations, out.report.enodes, out.report.stop, out.expr
+        );
+        times.push(dt);
+    }
+    times.sort();
+    println!(
+        "median {:?}, max {:?}",
+        times[times.len() / 2],
+        times[times.len() - 1]
+    );
+}

@@ -289,3 +289,33 @@ fn fifteen_operators_take_milliseconds() {
     assert!(per_call.as_millis() < 200, "{per_call:?}");
     println!("15-operator equivalence: {per_call:?}");
 }
+
+#[test]
+fn division_by_a_scalar_is_multiplication_by_its_reciprocal() {
+    let e = env(&["X=mxn", "y=mx1", "w=nx1", "n=1x1"], &[]);
+    // Equal wherever the division is defined (the helper's numeric spot check may draw
+    // n = 0, where both sides are undefined), so the decision is asserted directly.
+    for (lhs, rhs) in [
+        ("(t(X) %*% y) / n", "t(X / n) %*% y"),
+        ("w - 0.5 * t(X) %*% y / n", "w - t(X) %*% (y * (0.5 / n))"),
+    ] {
+        let answer = equiv(&parse(lhs), &parse(rhs), &e).unwrap();
+        assert!(
+            matches!(answer, Equivalence::Equivalent),
+            "{lhs} vs {rhs}: {answer:?}"
+        );
+    }
+    ne(&e, "(t(X) %*% y) / n", "(t(X) %*% y) * n");
+}
+
+#[test]
+fn elementwise_functions_commute_with_transposing_vectors() {
+    let e = env(&["X=mxn", "w=nx1"], &[]);
+    eq(&e, "t(sigmoid(X %*% w))", "sigmoid(t(w) %*% t(X))");
+    eq(
+        &e,
+        "sum(t(X) %*% sigmoid(X %*% w))",
+        "sum(sigmoid(colSums(t(X * t(w)))) %*% X)",
+    );
+    ne(&e, "t(sigmoid(X %*% w))", "sigmoid(t(w)) %*% t(X)");
+}

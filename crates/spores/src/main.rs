@@ -38,6 +38,9 @@ enum Command {
         /// Number of worker threads for the kernels (default: all cores).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        /// Run each block's DAG as written, without the SPORES optimizer.
+        #[arg(long)]
+        no_opt: bool,
     },
     /// Decide whether two LA expressions are equal for all inputs of the given shapes.
     ///
@@ -97,7 +100,8 @@ fn main() -> ExitCode {
             stats,
             explain,
             threads,
-        } => run(script, args, stats, explain, threads),
+            no_opt,
+        } => run(script, args, stats, explain, threads, no_opt),
         Command::Equiv { lhs, rhs, inputs } => {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::equiv(
@@ -117,6 +121,7 @@ fn run(
     stats: bool,
     explain: bool,
     threads: Option<usize>,
+    no_opt: bool,
 ) -> ExitCode {
     let started = Instant::now();
     if let Some(n) = threads {
@@ -144,10 +149,15 @@ fn run(
         }
     };
     let parse_time = started.elapsed();
+    let optimizer: Box<dyn spores::opt::DagOptimizer> = if no_opt {
+        Box::new(spores::opt::NoOptimizer)
+    } else {
+        Box::new(spores::opt::SporesOptimizer::new(Default::default()))
+    };
     let options = RunOptions {
         args: args.into_iter().collect::<HashMap<_, _>>(),
         explain,
-        ..RunOptions::default()
+        optimizer,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
 use spores::{run_script, RunOptions};
 
 fn repo_root() -> PathBuf {
@@ -77,13 +78,26 @@ fn check(example: &str) {
             .map(|(k, v)| (k.to_string(), root.join(v).display().to_string()))
             .collect();
     let expected = std::fs::read_to_string(golden.join(format!("{example}.expected"))).unwrap();
-    let options = RunOptions {
-        args,
-        ..RunOptions::default()
-    };
-    let ours = run_script(&script, options)
-        .unwrap_or_else(|e| panic!("{example}: {}", e.diagnostic().render(example, &script)));
-    compare_outputs(example, &ours, &expected);
+    // Unoptimized, then optimized with a zero cost threshold so that every LA subgraph
+    // of these small inputs really goes through saturation and plan verification.
+    for optimized in [false, true] {
+        let optimizer: Box<dyn DagOptimizer> = if optimized {
+            let mut spores = SporesOptimizer::new(Default::default());
+            spores.min_cost(0.0);
+            Box::new(spores)
+        } else {
+            Box::new(NoOptimizer)
+        };
+        let options = RunOptions {
+            args: args.clone(),
+            optimizer,
+            ..RunOptions::default()
+        };
+        let ours = run_script(&script, options)
+            .unwrap_or_else(|e| panic!("{example}: {}", e.diagnostic().render(example, &script)));
+        let label = format!("{example} (optimized: {optimized})");
+        compare_outputs(&label, &ours, &expected);
+    }
 }
 
 #[test]

@@ -37,7 +37,7 @@ use std::fmt;
 
 use crate::la::{Dim, Shape};
 
-pub use equiv::{equiv, EquivError, Equivalence, Witness};
+pub use equiv::{equiv, provably_equivalent, EquivError, Equivalence, Witness};
 pub use normal::normalize;
 
 /// An index variable. Ids 0 and 1 are the output's row and column index; every other id

@@ -384,6 +384,16 @@ impl<'a> Normalizer<'a> {
                     let scaled = LaExpr::Mul(Box::new(a.clone()), Box::new(LaExpr::Const(1.0 / c)));
                     self.norm(&scaled, row, col)?
                 }
+                // Division by a scalar is multiplication by its reciprocal, an opaque
+                // scalar atom, so `(A %*% B) / n` and `(A / n) %*% B` share a form.
+                ("/", [a, b]) if self.shape(b)?.0.is_one() && self.shape(b)?.1.is_one() => {
+                    let reciprocal = LaExpr::Func {
+                        name: "1/".into(),
+                        args: vec![b.clone()],
+                    };
+                    let scaled = LaExpr::Mul(Box::new(a.clone()), Box::new(reciprocal));
+                    self.norm(&scaled, row, col)?
+                }
                 ("as.scalar" | "as.matrix", [a]) => self.norm(a, row, col)?,
                 _ => self.opaque(name, args, &shape, row, col)?,
             },
@@ -421,7 +431,9 @@ impl<'a> Normalizer<'a> {
             ));
         }
         let commutative = COMMUTATIVE.contains(&name);
-        let swappable = ELEMENTWISE.contains(&name) && direct.len() == 2;
+        // An elementwise function commutes with transposition: `f(t(A)) = t(f(A))`, for
+        // vectors (one index) as for matrices (two, swapped).
+        let swappable = ELEMENTWISE.contains(&name) && !direct.is_empty();
         let transposed: Vec<Poly> = if swappable {
             polys.iter().map(transpose_poly).collect()
         } else {
@@ -457,7 +469,9 @@ impl<'a> Normalizer<'a> {
                 && s2.1 == shape.0
                 && args_match(a2, &transposed, commutative)
             {
-                return Ok(atom(id, vec![direct[1], direct[0]]));
+                let mut slots = direct.clone();
+                slots.reverse();
+                return Ok(atom(id, slots));
             }
         }
         self.rels.push(Rel::Opaque {

@@ -13,7 +13,7 @@ use spores_exec::kernels::unary::UnaryOp;
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 
 use crate::dag::meta::NodeMeta;
-use crate::dag::{AggFn, Axis, BlockDag, Dag, Fused, Literal, NodeId, Op};
+use crate::dag::{AggFn, Axis, BlockDag, Builtin, Dag, Fused, Literal, NodeId, Op};
 
 /// DAG operators that the optimizer sees as opaque functions, with their names in
 /// [`LaExpr::Func`]. Add/Sub/Mul, `%*%`, `t`, unary minus, sums and constant powers are
@@ -98,11 +98,10 @@ pub struct Extracted {
 /// function on known shapes that produces a matrix, or a full aggregate of one.
 fn is_la(dag: &Dag, meta: &[NodeMeta], id: NodeId) -> bool {
     let node = dag.node(id);
-    let operator = match &node.op {
-        Op::Binary(_) | Op::Unary(_) | Op::MatMul | Op::Transpose => true,
-        Op::Agg(..) => true,
-        _ => false,
-    };
+    let operator = matches!(
+        node.op,
+        Op::Binary(_) | Op::Unary(_) | Op::MatMul | Op::Transpose | Op::Agg(..)
+    );
     if !operator {
         return false;
     }
@@ -121,7 +120,9 @@ fn is_la(dag: &Dag, meta: &[NodeMeta], id: NodeId) -> bool {
 pub fn extract(block: &BlockDag, meta: &[NodeMeta]) -> Extracted {
     let dag = &block.dag;
     let needed = dag.reachable(block.roots());
-    let la: Vec<bool> = (0..dag.len()).map(|id| needed[id] && is_la(dag, meta, id)).collect();
+    let la: Vec<bool> = (0..dag.len())
+        .map(|id| needed[id] && is_la(dag, meta, id))
+        .collect();
     // A root is an LA node whose value something other than an LA node needs.
     let mut is_root = vec![false; dag.len()];
     for root in block.roots() {
@@ -145,7 +146,13 @@ pub fn extract(block: &BlockDag, meta: &[NodeMeta]) -> Extracted {
     out
 }
 
-fn to_expr(dag: &Dag, meta: &[NodeMeta], la: &[bool], id: NodeId, out: &mut Extracted) -> Option<LaExpr> {
+fn to_expr(
+    dag: &Dag,
+    meta: &[NodeMeta],
+    la: &[bool],
+    id: NodeId,
+    out: &mut Extracted,
+) -> Option<LaExpr> {
     let node = dag.node(id);
     if let Op::Literal(l) = &node.op {
         return match l {
@@ -164,7 +171,9 @@ fn to_expr(dag: &Dag, meta: &[NodeMeta], la: &[bool], id: NodeId, out: &mut Extr
         Op::Binary(BinaryOp::Sub) => LaExpr::Sub(child(0)?, child(1)?),
         Op::Binary(BinaryOp::Mul) => LaExpr::Mul(child(0)?, child(1)?),
         Op::Binary(BinaryOp::Pow) if matches!(dag.node(node.children[1]).op, Op::Literal(_)) => {
-            let LaExpr::Const(k) = *child(1)? else { return None };
+            let LaExpr::Const(k) = *child(1)? else {
+                return None;
+            };
             LaExpr::Pow(child(0)?, k)
         }
         Op::MatMul => LaExpr::MatMul(child(0)?, child(1)?),
@@ -188,14 +197,20 @@ fn to_expr(dag: &Dag, meta: &[NodeMeta], la: &[bool], id: NodeId, out: &mut Extr
 
 /// A value the optimizer treats as an input: named after the block variable it reads,
 /// or `_tN` after its node.
-fn leaf(node: &crate::dag::Node, meta: &[NodeMeta], id: NodeId, out: &mut Extracted) -> Option<LaExpr> {
+fn leaf(
+    node: &crate::dag::Node,
+    meta: &[NodeMeta],
+    id: NodeId,
+    out: &mut Extracted,
+) -> Option<LaExpr> {
     let name = match &node.op {
         Op::Input(v) => v.clone(),
         _ => format!("_t{id}"),
     };
     match &meta[id] {
         NodeMeta::Matrix { shape, nnz } => {
-            out.env.matrix(&name, Dim::Known(shape.rows), Dim::Known(shape.cols));
+            out.env
+                .matrix(&name, Dim::Known(shape.rows), Dim::Known(shape.cols));
             out.env.set_nnz(&name, *nnz);
         }
         NodeMeta::Scalar(_) => {
@@ -210,12 +225,31 @@ fn leaf(node: &crate::dag::Node, meta: &[NodeMeta], id: NodeId, out: &mut Extrac
 /// Rebuilds the block with the given roots replaced by (optimized) expressions over
 /// the same leaves. Fails only when an expression names an operator that has no
 /// kernel, in which case the caller keeps the original block.
-pub fn rebuild(block: &BlockDag, replacements: &HashMap<NodeId, LaExpr>, leaves: &HashMap<String, NodeId>) -> Result<BlockDag, String> {
+pub fn rebuild(
+    block: &BlockDag,
+    replacements: &HashMap<NodeId, LaExpr>,
+    leaves: &HashMap<String, NodeId>,
+) -> Result<BlockDag, String> {
     let mut out = Dag::new();
     let mut remap: Vec<NodeId> = Vec::with_capacity(block.dag.len());
     for (id, node) in block.dag.nodes().iter().enumerate() {
         let new_id = match replacements.get(&id) {
-            Some(expr) => add_expr(&mut out, expr, &|name| leaves.get(name).map(|&old| remap[old]), node.span)?,
+            Some(expr) => {
+                let value = add_expr(
+                    &mut out,
+                    expr,
+                    &|name| leaves.get(name).map(|&old| remap[old]),
+                    node.span,
+                )?;
+                // DML tells a scalar from a 1x1 matrix (`sum(v * v)` vs `t(v) %*% v`); a
+                // plan must give the root's value the kind it had.
+                let keep_kind = if matches!(node.op, Op::Agg(_, Axis::All)) {
+                    Builtin::AsScalar
+                } else {
+                    Builtin::AsMatrix
+                };
+                out.add(Op::Builtin(keep_kind), vec![value], node.span)
+            }
             None => {
                 let children = node.children.iter().map(|&c| remap[c]).collect();
                 if node.op.is_pure() {
@@ -229,7 +263,11 @@ pub fn rebuild(block: &BlockDag, replacements: &HashMap<NodeId, LaExpr>, leaves:
     }
     Ok(BlockDag {
         dag: out,
-        outputs: block.outputs.iter().map(|(n, id)| (n.clone(), remap[*id])).collect(),
+        outputs: block
+            .outputs
+            .iter()
+            .map(|(n, id)| (n.clone(), remap[*id]))
+            .collect(),
         effects: block.effects.iter().map(|id| remap[*id]).collect(),
         span: block.span,
     })
@@ -241,7 +279,7 @@ fn add_expr(
     leaf: &dyn Fn(&str) -> Option<NodeId>,
     span: spores_lang::diag::Span,
 ) -> Result<NodeId, String> {
-    let mut add = |dag: &mut Dag, op: Op, args: &[&LaExpr]| -> Result<NodeId, String> {
+    let add = |dag: &mut Dag, op: Op, args: &[&LaExpr]| -> Result<NodeId, String> {
         let children = args
             .iter()
             .map(|a| add_expr(dag, a, leaf, span))
@@ -249,7 +287,9 @@ fn add_expr(
         Ok(dag.add(op, children, span))
     };
     match e {
-        LaExpr::Var(name) => leaf(name).ok_or_else(|| format!("the optimizer returned an unknown input `{name}`")),
+        LaExpr::Var(name) => {
+            leaf(name).ok_or_else(|| format!("the optimizer returned an unknown input `{name}`"))
+        }
         LaExpr::Const(c) => Ok(dag.add(Op::Literal(Literal::Double(*c)), vec![], span)),
         LaExpr::Add(a, b) => add(dag, Op::Binary(BinaryOp::Add), &[a, b]),
         LaExpr::Sub(a, b) => add(dag, Op::Binary(BinaryOp::Sub), &[a, b]),

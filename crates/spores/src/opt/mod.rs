@@ -2,13 +2,18 @@
 //!
 //! The interpreter compiles each basic block just before running it, when the shapes
 //! and non-zero counts of its inputs are known, and hands the DAG to a [`DagOptimizer`].
-//! The SPORES optimizer (relational equality saturation) implements this trait; until
-//! it is in, [`NoOptimizer`] returns the DAG unchanged.
+//! [`SporesOptimizer`] (relational equality saturation, the default) and
+//! [`NoOptimizer`] (`--no-opt`) implement it.
+
+pub mod convert;
+mod spores;
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use spores_exec::Shape;
 
+pub use self::spores::{ExprOptimizer, Saturation, SporesOptimizer, DEFAULT_MIN_COST};
 use crate::dag::BlockDag;
 
 /// What is known about a block input when the block is compiled.
@@ -18,10 +23,20 @@ pub enum InputMeta {
     Scalar,
 }
 
+/// The result of optimizing one block.
+#[derive(Clone, Debug, Default)]
+pub struct Optimization {
+    /// The cheaper equivalent block, or `None` to run the block as it is.
+    pub block: Option<BlockDag>,
+    /// What the optimizer did, for `--explain` (empty when it found nothing).
+    pub notes: String,
+}
+
 pub trait DagOptimizer {
-    /// Returns a DAG that computes the same outputs and effects as `block`, given the
-    /// metadata of its inputs, or `None` to keep `block` as it is.
-    fn optimize(&self, block: &BlockDag, inputs: &HashMap<String, InputMeta>) -> Option<BlockDag>;
+    /// Returns a block that computes the same outputs and effects as `block`, given the
+    /// metadata of its inputs. The result is shared: optimizers cache it per block and
+    /// input signature, and the interpreter caches what it derives from it.
+    fn optimize(&self, block: &BlockDag, inputs: &HashMap<String, InputMeta>) -> Rc<Optimization>;
 
     /// Whether [`DagOptimizer::optimize`] reads the input metadata (counting non-zeros of
     /// dense inputs costs a pass over them, so the interpreter skips it when not needed).
@@ -38,8 +53,11 @@ impl DagOptimizer for NoOptimizer {
         &self,
         _block: &BlockDag,
         _inputs: &HashMap<String, InputMeta>,
-    ) -> Option<BlockDag> {
-        None
+    ) -> Rc<Optimization> {
+        thread_local! {
+            static NOTHING: Rc<Optimization> = Rc::new(Optimization::default());
+        }
+        NOTHING.with(Rc::clone)
     }
 
     fn needs_input_meta(&self) -> bool {

@@ -52,6 +52,12 @@ pub struct Interpreter<'w> {
     /// (or the address of the expression) in the program, which lives as long as the run.
     blocks: HashMap<(usize, usize), Rc<Compiled>>,
     explained: HashSet<(usize, usize)>,
+    /// Physical plans of optimized blocks, keyed by the optimization's address.
+    planned_optimizations: HashMap<usize, Rc<BlockDag>>,
+    optimizations: Vec<Rc<crate::opt::Optimization>>,
+    explained_optimizations: HashSet<usize>,
+    /// Optimizer notes waiting to be printed with the block's `--explain` output.
+    pending_notes: HashMap<(usize, usize), String>,
     next_seed: u64,
     call_depth: usize,
     start: Instant,
@@ -72,6 +78,10 @@ impl<'w> Interpreter<'w> {
             out,
             blocks: HashMap::new(),
             explained: HashSet::new(),
+            planned_optimizations: HashMap::new(),
+            optimizations: Vec::new(),
+            explained_optimizations: HashSet::new(),
+            pending_notes: HashMap::new(),
             next_seed: start.elapsed().as_nanos() as u64 ^ std::process::id() as u64,
             call_depth: 0,
             start,
@@ -256,13 +266,32 @@ impl<'w> Interpreter<'w> {
         } else {
             HashMap::new()
         };
-        let result = match self.options.optimizer.optimize(&compiled.lowered, &inputs) {
-            Some(better) => Rc::new(crate::plan::physical(&better).unwrap_or(better)),
+        let optimization = self.options.optimizer.optimize(&compiled.lowered, &inputs);
+        let result = match &optimization.block {
             None => compiled
                 .planned
                 .clone()
                 .unwrap_or_else(|| compiled.lowered.clone()),
+            Some(better) => {
+                let id = Rc::as_ptr(&optimization) as usize;
+                self.planned_optimizations
+                    .entry(id)
+                    .or_insert_with(|| {
+                        Rc::new(crate::plan::physical(better).unwrap_or_else(|| better.clone()))
+                    })
+                    .clone()
+            }
         };
+        if self.options.explain
+            && !optimization.notes.is_empty()
+            && self
+                .explained_optimizations
+                .insert(Rc::as_ptr(&optimization) as usize)
+        {
+            self.pending_notes.insert(key, optimization.notes.clone());
+        }
+        // Keep the optimization alive while its address keys the plan cache.
+        self.optimizations.push(optimization);
         self.stats.compile += started.elapsed();
         Ok(result)
     }
@@ -289,7 +318,8 @@ impl<'w> Interpreter<'w> {
         for root in block.roots() {
             uses[root] += 1;
         }
-        let explain_now = self.options.explain && self.explained.insert(key);
+        let explain_now = self.options.explain
+            && (self.explained.insert(key) || self.pending_notes.contains_key(&key));
         let mut notes = vec![String::new(); if explain_now { dag.len() } else { 0 }];
         let mut values: Vec<Option<Value>> = vec![None; dag.len()];
         let mut call_results: HashMap<usize, Vec<Value>> = HashMap::new();
@@ -346,7 +376,11 @@ impl<'w> Interpreter<'w> {
         }
         if explain_now {
             let header = format!("--- block ({} nodes) ---", dag.len());
-            let _ = write!(self.out, "{header}\n{}", explain(block, Some(&notes)));
+            let _ = writeln!(self.out, "{header}");
+            if let Some(optimizer_notes) = self.pending_notes.remove(&key) {
+                let _ = write!(self.out, "optimized:\n{optimizer_notes}plan:\n");
+            }
+            let _ = write!(self.out, "{}", explain(block, Some(&notes)));
         }
         Ok(block
             .outputs

@@ -1,0 +1,178 @@
+//! The SPORES optimizer behind the DAG seam: each LA subgraph of a block is saturated,
+//! the cheapest plan extracted, checked, and put back.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::rc::Rc;
+
+use spores_opt::canon;
+use spores_opt::la::{expand_fused, LaExpr, ShapeEnv};
+use spores_opt::saturate::{self, OptimizeOptions};
+
+use super::convert::{extract, rebuild};
+use super::{DagOptimizer, InputMeta, Optimization};
+use crate::dag::meta::infer;
+use crate::dag::BlockDag;
+
+/// Rewrites one LA expression; the seam inside the seam, so the DAG plumbing can be
+/// tested on its own.
+pub trait ExprOptimizer {
+    /// A cheaper equivalent of `e` with a note for `--explain`, or `None` to keep `e`.
+    fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)>;
+}
+
+/// Relational equality saturation (`spores_opt::saturate`).
+pub struct Saturation {
+    pub options: OptimizeOptions,
+    /// Expressions predicted to cost less than this (in the cost model's units, about a
+    /// flop or a byte each) are left alone: saturating takes milliseconds, more than
+    /// such an expression can save.
+    pub min_cost: f64,
+}
+
+/// Default for [`Saturation::min_cost`]: about a millisecond of kernel work.
+pub const DEFAULT_MIN_COST: f64 = 1e6;
+
+impl ExprOptimizer for Saturation {
+    fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)> {
+        if spores_opt::cost::la_cost(e, env).map_or(true, |c| c < self.min_cost) {
+            return None;
+        }
+        let result = saturate::optimize(e, env, &self.options).ok()?;
+        // Only a real improvement is worth a different plan.
+        if result.expr == *e || result.cost_after >= result.cost_before * 0.99 {
+            return None;
+        }
+        let r = &result.report;
+        let note = format!(
+            "cost {:.3e} -> {:.3e}; {:?} after {} iterations, {} e-nodes, {:.1} ms",
+            result.cost_before,
+            result.cost_after,
+            r.stop,
+            r.iterations,
+            r.enodes,
+            r.time.as_secs_f64() * 1e3
+        );
+        Some((result.expr, note))
+    }
+}
+
+/// Rounds what the optimizer depends on: exact shapes, and density to within a factor
+/// of about 1.4, so a block is re-optimized when its inputs' sparsity really changes but
+/// not on every small drift of an intermediate's non-zero count.
+fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, i32)> {
+    let mut sig: Vec<_> = inputs
+        .iter()
+        .map(|(name, meta)| match meta {
+            InputMeta::Matrix { shape, nnz } => {
+                let density = *nnz as f64 / shape.cells().max(1) as f64;
+                let bucket = if density >= 1.0 {
+                    i32::MAX
+                } else {
+                    (density.log2() * 2.0).floor() as i32
+                };
+                (name.clone(), shape.rows, shape.cols, bucket)
+            }
+            InputMeta::Scalar => (name.clone(), 1, 1, i32::MIN),
+        })
+        .collect();
+    sig.sort();
+    sig
+}
+
+type CacheKey = (usize, Vec<(String, usize, usize, i32)>);
+
+/// The DAG optimizer `spores run` uses by default.
+pub struct SporesOptimizer<E: ExprOptimizer = Saturation> {
+    inner: E,
+    /// Check every plan against its input with the canonical-form decision procedure and
+    /// keep the input when they are not provably equivalent.
+    pub verify: bool,
+    cache: RefCell<HashMap<CacheKey, Rc<Optimization>>>,
+}
+
+impl SporesOptimizer<Saturation> {
+    /// Sets the predicted cost below which expressions are not optimized (see
+    /// [`Saturation::min_cost`]).
+    pub fn min_cost(&mut self, min_cost: f64) -> &mut Self {
+        self.inner.min_cost = min_cost;
+        self
+    }
+
+    pub fn new(options: OptimizeOptions) -> Self {
+        SporesOptimizer::with(Saturation {
+            options,
+            min_cost: DEFAULT_MIN_COST,
+        })
+    }
+}
+
+impl<E: ExprOptimizer> SporesOptimizer<E> {
+    pub fn with(inner: E) -> Self {
+        SporesOptimizer {
+            inner,
+            verify: true,
+            cache: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn optimize_uncached(
+        &self,
+        block: &BlockDag,
+        inputs: &HashMap<String, InputMeta>,
+    ) -> Optimization {
+        let meta = infer(&block.dag, inputs);
+        let extracted = extract(block, &meta);
+        let mut replacements = HashMap::new();
+        let mut notes = String::new();
+        for root in &extracted.roots {
+            let Some((better, note)) = self.inner.optimize(&root.expr, &extracted.env) else {
+                continue;
+            };
+            if self.verify {
+                let verdict =
+                    canon::provably_equivalent(&root.expr, &expand_fused(&better), &extracted.env);
+                if !matches!(verdict, Ok(true)) {
+                    let why = match verdict {
+                        Err(e) => e.to_string(),
+                        _ => "not provably equivalent".to_string(),
+                    };
+                    let _ = writeln!(notes, "  %{}: plan rejected ({why}): {better}", root.node);
+                    continue;
+                }
+            }
+            let _ = writeln!(
+                notes,
+                "  %{}: {}\n    => {}\n    {note}",
+                root.node, root.expr, better
+            );
+            replacements.insert(root.node, better);
+        }
+        if replacements.is_empty() {
+            return Optimization { block: None, notes };
+        }
+        match rebuild(block, &replacements, &extracted.leaves) {
+            Ok(better) => Optimization {
+                block: Some(better),
+                notes,
+            },
+            Err(e) => Optimization {
+                block: None,
+                notes: format!("{notes}  plan not used: {e}\n"),
+            },
+        }
+    }
+}
+
+impl<E: ExprOptimizer> DagOptimizer for SporesOptimizer<E> {
+    fn optimize(&self, block: &BlockDag, inputs: &HashMap<String, InputMeta>) -> Rc<Optimization> {
+        let key = (block as *const BlockDag as usize, signature(inputs));
+        if let Some(hit) = self.cache.borrow().get(&key) {
+            return hit.clone();
+        }
+        let result = Rc::new(self.optimize_uncached(block, inputs));
+        self.cache.borrow_mut().insert(key, result.clone());
+        result
+    }
+}

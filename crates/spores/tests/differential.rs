@@ -1,0 +1,200 @@
+//! Differential testing of the optimizer: random well-shaped LA expressions over sparse
+//! and dense inputs are run end to end (lowering, size propagation, saturation, plan
+//! verification, rebuild with fused kernels, execution) with and without the optimizer,
+//! and must print the same checksums.
+//!
+//! `SPORES_DIFF_CASES=5000 cargo test --release --test differential` runs more cases.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
+use spores::{run_script, RunOptions};
+
+/// Shapes the generator builds expressions for: m = 7, n = 5, k = 3.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shape {
+    MN,
+    MK,
+    NK,
+    M1,
+    N1,
+    Scalar,
+}
+
+/// A random expression of the given shape, as DML text.
+fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
+    use Shape::*;
+    let leaf: BoxedStrategy<String> = match shape {
+        MN => prop_oneof![
+            Just("X".to_string()),
+            Just("Y".to_string()),
+            Just("Z".to_string())
+        ]
+        .boxed(),
+        MK => Just("U".to_string()).boxed(),
+        NK => Just("V".to_string()).boxed(),
+        M1 => Just("u".to_string()).boxed(),
+        N1 => Just("v".to_string()).boxed(),
+        Scalar => prop_oneof![
+            Just("s".to_string()),
+            Just("2".to_string()),
+            Just("0.5".to_string())
+        ]
+        .boxed(),
+    };
+    if depth == 0 {
+        return leaf;
+    }
+    let same = move || expr(shape, depth - 1);
+    let sub = move |s: Shape| expr(s, depth - 1);
+    let binary = (same(), same(), prop_oneof![Just("+"), Just("-"), Just("*")])
+        .prop_map(|(a, b, op)| format!("({a} {op} {b})"))
+        .boxed();
+    let scaled = (sub(Scalar), same())
+        .prop_map(|(s, a)| format!("({s} * {a})"))
+        .boxed();
+    let squared = same().prop_map(|a| format!("({a})^2")).boxed();
+    let negated = same().prop_map(|a| format!("-({a})")).boxed();
+    let opaque = same().prop_map(|a| format!("abs({a})")).boxed();
+    let specific: BoxedStrategy<String> = match shape {
+        MN => prop_oneof![
+            (sub(MK), sub(NK)).prop_map(|(a, b)| format!("{a} %*% t({b})")),
+            (sub(MN), sub(M1)).prop_map(|(a, b)| format!("({a} * {b})")),
+            (sub(MN), sub(N1)).prop_map(|(a, b)| format!("({a} * t({b}))")),
+            (sub(M1), sub(N1)).prop_map(|(a, b)| format!("{a} %*% t({b})")),
+        ]
+        .boxed(),
+        MK => prop_oneof![
+            (sub(MN), sub(NK)).prop_map(|(a, b)| format!("{a} %*% {b}")),
+            (sub(MK), sub(NK), sub(NK)).prop_map(|(a, b, c)| format!("{a} %*% (t({b}) %*% {c})")),
+        ]
+        .boxed(),
+        NK => prop_oneof![(sub(MN), sub(MK)).prop_map(|(a, b)| format!("t({a}) %*% {b}"))].boxed(),
+        M1 => prop_oneof![
+            sub(MN).prop_map(|a| format!("rowSums({a})")),
+            (sub(MN), sub(N1)).prop_map(|(a, b)| format!("{a} %*% {b}")),
+        ]
+        .boxed(),
+        N1 => prop_oneof![
+            sub(MN).prop_map(|a| format!("t(colSums({a}))")),
+            (sub(MN), sub(M1)).prop_map(|(a, b)| format!("t({a}) %*% {b}")),
+        ]
+        .boxed(),
+        Scalar => prop_oneof![
+            sub(MN).prop_map(|a| format!("sum({a})")),
+            sub(MK).prop_map(|a| format!("sum({a})")),
+            (sub(M1), sub(M1)).prop_map(|(a, b)| format!("as.scalar(t({a}) %*% {b})")),
+        ]
+        .boxed(),
+    };
+    prop_oneof![1 => leaf, 3 => specific, 2 => binary, 1 => scaled, 1 => squared, 1 => negated, 1 => opaque].boxed()
+}
+
+/// The script: seeded inputs (X sparse, Y dense, Z all zero), the expression in a block
+/// of its own, then checksums of its value weighted by a fixed random matrix.
+fn script(e: &str, shape: Shape) -> String {
+    let (rows, cols) = match shape {
+        Shape::MN => (7, 5),
+        Shape::MK => (7, 3),
+        Shape::NK => (5, 3),
+        Shape::M1 => (7, 1),
+        Shape::N1 => (5, 1),
+        Shape::Scalar => (1, 1),
+    };
+    format!(
+        "X = rand(rows=7, cols=5, sparsity=0.2, min=-1, max=1, seed=1)
+Y = rand(rows=7, cols=5, min=-1, max=1, seed=2)
+Z = matrix(0, rows=7, cols=5)
+U = rand(rows=7, cols=3, min=-1, max=1, seed=3)
+V = rand(rows=5, cols=3, min=-1, max=1, seed=4)
+u = rand(rows=7, cols=1, min=-1, max=1, seed=5)
+v = rand(rows=5, cols=1, min=-1, max=1, seed=6)
+s = 1.5
+Wt = rand(rows={rows}, cols={cols}, min=-1, max=1, seed=7)
+while(FALSE){{}}
+R = as.matrix({e})
+while(FALSE){{}}
+print(sum(R))
+print(sum(R * Wt))
+print(sum(abs(R)))
+"
+    )
+}
+
+/// The checksums printed, and how many subgraphs the optimizer replaced (read from the
+/// `--explain` notes, so the test can tell that plans really changed).
+fn run(src: &str, optimized: bool) -> Result<(Vec<f64>, usize), String> {
+    let optimizer: Box<dyn DagOptimizer> = if optimized {
+        let mut spores = SporesOptimizer::new(Default::default());
+        spores.min_cost(0.0);
+        Box::new(spores)
+    } else {
+        Box::new(NoOptimizer)
+    };
+    let options = RunOptions {
+        optimizer,
+        explain: true,
+        ..RunOptions::default()
+    };
+    let out = run_script(src, options).map_err(|e| e.diagnostic().render("case.dml", src))?;
+    let rewritten = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("=> "))
+        .count();
+    let numbers = out.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    Ok((numbers, rewritten))
+}
+
+#[test]
+fn optimized_plans_agree_with_unoptimized_ones() {
+    let cases = std::env::var("SPORES_DIFF_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(300);
+    let shapes = prop_oneof![
+        Just(Shape::MN),
+        Just(Shape::MK),
+        Just(Shape::NK),
+        Just(Shape::M1),
+        Just(Shape::N1),
+        Just(Shape::Scalar)
+    ];
+    let strategy = shapes.prop_flat_map(|s| (Just(s), expr(s, 3)));
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let rewritten_cases = std::cell::Cell::new(0usize);
+    runner
+        .run(&strategy, |(shape, e)| {
+            let src = script(&e, shape);
+            let (plain, _) = run(&src, false).map_err(TestCaseError::fail)?;
+            let (optimized, rewrites) = run(&src, true).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(plain.len(), 3, "{}", e);
+            prop_assert_eq!(optimized.len(), 3, "{}", e);
+            rewritten_cases.set(rewritten_cases.get() + usize::from(rewrites > 0));
+            let scale = plain[2].abs().max(1.0);
+            for (k, (a, b)) in plain.iter().zip(&optimized).enumerate() {
+                let ok = (a - b).abs() <= 1e-9 * scale || (a.is_nan() && b.is_nan());
+                prop_assert!(
+                    ok,
+                    "checksum {k} differs for `{e}`: {a} unoptimized vs {b} optimized"
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+    // Most random expressions have something to rewrite; if almost none did, the test
+    // would be comparing the unoptimized plan with itself.
+    let share = rewritten_cases.get() as f64 / cases as f64;
+    assert!(
+        share > 0.3,
+        "only {:.0}% of cases ran a rewritten plan",
+        share * 100.0
+    );
+    eprintln!(
+        "{:.0}% of {cases} cases ran a rewritten plan",
+        share * 100.0
+    );
+}

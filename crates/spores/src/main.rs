@@ -42,6 +42,26 @@ enum Command {
         #[arg(long)]
         no_opt: bool,
     },
+    /// Print the cheapest equivalent plan of an LA expression, its estimated cost before
+    /// and after, and the saturation report.
+    Optimize {
+        /// The expression, in DML syntax, e.g. `sum((X - U %*% t(V))^2)`.
+        expr: String,
+        #[command(flatten)]
+        inputs: InputFlags,
+        /// User rewrite rules (egglog) added to the shipped ones.
+        #[arg(long, value_name = "FILE.egg")]
+        rules: Option<PathBuf>,
+        /// Stop saturating after this many iterations.
+        #[arg(long, default_value_t = 8)]
+        iter_limit: usize,
+        /// Stop saturating when the e-graph has this many e-nodes.
+        #[arg(long, default_value_t = 2000)]
+        node_limit: usize,
+        /// Stop saturating after this many milliseconds.
+        #[arg(long, default_value_t = 500)]
+        time_limit_ms: u64,
+    },
     /// Decide whether two LA expressions are equal for all inputs of the given shapes.
     ///
     /// Exit code 0: equivalent; 1: not equivalent (a witness input is printed);
@@ -102,6 +122,40 @@ fn main() -> ExitCode {
             threads,
             no_opt,
         } => run(script, args, stats, explain, threads, no_opt),
+        Command::Optimize {
+            expr,
+            inputs,
+            rules,
+            iter_limit,
+            node_limit,
+            time_limit_ms,
+        } => {
+            let extra_rules = match rules
+                .map(|p| std::fs::read_to_string(&p).map_err(|e| (p, e)))
+                .transpose()
+            {
+                Ok(r) => r,
+                Err((p, e)) => {
+                    eprintln!("error: cannot read {}: {e}", p.display());
+                    return ExitCode::from(2);
+                }
+            };
+            let options = spores_opt::saturate::OptimizeOptions {
+                iter_limit,
+                node_limit,
+                time_limit: std::time::Duration::from_millis(time_limit_ms),
+                extra_rules,
+                ..Default::default()
+            };
+            let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+            ExitCode::from(spores::commands::optimize(
+                &expr,
+                &inputs.into_args(),
+                &options,
+                &mut out,
+                &mut err,
+            ))
+        }
         Command::Equiv { lhs, rhs, inputs } => {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::equiv(

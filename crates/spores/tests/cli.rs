@@ -218,3 +218,65 @@ fn equiv_reports_bad_input_with_exit_two() {
     let out = spores(&["equiv", "X", "X", "--shape", "X=2by2"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn optimize_flips_with_sparsity_and_verifies_the_plan() {
+    let shapes = [
+        "--shape",
+        "X=20000x10000",
+        "--shape",
+        "U=20000x10",
+        "--shape",
+        "V=10000x10",
+    ];
+    let mut sparse = vec!["optimize", "sum((X - U %*% t(V))^2)", "--nnz", "X=200000"];
+    sparse.extend(shapes);
+    let out = spores(&sparse);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let plan = stdout.lines().next().unwrap();
+    assert_eq!(plan, "wsloss(X, U, V)", "{stdout}");
+    assert!(stdout.contains("# cost: "), "{stdout}");
+    assert!(stdout.contains("# saturation: "), "{stdout}");
+    assert!(stdout.contains("verified equivalent"), "{stdout}");
+
+    // The ALS gradient distributes when X is sparse.
+    let out = spores(&[
+        "optimize",
+        "(U %*% t(V) - X) %*% V",
+        "--shape",
+        "X=20000x10000",
+        "--shape",
+        "U=20000x10",
+        "--shape",
+        "V=10000x10",
+        "--nnz",
+        "X=200000",
+    ]);
+    let stdout = text(&out.stdout);
+    let plan = stdout.lines().next().unwrap();
+    assert!(
+        plan.contains("X %*% ") && plan.contains("t(V) %*% V"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn optimize_reports_bad_input() {
+    let out = spores(&["optimize", "sum(X %*% X)", "--shape", "X=2x3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("2x3"));
+    let out = spores(&["optimize", "sum(X", "--shape", "X=2x3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("<expr>:1:"));
+    let out = spores(&[
+        "optimize",
+        "sum(X)",
+        "--shape",
+        "X=2x3",
+        "--rules",
+        "/nonexistent/r.egg",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent/r.egg"));
+}

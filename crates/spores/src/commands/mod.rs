@@ -2,8 +2,10 @@
 //! each writes to the given streams and returns the process exit code.
 
 mod equiv;
+mod optimize;
 
 pub use equiv::equiv;
+pub use optimize::optimize;
 
 use spores_opt::la::ShapeEnv;
 

@@ -1,0 +1,67 @@
+//! `spores optimize EXPR`: the cheapest equivalent plan for one LA expression, with its
+//! estimated cost before and after and the saturation report.
+
+use std::io::Write;
+
+use spores_opt::canon;
+use spores_opt::la::{expand_fused, LaExpr};
+use spores_opt::saturate::{self, OptimizeOptions};
+
+use super::{InputArgs, EXIT_USAGE};
+
+/// Exit codes: 0 printed a plan, 1 the optimizer failed, 2 usage or parse error.
+pub fn optimize(
+    text: &str,
+    inputs: &InputArgs,
+    options: &OptimizeOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let expr = match LaExpr::parse(text) {
+        Ok(e) => e,
+        Err(d) => {
+            let _ = write!(err, "{}", d.render("<expr>", text));
+            return EXIT_USAGE;
+        }
+    };
+    let env = match inputs.to_env() {
+        Ok(env) => env,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if let Err(e) = env.shape_of(&expr) {
+        let _ = writeln!(err, "error: {e}");
+        return EXIT_USAGE;
+    }
+    let result = match saturate::optimize(&expr, &env, options) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return 1;
+        }
+    };
+    let verified = match canon::provably_equivalent(&expr, &expand_fused(&result.expr), &env) {
+        Ok(true) => "verified equivalent (canonical forms)",
+        _ => "NOT verified: the canonical forms differ (please report this)",
+    };
+    let r = &result.report;
+    let _ = writeln!(out, "{}", result.expr);
+    let _ = writeln!(
+        out,
+        "# cost: {:.4e} -> {:.4e}",
+        result.cost_before, result.cost_after
+    );
+    let _ = writeln!(
+        out,
+        "# saturation: {:?} after {} iterations, {} e-nodes, {} e-classes, {:.2} ms",
+        r.stop,
+        r.iterations,
+        r.enodes,
+        r.eclasses,
+        r.time.as_secs_f64() * 1e3
+    );
+    let _ = writeln!(out, "# {verified}");
+    0
+}

@@ -43,6 +43,11 @@ pub trait DagOptimizer {
     fn needs_input_meta(&self) -> bool {
         true
     }
+
+    /// Time spent optimizing each block (cache hits excluded), for `--stats`.
+    fn block_times(&self) -> Vec<std::time::Duration> {
+        Vec::new()
+    }
 }
 
 /// The identity optimizer (`--no-opt`).

@@ -90,6 +90,7 @@ pub struct SporesOptimizer<E: ExprOptimizer = Saturation> {
     /// keep the input when they are not provably equivalent.
     pub verify: bool,
     cache: RefCell<HashMap<CacheKey, Rc<Optimization>>>,
+    times: RefCell<Vec<std::time::Duration>>,
 }
 
 impl SporesOptimizer<Saturation> {
@@ -114,6 +115,7 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
             inner,
             verify: true,
             cache: RefCell::new(HashMap::new()),
+            times: RefCell::new(Vec::new()),
         }
     }
 
@@ -171,8 +173,14 @@ impl<E: ExprOptimizer> DagOptimizer for SporesOptimizer<E> {
         if let Some(hit) = self.cache.borrow().get(&key) {
             return hit.clone();
         }
+        let started = std::time::Instant::now();
         let result = Rc::new(self.optimize_uncached(block, inputs));
+        self.times.borrow_mut().push(started.elapsed());
         self.cache.borrow_mut().insert(key, result.clone());
         result
+    }
+
+    fn block_times(&self) -> Vec<std::time::Duration> {
+        self.times.borrow().clone()
     }
 }

@@ -92,8 +92,9 @@ impl<'w> Interpreter<'w> {
     /// Runs the program's top-level statements; returns the final variables.
     pub fn run(&mut self, program: &Program) -> Result<HashMap<String, Value>, Diagnostic> {
         let mut env = Env::new();
-        self.exec_stmts(&program.body, &mut env)?;
-        Ok(env)
+        let result = self.exec_stmts(&program.body, &mut env);
+        self.stats.optimize_times = self.options.optimizer.block_times();
+        result.map(|()| env)
     }
 
     fn exec_stmts(&mut self, stmts: &[Stmt], env: &mut Env) -> Result<(), Diagnostic> {
@@ -442,9 +443,15 @@ fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
         .filter_map(|n| match &n.op {
             Op::Input(name) => env.get(name).map(|v| {
                 let meta = match v {
+                    // O(1): a dense-format matrix counts as full (its format was chosen
+                    // because it is at least 40% non-zero), a sparse one by its stored
+                    // entries; an exact count would scan every input before every block.
                     Value::Matrix(m) => InputMeta::Matrix {
                         shape: m.shape(),
-                        nnz: m.nnz(),
+                        nnz: match &**m {
+                            spores_exec::Matrix::Dense(_) => m.shape().cells(),
+                            spores_exec::Matrix::Sparse(s) => s.stored(),
+                        },
                     },
                     _ => InputMeta::Scalar,
                 };

@@ -12,6 +12,8 @@ pub struct Stats {
     pub blocks_compiled: usize,
     /// Time and count per operator name.
     pub ops: HashMap<String, (Duration, u64)>,
+    /// Time the optimizer spent on each block it optimized (part of `compile`).
+    pub optimize_times: Vec<Duration>,
 }
 
 impl Stats {
@@ -37,6 +39,21 @@ impl Stats {
             total.saturating_sub(self.compile).as_secs_f64()
         );
         let _ = writeln!(out, "Blocks compiled:\t{}", self.blocks_compiled);
+        if !self.optimize_times.is_empty() {
+            let mut ms: Vec<f64> = self
+                .optimize_times
+                .iter()
+                .map(|d| d.as_secs_f64() * 1e3)
+                .collect();
+            ms.sort_by(f64::total_cmp);
+            let _ = writeln!(
+                out,
+                "Blocks optimized:\t{} (median {:.2} ms, max {:.2} ms)",
+                ms.len(),
+                ms[ms.len() / 2],
+                ms[ms.len() - 1]
+            );
+        }
         let mut ops: Vec<_> = self.ops.iter().collect();
         ops.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
         let _ = writeln!(out, "Heavy hitter operators:");

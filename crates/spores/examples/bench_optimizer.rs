@@ -1,0 +1,243 @@
+//! Optimizer benchmark (issue 3): how long the SPORES optimizer takes per expression and
+//! per block DAG, and how much faster optimized plans run than unoptimized ones.
+//!
+//! ```sh
+//! cargo run --release -p spores --example bench_optimizer            # both parts
+//! cargo run --release -p spores --example bench_optimizer -- --runs 5
+//! ```
+//!
+//! Part 1 optimizes the paper's expressions (shapes and sparsity as in §4.2) repeatedly
+//! and reports the median and maximum time, the chosen plan and its estimated cost.
+//! Part 2 runs every script in `examples/` with and without the optimizer through the
+//! library and reports the optimizer's per-block time and the execution speedup.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
+use spores::{Interpreter, RunOptions};
+use spores_opt::la::{Dim, LaExpr, ShapeEnv};
+use spores_opt::saturate::{optimize, OptimizeOptions};
+
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn size(e: &LaExpr) -> usize {
+    1 + match e {
+        LaExpr::Var(_) | LaExpr::Const(_) => 0,
+        LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
+            size(a) + size(b)
+        }
+        LaExpr::Transpose(a)
+        | LaExpr::Neg(a)
+        | LaExpr::Sum(a)
+        | LaExpr::RowSums(a)
+        | LaExpr::ColSums(a)
+        | LaExpr::Pow(a, _) => size(a),
+        LaExpr::Func { args, .. } => args.iter().map(size).sum(),
+    }
+}
+
+/// Operators (not leaves) in an expression.
+fn operators(e: &LaExpr) -> usize {
+    fn leaves(e: &LaExpr) -> usize {
+        match e {
+            LaExpr::Var(_) | LaExpr::Const(_) => 1,
+            LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
+                leaves(a) + leaves(b)
+            }
+            LaExpr::Transpose(a)
+            | LaExpr::Neg(a)
+            | LaExpr::Sum(a)
+            | LaExpr::RowSums(a)
+            | LaExpr::ColSums(a)
+            | LaExpr::Pow(a, _) => leaves(a),
+            LaExpr::Func { args, .. } => args.iter().map(leaves).sum(),
+        }
+    }
+    size(e) - leaves(e)
+}
+
+fn env(shapes: &[(&str, usize, usize)], nnz: &[(&str, f64)]) -> ShapeEnv {
+    let mut env = ShapeEnv::default();
+    for (name, r, c) in shapes {
+        env.matrix(name, Dim::Known(*r), Dim::Known(*c));
+    }
+    for (name, n) in nnz {
+        env.set_nnz(name, *n);
+    }
+    env
+}
+
+fn expressions(runs: usize) {
+    let (m, n, k) = (100_000, 50_000, 20);
+    let sparse = m as f64 * n as f64 * 0.001;
+    let fact = [("X", m, n), ("U", m, k), ("V", n, k)];
+    let cases: Vec<(&str, &str, ShapeEnv)> = vec![
+        (
+            "sum((X - U %*% t(V))^2)",
+            "sparse X",
+            env(&fact, &[("X", sparse)]),
+        ),
+        ("sum((X - U %*% t(V))^2)", "dense X", env(&fact, &[])),
+        (
+            "sum((X + U %*% t(V))^2)",
+            "sparse X",
+            env(&fact, &[("X", sparse)]),
+        ),
+        (
+            "sum(X * (U %*% t(V)))",
+            "sparse X",
+            env(&fact, &[("X", sparse)]),
+        ),
+        (
+            "(U %*% t(V) - X) %*% V",
+            "sparse X",
+            env(&fact, &[("X", sparse)]),
+        ),
+        ("(U %*% t(V) - X) %*% V", "dense X", env(&fact, &[])),
+        (
+            "sum(W %*% H)",
+            "dense",
+            env(&[("W", m, k), ("H", k, n)], &[]),
+        ),
+        (
+            "t(X) %*% (X %*% v)",
+            "sparse X",
+            env(&[("X", m, n), ("v", n, 1)], &[("X", sparse)]),
+        ),
+        (
+            "t(X) %*% (w * (X %*% v))",
+            "sparse X",
+            env(&[("X", m, n), ("v", n, 1), ("w", m, 1)], &[("X", sparse)]),
+        ),
+        (
+            "P * X - P * rowSums(P) * X",
+            "P, X dense",
+            env(&[("P", m, 1), ("X", m, k)], &[]),
+        ),
+        (
+            "colSums(X * y)",
+            "sparse X",
+            env(&[("X", m, n), ("y", m, 1)], &[("X", sparse)]),
+        ),
+        (
+            "rowSums(X %*% W)",
+            "sparse X",
+            env(&[("X", m, n), ("W", n, k)], &[("X", sparse)]),
+        ),
+        (
+            "sum((X - U %*% t(V))^2) + 0.5 * (sum(U^2) + sum(V^2)) - sum(X * (U %*% t(V)))",
+            "sparse X",
+            env(&fact, &[("X", sparse)]),
+        ),
+    ];
+    println!("## Part 1: the paper's expressions (m = {m}, n = {n}, k = {k}; sparse X has density 0.001)\n");
+    println!("| expression | inputs | operators | median ms | max ms | plan | est. cost before -> after |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    let options = OptimizeOptions::default();
+    let mut all = Vec::new();
+    for (text, what, env) in &cases {
+        let e = LaExpr::parse(text).expect("benchmark expressions parse");
+        // One warm-up run: the first call on a thread parses the rule files.
+        let first = optimize(&e, env, &options).expect("optimizes");
+        let mut times: Vec<f64> = (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                let _ = optimize(&e, env, &options);
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        let max = times.iter().cloned().fold(0.0, f64::max);
+        let med = median(&mut times);
+        all.push((med, max));
+        println!(
+            "| `{text}` | {what} | {} | {med:.1} | {max:.1} | `{}` | {:.2e} -> {:.2e} |",
+            operators(&e),
+            first.expr,
+            first.cost_before,
+            first.cost_after
+        );
+    }
+    let mut meds: Vec<f64> = all.iter().map(|(m, _)| *m).collect();
+    let worst = all.iter().map(|(_, x)| *x).fold(0.0, f64::max);
+    println!(
+        "\nOver all expressions: median of medians {:.1} ms, maximum {:.1} ms.\n",
+        median(&mut meds),
+        worst
+    );
+}
+
+fn run_once(
+    source: &str,
+    program: &spores_lang::ast::Program,
+    optimized: bool,
+) -> (Duration, Duration, Vec<Duration>) {
+    let optimizer: Box<dyn DagOptimizer> = if optimized {
+        Box::new(SporesOptimizer::new(Default::default()))
+    } else {
+        Box::new(NoOptimizer)
+    };
+    let options = RunOptions {
+        optimizer,
+        ..RunOptions::default()
+    };
+    let mut sink = Vec::new();
+    let started = Instant::now();
+    let mut interp = Interpreter::new(program, options, &mut sink);
+    interp
+        .run(program)
+        .unwrap_or_else(|d| panic!("{}", d.render("example", source)));
+    let total = started.elapsed();
+    let stats = std::mem::take(&mut interp.stats);
+    (total, stats.compile, stats.optimize_times)
+}
+
+fn scripts(runs: usize) {
+    println!("## Part 2: example scripts (their default sizes), optimized vs `--no-opt`\n");
+    println!("| script | blocks optimized | per-block median ms | per-block max ms | exec ms, no-opt | exec ms, optimized | speedup (exec) | total ms, optimized |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for name in ["loss", "als", "pnmf", "logreg", "l2svm"] {
+        let source = std::fs::read_to_string(root.join(format!("examples/{name}.dml")))
+            .expect("example exists");
+        let program = spores_lang::parse(&source).expect("example parses");
+        let mut plain = Vec::new();
+        let mut opt = Vec::new();
+        let mut opt_total = Vec::new();
+        let mut block_ms = Vec::new();
+        for _ in 0..runs {
+            let (total, compile, _) = run_once(&source, &program, false);
+            plain.push((total - compile).as_secs_f64() * 1e3);
+            let (total, compile, blocks) = run_once(&source, &program, true);
+            opt.push((total - compile).as_secs_f64() * 1e3);
+            opt_total.push(total.as_secs_f64() * 1e3);
+            block_ms = blocks.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        }
+        let (p, o) = (median(&mut plain), median(&mut opt));
+        let max_block = block_ms.iter().cloned().fold(0.0, f64::max);
+        println!(
+            "| {name} | {} | {:.2} | {:.1} | {p:.1} | {o:.1} | {:.2}x | {:.1} |",
+            block_ms.len(),
+            median(&mut block_ms.clone()),
+            max_block,
+            p / o,
+            median(&mut opt_total)
+        );
+    }
+    println!();
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let runs = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(11);
+    expressions(runs);
+    scripts(runs.min(5));
+}

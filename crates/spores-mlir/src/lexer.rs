@@ -342,7 +342,8 @@ impl<'a> Lexer<'a> {
 
     /// With the cursor on an opening `open` (`<` or `(`), consumes up to the matching closer and
     /// returns the text in between. Nested `<>`, `()`, `[]`, `{}` and string literals are
-    /// skipped; the `>` of `->` does not close anything (as in `affine_map<(d0) -> (d0)>`).
+    /// skipped; the `>` of `->` does not close anything (as in `affine_map<(d0) -> (d0)>`), and
+    /// neither do the comparisons `<=` and `>=`.
     pub fn balanced(&mut self) -> Result<&'a str, LexError> {
         let start = self.pos;
         let mut stack: Vec<u8> = Vec::new();
@@ -350,7 +351,10 @@ impl<'a> Lexer<'a> {
             let Some(b) = self.peek_byte() else {
                 return self.err(start, "unbalanced brackets: reached the end of the input");
             };
+            let next = self.byte(self.pos + 1);
             match b {
+                // `<=` and `>=` (affine constraints) are comparisons, not brackets.
+                b'<' | b'>' if next == Some(b'=') => self.pos += 2,
                 b'<' | b'(' | b'[' | b'{' => {
                     stack.push(match b {
                         b'<' => b'>',

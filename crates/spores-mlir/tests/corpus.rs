@@ -37,14 +37,19 @@ fn count_ops(ops: &[Operation]) -> usize {
 fn tool_or_skip(test: &str) -> Option<PathBuf> {
     let t = find_mlir_opt();
     if t.is_none() {
-        eprintln!("note: {test} skipped: mlir-opt-19 is not installed (apt-get install mlir-19-tools)");
+        eprintln!(
+            "note: {test} skipped: mlir-opt-19 is not installed (apt-get install mlir-19-tools)"
+        );
     }
     t
 }
 
 #[test]
 fn corpus_is_not_empty() {
-    assert!(corpus().len() >= 10, "the corpus should hold at least 10 files");
+    assert!(
+        corpus().len() >= 10,
+        "the corpus should hold at least 10 files"
+    );
 }
 
 #[test]
@@ -64,8 +69,12 @@ fn corpus_round_trips_through_mlir_opt() {
             let name = file.display();
             let m = load(&file, &opts).unwrap_or_else(|e| panic!("{name}: load failed: {e}"));
             let text = print(&m, PrintOptions::default());
-            let m2 = parse(&text).unwrap_or_else(|e| panic!("{name}: re-parse failed: {e}\n{text}"));
-            assert_eq!(m, m2, "{name} (locations {keep_locations}): re-parse differs");
+            let m2 =
+                parse(&text).unwrap_or_else(|e| panic!("{name}: re-parse failed: {e}\n{text}"));
+            assert_eq!(
+                m, m2,
+                "{name} (locations {keep_locations}): re-parse differs"
+            );
             assert_eq!(
                 print(&m2, PrintOptions::default()),
                 text,
@@ -78,8 +87,12 @@ fn corpus_round_trips_through_mlir_opt() {
                 // Normalizing our print again must give back the same module.
                 let out = dir.join(file.file_name().expect("file name"));
                 std::fs::write(&out, &text).expect("write temp file");
-                let again = load(&out, &opts).unwrap_or_else(|e| panic!("{name}: reload failed: {e}"));
-                assert_eq!(m, again, "{name}: mlir-opt reads our print as a different program");
+                let again =
+                    load(&out, &opts).unwrap_or_else(|e| panic!("{name}: reload failed: {e}"));
+                assert_eq!(
+                    m, again,
+                    "{name}: mlir-opt reads our print as a different program"
+                );
                 eprintln!(
                     "{}: {} ops, round trip ok",
                     file.file_name().unwrap_or_default().to_string_lossy(),

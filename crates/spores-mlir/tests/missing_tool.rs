@@ -7,7 +7,10 @@ use spores_mlir::{find_mlir_opt, load, LoadError, LoadOptions, Normalize};
 
 #[test]
 fn missing_mlir_opt_gives_a_clear_error() {
-    std::env::set_var(spores_mlir::normalize::MLIR_OPT_ENV, "/nonexistent/mlir-opt-19");
+    std::env::set_var(
+        spores_mlir::normalize::MLIR_OPT_ENV,
+        "/nonexistent/mlir-opt-19",
+    );
     assert_eq!(find_mlir_opt(), None);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
 

@@ -142,14 +142,22 @@ pub fn verify_text(tool: &Path, text: &str) -> Result<(), String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(text.as_bytes())
-            .map_err(|e| format!("cannot write to {}: {e}", tool.display()))?;
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("{} did not finish: {e}", tool.display()))?;
+    // Feed stdin from another thread so that a tool writing much to stderr before reading
+    // all its input cannot deadlock against us.
+    let stdin = child.stdin.take();
+    let out = std::thread::scope(|s| {
+        let writer = s.spawn(move || match stdin {
+            Some(mut stdin) => stdin.write_all(text.as_bytes()),
+            None => Ok(()),
+        });
+        let out = child.wait_with_output();
+        let written = writer.join().unwrap_or(Ok(()));
+        (out, written)
+    });
+    let out = match out {
+        (Ok(out), _) => out,
+        (Err(e), _) => return Err(format!("{} did not finish: {e}", tool.display())),
+    };
     if out.status.success() {
         Ok(())
     } else {

@@ -450,7 +450,12 @@ pub fn write_attr(out: &mut String, a: &Attribute) {
                     }));
                 }
                 FloatValue::Bits(b) => {
-                    let _ = write!(out, "0x{b:X}");
+                    // Pad to the format's width, as MLIR prints bit patterns.
+                    let digits = match ty {
+                        Type::Float(k) => k.width().map_or(1, |w| w.div_ceil(4) as usize),
+                        _ => 1,
+                    };
+                    let _ = write!(out, "0x{b:0digits$X}");
                 }
             }
             out.push_str(" : ");

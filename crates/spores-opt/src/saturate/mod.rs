@@ -84,7 +84,7 @@ use egglog::scheduler::SchedulerId;
 use egglog::EGraph;
 
 use crate::cost::la_cost;
-use crate::extract::{self, Extractor};
+use crate::extract::{self, ExtractionReport, Extractor};
 use crate::la::{LaExpr, ShapeEnv, ShapeError};
 
 pub use encode::Tables;
@@ -147,7 +147,11 @@ pub struct SaturationReport {
     pub enodes: usize,
     pub eclasses: usize,
     pub stop: StopReason,
+    /// Saturation time (to the snapshot; extraction is timed in `extraction`).
     pub time: Duration,
+    /// What the extractor did, including whether the ILP fell back to greedy; `None`
+    /// when no plan could be extracted (the input is returned).
+    pub extraction: Option<ExtractionReport>,
 }
 
 /// The result of [`optimize`].
@@ -267,6 +271,7 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
         eclasses: snapshot.class_count(),
         stop,
         time: start.elapsed(),
+        extraction: None,
     };
     let fallback = |report: SaturationReport| Optimized {
         expr: e.clone(),
@@ -274,8 +279,15 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
         cost_after: cost_before,
         report,
     };
+    let mut report = report;
     let plan = match extract::extract(&snapshot, opts.extractor) {
-        Ok(plan) => plan,
+        Ok(x) => {
+            if let Some(why) = &x.report.fell_back {
+                debug(&format!("ILP extraction fell back to greedy: {why}"));
+            }
+            report.extraction = Some(x.report);
+            x.expr
+        }
         Err(err) => {
             debug(&format!("extraction failed: {err}"));
             return Ok(fallback(report));

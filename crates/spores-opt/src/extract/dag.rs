@@ -72,6 +72,37 @@ impl CandGraph {
         best
     }
 
+    /// A lower bound on the DAG cost of any plan for each class (infinite where there is
+    /// none): a plan pays its root candidate plus a plan for each child, and those may
+    /// overlap, so `lb(c) = min_n cost(n) + max_{d child of n} lb(d)`.
+    pub fn lower_bounds(&self) -> Vec<f64> {
+        let n = self.classes.len();
+        let mut lb = vec![f64::INFINITY; n];
+        for _ in 0..=n {
+            let mut changed = false;
+            for c in 0..n {
+                for cand in &self.classes[c] {
+                    if !cand.cost.is_finite() {
+                        continue;
+                    }
+                    let mut below: f64 = 0.0;
+                    for &d in &cand.children {
+                        below = below.max(lb.get(d).copied().unwrap_or(f64::INFINITY));
+                    }
+                    let v = cand.cost + below;
+                    if v < lb[c] {
+                        lb[c] = v;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        lb
+    }
+
     /// The greedy selection: every class's cheapest candidate by tree cost.
     pub fn greedy_selection(&self) -> Selection {
         self.tree_costs()

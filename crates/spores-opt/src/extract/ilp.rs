@@ -107,15 +107,21 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
         return Err(fail("the root class has no plan".into(), 0));
     }
     let limit = bound.map(|b| b * (1.0 + 1e-9));
+    let lb = g.lower_bounds();
     let keep: Vec<Vec<bool>> = (0..n)
         .map(|c| {
             g.classes[c]
                 .iter()
                 .map(|cand| {
+                    let below = cand
+                        .children
+                        .iter()
+                        .map(|&d| lb.get(d).copied().unwrap_or(f64::INFINITY))
+                        .fold(0.0, f64::max);
                     live[c]
                         && cand.cost.is_finite()
                         && cand.cost >= 0.0
-                        && limit.is_none_or(|l| cand.cost <= l)
+                        && limit.is_none_or(|l| cand.cost + below <= l)
                         && cand
                             .children
                             .iter()

@@ -531,17 +531,37 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
             Ok(sol) => {
                 report.binaries = sol.binaries;
                 g.force(Some(sol.selection));
-                match g.emit_root() {
-                    Ok(expr) => {
+                let ilp_expr = g.emit_root();
+                g.force(None);
+                let greedy_expr = g.emit_root();
+                let env = &snap.tables.env;
+                let la = |e: &LaExpr| crate::cost::la_cost(e, env).unwrap_or(f64::INFINITY);
+                match (ilp_expr, greedy_expr) {
+                    (Err(e), _) => {
+                        report.fell_back = Some(format!("the ILP plan cannot be emitted: {e}"));
+                    }
+                    // The e-graph's costs are blind to transposes inserted for orientation
+                    // and to sharing between alpha-equivalent classes (`A %*% A` bound to
+                    // different indices), both of which the LA cost sees; so the plans are
+                    // compared as LA too, and the ILP never returns the dearer one.
+                    (Ok(ie), Ok(ge)) if la(&ge) < la(&ie) => {
+                        report.fell_back = Some(format!(
+                            "greedy's LA plan is cheaper ({:e} < {:e}) although its e-graph \
+                             cost is not ({:e} >= {:e})",
+                            la(&ge),
+                            la(&ie),
+                            greedy_dag_cost,
+                            sol.cost
+                        ));
+                        report.time = start.elapsed();
+                        return Ok(Extraction { expr: ge, report });
+                    }
+                    (Ok(expr), _) => {
                         report.used = extractor;
                         report.proven_optimal = sol.proven_optimal;
                         report.dag_cost = sol.cost;
                         report.time = start.elapsed();
                         return Ok(Extraction { expr, report });
-                    }
-                    Err(e) => {
-                        report.fell_back = Some(format!("the ILP plan cannot be emitted: {e}"));
-                        g.force(None);
                     }
                 }
             }

@@ -508,6 +508,12 @@ impl<'t> Snapshot<'t> {
     }
 }
 
+/// The extraction problem of `snap` as a [`dag::CandGraph`]: per relational class, the
+/// LA candidates the extractors choose from, with their own costs.
+pub fn problem(snap: &Snapshot) -> dag::CandGraph {
+    greedy::Greedy::new(snap).graph().clone()
+}
+
 /// Extracts the cheapest LA expression for the root class with `extractor`. Errors only
 /// when no LA plan can be emitted at all (not even greedily).
 pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, String> {
@@ -574,4 +580,26 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
     let expr = g.emit_root()?;
     report.time = start.elapsed();
     Ok(Extraction { expr, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extractor_names_parse_and_print() {
+        assert_eq!("greedy".parse::<Extractor>(), Ok(Extractor::Greedy));
+        assert_eq!(" ILP ".parse::<Extractor>(), Ok(Extractor::ilp()));
+        assert_eq!(
+            "ilp:250".parse::<Extractor>(),
+            Ok(Extractor::Ilp {
+                time_limit: Duration::from_millis(250)
+            })
+        );
+        assert!("ilp:x".parse::<Extractor>().is_err());
+        assert!("gurobi".parse::<Extractor>().unwrap_err().contains("greedy"));
+        for e in [Extractor::Greedy, Extractor::ilp(), "ilp:7".parse().unwrap()] {
+            assert_eq!(e.to_string().parse::<Extractor>(), Ok(e));
+        }
+    }
 }

@@ -63,7 +63,11 @@ fn compare(text: &str, env: &ShapeEnv) -> (Optimized, Optimized) {
         assert_eq!(gr.used, Extractor::Greedy);
         assert!(ir.fell_back.is_some() || ir.used == ilp_extractor());
         // Same e-graph (saturation is deterministic), so the same greedy baseline.
-        assert_eq!(gr.greedy_dag_cost.to_bits(), ir.greedy_dag_cost.to_bits(), "{text}");
+        assert_eq!(
+            gr.greedy_dag_cost.to_bits(),
+            ir.greedy_dag_cost.to_bits(),
+            "{text}"
+        );
         assert!(
             ir.dag_cost <= gr.dag_cost * (1.0 + 1e-9),
             "{text}: ILP DAG cost {} > greedy {}",
@@ -88,7 +92,9 @@ fn compare(text: &str, env: &ShapeEnv) -> (Optimized, Optimized) {
 
 fn uv() -> ShapeEnv {
     env(
-        &["X=mxn", "U=mx10", "V=nx10", "W=mxk", "H=kxn", "A=mxm", "u=mx1", "v=nx1"],
+        &[
+            "X=mxn", "U=mx10", "V=nx10", "W=mxk", "H=kxn", "A=mxm", "u=mx1", "v=nx1",
+        ],
         &[("X", 1e4)],
     )
 }
@@ -169,7 +175,11 @@ fn ilp_vs_greedy_extraction_time() {
         ),
     ];
     let budget = Duration::from_millis(500);
-    let _ = run(&LaExpr::parse("sum(X)").unwrap(), &sparse, Extractor::Greedy);
+    let _ = run(
+        &LaExpr::parse("sum(X)").unwrap(),
+        &sparse,
+        Extractor::Greedy,
+    );
     println!("| expression | e-nodes | binaries | greedy | ILP | result |");
     println!("|---|---|---|---|---|---|");
     for (text, env) in &cases {
@@ -209,7 +219,9 @@ fn dims() -> [Dim; 4] {
 
 fn rand_env() -> ShapeEnv {
     env(
-        &["X=mxn", "Y=mxn", "U=mx10", "V=nx10", "A=mxm", "u=mx1", "v=nx1"],
+        &[
+            "X=mxn", "Y=mxn", "U=mx10", "V=nx10", "A=mxm", "u=mx1", "v=nx1",
+        ],
         &[("X", 1e4)],
     )
 }
@@ -271,12 +283,24 @@ fn gen(
     let b = Box::new;
     let one = Dim::Known(1);
     let e = match rng.below(9) {
-        0 => LaExpr::Add(b(gen(env, r, c, d, rng, pool)), b(gen(env, r, c, d, rng, pool))),
-        1 => LaExpr::Sub(b(gen(env, r, c, d, rng, pool)), b(gen(env, r, c, d, rng, pool))),
-        2 => LaExpr::Mul(b(gen(env, r, c, d, rng, pool)), b(gen(env, r, c, d, rng, pool))),
+        0 => LaExpr::Add(
+            b(gen(env, r, c, d, rng, pool)),
+            b(gen(env, r, c, d, rng, pool)),
+        ),
+        1 => LaExpr::Sub(
+            b(gen(env, r, c, d, rng, pool)),
+            b(gen(env, r, c, d, rng, pool)),
+        ),
+        2 => LaExpr::Mul(
+            b(gen(env, r, c, d, rng, pool)),
+            b(gen(env, r, c, d, rng, pool)),
+        ),
         3 | 4 => {
             let k = dims()[rng.below(4)].clone();
-            LaExpr::MatMul(b(gen(env, r, &k, d, rng, pool)), b(gen(env, &k, c, d, rng, pool)))
+            LaExpr::MatMul(
+                b(gen(env, r, &k, d, rng, pool)),
+                b(gen(env, &k, c, d, rng, pool)),
+            )
         }
         5 => LaExpr::Transpose(b(gen(env, c, r, d, rng, pool))),
         6 => LaExpr::Pow(b(gen(env, r, c, d, rng, pool)), 2.0),

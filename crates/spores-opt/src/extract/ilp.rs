@@ -130,6 +130,7 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
                 .collect()
         })
         .collect();
+    let keep = drop_dominated(g, keep, warm);
     let mut reach = vec![false; n];
     let mut todo = vec![g.root];
     reach[g.root] = true;
@@ -154,7 +155,13 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
             .filter(move |(i, _)| keep[c][*i])
     };
     let classes: Vec<usize> = (0..n).filter(|&c| reach[c]).collect();
-    let binaries = classes.len() + classes.iter().map(|&c| kept(c).count()).sum::<usize>();
+    let binaries = classes
+        .iter()
+        .map(|&c| match kept(c).count() {
+            1 => 1,
+            k => k + 1,
+        })
+        .sum::<usize>();
     if binaries > MAX_BINARIES {
         return Err(fail(
             format!("{binaries} binaries exceed the limit of {MAX_BINARIES}"),
@@ -202,9 +209,16 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
     let mut objective = Expression::with_capacity(binaries);
     let flag = |b: bool| if b { 1.0 } else { 0.0 };
     for &c in &classes {
-        s_var[c] = Some(vars.add(variable().binary().initial(flag(warm_used[c]))));
+        let sc = vars.add(variable().binary().initial(flag(warm_used[c])));
+        s_var[c] = Some(sc);
+        let single = kept(c).count() == 1;
         for (i, cand) in kept(c) {
-            let v = vars.add(variable().binary().initial(flag(warm_pick(c, i))));
+            // A class with one candidate needs no second variable: `B_n = S_c`.
+            let v = if single {
+                sc
+            } else {
+                vars.add(variable().binary().initial(flag(warm_pick(c, i))))
+            };
             objective.add_mul(cand.cost / scale, v);
             b_var[c][i] = Some(v);
         }
@@ -248,7 +262,9 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
                 }
             }
         }
-        model = model.with(choose.eq(sc));
+        if kept(c).count() > 1 {
+            model = model.with(choose.eq(sc));
+        }
     }
 
     let left = budget.saturating_sub(start.elapsed());
@@ -314,6 +330,53 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
         proven_optimal,
         binaries,
     })
+}
+
+/// Drops each candidate another kept candidate of its class dominates: no dearer, and
+/// needing a subset of its children (ties broken by position, so exactly the minimal
+/// ones stay). Any plan using a dominated candidate stays valid and no dearer with the
+/// dominating one instead (and removing edges cannot create a cycle), so the optimum is
+/// kept. `warm`'s choices are never dropped, so the warm start stays feasible.
+fn drop_dominated(g: &CandGraph, mut keep: Vec<Vec<bool>>, warm: &Selection) -> Vec<Vec<bool>> {
+    let sets: Vec<Vec<Vec<usize>>> = g
+        .classes
+        .iter()
+        .map(|cands| {
+            cands
+                .iter()
+                .map(|cand| {
+                    let mut ch = cand.children.clone();
+                    ch.sort_unstable();
+                    ch.dedup();
+                    ch
+                })
+                .collect()
+        })
+        .collect();
+    let subset = |a: &[usize], b: &[usize]| a.iter().all(|x| b.binary_search(x).is_ok());
+    for (c, cands) in g.classes.iter().enumerate() {
+        if cands.len() < 2 {
+            continue;
+        }
+        for i in 0..cands.len() {
+            if !keep[c][i] || warm.get(c).copied().flatten() == Some(i) {
+                continue;
+            }
+            let (ci, si) = (cands[i].cost, &sets[c][i]);
+            let dominated = (0..cands.len()).any(|j| {
+                if j == i || !keep[c][j] {
+                    return false;
+                }
+                let (cj, sj) = (cands[j].cost, &sets[c][j]);
+                subset(sj, si)
+                    && (cj < ci || (cj == ci && (sj.len() < si.len() || (sj == si && j < i))))
+            });
+            if dominated {
+                keep[c][i] = false;
+            }
+        }
+    }
+    keep
 }
 
 /// Classes reachable from the root through `sel`'s choices.

@@ -597,8 +597,15 @@ mod tests {
             })
         );
         assert!("ilp:x".parse::<Extractor>().is_err());
-        assert!("gurobi".parse::<Extractor>().unwrap_err().contains("greedy"));
-        for e in [Extractor::Greedy, Extractor::ilp(), "ilp:7".parse().unwrap()] {
+        assert!("gurobi"
+            .parse::<Extractor>()
+            .unwrap_err()
+            .contains("greedy"));
+        for e in [
+            Extractor::Greedy,
+            Extractor::ilp(),
+            "ilp:7".parse().unwrap(),
+        ] {
             assert_eq!(e.to_string().parse::<Extractor>(), Ok(e));
         }
     }

@@ -589,7 +589,9 @@ mod tests {
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
         println!(
             "cold: {:?} in {:?}",
-            cold.as_ref().map(|s| (s.cost, s.binaries)).map_err(|f| &f.reason),
+            cold.as_ref()
+                .map(|s| (s.cost, s.binaries))
+                .map_err(|f| &f.reason),
             t.elapsed()
         );
         // Without the greedy bound nothing is pruned; the instance may be too slow for

@@ -364,7 +364,25 @@ impl<'a, 's> Greedy<'a, 's> {
                     .copied()
                     .flatten()
                     .ok_or_else(|| format!("class {c} is not in the selection"))?;
-                vec![self.cands[c].get(n).ok_or("bad selection")?.clone()]
+                // Candidates with the same children and cost are interchangeable for the
+                // selection (they differ in orientation only, e.g. `wsloss(X, U, V)` and
+                // `wsloss(t(X), V, U)`): all are tried and the LA cost decides, as for
+                // greedy's ties.
+                let chosen = self.graph.classes[c].get(n).ok_or("bad selection")?;
+                let key = |x: &CandNode| {
+                    let mut ch = x.children.clone();
+                    ch.sort_unstable();
+                    ch
+                };
+                let (want_children, want_cost) = (key(chosen), chosen.cost);
+                let mut same: Vec<Cand> = vec![self.cands[c][n].clone()];
+                for (i, other) in self.graph.classes[c].iter().enumerate() {
+                    let close = (other.cost - want_cost).abs() <= 1e-9 * want_cost.abs() + 1e-12;
+                    if i != n && close && key(other) == want_children && same.len() < 6 {
+                        same.push(self.cands[c][i].clone());
+                    }
+                }
+                same
             }
             None => {
                 let (best, _) = self.best[c].ok_or_else(|| format!("class {c} has no LA plan"))?;

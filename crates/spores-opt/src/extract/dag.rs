@@ -169,8 +169,8 @@ pub fn dag_cost(g: &CandGraph, sel: &Selection) -> Result<f64, String> {
     Ok(total)
 }
 
-/// Strongly connected components of the class graph restricted to `keep`ed candidates
-/// (Tarjan, iterative). Returns the component id of every class.
+/// Strongly connected components of a graph given as adjacency lists (Tarjan,
+/// iterative, so deep graphs cannot overflow the stack). Returns each node's component.
 pub(crate) fn sccs(n: usize, edges: &[Vec<usize>]) -> Vec<usize> {
     const NONE: usize = usize::MAX;
     let mut index = vec![NONE; n];

@@ -24,8 +24,14 @@
 //! # Pruning and warm start
 //!
 //! The greedy selection is feasible, so its DAG cost bounds the optimum: a candidate whose
-//! own cost exceeds it cannot be chosen, classes without any finite plan are dropped, and
-//! only classes reachable from the root through what remains get variables. The greedy
+//! own cost plus a lower bound for its dearest child ([`CandGraph::lower_bounds`])
+//! exceeds it cannot be chosen, classes without any finite plan are dropped, a candidate
+//! dominated by another of its class (no dearer, a subset of its children) is dropped,
+//! and only classes reachable from the root through what remains get variables; a class
+//! left with one candidate uses one variable for both. These reductions are what make
+//! microlp usable here: on a 14-operator expression they cut 965 binaries (7.6 s) to 205
+//! (0.2 s). Among equal-cost plans the objective prefers greedy's choices (see
+//! `TIE_BREAK`). The greedy
 //! selection (with levels = heights inside each component) is the solver's initial
 //! incumbent, and costs are divided by the bound so the objective is at most about 1
 //! whatever the magnitude of the cost model's numbers (they reach 1e12 and beyond).
@@ -40,13 +46,10 @@
 //! a valid plan, just not proven optimal). Instances above [`MAX_BINARIES`] are not
 //! attempted.
 //!
-//! # Measured (2 shared cores, release-like test profile)
+//! # Measured
 //!
-//! Extraction time, greedy vs ILP (incl. model building), on saturated e-graphs:
-//!
-//! | expression | e-nodes | ILP binaries | greedy | ILP |
-//! |---|---|---|---|---|
-//! | see `ilp_vs_greedy_extraction_time` in `tests/ilp.rs`; numbers in the module doc of `extract` | | | | |
+//! See the table in [`crate::extract`]: the paper's examples solve in under 1 ms, a
+//! 14-operator expression (205 binaries) in about 0.2-0.4 s.
 
 use std::time::{Duration, Instant};
 

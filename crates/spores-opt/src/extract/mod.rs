@@ -27,12 +27,22 @@
 //! back to greedy when the budget runs out or the solver fails ([`ExtractionReport`] says
 //! so). The ILP never returns a plan that is dearer than greedy's.
 //!
-//! Measured extraction times (2 shared cores, test profile = opt-level 2; saturated with
-//! default limits; "binaries" after pruning):
+//! Measured extraction time (2 shared cores, test profile = opt-level 2, best of 3;
+//! e-graphs saturated with default limits; ILP time includes the greedy pass that bounds
+//! it and emitting LA; `tests/ilp.rs::ilp_vs_greedy_extraction_time` prints this table):
 //!
-//! | expression | e-nodes | binaries | greedy | ILP |
+//! | expression | e-nodes | ILP binaries | greedy | ILP |
 //! |---|---|---|---|---|
-//! | MEASUREMENTS |
+//! | `sum((X - U %*% t(V))^2)`, sparse `X` | 2558 | 4 | 0.5 ms | 0.9 ms |
+//! | ALS `(U %*% t(V) - X) %*% V`, sparse `X` | 64 | 15 | 0.24 ms | 0.5 ms |
+//! | `sum(W %*% H)` | 30 | 8 | 0.07 ms | 0.24 ms |
+//! | 14 operators (`mmchain` + `wsloss` + chain) | 2930 | 205 | 1.3 ms | 195-375 ms |
+//!
+//! All four are proven optimal and extract the same plan as greedy. On 120 random
+//! expressions with frequent common subexpressions the ILP's LA plan was strictly cheaper
+//! in 15, median ILP time 0.26 ms, 90th percentile 6 ms, worst 0.9 s (so with the
+//! default 500 ms budget a few large instances fall back to greedy). Without the
+//! lower-bound and dominance pruning the 14-operator case (then 965 binaries) took 7.6 s.
 
 pub mod dag;
 mod greedy;

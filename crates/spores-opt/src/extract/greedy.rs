@@ -1,9 +1,15 @@
 //! Greedy extraction: each class gets its cheapest candidate by a bottom-up fixpoint of
 //! tree costs (children priced as if unshared). Shared subexpressions are only counted
 //! once in the cost [`crate::cost::la_cost`] reports for the result.
+//!
+//! This module also owns what both extractors share: the LA candidates of each class
+//! ([`Cand`]), their costs as a [`CandGraph`], and emitting the LA expression for a
+//! selection — greedy's own (with ties broken by the LA cost model), or one fixed by the
+//! ILP extractor ([`Greedy::force`]).
 
 use std::collections::HashMap;
 
+use super::dag::{CandGraph, CandNode, Selection};
 use super::{Fused, Ix, MId, MNode, RId, RNode, Snapshot};
 use crate::cost;
 use crate::la::{Dim, LaExpr};
@@ -49,10 +55,14 @@ impl Cand {
 /// Row and column index of an LA value; `None` for a dimension of size 1.
 type Orient = (Option<Ix>, Option<Ix>);
 
-struct Greedy<'a, 's> {
+pub(super) struct Greedy<'a, 's> {
     snap: &'a Snapshot<'s>,
     cands: Vec<Vec<Cand>>,
+    /// `cands` with their own costs, as the extractors' common problem.
+    graph: CandGraph,
     best: Vec<Option<(f64, usize)>>,
+    /// A selection to emit instead of greedy's choices.
+    forced: Option<Selection>,
     m_expr: HashMap<MId, Option<LaExpr>>,
     m_cost: HashMap<MId, Option<f64>>,
     /// Tree cost of each candidate of each class, once the fixpoint is reached.
@@ -62,27 +72,67 @@ struct Greedy<'a, 's> {
 
 /// Extracts the root class as an LA expression.
 pub fn extract_greedy(snap: &Snapshot) -> Result<LaExpr, String> {
-    let mut g = Greedy {
-        snap,
-        cands: Vec::new(),
-        best: vec![None; snap.r_classes.len()],
-        m_expr: HashMap::new(),
-        m_cost: HashMap::new(),
-        totals: Vec::new(),
-        emitted: HashMap::new(),
-    };
-    g.cands = (0..snap.r_classes.len()).map(|c| g.candidates(c)).collect();
-    g.fixpoint();
-    g.totals = (0..snap.r_classes.len())
-        .map(|c| g.candidate_totals(c))
-        .collect();
-    let root_schema = snap.schema(snap.root).ok_or("root has no schema")?.to_vec();
-    let want = g.root_orient(&root_schema)?;
-    let e = g.emit(snap.root, want, 0)?;
-    Ok(simplify(e))
+    Greedy::new(snap).emit_root()
 }
 
-impl Greedy<'_, '_> {
+impl<'a, 's> Greedy<'a, 's> {
+    /// Candidates, their costs and the greedy fixpoint for `snap`.
+    pub(super) fn new(snap: &'a Snapshot<'s>) -> Self {
+        let n = snap.r_classes.len();
+        let mut g = Greedy {
+            snap,
+            cands: Vec::new(),
+            graph: CandGraph::default(),
+            best: vec![None; n],
+            forced: None,
+            m_expr: HashMap::new(),
+            m_cost: HashMap::new(),
+            totals: Vec::new(),
+            emitted: HashMap::new(),
+        };
+        g.cands = (0..n).map(|c| g.candidates(c)).collect();
+        let mut classes = Vec::with_capacity(n);
+        for c in 0..n {
+            let cands = g.cands[c].clone();
+            classes.push(
+                cands
+                    .iter()
+                    .map(|cand| CandNode {
+                        cost: g.op_cost(c, cand).unwrap_or(f64::INFINITY),
+                        children: cand.children(),
+                    })
+                    .collect(),
+            );
+        }
+        g.graph = CandGraph {
+            classes,
+            root: snap.root,
+        };
+        g.best = g.graph.tree_costs();
+        g.totals = (0..n).map(|c| g.candidate_totals(c)).collect();
+        g
+    }
+
+    /// The extraction problem both extractors solve.
+    pub(super) fn graph(&self) -> &CandGraph {
+        &self.graph
+    }
+
+    /// Emit `sel`'s choices from now on (`None`: greedy's own).
+    pub(super) fn force(&mut self, sel: Option<Selection>) {
+        self.forced = sel;
+        self.emitted.clear();
+    }
+
+    /// The LA expression for the root class.
+    pub(super) fn emit_root(&mut self) -> Result<LaExpr, String> {
+        let snap = self.snap;
+        let root_schema = snap.schema(snap.root).ok_or("root has no schema")?.to_vec();
+        let want = self.root_orient(&root_schema)?;
+        let e = self.emit(snap.root, want, 0)?;
+        Ok(simplify(e))
+    }
+
     fn schema(&self, c: RId) -> Option<&[Ix]> {
         self.snap.schema(c)
     }
@@ -200,44 +250,6 @@ impl Greedy<'_, '_> {
         })
     }
 
-    fn fixpoint(&mut self) {
-        let n = self.snap.r_classes.len();
-        for _ in 0..=n {
-            let mut changed = false;
-            for c in 0..n {
-                let cands = std::mem::take(&mut self.cands[c]);
-                for (idx, cand) in cands.iter().enumerate() {
-                    let mut total = 0.0;
-                    let mut ok = true;
-                    for ch in cand.children() {
-                        match self.best[ch] {
-                            Some((cc, _)) => total += cc,
-                            None => {
-                                ok = false;
-                                break;
-                            }
-                        }
-                    }
-                    if !ok {
-                        continue;
-                    }
-                    let Some(op) = self.op_cost(c, cand) else {
-                        continue;
-                    };
-                    total += op;
-                    if self.best[c].is_none_or(|(b, _)| total < b) {
-                        self.best[c] = Some((total, idx));
-                        changed = true;
-                    }
-                }
-                self.cands[c] = cands;
-            }
-            if !changed {
-                break;
-            }
-        }
-    }
-
     /// The original LA term of an LA class (these classes hold the user's term only,
     /// apart from powers the rules unfold).
     fn m_expr(&mut self, m: MId) -> Option<LaExpr> {
@@ -314,14 +326,16 @@ impl Greedy<'_, '_> {
         }
     }
 
-    fn candidate_totals(&mut self, c: RId) -> Vec<Option<f64>> {
-        let cands = self.cands[c].clone();
-        cands
+    fn candidate_totals(&self, c: RId) -> Vec<Option<f64>> {
+        self.graph.classes[c]
             .iter()
             .map(|cand| {
-                let mut total = self.op_cost(c, cand)?;
-                for ch in cand.children() {
-                    total += self.best[ch]?.0;
+                let mut total = cand.cost;
+                if !total.is_finite() {
+                    return None;
+                }
+                for &ch in &cand.children {
+                    total += self.best.get(ch).copied().flatten()?.0;
                 }
                 Some(total)
             })
@@ -343,14 +357,44 @@ impl Greedy<'_, '_> {
         // Guards against cycles through this class while it is being emitted.
         self.emitted
             .insert((c, want), Err("cyclic extraction".into()));
-        let (best, _) = self.best[c].ok_or_else(|| format!("class {c} has no LA plan"))?;
-        let tied: Vec<Cand> = self.cands[c]
-            .iter()
-            .zip(&self.totals[c])
-            .filter(|(_, t)| t.is_some_and(|t| t <= best * (1.0 + 1e-6) + 1e-9))
-            .map(|(cand, _)| cand.clone())
-            .take(6)
-            .collect();
+        let tied: Vec<Cand> = match &self.forced {
+            Some(sel) => {
+                let n = sel
+                    .get(c)
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| format!("class {c} is not in the selection"))?;
+                // Candidates with the same children and cost are interchangeable for the
+                // selection (they differ in orientation only, e.g. `wsloss(X, U, V)` and
+                // `wsloss(t(X), V, U)`): all are tried and the LA cost decides, as for
+                // greedy's ties.
+                let chosen = self.graph.classes[c].get(n).ok_or("bad selection")?;
+                let key = |x: &CandNode| {
+                    let mut ch = x.children.clone();
+                    ch.sort_unstable();
+                    ch
+                };
+                let (want_children, want_cost) = (key(chosen), chosen.cost);
+                let mut same: Vec<Cand> = vec![self.cands[c][n].clone()];
+                for (i, other) in self.graph.classes[c].iter().enumerate() {
+                    let close = (other.cost - want_cost).abs() <= 1e-9 * want_cost.abs() + 1e-12;
+                    if i != n && close && key(other) == want_children && same.len() < 6 {
+                        same.push(self.cands[c][i].clone());
+                    }
+                }
+                same
+            }
+            None => {
+                let (best, _) = self.best[c].ok_or_else(|| format!("class {c} has no LA plan"))?;
+                self.cands[c]
+                    .iter()
+                    .zip(&self.totals[c])
+                    .filter(|(_, t)| t.is_some_and(|t| t <= best * (1.0 + 1e-6) + 1e-9))
+                    .map(|(cand, _)| cand.clone())
+                    .take(6)
+                    .collect()
+            }
+        };
         let swapped = (want.1, want.0);
         let mut chosen: Option<(f64, LaExpr)> = None;
         let mut last_err = String::from("no candidate");

@@ -84,7 +84,7 @@ use egglog::scheduler::SchedulerId;
 use egglog::EGraph;
 
 use crate::cost::la_cost;
-use crate::extract::{self, Extractor};
+use crate::extract::{self, ExtractionReport, Extractor};
 use crate::la::{LaExpr, ShapeEnv, ShapeError};
 
 pub use encode::Tables;
@@ -147,7 +147,11 @@ pub struct SaturationReport {
     pub enodes: usize,
     pub eclasses: usize,
     pub stop: StopReason,
+    /// Saturation time (to the snapshot; extraction is timed in `extraction`).
     pub time: Duration,
+    /// What the extractor did, including whether the ILP fell back to greedy; `None`
+    /// when no plan could be extracted (the input is returned).
+    pub extraction: Option<ExtractionReport>,
 }
 
 /// The result of [`optimize`].
@@ -267,6 +271,7 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
         eclasses: snapshot.class_count(),
         stop,
         time: start.elapsed(),
+        extraction: None,
     };
     let fallback = |report: SaturationReport| Optimized {
         expr: e.clone(),
@@ -274,8 +279,15 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
         cost_after: cost_before,
         report,
     };
+    let mut report = report;
     let plan = match extract::extract(&snapshot, opts.extractor) {
-        Ok(plan) => plan,
+        Ok(x) => {
+            if let Some(why) = &x.report.fell_back {
+                debug(&format!("ILP extraction fell back to greedy: {why}"));
+            }
+            report.extraction = Some(x.report);
+            x.expr
+        }
         Err(err) => {
             debug(&format!("extraction failed: {err}"));
             return Ok(fallback(report));
@@ -507,5 +519,86 @@ fn substitute_leaves(e: &LaExpr, tables: &Tables) -> LaExpr {
             name: name.clone(),
             args: args.iter().map(|a| substitute_leaves(a, tables)).collect(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::dag::{dag_cost, sccs};
+    use crate::extract::ilp;
+
+    /// A saturated e-graph of `text` as the extractors see it.
+    fn problem(text: &str, shapes: &[&str], nnz: &[(&str, f64)]) -> extract::dag::CandGraph {
+        let mut env = ShapeEnv::default();
+        for s in shapes {
+            env.add_shape_arg(s).unwrap();
+        }
+        for (n, z) in nnz {
+            env.set_nnz(n, *z);
+        }
+        let e = LaExpr::parse(text).unwrap();
+        let opts = OptimizeOptions::default();
+        let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
+        let encoded = encode::encode(&e, &env, &mut sub).unwrap();
+        let (mut eg, sched_id) = prepared(&None, opts.sample_limit).unwrap();
+        insert(&mut eg, &encoded.ops).unwrap();
+        saturate(&mut eg, sched_id, &opts, Instant::now()).unwrap();
+        let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
+        extract::problem(&snap)
+    }
+
+    /// Real saturated e-graphs are cyclic (`x = x * 1`-like loops, AC rules), so Figure 11
+    /// alone would admit self-supporting selections; the ILP's answer must still be a
+    /// plan: acyclic, complete, and no dearer than greedy's, with or without the warm
+    /// start.
+    #[test]
+    fn ilp_selections_on_cyclic_e_graphs_are_plans() {
+        let g = problem(
+            "sum((X - U %*% t(V))^2) + sum(X * (U %*% t(V)))",
+            &["X=mxn", "U=mx10", "V=nx10"],
+            &[("X", 1e4)],
+        );
+        let edges: Vec<Vec<usize>> = g
+            .classes
+            .iter()
+            .map(|c| c.iter().flat_map(|n| n.children.clone()).collect())
+            .collect();
+        let comp = sccs(g.classes.len(), &edges);
+        let mut size = vec![0; g.classes.len()];
+        for &c in &comp {
+            size[c] += 1;
+        }
+        let self_loop = g
+            .classes
+            .iter()
+            .enumerate()
+            .any(|(c, ns)| ns.iter().any(|n| n.children.contains(&c)));
+        assert!(
+            self_loop || size.iter().any(|&s| s > 1),
+            "expected a cyclic e-graph"
+        );
+        let greedy = g.greedy_selection();
+        let greedy_cost = dag_cost(&g, &greedy).unwrap();
+        let warm = ilp::solve(&g, &greedy, Duration::from_secs(20)).unwrap();
+        assert!(warm.cost <= greedy_cost);
+        assert_eq!(dag_cost(&g, &warm.selection), Ok(warm.cost));
+        let t = Instant::now();
+        let cold = ilp::solve(&g, &vec![None; g.classes.len()], Duration::from_secs(1));
+        // microlp enforces the deadline itself (checked every 1000 pivots).
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        println!(
+            "cold: {:?} in {:?}",
+            cold.as_ref()
+                .map(|s| (s.cost, s.binaries))
+                .map_err(|f| &f.reason),
+            t.elapsed()
+        );
+        // Without the greedy bound nothing is pruned; the instance may be too slow for
+        // the budget, but whatever comes back must be a plan.
+        if let Ok(cold) = cold {
+            assert!(dag_cost(&g, &cold.selection).is_ok());
+            assert!((cold.cost - warm.cost).abs() <= 1e-6 * warm.cost.max(1.0));
+        }
     }
 }

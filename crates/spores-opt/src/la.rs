@@ -57,7 +57,8 @@ pub enum LaExpr {
     Pow(Box<LaExpr>, f64),
     /// Any other function, opaque to the sum-product rules: `exp`, `log`, `/`,
     /// comparisons, `min`/`max`, user functions. Elementwise functions of one or more
-    /// same-shaped (or broadcast) arguments, unless [`LaExpr::func_shape`] says otherwise.
+    /// same-shaped (or broadcast) arguments, except the aggregating builtins (`min`, `max`, `mean` of one argument, `rowMeans`, ...)
+    /// whose shapes [`ShapeEnv::shape_of`] knows.
     Func { name: String, args: Vec<LaExpr> },
 }
 

@@ -41,6 +41,9 @@ enum Command {
         /// Run each block's DAG as written, without the SPORES optimizer.
         #[arg(long)]
         no_opt: bool,
+        /// Plan extraction for the optimizer: `greedy`, `ilp` or `ilp:MS`.
+        #[arg(long, default_value = "greedy")]
+        extractor: spores_opt::extract::Extractor,
     },
     /// Print the cheapest equivalent plan of an LA expression, its estimated cost before
     /// and after, and the saturation report.
@@ -61,6 +64,10 @@ enum Command {
         /// Stop saturating after this many milliseconds.
         #[arg(long, default_value_t = 500)]
         time_limit_ms: u64,
+        /// Plan extraction: `greedy`, `ilp` (optimal, shared subexpressions paid once,
+        /// 500 ms budget then greedy) or `ilp:MS` for another budget.
+        #[arg(long, default_value = "greedy")]
+        extractor: spores_opt::extract::Extractor,
     },
     /// Decide whether two LA expressions are equal for all inputs of the given shapes.
     ///
@@ -121,7 +128,8 @@ fn main() -> ExitCode {
             explain,
             threads,
             no_opt,
-        } => run(script, args, stats, explain, threads, no_opt),
+            extractor,
+        } => run(script, args, stats, explain, threads, no_opt, extractor),
         Command::Optimize {
             expr,
             inputs,
@@ -129,6 +137,7 @@ fn main() -> ExitCode {
             iter_limit,
             node_limit,
             time_limit_ms,
+            extractor,
         } => {
             let extra_rules = match rules
                 .map(|p| std::fs::read_to_string(&p).map_err(|e| (p, e)))
@@ -145,6 +154,7 @@ fn main() -> ExitCode {
                 node_limit,
                 time_limit: std::time::Duration::from_millis(time_limit_ms),
                 extra_rules,
+                extractor,
                 ..Default::default()
             };
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
@@ -176,6 +186,7 @@ fn run(
     explain: bool,
     threads: Option<usize>,
     no_opt: bool,
+    extractor: spores_opt::extract::Extractor,
 ) -> ExitCode {
     let started = Instant::now();
     if let Some(n) = threads {
@@ -206,7 +217,12 @@ fn run(
     let optimizer: Box<dyn spores::opt::DagOptimizer> = if no_opt {
         Box::new(spores::opt::NoOptimizer)
     } else {
-        Box::new(spores::opt::SporesOptimizer::new(Default::default()))
+        Box::new(spores::opt::SporesOptimizer::new(
+            spores_opt::saturate::OptimizeOptions {
+                extractor,
+                ..Default::default()
+            },
+        ))
     };
     let options = RunOptions {
         args: args.into_iter().collect::<HashMap<_, _>>(),

@@ -280,3 +280,30 @@ fn optimize_reports_bad_input() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("/nonexistent/r.egg"));
 }
+
+#[test]
+fn optimize_with_the_ilp_extractor_reports_it() {
+    let out = spores(&[
+        "optimize",
+        "sum(U %*% t(V)) + sum((U %*% t(V))^2)",
+        "--shape",
+        "U=1000x10",
+        "--shape",
+        "V=500x10",
+        "--extractor",
+        "ilp:5000",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("# extraction: ilp"), "{stdout}");
+    assert!(stdout.contains("verified equivalent"), "{stdout}");
+    let bad = spores(&[
+        "optimize",
+        "sum(X)",
+        "--shape",
+        "X=2x2",
+        "--extractor",
+        "bogus",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+}

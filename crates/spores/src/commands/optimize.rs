@@ -62,6 +62,22 @@ pub fn optimize(
         r.eclasses,
         r.time.as_secs_f64() * 1e3
     );
+    if let Some(x) = &r.extraction {
+        let how = match (&x.fell_back, x.proven_optimal) {
+            (Some(why), _) => format!(", fell back to greedy: {why}"),
+            (None, true) => ", proven optimal".to_string(),
+            (None, false) => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "# extraction: {} ({} ILP binaries{how}), DAG cost {:.4e} (greedy {:.4e}), {:.2} ms",
+            x.used,
+            x.binaries,
+            x.dag_cost,
+            x.greedy_dag_cost,
+            x.time.as_secs_f64() * 1e3
+        );
+    }
     let _ = writeln!(out, "# {verified}");
     0
 }

@@ -270,11 +270,11 @@ fn vector(a: &Matrix) -> Cow<'_, [f64]> {
 #[derive(Clone, Copy)]
 enum Special {
     /// `X / (U %*% t(V))`
-    DivLowRank,
+    Div,
     /// `X * log(U %*% t(V))`
-    MulLogLowRank,
+    MulLog,
     /// `X * (U %*% t(V))`
-    MulLowRank,
+    Mul,
 }
 
 /// A program bound to its operands and to the mask, ready to run per row.
@@ -315,12 +315,12 @@ impl<'a> Bound<'a> {
         };
         let instrs = program.instrs();
         let special = match instrs {
-            [Mask, Load(k), Binary(Div)] => low_rank(*k).map(|(u, v)| (Special::DivLowRank, u, v)),
+            [Mask, Load(k), Binary(Div)] => low_rank(*k).map(|(u, v)| (Special::Div, u, v)),
             [Mask, Load(k), Unary(UnaryOp::Log), Binary(Mul)] => {
-                low_rank(*k).map(|(u, v)| (Special::MulLogLowRank, u, v))
+                low_rank(*k).map(|(u, v)| (Special::MulLog, u, v))
             }
             [Mask, Load(k), Binary(Mul)] | [Load(k), Mask, Binary(Mul)] => {
-                low_rank(*k).map(|(u, v)| (Special::MulLowRank, u, v))
+                low_rank(*k).map(|(u, v)| (Special::Mul, u, v))
             }
             _ => None,
         };
@@ -347,9 +347,9 @@ impl<'a> Bound<'a> {
                     } else {
                         let uv = dot(ui, v.row(j));
                         match kind {
-                            Special::DivLowRank => x / uv,
-                            Special::MulLogLowRank => BinaryOp::Mul.apply_cell(x, uv.ln()),
-                            Special::MulLowRank => BinaryOp::Mul.apply_cell(x, uv),
+                            Special::Div => x / uv,
+                            Special::MulLog => BinaryOp::Mul.apply_cell(x, uv.ln()),
+                            Special::Mul => BinaryOp::Mul.apply_cell(x, uv),
                         }
                     };
                     f(j, e);

@@ -41,6 +41,11 @@ enum Command {
         /// Run each block's DAG as written, without the SPORES optimizer.
         #[arg(long)]
         no_opt: bool,
+        /// Turn off size-driven physical planning: sparse-driven (masked) evaluation of
+        /// `X * f(..)` / `X / g(..)` over a sparse X, and `sum(A %*% B)` from row and
+        /// column sums.
+        #[arg(long)]
+        no_masked: bool,
     },
     /// Print the cheapest equivalent plan of an LA expression, its estimated cost before
     /// and after, and the saturation report.
@@ -121,7 +126,8 @@ fn main() -> ExitCode {
             explain,
             threads,
             no_opt,
-        } => run(script, args, stats, explain, threads, no_opt),
+            no_masked,
+        } => run(script, args, stats, explain, threads, no_opt, no_masked),
         Command::Optimize {
             expr,
             inputs,
@@ -176,6 +182,7 @@ fn run(
     explain: bool,
     threads: Option<usize>,
     no_opt: bool,
+    no_masked: bool,
 ) -> ExitCode {
     let started = Instant::now();
     if let Some(n) = threads {
@@ -212,6 +219,7 @@ fn run(
         args: args.into_iter().collect::<HashMap<_, _>>(),
         explain,
         optimizer,
+        sized_planning: !no_masked,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

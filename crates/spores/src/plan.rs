@@ -518,4 +518,67 @@ mod tests {
             "{ops:?}"
         );
     }
+
+    fn planned_with_sizes(src: &str) -> BlockDag {
+        use crate::opt::InputMeta;
+        use spores_exec::Shape;
+        let program = spores_lang::parse(src).unwrap();
+        let (functions, args) = (HashMap::new(), HashMap::new());
+        let ctx = LowerContext {
+            functions: &functions,
+            args: &args,
+        };
+        let block = lower_block(&program.body, &ctx).unwrap();
+        let matrix = |r, c, nnz| InputMeta::Matrix {
+            shape: Shape::new(r, c),
+            nnz,
+        };
+        let inputs: HashMap<String, InputMeta> = [
+            ("X".to_string(), matrix(1000, 500, 5000)),
+            ("W".to_string(), matrix(1000, 10, 10_000)),
+            ("H".to_string(), matrix(10, 500, 5000)),
+        ]
+        .into_iter()
+        .collect();
+        let meta = crate::dag::meta::infer(&block.dag, &inputs);
+        physical(&block, Some(&meta)).unwrap_or(block)
+    }
+
+    #[test]
+    fn sparse_masks_drive_the_elementwise_tree_and_its_consumer() {
+        // Each statement alone: a product shared by two masked expressions is
+        // materialized (and read as a leaf) today.
+        for (src, op) in [
+            ("obj = sum(W %*% H) - sum(X * log(W %*% H))", "masked_sum"),
+            ("G = t(W) %*% (X / (W %*% H))", "masked_left_mm"),
+            ("R = (X / (W %*% H)) %*% t(H)", "masked_right_mm"),
+        ] {
+            let ops = live_ops(&planned_with_sizes(&format!("{src}\n")));
+            assert!(ops.contains(&op.to_string()), "{ops:?}");
+            assert!(!ops.contains(&"log".to_string()), "{ops:?}");
+            assert!(!ops.contains(&"t".to_string()), "{ops:?}");
+            // At most the 1x1 product of the column and row sums is left.
+            assert!(ops.iter().filter(|o| *o == "%*%").count() <= 1, "{ops:?}");
+        }
+    }
+
+    #[test]
+    fn a_product_needed_elsewhere_is_read_as_a_leaf() {
+        let ops = live_ops(&planned_with_sizes(
+            "P = W %*% H
+Y = X * exp(P)
+",
+        ));
+        assert!(ops.contains(&"masked".to_string()), "{ops:?}");
+        assert!(ops.contains(&"%*%".to_string()), "{ops:?}");
+        assert!(!ops.contains(&"exp".to_string()), "{ops:?}");
+        // A dense "mask" is left alone; without sizes nothing changes.
+        let ops = live_ops(&planned_with_sizes(
+            "Y = W * exp(W)
+",
+        ));
+        assert!(!ops.iter().any(|o| o.starts_with("masked")), "{ops:?}");
+        let ops = live_ops(&planned("Y = X * exp(W %*% H)\n"));
+        assert!(!ops.iter().any(|o| o.starts_with("masked")), "{ops:?}");
+    }
 }

@@ -44,6 +44,11 @@ enum Command {
         /// Plan extraction for the optimizer: `greedy`, `ilp` or `ilp:MS`.
         #[arg(long, default_value = "greedy")]
         extractor: spores_opt::extract::Extractor,
+        /// Turn off size-driven physical planning: sparse-driven (masked) evaluation of
+        /// `X * f(..)` / `X / g(..)` over a sparse X, and `sum(A %*% B)` from row and
+        /// column sums.
+        #[arg(long)]
+        no_masked: bool,
     },
     /// Print the cheapest equivalent plan of an LA expression, its estimated cost before
     /// and after, and the saturation report.
@@ -129,7 +134,17 @@ fn main() -> ExitCode {
             threads,
             no_opt,
             extractor,
-        } => run(script, args, stats, explain, threads, no_opt, extractor),
+            no_masked,
+        } => run(RunFlags {
+            script,
+            args,
+            stats,
+            explain,
+            threads,
+            no_opt,
+            extractor,
+            no_masked,
+        }),
         Command::Optimize {
             expr,
             inputs,
@@ -179,7 +194,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(
+/// The flags of `spores run`.
+struct RunFlags {
     script: PathBuf,
     args: Vec<(String, String)>,
     stats: bool,
@@ -187,7 +203,20 @@ fn run(
     threads: Option<usize>,
     no_opt: bool,
     extractor: spores_opt::extract::Extractor,
-) -> ExitCode {
+    no_masked: bool,
+}
+
+fn run(flags: RunFlags) -> ExitCode {
+    let RunFlags {
+        script,
+        args,
+        stats,
+        explain,
+        threads,
+        no_opt,
+        extractor,
+        no_masked,
+    } = flags;
     let started = Instant::now();
     if let Some(n) = threads {
         if let Err(e) = rayon::ThreadPoolBuilder::new()
@@ -228,6 +257,7 @@ fn run(
         args: args.into_iter().collect::<HashMap<_, _>>(),
         explain,
         optimizer,
+        sized_planning: !no_masked,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -1,15 +1,69 @@
-//! Physical planning: kernel choices that need no cost model, made on the DAG that the
-//! optimizer returns, just before it runs.
+//! Physical planning: kernel choices made on the DAG that the optimizer returns, just
+//! before it runs.
 //!
-//! Today this is one rule: a product with a transposed operand (`X %*% t(Y)`,
-//! `t(X) %*% y`) runs as [`Fused::MatMulT`], which reads the operand through its
-//! transposed layout instead of copying it, provided nothing else needs the transposed
-//! copy.
+//! Rules:
+//! * A product with a transposed operand (`X %*% t(Y)`, `t(X) %*% y`) runs as
+//!   [`Fused::MatMulT`], which reads the operand through its transposed layout instead
+//!   of copying it, provided nothing else needs the transposed copy.
+//! * Given size estimates ([`NodeMeta`]), `X * e` or `X / e` with a sparse `X` (estimated
+//!   density below [`MASK_DENSITY`]) runs as a [`Fused::Masked`] node that evaluates the
+//!   element-wise tree `e` only at `X`'s non-zeros: under the zero-annihilating cell
+//!   semantics the result is zero elsewhere whatever `e` is. Low-rank products
+//!   `U %*% V` / `U %*% t(V)` inside `e` become per-cell dot products, so the dense
+//!   `m x n` product is never formed; a consumer `sum(.)`, `t(A) %*% .` / `A %*% .` or
+//!   `. %*% B` / `. %*% t(B)` is fused as well (SystemDS's wcemm and wdivmm). Only
+//!   nodes no one else reads are absorbed; a shared intermediate is read as a leaf.
+//! * Given size estimates, `sum(A %*% B)` runs as `sum(colSums(A) %*% rowSums(B))`
+//!   (as SystemDS rewrites it), so the product is not formed for its sum; this also
+//!   frees `W %*% H` in PNMF's objective for the masked rule.
 
-use crate::dag::{BlockDag, Dag, Fused, Op};
+use std::collections::HashMap;
+use std::sync::Arc;
 
-/// Returns the block with products of transposes fused, or `None` when nothing changed.
-pub fn physical(block: &BlockDag) -> Option<BlockDag> {
+use spores_exec::kernels::masked::{Instr, MaskedProgram};
+
+use crate::dag::meta::NodeMeta;
+use crate::dag::{
+    AggFn, Axis, BlockDag, Dag, Fused, MaskedOperand, MaskedOutput, MaskedPlan, NodeId, Op,
+};
+
+/// A matrix estimated sparser than this drives masked evaluation (SystemDS uses the same
+/// threshold to pick sparse formats for its quaternary operators' inputs).
+pub const MASK_DENSITY: f64 = 0.4;
+
+/// Largest inner dimension of a product read as a low-rank leaf, and largest column
+/// count of a fused product's other operand: both are converted to dense copies and the
+/// per-non-zero work grows with them.
+pub const MAX_RANK: usize = 256;
+
+/// What replaces a node of the input DAG.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Rewrite {
+    /// One node with these (input-DAG) children.
+    Node(Op, Vec<NodeId>),
+    /// `sum(colSums(a) %*% rowSums(b))` for `sum(a %*% b)`.
+    SumOfProduct(NodeId, NodeId),
+}
+
+/// Whether a block has the shape the size-driven rules look for (a `*` or `/` over an
+/// element-wise or product subtree, or a sum of a product), so that the interpreter
+/// gathers input metadata only for such blocks.
+pub fn wants_meta(block: &BlockDag) -> bool {
+    let dag = &block.dag;
+    dag.nodes().iter().any(|n| match &n.op {
+        Op::Binary(spores_exec::kernels::elementwise::BinaryOp::Mul)
+        | Op::Binary(spores_exec::kernels::elementwise::BinaryOp::Div) => n
+            .children
+            .iter()
+            .any(|&c| matches!(dag.node(c).op, Op::Binary(_) | Op::Unary(_) | Op::MatMul)),
+        Op::Agg(AggFn::Sum, Axis::All) => matches!(dag.node(n.children[0]).op, Op::MatMul),
+        _ => false,
+    })
+}
+
+/// Returns the planned block, or `None` when nothing changed. `meta` (one entry per node
+/// of `block.dag`, from [`crate::dag::meta::infer`]) enables the size-driven rules.
+pub fn physical(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag> {
     let dag = &block.dag;
     let needed = dag.reachable(block.roots());
     let mut uses = vec![0usize; dag.len()];
@@ -23,17 +77,33 @@ pub fn physical(block: &BlockDag) -> Option<BlockDag> {
     for root in block.roots() {
         uses[root] += 1;
     }
+    let rewrites = match meta {
+        Some(meta) if meta.len() == dag.len() => size_rewrites(dag, &needed, &mut uses, meta),
+        _ => HashMap::new(),
+    };
     // A transpose only this product reads; both children being the same single-use
     // transpose (`t(A) %*% t(A)`) counts two uses, so it is left alone.
     let private_transpose = |c: usize| matches!(dag.node(c).op, Op::Transpose) && uses[c] == 1;
 
-    let mut changed = false;
+    let mut changed = !rewrites.is_empty();
     let mut out = Dag::new();
     let mut remap = Vec::with_capacity(dag.len());
-    for node in dag.nodes() {
+    for (id, node) in dag.nodes().iter().enumerate() {
         let children: Vec<usize> = node.children.iter().map(|&c| remap[c]).collect();
-        let id = match node.op {
-            Op::MatMul
+        let id = match (rewrites.get(&id), &node.op) {
+            (Some(Rewrite::Node(op, kids)), _) => out.add(
+                op.clone(),
+                kids.iter().map(|&c| remap[c]).collect(),
+                node.span,
+            ),
+            (Some(Rewrite::SumOfProduct(a, b)), _) => {
+                let s = node.span;
+                let cs = out.add(Op::Agg(AggFn::Sum, Axis::Col), vec![remap[*a]], s);
+                let rs = out.add(Op::Agg(AggFn::Sum, Axis::Row), vec![remap[*b]], s);
+                let p = out.add(Op::MatMul, vec![cs, rs], s);
+                out.add(Op::Agg(AggFn::Sum, Axis::All), vec![p], s)
+            }
+            (None, Op::MatMul)
                 if private_transpose(node.children[0]) || private_transpose(node.children[1]) =>
             {
                 changed = true;
@@ -73,6 +143,335 @@ pub fn physical(block: &BlockDag) -> Option<BlockDag> {
     })
 }
 
+fn matrix_shape(meta: &NodeMeta) -> Option<(usize, usize)> {
+    match meta {
+        NodeMeta::Matrix { shape, .. } => Some((shape.rows, shape.cols)),
+        _ => None,
+    }
+}
+
+/// Chooses the size-driven rewrites; `uses` is updated for the nodes they stop reading
+/// (which is what lets a product feeding both `sum(W %*% H)` and `log(W %*% H)` become
+/// a low-rank leaf).
+fn size_rewrites(
+    dag: &Dag,
+    needed: &[bool],
+    uses: &mut [usize],
+    meta: &[NodeMeta],
+) -> HashMap<NodeId, Rewrite> {
+    let mut rewrites = HashMap::new();
+    let mut parents: Vec<Vec<NodeId>> = vec![Vec::new(); dag.len()];
+    for (id, node) in dag.nodes().iter().enumerate() {
+        if needed[id] {
+            for &c in &node.children {
+                if !parents[c].contains(&id) {
+                    parents[c].push(id);
+                }
+            }
+        }
+    }
+    // sum(A %*% B): the sum of a product does not need the product. Rewritten when
+    // nothing else needs the product, or only element-wise nodes do, which masked
+    // evaluation may absorb (PNMF's `sum(W %*% H) - sum(X * log(W %*% H))`); when the
+    // product is an output or feeds anything else it is computed anyway, and summing
+    // it keeps its factors private.
+    for (id, node) in dag.nodes().iter().enumerate() {
+        if !needed[id] || node.op != Op::Agg(AggFn::Sum, Axis::All) {
+            continue;
+        }
+        let p = node.children[0];
+        if dag.node(p).op != Op::MatMul {
+            continue;
+        }
+        let others: Vec<NodeId> = parents[p].iter().copied().filter(|&q| q != id).collect();
+        let other_uses: usize = others
+            .iter()
+            .map(|&q| dag.node(q).children.iter().filter(|&&c| c == p).count())
+            .sum();
+        let elementwise_only = others
+            .iter()
+            .all(|&q| matches!(dag.node(q).op, Op::Binary(_) | Op::Unary(_)));
+        // `uses` also counts the product being a block output.
+        if !(elementwise_only && uses[p] == other_uses + 1) {
+            continue;
+        }
+        let (a, b) = (dag.node(p).children[0], dag.node(p).children[1]);
+        if let (Some((m, k)), Some((k2, n))) = (matrix_shape(&meta[a]), matrix_shape(&meta[b])) {
+            // Worth it once the product is larger than its factors' sums.
+            if k == k2 && m * n > m + n {
+                rewrites.insert(id, Rewrite::SumOfProduct(a, b));
+                uses[p] -= 1;
+                uses[a] += 1;
+                uses[b] += 1;
+            }
+        }
+    }
+    let mut absorbed = vec![false; dag.len()];
+    // Outermost first, so an expression is absorbed whole rather than in pieces.
+    for r in (0..dag.len()).rev() {
+        if !needed[r] || absorbed[r] || rewrites.contains_key(&r) {
+            continue;
+        }
+        let Some(found) = masked_at(dag, uses, meta, r) else {
+            continue;
+        };
+        // Fuse the single consumer when it is a sum or a product with a small operand.
+        let mut output = MaskedOutput::Map;
+        let mut target = r;
+        let mut extra = None;
+        let mut extra_absorbed = None;
+        if uses[r] == 1
+            && parents[r].len() == 1
+            && !rewrites.contains_key(&parents[r][0])
+            && !absorbed[parents[r][0]]
+        {
+            let q = parents[r][0];
+            let qn = dag.node(q);
+            let private_t = |c: NodeId| {
+                (matches!(dag.node(c).op, Op::Transpose) && uses[c] == 1)
+                    .then(|| dag.node(c).children[0])
+            };
+            let small = |c: NodeId, dim: usize| {
+                matrix_shape(&meta[c]).is_some_and(|s| [s.0, s.1][dim] <= MAX_RANK)
+            };
+            match &qn.op {
+                Op::Agg(AggFn::Sum, Axis::All) => {
+                    output = MaskedOutput::Sum;
+                    target = q;
+                }
+                Op::MatMul if qn.children[1] == r && qn.children[0] != r => {
+                    let a = qn.children[0];
+                    match private_t(a) {
+                        Some(inner) if small(inner, 1) => {
+                            output = MaskedOutput::LeftMul { transposed: true };
+                            extra = Some(inner);
+                            extra_absorbed = Some(a);
+                        }
+                        _ if small(a, 0) => {
+                            output = MaskedOutput::LeftMul { transposed: false };
+                            extra = Some(a);
+                        }
+                        _ => {}
+                    }
+                }
+                Op::MatMul if qn.children[0] == r && qn.children[1] != r => {
+                    let b = qn.children[1];
+                    match private_t(b) {
+                        Some(inner) if small(inner, 0) => {
+                            output = MaskedOutput::RightMul { transposed: true };
+                            extra = Some(inner);
+                            extra_absorbed = Some(b);
+                        }
+                        _ if small(b, 1) => {
+                            output = MaskedOutput::RightMul { transposed: false };
+                            extra = Some(b);
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+            if output != MaskedOutput::Map {
+                target = q;
+            }
+        }
+        if target != r {
+            absorbed[r] = true;
+        }
+        if let Some(t) = extra_absorbed {
+            absorbed[t] = true;
+        }
+        for &n in &found.absorbed {
+            absorbed[n] = true;
+        }
+        let mut children = found.children;
+        children.extend(extra);
+        let plan = MaskedPlan {
+            program: found.program,
+            operands: found.operands,
+            output,
+        };
+        rewrites.insert(
+            target,
+            Rewrite::Node(Op::Fused(Fused::Masked(Arc::new(plan))), children),
+        );
+    }
+    rewrites
+}
+
+/// A masked evaluation found at a `*` or `/` node.
+struct Found {
+    program: MaskedProgram,
+    operands: Vec<MaskedOperand>,
+    /// The mask, then the operands' nodes.
+    children: Vec<NodeId>,
+    /// Interior nodes the program computes (they need not be evaluated any more).
+    absorbed: Vec<NodeId>,
+}
+
+/// Compiles the element-wise tree of `e` into a program over `mask`'s non-zeros.
+struct Compiler<'a> {
+    dag: &'a Dag,
+    uses: &'a [usize],
+    meta: &'a [NodeMeta],
+    mask: NodeId,
+    shape: (usize, usize),
+    instrs: Vec<Instr>,
+    operands: Vec<MaskedOperand>,
+    children: Vec<NodeId>,
+    absorbed: Vec<NodeId>,
+    /// Operand index of each leaf node already seen (a leaf read twice is one operand).
+    leaves: HashMap<NodeId, usize>,
+    /// Whether the tree does any work that masking saves (an operation or a product).
+    worth: bool,
+}
+
+impl Compiler<'_> {
+    fn full_size(&self, n: NodeId) -> bool {
+        matrix_shape(&self.meta[n]) == Some(self.shape)
+    }
+
+    fn compile(&mut self, n: NodeId) -> Option<()> {
+        if n == self.mask {
+            self.instrs.push(Instr::Mask);
+            return Some(());
+        }
+        let node = self.dag.node(n);
+        let private = self.uses[n] == 1 && self.full_size(n);
+        match &node.op {
+            Op::Binary(op) if private => {
+                self.compile(node.children[0])?;
+                self.compile(node.children[1])?;
+                self.instrs.push(Instr::Binary(*op));
+                self.absorbed.push(n);
+                self.worth = true;
+                Some(())
+            }
+            Op::Unary(op) if private => {
+                self.compile(node.children[0])?;
+                self.instrs.push(Instr::Unary(*op));
+                self.absorbed.push(n);
+                self.worth = true;
+                Some(())
+            }
+            Op::MatMul if private && self.low_rank(node.children[0], node.children[1]) => {
+                let (u, v) = (node.children[0], node.children[1]);
+                let vn = self.dag.node(v);
+                let (v, v_transposed) = if vn.op == Op::Transpose && self.uses[v] == 1 {
+                    self.absorbed.push(v);
+                    (vn.children[0], true)
+                } else {
+                    (v, false)
+                };
+                self.absorbed.push(n);
+                self.worth = true;
+                let k = self.operands.len();
+                self.operands.push(MaskedOperand::LowRank { v_transposed });
+                self.children.extend([u, v]);
+                self.instrs.push(Instr::Load(k));
+                Some(())
+            }
+            _ => self.leaf(n),
+        }
+    }
+
+    /// Whether `u %*% v` is a product with a small inner dimension.
+    fn low_rank(&self, u: NodeId, v: NodeId) -> bool {
+        matches!(
+            (matrix_shape(&self.meta[u]), matrix_shape(&self.meta[v])),
+            (Some((_, k)), Some((k2, _))) if k == k2 && k <= MAX_RANK
+        )
+    }
+
+    fn leaf(&mut self, n: NodeId) -> Option<()> {
+        let (m, cols) = self.shape;
+        let fits = match &self.meta[n] {
+            NodeMeta::Scalar(_) => true,
+            NodeMeta::Matrix { shape, .. } => {
+                let s = (shape.rows, shape.cols);
+                s == (m, cols) || s == (1, cols) || s == (m, 1) || s == (1, 1)
+            }
+            NodeMeta::Unknown => false,
+        };
+        if !fits {
+            return None;
+        }
+        let k = match self.leaves.get(&n) {
+            Some(&k) => k,
+            None => {
+                let k = self.operands.len();
+                self.operands.push(MaskedOperand::Value);
+                self.children.push(n);
+                self.leaves.insert(n, k);
+                k
+            }
+        };
+        self.instrs.push(Instr::Load(k));
+        Some(())
+    }
+}
+
+/// The masked evaluation of node `r` when it is `X * e`, `e * X` or `X / e` with a
+/// sparse `X` and an `e` worth evaluating only at `X`'s non-zeros.
+fn masked_at(dag: &Dag, uses: &[usize], meta: &[NodeMeta], r: NodeId) -> Option<Found> {
+    use spores_exec::kernels::elementwise::BinaryOp;
+    let node = dag.node(r);
+    let Op::Binary(op @ (BinaryOp::Mul | BinaryOp::Div)) = node.op else {
+        return None;
+    };
+    let sides: &[(usize, usize)] = if op == BinaryOp::Mul {
+        &[(0, 1), (1, 0)]
+    } else {
+        &[(0, 1)]
+    };
+    for &(mask_side, other_side) in sides {
+        let (mask, other) = (node.children[mask_side], node.children[other_side]);
+        let NodeMeta::Matrix { shape, nnz } = &meta[mask] else {
+            continue;
+        };
+        let cells = shape.cells() as f64;
+        if cells == 0.0
+            || *nnz >= MASK_DENSITY * cells
+            || matrix_shape(&meta[r]) != Some((shape.rows, shape.cols))
+        {
+            continue;
+        }
+        let mut c = Compiler {
+            dag,
+            uses,
+            meta,
+            mask,
+            shape: (shape.rows, shape.cols),
+            instrs: Vec::new(),
+            operands: Vec::new(),
+            children: vec![mask],
+            absorbed: Vec::new(),
+            leaves: HashMap::new(),
+            worth: false,
+        };
+        if mask_side == 0 {
+            c.instrs.push(Instr::Mask);
+        }
+        if c.compile(other).is_none() || !c.worth {
+            continue;
+        }
+        if mask_side == 1 {
+            c.instrs.push(Instr::Mask);
+        }
+        c.instrs.push(Instr::Binary(op));
+        let Ok(program) = MaskedProgram::new(c.instrs) else {
+            continue;
+        };
+        return Some(Found {
+            program,
+            operands: c.operands,
+            children: c.children,
+            absorbed: c.absorbed,
+        });
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -88,7 +487,7 @@ mod tests {
             args: &args,
         };
         let block = lower_block(&program.body, &ctx).unwrap();
-        physical(&block).unwrap_or(block)
+        physical(&block, None).unwrap_or(block)
     }
 
     fn live_ops(block: &BlockDag) -> Vec<String> {
@@ -118,5 +517,68 @@ mod tests {
             ops.contains(&"t".to_string()) && ops.contains(&"%*%".to_string()),
             "{ops:?}"
         );
+    }
+
+    fn planned_with_sizes(src: &str) -> BlockDag {
+        use crate::opt::InputMeta;
+        use spores_exec::Shape;
+        let program = spores_lang::parse(src).unwrap();
+        let (functions, args) = (HashMap::new(), HashMap::new());
+        let ctx = LowerContext {
+            functions: &functions,
+            args: &args,
+        };
+        let block = lower_block(&program.body, &ctx).unwrap();
+        let matrix = |r, c, nnz| InputMeta::Matrix {
+            shape: Shape::new(r, c),
+            nnz,
+        };
+        let inputs: HashMap<String, InputMeta> = [
+            ("X".to_string(), matrix(1000, 500, 5000)),
+            ("W".to_string(), matrix(1000, 10, 10_000)),
+            ("H".to_string(), matrix(10, 500, 5000)),
+        ]
+        .into_iter()
+        .collect();
+        let meta = crate::dag::meta::infer(&block.dag, &inputs);
+        physical(&block, Some(&meta)).unwrap_or(block)
+    }
+
+    #[test]
+    fn sparse_masks_drive_the_elementwise_tree_and_its_consumer() {
+        // Each statement alone: a product shared by two masked expressions is
+        // materialized (and read as a leaf) today.
+        for (src, op) in [
+            ("obj = sum(W %*% H) - sum(X * log(W %*% H))", "masked_sum"),
+            ("G = t(W) %*% (X / (W %*% H))", "masked_left_mm"),
+            ("R = (X / (W %*% H)) %*% t(H)", "masked_right_mm"),
+        ] {
+            let ops = live_ops(&planned_with_sizes(&format!("{src}\n")));
+            assert!(ops.contains(&op.to_string()), "{ops:?}");
+            assert!(!ops.contains(&"log".to_string()), "{ops:?}");
+            assert!(!ops.contains(&"t".to_string()), "{ops:?}");
+            // At most the 1x1 product of the column and row sums is left.
+            assert!(ops.iter().filter(|o| *o == "%*%").count() <= 1, "{ops:?}");
+        }
+    }
+
+    #[test]
+    fn a_product_needed_elsewhere_is_read_as_a_leaf() {
+        let ops = live_ops(&planned_with_sizes(
+            "P = W %*% H
+Y = X * exp(P)
+",
+        ));
+        assert!(ops.contains(&"masked".to_string()), "{ops:?}");
+        assert!(ops.contains(&"%*%".to_string()), "{ops:?}");
+        assert!(!ops.contains(&"exp".to_string()), "{ops:?}");
+        // A dense "mask" is left alone; without sizes nothing changes.
+        let ops = live_ops(&planned_with_sizes(
+            "Y = W * exp(W)
+",
+        ));
+        assert!(!ops.iter().any(|o| o.starts_with("masked")), "{ops:?}");
+        let ops = live_ops(&planned("Y = X * exp(W %*% H)\n"));
+        assert!(!ops.iter().any(|o| o.starts_with("masked")), "{ops:?}");
     }
 }

@@ -9,6 +9,7 @@ pub mod aggregate;
 pub mod elementwise;
 mod ew_common;
 pub mod fused;
+pub mod masked;
 pub mod matmul;
 pub mod structural;
 pub mod transpose;

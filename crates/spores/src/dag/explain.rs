@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{BlockDag, Op};
+use super::{BlockDag, Fused, Op};
 
 /// Renders the nodes a block needs, one per line in evaluation order (literals inline),
 /// e.g.
@@ -30,6 +30,14 @@ pub fn explain(block: &BlockDag, annotations: Option<&[String]>) -> String {
         let args: Vec<String> = node.children.iter().map(|&c| arg(c)).collect();
         let text = match &node.op {
             Op::Input(_) | Op::Literal(_) => node.op.name(),
+            Op::Fused(Fused::Masked(plan)) => {
+                format!(
+                    "{}[{}]({})",
+                    node.op.name(),
+                    plan.describe(&args),
+                    args.join(", ")
+                )
+            }
             op => format!("{}({})", op.name(), args.join(", ")),
         };
         let note = annotations

@@ -1,8 +1,10 @@
 //! The operators of the LA DAG.
 
 use std::fmt;
+use std::sync::Arc;
 
 use spores_exec::kernels::elementwise::BinaryOp;
+use spores_exec::kernels::masked::MaskedProgram;
 use spores_exec::kernels::unary::UnaryOp;
 
 /// A constant in the DAG. Doubles are compared by bit pattern so that literals can be
@@ -167,7 +169,7 @@ impl IndexKind {
 
 /// Physical operators that compute a whole expression in one pass. The optimizer (or the
 /// physical planning pass) introduces them; the front end never does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Fused {
     /// `op(A) %*% op(B)` with `op` the identity or a transpose, never materializing the
     /// transposed operand. Children: A, B.
@@ -189,10 +191,124 @@ pub enum Fused {
     MmChain,
     /// `P * (1 - P)`. Child: P.
     SProp,
+    /// An element-wise expression `E` evaluated only at the non-zeros of a sparse mask
+    /// `X`, possibly with its consumer fused (see [`MaskedPlan`]). Children: X, then
+    /// the operands' nodes in program order (two for a low-rank operand), then the
+    /// consumer's other operand, if any.
+    Masked(Arc<MaskedPlan>),
+}
+
+/// What a [`Fused::Masked`] node computes: the program over the mask's non-zeros, how
+/// its operands map to the node's children, and which consumer is fused with it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MaskedPlan {
+    pub program: MaskedProgram,
+    /// One entry per program operand, in operand order.
+    pub operands: Vec<MaskedOperand>,
+    pub output: MaskedOutput,
+}
+
+/// How a masked program's operand is given by the node's children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MaskedOperand {
+    /// One child: a scalar, or a matrix of the mask's shape or broadcast to it.
+    Value,
+    /// Two children U and V: the product `U %*% t(V)` when `v_transposed` (V is `n x k`),
+    /// else `U %*% V` (V is `k x n`). Its dense `m x n` value is never formed.
+    LowRank { v_transposed: bool },
+}
+
+/// Which consumer of the masked expression `E` the node computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MaskedOutput {
+    /// `E` itself, with the mask's sparsity pattern.
+    Map,
+    /// `sum(E)` (SystemDS's wcemm for `sum(X * log(U %*% t(V)))`).
+    Sum,
+    /// `t(A) %*% E` (A is `m x p`) when `transposed`, else `A %*% E` (A is `p x m`);
+    /// SystemDS's left wdivmm. A is the last child.
+    LeftMul { transposed: bool },
+    /// `E %*% t(B)` (B is `p x n`) when `transposed`, else `E %*% B` (B is `n x p`);
+    /// SystemDS's right wdivmm. B is the last child.
+    RightMul { transposed: bool },
+}
+
+impl MaskedOutput {
+    pub fn name(self) -> &'static str {
+        match self {
+            MaskedOutput::Map => "masked",
+            MaskedOutput::Sum => "masked_sum",
+            MaskedOutput::LeftMul { .. } => "masked_left_mm",
+            MaskedOutput::RightMul { .. } => "masked_right_mm",
+        }
+    }
+}
+
+impl MaskedPlan {
+    /// The computation in DML-like notation with the node's arguments substituted, for
+    /// `--explain`: `sum(%3 * log(%1 %*% %0))`.
+    pub fn describe(&self, args: &[String]) -> String {
+        use spores_exec::kernels::masked::Instr;
+        let arg = |k: usize| args.get(k).cloned().unwrap_or_else(|| "?".into());
+        let mut next = 1;
+        let mut operands = Vec::with_capacity(self.operands.len());
+        for operand in &self.operands {
+            operands.push(match operand {
+                MaskedOperand::Value => arg(next),
+                MaskedOperand::LowRank { v_transposed } => {
+                    let v = if *v_transposed {
+                        format!("t({})", arg(next + 1))
+                    } else {
+                        arg(next + 1)
+                    };
+                    format!("({} %*% {v})", arg(next))
+                }
+            });
+            next += match operand {
+                MaskedOperand::Value => 1,
+                MaskedOperand::LowRank { .. } => 2,
+            };
+        }
+        let mut stack: Vec<String> = Vec::new();
+        for ins in self.program.instrs() {
+            let s = match ins {
+                Instr::Mask => arg(0),
+                Instr::Load(k) => operands.get(*k).cloned().unwrap_or_else(|| "?".into()),
+                Instr::Unary(op) => format!("{}({})", op.name(), stack.pop().unwrap_or_default()),
+                Instr::Binary(op) => {
+                    let b = stack.pop().unwrap_or_default();
+                    let a = stack.pop().unwrap_or_default();
+                    format!("({a} {} {b})", op.symbol())
+                }
+            };
+            stack.push(s);
+        }
+        let e = stack.pop().unwrap_or_default();
+        match self.output {
+            MaskedOutput::Map => e,
+            MaskedOutput::Sum => format!("sum{e}"),
+            MaskedOutput::LeftMul { transposed } => {
+                let a = arg(next);
+                if transposed {
+                    format!("t({a}) %*% {e}")
+                } else {
+                    format!("{a} %*% {e}")
+                }
+            }
+            MaskedOutput::RightMul { transposed } => {
+                let b = arg(next);
+                if transposed {
+                    format!("{e} %*% t({b})")
+                } else {
+                    format!("{e} %*% {b}")
+                }
+            }
+        }
+    }
 }
 
 impl Fused {
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Fused::MatMulT {
                 transpose_a: true,
@@ -212,6 +328,7 @@ impl Fused {
             Fused::Sddmm => "sddmm",
             Fused::MmChain => "mmchain",
             Fused::SProp => "sprop",
+            Fused::Masked(plan) => plan.output.name(),
         }
     }
 }

@@ -24,6 +24,9 @@ pub struct RunOptions {
     /// Print each block's DAG the first time it runs.
     pub explain: bool,
     pub optimizer: Box<dyn DagOptimizer>,
+    /// Physical planning with size estimates (masked sparse-driven evaluation, sums of
+    /// products); on by default, off to compare against the unfused plans.
+    pub sized_planning: bool,
 }
 
 impl Default for RunOptions {
@@ -32,11 +35,15 @@ impl Default for RunOptions {
             args: HashMap::new(),
             explain: false,
             optimizer: Box::new(NoOptimizer),
+            sized_planning: true,
         }
     }
 }
 
 type Env = HashMap<String, Value>;
+
+/// Unplanned block address, and each input's name, shape and whether it is sparse.
+type SizedPlanKey = (usize, Vec<(String, usize, usize, bool)>);
 
 /// A lowered block, and its physical plan when planning changed anything.
 struct Compiled {
@@ -54,6 +61,9 @@ pub struct Interpreter<'w> {
     explained: HashSet<(usize, usize)>,
     /// Physical plans of optimized blocks, keyed by the optimization's address.
     planned_optimizations: HashMap<usize, Rc<BlockDag>>,
+    /// Physical plans made with size estimates, keyed by the unplanned block's address
+    /// (lowered block or optimization) and the inputs' shapes and sparsity.
+    sized_plans: HashMap<SizedPlanKey, Rc<BlockDag>>,
     optimizations: Vec<Rc<crate::opt::Optimization>>,
     explained_optimizations: HashSet<usize>,
     /// Optimizer notes waiting to be printed with the block's `--explain` output.
@@ -79,6 +89,7 @@ impl<'w> Interpreter<'w> {
             blocks: HashMap::new(),
             explained: HashSet::new(),
             planned_optimizations: HashMap::new(),
+            sized_plans: HashMap::new(),
             optimizations: Vec::new(),
             explained_optimizations: HashSet::new(),
             pending_notes: HashMap::new(),
@@ -254,7 +265,7 @@ impl<'w> Interpreter<'w> {
                 };
                 let lowered = lower(&ctx)?;
                 let block = Rc::new(Compiled {
-                    planned: crate::plan::physical(&lowered).map(Rc::new),
+                    planned: crate::plan::physical(&lowered, None).map(Rc::new),
                     lowered: Rc::new(lowered),
                 });
                 self.blocks.insert(key, block.clone());
@@ -278,10 +289,47 @@ impl<'w> Interpreter<'w> {
                 self.planned_optimizations
                     .entry(id)
                     .or_insert_with(|| {
-                        Rc::new(crate::plan::physical(better).unwrap_or_else(|| better.clone()))
+                        Rc::new(
+                            crate::plan::physical(better, None).unwrap_or_else(|| better.clone()),
+                        )
                     })
                     .clone()
             }
+        };
+        // The size-driven rules (masked evaluation) depend on the inputs' shapes and
+        // sparsity: plan again per input signature, from the unplanned block.
+        let (base_id, base): (usize, &BlockDag) = match &optimization.block {
+            None => (Rc::as_ptr(&compiled.lowered) as usize, &compiled.lowered),
+            Some(better) => (Rc::as_ptr(&optimization) as usize, better),
+        };
+        let result = if self.options.sized_planning && crate::plan::wants_meta(base) {
+            let inputs = if inputs.is_empty() {
+                planning_input_meta(base, env)
+            } else {
+                inputs
+            };
+            let mut signature: Vec<(String, usize, usize, bool)> = inputs
+                .iter()
+                .map(|(name, m)| match m {
+                    InputMeta::Matrix { shape, nnz } => (
+                        name.clone(),
+                        shape.rows,
+                        shape.cols,
+                        (*nnz as f64) < crate::plan::MASK_DENSITY * shape.cells() as f64,
+                    ),
+                    InputMeta::Scalar => (name.clone(), 0, 0, false),
+                })
+                .collect();
+            signature.sort();
+            self.sized_plans
+                .entry((base_id, signature))
+                .or_insert_with(|| {
+                    let meta = crate::dag::meta::infer(&base.dag, &inputs);
+                    crate::plan::physical(base, Some(&meta)).map_or(result, Rc::new)
+                })
+                .clone()
+        } else {
+            result
         };
         if self.options.explain
             && !optimization.notes.is_empty()
@@ -451,6 +499,33 @@ fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
                         nnz: match &**m {
                             spores_exec::Matrix::Dense(_) => m.shape().cells(),
                             spores_exec::Matrix::Sparse(s) => s.stored(),
+                        },
+                    },
+                    _ => InputMeta::Scalar,
+                };
+                (name.clone(), meta)
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Input metadata for physical planning when the optimizer did not gather it: the
+/// stored entries of sparse inputs and all cells of dense ones (no pass over the data;
+/// a matrix stored dense is treated as dense).
+fn planning_input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
+    block
+        .dag
+        .nodes()
+        .iter()
+        .filter_map(|n| match &n.op {
+            Op::Input(name) => env.get(name).map(|v| {
+                let meta = match v {
+                    Value::Matrix(m) => InputMeta::Matrix {
+                        shape: m.shape(),
+                        nnz: match &**m {
+                            spores_exec::Matrix::Sparse(s) => s.stored(),
+                            dense => dense.shape().cells(),
                         },
                     },
                     _ => InputMeta::Scalar,

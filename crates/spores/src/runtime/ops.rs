@@ -1,6 +1,7 @@
 //! Evaluation of one DAG operator on runtime values: DML's dynamic typing (scalars of
 //! four value types and matrices) on top of the kernels.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::ops::Range;
 use std::path::Path;
@@ -9,13 +10,16 @@ use std::sync::Arc;
 use spores_exec::io::{self as mio, Format, ReadOptions, WriteOptions};
 use spores_exec::kernels::elementwise::{self, BinaryOp};
 use spores_exec::kernels::fused::{self as fk, WeightKind};
+use spores_exec::kernels::masked::{self as mk, Operand as MaskedArg};
 use spores_exec::kernels::unary::{self, UnaryOp};
 use spores_exec::kernels::{aggregate, matmul, structural, transpose};
 use spores_exec::matrix::{rand_matrix, RandSpec};
 use spores_exec::{DenseMatrix, Matrix};
 
 use super::value::{matrix_to_string, Value};
-use crate::dag::{AggFn, Axis, Builtin, Fused, IndexKind, Literal, Op};
+use crate::dag::{
+    AggFn, Axis, Builtin, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput, MaskedPlan, Op,
+};
 
 /// A runtime failure of one operator; the interpreter attaches the node's source span.
 pub type OpResult = Result<Value, String>;
@@ -59,7 +63,8 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Op::Builtin(b) => builtin(*b, args, fx),
         Op::Index { rows, cols } => right_index(*rows, *cols, args),
         Op::LeftIndex { rows, cols } => left_index(*rows, *cols, args),
-        Op::Fused(f) => fused(*f, args),
+        Op::Fused(Fused::Masked(plan)) => masked(plan, args),
+        Op::Fused(f) => fused(f.clone(), args),
         Op::Input(_) | Op::Call { .. } | Op::Extract(_) => Err(format!(
             "internal error: `{}` is evaluated by the interpreter",
             op.name()
@@ -567,5 +572,89 @@ fn fused(f: Fused, args: &[Value]) -> OpResult {
             Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))
         }
         Fused::SProp => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
+        Fused::Masked(plan) => masked(&plan, args)?,
+    })
+}
+
+/// A matrix argument as a dense matrix, borrowed when it already is one.
+fn dense_ref<'v>(v: &'v Value, op: &str) -> Result<Cow<'v, DenseMatrix>, String> {
+    Ok(match matrix_arg(v, op)? {
+        Matrix::Dense(d) => Cow::Borrowed(d),
+        m => Cow::Owned(m.to_dense()),
+    })
+}
+
+/// A dense matrix transposed when `transpose` holds, else as it is.
+fn maybe_transposed(m: Cow<'_, DenseMatrix>, transpose: bool) -> Cow<'_, DenseMatrix> {
+    if transpose {
+        Cow::Owned(transpose::transpose_dense(&m))
+    } else {
+        m
+    }
+}
+
+/// Runs a [`Fused::Masked`] node: binds the children to the program's operands (the
+/// low-rank factors in the `U`, `V` (`n x k`) layout the kernel reads) and computes the
+/// fused consumer.
+fn masked(plan: &MaskedPlan, args: &[Value]) -> OpResult {
+    let name = plan.output.name();
+    let err = |e: spores_exec::ExecError| e.to_string();
+    enum Held<'v> {
+        Scalar(f64),
+        Matrix(&'v Matrix),
+        LowRank(Cow<'v, DenseMatrix>, Cow<'v, DenseMatrix>),
+    }
+    let x = matrix_arg(args.first().ok_or("masked: no mask")?, name)?;
+    let mut next = 1;
+    let mut held = Vec::with_capacity(plan.operands.len());
+    for operand in &plan.operands {
+        let arg = |k: usize| {
+            args.get(k)
+                .ok_or_else(|| format!("internal error: `{name}` is missing operands"))
+        };
+        match operand {
+            MaskedOperand::Value => {
+                held.push(match arg(next)? {
+                    Value::Matrix(m) => Held::Matrix(m),
+                    other => Held::Scalar(number_arg(other, "masked operand")?),
+                });
+                next += 1;
+            }
+            MaskedOperand::LowRank { v_transposed } => {
+                let u = dense_ref(arg(next)?, name)?;
+                let v = maybe_transposed(dense_ref(arg(next + 1)?, name)?, !v_transposed);
+                held.push(Held::LowRank(u, v));
+                next += 2;
+            }
+        }
+    }
+    let operands: Vec<MaskedArg> = held
+        .iter()
+        .map(|h| match h {
+            Held::Scalar(s) => MaskedArg::Scalar(*s),
+            Held::Matrix(m) => MaskedArg::Matrix(m),
+            Held::LowRank(u, v) => MaskedArg::LowRank { u, v },
+        })
+        .collect();
+    let program = &plan.program;
+    let last = || {
+        args.get(next)
+            .ok_or_else(|| format!("internal error: `{name}` is missing its product operand"))
+    };
+    Ok(match plan.output {
+        MaskedOutput::Map => Value::matrix(mk::masked_map(x, program, &operands).map_err(err)?),
+        MaskedOutput::Sum => Value::Double(mk::masked_sum(x, program, &operands).map_err(err)?),
+        MaskedOutput::LeftMul { transposed } => {
+            let a = maybe_transposed(dense_ref(last()?, name)?, !transposed);
+            Value::matrix(Matrix::Dense(
+                mk::masked_left_mul(x, program, &operands, &a).map_err(err)?,
+            ))
+        }
+        MaskedOutput::RightMul { transposed } => {
+            let b = maybe_transposed(dense_ref(last()?, name)?, transposed);
+            Value::matrix(Matrix::Dense(
+                mk::masked_right_mul(x, program, &operands, &b).map_err(err)?,
+            ))
+        }
     })
 }

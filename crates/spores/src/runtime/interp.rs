@@ -142,15 +142,7 @@ impl<'w> Interpreter<'w> {
                     i += 1;
                 }
                 _ => {
-                    let end = stmts[i..]
-                        .iter()
-                        .position(|s| {
-                            matches!(
-                                s.kind,
-                                StmtKind::If { .. } | StmtKind::For { .. } | StmtKind::While { .. }
-                            )
-                        })
-                        .map_or(stmts.len(), |p| i + p);
+                    let end = block_end(stmts, i);
                     self.exec_block(&stmts[i..end], env)?;
                     i = end;
                 }
@@ -480,6 +472,47 @@ impl<'w> Interpreter<'w> {
                 })
             })
             .collect()
+    }
+}
+
+/// Where the basic block starting at `start` ends: before the next control-flow
+/// statement, or right after a statement that reads a file. The second split lets the
+/// statements after a `read` be compiled, optimized and planned knowing the shape and
+/// sparsity of what was read (SystemDS recompiles for the same reason).
+fn block_end(stmts: &[Stmt], start: usize) -> usize {
+    for (k, stmt) in stmts.iter().enumerate().skip(start) {
+        match &stmt.kind {
+            StmtKind::If { .. } | StmtKind::For { .. } | StmtKind::While { .. } => return k,
+            StmtKind::Assign { value, .. }
+            | StmtKind::MultiAssign { value, .. }
+            | StmtKind::Expr(value)
+                if reads_a_file(value) =>
+            {
+                return k + 1
+            }
+            _ => {}
+        }
+    }
+    stmts.len()
+}
+
+fn reads_a_file(e: &Expr) -> bool {
+    use spores_lang::ast::{ExprKind, Index};
+    let index = |i: &Index| match i {
+        Index::All => false,
+        Index::Single(a) => reads_a_file(a),
+        Index::Range(a, b) => reads_a_file(a) || reads_a_file(b),
+    };
+    match &e.kind {
+        ExprKind::Call { name, args } => {
+            name == "read" || args.iter().any(|a| reads_a_file(&a.value))
+        }
+        ExprKind::Unary { expr, .. } => reads_a_file(expr),
+        ExprKind::Binary { lhs, rhs, .. } => reads_a_file(lhs) || reads_a_file(rhs),
+        ExprKind::Index { target, rows, cols } => {
+            reads_a_file(target) || index(rows) || index(cols)
+        }
+        _ => false,
     }
 }
 

@@ -22,6 +22,8 @@ enum Cand {
     Add(RId, RId),
     /// `sum`/`rowSums`/`colSums` of a class with at most two indices.
     Agg(Ix, RId),
+    /// `sum` of a class with exactly the two indices `k`, `l`: `Agg k (Agg l x)`.
+    AggAll(Ix, Ix, RId),
     /// `x * dim(k)`: the aggregated index is not free in `x`.
     AggScale(Ix, RId),
     /// `Agg k (Join a b)` as `a %*% b`.
@@ -43,6 +45,7 @@ impl Cand {
                 vec![*a, *b]
             }
             Cand::Agg(_, a)
+            | Cand::AggAll(_, _, a)
             | Cand::AggScale(_, a)
             | Cand::F1(_, a)
             | Cand::Pow(a, _)
@@ -161,6 +164,19 @@ impl<'a, 's> Greedy<'a, 's> {
                     if sx.len() <= 2 {
                         out.push(Cand::Agg(*k, *x));
                     }
+                    // A full aggregate as one `sum`, not `sum(rowSums(..))`.
+                    if sx.len() == 1 {
+                        for an in &snap.r_classes[*x].nodes {
+                            if let RNode::Agg(l, y) = an {
+                                let full = self.schema(*y).is_some_and(|sy| {
+                                    sy.len() == 2 && sy.contains(k) && sy.contains(l)
+                                });
+                                if full && l != k {
+                                    out.push(Cand::AggAll(*k, *l, *y));
+                                }
+                            }
+                        }
+                    }
                     for jn in &snap.r_classes[*x].nodes {
                         if let RNode::Join(a, b) = jn {
                             if self.matmul_shape(*k, *a, *b).is_some() {
@@ -211,7 +227,9 @@ impl<'a, 's> Greedy<'a, 's> {
             Cand::Bind(_, _, m) => self.m_cost(*m)?,
             Cand::Mul(a, b) => cost::mul(out, self.sp(*a), self.sp(*b)),
             Cand::Add(a, b) => cost::add(out, self.sp(*a), self.sp(*b)),
-            Cand::Agg(_, x) => cost::aggregate(self.cells(self.schema(*x)?), self.sp(*x), out),
+            Cand::Agg(_, x) | Cand::AggAll(_, _, x) => {
+                cost::aggregate(self.cells(self.schema(*x)?), self.sp(*x), out)
+            }
             Cand::AggScale(_, x) => cost::map_sparse(out, self.sp(*x)),
             Cand::MatMul(k, a, b) => {
                 let (i, j) = self.matmul_shape(*k, *a, *b)?;
@@ -456,6 +474,14 @@ impl<'a, 's> Greedy<'a, 's> {
                 } else {
                     LaExpr::Add(b(ex), b(ey))
                 }
+            }
+            Cand::AggAll(k, l, x) => {
+                // Either layout of `x` will do: take the cheaper.
+                let env = &self.snap.tables.env;
+                let a = self.emit(x, (Some(k), Some(l)), d)?;
+                let b = self.emit(x, (Some(l), Some(k)), d)?;
+                let price = |e: &LaExpr| cost::la_cost(e, env).unwrap_or(f64::INFINITY);
+                LaExpr::Sum(Box::new(if price(&b) < price(&a) { b } else { a }))
             }
             Cand::AggScale(k, x) => {
                 let ex = self.emit(x, want, d)?;

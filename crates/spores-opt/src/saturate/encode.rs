@@ -183,6 +183,23 @@ fn hide_opaque(
         RowSums(x) => RowSums(b(go(x, tables)?)),
         ColSums(x) => ColSums(b(go(x, tables)?)),
         Pow(x, k) => Pow(b(go(x, tables)?), *k),
+        // `as.scalar` of a 1×1 matrix is that matrix (1×1 values are scalars here).
+        Func { name, args }
+            if name == "as.scalar"
+                && args.len() == 1
+                && crate::cost::shape_of(env, &args[0])
+                    .is_ok_and(|(r, c)| r.is_one() && c.is_one()) =>
+        {
+            go(&args[0], tables)?
+        }
+        // Division by a nonzero constant is multiplication by its reciprocal.
+        Func { name, args }
+            if name == "/"
+                && matches!(args.as_slice(), [_, Const(c)] if *c != 0.0 && c.is_finite()) =>
+        {
+            let Const(c) = args[1] else { unreachable!() };
+            Mul(b(go(&args[0], tables)?), b(Const(1.0 / c)))
+        }
         Func { name, args } => {
             let transparent = (args.len() == 1 && ELEMENTWISE_1.contains(&name.as_str()))
                 || (args.len() == 2 && ELEMENTWISE_2.contains(&name.as_str()));

@@ -323,6 +323,65 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
     })
 }
 
+/// Whether saturating `lhs` and `rhs` together puts them in one e-class: the rules
+/// derive `lhs = rhs` within `opts`' limits, whatever the cost model thinks of either.
+/// Both are saturated as the one expression `lhs + rhs`, whose two operands are then
+/// looked up by their root binds (LA classes are never merged by rules, so the operands
+/// stay apart unless they are the same term).
+pub fn contains(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    opts: &OptimizeOptions,
+) -> Result<bool, OptError> {
+    let start = Instant::now();
+    let (sl, sr) = (
+        crate::cost::shape_of(env, lhs)?,
+        crate::cost::shape_of(env, rhs)?,
+    );
+    if sl != sr {
+        return Ok(false);
+    }
+    let both = LaExpr::Add(Box::new(lhs.clone()), Box::new(rhs.clone()));
+    let mut sub = |arg: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(arg.clone()) };
+    let encoded = encode::encode(&both, env, &mut sub)?;
+    let (mut eg, sched_id) = prepared(&opts.extra_rules, opts.sample_limit)?;
+    insert(&mut eg, &encoded.ops)?;
+    saturate(&mut eg, sched_id, opts, start)?;
+    let snap = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
+    // The root bind `Bind i j (LAdd l r)`; then the classes of `Bind i j l`, `Bind i j r`.
+    let binds = |m: usize| -> Vec<(usize, extract::RNode)> {
+        snap.r_classes
+            .iter()
+            .enumerate()
+            .flat_map(|(c, rc)| rc.nodes.iter().map(move |n| (c, n.clone())))
+            .filter(|(_, n)| matches!(n, extract::RNode::Bind(_, _, x) if *x == m))
+            .collect()
+    };
+    for node in &snap.r_classes[snap.root].nodes {
+        let extract::RNode::Bind(i, j, m) = node else {
+            continue;
+        };
+        for mn in &snap.m_classes[*m].nodes {
+            let extract::MNode::Add(l, r) = mn else {
+                continue;
+            };
+            let class_of = |x: usize| {
+                binds(x).into_iter().find_map(|(c, n)| match n {
+                    extract::RNode::Bind(a, b, _) if a == *i && b == *j => Some(c),
+                    _ => None,
+                })
+            };
+            if let (Some(a), Some(b)) = (class_of(*l), class_of(*r)) {
+                return Ok(a == b);
+            }
+        }
+    }
+    Err(OptError::Extract(
+        "the operands' binds are not in the e-graph".into(),
+    ))
+}
+
 /// With `SPORES_DEBUG` set, explains why a plan was not used (on stderr).
 fn debug(msg: &str) {
     if std::env::var_os("SPORES_DEBUG").is_some() {

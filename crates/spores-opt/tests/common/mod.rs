@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod figure14;
+
 use std::collections::HashMap;
 
 use spores_exec::{DenseMatrix, Matrix};

@@ -23,36 +23,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a DML script.
-    Run {
-        /// The script file.
-        script: PathBuf,
-        /// A command-line argument for the script, read as `$name` (repeatable).
-        #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = parse_key_value)]
-        args: Vec<(String, String)>,
-        /// Print run statistics: total, compile and execute time and the heaviest operators.
-        #[arg(long)]
-        stats: bool,
-        /// Print each basic block's DAG (with the shapes it produced) the first time it runs.
-        #[arg(long)]
-        explain: bool,
-        /// Number of worker threads for the kernels (default: all cores).
-        #[arg(long, value_name = "N")]
-        threads: Option<usize>,
-        /// Run each block's DAG as written, without the SPORES optimizer.
-        #[arg(long)]
-        no_opt: bool,
-        /// Plan extraction for the optimizer: `greedy`, `ilp` or `ilp:MS`.
-        #[arg(long, default_value = "greedy")]
-        extractor: spores_opt::extract::Extractor,
-        /// User rewrite rules (egglog) added to the optimizer's shipped ones.
-        #[arg(long, value_name = "FILE.egg")]
-        rules: Option<PathBuf>,
-        /// Turn off size-driven physical planning: sparse-driven (masked) evaluation of
-        /// `X * f(..)` / `X / g(..)` over a sparse X, and `sum(A %*% B)` from row and
-        /// column sums.
-        #[arg(long)]
-        no_masked: bool,
-    },
+    Run(RunFlags),
     /// Print the cheapest equivalent plan of an LA expression, its estimated cost before
     /// and after, and the saturation report.
     Optimize {
@@ -125,31 +96,19 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.to_string()))
 }
 
+/// The text of a user rule file, if one was given; the error names the path.
+fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, String> {
+    path.map(|p| {
+        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+    })
+    .transpose()
+}
+
 /// Exit codes: 0 success, 1 the script failed while running, 2 usage or parse error.
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run {
-            script,
-            args,
-            stats,
-            explain,
-            threads,
-            no_opt,
-            extractor,
-            rules,
-            no_masked,
-        } => run(RunFlags {
-            script,
-            args,
-            stats,
-            explain,
-            threads,
-            no_opt,
-            extractor,
-            rules,
-            no_masked,
-        }),
+        Command::Run(flags) => run(flags),
         Command::Optimize {
             expr,
             inputs,
@@ -159,13 +118,10 @@ fn main() -> ExitCode {
             time_limit_ms,
             extractor,
         } => {
-            let extra_rules = match rules
-                .map(|p| std::fs::read_to_string(&p).map_err(|e| (p, e)))
-                .transpose()
-            {
+            let extra_rules = match read_rules(rules.as_deref()) {
                 Ok(r) => r,
-                Err((p, e)) => {
-                    eprintln!("error: cannot read {}: {e}", p.display());
+                Err(e) => {
+                    eprintln!("error: {e}");
                     return ExitCode::from(2);
                 }
             };
@@ -200,15 +156,35 @@ fn main() -> ExitCode {
 }
 
 /// The flags of `spores run`.
+#[derive(clap::Args)]
 struct RunFlags {
+    /// The script file.
     script: PathBuf,
+    /// A command-line argument for the script, read as `$name` (repeatable).
+    #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = parse_key_value)]
     args: Vec<(String, String)>,
+    /// Print run statistics: total, compile and execute time and the heaviest operators.
+    #[arg(long)]
     stats: bool,
+    /// Print each basic block's DAG (with the shapes it produced) the first time it runs.
+    #[arg(long)]
     explain: bool,
+    /// Number of worker threads for the kernels (default: all cores).
+    #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Run each block's DAG as written, without the SPORES optimizer.
+    #[arg(long)]
     no_opt: bool,
+    /// Plan extraction for the optimizer: `greedy`, `ilp` or `ilp:MS`.
+    #[arg(long, default_value = "greedy")]
     extractor: spores_opt::extract::Extractor,
+    /// User rewrite rules (egglog) added to the optimizer's shipped ones.
+    #[arg(long, value_name = "FILE.egg")]
     rules: Option<PathBuf>,
+    /// Turn off size-driven physical planning: sparse-driven (masked) evaluation of
+    /// `X * f(..)` / `X / g(..)` over a sparse X, and `sum(A %*% B)` from row and
+    /// column sums.
+    #[arg(long)]
     no_masked: bool,
 }
 
@@ -253,13 +229,10 @@ fn run(flags: RunFlags) -> ExitCode {
     let optimizer: Box<dyn spores::opt::DagOptimizer> = if no_opt {
         Box::new(spores::opt::NoOptimizer)
     } else {
-        let extra_rules = match rules.as_ref().map(std::fs::read_to_string).transpose() {
+        let extra_rules = match read_rules(rules.as_deref()) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!(
-                    "error: cannot read {}: {e}",
-                    rules.unwrap_or_default().display()
-                );
+                eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
         };

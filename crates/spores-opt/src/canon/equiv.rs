@@ -260,7 +260,7 @@ impl Rng {
 /// the cell, and by more than a noise floor relative to the largest magnitude in either
 /// value (a cell computed by cancelling large intermediate terms carries rounding error
 /// of that size, so a tiny difference there proves nothing).
-fn differs(a: &Matrix, b: &Matrix) -> bool {
+pub fn differs(a: &Matrix, b: &Matrix) -> bool {
     if a.shape() != b.shape() {
         return true;
     }

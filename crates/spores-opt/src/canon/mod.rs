@@ -37,7 +37,7 @@ use std::fmt;
 
 use crate::la::{Dim, Shape};
 
-pub use equiv::{equiv, provably_equivalent, EquivError, Equivalence, Witness};
+pub use equiv::{differs, equiv, provably_equivalent, EquivError, Equivalence, Witness};
 pub use normal::normalize;
 
 /// An index variable. Ids 0 and 1 are the output's row and column index; every other id
@@ -65,6 +65,25 @@ pub struct Atom {
     /// Index into [`Polyterm::rels`].
     pub rel: u32,
     pub slots: Vec<Slot>,
+}
+
+impl Atom {
+    /// The same atom with every index variable replaced by `f(variable)`; fixed
+    /// positions stay as they are. Renaming, transposing and expanding a dimension into
+    /// its positions are all this one operation.
+    pub(crate) fn map_vars(&self, f: impl Fn(Idx) -> Slot) -> Atom {
+        Atom {
+            rel: self.rel,
+            slots: self
+                .slots
+                .iter()
+                .map(|s| match s {
+                    Slot::Var(i) => f(*i),
+                    pos => *pos,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// What an atom's relation is.

@@ -146,17 +146,7 @@ fn transpose_poly(p: &Poly) -> Poly {
             let mut atoms: Vec<Atom> = t
                 .atoms
                 .iter()
-                .map(|a| Atom {
-                    rel: a.rel,
-                    slots: a
-                        .slots
-                        .iter()
-                        .map(|s| match s {
-                            Slot::Var(i) => Slot::Var(swap(*i)),
-                            pos => *pos,
-                        })
-                        .collect(),
-                })
+                .map(|a| a.map_vars(|i| Slot::Var(swap(i))))
                 .collect();
             atoms.sort();
             Term {
@@ -235,17 +225,7 @@ impl<'a> Normalizer<'a> {
                 let atoms = t
                     .atoms
                     .iter()
-                    .map(|a| Atom {
-                        rel: a.rel,
-                        slots: a
-                            .slots
-                            .iter()
-                            .map(|s| match s {
-                                Slot::Var(i) => Slot::Var(map.get(i).copied().unwrap_or(*i)),
-                                pos => *pos,
-                            })
-                            .collect(),
-                    })
+                    .map(|a| a.map_vars(|i| Slot::Var(map.get(&i).copied().unwrap_or(i))))
                     .collect();
                 Term {
                     coef: t.coef.clone(),
@@ -525,17 +505,7 @@ impl<'a> Normalizer<'a> {
                 let mut atoms: Vec<Atom> = t
                     .atoms
                     .iter()
-                    .map(|a| Atom {
-                        rel: a.rel,
-                        slots: a
-                            .slots
-                            .iter()
-                            .map(|s| match s {
-                                Slot::Var(i) => assign.get(i).map_or(*s, |&q| Slot::Pos(q)),
-                                pos => *pos,
-                            })
-                            .collect(),
-                    })
+                    .map(|a| a.map_vars(|i| assign.get(&i).map_or(Slot::Var(i), |&q| Slot::Pos(q))))
                     .collect();
                 for (k, fv) in free_vars.iter().enumerate() {
                     let q = assign.get(fv).copied().unwrap_or(0);

@@ -91,23 +91,10 @@ pub fn close(a: &Matrix, b: &Matrix, rtol: f64) -> bool {
         .all(|(&x, &y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= rtol * scale)
 }
 
-/// Whether some cell differs by more than 1e-9 relative to itself and by more than
-/// 1e-12 relative to the largest magnitude (rounding noise).
+/// Whether some cell really differs (beyond rounding noise): the same test the
+/// witness search uses.
 pub fn really_differ(a: &Matrix, b: &Matrix) -> bool {
-    if a.shape() != b.shape() {
-        return true;
-    }
-    let (a, b) = (a.to_dense(), b.to_dense());
-    let scale = a
-        .data()
-        .iter()
-        .chain(b.data())
-        .filter(|v| v.is_finite())
-        .fold(1.0f64, |m, v| m.max(v.abs()));
-    a.data().iter().zip(b.data()).any(|(&x, &y)| {
-        let d = (x - y).abs();
-        !spores_exec::matrix::approx_eq_f64(x, y, 1e-9) && (d.is_nan() || d > 1e-12 * scale)
-    })
+    spores_opt::canon::differs(a, b)
 }
 
 /// Asserts that the two sides evaluate to the same values on a few random inputs.

@@ -1,0 +1,29 @@
+//! Sparse tensor programs in tensor index notation, optimized the way Galley does it
+//! (../shared/papers/galley.txt) and run on our own sparse tensor engine.
+//!
+//! The modules follow the pipeline:
+//!
+//! - [`plan_ast`]: the plan language of every stage (input program, logical plan, physical plan)
+//!   and the operators with their algebraic properties.
+//! - [`logical`]: the logical optimizer (variable elimination over aggregates).
+//! - [`physical`]: the physical optimizer (loop orders, formats, merge protocols).
+//! - [`tensor`]: [`CooTensor`], the interchange form of inputs and results.
+//! - [`reference`]: brute-force dense evaluation, the oracle for tests.
+
+pub mod logical;
+pub mod physical;
+pub mod plan_ast;
+pub mod reference;
+pub mod tensor;
+
+pub use tensor::CooTensor;
+
+/// Errors of the tensor front end, optimizers and engine.
+#[derive(Debug, thiserror::Error)]
+pub enum TensorError {
+    /// A tensor or alias name that is neither an input nor an earlier query.
+    #[error("unknown tensor `{0}`: not an input and not defined by an earlier query")]
+    Unknown(String),
+    #[error("{0}")]
+    Invalid(String),
+}

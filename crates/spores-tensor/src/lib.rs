@@ -9,8 +9,10 @@
 //! - [`physical`]: the physical optimizer (loop orders, formats, merge protocols).
 //! - [`tensor`]: [`CooTensor`], the interchange form of inputs and results.
 //! - [`reference`]: brute-force dense evaluation, the oracle for tests.
+//! - [`parse`]: the text syntax of programs.
 
 pub mod logical;
+pub mod parse;
 pub mod physical;
 pub mod plan_ast;
 pub mod reference;

@@ -10,7 +10,9 @@
 //! - [`tensor`]: [`CooTensor`], the interchange form of inputs and results.
 //! - [`reference`]: brute-force dense evaluation, the oracle for tests.
 //! - [`parse`]: the text syntax of programs.
+//! - [`engine`]: fibertree tensors and the interpreter of physical plans.
 
+pub mod engine;
 pub mod logical;
 pub mod parse;
 pub mod physical;

@@ -250,13 +250,15 @@ pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
                 let q = p.query(name, span, &input_names)?;
                 out.program.queries.push(q);
             }
-            other => return Err(ParseError::new(
-                format!(
+            other => {
+                return Err(ParseError::new(
+                    format!(
                     "expected a query (`NAME[idx,..] = ...`), `fn`, `input` or `output`, found {}",
                     other.describe()
                 ),
-                span,
-            )),
+                    span,
+                ))
+            }
         }
         p.end_of_statement()?;
     }

@@ -10,9 +10,11 @@
 //! - [`tensor`]: [`CooTensor`], the interchange form of inputs and results.
 //! - [`reference`]: brute-force dense evaluation, the oracle for tests.
 //! - [`parse`]: the text syntax of programs.
+//! - [`io`]: tensor and graph file readers, atomic writers.
 //! - [`engine`]: fibertree tensors and the interpreter of physical plans.
 
 pub mod engine;
+pub mod io;
 pub mod logical;
 pub mod parse;
 pub mod physical;

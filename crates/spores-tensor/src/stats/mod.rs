@@ -80,7 +80,7 @@ impl TensorStats {
         tensor: &CooTensor,
         idxs: &[Idx],
     ) -> Result<TensorStats, TensorError> {
-        Ok(InputStats::base_stats(estimator, tensor).relabel(idxs)?)
+        InputStats::base_stats(estimator, tensor).relabel(idxs)
     }
 
     /// The statistics of a constant (a literal): no index, no non-fill entry, fill `value`.

@@ -72,7 +72,8 @@
 //! Translation and folding run to a fixpoint first; then each iteration steps R_EQ (with
 //! folding and analyses) and the sampled AC rules once; fusion rules run once on the
 //! final graph (nothing else consumes fused nodes). Node and time limits are checked
-//! between steps, so the graph may overshoot the node limit by one step.
+//! between steps, so the graph may overshoot the node limit by one step; a step that
+//! overshoots it more than twofold is undone (see [`OVERSHOOT`]).
 
 mod encode;
 mod sched;
@@ -389,6 +390,15 @@ fn debug(msg: &str) {
     }
 }
 
+/// A step that leaves more than `OVERSHOOT` times the node limit is undone (when a copy
+/// of the graph from before it was kept), so one explosive step cannot cost seconds of
+/// analysis, fusion and extraction.
+const OVERSHOOT: usize = 2;
+/// A copy is kept before each step once the graph has `node_limit / GUARD_FRACTION`
+/// e-nodes; below that, one step has never been seen to grow past the limit, and copying
+/// (tens of microseconds) would dominate small optimizations.
+const GUARD_FRACTION: usize = 8;
+
 /// Runs the rulesets until saturation or a limit.
 ///
 /// Translation (`lower`) and constant folding terminate on their own, so they run to a
@@ -413,9 +423,26 @@ fn saturate(
         start.elapsed()
     ));
     let mut iterations = 0;
+    let mut last_size = 0;
+    let mut growth = 1.0;
     let stop = loop {
         if iterations >= opts.iter_limit {
             break StopReason::IterLimit;
+        }
+        // The next iteration is predicted to grow the graph as much as the last one did:
+        // if that lands far past the node limit, stop now rather than pay for the step
+        // (and its analysis) only to undo it.
+        let size = enode_count(eg);
+        if iterations > 0 {
+            growth = size as f64 / last_size.max(1) as f64;
+        }
+        last_size = size;
+        if size as f64 * growth > (opts.node_limit * OVERSHOOT) as f64 {
+            debug(&format!(
+                "stopping before iteration {}: {size} e-nodes, last growth {growth:.1}x",
+                iterations + 1
+            ));
+            break StopReason::NodeLimit;
         }
         iterations += 1;
         let mut updated = false;
@@ -425,6 +452,11 @@ fn saturate(
             if ruleset == "user" && opts.extra_rules.is_none() {
                 continue;
             }
+            // One step can multiply the graph (distributivity over a class that many
+            // terms were merged into, e.g. all-zero relations): once the graph is big
+            // enough for that to matter, keep a copy to return to.
+            let before = enode_count(eg);
+            let backup = (before > opts.node_limit / GUARD_FRACTION).then(|| eg.clone());
             let report = if SAMPLED.contains(&ruleset) {
                 eg.step_rules_with_scheduler(sched_id, ruleset)
             } else {
@@ -453,11 +485,22 @@ fn saturate(
                     m
                 );
             }
+            let after = enode_count(eg);
+            if after > opts.node_limit.saturating_mul(OVERSHOOT) {
+                if let Some(backup) = backup {
+                    debug(&format!(
+                        "{ruleset} grew the graph from {before} to {after} e-nodes: undone"
+                    ));
+                    *eg = backup;
+                }
+                limited = Some(StopReason::NodeLimit);
+                break;
+            }
             if start.elapsed() > opts.time_limit {
                 limited = Some(StopReason::TimeLimit);
                 break;
             }
-            if enode_count(eg) > opts.node_limit {
+            if after > opts.node_limit {
                 limited = Some(StopReason::NodeLimit);
                 break;
             }

@@ -184,3 +184,49 @@ impl<E: ExprOptimizer> DagOptimizer for SporesOptimizer<E> {
         self.times.borrow().clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{run_script, RunOptions};
+
+    /// Runs `src` with the optimizer on every expression and `--explain`, returning the
+    /// output and the number of matrix products in the printed plans.
+    fn explain(src: &str) -> (String, usize) {
+        let mut spores = SporesOptimizer::new(OptimizeOptions::default());
+        spores.min_cost(0.0);
+        let options = RunOptions {
+            optimizer: Box::new(spores),
+            explain: true,
+            ..RunOptions::default()
+        };
+        let out = run_script(src, options).expect("script runs");
+        let products = out.lines().filter(|l| l.contains("= %*%(")).count();
+        (out, products)
+    }
+
+    /// Two roots of one block read `X %*% W`: the sum reads the product's value (180000
+    /// cells) instead of computing its own `sum(rowSums(W) * t(colSums(X)))`, which is
+    /// cheaper than `sum(X %*% W)` alone but not once `X %*% W` is computed anyway.
+    #[test]
+    fn a_root_inside_another_root_is_computed_once() {
+        let src = "X = rand(rows=600, cols=400, min=-1, max=1, seed=1)
+W = rand(rows=400, cols=300, min=-1, max=1, seed=2)
+while(FALSE){}
+A = X %*% W
+s = sum(X %*% W)
+while(FALSE){}
+print(sum(A))
+print(s)
+";
+        let (out, products) = explain(src);
+        assert_eq!(products, 1, "{out}");
+        assert!(
+            !out.contains("colsum(") && !out.contains("rowsum("),
+            "{out}"
+        );
+        let numbers: Vec<f64> = out.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        assert_eq!(numbers.len(), 2, "{out}");
+        assert!((numbers[0] - numbers[1]).abs() <= 1e-9 * numbers[0].abs().max(1.0));
+    }
+}

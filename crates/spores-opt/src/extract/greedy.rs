@@ -244,7 +244,7 @@ impl<'a, 's> Greedy<'a, 's> {
             }
             Cand::Lit(_) | Cand::DimOf(_) => 0.0,
             Cand::F1(..) | Cand::F2(..) | Cand::Pow(..) => cost::map_dense(out),
-            Cand::Sprop(p) => cost::map_sparse(out, self.sp(*p)),
+            Cand::Sprop(_) => cost::sprop(out),
             Cand::Fused(kind, [i, j, k], args) => {
                 let (si, sj, sk) = (
                     self.snap.ix_size(*i),
@@ -253,10 +253,7 @@ impl<'a, 's> Greedy<'a, 's> {
                 );
                 let sx = self.sp(*args.first()?);
                 match kind {
-                    Fused::Wsloss => cost::wsloss(si, sj, sk, sx),
-                    Fused::WslossPlus => {
-                        cost::wsloss(si, sj, sk, sx) + cost::map_sparse(si * sk, 1.0)
-                    }
+                    Fused::Wsloss | Fused::WslossPlus => cost::wsloss(si, sj, sk, sx),
                     Fused::Sddmm => cost::sddmm_sum(si, sj, sk, sx),
                     Fused::Mmchain | Fused::MmchainW => {
                         let sv = self.schema(*args.get(1)?)?;
@@ -541,15 +538,12 @@ impl<'a, 's> Greedy<'a, 's> {
                 match kind {
                     Fused::Wsloss | Fused::WslossPlus | Fused::Sddmm => {
                         let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
-                        let mut u = self.emit(arg(1)?, (Some(i), Some(k)), d)?;
+                        let u = self.emit(arg(1)?, (Some(i), Some(k)), d)?;
                         let v = self.emit(arg(2)?, (Some(j), Some(k)), d)?;
-                        if kind == Fused::WslossPlus {
-                            u = LaExpr::Neg(b(u));
-                        }
-                        let name = if kind == Fused::Sddmm {
-                            "sddmm_sum"
-                        } else {
-                            "wsloss"
+                        let name = match kind {
+                            Fused::Sddmm => "sddmm_sum",
+                            Fused::WslossPlus => "wsloss_plus",
+                            _ => "wsloss",
                         };
                         LaExpr::Func {
                             name: name.into(),

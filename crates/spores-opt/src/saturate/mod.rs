@@ -162,7 +162,7 @@ pub struct Optimized {
     /// `sum((X - U %*% t(V))^2)`; `sddmm_sum(X, U, V)` = `sum(X * (U %*% t(V)))`;
     /// `mmchain(X, v)` = `t(X) %*% (X %*% v)`; `mmchain(X, v, w)` =
     /// `t(X) %*% (w * (X %*% v))`; `sprop(P)` = `P * (1 - P)`. `sum((X + U %*% t(V))^2)`
-    /// comes out as `wsloss(X, -U, V)`.
+    /// comes out as `wsloss_plus(X, U, V)`.
     pub expr: LaExpr,
     pub cost_before: f64,
     pub cost_after: f64,

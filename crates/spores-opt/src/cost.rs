@@ -350,6 +350,14 @@ pub fn la_cost(e: &LaExpr, env: &ShapeEnv) -> Result<f64, ShapeError> {
     LaCost::new(env).total(e)
 }
 
+/// Total DAG cost of several expressions computed together: a subexpression they share
+/// is paid once.
+pub fn la_cost_all(es: &[LaExpr], env: &ShapeEnv) -> Result<f64, ShapeError> {
+    let cost = LaCost::new(env);
+    let mut seen = HashMap::new();
+    es.iter().map(|e| cost.walk(e, &mut seen)).sum()
+}
+
 /// The direct subexpressions of `e`.
 pub fn children(e: &LaExpr) -> Vec<&LaExpr> {
     use LaExpr::*;

@@ -293,6 +293,33 @@ fn plus_variant_does_not_transpose_sparse_x() {
     check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
 }
 
+/// Several roots in one e-graph: one saturation, each root's plan as good as alone.
+#[test]
+fn roots_saturated_together_get_their_own_plans() {
+    let texts = [
+        "sum((X - U %*% t(V))^2)",
+        "sum(X * (U %*% t(V)))",
+        "(U %*% t(V) - X) %*% V",
+    ];
+    let es: Vec<LaExpr> = texts.iter().map(|t| LaExpr::parse(t).unwrap()).collect();
+    let env = sparse_x();
+    let opts = OptimizeOptions {
+        node_limit: 6_000,
+        ..OptimizeOptions::default()
+    };
+    let all = spores_opt::saturate::optimize_all(&es, &env, &opts).unwrap();
+    assert_eq!(all.len(), 3);
+    // One saturation: the same report for every root.
+    assert!(all.iter().all(|o| o.report.enodes == all[0].report.enodes));
+    assert!(calls(&all[0].expr, "wsloss"), "{}", all[0].expr);
+    assert!(calls(&all[1].expr, "sddmm_sum"), "{}", all[1].expr);
+    assert!(!has_big_product(&all[2].expr, &env), "{}", all[2].expr);
+    for (text, o) in texts.iter().zip(&all) {
+        assert!(o.cost_after * 10.0 < o.cost_before, "{text} => {}", o.expr);
+        check_equivalent(text, &o.expr, SMALL_LOW_RANK, &["X"]);
+    }
+}
+
 #[test]
 fn als_update_distributes_for_sparse_x() {
     let text = "(U %*% t(V) - X) %*% V";

@@ -272,7 +272,15 @@ fn classification_data(dir: &Path, n: usize, d: usize, density: f64) {
     // Deterministic stand-in for Poisson draws: the rounded mean.
     let count = DenseMatrix::from_fn(n, 1, |i, _| eta.get(i, 0).exp().round());
     let b = score(3, 1.0, 44);
-    let class = |i: usize| (0..3).fold(0, |best, k| if b.get(i, k) > b.get(i, best) { k } else { best });
+    let class = |i: usize| {
+        (0..3).fold(0, |best, k| {
+            if b.get(i, k) > b.get(i, best) {
+                k
+            } else {
+                best
+            }
+        })
+    };
     let y = DenseMatrix::from_fn(n, 3, |i, k| f64::from(u8::from(class(i) == k)));
     std::fs::create_dir_all(dir).expect("data directory");
     for (name, m) in [
@@ -295,7 +303,10 @@ fn workloads(runs: usize) {
     println!("| workload | n x d (density) | blocks optimized | per-block median ms | per-block max ms | optimizer total ms | exec ms, no-opt | exec ms, optimized | wall ms, no-opt | wall ms, optimized |");
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    for (size, n, d, density) in [("small", 10_000, 100, 0.05), ("large", 100_000, 1_000, 0.01)] {
+    for (size, n, d, density) in [
+        ("small", 10_000, 100, 0.05),
+        ("large", 100_000, 1_000, 0.01),
+    ] {
         let dir = std::env::temp_dir().join(format!("spores-bench-optimizer-{size}"));
         classification_data(&dir, n, d, density);
         for (name, label) in [("mlr", "C_Y"), ("glm", "C_count"), ("l2svm", "C_pm1")] {
@@ -305,7 +316,10 @@ fn workloads(runs: usize) {
             let label_arg = if name == "mlr" { "Y" } else { "y" };
             let args: std::collections::HashMap<String, String> = [
                 ("X".to_string(), dir.join("C.mtx").display().to_string()),
-                (label_arg.to_string(), dir.join(format!("{label}.mtx")).display().to_string()),
+                (
+                    label_arg.to_string(),
+                    dir.join(format!("{label}.mtx")).display().to_string(),
+                ),
             ]
             .into();
             let (mut exec, mut wall) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);

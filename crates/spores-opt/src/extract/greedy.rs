@@ -107,10 +107,19 @@ impl<'a, 's> Greedy<'a, 's> {
                     .collect(),
             );
         }
-        g.graph = CandGraph {
-            classes,
-            root: snap.root,
+        // Several roots are extracted jointly: a synthetic class (past the e-graph's
+        // classes, never emitted) whose one candidate needs them all, so the DAG cost
+        // pays a class the roots share once.
+        let root = if snap.roots.len() > 1 {
+            classes.push(vec![CandNode {
+                cost: 0.0,
+                children: snap.roots.clone(),
+            }]);
+            n
+        } else {
+            snap.root
         };
+        g.graph = CandGraph { classes, root };
         g.best = g.graph.tree_costs();
         g.totals = (0..n).map(|c| g.candidate_totals(c)).collect();
         g
@@ -127,12 +136,21 @@ impl<'a, 's> Greedy<'a, 's> {
         self.emitted.clear();
     }
 
-    /// The LA expression for the root class.
+    /// The LA expression for the (first) root class.
     pub(super) fn emit_root(&mut self) -> Result<LaExpr, String> {
-        let snap = self.snap;
-        let root_schema = snap.schema(snap.root).ok_or("root has no schema")?.to_vec();
-        let want = self.root_orient(&root_schema)?;
-        let e = self.emit(snap.root, want, 0)?;
+        self.emit_root_class(self.snap.root)
+    }
+
+    /// The LA expressions for every root, in order.
+    pub(super) fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String> {
+        let roots = self.snap.roots.clone();
+        roots.into_iter().map(|r| self.emit_root_class(r)).collect()
+    }
+
+    fn emit_root_class(&mut self, root: RId) -> Result<LaExpr, String> {
+        let root_schema = self.schema(root).ok_or("root has no schema")?.to_vec();
+        let want = self.root_orient(root, &root_schema)?;
+        let e = self.emit(root, want, 0)?;
         Ok(simplify(e))
     }
 
@@ -323,9 +341,11 @@ impl<'a, 's> Greedy<'a, 's> {
         c
     }
 
-    fn root_orient(&self, schema: &[Ix]) -> Result<Orient, String> {
+    fn root_orient(&self, root: RId, schema: &[Ix]) -> Result<Orient, String> {
         // The root is `Bind i j input`: rows carry the first root index if present.
-        let root = &self.snap.r_classes[self.snap.root];
+        // (Two roots merged into one class hold both binds; an index pair that is the
+        // class's schema is right for either, as they have the same shape.)
+        let root = &self.snap.r_classes[root];
         for n in &root.nodes {
             if let RNode::Bind(i, j, _) = n {
                 let row = schema.contains(i).then_some(*i);

@@ -247,9 +247,32 @@ fn prepared(
 /// Optimizes `e` under `env`: saturate, extract, and return the cheaper of the result
 /// and the input (by [`crate::cost`]), with what saturation did.
 pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Optimized, OptError> {
+    let mut all = optimize_all(std::slice::from_ref(e), env, opts)?;
+    Ok(all.remove(0))
+}
+
+/// Optimizes several expressions over the same inputs (the roots of one block) in one
+/// e-graph: one saturation, and one joint extraction in which a class the roots share is
+/// paid once (exactly so with the ILP extractor; greedy picks each root's cheapest tree).
+/// The plans are used when together they cost no more than the inputs; otherwise every
+/// input is returned. The report is the shared one.
+pub fn optimize_all(
+    es: &[LaExpr],
+    env: &ShapeEnv,
+    opts: &OptimizeOptions,
+) -> Result<Vec<Optimized>, OptError> {
     let start = Instant::now();
-    let shape = crate::cost::shape_of(env, e)?;
-    let cost_before = la_cost(e, env)?;
+    if es.is_empty() {
+        return Ok(Vec::new());
+    }
+    let shapes = es
+        .iter()
+        .map(|e| crate::cost::shape_of(env, e))
+        .collect::<Result<Vec<_>, _>>()?;
+    let costs_before = es
+        .iter()
+        .map(|e| la_cost(e, env))
+        .collect::<Result<Vec<_>, _>>()?;
 
     let mut sub = |arg: &LaExpr, env: &ShapeEnv| -> Result<LaExpr, OptError> {
         if matches!(arg, LaExpr::Var(_) | LaExpr::Const(_)) {
@@ -257,16 +280,38 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
         }
         Ok(optimize(arg, env, opts)?.expr)
     };
-    let encoded = encode::encode(e, env, &mut sub)?;
+    let encoded = encode::encode_all(es, env, &mut sub)?;
 
     let (mut eg, sched_id) = prepared(&opts.extra_rules, opts.sample_limit)?;
     debug(&format!("prepared after {:?}", start.elapsed()));
-    insert(&mut eg, &encoded.ops)?;
+    let slots = insert(&mut eg, &encoded.ops)?;
     debug(&format!("inserted after {:?}", start.elapsed()));
     let (iterations, stop) = saturate(&mut eg, sched_id, opts, start)?;
 
-    let snapshot = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
-    let report = SaturationReport {
+    // One root is found by its `root-mark`; several by looking up their binds.
+    let root_classes = if es.len() == 1 {
+        Vec::new()
+    } else {
+        let binds: Vec<Vec<egglog::Value>> = encoded
+            .root_binds
+            .iter()
+            .map(|b| b.iter().map(|&slot| slots[slot]).collect())
+            .collect();
+        eg.update(|fs| {
+            use egglog::Read;
+            binds
+                .into_iter()
+                .map(|b| {
+                    fs.eclass_of("Bind", egglog::RawValues(b))?
+                        .ok_or_else(|| egglog::Error::BackendError("a root bind is gone".into()))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(|e| OptError::Extract(e.to_string()))?
+    };
+    let snapshot = extract::Snapshot::read_roots(&eg, &encoded.tables, &root_classes)
+        .map_err(OptError::Extract)?;
+    let mut report = SaturationReport {
         iterations,
         enodes: snapshot.enode_count(),
         eclasses: snapshot.class_count(),
@@ -274,54 +319,68 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
         time: start.elapsed(),
         extraction: None,
     };
-    let fallback = |report: SaturationReport| Optimized {
-        expr: e.clone(),
-        cost_before,
-        cost_after: cost_before,
-        report,
+    let fallback = |report: &SaturationReport| -> Vec<Optimized> {
+        es.iter()
+            .zip(&costs_before)
+            .map(|(e, &cost)| Optimized {
+                expr: e.clone(),
+                cost_before: cost,
+                cost_after: cost,
+                report: report.clone(),
+            })
+            .collect()
     };
-    let mut report = report;
-    let plan = match extract::extract(&snapshot, opts.extractor) {
+    let mut plans = match extract::extract(&snapshot, opts.extractor) {
         Ok(x) => {
             if let Some(why) = &x.report.fell_back {
                 debug(&format!("ILP extraction fell back to greedy: {why}"));
             }
             report.extraction = Some(x.report);
-            x.expr
+            x.exprs
         }
         Err(err) => {
             debug(&format!("extraction failed: {err}"));
-            return Ok(fallback(report));
+            return Ok(fallback(&report));
         }
     };
-    debug(&format!("plan: {plan}"));
-    // The plan must type-check with the input's shape and not cost more than the input;
-    // anything else means an extraction gap, and the input is the safe answer.
+    // Each plan must type-check with its input's shape (a plan that does not is replaced
+    // by its input: an extraction gap), and together they must not cost more than the
+    // inputs; anything else means the inputs are the safe answer.
     let tables = &encoded.tables;
-    match crate::cost::shape_of(&tables.env, &plan) {
-        Ok(s) if s == shape => {}
-        other => {
-            debug(&format!("plan has shape {other:?}, input {shape:?}"));
-            return Ok(fallback(report));
+    for (k, plan) in plans.iter_mut().enumerate() {
+        debug(&format!("plan {k}: {plan}"));
+        match crate::cost::shape_of(&tables.env, plan) {
+            Ok(s) if s == shapes[k] => {}
+            other => {
+                debug(&format!("plan has shape {other:?}, input {:?}", shapes[k]));
+                *plan = encoded.inputs[k].clone();
+            }
         }
     }
-    let plan_cost = match la_cost(&plan, &tables.env) {
+    let plan_cost = match crate::cost::la_cost_all(&plans, &tables.env) {
         Ok(c) => c,
-        Err(_) => return Ok(fallback(report)),
+        Err(_) => return Ok(fallback(&report)),
     };
-    let input_cost = la_cost(&encoded.input, &tables.env).unwrap_or(cost_before);
+    let input_cost =
+        crate::cost::la_cost_all(&encoded.inputs, &tables.env).unwrap_or(costs_before.iter().sum());
     if plan_cost > input_cost {
-        debug(&format!("plan costs {plan_cost:e}, input {input_cost:e}"));
-        return Ok(fallback(report));
+        debug(&format!("plans cost {plan_cost:e}, inputs {input_cost:e}"));
+        return Ok(fallback(&report));
     }
-    let expr = substitute_leaves(&plan, tables);
-    let cost_after = la_cost(&expr, env).unwrap_or(plan_cost);
-    Ok(Optimized {
-        expr,
-        cost_before,
-        cost_after,
-        report,
-    })
+    Ok(plans
+        .iter()
+        .zip(&costs_before)
+        .map(|(plan, &cost_before)| {
+            let expr = substitute_leaves(plan, tables);
+            let cost_after = la_cost(&expr, env).unwrap_or(cost_before);
+            Optimized {
+                expr,
+                cost_before,
+                cost_after,
+                report: report.clone(),
+            }
+        })
+        .collect())
 }
 
 /// Whether saturating `lhs` and `rhs` together puts them in one e-class: the rules
@@ -524,8 +583,8 @@ fn saturate(
     Ok((iterations, stop))
 }
 
-/// Applies the encoder's insertions.
-fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<(), OptError> {
+/// Applies the encoder's insertions; returns the e-class of each slot.
+fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<Vec<egglog::Value>, OptError> {
     use egglog::{Value, Write};
     use encode::{Arg, Op};
     eg.update(|mut fs| {
@@ -562,7 +621,7 @@ fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<(), OptError> {
                 }
             }
         }
-        Ok(())
+        Ok(slots)
     })
     .map_err(|e| OptError::Encode(e.to_string()))
 }

@@ -20,33 +20,40 @@ use crate::dag::BlockDag;
 pub trait ExprOptimizer {
     /// A cheaper equivalent of `e` with a note for `--explain`, or `None` to keep `e`.
     fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)>;
+
+    /// [`ExprOptimizer::optimize`] for all roots of a block at once (an optimizer that can
+    /// share work or plans between them overrides this); one answer per root.
+    fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv) -> Vec<Option<(LaExpr, String)>> {
+        es.iter().map(|e| self.optimize(e, env)).collect()
+    }
 }
 
 /// Relational equality saturation (`spores_opt::saturate`).
 pub struct Saturation {
     pub options: OptimizeOptions,
-    /// Expressions predicted to cost less than this (in the cost model's units, about a
-    /// flop or a byte each) are left alone: saturating takes milliseconds, more than
-    /// such an expression can save.
+    /// Expressions predicted to cost less than this (in the cost model's units,
+    /// nanoseconds of kernel time) are left alone: saturating takes milliseconds, more
+    /// than such an expression can save.
     pub min_cost: f64,
 }
 
 /// Default for [`Saturation::min_cost`]: about a millisecond of kernel work.
 pub const DEFAULT_MIN_COST: f64 = 1e6;
 
-impl ExprOptimizer for Saturation {
-    fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)> {
-        if spores_opt::cost::la_cost(e, env).map_or(true, |c| c < self.min_cost) {
-            return None;
-        }
-        let result = saturate::optimize(e, env, &self.options).ok()?;
-        // Only a real improvement is worth a different plan.
+impl Saturation {
+    /// The answer for one root: its plan if it is a real improvement.
+    fn answer(e: &LaExpr, result: &saturate::Optimized, roots: usize) -> Option<(LaExpr, String)> {
         if result.expr == *e || result.cost_after >= result.cost_before * 0.99 {
             return None;
         }
         let r = &result.report;
+        let shared = if roots > 1 {
+            format!(" (one e-graph for {roots} roots)")
+        } else {
+            String::new()
+        };
         let note = format!(
-            "cost {:.3e} -> {:.3e}; {:?} after {} iterations, {} e-nodes, {:.1} ms",
+            "cost {:.3e} -> {:.3e} ns; {:?} after {} iterations, {} e-nodes, {:.1} ms{shared}",
             result.cost_before,
             result.cost_after,
             r.stop,
@@ -54,7 +61,38 @@ impl ExprOptimizer for Saturation {
             r.enodes,
             r.time.as_secs_f64() * 1e3
         );
-        Some((result.expr, note))
+        Some((result.expr.clone(), note))
+    }
+}
+
+impl ExprOptimizer for Saturation {
+    fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)> {
+        self.optimize_all(std::slice::from_ref(e), env)
+            .pop()
+            .flatten()
+    }
+
+    /// The roots worth optimizing (predicted to cost at least `min_cost`) are saturated
+    /// in one e-graph and extracted jointly; the node limit grows with their number, so
+    /// each root gets about the room it would have alone.
+    fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv) -> Vec<Option<(LaExpr, String)>> {
+        let worth: Vec<usize> = (0..es.len())
+            .filter(|&k| spores_opt::cost::la_cost(&es[k], env).is_ok_and(|c| c >= self.min_cost))
+            .collect();
+        let mut out = vec![None; es.len()];
+        if worth.is_empty() {
+            return out;
+        }
+        let chosen: Vec<LaExpr> = worth.iter().map(|&k| es[k].clone()).collect();
+        let mut options = self.options.clone();
+        options.node_limit = options.node_limit.saturating_mul(chosen.len());
+        let Ok(results) = saturate::optimize_all(&chosen, env, &options) else {
+            return out;
+        };
+        for (&k, result) in worth.iter().zip(&results) {
+            out[k] = Self::answer(&es[k], result, chosen.len());
+        }
+        out
     }
 }
 
@@ -128,8 +166,10 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
         let extracted = extract(block, &meta);
         let mut replacements = HashMap::new();
         let mut notes = String::new();
-        for root in &extracted.roots {
-            let Some((better, note)) = self.inner.optimize(&root.expr, &extracted.env) else {
+        let exprs: Vec<LaExpr> = extracted.roots.iter().map(|r| r.expr.clone()).collect();
+        let answers = self.inner.optimize_all(&exprs, &extracted.env);
+        for (root, answer) in extracted.roots.iter().zip(answers) {
+            let Some((better, note)) = answer else {
                 continue;
             };
             if self.verify {

@@ -286,7 +286,14 @@ pub fn optimize_all(
     debug(&format!("prepared after {:?}", start.elapsed()));
     let slots = insert(&mut eg, &encoded.ops)?;
     debug(&format!("inserted after {:?}", start.elapsed()));
-    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start)?;
+    let zero_input = env.nnz.values().any(|&n| n == 0.0);
+    let guard_from = opts.node_limit
+        / if zero_input {
+            ZERO_GUARD_FRACTION
+        } else {
+            GUARD_FRACTION
+        };
+    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start, guard_from)?;
 
     // One root is found by its `root-mark`; several by looking up their binds.
     let root_classes = if es.len() == 1 {
@@ -407,7 +414,13 @@ pub fn contains(
     let encoded = encode::encode(&both, env, &mut sub)?;
     let (mut eg, sched_id) = prepared(&opts.extra_rules, opts.sample_limit)?;
     insert(&mut eg, &encoded.ops)?;
-    saturate(&mut eg, sched_id, opts, start)?;
+    saturate(
+        &mut eg,
+        sched_id,
+        opts,
+        start,
+        opts.node_limit / GUARD_FRACTION,
+    )?;
     let snap = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
     // The root bind `Bind i j (LAdd l r)`; then the classes of `Bind i j l`, `Bind i j r`.
     let binds = |m: usize| -> Vec<(usize, extract::RNode)> {
@@ -454,9 +467,14 @@ fn debug(msg: &str) {
 /// analysis, fusion and extraction.
 const OVERSHOOT: usize = 2;
 /// A copy is kept before each step once the graph has `node_limit / GUARD_FRACTION`
-/// e-nodes; below that, one step has never been seen to grow past the limit, and copying
-/// (tens of microseconds) would dominate small optimizations.
+/// e-nodes; below that, one step has not been seen to grow past the limit, and copying
+/// (0.2-1 ms) would dominate small optimizations.
 const GUARD_FRACTION: usize = 8;
+/// ... except with an all-zero input: all-zero relations over the same indices are one
+/// class, which gathers many e-nodes, and distributing over it has grown a 315-node graph
+/// to 9921 in one step (MLR's first iteration, where the weights start at zero); copies
+/// are then kept from `node_limit / ZERO_GUARD_FRACTION` e-nodes.
+const ZERO_GUARD_FRACTION: usize = 64;
 
 /// Runs the rulesets until saturation or a limit.
 ///
@@ -465,11 +483,14 @@ const GUARD_FRACTION: usize = 8;
 /// rules) once, folding after. Fusion rules produce nothing any other rule matches, so
 /// they run once, on the final graph, whatever stopped the loop: that finds every
 /// fusion opportunity at the cost of one (large) match.
+/// `guard_from`: the size from which a copy of the graph is kept before each step, to
+/// undo a step that overshoots (see [`GUARD_FRACTION`]).
 fn saturate(
     eg: &mut EGraph,
     sched_id: SchedulerId,
     opts: &OptimizeOptions,
     start: Instant,
+    guard_from: usize,
 ) -> Result<(usize, StopReason), OptError> {
     for _ in 0..64 {
         if !eg.step_rules("translate").map_err(egglog_error)?.updated {
@@ -515,7 +536,7 @@ fn saturate(
             // terms were merged into, e.g. all-zero relations): once the graph is big
             // enough for that to matter, keep a copy to return to.
             let before = enode_count(eg);
-            let backup = (before > opts.node_limit / GUARD_FRACTION).then(|| eg.clone());
+            let backup = (before > guard_from).then(|| eg.clone());
             let report = if SAMPLED.contains(&ruleset) {
                 eg.step_rules_with_scheduler(sched_id, ruleset)
             } else {
@@ -704,7 +725,8 @@ mod tests {
         let encoded = encode::encode(&e, &env, &mut sub).unwrap();
         let (mut eg, sched_id) = prepared(&None, opts.sample_limit).unwrap();
         insert(&mut eg, &encoded.ops).unwrap();
-        saturate(&mut eg, sched_id, &opts, Instant::now()).unwrap();
+        let guard = opts.node_limit / GUARD_FRACTION;
+        saturate(&mut eg, sched_id, &opts, Instant::now(), guard).unwrap();
         let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
         extract::problem(&snap)
     }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use spores_opt::cost::la_cost;
+use spores_opt::extract::Extractor;
 use spores_opt::la::{LaExpr, ShapeEnv};
 use spores_opt::saturate::{optimize, OptError, OptimizeOptions, Optimized, StopReason};
 
@@ -303,18 +304,25 @@ fn roots_saturated_together_get_their_own_plans() {
     ];
     let es: Vec<LaExpr> = texts.iter().map(|t| LaExpr::parse(t).unwrap()).collect();
     let env = sparse_x();
-    let opts = OptimizeOptions {
-        node_limit: 6_000,
-        ..OptimizeOptions::default()
-    };
-    let all = spores_opt::saturate::optimize_all(&es, &env, &opts).unwrap();
+    for extractor in [Extractor::Greedy, Extractor::ilp()] {
+        let opts = OptimizeOptions {
+            node_limit: 6_000,
+            extractor,
+            ..OptimizeOptions::default()
+        };
+        let all = spores_opt::saturate::optimize_all(&es, &env, &opts).unwrap();
+        check_roots(&texts, &all, &env);
+    }
+}
+
+fn check_roots(texts: &[&str], all: &[Optimized], env: &ShapeEnv) {
     assert_eq!(all.len(), 3);
     // One saturation: the same report for every root.
     assert!(all.iter().all(|o| o.report.enodes == all[0].report.enodes));
     assert!(calls(&all[0].expr, "wsloss"), "{}", all[0].expr);
     assert!(calls(&all[1].expr, "sddmm_sum"), "{}", all[1].expr);
-    assert!(!has_big_product(&all[2].expr, &env), "{}", all[2].expr);
-    for (text, o) in texts.iter().zip(&all) {
+    assert!(!has_big_product(&all[2].expr, env), "{}", all[2].expr);
+    for (text, o) in texts.iter().zip(all) {
         assert!(o.cost_after * 10.0 < o.cost_before, "{text} => {}", o.expr);
         check_equivalent(text, &o.expr, SMALL_LOW_RANK, &["X"]);
     }

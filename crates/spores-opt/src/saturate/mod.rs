@@ -2,7 +2,10 @@
 //!
 //! [`optimize`] puts an [`LaExpr`] into an egglog e-graph, saturates it with the rules in
 //! `crates/spores-opt/rules/*.egg` under limits, extracts the cheapest LA plan
-//! ([`crate::extract`]) and prices it with [`crate::cost`].
+//! ([`crate::extract`]) and prices it with [`crate::cost`]. [`optimize_all`] does the
+//! same for all roots of a block at once: one e-graph (shared subterms are one class),
+//! one saturation, one joint extraction; root `k > 0` is bound to indices `i{k}`, `j{k}`
+//! and found again by looking up its bind.
 //!
 //! # Encoding
 //!

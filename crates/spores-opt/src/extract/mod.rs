@@ -27,6 +27,11 @@
 //! back to greedy when the budget runs out or the solver fails ([`ExtractionReport`] says
 //! so). The ILP never returns a plan that is dearer than greedy's.
 //!
+//! Several roots (a block's, [`Snapshot::roots`]) are one problem: a synthetic class past
+//! the e-graph's, whose one candidate costs nothing and needs every root, is the root of
+//! the [`dag::CandGraph`], so the ILP pays a class the roots share once; each root is then
+//! emitted in its own orientation.
+//!
 //! Measured extraction time (2 shared cores, test profile = opt-level 2, best of 3;
 //! e-graphs saturated with default limits; ILP time includes the greedy pass that bounds
 //! it and emitting LA; `tests/ilp.rs::ilp_vs_greedy_extraction_time` prints this table):

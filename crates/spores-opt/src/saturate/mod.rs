@@ -76,7 +76,7 @@
 //! folding and analyses) and the sampled AC rules once; fusion rules run once on the
 //! final graph (nothing else consumes fused nodes). Node and time limits are checked
 //! between steps, so the graph may overshoot the node limit by one step; a step that
-//! overshoots it more than twofold is undone (see [`OVERSHOOT`]).
+//! overshoots it more than twofold is undone (see `OVERSHOOT`).
 
 mod encode;
 mod sched;

@@ -86,11 +86,22 @@ impl ExprOptimizer for Saturation {
         let chosen: Vec<LaExpr> = worth.iter().map(|&k| es[k].clone()).collect();
         let mut options = self.options.clone();
         options.node_limit = options.node_limit.saturating_mul(chosen.len());
-        let Ok(results) = saturate::optimize_all(&chosen, env, &options) else {
-            return out;
-        };
-        for (&k, result) in worth.iter().zip(&results) {
-            out[k] = Self::answer(&es[k], result, chosen.len());
+        match saturate::optimize_all(&chosen, env, &options) {
+            Ok(results) => {
+                for (&k, result) in worth.iter().zip(&results) {
+                    out[k] = Self::answer(&es[k], result, chosen.len());
+                }
+            }
+            // One root the optimizer cannot take (say, an encoding error) must not cost
+            // the others their plans: each is then optimized on its own.
+            Err(_) if chosen.len() > 1 => {
+                for &k in &worth {
+                    if let Ok(result) = saturate::optimize(&es[k], env, &self.options) {
+                        out[k] = Self::answer(&es[k], &result, 1);
+                    }
+                }
+            }
+            Err(_) => {}
         }
         out
     }

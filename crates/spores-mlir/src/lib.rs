@@ -17,6 +17,7 @@
 //! printed text is accepted by `mlir-opt-19 --allow-unregistered-dialect`.
 
 pub mod attr;
+pub mod egg;
 pub mod ir;
 pub mod lexer;
 pub mod normalize;

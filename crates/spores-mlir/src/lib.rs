@@ -21,6 +21,7 @@ pub mod egg;
 pub mod ir;
 pub mod lexer;
 pub mod normalize;
+pub mod output;
 pub mod parser;
 pub mod printer;
 pub mod types;

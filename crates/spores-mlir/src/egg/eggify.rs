@@ -194,7 +194,7 @@ pub fn eggify(module: &Module, decls: &Decls) -> Eggified {
 pub fn split_attrs(op: &Operation) -> (Vec<NamedAttr>, Shell) {
     let mut term = Vec::new();
     let mut shell = Shell {
-        regions: op.regions.clone(),
+        regions: canonical_regions(&op.regions),
         attrs: Vec::new(),
     };
     let props: &[NamedAttr] = match &op.properties {
@@ -214,6 +214,41 @@ pub fn split_attrs(op: &Operation) -> (Vec<NamedAttr>, Shell) {
     }
     term.sort_by(|a, b| a.name.cmp(&b.name));
     (term, shell)
+}
+
+/// `regions` with the values they define renamed `s0`, `s1`, ... in order of definition and
+/// locations dropped, so that two copies of one body compare equal.
+fn canonical_regions(regions: &[crate::ir::Region]) -> Vec<crate::ir::Region> {
+    fn walk(r: &mut crate::ir::Region, map: &mut HashMap<String, String>) {
+        for b in &mut r.blocks {
+            for a in &mut b.args {
+                let n = format!("s{}", map.len());
+                a.name = map.entry(a.name.clone()).or_insert(n).clone();
+                a.loc = None;
+            }
+            for op in &mut b.ops {
+                for v in &mut op.operands {
+                    if let Some(n) = map.get(&v.name) {
+                        v.name = n.clone();
+                    }
+                }
+                for g in &mut op.results {
+                    let n = format!("s{}", map.len());
+                    g.name = map.entry(g.name.clone()).or_insert(n).clone();
+                }
+                op.loc = None;
+                for r in &mut op.regions {
+                    walk(r, map);
+                }
+            }
+        }
+    }
+    let mut out = regions.to_vec();
+    let mut map = HashMap::new();
+    for r in &mut out {
+        walk(r, &mut map);
+    }
+    out
 }
 
 /// Whether `op` can be a term: declared with its arity, one result, no successors, a

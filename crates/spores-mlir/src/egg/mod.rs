@@ -167,6 +167,8 @@ pub fn optimize(
 
     let t2 = Instant::now();
     let mut iterations = 0;
+    let debug = std::env::var_os("SPORES_MLIR_DEBUG").is_some();
+    let mut rule_times: std::collections::HashMap<String, (Duration, usize)> = Default::default();
     let stop = loop {
         if iterations >= opts.iter_limit {
             break StopReason::IterLimit;
@@ -181,11 +183,34 @@ pub fn optimize(
         let report = eg
             .step_rules("")
             .map_err(|e| OptError::Egglog(e.to_string()))?;
+        if debug {
+            for (r, t) in &report.search_and_apply_time_per_rule {
+                let e = rule_times.entry(r.to_string()).or_default();
+                e.0 += *t;
+                e.1 += report.num_matches_per_rule.get(r).copied().unwrap_or(0);
+            }
+            for (k, t) in &report.rebuild_time_per_ruleset {
+                rule_times.entry(format!("rebuild {k}")).or_default().0 += *t;
+            }
+            for (k, t) in &report.merge_time_per_ruleset {
+                rule_times.entry(format!("merge {k}")).or_default().0 += *t;
+            }
+        }
         if !report.updated {
             break StopReason::Saturated;
         }
     };
     let saturation = t2.elapsed();
+    if debug {
+        let mut v: Vec<_> = rule_times.into_iter().collect();
+        v.sort_by_key(|(_, (t, _))| std::cmp::Reverse(*t));
+        for (r, (t, n)) in v.iter().take(8) {
+            eprintln!("spores-mlir: {r}: {t:?}, {n} matches");
+        }
+        for (name, _) in eg.functions_iter() {
+            eprintln!("spores-mlir: table {name}: {} rows", eg.get_size(name));
+        }
+    }
 
     let t3 = Instant::now();
     let snap =

@@ -24,6 +24,7 @@ pub mod normalize;
 pub mod output;
 pub mod parser;
 pub mod printer;
+pub mod runner;
 pub mod types;
 
 use std::path::Path;

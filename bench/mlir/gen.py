@@ -3,8 +3,10 @@
 from its description, and the matmul chains 10MM..80MM).
 
 Every program has a `@kernel` function (what the optimizer is meant to improve) and a `@main`
-that builds deterministic inputs, times the kernel with `rtclock` and prints its result, so
-that the original and the optimized program can be run with mlir-cpu-runner and compared.
+that builds deterministic inputs, calls the kernel REPS times, timing each call with
+`rtclock`, and prints the last call's result and then one line per call with its time in
+seconds, so that the original and the optimized program can be run with mlir-cpu-runner,
+compared, and timed (median of the REPS calls).
 Every matmul writes into a zero-filled tensor (linalg.fill), as matmul accumulates.
 
 usage: gen.py OUTDIR
@@ -23,19 +25,32 @@ func.func private @printNewline()
 """
 
 
+REPS = 11
+
+
+def timed(call):
+    """REPS timed calls of the kernel (`call` defines %r; earlier calls define %r0, %r1, ..),
+    and the lines printing each call's time, in seconds, after the results."""
+    body, prints = [], []
+    for k in range(REPS):
+        c = call if k == REPS - 1 else call.replace("%r =", f"%r{k} =", 1)
+        body += [f"  %t{k}a = func.call @rtclock() : () -> f64", c,
+                 f"  %t{k}b = func.call @rtclock() : () -> f64",
+                 f"  %dt{k} = arith.subf %t{k}b, %t{k}a : f64"]
+        prints += [f"  func.call @printF64(%dt{k}) : (f64) -> ()",
+                   "  func.call @printNewline() : () -> ()"]
+    return "\n".join(body), "\n".join(prints)
+
+
 def timed_main(setup, call, result, ty, elem, printer):
     """@main: inputs, timed kernel call, print of the time (stderr-like last line) and result."""
     return f"""func.func @main() {{
 {setup}
-  %t0 = func.call @rtclock() : () -> f64
-{call}
-  %t1 = func.call @rtclock() : () -> f64
+{timed(call)[0]}
   %m = bufferization.to_memref {result} : {ty.replace('tensor', 'memref')}
   %u = memref.cast %m : {ty.replace('tensor', 'memref')} to memref<*x{elem}>
   func.call @{printer}(%u) : (memref<*x{elem}>) -> ()
-  %dt = arith.subf %t1, %t0 : f64
-  func.call @printF64(%dt) : (f64) -> ()
-  func.call @printNewline() : () -> ()
+{timed(call)[1]}
   return
 }}
 """
@@ -85,20 +100,17 @@ def chain(dims, order="left"):
     return HEADER + kernel + timed_main(setup, call, "%r", out_t, "i64", "printMemrefI64")
 
 
-def print_i64_main(setup, call, checks):
+def print_i64_main(setup, call, after, checks):
     """@main printing i64 checksums (one per line) and the kernel time."""
     prints = "\n".join(f"  func.call @printI64({c}) : (i64) -> ()\n  func.call @printNewline() : () -> ()"
                        for c in checks)
     return f"""func.func private @printI64(i64)
 func.func @main() {{
 {setup}
-  %t0 = func.call @rtclock() : () -> f64
-{call}
-  %t1 = func.call @rtclock() : () -> f64
+{timed(call)[0]}
+{after}
 {prints}
-  %dt = arith.subf %t1, %t0 : f64
-  func.call @printF64(%dt) : (f64) -> ()
-  func.call @printNewline() : () -> ()
+{timed(call)[1]}
   return
 }}
 """
@@ -160,7 +172,7 @@ def grayscale(h, w, signed):
   %init = tensor.empty() : tensor<{h}x{w}xi32>"""
     call = f"  %r = func.call @kernel(%img, %init) : (tensor<{h}x{w}x3xi8>, tensor<{h}x{w}xi32>) -> tensor<{h}x{w}xi32>"
     return HEADER + kernel + checksum_fn("i32", [h, w]) + print_i64_main(
-        setup, call + f"\n  %sum:2 = func.call @checksum(%r) : (tensor<{h}x{w}xi32>) -> (i64, i64)",
+        setup, call, f"  %sum:2 = func.call @checksum(%r) : (tensor<{h}x{w}xi32>) -> (i64, i64)",
         ["%sum#0", "%sum#1"])
 
 
@@ -198,9 +210,7 @@ def float_1d_main(n, setup, call):
     """@main printing a float result vector of length n: its sum, and 8 samples."""
     return f"""func.func @main() {{
 {setup}
-  %t0 = func.call @rtclock() : () -> f64
-{call}
-  %t1 = func.call @rtclock() : () -> f64
+{timed(call)[0]}
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cn = arith.constant {n} : index
@@ -217,9 +227,7 @@ def float_1d_main(n, setup, call):
   %m = bufferization.to_memref %samples : memref<8x{{E}}>
   %u = memref.cast %m : memref<8x{{E}}> to memref<*x{{E}}>
   func.call @{{PRINT}}(%u) : (memref<*x{{E}}>) -> ()
-  %dt = arith.subf %t1, %t0 : f64
-  func.call @printF64(%dt) : (f64) -> ()
-  func.call @printNewline() : () -> ()
+{timed(call)[1]}
   return
 }}
 """

@@ -767,14 +767,74 @@ func.func @main() {
     %v = arith.subi %r, %c3 : i64
     tensor.yield %v : i64
   } : tensor<13x54xi64>
-  %t0 = func.call @rtclock() : () -> f64
+  %t0a = func.call @rtclock() : () -> f64
+  %r0 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t0b = func.call @rtclock() : () -> f64
+  %dt0 = arith.subf %t0b, %t0a : f64
+  %t1a = func.call @rtclock() : () -> f64
+  %r1 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t1b = func.call @rtclock() : () -> f64
+  %dt1 = arith.subf %t1b, %t1a : f64
+  %t2a = func.call @rtclock() : () -> f64
+  %r2 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t2b = func.call @rtclock() : () -> f64
+  %dt2 = arith.subf %t2b, %t2a : f64
+  %t3a = func.call @rtclock() : () -> f64
+  %r3 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t3b = func.call @rtclock() : () -> f64
+  %dt3 = arith.subf %t3b, %t3a : f64
+  %t4a = func.call @rtclock() : () -> f64
+  %r4 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t4b = func.call @rtclock() : () -> f64
+  %dt4 = arith.subf %t4b, %t4a : f64
+  %t5a = func.call @rtclock() : () -> f64
+  %r5 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t5b = func.call @rtclock() : () -> f64
+  %dt5 = arith.subf %t5b, %t5a : f64
+  %t6a = func.call @rtclock() : () -> f64
+  %r6 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t6b = func.call @rtclock() : () -> f64
+  %dt6 = arith.subf %t6b, %t6a : f64
+  %t7a = func.call @rtclock() : () -> f64
+  %r7 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t7b = func.call @rtclock() : () -> f64
+  %dt7 = arith.subf %t7b, %t7a : f64
+  %t8a = func.call @rtclock() : () -> f64
+  %r8 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t8b = func.call @rtclock() : () -> f64
+  %dt8 = arith.subf %t8b, %t8a : f64
+  %t9a = func.call @rtclock() : () -> f64
+  %r9 = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
+  %t9b = func.call @rtclock() : () -> f64
+  %dt9 = arith.subf %t9b, %t9a : f64
+  %t10a = func.call @rtclock() : () -> f64
   %r = func.call @kernel(%in0, %in1, %in2, %in3, %in4, %in5, %in6, %in7, %in8, %in9, %in10, %in11, %in12, %in13, %in14, %in15, %in16, %in17, %in18, %in19, %in20, %in21, %in22, %in23, %in24, %in25, %in26, %in27, %in28, %in29, %in30, %in31, %in32, %in33, %in34, %in35, %in36, %in37, %in38, %in39) : (tensor<33x41xi64>, tensor<41x60xi64>, tensor<60x37xi64>, tensor<37x6xi64>, tensor<6x19xi64>, tensor<19x22xi64>, tensor<22x46xi64>, tensor<46x44xi64>, tensor<44x46xi64>, tensor<46x17xi64>, tensor<17x12xi64>, tensor<12x52xi64>, tensor<52x26xi64>, tensor<26x21xi64>, tensor<21x60xi64>, tensor<60x51xi64>, tensor<51x32xi64>, tensor<32x56xi64>, tensor<56x5xi64>, tensor<5x37xi64>, tensor<37x61xi64>, tensor<61x51xi64>, tensor<51x12xi64>, tensor<12x7xi64>, tensor<7x45xi64>, tensor<45x16xi64>, tensor<16x43xi64>, tensor<43x49xi64>, tensor<49x33xi64>, tensor<33x58xi64>, tensor<58x7xi64>, tensor<7x15xi64>, tensor<15x54xi64>, tensor<54x42xi64>, tensor<42x24xi64>, tensor<24x11xi64>, tensor<11x20xi64>, tensor<20x24xi64>, tensor<24x13xi64>, tensor<13x54xi64>) -> tensor<33x54xi64>
-  %t1 = func.call @rtclock() : () -> f64
+  %t10b = func.call @rtclock() : () -> f64
+  %dt10 = arith.subf %t10b, %t10a : f64
   %m = bufferization.to_memref %r : memref<33x54xi64>
   %u = memref.cast %m : memref<33x54xi64> to memref<*xi64>
   func.call @printMemrefI64(%u) : (memref<*xi64>) -> ()
-  %dt = arith.subf %t1, %t0 : f64
-  func.call @printF64(%dt) : (f64) -> ()
+  func.call @printF64(%dt0) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt1) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt2) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt3) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt4) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt5) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt6) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt7) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt8) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt9) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt10) : (f64) -> ()
   func.call @printNewline() : () -> ()
   return
 }

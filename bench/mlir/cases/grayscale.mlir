@@ -79,16 +79,76 @@ func.func @main() {
     tensor.yield %v : i8
   } : tensor<1080x1920x3xi8>
   %init = tensor.empty() : tensor<1080x1920xi32>
-  %t0 = func.call @rtclock() : () -> f64
+  %t0a = func.call @rtclock() : () -> f64
+  %r0 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t0b = func.call @rtclock() : () -> f64
+  %dt0 = arith.subf %t0b, %t0a : f64
+  %t1a = func.call @rtclock() : () -> f64
+  %r1 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t1b = func.call @rtclock() : () -> f64
+  %dt1 = arith.subf %t1b, %t1a : f64
+  %t2a = func.call @rtclock() : () -> f64
+  %r2 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t2b = func.call @rtclock() : () -> f64
+  %dt2 = arith.subf %t2b, %t2a : f64
+  %t3a = func.call @rtclock() : () -> f64
+  %r3 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t3b = func.call @rtclock() : () -> f64
+  %dt3 = arith.subf %t3b, %t3a : f64
+  %t4a = func.call @rtclock() : () -> f64
+  %r4 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t4b = func.call @rtclock() : () -> f64
+  %dt4 = arith.subf %t4b, %t4a : f64
+  %t5a = func.call @rtclock() : () -> f64
+  %r5 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t5b = func.call @rtclock() : () -> f64
+  %dt5 = arith.subf %t5b, %t5a : f64
+  %t6a = func.call @rtclock() : () -> f64
+  %r6 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t6b = func.call @rtclock() : () -> f64
+  %dt6 = arith.subf %t6b, %t6a : f64
+  %t7a = func.call @rtclock() : () -> f64
+  %r7 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t7b = func.call @rtclock() : () -> f64
+  %dt7 = arith.subf %t7b, %t7a : f64
+  %t8a = func.call @rtclock() : () -> f64
+  %r8 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t8b = func.call @rtclock() : () -> f64
+  %dt8 = arith.subf %t8b, %t8a : f64
+  %t9a = func.call @rtclock() : () -> f64
+  %r9 = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t9b = func.call @rtclock() : () -> f64
+  %dt9 = arith.subf %t9b, %t9a : f64
+  %t10a = func.call @rtclock() : () -> f64
   %r = func.call @kernel(%img, %init) : (tensor<1080x1920x3xi8>, tensor<1080x1920xi32>) -> tensor<1080x1920xi32>
+  %t10b = func.call @rtclock() : () -> f64
+  %dt10 = arith.subf %t10b, %t10a : f64
   %sum:2 = func.call @checksum(%r) : (tensor<1080x1920xi32>) -> (i64, i64)
-  %t1 = func.call @rtclock() : () -> f64
   func.call @printI64(%sum#0) : (i64) -> ()
   func.call @printNewline() : () -> ()
   func.call @printI64(%sum#1) : (i64) -> ()
   func.call @printNewline() : () -> ()
-  %dt = arith.subf %t1, %t0 : f64
-  func.call @printF64(%dt) : (f64) -> ()
+  func.call @printF64(%dt0) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt1) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt2) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt3) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt4) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt5) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt6) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt7) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt8) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt9) : (f64) -> ()
+  func.call @printNewline() : () -> ()
+  func.call @printF64(%dt10) : (f64) -> ()
   func.call @printNewline() : () -> ()
   return
 }

@@ -2,8 +2,8 @@
 //! check that an optimized program computes what the original does, and how the benchmark
 //! times both.
 //!
-//! Programs follow the convention of `bench/mlir/gen.py`: `@main` prints its results and, on
-//! the last line, the kernel's time in seconds (from `rtclock`).
+//! Programs follow the convention of `bench/mlir/gen.py`: `@main` prints its results and then
+//! [`REPS`] lines with the time of each kernel call in seconds (from `rtclock`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -142,12 +142,29 @@ impl Toolchain {
     }
 }
 
-/// Splits a program's output into its result text and the kernel time (the last line).
-pub fn split_time(output: &str) -> (String, Option<f64>) {
-    let trimmed = output.trim_end();
-    match trimmed.rsplit_once('\n') {
-        Some((body, last)) => (body.to_string(), last.trim().parse().ok()),
-        None => (String::new(), trimmed.trim().parse().ok()),
+/// How many times `bench/mlir/gen.py`'s programs call their kernel (one time line each).
+pub const REPS: usize = 11;
+
+/// Splits a program's output into its result text and the kernel times (the last `reps`
+/// lines); `None` if those lines are not numbers.
+pub fn split_times(output: &str, reps: usize) -> Option<(String, Vec<f64>)> {
+    let lines: Vec<&str> = output.trim_end().lines().collect();
+    let cut = lines.len().checked_sub(reps)?;
+    let times = lines[cut..]
+        .iter()
+        .map(|l| l.trim().parse::<f64>().ok())
+        .collect::<Option<Vec<f64>>>()?;
+    Some((lines[..cut].join("\n"), times))
+}
+
+/// The median of some numbers (`NaN` for none).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use spores_mlir::egg::{optimize, OptOptions};
 use spores_mlir::ir::Operation;
-use spores_mlir::runner::{agree, find_toolchain, numbers, split_time, Toolchain};
+use spores_mlir::runner::{agree, find_toolchain, numbers, split_times, Toolchain, REPS};
 use spores_mlir::{load, print, verify_text, LoadOptions, Module, PrintOptions, Type};
 
 fn bench_dir() -> PathBuf {
@@ -121,8 +121,7 @@ fn run_both(tc: &Toolchain, before: &Module, after: &Module, rel: f64) {
         let text = print(m, PrintOptions::default());
         let lowered = tc.lower(&text).expect("lowers");
         let out = tc.run(&lowered).expect("runs");
-        let (body, time) = split_time(&out);
-        assert!(time.is_some(), "the last line is the kernel time: {out}");
+        let (body, _) = split_times(&out, REPS).expect("kernel times end the output");
         numbers(&body)
     };
     let (a, b) = (run(before), run(after));

@@ -132,11 +132,20 @@ fn run_both(tc: &Toolchain, before: &Module, after: &Module, rel: f64) {
 #[test]
 fn chains_reach_the_dp_optimum() {
     let tool = spores_mlir::find_mlir_opt();
-    for case in ["2mm", "3mm", "10mm", "20mm"] {
-        let (before, after) = optimized(case, "matmul.egg");
+    for (case, rules) in [
+        ("2mm", "matmul.egg"),
+        ("3mm", "matmul.egg"),
+        ("10mm", "matmul.egg"),
+        ("2mm", "matmul_chain.egg"),
+        ("3mm", "matmul_chain.egg"),
+        ("10mm", "matmul_chain.egg"),
+        ("20mm", "matmul_chain.egg"),
+        ("40mm", "matmul_chain.egg"),
+    ] {
+        let (before, after) = optimized(case, rules);
         let d = kernel_dims(&before);
         let best = chain_dp(&d);
-        assert_eq!(matmul_work(&after), best, "{case}: dims {d:?}");
+        assert_eq!(matmul_work(&after), best, "{case} with {rules}: dims {d:?}");
         assert!(matmul_work(&before) >= best);
         assert_eq!(
             count(&func_ops(&after, "kernel"), "linalg.matmul"),
@@ -159,8 +168,12 @@ fn chains_run_identically() {
     let Some(tc) = toolchain("chains_run_identically") else {
         return;
     };
-    for case in ["2mm", "3mm", "10mm"] {
-        let (before, after) = optimized(case, "matmul.egg");
+    for (case, rules) in [
+        ("2mm", "matmul.egg"),
+        ("3mm", "matmul.egg"),
+        ("20mm", "matmul_chain.egg"),
+    ] {
+        let (before, after) = optimized(case, rules);
         run_both(&tc, &before, &after, 0.0);
     }
 }

@@ -274,26 +274,37 @@ impl<'a> Emitter<'a> {
         own: &HashSet<ValId>,
     ) -> Option<HashMap<EClass, Choice>> {
         let snap = self.snap;
+        // Classes in post-order (operands before users), so that the bottom-up cost
+        // fixpoint of `CandGraph::tree_costs` settles in a few sweeps instead of one sweep
+        // per level of a deep expression.
         let mut index: HashMap<EClass, usize> = HashMap::new();
         let mut order: Vec<EClass> = Vec::new();
-        let mut queue: Vec<EClass> = roots.to_vec();
-        while let Some(c) = queue.pop() {
-            if index.contains_key(&c) {
+        let mut seen: HashSet<EClass> = HashSet::new();
+        for &root in roots {
+            if !seen.insert(root) {
                 continue;
             }
-            index.insert(c, order.len());
-            order.push(c);
-            if self.named(c).is_some() {
-                continue;
-            }
-            for n in snap.classes.get(&c).map_or(&[][..], |v| v) {
-                queue.extend_from_slice(n.operands(&snap.decls));
+            // (class, its operand classes not yet visited)
+            let mut stack: Vec<(EClass, Vec<EClass>)> = vec![(root, self.operand_classes(root))];
+            while let Some((c, pending)) = stack.last_mut() {
+                if let Some(ch) = pending.pop() {
+                    if seen.insert(ch) {
+                        let next = self.operand_classes(ch);
+                        stack.push((ch, next));
+                    }
+                } else {
+                    let c = *c;
+                    index.insert(c, order.len());
+                    order.push(c);
+                    stack.pop();
+                }
             }
         }
         let mut g = CandGraph {
             classes: Vec::with_capacity(order.len() + 1),
             root: order.len(),
         };
+        let mut printable: HashMap<(usize, Vec<EClass>), bool> = HashMap::new();
         // Candidate position → choice, per class.
         let mut meaning: Vec<Vec<Choice>> = Vec::with_capacity(order.len());
         for &c in &order {
@@ -316,8 +327,21 @@ impl<'a> Emitter<'a> {
                     let cost = match n.kind {
                         NodeKind::Leaf(id) if own.contains(&id) || self.is_defined(id) => 0.0,
                         NodeKind::Leaf(_) => f64::INFINITY,
-                        NodeKind::Op(_) if !self.printable(n) => f64::INFINITY,
-                        NodeKind::Op(_) => n.cost,
+                        NodeKind::Op(d) => {
+                            // Printability depends only on the op and its types.
+                            let key: Vec<EClass> = std::iter::once(n.type_class())
+                                .chain(n.operands(&snap.decls).iter().map(|c| snap.class_type(*c)))
+                                .map(|t| t.unwrap_or(c))
+                                .collect();
+                            let ok = *printable
+                                .entry((d, key))
+                                .or_insert_with(|| self.printable(n));
+                            if ok {
+                                n.cost
+                            } else {
+                                f64::INFINITY
+                            }
+                        }
                     };
                     let children = n.operands(&snap.decls).iter().map(|ch| index[ch]).collect();
                     cands.push(CandNode { cost, children });
@@ -354,6 +378,20 @@ impl<'a> Emitter<'a> {
             }
         }
         Some(out)
+    }
+
+    /// The operand classes of all nodes of `c` (none if `c` is already a value in scope).
+    fn operand_classes(&self, c: EClass) -> Vec<EClass> {
+        if self.named(c).is_some() {
+            return Vec::new();
+        }
+        let snap = self.snap;
+        snap.classes
+            .get(&c)
+            .map_or(&[][..], |v| v)
+            .iter()
+            .flat_map(|n| n.operands(&snap.decls).iter().copied())
+            .collect()
     }
 
     /// Whether an op node can be printed: its shell (regions, structural attributes) is known.

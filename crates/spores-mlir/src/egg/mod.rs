@@ -222,6 +222,13 @@ pub fn optimize(
     let ops = emitter.module_ops();
     let emit_time = t4.elapsed();
     let es = emitter.stats;
+    if debug {
+        eprintln!(
+            "spores-mlir: snapshot {read_time:?}, selection {:?}, printing {:?}",
+            es.selection_time,
+            emit_time.saturating_sub(es.selection_time)
+        );
+    }
     let out = Module {
         ops,
         loc_aliases: egg.loc_aliases.clone(),

@@ -274,6 +274,7 @@ impl<'a> Emitter<'a> {
         own: &HashSet<ValId>,
     ) -> Option<HashMap<EClass, Choice>> {
         let snap = self.snap;
+        let started = Instant::now();
         // Classes in post-order (operands before users), so that the bottom-up cost
         // fixpoint of `CandGraph::tree_costs` settles in a few sweeps instead of one sweep
         // per level of a deep expression.
@@ -358,7 +359,15 @@ impl<'a> Emitter<'a> {
             cost: 0.0,
             children: root_children,
         }]);
+        let built = Instant::now();
         let greedy = g.greedy_selection();
+        if std::env::var_os("SPORES_MLIR_DEBUG").is_some() && g.classes.len() > 1000 {
+            eprintln!(
+                "spores-mlir: block graph {} classes, greedy {:?}",
+                g.classes.len(),
+                built.elapsed()
+            );
+        }
         let sel: Selection = match self.extractor {
             Extractor::Greedy => greedy,
             Extractor::Ilp(budget) => match spores_opt::extract::ilp::solve(&g, &greedy, budget) {
@@ -370,6 +379,12 @@ impl<'a> Emitter<'a> {
             },
         };
         let cost = dag_cost(&g, &sel).ok()?;
+        if std::env::var_os("SPORES_MLIR_DEBUG").is_some() && g.classes.len() > 1000 {
+            eprintln!(
+                "spores-mlir: block selection {:?} in all",
+                started.elapsed()
+            );
+        }
         self.stats.cost += cost;
         let mut out = HashMap::new();
         for (i, &c) in order.iter().enumerate() {

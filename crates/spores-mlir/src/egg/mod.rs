@@ -11,6 +11,9 @@
 //!
 //! Saturation runs the default ruleset under an iteration, size and time limit; hitting a
 //! limit is not an error: the best program found so far is returned.
+//!
+//! With `SPORES_MLIR_DEBUG` set, table sizes, the slowest rules and the extraction phases
+//! are printed to stderr (how the encodings in `bench/mlir/*.egg` were tuned).
 
 pub mod decls;
 pub mod deeggify;

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use spores_mlir::egg::{optimize, OptOptions};
+use spores_mlir::egg::{optimize, Extractor, OptOptions};
 use spores_mlir::ir::Operation;
 use spores_mlir::runner::{agree, find_toolchain, numbers, split_times, Toolchain, REPS};
 use spores_mlir::{load, print, verify_text, LoadOptions, Module, PrintOptions, Type};
@@ -161,6 +161,21 @@ fn chains_reach_the_dp_optimum() {
         (matmul_work(&before), matmul_work(&after)),
         (270_000, 20_000)
     );
+}
+
+#[test]
+fn ilp_extraction_agrees_with_greedy_on_chains() {
+    let dir = bench_dir();
+    let m = load(dir.join("cases/3mm.mlir"), &LoadOptions::default()).expect("loads");
+    let rules = std::fs::read_to_string(dir.join("matmul.egg")).expect("rules");
+    let opts = OptOptions {
+        extractor: Extractor::Ilp(std::time::Duration::from_secs(5)),
+        ..OptOptions::default()
+    };
+    let (out, stats) = optimize(&m, &rules, "matmul.egg", &opts).expect("optimizes");
+    assert_eq!(matmul_work(&out), chain_dp(&kernel_dims(&m)));
+    let (_, greedy) = optimize(&m, &rules, "matmul.egg", &OptOptions::default()).expect("greedy");
+    assert!(stats.cost <= greedy.cost);
 }
 
 #[test]

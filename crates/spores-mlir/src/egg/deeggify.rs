@@ -329,10 +329,11 @@ impl<'a> Emitter<'a> {
                         NodeKind::Leaf(id) if own.contains(&id) || self.is_defined(id) => 0.0,
                         NodeKind::Leaf(_) => f64::INFINITY,
                         NodeKind::Op(d) => {
-                            // Printability depends only on the op and its types.
+                            // Printability depends only on the op and its element types
+                            // (the shell key).
                             let key: Vec<EClass> = std::iter::once(n.type_class())
                                 .chain(n.operands(&snap.decls).iter().map(|c| snap.class_type(*c)))
-                                .map(|t| t.unwrap_or(c))
+                                .map(|t| t.map_or(c, |t| snap.data.elem_class(t)))
                                 .collect();
                             let ok = *printable
                                 .entry((d, key))

@@ -283,6 +283,14 @@ impl<'e> DataNodes<'e> {
         self.eg.value_to_base::<S>(v).0.clone()
     }
 
+    /// The element type class of a `RankedTensor` class, or the class itself.
+    pub fn elem_class(&self, v: Value) -> Value {
+        match self.nodes.get(&v) {
+            Some(("RankedTensor", ch)) => ch[1],
+            _ => v,
+        }
+    }
+
     /// Decodes a `Type` class.
     pub fn ty(&self, v: Value, b: &TermBuilder) -> Option<Type> {
         let (name, ch) = self.nodes.get(&v)?;

@@ -211,6 +211,8 @@ macro_rules! dispatch_binary {
     };
 }
 
+pub(crate) use dispatch_binary;
+
 /// One operand after broadcasting is resolved.
 enum Side<'a> {
     /// A matrix of the result's shape.

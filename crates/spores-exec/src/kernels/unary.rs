@@ -124,6 +124,8 @@ macro_rules! dispatch_unary {
     };
 }
 
+pub(crate) use dispatch_unary;
+
 /// `op(m)` cell by cell. Sparse inputs stay sparse when `op(0) == 0`; the result is in
 /// its best format.
 pub fn unary(op: UnaryOp, m: &Matrix) -> Matrix {

@@ -27,6 +27,9 @@ pub struct RunOptions {
     /// Physical planning with size estimates (masked sparse-driven evaluation, sums of
     /// products); on by default, off to compare against the unfused plans.
     pub sized_planning: bool,
+    /// Fuse chains of element-wise operators into one pass ([`crate::plan::fuse_elementwise`]);
+    /// on by default, off to compare against the operators one at a time.
+    pub fuse_elementwise: bool,
 }
 
 impl Default for RunOptions {
@@ -36,6 +39,7 @@ impl Default for RunOptions {
             explain: false,
             optimizer: Box::new(NoOptimizer),
             sized_planning: true,
+            fuse_elementwise: true,
         }
     }
 }
@@ -248,6 +252,7 @@ impl<'w> Interpreter<'w> {
         lower: impl FnOnce(&LowerContext) -> Result<BlockDag, Diagnostic>,
     ) -> Result<Rc<BlockDag>, Diagnostic> {
         let started = Instant::now();
+        let fuse = self.options.fuse_elementwise;
         let compiled = match self.blocks.get(&key) {
             Some(block) => block.clone(),
             None => {
@@ -257,7 +262,7 @@ impl<'w> Interpreter<'w> {
                 };
                 let lowered = lower(&ctx)?;
                 let block = Rc::new(Compiled {
-                    planned: crate::plan::physical(&lowered, None).map(Rc::new),
+                    planned: crate::plan::physical_with(&lowered, None, fuse).map(Rc::new),
                     lowered: Rc::new(lowered),
                 });
                 self.blocks.insert(key, block.clone());
@@ -282,7 +287,8 @@ impl<'w> Interpreter<'w> {
                     .entry(id)
                     .or_insert_with(|| {
                         Rc::new(
-                            crate::plan::physical(better, None).unwrap_or_else(|| better.clone()),
+                            crate::plan::physical_with(better, None, fuse)
+                                .unwrap_or_else(|| better.clone()),
                         )
                     })
                     .clone()
@@ -317,7 +323,7 @@ impl<'w> Interpreter<'w> {
                 .entry((base_id, signature))
                 .or_insert_with(|| {
                     let meta = crate::dag::meta::infer(&base.dag, &inputs);
-                    crate::plan::physical(base, Some(&meta)).map_or(result, Rc::new)
+                    crate::plan::physical_with(base, Some(&meta), fuse).map_or(result, Rc::new)
                 })
                 .clone()
         } else {

@@ -68,7 +68,9 @@ pub struct Interpreter<'w> {
     /// Physical plans made with size estimates, keyed by the unplanned block's address
     /// (lowered block or optimization) and the inputs' shapes and sparsity.
     sized_plans: HashMap<SizedPlanKey, Rc<BlockDag>>,
-    optimizations: Vec<Rc<crate::opt::Optimization>>,
+    /// The optimizations whose addresses key the plan caches, each kept once (a loop
+    /// gets the same cached optimization every iteration).
+    optimizations: HashMap<usize, Rc<crate::opt::Optimization>>,
     explained_optimizations: HashSet<usize>,
     /// Optimizer notes waiting to be printed with the block's `--explain` output.
     pending_notes: HashMap<(usize, usize), String>,
@@ -94,7 +96,7 @@ impl<'w> Interpreter<'w> {
             explained: HashSet::new(),
             planned_optimizations: HashMap::new(),
             sized_plans: HashMap::new(),
-            optimizations: Vec::new(),
+            optimizations: HashMap::new(),
             explained_optimizations: HashSet::new(),
             pending_notes: HashMap::new(),
             next_seed: start.elapsed().as_nanos() as u64 ^ std::process::id() as u64,
@@ -338,7 +340,9 @@ impl<'w> Interpreter<'w> {
             self.pending_notes.insert(key, optimization.notes.clone());
         }
         // Keep the optimization alive while its address keys the plan cache.
-        self.optimizations.push(optimization);
+        self.optimizations
+            .entry(Rc::as_ptr(&optimization) as usize)
+            .or_insert(optimization);
         self.stats.compile += started.elapsed();
         Ok(result)
     }

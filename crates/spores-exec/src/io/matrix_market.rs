@@ -206,8 +206,16 @@ fn fast_index(line: &[u8], p: &mut usize) -> Option<usize> {
 /// over its bytes (no separate search for the line end); 1-based indices, not
 /// bounds-checked, and the position just after the line. `None` for anything else
 /// (comments, blank lines, errors), which the slow path then examines.
+///
+/// `utf8` is the whole `text` as a string when it is valid UTF-8 (checked once per
+/// piece), so a value is parsed from a string slice without validating each token.
 #[inline]
-fn fast_entry(text: &[u8], start: usize, field: Field) -> Option<(usize, usize, f64, usize)> {
+fn fast_entry(
+    text: &[u8],
+    utf8: Option<&str>,
+    start: usize,
+    field: Field,
+) -> Option<(usize, usize, f64, usize)> {
     let mut p = start;
     skip_spaces(text, &mut p);
     let i = fast_index(text, &mut p)?;
@@ -225,7 +233,10 @@ fn fast_entry(text: &[u8], start: usize, field: Field) -> Option<(usize, usize, 
         while p < text.len() && !matches!(text[p], b' ' | b'\t' | b'\r' | b'\n') {
             p += 1;
         }
-        parse_value(field, &text[token..p])?
+        match (field, utf8) {
+            (Field::Real, Some(s)) => s.get(token..p)?.parse::<f64>().ok()?,
+            _ => parse_value(field, &text[token..p])?,
+        }
     };
     skip_spaces(text, &mut p);
     if p < text.len() && text[p] == b'\r' {
@@ -279,11 +290,12 @@ fn slow_entry(line: &[u8], h: &Header) -> Result<Option<(usize, usize, f64)>, St
 /// the number of entry lines, and the number of lines (as [`lines`] counts them).
 fn parse_coordinate_piece(text: &[u8], h: &Header) -> Result<((Entries, usize), usize), LineError> {
     let mut out = Entries::with_capacity(text.len() / 24);
+    let utf8 = std::str::from_utf8(text).ok();
     let mut entry_lines = 0;
     let mut pos = 0;
     let mut k = 0;
     while pos < text.len() {
-        let (i, j, v) = match fast_entry(text, pos, h.field) {
+        let (i, j, v) = match fast_entry(text, utf8, pos, h.field) {
             Some((i, j, v, next)) if i >= 1 && i <= h.rows && j >= 1 && j <= h.cols => {
                 pos = next;
                 (i - 1, j - 1, v)

@@ -155,3 +155,58 @@ fn shape_errors_are_the_unfused_ones() {
         "{plain}\n---\n{fused}"
     );
 }
+
+#[test]
+fn mmchain_is_planned_and_falls_back_on_other_shapes() {
+    // GLM's Hessian-vector product, and the same chain with a scalar and a full `w`.
+    check(
+        r#"
+        X = rand(rows=300, cols=40, min=0, max=1, sparsity=0.1, seed=1)
+        d = rand(rows=40, cols=1, min=-1, max=1, seed=2)
+        mu = rand(rows=300, cols=1, min=0, max=2, seed=3)
+        D = rand(rows=40, cols=3, min=-1, max=1, seed=4)
+        P = rand(rows=300, cols=3, min=0, max=1, seed=5)
+        for (k in 1:1) {
+          Hd = t(X) %*% (mu * (X %*% d)) + 0.5 * d
+          H2 = t(X) %*% ((X %*% d) * 2)
+          H3 = t(X) %*% (P * (X %*% D))
+          print("v " + sum(Hd) + " " + sum(Hd ^ 2) + " " + sum(H2) + " " + sum(H3 * H3))
+        }
+        "#,
+        &[],
+    );
+    let out = run(
+        "X = rand(rows=30, cols=4, seed=1)\nd = rand(rows=4, cols=1, seed=2)\nw = rand(rows=30, cols=1, seed=3)\nfor (k in 1:1) {\n  print(sum(t(X) %*% (w * (X %*% d))))\n}\n",
+        true,
+    )
+    .unwrap();
+    assert!(out.contains("mmchain("), "{out}");
+    // Against the chain computed without the rule: a product that is also a block
+    // output is not private, so `t(X) %*% (w * q)` runs as written.
+    let out = run(
+        r#"
+        X = rand(rows=300, cols=40, min=0, max=1, sparsity=0.1, seed=1)
+        d = rand(rows=40, cols=1, min=-1, max=1, seed=2)
+        mu = rand(rows=300, cols=1, min=0, max=2, seed=3)
+        for (k in 1:1) {
+          Hd = t(X) %*% (mu * (X %*% d))
+          print("v " + sum(Hd) + " " + sum(Hd ^ 2))
+        }
+        for (k in 1:1) {
+          q = X %*% d
+          Hd = t(X) %*% (mu * q)
+          print("v " + sum(Hd) + " " + sum(Hd ^ 2))
+        }
+        "#,
+        true,
+    )
+    .unwrap();
+    let (vals, plan) = values(&out);
+    assert_eq!(
+        plan.iter().filter(|l| l.contains("mmchain(")).count(),
+        1,
+        "{out}"
+    );
+    assert_eq!(vals.len(), 4);
+    assert!(same(vals[0], vals[2]) && same(vals[1], vals[3]), "{vals:?}");
+}

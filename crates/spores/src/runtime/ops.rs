@@ -51,12 +51,7 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Op::Literal(l) => Ok(literal(l)),
         Op::Binary(b) => binary(*b, &args[0], &args[1]),
         Op::Unary(u) => unary_value(*u, &args[0]),
-        Op::MatMul => {
-            let (a, b) = (matrix_arg(&args[0], "%*%")?, matrix_arg(&args[1], "%*%")?);
-            Ok(Value::matrix(
-                matmul::matmul(a, b).map_err(|e| e.to_string())?,
-            ))
-        }
+        Op::MatMul => eval_matmul(&args[0], &args[1]),
         Op::Transpose => match &args[0] {
             Value::Matrix(m) => Ok(Value::matrix(transpose::transpose(m))),
             scalar => Ok(scalar.clone()),
@@ -73,6 +68,14 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
             op.name()
         )),
     }
+}
+
+/// `a %*% b` as the unfused operator computes it.
+fn eval_matmul(a: &Value, b: &Value) -> OpResult {
+    let (a, b) = (matrix_arg(a, "%*%")?, matrix_arg(b, "%*%")?);
+    Ok(Value::matrix(
+        matmul::matmul(a, b).map_err(|e| e.to_string())?,
+    ))
 }
 
 fn matrix_arg<'v>(v: &'v Value, op: &str) -> Result<&'v Matrix, String> {
@@ -569,7 +572,21 @@ fn fused(f: Fused, args: &[Value]) -> OpResult {
             }
         }
         Fused::MmChain => {
-            let x = matrix_arg(&args[0], name)?;
+            let x = matrix_arg(&args[0], "%*%")?;
+            if let Some(w) = args.get(2) {
+                // Planned without shapes: anything but an m x 1 `w` and an n-row `v`
+                // runs as the operators it replaced.
+                let fits = matches!(w, Value::Matrix(m) if m.rows() == x.rows() && m.cols() == 1)
+                    && matches!(&args[1], Value::Matrix(v) if v.rows() == x.cols());
+                if !fits {
+                    let xv = eval_matmul(&args[0], &args[1])?;
+                    let r = binary(BinaryOp::Mul, w, &xv)?;
+                    let r = matrix_arg(&r, "%*%")?;
+                    return Ok(Value::matrix(
+                        matmul::matmul_t(x, true, r, false).map_err(err)?,
+                    ));
+                }
+            }
             let v = dense_arg(&args[1], name)?;
             let w = args.get(2).map(|w| dense_arg(w, name)).transpose()?;
             Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))

@@ -193,6 +193,10 @@ struct RunFlags {
     /// column sums.
     #[arg(long)]
     no_masked: bool,
+    /// Run chains of element-wise operators one operator at a time instead of fusing
+    /// them into one pass (for comparison).
+    #[arg(long)]
+    no_fuse: bool,
 }
 
 fn run(flags: RunFlags) -> ExitCode {
@@ -206,6 +210,7 @@ fn run(flags: RunFlags) -> ExitCode {
         extractor,
         rules,
         no_masked,
+        no_fuse,
     } = flags;
     let started = Instant::now();
     if let Some(n) = threads {
@@ -268,6 +273,7 @@ fn run(flags: RunFlags) -> ExitCode {
         explain,
         optimizer,
         sized_planning: !no_masked,
+        fuse_elementwise: !no_fuse,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -63,7 +63,143 @@ pub fn wants_meta(block: &BlockDag) -> bool {
 
 /// Returns the planned block, or `None` when nothing changed. `meta` (one entry per node
 /// of `block.dag`, from [`crate::dag::meta::infer`]) enables the size-driven rules.
+/// Element-wise fusion ([`fuse_elementwise`]) runs last, on what the other rules left.
 pub fn physical(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag> {
+    physical_with(block, meta, true)
+}
+
+/// [`physical`], with element-wise fusion only when `fuse` holds.
+pub fn physical_with(block: &BlockDag, meta: Option<&[NodeMeta]>, fuse: bool) -> Option<BlockDag> {
+    let planned = physical_rules(block, meta);
+    if !fuse {
+        return planned;
+    }
+    fuse_elementwise(planned.as_ref().unwrap_or(block)).or(planned)
+}
+
+/// Whether a node is an element-wise operator the fused kernel can compute.
+fn is_elementwise(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Binary(_) | Op::Unary(_) | Op::Builtin(crate::dag::Builtin::IfElse)
+    )
+}
+
+/// Fuses each tree of element-wise nodes whose inner nodes nobody else reads (and its
+/// `sum`/`rowSums`/`colSums` consumer, when that is the tree's only reader) into one
+/// [`Fused::Elementwise`] node, which computes it in one pass over the cells without
+/// materializing the intermediates. A tree is fused when it has at least two operators,
+/// or one operator and a fused sum. Shapes need not be known: the node checks them when
+/// it runs and falls back to the operators one by one (see `runtime::ops`).
+pub fn fuse_elementwise(block: &BlockDag) -> Option<BlockDag> {
+    use spores_exec::kernels::ew_fused::{EwInstr, EwOutput, EwProgram};
+    let dag = &block.dag;
+    let needed = dag.reachable(block.roots());
+    let mut uses = vec![0usize; dag.len()];
+    let mut parent: Vec<Option<NodeId>> = vec![None; dag.len()];
+    for (id, node) in dag.nodes().iter().enumerate() {
+        if needed[id] {
+            for &c in &node.children {
+                uses[c] += 1;
+                parent[c] = Some(id);
+            }
+        }
+    }
+    for root in block.roots() {
+        uses[root] += 1;
+    }
+    let ew = |n: NodeId| needed[n] && is_elementwise(&dag.node(n).op);
+    // Inner nodes: element-wise, read once, by an element-wise node.
+    let inner = |n: NodeId| ew(n) && uses[n] == 1 && parent[n].is_some_and(ew);
+
+    let mut rewrites: HashMap<NodeId, (Op, Vec<NodeId>)> = HashMap::new();
+    for r in 0..dag.len() {
+        if !ew(r) || inner(r) {
+            continue;
+        }
+        // The tree's program, in postfix order; leaves become operands.
+        let mut instrs = Vec::new();
+        let mut leaves: Vec<NodeId> = Vec::new();
+        let mut ops = 0usize;
+        let mut stack = vec![(r, false)];
+        while let Some((n, expanded)) = stack.pop() {
+            let node = dag.node(n);
+            if n != r && !inner(n) {
+                let k = leaves.iter().position(|&l| l == n).unwrap_or_else(|| {
+                    leaves.push(n);
+                    leaves.len() - 1
+                });
+                instrs.push(EwInstr::Load(k));
+            } else if expanded {
+                ops += 1;
+                instrs.push(match &node.op {
+                    Op::Binary(b) => EwInstr::Binary(*b),
+                    Op::Unary(u) => EwInstr::Unary(*u),
+                    _ => EwInstr::IfElse,
+                });
+            } else {
+                stack.push((n, true));
+                stack.extend(node.children.iter().rev().map(|&c| (c, false)));
+            }
+        }
+        // A single consumer that sums the tree is fused too.
+        let consumer = parent[r]
+            .filter(|_| uses[r] == 1)
+            .and_then(|p| match dag.node(p).op {
+                Op::Agg(AggFn::Sum, Axis::All) => Some((p, EwOutput::Sum)),
+                Op::Agg(AggFn::Sum, Axis::Row) => Some((p, EwOutput::RowSums)),
+                Op::Agg(AggFn::Sum, Axis::Col) => Some((p, EwOutput::ColSums)),
+                _ => None,
+            });
+        // String concatenation (`"iter " + i`) is not worth a fused node.
+        let strings = leaves
+            .iter()
+            .any(|&l| matches!(dag.node(l).op, Op::Literal(crate::dag::Literal::Str(_))));
+        if (ops < 2 && consumer.is_none()) || strings {
+            continue;
+        }
+        let Ok(program) = EwProgram::new(instrs) else {
+            continue;
+        };
+        let (target, output) = consumer.unwrap_or((r, EwOutput::Map));
+        let plan = crate::dag::EwPlan { program, output };
+        rewrites.insert(
+            target,
+            (Op::Fused(Fused::Elementwise(Arc::new(plan))), leaves),
+        );
+    }
+    if rewrites.is_empty() {
+        return None;
+    }
+    let mut out = Dag::new();
+    let mut remap = Vec::with_capacity(dag.len());
+    for (id, node) in dag.nodes().iter().enumerate() {
+        let (op, children) = match rewrites.get(&id) {
+            Some((op, leaves)) => (op.clone(), leaves.clone()),
+            None => (node.op.clone(), node.children.clone()),
+        };
+        let children = children.iter().map(|&c| remap[c]).collect();
+        let id = if op.is_pure() {
+            out.add(op, children, node.span)
+        } else {
+            out.add_unique(op, children, node.span)
+        };
+        remap.push(id);
+    }
+    Some(BlockDag {
+        dag: out,
+        outputs: block
+            .outputs
+            .iter()
+            .map(|(n, id)| (n.clone(), remap[*id]))
+            .collect(),
+        effects: block.effects.iter().map(|id| remap[*id]).collect(),
+        span: block.span,
+    })
+}
+
+/// The kernel-choice and size-driven rules (everything but element-wise fusion).
+fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag> {
     let dag = &block.dag;
     let needed = dag.reachable(block.roots());
     let mut uses = vec![0usize; dag.len()];
@@ -103,6 +239,15 @@ pub fn physical(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag>
                 let p = out.add(Op::MatMul, vec![cs, rs], s);
                 out.add(Op::Agg(AggFn::Sum, Axis::All), vec![p], s)
             }
+            (None, Op::MatMul) if mmchain_at(dag, &uses, id).is_some() => {
+                changed = true;
+                let (x, v, w) = mmchain_at(dag, &uses, id).expect("checked by the guard");
+                out.add(
+                    Op::Fused(Fused::MmChain),
+                    vec![remap[x], remap[v], remap[w]],
+                    node.span,
+                )
+            }
             (None, Op::MatMul)
                 if private_transpose(node.children[0]) || private_transpose(node.children[1]) =>
             {
@@ -141,6 +286,35 @@ pub fn physical(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag>
         effects: block.effects.iter().map(|id| remap[*id]).collect(),
         span: block.span,
     })
+}
+
+/// `t(X) %*% (w * (X %*% v))` (or `(X %*% v) * w`) at node `id`, with the transpose,
+/// the product and the `*` read by nothing else: `(X, v, w)`, which [`Fused::MmChain`]
+/// computes in one pass over `X` (SystemDS's mmchain; GLM's Hessian-vector product).
+/// The runtime checks the shapes and runs the operators one by one when `w` is not an
+/// `m x 1` column vector.
+fn mmchain_at(dag: &Dag, uses: &[usize], id: NodeId) -> Option<(NodeId, NodeId, NodeId)> {
+    use spores_exec::kernels::elementwise::BinaryOp;
+    let node = dag.node(id);
+    let (a, b) = (node.children[0], node.children[1]);
+    let private = |n: NodeId| uses[n] == 1;
+    let (an, bn) = (dag.node(a), dag.node(b));
+    if an.op != Op::Transpose || !private(a) || bn.op != Op::Binary(BinaryOp::Mul) || !private(b) {
+        return None;
+    }
+    let x = an.children[0];
+    let (c0, c1) = (bn.children[0], bn.children[1]);
+    let is_product = |p: NodeId| {
+        let pn = dag.node(p);
+        pn.op == Op::MatMul && private(p) && pn.children[0] == x
+    };
+    if is_product(c1) && c0 != c1 {
+        Some((x, dag.node(c1).children[1], c0))
+    } else if is_product(c0) && c0 != c1 {
+        Some((x, dag.node(c0).children[1], c1))
+    } else {
+        None
+    }
 }
 
 fn matrix_shape(meta: &NodeMeta) -> Option<(usize, usize)> {

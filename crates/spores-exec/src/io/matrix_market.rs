@@ -201,32 +201,52 @@ fn fast_index(line: &[u8], p: &mut usize) -> Option<usize> {
     (*p > start).then_some(v)
 }
 
-/// The common case of an entry line, `i j [v]` separated by spaces or tabs, parsed in one
-/// pass; 1-based indices, not bounds-checked. `None` for anything else (comments, blank
-/// lines, errors), which the slow path then examines.
+/// The common case of an entry line starting at `text[start]`: `i j [v]` separated by
+/// spaces or tabs and ended by `\n`, `\r\n` or the end of the text, parsed in one pass
+/// over its bytes (no separate search for the line end); 1-based indices, not
+/// bounds-checked, and the position just after the line. `None` for anything else
+/// (comments, blank lines, errors), which the slow path then examines.
+///
+/// `utf8` is the whole `text` as a string when it is valid UTF-8 (checked once per
+/// piece), so a value is parsed from a string slice without validating each token.
 #[inline]
-fn fast_entry(line: &[u8], field: Field) -> Option<(usize, usize, f64)> {
-    let mut p = 0;
-    skip_spaces(line, &mut p);
-    let i = fast_index(line, &mut p)?;
-    if !skip_spaces(line, &mut p) {
+fn fast_entry(
+    text: &[u8],
+    utf8: Option<&str>,
+    start: usize,
+    field: Field,
+) -> Option<(usize, usize, f64, usize)> {
+    let mut p = start;
+    skip_spaces(text, &mut p);
+    let i = fast_index(text, &mut p)?;
+    if !skip_spaces(text, &mut p) {
         return None;
     }
-    let j = fast_index(line, &mut p)?;
+    let j = fast_index(text, &mut p)?;
     let v = if field == Field::Pattern {
         1.0
     } else {
-        if !skip_spaces(line, &mut p) {
+        if !skip_spaces(text, &mut p) {
             return None;
         }
-        let start = p;
-        while p < line.len() && !is_space(line[p]) {
+        let token = p;
+        while p < text.len() && !matches!(text[p], b' ' | b'\t' | b'\r' | b'\n') {
             p += 1;
         }
-        parse_value(field, &line[start..p])?
+        match (field, utf8) {
+            (Field::Real, Some(s)) => s.get(token..p)?.parse::<f64>().ok()?,
+            _ => parse_value(field, &text[token..p])?,
+        }
     };
-    skip_spaces(line, &mut p);
-    (p == line.len()).then_some((i, j, v))
+    skip_spaces(text, &mut p);
+    if p < text.len() && text[p] == b'\r' {
+        p += 1;
+    }
+    match text.get(p) {
+        None => Some((i, j, v, p)),
+        Some(b'\n') => Some((i, j, v, p + 1)),
+        Some(_) => None,
+    }
 }
 
 /// An entry line parsed with full diagnostics: `Ok(None)` for comments and blank lines,
@@ -267,20 +287,31 @@ fn slow_entry(line: &[u8], h: &Header) -> Result<Option<(usize, usize, f64)>, St
 }
 
 /// Parses the entry lines of one piece: the entries (mirrored for symmetric matrices),
-/// the number of entry lines, and the number of lines.
+/// the number of entry lines, and the number of lines (as [`lines`] counts them).
 fn parse_coordinate_piece(text: &[u8], h: &Header) -> Result<((Entries, usize), usize), LineError> {
-    let mut out = Entries::with_capacity(text.len() / 16);
+    let mut out = Entries::with_capacity(text.len() / 24);
+    let utf8 = std::str::from_utf8(text).ok();
     let mut entry_lines = 0;
-    let mut n = 0;
-    for (k, line) in lines(text) {
-        n = k + 1;
-        let (i, j, v) = match fast_entry(line, h.field) {
-            Some((i, j, v)) if i >= 1 && i <= h.rows && j >= 1 && j <= h.cols => (i - 1, j - 1, v),
-            _ => match slow_entry(line, h) {
-                Ok(Some(e)) => e,
-                Ok(None) => continue,
-                Err(m) => return Err(LineError::new(k, m)),
-            },
+    let mut pos = 0;
+    let mut k = 0;
+    while pos < text.len() {
+        let (i, j, v) = match fast_entry(text, utf8, pos, h.field) {
+            Some((i, j, v, next)) if i >= 1 && i <= h.rows && j >= 1 && j <= h.cols => {
+                pos = next;
+                (i - 1, j - 1, v)
+            }
+            _ => {
+                let (next, line) = next_line(text, pos);
+                pos = next;
+                match slow_entry(line, h) {
+                    Ok(Some(e)) => e,
+                    Ok(None) => {
+                        k += 1;
+                        continue;
+                    }
+                    Err(m) => return Err(LineError::new(k, m)),
+                }
+            }
         };
         entry_lines += 1;
         out.push(i, j, v);
@@ -300,8 +331,9 @@ fn parse_coordinate_piece(text: &[u8], h: &Header) -> Result<((Entries, usize), 
                 ),
             ));
         }
+        k += 1;
     }
-    Ok(((out, entry_lines), n))
+    Ok(((out, entry_lines), k))
 }
 
 /// Number of the line just after the end of `body`, whose first line is `first_line`.

@@ -20,11 +20,13 @@
 //! Every result is returned in the format [`Matrix::into_best_format`] picks.
 
 use crate::error::{ExecError, Result};
+use std::borrow::Cow;
+
 use crate::kernels::ew_common::{
-    for_intersection, for_union, map_stored, par_csr, par_dense, weighted_blocks, with_pattern_of,
-    RowView, MAX_BLOCKS,
+    flat_map, flat_zip, for_intersection, for_union, map_stored, par_csr, par_dense, par_rows,
+    weighted_blocks, with_pattern_of, RowView, MAX_BLOCKS,
 };
-use crate::matrix::{CsrMatrix, Matrix};
+use crate::matrix::{CsrMatrix, DenseMatrix, Matrix};
 
 /// A binary element-wise operator of DML.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -209,14 +211,16 @@ macro_rules! dispatch_binary {
     };
 }
 
+pub(crate) use dispatch_binary;
+
 /// One operand after broadcasting is resolved.
 enum Side<'a> {
     /// A matrix of the result's shape.
     Full(&'a Matrix),
-    /// A `1 x n` row vector repeated for every row.
-    Row(Vec<f64>),
-    /// An `m x 1` column vector repeated for every column.
-    Col(Vec<f64>),
+    /// A `1 x n` row vector repeated for every row (borrowed when stored dense).
+    Row(Cow<'a, [f64]>),
+    /// An `m x 1` column vector repeated for every column (borrowed when stored dense).
+    Col(Cow<'a, [f64]>),
     /// A scalar (or a 1x1 matrix).
     Scalar(f64),
 }
@@ -275,8 +279,11 @@ impl Side<'_> {
     }
 }
 
-fn vector_values(m: &Matrix) -> Vec<f64> {
-    m.to_dense().into_vec()
+fn vector_values(m: &Matrix) -> Cow<'_, [f64]> {
+    match m {
+        Matrix::Dense(d) => Cow::Borrowed(d.data()),
+        Matrix::Sparse(s) => Cow::Owned(s.to_dense().into_vec()),
+    }
 }
 
 /// Resolves DML broadcasting into the result shape and the two operand sides.
@@ -409,8 +416,99 @@ fn sparse_merge(op: BinaryOp, x: &CsrMatrix, y: &CsrMatrix, intersect: bool) -> 
     Matrix::Sparse(csr).into_best_format()
 }
 
+/// An operand of the dense fast paths: a flat slice with one value per result cell
+/// (row-major), a constant, or a vector broadcast along rows or columns.
+#[derive(Clone, Copy)]
+enum Flat<'a> {
+    Cells(&'a [f64]),
+    Const(f64),
+    /// One value per row (`m x 1` broadcast over the columns).
+    PerRow(&'a [f64]),
+    /// One value per column (`1 x n` broadcast over the rows).
+    PerCol(&'a [f64]),
+}
+
+impl Side<'_> {
+    /// This side as a dense-path operand of a `rows x cols` result; `None` for a full
+    /// sparse matrix.
+    fn flat(&self, rows: usize, cols: usize) -> Option<Flat<'_>> {
+        Some(match self {
+            Side::Full(Matrix::Dense(d)) => Flat::Cells(d.data()),
+            Side::Full(Matrix::Sparse(_)) => return None,
+            Side::Scalar(s) => Flat::Const(*s),
+            // A vector that spans the whole result is read cell by cell.
+            Side::Row(v) if rows == 1 => Flat::Cells(v),
+            Side::Col(v) if cols == 1 => Flat::Cells(v),
+            Side::Row(v) => Flat::PerCol(v),
+            Side::Col(v) => Flat::PerRow(v),
+        })
+    }
+}
+
+/// `f(a, b)` over all cells of a `rows x cols` result from two dense-path operands:
+/// one pass over flat slices (no per-row dispatch), in parallel above a size threshold.
+fn flat_binary(
+    rows: usize,
+    cols: usize,
+    a: Flat,
+    b: Flat,
+    f: impl Fn(f64, f64) -> f64 + Sync + Copy,
+) -> Vec<f64> {
+    let n = rows * cols;
+    match (a, b) {
+        (Flat::Cells(a), Flat::Cells(b)) => flat_zip(a, b, f),
+        (Flat::Cells(a), Flat::Const(b)) => flat_map(a, move |x| f(x, b)),
+        (Flat::Const(a), Flat::Cells(b)) => flat_map(b, move |y| f(a, y)),
+        (Flat::Const(a), Flat::Const(b)) => vec![f(a, b); n],
+        (a, b) => par_rows(rows, cols, |i, out| {
+            let at = |s: Flat, j: usize| match s {
+                Flat::Cells(v) => v[i * cols + j],
+                Flat::Const(c) => c,
+                Flat::PerRow(v) => v[i],
+                Flat::PerCol(v) => v[j],
+            };
+            match (a, b) {
+                (Flat::Cells(a), Flat::PerRow(b)) => {
+                    let (a, b) = (&a[i * cols..(i + 1) * cols], b[i]);
+                    for (o, &x) in out.iter_mut().zip(a) {
+                        *o = f(x, b);
+                    }
+                }
+                (Flat::PerRow(a), Flat::Cells(b)) => {
+                    let (a, b) = (a[i], &b[i * cols..(i + 1) * cols]);
+                    for (o, &y) in out.iter_mut().zip(b) {
+                        *o = f(a, y);
+                    }
+                }
+                (Flat::Cells(a), Flat::PerCol(b)) => {
+                    let a = &a[i * cols..(i + 1) * cols];
+                    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                        *o = f(x, y);
+                    }
+                }
+                (Flat::PerCol(a), Flat::Cells(b)) => {
+                    let b = &b[i * cols..(i + 1) * cols];
+                    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                        *o = f(x, y);
+                    }
+                }
+                (a, b) => {
+                    for (j, o) in out.iter_mut().enumerate() {
+                        *o = f(at(a, j), at(b, j));
+                    }
+                }
+            }
+        }),
+    }
+}
+
 /// Cell-by-cell dense computation (the result is then put in its best format).
 fn dense_path(op: BinaryOp, rows: usize, cols: usize, left: &Side, right: &Side) -> Matrix {
+    if let (Some(a), Some(b)) = (left.flat(rows, cols), right.flat(rows, cols)) {
+        let data = dispatch_binary!(op, f => flat_binary(rows, cols, a, b, f));
+        let d = DenseMatrix::from_vec(rows, cols, data).expect("one value per cell");
+        return Matrix::Dense(d).into_best_format();
+    }
     let d = dispatch_binary!(op, f => par_dense(rows, cols, 1, |range, out| {
         let (mut lbuf, mut rbuf) = (Vec::new(), Vec::new());
         for (k, i) in range.enumerate() {
@@ -763,6 +861,37 @@ pub(crate) mod tests {
             check(op, &x, &d);
             check(op, &d, &col);
             check(op, &col, &random(1, 300, 1.0, false, 35));
+        }
+    }
+
+    #[test]
+    fn flat_paths_on_long_vectors_match_naive() {
+        // Above the parallel threshold of the flat loops, as column and row vectors and
+        // with every broadcast the flat path handles.
+        let n = 150_000;
+        let col = random(n, 1, 1.0, false, 41);
+        let col2 = random(n, 1, 0.5, false, 42);
+        let row = random(1, n, 1.0, false, 43);
+        let one = random(1, 1, 1.0, false, 44);
+        for op in [BinaryOp::Mul, BinaryOp::Sub, BinaryOp::Gt, BinaryOp::Div] {
+            check(op, &col, &col2);
+            check(op, &col2, &one);
+            check(op, &one, &row);
+            check(op, &row, &row);
+            let got = binary_scalar(op, &col, 0.5, true);
+            let want = naive(op, &Matrix::Dense(DenseMatrix::filled(1, 1, 0.5)), &col).unwrap();
+            assert!(got.approx_eq(&Matrix::Dense(want), 1e-15));
+        }
+        // m x 3 with an m x 1 and a 1 x 3 vector (MLR's `E / rowSums(E)`), both sides.
+        let x = random(60_000, 3, 1.0, false, 45);
+        let c = random(60_000, 1, 1.0, false, 46);
+        let r = random(1, 3, 1.0, false, 47);
+        for op in [BinaryOp::Div, BinaryOp::Add] {
+            check(op, &x, &c);
+            check(op, &c, &x);
+            check(op, &x, &r);
+            check(op, &r, &x);
+            check(op, &c, &r);
         }
     }
 

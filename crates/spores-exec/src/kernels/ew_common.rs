@@ -265,6 +265,70 @@ pub(crate) fn par_dense(
     DenseMatrix::from_vec(rows, cols, data).expect("buffer sized rows * cols")
 }
 
+/// Cells below which the flat element-wise loops ([`flat_map`], [`flat_zip`],
+/// [`par_rows`]) run on the calling thread: waking the pool costs more than a pass over
+/// a 100k x 1 vector saves.
+pub(crate) const EW_PAR_MIN: usize = 1 << 17;
+
+/// Cells per parallel task of the flat loops.
+pub(crate) const EW_TASK: usize = 1 << 15;
+
+/// `f(x)` for every element of `a`, into a new vector (no zero-fill first).
+pub(crate) fn flat_map(a: &[f64], f: impl Fn(f64) -> f64 + Sync) -> Vec<f64> {
+    if a.len() < EW_PAR_MIN {
+        return a.iter().map(|&x| f(x)).collect();
+    }
+    let mut out = Vec::new();
+    a.par_iter()
+        .with_min_len(EW_TASK)
+        .map(|&x| f(x))
+        .collect_into_vec(&mut out);
+    out
+}
+
+/// `f(x, y)` for every pair of elements of two equally long slices, into a new vector.
+pub(crate) fn flat_zip(a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64 + Sync) -> Vec<f64> {
+    debug_assert_eq!(a.len(), b.len());
+    if a.len() < EW_PAR_MIN {
+        return a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect();
+    }
+    let mut out = Vec::new();
+    a.par_iter()
+        .zip(b.par_iter())
+        .with_min_len(EW_TASK)
+        .map(|(&x, &y)| f(x, y))
+        .collect_into_vec(&mut out);
+    out
+}
+
+/// A `rows x cols` row-major buffer filled row by row with `fill(i, row)`, in parallel
+/// (blocks of whole rows) above [`EW_PAR_MIN`] cells.
+pub(crate) fn par_rows(
+    rows: usize,
+    cols: usize,
+    fill: impl Fn(usize, &mut [f64]) + Sync,
+) -> Vec<f64> {
+    let mut data = vec![0.0; rows * cols];
+    if data.is_empty() {
+        return data;
+    }
+    if data.len() < EW_PAR_MIN {
+        for (i, row) in data.chunks_exact_mut(cols).enumerate() {
+            fill(i, row);
+        }
+    } else {
+        let per = EW_TASK.div_ceil(cols).max(1);
+        data.par_chunks_mut(per * cols)
+            .enumerate()
+            .for_each(|(b, block)| {
+                for (k, row) in block.chunks_exact_mut(cols).enumerate() {
+                    fill(b * per + k, row);
+                }
+            });
+    }
+    data
+}
+
 /// Builds a CSR matrix in parallel over `blocks` (which must cover `0..rows` in order):
 /// `fill(i, indices, values)` appends row `i`'s entries in increasing column order.
 pub(crate) fn par_csr(

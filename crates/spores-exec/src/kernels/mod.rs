@@ -8,6 +8,7 @@
 pub mod aggregate;
 pub mod elementwise;
 mod ew_common;
+pub mod ew_fused;
 pub mod fused;
 pub mod masked;
 pub mod matmul;

@@ -5,8 +5,8 @@
 //! matrix to a sparse matrix touching only its stored entries; the others (`!`, `exp`,
 //! `log`, `sigmoid`) produce a dense result. Results come back in their best format.
 
-use crate::kernels::ew_common::{map_stored, par_dense, with_pattern_of};
-use crate::matrix::Matrix;
+use crate::kernels::ew_common::{flat_map, map_stored, par_dense, with_pattern_of};
+use crate::matrix::{DenseMatrix, Matrix};
 
 /// A unary element-wise operator of DML.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -124,6 +124,8 @@ macro_rules! dispatch_unary {
     };
 }
 
+pub(crate) use dispatch_unary;
+
 /// `op(m)` cell by cell. Sparse inputs stay sparse when `op(0) == 0`; the result is in
 /// its best format.
 pub fn unary(op: UnaryOp, m: &Matrix) -> Matrix {
@@ -147,12 +149,8 @@ pub fn unary(op: UnaryOp, m: &Matrix) -> Matrix {
             Matrix::Dense(d).into_best_format()
         }
         Matrix::Dense(x) => {
-            let d = dispatch_unary!(op, f => par_dense(rows, cols, 4, |range, out| {
-                let src = &x.data()[range.start * cols..range.end * cols];
-                for (o, &v) in out.iter_mut().zip(src) {
-                    *o = f(v);
-                }
-            }));
+            let data = dispatch_unary!(op, f => flat_map(x.data(), f));
+            let d = DenseMatrix::from_vec(rows, cols, data).expect("one value per cell");
             Matrix::Dense(d).into_best_format()
         }
     }

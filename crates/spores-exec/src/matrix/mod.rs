@@ -115,7 +115,10 @@ impl Matrix {
 
     /// Converts to the format [`prefer_sparse`] picks for the actual number of non-zeros.
     pub fn into_best_format(self) -> Matrix {
-        let sparse = prefer_sparse(self.rows(), self.cols(), self.nnz());
+        // A vector with one column is never sparse: skip counting its non-zeros.
+        let sparse = self.cols() > 1
+            && self.rows() > 0
+            && prefer_sparse(self.rows(), self.cols(), self.nnz());
         match self {
             Matrix::Dense(d) if sparse => Matrix::Sparse(CsrMatrix::from_dense(&d)),
             Matrix::Sparse(s) if !sparse => Matrix::Dense(s.to_dense()),

@@ -38,6 +38,14 @@ pub fn explain(block: &BlockDag, annotations: Option<&[String]>) -> String {
                     args.join(", ")
                 )
             }
+            Op::Fused(Fused::Elementwise(plan)) => {
+                format!(
+                    "{}[{}]({})",
+                    node.op.name(),
+                    plan.describe(&args),
+                    args.join(", ")
+                )
+            }
             op => format!("{}({})", op.name(), args.join(", ")),
         };
         let note = annotations

@@ -19,7 +19,8 @@ use std::collections::HashMap;
 pub use explain::explain;
 pub use lower::{lower_block, lower_expr, BlockDag, LowerContext};
 pub use op::{
-    AggFn, Axis, Builtin, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput, MaskedPlan, Op,
+    AggFn, Axis, Builtin, EwPlan, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput,
+    MaskedPlan, Op,
 };
 use spores_lang::diag::Span;
 

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use spores_exec::kernels::elementwise::BinaryOp;
+use spores_exec::kernels::ew_fused::{EwOutput, EwProgram};
 use spores_exec::kernels::masked::MaskedProgram;
 use spores_exec::kernels::unary::UnaryOp;
 
@@ -196,6 +197,32 @@ pub enum Fused {
     /// the operands' nodes in program order (two for a low-rank operand), then the
     /// consumer's other operand, if any.
     Masked(Arc<MaskedPlan>),
+    /// A chain of element-wise operators (and `ifelse`), possibly with its `sum`,
+    /// `rowSums` or `colSums` consumer, in one pass over the cells (see [`EwPlan`]).
+    /// Children: the program's operands, in operand order.
+    Elementwise(Arc<EwPlan>),
+}
+
+/// What a [`Fused::Elementwise`] node computes: a postfix program whose `Load(k)` reads
+/// the node's child `k`, and the consumer fused with it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EwPlan {
+    pub program: EwProgram,
+    pub output: EwOutput,
+}
+
+impl EwPlan {
+    /// The computation in DML-like notation with the node's arguments substituted, for
+    /// `--explain`: `sum((%3 * (%4 > 0)))`.
+    pub fn describe(&self, args: &[String]) -> String {
+        let e = self.program.to_infix(args);
+        match self.output {
+            EwOutput::Map => e,
+            EwOutput::Sum => format!("sum({e})"),
+            EwOutput::RowSums => format!("rowSums({e})"),
+            EwOutput::ColSums => format!("colSums({e})"),
+        }
+    }
 }
 
 /// What a [`Fused::Masked`] node computes: the program over the mask's non-zeros, how
@@ -329,6 +356,7 @@ impl Fused {
             Fused::MmChain => "mmchain",
             Fused::SProp => "sprop",
             Fused::Masked(plan) => plan.output.name(),
+            Fused::Elementwise(plan) => plan.output.name(),
         }
     }
 }

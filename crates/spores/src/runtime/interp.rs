@@ -27,6 +27,9 @@ pub struct RunOptions {
     /// Physical planning with size estimates (masked sparse-driven evaluation, sums of
     /// products); on by default, off to compare against the unfused plans.
     pub sized_planning: bool,
+    /// Fuse chains of element-wise operators into one pass ([`crate::plan::fuse_elementwise`]);
+    /// on by default, off to compare against the operators one at a time.
+    pub fuse_elementwise: bool,
 }
 
 impl Default for RunOptions {
@@ -36,6 +39,7 @@ impl Default for RunOptions {
             explain: false,
             optimizer: Box::new(NoOptimizer),
             sized_planning: true,
+            fuse_elementwise: true,
         }
     }
 }
@@ -64,7 +68,9 @@ pub struct Interpreter<'w> {
     /// Physical plans made with size estimates, keyed by the unplanned block's address
     /// (lowered block or optimization) and the inputs' shapes and sparsity.
     sized_plans: HashMap<SizedPlanKey, Rc<BlockDag>>,
-    optimizations: Vec<Rc<crate::opt::Optimization>>,
+    /// The optimizations whose addresses key the plan caches, each kept once (a loop
+    /// gets the same cached optimization every iteration).
+    optimizations: HashMap<usize, Rc<crate::opt::Optimization>>,
     explained_optimizations: HashSet<usize>,
     /// Optimizer notes waiting to be printed with the block's `--explain` output.
     pending_notes: HashMap<(usize, usize), String>,
@@ -90,7 +96,7 @@ impl<'w> Interpreter<'w> {
             explained: HashSet::new(),
             planned_optimizations: HashMap::new(),
             sized_plans: HashMap::new(),
-            optimizations: Vec::new(),
+            optimizations: HashMap::new(),
             explained_optimizations: HashSet::new(),
             pending_notes: HashMap::new(),
             next_seed: start.elapsed().as_nanos() as u64 ^ std::process::id() as u64,
@@ -248,6 +254,7 @@ impl<'w> Interpreter<'w> {
         lower: impl FnOnce(&LowerContext) -> Result<BlockDag, Diagnostic>,
     ) -> Result<Rc<BlockDag>, Diagnostic> {
         let started = Instant::now();
+        let fuse = self.options.fuse_elementwise;
         let compiled = match self.blocks.get(&key) {
             Some(block) => block.clone(),
             None => {
@@ -257,7 +264,7 @@ impl<'w> Interpreter<'w> {
                 };
                 let lowered = lower(&ctx)?;
                 let block = Rc::new(Compiled {
-                    planned: crate::plan::physical(&lowered, None).map(Rc::new),
+                    planned: crate::plan::physical_with(&lowered, None, fuse).map(Rc::new),
                     lowered: Rc::new(lowered),
                 });
                 self.blocks.insert(key, block.clone());
@@ -282,7 +289,8 @@ impl<'w> Interpreter<'w> {
                     .entry(id)
                     .or_insert_with(|| {
                         Rc::new(
-                            crate::plan::physical(better, None).unwrap_or_else(|| better.clone()),
+                            crate::plan::physical_with(better, None, fuse)
+                                .unwrap_or_else(|| better.clone()),
                         )
                     })
                     .clone()
@@ -317,7 +325,7 @@ impl<'w> Interpreter<'w> {
                 .entry((base_id, signature))
                 .or_insert_with(|| {
                     let meta = crate::dag::meta::infer(&base.dag, &inputs);
-                    crate::plan::physical(base, Some(&meta)).map_or(result, Rc::new)
+                    crate::plan::physical_with(base, Some(&meta), fuse).map_or(result, Rc::new)
                 })
                 .clone()
         } else {
@@ -332,7 +340,9 @@ impl<'w> Interpreter<'w> {
             self.pending_notes.insert(key, optimization.notes.clone());
         }
         // Keep the optimization alive while its address keys the plan cache.
-        self.optimizations.push(optimization);
+        self.optimizations
+            .entry(Rc::as_ptr(&optimization) as usize)
+            .or_insert(optimization);
         self.stats.compile += started.elapsed();
         Ok(result)
     }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use spores_exec::io::{self as mio, Format, ReadOptions, WriteOptions};
 use spores_exec::kernels::elementwise::{self, BinaryOp};
+use spores_exec::kernels::ew_fused::{self as ew, EwArg, EwInstr, EwOutput, EwProgram, EwValue};
 use spores_exec::kernels::fused::{self as fk, WeightKind};
 use spores_exec::kernels::masked::{self as mk, Operand as MaskedArg};
 use spores_exec::kernels::unary::{self, UnaryOp};
@@ -18,7 +19,8 @@ use spores_exec::{DenseMatrix, Matrix};
 
 use super::value::{matrix_to_string, Value};
 use crate::dag::{
-    AggFn, Axis, Builtin, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput, MaskedPlan, Op,
+    AggFn, Axis, Builtin, EwPlan, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput,
+    MaskedPlan, Op,
 };
 
 /// A runtime failure of one operator; the interpreter attaches the node's source span.
@@ -49,12 +51,7 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Op::Literal(l) => Ok(literal(l)),
         Op::Binary(b) => binary(*b, &args[0], &args[1]),
         Op::Unary(u) => unary_value(*u, &args[0]),
-        Op::MatMul => {
-            let (a, b) = (matrix_arg(&args[0], "%*%")?, matrix_arg(&args[1], "%*%")?);
-            Ok(Value::matrix(
-                matmul::matmul(a, b).map_err(|e| e.to_string())?,
-            ))
-        }
+        Op::MatMul => eval_matmul(&args[0], &args[1]),
         Op::Transpose => match &args[0] {
             Value::Matrix(m) => Ok(Value::matrix(transpose::transpose(m))),
             scalar => Ok(scalar.clone()),
@@ -64,12 +61,21 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Op::Index { rows, cols } => right_index(*rows, *cols, args),
         Op::LeftIndex { rows, cols } => left_index(*rows, *cols, args),
         Op::Fused(Fused::Masked(plan)) => masked(plan, args),
+        Op::Fused(Fused::Elementwise(plan)) => fused_elementwise(plan, args),
         Op::Fused(f) => fused(f.clone(), args),
         Op::Input(_) | Op::Call { .. } | Op::Extract(_) => Err(format!(
             "internal error: `{}` is evaluated by the interpreter",
             op.name()
         )),
     }
+}
+
+/// `a %*% b` as the unfused operator computes it.
+fn eval_matmul(a: &Value, b: &Value) -> OpResult {
+    let (a, b) = (matrix_arg(a, "%*%")?, matrix_arg(b, "%*%")?);
+    Ok(Value::matrix(
+        matmul::matmul(a, b).map_err(|e| e.to_string())?,
+    ))
 }
 
 fn matrix_arg<'v>(v: &'v Value, op: &str) -> Result<&'v Matrix, String> {
@@ -566,14 +572,155 @@ fn fused(f: Fused, args: &[Value]) -> OpResult {
             }
         }
         Fused::MmChain => {
-            let x = matrix_arg(&args[0], name)?;
+            let x = matrix_arg(&args[0], "%*%")?;
+            if let Some(w) = args.get(2) {
+                // Planned without shapes: anything but an m x 1 `w` and an n-row `v`
+                // runs as the operators it replaced.
+                let fits = matches!(w, Value::Matrix(m) if m.rows() == x.rows() && m.cols() == 1)
+                    && matches!(&args[1], Value::Matrix(v) if v.rows() == x.cols());
+                if !fits {
+                    let xv = eval_matmul(&args[0], &args[1])?;
+                    let r = binary(BinaryOp::Mul, w, &xv)?;
+                    let r = matrix_arg(&r, "%*%")?;
+                    return Ok(Value::matrix(
+                        matmul::matmul_t(x, true, r, false).map_err(err)?,
+                    ));
+                }
+            }
             let v = dense_arg(&args[1], name)?;
             let w = args.get(2).map(|w| dense_arg(w, name)).transpose()?;
             Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))
         }
         Fused::SProp => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
         Fused::Masked(plan) => masked(&plan, args)?,
+        Fused::Elementwise(plan) => fused_elementwise(&plan, args)?,
     })
+}
+
+/// Runs a [`Fused::Elementwise`] node. Subexpressions over scalars only are computed
+/// first with scalar semantics (integer arithmetic, strings, IEEE `0 * Inf`), exactly as
+/// the unfused operators would; the rest runs in the fused kernel. When the kernel does
+/// not apply (a sparse operand, shapes the operators reject, no matrix at all), the
+/// operators run one by one, which gives the unfused result and error messages.
+fn fused_elementwise(plan: &EwPlan, args: &[Value]) -> OpResult {
+    match fused_elementwise_fast(plan, args) {
+        Some(v) => Ok(v),
+        None => fused_elementwise_unfused(plan, args),
+    }
+}
+
+fn fused_elementwise_fast(plan: &EwPlan, args: &[Value]) -> Option<Value> {
+    /// A value on the partial-evaluation stack: a scalar computed already, or the
+    /// instructions computing a matrix-valued subexpression.
+    enum Part {
+        Scalar(Value),
+        Code(Vec<EwInstr>),
+    }
+    let mut operands: Vec<EwArg> = Vec::with_capacity(args.len());
+    let mut matrix_operand: Vec<Option<usize>> = vec![None; args.len()];
+    let code_of = |part: Part, operands: &mut Vec<EwArg>| -> Option<Vec<EwInstr>> {
+        match part {
+            Part::Code(c) => Some(c),
+            Part::Scalar(v) => {
+                operands.push(EwArg::Scalar(v.as_f64()?));
+                Some(vec![EwInstr::Load(operands.len() - 1)])
+            }
+        }
+    };
+    let mut stack: Vec<Part> = Vec::new();
+    for ins in plan.program.instrs() {
+        let part = match *ins {
+            EwInstr::Load(k) => match args.get(k)? {
+                Value::Matrix(m) => {
+                    let index = *matrix_operand[k].get_or_insert_with(|| {
+                        operands.push(EwArg::Matrix(m));
+                        operands.len() - 1
+                    });
+                    Part::Code(vec![EwInstr::Load(index)])
+                }
+                scalar => Part::Scalar(scalar.clone()),
+            },
+            EwInstr::Unary(op) => match stack.pop()? {
+                Part::Scalar(v) => Part::Scalar(unary_value(op, &v).ok()?),
+                Part::Code(mut c) => {
+                    c.push(EwInstr::Unary(op));
+                    Part::Code(c)
+                }
+            },
+            EwInstr::Binary(op) => {
+                let b = stack.pop()?;
+                let a = stack.pop()?;
+                match (a, b) {
+                    (Part::Scalar(a), Part::Scalar(b)) => Part::Scalar(binary(op, &a, &b).ok()?),
+                    (a, b) => {
+                        let mut c = code_of(a, &mut operands)?;
+                        c.extend(code_of(b, &mut operands)?);
+                        c.push(EwInstr::Binary(op));
+                        Part::Code(c)
+                    }
+                }
+            }
+            EwInstr::IfElse => {
+                let no = stack.pop()?;
+                let yes = stack.pop()?;
+                let test = stack.pop()?;
+                match (test, yes, no) {
+                    (Part::Scalar(t), Part::Scalar(y), Part::Scalar(n)) => {
+                        Part::Scalar(if_else(&[t, y, n]).ok()?)
+                    }
+                    (t, y, n) => {
+                        let mut c = code_of(t, &mut operands)?;
+                        c.extend(code_of(y, &mut operands)?);
+                        c.extend(code_of(n, &mut operands)?);
+                        c.push(EwInstr::IfElse);
+                        Part::Code(c)
+                    }
+                }
+            }
+        };
+        stack.push(part);
+    }
+    let Part::Code(code) = stack.pop()? else {
+        return None;
+    };
+    let program = EwProgram::new(code).ok()?;
+    Some(
+        match ew::fused_elementwise(&program, &operands, plan.output)? {
+            EwValue::Scalar(s) => Value::Double(s),
+            EwValue::Matrix(m) => Value::matrix(m),
+        },
+    )
+}
+
+/// The operators of a [`Fused::Elementwise`] node one at a time.
+fn fused_elementwise_unfused(plan: &EwPlan, args: &[Value]) -> OpResult {
+    let mut stack: Vec<Value> = Vec::new();
+    let underflow = || "internal error: malformed element-wise program".to_string();
+    for ins in plan.program.instrs() {
+        let v = match *ins {
+            EwInstr::Load(k) => args.get(k).ok_or_else(underflow)?.clone(),
+            EwInstr::Unary(op) => unary_value(op, &stack.pop().ok_or_else(underflow)?)?,
+            EwInstr::Binary(op) => {
+                let b = stack.pop().ok_or_else(underflow)?;
+                let a = stack.pop().ok_or_else(underflow)?;
+                binary(op, &a, &b)?
+            }
+            EwInstr::IfElse => {
+                let no = stack.pop().ok_or_else(underflow)?;
+                let yes = stack.pop().ok_or_else(underflow)?;
+                let test = stack.pop().ok_or_else(underflow)?;
+                if_else(&[test, yes, no])?
+            }
+        };
+        stack.push(v);
+    }
+    let v = stack.pop().ok_or_else(underflow)?;
+    match plan.output {
+        EwOutput::Map => Ok(v),
+        EwOutput::Sum => aggregate_value(AggFn::Sum, Axis::All, &v),
+        EwOutput::RowSums => aggregate_value(AggFn::Sum, Axis::Row, &v),
+        EwOutput::ColSums => aggregate_value(AggFn::Sum, Axis::Col, &v),
+    }
 }
 
 /// A matrix argument as a dense matrix, borrowed when it already is one.

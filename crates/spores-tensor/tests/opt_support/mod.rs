@@ -304,3 +304,20 @@ pub fn random_program(seed: u64) -> (Program, HashMap<String, CooTensor>) {
 pub fn close(a: f64, b: f64) -> bool {
     a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()))
 }
+
+/// Every query file of one human set (`Chain_3`, `Graph_3`, `Star_3`, `Tree_3`), sorted.
+pub fn human_queries(set: &str) -> Vec<(String, Graph)> {
+    let dir = data_dir().join("queries/human").join(set);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let g = read_graph(&dir.join(&n));
+            (n, g)
+        })
+        .collect()
+}

@@ -1,0 +1,116 @@
+//! Optimization time of subgraph-counting queries (Galley §8.2 reports < 0.15 s mean). Not a
+//! timed assertion (timings belong in benchmarks): an ignored test that prints the figures.
+//!
+//! `cargo test --release -p spores-tensor --test opt_subgraph_time -- --ignored --nocapture`
+
+mod opt_support;
+
+use std::time::{Duration, Instant};
+
+use opt_support::*;
+use spores_tensor::logical::{optimize_explained, LogicalOptions, Search};
+use spores_tensor::physical::{optimize, PhysicalOptions};
+use spores_tensor::stats::{Estimator, InputStats};
+
+fn report(label: &str, times: &mut [Duration]) {
+    times.sort();
+    let mean = times.iter().sum::<Duration>().as_secs_f64() / times.len().max(1) as f64;
+    let median = times
+        .get(times.len() / 2)
+        .map_or(0.0, Duration::as_secs_f64);
+    let max = times.last().map_or(0.0, Duration::as_secs_f64);
+    println!(
+        "{label:<40} n={:<4} mean {:>8.4}s  median {:>8.4}s  max {:>8.4}s",
+        times.len(),
+        mean,
+        median,
+        max
+    );
+}
+
+fn run(label: &str, graph: &str, queries: Vec<(String, Graph)>) {
+    let g = read_graph(&data_dir().join("graphs").join(graph));
+    let data = graph_tensors(&g);
+    let t = Instant::now();
+    let stats = InputStats::from_tensors(&data);
+    println!(
+        "{label}: input statistics in {:.3}s",
+        t.elapsed().as_secs_f64()
+    );
+    for search in [Search::Greedy, Search::Exact] {
+        for estimator in [Estimator::Chain, Estimator::Uniform] {
+            let mut times = vec![];
+            let mut worst = (Duration::ZERO, String::new());
+            for (name, q) in &queries {
+                let Some(p) = query_program(q, &data) else {
+                    continue;
+                };
+                let t = Instant::now();
+                let opts = LogicalOptions {
+                    search,
+                    estimator,
+                    ..Default::default()
+                };
+                let ex = optimize_explained(&p, &stats, &opts).unwrap();
+                let phys = PhysicalOptions {
+                    estimator,
+                    ..Default::default()
+                };
+                let plan = optimize(&ex.plan, &stats, &phys).unwrap();
+                let el = t.elapsed();
+                assert!(!plan.queries.is_empty());
+                if el > worst.0 {
+                    worst = (el, name.clone());
+                }
+                times.push(el);
+            }
+            report(&format!("{label} {search:?} {estimator:?}"), &mut times);
+            println!("    slowest: {} ({:.4}s)", worst.1, worst.0.as_secs_f64());
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn subgraph_optimization_time() {
+    run("yeast-lite", "yeast.graph", yeast_queries());
+    let mut human = vec![];
+    for set in ["Chain_3", "Graph_3", "Star_3", "Tree_3"] {
+        human.extend(human_queries(set));
+    }
+    run("human", "human.txt", human);
+}
+
+#[test]
+#[ignore]
+fn show_subgraph_plans() {
+    let g = read_graph(&data_dir().join("graphs/yeast.graph"));
+    let data = graph_tensors(&g);
+    let stats = InputStats::from_tensors(&data);
+    let wanted = std::env::var("OPT_QUERIES")
+        .unwrap_or_else(|_| "query_sparse_8_1.graph,query_dense_4_10.graph".into());
+    for (name, q) in yeast_queries() {
+        if !wanted.split(',').any(|w| w == name) {
+            continue;
+        }
+        let Some(p) = query_program(&q, &data) else {
+            continue;
+        };
+        println!("== {name}\n{p}");
+        let ex = optimize_explained(&p, &stats, &LogicalOptions::default()).unwrap();
+        println!("{}", ex.plan);
+        for e in &ex.estimates {
+            println!(
+                "  {:<12} out {:>12.0} body {:>12.0}",
+                e.name, e.nnz_out, e.nnz_body
+            );
+        }
+        let plan = optimize(&ex.plan, &stats, &PhysicalOptions::default()).unwrap();
+        for q in &plan.queries {
+            println!(
+                "  {} loops {:?} out {:?} {:?}",
+                q.name, q.loop_order, q.output_idxs, q.output_formats
+            );
+        }
+    }
+}

@@ -10,8 +10,14 @@
 //! - [`stats`]: sparsity estimators (uniform, degree statistics with the chain bound).
 //! - [`tensor`]: [`CooTensor`], the interchange form of inputs and results.
 //! - [`reference`]: brute-force dense evaluation, the oracle for tests.
+//! - [`parse`]: the text syntax of programs.
+//! - [`io`]: tensor and graph file readers, atomic writers.
+//! - [`engine`]: fibertree tensors and the interpreter of physical plans.
 
+pub mod engine;
+pub mod io;
 pub mod logical;
+pub mod parse;
 pub mod physical;
 pub mod plan_ast;
 pub mod reference;

@@ -1,0 +1,802 @@
+//! The interpreter of one [`PhysicalQuery`]: nested loops in `loop_order`; at each loop the
+//! leader's level is walked and the followers are probed (Galley §6.3).
+//!
+//! Correctness over the regions the loops skip. A loop only visits the coordinates some
+//! iterated access stores; everywhere else those accesses hold their fill values. Before
+//! running, every loop level is analysed by substituting the fills of the accesses it
+//! iterates into the body and constant-folding with the operators' annihilators:
+//! - the skipped region contributes nothing (the body folds to the aggregate's identity, or
+//!   to the output's fill value for cells no aggregate loop surrounds): walk the leader and
+//!   probe the others (an intersection when the leader annihilates the body);
+//! - the body folds to a value `c` that does not depend on the skipped loops but is not
+//!   neutral (`max` over a 0 fill, `sum` over `A[i] + 1`): walk, count the skipped
+//!   coordinates, and add `agg.repeat(c, skipped * inner cells)`;
+//! - otherwise widen: walk the union of all accesses of that index, or failing that every
+//!   coordinate `0..dim` (`A[i] + B[j]` summed over `i`, `j` must see every `i`).
+//!
+//! The body runs as a flat register program (one instruction per operator, binary
+//! arithmetic specialized), not a recursive tree walk; level walks and probes are
+//! specialized per level format.
+
+use rustc_hash::FxHashMap;
+
+use super::fibertree::{FiberTensor, FILL};
+use crate::plan_ast::{AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Protocol};
+use crate::TensorError;
+
+/// A body node with accesses numbered.
+#[derive(Clone, Debug)]
+enum Node {
+    Acc(usize),
+    Lit(f64),
+    Map(MapOp, Vec<Node>),
+}
+
+impl Node {
+    fn accesses(&self, out: &mut Vec<usize>) {
+        match self {
+            Node::Acc(a) => out.push(*a),
+            Node::Lit(_) => {}
+            Node::Map(_, args) => args.iter().for_each(|x| x.accesses(out)),
+        }
+    }
+}
+
+/// Replaces the accesses in `at_fill` by their fill values and folds constants and
+/// annihilators.
+fn simplify(n: &Node, at_fill: &[bool], fills: &[f64]) -> Node {
+    match n {
+        Node::Acc(a) if at_fill[*a] => Node::Lit(fills[*a]),
+        Node::Acc(_) | Node::Lit(_) => n.clone(),
+        Node::Map(op, args) => {
+            let args: Vec<Node> = args.iter().map(|x| simplify(x, at_fill, fills)).collect();
+            let lits: Vec<f64> = args
+                .iter()
+                .filter_map(|x| match x {
+                    Node::Lit(v) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            if lits.len() == args.len() {
+                return Node::Lit(op.apply(&lits));
+            }
+            if let Some(z) = op.props().annihilator {
+                if lits.contains(&z) {
+                    return Node::Lit(z);
+                }
+            }
+            // 0 / y = 0 (the sparse convention of `MapOp::apply`).
+            if matches!(op, MapOp::Div) && matches!(args[0], Node::Lit(v) if v == 0.0) {
+                return Node::Lit(0.0);
+            }
+            Node::Map(op.clone(), args)
+        }
+    }
+}
+
+/// `combine(x, c) == x` for every `x`.
+fn neutral(agg: AggOp, c: f64) -> bool {
+    match agg {
+        AggOp::Sum | AggOp::Any => c == 0.0,
+        AggOp::Prod => c == 1.0,
+        AggOp::Max => c == f64::NEG_INFINITY,
+        AggOp::Min => c == f64::INFINITY,
+    }
+}
+
+/// One instruction of the body program; registers hold access values, literals, temporaries.
+#[derive(Clone, Debug)]
+enum Instr {
+    Add(usize, usize, usize),
+    Sub(usize, usize, usize),
+    Mul(usize, usize, usize),
+    Max(usize, usize, usize),
+    Min(usize, usize, usize),
+    Gen(MapOp, Vec<usize>, usize),
+}
+
+struct Program {
+    instrs: Vec<Instr>,
+    /// Initial register file: access slots (overwritten), literals, temporaries.
+    init_regs: Vec<f64>,
+    result: usize,
+}
+
+fn compile(body: &Node, n_acc: usize) -> Program {
+    let mut p = Program {
+        instrs: vec![],
+        init_regs: vec![0.0; n_acc],
+        result: 0,
+    };
+    fn go(n: &Node, p: &mut Program) -> usize {
+        match n {
+            Node::Acc(a) => *a,
+            Node::Lit(v) => {
+                p.init_regs.push(*v);
+                p.init_regs.len() - 1
+            }
+            Node::Map(op, args) => {
+                let regs: Vec<usize> = args.iter().map(|a| go(a, p)).collect();
+                let binary = |mk: fn(usize, usize, usize) -> Instr, p: &mut Program| {
+                    // Left fold of an n-ary associative operator as binary steps.
+                    let mut acc = regs[0];
+                    for &r in &regs[1..] {
+                        p.init_regs.push(0.0);
+                        let dst = p.init_regs.len() - 1;
+                        p.instrs.push(mk(acc, r, dst));
+                        acc = dst;
+                    }
+                    acc
+                };
+                match op {
+                    MapOp::Add if regs.len() >= 2 => binary(Instr::Add, p),
+                    MapOp::Mul if regs.len() >= 2 => binary(Instr::Mul, p),
+                    MapOp::Max if regs.len() >= 2 => binary(Instr::Max, p),
+                    MapOp::Min if regs.len() >= 2 => binary(Instr::Min, p),
+                    MapOp::Sub if regs.len() == 2 => binary(Instr::Sub, p),
+                    _ => {
+                        p.init_regs.push(0.0);
+                        let dst = p.init_regs.len() - 1;
+                        p.instrs.push(Instr::Gen(op.clone(), regs, dst));
+                        dst
+                    }
+                }
+            }
+        }
+    }
+    p.result = go(body, &mut p);
+    p
+}
+
+impl Program {
+    #[inline]
+    fn run(&self, regs: &mut [f64]) -> f64 {
+        let mut scratch: Vec<f64> = Vec::new();
+        for ins in &self.instrs {
+            match *ins {
+                Instr::Add(a, b, d) => regs[d] = regs[a] + regs[b],
+                Instr::Sub(a, b, d) => regs[d] = regs[a] - regs[b],
+                Instr::Mul(a, b, d) => {
+                    let (x, y) = (regs[a], regs[b]);
+                    regs[d] = if x == 0.0 || y == 0.0 { 0.0 } else { x * y };
+                }
+                Instr::Max(a, b, d) => regs[d] = regs[a].max(regs[b]),
+                Instr::Min(a, b, d) => regs[d] = regs[a].min(regs[b]),
+                Instr::Gen(ref op, ref args, d) => {
+                    scratch.clear();
+                    scratch.extend(args.iter().map(|&r| regs[r]));
+                    regs[d] = op.apply(&scratch);
+                }
+            }
+        }
+        regs[self.result]
+    }
+}
+
+/// How a loop level finds its coordinates.
+#[derive(Clone, Debug)]
+enum Walk {
+    /// Walk one access's level (bind index into `binds`).
+    Leader(usize),
+    /// Walk the union of several accesses' levels.
+    Union(Vec<usize>),
+    /// Every coordinate `0..dim`.
+    All,
+}
+
+/// What the coordinates a level does not visit contribute.
+#[derive(Clone, Debug)]
+enum Skipped {
+    Nothing,
+    /// `agg.repeat(value, skipped * inner_cells)` where `value` is this body.
+    Repeat(Node),
+}
+
+#[derive(Clone, Debug)]
+struct Bind {
+    access: usize,
+    mode: usize,
+    /// When this access misses here, the whole sub-loop contributes nothing: skip it.
+    skip_if_missing: bool,
+}
+
+struct LevelPlan {
+    dim: usize,
+    binds: Vec<Bind>,
+    walk: Walk,
+    skipped: Skipped,
+    /// Product of the dims of the deeper loops (saturating).
+    inner_cells: usize,
+}
+
+struct AccessInfo<'a> {
+    tensor: &'a FiberTensor,
+    /// Loop level of each mode.
+    levels: Vec<usize>,
+}
+
+/// Where results accumulate: one cell per output coordinate.
+enum Accumulator {
+    /// Cells arrive in key order, each once (outputs in loop order, aggregates innermost).
+    Sequential(Vec<(u64, f64)>),
+    Dense {
+        vals: Vec<f64>,
+        touched: Vec<bool>,
+    },
+    Hash(FxHashMap<u64, f64>),
+}
+
+/// Dense accumulation up to this many cells; hashed beyond.
+const DENSE_ACCUMULATOR_CELLS: usize = 1 << 22;
+
+struct State {
+    pos: Vec<Vec<usize>>,
+    regs: Vec<f64>,
+    cur: Vec<u32>,
+    acc: f64,
+    out: Accumulator,
+    union_buf: Vec<Vec<u32>>,
+}
+
+struct Plan<'a> {
+    accs: Vec<AccessInfo<'a>>,
+    fills: Vec<f64>,
+    levels: Vec<LevelPlan>,
+    program: Program,
+    agg: Option<AggOp>,
+    /// Depth at which every output index is bound and only aggregate loops remain (local
+    /// accumulation), if the loop order allows it.
+    local_at: Option<usize>,
+    out_levels: Vec<usize>,
+    strides: Vec<u64>,
+}
+
+/// Runs `q`; `tensor(name, is_alias)` resolves the accesses.
+pub fn execute_query<'a>(
+    q: &PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+) -> Result<FiberTensor, TensorError> {
+    let n = q.loop_order.len();
+    let level_of = |i: &Idx| q.loop_order.iter().position(|l| l == i);
+    // Number the accesses and collect their tensors.
+    let mut accs: Vec<AccessInfo<'a>> = vec![];
+    let mut protocols: Vec<Vec<Protocol>> = vec![];
+    let mut dims: Vec<Option<(usize, String)>> = vec![None; n];
+    fn number<'a>(
+        e: &PhysExpr,
+        q: &PhysicalQuery,
+        tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+        level_of: &dyn Fn(&Idx) -> Option<usize>,
+        accs: &mut Vec<AccessInfo<'a>>,
+        protocols: &mut Vec<Vec<Protocol>>,
+        dims: &mut [Option<(usize, String)>],
+    ) -> Result<Node, TensorError> {
+        Ok(match e {
+            PhysExpr::Literal(v) => Node::Lit(*v),
+            PhysExpr::Map { op, args } => Node::Map(
+                op.clone(),
+                args.iter()
+                    .map(|a| number(a, q, tensor, level_of, accs, protocols, dims))
+                    .collect::<Result<_, _>>()?,
+            ),
+            PhysExpr::Access(a) => {
+                let t = tensor(&a.name, a.is_alias)
+                    .ok_or_else(|| TensorError::Unknown(a.name.clone()))?;
+                if t.order() != a.idxs.len() {
+                    return Err(TensorError::Invalid(format!(
+                        "{} has {} modes (dims {:?}) but is indexed by {} indices in kernel {}",
+                        a.name,
+                        t.order(),
+                        t.dims,
+                        a.idxs.len(),
+                        q.name
+                    )));
+                }
+                let mut levels = vec![];
+                for (m, i) in a.idxs.iter().enumerate() {
+                    let l = level_of(i).ok_or_else(|| {
+                        TensorError::Invalid(format!(
+                            "kernel {}: index {i} of {} is not in the loop order",
+                            q.name, a.name
+                        ))
+                    })?;
+                    if levels.last().is_some_and(|&prev| prev >= l) {
+                        return Err(TensorError::Invalid(format!(
+                            "kernel {}: access {}{:?} is not concordant with loop order {:?}",
+                            q.name, a.name, a.idxs, q.loop_order
+                        )));
+                    }
+                    levels.push(l);
+                    let d = t.dims[m];
+                    match &dims[l] {
+                        Some((prev, by)) if *prev != d => {
+                            return Err(TensorError::Invalid(format!(
+                                "kernel {}: index {i} has size {prev} in {by} but {d} in {}",
+                                q.name, a.name
+                            )))
+                        }
+                        Some(_) => {}
+                        None => dims[l] = Some((d, a.name.clone())),
+                    }
+                }
+                let mut prot = a.protocols.clone();
+                prot.resize(a.idxs.len(), Protocol::Lookup);
+                protocols.push(prot);
+                accs.push(AccessInfo { tensor: t, levels });
+                Node::Acc(accs.len() - 1)
+            }
+        })
+    }
+    let body = number(
+        &q.body,
+        q,
+        tensor,
+        &level_of,
+        &mut accs,
+        &mut protocols,
+        &mut dims,
+    )?;
+    let dims: Vec<usize> = dims
+        .into_iter()
+        .zip(&q.loop_order)
+        .map(|(d, i)| {
+            d.map(|(d, _)| d).ok_or_else(|| {
+                TensorError::Invalid(format!(
+                    "kernel {}: loop index {i} indexes no tensor",
+                    q.name
+                ))
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let na = accs.len();
+    let fills: Vec<f64> = accs.iter().map(|a| a.tensor.fill).collect();
+    let is_agg_level: Vec<bool> = q
+        .loop_order
+        .iter()
+        .map(|i| q.agg_idxs.contains(i))
+        .collect();
+    let mut out_levels = vec![];
+    for i in &q.output_idxs {
+        out_levels.push(level_of(i).ok_or_else(|| {
+            TensorError::Invalid(format!(
+                "kernel {}: output index {i} is not in the loop order",
+                q.name
+            ))
+        })?);
+    }
+    for (l, i) in q.loop_order.iter().enumerate() {
+        if !is_agg_level[l] && !out_levels.contains(&l) {
+            return Err(TensorError::Invalid(format!(
+                "kernel {}: loop index {i} is neither an output nor an aggregated index",
+                q.name
+            )));
+        }
+    }
+    if q.agg.is_none() && !q.agg_idxs.is_empty() {
+        return Err(TensorError::Invalid(format!(
+            "kernel {}: aggregated indices without an aggregate",
+            q.name
+        )));
+    }
+    let deepest_out = out_levels.iter().copied().max();
+    let first_agg = is_agg_level.iter().position(|&a| a);
+
+    // The fill of the result: the body at all fills, aggregated over the agg dims.
+    let all_fill = simplify(&body, &vec![true; na], &fills);
+    let Node::Lit(body_fill) = all_fill else {
+        unreachable!("a body with every access at its fill folds to a literal")
+    };
+    let agg_cells = (0..n)
+        .filter(|&l| is_agg_level[l])
+        .fold(1usize, |acc, l| acc.saturating_mul(dims[l]));
+    let out_fill = match q.agg {
+        Some(agg) => agg.repeat(body_fill, agg_cells),
+        None => body_fill,
+    };
+
+    // What skipping coordinates of level `d` where the accesses `at_fill` hold their fills
+    // contributes, if it can be accounted for.
+    let skip_kind = |d: usize, at_fill: &[bool]| -> Option<Skipped> {
+        let b = simplify(&body, at_fill, &fills);
+        let no_output_below = deepest_out.is_none_or(|o| o < d);
+        match (&b, q.agg) {
+            (Node::Lit(_), None) => Some(Skipped::Nothing),
+            (Node::Lit(c), Some(agg)) => {
+                if neutral(agg, *c) {
+                    Some(Skipped::Nothing)
+                } else if is_agg_level[d] && no_output_below {
+                    Some(Skipped::Repeat(b.clone()))
+                } else if !is_agg_level[d] && first_agg.is_none_or(|f| f > d) {
+                    Some(Skipped::Nothing)
+                } else {
+                    None
+                }
+            }
+            (_, Some(_)) if is_agg_level[d] && no_output_below => {
+                let mut used = vec![];
+                b.accesses(&mut used);
+                let bound_above = used
+                    .iter()
+                    .all(|&a| accs[a].levels.last().is_none_or(|&l| l < d));
+                bound_above.then(|| Skipped::Repeat(b.clone()))
+            }
+            _ => None,
+        }
+    };
+
+    let mut levels = Vec::with_capacity(n);
+    for d in 0..n {
+        let mut binds = vec![];
+        let mut leaders = vec![];
+        for (a, info) in accs.iter().enumerate() {
+            if let Some(m) = info.levels.iter().position(|&l| l == d) {
+                let mut alone = vec![false; na];
+                alone[a] = true;
+                let skip_if_missing = matches!(skip_kind(d, &alone), Some(Skipped::Nothing));
+                if protocols[a][m] == Protocol::Iterate {
+                    leaders.push(binds.len());
+                }
+                binds.push(Bind {
+                    access: a,
+                    mode: m,
+                    skip_if_missing,
+                });
+            }
+        }
+        let mask = |which: &[usize]| {
+            let mut m = vec![false; na];
+            for &b in which {
+                m[binds[b].access] = true;
+            }
+            m
+        };
+        let all: Vec<usize> = (0..binds.len()).collect();
+        let (walk, skipped) =
+            if let (false, Some(k)) = (leaders.is_empty(), skip_kind(d, &mask(&leaders))) {
+                let walk = if leaders.len() == 1 {
+                    Walk::Leader(leaders[0])
+                } else {
+                    Walk::Union(leaders)
+                };
+                (walk, k)
+            } else if let (false, Some(k)) = (all.is_empty(), skip_kind(d, &mask(&all))) {
+                let walk = if all.len() == 1 {
+                    Walk::Leader(0)
+                } else {
+                    Walk::Union(all)
+                };
+                (walk, k)
+            } else {
+                (Walk::All, Skipped::Nothing)
+            };
+        let inner_cells = dims[d + 1..]
+            .iter()
+            .fold(1usize, |acc, &x| acc.saturating_mul(x));
+        levels.push(LevelPlan {
+            dim: dims[d],
+            binds,
+            walk,
+            skipped,
+            inner_cells,
+        });
+    }
+
+    // Output accumulation.
+    let out_dims: Vec<usize> = out_levels.iter().map(|&l| dims[l]).collect();
+    let mut strides = vec![1u64; out_dims.len()];
+    let mut cells: u64 = 1;
+    for m in (0..out_dims.len()).rev() {
+        strides[m] = cells;
+        cells = cells.checked_mul(out_dims[m] as u64).ok_or_else(|| {
+            TensorError::Invalid(format!(
+                "kernel {}: output of dims {out_dims:?} has more than 2^64 cells",
+                q.name
+            ))
+        })?;
+    }
+    let local_at = match (deepest_out, first_agg) {
+        (None, _) => Some(0),
+        (Some(o), None) => Some(o + 1),
+        (Some(o), Some(f)) if f > o => Some(o + 1),
+        _ => None,
+    };
+    let in_order = out_levels.windows(2).all(|w| w[0] < w[1]);
+    let out = if local_at.is_some() && in_order {
+        Accumulator::Sequential(vec![])
+    } else if (cells as usize) <= DENSE_ACCUMULATOR_CELLS {
+        Accumulator::Dense {
+            vals: vec![q.agg.map_or(out_fill, AggOp::init); cells as usize],
+            touched: vec![false; cells as usize],
+        }
+    } else {
+        Accumulator::Hash(FxHashMap::default())
+    };
+    let program = compile(&body, na);
+    let plan = Plan {
+        fills,
+        levels,
+        agg: q.agg,
+        local_at,
+        out_levels,
+        strides,
+        program,
+        accs,
+    };
+    let mut st = State {
+        pos: plan
+            .accs
+            .iter()
+            .map(|a| {
+                let mut p = vec![FILL; a.levels.len() + 1];
+                p[0] = 0;
+                p
+            })
+            .collect(),
+        regs: plan.program.init_regs.clone(),
+        cur: vec![0; n],
+        acc: q.agg.map_or(out_fill, AggOp::init),
+        out,
+        union_buf: vec![vec![]; n],
+    };
+    go(&plan, &mut st, 0);
+
+    // Materialize in the requested formats.
+    let order = out_dims.len();
+    let mut coords: Vec<u32> = vec![];
+    let mut vals: Vec<f64> = vec![];
+    let mut push = |key: u64, v: f64| {
+        if v == out_fill || (v.is_nan() && out_fill.is_nan()) {
+            return;
+        }
+        for (&stride, &dim) in plan.strides.iter().zip(&out_dims) {
+            coords.push(((key / stride) % dim as u64) as u32);
+        }
+        vals.push(v);
+    };
+    if order == 0 {
+        let v = match st.out {
+            Accumulator::Sequential(v) => v.first().map_or(out_fill, |x| x.1),
+            Accumulator::Dense { vals, touched } => {
+                if touched[0] {
+                    vals[0]
+                } else {
+                    out_fill
+                }
+            }
+            Accumulator::Hash(h) => h.get(&0).copied().unwrap_or(out_fill),
+        };
+        return Ok(FiberTensor::from_sorted(&[], &[], &[v], out_fill, &[]));
+    }
+    match st.out {
+        Accumulator::Sequential(entries) => {
+            for (k, v) in entries {
+                push(k, v);
+            }
+        }
+        Accumulator::Dense { vals: dv, touched } => {
+            for (k, (&v, &t)) in dv.iter().zip(&touched).enumerate() {
+                if t {
+                    push(k as u64, v);
+                }
+            }
+        }
+        Accumulator::Hash(h) => {
+            let mut entries: Vec<(u64, f64)> = h.into_iter().collect();
+            entries.sort_unstable_by_key(|e| e.0);
+            for (k, v) in entries {
+                push(k, v);
+            }
+        }
+    }
+    let formats: Vec<LevelFormat> = (0..order)
+        .map(|m| {
+            q.output_formats
+                .get(m)
+                .copied()
+                .unwrap_or(LevelFormat::SortedList)
+        })
+        .collect();
+    Ok(FiberTensor::from_sorted(
+        &out_dims, &coords, &vals, out_fill, &formats,
+    ))
+}
+
+#[inline]
+fn out_key(plan: &Plan, st: &State) -> u64 {
+    plan.out_levels
+        .iter()
+        .zip(&plan.strides)
+        .map(|(&l, &s)| st.cur[l] as u64 * s)
+        .sum()
+}
+
+#[inline]
+fn write_cell(plan: &Plan, st: &mut State, v: f64, combine: bool) {
+    let key = out_key(plan, st);
+    let agg = plan.agg;
+    let merge = |old: f64| match (agg, combine) {
+        (Some(a), true) => a.combine(old, v),
+        _ => v,
+    };
+    match &mut st.out {
+        Accumulator::Sequential(entries) => match entries.last_mut() {
+            Some(last) if last.0 == key => last.1 = merge(last.1),
+            _ => entries.push((
+                key,
+                match agg {
+                    Some(a) if combine => a.combine(a.init(), v),
+                    _ => v,
+                },
+            )),
+        },
+        Accumulator::Dense { vals, touched } => {
+            let k = key as usize;
+            if !touched[k] {
+                touched[k] = true;
+                if let Some(a) = agg {
+                    vals[k] = a.init();
+                }
+            }
+            vals[k] = merge(vals[k]);
+        }
+        Accumulator::Hash(h) => {
+            let init = agg.map_or(v, AggOp::init);
+            let e = h.entry(key).or_insert(init);
+            *e = merge(*e);
+        }
+    }
+}
+
+fn access_value(plan: &Plan, st: &State, a: usize) -> f64 {
+    let p = *st.pos[a].last().expect("a root position");
+    if p == FILL {
+        plan.fills[a]
+    } else {
+        plan.accs[a].tensor.vals[p]
+    }
+}
+
+fn eval_node(plan: &Plan, st: &State, n: &Node) -> f64 {
+    match n {
+        Node::Acc(a) => access_value(plan, st, *a),
+        Node::Lit(v) => *v,
+        Node::Map(op, args) => {
+            let v: Vec<f64> = args.iter().map(|x| eval_node(plan, st, x)).collect();
+            op.apply(&v)
+        }
+    }
+}
+
+fn go(plan: &Plan, st: &mut State, d: usize) {
+    if plan.local_at == Some(d) {
+        st.acc = plan.agg.map_or(0.0, AggOp::init);
+        level(plan, st, d);
+        let v = st.acc;
+        write_cell(plan, st, v, false);
+    } else {
+        level(plan, st, d);
+    }
+}
+
+/// Binds the non-leader accesses of level `d` at coordinate `c`; false when the coordinate
+/// can be skipped.
+#[inline]
+fn probe(plan: &Plan, st: &mut State, lp: &LevelPlan, skip_bind: usize, c: u32) -> bool {
+    for (b, bind) in lp.binds.iter().enumerate() {
+        if b == skip_bind {
+            continue;
+        }
+        let level = &plan.accs[bind.access].tensor.levels[bind.mode];
+        let pos = &mut st.pos[bind.access];
+        let q = level.lookup(pos[bind.mode], c);
+        pos[bind.mode + 1] = q;
+        if q == FILL && bind.skip_if_missing {
+            return false;
+        }
+    }
+    true
+}
+
+fn level(plan: &Plan, st: &mut State, d: usize) {
+    if d == plan.levels.len() {
+        for a in 0..plan.accs.len() {
+            st.regs[a] = access_value(plan, st, a);
+        }
+        let v = plan.program.run(&mut st.regs);
+        if plan.local_at.is_some() {
+            st.acc = match plan.agg {
+                Some(agg) => agg.combine(st.acc, v),
+                None => v,
+            };
+        } else {
+            write_cell(plan, st, v, true);
+        }
+        return;
+    }
+    let lp = &plan.levels[d];
+    let mut visited = 0usize;
+    match &lp.walk {
+        Walk::Leader(b) => {
+            let bind = &lp.binds[*b];
+            let level = &plan.accs[bind.access].tensor.levels[bind.mode];
+            let parent = st.pos[bind.access][bind.mode];
+            if parent != FILL {
+                if level.format == LevelFormat::Dense {
+                    for c in 0..lp.dim {
+                        st.pos[bind.access][bind.mode + 1] = parent * lp.dim + c;
+                        visited += 1;
+                        if probe(plan, st, lp, *b, c as u32) {
+                            st.cur[d] = c as u32;
+                            go(plan, st, d + 1);
+                        }
+                    }
+                } else {
+                    let fiber = level.fiber(parent);
+                    for (k, &c) in fiber.iter().enumerate() {
+                        st.pos[bind.access][bind.mode + 1] = level.child(parent, k, c);
+                        visited += 1;
+                        if probe(plan, st, lp, *b, c) {
+                            st.cur[d] = c;
+                            go(plan, st, d + 1);
+                        }
+                    }
+                }
+            }
+        }
+        Walk::Union(list) => {
+            let mut coords = std::mem::take(&mut st.union_buf[d]);
+            coords.clear();
+            let mut dense = false;
+            for &b in list {
+                let bind = &lp.binds[b];
+                let level = &plan.accs[bind.access].tensor.levels[bind.mode];
+                let parent = st.pos[bind.access][bind.mode];
+                if parent == FILL {
+                    continue;
+                }
+                if level.format == LevelFormat::Dense {
+                    dense = true;
+                    break;
+                }
+                coords.extend_from_slice(level.fiber(parent));
+            }
+            if dense {
+                coords.clear();
+                coords.extend(0..lp.dim as u32);
+            } else {
+                coords.sort_unstable();
+                coords.dedup();
+            }
+            for &c in &coords {
+                visited += 1;
+                if probe(plan, st, lp, usize::MAX, c) {
+                    st.cur[d] = c;
+                    go(plan, st, d + 1);
+                }
+            }
+            st.union_buf[d] = coords;
+        }
+        Walk::All => {
+            for c in 0..lp.dim as u32 {
+                visited += 1;
+                if probe(plan, st, lp, usize::MAX, c) {
+                    st.cur[d] = c;
+                    go(plan, st, d + 1);
+                }
+            }
+        }
+    }
+    if let Skipped::Repeat(node) = &lp.skipped {
+        let skipped = (lp.dim - visited.min(lp.dim)).saturating_mul(lp.inner_cells);
+        if skipped > 0 {
+            let agg = plan.agg.expect("repeat only under an aggregate");
+            let c = eval_node(plan, st, node);
+            let contribution = agg.repeat(c, skipped);
+            if plan.local_at.is_some() {
+                st.acc = agg.combine(st.acc, contribution);
+            } else {
+                write_cell(plan, st, contribution, true);
+            }
+        }
+    }
+}

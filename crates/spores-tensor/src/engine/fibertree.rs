@@ -1,0 +1,352 @@
+//! Fibertree tensors (Galley §3.2): one level per mode, each in its own [`LevelFormat`], and a
+//! value array indexed by the positions of the last level.
+//!
+//! Positions: the root is position 0. A Dense or Bytemap level maps (parent `p`, coordinate
+//! `c`) to `p * dim + c`; a SortedList or Hash level numbers its stored coordinates in order,
+//! with `ptr[p]..ptr[p+1]` the children of parent `p`. Hash levels add a hash table for O(1)
+//! lookup; Bytemap levels add a byte mask over `p * dim + c` (O(1) lookup) next to the sorted
+//! list of set coordinates (fast iteration).
+
+use rustc_hash::FxHashMap;
+
+use crate::plan_ast::LevelFormat;
+use crate::tensor::CooTensor;
+use crate::TensorError;
+
+/// Dense and Bytemap levels larger than this many positions are stored as sorted lists
+/// instead (a graceful fallback rather than an allocation failure).
+pub const MAX_DENSE_POSITIONS: usize = 1 << 27;
+
+/// The position of an access whose coordinate is not stored: its value is the fill value.
+pub const FILL: usize = usize::MAX;
+
+/// One level of a fibertree.
+#[derive(Clone, Debug)]
+pub struct Level {
+    pub format: LevelFormat,
+    pub dim: usize,
+    /// SortedList, Hash, Bytemap: children of parent `p` are `idx[ptr[p]..ptr[p+1]]`.
+    pub ptr: Vec<usize>,
+    pub idx: Vec<u32>,
+    /// Hash: (parent, coordinate) → position.
+    pub hash: FxHashMap<(usize, u32), usize>,
+    /// Bytemap: `mask[p * dim + c]` is set when the coordinate is stored.
+    pub mask: Vec<bool>,
+    /// Number of positions of this level.
+    pub positions: usize,
+}
+
+impl Level {
+    /// The position of coordinate `c` under parent `p`, or [`FILL`].
+    #[inline]
+    pub fn lookup(&self, p: usize, c: u32) -> usize {
+        if p == FILL {
+            return FILL;
+        }
+        match self.format {
+            LevelFormat::Dense => p * self.dim + c as usize,
+            LevelFormat::SortedList => {
+                let s = &self.idx[self.ptr[p]..self.ptr[p + 1]];
+                // Short fibers: a linear scan beats binary search.
+                if s.len() <= 16 {
+                    for (k, &x) in s.iter().enumerate() {
+                        if x >= c {
+                            return if x == c { self.ptr[p] + k } else { FILL };
+                        }
+                    }
+                    FILL
+                } else {
+                    match s.binary_search(&c) {
+                        Ok(k) => self.ptr[p] + k,
+                        Err(_) => FILL,
+                    }
+                }
+            }
+            LevelFormat::Hash => self.hash.get(&(p, c)).copied().unwrap_or(FILL),
+            LevelFormat::Bytemap => {
+                let q = p * self.dim + c as usize;
+                if self.mask[q] {
+                    q
+                } else {
+                    FILL
+                }
+            }
+        }
+    }
+
+    /// The stored coordinates under parent `p` (for Dense: none, iterate `0..dim`).
+    #[inline]
+    pub fn fiber(&self, p: usize) -> &[u32] {
+        if p == FILL || self.format == LevelFormat::Dense {
+            return &[];
+        }
+        &self.idx[self.ptr[p]..self.ptr[p + 1]]
+    }
+
+    /// The position of the `k`-th stored coordinate `c` of parent `p`'s fiber.
+    #[inline]
+    pub fn child(&self, p: usize, k: usize, c: u32) -> usize {
+        match self.format {
+            LevelFormat::SortedList | LevelFormat::Hash => self.ptr[p] + k,
+            LevelFormat::Dense | LevelFormat::Bytemap => p * self.dim + c as usize,
+        }
+    }
+}
+
+/// A tensor stored as a fibertree.
+#[derive(Clone, Debug)]
+pub struct FiberTensor {
+    pub dims: Vec<usize>,
+    pub levels: Vec<Level>,
+    pub vals: Vec<f64>,
+    pub fill: f64,
+}
+
+impl FiberTensor {
+    pub fn order(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// The formats actually used (a requested Dense level that would be too large is a
+    /// SortedList).
+    pub fn formats(&self) -> Vec<LevelFormat> {
+        self.levels.iter().map(|l| l.format).collect()
+    }
+
+    /// Builds a fibertree from entries sorted lexicographically by coordinates (in storage
+    /// mode order) without duplicates. `coords` holds `order` coordinates per entry.
+    pub fn from_sorted(
+        dims: &[usize],
+        coords: &[u32],
+        vals: &[f64],
+        fill: f64,
+        formats: &[LevelFormat],
+    ) -> FiberTensor {
+        let order = dims.len();
+        let n = vals.len();
+        if order == 0 {
+            return FiberTensor {
+                dims: vec![],
+                levels: vec![],
+                vals: vec![vals.first().copied().unwrap_or(fill)],
+                fill,
+            };
+        }
+        let mut parent = vec![0usize; n];
+        let mut parents = 1usize;
+        let mut levels = Vec::with_capacity(order);
+        for (l, &dim) in dims.iter().enumerate() {
+            let mut format = formats.get(l).copied().unwrap_or(LevelFormat::SortedList);
+            let dense_positions = parents.saturating_mul(dim);
+            if matches!(format, LevelFormat::Dense | LevelFormat::Bytemap)
+                && dense_positions > MAX_DENSE_POSITIONS
+            {
+                format = LevelFormat::SortedList;
+            }
+            let mut level = Level {
+                format,
+                dim,
+                ptr: vec![],
+                idx: vec![],
+                hash: FxHashMap::default(),
+                mask: vec![],
+                positions: 0,
+            };
+            let coord = |e: usize| coords[e * order + l];
+            if format == LevelFormat::Dense {
+                for (e, p) in parent.iter_mut().enumerate() {
+                    *p = *p * dim + coord(e) as usize;
+                }
+                level.positions = dense_positions;
+            } else {
+                // Unique (parent, coordinate) pairs in order: the sorted fiber of each parent.
+                let mut counts = vec![0usize; parents + 1];
+                let mut last: Option<(usize, u32)> = None;
+                let mut node = 0usize;
+                for (e, pe) in parent.iter_mut().enumerate() {
+                    let key = (*pe, coord(e));
+                    if last != Some(key) {
+                        counts[key.0 + 1] += 1;
+                        level.idx.push(key.1);
+                        node = level.idx.len() - 1;
+                        last = Some(key);
+                    }
+                    *pe = match format {
+                        LevelFormat::Bytemap => key.0 * dim + key.1 as usize,
+                        _ => node,
+                    };
+                }
+                for p in 0..parents {
+                    counts[p + 1] += counts[p];
+                }
+                level.ptr = counts;
+                match format {
+                    LevelFormat::Bytemap => {
+                        level.mask = vec![false; dense_positions];
+                        for p in 0..parents {
+                            for k in level.ptr[p]..level.ptr[p + 1] {
+                                level.mask[p * dim + level.idx[k] as usize] = true;
+                            }
+                        }
+                        level.positions = dense_positions;
+                    }
+                    LevelFormat::Hash => {
+                        level.hash.reserve(level.idx.len());
+                        for p in 0..parents {
+                            for k in level.ptr[p]..level.ptr[p + 1] {
+                                level.hash.insert((p, level.idx[k]), k);
+                            }
+                        }
+                        level.positions = level.idx.len();
+                    }
+                    _ => level.positions = level.idx.len(),
+                }
+            }
+            parents = level.positions;
+            levels.push(level);
+        }
+        let mut out_vals = vec![fill; parents];
+        for (e, &p) in parent.iter().enumerate() {
+            out_vals[p] = vals[e];
+        }
+        FiberTensor {
+            dims: dims.to_vec(),
+            levels,
+            vals: out_vals,
+            fill,
+        }
+    }
+
+    /// Converts a COO tensor with the given level formats.
+    pub fn from_coo(t: &CooTensor, formats: &[LevelFormat]) -> FiberTensor {
+        let order = t.order();
+        let mut coords = Vec::with_capacity(t.nnz() * order);
+        for k in 0..t.nnz() {
+            coords.extend_from_slice(t.coord(k));
+        }
+        FiberTensor::from_sorted(t.dims(), &coords, t.values(), t.fill(), formats)
+    }
+
+    /// Input formats chosen from the data: a level is Dense when at least half of its
+    /// positions would be stored, else a SortedList (CSR for an ordinary sparse matrix).
+    pub fn from_coo_auto(t: &CooTensor) -> FiberTensor {
+        FiberTensor::from_coo(t, &auto_formats(t))
+    }
+
+    /// The stored entries whose value differs from the fill, in lexicographic order.
+    pub fn to_coo(&self) -> Result<CooTensor, TensorError> {
+        let order = self.order();
+        if order == 0 {
+            return Ok(CooTensor::scalar(self.vals[0]));
+        }
+        let mut entries = Vec::new();
+        let mut coord = vec![0u32; order];
+        self.walk(0, 0, &mut coord, &mut |c, v| {
+            if v != self.fill && !(v.is_nan() && self.fill.is_nan()) {
+                entries.push((c.to_vec(), v));
+            }
+        });
+        CooTensor::from_entries(self.dims.clone(), entries, self.fill)
+    }
+
+    fn walk(&self, l: usize, p: usize, coord: &mut Vec<u32>, f: &mut impl FnMut(&[u32], f64)) {
+        if l == self.levels.len() {
+            f(coord, self.vals[p]);
+            return;
+        }
+        let level = &self.levels[l];
+        if level.format == LevelFormat::Dense {
+            for c in 0..level.dim {
+                coord[l] = c as u32;
+                self.walk(l + 1, p * level.dim + c, coord, f);
+            }
+        } else {
+            for (k, &c) in level.fiber(p).iter().enumerate() {
+                coord[l] = c;
+                self.walk(l + 1, level.child(p, k, c), coord, f);
+            }
+        }
+    }
+
+    /// The value at a coordinate.
+    pub fn get(&self, coord: &[u32]) -> f64 {
+        let mut p = 0usize;
+        for (level, &c) in self.levels.iter().zip(coord) {
+            p = level.lookup(p, c);
+            if p == FILL {
+                return self.fill;
+            }
+        }
+        self.vals[p]
+    }
+}
+
+/// Dense where at least half the positions of a level would be stored, else SortedList.
+pub fn auto_formats(t: &CooTensor) -> Vec<LevelFormat> {
+    let order = t.order();
+    let mut formats = Vec::with_capacity(order);
+    let mut parents = 1usize;
+    for l in 0..order {
+        let mut distinct = 0usize;
+        let mut prev: Option<&[u32]> = None;
+        for k in 0..t.nnz() {
+            let pre = &t.coord(k)[..=l];
+            if prev != Some(pre) {
+                distinct += 1;
+                prev = Some(pre);
+            }
+        }
+        let dense_positions = parents.saturating_mul(t.dims()[l]);
+        if dense_positions <= MAX_DENSE_POSITIONS && 2 * distinct >= dense_positions {
+            formats.push(LevelFormat::Dense);
+            parents = dense_positions;
+        } else {
+            formats.push(LevelFormat::SortedList);
+            parents = distinct;
+        }
+    }
+    formats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_round_trips_and_looks_up() {
+        let t = CooTensor::from_entries(
+            vec![3, 4, 2],
+            vec![
+                (vec![0, 1, 1], 1.0),
+                (vec![0, 3, 0], 2.0),
+                (vec![2, 0, 1], 3.0),
+                (vec![2, 2, 0], 4.0),
+            ],
+            0.0,
+        )
+        .unwrap();
+        use LevelFormat::*;
+        for f0 in [Dense, SortedList, Hash, Bytemap] {
+            for f1 in [Dense, SortedList, Hash, Bytemap] {
+                for f2 in [Dense, SortedList, Hash, Bytemap] {
+                    let ft = FiberTensor::from_coo(&t, &[f0, f1, f2]);
+                    assert_eq!(ft.formats(), vec![f0, f1, f2]);
+                    assert_eq!(ft.to_coo().unwrap(), t, "{f0:?} {f1:?} {f2:?}");
+                    assert_eq!(ft.get(&[2, 2, 0]), 4.0);
+                    assert_eq!(ft.get(&[1, 2, 0]), 0.0);
+                    assert_eq!(ft.get(&[0, 3, 1]), 0.0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn auto_formats_pick_csr_for_a_sparse_matrix() {
+        let entries = (0..100u32).map(|i| (vec![i, (i * 7) % 100], 1.0)).collect();
+        let t = CooTensor::from_entries(vec![100, 100], entries, 0.0).unwrap();
+        assert_eq!(
+            auto_formats(&t),
+            vec![LevelFormat::Dense, LevelFormat::SortedList]
+        );
+    }
+}

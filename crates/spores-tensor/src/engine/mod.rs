@@ -1,0 +1,96 @@
+//! The sparse tensor engine: fibertree tensors ([`fibertree`]) and an interpreter of
+//! physical plans ([`exec`]), no JIT.
+//!
+//! [`execute_plan`] converts the inputs to fibertrees (formats chosen from their sparsity),
+//! runs each kernel in order, storing every result in the level formats its kernel asks for
+//! (later kernels read it through those formats), and returns the program outputs as
+//! [`CooTensor`]s.
+
+pub mod exec;
+pub mod fibertree;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+pub use exec::execute_query;
+pub use fibertree::{FiberTensor, Level};
+
+use crate::plan_ast::{LevelFormat, PhysicalPlan};
+use crate::tensor::CooTensor;
+use crate::TensorError;
+
+/// Per-kernel measurements of one run.
+#[derive(Clone, Debug, Default)]
+pub struct ExecReport {
+    /// Time to convert the inputs to fibertrees.
+    pub convert: Duration,
+    /// (kernel name, time, stored entries of its result, formats of its result).
+    pub kernels: Vec<(String, Duration, usize, Vec<LevelFormat>)>,
+}
+
+/// Inputs already converted to fibertrees (convert once, run many plans).
+pub struct EngineInputs {
+    pub tensors: HashMap<String, FiberTensor>,
+}
+
+impl EngineInputs {
+    /// Converts every input with data-driven level formats.
+    pub fn from_coo(inputs: &HashMap<String, CooTensor>) -> EngineInputs {
+        EngineInputs {
+            tensors: inputs
+                .iter()
+                .map(|(n, t)| (n.clone(), FiberTensor::from_coo_auto(t)))
+                .collect(),
+        }
+    }
+}
+
+/// Runs every kernel of `plan` on `inputs`; returns the program outputs by name.
+pub fn execute_plan(
+    plan: &PhysicalPlan,
+    inputs: &HashMap<String, CooTensor>,
+) -> Result<(HashMap<String, CooTensor>, ExecReport), TensorError> {
+    let start = Instant::now();
+    let converted = EngineInputs::from_coo(inputs);
+    let convert = start.elapsed();
+    let (out, mut report) = execute_converted(plan, &converted)?;
+    report.convert = convert;
+    Ok((out, report))
+}
+
+/// [`execute_plan`] on inputs converted beforehand.
+pub fn execute_converted(
+    plan: &PhysicalPlan,
+    inputs: &EngineInputs,
+) -> Result<(HashMap<String, CooTensor>, ExecReport), TensorError> {
+    let mut results: HashMap<String, FiberTensor> = HashMap::new();
+    let mut report = ExecReport::default();
+    for q in &plan.queries {
+        let t0 = Instant::now();
+        let t = {
+            let lookup = |name: &str, is_alias: bool| {
+                if is_alias {
+                    results.get(name)
+                } else {
+                    inputs.tensors.get(name)
+                }
+            };
+            execute_query(q, &lookup)?
+        };
+        let stored = t.vals.len();
+        report
+            .kernels
+            .push((q.name.clone(), t0.elapsed(), stored, t.formats()));
+        results.insert(q.name.clone(), t);
+    }
+    let mut out = HashMap::new();
+    for (name, query) in &plan.outputs {
+        let t = results.get(query).ok_or_else(|| {
+            TensorError::Invalid(format!(
+                "output {name} names kernel {query}, which the plan does not compute"
+            ))
+        })?;
+        out.insert(name.clone(), t.to_coo()?);
+    }
+    Ok((out, report))
+}

@@ -1,0 +1,190 @@
+//! Reading inputs and writing results.
+//!
+//! - Matrix Market and `.npy` through spores-exec's readers (a `n x 1` matrix becomes an
+//!   order-1 tensor, anything else order 2);
+//! - FROSTT `.tns` ([`tns`]): one entry per line, 1-based coordinates then the value;
+//! - edge lists ([`edge_list`]): `u v [w]` per line, 0-based vertex ids;
+//! - the subgraph-matching graph formats ([`subgraph`]).
+//!
+//! Errors name the path, and the line for malformed content (`path:line: message`).
+//! Writes are atomic (temporary file in the target's directory, then rename).
+
+pub mod edge_list;
+pub mod subgraph;
+pub mod tns;
+
+use std::io::Write;
+use std::path::Path;
+
+use spores_exec::io::Format;
+use spores_exec::Matrix;
+
+use crate::tensor::CooTensor;
+use crate::TensorError;
+
+/// Reads a file's text; the error names the path.
+pub(crate) fn read_text(path: &Path) -> Result<String, TensorError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| TensorError::Invalid(format!("cannot read {}: {e}", path.display())))
+}
+
+/// A malformed line: `path:line: message`.
+pub(crate) fn line_error(path: &Path, line: usize, message: impl std::fmt::Display) -> TensorError {
+    TensorError::Invalid(format!("{}:{line}: {message}", path.display()))
+}
+
+/// The tensor file formats [`read_tensor`] understands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TensorFormat {
+    MatrixMarket,
+    Npy,
+    Tns,
+    EdgeList,
+}
+
+impl TensorFormat {
+    /// By extension: `.mtx`/`.mm`, `.npy`, `.tns`, `.edges`/`.el`/`.txt` (edge list).
+    pub fn from_path(path: &Path) -> Option<TensorFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "mtx" | "mm" => TensorFormat::MatrixMarket,
+            "npy" => TensorFormat::Npy,
+            "tns" => TensorFormat::Tns,
+            "edges" | "el" | "txt" => TensorFormat::EdgeList,
+            _ => return None,
+        })
+    }
+}
+
+/// Reads a tensor, choosing the reader by the file's extension.
+pub fn read_tensor(path: &Path) -> Result<CooTensor, TensorError> {
+    let format = TensorFormat::from_path(path).ok_or_else(|| {
+        TensorError::Invalid(format!(
+            "{}: unknown tensor file extension (expected .mtx, .mm, .npy, .tns, .edges, .el or .txt)",
+            path.display()
+        ))
+    })?;
+    match format {
+        TensorFormat::Tns => tns::read(path),
+        TensorFormat::EdgeList => edge_list::read(path),
+        TensorFormat::MatrixMarket | TensorFormat::Npy => {
+            let f = if format == TensorFormat::Npy {
+                Format::Npy
+            } else {
+                Format::MatrixMarket
+            };
+            let m = spores_exec::io::read_matrix(path, f, &Default::default())
+                .map_err(|e| TensorError::Invalid(e.to_string()))?;
+            Ok(from_matrix(&m))
+        }
+    }
+}
+
+/// A spores-exec matrix as a tensor: order 1 for a column vector, else order 2.
+pub fn from_matrix(m: &Matrix) -> CooTensor {
+    let (rows, cols) = (m.rows(), m.cols());
+    let mut entries = vec![];
+    match m {
+        Matrix::Dense(d) => {
+            for i in 0..rows {
+                for (j, &v) in d.row(i).iter().enumerate() {
+                    if v != 0.0 {
+                        entries.push((i as u32, j as u32, v));
+                    }
+                }
+            }
+        }
+        Matrix::Sparse(s) => {
+            for i in 0..rows {
+                let (idx, vals) = s.line(i);
+                for (&j, &v) in idx.iter().zip(vals) {
+                    entries.push((i as u32, j, v));
+                }
+            }
+        }
+    }
+    let (dims, entries) = if cols == 1 {
+        (
+            vec![rows],
+            entries.into_iter().map(|(i, _, v)| (vec![i], v)).collect(),
+        )
+    } else {
+        (
+            vec![rows, cols],
+            entries
+                .into_iter()
+                .map(|(i, j, v)| (vec![i, j], v))
+                .collect(),
+        )
+    };
+    CooTensor::from_entries(dims, entries, 0.0).expect("matrix entries are in bounds")
+}
+
+/// Writes `t` atomically: Matrix Market for order 1 and 2 (`.mtx`), FROSTT `.tns` otherwise
+/// (and for any path ending in `.tns`). Entries equal to the fill value are not written; a
+/// non-zero fill is recorded in a comment line.
+pub fn write_tensor(t: &CooTensor, path: &Path) -> Result<(), TensorError> {
+    let tns = path.extension().is_some_and(|e| e == "tns") || t.order() > 2 || t.order() == 0;
+    write_atomic(path, |w| {
+        if tns {
+            writeln!(w, "# dims {:?} fill {}", t.dims(), t.fill())?;
+            for (c, v) in t.iter() {
+                for x in c {
+                    write!(w, "{} ", x + 1)?;
+                }
+                writeln!(w, "{v}")?;
+            }
+            if t.order() == 0 {
+                writeln!(w, "{}", t.values().first().copied().unwrap_or(t.fill()))?;
+            }
+        } else {
+            writeln!(w, "%%MatrixMarket matrix coordinate real general")?;
+            if t.fill() != 0.0 {
+                writeln!(w, "% fill {}", t.fill())?;
+            }
+            let (rows, cols) = (t.dims()[0], t.dims().get(1).copied().unwrap_or(1));
+            writeln!(w, "{rows} {cols} {}", t.nnz())?;
+            for (c, v) in t.iter() {
+                writeln!(w, "{} {} {v}", c[0] + 1, c.get(1).map_or(1, |x| x + 1))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Writes through a temporary file next to `path`, fsyncs and renames it over `path`.
+pub fn write_atomic(
+    path: &Path,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), TensorError> {
+    let err =
+        |e: std::io::Error| TensorError::Invalid(format!("cannot write {}: {e}", path.display()));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| {
+        TensorError::Invalid(format!("cannot write {}: not a file path", path.display()))
+    })?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(file);
+        body(&mut w)?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(err(e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,868 @@
+//! The text syntax of tensor programs (Galley §3.1, §4):
+//!
+//! ```text
+//! # comments run to the end of the line
+//! fn f(x, y) = x*y + 1 [annihilator=0, commutative]   # a user function and its properties
+//! input A fill=1                                      # a non-zero fill value for an input
+//! X[i,j] = sum[p,c](S[i,p,c] * (P[p,j] + C[c,j]))
+//! Y[i] = sigmoid(sum[j](X[i,j]*theta[j]))             # X is an alias of the query above
+//! t = sum[i,j,k](E[i,j]*E[j,k]*E[i,k])
+//! output Y, t                                         # default: every query is an output
+//! ```
+//!
+//! Precedence, loosest first: `||`, `&&`, comparisons (`< <= > >= == !=`, not chained),
+//! `+ -`, `* /`, `^` (right associative), then the prefix operators `-` and `!`, which bind
+//! tighter than `^` (`-x^2` is `(-x)^2`). Chains of the same associative operator
+//! (`a + b + c`) become one n-ary node; parenthesized operands stay nested, which is what
+//! makes printing and re-parsing give back the same tree. `max(a, b)` / `min(a, b)` are
+//! pointwise; `max[i](..)` is an aggregate (as are `sum prod min any`). A name defined by an
+//! earlier query is an alias of its result; any other name is an input.
+//!
+//! Errors carry a byte span and render as `file:line:col: error: ...` with the source line and
+//! a caret, like the DML front end's diagnostics.
+
+mod lexer;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+
+use lexer::{lex, Tok};
+
+use crate::plan_ast::{AggOp, Expr, Idx, MapOp, OpProps, Program, Query, UserFunction};
+
+/// A byte range `start..end` of the source text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+}
+
+/// A syntax or name error at a place in the program text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    pub message: String,
+    pub span: Span,
+}
+
+impl ParseError {
+    pub fn new(message: impl Into<String>, span: Span) -> ParseError {
+        ParseError {
+            message: message.into(),
+            span,
+        }
+    }
+
+    /// `file:line:col: error: message`, then the source line and a caret line under the
+    /// offending text.
+    pub fn render(&self, file: &str, source: &str) -> String {
+        let (line, col) = line_col(source, self.span.start);
+        let line_text = source.lines().nth(line - 1).unwrap_or("");
+        let (end_line, end_col) = line_col(source, self.span.end.max(self.span.start + 1));
+        let width = if end_line == line {
+            end_col.saturating_sub(col).max(1)
+        } else {
+            line_text.chars().count().saturating_sub(col - 1).max(1)
+        };
+        let pad = " ".repeat(line.to_string().len());
+        format!(
+            "{file}:{line}:{col}: error: {msg}\n{pad} |\n{line} | {line_text}\n{pad} | {spaces}{carets}\n",
+            msg = self.message,
+            spaces = " ".repeat(col - 1),
+            carets = "^".repeat(width),
+        )
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(source.len());
+    while offset > 0 && !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &source[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// A user function declared in the program: `fn NAME(PARAMS) = BODY [PROPERTIES]`.
+#[derive(Clone, Debug)]
+pub struct FunctionDecl {
+    pub name: String,
+    pub params: Vec<String>,
+    /// The scalar body; parameters appear as order-0 `Input`s.
+    pub body: Expr,
+    /// The operator the queries use (its evaluator interprets `body`).
+    pub func: Arc<UserFunction>,
+}
+
+impl PartialEq for FunctionDecl {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.params == other.params
+            && self.body == other.body
+            && self.func.props == other.func.props
+            && self.func.distributes_over == other.func.distributes_over
+    }
+}
+
+/// A parsed program: the queries plus the declarations the text carried.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TensorProgram {
+    pub program: Program,
+    pub functions: Vec<FunctionDecl>,
+    /// Declared fill values of inputs (`input A fill=1`); undeclared inputs use the fill of
+    /// the file they are read from (0 for every supported format).
+    pub fills: Vec<(String, f64)>,
+}
+
+impl TensorProgram {
+    pub fn fill_of(&self, input: &str) -> Option<f64> {
+        self.fills.iter().find(|(n, _)| n == input).map(|(_, f)| *f)
+    }
+}
+
+impl fmt::Display for TensorProgram {
+    /// The text syntax; parses back to an equal program.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for d in &self.functions {
+            write!(f, "fn {}({}) = {}", d.name, d.params.join(", "), d.body)?;
+            let p = d.func.props;
+            let mut props = vec![];
+            if let Some(a) = p.annihilator {
+                props.push(format!("annihilator={a}"));
+            }
+            if let Some(e) = p.identity {
+                props.push(format!("identity={e}"));
+            }
+            for (flag, name) in [
+                (p.commutative, "commutative"),
+                (p.associative, "associative"),
+                (p.idempotent, "idempotent"),
+            ] {
+                if flag {
+                    props.push(name.to_string());
+                }
+            }
+            for agg in &d.func.distributes_over {
+                props.push(format!("distributes={agg}"));
+            }
+            if !props.is_empty() {
+                write!(f, " [{}]", props.join(", "))?;
+            }
+            writeln!(f)?;
+        }
+        for (name, fill) in &self.fills {
+            writeln!(f, "input {name} fill={fill}")?;
+        }
+        write!(f, "{}", self.program)?;
+        let all: Vec<&String> = self.program.queries.iter().map(|q| &q.name).collect();
+        let outs: Vec<&String> = self.program.outputs.iter().collect();
+        if all != outs {
+            let names: Vec<&str> = outs.iter().map(|s| s.as_str()).collect();
+            writeln!(f, "output {}", names.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Parses a whole program.
+pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
+    let toks = lex(src)?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        functions: HashMap::new(),
+        queries: HashSet::new(),
+        params: None,
+    };
+    let mut out = TensorProgram::default();
+    let mut outputs: Option<Vec<String>> = None;
+    let mut output_span = Span::default();
+    let mut input_names: HashMap<String, Span> = HashMap::new();
+    loop {
+        while p.peek() == &Tok::Newline {
+            p.pos += 1;
+        }
+        let (tok, span) = p.next();
+        match tok {
+            Tok::Eof => break,
+            Tok::Ident(kw) if kw == "fn" && matches!(p.peek(), Tok::Ident(_)) => {
+                let decl = p.function_decl()?;
+                out.functions.push(decl);
+            }
+            Tok::Ident(kw) if kw == "input" && matches!(p.peek(), Tok::Ident(_)) => {
+                let (name, nspan) = p.ident("an input name")?;
+                p.expect_ident("fill")?;
+                p.expect(Tok::Assign, "`=`")?;
+                let fill = p.signed_number()?;
+                if p.queries.contains(&name) {
+                    return Err(ParseError::new(
+                        format!("`{name}` is a query, not an input"),
+                        nspan,
+                    ));
+                }
+                if input_names.insert(name.clone(), nspan).is_some() {
+                    return Err(ParseError::new(
+                        format!("input `{name}` is declared twice"),
+                        nspan,
+                    ));
+                }
+                out.fills.push((name, fill));
+            }
+            Tok::Ident(kw) if kw == "output" && matches!(p.peek(), Tok::Ident(_)) => {
+                let mut names = vec![];
+                output_span = span;
+                loop {
+                    let (name, nspan) = p.ident("a query name")?;
+                    if !p.queries.contains(&name) {
+                        return Err(ParseError::new(
+                            format!("output `{name}` is not defined by any query"),
+                            nspan,
+                        ));
+                    }
+                    names.push(name);
+                    if p.peek() != &Tok::Comma {
+                        break;
+                    }
+                    p.pos += 1;
+                }
+                outputs.get_or_insert_with(Vec::new).extend(names);
+            }
+            Tok::Ident(name) => {
+                let q = p.query(name, span, &input_names)?;
+                out.program.queries.push(q);
+            }
+            other => {
+                return Err(ParseError::new(
+                    format!(
+                    "expected a query (`NAME[idx,..] = ...`), `fn`, `input` or `output`, found {}",
+                    other.describe()
+                ),
+                    span,
+                ))
+            }
+        }
+        p.end_of_statement()?;
+    }
+    if out.program.queries.is_empty() {
+        return Err(ParseError::new(
+            "the program has no queries",
+            Span::new(src.len(), src.len()),
+        ));
+    }
+    out.program.outputs = match outputs {
+        Some(o) if o.is_empty() => {
+            return Err(ParseError::new("empty `output` list", output_span));
+        }
+        Some(o) => o,
+        None => out.program.queries.iter().map(|q| q.name.clone()).collect(),
+    };
+    Ok(out)
+}
+
+/// Properties allowed in a function declaration's `[...]`.
+const PROPERTY_NAMES: &str =
+    "annihilator=V, identity=V, commutative, associative, idempotent, distributes=AGG";
+
+struct Parser {
+    toks: Vec<(Tok, Span)>,
+    pos: usize,
+    functions: HashMap<String, Arc<UserFunction>>,
+    /// Names of the queries defined so far (aliases).
+    queries: HashSet<String>,
+    /// Inside a function body: its parameter names.
+    params: Option<Vec<String>>,
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].0
+    }
+
+    fn span(&self) -> Span {
+        self.toks[self.pos].1
+    }
+
+    fn next(&mut self) -> (Tok, Span) {
+        let t = self.toks[self.pos].clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn expect(&mut self, want: Tok, what: &str) -> Result<Span, ParseError> {
+        let (tok, span) = self.next();
+        if tok == want {
+            Ok(span)
+        } else {
+            Err(ParseError::new(
+                format!("expected {what}, found {}", tok.describe()),
+                span,
+            ))
+        }
+    }
+
+    fn expect_ident(&mut self, word: &str) -> Result<(), ParseError> {
+        let (tok, span) = self.next();
+        match tok {
+            Tok::Ident(w) if w == word => Ok(()),
+            other => Err(ParseError::new(
+                format!("expected `{word}`, found {}", other.describe()),
+                span,
+            )),
+        }
+    }
+
+    fn ident(&mut self, what: &str) -> Result<(String, Span), ParseError> {
+        let (tok, span) = self.next();
+        match tok {
+            Tok::Ident(w) => Ok((w, span)),
+            other => Err(ParseError::new(
+                format!("expected {what}, found {}", other.describe()),
+                span,
+            )),
+        }
+    }
+
+    fn signed_number(&mut self) -> Result<f64, ParseError> {
+        let neg = if self.peek() == &Tok::Minus {
+            self.pos += 1;
+            true
+        } else {
+            false
+        };
+        let (tok, span) = self.next();
+        let v = match tok {
+            Tok::Number(v) => v,
+            Tok::Ident(w) if w == "inf" => f64::INFINITY,
+            Tok::Ident(w) if w == "nan" => f64::NAN,
+            other => {
+                return Err(ParseError::new(
+                    format!("expected a number, found {}", other.describe()),
+                    span,
+                ))
+            }
+        };
+        Ok(if neg { -v } else { v })
+    }
+
+    fn end_of_statement(&mut self) -> Result<(), ParseError> {
+        match self.peek() {
+            Tok::Newline => {
+                self.pos += 1;
+                Ok(())
+            }
+            Tok::Eof => Ok(()),
+            other => Err(ParseError::new(
+                format!(
+                    "expected the end of the statement, found {}",
+                    other.describe()
+                ),
+                self.span(),
+            )),
+        }
+    }
+
+    fn idx_list(&mut self) -> Result<(Vec<Idx>, Span), ParseError> {
+        let open = self.expect(Tok::LBracket, "`[`")?;
+        let mut idxs = vec![];
+        let mut seen = BTreeSet::new();
+        loop {
+            let (name, span) = self.ident("an index name")?;
+            if !seen.insert(name.clone()) {
+                return Err(ParseError::new(
+                    format!("index `{name}` appears twice in one index list"),
+                    span,
+                ));
+            }
+            idxs.push(Idx::new(&name));
+            let (tok, span) = self.next();
+            match tok {
+                Tok::Comma => continue,
+                Tok::RBracket => return Ok((idxs, Span::new(open.start, span.end))),
+                other => {
+                    return Err(ParseError::new(
+                        format!("expected `,` or `]`, found {}", other.describe()),
+                        span,
+                    ))
+                }
+            }
+        }
+    }
+
+    fn query(
+        &mut self,
+        name: String,
+        name_span: Span,
+        inputs: &HashMap<String, Span>,
+    ) -> Result<Query, ParseError> {
+        if self.queries.contains(&name) {
+            return Err(ParseError::new(
+                format!("`{name}` is already defined by an earlier query"),
+                name_span,
+            ));
+        }
+        if inputs.contains_key(&name) {
+            return Err(ParseError::new(
+                format!("`{name}` is declared as an input"),
+                name_span,
+            ));
+        }
+        let (idxs, lhs_span) = if self.peek() == &Tok::LBracket {
+            let (idxs, s) = self.idx_list()?;
+            (idxs, Span::new(name_span.start, s.end))
+        } else {
+            (vec![], name_span)
+        };
+        self.expect(Tok::Assign, "`=`")?;
+        let rhs_start = self.span().start;
+        let expr = self.expr()?;
+        let rhs_span = Span::new(rhs_start, self.toks[self.pos.saturating_sub(1)].1.end);
+        if let Some(bad) = aggregate_shadowing(&expr) {
+            return Err(ParseError::new(bad, rhs_span));
+        }
+        let free = expr.free_idxs();
+        let lhs: BTreeSet<Idx> = idxs.iter().cloned().collect();
+        if free != lhs {
+            let show = |s: &BTreeSet<Idx>| {
+                s.iter()
+                    .map(|i| i.name().to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            return Err(ParseError::new(
+                format!(
+                    "the left-hand side's indices [{}] must be exactly the free indices [{}] of the right-hand side (aggregate the others)",
+                    show(&lhs),
+                    show(&free)
+                ),
+                lhs_span,
+            ));
+        }
+        self.queries.insert(name.clone());
+        Ok(Query::new(&name, idxs, expr))
+    }
+
+    fn function_decl(&mut self) -> Result<FunctionDecl, ParseError> {
+        let (name, nspan) = self.ident("a function name")?;
+        if builtin(&name).is_some() || AggOp::from_name(&name).is_some() {
+            return Err(ParseError::new(
+                format!("`{name}` is a built-in operator"),
+                nspan,
+            ));
+        }
+        if self.functions.contains_key(&name) {
+            return Err(ParseError::new(
+                format!("function `{name}` is declared twice"),
+                nspan,
+            ));
+        }
+        self.expect(Tok::LParen, "`(`")?;
+        let mut params = vec![];
+        loop {
+            let (p, pspan) = self.ident("a parameter name")?;
+            if params.contains(&p) {
+                return Err(ParseError::new(format!("parameter `{p}` repeats"), pspan));
+            }
+            params.push(p);
+            match self.next() {
+                (Tok::Comma, _) => continue,
+                (Tok::RParen, _) => break,
+                (other, span) => {
+                    return Err(ParseError::new(
+                        format!("expected `,` or `)`, found {}", other.describe()),
+                        span,
+                    ))
+                }
+            }
+        }
+        self.expect(Tok::Assign, "`=`")?;
+        self.params = Some(params.clone());
+        let body = self.expr();
+        self.params = None;
+        let body = body?;
+        let mut props = OpProps::default();
+        let mut distributes = vec![];
+        if self.peek() == &Tok::LBracket {
+            self.pos += 1;
+            loop {
+                let (prop, pspan) = self.ident(PROPERTY_NAMES)?;
+                match prop.as_str() {
+                    "commutative" => props.commutative = true,
+                    "associative" => props.associative = true,
+                    "idempotent" => props.idempotent = true,
+                    "annihilator" | "identity" => {
+                        self.expect(Tok::Assign, "`=`")?;
+                        let v = Some(self.signed_number()?);
+                        if prop == "annihilator" {
+                            props.annihilator = v;
+                        } else {
+                            props.identity = v;
+                        }
+                    }
+                    "distributes" => {
+                        self.expect(Tok::Assign, "`=`")?;
+                        let (agg, aspan) = self.ident("an aggregate (sum prod max min any)")?;
+                        distributes.push(AggOp::from_name(&agg).ok_or_else(|| {
+                            ParseError::new(format!("`{agg}` is not an aggregate"), aspan)
+                        })?);
+                    }
+                    _ => {
+                        return Err(ParseError::new(
+                            format!("unknown property `{prop}` (expected {PROPERTY_NAMES})"),
+                            pspan,
+                        ))
+                    }
+                }
+                match self.next() {
+                    (Tok::Comma, _) => continue,
+                    (Tok::RBracket, _) => break,
+                    (other, span) => {
+                        return Err(ParseError::new(
+                            format!("expected `,` or `]`, found {}", other.describe()),
+                            span,
+                        ))
+                    }
+                }
+            }
+        }
+        let compiled = Scalar::compile(&body, &params);
+        let arity = params.len();
+        let func = Arc::new(UserFunction {
+            name: name.clone(),
+            arity,
+            props,
+            distributes_over: distributes,
+            eval: Box::new(move |args: &[f64]| compiled.eval(args)),
+        });
+        self.functions.insert(name.clone(), func.clone());
+        Ok(FunctionDecl {
+            name,
+            params,
+            body,
+            func,
+        })
+    }
+
+    fn expr(&mut self) -> Result<Expr, ParseError> {
+        self.chain(0)
+    }
+
+    /// Binary operator levels, loosest first.
+    fn chain(&mut self, level: usize) -> Result<Expr, ParseError> {
+        if level == 4 {
+            return self.power();
+        }
+        let mut lhs = self.chain(level + 1)?;
+        // The operator of an n-ary node built by this loop (so it may grow).
+        let mut open_chain: Option<MapOp> = None;
+        loop {
+            let op = match (level, self.peek()) {
+                (0, Tok::OrOr) => MapOp::Or,
+                (1, Tok::AndAnd) => MapOp::And,
+                (2, Tok::Lt) => MapOp::Lt,
+                (2, Tok::Le) => MapOp::Le,
+                (2, Tok::Gt) => MapOp::Gt,
+                (2, Tok::Ge) => MapOp::Ge,
+                (2, Tok::EqEq) => MapOp::Eq,
+                (2, Tok::Ne) => MapOp::Ne,
+                (3, Tok::Plus) => MapOp::Add,
+                (3, Tok::Minus) => MapOp::Sub,
+                _ => return Ok(lhs),
+            };
+            self.pos += 1;
+            let rhs = self.chain(level + 1)?;
+            if level == 2 {
+                if matches!(
+                    self.peek(),
+                    Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge | Tok::EqEq | Tok::Ne
+                ) {
+                    return Err(ParseError::new(
+                        "comparisons do not chain; parenthesize one side",
+                        self.span(),
+                    ));
+                }
+                return Ok(Expr::map(op, vec![lhs, rhs]));
+            }
+            lhs = join(&mut open_chain, op, lhs, rhs);
+        }
+    }
+
+    /// `*` and `/` (the level below `+ -`), over `^`.
+    fn power(&mut self) -> Result<Expr, ParseError> {
+        let mut lhs = self.pow()?;
+        let mut open_chain: Option<MapOp> = None;
+        loop {
+            let op = match self.peek() {
+                Tok::Star => MapOp::Mul,
+                Tok::Slash => MapOp::Div,
+                _ => return Ok(lhs),
+            };
+            self.pos += 1;
+            let rhs = self.pow()?;
+            lhs = join(&mut open_chain, op, lhs, rhs);
+        }
+    }
+
+    fn pow(&mut self) -> Result<Expr, ParseError> {
+        let base = self.unary()?;
+        if self.peek() == &Tok::Caret {
+            self.pos += 1;
+            let exp = self.pow()?;
+            return Ok(Expr::map(MapOp::Pow, vec![base, exp]));
+        }
+        Ok(base)
+    }
+
+    fn unary(&mut self) -> Result<Expr, ParseError> {
+        match self.peek() {
+            Tok::Minus => {
+                self.pos += 1;
+                if let Tok::Number(v) = *self.peek() {
+                    self.pos += 1;
+                    return Ok(Expr::Literal(-v));
+                }
+                if matches!(self.peek(), Tok::Ident(w) if w == "inf") {
+                    self.pos += 1;
+                    return Ok(Expr::Literal(f64::NEG_INFINITY));
+                }
+                Ok(Expr::map(MapOp::Neg, vec![self.unary()?]))
+            }
+            Tok::Bang => {
+                self.pos += 1;
+                Ok(Expr::map(MapOp::Not, vec![self.unary()?]))
+            }
+            _ => self.atom(),
+        }
+    }
+
+    fn atom(&mut self) -> Result<Expr, ParseError> {
+        let (tok, span) = self.next();
+        match tok {
+            Tok::Number(v) => Ok(Expr::Literal(v)),
+            Tok::LParen => {
+                let e = self.expr()?;
+                self.expect(Tok::RParen, "`)`")?;
+                Ok(e)
+            }
+            Tok::Ident(w) if (w == "inf" || w == "nan") && !self.is_param(&w) => {
+                Ok(Expr::Literal(if w == "inf" {
+                    f64::INFINITY
+                } else {
+                    f64::NAN
+                }))
+            }
+            Tok::Ident(name) => match self.peek() {
+                Tok::LParen => self.call(name, span),
+                // In a function body `[` after a name starts the property list.
+                Tok::LBracket if self.params.is_none() => {
+                    let (idxs, ispan) = self.idx_list()?;
+                    if self.peek() == &Tok::LParen {
+                        let Some(agg) = AggOp::from_name(&name) else {
+                            return Err(ParseError::new(
+                                format!(
+                                    "`{name}[..](..)`: only the aggregates sum, prod, max, min and any take an index list and a body"
+                                ),
+                                Span::new(span.start, ispan.end),
+                            ));
+                        };
+                        self.pos += 1;
+                        let body = self.expr()?;
+                        self.expect(Tok::RParen, "`)`")?;
+                        return Ok(Expr::agg(agg, idxs, body));
+                    }
+                    Ok(self.access(&name, idxs))
+                }
+                _ => {
+                    if let Some(params) = &self.params {
+                        if !params.contains(&name) {
+                            return Err(ParseError::new(
+                                format!("`{name}` is not a parameter of this function"),
+                                span,
+                            ));
+                        }
+                    }
+                    Ok(self.access(&name, vec![]))
+                }
+            },
+            other => Err(ParseError::new(
+                format!("expected an expression, found {}", other.describe()),
+                span,
+            )),
+        }
+    }
+
+    fn is_param(&self, name: &str) -> bool {
+        self.params
+            .as_ref()
+            .is_some_and(|p| p.iter().any(|x| x == name))
+    }
+
+    fn access(&self, name: &str, idxs: Vec<Idx>) -> Expr {
+        if self.queries.contains(name) && self.params.is_none() {
+            Expr::alias(name, idxs)
+        } else {
+            Expr::input(name, idxs)
+        }
+    }
+
+    fn call(&mut self, name: String, span: Span) -> Result<Expr, ParseError> {
+        self.expect(Tok::LParen, "`(`")?;
+        let mut args = vec![];
+        if self.peek() != &Tok::RParen {
+            loop {
+                args.push(self.expr()?);
+                match self.next() {
+                    (Tok::Comma, _) => continue,
+                    (Tok::RParen, _) => break,
+                    (other, s) => {
+                        return Err(ParseError::new(
+                            format!("expected `,` or `)`, found {}", other.describe()),
+                            s,
+                        ))
+                    }
+                }
+            }
+        } else {
+            self.pos += 1;
+        }
+        let op = if let Some(op) = builtin(&name) {
+            op
+        } else if let Some(f) = self.functions.get(&name) {
+            MapOp::User(f.clone())
+        } else if AggOp::from_name(&name).is_some() {
+            return Err(ParseError::new(
+                format!("aggregate `{name}` needs its indices: `{name}[i,..](..)`"),
+                span,
+            ));
+        } else {
+            return Err(ParseError::new(
+                format!("unknown function `{name}` (declare it with `fn {name}(x) = ...`)"),
+                span,
+            ));
+        };
+        let ok = match op.arity() {
+            Some(n) => args.len() == n,
+            None => args.len() >= 2,
+        };
+        if !ok {
+            let want = op
+                .arity()
+                .map_or("at least 2".to_string(), |n| n.to_string());
+            return Err(ParseError::new(
+                format!("`{name}` takes {want} argument(s), {} given", args.len()),
+                span,
+            ));
+        }
+        Ok(Expr::map(op, args))
+    }
+}
+
+/// Appends `rhs` to the n-ary node this operator chain is building, or starts a new node.
+fn join(open_chain: &mut Option<MapOp>, op: MapOp, lhs: Expr, rhs: Expr) -> Expr {
+    let nary = op.arity().is_none();
+    if nary && open_chain.as_ref() == Some(&op) {
+        if let Expr::Map { op: o, mut args } = lhs {
+            args.push(rhs);
+            return Expr::map(o, args);
+        }
+        unreachable!("an open chain is a Map node");
+    }
+    *open_chain = if nary { Some(op.clone()) } else { None };
+    Expr::map(op, vec![lhs, rhs])
+}
+
+/// Named pointwise operators callable as `name(args)`.
+fn builtin(name: &str) -> Option<MapOp> {
+    Some(match name {
+        "max" => MapOp::Max,
+        "min" => MapOp::Min,
+        "neg" => MapOp::Neg,
+        "sqrt" => MapOp::Sqrt,
+        "exp" => MapOp::Exp,
+        "log" => MapOp::Log,
+        "abs" => MapOp::Abs,
+        "sigmoid" => MapOp::Sigmoid,
+        "relu" => MapOp::Relu,
+        _ => return None,
+    })
+}
+
+/// An aggregate that re-binds an index already bound by an enclosing aggregate is ambiguous.
+fn aggregate_shadowing(expr: &Expr) -> Option<String> {
+    fn go(e: &Expr, bound: &mut Vec<Idx>) -> Option<String> {
+        match e {
+            Expr::Agg { idxs, body, .. } => {
+                for i in idxs {
+                    if bound.contains(i) {
+                        return Some(format!(
+                            "index `{i}` is aggregated twice in nested aggregates"
+                        ));
+                    }
+                }
+                let n = bound.len();
+                bound.extend(idxs.iter().cloned());
+                let r = go(body, bound);
+                bound.truncate(n);
+                r
+            }
+            Expr::Map { args, .. } => args.iter().find_map(|a| go(a, bound)),
+            _ => None,
+        }
+    }
+    go(expr, &mut vec![])
+}
+
+/// A function body compiled for evaluation: parameters by position.
+enum Scalar {
+    Param(usize),
+    Lit(f64),
+    Map(MapOp, Vec<Scalar>),
+}
+
+impl Scalar {
+    fn compile(e: &Expr, params: &[String]) -> Scalar {
+        match e {
+            Expr::Literal(v) => Scalar::Lit(*v),
+            Expr::Input { tensor, .. } | Expr::Alias { name: tensor, .. } => params
+                .iter()
+                .position(|p| p == tensor)
+                .map_or(Scalar::Lit(f64::NAN), Scalar::Param),
+            Expr::Map { op, args } => Scalar::Map(
+                op.clone(),
+                args.iter().map(|a| Scalar::compile(a, params)).collect(),
+            ),
+            Expr::Agg { .. } => Scalar::Lit(f64::NAN),
+        }
+    }
+
+    fn eval(&self, args: &[f64]) -> f64 {
+        match self {
+            Scalar::Param(k) => args.get(*k).copied().unwrap_or(f64::NAN),
+            Scalar::Lit(v) => *v,
+            Scalar::Map(op, a) => {
+                let vals: Vec<f64> = a.iter().map(|x| x.eval(args)).collect();
+                op.apply(&vals)
+            }
+        }
+    }
+}

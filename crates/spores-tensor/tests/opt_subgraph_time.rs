@@ -114,3 +114,48 @@ fn show_subgraph_plans() {
         }
     }
 }
+
+/// Per-query optimization and engine time on yeast-lite, with the count checked.
+/// `cargo test --release -p spores-tensor --test opt_subgraph_time yeast_end_to_end -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn yeast_end_to_end() {
+    use spores_tensor::engine::execute_plan;
+    use spores_tensor::io::subgraph::{read_data_graph, read_query_graph};
+    let dir = data_dir();
+    let data = read_data_graph(&dir.join("graphs/yeast.graph")).unwrap();
+    let mut opt_times = vec![];
+    let mut exec_times = vec![];
+    for (name, _) in yeast_queries() {
+        let q = read_query_graph(&dir.join("queries/yeast-lite").join(&name)).unwrap();
+        let inputs = data.inputs_for(&q);
+        let stats = InputStats::from_tensors(&inputs);
+        let p = q.program().unwrap();
+        let t = Instant::now();
+        let logical = optimize_explained(&p, &stats, &LogicalOptions::default())
+            .unwrap()
+            .plan;
+        let plan = optimize(&logical, &stats, &PhysicalOptions::default()).unwrap();
+        let opt = t.elapsed();
+        let t = Instant::now();
+        let (out, _) = execute_plan(&plan, &inputs).unwrap();
+        let exec = t.elapsed();
+        let truth: f64 = std::fs::read_to_string(dir.join("true_counts/yeast").join(&name))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let got = out["count"].to_dense()[0];
+        println!(
+            "{name:<28} opt {:>8.4}s exec {:>8.4}s count {got} {}",
+            opt.as_secs_f64(),
+            exec.as_secs_f64(),
+            if got == truth { "ok" } else { "WRONG" }
+        );
+        opt_times.push(opt);
+        exec_times.push(exec);
+        assert_eq!(got, truth, "{name}");
+    }
+    report("yeast-lite optimize (exact, chain)", &mut opt_times);
+    report("yeast-lite execute", &mut exec_times);
+}

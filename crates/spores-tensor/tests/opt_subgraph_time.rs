@@ -126,20 +126,52 @@ fn yeast_end_to_end() {
     let data = read_data_graph(&dir.join("graphs/yeast.graph")).unwrap();
     let mut opt_times = vec![];
     let mut exec_times = vec![];
+    // OPT_SEARCH=greedy, OPT_ESTIMATOR=uniform, OPT_QUERIES=a,b select other settings.
+    let search = match std::env::var("OPT_SEARCH").as_deref() {
+        Ok("greedy") => Search::Greedy,
+        _ => Search::Exact,
+    };
+    let estimator = match std::env::var("OPT_ESTIMATOR").as_deref() {
+        Ok("uniform") => Estimator::Uniform,
+        _ => Estimator::Chain,
+    };
+    let only = std::env::var("OPT_QUERIES").ok();
     for (name, _) in yeast_queries() {
+        if only
+            .as_ref()
+            .is_some_and(|o| !o.split(',').any(|w| w == name))
+        {
+            continue;
+        }
         let q = read_query_graph(&dir.join("queries/yeast-lite").join(&name)).unwrap();
         let inputs = data.inputs_for(&q);
         let stats = InputStats::from_tensors(&inputs);
         let p = q.program().unwrap();
         let t = Instant::now();
-        let logical = optimize_explained(&p, &stats, &LogicalOptions::default())
-            .unwrap()
-            .plan;
-        let plan = optimize(&logical, &stats, &PhysicalOptions::default()).unwrap();
+        let opts = LogicalOptions {
+            search,
+            estimator,
+            ..Default::default()
+        };
+        let logical = optimize_explained(&p, &stats, &opts).unwrap().plan;
+        let phys = PhysicalOptions {
+            estimator,
+            ..Default::default()
+        };
+        let plan = optimize(&logical, &stats, &phys).unwrap();
         let opt = t.elapsed();
         let t = Instant::now();
-        let (out, _) = execute_plan(&plan, &inputs).unwrap();
+        let (out, rep) = execute_plan(&plan, &inputs).unwrap();
         let exec = t.elapsed();
+        if std::env::var("OPT_KERNELS").is_ok() {
+            print!("{logical}");
+            for (k, t, n, f) in &rep.kernels {
+                println!(
+                    "    kernel {k:<12} {:>8.4}s stored {n:>10} {f:?}",
+                    t.as_secs_f64()
+                );
+            }
+        }
         let truth: f64 = std::fs::read_to_string(dir.join("true_counts/yeast").join(&name))
             .unwrap()
             .trim()
@@ -158,4 +190,64 @@ fn yeast_end_to_end() {
     }
     report("yeast-lite optimize (exact, chain)", &mut opt_times);
     report("yeast-lite execute", &mut exec_times);
+}
+
+/// Fits the logical cost model `time ≈ a·nnz(Agg) + b·nnz(Map)` (Galley §5.2) to the engine's
+/// kernel times on the yeast-lite plans, using the optimizer's own estimates as regressors
+/// (that is what the model is applied to). Prints the fit; the defaults in `CostModel` come
+/// from it. Skips queries whose plans take over 2 s (a few huge kernels would dominate).
+#[test]
+#[ignore]
+fn calibrate_cost_model() {
+    use spores_tensor::engine::execute_plan;
+    use spores_tensor::io::subgraph::{read_data_graph, read_query_graph};
+    let dir = data_dir();
+    let data = read_data_graph(&dir.join("graphs/yeast.graph")).unwrap();
+    let mut rows: Vec<(f64, f64, f64)> = vec![];
+    for (name, _) in yeast_queries() {
+        let q = read_query_graph(&dir.join("queries/yeast-lite").join(&name)).unwrap();
+        let inputs = data.inputs_for(&q);
+        let stats = InputStats::from_tensors(&inputs);
+        let p = q.program().unwrap();
+        let ex = optimize_explained(&p, &stats, &LogicalOptions::default()).unwrap();
+        let est: std::collections::HashMap<String, (f64, f64)> = ex
+            .estimates
+            .iter()
+            .map(|e| (e.name.clone(), (e.nnz_out, e.nnz_body)))
+            .collect();
+        let plan = optimize(&ex.plan, &stats, &PhysicalOptions::default()).unwrap();
+        if est.values().any(|(o, b)| o.max(*b) > 5e7) {
+            continue; // the slow plans: skipped to keep the fit about typical kernels
+        }
+        let (_, rep) = execute_plan(&plan, &inputs).unwrap();
+        for (k, t, _, _) in &rep.kernels {
+            if let Some(&(o, b)) = est.get(k) {
+                rows.push((o, b, t.as_secs_f64()));
+            }
+        }
+    }
+    // Least squares through the origin on two regressors, clamped to non-negative.
+    let (mut soo, mut sbb, mut sob, mut sot, mut sbt) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for &(o, b, t) in &rows {
+        soo += o * o;
+        sbb += b * b;
+        sob += o * b;
+        sot += o * t;
+        sbt += b * t;
+    }
+    let det = soo * sbb - sob * sob;
+    let (mut a, mut b) = ((sot * sbb - sbt * sob) / det, (sbt * soo - sot * sob) / det);
+    if a < 0.0 {
+        a = 0.0;
+        b = sbt / sbb;
+    }
+    if b < 0.0 {
+        b = 0.0;
+        a = sot / soo;
+    }
+    println!(
+        "{} kernels: time ≈ {a:.3e}·nnz(Agg) + {b:.3e}·nnz(Map) s  (ratio a/b = {:.3})",
+        rows.len(),
+        a / b
+    );
 }

@@ -39,8 +39,11 @@ pub enum Search {
 
 /// The logical cost model `agg·nnz(Agg) + map·nnz(Map)` of Galley §5.2.
 ///
-/// The constants are 1 and 1 until they are calibrated against our engine's measured kernel
-/// times (Galley fits them by regression); only their ratio matters to the search.
+/// Only the ratio matters to the search. The defaults are 1 and 1. A least-squares fit of
+/// engine kernel times on yeast-lite plans against the optimizer's own estimates
+/// (`tests/opt_subgraph_time.rs`, `calibrate_cost_model`) gave agg/map ≈ 41, but plans chosen
+/// with 41:1 ran no faster overall on yeast-lite (loose chain-bound estimates of the bodies
+/// inflate the map term), so 1:1 is kept until the fit is redone with measured body sizes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CostModel {
     /// Cost per estimated non-fill entry of a query's output.

@@ -12,16 +12,23 @@
 //! - [`types`], [`attr`]: types and attributes.
 //! - [`lexer`], [`parser`]: text → IR; [`printer`]: IR → text.
 //! - [`normalize`]: `mlir-opt` discovery, normalization and verification.
+//! - [`egg`]: the optimizer: MLIR → egglog terms (prelude `egg/prelude.egg` plus the user's
+//!   rules and costs) → saturation → extraction → MLIR (`spores mlir opt`).
+//! - [`runner`]: lowering to LLVM and running with `mlir-cpu-runner-19` (tests, benchmark).
+//! - [`output`]: atomic file writes.
 //!
 //! Round trip: for any module `m` read from a file, `parse(&print(&m, opts)) == Ok(m)`, and the
 //! printed text is accepted by `mlir-opt-19 --allow-unregistered-dialect`.
 
 pub mod attr;
+pub mod egg;
 pub mod ir;
 pub mod lexer;
 pub mod normalize;
+pub mod output;
 pub mod parser;
 pub mod printer;
+pub mod runner;
 pub mod types;
 
 use std::path::Path;

@@ -30,6 +30,11 @@ const IN_GRAPH: &[(&str, &str)] = &[
         "rowSums(Z)",
         "rhs `u * 0` mentions u, which the lhs does not",
     ),
+    (
+        "t(Z)",
+        "rhs is the all-zero input Zt, not in the lhs (a transpose of an all-zero matrix \
+         still pays the operator's fixed cost)",
+    ),
     ("X %*% Zk", "rhs is the all-zero input Zmk, not in the lhs"),
     (
         "t(Zk) %*% t(X)",

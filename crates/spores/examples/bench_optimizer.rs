@@ -4,12 +4,15 @@
 //! ```sh
 //! cargo run --release -p spores --example bench_optimizer            # both parts
 //! cargo run --release -p spores --example bench_optimizer -- --runs 5
+//! cargo run --release -p spores --example bench_optimizer -- --part3   # only part 3
 //! ```
 //!
 //! Part 1 optimizes the paper's expressions (shapes and sparsity as in §4.2) repeatedly
 //! and reports the median and maximum time, the chosen plan and its estimated cost.
 //! Part 2 runs every script in `examples/` with and without the optimizer through the
 //! library and reports the optimizer's per-block time and the execution speedup.
+//! Part 3 does the same for the classification workloads of `bench/workloads/` (MLR, GLM,
+//! L2-SVM) on generated data of the sizes `bench/workloads.py` uses.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -175,6 +178,15 @@ fn run_once(
     program: &spores_lang::ast::Program,
     optimized: bool,
 ) -> (Duration, Duration, Vec<Duration>) {
+    run_with(source, program, optimized, &Default::default())
+}
+
+fn run_with(
+    source: &str,
+    program: &spores_lang::ast::Program,
+    optimized: bool,
+    args: &std::collections::HashMap<String, String>,
+) -> (Duration, Duration, Vec<Duration>) {
     let optimizer: Box<dyn DagOptimizer> = if optimized {
         Box::new(SporesOptimizer::new(Default::default()))
     } else {
@@ -182,6 +194,7 @@ fn run_once(
     };
     let options = RunOptions {
         optimizer,
+        args: args.clone(),
         ..RunOptions::default()
     };
     let mut sink = Vec::new();
@@ -230,6 +243,113 @@ fn scripts(runs: usize) {
     println!();
 }
 
+/// The classification inputs of `bench/workloads.py` (a sparse `n x d` X with values in
+/// [0, 1), and -1/+1 labels, Poisson counts and one-hot classes derived from random
+/// weights), written as Matrix Market files into `dir`.
+fn classification_data(dir: &Path, n: usize, d: usize, density: f64) {
+    use spores_exec::kernels::matmul::matmul;
+    use spores_exec::matrix::{rand_matrix, DenseMatrix, Matrix, RandSpec};
+    let rand = |rows, cols, min, max, sparsity, seed| {
+        rand_matrix(&RandSpec {
+            rows,
+            cols,
+            min,
+            max,
+            sparsity,
+            seed,
+        })
+        .expect("valid rand spec")
+    };
+    let x = rand(n, d, 0.0, 1.0, density, 41);
+    let score = |cols: usize, half: f64, seed| {
+        matmul(&x, &rand(d, cols, -half, half, 1.0, seed))
+            .expect("shapes fit")
+            .into_dense()
+    };
+    let w = score(1, 1.0, 42);
+    let pm1 = DenseMatrix::from_fn(n, 1, |i, _| if w.get(i, 0) > 0.0 { 1.0 } else { -1.0 });
+    let eta = score(1, 0.5, 43);
+    // Deterministic stand-in for Poisson draws: the rounded mean.
+    let count = DenseMatrix::from_fn(n, 1, |i, _| eta.get(i, 0).exp().round());
+    let b = score(3, 1.0, 44);
+    let class = |i: usize| {
+        (0..3).fold(0, |best, k| {
+            if b.get(i, k) > b.get(i, best) {
+                k
+            } else {
+                best
+            }
+        })
+    };
+    let y = DenseMatrix::from_fn(n, 3, |i, k| f64::from(u8::from(class(i) == k)));
+    std::fs::create_dir_all(dir).expect("data directory");
+    for (name, m) in [
+        ("C", x),
+        ("C_pm1", Matrix::Dense(pm1)),
+        ("C_count", Matrix::Dense(count)),
+        ("C_Y", Matrix::Dense(y).into_best_format()),
+    ] {
+        let mut f = std::io::BufWriter::new(
+            std::fs::File::create(dir.join(format!("{name}.mtx"))).expect("create data file"),
+        );
+        spores_exec::io::matrix_market::write(&m, &mut f).expect("write data file");
+    }
+}
+
+/// Part 3: the classification workloads of `bench/workloads/` (MLR, GLM, L2-SVM), whose
+/// blocks once spent more time in the optimizer than the optimized plans saved.
+fn workloads(runs: usize) {
+    println!("## Part 3: workloads (bench/workloads), optimized vs `--no-opt`\n");
+    println!("| workload | n x d (density) | blocks optimized | per-block median ms | per-block max ms | optimizer total ms | exec ms, no-opt | exec ms, optimized | wall ms, no-opt | wall ms, optimized |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (size, n, d, density) in [
+        ("small", 10_000, 100, 0.05),
+        ("large", 100_000, 1_000, 0.01),
+    ] {
+        let dir = std::env::temp_dir().join(format!("spores-bench-optimizer-{size}"));
+        classification_data(&dir, n, d, density);
+        for (name, label) in [("mlr", "C_Y"), ("glm", "C_count"), ("l2svm", "C_pm1")] {
+            let path = root.join(format!("bench/workloads/{name}.dml"));
+            let source = std::fs::read_to_string(&path).expect("workload exists");
+            let program = spores_lang::parse(&source).expect("workload parses");
+            let label_arg = if name == "mlr" { "Y" } else { "y" };
+            let args: std::collections::HashMap<String, String> = [
+                ("X".to_string(), dir.join("C.mtx").display().to_string()),
+                (
+                    label_arg.to_string(),
+                    dir.join(format!("{label}.mtx")).display().to_string(),
+                ),
+            ]
+            .into();
+            let (mut exec, mut wall) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
+            let mut blocks = Vec::new();
+            for _ in 0..runs {
+                for (k, optimized) in [false, true].into_iter().enumerate() {
+                    let (total, compile, times) = run_with(&source, &program, optimized, &args);
+                    exec[k].push((total - compile).as_secs_f64() * 1e3);
+                    wall[k].push(total.as_secs_f64() * 1e3);
+                    if optimized {
+                        blocks = times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+                    }
+                }
+            }
+            let max_block = blocks.iter().cloned().fold(0.0, f64::max);
+            let total_block: f64 = blocks.iter().sum();
+            println!(
+                "| {name} | {n} x {d} ({density}) | {} | {:.2} | {max_block:.1} | {total_block:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
+                blocks.len(),
+                median(&mut blocks.clone()),
+                median(&mut exec[0]),
+                median(&mut exec[1]),
+                median(&mut wall[0]),
+                median(&mut wall[1]),
+            );
+        }
+    }
+    println!();
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let runs = args
@@ -238,6 +358,16 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|r| r.parse().ok())
         .unwrap_or(11);
-    expressions(runs);
-    scripts(runs.min(5));
+    let only = |part: &str| {
+        !args.iter().any(|a| a.starts_with("--part")) || args.iter().any(|a| a == part)
+    };
+    if only("--part1") {
+        expressions(runs);
+    }
+    if only("--part2") {
+        scripts(runs.min(5));
+    }
+    if only("--part3") {
+        workloads(runs.min(3));
+    }
 }

@@ -60,6 +60,9 @@ enum Command {
         #[command(flatten)]
         inputs: InputFlags,
     },
+    /// MLIR tools (`spores mlir opt IN.mlir --rules R.egg`).
+    #[command(subcommand)]
+    Mlir(spores::commands::MlirCommand),
 }
 
 /// What is known about the inputs of an expression.
@@ -109,6 +112,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(flags) => run(flags),
+        Command::Mlir(cmd) => {
+            let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+            ExitCode::from(spores::commands::mlir(&cmd, &mut out, &mut err))
+        }
         Command::Optimize {
             expr,
             inputs,

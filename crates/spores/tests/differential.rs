@@ -121,6 +121,23 @@ print(sum(abs(R)))
     )
 }
 
+/// Two expressions in one block (so the optimizer sees two roots, saturated in one
+/// e-graph and extracted jointly), each checksummed after the block.
+fn script2(e1: &str, e2: &str) -> String {
+    let one = script(e1, Shape::Scalar);
+    let (head, _) = one.split_once("R = as.matrix(").expect("script layout");
+    format!(
+        "{head}R = as.matrix({e1})
+R2 = as.matrix({e2})
+while(FALSE){{}}
+print(sum(R))
+print(sum(abs(R)))
+print(sum(R2))
+print(sum(abs(R2)))
+"
+    )
+}
+
 /// The checksums printed, and how many subgraphs the optimizer replaced (read from the
 /// `--explain` notes, so the test can tell that plans really changed).
 fn run(src: &str, optimized: bool) -> Result<(Vec<f64>, usize), String> {
@@ -197,4 +214,37 @@ fn optimized_plans_agree_with_unoptimized_ones() {
         "{:.0}% of {cases} cases ran a rewritten plan",
         share * 100.0
     );
+}
+
+#[test]
+fn two_roots_in_one_block_agree_with_unoptimized_ones() {
+    let cases = std::env::var("SPORES_DIFF_CASES")
+        .ok()
+        .and_then(|c| c.parse::<u32>().ok())
+        .map_or(60, |c| (c / 5).max(1));
+    let shapes = prop_oneof![Just(Shape::MN), Just(Shape::M1), Just(Shape::Scalar)];
+    let strategy = shapes.prop_flat_map(|s| (expr(s, 3), expr(Shape::Scalar, 3)));
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&strategy, |(e1, e2)| {
+            let src = script2(&e1, &e2);
+            let (plain, _) = run(&src, false).map_err(TestCaseError::fail)?;
+            let (optimized, _) = run(&src, true).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(plain.len(), 4, "{} / {}", e1, e2);
+            prop_assert_eq!(optimized.len(), 4, "{} / {}", e1, e2);
+            for (k, (a, b)) in plain.iter().zip(&optimized).enumerate() {
+                let scale = plain[k / 2 * 2 + 1].abs().max(1.0);
+                let ok = (a - b).abs() <= 1e-9 * scale || (a.is_nan() && b.is_nan());
+                prop_assert!(
+                    ok,
+                    "checksum {k} differs for `{e1}` / `{e2}`: {a} unoptimized vs {b} optimized"
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
 }

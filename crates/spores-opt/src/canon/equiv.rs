@@ -256,7 +256,7 @@ impl Rng {
     }
 }
 
-/// Whether two values really differ: some cell differs by more than [`RTOL`] relative to
+/// Whether two values really differ: some cell differs by more than `RTOL` (1e-9) relative to
 /// the cell, and by more than a noise floor relative to the largest magnitude in either
 /// value (a cell computed by cancelling large intermediate terms carries rounding error
 /// of that size, so a tiny difference there proves nothing).

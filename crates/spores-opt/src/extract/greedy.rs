@@ -107,10 +107,19 @@ impl<'a, 's> Greedy<'a, 's> {
                     .collect(),
             );
         }
-        g.graph = CandGraph {
-            classes,
-            root: snap.root,
+        // Several roots are extracted jointly: a synthetic class (past the e-graph's
+        // classes, never emitted) whose one candidate needs them all, so the DAG cost
+        // pays a class the roots share once.
+        let root = if snap.roots.len() > 1 {
+            classes.push(vec![CandNode {
+                cost: 0.0,
+                children: snap.roots.clone(),
+            }]);
+            n
+        } else {
+            snap.root
         };
+        g.graph = CandGraph { classes, root };
         g.best = g.graph.tree_costs();
         g.totals = (0..n).map(|c| g.candidate_totals(c)).collect();
         g
@@ -127,12 +136,21 @@ impl<'a, 's> Greedy<'a, 's> {
         self.emitted.clear();
     }
 
-    /// The LA expression for the root class.
+    /// The LA expression for the (first) root class.
     pub(super) fn emit_root(&mut self) -> Result<LaExpr, String> {
-        let snap = self.snap;
-        let root_schema = snap.schema(snap.root).ok_or("root has no schema")?.to_vec();
-        let want = self.root_orient(&root_schema)?;
-        let e = self.emit(snap.root, want, 0)?;
+        self.emit_root_class(self.snap.root)
+    }
+
+    /// The LA expressions for every root, in order.
+    pub(super) fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String> {
+        let roots = self.snap.roots.clone();
+        roots.into_iter().map(|r| self.emit_root_class(r)).collect()
+    }
+
+    fn emit_root_class(&mut self, root: RId) -> Result<LaExpr, String> {
+        let root_schema = self.schema(root).ok_or("root has no schema")?.to_vec();
+        let want = self.root_orient(root, &root_schema)?;
+        let e = self.emit(root, want, 0)?;
         Ok(simplify(e))
     }
 
@@ -244,7 +262,7 @@ impl<'a, 's> Greedy<'a, 's> {
             }
             Cand::Lit(_) | Cand::DimOf(_) => 0.0,
             Cand::F1(..) | Cand::F2(..) | Cand::Pow(..) => cost::map_dense(out),
-            Cand::Sprop(p) => cost::map_sparse(out, self.sp(*p)),
+            Cand::Sprop(_) => cost::sprop(out),
             Cand::Fused(kind, [i, j, k], args) => {
                 let (si, sj, sk) = (
                     self.snap.ix_size(*i),
@@ -253,10 +271,7 @@ impl<'a, 's> Greedy<'a, 's> {
                 );
                 let sx = self.sp(*args.first()?);
                 match kind {
-                    Fused::Wsloss => cost::wsloss(si, sj, sk, sx),
-                    Fused::WslossPlus => {
-                        cost::wsloss(si, sj, sk, sx) + cost::map_sparse(si * sk, 1.0)
-                    }
+                    Fused::Wsloss | Fused::WslossPlus => cost::wsloss(si, sj, sk, sx),
                     Fused::Sddmm => cost::sddmm_sum(si, sj, sk, sx),
                     Fused::Mmchain | Fused::MmchainW => {
                         let sv = self.schema(*args.get(1)?)?;
@@ -326,9 +341,11 @@ impl<'a, 's> Greedy<'a, 's> {
         c
     }
 
-    fn root_orient(&self, schema: &[Ix]) -> Result<Orient, String> {
+    fn root_orient(&self, root: RId, schema: &[Ix]) -> Result<Orient, String> {
         // The root is `Bind i j input`: rows carry the first root index if present.
-        let root = &self.snap.r_classes[self.snap.root];
+        // (Two roots merged into one class hold both binds; an index pair that is the
+        // class's schema is right for either, as they have the same shape.)
+        let root = &self.snap.r_classes[root];
         for n in &root.nodes {
             if let RNode::Bind(i, j, _) = n {
                 let row = schema.contains(i).then_some(*i);
@@ -541,15 +558,12 @@ impl<'a, 's> Greedy<'a, 's> {
                 match kind {
                     Fused::Wsloss | Fused::WslossPlus | Fused::Sddmm => {
                         let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
-                        let mut u = self.emit(arg(1)?, (Some(i), Some(k)), d)?;
+                        let u = self.emit(arg(1)?, (Some(i), Some(k)), d)?;
                         let v = self.emit(arg(2)?, (Some(j), Some(k)), d)?;
-                        if kind == Fused::WslossPlus {
-                            u = LaExpr::Neg(b(u));
-                        }
-                        let name = if kind == Fused::Sddmm {
-                            "sddmm_sum"
-                        } else {
-                            "wsloss"
+                        let name = match kind {
+                            Fused::Sddmm => "sddmm_sum",
+                            Fused::WslossPlus => "wsloss_plus",
+                            _ => "wsloss",
                         };
                         LaExpr::Func {
                             name: name.into(),

@@ -27,6 +27,11 @@
 //! back to greedy when the budget runs out or the solver fails ([`ExtractionReport`] says
 //! so). The ILP never returns a plan that is dearer than greedy's.
 //!
+//! Several roots (a block's, [`Snapshot::roots`]) are one problem: a synthetic class past
+//! the e-graph's, whose one candidate costs nothing and needs every root, is the root of
+//! the [`dag::CandGraph`], so the ILP pays a class the roots share once; each root is then
+//! emitted in its own orientation.
+//!
 //! Measured extraction time (2 shared cores, test profile = opt-level 2, best of 3;
 //! e-graphs saturated with default limits; ILP time includes the greedy pass that bounds
 //! it and emitting LA; `tests/ilp.rs::ilp_vs_greedy_extraction_time` prints this table):
@@ -184,8 +189,22 @@ pub struct ExtractionReport {
 /// An extracted plan and how it was found.
 #[derive(Clone, Debug)]
 pub struct Extraction {
+    /// The plan of the (first) root.
     pub expr: LaExpr,
+    /// The plans of all roots ([`Snapshot::roots`]), extracted jointly.
+    pub exprs: Vec<LaExpr>,
     pub report: ExtractionReport,
+}
+
+impl Extraction {
+    fn new(exprs: Vec<LaExpr>, report: ExtractionReport) -> Result<Self, String> {
+        let expr = exprs.first().cloned().ok_or("no root")?;
+        Ok(Extraction {
+            expr,
+            exprs,
+            report,
+        })
+    }
 }
 
 /// An index: position in [`Snapshot::ix_dims`].
@@ -266,7 +285,10 @@ pub struct Snapshot<'t> {
     pub m_classes: Vec<MClass>,
     /// Dimension code of each index, where known.
     pub ix_dims: Vec<Option<i64>>,
+    /// The first root (for a single expression, the only one).
     pub root: RId,
+    /// Every root, in the order they were encoded; extracted jointly.
+    pub roots: Vec<RId>,
     pub tables: &'t Tables,
 }
 
@@ -293,8 +315,20 @@ impl Ids {
 }
 
 impl<'t> Snapshot<'t> {
-    /// Reads every constructor table and the `schema`-relevant facts out of `eg`.
+    /// Reads every constructor table and the `schema`-relevant facts out of `eg`; the
+    /// root is the class marked `root-mark`.
     pub fn read(eg: &EGraph, tables: &'t Tables) -> Result<Snapshot<'t>, String> {
+        Self::read_roots(eg, tables, &[])
+    }
+
+    /// [`Snapshot::read`] for several roots: `roots` are their canonical e-classes
+    /// (see `saturate`, which looks up each root's bind). With none, the `root-mark`.
+    pub fn read_roots(
+        eg: &EGraph,
+        tables: &'t Tables,
+        roots: &[Value],
+    ) -> Result<Snapshot<'t>, String> {
+        let eg_roots = roots;
         let mut ids = Ids::default();
         let mut r_nodes: Vec<(RId, RNode)> = Vec::new();
         let mut m_nodes: Vec<(MId, MNode)> = Vec::new();
@@ -419,15 +453,23 @@ impl<'t> Snapshot<'t> {
                 r_classes[*r].sparsity = f(v).clamp(0.0, 1.0);
             }
         })?;
-        let mut root = None;
-        read_fn("root-mark", &mut |k, _| root = ids.r.get(&k).copied())?;
-        let root = root.ok_or("the root class was not found")?;
+        let roots = if eg_roots.is_empty() {
+            let mut root = None;
+            read_fn("root-mark", &mut |k, _| root = ids.r.get(&k).copied())?;
+            vec![root.ok_or("the root class was not found")?]
+        } else {
+            eg_roots
+                .iter()
+                .map(|v| ids.r.get(v).copied().ok_or("a root class was not found"))
+                .collect::<Result<Vec<_>, _>>()?
+        };
 
         let mut snap = Snapshot {
             r_classes,
             m_classes,
             ix_dims,
-            root,
+            root: roots[0],
+            roots,
             tables,
         };
         snap.compute_schemas();
@@ -524,8 +566,9 @@ pub fn problem(snap: &Snapshot) -> dag::CandGraph {
     greedy::Greedy::new(snap).graph().clone()
 }
 
-/// Extracts the cheapest LA expression for the root class with `extractor`. Errors only
-/// when no LA plan can be emitted at all (not even greedily).
+/// Extracts the cheapest LA expressions for the root classes with `extractor` (jointly:
+/// with several roots, shared classes are paid once). Errors only when no LA plan can be
+/// emitted at all (not even greedily).
 pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, String> {
     let start = Instant::now();
     let mut g = greedy::Greedy::new(snap);
@@ -547,12 +590,12 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
             Ok(sol) => {
                 report.binaries = sol.binaries;
                 g.force(Some(sol.selection));
-                let ilp_expr = g.emit_root();
+                let ilp_exprs = g.emit_roots();
                 g.force(None);
-                let greedy_expr = g.emit_root();
+                let greedy_exprs = g.emit_roots();
                 let env = &snap.tables.env;
-                let la = |e: &LaExpr| crate::cost::la_cost(e, env).unwrap_or(f64::INFINITY);
-                match (ilp_expr, greedy_expr) {
+                let la = |e: &[LaExpr]| crate::cost::la_cost_all(e, env).unwrap_or(f64::INFINITY);
+                match (ilp_exprs, greedy_exprs) {
                     (Err(e), _) => {
                         report.fell_back = Some(format!("the ILP plan cannot be emitted: {e}"));
                     }
@@ -570,14 +613,14 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
                             sol.cost
                         ));
                         report.time = start.elapsed();
-                        return Ok(Extraction { expr: ge, report });
+                        return Extraction::new(ge, report);
                     }
-                    (Ok(expr), _) => {
+                    (Ok(exprs), _) => {
                         report.used = extractor;
                         report.proven_optimal = sol.proven_optimal;
                         report.dag_cost = sol.cost;
                         report.time = start.elapsed();
-                        return Ok(Extraction { expr, report });
+                        return Extraction::new(exprs, report);
                     }
                 }
             }
@@ -587,9 +630,9 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
             }
         }
     }
-    let expr = g.emit_root()?;
+    let exprs = g.emit_roots()?;
     report.time = start.elapsed();
-    Ok(Extraction { expr, report })
+    Extraction::new(exprs, report)
 }
 
 #[cfg(test)]

@@ -91,12 +91,15 @@ pub enum Op {
     Set(&'static str, Vec<Arg>, Arg),
 }
 
-/// The insertions for one input expression.
+/// The insertions for one or more input expressions (the roots of one block).
 pub struct Encoded {
     pub ops: Vec<Op>,
     pub tables: Tables,
-    /// The input with opaque calls replaced by their placeholders.
-    pub input: LaExpr,
+    /// The inputs with opaque calls replaced by their placeholders, one per root.
+    pub inputs: Vec<LaExpr>,
+    /// Per root, the slots of its bind's row index, column index and LA term: after
+    /// saturation, `Bind i j term` looks up the root's relational class.
+    pub root_binds: Vec<[usize; 3]>,
 }
 
 /// Encodes `e`. `optimize_arg` optimizes the arguments of an opaque call, which the
@@ -106,33 +109,56 @@ pub fn encode(
     env: &ShapeEnv,
     optimize_arg: &mut dyn FnMut(&LaExpr, &ShapeEnv) -> Result<LaExpr, OptError>,
 ) -> Result<Encoded, OptError> {
+    encode_all(std::slice::from_ref(e), env, optimize_arg)
+}
+
+/// Encodes several roots into one e-graph: shared subterms become one class, and each
+/// root is bound to indices of its own (`i`, `j` for the first, `i1`, `j1`, ... after),
+/// since roots may have different shapes. The first root is marked `root-mark`.
+pub fn encode_all(
+    es: &[LaExpr],
+    env: &ShapeEnv,
+    optimize_arg: &mut dyn FnMut(&LaExpr, &ShapeEnv) -> Result<LaExpr, OptError>,
+) -> Result<Encoded, OptError> {
     let mut tables = Tables {
         env: env.clone(),
         ..Tables::default()
     };
-    let input = hide_opaque(e, env, &mut tables, optimize_arg)?;
+    let inputs = es
+        .iter()
+        .map(|e| hide_opaque(e, env, &mut tables, optimize_arg))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut enc = Encoder {
         tables,
         ops: Vec::new(),
         memo: HashMap::new(),
         leaf_ids: HashMap::new(),
     };
-    let root = enc.term(&input)?;
-    let (r, c) = crate::cost::shape_of(&enc.tables.env, &input)?;
-    let (rc, cc) = (enc.tables.dim_code(&r), enc.tables.dim_code(&c));
-    let i = enc.add("I", vec![Arg::Str("i".into())]);
-    let j = enc.add("I", vec![Arg::Str("j".into())]);
-    enc.ops
-        .push(Op::Set("idim", vec![Arg::Slot(i)], Arg::I64(rc)));
-    enc.ops
-        .push(Op::Set("idim", vec![Arg::Slot(j)], Arg::I64(cc)));
-    let bind = enc.add("Bind", vec![Arg::Slot(i), Arg::Slot(j), Arg::Slot(root)]);
-    enc.ops
-        .push(Op::Set("root-mark", vec![Arg::Slot(bind)], Arg::I64(0)));
+    let mut root_binds = Vec::new();
+    for (k, input) in inputs.iter().enumerate() {
+        let root = enc.term(input)?;
+        let (r, c) = crate::cost::shape_of(&enc.tables.env, input)?;
+        let (rc, cc) = (enc.tables.dim_code(&r), enc.tables.dim_code(&c));
+        let suffix = if k == 0 { String::new() } else { k.to_string() };
+        let i = enc.add("I", vec![Arg::Str(format!("i{suffix}"))]);
+        let j = enc.add("I", vec![Arg::Str(format!("j{suffix}"))]);
+        enc.ops
+            .push(Op::Set("idim", vec![Arg::Slot(i)], Arg::I64(rc)));
+        enc.ops
+            .push(Op::Set("idim", vec![Arg::Slot(j)], Arg::I64(cc)));
+        let bind = enc.add("Bind", vec![Arg::Slot(i), Arg::Slot(j), Arg::Slot(root)]);
+        if k == 0 {
+            enc.ops
+                .push(Op::Set("root-mark", vec![Arg::Slot(bind)], Arg::I64(0)));
+        }
+        root_binds.push([i, j, root]);
+    }
     let mut codes: Vec<i64> = (0..enc.tables.syms.len())
         .map(|n| -(n as i64) - 1)
         .collect();
-    collect_known_dims(&input, &enc.tables.env, &mut codes);
+    for input in &inputs {
+        collect_known_dims(input, &enc.tables.env, &mut codes);
+    }
     codes.sort_unstable();
     codes.dedup();
     for code in codes {
@@ -143,7 +169,8 @@ pub fn encode(
     Ok(Encoded {
         ops: enc.ops,
         tables: enc.tables,
-        input,
+        inputs,
+        root_binds,
     })
 }
 

@@ -2,7 +2,10 @@
 //!
 //! [`optimize`] puts an [`LaExpr`] into an egglog e-graph, saturates it with the rules in
 //! `crates/spores-opt/rules/*.egg` under limits, extracts the cheapest LA plan
-//! ([`crate::extract`]) and prices it with [`crate::cost`].
+//! ([`crate::extract`]) and prices it with [`crate::cost`]. [`optimize_all`] does the
+//! same for all roots of a block at once: one e-graph (shared subterms are one class),
+//! one saturation, one joint extraction; root `k > 0` is bound to indices `i{k}`, `j{k}`
+//! and found again by looking up its bind.
 //!
 //! # Encoding
 //!
@@ -72,7 +75,8 @@
 //! Translation and folding run to a fixpoint first; then each iteration steps R_EQ (with
 //! folding and analyses) and the sampled AC rules once; fusion rules run once on the
 //! final graph (nothing else consumes fused nodes). Node and time limits are checked
-//! between steps, so the graph may overshoot the node limit by one step.
+//! between steps, so the graph may overshoot the node limit by one step; a step that
+//! overshoots it more than twofold is undone (see `OVERSHOOT`).
 
 mod encode;
 mod sched;
@@ -161,7 +165,7 @@ pub struct Optimized {
     /// `sum((X - U %*% t(V))^2)`; `sddmm_sum(X, U, V)` = `sum(X * (U %*% t(V)))`;
     /// `mmchain(X, v)` = `t(X) %*% (X %*% v)`; `mmchain(X, v, w)` =
     /// `t(X) %*% (w * (X %*% v))`; `sprop(P)` = `P * (1 - P)`. `sum((X + U %*% t(V))^2)`
-    /// comes out as `wsloss(X, -U, V)`.
+    /// comes out as `wsloss_plus(X, U, V)`.
     pub expr: LaExpr,
     pub cost_before: f64,
     pub cost_after: f64,
@@ -246,9 +250,32 @@ fn prepared(
 /// Optimizes `e` under `env`: saturate, extract, and return the cheaper of the result
 /// and the input (by [`crate::cost`]), with what saturation did.
 pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Optimized, OptError> {
+    let mut all = optimize_all(std::slice::from_ref(e), env, opts)?;
+    Ok(all.remove(0))
+}
+
+/// Optimizes several expressions over the same inputs (the roots of one block) in one
+/// e-graph: one saturation, and one joint extraction in which a class the roots share is
+/// paid once (exactly so with the ILP extractor; greedy picks each root's cheapest tree).
+/// The plans are used when together they cost no more than the inputs; otherwise every
+/// input is returned. The report is the shared one.
+pub fn optimize_all(
+    es: &[LaExpr],
+    env: &ShapeEnv,
+    opts: &OptimizeOptions,
+) -> Result<Vec<Optimized>, OptError> {
     let start = Instant::now();
-    let shape = crate::cost::shape_of(env, e)?;
-    let cost_before = la_cost(e, env)?;
+    if es.is_empty() {
+        return Ok(Vec::new());
+    }
+    let shapes = es
+        .iter()
+        .map(|e| crate::cost::shape_of(env, e))
+        .collect::<Result<Vec<_>, _>>()?;
+    let costs_before = es
+        .iter()
+        .map(|e| la_cost(e, env))
+        .collect::<Result<Vec<_>, _>>()?;
 
     let mut sub = |arg: &LaExpr, env: &ShapeEnv| -> Result<LaExpr, OptError> {
         if matches!(arg, LaExpr::Var(_) | LaExpr::Const(_)) {
@@ -256,16 +283,45 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
         }
         Ok(optimize(arg, env, opts)?.expr)
     };
-    let encoded = encode::encode(e, env, &mut sub)?;
+    let encoded = encode::encode_all(es, env, &mut sub)?;
 
     let (mut eg, sched_id) = prepared(&opts.extra_rules, opts.sample_limit)?;
     debug(&format!("prepared after {:?}", start.elapsed()));
-    insert(&mut eg, &encoded.ops)?;
+    let slots = insert(&mut eg, &encoded.ops)?;
     debug(&format!("inserted after {:?}", start.elapsed()));
-    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start)?;
+    let zero_input = env.nnz.values().any(|&n| n == 0.0);
+    let guard_from = opts.node_limit
+        / if zero_input {
+            ZERO_GUARD_FRACTION
+        } else {
+            GUARD_FRACTION
+        };
+    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start, guard_from)?;
 
-    let snapshot = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
-    let report = SaturationReport {
+    // One root is found by its `root-mark`; several by looking up their binds.
+    let root_classes = if es.len() == 1 {
+        Vec::new()
+    } else {
+        let binds: Vec<Vec<egglog::Value>> = encoded
+            .root_binds
+            .iter()
+            .map(|b| b.iter().map(|&slot| slots[slot]).collect())
+            .collect();
+        eg.update(|fs| {
+            use egglog::Read;
+            binds
+                .into_iter()
+                .map(|b| {
+                    fs.eclass_of("Bind", egglog::RawValues(b))?
+                        .ok_or_else(|| egglog::Error::BackendError("a root bind is gone".into()))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(|e| OptError::Extract(e.to_string()))?
+    };
+    let snapshot = extract::Snapshot::read_roots(&eg, &encoded.tables, &root_classes)
+        .map_err(OptError::Extract)?;
+    let mut report = SaturationReport {
         iterations,
         enodes: snapshot.enode_count(),
         eclasses: snapshot.class_count(),
@@ -273,54 +329,68 @@ pub fn optimize(e: &LaExpr, env: &ShapeEnv, opts: &OptimizeOptions) -> Result<Op
         time: start.elapsed(),
         extraction: None,
     };
-    let fallback = |report: SaturationReport| Optimized {
-        expr: e.clone(),
-        cost_before,
-        cost_after: cost_before,
-        report,
+    let fallback = |report: &SaturationReport| -> Vec<Optimized> {
+        es.iter()
+            .zip(&costs_before)
+            .map(|(e, &cost)| Optimized {
+                expr: e.clone(),
+                cost_before: cost,
+                cost_after: cost,
+                report: report.clone(),
+            })
+            .collect()
     };
-    let mut report = report;
-    let plan = match extract::extract(&snapshot, opts.extractor) {
+    let mut plans = match extract::extract(&snapshot, opts.extractor) {
         Ok(x) => {
             if let Some(why) = &x.report.fell_back {
                 debug(&format!("ILP extraction fell back to greedy: {why}"));
             }
             report.extraction = Some(x.report);
-            x.expr
+            x.exprs
         }
         Err(err) => {
             debug(&format!("extraction failed: {err}"));
-            return Ok(fallback(report));
+            return Ok(fallback(&report));
         }
     };
-    debug(&format!("plan: {plan}"));
-    // The plan must type-check with the input's shape and not cost more than the input;
-    // anything else means an extraction gap, and the input is the safe answer.
+    // Each plan must type-check with its input's shape (a plan that does not is replaced
+    // by its input: an extraction gap), and together they must not cost more than the
+    // inputs; anything else means the inputs are the safe answer.
     let tables = &encoded.tables;
-    match crate::cost::shape_of(&tables.env, &plan) {
-        Ok(s) if s == shape => {}
-        other => {
-            debug(&format!("plan has shape {other:?}, input {shape:?}"));
-            return Ok(fallback(report));
+    for (k, plan) in plans.iter_mut().enumerate() {
+        debug(&format!("plan {k}: {plan}"));
+        match crate::cost::shape_of(&tables.env, plan) {
+            Ok(s) if s == shapes[k] => {}
+            other => {
+                debug(&format!("plan has shape {other:?}, input {:?}", shapes[k]));
+                *plan = encoded.inputs[k].clone();
+            }
         }
     }
-    let plan_cost = match la_cost(&plan, &tables.env) {
+    let plan_cost = match crate::cost::la_cost_all(&plans, &tables.env) {
         Ok(c) => c,
-        Err(_) => return Ok(fallback(report)),
+        Err(_) => return Ok(fallback(&report)),
     };
-    let input_cost = la_cost(&encoded.input, &tables.env).unwrap_or(cost_before);
+    let input_cost =
+        crate::cost::la_cost_all(&encoded.inputs, &tables.env).unwrap_or(costs_before.iter().sum());
     if plan_cost > input_cost {
-        debug(&format!("plan costs {plan_cost:e}, input {input_cost:e}"));
-        return Ok(fallback(report));
+        debug(&format!("plans cost {plan_cost:e}, inputs {input_cost:e}"));
+        return Ok(fallback(&report));
     }
-    let expr = substitute_leaves(&plan, tables);
-    let cost_after = la_cost(&expr, env).unwrap_or(plan_cost);
-    Ok(Optimized {
-        expr,
-        cost_before,
-        cost_after,
-        report,
-    })
+    Ok(plans
+        .iter()
+        .zip(&costs_before)
+        .map(|(plan, &cost_before)| {
+            let expr = substitute_leaves(plan, tables);
+            let cost_after = la_cost(&expr, env).unwrap_or(cost_before);
+            Optimized {
+                expr,
+                cost_before,
+                cost_after,
+                report: report.clone(),
+            }
+        })
+        .collect())
 }
 
 /// Whether saturating `lhs` and `rhs` together puts them in one e-class: the rules
@@ -347,7 +417,13 @@ pub fn contains(
     let encoded = encode::encode(&both, env, &mut sub)?;
     let (mut eg, sched_id) = prepared(&opts.extra_rules, opts.sample_limit)?;
     insert(&mut eg, &encoded.ops)?;
-    saturate(&mut eg, sched_id, opts, start)?;
+    saturate(
+        &mut eg,
+        sched_id,
+        opts,
+        start,
+        opts.node_limit / GUARD_FRACTION,
+    )?;
     let snap = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
     // The root bind `Bind i j (LAdd l r)`; then the classes of `Bind i j l`, `Bind i j r`.
     let binds = |m: usize| -> Vec<(usize, extract::RNode)> {
@@ -389,6 +465,20 @@ fn debug(msg: &str) {
     }
 }
 
+/// A step that leaves more than `OVERSHOOT` times the node limit is undone (when a copy
+/// of the graph from before it was kept), so one explosive step cannot cost seconds of
+/// analysis, fusion and extraction.
+const OVERSHOOT: usize = 2;
+/// A copy is kept before each step once the graph has `node_limit / GUARD_FRACTION`
+/// e-nodes; below that, one step has not been seen to grow past the limit, and copying
+/// (0.2-1 ms) would dominate small optimizations.
+const GUARD_FRACTION: usize = 8;
+/// ... except with an all-zero input: all-zero relations over the same indices are one
+/// class, which gathers many e-nodes, and distributing over it has grown a 315-node graph
+/// to 9921 in one step (MLR's first iteration, where the weights start at zero); copies
+/// are then kept from `node_limit / ZERO_GUARD_FRACTION` e-nodes.
+const ZERO_GUARD_FRACTION: usize = 64;
+
 /// Runs the rulesets until saturation or a limit.
 ///
 /// Translation (`lower`) and constant folding terminate on their own, so they run to a
@@ -396,11 +486,14 @@ fn debug(msg: &str) {
 /// rules) once, folding after. Fusion rules produce nothing any other rule matches, so
 /// they run once, on the final graph, whatever stopped the loop: that finds every
 /// fusion opportunity at the cost of one (large) match.
+/// `guard_from`: the size from which a copy of the graph is kept before each step, to
+/// undo a step that overshoots (see [`GUARD_FRACTION`]).
 fn saturate(
     eg: &mut EGraph,
     sched_id: SchedulerId,
     opts: &OptimizeOptions,
     start: Instant,
+    guard_from: usize,
 ) -> Result<(usize, StopReason), OptError> {
     for _ in 0..64 {
         if !eg.step_rules("translate").map_err(egglog_error)?.updated {
@@ -413,9 +506,26 @@ fn saturate(
         start.elapsed()
     ));
     let mut iterations = 0;
+    let mut last_size = 0;
+    let mut growth = 1.0;
     let stop = loop {
         if iterations >= opts.iter_limit {
             break StopReason::IterLimit;
+        }
+        // The next iteration is predicted to grow the graph as much as the last one did:
+        // if that lands far past the node limit, stop now rather than pay for the step
+        // (and its analysis) only to undo it.
+        let size = enode_count(eg);
+        if iterations > 0 {
+            growth = size as f64 / last_size.max(1) as f64;
+        }
+        last_size = size;
+        if size as f64 * growth > (opts.node_limit * OVERSHOOT) as f64 {
+            debug(&format!(
+                "stopping before iteration {}: {size} e-nodes, last growth {growth:.1}x",
+                iterations + 1
+            ));
+            break StopReason::NodeLimit;
         }
         iterations += 1;
         let mut updated = false;
@@ -425,6 +535,11 @@ fn saturate(
             if ruleset == "user" && opts.extra_rules.is_none() {
                 continue;
             }
+            // One step can multiply the graph (distributivity over a class that many
+            // terms were merged into, e.g. all-zero relations): once the graph is big
+            // enough for that to matter, keep a copy to return to.
+            let before = enode_count(eg);
+            let backup = (before > guard_from).then(|| eg.clone());
             let report = if SAMPLED.contains(&ruleset) {
                 eg.step_rules_with_scheduler(sched_id, ruleset)
             } else {
@@ -453,11 +568,22 @@ fn saturate(
                     m
                 );
             }
+            let after = enode_count(eg);
+            if after > opts.node_limit.saturating_mul(OVERSHOOT) {
+                if let Some(backup) = backup {
+                    debug(&format!(
+                        "{ruleset} grew the graph from {before} to {after} e-nodes: undone"
+                    ));
+                    *eg = backup;
+                }
+                limited = Some(StopReason::NodeLimit);
+                break;
+            }
             if start.elapsed() > opts.time_limit {
                 limited = Some(StopReason::TimeLimit);
                 break;
             }
-            if enode_count(eg) > opts.node_limit {
+            if after > opts.node_limit {
                 limited = Some(StopReason::NodeLimit);
                 break;
             }
@@ -481,8 +607,8 @@ fn saturate(
     Ok((iterations, stop))
 }
 
-/// Applies the encoder's insertions.
-fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<(), OptError> {
+/// Applies the encoder's insertions; returns the e-class of each slot.
+fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<Vec<egglog::Value>, OptError> {
     use egglog::{Value, Write};
     use encode::{Arg, Op};
     eg.update(|mut fs| {
@@ -519,7 +645,7 @@ fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<(), OptError> {
                 }
             }
         }
-        Ok(())
+        Ok(slots)
     })
     .map_err(|e| OptError::Encode(e.to_string()))
 }
@@ -602,7 +728,8 @@ mod tests {
         let encoded = encode::encode(&e, &env, &mut sub).unwrap();
         let (mut eg, sched_id) = prepared(&None, opts.sample_limit).unwrap();
         insert(&mut eg, &encoded.ops).unwrap();
-        saturate(&mut eg, sched_id, &opts, Instant::now()).unwrap();
+        let guard = opts.node_limit / GUARD_FRACTION;
+        saturate(&mut eg, sched_id, &opts, Instant::now(), guard).unwrap();
         let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
         extract::problem(&snap)
     }

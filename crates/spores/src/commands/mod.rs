@@ -2,9 +2,11 @@
 //! each writes to the given streams and returns the process exit code.
 
 mod equiv;
+mod mlir;
 mod optimize;
 
 pub use equiv::equiv;
+pub use mlir::{mlir, mlir_opt, MlirCommand, MlirOptArgs};
 pub use optimize::optimize;
 
 use spores_opt::la::ShapeEnv;

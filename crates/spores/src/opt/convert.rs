@@ -3,7 +3,7 @@
 //! [`extract`] finds the block's LA subgraphs — maximal trees of matrix operators whose
 //! shapes are known — and turns each into an [`LaExpr`] over *leaves*: block inputs and
 //! values the optimizer cannot see into (reads, `rand`, indexing, calls, scalar
-//! arithmetic). [`rebuild`] puts optimized expressions back, mapping fused operators to
+//! arithmetic), and the values of other roots (shared, so computed once). [`rebuild`] puts optimized expressions back, mapping fused operators to
 //! their kernels. One table, [`FUNCTIONS`], names the operators in both directions.
 
 use std::collections::HashMap;
@@ -138,7 +138,13 @@ pub fn extract(block: &BlockDag, meta: &[NodeMeta]) -> Extracted {
     let mut out = Extracted::default();
     for id in 0..dag.len() {
         if la[id] && is_root[id] {
-            if let Some(expr) = to_expr(dag, meta, &la, id, &mut out) {
+            // Inside this root's tree, another root is a leaf: its value is computed
+            // anyway, so reading it is free, while inlining it would make both plans
+            // compute it (and make every root's e-graph bigger).
+            let expand: Vec<bool> = (0..dag.len())
+                .map(|n| la[n] && (n == id || !is_root[n]))
+                .collect();
+            if let Some(expr) = to_expr(dag, meta, &expand, id, &mut out) {
                 out.roots.push(Root { node: id, expr });
             }
         }

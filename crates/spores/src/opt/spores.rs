@@ -20,33 +20,40 @@ use crate::dag::BlockDag;
 pub trait ExprOptimizer {
     /// A cheaper equivalent of `e` with a note for `--explain`, or `None` to keep `e`.
     fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)>;
+
+    /// [`ExprOptimizer::optimize`] for all roots of a block at once (an optimizer that can
+    /// share work or plans between them overrides this); one answer per root.
+    fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv) -> Vec<Option<(LaExpr, String)>> {
+        es.iter().map(|e| self.optimize(e, env)).collect()
+    }
 }
 
 /// Relational equality saturation (`spores_opt::saturate`).
 pub struct Saturation {
     pub options: OptimizeOptions,
-    /// Expressions predicted to cost less than this (in the cost model's units, about a
-    /// flop or a byte each) are left alone: saturating takes milliseconds, more than
-    /// such an expression can save.
+    /// Expressions predicted to cost less than this (in the cost model's units,
+    /// nanoseconds of kernel time) are left alone: saturating takes milliseconds, more
+    /// than such an expression can save.
     pub min_cost: f64,
 }
 
 /// Default for [`Saturation::min_cost`]: about a millisecond of kernel work.
 pub const DEFAULT_MIN_COST: f64 = 1e6;
 
-impl ExprOptimizer for Saturation {
-    fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)> {
-        if spores_opt::cost::la_cost(e, env).map_or(true, |c| c < self.min_cost) {
-            return None;
-        }
-        let result = saturate::optimize(e, env, &self.options).ok()?;
-        // Only a real improvement is worth a different plan.
+impl Saturation {
+    /// The answer for one root: its plan if it is a real improvement.
+    fn answer(e: &LaExpr, result: &saturate::Optimized, roots: usize) -> Option<(LaExpr, String)> {
         if result.expr == *e || result.cost_after >= result.cost_before * 0.99 {
             return None;
         }
         let r = &result.report;
+        let shared = if roots > 1 {
+            format!(" (one e-graph for {roots} roots)")
+        } else {
+            String::new()
+        };
         let note = format!(
-            "cost {:.3e} -> {:.3e}; {:?} after {} iterations, {} e-nodes, {:.1} ms",
+            "cost {:.3e} -> {:.3e} ns; {:?} after {} iterations, {} e-nodes, {:.1} ms{shared}",
             result.cost_before,
             result.cost_after,
             r.stop,
@@ -54,7 +61,49 @@ impl ExprOptimizer for Saturation {
             r.enodes,
             r.time.as_secs_f64() * 1e3
         );
-        Some((result.expr, note))
+        Some((result.expr.clone(), note))
+    }
+}
+
+impl ExprOptimizer for Saturation {
+    fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)> {
+        self.optimize_all(std::slice::from_ref(e), env)
+            .pop()
+            .flatten()
+    }
+
+    /// The roots worth optimizing (predicted to cost at least `min_cost`) are saturated
+    /// in one e-graph and extracted jointly; the node limit grows with their number, so
+    /// each root gets about the room it would have alone.
+    fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv) -> Vec<Option<(LaExpr, String)>> {
+        let worth: Vec<usize> = (0..es.len())
+            .filter(|&k| spores_opt::cost::la_cost(&es[k], env).is_ok_and(|c| c >= self.min_cost))
+            .collect();
+        let mut out = vec![None; es.len()];
+        if worth.is_empty() {
+            return out;
+        }
+        let chosen: Vec<LaExpr> = worth.iter().map(|&k| es[k].clone()).collect();
+        let mut options = self.options.clone();
+        options.node_limit = options.node_limit.saturating_mul(chosen.len());
+        match saturate::optimize_all(&chosen, env, &options) {
+            Ok(results) => {
+                for (&k, result) in worth.iter().zip(&results) {
+                    out[k] = Self::answer(&es[k], result, chosen.len());
+                }
+            }
+            // One root the optimizer cannot take (say, an encoding error) must not cost
+            // the others their plans: each is then optimized on its own.
+            Err(_) if chosen.len() > 1 => {
+                for &k in &worth {
+                    if let Ok(result) = saturate::optimize(&es[k], env, &self.options) {
+                        out[k] = Self::answer(&es[k], &result, 1);
+                    }
+                }
+            }
+            Err(_) => {}
+        }
+        out
     }
 }
 
@@ -128,8 +177,10 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
         let extracted = extract(block, &meta);
         let mut replacements = HashMap::new();
         let mut notes = String::new();
-        for root in &extracted.roots {
-            let Some((better, note)) = self.inner.optimize(&root.expr, &extracted.env) else {
+        let exprs: Vec<LaExpr> = extracted.roots.iter().map(|r| r.expr.clone()).collect();
+        let answers = self.inner.optimize_all(&exprs, &extracted.env);
+        for (root, answer) in extracted.roots.iter().zip(answers) {
+            let Some((better, note)) = answer else {
                 continue;
             };
             if self.verify {
@@ -182,5 +233,51 @@ impl<E: ExprOptimizer> DagOptimizer for SporesOptimizer<E> {
 
     fn block_times(&self) -> Vec<std::time::Duration> {
         self.times.borrow().clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{run_script, RunOptions};
+
+    /// Runs `src` with the optimizer on every expression and `--explain`, returning the
+    /// output and the number of matrix products in the printed plans.
+    fn explain(src: &str) -> (String, usize) {
+        let mut spores = SporesOptimizer::new(OptimizeOptions::default());
+        spores.min_cost(0.0);
+        let options = RunOptions {
+            optimizer: Box::new(spores),
+            explain: true,
+            ..RunOptions::default()
+        };
+        let out = run_script(src, options).expect("script runs");
+        let products = out.lines().filter(|l| l.contains("= %*%(")).count();
+        (out, products)
+    }
+
+    /// Two roots of one block read `X %*% W`: the sum reads the product's value (180000
+    /// cells) instead of computing its own `sum(rowSums(W) * t(colSums(X)))`, which is
+    /// cheaper than `sum(X %*% W)` alone but not once `X %*% W` is computed anyway.
+    #[test]
+    fn a_root_inside_another_root_is_computed_once() {
+        let src = "X = rand(rows=600, cols=400, min=-1, max=1, seed=1)
+W = rand(rows=400, cols=300, min=-1, max=1, seed=2)
+while(FALSE){}
+A = X %*% W
+s = sum(X %*% W)
+while(FALSE){}
+print(sum(A))
+print(s)
+";
+        let (out, products) = explain(src);
+        assert_eq!(products, 1, "{out}");
+        assert!(
+            !out.contains("colsum(") && !out.contains("rowsum("),
+            "{out}"
+        );
+        let numbers: Vec<f64> = out.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        assert_eq!(numbers.len(), 2, "{out}");
+        assert!((numbers[0] - numbers[1]).abs() <= 1e-9 * numbers[0].abs().max(1.0));
     }
 }

@@ -1,0 +1,173 @@
+//! The MLIR benchmark (DialEgg's cases): per case, the kernel run time of the original
+//! program, of `mlir-opt --canonicalize`, of ours, and of ours plus canonicalize (median of
+//! the 11 timed kernel calls each program makes), with our optimization time broken down like
+//! the paper's Table 2. Results of every variant are checked against the original's.
+//!
+//! usage: cargo run --release -p spores-mlir --example mlir_bench [-- CASE..]
+//! (run `python3 bench/mlir/gen.py bench/mlir/cases` first if the cases are missing)
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use spores_mlir::egg::{optimize, OptOptions, OptStats};
+use spores_mlir::ir::Operation;
+use spores_mlir::runner::{agree, find_toolchain, median, numbers, split_times, Toolchain, REPS};
+use spores_mlir::{load, parse, print, LoadOptions, Module, PrintOptions};
+
+/// (case, rules file, relative tolerance of results vs the original, run it)
+const CASES: &[(&str, &str, f64, bool)] = &[
+    ("grayscale", "grayscale.egg", 0.0, true),
+    ("vecnorm", "vecnorm.egg", 2e-3, true),
+    ("poly", "poly.egg", 1e-9, true),
+    ("2mm", "matmul.egg", 0.0, true),
+    ("3mm", "matmul.egg", 0.0, true),
+    ("10mm", "matmul_chain.egg", 0.0, true),
+    ("20mm", "matmul_chain.egg", 0.0, true),
+    ("40mm", "matmul_chain.egg", 0.0, true),
+    ("80mm", "matmul_chain.egg", 0.0, true),
+    ("10mm", "matmul.egg", 0.0, false),
+    ("20mm", "matmul.egg", 0.0, false),
+    ("40mm", "matmul.egg", 0.0, false),
+];
+
+fn bench_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/mlir")
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1e3)
+}
+
+/// Runs a program; returns its result numbers and the median kernel time in ms.
+fn run(tc: &Toolchain, text: &str) -> Result<(Vec<f64>, f64), String> {
+    let lowered = tc.lower(text)?;
+    let out = tc.run(&lowered)?;
+    let (body, times) = split_times(&out, REPS).ok_or("no kernel times in the output")?;
+    Ok((numbers(&body), median(&times) * 1e3))
+}
+
+fn walk<'m>(ops: &'m [Operation], out: &mut Vec<&'m Operation>) {
+    for o in ops {
+        out.push(o);
+        for r in &o.regions {
+            for b in &r.blocks {
+                walk(&b.ops, out);
+            }
+        }
+    }
+}
+
+/// Multiply-adds of all matmuls in `@kernel`, and the chain DP optimum for its arguments.
+fn matmul_check(orig: &Module, opt: &Module) -> Option<(u64, u64)> {
+    let kernel = |m: &Module| -> Option<Operation> {
+        let mut all = Vec::new();
+        walk(&m.ops, &mut all);
+        all.into_iter()
+            .find(|o| {
+                o.name == "func.func"
+                    && o.attr("sym_name").and_then(|a| a.as_str()) == Some("kernel")
+            })
+            .cloned()
+    };
+    let dims = |t: &spores_mlir::Type| -> Option<(u64, u64)> {
+        let s = t.shape()?;
+        Some(((*s.first()?)?, (*s.get(1)?)?))
+    };
+    let k = kernel(opt)?;
+    let mut ops = Vec::new();
+    walk(&k.regions[0].blocks[0].ops, &mut ops);
+    let mut work = 0;
+    let mut any = false;
+    for o in ops.iter().filter(|o| o.name == "linalg.matmul") {
+        let (a, b) = dims(&o.operand_types[0])?;
+        let (_, c) = dims(&o.operand_types[1])?;
+        work += a * b * c;
+        any = true;
+    }
+    if !any {
+        return None;
+    }
+    let args = &kernel(orig)?.regions[0].blocks[0].args;
+    let mut d = vec![dims(&args[0].ty)?.0];
+    for a in args {
+        d.push(dims(&a.ty)?.1);
+    }
+    let n = d.len() - 1;
+    let mut best = vec![vec![0u64; n]; n];
+    for len in 2..=n {
+        for i in 0..=n - len {
+            let j = i + len - 1;
+            best[i][j] = (i..j)
+                .map(|k| best[i][k] + best[k + 1][j] + d[i] * d[k + 1] * d[j + 1])
+                .min()?;
+        }
+    }
+    Some((work, best[0][n - 1]))
+}
+
+fn main() {
+    let only: Vec<String> = std::env::args().skip(1).collect();
+    let Some(tc) = find_toolchain() else {
+        eprintln!("mlir-opt-19 / mlir-cpu-runner-19 / libmlir-19 not found");
+        std::process::exit(2);
+    };
+    let dir = bench_dir();
+    println!("| case | rules | ops | original ms | canonicalize ms | ours ms | ours+canon ms | speedup ours | speedup ours+canon | MLIR→egglog ms | saturation ms | extraction ms | egglog→MLIR ms | total opt ms | canonicalize (process) ms | iters / e-nodes | matmul work / DP optimum |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for &(case, rules_file, tol, runs) in CASES {
+        if !only.is_empty() && !only.iter().any(|c| c == case) {
+            continue;
+        }
+        let module = load(
+            dir.join("cases").join(format!("{case}.mlir")),
+            &LoadOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{case}: {e}"));
+        let rules = std::fs::read_to_string(dir.join(rules_file)).expect("rules file");
+        let nrules = rules.matches("(rule ").count() + rules.matches("(rewrite ").count();
+        // Optimization time: median total of 3 runs, reported with that run's breakdown.
+        let mut results: Vec<(Module, OptStats)> = (0..3)
+            .map(|_| {
+                optimize(&module, &rules, rules_file, &OptOptions::default()).expect("optimizes")
+            })
+            .collect();
+        results.sort_by_key(|(_, s)| s.total());
+        let (opt, stats) = results.swap_remove(1);
+        let orig_text = print(&module, PrintOptions::default());
+        let ours_text = print(&opt, PrintOptions::default());
+        let t = Instant::now();
+        let canon_text = tc.canonicalize(&orig_text).expect("canonicalize");
+        let canon_time = t.elapsed();
+        let ours_canon_text = tc.canonicalize(&ours_text).expect("canonicalize ours");
+        let check = matmul_check(&module, &opt).map_or("-".to_string(), |(w, best)| {
+            format!("{w} / {best}{}", if w == best { " (optimal)" } else { "" })
+        });
+        let (mut rt, mut speed) = (vec!["-".to_string(); 4], vec!["-".to_string(); 2]);
+        if runs {
+            let base = run(&tc, &orig_text).unwrap_or_else(|e| panic!("{case} original: {e}"));
+            let mut times = vec![base.1];
+            for (label, text) in [
+                ("canonicalize", &canon_text),
+                ("ours", &ours_text),
+                ("ours+canon", &ours_canon_text),
+            ] {
+                let (nums, t) = run(&tc, text).unwrap_or_else(|e| panic!("{case} {label}: {e}"));
+                agree(&base.0, &nums, tol)
+                    .unwrap_or_else(|e| panic!("{case} {label}: results differ: {e}"));
+                times.push(t);
+            }
+            rt = times.iter().map(|t| format!("{t:.3}")).collect();
+            speed = vec![
+                format!("{:.2}x", times[0] / times[2]),
+                format!("{:.2}x", times[0] / times[3]),
+            ];
+        }
+        let _ = parse(&ours_text).expect("our output re-parses");
+        println!(
+            "| {case} | {rules_file} ({nrules}) | {} → {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {check} |",
+            stats.ops_before, stats.ops_after, rt[0], rt[1], rt[2], rt[3], speed[0], speed[1],
+            ms(stats.to_egglog), ms(stats.saturation), ms(stats.extraction), ms(stats.to_mlir),
+            ms(stats.total()), ms(canon_time), stats.iterations, stats.enodes,
+        );
+    }
+}

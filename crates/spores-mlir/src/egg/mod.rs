@@ -1,0 +1,274 @@
+//! The MLIR optimizer (DialEgg-style): MLIR → egglog terms → equality saturation with the
+//! user's rules → cheapest terms → MLIR.
+//!
+//! * [`decls`]: which ops the e-graph knows (the constructors declared in the prelude
+//!   `egg/prelude.egg` and the user's rule file) and their costs.
+//! * [`terms`]: types and attributes as egglog terms, both ways.
+//! * [`eggify`]: ops to terms; what stays in place (side effects, undeclared ops, regions).
+//! * [`snapshot`]: the saturated e-graph as classes of costed e-nodes.
+//! * [`deeggify`]: per-block extraction (the LA optimizer's `CandGraph` extractors) and
+//!   printing as SSA.
+//!
+//! Saturation runs the default ruleset under an iteration, size and time limit; hitting a
+//! limit is not an error: the best program found so far is returned.
+//!
+//! With `SPORES_MLIR_DEBUG` set, table sizes, the slowest rules and the extraction phases
+//! are printed to stderr (how the encodings in `bench/mlir/*.egg` were tuned).
+
+pub mod decls;
+pub mod deeggify;
+pub mod eggify;
+pub mod snapshot;
+pub mod terms;
+
+use std::time::{Duration, Instant};
+
+use egglog::EGraph;
+
+use crate::ir::{Module, Operation};
+
+/// The shipped prelude: builtin types and attributes, common ops of arith, math, tensor and
+/// linalg.
+pub const PRELUDE: &str = include_str!("../../egg/prelude.egg");
+
+/// How to choose among equivalent terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extractor {
+    /// Cheapest tree cost per class, bottom up (exact when nothing is shared).
+    Greedy,
+    /// The minimum-DAG-cost ILP with a time budget, falling back to greedy.
+    Ilp(Duration),
+}
+
+/// Limits and choices.
+#[derive(Clone, Debug)]
+pub struct OptOptions {
+    pub iter_limit: usize,
+    /// E-graph size (tuples over all tables), checked between iterations.
+    pub node_limit: usize,
+    pub time_limit: Duration,
+    pub extractor: Extractor,
+}
+
+impl Default for OptOptions {
+    fn default() -> Self {
+        OptOptions {
+            iter_limit: 100,
+            node_limit: 2_000_000,
+            time_limit: Duration::from_secs(10),
+            extractor: Extractor::Greedy,
+        }
+    }
+}
+
+/// Why saturation stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    Saturated,
+    IterLimit,
+    NodeLimit,
+    TimeLimit,
+}
+
+/// What the optimizer did, and how long each phase took (the paper's Table 2 columns).
+#[derive(Clone, Debug)]
+pub struct OptStats {
+    /// Loading the prelude and rules into a fresh e-graph.
+    pub load_rules: Duration,
+    /// MLIR → egglog: translating the module and inserting its terms.
+    pub to_egglog: Duration,
+    pub saturation: Duration,
+    /// Reading the e-graph and choosing terms.
+    pub extraction: Duration,
+    /// egglog → MLIR: printing the chosen terms as ops.
+    pub to_mlir: Duration,
+    pub iterations: usize,
+    pub stop: StopReason,
+    pub enodes: usize,
+    pub eclasses: usize,
+    /// Ops in the input / output (all nesting levels).
+    pub ops_before: usize,
+    pub ops_after: usize,
+    /// Input ops that became terms / stayed in place.
+    pub term_ops: usize,
+    pub anchor_ops: usize,
+    /// Declared ops (prelude and rules).
+    pub declared_ops: usize,
+    pub blocks_optimized: usize,
+    pub blocks_fallback: usize,
+    /// The chosen program's cost (sum over blocks of DAG costs).
+    pub cost: f64,
+}
+
+impl OptStats {
+    /// Total optimization time.
+    pub fn total(&self) -> Duration {
+        self.load_rules + self.to_egglog + self.saturation + self.extraction + self.to_mlir
+    }
+}
+
+/// Why optimization failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OptError {
+    #[error("rules: {0}")]
+    Rules(String),
+    #[error("egglog: {0}")]
+    Egglog(String),
+    #[error("reading the e-graph: {0}")]
+    Snapshot(String),
+}
+
+/// The e-graph with the prelude and `rules` loaded, and the op declarations.
+pub fn load_rules(rules: &str, rules_name: &str) -> Result<(EGraph, decls::Decls), OptError> {
+    let mut eg = EGraph::default();
+    let prelude = eg
+        .parse_program(Some("prelude.egg".into()), PRELUDE)
+        .map_err(|e| OptError::Rules(format!("prelude: {e}")))?;
+    eg.run_program(prelude.clone())
+        .map_err(|e| OptError::Rules(format!("prelude: {e}")))?;
+    let user = eg
+        .parse_program(Some(rules_name.to_string()), rules)
+        .map_err(|e| OptError::Rules(e.to_string()))?;
+    let mut all = prelude;
+    all.extend(user.iter().cloned());
+    let decls = decls::Decls::read(&all);
+    eg.run_program(user)
+        .map_err(|e| OptError::Rules(e.to_string()))?;
+    // `type-of` for every declared op: its last child.
+    let mut text = String::new();
+    for name in &decls.order {
+        let d = &decls.by_ctor[name];
+        let vars: Vec<String> = (0..d.operands + d.attrs)
+            .map(|i| format!("?a{i}"))
+            .collect();
+        text.push_str(&format!(
+            "(rule ((= ?e ({name} {} ?t))) ((set (type-of ?e) ?t)) :name \"type-of {name}\")\n",
+            vars.join(" ")
+        ));
+    }
+    eg.parse_and_run_program(Some("type-of rules".into()), &text)
+        .map_err(|e| OptError::Rules(format!("type-of rules: {e}")))?;
+    Ok((eg, decls))
+}
+
+/// Optimizes `module` with the prelude plus `rules` (egglog source; `rules_name` names it in
+/// messages).
+pub fn optimize(
+    module: &Module,
+    rules: &str,
+    rules_name: &str,
+    opts: &OptOptions,
+) -> Result<(Module, OptStats), OptError> {
+    let t0 = Instant::now();
+    let (mut eg, decls) = load_rules(rules, rules_name)?;
+    let load_rules = t0.elapsed();
+
+    let t1 = Instant::now();
+    let egg = eggify::eggify(module, &decls);
+    terms::apply(&mut eg, &egg.terms.ins).map_err(|e| OptError::Egglog(e.to_string()))?;
+    let to_egglog = t1.elapsed();
+
+    let t2 = Instant::now();
+    let mut iterations = 0;
+    let debug = std::env::var_os("SPORES_MLIR_DEBUG").is_some();
+    let mut rule_times: std::collections::HashMap<String, (Duration, usize)> = Default::default();
+    let stop = loop {
+        if iterations >= opts.iter_limit {
+            break StopReason::IterLimit;
+        }
+        if t2.elapsed() >= opts.time_limit {
+            break StopReason::TimeLimit;
+        }
+        if eg.num_tuples() >= opts.node_limit {
+            break StopReason::NodeLimit;
+        }
+        iterations += 1;
+        let report = eg
+            .step_rules("")
+            .map_err(|e| OptError::Egglog(e.to_string()))?;
+        if debug {
+            for (r, t) in &report.search_and_apply_time_per_rule {
+                let e = rule_times.entry(r.to_string()).or_default();
+                e.0 += *t;
+                e.1 += report.num_matches_per_rule.get(r).copied().unwrap_or(0);
+            }
+            for (k, t) in &report.rebuild_time_per_ruleset {
+                rule_times.entry(format!("rebuild {k}")).or_default().0 += *t;
+            }
+            for (k, t) in &report.merge_time_per_ruleset {
+                rule_times.entry(format!("merge {k}")).or_default().0 += *t;
+            }
+        }
+        if !report.updated {
+            break StopReason::Saturated;
+        }
+    };
+    let saturation = t2.elapsed();
+    if debug {
+        let mut v: Vec<_> = rule_times.into_iter().collect();
+        v.sort_by_key(|(_, (t, _))| std::cmp::Reverse(*t));
+        for (r, (t, n)) in v.iter().take(8) {
+            eprintln!("spores-mlir: {r}: {t:?}, {n} matches");
+        }
+        for (name, _) in eg.functions_iter() {
+            eprintln!("spores-mlir: table {name}: {} rows", eg.get_size(name));
+        }
+    }
+
+    let t3 = Instant::now();
+    let snap =
+        snapshot::Snapshot::read(&eg, &decls, egg.values.len()).map_err(OptError::Snapshot)?;
+    let read_time = t3.elapsed();
+
+    let t4 = Instant::now();
+    let mut emitter = deeggify::Emitter::new(&egg, &snap, opts.extractor);
+    let ops = emitter.module_ops();
+    let emit_time = t4.elapsed();
+    let es = emitter.stats;
+    if debug {
+        eprintln!(
+            "spores-mlir: snapshot {read_time:?}, selection {:?}, printing {:?}",
+            es.selection_time,
+            emit_time.saturating_sub(es.selection_time)
+        );
+    }
+    let out = Module {
+        ops,
+        loc_aliases: egg.loc_aliases.clone(),
+        metadata: egg.metadata.clone(),
+    };
+    let stats = OptStats {
+        load_rules,
+        to_egglog,
+        saturation,
+        extraction: read_time + es.selection_time,
+        to_mlir: emit_time.saturating_sub(es.selection_time),
+        iterations,
+        stop,
+        enodes: snap.enodes,
+        eclasses: snap.classes.len(),
+        ops_before: count_ops(&module.ops),
+        ops_after: count_ops(&out.ops),
+        term_ops: egg.term_ops,
+        anchor_ops: egg.anchor_ops,
+        declared_ops: decls.order.len(),
+        blocks_optimized: es.blocks_optimized,
+        blocks_fallback: es.blocks_fallback,
+        cost: es.cost,
+    };
+    Ok((out, stats))
+}
+
+/// Ops at all nesting levels.
+pub fn count_ops(ops: &[Operation]) -> usize {
+    ops.iter()
+        .map(|o| {
+            1 + o
+                .regions
+                .iter()
+                .flat_map(|r| &r.blocks)
+                .map(|b| count_ops(&b.ops))
+                .sum::<usize>()
+        })
+        .sum()
+}

@@ -3,9 +3,11 @@
 
 mod equiv;
 mod optimize;
+mod tensor;
 
 pub use equiv::equiv;
 pub use optimize::optimize;
+pub use tensor::{tensor, TensorArgs};
 
 use spores_opt::la::ShapeEnv;
 

@@ -7,6 +7,7 @@
 //!   and the operators with their algebraic properties.
 //! - [`logical`]: the logical optimizer (variable elimination over aggregates).
 //! - [`physical`]: the physical optimizer (loop orders, formats, merge protocols).
+//! - [`stats`]: sparsity estimators (uniform, degree statistics with the chain bound).
 //! - [`tensor`]: [`CooTensor`], the interchange form of inputs and results.
 //! - [`reference`]: brute-force dense evaluation, the oracle for tests.
 //! - [`parse`]: the text syntax of programs.
@@ -21,6 +22,7 @@ pub mod parse;
 pub mod physical;
 pub mod plan_ast;
 pub mod reference;
+pub mod stats;
 pub mod tensor;
 
 pub use driver::{run, RunOptions, RunReport};

@@ -1,0 +1,336 @@
+//! Degree statistics and the chain bound (Galley §7.3.2).
+//!
+//! A degree constraint `D(X|Y) = d` says: for any fixed coordinates of the indices `Y`, at most
+//! `d` distinct coordinates of `X` carry a non-fill entry. `D(X|∅)` bounds the projection onto
+//! `X`; `D(I|∅)` is the non-fill count. Constraints compose along chains: fixing `Y`, then
+//! extending by `X` at most `d` ways per prefix, so the product of degrees along any path from
+//! `∅` to the full index set in the lattice of index sets bounds the count. [`bound`] finds the
+//! cheapest such path (a shortest path on log-degrees, as in Galley's BFS over the lattice).
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+use super::{Kind, TensorStats};
+use crate::plan_ast::Idx;
+
+/// `D(x | y) = d` over index bitmasks (bit positions of the owning stats' sorted indices).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DegreeConstraint {
+    pub x: u64,
+    pub y: u64,
+    pub d: f64,
+}
+
+/// Keeps the smallest degree for each `(x, y)` pair.
+pub(super) fn dedup(mut dcs: Vec<DegreeConstraint>) -> Vec<DegreeConstraint> {
+    dcs.sort_by(|a, b| {
+        (a.x, a.y)
+            .cmp(&(b.x, b.y))
+            .then(a.d.partial_cmp(&b.d).unwrap_or(Ordering::Equal))
+    });
+    dcs.dedup_by(|later, first| later.x == first.x && later.y == first.y);
+    dcs
+}
+
+/// Packs the coordinates of the modes in `mask` into one key (at most 4 modes).
+fn key(coord: &[u32], mask: u64) -> u128 {
+    let mut k = 0u128;
+    for (m, &c) in coord.iter().enumerate() {
+        if mask & (1 << m) != 0 {
+            k = (k << 32) | c as u128;
+        }
+    }
+    k
+}
+
+fn max_group(coords: &[&[u32]], s: u64, y: u64, distinct_s: bool) -> f64 {
+    if y == 0 {
+        if distinct_s {
+            return coords.len() as f64;
+        }
+        let mut keys: Vec<u128> = coords.iter().map(|c| key(c, s)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        return keys.len() as f64;
+    }
+    let mut pairs: Vec<(u128, u128)> = coords.iter().map(|c| (key(c, y), key(c, s))).collect();
+    pairs.sort_unstable();
+    if !distinct_s {
+        pairs.dedup();
+    }
+    let mut best = 0usize;
+    let mut run = 0usize;
+    for k in 0..pairs.len() {
+        if k > 0 && pairs[k].0 == pairs[k - 1].0 {
+            run += 1;
+        } else {
+            run = 1;
+        }
+        best = best.max(run);
+    }
+    best as f64
+}
+
+/// The degree constraints of a materialized non-fill pattern (distinct coordinates of an
+/// order-`order` tensor). Up to order 4 every `D(X|Y)` with disjoint `X`, `Y` is kept (at most
+/// 65); above, the count, each single mode's projection and `D(rest|m)` for each mode `m`.
+pub(super) fn degree_constraints(order: usize, coords: &[&[u32]]) -> Vec<DegreeConstraint> {
+    let full: u64 = (1u64 << order) - 1;
+    let mut out = vec![];
+    if order == 0 {
+        return out;
+    }
+    if order <= 4 {
+        for s in 1..=full {
+            // Every y ⊊ s: x = s \ y.
+            let mut y = 0u64;
+            loop {
+                if y != s {
+                    let d = max_group(coords, s, y, s == full);
+                    out.push(DegreeConstraint { x: s & !y, y, d });
+                }
+                if y == s {
+                    break;
+                }
+                y = (y.wrapping_sub(s)) & s; // next subset of s
+                if y == 0 {
+                    break;
+                }
+            }
+        }
+    } else {
+        out.push(DegreeConstraint {
+            x: full,
+            y: 0,
+            d: coords.len() as f64,
+        });
+        for m in 0..order {
+            let bit = 1u64 << m;
+            out.push(DegreeConstraint {
+                x: bit,
+                y: 0,
+                d: max_group(coords, bit, 0, false),
+            });
+            out.push(DegreeConstraint {
+                x: full & !bit,
+                y: bit,
+                d: max_group(coords, full, bit, true),
+            });
+        }
+    }
+    dedup(out)
+}
+
+/// Bit positions of `child`'s indices among `out` (sorted, containing them all).
+fn positions(child: &TensorStats, out: &[Idx]) -> Vec<u64> {
+    child
+        .idxs
+        .iter()
+        .map(|i| 1u64 << out.binary_search(i).expect("child index is in the output"))
+        .collect()
+}
+
+fn remap(m: u64, pos: &[u64]) -> u64 {
+    let mut r = 0;
+    let mut rest = m;
+    while rest != 0 {
+        let k = rest.trailing_zeros() as usize;
+        r |= pos[k];
+        rest &= rest - 1;
+    }
+    r
+}
+
+fn chain_parts(s: &TensorStats) -> (&[DegreeConstraint], f64) {
+    match &s.kind {
+        Kind::Chain { dcs, cap } => (dcs, *cap),
+        Kind::Uniform { nnz } => (&[], *nnz),
+    }
+}
+
+/// A join: every child's constraints hold of the output.
+pub(super) fn conjunction(children: &[&TensorStats], out: &[Idx], dims: &[usize]) -> Kind {
+    let mut dcs = vec![];
+    let mut cap = f64::INFINITY;
+    for c in children {
+        let pos = positions(c, out);
+        let (cdcs, ccap) = chain_parts(c);
+        dcs.extend(cdcs.iter().map(|dc| DegreeConstraint {
+            x: remap(dc.x, &pos),
+            y: remap(dc.y, &pos),
+            d: dc.d,
+        }));
+        let own = remap((1u64 << c.idxs.len()) - 1, &pos);
+        let missing_cells = cells_of(!own, dims);
+        cap = cap.min(ccap.min(c.estimate()) * missing_cells);
+        if !c.idxs.is_empty() {
+            dcs.push(DegreeConstraint {
+                x: own,
+                y: 0,
+                d: c.estimate(),
+            });
+        }
+    }
+    if cap.is_infinite() {
+        cap = cells_of(u64::MAX, dims);
+    }
+    Kind::Chain {
+        dcs: dedup(dcs),
+        cap,
+    }
+}
+
+fn cells_of(mask: u64, dims: &[usize]) -> f64 {
+    (0..dims.len())
+        .filter(|k| mask & (1 << k) != 0)
+        .map(|k| dims[k] as f64)
+        .product()
+}
+
+/// A union: each child's constraints are widened to the output's indices (a constraint on
+/// `A[i,j]` says nothing about `k`, so `D(X|Y)` becomes `D(X∪{k}|Y) = d·n_k`), then a pair
+/// `(X, Y)` known for every contributing child bounds the output by the sum.
+pub(super) fn disjunction(children: &[&TensorStats], out: &[Idx], dims: &[usize]) -> Kind {
+    let full = if out.is_empty() {
+        0
+    } else {
+        u64::MAX >> (64 - out.len())
+    };
+    let mut cap = 0.0;
+    let mut common: Option<HashMap<(u64, u64), f64>> = None;
+    for c in children {
+        let est = c.estimate();
+        if est <= 0.0 {
+            continue; // contributes no non-fill entry
+        }
+        let pos = positions(c, out);
+        let own = remap((1u64 << c.idxs.len()) - 1, &pos);
+        let missing = full & !own;
+        let widen = cells_of(missing, dims);
+        cap += est * widen;
+        let (cdcs, _) = chain_parts(c);
+        let mut mine: HashMap<(u64, u64), f64> = HashMap::new();
+        for dc in cdcs {
+            let x = remap(dc.x, &pos) | missing;
+            let y = remap(dc.y, &pos);
+            let e = mine.entry((x, y)).or_insert(f64::INFINITY);
+            *e = e.min(dc.d * widen);
+        }
+        common = Some(match common {
+            None => mine,
+            Some(prev) => prev
+                .into_iter()
+                .filter_map(|(k, d)| mine.get(&k).map(|d2| (k, d + d2)))
+                .collect(),
+        });
+    }
+    let dcs = common
+        .unwrap_or_default()
+        .into_iter()
+        .map(|((x, y), d)| DegreeConstraint { x, y, d })
+        .collect();
+    Kind::Chain {
+        dcs: dedup(dcs),
+        cap: cap.min(cells_of(full, dims)),
+    }
+}
+
+/// A projection: constraints not conditioned on a removed index survive with the removed
+/// indices dropped from `X` (projecting can only merge coordinates). `input_estimate` bounds
+/// the output too.
+pub(super) fn aggregate(
+    dcs: &[DegreeConstraint],
+    gone: u64,
+    keep: &[usize],
+    input_estimate: f64,
+) -> Kind {
+    let pos: Vec<(usize, u64)> = keep
+        .iter()
+        .enumerate()
+        .map(|(new, &old)| (old, 1u64 << new))
+        .collect();
+    let squeeze = |m: u64| {
+        pos.iter()
+            .filter(|(old, _)| m & (1 << old) != 0)
+            .fold(0, |a, (_, b)| a | b)
+    };
+    let out = dcs
+        .iter()
+        .filter(|dc| dc.y & gone == 0 && dc.x & !gone != 0)
+        .map(|dc| DegreeConstraint {
+            x: squeeze(dc.x & !gone),
+            y: squeeze(dc.y),
+            d: dc.d,
+        })
+        .collect();
+    Kind::Chain {
+        dcs: dedup(out),
+        cap: input_estimate,
+    }
+}
+
+#[derive(PartialEq)]
+struct Node(f64, u64);
+
+impl Eq for Node {}
+
+impl PartialOrd for Node {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Node {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .0
+            .partial_cmp(&self.0)
+            .unwrap_or(Ordering::Equal)
+            .then(other.1.cmp(&self.1))
+    }
+}
+
+/// The chain bound: the cheapest product of degrees along a path `∅ → all indices`, where a
+/// constraint `D(X|Y)` leads from any set containing `Y` to its union with `X`, and each index
+/// alone may be added at the cost of its dimension (the domain constraint).
+pub(super) fn bound(dcs: &[DegreeConstraint], dims: &[usize]) -> f64 {
+    let n = dims.len();
+    if n == 0 {
+        return 1.0;
+    }
+    if dcs.iter().any(|dc| dc.d <= 0.0) {
+        return 0.0;
+    }
+    let full = u64::MAX >> (64 - n);
+    let mut edges: Vec<(u64, u64, f64)> =
+        dcs.iter().map(|dc| (dc.x, dc.y, dc.d.max(1.0))).collect();
+    for (k, &d) in dims.iter().enumerate() {
+        edges.push((1 << k, 0, d.max(1) as f64));
+    }
+    let mut dist: HashMap<u64, f64> = HashMap::new();
+    let mut heap = BinaryHeap::new();
+    // Degrees multiply along a path; all are >= 1, so Dijkstra on products is exact (and
+    // keeps integer bounds integral, unlike summing logarithms).
+    dist.insert(0, 1.0);
+    heap.push(Node(1.0, 0));
+    while let Some(Node(cost, set)) = heap.pop() {
+        if set == full {
+            return cost;
+        }
+        if dist.get(&set).is_some_and(|&d| d < cost) {
+            continue;
+        }
+        for &(x, y, w) in &edges {
+            if y & !set != 0 || x & !set == 0 {
+                continue;
+            }
+            let next = set | x;
+            let c = cost * w;
+            if dist.get(&next).is_none_or(|&d| c < d) {
+                dist.insert(next, c);
+                heap.push(Node(c, next));
+            }
+        }
+    }
+    cells_of(full, dims)
+}

@@ -1,0 +1,198 @@
+//! Shared helpers of the optimizer and estimator tests: random sparse tensors, the subgraph
+//! workload's graph and query files (a small reader of our own: the engine's readers live in
+//! `src/io/`, owned by the engine work), and programs built from them.
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64;
+use spores_tensor::plan_ast::{AggOp, Expr, Idx, MapOp, Program, Query};
+use spores_tensor::CooTensor;
+
+pub fn idx(s: &str) -> Idx {
+    Idx::new(s)
+}
+
+pub fn idxs(names: &[&str]) -> Vec<Idx> {
+    names.iter().map(|s| idx(s)).collect()
+}
+
+pub fn input(name: &str, names: &[&str]) -> Expr {
+    Expr::input(name, idxs(names))
+}
+
+pub fn mul(args: Vec<Expr>) -> Expr {
+    Expr::map(MapOp::Mul, args)
+}
+
+pub fn add(args: Vec<Expr>) -> Expr {
+    Expr::map(MapOp::Add, args)
+}
+
+pub fn sum(names: &[&str], body: Expr) -> Expr {
+    Expr::agg(AggOp::Sum, idxs(names), body)
+}
+
+pub fn program(queries: Vec<Query>, outputs: &[&str]) -> Program {
+    Program {
+        queries,
+        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+pub fn rng(seed: u64) -> Pcg64 {
+    Pcg64::seed_from_u64(seed)
+}
+
+/// A random tensor with about `density` of its cells set to values in [0.5, 2) (positive, so
+/// sums never cancel and non-zero patterns are exactly the join/union/projection patterns).
+pub fn random_sparse(rng: &mut Pcg64, dims: &[usize], density: f64) -> CooTensor {
+    let total: usize = dims.iter().product();
+    let mut entries = vec![];
+    for flat in 0..total {
+        if rng.random::<f64>() < density {
+            let mut c = vec![0u32; dims.len()];
+            let mut r = flat;
+            for m in (0..dims.len()).rev() {
+                c[m] = (r % dims[m]) as u32;
+                r /= dims[m];
+            }
+            entries.push((c, 0.5 + 1.5 * rng.random::<f64>()));
+        }
+    }
+    CooTensor::from_entries(dims.to_vec(), entries, 0.0).expect("in bounds")
+}
+
+pub fn count_nonzero(t: &CooTensor) -> usize {
+    t.to_dense().iter().filter(|&&v| v != 0.0).count()
+}
+
+pub fn data_dir() -> PathBuf {
+    // crates/spores-tensor → workspace → its parent holds shared/ (worktrees and CI clones).
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for base in manifest.ancestors() {
+        let p = base.join("shared/data/subgraph");
+        if p.is_dir() {
+            return p;
+        }
+    }
+    PathBuf::from("/work/shared/data/subgraph")
+}
+
+/// An undirected labelled graph (`v ID LABEL ...`, `e SRC DST ...`).
+pub struct Graph {
+    pub n: usize,
+    pub labels: Vec<Vec<i64>>,
+    pub edges: Vec<(u32, u32)>,
+}
+
+pub fn read_graph(path: &Path) -> Graph {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut labels: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
+    let mut edges = vec![];
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        match f.first() {
+            Some(&"v") => {
+                let id: usize = f[1].parse().unwrap();
+                // yeast-style: `v ID LABEL DEGREE`; G-Care style: `v ID LABEL...`.
+                let ls: Vec<i64> = if f.len() == 4 && path.extension().is_some_and(|e| e == "graph")
+                {
+                    vec![f[2].parse().unwrap()]
+                } else {
+                    f[2..].iter().map(|x| x.parse().unwrap()).collect()
+                };
+                labels.insert(id, ls);
+            }
+            Some(&"e") => edges.push((f[1].parse().unwrap(), f[2].parse().unwrap())),
+            _ => {}
+        }
+    }
+    let n = labels.keys().next_back().map_or(0, |m| m + 1);
+    Graph {
+        n,
+        labels: (0..n)
+            .map(|v| labels.get(&v).cloned().unwrap_or_default())
+            .collect(),
+        edges,
+    }
+}
+
+/// The symmetric 0/1 adjacency matrix and one 0/1 indicator vector per label (`L<label>`).
+pub fn graph_tensors(g: &Graph) -> HashMap<String, CooTensor> {
+    let mut entries = vec![];
+    for &(a, b) in &g.edges {
+        entries.push((vec![a, b], 1.0));
+        entries.push((vec![b, a], 1.0));
+    }
+    let mut e = CooTensor::from_entries(vec![g.n, g.n], entries, 0.0).unwrap();
+    // Duplicate edges were summed: clamp to 0/1.
+    let ones: Vec<(Vec<u32>, f64)> = e.iter().map(|(c, _)| (c.to_vec(), 1.0)).collect();
+    e = CooTensor::from_entries(vec![g.n, g.n], ones, 0.0).unwrap();
+    let mut by_label: BTreeMap<i64, Vec<(Vec<u32>, f64)>> = BTreeMap::new();
+    for (v, ls) in g.labels.iter().enumerate() {
+        for &l in ls {
+            by_label.entry(l).or_default().push((vec![v as u32], 1.0));
+        }
+    }
+    let mut out: HashMap<String, CooTensor> = HashMap::new();
+    out.insert("E".into(), e);
+    for (l, es) in by_label {
+        out.insert(
+            format!("L{l}"),
+            CooTensor::from_entries(vec![g.n], es, 0.0).unwrap(),
+        );
+    }
+    out
+}
+
+/// Galley's homomorphism-count program of a query graph: one `E` factor per query edge, one
+/// label indicator per labelled query vertex, summed over every query vertex. Labels missing
+/// from the data graph make the query's count 0; they are dropped here with a flag.
+pub fn query_program(q: &Graph, data: &HashMap<String, CooTensor>) -> Option<Program> {
+    let v = |k: usize| format!("v{k}");
+    let mut factors = vec![];
+    for &(a, b) in &q.edges {
+        factors.push(Expr::input(
+            "E",
+            vec![idx(&v(a as usize)), idx(&v(b as usize))],
+        ));
+    }
+    for (k, ls) in q.labels.iter().enumerate() {
+        for &l in ls {
+            if l < 0 {
+                continue;
+            }
+            let name = format!("L{l}");
+            if !data.contains_key(&name) {
+                return None;
+            }
+            factors.push(Expr::input(&name, vec![idx(&v(k))]));
+        }
+    }
+    let all: Vec<Idx> = (0..q.n).map(|k| idx(&v(k))).collect();
+    let body = Expr::agg(AggOp::Sum, all, Expr::map(MapOp::Mul, factors));
+    Some(Program {
+        queries: vec![Query::new("count", vec![], body)],
+        outputs: vec!["count".into()],
+    })
+}
+
+/// Every query file of the yeast-lite set, sorted by name.
+pub fn yeast_queries() -> Vec<(String, Graph)> {
+    let dir = data_dir().join("queries/yeast-lite");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let g = read_graph(&dir.join(&n));
+            (n, g)
+        })
+        .collect()
+}

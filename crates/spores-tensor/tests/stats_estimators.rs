@@ -1,0 +1,317 @@
+//! The sparsity estimators against true non-fill counts: the chain bound never under-counts
+//! (joins, unions, projections on random inputs and on the yeast graph), the uniform estimator
+//! is exact where uniformity holds, and worked examples give the bounds computed by hand.
+
+mod opt_support;
+
+use std::collections::HashMap;
+
+use opt_support::*;
+use spores_tensor::plan_ast::{AggOp, Expr, Idx, MapOp, Query};
+use spores_tensor::reference::eval_program;
+use spores_tensor::stats::{expr_stats, Estimator, InputStats, TensorStats};
+use spores_tensor::CooTensor;
+
+fn stats_of(expr: &Expr, inputs: &InputStats, est: Estimator) -> TensorStats {
+    let mut leaf = |e: &Expr| match e {
+        Expr::Input { tensor, idxs } => inputs.access(tensor, idxs, est),
+        _ => unreachable!(),
+    };
+    expr_stats(expr, est, &mut leaf, &|_: &Idx| None).unwrap()
+}
+
+fn true_nnz(expr: &Expr, out: &[&str], tensors: &HashMap<String, CooTensor>) -> usize {
+    let p = program(vec![Query::new("out", idxs(out), expr.clone())], &["out"]);
+    count_nonzero(&eval_program(&p, tensors).unwrap()["out"])
+}
+
+#[test]
+fn chain_bound_is_an_upper_bound_on_random_inputs() {
+    let mut r = rng(7);
+    let shapes: Vec<(Expr, Vec<&str>)> = vec![
+        // join
+        (
+            mul(vec![input("A", &["i", "j"]), input("B", &["j", "k"])]),
+            vec!["i", "j", "k"],
+        ),
+        // matrix product (projection of the join)
+        (
+            sum(
+                &["j"],
+                mul(vec![input("A", &["i", "j"]), input("B", &["j", "k"])]),
+            ),
+            vec!["i", "k"],
+        ),
+        // union
+        (
+            add(vec![input("A", &["i", "j"]), input("B", &["j", "k"])]),
+            vec!["i", "j", "k"],
+        ),
+        // triangle-like cycle, projected to a vertex
+        (
+            sum(
+                &["j", "k"],
+                mul(vec![
+                    input("A", &["i", "j"]),
+                    input("B", &["j", "k"]),
+                    input("A", &["k", "i"]),
+                ]),
+            ),
+            vec!["i"],
+        ),
+        // union inside a join, then a projection
+        (
+            sum(
+                &["j"],
+                mul(vec![
+                    input("C", &["i", "j", "k"]),
+                    add(vec![input("A", &["i", "j"]), input("v", &["j"])]),
+                ]),
+            ),
+            vec!["i", "k"],
+        ),
+        // aggregate of everything
+        (sum(&["i", "j"], input("A", &["i", "j"])), vec![]),
+    ];
+    for trial in 0..25 {
+        let density = [0.02, 0.1, 0.3, 0.7][trial % 4];
+        let n = 6 + trial % 5;
+        let tensors: HashMap<String, CooTensor> = [
+            ("A".to_string(), random_sparse(&mut r, &[n, n], density)),
+            (
+                "B".to_string(),
+                random_sparse(&mut r, &[n, n], density * 1.5),
+            ),
+            ("C".to_string(), random_sparse(&mut r, &[n, n, n], density)),
+            ("v".to_string(), random_sparse(&mut r, &[n], 0.5)),
+        ]
+        .into_iter()
+        .collect();
+        let inputs = InputStats::from_tensors(&tensors);
+        for (expr, out) in &shapes {
+            let truth = true_nnz(expr, out, &tensors) as f64;
+            let chain = stats_of(expr, &inputs, Estimator::Chain).estimate();
+            assert!(
+                chain + 1e-9 >= truth,
+                "trial {trial}: chain bound {chain} < true {truth} for {expr}"
+            );
+            let uniform = stats_of(expr, &inputs, Estimator::Uniform).estimate();
+            assert!(uniform.is_finite() && uniform >= 0.0, "{expr}: {uniform}");
+        }
+    }
+}
+
+#[test]
+fn inputs_are_exact_and_uniform_is_exact_on_dense_data() {
+    let dense = CooTensor::from_dense(vec![3, 4], &[1.0; 12]).unwrap();
+    let vec4 = CooTensor::from_dense(vec![4], &[2.0; 4]).unwrap();
+    let tensors: HashMap<String, CooTensor> = [("D".to_string(), dense), ("x".to_string(), vec4)]
+        .into_iter()
+        .collect();
+    let inputs = InputStats::from_tensors(&tensors);
+    for est in [Estimator::Uniform, Estimator::Chain] {
+        let d = inputs.access("D", &idxs(&["i", "j"]), est).unwrap();
+        assert_eq!(d.estimate(), 12.0, "{est:?}");
+        let prod = stats_of(
+            &mul(vec![input("D", &["i", "j"]), input("x", &["j"])]),
+            &inputs,
+            est,
+        );
+        assert_eq!(prod.estimate(), 12.0, "{est:?}");
+        let mv = stats_of(
+            &sum(
+                &["j"],
+                mul(vec![input("D", &["i", "j"]), input("x", &["j"])]),
+            ),
+            &inputs,
+            est,
+        );
+        assert!(
+            (mv.estimate() - 3.0).abs() < 1e-9,
+            "{est:?}: {}",
+            mv.estimate()
+        );
+        let outer = stats_of(
+            &add(vec![input("D", &["i", "j"]), input("x", &["k"])]),
+            &inputs,
+            est,
+        );
+        assert!(
+            (outer.estimate() - 48.0).abs() < 1e-9,
+            "{est:?}: {}",
+            outer.estimate()
+        );
+    }
+}
+
+#[test]
+fn uniform_estimator_follows_the_formulas() {
+    // A: 10x10 with 10 non-zeros (density 0.1); B: 10x10 with 50 (density 0.5).
+    let mut r = rng(3);
+    let mut pick = |count: usize| {
+        let mut cells: Vec<u32> = (0..100).collect();
+        for k in 0..count {
+            let j = k + (rand::RngExt::random::<u64>(&mut r) as usize) % (100 - k);
+            cells.swap(k, j);
+        }
+        let entries = cells[..count]
+            .iter()
+            .map(|&c| (vec![c / 10, c % 10], 1.0))
+            .collect();
+        CooTensor::from_entries(vec![10, 10], entries, 0.0).unwrap()
+    };
+    let tensors: HashMap<String, CooTensor> =
+        [("A".to_string(), pick(10)), ("B".to_string(), pick(50))]
+            .into_iter()
+            .collect();
+    let inputs = InputStats::from_tensors(&tensors);
+    let u = Estimator::Uniform;
+    let join = stats_of(
+        &mul(vec![input("A", &["i", "j"]), input("B", &["j", "k"])]),
+        &inputs,
+        u,
+    );
+    assert!((join.estimate() - 1000.0 * 0.1 * 0.5).abs() < 1e-9);
+    let union = stats_of(
+        &add(vec![input("A", &["i", "j"]), input("B", &["i", "j"])]),
+        &inputs,
+        u,
+    );
+    assert!((union.estimate() - 100.0 * (1.0 - 0.9 * 0.5)).abs() < 1e-9);
+    let rows = stats_of(&sum(&["j"], input("A", &["i", "j"])), &inputs, u);
+    assert!((rows.estimate() - 10.0 * (1.0 - 0.9f64.powi(10))).abs() < 1e-9);
+}
+
+#[test]
+fn chain_bound_of_a_worked_join() {
+    // A[i,j]: 4 entries, column j=0 holds 3 of them (D_A(i|j) = 3), rows hold 1 or 2
+    // (D_A(j|i) = 2). B[j,k]: row j=0 holds 2, row 1 holds 1 (D_B(k|j) = 2), nnz 3.
+    // C = A[i,j] * B[j,k]: paths ∅→ij (4) → ijk (×D_B(k|j)=2) = 8; ∅→jk (3) → ijk
+    // (×D_A(i|j)=3) = 9. The bound is 8; the true count is 3*2 + 1*1 = 7.
+    let a = CooTensor::from_entries(
+        vec![4, 3],
+        vec![
+            (vec![0, 0], 1.),
+            (vec![1, 0], 1.),
+            (vec![2, 0], 1.),
+            (vec![2, 1], 1.),
+        ],
+        0.0,
+    )
+    .unwrap();
+    let b = CooTensor::from_entries(
+        vec![3, 5],
+        vec![(vec![0, 0], 1.), (vec![0, 4], 1.), (vec![1, 2], 1.)],
+        0.0,
+    )
+    .unwrap();
+    let tensors: HashMap<String, CooTensor> = [("A".to_string(), a), ("B".to_string(), b)]
+        .into_iter()
+        .collect();
+    let inputs = InputStats::from_tensors(&tensors);
+    let expr = mul(vec![input("A", &["i", "j"]), input("B", &["j", "k"])]);
+    let s = stats_of(&expr, &inputs, Estimator::Chain);
+    assert_eq!(s.estimate(), 8.0);
+    assert_eq!(true_nnz(&expr, &["i", "j", "k"], &tensors), 7);
+    // Projecting j away keeps the bound (ik pairs are at most the ijk triples).
+    let ik = s.aggregate(AggOp::Sum, &[(idx("j"), 3)]);
+    assert_eq!(ik.estimate(), 8.0);
+    // The input's degree statistics are the hand-counted ones.
+    let dcs = inputs
+        .access("A", &idxs(&["i", "j"]), Estimator::Chain)
+        .unwrap()
+        .degree_constraints();
+    let find = |x: &[&str], y: &[&str]| {
+        dcs.iter()
+            .find(|(dx, dy, _)| *dx == idxs(x) && *dy == idxs(y))
+            .map(|t| t.2)
+    };
+    assert_eq!(find(&["i"], &["j"]), Some(3.0));
+    assert_eq!(find(&["j"], &["i"]), Some(2.0));
+    assert_eq!(find(&["i", "j"], &[]), Some(4.0));
+    assert_eq!(find(&["j"], &[]), Some(2.0));
+}
+
+#[test]
+fn fills_decide_between_join_and_union() {
+    // X has fill 1: `X * A` is not annihilated by X's fill, only by A's (fill 0).
+    let x = CooTensor::from_entries(vec![5], vec![(vec![0], 2.0)], 1.0).unwrap();
+    let a = CooTensor::from_entries(vec![5], vec![(vec![3], 2.0), (vec![4], 1.0)], 0.0).unwrap();
+    let tensors: HashMap<String, CooTensor> = [("X".to_string(), x), ("A".to_string(), a)]
+        .into_iter()
+        .collect();
+    let inputs = InputStats::from_tensors(&tensors);
+    for est in [Estimator::Uniform, Estimator::Chain] {
+        let s = stats_of(
+            &mul(vec![input("X", &["i"]), input("A", &["i"])]),
+            &inputs,
+            est,
+        );
+        assert_eq!(s.fill(), 0.0);
+        assert!(s.estimate() <= 2.0 + 1e-9, "{est:?}: {}", s.estimate());
+        let t = stats_of(
+            &add(vec![input("X", &["i"]), input("A", &["i"])]),
+            &inputs,
+            est,
+        );
+        assert_eq!(t.fill(), 1.0);
+        assert!(
+            t.estimate() >= 2.0 - 1e-9 && t.estimate() <= 3.0 + 1e-9,
+            "{est:?}"
+        );
+        let lit = stats_of(
+            &Expr::map(MapOp::Mul, vec![Expr::Literal(-1.0), input("A", &["i"])]),
+            &inputs,
+            est,
+        );
+        assert_eq!(lit.estimate(), 2.0, "{est:?}");
+    }
+}
+
+/// Wedges `E[i,j]*E[j,k]` and triangles on the yeast graph: the chain bound is above the
+/// true counts (computed from adjacency lists), and within a modest factor for wedges.
+#[test]
+fn chain_bound_on_the_yeast_graph() {
+    let g = read_graph(&data_dir().join("graphs/yeast.graph"));
+    let tensors = graph_tensors(&g);
+    let e = &tensors["E"];
+    let mut adj: Vec<Vec<u32>> = vec![vec![]; g.n];
+    for (c, _) in e.iter() {
+        adj[c[0] as usize].push(c[1]);
+    }
+    let wedges: f64 = adj.iter().map(|a| (a.len() * a.len()) as f64).sum();
+    let mut triangles = 0f64; // ordered (i,j,k) with all three edges
+    for i in 0..g.n {
+        for &j in &adj[i] {
+            for &k in &adj[j as usize] {
+                if adj[i].binary_search(&k).is_ok() {
+                    triangles += 1.0;
+                }
+            }
+        }
+    }
+    let inputs = InputStats::from_tensors(&tensors);
+    let w = stats_of(
+        &mul(vec![input("E", &["i", "j"]), input("E", &["j", "k"])]),
+        &inputs,
+        Estimator::Chain,
+    );
+    assert!(w.estimate() >= wedges, "{} < {wedges}", w.estimate());
+    let tri = stats_of(
+        &mul(vec![
+            input("E", &["i", "j"]),
+            input("E", &["j", "k"]),
+            input("E", &["i", "k"]),
+        ]),
+        &inputs,
+        Estimator::Chain,
+    );
+    assert!(
+        tri.estimate() >= triangles,
+        "{} < {triangles}",
+        tri.estimate()
+    );
+    let nnz = e.nnz() as f64;
+    let max_deg = adj.iter().map(Vec::len).max().unwrap() as f64;
+    assert_eq!(w.estimate(), nnz * max_deg, "the chain ∅→ij→ijk");
+}

@@ -3,7 +3,250 @@
 //!
 //! [`naive_plan`] is the unoptimized baseline: every aggregate becomes its own query where it
 //! stands, with no normalization, push-down or reordering. Optimized plans are compared with it.
+//!
+//! [`optimize`] is Galley's optimizer: each program query is normalized ([`normalize`]), then
+//! its aggregates are eliminated one index at a time by cutting out minimal sub-expressions
+//! (`eliminate`), in the order a greedy or branch-and-bound search (`search`) finds cheapest
+//! under the cost `a·nnz(Agg) + b·nnz(Map)` estimated by [`crate::stats`]; pointwise
+//! distributivity is explored around that search (`distribute`).
 
+mod distribute;
+mod eliminate;
 mod naive;
+pub mod normalize;
+mod search;
+
+use std::collections::{HashMap, HashSet};
 
 pub use naive::naive_plan;
+
+use crate::plan_ast::{Expr, Idx, LogicalPlan, Program};
+use crate::reference::index_sizes;
+use crate::stats::{Estimator, InputStats, TensorStats};
+use crate::tensor::CooTensor;
+use crate::TensorError;
+use eliminate::{Ctx, State};
+
+/// Elimination-order search (Galley §5.6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Search {
+    /// Cheapest next elimination at each step.
+    Greedy,
+    /// Branch-and-bound dynamic programming over sets of eliminated indices.
+    #[default]
+    Exact,
+}
+
+/// The logical cost model `agg·nnz(Agg) + map·nnz(Map)` of Galley §5.2.
+///
+/// The constants are 1 and 1 until they are calibrated against our engine's measured kernel
+/// times (Galley fits them by regression); only their ratio matters to the search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostModel {
+    /// Cost per estimated non-fill entry of a query's output.
+    pub agg: f64,
+    /// Cost per estimated non-fill entry of a query's pointwise body (its work).
+    pub map: f64,
+}
+
+impl Default for CostModel {
+    fn default() -> CostModel {
+        CostModel { agg: 1.0, map: 1.0 }
+    }
+}
+
+/// Options of [`optimize`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LogicalOptions {
+    pub search: Search,
+    pub estimator: Estimator,
+    pub cost: CostModel,
+    /// Skip the distributivity search (§5.1) when `true`.
+    pub no_distribute: bool,
+}
+
+/// Estimates behind one logical query (for `--explain`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryEstimate {
+    pub name: String,
+    /// Estimated non-fill entries of the query's result.
+    pub nnz_out: f64,
+    /// Estimated non-fill entries of its pointwise body (the work).
+    pub nnz_body: f64,
+    pub cost: f64,
+}
+
+/// An optimized plan with the estimates it was chosen by.
+#[derive(Clone, Debug)]
+pub struct Explained {
+    pub plan: LogicalPlan,
+    /// One entry per plan query, in plan order.
+    pub estimates: Vec<QueryEstimate>,
+    /// Total estimated cost.
+    pub cost: f64,
+    /// Statistics of every plan query's result, by name (for the physical optimizer).
+    pub result_stats: HashMap<String, (Vec<Idx>, TensorStats)>,
+}
+
+/// Optimizes `program` given statistics of its inputs.
+pub fn optimize(
+    program: &Program,
+    inputs: &InputStats,
+    options: &LogicalOptions,
+) -> Result<LogicalPlan, TensorError> {
+    Ok(optimize_explained(program, inputs, options)?.plan)
+}
+
+/// [`optimize`] from materialized inputs (statistics computed here).
+pub fn optimize_tensors(
+    program: &Program,
+    inputs: &HashMap<String, CooTensor>,
+    options: &LogicalOptions,
+) -> Result<LogicalPlan, TensorError> {
+    optimize(program, &InputStats::from_tensors(inputs), options)
+}
+
+/// [`optimize`], also returning the estimates behind the plan.
+pub fn optimize_explained(
+    program: &Program,
+    inputs: &InputStats,
+    options: &LogicalOptions,
+) -> Result<Explained, TensorError> {
+    let ctx = Ctx::new(inputs, options.estimator, options.cost);
+    let mut plan = LogicalPlan::default();
+    let mut estimates = vec![];
+    let mut total = 0.0;
+    let mut result_dims: HashMap<String, Vec<usize>> = HashMap::new();
+    for q in &program.queries {
+        let free = q.expr.free_idxs();
+        if free.len() != q.idxs.len() || !q.idxs.iter().all(|i| free.contains(i)) {
+            return Err(TensorError::Invalid(format!(
+                "query {}: output indices {:?} must be exactly the free indices {:?} of its right-hand side",
+                q.name, q.idxs, free
+            )));
+        }
+        let expr = normalize::normalize(&q.expr, &q.idxs);
+        let dims_of = |name: &str| result_dims.get(name).cloned().or_else(|| inputs.dims(name));
+        let sizes = index_sizes(&expr, &dims_of)
+            .map_err(|e| TensorError::Invalid(format!("query {}: {e}", q.name)))?;
+        ctx.sizes
+            .borrow_mut()
+            .extend(sizes.iter().map(|(i, (d, _))| (i.clone(), *d)));
+        check_agg_sizes(&ctx, &expr, &q.name)?;
+        *ctx.prefix.borrow_mut() = q.name.clone();
+        let state = optimize_query(&ctx, &expr, &q.name, &q.idxs, options)?;
+        for p in &state.queries {
+            estimates.push(QueryEstimate {
+                name: p.q.name.clone(),
+                nnz_out: p.nnz_out,
+                nnz_body: p.nnz_body,
+                cost: p.cost,
+            });
+        }
+        total += state.cost;
+        // The final query's statistics were recorded under its name when it was priced, but
+        // other candidates with the same name may have overwritten them: record them again.
+        let last = state.queries.last().expect("a final query").clone();
+        ctx.plan_query(last.q)?;
+        let dims = q.idxs.iter().map(|i| ctx.size(i)).collect::<Vec<usize>>();
+        result_dims.insert(q.name.clone(), dims);
+        plan.queries.extend(state.queries.into_iter().map(|p| p.q));
+    }
+    plan.outputs = program
+        .outputs
+        .iter()
+        .map(|o| (o.clone(), o.clone()))
+        .collect();
+    let names: HashSet<&str> = plan.queries.iter().map(|q| q.name.as_str()).collect();
+    let result_stats = ctx
+        .results
+        .borrow()
+        .iter()
+        .filter(|(n, _)| names.contains(n.as_str()))
+        .map(|(n, s)| (n.clone(), s.clone()))
+        .collect();
+    Ok(Explained {
+        plan,
+        estimates,
+        cost: total,
+        result_stats,
+    })
+}
+
+/// Every aggregated index must have a size (from some tensor it indexes).
+fn check_agg_sizes(ctx: &Ctx, e: &Expr, query: &str) -> Result<(), TensorError> {
+    match e {
+        Expr::Agg { idxs, body, .. } => {
+            for i in idxs {
+                if !ctx.sizes.borrow().contains_key(i) {
+                    return Err(TensorError::Invalid(format!(
+                        "query {query}: aggregated index {i} indexes no tensor, so its size is unknown"
+                    )));
+                }
+            }
+            check_agg_sizes(ctx, body, query)
+        }
+        Expr::Map { args, .. } => args.iter().try_for_each(|a| check_agg_sizes(ctx, a, query)),
+        _ => Ok(()),
+    }
+}
+
+fn run_search(
+    ctx: &Ctx,
+    expr: &Expr,
+    name: &str,
+    idxs: &[Idx],
+    options: &LogicalOptions,
+) -> Result<State, TensorError> {
+    match options.search {
+        Search::Greedy => search::greedy(ctx, expr, name, idxs),
+        Search::Exact => search::exact(ctx, expr, name, idxs),
+    }
+}
+
+/// Elimination search on the normalized query, then the greedy distributivity search of §5.1
+/// (one distribution step at a time while it lowers the cost, plus the fully distributed
+/// form).
+fn optimize_query(
+    ctx: &Ctx,
+    expr: &Expr,
+    name: &str,
+    idxs: &[Idx],
+    options: &LogicalOptions,
+) -> Result<State, TensorError> {
+    let mut best = run_search(ctx, expr, name, idxs, options)?;
+    if options.no_distribute {
+        return Ok(best);
+    }
+    let register = |log: &[(Idx, Idx)]| {
+        for (old, new) in log {
+            let n = ctx.size(old);
+            ctx.sizes.borrow_mut().insert(new.clone(), n);
+        }
+    };
+    let mut current = expr.clone();
+    loop {
+        let mut improved = None;
+        for (cand, log) in distribute::one_step(&current) {
+            register(&log);
+            let s = run_search(ctx, &cand, name, idxs, options)?;
+            if s.cost < best.cost {
+                best = s;
+                improved = Some(cand);
+            }
+        }
+        match improved {
+            Some(c) => current = c,
+            None => break,
+        }
+    }
+    let (full, log) = distribute::exhaustive(expr);
+    if &full != expr {
+        register(&log);
+        let s = run_search(ctx, &full, name, idxs, options)?;
+        if s.cost < best.cost {
+            best = s;
+        }
+    }
+    Ok(best)
+}

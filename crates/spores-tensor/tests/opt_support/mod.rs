@@ -196,3 +196,111 @@ pub fn yeast_queries() -> Vec<(String, Graph)> {
         })
         .collect()
 }
+
+/// Index sizes and the tensors of the random programs.
+const TENSORS: &[(&str, &[&str])] = &[
+    ("A", &["i", "j"]),
+    ("B", &["j", "k"]),
+    ("C", &["i", "k"]),
+    ("v", &["j"]),
+    ("w", &["i"]),
+    ("u", &["k"]),
+    ("T", &["i", "j", "k"]),
+];
+
+fn size(i: &str) -> usize {
+    match i {
+        "i" => 3,
+        "j" => 4,
+        _ => 2,
+    }
+}
+
+fn random_inputs(r: &mut Pcg64) -> HashMap<String, CooTensor> {
+    TENSORS
+        .iter()
+        .map(|(name, ix)| {
+            let dims: Vec<usize> = ix.iter().map(|i| size(i)).collect();
+            let density = [0.25, 0.6, 1.0][r.random_range(0..3)];
+            (name.to_string(), random_sparse(r, &dims, density))
+        })
+        .collect()
+}
+
+fn random_expr(r: &mut Pcg64, depth: usize, aliases: &[(String, Vec<Idx>)]) -> Expr {
+    let choice = if depth == 0 {
+        r.random_range(0..3)
+    } else {
+        r.random_range(0..8)
+    };
+    match choice {
+        0 | 1 => {
+            if !aliases.is_empty() && r.random_range(0..3) == 0 {
+                let (n, ix) = &aliases[r.random_range(0..aliases.len())];
+                return Expr::alias(n, ix.clone());
+            }
+            let (name, ix) = TENSORS[r.random_range(0..TENSORS.len())];
+            input(name, ix)
+        }
+        2 => Expr::Literal([2.0, -1.0, 0.5][r.random_range(0..3)]),
+        3..=5 => {
+            let op = [
+                MapOp::Add,
+                MapOp::Mul,
+                MapOp::Mul,
+                MapOp::Sub,
+                MapOp::Max,
+                MapOp::Min,
+            ][r.random_range(0..6)]
+            .clone();
+            let n = if matches!(op, MapOp::Sub) {
+                2
+            } else {
+                r.random_range(2..4)
+            };
+            Expr::map(
+                op,
+                (0..n).map(|_| random_expr(r, depth - 1, aliases)).collect(),
+            )
+        }
+        _ => {
+            let body = random_expr(r, depth - 1, aliases);
+            let free: Vec<Idx> = body.free_idxs().into_iter().collect();
+            if free.is_empty() {
+                return body;
+            }
+            let chosen: Vec<Idx> = free
+                .into_iter()
+                .filter(|_| r.random_range(0..3) > 0)
+                .collect();
+            if chosen.is_empty() {
+                return body;
+            }
+            let op = [AggOp::Sum, AggOp::Sum, AggOp::Max, AggOp::Min][r.random_range(0..4)];
+            Expr::agg(op, chosen, body)
+        }
+    }
+}
+
+pub fn random_program(seed: u64) -> (Program, HashMap<String, CooTensor>) {
+    let mut r = rng(seed);
+    let inputs = random_inputs(&mut r);
+    let mut queries = vec![];
+    let mut aliases: Vec<(String, Vec<Idx>)> = vec![];
+    for q in 0..r.random_range(1..3) {
+        let expr = random_expr(&mut r, 4, &aliases);
+        let mut out: Vec<Idx> = expr.free_idxs().into_iter().collect();
+        if r.random_range(0..2) == 0 {
+            out.reverse();
+        }
+        let name = format!("Q{q}");
+        aliases.push((name.clone(), out.clone()));
+        queries.push(Query::new(&name, out, expr));
+    }
+    let outputs: Vec<String> = queries.iter().map(|q| q.name.clone()).collect();
+    (Program { queries, outputs }, inputs)
+}
+
+pub fn close(a: f64, b: f64) -> bool {
+    a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()))
+}

@@ -1,0 +1,673 @@
+//! Variable elimination (Galley §5.3-§5.5): removing one aggregated index from a query by
+//! cutting out its minimal sub-expression (MSE) as a logical query of its own.
+//!
+//! The query is kept as a normalized expression tree whose remaining `Agg` nodes annotate the
+//! pointwise tree below them — Galley's annotated expression tree. Eliminating index `x` of an
+//! `Agg(g, ..)` node walks down from that node (`Pusher`):
+//!
+//! - a subtree without `x` leaves the aggregate as `g` repeated `n_x` times (`x*n` for `sum`,
+//!   `x` for idempotent aggregates);
+//! - a map that distributes over `g` with one child holding `x` passes the aggregate into that
+//!   child; with several, a commutative-associative map keeps only those children in the MSE;
+//! - a map equal to `g`'s own combining operator (`+` for `sum`) may split the aggregate over
+//!   its children: each child holding `x` gets its own aggregate over a fresh *virtual* index
+//!   (`x#k`), eliminated later on its own (so `sum[i](A+B+C)` can become `sum(A+B) + sum(C)`);
+//! - anything else blocks: the subtree becomes the MSE.
+//!
+//! An MSE that still contains an aggregate is not a logical query: the move is not allowed yet
+//! (this is what restricts elimination orders, §5.5: non-commuting or unreachable inner
+//! aggregates go first).
+//!
+//! A new query whose body multiplies the result of an earlier one from the same elimination may
+//! *absorb* it (`sum[k](sum[j](A*B) * C)` as one query over `j,k`) when that is cheaper: a
+//! triangle count is then one query, not three.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeSet, HashMap};
+
+use super::normalize::{flattens, make_agg, rebuild_map, substitute};
+use super::CostModel;
+use crate::plan_ast::{AggOp, Expr, Idx, LogicalQuery, MapOp};
+use crate::stats::{expr_stats, Estimator, InputStats, TensorStats};
+use crate::TensorError;
+
+/// One logical query with its estimates.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub q: LogicalQuery,
+    pub nnz_out: f64,
+    pub nnz_body: f64,
+    pub cost: f64,
+}
+
+/// A partial elimination: the residual expression, the queries cut out so far, their cost.
+#[derive(Clone, Debug)]
+pub struct State {
+    pub expr: Expr,
+    pub queries: Vec<Planned>,
+    pub cost: f64,
+    /// Indices eliminated so far (original and virtual): the memo key of the exact search.
+    pub done: BTreeSet<Idx>,
+}
+
+/// What the optimizer knows while planning: statistics of inputs and of every query created
+/// (names are never reused, so abandoned branches cannot clash), index sizes, name counters.
+pub struct Ctx<'a> {
+    pub inputs: &'a InputStats,
+    pub estimator: Estimator,
+    pub cost_model: CostModel,
+    pub sizes: RefCell<HashMap<Idx, usize>>,
+    /// Result name → (its index order, statistics over those indices).
+    pub results: RefCell<HashMap<String, (Vec<Idx>, TensorStats)>>,
+    input_cache: RefCell<HashMap<(String, Vec<Idx>), TensorStats>>,
+    counter: Cell<usize>,
+    pub prefix: RefCell<String>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(inputs: &'a InputStats, estimator: Estimator, cost_model: CostModel) -> Ctx<'a> {
+        Ctx {
+            inputs,
+            estimator,
+            cost_model,
+            sizes: RefCell::new(HashMap::new()),
+            results: RefCell::new(HashMap::new()),
+            input_cache: RefCell::new(HashMap::new()),
+            counter: Cell::new(0),
+            prefix: RefCell::new(String::new()),
+        }
+    }
+
+    pub fn fresh_name(&self) -> String {
+        self.counter.set(self.counter.get() + 1);
+        format!("{}__{}", self.prefix.borrow(), self.counter.get())
+    }
+
+    /// The virtual index for pushing `x` into child `k` of a split. Named by position, not by
+    /// a counter, so the same split reached along different elimination orders gives the same
+    /// names and the exact search's memo (keyed by eliminated indices) merges those states.
+    fn virtual_idx(&self, x: &Idx, k: usize) -> Idx {
+        let v = Idx::new(&format!("{x}#{k}"));
+        let n = self.size(x);
+        self.sizes.borrow_mut().insert(v.clone(), n);
+        v
+    }
+
+    pub fn size(&self, i: &Idx) -> usize {
+        self.sizes.borrow().get(i).copied().unwrap_or(1)
+    }
+
+    /// Statistics of an access to an input or an earlier result.
+    fn leaf_stats(&self, e: &Expr) -> Result<TensorStats, TensorError> {
+        match e {
+            Expr::Input { tensor, idxs } => {
+                let key = (tensor.clone(), idxs.clone());
+                if let Some(s) = self.input_cache.borrow().get(&key) {
+                    return Ok(s.clone());
+                }
+                let s = self.inputs.access(tensor, idxs, self.estimator)?;
+                self.input_cache.borrow_mut().insert(key, s.clone());
+                Ok(s)
+            }
+            Expr::Alias { name, idxs } => {
+                let results = self.results.borrow();
+                let (declared, stats) = results
+                    .get(name)
+                    .ok_or_else(|| TensorError::Unknown(name.clone()))?;
+                if declared == idxs {
+                    return Ok(stats.clone());
+                }
+                if declared.len() != idxs.len() {
+                    return Err(TensorError::Invalid(format!(
+                        "{name} has {} modes but is indexed by {}",
+                        declared.len(),
+                        idxs.len()
+                    )));
+                }
+                if let Some(i) = stats.idxs().iter().find(|i| !declared.contains(i)) {
+                    return Err(TensorError::Invalid(format!(
+                        "internal: statistics of {name} range over {i}, not one of {declared:?} ({:?})",
+                        stats.idxs()
+                    )));
+                }
+                stats.rename(&|i: &Idx| {
+                    let k = declared.iter().position(|d| d == i).expect("checked above");
+                    idxs[k].clone()
+                })
+            }
+            _ => unreachable!("leaves are accesses"),
+        }
+    }
+
+    pub fn stats(&self, e: &Expr) -> Result<TensorStats, TensorError> {
+        let sizes = self.sizes.borrow().clone();
+        expr_stats(e, self.estimator, &mut |leaf| self.leaf_stats(leaf), &|i| {
+            sizes.get(i).copied()
+        })
+    }
+
+    /// Prices a logical query and records its result statistics under its name.
+    pub fn plan_query(&self, q: LogicalQuery) -> Result<Planned, TensorError> {
+        let body = self.stats(&q.body)?;
+        let out = match q.agg {
+            Some(g) => {
+                let over: Vec<(Idx, usize)> = q
+                    .agg_idxs
+                    .iter()
+                    .map(|i| (i.clone(), self.size(i)))
+                    .collect();
+                body.aggregate(g, &over)
+            }
+            None => body.clone(),
+        };
+        let (nnz_body, nnz_out) = (body.estimate(), out.estimate());
+        let cost = self.cost_model.agg * nnz_out + self.cost_model.map * nnz_body;
+        self.results
+            .borrow_mut()
+            .insert(q.name.clone(), (q.idxs.clone(), out));
+        Ok(Planned {
+            q,
+            nnz_out,
+            nnz_body,
+            cost,
+        })
+    }
+}
+
+/// Whether `x` occurs in `e` (bound names are unique, so occurrence means free occurrence
+/// below the aggregate that binds it).
+pub fn mentions(e: &Expr, x: &Idx) -> bool {
+    match e {
+        Expr::Input { idxs, .. } | Expr::Alias { idxs, .. } => idxs.contains(x),
+        Expr::Literal(_) => false,
+        Expr::Map { args, .. } => args.iter().any(|a| mentions(a, x)),
+        Expr::Agg { body, .. } => mentions(body, x),
+    }
+}
+
+/// `g` applied to `n` copies of `e` (Galley's `g(x, n)`).
+pub fn repeat_expr(g: AggOp, e: Expr, n: usize) -> Expr {
+    if n == 1 {
+        return e;
+    }
+    match g {
+        AggOp::Sum => rebuild_map(&MapOp::Mul, vec![Expr::Literal(n as f64), e]),
+        AggOp::Prod => Expr::map(MapOp::Pow, vec![e, Expr::Literal(n as f64)]),
+        AggOp::Max | AggOp::Min if n == 0 => Expr::Literal(g.init()),
+        AggOp::Max | AggOp::Min => e,
+        AggOp::Any if n == 0 => Expr::Literal(0.0),
+        AggOp::Any => Expr::map(MapOp::Ne, vec![e, Expr::Literal(0.0)]),
+    }
+}
+
+/// Paths (child positions from the root) of every `Agg` node, outermost first.
+pub fn agg_nodes(e: &Expr) -> Vec<(Vec<usize>, AggOp, Vec<Idx>)> {
+    fn walk(e: &Expr, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, AggOp, Vec<Idx>)>) {
+        match e {
+            Expr::Agg { op, idxs, body } => {
+                out.push((path.clone(), *op, idxs.clone()));
+                path.push(0);
+                walk(body, path, out);
+                path.pop();
+            }
+            Expr::Map { args, .. } => {
+                for (k, a) in args.iter().enumerate() {
+                    path.push(k);
+                    walk(a, path, out);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = vec![];
+    walk(e, &mut vec![], &mut out);
+    out
+}
+
+fn at<'e>(e: &'e Expr, path: &[usize]) -> &'e Expr {
+    match (path.split_first(), e) {
+        (None, _) => e,
+        (Some((&k, rest)), Expr::Map { args, .. }) => at(&args[k], rest),
+        (Some((_, rest)), Expr::Agg { body, .. }) => at(body, rest),
+        _ => unreachable!("path follows the tree"),
+    }
+}
+
+/// `e` with the node at `path` replaced by `new`; maps on the way are rebuilt (flattened,
+/// aggregates lifted) so the tree stays normalized.
+fn replace_at(e: &Expr, path: &[usize], new: Expr) -> Expr {
+    match (path.split_first(), e) {
+        (None, _) => new,
+        (Some((&k, rest)), Expr::Map { op, args }) => {
+            let mut args = args.clone();
+            args[k] = replace_at(&args[k], rest, new);
+            rebuild_map(op, args)
+        }
+        (Some((_, rest)), Expr::Agg { op, idxs, body }) => {
+            make_agg(*op, idxs.clone(), replace_at(body, rest, new))
+        }
+        _ => unreachable!("path follows the tree"),
+    }
+}
+
+/// The MSE traversal for one index (see the module doc).
+struct Pusher<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    x: Idx,
+    g: AggOp,
+    split: bool,
+    did_split: bool,
+    /// The cut-out MSE body and the alias that replaces it.
+    mse: Option<(Expr, Expr)>,
+}
+
+struct Blocked;
+
+impl Pusher<'_, '_> {
+    fn push(&mut self, e: &Expr) -> Result<Expr, Blocked> {
+        if !mentions(e, &self.x) {
+            return Ok(repeat_expr(self.g, e.clone(), self.ctx.size(&self.x)));
+        }
+        match e {
+            Expr::Input { .. } | Expr::Alias { .. } | Expr::Literal(_) => self.extract(e.clone()),
+            Expr::Agg { op, idxs, body } if *op == self.g => {
+                // Same commutative aggregate: `g_x g_J e = g_J g_x e`.
+                let inner = self.push(body)?;
+                Ok(make_agg(*op, idxs.clone(), inner))
+            }
+            Expr::Agg { .. } => self.extract(e.clone()),
+            Expr::Map { op, args } => {
+                let holding: Vec<usize> = (0..args.len())
+                    .filter(|&k| mentions(&args[k], &self.x))
+                    .collect();
+                let props = op.props();
+                if op.distributes_over(self.g) {
+                    if holding.len() == 1 {
+                        let mut args = args.clone();
+                        let k = holding[0];
+                        args[k] = self.push(&args[k])?;
+                        return Ok(rebuild_map(op, args));
+                    }
+                    if props.commutative && props.associative && holding.len() < args.len() {
+                        let (inside, mut outside): (Vec<Expr>, Vec<Expr>) = (0..args.len())
+                            .map(|k| args[k].clone())
+                            .enumerate()
+                            .fold((vec![], vec![]), |(mut a, mut b), (k, e)| {
+                                if holding.contains(&k) {
+                                    a.push(e);
+                                } else {
+                                    b.push(e);
+                                }
+                                (a, b)
+                            });
+                        let alias = self.extract(Expr::map(op.clone(), inside))?;
+                        outside.push(alias);
+                        return Ok(rebuild_map(op, outside));
+                    }
+                    return self.extract(e.clone());
+                }
+                let own = self.g.combine_op();
+                if self.split
+                    && *op == own
+                    && props.commutative
+                    && props.associative
+                    && flattens(op)
+                {
+                    self.did_split = true;
+                    let n = self.ctx.size(&self.x);
+                    if holding.len() == 1 {
+                        // One child holds `x`: push into it, repeat the others.
+                        let mut new_args = vec![];
+                        for a in args {
+                            new_args.push(if mentions(a, &self.x) {
+                                self.push(a)?
+                            } else {
+                                repeat_expr(self.g, a.clone(), n)
+                            });
+                        }
+                        return Ok(rebuild_map(op, new_args));
+                    }
+                    let new_args = args
+                        .iter()
+                        .enumerate()
+                        .map(|(k, a)| {
+                            if mentions(a, &self.x) {
+                                let v = self.ctx.virtual_idx(&self.x, k + 1);
+                                make_agg(self.g, vec![v.clone()], substitute(a, &self.x, &v))
+                            } else {
+                                repeat_expr(self.g, a.clone(), n)
+                            }
+                        })
+                        .collect();
+                    return Ok(rebuild_map(op, new_args));
+                }
+                self.extract(e.clone())
+            }
+        }
+    }
+
+    fn extract(&mut self, body: Expr) -> Result<Expr, Blocked> {
+        if body.has_agg() {
+            return Err(Blocked);
+        }
+        let mut free: BTreeSet<Idx> = body.free_idxs();
+        free.remove(&self.x);
+        let idxs: Vec<Idx> = free.into_iter().collect();
+        let alias = Expr::alias(&self.ctx.fresh_name(), idxs);
+        self.mse = Some((body, alias.clone()));
+        Ok(alias)
+    }
+}
+
+/// A move: eliminate `x` of the aggregate at `path`, splitting over `g`'s own operator or not.
+#[derive(Clone, Debug)]
+pub struct Move {
+    pub path: Vec<usize>,
+    pub x: Idx,
+    pub split: bool,
+}
+
+/// Every allowed move from `state` with the state it leads to.
+pub fn successors(ctx: &Ctx, state: &State) -> Result<Vec<(Move, State)>, TensorError> {
+    let mut out = vec![];
+    for (path, g, idxs) in agg_nodes(&state.expr) {
+        for x in &idxs {
+            for split in [true, false] {
+                let mv = Move {
+                    path: path.clone(),
+                    x: x.clone(),
+                    split,
+                };
+                match apply(ctx, state, &mv, g)? {
+                    Some((next, did_split)) => {
+                        out.push((mv, next));
+                        if !did_split {
+                            break; // the non-split move is the same
+                        }
+                    }
+                    None => break,
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Applies a move; `None` if the MSE still holds an aggregate. Also says whether it split.
+fn apply(
+    ctx: &Ctx,
+    state: &State,
+    mv: &Move,
+    g: AggOp,
+) -> Result<Option<(State, bool)>, TensorError> {
+    let Expr::Agg { idxs, body, .. } = at(&state.expr, &mv.path) else {
+        unreachable!("moves point at aggregates")
+    };
+    let mut pusher = Pusher {
+        ctx,
+        x: mv.x.clone(),
+        g,
+        split: mv.split,
+        did_split: false,
+        mse: None,
+    };
+    let Ok(new_body) = pusher.push(body) else {
+        return Ok(None);
+    };
+    let rest: Vec<Idx> = idxs.iter().filter(|i| **i != mv.x).cloned().collect();
+    let new_node = make_agg(g, rest, new_body);
+    let mut next = State {
+        expr: replace_at(&state.expr, &mv.path, new_node),
+        queries: state.queries.clone(),
+        cost: state.cost,
+        done: state.done.clone(),
+    };
+    next.done.insert(mv.x.clone());
+    if let Some((mse_body, alias)) = pusher.mse {
+        let Expr::Alias { name, idxs } = alias else {
+            unreachable!("extract returns an alias")
+        };
+        let q = LogicalQuery {
+            name,
+            idxs,
+            agg: Some(g),
+            agg_idxs: vec![mv.x.clone()],
+            body: mse_body,
+        };
+        add_with_absorption(ctx, &mut next, q)?;
+    }
+    Ok(Some((next, pusher.did_split)))
+}
+
+/// Earlier queries of this elimination that `q`'s body could absorb: referenced once, directly
+/// under a map distributing over their aggregate (or as the whole body), same aggregate.
+fn absorbable(state: &State, q: &LogicalQuery) -> Vec<usize> {
+    let Some(g) = q.agg else { return vec![] };
+    let direct: Vec<&Expr> = match &q.body {
+        a @ Expr::Alias { .. } => vec![a],
+        Expr::Map { op, args }
+            if op.distributes_over(g) && op.props().commutative && op.props().associative =>
+        {
+            args.iter().collect()
+        }
+        _ => vec![],
+    };
+    let mut out = vec![];
+    for a in direct {
+        let Expr::Alias { name, .. } = a else {
+            continue;
+        };
+        if let Some(k) = state.queries.iter().position(|p| &p.q.name == name) {
+            if state.queries[k].q.agg == Some(g) && uses(state, name) == 0 {
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// How many times `name` is referenced by the residual and the planned queries.
+fn uses(state: &State, name: &str) -> usize {
+    let mut n = 0;
+    let mut count = |e: &Expr| {
+        e.for_each_access(&mut |a| {
+            if let Expr::Alias { name: m, .. } = a {
+                if m == name {
+                    n += 1;
+                }
+            }
+        })
+    };
+    count(&state.expr);
+    for p in &state.queries {
+        count(&p.q.body);
+    }
+    n
+}
+
+/// `e` with free indices `from[k]` renamed to `to[k]` simultaneously (an alias may access a
+/// result under other index names than the query declared, e.g. after a split renamed `x`).
+fn rename_free(e: &Expr, from: &[Idx], to: &[Idx]) -> Expr {
+    if from == to {
+        return e.clone();
+    }
+    let swap = |idxs: &[Idx]| -> Vec<Idx> {
+        idxs.iter()
+            .map(|i| match from.iter().position(|f| f == i) {
+                Some(k) => to[k].clone(),
+                None => i.clone(),
+            })
+            .collect()
+    };
+    match e {
+        Expr::Input { tensor, idxs } => Expr::input(tensor, swap(idxs)),
+        Expr::Alias { name, idxs } => Expr::alias(name, swap(idxs)),
+        Expr::Literal(_) => e.clone(),
+        Expr::Map { op, args } => Expr::map(
+            op.clone(),
+            args.iter().map(|a| rename_free(a, from, to)).collect(),
+        ),
+        Expr::Agg { op, idxs, body } => Expr::agg(*op, idxs.clone(), rename_free(body, from, to)),
+    }
+}
+
+/// `q` with the earlier query `p` (referenced in its body) inlined.
+fn fuse(q: &LogicalQuery, p: &LogicalQuery) -> LogicalQuery {
+    let inline = |e: &Expr| -> Vec<Expr> {
+        match e {
+            Expr::Alias { name, idxs } if name == &p.name => {
+                match &rename_free(&p.body, &p.idxs, idxs) {
+                    Expr::Map { op, args } if matches!(&q.body, Expr::Map { op: o, .. } if o == op) => {
+                        args.clone()
+                    }
+                    other => vec![other.clone()],
+                }
+            }
+            other => vec![other.clone()],
+        }
+    };
+    let body = match &q.body {
+        Expr::Map { op, args } => rebuild_map(op, args.iter().flat_map(inline).collect()),
+        a => inline(a).pop().expect("one expression"),
+    };
+    let mut agg_idxs = p.agg_idxs.clone();
+    agg_idxs.extend(q.agg_idxs.iter().cloned());
+    LogicalQuery {
+        name: q.name.clone(),
+        idxs: q.idxs.clone(),
+        agg: q.agg,
+        agg_idxs,
+        body,
+    }
+}
+
+/// Adds `q` to the state, first absorbing earlier queries into it while that lowers the cost.
+pub fn add_with_absorption(
+    ctx: &Ctx,
+    state: &mut State,
+    q: LogicalQuery,
+) -> Result<(), TensorError> {
+    let mut current = ctx.plan_query(q)?;
+    loop {
+        let mut best: Option<(usize, Planned, f64)> = None;
+        for k in absorbable(state, &current.q) {
+            let fused = ctx.plan_query(fuse(&current.q, &state.queries[k].q))?;
+            let saving = current.cost + state.queries[k].cost - fused.cost;
+            if saving > 0.0 && best.as_ref().is_none_or(|b| saving > b.2) {
+                best = Some((k, fused, saving));
+            }
+        }
+        // Re-record the statistics of the kept version under the shared name.
+        match best {
+            Some((k, fused, _)) => {
+                let old = state.queries.remove(k);
+                state.cost -= old.cost;
+                current = fused;
+            }
+            None => {
+                let stats = ctx.stats_of_result(&current.q)?;
+                ctx.results
+                    .borrow_mut()
+                    .insert(current.q.name.clone(), (current.q.idxs.clone(), stats));
+                break;
+            }
+        }
+    }
+    state.cost += current.cost;
+    state.queries.push(current);
+    Ok(())
+}
+
+impl Ctx<'_> {
+    fn stats_of_result(&self, q: &LogicalQuery) -> Result<TensorStats, TensorError> {
+        let body = self.stats(&q.body)?;
+        Ok(match q.agg {
+            Some(g) => {
+                let over: Vec<(Idx, usize)> = q
+                    .agg_idxs
+                    .iter()
+                    .map(|i| (i.clone(), self.size(i)))
+                    .collect();
+                body.aggregate(g, &over)
+            }
+            None => body,
+        })
+    }
+}
+
+/// Turns a residual without aggregates into the program query's final logical query (named
+/// `name`, indices `idxs`), reusing or absorbing the last cut-out query when that is cheaper
+/// than a separate pointwise pass.
+pub fn finish(ctx: &Ctx, mut state: State, name: &str, idxs: &[Idx]) -> Result<State, TensorError> {
+    debug_assert!(!state.expr.has_agg());
+    // The residual is exactly an earlier query's result: rename that query.
+    if let Expr::Alias { name: p, idxs: a } = &state.expr {
+        let same_set = a.len() == idxs.len() && a.iter().all(|i| idxs.contains(i));
+        if let Some(k) = state.queries.iter().position(|q| &q.q.name == p) {
+            if same_set && uses(&state, p) == 1 {
+                let mut planned = state.queries.remove(k);
+                state.cost -= planned.cost;
+                // Its index names are the alias's (they are the query's own) in output order.
+                planned.q.name = name.to_string();
+                planned.q.idxs = idxs.to_vec();
+                let planned = ctx.plan_query(planned.q)?;
+                state.cost += planned.cost;
+                state.queries.push(planned);
+                return Ok(state);
+            }
+        }
+    }
+    let q = LogicalQuery {
+        name: name.to_string(),
+        idxs: idxs.to_vec(),
+        agg: None,
+        agg_idxs: vec![],
+        body: state.expr.clone(),
+    };
+    let plain = ctx.plan_query(q.clone())?;
+    // Absorb: `op(P, others)` with `op` distributing over P's aggregate becomes P's query with
+    // `others` multiplied in (`L[i] * sum[j](...)` as one kernel), if that costs less than P
+    // plus a separate pointwise pass.
+    let mut best: Option<(usize, Planned)> = None;
+    let mut best_delta = plain.cost;
+    if let Expr::Map { op, args } = &state.expr {
+        let props = op.props();
+        for (k, p) in state.queries.iter().enumerate() {
+            let Some(g) = p.q.agg else { continue };
+            let hits = args
+                .iter()
+                .filter(|a| matches!(a, Expr::Alias { name, .. } if name == &p.q.name))
+                .count();
+            if hits != 1
+                || uses(&state, &p.q.name) != 1
+                || !op.distributes_over(g)
+                || !props.commutative
+                || !props.associative
+            {
+                continue;
+            }
+            let as_agg = LogicalQuery {
+                agg: Some(g),
+                ..q.clone()
+            };
+            let fused = ctx.plan_query(fuse(&as_agg, &p.q))?;
+            let delta = fused.cost - p.cost;
+            if delta < best_delta {
+                best_delta = delta;
+                best = Some((k, fused));
+            }
+        }
+    }
+    let chosen = match best {
+        Some((k, fused)) => {
+            let old = state.queries.remove(k);
+            state.cost -= old.cost;
+            fused
+        }
+        None => ctx.plan_query(q)?,
+    };
+    state.cost += chosen.cost;
+    state.queries.push(chosen);
+    Ok(state)
+}

@@ -1,0 +1,232 @@
+//! Normalization (Galley §5.1), applied before variable elimination so operator boundaries mean
+//! something: subtraction and negation become `+` and `* -1` (so `sum` can be pushed through
+//! them), bound indices get names unique in the query (so aggregates can move without
+//! capturing), nested associative maps and nested equal aggregates are merged, and aggregates
+//! are lifted above pointwise operators that distribute over them (variable elimination then
+//! pushes them back down exactly as far as pays).
+
+use std::collections::HashSet;
+
+use crate::plan_ast::{Expr, Idx, MapOp};
+
+/// Normalizes one query's right-hand side. `free` are the query's output indices (never
+/// renamed).
+pub fn normalize(expr: &Expr, free: &[Idx]) -> Expr {
+    let mut used: HashSet<Idx> = free.iter().cloned().collect();
+    let e = canonical_ops(expr);
+    let e = rename_bound(&e, &mut used, &mut vec![]);
+    merge(&e)
+}
+
+/// `a - b` → `a + (-1 * b)`, `-a` → `-1 * a` (exact in IEEE arithmetic).
+fn canonical_ops(expr: &Expr) -> Expr {
+    match expr {
+        Expr::Map { op, args } => {
+            let args: Vec<Expr> = args.iter().map(canonical_ops).collect();
+            match (op, args.len()) {
+                (MapOp::Sub, 2) => {
+                    let mut it = args.into_iter();
+                    let a = it.next().expect("two args");
+                    let b = it.next().expect("two args");
+                    Expr::map(
+                        MapOp::Add,
+                        vec![a, Expr::map(MapOp::Mul, vec![Expr::Literal(-1.0), b])],
+                    )
+                }
+                (MapOp::Neg, 1) => Expr::map(
+                    MapOp::Mul,
+                    vec![
+                        Expr::Literal(-1.0),
+                        args.into_iter().next().expect("one arg"),
+                    ],
+                ),
+                _ => Expr::map(op.clone(), args),
+            }
+        }
+        Expr::Agg { op, idxs, body } => Expr::agg(*op, idxs.clone(), canonical_ops(body)),
+        other => other.clone(),
+    }
+}
+
+/// A name not in `used` derived from `base` (`j`, `j_1`, `j_2`, ...); it is added to `used`.
+pub fn fresh_idx(base: &Idx, used: &mut HashSet<Idx>) -> Idx {
+    if used.insert(base.clone()) {
+        return base.clone();
+    }
+    let stem = base.name().split('_').next().unwrap_or(base.name());
+    for k in 1.. {
+        let cand = Idx::new(&format!("{stem}_{k}"));
+        if used.insert(cand.clone()) {
+            return cand;
+        }
+    }
+    unreachable!("an unused name exists")
+}
+
+/// Gives every aggregate's bound indices names not in `used` (and adds them to it); each
+/// renaming `(old, new)` is appended to `log`.
+pub fn rename_bound(expr: &Expr, used: &mut HashSet<Idx>, log: &mut Vec<(Idx, Idx)>) -> Expr {
+    match expr {
+        Expr::Agg { op, idxs, body } => {
+            let mut body = (**body).clone();
+            let mut new_idxs = vec![];
+            for i in idxs {
+                let n = fresh_idx(i, used);
+                if &n != i {
+                    body = substitute(&body, i, &n);
+                    log.push((i.clone(), n.clone()));
+                }
+                if !new_idxs.contains(&n) {
+                    new_idxs.push(n);
+                }
+            }
+            Expr::agg(*op, new_idxs, rename_bound(&body, used, log))
+        }
+        Expr::Map { op, args } => Expr::map(
+            op.clone(),
+            args.iter().map(|a| rename_bound(a, used, log)).collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Replaces free occurrences of `from` by `to` (an inner aggregate rebinding `from` shadows it).
+pub fn substitute(expr: &Expr, from: &Idx, to: &Idx) -> Expr {
+    let swap = |idxs: &[Idx]| -> Vec<Idx> {
+        idxs.iter()
+            .map(|i| if i == from { to.clone() } else { i.clone() })
+            .collect()
+    };
+    match expr {
+        Expr::Input { tensor, idxs } => Expr::input(tensor, swap(idxs)),
+        Expr::Alias { name, idxs } => Expr::alias(name, swap(idxs)),
+        Expr::Literal(_) => expr.clone(),
+        Expr::Map { op, args } => Expr::map(
+            op.clone(),
+            args.iter().map(|a| substitute(a, from, to)).collect(),
+        ),
+        Expr::Agg { op, idxs, body } => {
+            if idxs.contains(from) {
+                expr.clone()
+            } else {
+                Expr::agg(*op, idxs.clone(), substitute(body, from, to))
+            }
+        }
+    }
+}
+
+/// Whether `op` may be flattened when nested in itself (n-ary associative built-ins).
+pub fn flattens(op: &MapOp) -> bool {
+    op.arity().is_none() && op.props().associative
+}
+
+/// Bottom-up: flatten nested associative maps, merge nested equal aggregates, lift aggregates
+/// above distributing maps, drop empty aggregates.
+pub fn merge(expr: &Expr) -> Expr {
+    match expr {
+        Expr::Map { op, args } => {
+            let args: Vec<Expr> = args.iter().map(merge).collect();
+            rebuild_map(op, args)
+        }
+        Expr::Agg { op, idxs, body } => make_agg(*op, idxs.clone(), merge(body)),
+        other => other.clone(),
+    }
+}
+
+/// `op(args)` with nested `op`s flattened and, if `op` distributes over an aggregate child,
+/// that aggregate lifted above it.
+pub fn rebuild_map(op: &MapOp, args: Vec<Expr>) -> Expr {
+    let mut flat = Vec::with_capacity(args.len());
+    for a in args {
+        match a {
+            Expr::Map {
+                op: inner,
+                args: inner_args,
+            } if flattens(op) && &inner == op => flat.extend(inner_args),
+            other => flat.push(other),
+        }
+    }
+    let lift = flat.iter().position(|a| match a {
+        Expr::Agg { op: g, .. } => op.distributes_over(*g),
+        _ => false,
+    });
+    match lift {
+        Some(k) => {
+            let Expr::Agg { op: g, idxs, body } = flat[k].clone() else {
+                unreachable!("position found an aggregate")
+            };
+            flat[k] = *body;
+            make_agg(g, idxs, rebuild_map(op, flat))
+        }
+        None => Expr::map(op.clone(), flat),
+    }
+}
+
+/// `g[idxs](body)`, merged with a directly nested aggregate of the same operator, or `body`
+/// itself when `idxs` is empty.
+pub fn make_agg(g: crate::plan_ast::AggOp, mut idxs: Vec<Idx>, body: Expr) -> Expr {
+    if idxs.is_empty() {
+        return body;
+    }
+    match body {
+        Expr::Agg {
+            op,
+            idxs: inner,
+            body,
+        } if op == g => {
+            for i in inner {
+                if !idxs.contains(&i) {
+                    idxs.push(i);
+                }
+            }
+            Expr::Agg { op, idxs, body }
+        }
+        body => Expr::agg(g, idxs, body),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan_ast::AggOp;
+
+    #[test]
+    fn lifts_renames_and_merges() {
+        // x[i] * sum[j](A[i,j] * sum[j](B[j]))  →  sum[j, j_1](x[i] * A[i,j] * B[j_1])
+        let (i, j) = (Idx::new("i"), Idx::new("j"));
+        let inner = Expr::agg(
+            AggOp::Sum,
+            vec![j.clone()],
+            Expr::input("B", vec![j.clone()]),
+        );
+        let e = Expr::map(
+            MapOp::Mul,
+            vec![
+                Expr::input("x", vec![i.clone()]),
+                Expr::agg(
+                    AggOp::Sum,
+                    vec![j.clone()],
+                    Expr::map(
+                        MapOp::Mul,
+                        vec![Expr::input("A", vec![i.clone(), j]), inner],
+                    ),
+                ),
+            ],
+        );
+        let n = normalize(&e, &[i]);
+        assert_eq!(n.to_string(), "sum[j,j_1](x[i] * A[i,j] * B[j_1])");
+    }
+
+    #[test]
+    fn subtraction_becomes_addition() {
+        let i = Idx::new("i");
+        let e = Expr::map(
+            MapOp::Sub,
+            vec![
+                Expr::input("a", vec![i.clone()]),
+                Expr::input("b", vec![i.clone()]),
+            ],
+        );
+        assert_eq!(normalize(&e, &[i]).to_string(), "a[i] + (-1 * b[i])");
+    }
+}

@@ -1,0 +1,81 @@
+//! Searching elimination orders (Galley §5.6): greedy (cheapest next query), and exact
+//! branch-and-bound (greedy gives the bound; a dynamic program over sets of eliminated indices
+//! keeps the cheapest partial plan per set and prunes any above the bound — costs only grow as
+//! indices are eliminated).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::eliminate::{finish, successors, Ctx, State};
+use crate::plan_ast::{Expr, Idx};
+use crate::TensorError;
+
+/// Exact search is skipped (greedy result kept) past this many partial plans in one layer.
+const MAX_LAYER_STATES: usize = 20_000;
+
+/// The greedy elimination of `expr`: repeatedly the move whose new queries cost least.
+pub fn greedy(ctx: &Ctx, expr: &Expr, name: &str, idxs: &[Idx]) -> Result<State, TensorError> {
+    let mut state = State {
+        expr: expr.clone(),
+        queries: vec![],
+        cost: 0.0,
+        done: BTreeSet::new(),
+    };
+    while state.expr.has_agg() {
+        let next = successors(ctx, &state)?
+            .into_iter()
+            .map(|(_, s)| s)
+            .min_by(|a, b| a.cost.total_cmp(&b.cost))
+            .ok_or_else(|| {
+                TensorError::Invalid(format!(
+                    "query {name}: no aggregate can be eliminated from {}",
+                    state.expr
+                ))
+            })?;
+        state = next;
+    }
+    finish(ctx, state, name, idxs)
+}
+
+/// Branch-and-bound over elimination orders; falls back to the greedy plan if the memo table
+/// grows past [`MAX_LAYER_STATES`].
+pub fn exact(ctx: &Ctx, expr: &Expr, name: &str, idxs: &[Idx]) -> Result<State, TensorError> {
+    let mut best = greedy(ctx, expr, name, idxs)?;
+    let mut layer: BTreeMap<BTreeSet<Idx>, State> = BTreeMap::new();
+    layer.insert(
+        BTreeSet::new(),
+        State {
+            expr: expr.clone(),
+            queries: vec![],
+            cost: 0.0,
+            done: BTreeSet::new(),
+        },
+    );
+    while !layer.is_empty() {
+        let mut next: BTreeMap<BTreeSet<Idx>, State> = BTreeMap::new();
+        for state in layer.into_values() {
+            if !state.expr.has_agg() {
+                let done = finish(ctx, state, name, idxs)?;
+                if done.cost < best.cost {
+                    best = done;
+                }
+                continue;
+            }
+            for (_, s) in successors(ctx, &state)? {
+                if s.cost >= best.cost {
+                    continue; // bound: costs never decrease along a path
+                }
+                match next.get(&s.done) {
+                    Some(old) if old.cost <= s.cost => {}
+                    _ => {
+                        next.insert(s.done.clone(), s);
+                    }
+                }
+            }
+        }
+        if next.len() > MAX_LAYER_STATES {
+            return Ok(best);
+        }
+        layer = next;
+    }
+    Ok(best)
+}

@@ -1,0 +1,634 @@
+//! Galley's physical optimizer (§6): for each logical query, a loop order (branch-and-bound
+//! over prefixes, §6.1), an output mode order and level formats (§6.2), a leader per loop
+//! (§6.3), transposition kernels for discordant accesses, and common sub-expression
+//! elimination over the finished kernels (§6.4).
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::plan_ast::{
+    Access, Expr, Idx, LevelFormat, LogicalPlan, LogicalQuery, PhysExpr, PhysicalPlan,
+    PhysicalQuery, Protocol,
+};
+use crate::stats::{expr_stats, Estimator, InputStats, TensorStats};
+use crate::TensorError;
+
+/// Options of [`optimize`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhysicalOptions {
+    pub estimator: Estimator,
+    /// A level whose estimated fill fraction (non-fill per slot, given the outer levels) is
+    /// above this is stored dense (Galley's cutoff: 0.25).
+    pub dense_cutoff: f64,
+    /// Above this (and not dense), a bytemap; below, a sparse level (Galley: 0.01).
+    pub bytemap_cutoff: f64,
+    /// Dense and bytemap levels allocate every slot: never more than this many per level.
+    pub max_dense_slots: f64,
+    /// Exact loop-order search up to this many loop indices; greedy above.
+    pub max_exact_loops: usize,
+}
+
+impl Default for PhysicalOptions {
+    fn default() -> PhysicalOptions {
+        PhysicalOptions {
+            estimator: Estimator::Chain,
+            dense_cutoff: 0.25,
+            bytemap_cutoff: 0.01,
+            max_dense_slots: (1u64 << 30) as f64,
+            max_exact_loops: 12,
+        }
+    }
+}
+
+/// Statistics of every input access and plan result, for the physical decisions.
+struct Stats<'a> {
+    inputs: &'a InputStats,
+    estimator: Estimator,
+    /// Result name → (declared index order, statistics).
+    results: HashMap<String, (Vec<Idx>, TensorStats)>,
+    sizes: HashMap<Idx, usize>,
+}
+
+impl Stats<'_> {
+    fn leaf(&self, e: &Expr) -> Result<TensorStats, TensorError> {
+        match e {
+            Expr::Input { tensor, idxs } => self.inputs.access(tensor, idxs, self.estimator),
+            Expr::Alias { name, idxs } => {
+                let (declared, s) = self
+                    .results
+                    .get(name)
+                    .ok_or_else(|| TensorError::Unknown(name.clone()))?;
+                if declared == idxs {
+                    return Ok(s.clone());
+                }
+                s.rename(&|i: &Idx| match declared.iter().position(|d| d == i) {
+                    Some(k) => idxs[k].clone(),
+                    None => i.clone(),
+                })
+            }
+            _ => unreachable!("leaves are accesses"),
+        }
+    }
+
+    fn expr(&self, e: &Expr) -> Result<TensorStats, TensorError> {
+        expr_stats(e, self.estimator, &mut |l| self.leaf(l), &|i| {
+            self.sizes.get(i).copied()
+        })
+    }
+}
+
+/// An access of a logical query body, in left-to-right order.
+#[derive(Clone, Debug)]
+struct Acc {
+    name: String,
+    is_alias: bool,
+    idxs: Vec<Idx>,
+    /// Whether this access's fill makes the whole body fill (it may lead a loop).
+    covers: bool,
+    /// Non-fill entries (transposition cost of an input).
+    nnz: f64,
+}
+
+fn collect_accesses(
+    e: &Expr,
+    covers: bool,
+    st: &Stats,
+    out: &mut Vec<Acc>,
+) -> Result<(), TensorError> {
+    match e {
+        Expr::Input { tensor: name, idxs } | Expr::Alias { name, idxs } => {
+            let s = st.leaf(e)?;
+            out.push(Acc {
+                name: name.clone(),
+                is_alias: matches!(e, Expr::Alias { .. }),
+                idxs: idxs.clone(),
+                covers,
+                nnz: s.estimate(),
+            });
+        }
+        Expr::Map { op, args } => {
+            let ann = op.props().annihilator;
+            for a in args {
+                // A child whose fill is the operator's annihilator forces the result to it.
+                let child_covers = covers
+                    && match ann {
+                        Some(x) => {
+                            let f = st.expr(a)?.fill();
+                            f == x || (f.is_nan() && x.is_nan())
+                        }
+                        None => false,
+                    };
+                collect_accesses(a, child_covers, st, out)?;
+            }
+        }
+        Expr::Literal(_) => {}
+        Expr::Agg { .. } => {
+            return Err(TensorError::Invalid(
+                "a logical query body holds an aggregate".to_string(),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// Whether `acc`'s stored index order follows `order` (indices not yet in `order` last).
+fn concordant(acc_idxs: &[Idx], order: &[Idx]) -> bool {
+    let pos: Vec<usize> = acc_idxs
+        .iter()
+        .map(|i| order.iter().position(|o| o == i).unwrap_or(usize::MAX))
+        .collect();
+    pos.windows(2).all(|w| w[0] <= w[1])
+}
+
+/// Loop-order search for one query: cost of an order = Σ over prefixes of the estimated
+/// non-fill count of the body projected to the prefix, plus the size of every input that is
+/// not concordant (it must be transposed first). Greedy for the bound, then a dynamic program
+/// over (set of looped indices, set of discordant inputs), pruned by the bound.
+fn choose_loop_order(
+    loops: &[Idx],
+    body: &TensorStats,
+    accs: &[Acc],
+    options: &PhysicalOptions,
+) -> Vec<Idx> {
+    let n = loops.len();
+    if n <= 1 {
+        return loops.to_vec();
+    }
+    let mut prefix_cost: HashMap<u64, f64> = HashMap::new();
+    let mut cost_of = |mask: u64| -> f64 {
+        *prefix_cost.entry(mask).or_insert_with(|| {
+            let keep: Vec<Idx> = (0..n)
+                .filter(|k| mask & (1 << k) != 0)
+                .map(|k| loops[k].clone())
+                .collect();
+            body.project(&keep).estimate().max(1.0)
+        })
+    };
+    // Accesses that become discordant when `i` is added after the set `mask`.
+    let access_masks: Vec<Vec<usize>> = accs
+        .iter()
+        .map(|a| {
+            a.idxs
+                .iter()
+                .filter_map(|i| loops.iter().position(|l| l == i))
+                .collect()
+        })
+        .collect();
+    let breaks = |mask: u64, i: usize| -> u64 {
+        let mut out = 0u64;
+        for (a, pos) in access_masks.iter().enumerate() {
+            if let Some(at) = pos.iter().position(|&p| p == i) {
+                if pos[at + 1..].iter().any(|&p| mask & (1 << p) != 0) {
+                    out |= 1 << a;
+                }
+            }
+        }
+        out
+    };
+    let transpose_cost = |set: u64| -> f64 {
+        (0..accs.len())
+            .filter(|a| set & (1 << a) != 0 && !accs[*a].is_alias)
+            .map(|a| accs[a].nnz)
+            .sum()
+    };
+    // Greedy bound.
+    let mut mask = 0u64;
+    let mut disc = 0u64;
+    let mut order = vec![];
+    let mut bound = 0.0;
+    while order.len() < n {
+        let (best_i, best_c) = (0..n)
+            .filter(|k| mask & (1 << k) == 0)
+            .map(|k| {
+                let nd = disc | breaks(mask, k);
+                let c = cost_of(mask | (1 << k)) + transpose_cost(nd & !disc);
+                (k, c)
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("an index is left");
+        disc |= breaks(mask, best_i);
+        mask |= 1 << best_i;
+        bound += best_c;
+        order.push(best_i);
+    }
+    if n > options.max_exact_loops || accs.len() > 64 {
+        return order.iter().map(|&k| loops[k].clone()).collect();
+    }
+    let mut best_order = order;
+    let mut layer: BTreeMap<(u64, u64), (f64, Vec<usize>)> = BTreeMap::new();
+    layer.insert((0, 0), (0.0, vec![]));
+    for _ in 0..n {
+        let mut next: BTreeMap<(u64, u64), (f64, Vec<usize>)> = BTreeMap::new();
+        for ((mask, disc), (cost, ord)) in layer {
+            for k in 0..n {
+                if mask & (1 << k) != 0 {
+                    continue;
+                }
+                let nd = disc | breaks(mask, k);
+                let c = cost + cost_of(mask | (1 << k)) + transpose_cost(nd & !disc);
+                if c > bound {
+                    continue;
+                }
+                let key = (mask | (1 << k), nd);
+                if next.get(&key).is_none_or(|(old, _)| c < *old) {
+                    let mut o = ord.clone();
+                    o.push(k);
+                    next.insert(key, (c, o));
+                }
+            }
+        }
+        layer = next;
+    }
+    if let Some((c, o)) = layer.into_values().min_by(|a, b| a.0.total_cmp(&b.0)) {
+        if c <= bound {
+            best_order = o;
+        }
+    }
+    best_order.iter().map(|&k| loops[k].clone()).collect()
+}
+
+/// Level formats of an output stored in `out_idxs` order, written by loops in `loop_order`.
+fn choose_formats(
+    out: &TensorStats,
+    out_idxs: &[Idx],
+    loop_order: &[Idx],
+    sizes: &HashMap<Idx, usize>,
+    options: &PhysicalOptions,
+) -> Vec<LevelFormat> {
+    let mut formats = vec![];
+    let mut outer_nnz = 1.0f64;
+    for k in 0..out_idxs.len() {
+        let prefix = &out_idxs[..=k];
+        let nnz = out.project(prefix).estimate();
+        let dim = sizes.get(&out_idxs[k]).copied().unwrap_or(1).max(1) as f64;
+        let fibers = outer_nnz.max(1.0);
+        let fraction = nnz / (fibers * dim);
+        let slots = fibers * dim;
+        // Sequential writes only if the output's modes so far are the outermost loops.
+        let sequential = loop_order.len() > k && loop_order[..=k] == *prefix;
+        let f = if fraction > options.dense_cutoff && slots <= options.max_dense_slots {
+            LevelFormat::Dense
+        } else if fraction > options.bytemap_cutoff && slots <= options.max_dense_slots {
+            LevelFormat::Bytemap
+        } else if sequential {
+            LevelFormat::SortedList
+        } else {
+            LevelFormat::Hash
+        };
+        formats.push(f);
+        outer_nnz = nnz;
+    }
+    formats
+}
+
+/// Optimizes every query of `plan` into kernels (see the module doc).
+pub fn optimize(
+    plan: &LogicalPlan,
+    inputs: &InputStats,
+    options: &PhysicalOptions,
+) -> Result<PhysicalPlan, TensorError> {
+    let mut st = Stats {
+        inputs,
+        estimator: options.estimator,
+        results: HashMap::new(),
+        sizes: HashMap::new(),
+    };
+    // Pass 1: statistics and loop order of every query (intermediates will be stored in the
+    // order their consumer loops over them, so only inputs pay for transposition here).
+    struct Planned {
+        body: TensorStats,
+        out: TensorStats,
+        accs: Vec<Acc>,
+        loop_order: Vec<Idx>,
+    }
+    let mut planned: Vec<Planned> = vec![];
+    for q in &plan.queries {
+        register_sizes(&mut st, q)?;
+        let body = st.expr(&q.body)?;
+        let out = match q.agg {
+            Some(g) => {
+                let over: Vec<(Idx, usize)> = q
+                    .agg_idxs
+                    .iter()
+                    .map(|i| (i.clone(), st.sizes.get(i).copied().unwrap_or(1)))
+                    .collect();
+                body.aggregate(g, &over)
+            }
+            None => body.clone(),
+        };
+        let mut accs = vec![];
+        collect_accesses(&q.body, true, &st, &mut accs)?;
+        let mut loops: Vec<Idx> = q.body.free_idxs().into_iter().collect();
+        for i in q.idxs.iter().chain(&q.agg_idxs) {
+            if !loops.contains(i) {
+                loops.push(i.clone());
+            }
+        }
+        let loop_order = choose_loop_order(&loops, &body, &accs, options);
+        st.results
+            .insert(q.name.clone(), (q.idxs.clone(), out.clone()));
+        planned.push(Planned {
+            body,
+            out,
+            accs,
+            loop_order,
+        });
+    }
+    // Pass 2: storage order of each result: the user's order for program outputs, else the
+    // order its first consumer loops in.
+    let outputs: Vec<&str> = plan.outputs.iter().map(|(_, q)| q.as_str()).collect();
+    let mut stored: HashMap<String, Vec<Idx>> = HashMap::new();
+    for (k, q) in plan.queries.iter().enumerate() {
+        let mut order = q.idxs.clone();
+        if !outputs.contains(&q.name.as_str()) {
+            let consumer = plan.queries[k + 1..]
+                .iter()
+                .zip(&planned[k + 1..])
+                .find_map(|(c, p)| {
+                    p.accs
+                        .iter()
+                        .find(|a| a.is_alias && a.name == q.name)
+                        .map(|a| (a.idxs.clone(), p.loop_order.clone(), c))
+                });
+            if let Some((acc_idxs, lo, _)) = consumer {
+                let mut modes: Vec<usize> = (0..q.idxs.len()).collect();
+                modes.sort_by_key(|&m| {
+                    lo.iter()
+                        .position(|l| *l == acc_idxs[m])
+                        .unwrap_or(usize::MAX)
+                });
+                order = modes.iter().map(|&m| q.idxs[m].clone()).collect();
+            }
+        }
+        stored.insert(q.name.clone(), order);
+    }
+    // Pass 3: kernels.
+    let mut out = PhysicalPlan {
+        queries: vec![],
+        outputs: plan.outputs.clone(),
+    };
+    let mut transposes: HashMap<(String, Vec<Idx>), String> = HashMap::new();
+    let mut declared: HashMap<String, Vec<Idx>> = HashMap::new();
+    for (q, p) in plan.queries.iter().zip(&planned) {
+        declared.insert(q.name.clone(), q.idxs.clone());
+        let mut prelude = vec![];
+        let mut body_accs = p.accs.iter();
+        let mut leaders: HashMap<Idx, usize> = HashMap::new();
+        // Leader per loop: the covering access with fewest coordinates given the outer loops.
+        for (depth, i) in p.loop_order.iter().enumerate() {
+            let outer = &p.loop_order[..depth];
+            let best = p
+                .accs
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.covers && a.idxs.contains(i))
+                .map(|(k, a)| {
+                    let s = st.leaf(&access_expr(a)).expect("stats computed in pass 1");
+                    (k, s.conditional_estimate(std::slice::from_ref(i), outer))
+                })
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            if let Some((k, _)) = best {
+                leaders.insert(i.clone(), k);
+            }
+        }
+        let mut next_acc = 0usize;
+        let body = to_phys(&q.body, &mut |e| {
+            let a = body_accs.next().expect("one access per leaf").clone();
+            let k = next_acc;
+            next_acc += 1;
+            let _ = e;
+            // The mode order the access is stored in.
+            let (name, is_alias, idxs) = if a.is_alias {
+                let decl = &declared[&a.name];
+                let store = &stored[&a.name];
+                let idxs: Vec<Idx> = store
+                    .iter()
+                    .map(|s| a.idxs[decl.iter().position(|d| d == s).expect("declared")].clone())
+                    .collect();
+                (a.name.clone(), true, idxs)
+            } else {
+                (a.name.clone(), false, a.idxs.clone())
+            };
+            let (name, is_alias, idxs) = if concordant(&idxs, &p.loop_order) {
+                (name, is_alias, idxs)
+            } else {
+                let mut sorted = idxs.clone();
+                sorted.sort_by_key(|i| p.loop_order.iter().position(|l| l == i));
+                let perm: Vec<usize> = sorted
+                    .iter()
+                    .map(|s| idxs.iter().position(|i| i == s).expect("same indices"))
+                    .collect();
+                let key = (name.clone(), positional(&perm));
+                let t_name = match transposes.get(&key) {
+                    Some(t) => t.clone(),
+                    None => {
+                        let t = format!("{name}__T{}", transposes.len() + 1);
+                        let src_stats = st.leaf(&access_expr(&a)).expect("stats");
+                        let formats =
+                            choose_formats(&src_stats, &sorted, &idxs, &st.sizes, options);
+                        prelude.push(PhysicalQuery {
+                            name: t.clone(),
+                            loop_order: idxs.clone(),
+                            agg: None,
+                            agg_idxs: vec![],
+                            body: PhysExpr::Access(Access {
+                                is_alias,
+                                name: name.clone(),
+                                idxs: idxs.clone(),
+                                protocols: vec![Protocol::Iterate; idxs.len()],
+                            }),
+                            output_idxs: sorted.clone(),
+                            output_formats: formats,
+                        });
+                        transposes.insert(key, t.clone());
+                        t
+                    }
+                };
+                (t_name, true, sorted)
+            };
+            let protocols = idxs
+                .iter()
+                .map(|i| {
+                    if leaders.get(i) == Some(&k) {
+                        Protocol::Iterate
+                    } else {
+                        Protocol::Lookup
+                    }
+                })
+                .collect();
+            PhysExpr::Access(Access {
+                is_alias,
+                name,
+                idxs,
+                protocols,
+            })
+        });
+        let output_idxs = stored[&q.name].clone();
+        let output_formats =
+            choose_formats(&p.out, &output_idxs, &p.loop_order, &st.sizes, options);
+        let _ = &p.body;
+        out.queries.extend(prelude);
+        out.queries.push(PhysicalQuery {
+            name: q.name.clone(),
+            loop_order: p.loop_order.clone(),
+            agg: q.agg,
+            agg_idxs: q.agg_idxs.clone(),
+            body,
+            output_idxs,
+            output_formats,
+        });
+    }
+    Ok(eliminate_common_subexpressions(out))
+}
+
+fn positional(perm: &[usize]) -> Vec<Idx> {
+    perm.iter().map(|p| Idx::new(&p.to_string())).collect()
+}
+
+fn access_expr(a: &Acc) -> Expr {
+    if a.is_alias {
+        Expr::alias(&a.name, a.idxs.clone())
+    } else {
+        Expr::input(&a.name, a.idxs.clone())
+    }
+}
+
+fn to_phys(e: &Expr, leaf: &mut dyn FnMut(&Expr) -> PhysExpr) -> PhysExpr {
+    match e {
+        Expr::Input { .. } | Expr::Alias { .. } => leaf(e),
+        Expr::Literal(v) => PhysExpr::Literal(*v),
+        Expr::Map { op, args } => PhysExpr::Map {
+            op: op.clone(),
+            args: args.iter().map(|a| to_phys(a, leaf)).collect(),
+        },
+        Expr::Agg { .. } => unreachable!("checked in pass 1"),
+    }
+}
+
+fn register_sizes(st: &mut Stats, q: &LogicalQuery) -> Result<(), TensorError> {
+    let results = &st.results;
+    let inputs = st.inputs;
+    let dims_of = |name: &str| {
+        results
+            .get(name)
+            .map(|(idxs, s)| idxs.iter().map(|i| s.dim(i).unwrap_or(1)).collect())
+            .or_else(|| inputs.dims(name))
+    };
+    let sizes = crate::reference::index_sizes(&q.body, &dims_of)
+        .map_err(|e| TensorError::Invalid(format!("query {}: {e}", q.name)))?;
+    st.sizes.extend(sizes.into_iter().map(|(i, (d, _))| (i, d)));
+    Ok(())
+}
+
+/// §6.4: a kernel identical to an earlier one up to index names is dropped, and references to
+/// it (and program outputs naming it) are pointed at the earlier one.
+pub fn eliminate_common_subexpressions(plan: PhysicalPlan) -> PhysicalPlan {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut replaced: HashMap<String, String> = HashMap::new();
+    let mut queries = vec![];
+    for mut q in plan.queries {
+        rename_accesses(&mut q.body, &replaced);
+        let key = canonical_key(&q);
+        match seen.get(&key) {
+            Some(first) => {
+                replaced.insert(q.name.clone(), first.clone());
+            }
+            None => {
+                seen.insert(key, q.name.clone());
+                queries.push(q);
+            }
+        }
+    }
+    let outputs = plan
+        .outputs
+        .into_iter()
+        .map(|(o, q)| {
+            let q = replaced.get(&q).cloned().unwrap_or(q);
+            (o, q)
+        })
+        .collect();
+    PhysicalPlan { queries, outputs }
+}
+
+fn rename_accesses(e: &mut PhysExpr, map: &HashMap<String, String>) {
+    match e {
+        PhysExpr::Access(a) => {
+            if a.is_alias {
+                if let Some(n) = map.get(&a.name) {
+                    a.name = n.clone();
+                }
+            }
+        }
+        PhysExpr::Literal(_) => {}
+        PhysExpr::Map { args, .. } => args.iter_mut().for_each(|a| rename_accesses(a, map)),
+    }
+}
+
+/// The kernel with index names replaced by their loop position (so `sum[j](A[i,j])` and
+/// `sum[k](A[i,k])` hash alike).
+fn canonical_key(q: &PhysicalQuery) -> String {
+    let canon = |i: &Idx| -> String {
+        match q.loop_order.iter().position(|l| l == i) {
+            Some(p) => format!("%{p}"),
+            None => format!("?{i}"),
+        }
+    };
+    fn body_key(e: &PhysExpr, canon: &dyn Fn(&Idx) -> String) -> String {
+        match e {
+            PhysExpr::Access(a) => format!(
+                "{}{}[{}]{:?}",
+                if a.is_alias { "@" } else { "$" },
+                a.name,
+                a.idxs.iter().map(canon).collect::<Vec<_>>().join(","),
+                a.protocols
+            ),
+            PhysExpr::Literal(v) => format!("{v:?}"),
+            PhysExpr::Map { op, args } => format!(
+                "{op}({})",
+                args.iter()
+                    .map(|a| body_key(a, canon))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        }
+    }
+    format!(
+        "{}|{:?}|{}|{}|{}|{:?}",
+        q.loop_order.len(),
+        q.agg,
+        q.agg_idxs.iter().map(canon).collect::<Vec<_>>().join(","),
+        body_key(&q.body, &canon),
+        q.output_idxs
+            .iter()
+            .map(canon)
+            .collect::<Vec<_>>()
+            .join(","),
+        q.output_formats
+    )
+}
+
+/// The logical meaning of a physical plan (formats and protocols dropped, transposes as
+/// pointwise copies): for checking physical plans with the reference evaluator.
+pub fn to_logical(plan: &PhysicalPlan) -> LogicalPlan {
+    fn expr(e: &PhysExpr) -> Expr {
+        match e {
+            PhysExpr::Access(a) if a.is_alias => Expr::alias(&a.name, a.idxs.clone()),
+            PhysExpr::Access(a) => Expr::input(&a.name, a.idxs.clone()),
+            PhysExpr::Literal(v) => Expr::Literal(*v),
+            PhysExpr::Map { op, args } => Expr::map(op.clone(), args.iter().map(expr).collect()),
+        }
+    }
+    LogicalPlan {
+        queries: plan
+            .queries
+            .iter()
+            .map(|q| LogicalQuery {
+                name: q.name.clone(),
+                idxs: q.output_idxs.clone(),
+                agg: q.agg,
+                agg_idxs: q.agg_idxs.clone(),
+                body: expr(&q.body),
+            })
+            .collect(),
+        outputs: plan.outputs.clone(),
+    }
+}

@@ -6,9 +6,10 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use crate::engine::{execute_converted, EngineInputs, ExecReport};
-use crate::logical::naive_plan;
-use crate::physical::naive_physical;
+use crate::logical::{naive_plan, LogicalOptions, Search};
+use crate::physical::{naive_physical, PhysicalOptions};
 use crate::plan_ast::{LogicalPlan, PhysicalPlan, Program};
+use crate::stats::{Estimator, InputStats};
 use crate::tensor::CooTensor;
 use crate::TensorError;
 
@@ -16,11 +17,11 @@ use crate::TensorError;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Optimizer {
     /// Galley's greedy elimination-order search.
+    #[default]
     Greedy,
     /// Branch-and-bound over elimination orders.
     Exact,
     /// No optimization: each aggregate where it stands, loops in output-then-reduction order.
-    #[default]
     Naive,
 }
 
@@ -66,6 +67,11 @@ pub struct RunOptions {
 pub struct RunReport {
     pub logical: LogicalPlan,
     pub physical: PhysicalPlan,
+    /// Estimated non-fill entries of each logical query's result and body (optimizers only).
+    pub estimates: Vec<(String, f64, f64)>,
+    /// Time to collect the input statistics (degree counts), not part of optimization:
+    /// like a database's table statistics, they are computed once per input.
+    pub stats_time: Duration,
     pub logical_time: Duration,
     pub physical_time: Duration,
     /// Input conversion to fibertrees plus all kernels.
@@ -88,18 +94,48 @@ pub fn plan(
     options: &RunOptions,
     report: &mut RunReport,
 ) -> Result<PhysicalPlan, TensorError> {
-    if options.optimizer != Optimizer::Naive {
-        report.notes.push(format!(
-            "the {:?} optimizer is not in this build yet; planned with the naive planner",
-            options.optimizer
-        ));
-    }
+    let estimator = match options.estimator {
+        EstimatorChoice::Uniform => Estimator::Uniform,
+        EstimatorChoice::Chain => Estimator::Chain,
+    };
+    let search = match options.optimizer {
+        Optimizer::Naive => {
+            let t0 = Instant::now();
+            let logical = naive_plan(program)?;
+            report.logical_time = t0.elapsed();
+            let t1 = Instant::now();
+            let dims = |n: &str| inputs.get(n).map(|t| t.dims().to_vec());
+            let physical = naive_physical(&logical, &dims)?;
+            report.physical_time = t1.elapsed();
+            report.logical = logical;
+            return Ok(physical);
+        }
+        Optimizer::Greedy => Search::Greedy,
+        Optimizer::Exact => Search::Exact,
+    };
+    let t = Instant::now();
+    let stats = InputStats::from_tensors(inputs);
+    report.stats_time = t.elapsed();
     let t0 = Instant::now();
-    let logical = naive_plan(program)?;
+    let logical_options = LogicalOptions {
+        search,
+        estimator,
+        ..Default::default()
+    };
+    let explained = crate::logical::optimize_explained(program, &stats, &logical_options)?;
     report.logical_time = t0.elapsed();
+    report.estimates = explained
+        .estimates
+        .iter()
+        .map(|e| (e.name.clone(), e.nnz_out, e.nnz_body))
+        .collect();
+    let logical = explained.plan;
     let t1 = Instant::now();
-    let dims = |n: &str| inputs.get(n).map(|t| t.dims().to_vec());
-    let physical = naive_physical(&logical, &dims)?;
+    let physical_options = PhysicalOptions {
+        estimator,
+        ..Default::default()
+    };
+    let physical = crate::physical::optimize(&logical, &stats, &physical_options)?;
     report.physical_time = t1.elapsed();
     report.logical = logical;
     Ok(physical)
@@ -135,6 +171,7 @@ impl fmt::Display for RunReport {
             ms(self.logical_time),
             ms(self.physical_time)
         )?;
+        writeln!(f, "input statistics: {:.3} ms", ms(self.stats_time))?;
         writeln!(
             f,
             "execute: {:.3} ms (input conversion {:.3} ms)",

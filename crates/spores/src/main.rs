@@ -188,7 +188,7 @@ struct TensorFlags {
     #[arg(long, default_value = "chain")]
     estimator: spores_tensor::driver::EstimatorChoice,
     /// `greedy`, `exact` (branch and bound) or `naive` (no optimization).
-    #[arg(long, default_value = "naive")]
+    #[arg(long, default_value = "greedy")]
     optimizer: spores_tensor::driver::Optimizer,
     /// Print the logical and physical plans.
     #[arg(long)]

@@ -95,6 +95,13 @@ fn run(args: &TensorArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()
     let w = |e: std::io::Error| (1u8, format!("error: cannot write output: {e}"));
     if args.explain {
         writeln!(out, "-- logical plan\n{}", report.logical).map_err(w)?;
+        if !report.estimates.is_empty() {
+            writeln!(out, "-- estimated non-fill entries (result, body)").map_err(w)?;
+            for (name, nnz_out, nnz_body) in &report.estimates {
+                writeln!(out, "{name}: {nnz_out:.0}, {nnz_body:.0}").map_err(w)?;
+            }
+            writeln!(out).map_err(w)?;
+        }
         writeln!(
             out,
             "-- physical plan\n{}",

@@ -1,7 +1,7 @@
 //! Counts subgraph queries on a data graph with the tensor engine, one line per query:
 //! `query<TAB>count<TAB>optimize_ms<TAB>execute_ms<TAB>convert_ms`.
 //!
-//! `cargo run --release -p spores-tensor --example subgraph_count -- [--optimizer naive|greedy|exact] GRAPH QUERY...`
+//! `cargo run --release -p spores-tensor --example subgraph_count -- [--optimizer naive|greedy|exact] [--explain] GRAPH QUERY...`
 //!
 //! The graph is read once. Per query: planning time (optimize), the kernels' time (execute)
 //! and, separately, the conversion of the inputs from COO to fibertrees (convert) — the
@@ -28,6 +28,8 @@ fn main() -> ExitCode {
         }
         args.drain(k..k + 2);
     }
+    let explain = args.iter().any(|a| a == "--explain");
+    args.retain(|a| a != "--explain");
     if args.len() < 2 {
         eprintln!("usage: subgraph_count [--optimizer O] GRAPH QUERY...");
         return ExitCode::from(2);
@@ -48,6 +50,13 @@ fn main() -> ExitCode {
         });
         match result {
             Ok((out, report)) => {
+                if explain {
+                    eprintln!(
+                        "{}\n{}\n{report}",
+                        report.logical,
+                        spores_tensor::driver::explain_physical(&report.physical)
+                    );
+                }
                 let mut w = stdout.lock();
                 let _ = writeln!(
                     w,

@@ -501,7 +501,17 @@ pub fn execute_query<'a>(
         _ => None,
     };
     let in_order = out_levels.windows(2).all(|w| w[0] < w[1]);
-    let out = if local_at.is_some() && in_order {
+    // An all-dense output is accumulated in place: its value array becomes the result's.
+    let all_dense = !out_dims.is_empty()
+        && q.output_formats.len() == out_dims.len()
+        && q.output_formats.iter().all(|f| *f == LevelFormat::Dense)
+        && cells <= super::fibertree::MAX_DENSE_POSITIONS as u64;
+    let out = if all_dense {
+        Accumulator::Dense {
+            vals: vec![q.agg.map_or(out_fill, AggOp::init); cells as usize],
+            touched: vec![false; cells as usize],
+        }
+    } else if local_at.is_some() && in_order {
         Accumulator::Sequential(vec![])
     } else if (cells as usize) <= DENSE_ACCUMULATOR_CELLS {
         Accumulator::Dense {
@@ -542,6 +552,16 @@ pub fn execute_query<'a>(
 
     // Materialize in the requested formats.
     let order = out_dims.len();
+    if all_dense {
+        if let Accumulator::Dense { mut vals, touched } = st.out {
+            for (v, t) in vals.iter_mut().zip(&touched) {
+                if !t {
+                    *v = out_fill;
+                }
+            }
+            return Ok(FiberTensor::dense(&out_dims, vals, out_fill));
+        }
+    }
     let mut coords: Vec<u32> = vec![];
     let mut vals: Vec<f64> = vec![];
     let mut push = |key: u64, v: f64| {

@@ -41,7 +41,9 @@ fn main() -> ExitCode {
     let explain = args.iter().any(|a| a == "--explain");
     args.retain(|a| a != "--explain");
     let Some(program_path) = args.first().cloned() else {
-        eprintln!("usage: run_program [--optimizer O] [--repeat N] [--explain] PROGRAM NAME=PATH...");
+        eprintln!(
+            "usage: run_program [--optimizer O] [--repeat N] [--explain] PROGRAM NAME=PATH..."
+        );
         return ExitCode::from(2);
     };
     let src = match std::fs::read_to_string(&program_path) {
@@ -85,7 +87,11 @@ fn main() -> ExitCode {
                 if k == 0 {
                     println!("convert\t{:.3}", report.exec.convert.as_secs_f64() * 1e3);
                     if explain {
-                        eprintln!("{}\n{}\n{report}", report.logical, explain_physical(&report.physical));
+                        eprintln!(
+                            "{}\n{}\n{report}",
+                            report.logical,
+                            explain_physical(&report.physical)
+                        );
                     }
                 }
                 println!(

@@ -198,6 +198,9 @@ struct Bind {
     mode: usize,
     /// When this access misses here, the whole sub-loop contributes nothing: skip it.
     skip_if_missing: bool,
+    /// This is the access's last mode and `skip_if_missing` holds: a stored value equal to
+    /// the fill (a dense level's zeros) is skipped too.
+    skip_fill_value: bool,
 }
 
 struct LevelPlan {
@@ -440,6 +443,7 @@ pub fn execute_query<'a>(
                     access: a,
                     mode: m,
                     skip_if_missing,
+                    skip_fill_value: skip_if_missing && m + 1 == info.levels.len(),
                 });
             }
         }
@@ -513,7 +517,13 @@ pub fn execute_query<'a>(
         }
     } else if local_at.is_some() && in_order {
         Accumulator::Sequential(vec![])
-    } else if (cells as usize) <= DENSE_ACCUMULATOR_CELLS {
+    } else if (cells as usize) <= DENSE_ACCUMULATOR_CELLS
+        && q.output_formats
+            .iter()
+            .any(|f| matches!(f, LevelFormat::Dense | LevelFormat::Bytemap))
+    {
+        // Dense-shaped outputs may pay for a dense scratch array; sparse ones (SortedList,
+        // Hash) pay only per written cell, which is what makes them cheap for small results.
         Accumulator::Dense {
             vals: vec![q.agg.map_or(out_fill, AggOp::init); cells as usize],
             touched: vec![false; cells as usize],
@@ -713,6 +723,12 @@ fn probe(plan: &Plan, st: &mut State, lp: &LevelPlan, skip_bind: usize, c: u32) 
         if q == FILL && bind.skip_if_missing {
             return false;
         }
+        if bind.skip_fill_value && q != FILL {
+            let t = plan.accs[bind.access].tensor;
+            if t.vals[q] == t.fill {
+                return false;
+            }
+        }
     }
     true
 }
@@ -742,9 +758,14 @@ fn level(plan: &Plan, st: &mut State, d: usize) {
             let parent = st.pos[bind.access][bind.mode];
             if parent != FILL {
                 if level.format == LevelFormat::Dense {
+                    let t = plan.accs[bind.access].tensor;
                     for c in 0..lp.dim {
-                        st.pos[bind.access][bind.mode + 1] = parent * lp.dim + c;
+                        let q = parent * lp.dim + c;
+                        st.pos[bind.access][bind.mode + 1] = q;
                         visited += 1;
+                        if bind.skip_fill_value && t.vals[q] == t.fill {
+                            continue;
+                        }
                         if probe(plan, st, lp, *b, c as u32) {
                             st.cur[d] = c as u32;
                             go(plan, st, d + 1);

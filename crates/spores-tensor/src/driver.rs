@@ -179,9 +179,14 @@ impl fmt::Display for RunReport {
             ms(self.exec.convert)
         )?;
         for (name, t, stored, formats) in &self.exec.kernels {
+            let fast = if self.exec.fast_paths.contains(name) {
+                " (matrix-product fast path)"
+            } else {
+                ""
+            };
             writeln!(
                 f,
-                "  kernel {name}: {:.3} ms, {stored} stored values, formats {formats:?}",
+                "  kernel {name}: {:.3} ms, {stored} stored values, formats {formats:?}{fast}",
                 ms(*t)
             )?;
         }

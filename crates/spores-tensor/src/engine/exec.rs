@@ -510,10 +510,19 @@ pub fn execute_query<'a>(
         && q.output_formats.len() == out_dims.len()
         && q.output_formats.iter().all(|f| *f == LevelFormat::Dense)
         && cells <= super::fibertree::MAX_DENSE_POSITIONS as u64;
+    // When an untouched cell's initial value already is the result's fill (sums with fill
+    // 0, the common case), no touched mask is kept: a zeroed array costs only the pages
+    // actually written.
+    let init = q.agg.map_or(out_fill, AggOp::init);
+    let needs_mask = !(init == out_fill && (q.agg.is_some() || init == 0.0));
     let out = if all_dense {
         Accumulator::Dense {
-            vals: vec![q.agg.map_or(out_fill, AggOp::init); cells as usize],
-            touched: vec![false; cells as usize],
+            vals: vec![init; cells as usize],
+            touched: if needs_mask {
+                vec![false; cells as usize]
+            } else {
+                vec![]
+            },
         }
     } else if local_at.is_some() && in_order {
         Accumulator::Sequential(vec![])
@@ -564,9 +573,11 @@ pub fn execute_query<'a>(
     let order = out_dims.len();
     if all_dense {
         if let Accumulator::Dense { mut vals, touched } = st.out {
-            for (v, t) in vals.iter_mut().zip(&touched) {
-                if !t {
-                    *v = out_fill;
+            if !touched.is_empty() {
+                for (v, t) in vals.iter_mut().zip(&touched) {
+                    if !t {
+                        *v = out_fill;
+                    }
                 }
             }
             return Ok(FiberTensor::dense(&out_dims, vals, out_fill));
@@ -661,7 +672,7 @@ fn write_cell(plan: &Plan, st: &mut State, v: f64, combine: bool) {
         },
         Accumulator::Dense { vals, touched } => {
             let k = key as usize;
-            if !touched[k] {
+            if !touched.is_empty() && !touched[k] {
                 touched[k] = true;
                 if let Some(a) = agg {
                     vals[k] = a.init();

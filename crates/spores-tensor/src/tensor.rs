@@ -155,6 +155,12 @@ impl CooTensor {
         out
     }
 
+    /// The same entries with another fill value (for `input A fill=..` declarations).
+    pub fn with_fill(mut self, fill: f64) -> CooTensor {
+        self.fill = fill;
+        self
+    }
+
     /// The tensor with modes permuted: mode `m` of the result is mode `perm[m]` of `self`.
     pub fn permute(&self, perm: &[usize]) -> CooTensor {
         let dims = perm.iter().map(|&p| self.dims[p]).collect();

@@ -188,3 +188,38 @@ proptest! {
         check(PROGRAMS[prog], &plan, &ins)?;
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The optimizers' plans (other loop orders, formats, pushed-down aggregates) run on the
+    /// engine agree with the reference too.
+    #[test]
+    fn optimized_plans_agree_with_the_reference(
+        prog in 0..PROGRAMS.len(),
+        (i, j, k) in (1usize..5, 1usize..5, 1usize..4),
+        density in 0.05f64..0.8,
+        fills in prop::array::uniform3(prop_oneof![Just(0.0), Just(0.0), Just(1.0)]),
+        seed in any::<u64>(),
+        exact in any::<bool>(),
+    ) {
+        use spores_tensor::driver::{Optimizer, RunOptions};
+        let ins = inputs(i, j, k, density, fills, seed);
+        let src = PROGRAMS[prog];
+        let parsed = parse_program(src).unwrap();
+        let want = eval_program(&parsed.program, &ins).unwrap();
+        let options = RunOptions {
+            optimizer: if exact { Optimizer::Exact } else { Optimizer::Greedy },
+            ..Default::default()
+        };
+        let (got, report) = spores_tensor::run(&parsed.program, &ins, &options)
+            .map_err(|e| TestCaseError::fail(format!("{src}: {e}")))?;
+        for (name, w) in &want {
+            let (gd, wd) = (got[name].to_dense(), w.to_dense());
+            for (c, (x, y)) in gd.iter().zip(&wd).enumerate() {
+                prop_assert!(close(*x, *y), "{}\n{}: cell {} engine {} reference {}\n{}",
+                    src, name, c, x, y, spores_tensor::driver::explain_physical(&report.physical));
+            }
+        }
+    }
+}

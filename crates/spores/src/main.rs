@@ -63,6 +63,10 @@ enum Command {
     /// MLIR tools (`spores mlir opt IN.mlir --rules R.egg`).
     #[command(subcommand)]
     Mlir(spores::commands::MlirCommand),
+    /// Optimize and run a sparse tensor program (tensor index notation, Galley-style).
+    ///
+    /// Exit code 0: success; 1: the program failed while running; 2: usage or parse error.
+    Tensor(TensorFlags),
 }
 
 /// What is known about the inputs of an expression.
@@ -149,6 +153,23 @@ fn main() -> ExitCode {
                 &mut err,
             ))
         }
+        Command::Tensor(flags) => {
+            let args = spores::commands::TensorArgs {
+                program: flags.program,
+                inputs: flags
+                    .inputs
+                    .into_iter()
+                    .map(|(n, p)| (n, PathBuf::from(p)))
+                    .collect(),
+                optimizer: flags.optimizer,
+                estimator: flags.estimator,
+                explain: flags.explain,
+                stats: flags.stats,
+                out_dir: flags.out_dir,
+            };
+            let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+            ExitCode::from(spores::commands::tensor(&args, &mut out, &mut err))
+        }
         Command::Equiv { lhs, rhs, inputs } => {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::equiv(
@@ -160,6 +181,31 @@ fn main() -> ExitCode {
             ))
         }
     }
+}
+
+/// The flags of `spores tensor`.
+#[derive(clap::Args)]
+struct TensorFlags {
+    /// The program file (tensor index notation).
+    program: PathBuf,
+    /// An input tensor file: .mtx, .npy, .tns (FROSTT) or an edge list (repeatable).
+    #[arg(long = "input", value_name = "NAME=PATH", value_parser = parse_key_value)]
+    inputs: Vec<(String, String)>,
+    /// Sparsity estimator of the optimizers: `uniform` or `chain`.
+    #[arg(long, default_value = "chain")]
+    estimator: spores_tensor::driver::EstimatorChoice,
+    /// `greedy`, `exact` (branch and bound) or `naive` (no optimization).
+    #[arg(long, default_value = "greedy")]
+    optimizer: spores_tensor::driver::Optimizer,
+    /// Print the logical and physical plans.
+    #[arg(long)]
+    explain: bool,
+    /// Print optimization and execution times.
+    #[arg(long)]
+    stats: bool,
+    /// Write every non-scalar output to DIR (NAME.mtx, or NAME.tns above order 2).
+    #[arg(short = 'o', value_name = "DIR")]
+    out_dir: Option<PathBuf>,
 }
 
 /// The flags of `spores run`.

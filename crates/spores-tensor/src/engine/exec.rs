@@ -198,6 +198,9 @@ struct Bind {
     mode: usize,
     /// When this access misses here, the whole sub-loop contributes nothing: skip it.
     skip_if_missing: bool,
+    /// This is the access's last mode and `skip_if_missing` holds: a stored value equal to
+    /// the fill (a dense level's zeros) is skipped too.
+    skip_fill_value: bool,
 }
 
 struct LevelPlan {
@@ -440,6 +443,7 @@ pub fn execute_query<'a>(
                     access: a,
                     mode: m,
                     skip_if_missing,
+                    skip_fill_value: skip_if_missing && m + 1 == info.levels.len(),
                 });
             }
         }
@@ -501,9 +505,34 @@ pub fn execute_query<'a>(
         _ => None,
     };
     let in_order = out_levels.windows(2).all(|w| w[0] < w[1]);
-    let out = if local_at.is_some() && in_order {
+    // An all-dense output is accumulated in place: its value array becomes the result's.
+    let all_dense = !out_dims.is_empty()
+        && q.output_formats.len() == out_dims.len()
+        && q.output_formats.iter().all(|f| *f == LevelFormat::Dense)
+        && cells <= super::fibertree::MAX_DENSE_POSITIONS as u64;
+    // When an untouched cell's initial value already is the result's fill (sums with fill
+    // 0, the common case), no touched mask is kept: a zeroed array costs only the pages
+    // actually written.
+    let init = q.agg.map_or(out_fill, AggOp::init);
+    let needs_mask = !(init == out_fill && (q.agg.is_some() || init == 0.0));
+    let out = if all_dense {
+        Accumulator::Dense {
+            vals: vec![init; cells as usize],
+            touched: if needs_mask {
+                vec![false; cells as usize]
+            } else {
+                vec![]
+            },
+        }
+    } else if local_at.is_some() && in_order {
         Accumulator::Sequential(vec![])
-    } else if (cells as usize) <= DENSE_ACCUMULATOR_CELLS {
+    } else if (cells as usize) <= DENSE_ACCUMULATOR_CELLS
+        && q.output_formats
+            .iter()
+            .any(|f| matches!(f, LevelFormat::Dense | LevelFormat::Bytemap))
+    {
+        // Dense-shaped outputs may pay for a dense scratch array; sparse ones (SortedList,
+        // Hash) pay only per written cell, which is what makes them cheap for small results.
         Accumulator::Dense {
             vals: vec![q.agg.map_or(out_fill, AggOp::init); cells as usize],
             touched: vec![false; cells as usize],
@@ -542,6 +571,18 @@ pub fn execute_query<'a>(
 
     // Materialize in the requested formats.
     let order = out_dims.len();
+    if all_dense {
+        if let Accumulator::Dense { mut vals, touched } = st.out {
+            if !touched.is_empty() {
+                for (v, t) in vals.iter_mut().zip(&touched) {
+                    if !t {
+                        *v = out_fill;
+                    }
+                }
+            }
+            return Ok(FiberTensor::dense(&out_dims, vals, out_fill));
+        }
+    }
     let mut coords: Vec<u32> = vec![];
     let mut vals: Vec<f64> = vec![];
     let mut push = |key: u64, v: f64| {
@@ -631,7 +672,7 @@ fn write_cell(plan: &Plan, st: &mut State, v: f64, combine: bool) {
         },
         Accumulator::Dense { vals, touched } => {
             let k = key as usize;
-            if !touched[k] {
+            if !touched.is_empty() && !touched[k] {
                 touched[k] = true;
                 if let Some(a) = agg {
                     vals[k] = a.init();
@@ -693,6 +734,12 @@ fn probe(plan: &Plan, st: &mut State, lp: &LevelPlan, skip_bind: usize, c: u32) 
         if q == FILL && bind.skip_if_missing {
             return false;
         }
+        if bind.skip_fill_value && q != FILL {
+            let t = plan.accs[bind.access].tensor;
+            if t.vals[q] == t.fill {
+                return false;
+            }
+        }
     }
     true
 }
@@ -722,9 +769,14 @@ fn level(plan: &Plan, st: &mut State, d: usize) {
             let parent = st.pos[bind.access][bind.mode];
             if parent != FILL {
                 if level.format == LevelFormat::Dense {
+                    let t = plan.accs[bind.access].tensor;
                     for c in 0..lp.dim {
-                        st.pos[bind.access][bind.mode + 1] = parent * lp.dim + c;
+                        let q = parent * lp.dim + c;
+                        st.pos[bind.access][bind.mode + 1] = q;
                         visited += 1;
+                        if bind.skip_fill_value && t.vals[q] == t.fill {
+                            continue;
+                        }
                         if probe(plan, st, lp, *b, c as u32) {
                             st.cur[d] = c as u32;
                             go(plan, st, d + 1);

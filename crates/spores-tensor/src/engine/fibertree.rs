@@ -217,6 +217,33 @@ impl FiberTensor {
         }
     }
 
+    /// An all-dense tensor from its row-major values (`vals.len()` = product of dims).
+    pub fn dense(dims: &[usize], vals: Vec<f64>, fill: f64) -> FiberTensor {
+        let mut parents = 1usize;
+        let levels = dims
+            .iter()
+            .map(|&dim| {
+                parents *= dim;
+                Level {
+                    format: LevelFormat::Dense,
+                    dim,
+                    ptr: vec![],
+                    idx: vec![],
+                    hash: FxHashMap::default(),
+                    mask: vec![],
+                    positions: parents,
+                }
+            })
+            .collect();
+        debug_assert_eq!(parents, vals.len());
+        FiberTensor {
+            dims: dims.to_vec(),
+            levels,
+            vals,
+            fill,
+        }
+    }
+
     /// Converts a COO tensor with the given level formats.
     pub fn from_coo(t: &CooTensor, formats: &[LevelFormat]) -> FiberTensor {
         let order = t.order();

@@ -7,6 +7,7 @@
 //! [`CooTensor`]s.
 
 pub mod exec;
+pub mod fastpath;
 pub mod fibertree;
 
 use std::collections::HashMap;
@@ -26,6 +27,8 @@ pub struct ExecReport {
     pub convert: Duration,
     /// (kernel name, time, stored entries of its result, formats of its result).
     pub kernels: Vec<(String, Duration, usize, Vec<LevelFormat>)>,
+    /// Kernels that ran on a spores-exec matrix kernel ([`fastpath`]).
+    pub fast_paths: Vec<String>,
 }
 
 /// Inputs already converted to fibertrees (convert once, run many plans).
@@ -75,7 +78,13 @@ pub fn execute_converted(
                     inputs.tensors.get(name)
                 }
             };
-            execute_query(q, &lookup)?
+            match fastpath::matrix_product(q, &lookup) {
+                Some(r) => {
+                    report.fast_paths.push(q.name.clone());
+                    r?
+                }
+                None => execute_query(q, &lookup)?,
+            }
         };
         let stored = t.vals.len();
         report

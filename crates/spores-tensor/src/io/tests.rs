@@ -98,3 +98,31 @@ fn graphs_and_queries() {
     let e = subgraph::read_data_graph(&bad).unwrap_err().to_string();
     assert!(e.ends_with("bad.graph:2: malformed label `x`"), "{e}");
 }
+
+#[test]
+fn npy_and_matrix_market_go_through_spores_exec() {
+    use spores_exec::io::{write_matrix, Format, WriteOptions};
+    use spores_exec::{DenseMatrix, Matrix};
+    let m =
+        Matrix::Dense(DenseMatrix::from_vec(2, 3, vec![1.0, 0.0, 2.0, 0.0, 0.0, -3.5]).unwrap());
+    let p = tmp("m.npy", "");
+    write_matrix(&m, &p, Format::Npy, &WriteOptions::default()).unwrap();
+    let t = read_tensor(&p).unwrap();
+    assert_eq!(t.dims(), &[2, 3]);
+    assert_eq!(t.nnz(), 3);
+    assert_eq!(t.get(&[1, 2]), -3.5);
+    // A column vector is an order-1 tensor.
+    let v = Matrix::Dense(DenseMatrix::from_vec(3, 1, vec![0.0, 4.0, 5.0]).unwrap());
+    let p = tmp("v.mtx", "");
+    write_matrix(&v, &p, Format::MatrixMarket, &WriteOptions::default()).unwrap();
+    let t = read_tensor(&p).unwrap();
+    assert_eq!(t.dims(), &[3]);
+    assert_eq!(t.get(&[2]), 5.0);
+    let e = read_tensor(&tmp(
+        "bad.mtx",
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("bad.mtx:3"), "{e}");
+}

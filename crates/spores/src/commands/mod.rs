@@ -4,10 +4,12 @@
 mod equiv;
 mod mlir;
 mod optimize;
+mod tensor;
 
 pub use equiv::equiv;
 pub use mlir::{mlir, mlir_opt, MlirCommand, MlirOptArgs};
 pub use optimize::optimize;
+pub use tensor::{tensor, TensorArgs};
 
 use spores_opt::la::ShapeEnv;
 

@@ -1,0 +1,157 @@
+//! Fast paths: kernels that are exactly a matrix product run on spores-exec's matrix
+//! kernels (GEMM, SpMM, SpGEMM, `t(X) %*% X`) instead of the loop interpreter.
+//!
+//! Recognized: `C[o1,o2] = sum[k](A[..] * B[..])` and `y[o] = sum[k](A[..] * x[k])` where
+//! `A` and `B` are order-2 tensors stored Dense/Dense or Dense/SortedList (CSR), `x` an
+//! order-1 tensor with at least half its entries non-zero, all with fill 0 and finite values (BLAS propagates `0 * inf` as NaN
+//! where the engine's `*` gives 0), in any mode orders (operands are transposed in the
+//! kernel call, not copied).
+
+use spores_exec::{CsrMatrix, DenseMatrix, Matrix};
+
+use super::fibertree::FiberTensor;
+use crate::plan_ast::{AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
+use crate::TensorError;
+
+/// A fibertree as a matrix (a vector becomes a column), without copying its values
+/// structure more than once; `None` for layouts the kernels do not take.
+fn as_matrix(t: &FiberTensor) -> Option<Matrix> {
+    if t.fill != 0.0 || t.vals.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    // A sparse vector operand is left to the interpreter, which walks only its non-zeros
+    // (a matrix kernel would touch the whole matrix).
+    if t.order() == 1 {
+        let nonzero = t.vals.iter().filter(|&&v| v != 0.0).count();
+        if 2 * nonzero < t.dims[0] {
+            return None;
+        }
+    }
+    match (t.order(), t.formats().as_slice()) {
+        (1, [LevelFormat::Dense]) => DenseMatrix::from_vec(t.dims[0], 1, t.vals.clone())
+            .ok()
+            .map(Matrix::Dense),
+        (1, [LevelFormat::SortedList]) => {
+            let l = &t.levels[0];
+            let mut d = vec![0.0; t.dims[0]];
+            for (k, &c) in l.idx.iter().enumerate() {
+                d[c as usize] = t.vals[k];
+            }
+            DenseMatrix::from_vec(t.dims[0], 1, d)
+                .ok()
+                .map(Matrix::Dense)
+        }
+        (2, [LevelFormat::Dense, LevelFormat::Dense]) => {
+            DenseMatrix::from_vec(t.dims[0], t.dims[1], t.vals.clone())
+                .ok()
+                .map(Matrix::Dense)
+        }
+        (2, [LevelFormat::Dense, LevelFormat::SortedList]) => {
+            let l = &t.levels[1];
+            CsrMatrix::new(
+                t.dims[0],
+                t.dims[1],
+                l.ptr.clone(),
+                l.idx.clone(),
+                t.vals.clone(),
+            )
+            .ok()
+            .map(Matrix::Sparse)
+        }
+        _ => None,
+    }
+}
+
+/// Runs `q` as a matrix product if it is one; `None` when the fast path does not apply.
+pub fn matrix_product<'a>(
+    q: &PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+) -> Option<Result<FiberTensor, TensorError>> {
+    if q.agg != Some(AggOp::Sum) || q.agg_idxs.len() != 1 {
+        return None;
+    }
+    let k = &q.agg_idxs[0];
+    let PhysExpr::Map {
+        op: MapOp::Mul,
+        args,
+    } = &q.body
+    else {
+        return None;
+    };
+    let [PhysExpr::Access(a), PhysExpr::Access(b)] = args.as_slice() else {
+        return None;
+    };
+    let (ta, tb) = (tensor(&a.name, a.is_alias)?, tensor(&b.name, b.is_alias)?);
+    // Order the operands so that the left one is order 2.
+    let ((a, ta), (b, tb)) = if a.idxs.len() == 2 {
+        ((a, ta), (b, tb))
+    } else {
+        ((b, tb), (a, ta))
+    };
+    if a.idxs.len() != 2 || !(b.idxs.len() == 2 || b.idxs.len() == 1) {
+        return None;
+    }
+    // The free index of each operand (the one that is not k).
+    let other = |idxs: &[Idx]| -> Option<(Idx, bool)> {
+        match idxs {
+            [x, y] if y == k && x != k => Some((x.clone(), false)),
+            [x, y] if x == k && y != k => Some((y.clone(), true)),
+            _ => None,
+        }
+    };
+    let (oa, trans_a) = other(&a.idxs)?;
+    let (ma, mb) = (as_matrix(ta)?, as_matrix(tb)?);
+    let result = if b.idxs.len() == 1 {
+        if b.idxs[0] != *k || q.output_idxs != [oa.clone()] {
+            return None;
+        }
+        spores_exec::kernels::matmul::matmul_t(&ma, trans_a, &mb, false)
+    } else {
+        let (ob, b_k_last) = other(&b.idxs)?;
+        let trans_b = !b_k_last; // B must be [k, ob]: transposed when stored [ob, k].
+        if oa == ob {
+            return None;
+        }
+        if q.output_idxs == [oa.clone(), ob.clone()] {
+            spores_exec::kernels::matmul::matmul_t(&ma, trans_a, &mb, trans_b)
+        } else if q.output_idxs == [ob, oa] {
+            // C^T = op(B)^T op(A)^T.
+            spores_exec::kernels::matmul::matmul_t(&mb, !trans_b, &ma, !trans_a)
+        } else {
+            return None;
+        }
+    };
+    Some(
+        result
+            .map_err(|e| TensorError::Invalid(format!("kernel {}: {e}", q.name)))
+            .map(|m| to_fibertree(&m, q)),
+    )
+}
+
+fn to_fibertree(m: &Matrix, q: &PhysicalQuery) -> FiberTensor {
+    let vector = q.output_idxs.len() == 1;
+    let dims: Vec<usize> = if vector {
+        vec![m.rows()]
+    } else {
+        vec![m.rows(), m.cols()]
+    };
+    if q.output_formats.iter().all(|f| *f == LevelFormat::Dense) {
+        return FiberTensor::dense(&dims, m.to_dense().into_vec(), 0.0);
+    }
+    let mut coords = vec![];
+    let mut vals = vec![];
+    let csr = m.to_csr();
+    for i in 0..csr.rows() {
+        let (idx, v) = csr.line(i);
+        for (&j, &x) in idx.iter().zip(v) {
+            if x != 0.0 {
+                coords.push(i as u32);
+                if !vector {
+                    coords.push(j);
+                }
+                vals.push(x);
+            }
+        }
+    }
+    FiberTensor::from_sorted(&dims, &coords, &vals, 0.0, &q.output_formats)
+}

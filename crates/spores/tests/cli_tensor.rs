@@ -1,0 +1,101 @@
+//! `spores tensor` end to end on the shipped examples.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn spores(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_spores"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn triangle_example_counts_and_explains() {
+    let (code, out, err) = spores(&[
+        "tensor",
+        "examples/tensor/triangles.tp",
+        "--input",
+        "E=examples/tensor/graph.mtx",
+        "--explain",
+        "--stats",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Triangles 0-1-2 (weights 1*3*2) and 1-2-3 (2*1*1), six orderings each.
+    assert!(out.contains("\nt = 48\n"), "{out}");
+    assert!(out.contains("deg: dims [5], fill 0, 5 entries"), "{out}");
+    assert!(out.contains("  (2) 6\n  (3) 3\n  (4) 1\n"), "{out}");
+    assert!(
+        out.contains("-- physical plan\nt[] () = sum[i,j,k]"),
+        "{out}"
+    );
+    assert!(out.contains("-- stats\noptimize:"), "{out}");
+}
+
+#[test]
+fn feature_example_writes_outputs() {
+    let dir = std::env::temp_dir().join(format!("spores-cli-tensor-{}", std::process::id()));
+    let (code, out, err) = spores(&[
+        "tensor",
+        "examples/tensor/features.tp",
+        "--input",
+        "S=examples/tensor/S.tns",
+        "--input",
+        "P=examples/tensor/P.mtx",
+        "--input",
+        "C=examples/tensor/C.mtx",
+        "--input",
+        "theta=examples/tensor/theta.mtx",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Sale 1 = product 1 + customer 2: (1.5, 0) + (0, -2).
+    assert!(out.contains("X: dims [4, 2], fill 0, 7 entries"), "{out}");
+    assert!(out.contains("  (0,0) 1.5\n  (0,1) -2\n"), "{out}");
+    let written = std::fs::read_to_string(dir.join("X.mtx")).unwrap();
+    assert!(written.starts_with("%%MatrixMarket matrix coordinate real general\n4 2 7\n1 1 1.5\n"));
+    assert!(dir.join("y.mtx").exists());
+}
+
+#[test]
+fn errors_name_the_place() {
+    let dir = std::env::temp_dir().join(format!("spores-cli-tensor-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prog = dir.join("bad.tp");
+    std::fs::write(&prog, "y[i] = sum[j](A[i,j] * )\n").unwrap();
+    let (code, _, err) = spores(&["tensor", prog.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("bad.tp:1:24: error: expected an expression, found `)`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 | y[i] = sum[j](A[i,j] * )\n  |                        ^"),
+        "{err}"
+    );
+    let (code, _, err) = spores(&["tensor", "examples/tensor/triangles.tp"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("input `E` is not given (pass --input E=PATH)"),
+        "{err}"
+    );
+    let (code, _, err) = spores(&[
+        "tensor",
+        "examples/tensor/triangles.tp",
+        "--input",
+        "E=/nonexistent/g.mtx",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/g.mtx"), "{err}");
+}

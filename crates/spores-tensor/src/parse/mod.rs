@@ -33,74 +33,13 @@ use lexer::{lex, Tok};
 
 use crate::plan_ast::{AggOp, Expr, Idx, MapOp, OpProps, Program, Query, UserFunction};
 
-/// A byte range `start..end` of the source text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Span {
-    pub start: usize,
-    pub end: usize,
-}
+/// Spans, caret rendering and line/column are the DML front end's, so both front ends report
+/// errors the same way.
+pub use spores_lang::diag::{line_col, Span};
 
-impl Span {
-    pub fn new(start: usize, end: usize) -> Span {
-        Span { start, end }
-    }
-}
-
-/// A syntax or name error at a place in the program text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParseError {
-    pub message: String,
-    pub span: Span,
-}
-
-impl ParseError {
-    pub fn new(message: impl Into<String>, span: Span) -> ParseError {
-        ParseError {
-            message: message.into(),
-            span,
-        }
-    }
-
-    /// `file:line:col: error: message`, then the source line and a caret line under the
-    /// offending text.
-    pub fn render(&self, file: &str, source: &str) -> String {
-        let (line, col) = line_col(source, self.span.start);
-        let line_text = source.lines().nth(line - 1).unwrap_or("");
-        let (end_line, end_col) = line_col(source, self.span.end.max(self.span.start + 1));
-        let width = if end_line == line {
-            end_col.saturating_sub(col).max(1)
-        } else {
-            line_text.chars().count().saturating_sub(col - 1).max(1)
-        };
-        let pad = " ".repeat(line.to_string().len());
-        format!(
-            "{file}:{line}:{col}: error: {msg}\n{pad} |\n{line} | {line_text}\n{pad} | {spaces}{carets}\n",
-            msg = self.message,
-            spaces = " ".repeat(col - 1),
-            carets = "^".repeat(width),
-        )
-    }
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-/// 1-based line and column (in characters) of a byte offset.
-pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(source.len());
-    while offset > 0 && !source.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &source[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
-    (line, before[line_start..].chars().count() + 1)
-}
+/// A syntax or name error at a place in the program text (`render` gives
+/// `file:line:col: error: ...` with the source line and a caret).
+pub type ParseError = spores_lang::diag::Diagnostic;
 
 /// A user function declared in the program: `fn NAME(PARAMS) = BODY [PROPERTIES]`.
 #[derive(Clone, Debug)]

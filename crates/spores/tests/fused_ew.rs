@@ -3,6 +3,9 @@
 //! (`fuse_elementwise: false`), on dense, sparse, vector, 1x1 and empty operands, and
 //! fail with the same errors.
 
+mod common;
+
+use common::values;
 use spores::{run_script, RunOptions, ScriptError};
 
 fn run(src: &str, fuse: bool) -> Result<String, String> {
@@ -16,22 +19,8 @@ fn run(src: &str, fuse: bool) -> Result<String, String> {
     })
 }
 
-/// The printed values (lines starting with `v `), and the plan lines.
-fn values(out: &str) -> (Vec<f64>, Vec<&str>) {
-    let vals = out
-        .lines()
-        .filter_map(|l| l.strip_prefix("v "))
-        .flat_map(|l| l.split_whitespace().map(|t| t.parse::<f64>().unwrap()))
-        .collect();
-    let plan = out.lines().filter(|l| l.starts_with("  %")).collect();
-    (vals, plan)
-}
-
 fn same(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan())
-        || a == b
-        || (a - b).abs() <= 1e-10 * a.abs().max(b.abs())
-        || (a - b).abs() < 1e-12
+    common::same(a, b, 1e-10)
 }
 
 /// Runs `src` fused and unfused, checks the values agree and that the fused plan uses

@@ -3,6 +3,9 @@
 //! unfused plans (`sized_planning: false`), with and without the SPORES optimizer, and
 //! `--explain` must show the masked operators.
 
+mod common;
+
+use common::values;
 use std::process::Command;
 
 use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
@@ -23,22 +26,8 @@ fn run(src: &str, sized_planning: bool, optimized: bool) -> String {
     run_script(src, options).unwrap_or_else(|e| panic!("{}", e.diagnostic().render("t.dml", src)))
 }
 
-/// The printed values (lines starting with `v `), and the plan lines.
-fn values(out: &str) -> (Vec<f64>, Vec<&str>) {
-    let vals = out
-        .lines()
-        .filter_map(|l| l.strip_prefix("v "))
-        .flat_map(|l| l.split_whitespace().map(|t| t.parse::<f64>().unwrap()))
-        .collect();
-    let plan = out.lines().filter(|l| l.starts_with("  %")).collect();
-    (vals, plan)
-}
-
 fn same(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan())
-        || a == b
-        || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
-        || (a - b).abs() < 1e-12
+    common::same(a, b, 1e-9)
 }
 
 /// Runs `src` masked and unfused (each with and without the optimizer), checks the

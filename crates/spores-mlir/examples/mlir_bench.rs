@@ -18,6 +18,7 @@ use spores_mlir::{load, parse, print, LoadOptions, Module, PrintOptions};
 const CASES: &[(&str, &str, f64, bool)] = &[
     ("grayscale", "grayscale.egg", 0.0, true),
     ("vecnorm", "vecnorm.egg", 2e-3, true),
+    ("vecnorm", "vecnorm_paper.egg", 2e-3, true),
     ("poly", "poly.egg", 1e-9, true),
     ("2mm", "matmul.egg", 0.0, true),
     ("3mm", "matmul.egg", 0.0, true),
@@ -25,6 +26,10 @@ const CASES: &[(&str, &str, f64, bool)] = &[
     ("20mm", "matmul_chain.egg", 0.0, true),
     ("40mm", "matmul_chain.egg", 0.0, true),
     ("80mm", "matmul_chain.egg", 0.0, true),
+    ("10mm", "matmul_chain_full.egg", 0.0, false),
+    ("20mm", "matmul_chain_full.egg", 0.0, false),
+    ("40mm", "matmul_chain_full.egg", 0.0, false),
+    ("80mm", "matmul_chain_full.egg", 0.0, false),
     ("10mm", "matmul.egg", 0.0, false),
     ("20mm", "matmul.egg", 0.0, false),
     ("40mm", "matmul.egg", 0.0, false),

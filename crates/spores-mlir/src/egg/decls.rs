@@ -33,6 +33,9 @@ pub struct Decls {
     pub by_ctor: HashMap<String, OpDecl>,
     /// Constructor names in declaration order (for deterministic iteration).
     pub order: Vec<String>,
+    /// Rulesets declared with `(ruleset NAME)`, in declaration order: the optimizer runs
+    /// them as stages after the default ruleset (see [`crate::egg::optimize`]).
+    pub rulesets: Vec<String>,
 }
 
 /// Dialect namespaces that contain an underscore, so that `sparse_tensor_convert` maps back to
@@ -106,6 +109,9 @@ impl Decls {
                 GenericCommand::Function { name, schema, .. } if schema.output == "i64" => {
                     functions.insert(name.clone(), schema.input.clone());
                 }
+                GenericCommand::AddRuleset(_, name) if !decls.rulesets.contains(name) => {
+                    decls.rulesets.push(name.clone());
+                }
                 _ => {}
             }
         }
@@ -161,7 +167,8 @@ mod tests {
                  (constructor arith_addf (Op Op AttrPair Type) Op :cost 3)
                  (constructor linalg_matmul (Op Op Op Type) Op)
                  (function linalg_matmul_cost (Op Op Op Type) i64 :merge (min old new))
-                 (constructor helper (Op) Op)",
+                 (constructor helper (Op) Op)
+                 (ruleset prices) (ruleset splits)",
             )
             .expect("parses");
         let d = Decls::read(&cmds);
@@ -174,5 +181,6 @@ mod tests {
         );
         assert!(d.lookup("arith.addf", 2, 1).is_some());
         assert!(d.lookup("arith.addf", 2, 0).is_none());
+        assert_eq!(d.rulesets, vec!["prices", "splits"]);
     }
 }

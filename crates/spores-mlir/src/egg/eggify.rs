@@ -423,8 +423,20 @@ impl Walker<'_> {
             .collect();
         captures.sort_unstable();
         captures.dedup();
-        let mut shell_op = op.clone();
-        shell_op.regions = Vec::new();
+        // The op without its regions (they are rebuilt from `regions`); cloning the regions
+        // only to drop them would copy a function's whole body once per nesting level.
+        let shell_op = Operation {
+            results: op.results.clone(),
+            name: op.name.clone(),
+            operands: op.operands.clone(),
+            successors: op.successors.clone(),
+            properties: op.properties.clone(),
+            regions: Vec::new(),
+            attributes: op.attributes.clone(),
+            operand_types: op.operand_types.clone(),
+            result_types: op.result_types.clone(),
+            loc: op.loc.clone(),
+        };
         let n = op.num_results();
         let results = (0..n)
             .map(|i| {

@@ -9,8 +9,13 @@
 //! * [`deeggify`]: per-block extraction (the LA optimizer's `CandGraph` extractors) and
 //!   printing as SSA.
 //!
-//! Saturation runs the default ruleset under an iteration, size and time limit; hitting a
-//! limit is not an error: the best program found so far is returned.
+//! Saturation runs the default ruleset to saturation; then every ruleset the rule file
+//! declares (`(ruleset NAME)`), in declaration order, runs as a stage to saturation, each
+//! followed by the default ruleset again. Stages let a rule file compute an analysis to its
+//! fixpoint before rules that read it fire (`bench/mlir/matmul_chain.egg` prices every
+//! association of a chain first, then builds only the cheapest). The iteration limit applies
+//! to each run, the size and time limits to all of them; hitting a limit is not an error: the
+//! best program found so far is returned.
 //!
 //! With `SPORES_MLIR_DEBUG` set, table sizes, the slowest rules and the extraction phases
 //! are printed to stderr (how the encodings in `bench/mlir/*.egg` were tuned).
@@ -169,40 +174,28 @@ pub fn optimize(
     let to_egglog = t1.elapsed();
 
     let t2 = Instant::now();
-    let mut iterations = 0;
     let debug = std::env::var_os("SPORES_MLIR_DEBUG").is_some();
-    let mut rule_times: std::collections::HashMap<String, (Duration, usize)> = Default::default();
-    let stop = loop {
-        if iterations >= opts.iter_limit {
-            break StopReason::IterLimit;
-        }
-        if t2.elapsed() >= opts.time_limit {
-            break StopReason::TimeLimit;
-        }
-        if eg.num_tuples() >= opts.node_limit {
-            break StopReason::NodeLimit;
-        }
-        iterations += 1;
-        let report = eg
-            .step_rules("")
-            .map_err(|e| OptError::Egglog(e.to_string()))?;
-        if debug {
-            for (r, t) in &report.search_and_apply_time_per_rule {
-                let e = rule_times.entry(r.to_string()).or_default();
-                e.0 += *t;
-                e.1 += report.num_matches_per_rule.get(r).copied().unwrap_or(0);
-            }
-            for (k, t) in &report.rebuild_time_per_ruleset {
-                rule_times.entry(format!("rebuild {k}")).or_default().0 += *t;
-            }
-            for (k, t) in &report.merge_time_per_ruleset {
-                rule_times.entry(format!("merge {k}")).or_default().0 += *t;
-            }
-        }
-        if !report.updated {
-            break StopReason::Saturated;
-        }
+    let mut sat = Saturator {
+        opts,
+        started: t2,
+        iterations: 0,
+        debug,
+        rule_times: Default::default(),
     };
+    // The default ruleset, then each declared ruleset as a stage followed by the default
+    // ruleset again (for what the stage built), each to saturation.
+    let mut stop = sat.run(&mut eg, "")?;
+    for stage in &decls.rulesets {
+        if stop != StopReason::Saturated {
+            break;
+        }
+        stop = sat.run(&mut eg, stage)?;
+        if stop == StopReason::Saturated {
+            stop = sat.run(&mut eg, "")?;
+        }
+    }
+    let iterations = sat.iterations;
+    let rule_times = sat.rule_times;
     let saturation = t2.elapsed();
     if debug {
         let mut v: Vec<_> = rule_times.into_iter().collect();
@@ -257,6 +250,74 @@ pub fn optimize(
         cost: es.cost,
     };
     Ok((out, stats))
+}
+
+/// Runs rulesets to saturation under the shared limits of one optimization.
+struct Saturator<'o> {
+    opts: &'o OptOptions,
+    started: Instant,
+    /// Iterations over all stages.
+    iterations: usize,
+    debug: bool,
+    /// Per rule: search-and-apply time and matches (with `SPORES_MLIR_DEBUG`).
+    rule_times: std::collections::HashMap<String, (Duration, usize)>,
+}
+
+impl Saturator<'_> {
+    /// Steps `ruleset` until nothing changes or a limit is hit.
+    /// The iteration limit applies to each run; time and size limits to all of them.
+    fn run(&mut self, eg: &mut EGraph, ruleset: &str) -> Result<StopReason, OptError> {
+        let mut iterations = 0;
+        let stage_started = Instant::now();
+        let stop = self.steps(eg, ruleset, &mut iterations);
+        if self.debug {
+            eprintln!(
+                "spores-mlir: ruleset {ruleset:?}: {iterations} iterations in {:?}",
+                stage_started.elapsed()
+            );
+        }
+        stop
+    }
+
+    fn steps(
+        &mut self,
+        eg: &mut EGraph,
+        ruleset: &str,
+        iterations: &mut usize,
+    ) -> Result<StopReason, OptError> {
+        loop {
+            if *iterations >= self.opts.iter_limit {
+                return Ok(StopReason::IterLimit);
+            }
+            if self.started.elapsed() >= self.opts.time_limit {
+                return Ok(StopReason::TimeLimit);
+            }
+            if eg.num_tuples() >= self.opts.node_limit {
+                return Ok(StopReason::NodeLimit);
+            }
+            *iterations += 1;
+            self.iterations += 1;
+            let report = eg
+                .step_rules(ruleset)
+                .map_err(|e| OptError::Egglog(e.to_string()))?;
+            if self.debug {
+                for (r, t) in &report.search_and_apply_time_per_rule {
+                    let e = self.rule_times.entry(r.to_string()).or_default();
+                    e.0 += *t;
+                    e.1 += report.num_matches_per_rule.get(r).copied().unwrap_or(0);
+                }
+                for (k, t) in &report.rebuild_time_per_ruleset {
+                    self.rule_times.entry(format!("rebuild {k}")).or_default().0 += *t;
+                }
+                for (k, t) in &report.merge_time_per_ruleset {
+                    self.rule_times.entry(format!("merge {k}")).or_default().0 += *t;
+                }
+            }
+            if !report.updated {
+                return Ok(StopReason::Saturated);
+            }
+        }
+    }
 }
 
 /// Ops at all nesting levels.

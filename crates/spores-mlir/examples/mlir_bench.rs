@@ -1,6 +1,7 @@
 //! The MLIR benchmark (DialEgg's cases): per case, the kernel run time of the original
 //! program, of `mlir-opt --canonicalize`, of ours, and of ours plus canonicalize (median of
-//! the 11 timed kernel calls each program makes), with our optimization time broken down like
+//! the 11 timed kernel calls of each of `MLIR_BENCH_RUNS` (3) runs per program, the variants
+//! taking turns), with our optimization time broken down like
 //! the paper's Table 2. Results of every variant are checked against the original's.
 //!
 //! usage: cargo run --release -p spores-mlir --example mlir_bench [-- CASE..]
@@ -43,12 +44,22 @@ fn ms(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1e3)
 }
 
-/// Runs a program; returns its result numbers and the median kernel time in ms.
-fn run(tc: &Toolchain, text: &str) -> Result<(Vec<f64>, f64), String> {
-    let lowered = tc.lower(text)?;
-    let out = tc.run(&lowered)?;
+/// Runs a lowered program once; returns its result numbers and its kernel times in s.
+fn run(tc: &Toolchain, lowered: &str) -> Result<(Vec<f64>, Vec<f64>), String> {
+    let out = tc.run(lowered)?;
     let (body, times) = split_times(&out, REPS).ok_or("no kernel times in the output")?;
-    Ok((numbers(&body), median(&times) * 1e3))
+    Ok((numbers(&body), times))
+}
+
+/// How many times each program is run (`MLIR_BENCH_RUNS`, default 3): the variants of a
+/// case take turns, so that they see the same machine load, and the median is over all
+/// kernel calls of all runs.
+fn bench_runs() -> usize {
+    std::env::var("MLIR_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(3)
 }
 
 fn walk<'m>(ops: &'m [Operation], out: &mut Vec<&'m Operation>) {
@@ -149,18 +160,27 @@ fn main() {
         });
         let (mut rt, mut speed) = (vec!["-".to_string(); 4], vec!["-".to_string(); 2]);
         if runs {
-            let base = run(&tc, &orig_text).unwrap_or_else(|e| panic!("{case} original: {e}"));
-            let mut times = vec![base.1];
-            for (label, text) in [
-                ("canonicalize", &canon_text),
-                ("ours", &ours_text),
-                ("ours+canon", &ours_canon_text),
-            ] {
-                let (nums, t) = run(&tc, text).unwrap_or_else(|e| panic!("{case} {label}: {e}"));
-                agree(&base.0, &nums, tol)
-                    .unwrap_or_else(|e| panic!("{case} {label}: results differ: {e}"));
-                times.push(t);
+            let texts = [&orig_text, &canon_text, &ours_text, &ours_canon_text];
+            let labels = ["original", "canonicalize", "ours", "ours+canon"];
+            let lowered: Vec<String> = texts
+                .iter()
+                .zip(labels)
+                .map(|(t, l)| tc.lower(t).unwrap_or_else(|e| panic!("{case} {l}: {e}")))
+                .collect();
+            let mut all: Vec<Vec<f64>> = vec![Vec::new(); 4];
+            let mut base: Option<Vec<f64>> = None;
+            for _ in 0..bench_runs() {
+                for (v, (low, label)) in lowered.iter().zip(labels).enumerate() {
+                    let (nums, t) = run(&tc, low).unwrap_or_else(|e| panic!("{case} {label}: {e}"));
+                    match &base {
+                        None => base = Some(nums),
+                        Some(b) => agree(b, &nums, tol)
+                            .unwrap_or_else(|e| panic!("{case} {label}: results differ: {e}")),
+                    }
+                    all[v].extend(t);
+                }
             }
+            let times: Vec<f64> = all.iter().map(|t| median(t) * 1e3).collect();
             rt = times.iter().map(|t| format!("{t:.3}")).collect();
             speed = vec![
                 format!("{:.2}x", times[0] / times[2]),

@@ -48,6 +48,7 @@ pub enum Extractor {
 /// Limits and choices.
 #[derive(Clone, Debug)]
 pub struct OptOptions {
+    /// Iterations per run of a ruleset (the default ruleset and each stage).
     pub iter_limit: usize,
     /// E-graph size (tuples over all tables), checked between iterations.
     pub node_limit: usize,

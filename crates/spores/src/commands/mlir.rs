@@ -31,7 +31,7 @@ pub struct MlirOptArgs {
     /// Print the timing breakdown and e-graph statistics to standard error.
     #[arg(long)]
     pub stats: bool,
-    /// Stop saturating after this many iterations.
+    /// Stop saturating after this many iterations (of each ruleset stage).
     #[arg(long, default_value_t = 100)]
     pub iter_limit: usize,
     /// Stop saturating when the e-graph holds this many tuples.

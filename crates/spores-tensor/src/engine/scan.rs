@@ -1,8 +1,8 @@
 //! A fast path for kernels that are one scan: the stored entries of one sparse leader (or
-//! none), times dense loops, with every other access a dense tensor.
+//! none), times short dense loops, with the other accesses looked up.
 //!
-//! The ML-over-joins plans are made of these (Galley §8.1): `y[i] = sum[s,p,o,c](L[i,s,p,o,c]
-//! * (yS[s] + yP[p] + yO[o] + yC[c]))` walks the lineitem tensor once and looks four dense
+//! The ML-over-joins plans are made of these (Galley §8.1):
+//! `y[i] = sum[s,p,o,c](L[i,s,p,o,c] * (yS[s] + yP[p] + yO[o] + yC[c]))` walks the lineitem tensor once and looks four dense
 //! vectors up; `H[h,i] = sum[..](L[..] * (HS[s,h] + ..))` adds a dense inner loop over `h`;
 //! `y[i] = sigmoid(t[i])` is all dense. The general interpreter ([`super::exec`]) runs these
 //! through one level walk and one probe per loop level; here the leader's entries are

@@ -157,8 +157,34 @@ pub fn optimize_explained(
         } else {
             inline::candidates(&q.expr, &refs, &defs)
         };
-        // (effective cost, state, candidate expression, inlined aliases)
-        let mut best: Option<(f64, State, Expr, std::collections::BTreeSet<String>)> = None;
+        // With several candidates they are compared by greedy plans (the exact search over
+        // an inlined star join is much larger); a winner that inlines nothing is then
+        // re-planned with the requested search.
+        let several = candidates.len() > 1;
+        let compare = if several {
+            LogicalOptions {
+                search: Search::Greedy,
+                ..*options
+            }
+        } else {
+            *options
+        };
+        let plan_with = |expr: &Expr, opts: &LogicalOptions, budget: Option<usize>| {
+            let Some(b) = budget else {
+                return optimize_query(&ctx, expr, &q.name, &q.idxs, opts).map(Some);
+            };
+            ctx.budget.set(ctx.named().saturating_add(b));
+            let r = optimize_query(&ctx, expr, &q.name, &q.idxs, opts);
+            let over = ctx.named() > ctx.budget.get();
+            ctx.budget.set(usize::MAX);
+            match r {
+                Ok(s) => Ok(Some(s)),
+                Err(_) if over => Ok(None),
+                Err(e) => Err(e),
+            }
+        };
+        // (effective cost, state, normalized expression, candidate, inlined aliases)
+        let mut best: Option<(f64, State, Expr, Expr, std::collections::BTreeSet<String>)> = None;
         for (cand, inlined) in candidates {
             let expr = normalize::normalize(&cand, &q.idxs);
             let dims_of = |name: &str| result_dims.get(name).cloned().or_else(|| inputs.dims(name));
@@ -171,19 +197,9 @@ pub fn optimize_explained(
             *ctx.prefix.borrow_mut() = q.name.clone();
             // Inlining candidates are optional: one whose search runs past the budget is
             // dropped (the query as written is always planned, without a budget).
-            let state = if inlined.is_empty() {
-                optimize_query(&ctx, &expr, &q.name, &q.idxs, options)?
-            } else {
-                ctx.budget
-                    .set(ctx.named().saturating_add(INLINE_SEARCH_BUDGET));
-                let r = optimize_query(&ctx, &expr, &q.name, &q.idxs, options);
-                let over = ctx.named() > ctx.budget.get();
-                ctx.budget.set(usize::MAX);
-                match r {
-                    Ok(s) => s,
-                    Err(_) if over => continue,
-                    Err(e) => return Err(e),
-                }
+            let budget = (!inlined.is_empty()).then_some(INLINE_SEARCH_BUDGET);
+            let Some(state) = plan_with(&expr, &compare, budget)? else {
+                continue;
             };
             // An alias this candidate inlines and nobody else reads any more is not built.
             let saved: f64 = inlined
@@ -193,10 +209,19 @@ pub fn optimize_explained(
                 .sum();
             let eff = state.cost - saved;
             if best.as_ref().is_none_or(|b| eff < b.0) {
-                best = Some((eff, state, cand, inlined));
+                best = Some((eff, state, expr, cand, inlined));
             }
         }
-        let (_, state, chosen, inlined) = best.expect("at least the query as written");
+        let (_, mut state, expr, chosen, inlined) = best.expect("at least the query as written");
+        // An inlined winner keeps its greedy plan: the exact search over a star join with
+        // its distributed forms runs for minutes (linear regression at sf 0.01: ~100 s).
+        if several && options.search != Search::Greedy && inlined.is_empty() {
+            if let Some(s) = plan_with(&expr, options, None)? {
+                if s.cost <= state.cost {
+                    state = s;
+                }
+            }
+        }
         for a in &refs {
             if let Some(n) = readers_left.get_mut(a) {
                 *n -= 1;

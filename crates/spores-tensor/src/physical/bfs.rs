@@ -154,9 +154,9 @@ fn run_plan(
     Ok(results)
 }
 
-fn output<'r>(
+fn output(
     plan: &PhysicalPlan,
-    results: &'r mut HashMap<String, FiberTensor>,
+    results: &mut HashMap<String, FiberTensor>,
     name: &str,
 ) -> Result<FiberTensor, TensorError> {
     let kernel = plan

@@ -18,8 +18,8 @@ use spores_tensor::stats::Estimator;
 use spores_tensor::CooTensor;
 
 /// A random program (from the shared grammar) plus a last query `Z` that reads the last
-/// program query twice under fresh index names (the second access with two equal-sized
-/// positions swapped when possible) and aggregates part of them away. Only `Z` is an output,
+/// program query once or twice under fresh index names (a second access with two
+/// equal-sized positions swapped when possible) and aggregates part of them away. Only `Z` is an output,
 /// so an inlined definition can be dropped.
 fn program_with_reader(seed: u64) -> (Program, HashMap<String, CooTensor>) {
     let (mut p, inputs) = random_program(seed);
@@ -40,13 +40,13 @@ fn program_with_reader(seed: u64) -> (Program, HashMap<String, CooTensor>) {
         }
     }
     let op = [MapOp::Mul, MapOp::Add][r.random_range(0..2)].clone();
-    let body = Expr::map(
-        op,
-        vec![
-            Expr::alias(&last.name, y.clone()),
-            Expr::alias(&last.name, y2),
-        ],
-    );
+    // Read once (the optimizer may inline it) or twice (shared: built once).
+    let second = if r.random_range(0..2) == 0 {
+        Expr::alias(&last.name, y2)
+    } else {
+        Expr::Literal(2.0)
+    };
+    let body = Expr::map(op, vec![Expr::alias(&last.name, y.clone()), second]);
     let agg: Vec<Idx> = y
         .iter()
         .filter(|_| r.random_range(0..2) == 0)

@@ -295,10 +295,14 @@ pub fn scan<'a>(
         }
         for k in 0..tail_cells {
             // Odometer: the tail coordinates of the k-th cell (last loop fastest).
-            let mut r = k;
-            for &l in tail.iter().rev() {
-                coord[l] = (r % dims[l]) as u32;
-                r /= dims[l];
+            if let [l] = tail[..] {
+                coord[l] = k as u32;
+            } else {
+                let mut r = k;
+                for &l in tail.iter().rev() {
+                    coord[l] = (r % dims[l]) as u32;
+                    r /= dims[l];
+                }
             }
             let mut key = base_key;
             for &l in &tail {

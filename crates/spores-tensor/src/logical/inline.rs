@@ -107,7 +107,8 @@ fn inline_rec(e: &Expr, name: &str, def_idxs: &[Idx], def: &Expr, used: &mut Has
 }
 
 /// The candidate right-hand sides of a consumer: as written, each single alias inlined, and
-/// (with more than one) all of them inlined. Each comes with the set of aliases it inlines.
+/// (with more than one) all of them inlined; only aliases read once are inlined. Each comes
+/// with the set of aliases it inlines.
 pub fn candidates(
     expr: &Expr,
     refs: &[String],
@@ -122,6 +123,20 @@ pub fn candidates(
         e
     };
     let mut out = vec![(expr.clone(), BTreeSet::new())];
+    // An alias read more than once is shared: inlining it would repeat its join in every copy
+    // (`t(X) %*% X` inlined is a self-join of the star join, whose search we measured at
+    // 1.7 s for a plan slower than building X once), so it is built once instead.
+    let reads = |a: &str| {
+        let mut n = 0;
+        expr.for_each_access(&mut |e| {
+            if matches!(e, Expr::Alias { name, .. } if name == a) {
+                n += 1;
+            }
+        });
+        n
+    };
+    let refs: Vec<String> = refs.iter().filter(|a| reads(a) == 1).cloned().collect();
+    let refs = &refs[..];
     for a in refs {
         let set: BTreeSet<String> = [a.clone()].into_iter().collect();
         out.push((inline_set(&set), set));

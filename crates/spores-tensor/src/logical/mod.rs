@@ -59,9 +59,9 @@ impl Default for CostModel {
     }
 }
 
-/// Queries an inlining candidate's search may name before it is abandoned. The star-join
-/// regressions need under 1,000; `t(X) %*% X` with `X` inlined twice needs over 13,000 (seconds
-/// of search for a plan our engine runs slower than building `X`).
+/// Queries an inlining candidate's search may name before it is abandoned (a bound on the
+/// optimization time an optional candidate may take). The star-join regressions need under
+/// 1,000.
 const INLINE_SEARCH_BUDGET: usize = 1_500;
 
 /// Options of [`optimize`].

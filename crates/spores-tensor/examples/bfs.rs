@@ -3,7 +3,7 @@
 //! logical and physical optimizers from the current frontier's statistics (`adaptive`), or
 //! planned once with every output level forced dense (`all-dense`) or sorted (`all-sparse`).
 //!
-//! `bfs [--vertices N] [--degree D] [--seed S] [--repeat R] [EDGE_LIST]`: a seeded power-law
+//! `bfs [--vertices N] [--degree D] [--seed S] [--repeat R] [--estimator uniform|chain] [EDGE_LIST]`: a seeded power-law
 //! (Chung-Lu) graph unless an edge list is given; BFS from vertex 0. Prints per policy the
 //! median total time (planning included), the planning time, levels, reached vertices and the
 //! frontier format chosen at each level; the per-level frontier sizes must agree across
@@ -15,7 +15,7 @@ use rand::{RngExt, SeedableRng};
 use spores_tensor::engine::FiberTensor;
 use spores_tensor::physical::bfs::{bfs, FormatPolicy};
 use spores_tensor::plan_ast::LevelFormat;
-use spores_tensor::stats::InputStats;
+use spores_tensor::stats::{Estimator, InputStats};
 use spores_tensor::CooTensor;
 
 /// Level sizes of a plain queue BFS (the oracle).
@@ -57,6 +57,19 @@ fn main() {
     let degree = flag("--degree", 8.0);
     let seed = flag("--seed", 1.0) as u64;
     let repeat = (flag("--repeat", 3.0) as usize).max(1);
+    let estimator = match args
+        .iter()
+        .position(|a| a == "--estimator")
+        .and_then(|k| args.get(k + 1))
+    {
+        Some(e) if e == "chain" => Estimator::Chain,
+        Some(e) if e == "uniform" => Estimator::Uniform,
+        None => Estimator::Chain,
+        Some(e) => {
+            eprintln!("error: unknown estimator `{e}` (uniform or chain)");
+            std::process::exit(2);
+        }
+    };
     let file = args
         .iter()
         .enumerate()
@@ -103,7 +116,7 @@ fn main() {
     let mut stats = InputStats::default();
     stats.insert("E", &adjacency);
     println!(
-        "graph: {} vertices, {} directed edges (avg degree {avg:.1}){}; load {}",
+        "graph: {} vertices, {} directed edges (avg degree {avg:.1}){}; estimator {estimator:?}; load {}",
         n,
         adjacency.nnz(),
         file.map_or(" (Chung-Lu power law)".to_string(), |f| format!(
@@ -121,7 +134,7 @@ fn main() {
     ] {
         let mut runs = vec![];
         for _ in 0..repeat {
-            match bfs(&e, &stats, 0, policy) {
+            match bfs(&e, &stats, 0, policy, estimator) {
                 Ok(r) => runs.push(r),
                 Err(err) => {
                     eprintln!("error: {name}: {err}");

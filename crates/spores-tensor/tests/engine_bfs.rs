@@ -8,7 +8,7 @@ use rand::{RngExt, SeedableRng};
 use spores_tensor::engine::FiberTensor;
 use spores_tensor::physical::bfs::{bfs, FormatPolicy};
 use spores_tensor::plan_ast::LevelFormat;
-use spores_tensor::stats::InputStats;
+use spores_tensor::stats::{Estimator, InputStats};
 use spores_tensor::CooTensor;
 
 /// A random undirected graph with `n` vertices and about `n * degree / 2` edges, some of them
@@ -62,7 +62,7 @@ fn run(
     let e = FiberTensor::from_coo(adjacency, &[LevelFormat::Dense, LevelFormat::SortedList]);
     let mut stats = InputStats::default();
     stats.insert("E", adjacency);
-    bfs(&e, &stats, source, policy).unwrap()
+    bfs(&e, &stats, source, policy, Estimator::Chain).unwrap()
 }
 
 #[test]

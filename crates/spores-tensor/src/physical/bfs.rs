@@ -24,7 +24,7 @@ use crate::engine::{execute_query, fastpath, scan, FiberTensor};
 use crate::logical::{self, LogicalOptions};
 use crate::parse::parse_program;
 use crate::plan_ast::{LevelFormat, PhysicalPlan, Program};
-use crate::stats::InputStats;
+use crate::stats::{Estimator, InputStats};
 use crate::tensor::CooTensor;
 use crate::TensorError;
 
@@ -118,12 +118,21 @@ fn plan_step(
     base: &InputStats,
     frontier: &FiberTensor,
     visited: &FiberTensor,
+    estimator: Estimator,
 ) -> Result<PhysicalPlan, TensorError> {
     let mut stats = base.clone();
     stats.insert("F", &vector_coo(frontier)?);
     stats.insert("V", &vector_coo(visited)?);
-    let logical = logical::optimize(program, &stats, &LogicalOptions::default())?;
-    optimize(&logical, &stats, &PhysicalOptions::default())
+    let logical_options = LogicalOptions {
+        estimator,
+        ..Default::default()
+    };
+    let logical = logical::optimize(program, &stats, &logical_options)?;
+    let physical_options = PhysicalOptions {
+        estimator,
+        ..Default::default()
+    };
+    optimize(&logical, &stats, &physical_options)
 }
 
 /// Runs the kernels of `plan`; returns every result by kernel name.
@@ -172,12 +181,15 @@ fn output(
 
 /// BFS from `source` over the 0/1 adjacency matrix `adjacency` (square, fill 0; `E[i,j]` is
 /// an edge i → j), converted once to `adjacency_fibers` (CSR-like) by the caller, whose
-/// degree statistics are in `adjacency_stats`.
+/// degree statistics are in `adjacency_stats`. `estimator` is the optimizers' sparsity
+/// estimator: the chain bound prices the next frontier at |F| × the maximum degree (an upper
+/// bound, pessimistic on power-law graphs), the uniform one at |F| × the average degree.
 pub fn bfs(
     adjacency_fibers: &FiberTensor,
     adjacency_stats: &InputStats,
     source: u32,
     policy: FormatPolicy,
+    estimator: Estimator,
 ) -> Result<BfsRun, TensorError> {
     let dims = &adjacency_fibers.dims;
     if dims.len() != 2 || dims[0] != dims[1] {
@@ -211,7 +223,7 @@ pub fn bfs(
         FormatPolicy::Adaptive => None,
         FormatPolicy::Dense | FormatPolicy::Sparse => {
             let t = Instant::now();
-            let mut plan = plan_step(&program, adjacency_stats, &frontier, &visited)?;
+            let mut plan = plan_step(&program, adjacency_stats, &frontier, &visited, estimator)?;
             for q in &mut plan.queries {
                 q.output_formats = vec![seed_format; q.output_formats.len()];
             }
@@ -225,7 +237,7 @@ pub fn bfs(
             Some(p) => p.clone(),
             None => {
                 let t = Instant::now();
-                let p = plan_step(&program, adjacency_stats, &frontier, &visited)?;
+                let p = plan_step(&program, adjacency_stats, &frontier, &visited, estimator)?;
                 run.planning += t.elapsed();
                 p
             }

@@ -71,7 +71,7 @@ fn assert_same(a: &CooTensor, b: &CooTensor, context: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(std::env::var("OPT_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48)))]
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("OPT_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32)))]
 
     /// Substituting every alias by its definition (fresh bound names, access indices for the
     /// declared ones) computes the same outputs.

@@ -1,139 +1,47 @@
-//! Breadth-first search as a sequence of tensor kernels (Galley §8.3), with three policies
-//! for the formats of the frontier and visited vectors:
-//! - `dense`: both always Dense;
-//! - `sparse`: both always sorted lists (frontier) / sorted lists (visited);
-//! - `adaptive`: per iteration, Dense when the estimated non-fill fraction is above 1/16,
-//!   else a sorted list — the estimate for the next frontier is (frontier size × average
-//!   degree), capped by the unvisited vertices, as a sparsity estimator would give it.
+//! Breadth-first search through the optimizers (Galley §8.3): every level is the tensor
+//! program of [`spores_tensor::physical::bfs::STEP_PROGRAM`], planned per level by the
+//! logical and physical optimizers from the current frontier's statistics (`adaptive`), or
+//! planned once with every output level forced dense (`all-dense`) or sorted (`all-sparse`).
 //!
-//! Per level: `N[j] = any[i](F[i] * E[i,j] * (1 - V[j]))` (loops i, j: the frontier leads,
-//! the adjacency row is walked, visited is probed) then `V[j] = max(V[j], N[j])`.
-//!
-//! `bfs [--vertices N] [--degree D] [--seed S] [--repeat R] [EDGE_LIST]`: a seeded power-law
-//! (Chung-Lu) graph unless an edge list is given. Prints per-policy total time, levels and
-//! reached vertices (which must agree).
+//! `bfs [--vertices N] [--degree D] [--seed S] [--repeat R] [--estimator uniform|chain] [EDGE_LIST]`: a seeded power-law
+//! (Chung-Lu) graph unless an edge list is given; BFS from vertex 0. Prints per policy the
+//! median total time (planning included), the planning time, levels, reached vertices and the
+//! frontier format chosen at each level; the per-level frontier sizes must agree across
+//! policies (checked here, and against a plain queue BFS).
 
-use std::collections::HashMap;
-use std::time::Instant;
+use std::collections::VecDeque;
 
 use rand::{RngExt, SeedableRng};
-use spores_tensor::engine::{execute_query, FiberTensor};
-use spores_tensor::plan_ast::{
-    Access, AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Protocol,
-};
+use spores_tensor::engine::FiberTensor;
+use spores_tensor::physical::bfs::{bfs, FormatPolicy};
+use spores_tensor::plan_ast::LevelFormat;
+use spores_tensor::stats::{Estimator, InputStats};
 use spores_tensor::CooTensor;
 
-fn access(name: &str, idxs: &[&str], protocols: &[Protocol]) -> PhysExpr {
-    PhysExpr::Access(Access {
-        is_alias: false,
-        name: name.to_string(),
-        idxs: idxs.iter().map(|i| Idx::new(i)).collect(),
-        protocols: protocols.to_vec(),
-    })
-}
-
-fn next_frontier(format: LevelFormat) -> PhysicalQuery {
-    use Protocol::*;
-    PhysicalQuery {
-        name: "N".into(),
-        loop_order: vec![Idx::new("i"), Idx::new("j")],
-        agg: Some(AggOp::Any),
-        agg_idxs: vec![Idx::new("i")],
-        body: PhysExpr::Map {
-            op: MapOp::Mul,
-            args: vec![
-                access("F", &["i"], &[Iterate]),
-                access("E", &["i", "j"], &[Lookup, Iterate]),
-                PhysExpr::Map {
-                    op: MapOp::Sub,
-                    args: vec![PhysExpr::Literal(1.0), access("V", &["j"], &[Lookup])],
-                },
-            ],
-        },
-        output_idxs: vec![Idx::new("j")],
-        output_formats: vec![format],
+/// Level sizes of a plain queue BFS (the oracle).
+fn queue_bfs(adjacency: &CooTensor, source: usize) -> Vec<usize> {
+    let n = adjacency.dims()[0];
+    let mut adj = vec![vec![]; n];
+    for (c, _) in adjacency.iter() {
+        adj[c[0] as usize].push(c[1] as usize);
     }
-}
-
-fn update_visited(format: LevelFormat) -> PhysicalQuery {
-    use Protocol::*;
-    PhysicalQuery {
-        name: "V".into(),
-        loop_order: vec![Idx::new("j")],
-        agg: None,
-        agg_idxs: vec![],
-        body: PhysExpr::Map {
-            op: MapOp::Max,
-            args: vec![
-                access("V", &["j"], &[Iterate]),
-                access("N", &["j"], &[Iterate]),
-            ],
-        },
-        output_idxs: vec![Idx::new("j")],
-        output_formats: vec![format],
-    }
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Policy {
-    Dense,
-    Sparse,
-    Adaptive,
-}
-
-/// Runs BFS from vertex 0; returns (levels, reached, seconds, formats used per level).
-fn bfs(e: &FiberTensor, n: usize, avg_degree: f64, policy: Policy) -> (usize, usize, f64, String) {
-    let choose = |est: f64| match policy {
-        Policy::Dense => LevelFormat::Dense,
-        Policy::Sparse => LevelFormat::SortedList,
-        Policy::Adaptive => {
-            if est / n as f64 > 1.0 / 16.0 {
-                LevelFormat::Dense
-            } else {
-                LevelFormat::SortedList
+    let mut level = vec![usize::MAX; n];
+    level[source] = 0;
+    let mut queue = VecDeque::from([source]);
+    let mut sizes = vec![1usize];
+    while let Some(u) = queue.pop_front() {
+        for &v in &adj[u] {
+            if level[v] == usize::MAX {
+                level[v] = level[u] + 1;
+                if sizes.len() <= level[v] {
+                    sizes.push(0);
+                }
+                sizes[level[v]] += 1;
+                queue.push_back(v);
             }
         }
-    };
-    let start = Instant::now();
-    let seed = CooTensor::from_entries(vec![n], vec![(vec![0], 1.0)], 0.0).unwrap();
-    let mut tensors: HashMap<&str, FiberTensor> = HashMap::new();
-    tensors.insert("F", FiberTensor::from_coo(&seed, &[choose(1.0)]));
-    tensors.insert("V", FiberTensor::from_coo(&seed, &[choose(1.0)]));
-    let (mut reached, mut frontier, mut levels) = (1usize, 1usize, 0usize);
-    let mut trace = String::new();
-    while frontier > 0 {
-        let est = (frontier as f64 * avg_degree).min((n - reached) as f64);
-        let f_fmt = choose(est);
-        let v_fmt = choose(reached as f64 + est);
-        trace.push(if f_fmt == LevelFormat::Dense {
-            'D'
-        } else {
-            's'
-        });
-        let next = {
-            let lookup = |name: &str, _: bool| {
-                if name == "E" {
-                    Some(e)
-                } else {
-                    tensors.get(name)
-                }
-            };
-            execute_query(&next_frontier(f_fmt), &lookup).expect("frontier kernel")
-        };
-        let new = next.vals.iter().filter(|&&v| v != 0.0).count();
-        tensors.insert("N", next);
-        let visited = {
-            let lookup = |name: &str, _: bool| tensors.get(name);
-            execute_query(&update_visited(v_fmt), &lookup).expect("visited kernel")
-        };
-        tensors.insert("V", visited);
-        let n_t = tensors.remove("N").expect("frontier");
-        tensors.insert("F", n_t);
-        reached += new;
-        frontier = new;
-        levels += 1;
     }
-    (levels, reached, start.elapsed().as_secs_f64(), trace)
+    sizes
 }
 
 fn main() {
@@ -148,16 +56,33 @@ fn main() {
     let n = flag("--vertices", 200_000.0) as usize;
     let degree = flag("--degree", 8.0);
     let seed = flag("--seed", 1.0) as u64;
-    let repeat = flag("--repeat", 3.0) as usize;
+    let repeat = (flag("--repeat", 3.0) as usize).max(1);
+    let estimator = match args
+        .iter()
+        .position(|a| a == "--estimator")
+        .and_then(|k| args.get(k + 1))
+    {
+        Some(e) if e == "chain" => Estimator::Chain,
+        Some(e) if e == "uniform" => Estimator::Uniform,
+        None => Estimator::Chain,
+        Some(e) => {
+            eprintln!("error: unknown estimator `{e}` (uniform or chain)");
+            std::process::exit(2);
+        }
+    };
     let file = args
         .iter()
         .enumerate()
         .find(|(k, a)| !a.starts_with("--") && (*k == 0 || !args[k - 1].starts_with("--")))
         .map(|(_, a)| a.clone());
     let adjacency = match &file {
-        Some(path) => {
-            spores_tensor::io::read_tensor(std::path::Path::new(path)).expect("edge list")
-        }
+        Some(path) => match spores_tensor::io::read_tensor(std::path::Path::new(path)) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(2);
+            }
+        },
         None => {
             // Chung-Lu: vertex weights w_v ~ (v+1)^(-1/2), edges sampled proportionally.
             let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
@@ -188,33 +113,50 @@ fn main() {
     let n = adjacency.dims()[0];
     let avg = adjacency.nnz() as f64 / n as f64;
     let e = FiberTensor::from_coo(&adjacency, &[LevelFormat::Dense, LevelFormat::SortedList]);
+    let mut stats = InputStats::default();
+    stats.insert("E", &adjacency);
     println!(
-        "graph: {} vertices, {} directed edges (avg degree {avg:.1}){}",
+        "graph: {} vertices, {} directed edges (avg degree {avg:.1}){}; estimator {estimator:?}; load {}",
         n,
         adjacency.nnz(),
         file.map_or(" (Chung-Lu power law)".to_string(), |f| format!(
             " from {f}"
-        ))
+        )),
+        std::fs::read_to_string("/proc/loadavg")
+            .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
     );
+    let want = queue_bfs(&adjacency, 0);
     for (name, policy) in [
-        ("adaptive", Policy::Adaptive),
-        ("all-dense", Policy::Dense),
-        ("all-sparse", Policy::Sparse),
+        ("adaptive", FormatPolicy::Adaptive),
+        ("all-dense", FormatPolicy::Dense),
+        ("all-sparse", FormatPolicy::Sparse),
     ] {
-        let mut times = vec![];
-        let mut last = (0, 0, String::new());
+        let mut runs = vec![];
         for _ in 0..repeat {
-            let (levels, reached, secs, trace) = bfs(&e, n, avg, policy);
-            times.push(secs);
-            last = (levels, reached, trace);
+            match bfs(&e, &stats, 0, policy, estimator) {
+                Ok(r) => runs.push(r),
+                Err(err) => {
+                    eprintln!("error: {name}: {err}");
+                    std::process::exit(1);
+                }
+            }
         }
-        times.sort_by(|a, b| a.total_cmp(b));
+        runs.sort_by_key(|r| r.total);
+        let r = &runs[runs.len() / 2];
+        let ok = r.frontier_sizes == want;
         println!(
-            "{name:<10} median {:>9.3} ms over {repeat} runs; {} levels, {} reached; frontier formats {}",
-            times[times.len() / 2] * 1e3,
-            last.0,
-            last.1,
-            last.2
+            "{name:<10} median {:>9.3} ms over {repeat} runs (planning {:.3} ms); {} levels, {} reached; frontier formats {}; levels {}",
+            r.total.as_secs_f64() * 1e3,
+            r.planning.as_secs_f64() * 1e3,
+            r.frontier_sizes.len(),
+            r.frontier_sizes.iter().sum::<usize>(),
+            r.trace(),
+            if ok { "match a queue BFS" } else { "DIFFER from a queue BFS" }
         );
+        if !ok {
+            eprintln!("got {:?}\nwant {:?}", r.frontier_sizes, want);
+            std::process::exit(1);
+        }
     }
 }

@@ -51,6 +51,45 @@ impl CooTensor {
         })
     }
 
+    /// Builds a tensor from coordinates already sorted and de-duplicated (`coords` holds
+    /// `order` entries per value), without the per-entry allocations of
+    /// [`CooTensor::from_entries`]; used to hand engine results back to the estimators.
+    pub fn from_sorted_parts(
+        dims: Vec<usize>,
+        coords: Vec<u32>,
+        vals: Vec<f64>,
+        fill: f64,
+    ) -> Result<CooTensor, TensorError> {
+        let order = dims.len();
+        if coords.len() != vals.len() * order {
+            return Err(TensorError::Invalid(format!(
+                "{} coordinates for {} values of an order-{order} tensor",
+                coords.len(),
+                vals.len()
+            )));
+        }
+        if order > 0 {
+            for (k, c) in coords.chunks(order).enumerate() {
+                if c.iter().zip(&dims).any(|(&x, &d)| x as usize >= d) {
+                    return Err(TensorError::Invalid(format!(
+                        "coordinate {c:?} is outside a tensor of dims {dims:?}"
+                    )));
+                }
+                if k > 0 && coords[(k - 1) * order..k * order] >= *c {
+                    return Err(TensorError::Invalid(format!(
+                        "coordinate {c:?} is not after its predecessor (coordinates must be sorted and distinct)"
+                    )));
+                }
+            }
+        }
+        Ok(CooTensor {
+            dims,
+            coords,
+            vals,
+            fill,
+        })
+    }
+
     /// A dense tensor from row-major values (last mode fastest); every value is stored.
     pub fn from_dense(dims: Vec<usize>, values: &[f64]) -> Result<CooTensor, TensorError> {
         let total: usize = dims.iter().product();

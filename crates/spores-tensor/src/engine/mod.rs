@@ -9,6 +9,7 @@
 pub mod exec;
 pub mod fastpath;
 pub mod fibertree;
+pub mod scan;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -29,6 +30,8 @@ pub struct ExecReport {
     pub kernels: Vec<(String, Duration, usize, Vec<LevelFormat>)>,
     /// Kernels that ran on a spores-exec matrix kernel ([`fastpath`]).
     pub fast_paths: Vec<String>,
+    /// Kernels that ran as one scan of a sparse leader with dense lookups ([`scan`]).
+    pub scans: Vec<String>,
 }
 
 /// Inputs already converted to fibertrees (convert once, run many plans).
@@ -83,7 +86,13 @@ pub fn execute_converted(
                     report.fast_paths.push(q.name.clone());
                     r?
                 }
-                None => execute_query(q, &lookup)?,
+                None => match scan::scan(q, &lookup) {
+                    Some(r) => {
+                        report.scans.push(q.name.clone());
+                        r?
+                    }
+                    None => execute_query(q, &lookup)?,
+                },
             }
         };
         let stored = t.vals.len();

@@ -106,6 +106,31 @@ fn collect(
                             .collect();
                         let new = Expr::map(MapOp::Add, new_terms);
                         out.push((merge(&replace(root, path, new)), c.log));
+                        // Partial steps: one factor `f` into the sum, the rest stay outside
+                        // (`L * theta * (S + P)` → `L * (theta*S + theta*P)`): `theta` meets
+                        // each small table on its own while `L` is joined once.
+                        if others.len() >= 2 {
+                            for (m, f) in others.iter().enumerate() {
+                                let mut c = copier();
+                                let inner = summands
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(t, s)| {
+                                        let f = if t == 0 { f.clone() } else { c.copy(f) };
+                                        Expr::map(MapOp::Mul, vec![f, s.clone()])
+                                    })
+                                    .collect();
+                                let mut factors: Vec<Expr> = others
+                                    .iter()
+                                    .enumerate()
+                                    .filter(|(o, _)| *o != m)
+                                    .map(|(_, x)| x.clone())
+                                    .collect();
+                                factors.push(Expr::map(MapOp::Add, inner));
+                                let new = Expr::map(MapOp::Mul, factors);
+                                out.push((merge(&replace(root, path, new)), c.log));
+                            }
+                        }
                     }
                 }
             }

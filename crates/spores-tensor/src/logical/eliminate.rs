@@ -62,6 +62,9 @@ pub struct Ctx<'a> {
     input_cache: RefCell<HashMap<(String, Vec<Idx>), TensorStats>>,
     counter: Cell<usize>,
     pub prefix: RefCell<String>,
+    /// The search gives up (an error from [`successors`]) once more than this many queries
+    /// have been named: a bound on optional searches such as alias inlining candidates.
+    pub budget: Cell<usize>,
 }
 
 impl<'a> Ctx<'a> {
@@ -75,7 +78,13 @@ impl<'a> Ctx<'a> {
             input_cache: RefCell::new(HashMap::new()),
             counter: Cell::new(0),
             prefix: RefCell::new(String::new()),
+            budget: Cell::new(usize::MAX),
         }
+    }
+
+    /// Queries named so far (a measure of search effort).
+    pub fn named(&self) -> usize {
+        self.counter.get()
     }
 
     pub fn fresh_name(&self) -> String {
@@ -370,6 +379,11 @@ pub struct Move {
 
 /// Every allowed move from `state` with the state it leads to.
 pub fn successors(ctx: &Ctx, state: &State) -> Result<Vec<(Move, State)>, TensorError> {
+    if ctx.named() > ctx.budget.get() {
+        return Err(TensorError::Invalid(
+            "logical search budget exhausted".to_string(),
+        ));
+    }
     let mut out = vec![];
     for (path, g, idxs) in agg_nodes(&state.expr) {
         for x in &idxs {

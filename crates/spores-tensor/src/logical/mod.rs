@@ -12,6 +12,7 @@
 
 mod distribute;
 mod eliminate;
+pub mod inline;
 mod naive;
 pub mod normalize;
 mod search;
@@ -58,6 +59,11 @@ impl Default for CostModel {
     }
 }
 
+/// Queries an inlining candidate's search may name before it is abandoned (a bound on the
+/// optimization time an optional candidate may take). The star-join regressions need under
+/// 1,000.
+const INLINE_SEARCH_BUDGET: usize = 1_500;
+
 /// Options of [`optimize`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LogicalOptions {
@@ -66,6 +72,8 @@ pub struct LogicalOptions {
     pub cost: CostModel,
     /// Skip the distributivity search (§5.1) when `true`.
     pub no_distribute: bool,
+    /// Never inline an alias to an earlier query into its consumers ([`inline`]) when `true`.
+    pub no_inline: bool,
 }
 
 /// Estimates behind one logical query (for `--explain`).
@@ -120,6 +128,21 @@ pub fn optimize_explained(
     let mut estimates = vec![];
     let mut total = 0.0;
     let mut result_dims: HashMap<String, Vec<usize>> = HashMap::new();
+    // Alias inlining (see `inline`): per program query, its chosen definition, planned
+    // queries and cost; how many later queries still read it; whether all readers so far
+    // inlined it.
+    let mut defs: HashMap<String, (Vec<Idx>, Expr)> = HashMap::new();
+    let mut planned: Vec<(String, Vec<eliminate::Planned>, f64)> = vec![];
+    let mut readers_left: HashMap<String, usize> = HashMap::new();
+    let mut all_inlined: HashMap<String, bool> = HashMap::new();
+    for (k, q) in program.queries.iter().enumerate() {
+        for later in &program.queries[k + 1..] {
+            if inline::alias_refs(&later.expr, &|n| n == q.name).contains(&q.name) {
+                *readers_left.entry(q.name.clone()).or_default() += 1;
+            }
+        }
+    }
+    let is_output = |n: &str| program.outputs.iter().any(|o| o == n);
     for q in &program.queries {
         let free = q.expr.free_idxs();
         if free.len() != q.idxs.len() || !q.idxs.iter().all(|i| free.contains(i)) {
@@ -128,32 +151,109 @@ pub fn optimize_explained(
                 q.name, q.idxs, free
             )));
         }
-        let expr = normalize::normalize(&q.expr, &q.idxs);
-        let dims_of = |name: &str| result_dims.get(name).cloned().or_else(|| inputs.dims(name));
-        let sizes = index_sizes(&expr, &dims_of)
-            .map_err(|e| TensorError::Invalid(format!("query {}: {e}", q.name)))?;
-        ctx.sizes
-            .borrow_mut()
-            .extend(sizes.iter().map(|(i, (d, _))| (i.clone(), *d)));
-        check_agg_sizes(&ctx, &expr, &q.name)?;
-        *ctx.prefix.borrow_mut() = q.name.clone();
-        let state = optimize_query(&ctx, &expr, &q.name, &q.idxs, options)?;
-        for p in &state.queries {
-            estimates.push(QueryEstimate {
-                name: p.q.name.clone(),
-                nnz_out: p.nnz_out,
-                nnz_body: p.nnz_body,
-                cost: p.cost,
-            });
+        let refs = inline::alias_refs(&q.expr, &|n| defs.contains_key(n));
+        let candidates = if options.no_inline {
+            vec![(q.expr.clone(), Default::default())]
+        } else {
+            inline::candidates(&q.expr, &refs, &defs)
+        };
+        // With several candidates they are compared by greedy plans (the exact search over
+        // an inlined star join is much larger); a winner that inlines nothing is then
+        // re-planned with the requested search.
+        let several = candidates.len() > 1;
+        let compare = if several {
+            LogicalOptions {
+                search: Search::Greedy,
+                ..*options
+            }
+        } else {
+            *options
+        };
+        let plan_with = |expr: &Expr, opts: &LogicalOptions, budget: Option<usize>| {
+            let Some(b) = budget else {
+                return optimize_query(&ctx, expr, &q.name, &q.idxs, opts).map(Some);
+            };
+            ctx.budget.set(ctx.named().saturating_add(b));
+            let r = optimize_query(&ctx, expr, &q.name, &q.idxs, opts);
+            let over = ctx.named() > ctx.budget.get();
+            ctx.budget.set(usize::MAX);
+            match r {
+                Ok(s) => Ok(Some(s)),
+                Err(_) if over => Ok(None),
+                Err(e) => Err(e),
+            }
+        };
+        // (effective cost, state, normalized expression, candidate, inlined aliases)
+        let mut best: Option<(f64, State, Expr, Expr, std::collections::BTreeSet<String>)> = None;
+        for (cand, inlined) in candidates {
+            let expr = normalize::normalize(&cand, &q.idxs);
+            let dims_of = |name: &str| result_dims.get(name).cloned().or_else(|| inputs.dims(name));
+            let sizes = index_sizes(&expr, &dims_of)
+                .map_err(|e| TensorError::Invalid(format!("query {}: {e}", q.name)))?;
+            ctx.sizes
+                .borrow_mut()
+                .extend(sizes.iter().map(|(i, (d, _))| (i.clone(), *d)));
+            check_agg_sizes(&ctx, &expr, &q.name)?;
+            *ctx.prefix.borrow_mut() = q.name.clone();
+            // Inlining candidates are optional: one whose search runs past the budget is
+            // dropped (the query as written is always planned, without a budget).
+            let budget = (!inlined.is_empty()).then_some(INLINE_SEARCH_BUDGET);
+            let Some(state) = plan_with(&expr, &compare, budget)? else {
+                continue;
+            };
+            // An alias this candidate inlines and nobody else reads any more is not built.
+            let saved: f64 = inlined
+                .iter()
+                .filter(|a| !is_output(a) && readers_left.get(*a) == Some(&1) && all_inlined[*a])
+                .map(|a| planned.iter().find(|p| &p.0 == a).map_or(0.0, |p| p.2))
+                .sum();
+            let eff = state.cost - saved;
+            if best.as_ref().is_none_or(|b| eff < b.0) {
+                best = Some((eff, state, expr, cand, inlined));
+            }
         }
-        total += state.cost;
+        let (_, mut state, expr, chosen, inlined) = best.expect("at least the query as written");
+        // An inlined winner keeps its greedy plan: the exact search over a star join with
+        // its distributed forms runs for minutes (linear regression at sf 0.01: ~100 s).
+        if several && options.search != Search::Greedy && inlined.is_empty() {
+            if let Some(s) = plan_with(&expr, options, None)? {
+                if s.cost <= state.cost {
+                    state = s;
+                }
+            }
+        }
+        for a in &refs {
+            if let Some(n) = readers_left.get_mut(a) {
+                *n -= 1;
+            }
+            if !inlined.contains(a) {
+                all_inlined.insert(a.clone(), false);
+            }
+            if readers_left.get(a) == Some(&0) && all_inlined[a] && !is_output(a) {
+                planned.retain(|p| &p.0 != a);
+            }
+        }
+        all_inlined.insert(q.name.clone(), true);
+        defs.insert(q.name.clone(), (q.idxs.clone(), chosen));
         // The final query's statistics were recorded under its name when it was priced, but
         // other candidates with the same name may have overwritten them: record them again.
         let last = state.queries.last().expect("a final query").clone();
         ctx.plan_query(last.q)?;
         let dims = q.idxs.iter().map(|i| ctx.size(i)).collect::<Vec<usize>>();
         result_dims.insert(q.name.clone(), dims);
-        plan.queries.extend(state.queries.into_iter().map(|p| p.q));
+        planned.push((q.name.clone(), state.queries, state.cost));
+    }
+    for (_, queries, cost) in planned {
+        total += cost;
+        for p in queries {
+            estimates.push(QueryEstimate {
+                name: p.q.name.clone(),
+                nnz_out: p.nnz_out,
+                nnz_body: p.nnz_body,
+                cost: p.cost,
+            });
+            plan.queries.push(p.q);
+        }
     }
     plan.outputs = program
         .outputs

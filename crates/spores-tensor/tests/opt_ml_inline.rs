@@ -1,0 +1,259 @@
+//! Alias inlining in the logical optimizer: substituting a definition keeps the program's
+//! meaning (random programs whose last query reads an earlier one under fresh, permuted index
+//! names), optimized plans of such programs agree with the brute-force reference, and the cost
+//! decides: the regressions over a star join inline `X`, `t(X) %*% X` builds it.
+
+mod opt_support;
+
+use std::collections::HashMap;
+
+use opt_support::*;
+use proptest::prelude::*;
+use rand::RngExt;
+use spores_tensor::logical::inline::inline_alias;
+use spores_tensor::logical::{optimize_tensors, LogicalOptions, Search};
+use spores_tensor::plan_ast::{AggOp, Expr, Idx, MapOp, Program, Query};
+use spores_tensor::reference::{eval_logical, eval_program};
+use spores_tensor::stats::Estimator;
+use spores_tensor::CooTensor;
+
+/// A random program (from the shared grammar) plus a last query `Z` that reads the last
+/// program query once or twice under fresh index names (a second access with two
+/// equal-sized positions swapped when possible) and aggregates part of them away. Only `Z` is an output,
+/// so an inlined definition can be dropped.
+fn program_with_reader(seed: u64) -> (Program, HashMap<String, CooTensor>) {
+    let (mut p, inputs) = random_program(seed);
+    let mut r = rng(seed ^ 0x5eed);
+    let last = p.queries.last().expect("a query").clone();
+    let dims = {
+        let all = eval_program(&p, &inputs).expect("random programs evaluate");
+        all[&last.name].dims().to_vec()
+    };
+    let y: Vec<Idx> = (0..dims.len()).map(|k| idx(&format!("y{k}"))).collect();
+    let mut y2 = y.clone();
+    'swap: for a in 0..dims.len() {
+        for b in a + 1..dims.len() {
+            if dims[a] == dims[b] {
+                y2.swap(a, b);
+                break 'swap;
+            }
+        }
+    }
+    let op = [MapOp::Mul, MapOp::Add][r.random_range(0..2)].clone();
+    // Read once (the optimizer may inline it) or twice (shared: built once).
+    let second = if r.random_range(0..2) == 0 {
+        Expr::alias(&last.name, y2)
+    } else {
+        Expr::Literal(2.0)
+    };
+    let body = Expr::map(op, vec![Expr::alias(&last.name, y.clone()), second]);
+    let agg: Vec<Idx> = y
+        .iter()
+        .filter(|_| r.random_range(0..2) == 0)
+        .cloned()
+        .collect();
+    let free: Vec<Idx> = y.iter().filter(|i| !agg.contains(i)).cloned().collect();
+    let expr = if agg.is_empty() {
+        body
+    } else {
+        Expr::agg([AggOp::Sum, AggOp::Max][r.random_range(0..2)], agg, body)
+    };
+    p.queries.push(Query::new("Z", free, expr));
+    p.outputs = vec!["Z".to_string()];
+    (p, inputs)
+}
+
+fn assert_same(a: &CooTensor, b: &CooTensor, context: &str) {
+    assert_eq!(a.dims(), b.dims(), "{context}");
+    for (x, y) in a.to_dense().iter().zip(b.to_dense()) {
+        assert!(close(*x, y), "{x} vs {y}\n{context}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("OPT_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32)))]
+
+    /// Substituting every alias by its definition (fresh bound names, access indices for the
+    /// declared ones) computes the same outputs.
+    #[test]
+    fn inlining_a_definition_keeps_the_meaning(seed in any::<u64>()) {
+        let (p, inputs) = program_with_reader(seed);
+        let want = eval_program(&p, &inputs).unwrap();
+        let mut z = p.queries.last().unwrap().clone();
+        for q in p.queries[..p.queries.len() - 1].iter().rev() {
+            z.expr = inline_alias(&z.expr, &q.name, &q.idxs, &q.expr);
+        }
+        let inlined = Program { queries: vec![z], outputs: vec!["Z".into()] };
+        let got = eval_program(&inlined, &inputs)
+            .unwrap_or_else(|e| panic!("inlined program\n{inlined}fails: {e}\noriginal:\n{p}"));
+        assert_same(&want["Z"], &got["Z"], &format!("original:\n{p}inlined:\n{inlined}"));
+    }
+
+    /// Optimized plans of programs with aliases (inlined or not, as the cost decides) agree
+    /// with the program.
+    #[test]
+    fn optimized_plans_with_aliases_agree_with_the_program(seed in any::<u64>()) {
+        let (p, inputs) = program_with_reader(seed);
+        let want = eval_program(&p, &inputs).unwrap();
+        for search in [Search::Greedy, Search::Exact] {
+            for estimator in [Estimator::Uniform, Estimator::Chain] {
+                let options = LogicalOptions { search, estimator, ..Default::default() };
+                let plan = optimize_tensors(&p, &inputs, &options)
+                    .unwrap_or_else(|e| panic!("optimizing\n{p}failed: {e}"));
+                let got = eval_logical(&plan, &inputs)
+                    .unwrap_or_else(|e| panic!("plan\n{plan}fails: {e}"));
+                assert_same(&want["Z"], &got["Z"], &format!("program:\n{p}plan:\n{plan}"));
+            }
+        }
+    }
+}
+
+/// Star-join tensors with the key structure of the ML benchmark: lineitem `L[i,s,p,o,c]`
+/// (each row one supplier, part, order and that order's customer), dimension tables with
+/// features in disjoint column blocks.
+pub fn star_schema(seed: u64, rows: usize) -> HashMap<String, CooTensor> {
+    let mut r = rng(seed);
+    let (ns, np, no, nc) = (2usize, 3usize, 4usize, 2usize);
+    let blocks = [("S", ns, 2usize), ("P", np, 2), ("O", no, 1), ("C", nc, 2)];
+    let features: usize = blocks.iter().map(|b| b.2).sum();
+    let order_customer: Vec<u32> = (0..no).map(|_| r.random_range(0..nc as u32)).collect();
+    let mut l = vec![];
+    for i in 0..rows {
+        let o = r.random_range(0..no as u32);
+        let c = vec![
+            i as u32,
+            r.random_range(0..ns as u32),
+            r.random_range(0..np as u32),
+            o,
+            order_customer[o as usize],
+        ];
+        l.push((c, 1.0));
+    }
+    let mut out = HashMap::new();
+    out.insert(
+        "L".to_string(),
+        CooTensor::from_entries(vec![rows, ns, np, no, nc], l, 0.0).unwrap(),
+    );
+    let mut off = 0;
+    for (name, n, k) in blocks {
+        let mut e = vec![];
+        for row in 0..n {
+            for col in off..off + k {
+                e.push((vec![row as u32, col as u32], r.random_range(-2.0..2.0)));
+            }
+        }
+        out.insert(
+            name.to_string(),
+            CooTensor::from_entries(vec![n, features], e, 0.0).unwrap(),
+        );
+        off += k;
+    }
+    let dense = |dims: Vec<usize>, r: &mut rand_pcg::Pcg64| {
+        let cells: usize = dims.iter().product();
+        let v: Vec<f64> = (0..cells).map(|_| r.random_range(-1.0..1.0)).collect();
+        CooTensor::from_dense(dims, &v).unwrap()
+    };
+    out.insert("theta".into(), dense(vec![features], &mut r));
+    out.insert("W1".into(), dense(vec![features, 3], &mut r));
+    out.insert("w2".into(), dense(vec![3], &mut r));
+    out
+}
+
+fn ml_program(file: &str) -> Program {
+    let path = format!(
+        "{}/../../bench/tensor/ml/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    spores_tensor::parse::parse_program(&src)
+        .unwrap_or_else(|e| panic!("{}", e.render(&path, &src)))
+        .program
+}
+
+/// The four ML programs as the benchmark runs them (optimizers, engine, fast paths) agree
+/// with a brute-force dense evaluation on a small star schema.
+#[test]
+fn ml_programs_match_the_dense_reference() {
+    let inputs = star_schema(3, 12);
+    for file in ["linreg.tp", "logreg.tp", "covariance.tp", "nn.tp"] {
+        let p = ml_program(file);
+        let want = eval_program(&p, &inputs).unwrap();
+        for optimizer in ["greedy", "naive"] {
+            let options = spores_tensor::RunOptions {
+                optimizer: optimizer.parse().unwrap(),
+                ..Default::default()
+            };
+            let (got, report) = spores_tensor::run(&p, &inputs, &options).unwrap();
+            for o in &p.outputs {
+                assert_same(
+                    &want[o],
+                    &got[o],
+                    &format!("{file} with {optimizer}:\n{}", report.logical),
+                );
+            }
+        }
+    }
+}
+
+/// The cost decides: `y = X theta` inlines `X` (no plan query builds it, `theta` meets the
+/// dimension tables first), `t(X) %*% X` builds `X` once.
+#[test]
+fn inlining_is_chosen_by_cost() {
+    let inputs = star_schema(5, 400);
+    let greedy = LogicalOptions {
+        search: Search::Greedy,
+        ..Default::default()
+    };
+    let linreg = optimize_tensors(&ml_program("linreg.tp"), &inputs, &greedy).unwrap();
+    assert!(
+        linreg.queries.iter().all(|q| q.name != "X"),
+        "X should be inlined:\n{linreg}"
+    );
+    let touches_theta_and_table = |q: &spores_tensor::plan_ast::LogicalQuery| {
+        let mut names = vec![];
+        q.body.for_each_access(&mut |a| {
+            if let Expr::Input { tensor, .. } = a {
+                names.push(tensor.clone())
+            }
+        });
+        names.contains(&"theta".to_string()) && !names.contains(&"L".to_string())
+    };
+    assert!(
+        linreg
+            .queries
+            .iter()
+            .filter(|q| touches_theta_and_table(q))
+            .count()
+            >= 4,
+        "theta should meet each dimension table before L:\n{linreg}"
+    );
+    let reads_l = linreg
+        .queries
+        .iter()
+        .filter(|q| {
+            let mut n = 0;
+            q.body.for_each_access(&mut |a| {
+                if matches!(a, Expr::Input { tensor, .. } if tensor == "L") {
+                    n += 1
+                }
+            });
+            n > 0
+        })
+        .count();
+    assert_eq!(reads_l, 1, "L should be joined once:\n{linreg}");
+    let cov = optimize_tensors(&ml_program("covariance.tp"), &inputs, &greedy).unwrap();
+    assert!(
+        cov.queries.iter().any(|q| q.name == "X"),
+        "X should be built once:\n{cov}"
+    );
+    // With inlining off, X is always built.
+    let off = LogicalOptions {
+        no_inline: true,
+        ..greedy
+    };
+    let plan = optimize_tensors(&ml_program("linreg.tp"), &inputs, &off).unwrap();
+    assert!(plan.queries.iter().any(|q| q.name == "X"), "{plan}");
+    let got = eval_logical(&plan, &inputs).unwrap();
+    let want = eval_program(&ml_program("linreg.tp"), &inputs).unwrap();
+    assert_same(&want["y"], &got["y"], "no_inline plan");
+}

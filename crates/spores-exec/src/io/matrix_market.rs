@@ -199,15 +199,24 @@ fn skip_spaces(line: &[u8], p: &mut usize) -> bool {
     *p > start
 }
 
+/// A 1-based index of at most 10 digits at `line[*p..]` (larger ones, and anything else,
+/// are left to the slow path): no overflow checks per digit, as 10 digits fit in `u64`.
 #[inline]
 fn fast_index(line: &[u8], p: &mut usize) -> Option<usize> {
     let start = *p;
-    let mut v: usize = 0;
-    while *p < line.len() && line[*p].is_ascii_digit() {
-        v = v.checked_mul(10)?.checked_add((line[*p] - b'0') as usize)?;
+    let mut v: u64 = 0;
+    while let Some(d) = line
+        .get(*p)
+        .map(|b| b.wrapping_sub(b'0'))
+        .filter(|&d| d < 10)
+    {
+        v = v * 10 + u64::from(d);
         *p += 1;
+        if *p - start > 10 {
+            return None;
+        }
     }
-    (*p > start).then_some(v)
+    (*p > start).then_some(v as usize)
 }
 
 /// The common case of an entry line starting at `text[start]`: `i j [v]` separated by

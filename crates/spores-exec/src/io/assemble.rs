@@ -121,6 +121,11 @@ pub(crate) fn matrix_from_entries(
         } else {
             unsorted_to_csr(rows, cols, parts, indptr)
         };
+        // Zeros are already dropped, so `stored` is the non-zero count: when the result
+        // is still sparse enough, skip `into_best_format`'s two passes over the values.
+        if prefer_sparse(rows, cols, csr.stored()) {
+            return Ok(Matrix::Sparse(csr));
+        }
         Matrix::Sparse(csr)
     } else {
         let cells = rows.checked_mul(cols).ok_or_else(|| {

@@ -201,7 +201,7 @@ fn skip_spaces(line: &[u8], p: &mut usize) -> bool {
 
 /// A 1-based index of at most 10 digits at `line[*p..]` (larger ones, and anything else,
 /// are left to the slow path): no overflow checks per digit, as 10 digits fit in `u64`.
-#[inline]
+#[inline(always)]
 fn fast_index(line: &[u8], p: &mut usize) -> Option<usize> {
     let start = *p;
     let mut v: u64 = 0;

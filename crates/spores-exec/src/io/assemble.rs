@@ -366,7 +366,8 @@ fn fill_dense_sorted(cols: usize, parts: &[&Entries], data: &mut [f64]) {
         .zip(&ranges)
         .for_each(|((p, out), &start)| {
             for ((&i, &j), &v) in p.ri.iter().zip(&p.ci).zip(&p.vals) {
-                out[linear((i, j)) - start] = v;
+                // `+=` on the zeroed cell, not `=`: a `-0` entry reads as +0.0, as before.
+                out[linear((i, j)) - start] += v;
             }
         });
 }

@@ -11,7 +11,11 @@
 //! interoperability: SystemDS writes an empty matrix as size line `m n 0` followed by a
 //! single dummy entry `1 1 0`, which is accepted.
 //!
-//! Large coordinate files are parsed in parallel chunks split at line boundaries.
+//! Large coordinate files are parsed in parallel chunks split at line boundaries: each
+//! entry line in one pass (values by `fast_float2`, no allocation), with a slow path that
+//! re-examines any line the fast one does not accept and names what is wrong with it.
+//! The chunks' entries are assembled into the matrix on all cores (`io/assemble.rs`).
+//! Coordinate dimensions must fit in `u32`, the index type of [`crate::matrix::CsrMatrix`].
 //! Writing always produces `coordinate real general` with the non-zero cells in row-major
 //! order, as SystemDS's `write(X, f, format="mm")` does.
 

@@ -11,7 +11,11 @@
 //! interoperability: SystemDS writes an empty matrix as size line `m n 0` followed by a
 //! single dummy entry `1 1 0`, which is accepted.
 //!
-//! Large coordinate files are parsed in parallel chunks split at line boundaries.
+//! Large coordinate files are parsed in parallel chunks split at line boundaries: each
+//! entry line in one pass (values by `fast_float2`, no allocation), with a slow path that
+//! re-examines any line the fast one does not accept and names what is wrong with it.
+//! The chunks' entries are assembled into the matrix on all cores (`io/assemble.rs`).
+//! Coordinate dimensions must fit in `u32`, the index type of [`crate::matrix::CsrMatrix`].
 //! Writing always produces `coordinate real general` with the non-zero cells in row-major
 //! order, as SystemDS's `write(X, f, format="mm")` does.
 
@@ -131,6 +135,15 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Matrix> {
         })?;
     }
     let [rows, cols, declared] = dims;
+    if layout == Layout::Coordinate && (rows > u32::MAX as usize || cols > u32::MAX as usize) {
+        return Err(err(
+            line_no,
+            format!(
+                "a {rows}x{cols} coordinate matrix exceeds the {} rows or columns spores can index",
+                u32::MAX
+            ),
+        ));
+    }
     if symmetry != Symmetry::General && rows != cols {
         return Err(err(
             line_no,
@@ -190,32 +203,35 @@ fn skip_spaces(line: &[u8], p: &mut usize) -> bool {
     *p > start
 }
 
-#[inline]
+/// A 1-based index of at most 10 digits at `line[*p..]` (larger ones, and anything else,
+/// are left to the slow path): no overflow checks per digit, as 10 digits fit in `u64`.
+#[inline(always)]
 fn fast_index(line: &[u8], p: &mut usize) -> Option<usize> {
     let start = *p;
-    let mut v: usize = 0;
-    while *p < line.len() && line[*p].is_ascii_digit() {
-        v = v.checked_mul(10)?.checked_add((line[*p] - b'0') as usize)?;
+    let mut v: u64 = 0;
+    while let Some(d) = line
+        .get(*p)
+        .map(|b| b.wrapping_sub(b'0'))
+        .filter(|&d| d < 10)
+    {
+        v = v * 10 + u64::from(d);
         *p += 1;
+        if *p - start > 10 {
+            return None;
+        }
     }
-    (*p > start).then_some(v)
+    (*p > start).then_some(v as usize)
 }
 
 /// The common case of an entry line starting at `text[start]`: `i j [v]` separated by
 /// spaces or tabs and ended by `\n`, `\r\n` or the end of the text, parsed in one pass
-/// over its bytes (no separate search for the line end); 1-based indices, not
+/// over its bytes (no separate search for the line end, no UTF-8 check, the value parsed
+/// where it stands by [`fast_float2::parse_partial`]); 1-based indices, not
 /// bounds-checked, and the position just after the line. `None` for anything else
-/// (comments, blank lines, errors), which the slow path then examines.
-///
-/// `utf8` is the whole `text` as a string when it is valid UTF-8 (checked once per
-/// piece), so a value is parsed from a string slice without validating each token.
+/// (comments, blank lines, errors, and infinite or NaN values, whose spellings are left to
+/// the standard parser), which the slow path then examines.
 #[inline]
-fn fast_entry(
-    text: &[u8],
-    utf8: Option<&str>,
-    start: usize,
-    field: Field,
-) -> Option<(usize, usize, f64, usize)> {
+fn fast_entry(text: &[u8], start: usize, field: Field) -> Option<(usize, usize, f64, usize)> {
     let mut p = start;
     skip_spaces(text, &mut p);
     let i = fast_index(text, &mut p)?;
@@ -223,19 +239,28 @@ fn fast_entry(
         return None;
     }
     let j = fast_index(text, &mut p)?;
-    let v = if field == Field::Pattern {
-        1.0
-    } else {
-        if !skip_spaces(text, &mut p) {
-            return None;
+    let v = match field {
+        Field::Pattern => 1.0,
+        Field::Real => {
+            if !skip_spaces(text, &mut p) {
+                return None;
+            }
+            let (v, used) = fast_float2::parse_partial::<f64, _>(&text[p..]).ok()?;
+            if !v.is_finite() {
+                return None;
+            }
+            p += used;
+            v
         }
-        let token = p;
-        while p < text.len() && !matches!(text[p], b' ' | b'\t' | b'\r' | b'\n') {
-            p += 1;
-        }
-        match (field, utf8) {
-            (Field::Real, Some(s)) => s.get(token..p)?.parse::<f64>().ok()?,
-            _ => parse_value(field, &text[token..p])?,
+        Field::Integer => {
+            if !skip_spaces(text, &mut p) {
+                return None;
+            }
+            let token = p;
+            while p < text.len() && !matches!(text[p], b' ' | b'\t' | b'\r' | b'\n') {
+                p += 1;
+            }
+            parse_value(field, &text[token..p])?
         }
     };
     skip_spaces(text, &mut p);
@@ -290,12 +315,11 @@ fn slow_entry(line: &[u8], h: &Header) -> Result<Option<(usize, usize, f64)>, St
 /// the number of entry lines, and the number of lines (as [`lines`] counts them).
 fn parse_coordinate_piece(text: &[u8], h: &Header) -> Result<((Entries, usize), usize), LineError> {
     let mut out = Entries::with_capacity(text.len() / 24);
-    let utf8 = std::str::from_utf8(text).ok();
     let mut entry_lines = 0;
     let mut pos = 0;
     let mut k = 0;
     while pos < text.len() {
-        let (i, j, v) = match fast_entry(text, utf8, pos, h.field) {
+        let (i, j, v) = match fast_entry(text, pos, h.field) {
             Some((i, j, v, next)) if i >= 1 && i <= h.rows && j >= 1 && j <= h.cols => {
                 pos = next;
                 (i - 1, j - 1, v)

@@ -13,6 +13,7 @@
 //! is flushed, fsynced and renamed over the target, so a reader never sees half a file
 //! and a failed write leaves the old file in place.
 
+mod assemble;
 pub mod csv;
 pub mod matrix_market;
 pub mod npy;
@@ -26,8 +27,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+pub(crate) use assemble::{matrix_from_entries, Entries};
+
 use crate::error::{ExecError, Result};
-use crate::matrix::{prefer_sparse, CsrMatrix, DenseMatrix, Matrix};
+use crate::matrix::Matrix;
 
 /// A matrix file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,9 +139,43 @@ pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions
     })
 }
 
+/// Files at least this large are read by several threads at once.
+const PARALLEL_READ_MIN_BYTES: u64 = 4 << 20;
+
 /// The whole file in memory; a missing or unreadable file is an [`ExecError::Io`].
+///
+/// A large file is read in one slice per thread with positioned reads into one buffer:
+/// copying from the page cache (and faulting in the buffer's pages) is a tenth of the
+/// time of a Matrix Market read, and would otherwise run on one core before the
+/// parallel parse starts. A file that changes size meanwhile is read again in one go.
 fn read_file(path: &Path) -> Result<Vec<u8>> {
-    fs::read(path).map_err(|source| io_error(path, source))
+    let whole = || fs::read(path).map_err(|source| io_error(path, source));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        let file = File::open(path).map_err(|source| io_error(path, source))?;
+        let len = file
+            .metadata()
+            .map_err(|source| io_error(path, source))?
+            .len();
+        let threads = rayon::current_num_threads();
+        if len < PARALLEL_READ_MIN_BYTES || threads < 2 || usize::try_from(len).is_err() {
+            return whole();
+        }
+        let mut buf = vec![0u8; len as usize];
+        let chunk = buf.len().div_ceil(threads * 2).max(1);
+        let read = buf
+            .par_chunks_mut(chunk)
+            .enumerate()
+            .try_for_each(|(k, part)| file.read_exact_at(part, (k * chunk) as u64));
+        let mut probe = [0u8; 1];
+        match (read, file.read_at(&mut probe, len)) {
+            (Ok(()), Ok(0)) => Ok(buf),
+            _ => whole(),
+        }
+    }
+    #[cfg(not(unix))]
+    whole()
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> ExecError {
@@ -438,168 +475,6 @@ pub(crate) fn try_zeros<T: Clone + Default>(n: usize, path: &Path, line: usize) 
     })?;
     drop(probe);
     Ok(vec![T::default(); n])
-}
-
-/// Coordinate entries (0-based, in bounds) as parallel arrays.
-#[derive(Default)]
-pub(crate) struct Entries {
-    pub ri: Vec<usize>,
-    pub ci: Vec<usize>,
-    pub vals: Vec<f64>,
-}
-
-impl Entries {
-    pub fn with_capacity(n: usize) -> Self {
-        Entries {
-            ri: Vec::with_capacity(n),
-            ci: Vec::with_capacity(n),
-            vals: Vec::with_capacity(n),
-        }
-    }
-
-    #[inline]
-    pub fn push(&mut self, i: usize, j: usize, v: f64) {
-        self.ri.push(i);
-        self.ci.push(j);
-        self.vals.push(v);
-    }
-
-    fn len(&self) -> usize {
-        self.vals.len()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
-        self.ri
-            .iter()
-            .zip(&self.ci)
-            .zip(&self.vals)
-            .map(|((&i, &j), &v)| (i, j, v))
-    }
-}
-
-/// The CSR matrix of entries that are already in strictly increasing (row, column)
-/// order — what row-major writers such as SystemDS and this module produce — in one
-/// sequential pass; `None` when they are not.
-fn sorted_entries_to_csr(
-    rows: usize,
-    cols: usize,
-    parts: &[&Entries],
-    total: usize,
-    path: &Path,
-    size_line: usize,
-) -> Result<Option<CsrMatrix>> {
-    let mut last: Option<(usize, usize)> = None;
-    for p in parts {
-        for (&i, &j) in p.ri.iter().zip(&p.ci) {
-            if last.is_some_and(|l| l >= (i, j)) {
-                return Ok(None);
-            }
-            last = Some((i, j));
-        }
-    }
-    let mut indptr: Vec<usize> = try_zeros(rows.saturating_add(1), path, size_line)?;
-    let mut indices = Vec::with_capacity(total);
-    let mut values = Vec::with_capacity(total);
-    let mut row = 0;
-    for p in parts {
-        for (i, j, v) in p.iter() {
-            if v == 0.0 {
-                continue;
-            }
-            while row < i {
-                row += 1;
-                indptr[row] = indices.len();
-            }
-            indices.push(j as u32);
-            values.push(v);
-        }
-    }
-    while row < rows {
-        row += 1;
-        indptr[row] = indices.len();
-    }
-    Ok(Some(CsrMatrix::from_parts_unchecked(
-        rows, cols, indptr, indices, values,
-    )))
-}
-
-/// Builds a matrix in its best format from coordinate entries given in several parts
-/// (any order, duplicates summed). `size_line` is where errors about the declared size
-/// are reported.
-pub(crate) fn matrix_from_entries(
-    rows: usize,
-    cols: usize,
-    parts: &[&Entries],
-    path: &Path,
-    size_line: usize,
-) -> Result<Matrix> {
-    let total: usize = parts.iter().map(|p| p.len()).sum();
-    if prefer_sparse(rows, cols, total) && cols <= u32::MAX as usize {
-        if let Some(csr) = sorted_entries_to_csr(rows, cols, parts, total, path, size_line)? {
-            return Ok(Matrix::Sparse(csr).into_best_format());
-        }
-        // Counting sort by row, then sort each row by column and sum duplicates.
-        let mut indptr: Vec<usize> = try_zeros(rows.saturating_add(1), path, size_line)?;
-        for p in parts {
-            for &r in &p.ri {
-                indptr[r + 1] += 1;
-            }
-        }
-        for k in 0..rows {
-            indptr[k + 1] += indptr[k];
-        }
-        let mut next = indptr.clone();
-        let mut order: Vec<(u32, f64)> = vec![(0, 0.0); total];
-        for p in parts {
-            for (r, c, v) in p.iter() {
-                order[next[r]] = (c as u32, v);
-                next[r] += 1;
-            }
-        }
-        drop(next);
-        let mut out_ptr = Vec::with_capacity(rows + 1);
-        let mut indices = Vec::with_capacity(total);
-        let mut values = Vec::with_capacity(total);
-        out_ptr.push(0);
-        for k in 0..rows {
-            let row = &mut order[indptr[k]..indptr[k + 1]];
-            if !row.is_sorted_by_key(|e| e.0) {
-                row.sort_unstable_by_key(|e| e.0);
-            }
-            let mut p = 0;
-            while p < row.len() {
-                let (c, mut v) = row[p];
-                p += 1;
-                while p < row.len() && row[p].0 == c {
-                    v += row[p].1;
-                    p += 1;
-                }
-                if v != 0.0 {
-                    indices.push(c);
-                    values.push(v);
-                }
-            }
-            out_ptr.push(indices.len());
-        }
-        let csr = CsrMatrix::from_parts_unchecked(rows, cols, out_ptr, indices, values);
-        Ok(Matrix::Sparse(csr).into_best_format())
-    } else {
-        let cells = rows.checked_mul(cols).ok_or_else(|| {
-            parse_error(
-                path,
-                size_line,
-                format!("{rows}x{cols} matrix is too large"),
-            )
-        })?;
-        let mut data: Vec<f64> = try_zeros(cells, path, size_line)?;
-        for p in parts {
-            for (r, c, v) in p.iter() {
-                data[r * cols + c] += v;
-            }
-        }
-        let d = DenseMatrix::from_vec(rows, cols, data)?;
-        Ok(Matrix::Dense(d).into_best_format())
-    }
 }
 
 #[cfg(test)]

@@ -855,3 +855,163 @@ fn mm_large_unsorted_with_duplicates() {
     let want = Matrix::Sparse(CsrMatrix::from_triplets(rows, cols, &reference).unwrap());
     assert!(mm(&text).unwrap().approx_eq(&want, 0.0));
 }
+
+// ---------------------------------------------------------------------------------------
+// The parallel Matrix Market path: in-place value parsing, assembly split over pieces.
+
+/// A small deterministic generator of test values (no dependence on the rand crate's
+/// stream across versions).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    /// A value with up to 17 significant digits, sometimes an exponent, sometimes zero.
+    fn value(&mut self) -> f64 {
+        match self.next() % 10 {
+            0 => 0.0,
+            1 => -((self.next() % 1000) as f64) * 1e-7,
+            _ => (self.next() as f64 / 3.0 - 1e9) / 7.0,
+        }
+    }
+}
+
+#[test]
+fn mm_large_sorted_sparse_spans_pieces() {
+    // Rows of very different lengths (some empty, including the first and last ones),
+    // so piece boundaries fall inside rows and between them; explicit zeros included.
+    let (rows, cols) = (9000, 400);
+    let mut rng = Lcg(11);
+    let mut entries = Vec::new();
+    for i in 1..rows - 1 {
+        let len = match i % 50 {
+            0 => 300,
+            k if k < 10 => 0,
+            _ => (rng.next() % 12) as usize,
+        };
+        let mut j = 0;
+        for _ in 0..len {
+            j += 1 + (rng.next() % 2) as usize;
+            if j > cols {
+                break;
+            }
+            entries.push((i, j - 1, rng.value()));
+        }
+    }
+    let mut text = format!(
+        "%%MatrixMarket matrix coordinate real general\n{rows} {cols} {}\n",
+        entries.len()
+    );
+    for &(i, j, v) in &entries {
+        text.push_str(&format!("{} {} {v}\n", i + 1, j + 1));
+    }
+    assert!(text.len() > 2 << 20, "must be split into pieces");
+    let want = CsrMatrix::from_triplets(rows, cols, &entries).unwrap();
+    match mm(&text).unwrap() {
+        Matrix::Sparse(got) => {
+            assert!(!got.has_explicit_zeros());
+            assert_eq!(got.stored(), entries.iter().filter(|e| e.2 != 0.0).count());
+            for i in 0..rows {
+                assert_eq!(got.line(i), want.pruned().line(i), "row {i}");
+            }
+        }
+        other => panic!("expected a sparse result, got {other:?}"),
+    }
+}
+
+#[test]
+fn mm_large_dense_coordinate_sorted_unsorted_duplicated() {
+    // nnz == rows * cols: the result is dense, filled in place by the pieces.
+    let (rows, cols) = (40_000, 5);
+    let mut rng = Lcg(5);
+    let cells: Vec<f64> = (0..rows * cols).map(|_| rng.value()).collect();
+    let line = |k: usize| format!("{} {} {}\n", k / cols + 1, k % cols + 1, cells[k]);
+    let header =
+        |n: usize| format!("%%MatrixMarket matrix coordinate real general\n{rows} {cols} {n}\n");
+    let want = dense(rows, cols, &cells);
+
+    let sorted: String = header(rows * cols) + &(0..rows * cols).map(line).collect::<String>();
+    assert!(sorted.len() > 2 << 20);
+    let got = mm(&sorted).unwrap();
+    assert!(!got.is_sparse());
+    assert!(same_values(&got, &want));
+
+    // Reversed order, every cell split into two halves that are summed.
+    let mut text = header(2 * rows * cols);
+    for k in (0..rows * cols).rev() {
+        let (i, j, v) = (k / cols + 1, k % cols + 1, cells[k]);
+        text.push_str(&format!("{i} {j} {}\n{i} {j} {}\n", v * 0.5, v * 0.5));
+    }
+    let got = mm(&text).unwrap();
+    assert!(!got.is_sparse());
+    assert!(got.approx_eq(&want, 1e-15));
+}
+
+#[test]
+fn read_matrix_large_file_reads_in_parallel_slices() {
+    // Larger than the parallel-read threshold; the result equals parsing the same bytes.
+    let (rows, cols) = (60_000, 30);
+    let mut rng = Lcg(3);
+    let mut text = String::new();
+    let mut n = 0;
+    for i in 1..=rows {
+        for j in (1 + (i % 3)..=cols).step_by(3) {
+            text.push_str(&format!("{i} {j} {}\n", rng.value()));
+            n += 1;
+        }
+    }
+    let text = format!("%%MatrixMarket matrix coordinate real general\n{rows} {cols} {n}\n{text}");
+    assert!(text.len() as u64 > PARALLEL_READ_MIN_BYTES);
+    let dir = TempDir::new();
+    let path = dir.path("big.mtx");
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(read_file(&path).unwrap(), text.as_bytes());
+    let from_file = read_matrix(&path, Format::MatrixMarket, &ReadOptions::default()).unwrap();
+    assert!(same_bits(&from_file, &mm(&text).unwrap()));
+    assert_eq!(from_file.rows(), rows);
+}
+
+#[test]
+fn mm_coordinate_dimensions_beyond_u32_are_a_clear_error() {
+    let h = "%%MatrixMarket matrix coordinate real general\n";
+    for size in ["4294967296 2 1", "2 4294967296 1"] {
+        let r = mm(&format!("{h}% c\n{size}\n1 1 1\n"));
+        let message = r.as_ref().map_err(|e| e.to_string()).unwrap_err();
+        assert!(message.contains("4294967295"), "{message}");
+        assert_eq!(err_line(r), 3);
+    }
+    // The largest allowed index still parses (a 1 x 2^32-1 sparse row).
+    let m = mm(&format!("{h}1 4294967295 1\n1 4294967295 2.5\n")).unwrap();
+    assert_eq!(m.get(0, 4294967294), 2.5);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The in-place value parser accepts exactly the tokens Rust's `f64::from_str` does
+    /// and gives the same bits (or the reader's error says which line is bad).
+    #[test]
+    fn mm_values_parse_like_std(
+        token in prop_oneof![
+            "[-+]?[0-9]{0,22}(\\.[0-9]{0,22})?([eE][-+]?[0-9]{0,4})?",
+            "[-+]?(inf|Infinity|INF|nan|NaN|infinity|in|na|e|\\.|1e|1\\.e5|\\.5|5\\.|0x1)",
+            "[-+0-9.eE]{1,12}",
+        ],
+    ) {
+        let text = format!("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 {token}\n");
+        match (mm(&text), token.parse::<f64>()) {
+            (Ok(m), Ok(want)) => {
+                let got = m.get(0, 0);
+                prop_assert!(got == want || (got.is_nan() && want.is_nan()), "{token}: {got} vs {want}");
+            }
+            (Err(e), Err(_)) => prop_assert_eq!(err_line(Err(e)), 3),
+            (got, want) => prop_assert!(false, "{}: reader {:?}, std {:?}", token, got.map(|m| m.get(0, 0)), want),
+        }
+    }
+}

@@ -52,6 +52,7 @@
 pub mod dag;
 mod greedy;
 pub mod ilp;
+mod raised;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -82,6 +83,15 @@ pub const CONSTRUCTORS: &[&str] = &[
     "LPow",
     "LF1",
     "LF2",
+    "LDim",
+    "LWsloss",
+    "LWslossPlus",
+    "LSddmm",
+    "LMmchain",
+    "LMmchainW",
+    "LSprop",
+    "Unbind",
+    "LaRoot",
     "Bind",
     "Join",
     "Union",
@@ -184,6 +194,10 @@ pub struct ExtractionReport {
     pub binaries: usize,
     /// Wall time of extraction, including the greedy pass and emitting LA.
     pub time: Duration,
+    /// `None`: the plan is a term the raising rules derived (extraction over LA
+    /// classes). `Some(why)`: those gave no plan, and LA operators were read off the
+    /// relational classes by the table reader instead.
+    pub table_fallback: Option<String>,
 }
 
 /// An extracted plan and how it was found.
@@ -262,6 +276,16 @@ pub enum MNode {
     Pow(MId, f64),
     F1(usize, MId),
     F2(usize, MId, MId),
+    /// The size of an index (raising only).
+    Dim(Ix),
+    /// A fused kernel over LA operands (raising only): `Wsloss`, `WslossPlus`, `Sddmm`
+    /// take `X, U, V`; `Mmchain` takes `X, v`, `MmchainW` `X, v, w`.
+    Fused(Fused, Vec<MId>),
+    Sprop(MId),
+    /// A relation laid out as a matrix: a demand for LA terms, not an operator.
+    Unbind(Ix, Ix, RId),
+    /// Marks root `k`'s LA class: not an operator.
+    Root(usize),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -277,6 +301,8 @@ pub struct MClass {
     pub nodes: Vec<MNode>,
     pub rows: Option<i64>,
     pub cols: Option<i64>,
+    /// Estimated sparsity (`lsp`), where known.
+    pub sparsity: Option<f64>,
 }
 
 /// The e-graph as plain data.
@@ -289,6 +315,9 @@ pub struct Snapshot<'t> {
     pub root: RId,
     /// Every root, in the order they were encoded; extracted jointly.
     pub roots: Vec<RId>,
+    /// The LA class of each root (its `LaRoot` mark), by root number; `None` when the
+    /// mark is not in the graph.
+    pub la_roots: Vec<Option<MId>>,
     pub tables: &'t Tables,
 }
 
@@ -367,6 +396,28 @@ impl<'t> Snapshot<'t> {
                     "LF2" if arity_ok(3) => {
                         Some(Err(MNode::F2(idx(c[0]), ids.m(c[1]), ids.m(c[2]))))
                     }
+                    "LDim" if arity_ok(1) => Some(Err(MNode::Dim(ids.ix(c[0])))),
+                    "LWsloss" | "LWslossPlus" | "LSddmm" | "LMmchainW" if arity_ok(3) => {
+                        let kind = match *name {
+                            "LWsloss" => Fused::Wsloss,
+                            "LWslossPlus" => Fused::WslossPlus,
+                            "LSddmm" => Fused::Sddmm,
+                            _ => Fused::MmchainW,
+                        };
+                        let args = vec![ids.m(c[0]), ids.m(c[1]), ids.m(c[2])];
+                        Some(Err(MNode::Fused(kind, args)))
+                    }
+                    "LMmchain" if arity_ok(2) => Some(Err(MNode::Fused(
+                        Fused::Mmchain,
+                        vec![ids.m(c[0]), ids.m(c[1])],
+                    ))),
+                    "LSprop" if arity_ok(1) => Some(Err(MNode::Sprop(ids.m(c[0])))),
+                    "Unbind" if arity_ok(3) => Some(Err(MNode::Unbind(
+                        ids.ix(c[0]),
+                        ids.ix(c[1]),
+                        ids.r(c[2]),
+                    ))),
+                    "LaRoot" if arity_ok(1) => Some(Err(MNode::Root(idx(c[0])))),
                     "Bind" if arity_ok(3) => {
                         Some(Ok(RNode::Bind(ids.ix(c[0]), ids.ix(c[1]), ids.m(c[2]))))
                     }
@@ -445,6 +496,11 @@ impl<'t> Snapshot<'t> {
                 m_classes[*m].cols = Some(int(v));
             }
         })?;
+        read_fn("lsp", &mut |k, v| {
+            if let Some(m) = ids.m.get(&k) {
+                m_classes[*m].sparsity = Some(f(v).clamp(0.0, 1.0));
+            }
+        })?;
         for c in r_classes.iter_mut() {
             c.sparsity = 1.0;
         }
@@ -464,12 +520,23 @@ impl<'t> Snapshot<'t> {
                 .collect::<Result<Vec<_>, _>>()?
         };
 
+        let mut la_roots = vec![None; roots.len()];
+        for (c, class) in m_classes.iter().enumerate() {
+            for n in &class.nodes {
+                if let MNode::Root(k) = n {
+                    if let Some(slot) = la_roots.get_mut(*k) {
+                        *slot = Some(c);
+                    }
+                }
+            }
+        }
         let mut snap = Snapshot {
             r_classes,
             m_classes,
             ix_dims,
             root: roots[0],
             roots,
+            la_roots,
             tables,
         };
         snap.compute_schemas();
@@ -560,18 +627,74 @@ impl<'t> Snapshot<'t> {
     }
 }
 
-/// The extraction problem of `snap` as a [`dag::CandGraph`]: per relational class, the
-/// LA candidates the extractors choose from, with their own costs.
+/// The extraction problem of `snap` as a [`dag::CandGraph`]: the LA classes' candidates
+/// when raising reached every root, else the relational classes' as the table reads them.
 pub fn problem(snap: &Snapshot) -> dag::CandGraph {
-    greedy::Greedy::new(snap).graph().clone()
+    match raised::Raised::new(snap) {
+        Ok(r) => r.graph().clone(),
+        Err(_) => greedy::Greedy::new(snap).graph().clone(),
+    }
+}
+
+/// What the ILP-or-greedy driver needs from an extraction problem: the graph, and LA
+/// for a selection.
+trait Problem {
+    fn graph(&self) -> &dag::CandGraph;
+    /// Emit `sel` from now on (`None`: greedy's own choices).
+    fn force(&mut self, sel: Option<dag::Selection>);
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String>;
+}
+
+impl Problem for raised::Raised<'_, '_> {
+    fn graph(&self) -> &dag::CandGraph {
+        raised::Raised::graph(self)
+    }
+    fn force(&mut self, sel: Option<dag::Selection>) {
+        raised::Raised::force(self, sel)
+    }
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String> {
+        raised::Raised::emit_roots(self)
+    }
+}
+
+impl Problem for greedy::Greedy<'_, '_> {
+    fn graph(&self) -> &dag::CandGraph {
+        greedy::Greedy::graph(self)
+    }
+    fn force(&mut self, sel: Option<dag::Selection>) {
+        greedy::Greedy::force(self, sel)
+    }
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String> {
+        greedy::Greedy::emit_roots(self)
+    }
 }
 
 /// Extracts the cheapest LA expressions for the root classes with `extractor` (jointly:
-/// with several roots, shared classes are paid once). Errors only when no LA plan can be
-/// emitted at all (not even greedily).
+/// with several roots, shared classes are paid once). The plan is chosen among the LA
+/// terms the raising rules derived (`raised`); only when that yields no plan for every
+/// root (raising did not run, or a limit left a root without LA terms) are LA operators
+/// read off the relational classes by the table reader (`greedy`), and the report says
+/// why ([`ExtractionReport::table_fallback`]). Errors only when neither emits a plan.
 pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, String> {
     let start = Instant::now();
-    let mut g = greedy::Greedy::new(snap);
+    let rules = raised::Raised::new(snap).and_then(|mut p| solve(&mut p, snap, extractor, start));
+    match rules {
+        Ok(x) => Ok(x),
+        Err(why) => {
+            let mut g = greedy::Greedy::new(snap);
+            let mut x = solve(&mut g, snap, extractor, start)?;
+            x.report.table_fallback = Some(why);
+            Ok(x)
+        }
+    }
+}
+
+fn solve(
+    g: &mut dyn Problem,
+    snap: &Snapshot,
+    extractor: Extractor,
+    start: Instant,
+) -> Result<Extraction, String> {
     let greedy_sel = g.graph().greedy_selection();
     let greedy_dag_cost = dag::dag_cost(g.graph(), &greedy_sel).unwrap_or(f64::NAN);
     let mut report = ExtractionReport {
@@ -583,6 +706,7 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
         greedy_dag_cost,
         binaries: 0,
         time: Duration::ZERO,
+        table_fallback: None,
     };
     if let Extractor::Ilp { time_limit } = extractor {
         let budget = time_limit.saturating_sub(start.elapsed());
@@ -599,10 +723,10 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
                     (Err(e), _) => {
                         report.fell_back = Some(format!("the ILP plan cannot be emitted: {e}"));
                     }
-                    // The e-graph's costs are blind to transposes inserted for orientation
-                    // and to sharing between alpha-equivalent classes (`A %*% A` bound to
-                    // different indices), both of which the LA cost sees; so the plans are
-                    // compared as LA too, and the ILP never returns the dearer one.
+                    // The graph's costs can be blind to sharing the LA cost sees (two
+                    // classes that emit the same term, e.g. `A %*% A` bound to different
+                    // indices), so the plans are compared as LA too, and the ILP never
+                    // returns the dearer one.
                     (Ok(ie), Ok(ge)) if la(&ge) < la(&ie) => {
                         report.fell_back = Some(format!(
                             "greedy's LA plan is cheaper ({:e} < {:e}) although its e-graph \

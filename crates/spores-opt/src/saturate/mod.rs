@@ -97,6 +97,7 @@ pub use encode::Tables;
 pub const RULES: &[(&str, &str)] = &[
     ("schema.egg", include_str!("../../rules/schema.egg")),
     ("r_lr.egg", include_str!("../../rules/r_lr.egg")),
+    ("r_rl.egg", include_str!("../../rules/r_rl.egg")),
     ("r_eq.egg", include_str!("../../rules/r_eq.egg")),
     ("ac.egg", include_str!("../../rules/ac.egg")),
     ("fold.egg", include_str!("../../rules/fold.egg")),
@@ -296,7 +297,7 @@ pub fn optimize_all(
         } else {
             GUARD_FRACTION
         };
-    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start, guard_from)?;
+    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start, guard_from, true)?;
 
     // One root is found by its `root-mark`; several by looking up their binds.
     let root_classes = if es.len() == 1 {
@@ -423,6 +424,7 @@ pub fn contains(
         opts,
         start,
         opts.node_limit / GUARD_FRACTION,
+        false,
     )?;
     let snap = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
     // The root bind `Bind i j (LAdd l r)`; then the classes of `Bind i j l`, `Bind i j r`.
@@ -487,13 +489,15 @@ const ZERO_GUARD_FRACTION: usize = 64;
 /// they run once, on the final graph, whatever stopped the loop: that finds every
 /// fusion opportunity at the cost of one (large) match.
 /// `guard_from`: the size from which a copy of the graph is kept before each step, to
-/// undo a step that overshoots (see [`GUARD_FRACTION`]).
+/// undo a step that overshoots (see [`GUARD_FRACTION`]). With `raise`, the way back to
+/// LA (`r_rl.egg`) runs last, as its own phase (see [`raise`]).
 fn saturate(
     eg: &mut EGraph,
     sched_id: SchedulerId,
     opts: &OptimizeOptions,
     start: Instant,
     guard_from: usize,
+    raise: bool,
 ) -> Result<(usize, StopReason), OptError> {
     for _ in 0..64 {
         if !eg.step_rules("translate").map_err(egglog_error)?.updated {
@@ -603,8 +607,39 @@ fn saturate(
     eg.step_rules("fuse").map_err(egglog_error)?;
     // Invariants must be complete for extraction whatever stopped us.
     run_analysis(eg)?;
-    debug(&format!("fused: {:?}", start.elapsed()));
+    debug(&format!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed()));
+    if raise {
+        raise_to_la(eg)?;
+        debug(&format!(
+            "raised: {} e-nodes, {:?}",
+            enode_count(eg),
+            start.elapsed()
+        ));
+    }
     Ok((iterations, stop))
+}
+
+/// Steps of the raising phase at most. Raising only builds LA terms for demanded
+/// (class, orientation) pairs, so it terminates on its own after about as many steps
+/// as the plan is deep; the cap is a guard.
+const RAISE_STEPS: usize = 64;
+
+/// The way back: raising rules (`r_rl.egg`) to a fixpoint, then the analyses that give
+/// the new LA classes their shapes and sparsity.
+///
+/// Raising runs after rewriting and fusion rather than interleaved with them: it only
+/// builds LA terms, which no rewrite rule reads (lowering is not run again), so
+/// interleaving would only raise intermediate graphs that later iterations extend, and
+/// pay the LA terms' share of every rewrite step's matching. The guards of the raising
+/// rules read schemas, which are complete after saturation's last analysis.
+fn raise_to_la(eg: &mut EGraph) -> Result<(), OptError> {
+    for _ in 0..RAISE_STEPS {
+        if !eg.step_rules("raise").map_err(egglog_error)?.updated {
+            break;
+        }
+    }
+    run_analysis(eg)?;
+    Ok(())
 }
 
 /// Applies the encoder's insertions; returns the e-class of each slot.
@@ -643,6 +678,15 @@ fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<Vec<egglog::Value>, Opt
                     let v = value(val, &fs, &slots)?;
                     fs.set(name, egglog::RawValues(keys), v)?;
                 }
+                Op::Union(a, b) => {
+                    let slot = |n: &usize| {
+                        slots
+                            .get(*n)
+                            .copied()
+                            .ok_or_else(|| egglog::Error::BackendError("bad slot".into()))
+                    };
+                    fs.union(slot(a)?, slot(b)?)?;
+                }
             }
         }
         Ok(slots)
@@ -665,7 +709,8 @@ fn run_analysis(eg: &mut EGraph) -> Result<bool, OptError> {
 
 fn egglog_error(e: egglog::Error) -> OptError {
     let text = e.to_string();
-    if text.contains("schema") {
+    // `schema` guards relational classes, `rows`/`cols` the LA classes raising builds.
+    if text.contains("schema") || text.contains("function rows") || text.contains("function cols") {
         OptError::Unsound(text)
     } else {
         OptError::Egglog(text)
@@ -729,7 +774,7 @@ mod tests {
         let (mut eg, sched_id) = prepared(&None, opts.sample_limit).unwrap();
         insert(&mut eg, &encoded.ops).unwrap();
         let guard = opts.node_limit / GUARD_FRACTION;
-        saturate(&mut eg, sched_id, &opts, Instant::now(), guard).unwrap();
+        saturate(&mut eg, sched_id, &opts, Instant::now(), guard, true).unwrap();
         let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
         extract::problem(&snap)
     }

@@ -71,16 +71,18 @@ pub use greedy::extract_greedy;
 pub const CONSTRUCTORS: &[&str] = &[
     "LVar",
     "LConst",
+    // Candidates of equal cost are chosen in this order: the user's `x^2` before the
+    // `x * x` raising derives, sums before transposes.
+    "LPow",
     "LAdd",
     "LSub",
     "LMul",
     "LMM",
-    "LT",
     "LNeg",
     "LSum",
     "LRowSums",
     "LColSums",
-    "LPow",
+    "LT",
     "LF1",
     "LF2",
     "LDim",

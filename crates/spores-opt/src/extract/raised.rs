@@ -110,6 +110,20 @@ impl<'a, 's> Raised<'a, 's> {
             }
             cands[m].extend(extra);
         }
+        // `*` and `+` commute, but LA broadcasting does not (a row vector times a column
+        // vector is not an outer product): each order is a candidate, and the one whose
+        // shapes do not fit is priced infinite.
+        for class in cands.iter_mut() {
+            let swapped: Vec<Cand> = class
+                .iter()
+                .filter(|c| matches!(c.op, Op::Mul | Op::Add) && c.children[0] != c.children[1])
+                .map(|c| Cand {
+                    op: c.op.clone(),
+                    children: vec![c.children[1], c.children[0]],
+                })
+                .collect();
+            class.extend(swapped);
+        }
         let mut classes: Vec<Vec<CandNode>> = (0..n)
             .map(|m| {
                 cands[m]
@@ -131,6 +145,15 @@ impl<'a, 's> Raised<'a, 's> {
             roots[0]
         };
         let graph = CandGraph { classes, root };
+        if std::env::var_os("SPORES_DEBUG_LA").is_some() {
+            for (m, class) in graph.classes.iter().enumerate().take(n) {
+                let mc = &snap.m_classes[m];
+                eprintln!("M{m} {:?}x{:?} sp {:?}", mc.rows, mc.cols, mc.sparsity);
+                for (c, node) in cands[m].iter().zip(class) {
+                    eprintln!("    {:?} {:?} cost {:.3e}", c.op, c.children, node.cost);
+                }
+            }
+        }
         let selection = graph.greedy_selection();
         Ok(Raised {
             snap,

@@ -609,10 +609,12 @@ fn saturate(
     run_analysis(eg)?;
     debug(&format!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed()));
     if raise {
-        raise_to_la(eg)?;
+        let t0 = Instant::now();
+        let steps = raise_to_la(eg)?;
         debug(&format!(
-            "raised: {} e-nodes, {:?}",
+            "raised: {} e-nodes after {steps} steps in {:?}, {:?}",
             enode_count(eg),
+            t0.elapsed(),
             start.elapsed()
         ));
     }
@@ -632,14 +634,24 @@ const RAISE_STEPS: usize = 64;
 /// interleaving would only raise intermediate graphs that later iterations extend, and
 /// pay the LA terms' share of every rewrite step's matching. The guards of the raising
 /// rules read schemas, which are complete after saturation's last analysis.
-fn raise_to_la(eg: &mut EGraph) -> Result<(), OptError> {
-    for _ in 0..RAISE_STEPS {
+fn raise_to_la(eg: &mut EGraph) -> Result<usize, OptError> {
+    let mut steps = 0;
+    while steps < RAISE_STEPS {
+        steps += 1;
         if !eg.step_rules("raise").map_err(egglog_error)?.updated {
             break;
         }
     }
     run_analysis(eg)?;
-    Ok(())
+    if std::env::var_os("SPORES_DEBUG2").is_some() {
+        let sizes: Vec<_> = extract::CONSTRUCTORS
+            .iter()
+            .map(|n| (n, eg.get_size(n)))
+            .filter(|(_, k)| *k > 0)
+            .collect();
+        eprintln!("  raised tables: {sizes:?}");
+    }
+    Ok(steps)
 }
 
 /// Applies the encoder's insertions; returns the e-class of each slot.

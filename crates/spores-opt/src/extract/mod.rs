@@ -1,22 +1,44 @@
 //! Extraction: the cheapest LA plan in a saturated e-graph.
 //!
 //! [`Snapshot::read`] copies the e-graph out of egglog into plain vectors (so extractors
-//! are engine-independent and an ILP extractor can plug in beside the greedy one). The LA
-//! plan is read off *relational* classes: only a class with at most two free indices can
-//! be materialized by an LA kernel, and an e-node there becomes an LA operator:
+//! are engine-independent and an ILP extractor can plug in beside the greedy one).
 //!
-//! | e-node | LA |
+//! # The plan is a term the rules derived
+//!
+//! The way back from relations to LA is rules inside saturation (`rules/r_rl.egg`, the
+//! final `raise` phase of [`crate::saturate`]): `Unbind i j R` is relation `R` laid out
+//! as a matrix with rows `i` and columns `j` (`NoIx` for a dimension of size 1), and each
+//! rule equates a demanded `Unbind` with an LA operator over `Unbind`s of the operands.
+//! Only the roots' orientations are demanded at first, so only classes reachable from a
+//! root, in orientations an LA operator reads them in, get LA terms, and only relations
+//! with at most two free indices (a demand names two indices at most):
+//!
+//! | relational e-node under `Unbind i j` | LA e-node the rules add |
 //! |---|---|
-//! | `Join a b` | `a * b` (broadcasting) |
-//! | `Union a b` | `a + b` |
-//! | `Agg k x`, `x` ≤ 2 indices | `sum` / `rowSums` / `colSums` |
-//! | `Agg k x`, `x` holds `Join a b`, `k` in both, other indices split | `a %*% b` |
-//! | `Agg k x`, `k` not free in `x` | `x * dim(k)` |
-//! | `Bind i j A` | the LA term `A` itself |
-//! | fused nodes | `wsloss`, `sddmm_sum`, `mmchain`, `sprop` calls |
+//! | `Join a b` / `Union a b` | `a * b` / `a + b` (operands without `i` or `j` unbound with `NoIx` there: broadcasting) |
+//! | `Union a (Join -1 b)` / `Join -1 b` | `a - b` / `-b` |
+//! | `Agg k x`, `k` not free in `x` | `x * LDim(k)` |
+//! | `Agg k x`, `x` over `k` (and `i` or `j`) | `sum` / `rowSums` / `colSums`; `Agg k (Agg l y)` as one `sum` |
+//! | `Agg k (Join a b)`, `a` over `i, k`, `b` over `k, j` | `a %*% b` |
+//! | `Bind i j A` / `Bind j i A` | the user's term `A` / `t(A)` |
+//! | `Lit c`, `DimOf k`, `RF1`/`RF2`/`RPow` | constant, size, the custom function |
+//! | fused nodes (`fusion.egg`) | `LWsloss`, `LWslossPlus`, `LSddmm`, `LMmchain(W)`, `LSprop` |
+//! | any (`i != j`) | `t(Unbind j i R)`: computed the other way round, transposed once |
 //!
-//! A class has no fixed orientation; the greedy extractor emits each operand in the orientation
-//! its consumer wants and inserts a transpose only at leaves and fused calls.
+//! `raised` builds the extraction problem from the LA classes: every LA e-node is a
+//! candidate priced by the calibrated kernel costs ([`crate::cost`]) from its class's
+//! shape and its operands' estimated sparsity; candidates whose operand shapes do not fit
+//! are priced infinite. What the cost model knows beyond single operators is added as
+//! candidates: a product reads a transposed operand in place (`t(A) %*% B` costs no
+//! transpose), and `*`/`+` take either operand order (broadcasting is not symmetric).
+//!
+//! # Fallback: reading LA off relational classes
+//!
+//! When the LA classes give no plan for some root (raising did not run or did not reach
+//! the root), the earlier reader is used:
+//! `greedy` reads LA operators off *relational* classes by a fixed table (an `Agg` over a
+//! `Join` of two ≤2-index classes is a product, and so on) and inserts transposes for
+//! orientation. [`ExtractionReport::table_fallback`] says when that happened and why.
 //!
 //! # Two extractors, one cost
 //!
@@ -29,10 +51,9 @@
 //!
 //! Several roots (a block's, [`Snapshot::roots`]) are one problem: a synthetic class past
 //! the e-graph's, whose one candidate costs nothing and needs every root, is the root of
-//! the [`dag::CandGraph`], so the ILP pays a class the roots share once; each root is then
-//! emitted in its own orientation.
+//! the [`dag::CandGraph`], so the ILP pays a class the roots share once.
 //!
-//! Measured extraction time (2 shared cores, test profile = opt-level 2, best of 3;
+//! Measured extraction time *with the relational table reader*, before raising (2 shared cores, test profile = opt-level 2, best of 3;
 //! e-graphs saturated with default limits; ILP time includes the greedy pass that bounds
 //! it and emitting LA; `tests/ilp.rs::ilp_vs_greedy_extraction_time` prints this table):
 //!

@@ -18,10 +18,14 @@
 //! * R_LR (`r_lr.egg`) pushes a `Bind` through one LA operator at a time
 //!   (`Bind i j (LMM a b)` = `Agg k (Join (Bind i k a) (Bind k j b))`), so translation
 //!   interleaves with rewriting and consecutive unbind/bind pairs never exist: renaming is
-//!   choosing the child's indices. Nothing translates back inside the e-graph: the
-//!   extractor reads LA off relational e-nodes (an `Agg` over a `Join` of two ≤2-index
-//!   classes is a matrix product, and so on), inserting transposes where orientation
-//!   demands.
+//!   choosing the child's indices.
+//! * The way back is rules too (`r_rl.egg`): `Unbind i j R` (sort `M`) is `R` as a matrix
+//!   with rows `i`, columns `j` (`NoIx` for a dimension of size 1). Rust adds
+//!   `Unbind i j root` for each root (unioned with a `LaRoot k` mark), and raising rules
+//!   equate each demanded `Unbind` with LA operators over `Unbind`s of the operands
+//!   (`Unbind i j (Agg k (Join a b))` = `LMM (Unbind i k a) (Unbind k j b)` when the
+//!   schemas split, `Unbind i j (Bind i j A)` = `A`, `t(..)` for the other orientation,
+//!   fused kernels, ...). The extractor chooses among LA e-nodes ([`crate::extract`]).
 //! * Fresh indices are constructors over the classes they come from (`Kmm a b` is the
 //!   inner index of `a %*% b`, `Kp i a b` the renamed `i` for a join of `a` and `b`), not
 //!   gensyms: deterministic, free in no context they are introduced into, and
@@ -74,9 +78,13 @@
 //!
 //! Translation and folding run to a fixpoint first; then each iteration steps R_EQ (with
 //! folding and analyses) and the sampled AC rules once; fusion rules run once on the
-//! final graph (nothing else consumes fused nodes). Node and time limits are checked
-//! between steps, so the graph may overshoot the node limit by one step; a step that
-//! overshoots it more than twofold is undone (see `OVERSHOOT`).
+//! final graph (nothing else consumes fused nodes), and raising runs last, to its
+//! fixpoint (nothing but extraction consumes LA terms; see [`raise_to_la`] for why it is
+//! not interleaved). Node and time limits are checked between steps, so the graph may
+//! overshoot the node limit by one step; a step that overshoots it more than twofold is
+//! undone (see `OVERSHOOT`). Raising is not cut by the limits (a root without LA terms
+//! would leave only the fallback reader); it builds LA terms for demanded classes only,
+//! about 1.5-2.5x the relational graph's e-nodes (measured in docs/BENCHMARKS.md).
 
 mod encode;
 mod sched;
@@ -789,6 +797,31 @@ mod tests {
         saturate(&mut eg, sched_id, &opts, Instant::now(), guard, true).unwrap();
         let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
         extract::problem(&snap)
+    }
+
+    /// Without the raising phase no root has LA terms; extraction then falls back to
+    /// reading LA off relational classes, says so, and still finds the fused plan.
+    #[test]
+    fn without_raising_the_table_reader_is_the_fallback() {
+        let mut env = ShapeEnv::default();
+        for s in ["X=mxn", "U=mx10", "V=nx10"] {
+            env.add_shape_arg(s).unwrap();
+        }
+        env.set_nnz("X", 1e4);
+        let e = LaExpr::parse("sum((X - U %*% t(V))^2)").unwrap();
+        let opts = OptimizeOptions::default();
+        let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
+        let encoded = encode::encode(&e, &env, &mut sub).unwrap();
+        for raise in [false, true] {
+            let (mut eg, sched_id) = prepared(&None, opts.sample_limit).unwrap();
+            insert(&mut eg, &encoded.ops).unwrap();
+            let guard = opts.node_limit / GUARD_FRACTION;
+            saturate(&mut eg, sched_id, &opts, Instant::now(), guard, raise).unwrap();
+            let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
+            let x = extract::extract(&snap, Extractor::Greedy).unwrap();
+            assert_eq!(x.report.table_fallback.is_some(), !raise);
+            assert_eq!(x.expr.to_string(), "wsloss(X, U, V)", "raise: {raise}");
+        }
     }
 
     /// Real saturated e-graphs are cyclic (`x = x * 1`-like loops, AC rules), so Figure 11

@@ -145,6 +145,19 @@ impl<'a, 's> Raised<'a, 's> {
             roots[0]
         };
         let graph = CandGraph { classes, root };
+        if std::env::var_os("SPORES_DEBUG2").is_some() {
+            let unbinds: Vec<usize> = snap
+                .m_classes
+                .iter()
+                .map(|c| c.nodes.iter().filter(|n| matches!(n, MNode::Unbind(..))).count())
+                .filter(|&k| k > 0)
+                .collect();
+            eprintln!(
+                "  LA classes with Unbind: {}, Unbind e-nodes: {}, LA classes: {n}",
+                unbinds.len(),
+                unbinds.iter().sum::<usize>()
+            );
+        }
         if std::env::var_os("SPORES_DEBUG_LA").is_some() {
             for (m, class) in graph.classes.iter().enumerate().take(n) {
                 let mc = &snap.m_classes[m];

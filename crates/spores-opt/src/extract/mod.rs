@@ -435,11 +435,9 @@ impl<'t> Snapshot<'t> {
                         vec![ids.m(c[0]), ids.m(c[1])],
                     ))),
                     "LSprop" if arity_ok(1) => Some(Err(MNode::Sprop(ids.m(c[0])))),
-                    "Unbind" if arity_ok(3) => Some(Err(MNode::Unbind(
-                        ids.ix(c[0]),
-                        ids.ix(c[1]),
-                        ids.r(c[2]),
-                    ))),
+                    "Unbind" if arity_ok(3) => {
+                        Some(Err(MNode::Unbind(ids.ix(c[0]), ids.ix(c[1]), ids.r(c[2]))))
+                    }
                     "LaRoot" if arity_ok(1) => Some(Err(MNode::Root(idx(c[0])))),
                     "Bind" if arity_ok(3) => {
                         Some(Ok(RNode::Bind(ids.ix(c[0]), ids.ix(c[1]), ids.m(c[2]))))

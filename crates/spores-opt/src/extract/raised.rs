@@ -149,7 +149,12 @@ impl<'a, 's> Raised<'a, 's> {
             let unbinds: Vec<usize> = snap
                 .m_classes
                 .iter()
-                .map(|c| c.nodes.iter().filter(|n| matches!(n, MNode::Unbind(..))).count())
+                .map(|c| {
+                    c.nodes
+                        .iter()
+                        .filter(|n| matches!(n, MNode::Unbind(..)))
+                        .count()
+                })
                 .filter(|&k| k > 0)
                 .collect();
             eprintln!(
@@ -191,10 +196,7 @@ impl<'a, 's> Raised<'a, 's> {
         let mut memo = HashMap::new();
         self.roots
             .iter()
-            .map(|&r| {
-                self.emit(r, &mut memo, 0)
-                    .map(super::greedy::simplify)
-            })
+            .map(|&r| self.emit(r, &mut memo, 0).map(super::greedy::simplify))
             .collect()
     }
 
@@ -409,13 +411,7 @@ fn op_cost(snap: &Snapshot, m: MId, cand: &Cand) -> Option<f64> {
         Op::MatMul(ta, _) => {
             let a = shape(ch[0])?;
             let inner = if *ta { a.0 } else { a.1 };
-            cost::matmul(
-                size(out.0),
-                size(inner),
-                size(out.1),
-                sp(ch[0]),
-                sp(ch[1]),
-            )
+            cost::matmul(size(out.0), size(inner), size(out.1), sp(ch[0]), sp(ch[1]))
         }
         Op::Sum | Op::RowSums | Op::ColSums => {
             cost::aggregate(cells_of(shape(ch[0])?), sp(ch[0]), cells)

@@ -84,7 +84,7 @@
 //! overshoot the node limit by one step; a step that overshoots it more than twofold is
 //! undone (see `OVERSHOOT`). Raising is not cut by the limits (a root without LA terms
 //! would leave only the fallback reader); it builds LA terms for demanded classes only,
-//! about 1.5-2.5x the relational graph's e-nodes (measured in docs/BENCHMARKS.md).
+//! adding 1.5-3x the relational graph's e-nodes (measured in docs/BENCHMARKS.md).
 
 mod encode;
 mod sched;
@@ -615,7 +615,11 @@ fn saturate(
     eg.step_rules("fuse").map_err(egglog_error)?;
     // Invariants must be complete for extraction whatever stopped us.
     run_analysis(eg)?;
-    debug(&format!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed()));
+    debug(&format!(
+        "fused: {} e-nodes, {:?}",
+        enode_count(eg),
+        start.elapsed()
+    ));
     if raise {
         let t0 = Instant::now();
         let steps = raise_to_la(eg)?;

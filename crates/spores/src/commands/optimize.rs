@@ -78,7 +78,10 @@ pub fn optimize(
             x.time.as_secs_f64() * 1e3
         );
         if let Some(why) = &x.table_fallback {
-            let _ = writeln!(out, "# LA read off relational classes (no raised plan: {why})");
+            let _ = writeln!(
+                out,
+                "# LA read off relational classes (no raised plan: {why})"
+            );
         }
     }
     let _ = writeln!(out, "# {verified}");

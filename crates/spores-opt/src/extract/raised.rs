@@ -78,9 +78,9 @@ impl<'a, 's> Raised<'a, 's> {
         let n = snap.m_classes.len();
         let mut cands: Vec<Vec<Cand>> = (0..n).map(|m| candidates(snap, m)).collect();
         // Products that read a transposed operand in place.
-        for m in 0..n {
+        for class in cands.iter_mut() {
             let mut extra = Vec::new();
-            for c in &cands[m] {
+            for c in class.iter() {
                 if c.op != Op::MatMul(false, false) {
                     continue;
                 }
@@ -108,7 +108,7 @@ impl<'a, 's> Raised<'a, 's> {
                     });
                 }
             }
-            cands[m].extend(extra);
+            class.extend(extra);
         }
         // `*` and `+` commute, but LA broadcasting does not (a row vector times a column
         // vector is not an outer product): each order is a candidate, and the one whose

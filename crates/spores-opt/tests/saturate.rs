@@ -494,3 +494,48 @@ fn optimization_time() {
         times[times.len() - 1]
     );
 }
+
+/// The way back is rules: every paper example's plan is a term the raising rules
+/// (`r_rl.egg`) derived, extracted over LA classes, not read off relational classes by
+/// the fallback table.
+#[test]
+fn plans_come_from_the_raising_rules() {
+    let cases: &[(&str, &[&str])] = &[
+        ("sum((X - U %*% t(V))^2)", &["X=mxn", "U=mxk", "V=nxk"]),
+        ("(U %*% t(V) - X) %*% V", &["X=mxn", "U=mxk", "V=nxk"]),
+        ("sum(W %*% H)", &["W=mxk", "H=kxn"]),
+        ("colSums(X * y)", &["X=mxn", "y=mx1"]),
+        ("P * X - P * rowSums(P) * X", &["P=mx1", "X=mxk"]),
+        ("t(X) %*% (w * (X %*% v))", &["X=mxn", "v=nx1", "w=mx1"]),
+    ];
+    for (text, shapes) in cases {
+        let env = env(shapes, &[("X", 1e4)]);
+        for extractor in [Extractor::Greedy, Extractor::ilp()] {
+            let opts = OptimizeOptions {
+                extractor,
+                ..OptimizeOptions::default()
+            };
+            let out = optimize(&LaExpr::parse(text).unwrap(), &env, &opts).unwrap();
+            let x = out.report.extraction.expect("a plan was extracted");
+            assert_eq!(x.table_fallback, None, "{text} ({extractor})");
+        }
+    }
+}
+
+/// Raising equates LA terms, and LA classes carry their shape (`rows`/`cols`, no merge
+/// function) as relations carry their schema: a raising rule that makes a column vector
+/// equal to a row vector is caught as unsound, not extracted.
+#[test]
+fn an_unsound_raising_rule_fails_loudly() {
+    let opts = OptimizeOptions {
+        extra_rules: Some(
+            "(rule ((= e (Unbind i (NoIx) r)) (= s (schema r)) (set-contains s i)) \
+             ((union e (Unbind (NoIx) i r))) :ruleset raise)"
+                .into(),
+        ),
+        ..OptimizeOptions::default()
+    };
+    let e = LaExpr::parse("X %*% v").unwrap();
+    let err = optimize(&e, &env(&["X=mxn", "v=nx1"], &[]), &opts).unwrap_err();
+    assert!(matches!(err, OptError::Unsound(_)), "{err}");
+}

@@ -321,6 +321,12 @@ impl<'a, 's> Greedy<'a, 's> {
                         name: self.snap.tables.funcs.get(f)?.clone(),
                         args: vec![self.m_expr(x)?, self.m_expr(y)?],
                     },
+                    // Built by raising only; the user's term is another node.
+                    MNode::Dim(_)
+                    | MNode::Fused(..)
+                    | MNode::Sprop(_)
+                    | MNode::Unbind(..)
+                    | MNode::Root(_) => return None,
                 })
             })();
             if e.is_some() {
@@ -599,40 +605,43 @@ impl<'a, 's> Greedy<'a, 's> {
             .ok_or_else(|| "unknown function".into())
     }
 
-    /// The size of index `k` as an LA scalar: a number, or `nrow`/`ncol` of an input
-    /// with that symbolic dimension.
     fn dim_expr(&self, k: Ix) -> Result<LaExpr, String> {
-        let tables = self.snap.tables;
-        let code = self
-            .snap
-            .ix_dims
-            .get(k)
-            .copied()
-            .flatten()
-            .ok_or("index without size")?;
-        match tables.dim_of_code(code).ok_or("unknown dimension")? {
-            Dim::Known(n) => Ok(LaExpr::Const(n as f64)),
-            d @ Dim::Sym(_) => {
-                let mut names: Vec<_> = tables.env.shapes.iter().collect();
-                names.sort_by(|a, b| a.0.cmp(b.0));
-                for (name, (r, c)) in names {
-                    if name.starts_with("__opaque") {
-                        continue;
-                    }
-                    let f = if *r == d {
-                        "nrow"
-                    } else if *c == d {
-                        "ncol"
-                    } else {
-                        continue;
-                    };
-                    return Ok(LaExpr::Func {
-                        name: f.into(),
-                        args: vec![LaExpr::Var(name.clone())],
-                    });
+        dim_expr(self.snap, k)
+    }
+}
+
+/// The size of index `k` as an LA scalar: a number, or `nrow`/`ncol` of an input
+/// with that symbolic dimension.
+pub(super) fn dim_expr(snap: &Snapshot, k: Ix) -> Result<LaExpr, String> {
+    let tables = snap.tables;
+    let code = snap
+        .ix_dims
+        .get(k)
+        .copied()
+        .flatten()
+        .ok_or("index without size")?;
+    match tables.dim_of_code(code).ok_or("unknown dimension")? {
+        Dim::Known(n) => Ok(LaExpr::Const(n as f64)),
+        d @ Dim::Sym(_) => {
+            let mut names: Vec<_> = tables.env.shapes.iter().collect();
+            names.sort_by(|a, b| a.0.cmp(b.0));
+            for (name, (r, c)) in names {
+                if name.starts_with("__opaque") {
+                    continue;
                 }
-                Err(format!("no input has dimension {d}"))
+                let f = if *r == d {
+                    "nrow"
+                } else if *c == d {
+                    "ncol"
+                } else {
+                    continue;
+                };
+                return Ok(LaExpr::Func {
+                    name: f.into(),
+                    args: vec![LaExpr::Var(name.clone())],
+                });
             }
+            Err(format!("no input has dimension {d}"))
         }
     }
 }
@@ -649,7 +658,7 @@ fn orient(e: LaExpr, natural: Orient, want: Orient) -> Result<LaExpr, String> {
 }
 
 /// Cosmetic clean-up of the emitted tree: `1 * x`, `x + -1 * y`, `t(t(x))`.
-fn simplify(e: LaExpr) -> LaExpr {
+pub(super) fn simplify(e: LaExpr) -> LaExpr {
     use LaExpr::*;
     let s = |x: Box<LaExpr>| Box::new(simplify(*x));
     let neg_of = |x: &LaExpr| -> Option<LaExpr> {

@@ -1,22 +1,44 @@
 //! Extraction: the cheapest LA plan in a saturated e-graph.
 //!
 //! [`Snapshot::read`] copies the e-graph out of egglog into plain vectors (so extractors
-//! are engine-independent and an ILP extractor can plug in beside the greedy one). The LA
-//! plan is read off *relational* classes: only a class with at most two free indices can
-//! be materialized by an LA kernel, and an e-node there becomes an LA operator:
+//! are engine-independent and an ILP extractor can plug in beside the greedy one).
 //!
-//! | e-node | LA |
+//! # The plan is a term the rules derived
+//!
+//! The way back from relations to LA is rules inside saturation (`rules/r_rl.egg`, the
+//! final `raise` phase of [`crate::saturate`]): `Unbind i j R` is relation `R` laid out
+//! as a matrix with rows `i` and columns `j` (`NoIx` for a dimension of size 1), and each
+//! rule equates a demanded `Unbind` with an LA operator over `Unbind`s of the operands.
+//! Only the roots' orientations are demanded at first, so only classes reachable from a
+//! root, in orientations an LA operator reads them in, get LA terms, and only relations
+//! with at most two free indices (a demand names two indices at most):
+//!
+//! | relational e-node under `Unbind i j` | LA e-node the rules add |
 //! |---|---|
-//! | `Join a b` | `a * b` (broadcasting) |
-//! | `Union a b` | `a + b` |
-//! | `Agg k x`, `x` ≤ 2 indices | `sum` / `rowSums` / `colSums` |
-//! | `Agg k x`, `x` holds `Join a b`, `k` in both, other indices split | `a %*% b` |
-//! | `Agg k x`, `k` not free in `x` | `x * dim(k)` |
-//! | `Bind i j A` | the LA term `A` itself |
-//! | fused nodes | `wsloss`, `sddmm_sum`, `mmchain`, `sprop` calls |
+//! | `Join a b` / `Union a b` | `a * b` / `a + b` (operands without `i` or `j` unbound with `NoIx` there: broadcasting) |
+//! | `Union a (Join -1 b)` / `Join -1 b` | `a - b` / `-b` |
+//! | `Agg k x`, `k` not free in `x` | `x * LDim(k)` |
+//! | `Agg k x`, `x` over `k` (and `i` or `j`) | `sum` / `rowSums` / `colSums`; `Agg k (Agg l y)` as one `sum` |
+//! | `Agg k (Join a b)`, `a` over `i, k`, `b` over `k, j` | `a %*% b` |
+//! | `Bind i j A` / `Bind j i A` | the user's term `A` / `t(A)` |
+//! | `Lit c`, `DimOf k`, `RF1`/`RF2`/`RPow` | constant, size, the custom function |
+//! | fused nodes (`fusion.egg`) | `LWsloss`, `LWslossPlus`, `LSddmm`, `LMmchain(W)`, `LSprop` |
+//! | any (`i != j`) | `t(Unbind j i R)`: computed the other way round, transposed once |
 //!
-//! A class has no fixed orientation; the greedy extractor emits each operand in the orientation
-//! its consumer wants and inserts a transpose only at leaves and fused calls.
+//! `raised` builds the extraction problem from the LA classes: every LA e-node is a
+//! candidate priced by the calibrated kernel costs ([`crate::cost`]) from its class's
+//! shape and its operands' estimated sparsity; candidates whose operand shapes do not fit
+//! are priced infinite. What the cost model knows beyond single operators is added as
+//! candidates: a product reads a transposed operand in place (`t(A) %*% B` costs no
+//! transpose), and `*`/`+` take either operand order (broadcasting is not symmetric).
+//!
+//! # Fallback: reading LA off relational classes
+//!
+//! When the LA classes give no plan for some root (raising did not run or did not reach
+//! the root), the earlier reader is used:
+//! `greedy` reads LA operators off *relational* classes by a fixed table (an `Agg` over a
+//! `Join` of two ≤2-index classes is a product, and so on) and inserts transposes for
+//! orientation. [`ExtractionReport::table_fallback`] says when that happened and why.
 //!
 //! # Two extractors, one cost
 //!
@@ -29,10 +51,9 @@
 //!
 //! Several roots (a block's, [`Snapshot::roots`]) are one problem: a synthetic class past
 //! the e-graph's, whose one candidate costs nothing and needs every root, is the root of
-//! the [`dag::CandGraph`], so the ILP pays a class the roots share once; each root is then
-//! emitted in its own orientation.
+//! the [`dag::CandGraph`], so the ILP pays a class the roots share once.
 //!
-//! Measured extraction time (2 shared cores, test profile = opt-level 2, best of 3;
+//! Measured extraction time *with the relational table reader*, before raising (2 shared cores, test profile = opt-level 2, best of 3;
 //! e-graphs saturated with default limits; ILP time includes the greedy pass that bounds
 //! it and emitting LA; `tests/ilp.rs::ilp_vs_greedy_extraction_time` prints this table):
 //!
@@ -43,7 +64,20 @@
 //! | `sum(W %*% H)` | 30 | 8 | 0.07 ms | 0.24 ms |
 //! | 14 operators (`mmchain` + `wsloss` + chain) | 2930 | 205 | 1.3 ms | 195-375 ms |
 //!
-//! All four are proven optimal and extract the same plan as greedy. On 120 random
+//! Over LA classes (this extractor, same test, load 7.7 so times are inflated):
+//!
+//! | expression | e-nodes | ILP binaries | greedy | ILP |
+//! |---|---|---|---|---|
+//! | `sum((X - U %*% t(V))^2)`, sparse `X` | 7897 | 4 | 1.9 ms | 7.3 ms |
+//! | ALS `(U %*% t(V) - X) %*% V`, sparse `X` | 171 | 35 | 0.06 ms | 0.45 ms |
+//! | `sum(W %*% H)` | 134 | 38 | 0.05 ms | 1.1 ms |
+//! | 14 operators (`mmchain` + `wsloss` + chain) | 7126 | 575 | 1.6 ms | budget (500 ms) hit: greedy's plan |
+//!
+//! The first three are proven optimal; the 14-operator instance has almost three times
+//! the binaries it had over relational classes and no longer solves within the default
+//! budget, so the ILP falls back to greedy there.
+//!
+//! With the relational reader, all four were proven optimal and extracted the same plan as greedy. On 120 random
 //! expressions with frequent common subexpressions the ILP's LA plan was strictly cheaper
 //! in 15, median ILP time 0.26 ms, 90th percentile 6 ms, worst 0.9 s (so with the
 //! default 500 ms budget a few large instances fall back to greedy). Without the
@@ -52,6 +86,7 @@
 pub mod dag;
 mod greedy;
 pub mod ilp;
+mod raised;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -70,18 +105,29 @@ pub use greedy::extract_greedy;
 pub const CONSTRUCTORS: &[&str] = &[
     "LVar",
     "LConst",
+    // Candidates of equal cost are chosen in this order: the user's `x^2` before the
+    // `x * x` raising derives, sums before transposes.
+    "LPow",
     "LAdd",
     "LSub",
     "LMul",
     "LMM",
-    "LT",
     "LNeg",
     "LSum",
     "LRowSums",
     "LColSums",
-    "LPow",
+    "LT",
     "LF1",
     "LF2",
+    "LDim",
+    "LWsloss",
+    "LWslossPlus",
+    "LSddmm",
+    "LMmchain",
+    "LMmchainW",
+    "LSprop",
+    "Unbind",
+    "LaRoot",
     "Bind",
     "Join",
     "Union",
@@ -184,6 +230,10 @@ pub struct ExtractionReport {
     pub binaries: usize,
     /// Wall time of extraction, including the greedy pass and emitting LA.
     pub time: Duration,
+    /// `None`: the plan is a term the raising rules derived (extraction over LA
+    /// classes). `Some(why)`: those gave no plan, and LA operators were read off the
+    /// relational classes by the table reader instead.
+    pub table_fallback: Option<String>,
 }
 
 /// An extracted plan and how it was found.
@@ -262,6 +312,16 @@ pub enum MNode {
     Pow(MId, f64),
     F1(usize, MId),
     F2(usize, MId, MId),
+    /// The size of an index (raising only).
+    Dim(Ix),
+    /// A fused kernel over LA operands (raising only): `Wsloss`, `WslossPlus`, `Sddmm`
+    /// take `X, U, V`; `Mmchain` takes `X, v`, `MmchainW` `X, v, w`.
+    Fused(Fused, Vec<MId>),
+    Sprop(MId),
+    /// A relation laid out as a matrix: a demand for LA terms, not an operator.
+    Unbind(Ix, Ix, RId),
+    /// Marks root `k`'s LA class: not an operator.
+    Root(usize),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -277,6 +337,8 @@ pub struct MClass {
     pub nodes: Vec<MNode>,
     pub rows: Option<i64>,
     pub cols: Option<i64>,
+    /// Estimated sparsity (`lsp`), where known.
+    pub sparsity: Option<f64>,
 }
 
 /// The e-graph as plain data.
@@ -289,6 +351,9 @@ pub struct Snapshot<'t> {
     pub root: RId,
     /// Every root, in the order they were encoded; extracted jointly.
     pub roots: Vec<RId>,
+    /// The LA class of each root (its `LaRoot` mark), by root number; `None` when the
+    /// mark is not in the graph.
+    pub la_roots: Vec<Option<MId>>,
     pub tables: &'t Tables,
 }
 
@@ -367,6 +432,26 @@ impl<'t> Snapshot<'t> {
                     "LF2" if arity_ok(3) => {
                         Some(Err(MNode::F2(idx(c[0]), ids.m(c[1]), ids.m(c[2]))))
                     }
+                    "LDim" if arity_ok(1) => Some(Err(MNode::Dim(ids.ix(c[0])))),
+                    "LWsloss" | "LWslossPlus" | "LSddmm" | "LMmchainW" if arity_ok(3) => {
+                        let kind = match *name {
+                            "LWsloss" => Fused::Wsloss,
+                            "LWslossPlus" => Fused::WslossPlus,
+                            "LSddmm" => Fused::Sddmm,
+                            _ => Fused::MmchainW,
+                        };
+                        let args = vec![ids.m(c[0]), ids.m(c[1]), ids.m(c[2])];
+                        Some(Err(MNode::Fused(kind, args)))
+                    }
+                    "LMmchain" if arity_ok(2) => Some(Err(MNode::Fused(
+                        Fused::Mmchain,
+                        vec![ids.m(c[0]), ids.m(c[1])],
+                    ))),
+                    "LSprop" if arity_ok(1) => Some(Err(MNode::Sprop(ids.m(c[0])))),
+                    "Unbind" if arity_ok(3) => {
+                        Some(Err(MNode::Unbind(ids.ix(c[0]), ids.ix(c[1]), ids.r(c[2]))))
+                    }
+                    "LaRoot" if arity_ok(1) => Some(Err(MNode::Root(idx(c[0])))),
                     "Bind" if arity_ok(3) => {
                         Some(Ok(RNode::Bind(ids.ix(c[0]), ids.ix(c[1]), ids.m(c[2]))))
                     }
@@ -445,6 +530,11 @@ impl<'t> Snapshot<'t> {
                 m_classes[*m].cols = Some(int(v));
             }
         })?;
+        read_fn("lsp", &mut |k, v| {
+            if let Some(m) = ids.m.get(&k) {
+                m_classes[*m].sparsity = Some(f(v).clamp(0.0, 1.0));
+            }
+        })?;
         for c in r_classes.iter_mut() {
             c.sparsity = 1.0;
         }
@@ -464,12 +554,23 @@ impl<'t> Snapshot<'t> {
                 .collect::<Result<Vec<_>, _>>()?
         };
 
+        let mut la_roots = vec![None; roots.len()];
+        for (c, class) in m_classes.iter().enumerate() {
+            for n in &class.nodes {
+                if let MNode::Root(k) = n {
+                    if let Some(slot) = la_roots.get_mut(*k) {
+                        *slot = Some(c);
+                    }
+                }
+            }
+        }
         let mut snap = Snapshot {
             r_classes,
             m_classes,
             ix_dims,
             root: roots[0],
             roots,
+            la_roots,
             tables,
         };
         snap.compute_schemas();
@@ -560,18 +661,74 @@ impl<'t> Snapshot<'t> {
     }
 }
 
-/// The extraction problem of `snap` as a [`dag::CandGraph`]: per relational class, the
-/// LA candidates the extractors choose from, with their own costs.
+/// The extraction problem of `snap` as a [`dag::CandGraph`]: the LA classes' candidates
+/// when raising reached every root, else the relational classes' as the table reads them.
 pub fn problem(snap: &Snapshot) -> dag::CandGraph {
-    greedy::Greedy::new(snap).graph().clone()
+    match raised::Raised::new(snap) {
+        Ok(r) => r.graph().clone(),
+        Err(_) => greedy::Greedy::new(snap).graph().clone(),
+    }
+}
+
+/// What the ILP-or-greedy driver needs from an extraction problem: the graph, and LA
+/// for a selection.
+trait Problem {
+    fn graph(&self) -> &dag::CandGraph;
+    /// Emit `sel` from now on (`None`: greedy's own choices).
+    fn force(&mut self, sel: Option<dag::Selection>);
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String>;
+}
+
+impl Problem for raised::Raised<'_, '_> {
+    fn graph(&self) -> &dag::CandGraph {
+        raised::Raised::graph(self)
+    }
+    fn force(&mut self, sel: Option<dag::Selection>) {
+        raised::Raised::force(self, sel)
+    }
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String> {
+        raised::Raised::emit_roots(self)
+    }
+}
+
+impl Problem for greedy::Greedy<'_, '_> {
+    fn graph(&self) -> &dag::CandGraph {
+        greedy::Greedy::graph(self)
+    }
+    fn force(&mut self, sel: Option<dag::Selection>) {
+        greedy::Greedy::force(self, sel)
+    }
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String> {
+        greedy::Greedy::emit_roots(self)
+    }
 }
 
 /// Extracts the cheapest LA expressions for the root classes with `extractor` (jointly:
-/// with several roots, shared classes are paid once). Errors only when no LA plan can be
-/// emitted at all (not even greedily).
+/// with several roots, shared classes are paid once). The plan is chosen among the LA
+/// terms the raising rules derived (`raised`); only when that yields no plan for every
+/// root (raising did not run, or a limit left a root without LA terms) are LA operators
+/// read off the relational classes by the table reader (`greedy`), and the report says
+/// why ([`ExtractionReport::table_fallback`]). Errors only when neither emits a plan.
 pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, String> {
     let start = Instant::now();
-    let mut g = greedy::Greedy::new(snap);
+    let rules = raised::Raised::new(snap).and_then(|mut p| solve(&mut p, snap, extractor, start));
+    match rules {
+        Ok(x) => Ok(x),
+        Err(why) => {
+            let mut g = greedy::Greedy::new(snap);
+            let mut x = solve(&mut g, snap, extractor, start)?;
+            x.report.table_fallback = Some(why);
+            Ok(x)
+        }
+    }
+}
+
+fn solve(
+    g: &mut dyn Problem,
+    snap: &Snapshot,
+    extractor: Extractor,
+    start: Instant,
+) -> Result<Extraction, String> {
     let greedy_sel = g.graph().greedy_selection();
     let greedy_dag_cost = dag::dag_cost(g.graph(), &greedy_sel).unwrap_or(f64::NAN);
     let mut report = ExtractionReport {
@@ -583,6 +740,7 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
         greedy_dag_cost,
         binaries: 0,
         time: Duration::ZERO,
+        table_fallback: None,
     };
     if let Extractor::Ilp { time_limit } = extractor {
         let budget = time_limit.saturating_sub(start.elapsed());
@@ -599,10 +757,10 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
                     (Err(e), _) => {
                         report.fell_back = Some(format!("the ILP plan cannot be emitted: {e}"));
                     }
-                    // The e-graph's costs are blind to transposes inserted for orientation
-                    // and to sharing between alpha-equivalent classes (`A %*% A` bound to
-                    // different indices), both of which the LA cost sees; so the plans are
-                    // compared as LA too, and the ILP never returns the dearer one.
+                    // The graph's costs can be blind to sharing the LA cost sees (two
+                    // classes that emit the same term, e.g. `A %*% A` bound to different
+                    // indices), so the plans are compared as LA too, and the ILP never
+                    // returns the dearer one.
                     (Ok(ie), Ok(ge)) if la(&ge) < la(&ie) => {
                         report.fell_back = Some(format!(
                             "greedy's LA plan is cheaper ({:e} < {:e}) although its e-graph \

@@ -89,6 +89,8 @@ pub enum Op {
     Add(&'static str, Vec<Arg>),
     /// `(set (name key..) value)` for a function.
     Set(&'static str, Vec<Arg>, Arg),
+    /// `(union a b)` of two slots' e-classes.
+    Union(usize, usize),
 }
 
 /// The insertions for one or more input expressions (the roots of one block).
@@ -152,6 +154,11 @@ pub fn encode_all(
                 .push(Op::Set("root-mark", vec![Arg::Slot(bind)], Arg::I64(0)));
         }
         root_binds.push([i, j, root]);
+        // The demand that starts the way back (rules/r_rl.egg): root k as an LA term
+        // in its own orientation, marked so its LA class is found after merges.
+        let unbind = enc.add("Unbind", vec![Arg::Slot(i), Arg::Slot(j), Arg::Slot(bind)]);
+        let mark = enc.add("LaRoot", vec![Arg::I64(k as i64)]);
+        enc.ops.push(Op::Union(unbind, mark));
     }
     let mut codes: Vec<i64> = (0..enc.tables.syms.len())
         .map(|n| -(n as i64) - 1)

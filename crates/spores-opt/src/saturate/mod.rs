@@ -18,10 +18,14 @@
 //! * R_LR (`r_lr.egg`) pushes a `Bind` through one LA operator at a time
 //!   (`Bind i j (LMM a b)` = `Agg k (Join (Bind i k a) (Bind k j b))`), so translation
 //!   interleaves with rewriting and consecutive unbind/bind pairs never exist: renaming is
-//!   choosing the child's indices. Nothing translates back inside the e-graph: the
-//!   extractor reads LA off relational e-nodes (an `Agg` over a `Join` of two ≤2-index
-//!   classes is a matrix product, and so on), inserting transposes where orientation
-//!   demands.
+//!   choosing the child's indices.
+//! * The way back is rules too (`r_rl.egg`): `Unbind i j R` (sort `M`) is `R` as a matrix
+//!   with rows `i`, columns `j` (`NoIx` for a dimension of size 1). Rust adds
+//!   `Unbind i j root` for each root (unioned with a `LaRoot k` mark), and raising rules
+//!   equate each demanded `Unbind` with LA operators over `Unbind`s of the operands
+//!   (`Unbind i j (Agg k (Join a b))` = `LMM (Unbind i k a) (Unbind k j b)` when the
+//!   schemas split, `Unbind i j (Bind i j A)` = `A`, `t(..)` for the other orientation,
+//!   fused kernels, ...). The extractor chooses among LA e-nodes ([`crate::extract`]).
 //! * Fresh indices are constructors over the classes they come from (`Kmm a b` is the
 //!   inner index of `a %*% b`, `Kp i a b` the renamed `i` for a join of `a` and `b`), not
 //!   gensyms: deterministic, free in no context they are introduced into, and
@@ -74,9 +78,13 @@
 //!
 //! Translation and folding run to a fixpoint first; then each iteration steps R_EQ (with
 //! folding and analyses) and the sampled AC rules once; fusion rules run once on the
-//! final graph (nothing else consumes fused nodes). Node and time limits are checked
-//! between steps, so the graph may overshoot the node limit by one step; a step that
-//! overshoots it more than twofold is undone (see `OVERSHOOT`).
+//! final graph (nothing else consumes fused nodes), and raising runs last, to its
+//! fixpoint (nothing but extraction consumes LA terms; see [`raise_to_la`] for why it is
+//! not interleaved). Node and time limits are checked between steps, so the graph may
+//! overshoot the node limit by one step; a step that overshoots it more than twofold is
+//! undone (see `OVERSHOOT`). Raising is not cut by the limits (a root without LA terms
+//! would leave only the fallback reader); it builds LA terms for demanded classes only,
+//! adding 1.5-3x the relational graph's e-nodes (measured in docs/BENCHMARKS.md).
 
 mod encode;
 mod sched;
@@ -97,6 +105,7 @@ pub use encode::Tables;
 pub const RULES: &[(&str, &str)] = &[
     ("schema.egg", include_str!("../../rules/schema.egg")),
     ("r_lr.egg", include_str!("../../rules/r_lr.egg")),
+    ("r_rl.egg", include_str!("../../rules/r_rl.egg")),
     ("r_eq.egg", include_str!("../../rules/r_eq.egg")),
     ("ac.egg", include_str!("../../rules/ac.egg")),
     ("fold.egg", include_str!("../../rules/fold.egg")),
@@ -296,7 +305,7 @@ pub fn optimize_all(
         } else {
             GUARD_FRACTION
         };
-    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start, guard_from)?;
+    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start, guard_from, true)?;
 
     // One root is found by its `root-mark`; several by looking up their binds.
     let root_classes = if es.len() == 1 {
@@ -423,6 +432,7 @@ pub fn contains(
         opts,
         start,
         opts.node_limit / GUARD_FRACTION,
+        false,
     )?;
     let snap = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
     // The root bind `Bind i j (LAdd l r)`; then the classes of `Bind i j l`, `Bind i j r`.
@@ -487,13 +497,15 @@ const ZERO_GUARD_FRACTION: usize = 64;
 /// they run once, on the final graph, whatever stopped the loop: that finds every
 /// fusion opportunity at the cost of one (large) match.
 /// `guard_from`: the size from which a copy of the graph is kept before each step, to
-/// undo a step that overshoots (see [`GUARD_FRACTION`]).
+/// undo a step that overshoots (see [`GUARD_FRACTION`]). With `raise`, the way back to
+/// LA (`r_rl.egg`) runs last, as its own phase (see [`raise`]).
 fn saturate(
     eg: &mut EGraph,
     sched_id: SchedulerId,
     opts: &OptimizeOptions,
     start: Instant,
     guard_from: usize,
+    raise: bool,
 ) -> Result<(usize, StopReason), OptError> {
     for _ in 0..64 {
         if !eg.step_rules("translate").map_err(egglog_error)?.updated {
@@ -603,8 +615,55 @@ fn saturate(
     eg.step_rules("fuse").map_err(egglog_error)?;
     // Invariants must be complete for extraction whatever stopped us.
     run_analysis(eg)?;
-    debug(&format!("fused: {:?}", start.elapsed()));
+    debug(&format!(
+        "fused: {} e-nodes, {:?}",
+        enode_count(eg),
+        start.elapsed()
+    ));
+    if raise {
+        let t0 = Instant::now();
+        let steps = raise_to_la(eg)?;
+        debug(&format!(
+            "raised: {} e-nodes after {steps} steps in {:?}, {:?}",
+            enode_count(eg),
+            t0.elapsed(),
+            start.elapsed()
+        ));
+    }
     Ok((iterations, stop))
+}
+
+/// Steps of the raising phase at most. Raising only builds LA terms for demanded
+/// (class, orientation) pairs, so it terminates on its own after about as many steps
+/// as the plan is deep; the cap is a guard.
+const RAISE_STEPS: usize = 64;
+
+/// The way back: raising rules (`r_rl.egg`) to a fixpoint, then the analyses that give
+/// the new LA classes their shapes and sparsity.
+///
+/// Raising runs after rewriting and fusion rather than interleaved with them: it only
+/// builds LA terms, which no rewrite rule reads (lowering is not run again), so
+/// interleaving would only raise intermediate graphs that later iterations extend, and
+/// pay the LA terms' share of every rewrite step's matching. The guards of the raising
+/// rules read schemas, which are complete after saturation's last analysis.
+fn raise_to_la(eg: &mut EGraph) -> Result<usize, OptError> {
+    let mut steps = 0;
+    while steps < RAISE_STEPS {
+        steps += 1;
+        if !eg.step_rules("raise").map_err(egglog_error)?.updated {
+            break;
+        }
+    }
+    run_analysis(eg)?;
+    if std::env::var_os("SPORES_DEBUG2").is_some() {
+        let sizes: Vec<_> = extract::CONSTRUCTORS
+            .iter()
+            .map(|n| (n, eg.get_size(n)))
+            .filter(|(_, k)| *k > 0)
+            .collect();
+        eprintln!("  raised tables: {sizes:?}");
+    }
+    Ok(steps)
 }
 
 /// Applies the encoder's insertions; returns the e-class of each slot.
@@ -643,6 +702,15 @@ fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<Vec<egglog::Value>, Opt
                     let v = value(val, &fs, &slots)?;
                     fs.set(name, egglog::RawValues(keys), v)?;
                 }
+                Op::Union(a, b) => {
+                    let slot = |n: &usize| {
+                        slots
+                            .get(*n)
+                            .copied()
+                            .ok_or_else(|| egglog::Error::BackendError("bad slot".into()))
+                    };
+                    fs.union(slot(a)?, slot(b)?)?;
+                }
             }
         }
         Ok(slots)
@@ -665,7 +733,8 @@ fn run_analysis(eg: &mut EGraph) -> Result<bool, OptError> {
 
 fn egglog_error(e: egglog::Error) -> OptError {
     let text = e.to_string();
-    if text.contains("schema") {
+    // `schema` guards relational classes, `rows`/`cols` the LA classes raising builds.
+    if text.contains("schema") || text.contains("function rows") || text.contains("function cols") {
         OptError::Unsound(text)
     } else {
         OptError::Egglog(text)
@@ -729,9 +798,34 @@ mod tests {
         let (mut eg, sched_id) = prepared(&None, opts.sample_limit).unwrap();
         insert(&mut eg, &encoded.ops).unwrap();
         let guard = opts.node_limit / GUARD_FRACTION;
-        saturate(&mut eg, sched_id, &opts, Instant::now(), guard).unwrap();
+        saturate(&mut eg, sched_id, &opts, Instant::now(), guard, true).unwrap();
         let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
         extract::problem(&snap)
+    }
+
+    /// Without the raising phase no root has LA terms; extraction then falls back to
+    /// reading LA off relational classes, says so, and still finds the fused plan.
+    #[test]
+    fn without_raising_the_table_reader_is_the_fallback() {
+        let mut env = ShapeEnv::default();
+        for s in ["X=mxn", "U=mx10", "V=nx10"] {
+            env.add_shape_arg(s).unwrap();
+        }
+        env.set_nnz("X", 1e4);
+        let e = LaExpr::parse("sum((X - U %*% t(V))^2)").unwrap();
+        let opts = OptimizeOptions::default();
+        let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
+        let encoded = encode::encode(&e, &env, &mut sub).unwrap();
+        for raise in [false, true] {
+            let (mut eg, sched_id) = prepared(&None, opts.sample_limit).unwrap();
+            insert(&mut eg, &encoded.ops).unwrap();
+            let guard = opts.node_limit / GUARD_FRACTION;
+            saturate(&mut eg, sched_id, &opts, Instant::now(), guard, raise).unwrap();
+            let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
+            let x = extract::extract(&snap, Extractor::Greedy).unwrap();
+            assert_eq!(x.report.table_fallback.is_some(), !raise);
+            assert_eq!(x.expr.to_string(), "wsloss(X, U, V)", "raise: {raise}");
+        }
     }
 
     /// Real saturated e-graphs are cyclic (`x = x * 1`-like loops, AC rules), so Figure 11

@@ -77,6 +77,12 @@ pub fn optimize(
             x.greedy_dag_cost,
             x.time.as_secs_f64() * 1e3
         );
+        if let Some(why) = &x.table_fallback {
+            let _ = writeln!(
+                out,
+                "# LA read off relational classes (no raised plan: {why})"
+            );
+        }
     }
     let _ = writeln!(out, "# {verified}");
     0

@@ -1,0 +1,431 @@
+//! Extraction over LA classes: the plan is a term the raising rules (`rules/r_rl.egg`)
+//! derived, chosen among LA e-nodes by the calibrated cost model.
+//!
+//! After the raising phase every root has an LA class (its `LaRoot` mark) holding the
+//! user's own term, the LA terms raised from every relational rewrite of it, and
+//! transposes; the operands of those terms are LA classes again. Each LA e-node (not
+//! `Unbind`, which is a demand, nor `LaRoot`) is one candidate of its class in a
+//! [`CandGraph`], priced as the kernel that runs it from the class's shape and the
+//! operands' estimated sparsity, so greedy and the ILP choose exactly as over relational
+//! classes before, shared classes paid once.
+//!
+//! One thing the cost model knows that a per-node price cannot: a product reads a
+//! transposed operand in place (`matmul_t`), so `t(A) %*% B` costs no transpose. For each
+//! `A %*% B` whose operand class holds a transpose `t(A')`, a candidate "product reading
+//! `A'` transposed" is added, with `A'` as its child and the product's price.
+//!
+//! A candidate whose operands' shapes do not fit its operator (a row vector times a
+//! column vector, which LA does not broadcast) is priced infinite, so only LA-expressible
+//! plans are chosen.
+
+use std::collections::HashMap;
+
+use super::dag::{CandGraph, CandNode, Selection};
+use super::{Fused, Ix, MId, MNode, Snapshot};
+use crate::cost;
+use crate::la::{broadcast, Dim, LaExpr};
+
+/// One LA operator; its operands are the candidate's children (LA classes).
+#[derive(Clone, Debug, PartialEq)]
+enum Op {
+    Var(usize),
+    Const(f64),
+    Dim(Ix),
+    Add,
+    Sub,
+    Mul,
+    /// A product; `true` reads that operand's class transposed in place.
+    MatMul(bool, bool),
+    T,
+    Neg,
+    Sum,
+    RowSums,
+    ColSums,
+    Pow(f64),
+    F1(usize),
+    F2(usize),
+    Fused(Fused),
+    Sprop,
+}
+
+#[derive(Clone, Debug)]
+struct Cand {
+    op: Op,
+    children: Vec<MId>,
+}
+
+/// The LA-class extraction problem of a snapshot, and emitting LA for a selection.
+pub(super) struct Raised<'a, 's> {
+    snap: &'a Snapshot<'s>,
+    cands: Vec<Vec<Cand>>,
+    graph: CandGraph,
+    roots: Vec<MId>,
+    selection: Selection,
+}
+
+impl<'a, 's> Raised<'a, 's> {
+    /// The problem over `snap`'s LA classes, or why there is none (raising did not run
+    /// or did not reach a root).
+    pub(super) fn new(snap: &'a Snapshot<'s>) -> Result<Self, String> {
+        let roots = snap
+            .la_roots
+            .iter()
+            .map(|r| r.ok_or_else(|| "a root has no LA class".to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        if roots.is_empty() {
+            return Err("no roots".into());
+        }
+        let n = snap.m_classes.len();
+        let mut cands: Vec<Vec<Cand>> = (0..n).map(|m| candidates(snap, m)).collect();
+        // Products that read a transposed operand in place.
+        for class in cands.iter_mut() {
+            let mut extra = Vec::new();
+            for c in class.iter() {
+                if c.op != Op::MatMul(false, false) {
+                    continue;
+                }
+                let (a, b) = (c.children[0], c.children[1]);
+                let under_t = |x: MId| -> Vec<MId> {
+                    snap.m_classes[x]
+                        .nodes
+                        .iter()
+                        .filter_map(|n| match n {
+                            MNode::T(y) => Some(*y),
+                            _ => None,
+                        })
+                        .collect()
+                };
+                for a2 in under_t(a) {
+                    extra.push(Cand {
+                        op: Op::MatMul(true, false),
+                        children: vec![a2, b],
+                    });
+                }
+                for b2 in under_t(b) {
+                    extra.push(Cand {
+                        op: Op::MatMul(false, true),
+                        children: vec![a, b2],
+                    });
+                }
+            }
+            class.extend(extra);
+        }
+        // `*` and `+` commute, but LA broadcasting does not (a row vector times a column
+        // vector is not an outer product): each order is a candidate, and the one whose
+        // shapes do not fit is priced infinite.
+        for class in cands.iter_mut() {
+            let swapped: Vec<Cand> = class
+                .iter()
+                .filter(|c| matches!(c.op, Op::Mul | Op::Add) && c.children[0] != c.children[1])
+                .map(|c| Cand {
+                    op: c.op.clone(),
+                    children: vec![c.children[1], c.children[0]],
+                })
+                .collect();
+            class.extend(swapped);
+        }
+        let mut classes: Vec<Vec<CandNode>> = (0..n)
+            .map(|m| {
+                cands[m]
+                    .iter()
+                    .map(|c| CandNode {
+                        cost: op_cost(snap, m, c).unwrap_or(f64::INFINITY),
+                        children: c.children.clone(),
+                    })
+                    .collect()
+            })
+            .collect();
+        let root = if roots.len() > 1 {
+            classes.push(vec![CandNode {
+                cost: 0.0,
+                children: roots.clone(),
+            }]);
+            n
+        } else {
+            roots[0]
+        };
+        let graph = CandGraph { classes, root };
+        if std::env::var_os("SPORES_DEBUG2").is_some() {
+            let unbinds: Vec<usize> = snap
+                .m_classes
+                .iter()
+                .map(|c| {
+                    c.nodes
+                        .iter()
+                        .filter(|n| matches!(n, MNode::Unbind(..)))
+                        .count()
+                })
+                .filter(|&k| k > 0)
+                .collect();
+            eprintln!(
+                "  LA classes with Unbind: {}, Unbind e-nodes: {}, LA classes: {n}",
+                unbinds.len(),
+                unbinds.iter().sum::<usize>()
+            );
+        }
+        if std::env::var_os("SPORES_DEBUG_LA").is_some() {
+            for (m, class) in graph.classes.iter().enumerate().take(n) {
+                let mc = &snap.m_classes[m];
+                eprintln!("M{m} {:?}x{:?} sp {:?}", mc.rows, mc.cols, mc.sparsity);
+                for (c, node) in cands[m].iter().zip(class) {
+                    eprintln!("    {:?} {:?} cost {:.3e}", c.op, c.children, node.cost);
+                }
+            }
+        }
+        let selection = graph.greedy_selection();
+        Ok(Raised {
+            snap,
+            cands,
+            graph,
+            roots,
+            selection,
+        })
+    }
+
+    pub(super) fn graph(&self) -> &CandGraph {
+        &self.graph
+    }
+
+    /// Emit `sel` (`None`: greedy's) from now on.
+    pub(super) fn force(&mut self, sel: Option<Selection>) {
+        self.selection = sel.unwrap_or_else(|| self.graph.greedy_selection());
+    }
+
+    /// The LA expression of every root under the current selection.
+    pub(super) fn emit_roots(&self) -> Result<Vec<LaExpr>, String> {
+        let mut memo = HashMap::new();
+        self.roots
+            .iter()
+            .map(|&r| self.emit(r, &mut memo, 0).map(super::greedy::simplify))
+            .collect()
+    }
+
+    fn emit(
+        &self,
+        m: MId,
+        memo: &mut HashMap<MId, LaExpr>,
+        depth: usize,
+    ) -> Result<LaExpr, String> {
+        if let Some(e) = memo.get(&m) {
+            return Ok(e.clone());
+        }
+        if depth > 500 {
+            return Err("extraction too deep (cyclic selection?)".into());
+        }
+        let n = self
+            .selection
+            .get(m)
+            .copied()
+            .flatten()
+            .ok_or_else(|| format!("LA class {m} has no plan"))?;
+        let cand = self.cands[m].get(n).ok_or("bad selection")?;
+        let mut args = Vec::with_capacity(cand.children.len());
+        for &ch in &cand.children {
+            args.push(self.emit(ch, memo, depth + 1)?);
+        }
+        let b = Box::new;
+        let t = |e: LaExpr, yes: bool| {
+            if yes {
+                LaExpr::Transpose(b(e))
+            } else {
+                e
+            }
+        };
+        let mut it = args.into_iter();
+        let mut next = || it.next().ok_or("missing operand");
+        let e = match &cand.op {
+            Op::Var(v) => LaExpr::Var(
+                self.snap
+                    .tables
+                    .placeholders
+                    .get(*v)
+                    .cloned()
+                    .ok_or("unknown input")?,
+            ),
+            Op::Const(c) => LaExpr::Const(*c),
+            Op::Dim(k) => super::greedy::dim_expr(self.snap, *k)?,
+            Op::Add => LaExpr::Add(b(next()?), b(next()?)),
+            Op::Sub => LaExpr::Sub(b(next()?), b(next()?)),
+            Op::Mul => LaExpr::Mul(b(next()?), b(next()?)),
+            Op::MatMul(ta, tb) => {
+                let x = t(next()?, *ta);
+                let y = t(next()?, *tb);
+                LaExpr::MatMul(b(x), b(y))
+            }
+            Op::T => LaExpr::Transpose(b(next()?)),
+            Op::Neg => LaExpr::Neg(b(next()?)),
+            Op::Sum => LaExpr::Sum(b(next()?)),
+            Op::RowSums => LaExpr::RowSums(b(next()?)),
+            Op::ColSums => LaExpr::ColSums(b(next()?)),
+            Op::Pow(k) => LaExpr::Pow(b(next()?), *k),
+            Op::F1(f) | Op::F2(f) => LaExpr::Func {
+                name: self
+                    .snap
+                    .tables
+                    .funcs
+                    .get(*f)
+                    .cloned()
+                    .ok_or("unknown function")?,
+                args: it.collect(),
+            },
+            Op::Fused(kind) => LaExpr::Func {
+                name: match kind {
+                    Fused::Wsloss => "wsloss",
+                    Fused::WslossPlus => "wsloss_plus",
+                    Fused::Sddmm => "sddmm_sum",
+                    Fused::Mmchain | Fused::MmchainW => "mmchain",
+                }
+                .into(),
+                args: it.collect(),
+            },
+            Op::Sprop => LaExpr::Func {
+                name: "sprop".into(),
+                args: vec![next()?],
+            },
+        };
+        memo.insert(m, e.clone());
+        Ok(e)
+    }
+}
+
+/// The LA candidates of class `m`: its operator e-nodes.
+fn candidates(snap: &Snapshot, m: MId) -> Vec<Cand> {
+    let c = |op: Op, children: Vec<MId>| Some(Cand { op, children });
+    snap.m_classes[m]
+        .nodes
+        .iter()
+        .filter_map(|n| match n {
+            MNode::Var(v) => c(Op::Var(*v), vec![]),
+            MNode::Const(x) => c(Op::Const(*x), vec![]),
+            MNode::Dim(k) => c(Op::Dim(*k), vec![]),
+            MNode::Add(a, b) => c(Op::Add, vec![*a, *b]),
+            MNode::Sub(a, b) => c(Op::Sub, vec![*a, *b]),
+            MNode::Mul(a, b) => c(Op::Mul, vec![*a, *b]),
+            MNode::MatMul(a, b) => c(Op::MatMul(false, false), vec![*a, *b]),
+            MNode::T(a) => c(Op::T, vec![*a]),
+            MNode::Neg(a) => c(Op::Neg, vec![*a]),
+            MNode::Sum(a) => c(Op::Sum, vec![*a]),
+            MNode::RowSums(a) => c(Op::RowSums, vec![*a]),
+            MNode::ColSums(a) => c(Op::ColSums, vec![*a]),
+            MNode::Pow(a, k) => c(Op::Pow(*k), vec![*a]),
+            MNode::F1(f, a) => c(Op::F1(*f), vec![*a]),
+            MNode::F2(f, a, b) => c(Op::F2(*f), vec![*a, *b]),
+            MNode::Fused(kind, args) => c(Op::Fused(*kind), args.clone()),
+            MNode::Sprop(a) => c(Op::Sprop, vec![*a]),
+            MNode::Unbind(..) | MNode::Root(_) => None,
+        })
+        .collect()
+}
+
+/// The shape of an LA class as dimension codes.
+fn codes(snap: &Snapshot, m: MId) -> Option<(i64, i64)> {
+    let c = snap.m_classes.get(m)?;
+    Some((c.rows?, c.cols?))
+}
+
+fn dim(snap: &Snapshot, code: i64) -> Option<Dim> {
+    snap.tables.dim_of_code(code)
+}
+
+/// The shape `cand` produces, from its operands' shapes; `None` when they do not fit.
+fn result_shape(snap: &Snapshot, m: MId, cand: &Cand) -> Option<(i64, i64)> {
+    let ch: Vec<(i64, i64)> = cand
+        .children
+        .iter()
+        .map(|&x| codes(snap, x))
+        .collect::<Option<_>>()?;
+    let swap = |(r, c): (i64, i64)| (c, r);
+    let fits = |a: (i64, i64), b: (i64, i64)| -> Option<(i64, i64)> {
+        let d = |s: (i64, i64)| Some((dim(snap, s.0)?, dim(snap, s.1)?));
+        let (r, c) = broadcast("op", d(a)?, d(b)?).ok()?;
+        let code = |x: &Dim| match x {
+            Dim::Known(n) => i64::try_from(*n).ok(),
+            Dim::Sym(_) => [a.0, a.1, b.0, b.1]
+                .into_iter()
+                .find(|&k| dim(snap, k).as_ref() == Some(x)),
+        };
+        Some((code(&r)?, code(&c)?))
+    };
+    Some(match (&cand.op, ch.as_slice()) {
+        (Op::Var(_) | Op::Const(_) | Op::Dim(_), _) => codes(snap, m)?,
+        (Op::Add | Op::Sub | Op::Mul | Op::F2(_), [a, b]) => fits(*a, *b)?,
+        (Op::MatMul(ta, tb), [a, b]) => {
+            let a = if *ta { swap(*a) } else { *a };
+            let b = if *tb { swap(*b) } else { *b };
+            if a.1 != b.0 {
+                return None;
+            }
+            (a.0, b.1)
+        }
+        (Op::T, [a]) => swap(*a),
+        (Op::Neg | Op::Pow(_) | Op::F1(_) | Op::Sprop, [a]) => *a,
+        (Op::Sum, [_]) => (1, 1),
+        (Op::RowSums, [a]) => (a.0, 1),
+        (Op::ColSums, [a]) => (1, a.1),
+        (Op::Fused(Fused::Wsloss | Fused::WslossPlus | Fused::Sddmm), [x, u, v]) => {
+            if x.0 != u.0 || x.1 != v.0 || u.1 != v.1 {
+                return None;
+            }
+            (1, 1)
+        }
+        (Op::Fused(Fused::Mmchain), [x, v]) => {
+            if x.1 != v.0 {
+                return None;
+            }
+            (x.1, v.1)
+        }
+        (Op::Fused(Fused::MmchainW), [x, v, w]) => {
+            if x.1 != v.0 || w.0 != x.0 || w.1 != 1 {
+                return None;
+            }
+            (x.1, v.1)
+        }
+        _ => return None,
+    })
+}
+
+/// The price of `cand` alone, as the kernel that runs it ([`crate::cost`]); `None` when
+/// its shape is unknown or its operands do not fit.
+fn op_cost(snap: &Snapshot, m: MId, cand: &Cand) -> Option<f64> {
+    let out = codes(snap, m)?;
+    if result_shape(snap, m, cand)? != out {
+        return None;
+    }
+    let size = |code: i64| snap.tables.code_size(code);
+    let cells_of = |s: (i64, i64)| size(s.0) * size(s.1);
+    let cells = cells_of(out);
+    let sp = |x: MId| snap.m_classes[x].sparsity.unwrap_or(1.0);
+    let shape = |x: MId| codes(snap, x);
+    let ch = &cand.children;
+    Some(match &cand.op {
+        Op::Var(_) | Op::Const(_) | Op::Dim(_) => 0.0,
+        Op::Add | Op::Sub => cost::add(cells, sp(ch[0]), sp(ch[1])),
+        Op::Mul => cost::mul(cells, sp(ch[0]), sp(ch[1])),
+        Op::Neg => cost::map_sparse(cells, sp(ch[0])),
+        Op::Pow(k) if *k > 0.0 => cost::map_sparse(cells, sp(ch[0])),
+        Op::Pow(_) | Op::F1(_) | Op::F2(_) => cost::map_dense(cells),
+        Op::T => {
+            let (r, c) = shape(ch[0])?;
+            cost::transpose(size(r), size(c), sp(ch[0]))
+        }
+        Op::MatMul(ta, _) => {
+            let a = shape(ch[0])?;
+            let inner = if *ta { a.0 } else { a.1 };
+            cost::matmul(size(out.0), size(inner), size(out.1), sp(ch[0]), sp(ch[1]))
+        }
+        Op::Sum | Op::RowSums | Op::ColSums => {
+            cost::aggregate(cells_of(shape(ch[0])?), sp(ch[0]), cells)
+        }
+        Op::Sprop => cost::sprop(cells),
+        Op::Fused(kind) => {
+            let x = shape(ch[0])?;
+            let (xm, xn, sx) = (size(x.0), size(x.1), sp(ch[0]));
+            let other = size(shape(ch[1])?.1);
+            match kind {
+                Fused::Wsloss | Fused::WslossPlus => cost::wsloss(xm, xn, other, sx),
+                Fused::Sddmm => cost::sddmm_sum(xm, xn, other, sx),
+                Fused::Mmchain | Fused::MmchainW => cost::mmchain(xm, xn, other, sx),
+            }
+        }
+    })
+}

@@ -14,6 +14,7 @@ mod distribute;
 mod eliminate;
 mod naive;
 pub mod normalize;
+pub mod pushdown;
 mod search;
 
 use std::collections::{HashMap, HashSet};

@@ -18,9 +18,10 @@
 //!
 //! The move is exact (no indicator functions, no duplicated factors). It is applied only
 //! where it cannot lose: the intermediate has one consumer and is not a program output, it has
-//! at least two indices (one-index intermediates never blow up), and the moved factor is a
-//! sparse input or earlier result (estimated density at most [`MAX_FILTER_DENSITY`]); a dense
-//! factor would turn a matrix product into a masked one for no gain in size.
+//! at least two indices (one-index intermediates never blow up), and, for a two-index
+//! intermediate, the moved factor is sparse (estimated density at most
+//! [`MAX_FILTER_DENSITY`]): a dense factor would turn a matrix product into a masked one for no
+//! gain in size.
 
 use std::collections::{HashMap, HashSet};
 
@@ -103,7 +104,7 @@ fn push_one(
             let filters: Vec<usize> = (0..args.len())
                 .filter(|&f| {
                     f != a
-                        && is_filter(&args[f], &rename, density)
+                        && is_filter(&args[f], &rename, density, idxs.len())
                         && defined_before(&args[f], k, &position)
                 })
                 .collect();
@@ -170,13 +171,19 @@ impl Density<'_> {
 
 /// A sparse access (input or earlier result) whose indices all appear in the intermediate's
 /// access.
-fn is_filter(e: &Expr, rename: &HashMap<&Idx, &Idx>, density: &Density) -> bool {
+///
+/// Into an intermediate of three or more indices any such access moves, however dense it is
+/// estimated: those intermediates are the ones that blow up (a count of paths or stars over
+/// all vertex triples) and estimates of earlier results are loose upper bounds. Into a
+/// matrix (two indices), only sparse ones: a dense factor would turn a matrix product into
+/// a masked one for no gain in size.
+fn is_filter(e: &Expr, rename: &HashMap<&Idx, &Idx>, density: &Density, order: usize) -> bool {
     let (Expr::Input { idxs, .. } | Expr::Alias { idxs, .. }) = e else {
         return false;
     };
     !idxs.is_empty()
         && idxs.iter().all(|i| rename.contains_key(i))
-        && density.of(e).is_some_and(|d| d <= MAX_FILTER_DENSITY)
+        && (order >= 3 || density.of(e).is_some_and(|d| d <= MAX_FILTER_DENSITY))
 }
 
 /// An input, or a result computed before query `k`.

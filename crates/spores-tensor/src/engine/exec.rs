@@ -14,10 +14,16 @@
 //! - otherwise widen: walk the union of all accesses of that index, or failing that every
 //!   coordinate `0..dim` (`A[i] + B[j]` summed over `i`, `j` must see every `i`).
 //!
+//! Both cores: the outermost loop of a kernel that is still running after a short serial
+//! start is split into chunks run by rayon's workers, each with private registers, positions
+//! and output accumulator, merged in loop order afterwards (`run_top`). Small kernels stay
+//! on one thread and pay nothing.
+//!
 //! The body runs as a flat register program (one instruction per operator, binary
 //! arithmetic specialized), not a recursive tree walk; level walks and probes are
 //! specialized per level format.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -800,16 +806,24 @@ fn eval_node(plan: &Plan, st: &State, n: &Node) -> f64 {
     }
 }
 
-/// Serial work on the outermost loop before the rest is split across threads: queries that
-/// finish sooner never pay for threads or private outputs.
-const PARALLEL_AFTER: Duration = Duration::from_millis(2);
+/// Serial work on the outermost loop before the rest is split across threads, in
+/// nanoseconds (2 ms): queries that finish sooner never pay for threads or private outputs.
+static PARALLEL_AFTER_NS: AtomicU64 = AtomicU64::new(2_000_000);
+
+/// Sets how long the outermost loop of a kernel runs serially before the rest of it is split
+/// across threads (default 2 ms; `Duration::ZERO` splits every loop, which tests use to
+/// exercise the parallel path on small inputs; `Duration::MAX` never splits).
+pub fn set_parallel_after(after: Duration) {
+    let ns = u64::try_from(after.as_nanos()).unwrap_or(u64::MAX);
+    PARALLEL_AFTER_NS.store(ns, Ordering::Relaxed);
+}
 
 /// Private dense outputs per worker only up to this many cells (they are allocated and
 /// merged whole).
 const MAX_PARALLEL_DENSE_CELLS: usize = 1 << 22;
 
 /// Runs the whole loop nest. The outermost loop runs serially in small steps until
-/// [`PARALLEL_AFTER`]; what remains of it is then split into chunks that rayon's workers run
+/// [`set_parallel_after`]'s time (2 ms); what remains of it is then split into chunks that rayon's workers run
 /// with private states and outputs, merged in loop order (so sequential outputs stay
 /// sorted), and the skipped-coordinate and local-accumulator bookkeeping of that loop is
 /// done once, after the merge.
@@ -826,9 +840,10 @@ fn run_top(plan: &Plan, st: &mut State) {
     }
     let len = walk_len(plan, st, 0);
     let step = (len / 64).max(1);
+    let after = Duration::from_nanos(PARALLEL_AFTER_NS.load(Ordering::Relaxed));
     let start = Instant::now();
     let mut done = 0;
-    while done < len && start.elapsed() < PARALLEL_AFTER {
+    while done < len && start.elapsed() < after {
         let hi = (done + step).min(len);
         walk_range(plan, st, 0, done, hi);
         done = hi;

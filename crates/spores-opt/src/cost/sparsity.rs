@@ -12,86 +12,119 @@
 //! The e-graph analysis (`sp` in `rules/schema.egg`) evaluates the same three rules inside
 //! egglog for relational classes; `tests/sparsity_shared.rs` checks the two agree.
 
+use std::cell::RefCell;
+
 use spores_tensor::plan_ast::{AggOp, Idx, MapOp};
 use spores_tensor::stats::{map_stats, Estimator, TensorStats};
 
 use super::{dim_size, input_sparsity, shape_of};
-use crate::la::{LaExpr, ShapeEnv, ShapeError};
+use crate::la::{broadcast, Dim, LaExpr, Shape, ShapeEnv, ShapeError};
 
 /// Estimated sparsity (non-zeros / cells) of `e`, Figure 12.
 pub fn sparsity(env: &ShapeEnv, e: &LaExpr) -> Result<f64, ShapeError> {
     let mut fresh = 0;
     let (row, col) = (Idx::new("i"), Idx::new("j"));
-    Ok(la_stats(env, e, &row, &col, &mut fresh)?.density())
+    Ok(la_stats(env, e, &row, &col, &mut fresh)?.0.density())
 }
 
-/// The statistics of `e` as a tensor over `row` and `col` (either dropped if its size is 1).
+/// The statistics of `e` as a tensor over `row` and `col` (either dropped if its size is 1),
+/// with `e`'s shape. Shapes are derived bottom-up with the statistics (not by [`shape_of`] at
+/// every node, which would walk each subtree again): the extractor prices many candidate
+/// expressions, so this is on the optimizer's hot path.
 pub fn la_stats(
     env: &ShapeEnv,
     e: &LaExpr,
     row: &Idx,
     col: &Idx,
     fresh: &mut usize,
-) -> Result<TensorStats, ShapeError> {
+) -> Result<(TensorStats, Shape), ShapeError> {
     use LaExpr::*;
     let est = Estimator::DensityBound;
-    let (r, c) = shape_of(env, e)?;
-    let (r, c) = (dim_size(&r) as usize, dim_size(&c) as usize);
-    let idx_dims: Vec<(Idx, usize)> = [(row, r), (col, c)]
-        .into_iter()
-        .filter(|(_, d)| *d != 1)
-        .map(|(i, d)| (i.clone(), d))
-        .collect();
-    let known = |density: f64| TensorStats::with_density(est, &idx_dims, density, 0.0);
+    let known = |density: f64, shape: Shape| {
+        let idx_dims: Vec<(Idx, usize)> = [(row, &shape.0), (col, &shape.1)]
+            .into_iter()
+            .filter(|(_, d)| !d.is_one())
+            .map(|(i, d)| (i.clone(), dim_size(d) as usize))
+            .collect();
+        TensorStats::with_density(est, &idx_dims, density, 0.0).map(|s| (s, shape))
+    };
     let new_idx = |fresh: &mut usize| {
         *fresh += 1;
-        Idx::new(&format!("k{fresh}"))
+        fresh_idx(*fresh)
     };
-    let stats = match e {
-        Var(v) => known(input_sparsity(env, v)),
-        Const(x) => known(if *x == 0.0 { 0.0 } else { 1.0 }),
+    let result = match e {
+        Var(v) => known(input_sparsity(env, v), env.shape_of(e)?),
+        Const(x) => known(if *x == 0.0 { 0.0 } else { 1.0 }, env.shape_of(e)?),
         Mul(a, b) | Add(a, b) | Sub(a, b) => {
-            let op = if matches!(e, Mul(..)) {
-                MapOp::Mul
-            } else {
-                MapOp::Add
+            let (op, name) = match e {
+                Mul(..) => (MapOp::Mul, "*"),
+                Add(..) => (MapOp::Add, "+"),
+                _ => (MapOp::Add, "-"),
             };
-            let sa = la_stats(env, a, row, col, fresh)?;
-            let sb = la_stats(env, b, row, col, fresh)?;
-            map_stats(&op, &[sa, sb])
+            let (sa, ha) = la_stats(env, a, row, col, fresh)?;
+            let (sb, hb) = la_stats(env, b, row, col, fresh)?;
+            let shape = broadcast(name, ha, hb)?;
+            map_stats(&op, &[sa, sb]).map(|s| (s, shape))
         }
         Neg(a) => return la_stats(env, a, row, col, fresh),
         Pow(a, k) if *k > 0.0 => return la_stats(env, a, row, col, fresh),
         Func { name, args } if name == "sprop" && args.len() == 1 => {
             return la_stats(env, &args[0], row, col, fresh)
         }
-        Transpose(a) => return la_stats(env, a, col, row, fresh),
+        Transpose(a) => {
+            let (s, (r, c)) = la_stats(env, a, col, row, fresh)?;
+            return Ok((s, (c, r)));
+        }
         MatMul(a, b) => {
             let k = new_idx(fresh);
-            let n = dim_size(&shape_of(env, a)?.1) as usize;
-            let sa = la_stats(env, a, row, &k, fresh)?;
-            let sb = la_stats(env, b, &k, col, fresh)?;
-            map_stats(&MapOp::Mul, &[sa, sb]).map(|s| s.aggregate(AggOp::Sum, &[(k, n)]))
+            let (sa, ha) = la_stats(env, a, row, &k, fresh)?;
+            let (sb, hb) = la_stats(env, b, &k, col, fresh)?;
+            if ha.1 != hb.0 {
+                return Err(ShapeError("%*%: operand shapes do not fit".into()));
+            }
+            let n = dim_size(&ha.1) as usize;
+            map_stats(&MapOp::Mul, &[sa, sb])
+                .map(|s| (s.aggregate(AggOp::Sum, &[(k, n)]), (ha.0, hb.1)))
         }
         Sum(a) | RowSums(a) | ColSums(a) => {
-            let (ar, ac) = shape_of(env, a)?;
-            let (ar, ac) = (dim_size(&ar) as usize, dim_size(&ac) as usize);
             let (ri, ci) = match e {
                 Sum(_) => (new_idx(fresh), new_idx(fresh)),
                 RowSums(_) => (row.clone(), new_idx(fresh)),
                 _ => (new_idx(fresh), col.clone()),
             };
+            let (sa, (ar, ac)) = la_stats(env, a, &ri, &ci, fresh)?;
             let mut over = vec![];
             if !matches!(e, RowSums(_)) {
-                over.push((ri.clone(), ar));
+                over.push((ri, dim_size(&ar) as usize));
             }
             if !matches!(e, ColSums(_)) {
-                over.push((ci.clone(), ac));
+                over.push((ci, dim_size(&ac) as usize));
             }
-            let sa = la_stats(env, a, &ri, &ci, fresh)?;
-            Ok(sa.aggregate(AggOp::Sum, &over))
+            let one = Dim::Known(1);
+            let shape = match e {
+                Sum(_) => (one.clone(), one),
+                RowSums(_) => (ar, one),
+                _ => (one, ac),
+            };
+            Ok((sa.aggregate(AggOp::Sum, &over), shape))
         }
-        Pow(..) | Func { .. } => known(1.0),
+        Pow(..) | Func { .. } => known(1.0, shape_of(env, e)?),
     };
-    stats.map_err(|err| ShapeError(format!("sparsity estimate: {err}")))
+    result.map_err(|err| ShapeError(format!("sparsity estimate: {err}")))
+}
+
+/// The `n`-th fresh index name (`k1`, `k2`, ...), interned per thread: index names are
+/// reference-counted strings, and the extractor asks for estimates very often.
+fn fresh_idx(n: usize) -> Idx {
+    thread_local! {
+        static NAMES: RefCell<Vec<Idx>> = const { RefCell::new(Vec::new()) };
+    }
+    NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        while names.len() < n {
+            let k = names.len() + 1;
+            names.push(Idx::new(&format!("k{k}")));
+        }
+        names[n - 1].clone()
+    })
 }

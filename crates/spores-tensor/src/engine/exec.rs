@@ -807,11 +807,13 @@ fn eval_node(plan: &Plan, st: &State, n: &Node) -> f64 {
 }
 
 /// Serial work on the outermost loop before the rest is split across threads, in
-/// nanoseconds (2 ms): queries that finish sooner never pay for threads or private outputs.
-static PARALLEL_AFTER_NS: AtomicU64 = AtomicU64::new(2_000_000);
+/// nanoseconds (25 ms): kernels that finish sooner never pay for threads or private
+/// outputs. Not much less: handing work to pool threads costs their wake-up, which on a
+/// loaded machine can be milliseconds.
+static PARALLEL_AFTER_NS: AtomicU64 = AtomicU64::new(25_000_000);
 
 /// Sets how long the outermost loop of a kernel runs serially before the rest of it is split
-/// across threads (default 2 ms; `Duration::ZERO` splits every loop, which tests use to
+/// across threads (default 25 ms; `Duration::ZERO` splits every loop, which tests use to
 /// exercise the parallel path on small inputs; `Duration::MAX` never splits).
 pub fn set_parallel_after(after: Duration) {
     let ns = u64::try_from(after.as_nanos()).unwrap_or(u64::MAX);
@@ -823,7 +825,7 @@ pub fn set_parallel_after(after: Duration) {
 const MAX_PARALLEL_DENSE_CELLS: usize = 1 << 22;
 
 /// Runs the whole loop nest. The outermost loop runs serially in small steps until
-/// [`set_parallel_after`]'s time (2 ms); what remains of it is then split into chunks that rayon's workers run
+/// [`set_parallel_after`]'s time (25 ms); what remains of it is then split into chunks that rayon's workers run
 /// with private states and outputs, merged in loop order (so sequential outputs stay
 /// sorted), and the skipped-coordinate and local-accumulator bookkeeping of that loop is
 /// done once, after the merge.

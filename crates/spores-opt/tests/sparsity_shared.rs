@@ -107,7 +107,7 @@ fn random_expr(rng: &mut Rng, r: usize, c: usize, depth: usize) -> LaExpr {
     let one = 4;
     let pick = if depth == 0 { 0 } else { rng.below(11) };
     match pick {
-        1 | 2 | 3 => {
+        1..=3 => {
             let x = random_expr(rng, r, c, depth - 1);
             // Broadcast a vector or scalar operand now and then.
             let (yr, yc) = match rng.below(4) {

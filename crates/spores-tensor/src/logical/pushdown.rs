@@ -65,7 +65,7 @@ fn push_one(
     moved: &mut usize,
 ) -> bool {
     {
-        let uses = alias_uses(&plan);
+        let uses = alias_uses(plan);
         let position: HashMap<String, usize> = plan
             .queries
             .iter()

@@ -538,7 +538,7 @@ impl InputStats {
         let kind = match estimator {
             Estimator::Uniform => Kind::Uniform { nnz },
             Estimator::DensityBound => Kind::DensityBound {
-                density: if tensor.dims().iter().any(|&d| d == 0) {
+                density: if tensor.dims().contains(&0) {
                     0.0
                 } else {
                     nnz / tensor.dims().iter().map(|&d| d as f64).product::<f64>()

@@ -830,8 +830,7 @@ const MAX_PARALLEL_DENSE_CELLS: usize = 1 << 22;
 /// sorted), and the skipped-coordinate and local-accumulator bookkeeping of that loop is
 /// done once, after the merge.
 fn run_top(plan: &Plan, st: &mut State) {
-    let threads = rayon::current_num_threads();
-    if plan.levels.is_empty() || threads < 2 || st.out.dense_cells() > MAX_PARALLEL_DENSE_CELLS {
+    if plan.levels.is_empty() {
         go(plan, st, 0);
         return;
     }
@@ -850,7 +849,16 @@ fn run_top(plan: &Plan, st: &mut State) {
         walk_range(plan, st, 0, done, hi);
         done = hi;
     }
-    if done < len {
+    // Only now ask rayon about threads: the first question starts its pool, which a kernel
+    // that already finished must not pay for.
+    let threads = if done < len && st.out.dense_cells() <= MAX_PARALLEL_DENSE_CELLS {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    if done < len && threads < 2 {
+        walk_range(plan, st, 0, done, len);
+    } else if done < len {
         let pieces = (threads * 8).min(len - done);
         let chunks: Vec<(usize, usize)> = (0..pieces)
             .map(|k| {

@@ -9,13 +9,14 @@
 //! transpose or a sparse elementwise pass costs what it really costs next to a GEMM or a
 //! fused loss. Sparsity estimates follow Figure 12 of the SPORES paper (sparsity = nnz /
 //! cells, products take the minimum, sums add, aggregation over `n` cells multiplies by
-//! `n`); an operand is stored (and processed) sparse when its estimate is below
+//! `n`), computed by `spores-tensor`'s estimator ([`sparsity`]); an operand is stored (and processed) sparse when its estimate is below
 //! [`SPARSITY_TURN_POINT`], as the executor decides.
 //!
 //! The same per-operator functions price relational e-nodes during extraction
 //! ([`crate::extract`]) and whole [`LaExpr`] DAGs ([`la_cost`]), so the costs reported
 //! before and after optimization are comparable.
 
+pub mod sparsity;
 pub mod table;
 
 use std::collections::HashMap;
@@ -96,11 +97,6 @@ pub fn matmul(m: f64, k: f64, n: f64, sa: f64, sb: f64) -> f64 {
         }
 }
 
-/// Figure 12 for `sum_k A * B`.
-pub fn matmul_sparsity(k: f64, sa: f64, sb: f64) -> f64 {
-    (k * sa.min(sb)).min(1.0)
-}
-
 /// A sum over some dimensions of `cells` input cells (writing `out` cells, which costs
 /// nothing measurable next to reading the input).
 pub fn aggregate(cells: f64, s: f64, _out: f64) -> f64 {
@@ -177,36 +173,10 @@ impl<'a> LaCost<'a> {
         Ok((dim_size(&r), dim_size(&c)))
     }
 
-    /// Estimated sparsity of `e` (Figure 12).
+    /// Estimated sparsity of `e` (Figure 12), by the estimator shared with the tensor
+    /// optimizer ([`sparsity`]).
     pub fn sparsity(&self, e: &LaExpr) -> Result<f64, ShapeError> {
-        use LaExpr::*;
-        Ok(match e {
-            Var(v) => input_sparsity(self.env, v),
-            Const(c) => {
-                if *c == 0.0 {
-                    0.0
-                } else {
-                    1.0
-                }
-            }
-            Mul(a, b) => self.sparsity(a)?.min(self.sparsity(b)?),
-            Add(a, b) | Sub(a, b) => (self.sparsity(a)? + self.sparsity(b)?).min(1.0),
-            Neg(a) | Transpose(a) => self.sparsity(a)?,
-            MatMul(a, b) => {
-                let k = self.dims(a)?.1;
-                matmul_sparsity(k, self.sparsity(a)?, self.sparsity(b)?)
-            }
-            Sum(a) => {
-                let (r, c) = self.dims(a)?;
-                (r * c * self.sparsity(a)?).min(1.0)
-            }
-            RowSums(a) => (self.dims(a)?.1 * self.sparsity(a)?).min(1.0),
-            ColSums(a) => (self.dims(a)?.0 * self.sparsity(a)?).min(1.0),
-            Pow(a, k) if *k > 0.0 => self.sparsity(a)?,
-            Pow(..) => 1.0,
-            Func { name, args } if name == "sprop" && args.len() == 1 => self.sparsity(&args[0])?,
-            Func { .. } => 1.0,
-        })
+        sparsity::sparsity(self.env, e)
     }
 
     /// Cost of the operator at the root of `e` alone (its children already computed).

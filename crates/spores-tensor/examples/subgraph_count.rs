@@ -1,7 +1,7 @@
 //! Counts subgraph queries on a data graph with the tensor engine, one line per query:
 //! `query<TAB>count<TAB>optimize_ms<TAB>execute_ms<TAB>convert_ms`.
 //!
-//! `cargo run --release -p spores-tensor --example subgraph_count -- [--optimizer naive|greedy|exact] [--explain] GRAPH QUERY...`
+//! `cargo run --release -p spores-tensor --example subgraph_count -- [--optimizer naive|greedy|exact] [--parallel-after MS] [--explain] GRAPH QUERY...`
 //!
 //! The graph is read once. Per query: planning time (optimize), the kernels' time (execute)
 //! and, separately, the conversion of the inputs from COO to fibertrees (convert) — the
@@ -23,6 +23,20 @@ fn main() -> ExitCode {
             Some(Ok(o)) => options.optimizer = o,
             _ => {
                 eprintln!("error: --optimizer takes naive, greedy or exact");
+                return ExitCode::from(2);
+            }
+        }
+        args.drain(k..k + 2);
+    }
+    // `--parallel-after MS`: serial start of each kernel's outermost loop before it is split
+    // across threads (`engine::exec::set_parallel_after`; a huge value keeps one thread).
+    if let Some(k) = args.iter().position(|a| a == "--parallel-after") {
+        match args.get(k + 1).map(|s| s.parse::<f64>()) {
+            Some(Ok(ms)) if ms >= 0.0 => spores_tensor::engine::exec::set_parallel_after(
+                std::time::Duration::from_secs_f64((ms / 1e3).min(1e9)),
+            ),
+            _ => {
+                eprintln!("error: --parallel-after takes milliseconds (a number >= 0)");
                 return ExitCode::from(2);
             }
         }

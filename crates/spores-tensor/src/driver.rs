@@ -129,7 +129,10 @@ pub fn plan(
         .iter()
         .map(|e| (e.name.clone(), e.nnz_out, e.nnz_body))
         .collect();
-    let logical = explained.plan;
+    // Semijoin reduction of the intermediates the elimination order materializes.
+    let (logical, _moved) =
+        crate::logical::pushdown::push_filters(&explained.plan, &stats, &explained.result_stats);
+    report.logical_time = t0.elapsed();
     let t1 = Instant::now();
     let physical_options = PhysicalOptions {
         estimator,

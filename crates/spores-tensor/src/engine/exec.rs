@@ -14,10 +14,19 @@
 //! - otherwise widen: walk the union of all accesses of that index, or failing that every
 //!   coordinate `0..dim` (`A[i] + B[j]` summed over `i`, `j` must see every `i`).
 //!
+//! Both cores: the outermost loop of a kernel that is still running after a short serial
+//! start is split into chunks run by rayon's workers, each with private registers, positions
+//! and output accumulator, merged in loop order afterwards (`run_top`). Small kernels stay
+//! on one thread and pay nothing.
+//!
 //! The body runs as a flat register program (one instruction per operator, binary
 //! arithmetic specialized), not a recursive tree walk; level walks and probes are
 //! specialized per level format.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::fibertree::{FiberTensor, FILL};
@@ -239,6 +248,109 @@ struct State {
     acc: f64,
     out: Accumulator,
     union_buf: Vec<Vec<u32>>,
+}
+
+impl State {
+    /// A fresh state: every access at its root, nothing accumulated into `out` yet.
+    fn new(plan: &Plan, out: Accumulator) -> State {
+        let n = plan.levels.len();
+        State {
+            pos: plan
+                .accs
+                .iter()
+                .map(|a| {
+                    let mut p = vec![FILL; a.levels.len() + 1];
+                    p[0] = 0;
+                    p
+                })
+                .collect(),
+            regs: plan.program.init_regs.clone(),
+            cur: vec![0; n],
+            acc: plan.agg.map_or(0.0, AggOp::init),
+            out,
+            union_buf: vec![vec![]; n],
+        }
+    }
+}
+
+impl Accumulator {
+    /// An empty accumulator of the same kind and size (a worker thread's private output).
+    fn empty_like(&self, init: f64) -> Accumulator {
+        match self {
+            Accumulator::Sequential(_) => Accumulator::Sequential(vec![]),
+            Accumulator::Dense { vals, touched } => Accumulator::Dense {
+                vals: vec![init; vals.len()],
+                touched: vec![false; touched.len()],
+            },
+            Accumulator::Hash(_) => Accumulator::Hash(FxHashMap::default()),
+        }
+    }
+
+    /// Cells of a dense accumulator (what a private copy costs to allocate and merge).
+    fn dense_cells(&self) -> usize {
+        match self {
+            Accumulator::Dense { vals, .. } => vals.len(),
+            _ => 0,
+        }
+    }
+
+    /// Folds `other` (cells written by a worker over a later part of the outermost loop)
+    /// into `self`. A cell both wrote is combined with the aggregate; without an aggregate
+    /// every cell is written once, by one of them.
+    fn merge(&mut self, other: Accumulator, agg: Option<AggOp>, init: f64) {
+        let combine = |old: f64, new: f64| match agg {
+            Some(a) => a.combine(old, new),
+            None => new,
+        };
+        match (self, other) {
+            (Accumulator::Sequential(mine), Accumulator::Sequential(theirs)) => {
+                for (k, v) in theirs {
+                    match mine.last_mut() {
+                        Some(last) if last.0 == k => last.1 = combine(last.1, v),
+                        _ => mine.push((k, v)),
+                    }
+                }
+            }
+            (
+                Accumulator::Dense { vals, touched },
+                Accumulator::Dense {
+                    vals: tv,
+                    touched: tt,
+                },
+            ) => {
+                if touched.is_empty() {
+                    // No mask: an untouched cell holds `init`, the aggregate's identity (or,
+                    // without an aggregate, 0 = the fill).
+                    for (m, t) in vals.iter_mut().zip(tv) {
+                        if agg.is_some() {
+                            *m = combine(*m, t);
+                        } else if t.to_bits() != init.to_bits() {
+                            *m = t;
+                        }
+                    }
+                } else {
+                    for (k, t) in tt.into_iter().enumerate() {
+                        if t {
+                            vals[k] = if touched[k] {
+                                combine(vals[k], tv[k])
+                            } else {
+                                tv[k]
+                            };
+                            touched[k] = true;
+                        }
+                    }
+                }
+            }
+            (Accumulator::Hash(mine), Accumulator::Hash(theirs)) => {
+                for (k, v) in theirs {
+                    mine.entry(k)
+                        .and_modify(|old| *old = combine(*old, v))
+                        .or_insert(v);
+                }
+            }
+            _ => unreachable!("workers accumulate in the kind of the main accumulator"),
+        }
+    }
 }
 
 struct Plan<'a> {
@@ -551,23 +663,9 @@ pub fn execute_query<'a>(
         program,
         accs,
     };
-    let mut st = State {
-        pos: plan
-            .accs
-            .iter()
-            .map(|a| {
-                let mut p = vec![FILL; a.levels.len() + 1];
-                p[0] = 0;
-                p
-            })
-            .collect(),
-        regs: plan.program.init_regs.clone(),
-        cur: vec![0; n],
-        acc: q.agg.map_or(out_fill, AggOp::init),
-        out,
-        union_buf: vec![vec![]; n],
-    };
-    go(&plan, &mut st, 0);
+    let mut st = State::new(&plan, out);
+    st.acc = q.agg.map_or(out_fill, AggOp::init);
+    run_top(&plan, &mut st);
 
     // Materialize in the requested formats.
     let order = out_dims.len();
@@ -708,6 +806,101 @@ fn eval_node(plan: &Plan, st: &State, n: &Node) -> f64 {
     }
 }
 
+/// Serial work on the outermost loop before the rest is split across threads, in
+/// nanoseconds (25 ms): kernels that finish sooner never pay for threads or private
+/// outputs. Not much less: handing work to pool threads costs their wake-up, which on a
+/// loaded machine can be milliseconds.
+static PARALLEL_AFTER_NS: AtomicU64 = AtomicU64::new(25_000_000);
+
+/// Sets how long the outermost loop of a kernel runs serially before the rest of it is split
+/// across threads (default 25 ms; `Duration::ZERO` splits every loop, which tests use to
+/// exercise the parallel path on small inputs; `Duration::MAX` never splits).
+pub fn set_parallel_after(after: Duration) {
+    let ns = u64::try_from(after.as_nanos()).unwrap_or(u64::MAX);
+    PARALLEL_AFTER_NS.store(ns, Ordering::Relaxed);
+}
+
+/// Private dense outputs per worker only up to this many cells (they are allocated and
+/// merged whole).
+const MAX_PARALLEL_DENSE_CELLS: usize = 1 << 22;
+
+/// Runs the whole loop nest. The outermost loop runs serially in small steps until
+/// [`set_parallel_after`]'s time (25 ms); what remains of it is then split into chunks that rayon's workers run
+/// with private states and outputs, merged in loop order (so sequential outputs stay
+/// sorted), and the skipped-coordinate and local-accumulator bookkeeping of that loop is
+/// done once, after the merge.
+fn run_top(plan: &Plan, st: &mut State) {
+    if plan.levels.is_empty() {
+        go(plan, st, 0);
+        return;
+    }
+    let local = plan.local_at == Some(0);
+    let init = plan.agg.map_or(0.0, AggOp::init);
+    if local {
+        st.acc = init;
+    }
+    let len = walk_len(plan, st, 0);
+    let step = (len / 64).max(1);
+    let after = Duration::from_nanos(PARALLEL_AFTER_NS.load(Ordering::Relaxed));
+    let start = Instant::now();
+    let mut done = 0;
+    while done < len && start.elapsed() < after {
+        let hi = (done + step).min(len);
+        walk_range(plan, st, 0, done, hi);
+        done = hi;
+    }
+    // Only now ask rayon about threads: the first question starts its pool, which a kernel
+    // that already finished must not pay for.
+    let threads = if done < len && st.out.dense_cells() <= MAX_PARALLEL_DENSE_CELLS {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    if done < len && threads < 2 {
+        walk_range(plan, st, 0, done, len);
+    } else if done < len {
+        let pieces = (threads * 8).min(len - done);
+        let chunks: Vec<(usize, usize)> = (0..pieces)
+            .map(|k| {
+                let lo = done + (len - done) * k / pieces;
+                let hi = done + (len - done) * (k + 1) / pieces;
+                (lo, hi)
+            })
+            .collect();
+        let union0 = st.union_buf[0].clone();
+        let out_init = st.out.empty_like(init);
+        let parts: Vec<(Accumulator, f64)> = chunks
+            .par_iter()
+            .fold(
+                || {
+                    let mut ws = State::new(plan, out_init.empty_like(init));
+                    ws.union_buf[0] = union0.clone();
+                    ws.acc = init;
+                    ws
+                },
+                |mut ws, &(lo, hi)| {
+                    walk_range(plan, &mut ws, 0, lo, hi);
+                    ws
+                },
+            )
+            .map(|ws| (ws.out, ws.acc))
+            .collect();
+        for (out, acc) in parts {
+            st.out.merge(out, plan.agg, init);
+            if local {
+                if let Some(agg) = plan.agg {
+                    st.acc = agg.combine(st.acc, acc);
+                }
+            }
+        }
+    }
+    account_skipped(plan, st, 0, len);
+    if local {
+        let v = st.acc;
+        write_cell(plan, st, v, false);
+    }
+}
+
 fn go(plan: &Plan, st: &mut State, d: usize) {
     if plan.local_at == Some(d) {
         st.acc = plan.agg.map_or(0.0, AggOp::init);
@@ -760,39 +953,26 @@ fn level(plan: &Plan, st: &mut State, d: usize) {
         }
         return;
     }
+    let len = walk_len(plan, st, d);
+    walk_range(plan, st, d, 0, len);
+    account_skipped(plan, st, d, len);
+}
+
+/// How many coordinates level `d` walks under the current outer coordinates (a union's
+/// coordinates are left in `st.union_buf[d]` for [`walk_range`]).
+fn walk_len(plan: &Plan, st: &mut State, d: usize) -> usize {
     let lp = &plan.levels[d];
-    let mut visited = 0usize;
     match &lp.walk {
         Walk::Leader(b) => {
             let bind = &lp.binds[*b];
             let level = &plan.accs[bind.access].tensor.levels[bind.mode];
             let parent = st.pos[bind.access][bind.mode];
-            if parent != FILL {
-                if level.format == LevelFormat::Dense {
-                    let t = plan.accs[bind.access].tensor;
-                    for c in 0..lp.dim {
-                        let q = parent * lp.dim + c;
-                        st.pos[bind.access][bind.mode + 1] = q;
-                        visited += 1;
-                        if bind.skip_fill_value && t.vals[q] == t.fill {
-                            continue;
-                        }
-                        if probe(plan, st, lp, *b, c as u32) {
-                            st.cur[d] = c as u32;
-                            go(plan, st, d + 1);
-                        }
-                    }
-                } else {
-                    let fiber = level.fiber(parent);
-                    for (k, &c) in fiber.iter().enumerate() {
-                        st.pos[bind.access][bind.mode + 1] = level.child(parent, k, c);
-                        visited += 1;
-                        if probe(plan, st, lp, *b, c) {
-                            st.cur[d] = c;
-                            go(plan, st, d + 1);
-                        }
-                    }
-                }
+            if parent == FILL {
+                0
+            } else if level.format == LevelFormat::Dense {
+                lp.dim
+            } else {
+                level.fiber(parent).len()
             }
         }
         Walk::Union(list) => {
@@ -819,8 +999,52 @@ fn level(plan: &Plan, st: &mut State, d: usize) {
                 coords.sort_unstable();
                 coords.dedup();
             }
-            for &c in &coords {
-                visited += 1;
+            let len = coords.len();
+            st.union_buf[d] = coords;
+            len
+        }
+        Walk::All => lp.dim,
+    }
+}
+
+/// Visits the walk positions `lo..hi` of level `d` (see [`walk_len`]).
+fn walk_range(plan: &Plan, st: &mut State, d: usize, lo: usize, hi: usize) {
+    let lp = &plan.levels[d];
+    match &lp.walk {
+        Walk::Leader(b) => {
+            let bind = &lp.binds[*b];
+            let level = &plan.accs[bind.access].tensor.levels[bind.mode];
+            let parent = st.pos[bind.access][bind.mode];
+            if parent == FILL {
+                return;
+            }
+            if level.format == LevelFormat::Dense {
+                let t = plan.accs[bind.access].tensor;
+                for c in lo..hi {
+                    let q = parent * lp.dim + c;
+                    st.pos[bind.access][bind.mode + 1] = q;
+                    if bind.skip_fill_value && t.vals[q] == t.fill {
+                        continue;
+                    }
+                    if probe(plan, st, lp, *b, c as u32) {
+                        st.cur[d] = c as u32;
+                        go(plan, st, d + 1);
+                    }
+                }
+            } else {
+                let fiber = level.fiber(parent);
+                for (k, &c) in fiber.iter().enumerate().take(hi).skip(lo) {
+                    st.pos[bind.access][bind.mode + 1] = level.child(parent, k, c);
+                    if probe(plan, st, lp, *b, c) {
+                        st.cur[d] = c;
+                        go(plan, st, d + 1);
+                    }
+                }
+            }
+        }
+        Walk::Union(_) => {
+            let coords = std::mem::take(&mut st.union_buf[d]);
+            for &c in &coords[lo..hi] {
                 if probe(plan, st, lp, usize::MAX, c) {
                     st.cur[d] = c;
                     go(plan, st, d + 1);
@@ -829,8 +1053,7 @@ fn level(plan: &Plan, st: &mut State, d: usize) {
             st.union_buf[d] = coords;
         }
         Walk::All => {
-            for c in 0..lp.dim as u32 {
-                visited += 1;
+            for c in lo as u32..hi as u32 {
                 if probe(plan, st, lp, usize::MAX, c) {
                     st.cur[d] = c;
                     go(plan, st, d + 1);
@@ -838,6 +1061,11 @@ fn level(plan: &Plan, st: &mut State, d: usize) {
             }
         }
     }
+}
+
+/// Adds what the coordinates level `d` did not visit contribute (see [`Skipped`]).
+fn account_skipped(plan: &Plan, st: &mut State, d: usize, visited: usize) {
+    let lp = &plan.levels[d];
     if let Skipped::Repeat(node) = &lp.skipped {
         let skipped = (lp.dim - visited.min(lp.dim)).saturating_mul(lp.inner_cells);
         if skipped > 0 {

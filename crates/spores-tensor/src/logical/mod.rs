@@ -15,6 +15,7 @@ mod eliminate;
 pub mod inline;
 mod naive;
 pub mod normalize;
+pub mod pushdown;
 mod search;
 
 use std::collections::{HashMap, HashSet};

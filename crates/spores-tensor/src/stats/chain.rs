@@ -145,6 +145,7 @@ fn chain_parts(s: &TensorStats) -> (&[DegreeConstraint], f64) {
     match &s.kind {
         Kind::Chain { dcs, cap } => (dcs, *cap),
         Kind::Uniform { nnz } => (&[], *nnz),
+        Kind::DensityBound { .. } => (&[], s.estimate()),
     }
 }
 

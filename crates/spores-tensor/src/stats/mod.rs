@@ -14,9 +14,12 @@
 //!
 //! [`Estimator::Uniform`] keeps one count and assumes entries are spread uniformly (System R);
 //! [`Estimator::Chain`] keeps degree statistics and returns the chain bound, an upper bound on
-//! the true count ([`chain`]). The estimator is an enum rather than a trait object so stats can
+//! the true count ([`chain`]); [`Estimator::DensityBound`] keeps one density and propagates
+//! SPORES' Figure-12 bound (`bound`) — the estimate `spores-opt` prices linear-algebra plans
+//! with, so both optimizers share this one implementation. The estimator is an enum rather than a trait object so stats can
 //! be cloned, compared and stored in memo tables cheaply.
 
+mod bound;
 mod chain;
 mod expr;
 mod uniform;
@@ -39,6 +42,9 @@ pub enum Estimator {
     /// Degree statistics and the chain bound (Galley §7.3.2), Galley's default.
     #[default]
     Chain,
+    /// One density per tensor, SPORES' Figure 12 (min for joins, sum for unions, times the
+    /// aggregated cells for aggregates): what `spores-opt` uses for linear algebra.
+    DensityBound,
 }
 
 /// At most this many distinct indices in one statistics object (index sets are bitmasks).
@@ -64,6 +70,10 @@ enum Kind {
     Uniform {
         nnz: f64,
     },
+    /// Non-fill entries / cells (an upper bound, see `bound`).
+    DensityBound {
+        density: f64,
+    },
     Chain {
         dcs: Vec<DegreeConstraint>,
         /// A known upper bound on the non-fill count (the count itself for inputs); needed for
@@ -87,6 +97,7 @@ impl TensorStats {
     pub fn scalar(estimator: Estimator, value: f64) -> TensorStats {
         let kind = match estimator {
             Estimator::Uniform => Kind::Uniform { nnz: 0.0 },
+            Estimator::DensityBound => Kind::DensityBound { density: 0.0 },
             Estimator::Chain => Kind::Chain {
                 dcs: vec![],
                 cap: 0.0,
@@ -105,9 +116,34 @@ impl TensorStats {
         let cells: f64 = dims.iter().map(|&d| d as f64).product();
         let kind = match estimator {
             Estimator::Uniform => Kind::Uniform { nnz: cells },
+            Estimator::DensityBound => Kind::DensityBound { density: 1.0 },
             Estimator::Chain => Kind::Chain {
                 dcs: vec![],
                 cap: cells,
+            },
+        };
+        Ok(TensorStats::new(idxs, dims, fill, kind))
+    }
+
+    /// Statistics known only by their density (non-fill entries / cells, clamped to
+    /// `[0, 1]`), e.g. a matrix whose non-zero count is all the linear-algebra optimizer knows.
+    pub fn with_density(
+        estimator: Estimator,
+        idx_dims: &[(Idx, usize)],
+        density: f64,
+        fill: f64,
+    ) -> Result<TensorStats, TensorError> {
+        let (idxs, dims) = sorted_idx_dims(idx_dims)?;
+        let density = density.clamp(0.0, 1.0);
+        let cells: f64 = dims.iter().map(|&d| d as f64).product();
+        let kind = match estimator {
+            Estimator::Uniform => Kind::Uniform {
+                nnz: density * cells,
+            },
+            Estimator::DensityBound => Kind::DensityBound { density },
+            Estimator::Chain => Kind::Chain {
+                dcs: vec![],
+                cap: density * cells,
             },
         };
         Ok(TensorStats::new(idxs, dims, fill, kind))
@@ -126,6 +162,7 @@ impl TensorStats {
     pub fn estimator(&self) -> Estimator {
         match self.kind {
             Kind::Uniform { .. } => Estimator::Uniform,
+            Kind::DensityBound { .. } => Estimator::DensityBound,
             Kind::Chain { .. } => Estimator::Chain,
         }
     }
@@ -196,6 +233,19 @@ impl TensorStats {
         };
         let kind = match &self.kind {
             Kind::Uniform { nnz } => Kind::Uniform { nnz: *nnz },
+            // Renaming keeps the count; two indices meeting in one (a diagonal) shrink the
+            // cells, where the count bounds the density.
+            Kind::DensityBound { density } => {
+                let cells: f64 = dims.iter().map(|&d| d as f64).product();
+                let nnz = density * self.cells();
+                Kind::DensityBound {
+                    density: if cells <= 0.0 {
+                        0.0
+                    } else {
+                        (nnz / cells).min(1.0)
+                    },
+                }
+            }
             Kind::Chain { dcs, cap } => Kind::Chain {
                 dcs: chain::dedup(
                     dcs.iter()
@@ -240,6 +290,7 @@ impl TensorStats {
             .unwrap_or_default();
         let kind = match est {
             Estimator::Uniform => uniform::conjunction(annihilating, &dims),
+            Estimator::DensityBound => bound::conjunction(annihilating),
             Estimator::Chain => chain::conjunction(annihilating, &idxs, &dims),
         };
         Ok(TensorStats::new(idxs, dims, fill, kind))
@@ -255,6 +306,7 @@ impl TensorStats {
         let est = children.first().map(|s| s.estimator()).unwrap_or_default();
         let kind = match est {
             Estimator::Uniform => uniform::disjunction(children, &idxs, &dims),
+            Estimator::DensityBound => bound::disjunction(children),
             Estimator::Chain => chain::disjunction(children, &idxs, &dims),
         };
         Ok(TensorStats::new(idxs, dims, fill, kind))
@@ -277,6 +329,11 @@ impl TensorStats {
         let kind = match &self.kind {
             Kind::Uniform { nnz } => {
                 uniform::aggregate(*nnz, self.cells(), &dims, self.reduced_cells(gone))
+            }
+            Kind::DensityBound { density } => {
+                // Indices the stats do not range over repeat each value; they add no
+                // entries (Figure 12 aggregates only over the operand's own indices).
+                bound::aggregate(*density, self.reduced_cells(gone))
             }
             Kind::Chain { dcs, .. } => chain::aggregate(dcs, gone, &keep, self.estimate()),
         };
@@ -334,14 +391,20 @@ impl TensorStats {
         *self.estimate.get_or_init(|| {
             let e = match &self.kind {
                 Kind::Uniform { nnz } => *nnz,
+                Kind::DensityBound { density } => density * self.cells(),
                 Kind::Chain { dcs, cap } => chain::bound(dcs, &self.dims).min(*cap),
             };
             e.min(self.cells()).max(0.0)
         })
     }
 
-    /// Estimated fraction of non-fill cells.
+    /// Estimated fraction of non-fill cells. Density-bound statistics return theirs as
+    /// stored: Figure 12's arithmetic works on densities and must not round-trip through a
+    /// count.
     pub fn density(&self) -> f64 {
+        if let Kind::DensityBound { density } = self.kind {
+            return density;
+        }
         let cells = self.cells();
         if cells <= 0.0 {
             0.0
@@ -359,6 +422,9 @@ impl TensorStats {
         let nnz = self.estimate();
         let kind = match estimator {
             Estimator::Uniform => Kind::Uniform { nnz },
+            Estimator::DensityBound => Kind::DensityBound {
+                density: self.density(),
+            },
             Estimator::Chain => Kind::Chain {
                 dcs: vec![],
                 cap: nnz,
@@ -471,6 +537,13 @@ impl InputStats {
         let nnz = nonfill.len() as f64;
         let kind = match estimator {
             Estimator::Uniform => Kind::Uniform { nnz },
+            Estimator::DensityBound => Kind::DensityBound {
+                density: if tensor.dims().contains(&0) {
+                    0.0
+                } else {
+                    nnz / tensor.dims().iter().map(|&d| d as f64).product::<f64>()
+                },
+            },
             Estimator::Chain => Kind::Chain {
                 dcs: chain::degree_constraints(order, &nonfill),
                 cap: nnz,

@@ -1,0 +1,130 @@
+//! Sparsity estimates of linear-algebra expressions (SPORES Figure 12), computed by the
+//! sparsity estimator of `spores-tensor` rather than by a copy of its own.
+//!
+//! An LA expression is read as the aggregate-of-join query it denotes (a matrix is a tensor
+//! over a row and a column index; `A %*% B` is `sum[k](A[i,k] * B[k,j])`, `rowSums(A)` is
+//! `sum[j](A[i,j])`, ...), and its statistics are built bottom-up with
+//! [`spores_tensor::stats`] under [`Estimator::DensityBound`], the estimator that implements
+//! Figure 12: elementwise products keep the smaller density, sums add densities, an aggregate
+//! over `n` cells multiplies by `n`, all capped at 1. Dimensions of size 1 carry no index, so
+//! row and column vectors broadcast as LA broadcasts them.
+//!
+//! The e-graph analysis (`sp` in `rules/schema.egg`) evaluates the same three rules inside
+//! egglog for relational classes; `tests/sparsity_shared.rs` checks the two agree.
+
+use std::cell::RefCell;
+
+use spores_tensor::plan_ast::{AggOp, Idx, MapOp};
+use spores_tensor::stats::{map_stats, Estimator, TensorStats};
+
+use super::{dim_size, input_sparsity, shape_of};
+use crate::la::{broadcast, Dim, LaExpr, Shape, ShapeEnv, ShapeError};
+
+/// Estimated sparsity (non-zeros / cells) of `e`, Figure 12.
+pub fn sparsity(env: &ShapeEnv, e: &LaExpr) -> Result<f64, ShapeError> {
+    let mut fresh = 0;
+    let (row, col) = (Idx::new("i"), Idx::new("j"));
+    Ok(la_stats(env, e, &row, &col, &mut fresh)?.0.density())
+}
+
+/// The statistics of `e` as a tensor over `row` and `col` (either dropped if its size is 1),
+/// with `e`'s shape. Shapes are derived bottom-up with the statistics (not by [`shape_of`] at
+/// every node, which would walk each subtree again): the extractor prices many candidate
+/// expressions, so this is on the optimizer's hot path.
+pub fn la_stats(
+    env: &ShapeEnv,
+    e: &LaExpr,
+    row: &Idx,
+    col: &Idx,
+    fresh: &mut usize,
+) -> Result<(TensorStats, Shape), ShapeError> {
+    use LaExpr::*;
+    let est = Estimator::DensityBound;
+    let known = |density: f64, shape: Shape| {
+        let idx_dims: Vec<(Idx, usize)> = [(row, &shape.0), (col, &shape.1)]
+            .into_iter()
+            .filter(|(_, d)| !d.is_one())
+            .map(|(i, d)| (i.clone(), dim_size(d) as usize))
+            .collect();
+        TensorStats::with_density(est, &idx_dims, density, 0.0).map(|s| (s, shape))
+    };
+    let new_idx = |fresh: &mut usize| {
+        *fresh += 1;
+        fresh_idx(*fresh)
+    };
+    let result = match e {
+        Var(v) => known(input_sparsity(env, v), env.shape_of(e)?),
+        Const(x) => known(if *x == 0.0 { 0.0 } else { 1.0 }, env.shape_of(e)?),
+        Mul(a, b) | Add(a, b) | Sub(a, b) => {
+            let (op, name) = match e {
+                Mul(..) => (MapOp::Mul, "*"),
+                Add(..) => (MapOp::Add, "+"),
+                _ => (MapOp::Add, "-"),
+            };
+            let (sa, ha) = la_stats(env, a, row, col, fresh)?;
+            let (sb, hb) = la_stats(env, b, row, col, fresh)?;
+            let shape = broadcast(name, ha, hb)?;
+            map_stats(&op, &[sa, sb]).map(|s| (s, shape))
+        }
+        Neg(a) => return la_stats(env, a, row, col, fresh),
+        Pow(a, k) if *k > 0.0 => return la_stats(env, a, row, col, fresh),
+        Func { name, args } if name == "sprop" && args.len() == 1 => {
+            return la_stats(env, &args[0], row, col, fresh)
+        }
+        Transpose(a) => {
+            let (s, (r, c)) = la_stats(env, a, col, row, fresh)?;
+            return Ok((s, (c, r)));
+        }
+        MatMul(a, b) => {
+            let k = new_idx(fresh);
+            let (sa, ha) = la_stats(env, a, row, &k, fresh)?;
+            let (sb, hb) = la_stats(env, b, &k, col, fresh)?;
+            if ha.1 != hb.0 {
+                return Err(ShapeError("%*%: operand shapes do not fit".into()));
+            }
+            let n = dim_size(&ha.1) as usize;
+            map_stats(&MapOp::Mul, &[sa, sb])
+                .map(|s| (s.aggregate(AggOp::Sum, &[(k, n)]), (ha.0, hb.1)))
+        }
+        Sum(a) | RowSums(a) | ColSums(a) => {
+            let (ri, ci) = match e {
+                Sum(_) => (new_idx(fresh), new_idx(fresh)),
+                RowSums(_) => (row.clone(), new_idx(fresh)),
+                _ => (new_idx(fresh), col.clone()),
+            };
+            let (sa, (ar, ac)) = la_stats(env, a, &ri, &ci, fresh)?;
+            let mut over = vec![];
+            if !matches!(e, RowSums(_)) {
+                over.push((ri, dim_size(&ar) as usize));
+            }
+            if !matches!(e, ColSums(_)) {
+                over.push((ci, dim_size(&ac) as usize));
+            }
+            let one = Dim::Known(1);
+            let shape = match e {
+                Sum(_) => (one.clone(), one),
+                RowSums(_) => (ar, one),
+                _ => (one, ac),
+            };
+            Ok((sa.aggregate(AggOp::Sum, &over), shape))
+        }
+        Pow(..) | Func { .. } => known(1.0, shape_of(env, e)?),
+    };
+    result.map_err(|err| ShapeError(format!("sparsity estimate: {err}")))
+}
+
+/// The `n`-th fresh index name (`k1`, `k2`, ...), interned per thread: index names are
+/// reference-counted strings, and the extractor asks for estimates very often.
+fn fresh_idx(n: usize) -> Idx {
+    thread_local! {
+        static NAMES: RefCell<Vec<Idx>> = const { RefCell::new(Vec::new()) };
+    }
+    NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        while names.len() < n {
+            let k = names.len() + 1;
+            names.push(Idx::new(&format!("k{k}")));
+        }
+        names[n - 1].clone()
+    })
+}

@@ -154,6 +154,24 @@ fn main() {
             r.trace(),
             if ok { "match a queue BFS" } else { "DIFFER from a queue BFS" }
         );
+        let per_level: Vec<String> = r
+            .level_times
+            .iter()
+            .zip(&r.level_planning)
+            .zip(r.trace().chars().zip(r.visited_trace().chars()))
+            .map(|((t, p), (f, v))| {
+                format!(
+                    "{f}{v}:{:.1}/{:.1}",
+                    t.as_secs_f64() * 1e3,
+                    p.as_secs_f64() * 1e3
+                )
+            })
+            .collect();
+        println!(
+            "{:<10} per level (frontier+visited format: total/planning ms) {}",
+            "",
+            per_level.join(" ")
+        );
         if !ok {
             eprintln!("got {:?}\nwant {:?}", r.frontier_sizes, want);
             std::process::exit(1);

@@ -263,8 +263,14 @@ fn plan_step(
     {
         stats.insert_bounds(name, t.dims.clone(), t.fill, count as f64, &[]);
     }
+    // No distributivity search: the only distributable product is `F*E*(1-V)`, and its
+    // distributed form `F*E + F*E*(-1)*V` is a union kernel with no sparse leader that the
+    // engine runs as a walk over all of `E` (4.5 s to over 100 s per level on 1M vertices
+    // with the uniform estimator), which the logical cost `nnz(out) + nnz(body)` does not
+    // price. Charging leaderless walks in the logical cost is the general fix (not done).
     let logical_options = LogicalOptions {
         estimator,
+        no_distribute: true,
         ..Default::default()
     };
     let logical = logical::optimize(program, &stats, &logical_options)?;

@@ -223,6 +223,15 @@ fn dense_when_walked(plan: &mut PhysicalPlan) {
     }
 }
 
+/// The adjacency matrix as the BFS planner sees it.
+#[derive(Clone, Copy)]
+struct Graph<'a> {
+    fibers: &'a FiberTensor,
+    /// Statistics of the whole matrix (`E`).
+    stats: &'a InputStats,
+    degrees: AdjacencyDegrees,
+}
+
 /// Calls `f` with the coordinate of every non-fill entry of an order-1 fibertree.
 fn for_each_stored(t: &FiberTensor, mut f: impl FnMut(usize)) {
     let level = &t.levels[0];
@@ -244,16 +253,14 @@ fn for_each_stored(t: &FiberTensor, mut f: impl FnMut(usize)) {
 /// Plans the step program for the current frontier and visited set.
 fn plan_step(
     program: &Program,
-    base: &InputStats,
-    adjacency: &FiberTensor,
-    degrees: AdjacencyDegrees,
+    graph: Graph<'_>,
     frontier: &FiberTensor,
     visited: &FiberTensor,
     counts: (usize, usize),
     estimator: Estimator,
 ) -> Result<PhysicalPlan, TensorError> {
-    let mut stats = base.clone();
-    restrict_to_frontier(adjacency, degrees, frontier, &mut stats);
+    let mut stats = graph.stats.clone();
+    restrict_to_frontier(graph.fibers, graph.degrees, frontier, &mut stats);
     // An order-1 vector's only degree statistic is its count, which the BFS knows (`counts`:
     // frontier and visited sizes): no COO copy of a million-entry visited set per level
     // (that was most of the planning time).
@@ -375,16 +382,12 @@ pub fn bfs(
             *run.frontier_sizes.last().expect("the source's level"),
             run.frontier_sizes.iter().sum(),
         );
-        plan_step(
-            &program,
-            adjacency_stats,
-            adjacency_fibers,
+        let graph = Graph {
+            fibers: adjacency_fibers,
+            stats: adjacency_stats,
             degrees,
-            frontier,
-            visited,
-            counts,
-            estimator,
-        )
+        };
+        plan_step(&program, graph, frontier, visited, counts, estimator)
     };
     // The baselines plan once, then force their formats.
     let fixed = match policy {

@@ -127,6 +127,7 @@ fn main() {
             .unwrap_or_default()
     );
     let want = queue_bfs(&adjacency, 0);
+    let mut medians = vec![];
     for (name, policy) in [
         ("adaptive", FormatPolicy::Adaptive),
         ("all-dense", FormatPolicy::Dense),
@@ -154,9 +155,43 @@ fn main() {
             r.trace(),
             if ok { "match a queue BFS" } else { "DIFFER from a queue BFS" }
         );
+        let per_level: Vec<String> = r
+            .level_times
+            .iter()
+            .zip(&r.level_planning)
+            .zip(r.trace().chars().zip(r.visited_trace().chars()))
+            .map(|((t, p), (f, v))| {
+                format!(
+                    "{f}{v}:{:.1}/{:.1}",
+                    t.as_secs_f64() * 1e3,
+                    p.as_secs_f64() * 1e3
+                )
+            })
+            .collect();
+        println!(
+            "{:<10} per level (frontier+visited format: total/planning ms) {}",
+            "",
+            per_level.join(" ")
+        );
         if !ok {
             eprintln!("got {:?}\nwant {:?}", r.frontier_sizes, want);
             std::process::exit(1);
         }
+        medians.push(r.clone());
+    }
+    // The best fixed format per level, summed: what a perfect per-level choice would cost
+    // with the baselines' kernels (their one-off planning left out).
+    if let [adaptive, dense, sparse] = &medians[..] {
+        let best: f64 = dense
+            .level_times
+            .iter()
+            .zip(&sparse.level_times)
+            .map(|(d, s)| d.min(s).as_secs_f64() * 1e3)
+            .sum();
+        println!(
+            "sum over levels of min(all-dense, all-sparse) {best:.3} ms; adaptive {:.3} ms ({:.2}x of it)",
+            adaptive.total.as_secs_f64() * 1e3,
+            adaptive.total.as_secs_f64() * 1e3 / best
+        );
     }
 }

@@ -85,6 +85,9 @@ fn main() -> ExitCode {
         match spores_tensor::run(&parsed.program, &inputs, &options) {
             Ok((out, report)) => {
                 if k == 0 {
+                    for note in &report.notes {
+                        eprintln!("note: {note}");
+                    }
                     println!("convert\t{:.3}", report.exec.convert.as_secs_f64() * 1e3);
                     if explain {
                         eprintln!(

@@ -124,6 +124,9 @@ pub fn plan(
     };
     let explained = crate::logical::optimize_explained(program, &stats, &logical_options)?;
     report.logical_time = t0.elapsed();
+    if let Some(note) = explained.budget_note() {
+        report.notes.push(note.to_string());
+    }
     report.estimates = explained
         .estimates
         .iter()
@@ -175,6 +178,9 @@ impl fmt::Display for RunReport {
             ms(self.physical_time)
         )?;
         writeln!(f, "input statistics: {:.3} ms", ms(self.stats_time))?;
+        for note in &self.notes {
+            writeln!(f, "note: {note}")?;
+        }
         writeln!(
             f,
             "execute: {:.3} ms (input conversion {:.3} ms)",

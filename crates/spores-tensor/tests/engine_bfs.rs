@@ -127,3 +127,33 @@ fn adaptive_formats_follow_the_frontier() {
         r.trace()
     );
 }
+
+/// The next frontier is estimated from the frontier's own out-degrees, not the graph's
+/// maximum degree: on a path 0-1-2-... with one hub adjacent to the whole far half, the
+/// one-vertex frontiers walking the path have two edges each and stay sparse (priced at
+/// |F| × the hub's degree they would be stored dense from the first level on).
+#[test]
+fn frontier_estimate_uses_the_frontiers_degrees() {
+    let n = 10_000usize;
+    let hub = (n - 1) as u32;
+    let mut entries = vec![];
+    for v in 0..(n - 2) as u32 {
+        entries.push((vec![v, v + 1], 1.0));
+        entries.push((vec![v + 1, v], 1.0));
+    }
+    for v in (n / 2) as u32..hub - 1 {
+        entries.push((vec![hub, v], 1.0));
+        entries.push((vec![v, hub], 1.0));
+    }
+    let g = CooTensor::from_entries(vec![n, n], entries, 0.0).unwrap();
+    let ones = g.iter().map(|(c, _)| (c.to_vec(), 1.0)).collect();
+    let g = CooTensor::from_entries(vec![n, n], ones, 0.0).unwrap();
+    let r = run(&g, 0, FormatPolicy::Adaptive);
+    assert_eq!(r.level_of, queue_levels(&g, 0));
+    let sparse = |f: LevelFormat| matches!(f, LevelFormat::SortedList | LevelFormat::Hash);
+    assert!(
+        r.formats[..100].iter().all(|f| sparse(f.0)),
+        "path levels should keep a sparse frontier: {}...",
+        &r.trace()[..100]
+    );
+}

@@ -65,6 +65,11 @@ pub struct Ctx<'a> {
     /// The search gives up (an error from [`successors`]) once more than this many queries
     /// have been named: a bound on optional searches such as alias inlining candidates.
     pub budget: Cell<usize>,
+    /// The exact search's budget ([`super::SearchBudget`]): its deadline, the partial plans it
+    /// may still expand, and whether it ran out.
+    exact_deadline: Cell<Option<std::time::Instant>>,
+    exact_states_left: Cell<usize>,
+    exact_stopped: Cell<bool>,
 }
 
 impl<'a> Ctx<'a> {
@@ -79,7 +84,42 @@ impl<'a> Ctx<'a> {
             counter: Cell::new(0),
             prefix: RefCell::new(String::new()),
             budget: Cell::new(usize::MAX),
+            exact_deadline: Cell::new(None),
+            exact_states_left: Cell::new(usize::MAX),
+            exact_stopped: Cell::new(false),
         }
+    }
+
+    /// Starts the exact search's budget for one program.
+    pub fn start_exact_budget(&self, budget: super::SearchBudget) {
+        self.exact_deadline
+            .set(std::time::Instant::now().checked_add(budget.time));
+        self.exact_states_left.set(budget.states);
+        self.exact_stopped.set(false);
+    }
+
+    /// Charges one expanded partial plan to the exact search's budget; `false` once the budget
+    /// is spent (from then on every exact search returns its incumbent at once).
+    pub fn exact_step(&self) -> bool {
+        if self.exact_stopped.get() {
+            return false;
+        }
+        let left = self.exact_states_left.get();
+        let late = self
+            .exact_deadline
+            .get()
+            .is_some_and(|d| std::time::Instant::now() >= d);
+        if left == 0 || late {
+            self.exact_stopped.set(true);
+            return false;
+        }
+        self.exact_states_left.set(left - 1);
+        true
+    }
+
+    /// Whether the exact search ran out of budget.
+    pub fn budget_stopped(&self) -> bool {
+        self.exact_stopped.get()
     }
 
     /// Queries named so far (a measure of search effort).

@@ -65,10 +65,37 @@ impl Default for CostModel {
 /// 1,000.
 const INLINE_SEARCH_BUDGET: usize = 1_500;
 
+/// How much work the exact search may do for one program before it stops and keeps the best
+/// plan found so far (the greedy plan is always the first incumbent, so stopping early never
+/// yields a plan worse than greedy's). The elimination search is exponential in the number of
+/// aggregated indices, and every state prices its queries with the data-dependent estimator:
+/// over a star join with distributed forms it ran for minutes without the budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchBudget {
+    /// Wall-clock time for all exact searches of one [`optimize`] call.
+    pub time: std::time::Duration,
+    /// Partial plans the exact searches of one call may expand (deterministic, unlike time).
+    pub states: usize,
+}
+
+impl Default for SearchBudget {
+    fn default() -> SearchBudget {
+        SearchBudget {
+            time: std::time::Duration::from_millis(1_000),
+            states: 20_000,
+        }
+    }
+}
+
+/// What [`Explained::budget_note`] says when the exact search was cut short.
+pub const BUDGET_NOTE: &str = "exact search stopped by budget, using best found";
+
 /// Options of [`optimize`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LogicalOptions {
     pub search: Search,
+    /// Bound on the exact search ([`Search::Exact`] only).
+    pub budget: SearchBudget,
     pub estimator: Estimator,
     pub cost: CostModel,
     /// Skip the distributivity search (§5.1) when `true`.
@@ -98,6 +125,16 @@ pub struct Explained {
     pub cost: f64,
     /// Statistics of every plan query's result, by name (for the physical optimizer).
     pub result_stats: HashMap<String, (Vec<Idx>, TensorStats)>,
+    /// Whether the exact search ran out of its [`SearchBudget`] (the plan is then the best
+    /// found before it stopped, never worse than greedy's).
+    pub budget_stopped: bool,
+}
+
+impl Explained {
+    /// A line for `--explain`/`--stats` when the exact search was cut short.
+    pub fn budget_note(&self) -> Option<&'static str> {
+        self.budget_stopped.then_some(BUDGET_NOTE)
+    }
 }
 
 /// Optimizes `program` given statistics of its inputs.
@@ -125,6 +162,7 @@ pub fn optimize_explained(
     options: &LogicalOptions,
 ) -> Result<Explained, TensorError> {
     let ctx = Ctx::new(inputs, options.estimator, options.cost);
+    ctx.start_exact_budget(options.budget);
     let mut plan = LogicalPlan::default();
     let mut estimates = vec![];
     let mut total = 0.0;
@@ -274,6 +312,7 @@ pub fn optimize_explained(
         estimates,
         cost: total,
         result_stats,
+        budget_stopped: ctx.budget_stopped(),
     })
 }
 

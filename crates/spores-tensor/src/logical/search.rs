@@ -37,9 +37,14 @@ pub fn greedy(ctx: &Ctx, expr: &Expr, name: &str, idxs: &[Idx]) -> Result<State,
 }
 
 /// Branch-and-bound over elimination orders; falls back to the greedy plan if the memo table
-/// grows past [`MAX_LAYER_STATES`].
+/// grows past [`MAX_LAYER_STATES`], and returns the best plan found so far once the program's
+/// [`super::SearchBudget`] is spent (checked before every expanded partial plan, so a stop
+/// comes within one state's pricing of the deadline).
 pub fn exact(ctx: &Ctx, expr: &Expr, name: &str, idxs: &[Idx]) -> Result<State, TensorError> {
     let mut best = greedy(ctx, expr, name, idxs)?;
+    if ctx.budget_stopped() {
+        return Ok(best);
+    }
     let mut layer: BTreeMap<BTreeSet<Idx>, State> = BTreeMap::new();
     layer.insert(
         BTreeSet::new(),
@@ -53,6 +58,9 @@ pub fn exact(ctx: &Ctx, expr: &Expr, name: &str, idxs: &[Idx]) -> Result<State, 
     while !layer.is_empty() {
         let mut next: BTreeMap<BTreeSet<Idx>, State> = BTreeMap::new();
         for state in layer.into_values() {
+            if !ctx.exact_step() {
+                return Ok(best);
+            }
             if !state.expr.has_agg() {
                 let done = finish(ctx, state, name, idxs)?;
                 if done.cost < best.cost {

@@ -23,7 +23,7 @@ use super::{optimize, PhysicalOptions};
 use crate::engine::{execute_query, fastpath, scan, FiberTensor};
 use crate::logical::{self, LogicalOptions};
 use crate::parse::parse_program;
-use crate::plan_ast::{LevelFormat, PhysicalPlan, Program};
+use crate::plan_ast::{Access, LevelFormat, PhysExpr, PhysicalPlan, Program, Protocol};
 use crate::stats::{Estimator, InputStats};
 use crate::tensor::CooTensor;
 use crate::TensorError;
@@ -54,6 +54,10 @@ pub struct BfsRun {
     pub level_of: Vec<Option<u32>>,
     /// Formats of the frontier `N` and visited `W` written at each level.
     pub formats: Vec<(LevelFormat, LevelFormat)>,
+    /// Time of each level (its planning, for `Adaptive`, plus its kernels).
+    pub level_times: Vec<Duration>,
+    /// Planning time of each level (zero after the first for the baselines).
+    pub level_planning: Vec<Duration>,
     /// Total time, including planning.
     pub total: Duration,
     /// Time spent collecting statistics and optimizing (re-planning every level for
@@ -65,15 +69,21 @@ impl BfsRun {
     /// The frontier formats as one letter per level (`D` dense, `B` bytemap, `s` sorted
     /// list, `h` hash).
     pub fn trace(&self) -> String {
-        self.formats
-            .iter()
-            .map(|(f, _)| match f {
-                LevelFormat::Dense => 'D',
-                LevelFormat::Bytemap => 'B',
-                LevelFormat::SortedList => 's',
-                LevelFormat::Hash => 'h',
-            })
-            .collect()
+        self.formats.iter().map(|(f, _)| letter(*f)).collect()
+    }
+
+    /// The visited-set formats, one letter per level as in [`BfsRun::trace`].
+    pub fn visited_trace(&self) -> String {
+        self.formats.iter().map(|(_, v)| letter(*v)).collect()
+    }
+}
+
+fn letter(f: LevelFormat) -> char {
+    match f {
+        LevelFormat::Dense => 'D',
+        LevelFormat::Bytemap => 'B',
+        LevelFormat::SortedList => 's',
+        LevelFormat::Hash => 'h',
     }
 }
 
@@ -112,19 +122,162 @@ fn vector_coo(t: &FiberTensor) -> Result<CooTensor, TensorError> {
     CooTensor::from_sorted_parts(t.dims.clone(), coords, vals, t.fill)
 }
 
+/// Degree facts about the adjacency matrix computed once per BFS (for
+/// [`restrict_to_frontier`]).
+#[derive(Clone, Copy, Debug)]
+struct AdjacencyDegrees {
+    /// Largest in-degree of any vertex: `D(i|j)` of `E`, valid for any row restriction.
+    max_in: f64,
+}
+
+impl AdjacencyDegrees {
+    fn of(adjacency: &FiberTensor) -> AdjacencyDegrees {
+        let n = adjacency.dims[1];
+        let mut in_degree = vec![0u32; n];
+        if let Some(level) = adjacency.levels.get(1) {
+            for &j in &level.idx {
+                in_degree[j as usize] += 1;
+            }
+        }
+        AdjacencyDegrees {
+            max_in: in_degree.iter().copied().max().unwrap_or(0) as f64,
+        }
+    }
+}
+
+/// Statistics of `E` restricted to the frontier's rows, from the row pointer alone (O(|F|)):
+/// the sum of the frontier's out-degrees bounds the edges leaving it and so the next
+/// frontier's size, their maximum bounds `D(j|i)`, the rows with an edge bound `D(i|∅)`.
+/// Every term of the step program multiplies `E` by `F`, so `E`'s other rows never contribute
+/// and these bounds are valid for all of its accesses. With `E`'s whole-matrix statistics the
+/// chain bound would price the next frontier at |F| × the maximum degree (on a power-law
+/// graph: dense from the second level on). `None` when `E` is not stored as dense rows of
+/// sorted columns (then `E`'s own statistics are used).
+fn restrict_to_frontier(
+    adjacency: &FiberTensor,
+    degrees: AdjacencyDegrees,
+    frontier: &FiberTensor,
+    stats: &mut InputStats,
+) -> Option<()> {
+    let [rows, cols] = adjacency.levels.as_slice() else {
+        return None;
+    };
+    if rows.format != LevelFormat::Dense || cols.format != LevelFormat::SortedList {
+        return None;
+    }
+    let (mut edges, mut max_out, mut live_rows) = (0usize, 0usize, 0usize);
+    for_each_stored(frontier, |i| {
+        let d = cols.ptr[i + 1] - cols.ptr[i];
+        edges += d;
+        max_out = max_out.max(d);
+        live_rows += usize::from(d > 0);
+    });
+    let n = adjacency.dims[1] as f64;
+    let edges = edges as f64;
+    stats.insert_bounds(
+        "E",
+        adjacency.dims.clone(),
+        0.0,
+        edges,
+        &[
+            (vec![0], vec![], live_rows as f64),
+            (vec![1], vec![], edges.min(n)),
+            (vec![1], vec![0], max_out as f64),
+            (vec![0], vec![1], degrees.max_in.min(live_rows as f64)),
+        ],
+    );
+    Some(())
+}
+
+/// A kernel whose accesses all look up (none iterates) walks every coordinate of its loops, and
+/// looks each of its inputs up at every one of them. The results it reads from earlier kernels
+/// of the plan are then stored dense: a dense lookup is an array read, a hash or bytemap
+/// lookup costs several times more, and allocating the dense result costs no more than the
+/// walk that reads it. In BFS this is `W = max(V, N)` once the visited set `V` is dense: the
+/// next frontier `N` is stored dense although it is sparse (measured on 1M vertices: a hash
+/// `N` made those levels 25-40 ms against 18 ms dense).
+fn dense_when_walked(plan: &mut PhysicalPlan) {
+    fn accesses<'e>(e: &'e PhysExpr, out: &mut Vec<&'e Access>) {
+        match e {
+            PhysExpr::Access(a) => out.push(a),
+            PhysExpr::Literal(_) => {}
+            PhysExpr::Map { args, .. } => args.iter().for_each(|a| accesses(a, out)),
+        }
+    }
+    let mut walked: Vec<String> = vec![];
+    for q in &plan.queries {
+        let mut acc = vec![];
+        accesses(&q.body, &mut acc);
+        let walks = q.output_formats.iter().all(|f| *f == LevelFormat::Dense)
+            && acc
+                .iter()
+                .all(|a| a.protocols.iter().all(|p| *p == Protocol::Lookup));
+        if walks {
+            walked.extend(acc.iter().filter(|a| a.is_alias).map(|a| a.name.clone()));
+        }
+    }
+    for q in &mut plan.queries {
+        if walked.contains(&q.name) {
+            q.output_formats = vec![LevelFormat::Dense; q.output_formats.len()];
+        }
+    }
+}
+
+/// The adjacency matrix as the BFS planner sees it.
+#[derive(Clone, Copy)]
+struct Graph<'a> {
+    fibers: &'a FiberTensor,
+    /// Statistics of the whole matrix (`E`).
+    stats: &'a InputStats,
+    degrees: AdjacencyDegrees,
+}
+
+/// Calls `f` with the coordinate of every non-fill entry of an order-1 fibertree.
+fn for_each_stored(t: &FiberTensor, mut f: impl FnMut(usize)) {
+    let level = &t.levels[0];
+    if level.format == LevelFormat::Dense {
+        for (c, &v) in t.vals.iter().enumerate() {
+            if v != t.fill {
+                f(c);
+            }
+        }
+    } else {
+        for (k, &c) in level.fiber(0).iter().enumerate() {
+            if t.vals[level.child(0, k, c)] != t.fill {
+                f(c as usize);
+            }
+        }
+    }
+}
+
 /// Plans the step program for the current frontier and visited set.
 fn plan_step(
     program: &Program,
-    base: &InputStats,
+    graph: Graph<'_>,
     frontier: &FiberTensor,
     visited: &FiberTensor,
+    counts: (usize, usize),
     estimator: Estimator,
 ) -> Result<PhysicalPlan, TensorError> {
-    let mut stats = base.clone();
-    stats.insert("F", &vector_coo(frontier)?);
-    stats.insert("V", &vector_coo(visited)?);
+    let mut stats = graph.stats.clone();
+    restrict_to_frontier(graph.fibers, graph.degrees, frontier, &mut stats);
+    // An order-1 vector's only degree statistic is its count, which the BFS knows (`counts`:
+    // frontier and visited sizes): no COO copy of a million-entry visited set per level
+    // (that was most of the planning time).
+    for ((name, t), count) in [("F", frontier), ("V", visited)]
+        .into_iter()
+        .zip([counts.0, counts.1])
+    {
+        stats.insert_bounds(name, t.dims.clone(), t.fill, count as f64, &[]);
+    }
+    // No distributivity search: the only distributable product is `F*E*(1-V)`, and its
+    // distributed form `F*E + F*E*(-1)*V` is a union kernel with no sparse leader that the
+    // engine runs as a walk over all of `E` (4.5 s to over 100 s per level on 1M vertices
+    // with the uniform estimator), which the logical cost `nnz(out) + nnz(body)` does not
+    // price. Charging leaderless walks in the logical cost is the general fix (not done).
     let logical_options = LogicalOptions {
         estimator,
+        no_distribute: true,
         ..Default::default()
     };
     let logical = logical::optimize(program, &stats, &logical_options)?;
@@ -132,7 +285,9 @@ fn plan_step(
         estimator,
         ..Default::default()
     };
-    optimize(&logical, &stats, &physical_options)
+    let mut p = optimize(&logical, &stats, &physical_options)?;
+    dense_when_walked(&mut p);
+    Ok(p)
 }
 
 /// Runs the kernels of `plan`; returns every result by kernel name.
@@ -182,8 +337,9 @@ fn output(
 /// BFS from `source` over the 0/1 adjacency matrix `adjacency` (square, fill 0; `E[i,j]` is
 /// an edge i → j), converted once to `adjacency_fibers` (CSR-like) by the caller, whose
 /// degree statistics are in `adjacency_stats`. `estimator` is the optimizers' sparsity
-/// estimator: the chain bound prices the next frontier at |F| × the maximum degree (an upper
-/// bound, pessimistic on power-law graphs), the uniform one at |F| × the average degree.
+/// estimator; both see `E` restricted to the frontier's rows ([`restrict_to_frontier`]): the
+/// chain bound prices the next frontier at most at the frontier's out-degree sum, the uniform
+/// one spreads those edges uniformly.
 pub fn bfs(
     adjacency_fibers: &FiberTensor,
     adjacency_stats: &InputStats,
@@ -218,12 +374,27 @@ pub fn bfs(
         ..Default::default()
     };
     run.level_of[source as usize] = Some(0);
+    let t = Instant::now();
+    let degrees = AdjacencyDegrees::of(adjacency_fibers);
+    run.planning += t.elapsed();
+    let plan_now = |frontier: &FiberTensor, visited: &FiberTensor, run: &BfsRun| {
+        let counts = (
+            *run.frontier_sizes.last().expect("the source's level"),
+            run.frontier_sizes.iter().sum(),
+        );
+        let graph = Graph {
+            fibers: adjacency_fibers,
+            stats: adjacency_stats,
+            degrees,
+        };
+        plan_step(&program, graph, frontier, visited, counts, estimator)
+    };
     // The baselines plan once, then force their formats.
     let fixed = match policy {
         FormatPolicy::Adaptive => None,
         FormatPolicy::Dense | FormatPolicy::Sparse => {
             let t = Instant::now();
-            let mut plan = plan_step(&program, adjacency_stats, &frontier, &visited, estimator)?;
+            let mut plan = plan_now(&frontier, &visited, &run)?;
             for q in &mut plan.queries {
                 q.output_formats = vec![seed_format; q.output_formats.len()];
             }
@@ -233,12 +404,17 @@ pub fn bfs(
     };
     let mut level = 0u32;
     loop {
+        let level_start = Instant::now();
         let plan = match &fixed {
-            Some(p) => p.clone(),
+            Some(p) => {
+                run.level_planning.push(Duration::ZERO);
+                p.clone()
+            }
             None => {
                 let t = Instant::now();
-                let p = plan_step(&program, adjacency_stats, &frontier, &visited, estimator)?;
+                let p = plan_now(&frontier, &visited, &run)?;
                 run.planning += t.elapsed();
+                run.level_planning.push(t.elapsed());
                 p
             }
         };
@@ -251,6 +427,7 @@ pub fn bfs(
         let now_visited = output(&plan, &mut results, "W")?;
         run.formats
             .push((next.levels[0].format, now_visited.levels[0].format));
+        run.level_times.push(level_start.elapsed());
         level += 1;
         let mut new = 0usize;
         let reached = vector_coo(&next)?;

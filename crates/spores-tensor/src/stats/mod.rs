@@ -491,6 +491,43 @@ impl InputStats {
         );
     }
 
+    /// Adds (or replaces) statistics of an order-`dims.len()` tensor known only by bounds:
+    /// at most `nnz` non-fill entries and, for each `(x, y, d)`, at most `d` distinct
+    /// coordinates of modes `x` per coordinate of modes `y` (`D(x|y) <= d`). For callers that
+    /// know bounds much cheaper than materializing the tensor (BFS: the adjacency restricted to
+    /// the frontier's rows, from the row pointer alone).
+    pub fn insert_bounds(
+        &mut self,
+        name: &str,
+        dims: Vec<usize>,
+        fill: f64,
+        nnz: f64,
+        bounds: &[(Vec<usize>, Vec<usize>, f64)],
+    ) {
+        let order = dims.len();
+        let mask = |modes: &[usize]| modes.iter().fold(0u64, |m, &k| m | (1u64 << k));
+        let mut dcs: Vec<chain::DegreeConstraint> = bounds
+            .iter()
+            .map(|(x, y, d)| chain::DegreeConstraint {
+                x: mask(x),
+                y: mask(y),
+                d: *d,
+            })
+            .collect();
+        dcs.push(chain::DegreeConstraint {
+            x: (1u64 << order) - 1,
+            y: 0,
+            d: nnz,
+        });
+        let idxs: Vec<Idx> = (0..order).map(positional_name).collect();
+        let kind = Kind::Chain {
+            dcs: chain::dedup(dcs),
+            cap: nnz,
+        };
+        self.base
+            .insert(name.to_string(), TensorStats::new(idxs, dims, fill, kind));
+    }
+
     pub fn contains(&self, name: &str) -> bool {
         self.base.contains_key(name)
     }

@@ -89,8 +89,11 @@ fn run(args: &TensorArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()
     };
     let (outputs, report) = spores_tensor::run(&parsed.program, &inputs, &options)
         .map_err(|e| failed(e.to_string()))?;
-    for note in &report.notes {
-        let _ = writeln!(err, "note: {note}");
+    // `--stats` prints the notes inside its summary; otherwise they go to stderr here.
+    if !args.stats {
+        for note in &report.notes {
+            let _ = writeln!(err, "note: {note}");
+        }
     }
     let w = |e: std::io::Error| (1u8, format!("error: cannot write output: {e}"));
     if args.explain {

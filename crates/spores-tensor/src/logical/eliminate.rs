@@ -25,6 +25,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 
+use super::inline::rename_free;
 use super::normalize::{flattens, make_agg, rebuild_map, substitute};
 use super::CostModel;
 use crate::plan_ast::{AggOp, Expr, Idx, LogicalQuery, MapOp};
@@ -538,32 +539,6 @@ fn uses(state: &State, name: &str) -> usize {
         count(&p.q.body);
     }
     n
-}
-
-/// `e` with free indices `from[k]` renamed to `to[k]` simultaneously (an alias may access a
-/// result under other index names than the query declared, e.g. after a split renamed `x`).
-fn rename_free(e: &Expr, from: &[Idx], to: &[Idx]) -> Expr {
-    if from == to {
-        return e.clone();
-    }
-    let swap = |idxs: &[Idx]| -> Vec<Idx> {
-        idxs.iter()
-            .map(|i| match from.iter().position(|f| f == i) {
-                Some(k) => to[k].clone(),
-                None => i.clone(),
-            })
-            .collect()
-    };
-    match e {
-        Expr::Input { tensor, idxs } => Expr::input(tensor, swap(idxs)),
-        Expr::Alias { name, idxs } => Expr::alias(name, swap(idxs)),
-        Expr::Literal(_) => e.clone(),
-        Expr::Map { op, args } => Expr::map(
-            op.clone(),
-            args.iter().map(|a| rename_free(a, from, to)).collect(),
-        ),
-        Expr::Agg { op, idxs, body } => Expr::agg(*op, idxs.clone(), rename_free(body, from, to)),
-    }
 }
 
 /// `q` with the earlier query `p` (referenced in its body) inlined.

@@ -41,9 +41,13 @@ fn all_idx_names(e: &Expr, out: &mut HashSet<Idx>) {
     }
 }
 
-/// `e` with its free indices renamed `from[k]` → `to[k]` simultaneously. The caller makes sure
+/// `e` with its free indices renamed `from[k]` → `to[k]` simultaneously (also used when an
+/// alias is accessed under other index names than its query declared). The caller makes sure
 /// no bound index of `e` is named like a target (bound indices were renamed apart first).
-fn rename_free(e: &Expr, from: &[Idx], to: &[Idx]) -> Expr {
+pub(crate) fn rename_free(e: &Expr, from: &[Idx], to: &[Idx]) -> Expr {
+    if from == to {
+        return e.clone();
+    }
     let swap = |idxs: &[Idx]| -> Vec<Idx> {
         idxs.iter()
             .map(|i| match from.iter().position(|f| f == i) {

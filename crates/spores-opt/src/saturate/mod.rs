@@ -26,10 +26,14 @@
 //!   (`Unbind i j (Agg k (Join a b))` = `LMM (Unbind i k a) (Unbind k j b)` when the
 //!   schemas split, `Unbind i j (Bind i j A)` = `A`, `t(..)` for the other orientation,
 //!   fused kernels, ...). The extractor chooses among LA e-nodes ([`crate::extract`]).
-//! * Fresh indices are constructors over the classes they come from (`Kmm a b` is the
-//!   inner index of `a %*% b`, `Kp i a b` the renamed `i` for a join of `a` and `b`), not
-//!   gensyms: deterministic, free in no context they are introduced into, and
-//!   alpha-equal translations of shared subexpressions become the same class.
+//! * Fresh indices are constructors over what they come from, not gensyms: deterministic,
+//!   free in no context they are introduced into. `Kmm a b` is the inner index of
+//!   `a %*% b` (over LA classes, so alpha-equal translations of shared subexpressions
+//!   become the same class). `Kp i sa sb` is the renamed `i` for a join of relations with
+//!   schemas `sa` and `sb`: keyed on the schemas, which are values, never on the relations'
+//!   classes. Classes merge (all-zero relations of one schema are one class), and two fresh
+//!   indices keyed on classes that later merge become one index; where both were in scope
+//!   that captured a variable and merged classes of different schemas.
 //! * Rule 3's "else rename": `Join a (Agg i b)` with `i` free in `a` becomes
 //!   `Agg i' (Join a (Rename i i' b))` and `Rename` is pushed down to the binds by rules;
 //!   a `Rename` that cannot be pushed (it would capture) just stays and is never
@@ -294,7 +298,10 @@ pub fn optimize_all(
     };
     let encoded = encode::encode_all(es, env, &mut sub)?;
 
-    let (mut eg, sched_id) = prepared(&opts.extra_rules, opts.sample_limit)?;
+    // The roots share one e-graph and so one set of AC matches per rule: each root gets
+    // the sampling budget it would have alone, or one root's rewrites crowd out another's.
+    let sample_limit = opts.sample_limit.saturating_mul(es.len());
+    let (mut eg, sched_id) = prepared(&opts.extra_rules, sample_limit)?;
     debug(&format!("prepared after {:?}", start.elapsed()));
     let slots = insert(&mut eg, &encoded.ops)?;
     debug(&format!("inserted after {:?}", start.elapsed()));
@@ -507,8 +514,15 @@ fn saturate(
     guard_from: usize,
     raise: bool,
 ) -> Result<(usize, StopReason), OptError> {
+    let mut translation_blew_up = false;
     for _ in 0..64 {
         if !eg.step_rules("translate").map_err(egglog_error)?.updated {
+            break;
+        }
+        // Translation and folding terminate on sound inputs, but a folding rule that
+        // follows a cycle would not: stop at the node limit rather than hang.
+        if enode_count(eg) > opts.node_limit.saturating_mul(OVERSHOOT) {
+            translation_blew_up = true;
             break;
         }
     }
@@ -521,6 +535,9 @@ fn saturate(
     let mut last_size = 0;
     let mut growth = 1.0;
     let stop = loop {
+        if translation_blew_up {
+            break StopReason::NodeLimit;
+        }
         if iterations >= opts.iter_limit {
             break StopReason::IterLimit;
         }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod figure14;
+pub mod random_expr;
 
 use std::collections::HashMap;
 

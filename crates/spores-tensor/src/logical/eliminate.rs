@@ -71,6 +71,8 @@ pub struct Ctx<'a> {
     exact_deadline: Cell<Option<std::time::Instant>>,
     exact_states_left: Cell<usize>,
     exact_stopped: Cell<bool>,
+    /// Plans of sum terms already searched, by canonical text ([`super::terms`]).
+    pub term_plans: RefCell<HashMap<String, State>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -88,6 +90,7 @@ impl<'a> Ctx<'a> {
             exact_deadline: Cell::new(None),
             exact_states_left: Cell::new(usize::MAX),
             exact_stopped: Cell::new(false),
+            term_plans: RefCell::new(HashMap::new()),
         }
     }
 

@@ -13,10 +13,12 @@
 mod distribute;
 mod eliminate;
 pub mod inline;
+pub mod keyjoin;
 mod naive;
 pub mod normalize;
 pub mod pushdown;
 mod search;
+mod terms;
 
 use std::collections::{HashMap, HashSet};
 
@@ -102,6 +104,9 @@ pub struct LogicalOptions {
     pub no_distribute: bool,
     /// Never inline an alias to an earlier query into its consumers ([`inline`]) when `true`.
     pub no_inline: bool,
+    /// Never collapse self-joins on a key ([`keyjoin`]) when `true` (the rewrite relies on a
+    /// functional dependency the input statistics observed).
+    pub no_key_joins: bool,
 }
 
 /// Estimates behind one logical query (for `--explain`).
@@ -191,11 +196,22 @@ pub fn optimize_explained(
             )));
         }
         let refs = inline::alias_refs(&q.expr, &|n| defs.contains_key(n));
-        let candidates = if options.no_inline {
-            vec![(q.expr.clone(), Default::default())]
-        } else {
-            inline::candidates(&q.expr, &refs, &defs)
-        };
+        let mut candidates: Vec<(Expr, std::collections::BTreeSet<String>, bool)> =
+            if options.no_inline {
+                vec![(q.expr.clone(), Default::default(), false)]
+            } else {
+                inline::candidates(&q.expr, &refs, &defs)
+                    .into_iter()
+                    .map(|(e, set)| (e, set, false))
+                    .collect()
+            };
+        // An alias read several times (`t(X) %*% X`) is inlined only where its copies
+        // collapse on a key (checked below, after normalization).
+        if !options.no_inline && !options.no_key_joins {
+            if let Some((e, set)) = inline::shared_candidate(&q.expr, &refs, &defs) {
+                candidates.push((e, set, true));
+            }
+        }
         // With several candidates they are compared by greedy plans (the exact search over
         // an inlined star join is much larger); a winner that inlines nothing is then
         // re-planned with the requested search.
@@ -224,8 +240,17 @@ pub fn optimize_explained(
         };
         // (effective cost, state, normalized expression, candidate, inlined aliases)
         let mut best: Option<(f64, State, Expr, Expr, std::collections::BTreeSet<String>)> = None;
-        for (cand, inlined) in candidates {
+        for (cand, inlined, shared) in candidates {
             let expr = normalize::normalize(&cand, &q.idxs);
+            let expr = if options.no_key_joins {
+                expr
+            } else {
+                let (unified, merged) = keyjoin::unify_key_self_joins(&expr, inputs);
+                if shared && merged == 0 {
+                    continue;
+                }
+                unified
+            };
             let dims_of = |name: &str| result_dims.get(name).cloned().or_else(|| inputs.dims(name));
             let sizes = index_sizes(&expr, &dims_of)
                 .map_err(|e| TensorError::Invalid(format!("query {}: {e}", q.name)))?;
@@ -334,6 +359,8 @@ fn check_agg_sizes(ctx: &Ctx, e: &Expr, query: &str) -> Result<(), TensorError> 
     }
 }
 
+/// The elimination search of one (normalized) query; a sum of several terms is planned term
+/// by term ([`terms`]).
 fn run_search(
     ctx: &Ctx,
     expr: &Expr,
@@ -341,10 +368,15 @@ fn run_search(
     idxs: &[Idx],
     options: &LogicalOptions,
 ) -> Result<State, TensorError> {
-    match options.search {
-        Search::Greedy => search::greedy(ctx, expr, name, idxs),
-        Search::Exact => search::exact(ctx, expr, name, idxs),
+    let one = |e: &Expr, n: &str, i: &[Idx]| match options.search {
+        Search::Greedy => search::greedy(ctx, e, n, i),
+        Search::Exact => search::exact(ctx, e, n, i),
+    };
+    let tag = format!("{:?}", options.search);
+    if let Some(s) = terms::plan_terms(ctx, expr, name, idxs, &tag, &one)? {
+        return Ok(s);
     }
+    one(expr, name, idxs)
 }
 
 /// Elimination search on the normalized query, then the greedy distributivity search of §5.1

@@ -115,11 +115,24 @@ fn find_pair(
     inputs: &InputStats,
 ) -> Option<(usize, usize, Vec<(Idx, Idx)>)> {
     for a in 0..factors.len() {
-        let Some((Expr::Input { tensor: ta, idxs: xa }, _)) = power_access(&factors[a]) else {
+        let Some((
+            Expr::Input {
+                tensor: ta,
+                idxs: xa,
+            },
+            _,
+        )) = power_access(&factors[a])
+        else {
             continue;
         };
         for b in a + 1..factors.len() {
-            let Some((Expr::Input { tensor: tb, idxs: xb }, _)) = power_access(&factors[b])
+            let Some((
+                Expr::Input {
+                    tensor: tb,
+                    idxs: xb,
+                },
+                _,
+            )) = power_access(&factors[b])
             else {
                 continue;
             };

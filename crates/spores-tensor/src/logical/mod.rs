@@ -54,11 +54,23 @@ pub struct CostModel {
     pub agg: f64,
     /// Cost per estimated non-fill entry of a query's pointwise body (its work).
     pub map: f64,
+    /// Factor on `map` for a query that is a product of two dense operands summed over one
+    /// shared index (a matrix product: the engine runs it on spores-exec's blocked kernels,
+    /// not its interpreter). Measured on the ML benchmark (2026-11-21, load 4-6): `t(X) X` on
+    /// the matrix-product fast path ~1-2.5 ns per body entry; interpreted and scanned kernels
+    /// over the lineitem tensor 40-70 ns per cost unit: 1/25. With 1.0 (Galley's model), the
+    /// factorized covariance (`keyjoin`) is chosen over building `X` and runs about twice as
+    /// slow on our engine.
+    pub dense_product: f64,
 }
 
 impl Default for CostModel {
     fn default() -> CostModel {
-        CostModel { agg: 1.0, map: 1.0 }
+        CostModel {
+            agg: 1.0,
+            map: 1.0,
+            dense_product: 0.04,
+        }
     }
 }
 
@@ -224,12 +236,12 @@ pub fn optimize_explained(
         } else {
             *options
         };
-        let plan_with = |expr: &Expr, opts: &LogicalOptions, budget: Option<usize>| {
+        let plan_with = |expr: &Expr, opts: &LogicalOptions, budget: Option<usize>, climb: bool| {
             let Some(b) = budget else {
-                return optimize_query(&ctx, expr, &q.name, &q.idxs, opts).map(Some);
+                return optimize_query(&ctx, expr, &q.name, &q.idxs, opts, climb).map(Some);
             };
             ctx.budget.set(ctx.named().saturating_add(b));
-            let r = optimize_query(&ctx, expr, &q.name, &q.idxs, opts);
+            let r = optimize_query(&ctx, expr, &q.name, &q.idxs, opts, climb);
             let over = ctx.named() > ctx.budget.get();
             ctx.budget.set(usize::MAX);
             match r {
@@ -262,7 +274,10 @@ pub fn optimize_explained(
             // Inlining candidates are optional: one whose search runs past the budget is
             // dropped (the query as written is always planned, without a budget).
             let budget = (!inlined.is_empty()).then_some(INLINE_SEARCH_BUDGET);
-            let Some(state) = plan_with(&expr, &compare, budget)? else {
+            // A collapsed self-product is searched as written and fully distributed only
+            // (Galley's covariance plan is the fully distributed one): the one-step
+            // distribution climb over its many partial forms cost 40-80 ms per program.
+            let Some(state) = plan_with(&expr, &compare, budget, !shared)? else {
                 continue;
             };
             // An alias this candidate inlines and nobody else reads any more is not built.
@@ -280,7 +295,7 @@ pub fn optimize_explained(
         // An inlined winner keeps its greedy plan: the exact search over a star join with
         // its distributed forms runs for minutes (linear regression at sf 0.01: ~100 s).
         if several && options.search != Search::Greedy && inlined.is_empty() {
-            if let Some(s) = plan_with(&expr, options, None)? {
+            if let Some(s) = plan_with(&expr, options, None, true)? {
                 if s.cost <= state.cost {
                     state = s;
                 }
@@ -380,14 +395,15 @@ fn run_search(
 }
 
 /// Elimination search on the normalized query, then the greedy distributivity search of §5.1
-/// (one distribution step at a time while it lowers the cost, plus the fully distributed
-/// form).
+/// (one distribution step at a time while it lowers the cost, when `climb`, plus the fully
+/// distributed form).
 fn optimize_query(
     ctx: &Ctx,
     expr: &Expr,
     name: &str,
     idxs: &[Idx],
     options: &LogicalOptions,
+    climb: bool,
 ) -> Result<State, TensorError> {
     let mut best = run_search(ctx, expr, name, idxs, options)?;
     if options.no_distribute {
@@ -400,7 +416,7 @@ fn optimize_query(
         }
     };
     let mut current = expr.clone();
-    loop {
+    while climb {
         let mut improved = None;
         for (cand, log) in distribute::one_step(&current) {
             register(&log);

@@ -107,13 +107,12 @@ fn power_access(e: &Expr) -> Option<(&Expr, u32)> {
     }
 }
 
-/// Two factors accessing the same input that collapse, with the renaming (summed index of one
-/// copy → index of the other) that collapses them.
-fn find_pair(
-    factors: &[Expr],
-    bound: &[Idx],
-    inputs: &InputStats,
-) -> Option<(usize, usize, Vec<(Idx, Idx)>)> {
+/// A collapsible pair: the factor kept, the factor dropped, and the renaming (summed index of
+/// the dropped copy → index of the kept one).
+type Pair = (usize, usize, Vec<(Idx, Idx)>);
+
+/// Two factors accessing the same input that collapse (see [`Pair`]).
+fn find_pair(factors: &[Expr], bound: &[Idx], inputs: &InputStats) -> Option<Pair> {
     for a in 0..factors.len() {
         let Some((
             Expr::Input {

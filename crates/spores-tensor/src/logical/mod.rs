@@ -416,19 +416,21 @@ fn optimize_query(
         }
     };
     let mut current = expr.clone();
-    while climb {
-        let mut improved = None;
-        for (cand, log) in distribute::one_step(&current) {
-            register(&log);
-            let s = run_search(ctx, &cand, name, idxs, options)?;
-            if s.cost < best.cost {
-                best = s;
-                improved = Some(cand);
+    if climb {
+        loop {
+            let mut improved = None;
+            for (cand, log) in distribute::one_step(&current) {
+                register(&log);
+                let s = run_search(ctx, &cand, name, idxs, options)?;
+                if s.cost < best.cost {
+                    best = s;
+                    improved = Some(cand);
+                }
             }
-        }
-        match improved {
-            Some(c) => current = c,
-            None => break,
+            match improved {
+                Some(c) => current = c,
+                None => break,
+            }
         }
     }
     let (full, log) = distribute::exhaustive(expr);

@@ -19,6 +19,9 @@ use super::normalize::{make_agg, rebuild_map, substitute};
 use crate::plan_ast::{AggOp, Expr, Idx, MapOp};
 use crate::TensorError;
 
+/// Plans one term as a query of its own: (term, its name, its output indices).
+pub type TermSearch<'s> = dyn Fn(&Expr, &str, &[Idx]) -> Result<State, TensorError> + 's;
+
 /// Sums of at least this many terms are planned term by term.
 pub const MIN_TERMS: usize = 2;
 
@@ -30,7 +33,7 @@ pub fn plan_terms(
     name: &str,
     idxs: &[Idx],
     tag: &str,
-    search: &dyn Fn(&Expr, &str, &[Idx]) -> Result<State, TensorError>,
+    search: &TermSearch,
 ) -> Result<Option<State>, TensorError> {
     let Expr::Agg {
         op: AggOp::Sum,

@@ -207,6 +207,9 @@ pub fn optimize_explained(
                 q.name, q.idxs, free
             )));
         }
+        // Term plans are shared between the candidates of one program query only (their
+        // queries are copied into each plan that uses them).
+        ctx.term_plans.borrow_mut().clear();
         let refs = inline::alias_refs(&q.expr, &|n| defs.contains_key(n));
         let mut candidates: Vec<(Expr, std::collections::BTreeSet<String>, bool)> =
             if options.no_inline {

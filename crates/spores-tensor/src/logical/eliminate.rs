@@ -71,6 +71,8 @@ pub struct Ctx<'a> {
     exact_deadline: Cell<Option<std::time::Instant>>,
     exact_states_left: Cell<usize>,
     exact_stopped: Cell<bool>,
+    /// Plans of sum terms already searched, by canonical text ([`super::terms`]).
+    pub term_plans: RefCell<HashMap<String, State>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -88,6 +90,7 @@ impl<'a> Ctx<'a> {
             exact_deadline: Cell::new(None),
             exact_states_left: Cell::new(usize::MAX),
             exact_stopped: Cell::new(false),
+            term_plans: RefCell::new(HashMap::new()),
         }
     }
 
@@ -211,7 +214,12 @@ impl<'a> Ctx<'a> {
             None => body.clone(),
         };
         let (nnz_body, nnz_out) = (body.estimate(), out.estimate());
-        let cost = self.cost_model.agg * nnz_out + self.cost_model.map * nnz_body;
+        let map = if self.is_dense_product(&q)? {
+            self.cost_model.map * self.cost_model.dense_product
+        } else {
+            self.cost_model.map
+        };
+        let cost = self.cost_model.agg * nnz_out + map * nnz_body;
         self.results
             .borrow_mut()
             .insert(q.name.clone(), (q.idxs.clone(), out));
@@ -609,6 +617,47 @@ pub fn add_with_absorption(
 }
 
 impl Ctx<'_> {
+    /// Whether `q` is `sum[k](A * B)` with `A` and `B` accesses of order 1 or 2 (one of order
+    /// 2) that share only `k` and are both estimated at least half full (stored dense, as the
+    /// engine stores such inputs): a dense matrix product, priced with
+    /// [`CostModel::dense_product`].
+    fn is_dense_product(&self, q: &LogicalQuery) -> Result<bool, TensorError> {
+        let (Some(AggOp::Sum), [k]) = (q.agg, q.agg_idxs.as_slice()) else {
+            return Ok(false);
+        };
+        let Expr::Map {
+            op: MapOp::Mul,
+            args,
+        } = &q.body
+        else {
+            return Ok(false);
+        };
+        let [a, b] = args.as_slice() else {
+            return Ok(false);
+        };
+        let mut orders = vec![];
+        let mut seen: Vec<&Idx> = vec![];
+        for x in [a, b] {
+            let (Expr::Input { idxs, .. } | Expr::Alias { idxs, .. }) = x else {
+                return Ok(false);
+            };
+            if !idxs.contains(k) || idxs.len() > 2 {
+                return Ok(false);
+            }
+            // Apart from `k`, no index in both operands (`X[i,j] * X[i,j]` is no product).
+            if idxs.iter().any(|i| i != k && seen.contains(&i)) {
+                return Ok(false);
+            }
+            seen.extend(idxs.iter());
+            let cells: f64 = idxs.iter().map(|i| self.size(i) as f64).product();
+            if self.stats(x)?.estimate() < 0.5 * cells {
+                return Ok(false);
+            }
+            orders.push(idxs.len());
+        }
+        Ok(orders.contains(&2))
+    }
+
     fn stats_of_result(&self, q: &LogicalQuery) -> Result<TensorStats, TensorError> {
         let body = self.stats(&q.body)?;
         Ok(match q.agg {

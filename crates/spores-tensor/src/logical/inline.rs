@@ -152,6 +152,35 @@ pub fn candidates(
     out
 }
 
+/// The consumer with every alias it reads inlined, including those read more than once (a
+/// self-product such as `t(X) %*% X`), when some alias is read more than once; `None`
+/// otherwise. The optimizer keeps this candidate only if the copies collapse
+/// ([`super::keyjoin`]): a product of uncollapsed copies repeats the definition's join.
+pub fn shared_candidate(
+    expr: &Expr,
+    refs: &[String],
+    defs: &HashMap<String, (Vec<Idx>, Expr)>,
+) -> Option<(Expr, BTreeSet<String>)> {
+    let reads = |a: &str| {
+        let mut n = 0;
+        expr.for_each_access(&mut |e| {
+            if matches!(e, Expr::Alias { name, .. } if name == a) {
+                n += 1;
+            }
+        });
+        n
+    };
+    if !refs.iter().any(|a| reads(a) > 1) {
+        return None;
+    }
+    let mut e = expr.clone();
+    for a in refs {
+        let (idxs, def) = &defs[a];
+        e = inline_alias(&e, a, idxs, def);
+    }
+    Some((e, refs.iter().cloned().collect()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,10 +13,12 @@
 mod distribute;
 mod eliminate;
 pub mod inline;
+pub mod keyjoin;
 mod naive;
 pub mod normalize;
 pub mod pushdown;
 mod search;
+mod terms;
 
 use std::collections::{HashMap, HashSet};
 
@@ -52,11 +54,23 @@ pub struct CostModel {
     pub agg: f64,
     /// Cost per estimated non-fill entry of a query's pointwise body (its work).
     pub map: f64,
+    /// Factor on `map` for a query that is a product of two dense operands summed over one
+    /// shared index (a matrix product: the engine runs it on spores-exec's blocked kernels,
+    /// not its interpreter). Measured on the ML benchmark (2026-11-21, load 4-6): `t(X) X` on
+    /// the matrix-product fast path ~1-2.5 ns per body entry; interpreted and scanned kernels
+    /// over the lineitem tensor 40-70 ns per cost unit: 1/25. With 1.0 (Galley's model), the
+    /// factorized covariance (`keyjoin`) is chosen over building `X` and runs about twice as
+    /// slow on our engine.
+    pub dense_product: f64,
 }
 
 impl Default for CostModel {
     fn default() -> CostModel {
-        CostModel { agg: 1.0, map: 1.0 }
+        CostModel {
+            agg: 1.0,
+            map: 1.0,
+            dense_product: 0.04,
+        }
     }
 }
 
@@ -102,6 +116,9 @@ pub struct LogicalOptions {
     pub no_distribute: bool,
     /// Never inline an alias to an earlier query into its consumers ([`inline`]) when `true`.
     pub no_inline: bool,
+    /// Never collapse self-joins on a key ([`keyjoin`]) when `true` (the rewrite relies on a
+    /// functional dependency the input statistics observed).
+    pub no_key_joins: bool,
 }
 
 /// Estimates behind one logical query (for `--explain`).
@@ -190,12 +207,26 @@ pub fn optimize_explained(
                 q.name, q.idxs, free
             )));
         }
+        // Term plans are shared between the candidates of one program query only (their
+        // queries are copied into each plan that uses them).
+        ctx.term_plans.borrow_mut().clear();
         let refs = inline::alias_refs(&q.expr, &|n| defs.contains_key(n));
-        let candidates = if options.no_inline {
-            vec![(q.expr.clone(), Default::default())]
-        } else {
-            inline::candidates(&q.expr, &refs, &defs)
-        };
+        let mut candidates: Vec<(Expr, std::collections::BTreeSet<String>, bool)> =
+            if options.no_inline {
+                vec![(q.expr.clone(), Default::default(), false)]
+            } else {
+                inline::candidates(&q.expr, &refs, &defs)
+                    .into_iter()
+                    .map(|(e, set)| (e, set, false))
+                    .collect()
+            };
+        // An alias read several times (`t(X) %*% X`) is inlined only where its copies
+        // collapse on a key (checked below, after normalization).
+        if !options.no_inline && !options.no_key_joins {
+            if let Some((e, set)) = inline::shared_candidate(&q.expr, &refs, &defs) {
+                candidates.push((e, set, true));
+            }
+        }
         // With several candidates they are compared by greedy plans (the exact search over
         // an inlined star join is much larger); a winner that inlines nothing is then
         // re-planned with the requested search.
@@ -208,12 +239,12 @@ pub fn optimize_explained(
         } else {
             *options
         };
-        let plan_with = |expr: &Expr, opts: &LogicalOptions, budget: Option<usize>| {
+        let plan_with = |expr: &Expr, opts: &LogicalOptions, budget: Option<usize>, climb: bool| {
             let Some(b) = budget else {
-                return optimize_query(&ctx, expr, &q.name, &q.idxs, opts).map(Some);
+                return optimize_query(&ctx, expr, &q.name, &q.idxs, opts, climb).map(Some);
             };
             ctx.budget.set(ctx.named().saturating_add(b));
-            let r = optimize_query(&ctx, expr, &q.name, &q.idxs, opts);
+            let r = optimize_query(&ctx, expr, &q.name, &q.idxs, opts, climb);
             let over = ctx.named() > ctx.budget.get();
             ctx.budget.set(usize::MAX);
             match r {
@@ -224,8 +255,17 @@ pub fn optimize_explained(
         };
         // (effective cost, state, normalized expression, candidate, inlined aliases)
         let mut best: Option<(f64, State, Expr, Expr, std::collections::BTreeSet<String>)> = None;
-        for (cand, inlined) in candidates {
+        for (cand, inlined, shared) in candidates {
             let expr = normalize::normalize(&cand, &q.idxs);
+            let expr = if options.no_key_joins {
+                expr
+            } else {
+                let (unified, merged) = keyjoin::unify_key_self_joins(&expr, inputs);
+                if shared && merged == 0 {
+                    continue;
+                }
+                unified
+            };
             let dims_of = |name: &str| result_dims.get(name).cloned().or_else(|| inputs.dims(name));
             let sizes = index_sizes(&expr, &dims_of)
                 .map_err(|e| TensorError::Invalid(format!("query {}: {e}", q.name)))?;
@@ -237,7 +277,10 @@ pub fn optimize_explained(
             // Inlining candidates are optional: one whose search runs past the budget is
             // dropped (the query as written is always planned, without a budget).
             let budget = (!inlined.is_empty()).then_some(INLINE_SEARCH_BUDGET);
-            let Some(state) = plan_with(&expr, &compare, budget)? else {
+            // A collapsed self-product is searched as written and fully distributed only
+            // (Galley's covariance plan is the fully distributed one): the one-step
+            // distribution climb over its many partial forms cost 40-80 ms per program.
+            let Some(state) = plan_with(&expr, &compare, budget, !shared)? else {
                 continue;
             };
             // An alias this candidate inlines and nobody else reads any more is not built.
@@ -255,7 +298,7 @@ pub fn optimize_explained(
         // An inlined winner keeps its greedy plan: the exact search over a star join with
         // its distributed forms runs for minutes (linear regression at sf 0.01: ~100 s).
         if several && options.search != Search::Greedy && inlined.is_empty() {
-            if let Some(s) = plan_with(&expr, options, None)? {
+            if let Some(s) = plan_with(&expr, options, None, true)? {
                 if s.cost <= state.cost {
                     state = s;
                 }
@@ -334,6 +377,8 @@ fn check_agg_sizes(ctx: &Ctx, e: &Expr, query: &str) -> Result<(), TensorError> 
     }
 }
 
+/// The elimination search of one (normalized) query; a sum of several terms is planned term
+/// by term ([`terms`]).
 fn run_search(
     ctx: &Ctx,
     expr: &Expr,
@@ -341,21 +386,27 @@ fn run_search(
     idxs: &[Idx],
     options: &LogicalOptions,
 ) -> Result<State, TensorError> {
-    match options.search {
-        Search::Greedy => search::greedy(ctx, expr, name, idxs),
-        Search::Exact => search::exact(ctx, expr, name, idxs),
+    let one = |e: &Expr, n: &str, i: &[Idx]| match options.search {
+        Search::Greedy => search::greedy(ctx, e, n, i),
+        Search::Exact => search::exact(ctx, e, n, i),
+    };
+    let tag = format!("{:?}", options.search);
+    if let Some(s) = terms::plan_terms(ctx, expr, name, idxs, &tag, &one)? {
+        return Ok(s);
     }
+    one(expr, name, idxs)
 }
 
 /// Elimination search on the normalized query, then the greedy distributivity search of §5.1
-/// (one distribution step at a time while it lowers the cost, plus the fully distributed
-/// form).
+/// (one distribution step at a time while it lowers the cost, when `climb`, plus the fully
+/// distributed form).
 fn optimize_query(
     ctx: &Ctx,
     expr: &Expr,
     name: &str,
     idxs: &[Idx],
     options: &LogicalOptions,
+    climb: bool,
 ) -> Result<State, TensorError> {
     let mut best = run_search(ctx, expr, name, idxs, options)?;
     if options.no_distribute {
@@ -368,19 +419,21 @@ fn optimize_query(
         }
     };
     let mut current = expr.clone();
-    loop {
-        let mut improved = None;
-        for (cand, log) in distribute::one_step(&current) {
-            register(&log);
-            let s = run_search(ctx, &cand, name, idxs, options)?;
-            if s.cost < best.cost {
-                best = s;
-                improved = Some(cand);
+    if climb {
+        loop {
+            let mut improved = None;
+            for (cand, log) in distribute::one_step(&current) {
+                register(&log);
+                let s = run_search(ctx, &cand, name, idxs, options)?;
+                if s.cost < best.cost {
+                    best = s;
+                    improved = Some(cand);
+                }
             }
-        }
-        match improved {
-            Some(c) => current = c,
-            None => break,
+            match improved {
+                Some(c) => current = c,
+                None => break,
+            }
         }
     }
     let (full, log) = distribute::exhaustive(expr);

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::plan_ast::{
-    Access, Expr, Idx, LevelFormat, LogicalPlan, LogicalQuery, PhysExpr, PhysicalPlan,
+    Access, Expr, Idx, LevelFormat, LogicalPlan, LogicalQuery, MapOp, PhysExpr, PhysicalPlan,
     PhysicalQuery, Protocol,
 };
 use crate::stats::{expr_stats, Estimator, InputStats, TensorStats};
@@ -107,6 +107,13 @@ fn collect_accesses(
         }
         Expr::Map { op, args } => {
             let ann = op.props().annihilator;
+            // `x ^ n` with a positive literal `n` is 0 where `x` is 0 (a key self-join
+            // collapsed to `L^2`, see `logical::keyjoin`): the base covers like a factor.
+            if let (MapOp::Pow, [base, Expr::Literal(n)]) = (op, args.as_slice()) {
+                if *n > 0.0 && st.expr(base)?.fill() == 0.0 {
+                    return collect_accesses(base, covers, st, out);
+                }
+            }
             for a in args {
                 // A child whose fill is the operator's annihilator forces the result to it.
                 let child_covers = covers

@@ -49,6 +49,15 @@ fn sweep(env: &ShapeEnv, first_seed: u64, count: u64, depth: usize) -> Vec<Strin
     failures
 }
 
+/// Expressions per sweep: `SPORES_SOUNDNESS_CASES` (default 120; thousands for a deeper
+/// check, in release mode).
+fn cases() -> u64 {
+    std::env::var("SPORES_SOUNDNESS_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(120)
+}
+
 fn assert_sound(failures: Vec<String>) {
     assert!(
         failures.is_empty(),
@@ -60,10 +69,10 @@ fn assert_sound(failures: Vec<String>) {
 
 #[test]
 fn random_expressions_saturate_soundly() {
-    assert_sound(sweep(&shapes(&[]), 0, 120, 3));
+    assert_sound(sweep(&shapes(&[]), 0, cases(), 3));
 }
 
 #[test]
 fn random_expressions_over_all_zero_inputs_saturate_soundly() {
-    assert_sound(sweep(&shapes(&["Y", "u"]), 1_000, 120, 3));
+    assert_sound(sweep(&shapes(&["Y", "u"]), 1_000_000, cases(), 3));
 }

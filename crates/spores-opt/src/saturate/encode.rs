@@ -346,6 +346,7 @@ impl Encoder {
             ("rows", Arg::I64(rc)),
             ("cols", Arg::I64(cc)),
             ("lsp", Arg::F64(sp)),
+            ("lid", Arg::I64(slot as i64)),
         ] {
             self.ops.push(Op::Set(f, vec![Arg::Slot(slot)], v));
         }

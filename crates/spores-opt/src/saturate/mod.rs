@@ -27,13 +27,14 @@
 //!   schemas split, `Unbind i j (Bind i j A)` = `A`, `t(..)` for the other orientation,
 //!   fused kernels, ...). The extractor chooses among LA e-nodes ([`crate::extract`]).
 //! * Fresh indices are constructors over what they come from, not gensyms: deterministic,
-//!   free in no context they are introduced into. `Kmm a b` is the inner index of
-//!   `a %*% b` (over LA classes, so alpha-equal translations of shared subexpressions
-//!   become the same class). `Kp i sa sb` is the renamed `i` for a join of relations with
-//!   schemas `sa` and `sb`: keyed on the schemas, which are values, never on the relations'
-//!   classes. Classes merge (all-zero relations of one schema are one class), and two fresh
-//!   indices keyed on classes that later merge become one index; where both were in scope
-//!   that captured a variable and merged classes of different schemas.
+//!   free in no context they are introduced into, and never keyed on e-classes: classes
+//!   merge (all-zero relations of one schema are one class; raising equates LA classes),
+//!   and two fresh indices keyed on classes that later merge become one index, which
+//!   captures a variable wherever both were in scope. `Kmm na nb` is the inner index of
+//!   `a %*% b`, keyed on the numbers (`lid`) the encoder gives the LA classes it inserts
+//!   (structurally equal subterms share one, so alpha-equal translations of shared
+//!   subexpressions get the same indices). `Kp i sa sb` is the renamed `i` for a join of
+//!   relations with schemas `sa` and `sb`, keyed on the schemas, which are values.
 //! * Rule 3's "else rename": `Join a (Agg i b)` with `i` free in `a` becomes
 //!   `Agg i' (Join a (Rename i i' b))` and `Rename` is pushed down to the binds by rules;
 //!   a `Rename` that cannot be pushed (it would capture) just stays and is never

@@ -83,7 +83,15 @@ struct Piece<'a> {
 
 /// Lines as [`super::lines`] counts them: a final line without `\n` counts too.
 fn line_count(text: &[u8]) -> usize {
-    let newlines = text.iter().filter(|&&b| b == b'\n').count();
+    // Per block of 128 bytes, a sum of 0/1 bytes that fits in a `u8`: the compiler
+    // turns it into vector compares and adds (a plain `filter().count()` was 5x slower,
+    // a fifth of the whole read).
+    let mut blocks = text.chunks_exact(128);
+    let mut newlines: usize = 0;
+    for block in &mut blocks {
+        newlines += block.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>() as usize;
+    }
+    newlines += blocks.remainder().iter().filter(|&&b| b == b'\n').count();
     newlines + usize::from(text.last().is_some_and(|&b| b != b'\n'))
 }
 

@@ -114,10 +114,7 @@ fn zeros<T: Clone + Default>(n: usize) -> Option<Vec<T>> {
 }
 
 /// Splits `v` into consecutive mutable slices of the given lengths.
-fn split_lengths<'a, T>(
-    mut v: &'a mut [T],
-    lengths: impl Iterator<Item = usize>,
-) -> Vec<&'a mut [T]> {
+fn split_lengths<T>(mut v: &mut [T], lengths: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
     let mut out = Vec::new();
     for n in lengths {
         let (head, tail) = std::mem::take(&mut v).split_at_mut(n);
@@ -235,7 +232,7 @@ fn fill_csr_piece(
 
 /// Removes the explicit zeros of a CSR matrix in place (one pass, rarely needed: writers
 /// that produce sorted files do not write zeros).
-fn drop_zeros(indptr: &mut Vec<usize>, indices: &mut Vec<u32>, values: &mut Vec<f64>) {
+fn drop_zeros(indptr: &mut [usize], indices: &mut Vec<u32>, values: &mut Vec<f64>) {
     let rows = indptr.len() - 1;
     let mut kept = 0;
     let mut start = indptr[0];

@@ -211,6 +211,59 @@ fn write_then_read_round_trips_through_every_format() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A run of `read` statements is read concurrently (`Interpreter::prefetch_reads`): the
+/// values, the duplicates, `$args`, reader options and the error of the first failing
+/// read are what reading them one after the other gives.
+#[test]
+fn consecutive_reads_match_reading_one_after_the_other() {
+    let dir = std::env::temp_dir().join(format!("spores-test-reads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b, c) = (dir.join("a.mtx"), dir.join("b.csv"), dir.join("c.npy"));
+    let write = format!(
+        r#"
+        A = rand(rows=40, cols=30, sparsity=0.1, min=-1, max=1, seed=3)
+        B = rand(rows=20, cols=5, min=-1, max=1, seed=4)
+        C = rand(rows=7, cols=7, min=-1, max=1, seed=5)
+        write(A, "{a}")
+        write(B, "{b}", format="csv", header=TRUE, sep=";")
+        write(C, "{c}")
+        print(sum(A) + " " + sum(B) + " " + sum(C))
+        "#,
+        a = a.display(),
+        b = b.display(),
+        c = c.display()
+    );
+    let sums = run(&write);
+    let reads = format!(
+        r#"
+        A = read($A, format="mm")
+        B = read("{b}", format="csv", header=TRUE, sep=";")
+        A2 = read($A)
+        C = read("{c}")
+        print(sum(A) + " " + sum(B) + " " + sum(C))
+        print(sum(A != A2) + " " + nrow(B) + " " + ncol(B))
+        "#,
+        b = b.display(),
+        c = c.display()
+    );
+    let out = run_with_args(&reads, &[("A", &a.display().to_string())]);
+    assert_eq!(out, format!("{sums}0.0 20 5\n"));
+
+    // The first failing read in statement order is the error, at its own statement.
+    let missing = dir.join("missing.mtx");
+    let src = format!(
+        "A = read(\"{a}\")\nM = read(\"{m}\")\nN = read(\"{n}\")\n",
+        a = a.display(),
+        m = missing.display(),
+        n = dir.join("also-missing.mtx").display()
+    );
+    let err = runtime_error(&src);
+    assert!(err.contains("missing.mtx"), "{err}");
+    assert!(!err.contains("also-missing.mtx"), "{err}");
+    assert!(err.contains(":2:"), "the error is at line 2: {err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn common_subexpressions_are_computed_once() {
     use spores::dag::{lower_block, LowerContext, Op};

@@ -14,7 +14,9 @@
 //! Large coordinate files are parsed in parallel chunks split at line boundaries: each
 //! entry line in one pass (values by `fast_float2`, no allocation), with a slow path that
 //! re-examines any line the fast one does not accept and names what is wrong with it.
-//! The chunks' entries are assembled into the matrix on all cores (`io/assemble.rs`).
+//! The chunks' entries are assembled into the matrix on all cores (`io/assemble.rs`);
+//! a `general` body in row-major order is parsed straight into the result instead
+//! (`io/mm_sorted.rs`), and falls back to this path at anything unusual.
 //! Coordinate dimensions must fit in `u32`, the index type of [`crate::matrix::CsrMatrix`].
 //! Writing always produces `coordinate real general` with the non-zero cells in row-major
 //! order, as SystemDS's `write(X, f, format="mm")` does.
@@ -36,14 +38,14 @@ enum Layout {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Field {
+pub(super) enum Field {
     Real,
     Integer,
     Pattern,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Symmetry {
+pub(super) enum Symmetry {
     General,
     Symmetric,
     SkewSymmetric,
@@ -164,12 +166,12 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Matrix> {
     }
 }
 
-struct Header {
-    field: Field,
-    symmetry: Symmetry,
-    rows: usize,
-    cols: usize,
-    size_line: usize,
+pub(super) struct Header {
+    pub field: Field,
+    pub symmetry: Symmetry,
+    pub rows: usize,
+    pub cols: usize,
+    pub size_line: usize,
 }
 
 fn is_data_line(line: &[u8]) -> bool {
@@ -231,7 +233,11 @@ fn fast_index(line: &[u8], p: &mut usize) -> Option<usize> {
 /// (comments, blank lines, errors, and infinite or NaN values, whose spellings are left to
 /// the standard parser), which the slow path then examines.
 #[inline]
-fn fast_entry(text: &[u8], start: usize, field: Field) -> Option<(usize, usize, f64, usize)> {
+pub(super) fn fast_entry(
+    text: &[u8],
+    start: usize,
+    field: Field,
+) -> Option<(usize, usize, f64, usize)> {
     let mut p = start;
     skip_spaces(text, &mut p);
     let i = fast_index(text, &mut p)?;
@@ -372,6 +378,11 @@ fn parse_coordinate(
     declared: usize,
     path: &Path,
 ) -> Result<Matrix> {
+    if h.symmetry == Symmetry::General && super::sorted_path_enabled() {
+        if let Some(m) = super::mm_sorted::parse(body, h, declared) {
+            return Ok(m);
+        }
+    }
     let parts = parse_pieces(body, first_line, path, |t| parse_coordinate_piece(t, h))?;
     let total: usize = parts.iter().map(|p| p.value.1).sum();
     if total < declared {

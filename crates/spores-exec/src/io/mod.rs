@@ -16,6 +16,7 @@
 mod assemble;
 pub mod csv;
 pub mod matrix_market;
+mod mm_sorted;
 pub mod npy;
 #[cfg(test)]
 mod tests;
@@ -139,17 +140,51 @@ pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions
     })
 }
 
-/// Files at least this large are read by several threads at once.
+/// Files at least this large are mapped into memory instead of read.
+const MAP_MIN_BYTES: u64 = 1 << 20;
+
+/// Files at least this large (and not mapped) are read by several threads at once.
 const PARALLEL_READ_MIN_BYTES: u64 = 4 << 20;
 
-/// The whole file in memory; a missing or unreadable file is an [`ExecError::Io`].
+/// A file's bytes: mapped from the page cache, or read into a buffer.
+pub(crate) enum FileBytes {
+    #[cfg(unix)]
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            #[cfg(unix)]
+            FileBytes::Mapped(m) => m,
+            FileBytes::Read(v) => v,
+        }
+    }
+}
+
+/// The whole file; a missing or unreadable file is an [`ExecError::Io`].
 ///
-/// A large file is read in one slice per thread with positioned reads into one buffer:
-/// copying from the page cache (and faulting in the buffer's pages) is a tenth of the
-/// time of a Matrix Market read, and would otherwise run on one core before the
-/// parallel parse starts. A file that changes size meanwhile is read again in one go.
-fn read_file(path: &Path) -> Result<Vec<u8>> {
-    let whole = || fs::read(path).map_err(|source| io_error(path, source));
+/// A file of 1 MiB or more is mapped: reading copies every byte out of the page cache
+/// into a fresh buffer whose pages the kernel must first fault in and zero, which took
+/// as much CPU as a third of the parse (a 29 MB file: 7,000 page faults). A mapping
+/// shares the page-cache pages; they are faulted in by the parser's first pass, on all
+/// cores, many pages per fault. If mapping fails, a large file is read in one slice per
+/// thread with positioned reads, a small one in one go.
+///
+/// The mapping is read-only and dropped when the parse is done. Like any reader, a parse
+/// that races with another process rewriting the file sees torn data; a file truncated
+/// meanwhile would fault (SIGBUS) where a read would see it shorter. Spores never writes
+/// a file it is reading: its writes go to a temporary file that is renamed over the
+/// target, which leaves a mapping of the old file intact.
+fn read_file(path: &Path) -> Result<FileBytes> {
+    let whole = || {
+        fs::read(path)
+            .map(FileBytes::Read)
+            .map_err(|source| io_error(path, source))
+    };
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileExt;
@@ -158,6 +193,18 @@ fn read_file(path: &Path) -> Result<Vec<u8>> {
             .metadata()
             .map_err(|source| io_error(path, source))?
             .len();
+        #[cfg(test)]
+        let map = !test_knobs::NO_MAP.with(|c| c.get());
+        #[cfg(not(test))]
+        let map = true;
+        if map && len >= MAP_MIN_BYTES && usize::try_from(len).is_ok() {
+            // SAFETY: the mapping is read-only and private to this call; see above for
+            // what a concurrent change of the file does.
+            let mapped = unsafe { memmap2::MmapOptions::new().len(len as usize).map(&file) };
+            if let Ok(map) = mapped {
+                return Ok(FileBytes::Mapped(map));
+            }
+        }
         let threads = rayon::current_num_threads();
         if len < PARALLEL_READ_MIN_BYTES || threads < 2 || usize::try_from(len).is_err() {
             return whole();
@@ -170,7 +217,7 @@ fn read_file(path: &Path) -> Result<Vec<u8>> {
             .try_for_each(|(k, part)| file.read_exact_at(part, (k * chunk) as u64));
         let mut probe = [0u8; 1];
         match (read, file.read_at(&mut probe, len)) {
-            (Ok(()), Ok(0)) => Ok(buf),
+            (Ok(()), Ok(0)) => Ok(FileBytes::Read(buf)),
             _ => whole(),
         }
     }
@@ -307,6 +354,8 @@ fn split_pieces(text: &[u8]) -> Vec<&[u8]> {
         (rayon::current_num_threads() * 8).clamp(1, text.len() / (PARALLEL_MIN_BYTES / 8))
     };
     let target = text.len().div_ceil(pieces).max(1);
+    #[cfg(test)]
+    let target = test_knobs::PIECE_BYTES.with(|c| c.get()).unwrap_or(target);
     let mut out = Vec::with_capacity(pieces + 1);
     let mut start = 0;
     while start < text.len() {
@@ -321,6 +370,32 @@ fn split_pieces(text: &[u8]) -> Vec<&[u8]> {
         start = end;
     }
     out
+}
+
+/// Whether a `general` Matrix Market body may take the row-major fast path
+/// (`io/mm_sorted.rs`); tests turn it off to compare with the generic path.
+fn sorted_path_enabled() -> bool {
+    #[cfg(test)]
+    if test_knobs::NO_SORTED_PATH.with(|c| c.get()) {
+        return false;
+    }
+    true
+}
+
+/// Settings tests use to reach every path on small inputs; per thread, so that tests
+/// running at the same time do not see each other's.
+#[cfg(test)]
+pub(crate) mod test_knobs {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Split texts into pieces of about this many bytes, whatever their size.
+        pub static PIECE_BYTES: Cell<Option<usize>> = const { Cell::new(None) };
+        /// Parse Matrix Market bodies the generic way only.
+        pub static NO_SORTED_PATH: Cell<bool> = const { Cell::new(false) };
+        /// Read files instead of mapping them.
+        pub static NO_MAP: Cell<bool> = const { Cell::new(false) };
+    }
 }
 
 /// The result of parsing one piece of a text, with the piece and its first line number.

@@ -971,7 +971,16 @@ fn read_matrix_large_file_reads_in_parallel_slices() {
     let dir = TempDir::new();
     let path = dir.path("big.mtx");
     std::fs::write(&path, &text).unwrap();
-    assert_eq!(read_file(&path).unwrap(), text.as_bytes());
+    assert!(matches!(
+        read_file(&path).unwrap(),
+        super::FileBytes::Mapped(_)
+    ));
+    assert_eq!(&*read_file(&path).unwrap(), text.as_bytes());
+    super::test_knobs::NO_MAP.with(|c| c.set(true));
+    let read = read_file(&path);
+    super::test_knobs::NO_MAP.with(|c| c.set(false));
+    assert!(matches!(read.as_ref().unwrap(), super::FileBytes::Read(_)));
+    assert_eq!(&*read.unwrap(), text.as_bytes());
     let from_file = read_matrix(&path, Format::MatrixMarket, &ReadOptions::default()).unwrap();
     assert!(same_bits(&from_file, &mm(&text).unwrap()));
     assert_eq!(from_file.rows(), rows);
@@ -1012,6 +1021,154 @@ proptest! {
             }
             (Err(e), Err(_)) => prop_assert_eq!(err_line(Err(e)), 3),
             (got, want) => prop_assert!(false, "{}: reader {:?}, std {:?}", token, got.map(|m| m.get(0, 0)), want),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The row-major fast path (`io/mm_sorted.rs`) against the generic one, on small pieces.
+
+/// Parses `text` with pieces of about `piece_bytes` bytes, by the fast path where it
+/// applies (`sorted`) or by the generic path only.
+fn mm_pieces(text: &str, piece_bytes: usize, sorted: bool) -> Result<Matrix> {
+    use super::test_knobs::{NO_SORTED_PATH, PIECE_BYTES};
+    PIECE_BYTES.with(|c| c.set(Some(piece_bytes)));
+    NO_SORTED_PATH.with(|c| c.set(!sorted));
+    let r = mm(text);
+    PIECE_BYTES.with(|c| c.set(None));
+    NO_SORTED_PATH.with(|c| c.set(false));
+    r
+}
+
+/// Whether the fast path takes the body of `text` (a general real coordinate file with
+/// its size line on line 2), with pieces of about `piece_bytes` bytes.
+fn fast_path_takes(text: &str, piece_bytes: usize) -> bool {
+    use super::matrix_market::{Field, Header, Symmetry};
+    let mut it = text.splitn(3, '\n');
+    let (_, size, body) = (it.next(), it.next().unwrap(), it.next().unwrap_or(""));
+    let dims: Vec<usize> = size
+        .split_whitespace()
+        .map(|t| t.parse().unwrap())
+        .collect();
+    let h = Header {
+        field: Field::Real,
+        symmetry: Symmetry::General,
+        rows: dims[0],
+        cols: dims[1],
+        size_line: 2,
+    };
+    super::test_knobs::PIECE_BYTES.with(|c| c.set(Some(piece_bytes)));
+    let taken = super::mm_sorted::parse(body.as_bytes(), &h, dims[2]).is_some();
+    super::test_knobs::PIECE_BYTES.with(|c| c.set(None));
+    taken
+}
+
+fn coordinate_text(rows: usize, cols: usize, entries: &[(usize, usize, f64)]) -> String {
+    let mut text = format!(
+        "%%MatrixMarket matrix coordinate real general\n{rows} {cols} {}\n",
+        entries.len()
+    );
+    for &(i, j, v) in entries {
+        text.push_str(&format!("{} {} {v}\n", i + 1, j + 1));
+    }
+    text
+}
+
+#[test]
+fn mm_sorted_path_takes_row_major_files_only() {
+    let entries = [
+        (0, 1, 1.5),
+        (0, 3, -2.0),
+        (2, 0, 3.0),
+        (3, 3, 4.0),
+        (5, 2, 0.0),
+    ];
+    let sorted = coordinate_text(6, 4, &entries);
+    for piece in [1, 7, 13, 1000] {
+        assert!(fast_path_takes(&sorted, piece), "piece {piece}");
+        assert!(same_bits(
+            &mm_pieces(&sorted, piece, true).unwrap(),
+            &mm_pieces(&sorted, piece, false).unwrap()
+        ));
+    }
+    let swapped = [entries[1], entries[0], entries[2], entries[3], entries[4]];
+    let repeated = [entries[0], entries[0], entries[2], entries[3], entries[4]];
+    for bad in [&swapped[..], &repeated[..]] {
+        for piece in [1, 7, 1000] {
+            assert!(!fast_path_takes(&coordinate_text(6, 4, bad), piece));
+        }
+    }
+    let with_comment = sorted.replacen("1 4 -2", "% note\n1 4 -2", 1);
+    assert!(!fast_path_takes(&with_comment, 1000));
+    let short = sorted.replacen("6 4 5", "6 4 6", 1);
+    assert!(!fast_path_takes(&short, 1000));
+    // Dense result (every cell present) from the fast path.
+    let cells: Vec<(usize, usize, f64)> = (0..12).map(|k| (k / 3, k % 3, k as f64 - 5.0)).collect();
+    let full = coordinate_text(4, 3, &cells);
+    assert!(fast_path_takes(&full, 9));
+    let got = mm_pieces(&full, 9, true).unwrap();
+    assert!(!got.is_sparse());
+    assert!(same_bits(&got, &mm_pieces(&full, 9, false).unwrap()));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Split into pieces of any size, sorted or not, with duplicates, explicit zeros, `-0`
+    /// and blank or comment lines, a file reads to the same bits (or the same error) by
+    /// the fast path as by the generic one.
+    #[test]
+    fn mm_sorted_path_matches_generic_path(
+        rows in 1..10usize,
+        cols in 1..10usize,
+        raw in proptest::collection::vec(
+            (0..10usize, 0..10usize, prop_oneof![Just(0.0), Just(-0.0), -4.0..4.0f64]),
+            0..60,
+        ),
+        order in 0..3u8,
+        dense_fill in any::<bool>(),
+        extra in prop_oneof![Just(""), Just("\n"), Just("% c\n"), Just("1 1\n")],
+        extra_at in any::<proptest::sample::Index>(),
+        piece in 1..64usize,
+    ) {
+        let mut entries: Vec<(usize, usize, f64)> = if dense_fill {
+            (0..rows * cols).map(|k| (k / cols, k % cols, k as f64 * 0.25 - 3.0)).collect()
+        } else {
+            raw.into_iter().map(|(i, j, v)| (i % rows, j % cols, v)).collect()
+        };
+        match order {
+            0 => {
+                entries.sort_by_key(|&(i, j, _)| (i, j));
+                entries.dedup_by_key(|e| (e.0, e.1));
+            }
+            1 => entries.sort_by_key(|&(i, j, _)| (i, j)),
+            _ => {}
+        }
+        let mut text = coordinate_text(rows, cols, &entries);
+        if !extra.is_empty() {
+            let lines: Vec<&str> = text.lines().collect();
+            let at = 2 + extra_at.index(lines.len() - 1);
+            let mut out: Vec<String> = lines.iter().map(|l| format!("{l}\n")).collect();
+            out.insert(at, extra.to_string());
+            text = out.concat();
+        }
+        let fast = mm_pieces(&text, piece, true);
+        let generic = mm_pieces(&text, piece, false);
+        match (fast, generic) {
+            (Ok(a), Ok(b)) => {
+                prop_assert!(same_bits(&a, &b), "{text}");
+                prop_assert_eq!(a.is_sparse(), b.is_sparse());
+                if let (Matrix::Sparse(x), Matrix::Sparse(y)) = (&a, &b) {
+                    for i in 0..rows {
+                        prop_assert_eq!(x.line(i), y.line(i));
+                    }
+                }
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "fast {a:?} vs generic {b:?} on {text}"),
+        }
+        if order == 0 && extra.is_empty() && !entries.is_empty() {
+            prop_assert!(fast_path_takes(&text, piece));
         }
     }
 }

@@ -9,10 +9,10 @@ use std::time::Instant;
 use spores_lang::ast::{Expr, FunctionDef, Program, Stmt, StmtKind, TypeSpec};
 use spores_lang::diag::{Diagnostic, Span};
 
-use super::ops::{self, EffectContext};
+use super::ops::{self, EffectContext, ReadRequest};
 use super::stats::Stats;
 use super::value::Value;
-use crate::dag::{explain, lower_block, lower_expr, BlockDag, LowerContext, Op};
+use crate::dag::{explain, lower_block, lower_expr, BlockDag, Builtin, LowerContext, Op};
 use crate::opt::{DagOptimizer, InputMeta, NoOptimizer};
 
 /// How deep user functions may recurse before the run stops with an error.
@@ -74,6 +74,9 @@ pub struct Interpreter<'w> {
     explained_optimizations: HashSet<usize>,
     /// Optimizer notes waiting to be printed with the block's `--explain` output.
     pending_notes: HashMap<(usize, usize), String>,
+    /// Files read ahead of their `read` nodes by [`Interpreter::prefetch_reads`], each
+    /// taken (removed) by the first `read` node that asks for the same request.
+    prefetched: Vec<(ReadRequest, Result<Value, String>)>,
     next_seed: u64,
     call_depth: usize,
     start: Instant,
@@ -99,6 +102,7 @@ impl<'w> Interpreter<'w> {
             optimizations: HashMap::new(),
             explained_optimizations: HashSet::new(),
             pending_notes: HashMap::new(),
+            prefetched: Vec::new(),
             next_seed: start.elapsed().as_nanos() as u64 ^ std::process::id() as u64,
             call_depth: 0,
             start,
@@ -148,6 +152,17 @@ impl<'w> Interpreter<'w> {
                     i += 1;
                 }
                 _ => {
+                    let reads = read_run(stmts, i);
+                    if reads >= 2 {
+                        // Each read statement is a block of its own (see `block_end`).
+                        self.prefetch_reads(&stmts[i..i + reads]);
+                        let result =
+                            (i..i + reads).try_for_each(|k| self.exec_block(&stmts[k..k + 1], env));
+                        self.prefetched.clear();
+                        result?;
+                        i += reads;
+                        continue;
+                    }
                     let end = block_end(stmts, i);
                     self.exec_block(&stmts[i..end], env)?;
                     i = end;
@@ -234,6 +249,59 @@ impl<'w> Interpreter<'w> {
         let block = self.compile(key, env, |ctx| lower_expr(expr, ctx))?;
         let mut results = self.eval_block(&block, env, key)?;
         Ok(results.remove(0))
+    }
+
+    /// Reads the files of a run of `x = read(...)` statements (see [`read_run`])
+    /// concurrently, before their blocks run one after the other: each read is parallel
+    /// inside, but its set-up and tail are serial, and three files read in turn leave a
+    /// core idle at each of those. Only reads whose arguments lower to constants (string
+    /// literals, `$args`) are prefetched; the blocks still run in order, each `read` node
+    /// taking its result (or its error, reported at that node as before) from
+    /// `self.prefetched`. Nothing else runs between the statements of the run, so no
+    /// `write` can change a file between the prefetch and the read it stands for.
+    fn prefetch_reads(&mut self, stmts: &[Stmt]) {
+        let started = Instant::now();
+        let ctx = LowerContext {
+            functions: &self.functions,
+            args: &self.options.args,
+        };
+        let requests: Vec<ReadRequest> = stmts
+            .iter()
+            .filter_map(|stmt| {
+                let StmtKind::Assign { value, .. } = &stmt.kind else {
+                    return None;
+                };
+                let lowered = lower_expr(value, &ctx).ok()?;
+                let dag = &lowered.dag;
+                let root = &dag.nodes()[lowered.outputs[0].1];
+                if root.op != Op::Builtin(Builtin::Read) {
+                    return None;
+                }
+                let args: Vec<Value> = root
+                    .children
+                    .iter()
+                    .map(|&c| match &dag.nodes()[c].op {
+                        Op::Literal(l) => Some(ops::literal(l)),
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?;
+                ReadRequest::from_args(&args).ok()
+            })
+            .collect();
+        if requests.len() < 2 {
+            return;
+        }
+        use rayon::prelude::*;
+        let results: Vec<Result<Value, String>> =
+            requests.par_iter().map(ReadRequest::run).collect();
+        self.prefetched = requests.into_iter().zip(results).collect();
+        // The time is the reads' (counted once, not per file); each `read` node then adds
+        // its count and the moment it takes to hand over its result.
+        self.stats
+            .ops
+            .entry(Op::Builtin(Builtin::Read).name().to_string())
+            .or_default()
+            .0 += started.elapsed();
     }
 
     fn exec_block(&mut self, stmts: &[Stmt], env: &mut Env) -> Result<(), Diagnostic> {
@@ -397,6 +465,25 @@ impl<'w> Interpreter<'w> {
                     Value::Int(0)
                 }
                 Op::Extract(k) => call_results[&node.children[0]][*k].clone(),
+                Op::Builtin(Builtin::Read) if !self.prefetched.is_empty() => {
+                    let taken = ReadRequest::from_args(&args).ok().and_then(|request| {
+                        let k = self.prefetched.iter().position(|(r, _)| *r == request)?;
+                        Some(self.prefetched.swap_remove(k).1)
+                    });
+                    match taken {
+                        Some(result) => result,
+                        None => ops::eval(
+                            &node.op,
+                            &args,
+                            &mut EffectContext {
+                                out: &mut *self.out,
+                                next_seed: &mut self.next_seed,
+                                start: self.start,
+                            },
+                        ),
+                    }
+                    .map_err(|message| Diagnostic::new(message, node.span))?
+                }
                 op => {
                     let mut fx = EffectContext {
                         out: &mut *self.out,
@@ -504,6 +591,27 @@ fn block_end(stmts: &[Stmt], start: usize) -> usize {
         }
     }
     stmts.len()
+}
+
+/// How many statements from `start` on are `name = read(...)` assignments, one after
+/// the other: the run [`Interpreter::prefetch_reads`] reads concurrently.
+fn read_run(stmts: &[Stmt], start: usize) -> usize {
+    use spores_lang::ast::{AssignTarget, ExprKind};
+    stmts[start..]
+        .iter()
+        .take_while(|stmt| {
+            matches!(
+                &stmt.kind,
+                StmtKind::Assign {
+                    target: AssignTarget::Var(_),
+                    value: Expr {
+                        kind: ExprKind::Call { name, .. },
+                        ..
+                    },
+                } if name == "read"
+            )
+        })
+        .count()
 }
 
 fn reads_a_file(e: &Expr) -> bool {

@@ -399,17 +399,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             }
             s => Ok(Value::str(s.to_string())),
         },
-        Builtin::Read => {
-            let file = string_arg(&args[0], "read: file name")?;
-            let format = file_format(&file, &string_arg(&args[1], "format")?)?;
-            let opts = ReadOptions {
-                csv_header: args[2].as_bool().unwrap_or(false),
-                csv_sep: string_arg(&args[3], "sep")?.chars().next().unwrap_or(','),
-            };
-            mio::read_matrix(Path::new(&*file), format, &opts)
-                .map(Value::matrix)
-                .map_err(exec_err)
-        }
+        Builtin::Read => ReadRequest::from_args(args)?.run(),
         Builtin::Write => {
             let file = string_arg(&args[1], "write: file name")?;
             let m = to_matrix(&args[0])?;
@@ -427,6 +417,38 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         }
         Builtin::Stop => Err(format!("stop: {}", args[0])),
         Builtin::Time => Ok(Value::Int(fx.start.elapsed().as_nanos() as i64)),
+    }
+}
+
+/// What a `read` node reads: the file, its format and the reader options, from the
+/// node's evaluated arguments (`file`, `format`, `header`, `sep`).
+///
+/// The interpreter also builds these ahead of time for a run of `read` statements with
+/// constant arguments, reads them concurrently, and hands each `read` node the result
+/// for its request (see `Interpreter::prefetch_reads`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadRequest {
+    pub file: Arc<str>,
+    pub format: Format,
+    pub opts: ReadOptions,
+}
+
+impl ReadRequest {
+    pub fn from_args(args: &[Value]) -> Result<ReadRequest, String> {
+        let file = string_arg(&args[0], "read: file name")?;
+        let format = file_format(&file, &string_arg(&args[1], "format")?)?;
+        let opts = ReadOptions {
+            csv_header: args[2].as_bool().unwrap_or(false),
+            csv_sep: string_arg(&args[3], "sep")?.chars().next().unwrap_or(','),
+        };
+        Ok(ReadRequest { file, format, opts })
+    }
+
+    /// Reads the file; errors name the path.
+    pub fn run(&self) -> OpResult {
+        mio::read_matrix(Path::new(&*self.file), self.format, &self.opts)
+            .map(Value::matrix)
+            .map_err(|e| e.to_string())
     }
 }
 

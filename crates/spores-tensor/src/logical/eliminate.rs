@@ -61,6 +61,14 @@ pub struct Ctx<'a> {
     /// Result name → (its index order, statistics over those indices).
     pub results: RefCell<HashMap<String, (Vec<Idx>, TensorStats)>>,
     input_cache: RefCell<HashMap<(String, Vec<Idx>), TensorStats>>,
+    /// Priced queries by structure ([`Ctx::query_key`]): the same minimal sub-expression is
+    /// cut out again and again — by every greedy step, every distributed form and every
+    /// inlining candidate — under a fresh name each time; its statistics are computed once.
+    /// Value: (structural id, result statistics, nnz of the body, nnz of the result).
+    memo: RefCell<HashMap<String, (usize, TensorStats, f64, f64)>>,
+    /// Structural id of the definition each result name currently stands for (aliases are
+    /// keyed by it, so queries over equal definitions under different names share a key).
+    canon: RefCell<HashMap<String, usize>>,
     counter: Cell<usize>,
     pub prefix: RefCell<String>,
     /// The search gives up (an error from [`successors`]) once more than this many queries
@@ -82,6 +90,8 @@ impl<'a> Ctx<'a> {
             sizes: RefCell::new(HashMap::new()),
             results: RefCell::new(HashMap::new()),
             input_cache: RefCell::new(HashMap::new()),
+            memo: RefCell::new(HashMap::new()),
+            canon: RefCell::new(HashMap::new()),
             counter: Cell::new(0),
             prefix: RefCell::new(String::new()),
             budget: Cell::new(usize::MAX),
@@ -121,6 +131,10 @@ impl<'a> Ctx<'a> {
     /// Whether the exact search ran out of budget.
     pub fn budget_stopped(&self) -> bool {
         self.exact_stopped.get()
+    }
+
+    pub fn memo_len(&self) -> usize {
+        self.memo.borrow().len()
     }
 
     /// Queries named so far (a measure of search effort).
@@ -190,28 +204,104 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn stats(&self, e: &Expr) -> Result<TensorStats, TensorError> {
-        let sizes = self.sizes.borrow().clone();
+        let sizes = self.sizes.borrow();
         expr_stats(e, self.estimator, &mut |leaf| self.leaf_stats(leaf), &|i| {
             sizes.get(i).copied()
         })
     }
 
+    /// The structure of `q` as a string, its own name left out: index names with their
+    /// sizes, inputs by name, aliases by the structural id of their definition. Equal keys
+    /// have equal statistics.
+    fn query_key(&self, q: &LogicalQuery) -> String {
+        use std::fmt::Write;
+        let sizes = self.sizes.borrow();
+        let canon = self.canon.borrow();
+        let mut key = String::with_capacity(128);
+        let idxs = |key: &mut String, idxs: &[Idx]| {
+            key.push('[');
+            for i in idxs {
+                let _ = write!(key, "{i}={},", sizes.get(i).copied().unwrap_or(1));
+            }
+            key.push(']');
+        };
+        fn body(
+            key: &mut String,
+            e: &Expr,
+            canon: &HashMap<String, usize>,
+            idxs: &dyn Fn(&mut String, &[Idx]),
+        ) {
+            match e {
+                Expr::Input { tensor, idxs: ix } => {
+                    let _ = write!(key, "I:{tensor}");
+                    idxs(key, ix);
+                }
+                Expr::Alias { name, idxs: ix } => {
+                    match canon.get(name) {
+                        Some(id) => {
+                            let _ = write!(key, "A#{id}");
+                        }
+                        None => {
+                            let _ = write!(key, "A:{name}");
+                        }
+                    }
+                    idxs(key, ix);
+                }
+                Expr::Literal(v) => {
+                    let _ = write!(key, "L{:x}", v.to_bits());
+                }
+                Expr::Map { op, args } => {
+                    let _ = write!(key, "{}(", op.name());
+                    for a in args {
+                        body(key, a, canon, idxs);
+                        key.push(',');
+                    }
+                    key.push(')');
+                }
+                Expr::Agg { op, idxs: ix, body: b } => {
+                    let _ = write!(key, "{op:?}");
+                    idxs(key, ix);
+                    key.push('(');
+                    body(key, b, canon, idxs);
+                    key.push(')');
+                }
+            }
+        }
+        let _ = write!(key, "{:?}", q.agg);
+        idxs(&mut key, &q.idxs);
+        idxs(&mut key, &q.agg_idxs);
+        body(&mut key, &q.body, &canon, &idxs);
+        key
+    }
+
     /// Prices a logical query and records its result statistics under its name.
     pub fn plan_query(&self, q: LogicalQuery) -> Result<Planned, TensorError> {
-        let body = self.stats(&q.body)?;
-        let out = match q.agg {
-            Some(g) => {
-                let over: Vec<(Idx, usize)> = q
-                    .agg_idxs
-                    .iter()
-                    .map(|i| (i.clone(), self.size(i)))
-                    .collect();
-                body.aggregate(g, &over)
+        let key = self.query_key(&q);
+        let hit = self.memo.borrow().get(&key).cloned();
+        let (id, out, nnz_body, nnz_out) = match hit {
+            Some(h) => h,
+            None => {
+                let body = self.stats(&q.body)?;
+                let out = match q.agg {
+                    Some(g) => {
+                        let over: Vec<(Idx, usize)> = q
+                            .agg_idxs
+                            .iter()
+                            .map(|i| (i.clone(), self.size(i)))
+                            .collect();
+                        body.aggregate(g, &over)
+                    }
+                    None => body.clone(),
+                };
+                let id = self.memo.borrow().len();
+                let (nnz_body, nnz_out) = (body.estimate(), out.estimate());
+                let entry = (id, out, nnz_body, nnz_out);
+                self.memo.borrow_mut().insert(key, entry.clone());
+                entry
             }
-            None => body.clone(),
         };
-        let (nnz_body, nnz_out) = (body.estimate(), out.estimate());
         let cost = self.cost_model.agg * nnz_out + self.cost_model.map * nnz_body;
+        self.canon.borrow_mut().insert(q.name.clone(), id);
         self.results
             .borrow_mut()
             .insert(q.name.clone(), (q.idxs.clone(), out));
@@ -595,10 +685,8 @@ pub fn add_with_absorption(
                 current = fused;
             }
             None => {
-                let stats = ctx.stats_of_result(&current.q)?;
-                ctx.results
-                    .borrow_mut()
-                    .insert(current.q.name.clone(), (current.q.idxs.clone(), stats));
+                // Re-records statistics and structural id under the shared name (a memo hit).
+                ctx.plan_query(current.q.clone())?;
                 break;
             }
         }
@@ -606,23 +694,6 @@ pub fn add_with_absorption(
     state.cost += current.cost;
     state.queries.push(current);
     Ok(())
-}
-
-impl Ctx<'_> {
-    fn stats_of_result(&self, q: &LogicalQuery) -> Result<TensorStats, TensorError> {
-        let body = self.stats(&q.body)?;
-        Ok(match q.agg {
-            Some(g) => {
-                let over: Vec<(Idx, usize)> = q
-                    .agg_idxs
-                    .iter()
-                    .map(|i| (i.clone(), self.size(i)))
-                    .collect();
-                body.aggregate(g, &over)
-            }
-            None => body,
-        })
-    }
 }
 
 /// Turns a residual without aggregates into the program query's final logical query (named

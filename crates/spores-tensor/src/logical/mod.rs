@@ -12,6 +12,7 @@
 
 mod distribute;
 mod eliminate;
+pub mod fuse;
 pub mod inline;
 mod naive;
 pub mod normalize;
@@ -312,7 +313,7 @@ pub fn optimize_explained(
         estimates,
         cost: total,
         result_stats,
-        budget_stopped: ctx.budget_stopped(),
+        budget_stopped: { if std::env::var("TNN_DEBUG").is_ok() { eprintln!("named {} memo {}", ctx.named(), ctx.memo_len()); } ctx.budget_stopped() },
     })
 }
 
@@ -341,6 +342,9 @@ fn run_search(
     idxs: &[Idx],
     options: &LogicalOptions,
 ) -> Result<State, TensorError> {
+    if std::env::var("TNN_DEBUG").is_ok() {
+        eprintln!("search {name}: {expr}");
+    }
     match options.search {
         Search::Greedy => search::greedy(ctx, expr, name, idxs),
         Search::Exact => search::exact(ctx, expr, name, idxs),
@@ -357,7 +361,19 @@ fn optimize_query(
     idxs: &[Idx],
     options: &LogicalOptions,
 ) -> Result<State, TensorError> {
-    let mut best = run_search(ctx, expr, name, idxs, options)?;
+    // Distribution steps often reach the same form along several paths (the fully
+    // distributed form is also some step's result): each distinct form is searched once.
+    let mut searched: HashMap<String, State> = HashMap::new();
+    let mut search = |e: &Expr| -> Result<State, TensorError> {
+        let key = e.to_string();
+        if let Some(s) = searched.get(&key) {
+            return Ok(s.clone());
+        }
+        let s = run_search(ctx, e, name, idxs, options)?;
+        searched.insert(key, s.clone());
+        Ok(s)
+    };
+    let mut best = search(expr)?;
     if options.no_distribute {
         return Ok(best);
     }
@@ -372,7 +388,7 @@ fn optimize_query(
         let mut improved = None;
         for (cand, log) in distribute::one_step(&current) {
             register(&log);
-            let s = run_search(ctx, &cand, name, idxs, options)?;
+            let s = search(&cand)?;
             if s.cost < best.cost {
                 best = s;
                 improved = Some(cand);
@@ -386,7 +402,7 @@ fn optimize_query(
     let (full, log) = distribute::exhaustive(expr);
     if &full != expr {
         register(&log);
-        let s = run_search(ctx, &full, name, idxs, options)?;
+        let s = search(&full)?;
         if s.cost < best.cost {
             best = s;
         }

@@ -108,15 +108,17 @@ fn collect_accesses(
         Expr::Map { op, args } => {
             let ann = op.props().annihilator;
             for a in args {
-                // A child whose fill is the operator's annihilator forces the result to it.
+                // A child whose fill is the operator's annihilator forces the result to it;
+                // the only child of a unary map (`relu(L * ..)`) forces it to the map's fill.
                 let child_covers = covers
-                    && match ann {
-                        Some(x) => {
-                            let f = st.expr(a)?.fill();
-                            f == x || (f.is_nan() && x.is_nan())
-                        }
-                        None => false,
-                    };
+                    && (args.len() == 1
+                        || match ann {
+                            Some(x) => {
+                                let f = st.expr(a)?.fill();
+                                f == x || (f.is_nan() && x.is_nan())
+                            }
+                            None => false,
+                        });
                 collect_accesses(a, child_covers, st, out)?;
             }
         }

@@ -266,14 +266,18 @@ impl FiberTensor {
         if order == 0 {
             return Ok(CooTensor::scalar(self.vals[0]));
         }
-        let mut entries = Vec::new();
+        // The walk visits coordinates in lexicographic order, each once: no sort, no
+        // per-entry allocation (a 600,000-entry result took 150 ms through `from_entries`).
+        let mut coords = Vec::new();
+        let mut vals = Vec::new();
         let mut coord = vec![0u32; order];
         self.walk(0, 0, &mut coord, &mut |c, v| {
             if v != self.fill && !(v.is_nan() && self.fill.is_nan()) {
-                entries.push((c.to_vec(), v));
+                coords.extend_from_slice(c);
+                vals.push(v);
             }
         });
-        CooTensor::from_entries(self.dims.clone(), entries, self.fill)
+        CooTensor::from_sorted_parts(self.dims.clone(), coords, vals, self.fill)
     }
 
     fn walk(&self, l: usize, p: usize, coord: &mut Vec<u32>, f: &mut impl FnMut(&[u32], f64)) {

@@ -239,11 +239,8 @@ pub fn scan<'a>(
         }
         batch.clear();
     };
-    let out_key = |coord: &[u32]| -> usize {
-        (0..split)
-            .map(|l| coord[l] as usize * out_stride[l])
-            .sum()
-    };
+    let out_key =
+        |coord: &[u32]| -> usize { (0..split).map(|l| coord[l] as usize * out_stride[l]).sum() };
     let mut coord = vec![0u32; n];
     match leader {
         Some(a) => {
@@ -588,8 +585,14 @@ fn operand<'v>(node: &Node, vals: &[&'v [f64]], n: usize) -> Operand<'v> {
 #[inline(always)]
 fn combine(acc: &mut [f64], rhs: &Operand, f: impl Fn(f64, f64) -> f64) {
     match rhs {
-        Operand::Slice(s) => acc.iter_mut().zip(s.iter()).for_each(|(x, &y)| *x = f(*x, y)),
-        Operand::Owned(s) => acc.iter_mut().zip(s.iter()).for_each(|(x, &y)| *x = f(*x, y)),
+        Operand::Slice(s) => acc
+            .iter_mut()
+            .zip(s.iter())
+            .for_each(|(x, &y)| *x = f(*x, y)),
+        Operand::Owned(s) => acc
+            .iter_mut()
+            .zip(s.iter())
+            .for_each(|(x, &y)| *x = f(*x, y)),
         Operand::Scalar(y) => acc.iter_mut().for_each(|x| *x = f(*x, *y)),
     }
 }

@@ -258,7 +258,11 @@ impl<'a> Ctx<'a> {
                     }
                     key.push(')');
                 }
-                Expr::Agg { op, idxs: ix, body: b } => {
+                Expr::Agg {
+                    op,
+                    idxs: ix,
+                    body: b,
+                } => {
                     let _ = write!(key, "{op:?}");
                     idxs(key, ix);
                     key.push('(');

@@ -313,7 +313,12 @@ pub fn optimize_explained(
         estimates,
         cost: total,
         result_stats,
-        budget_stopped: { if std::env::var("TNN_DEBUG").is_ok() { eprintln!("named {} memo {}", ctx.named(), ctx.memo_len()); } ctx.budget_stopped() },
+        budget_stopped: {
+            if std::env::var("TNN_DEBUG").is_ok() {
+                eprintln!("named {} memo {}", ctx.named(), ctx.memo_len());
+            }
+            ctx.budget_stopped()
+        },
     })
 }
 

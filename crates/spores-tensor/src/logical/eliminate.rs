@@ -65,7 +65,7 @@ pub struct Ctx<'a> {
     /// cut out again and again — by every greedy step, every distributed form and every
     /// inlining candidate — under a fresh name each time; its statistics are computed once.
     /// Value: (structural id, result statistics, nnz of the body, nnz of the result).
-    memo: RefCell<HashMap<String, (usize, TensorStats, f64, f64)>>,
+    memo: RefCell<rustc_hash::FxHashMap<u64, (usize, TensorStats, f64, f64)>>,
     /// Structural id of the definition each result name currently stands for (aliases are
     /// keyed by it, so queries over equal definitions under different names share a key).
     canon: RefCell<HashMap<String, usize>>,
@@ -90,7 +90,7 @@ impl<'a> Ctx<'a> {
             sizes: RefCell::new(HashMap::new()),
             results: RefCell::new(HashMap::new()),
             input_cache: RefCell::new(HashMap::new()),
-            memo: RefCell::new(HashMap::new()),
+            memo: RefCell::new(Default::default()),
             canon: RefCell::new(HashMap::new()),
             counter: Cell::new(0),
             prefix: RefCell::new(String::new()),
@@ -131,10 +131,6 @@ impl<'a> Ctx<'a> {
     /// Whether the exact search ran out of budget.
     pub fn budget_stopped(&self) -> bool {
         self.exact_stopped.get()
-    }
-
-    pub fn memo_len(&self) -> usize {
-        self.memo.borrow().len()
     }
 
     /// Queries named so far (a measure of search effort).
@@ -210,72 +206,77 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// The structure of `q` as a string, its own name left out: index names with their
-    /// sizes, inputs by name, aliases by the structural id of their definition. Equal keys
-    /// have equal statistics.
-    fn query_key(&self, q: &LogicalQuery) -> String {
-        use std::fmt::Write;
+    /// A hash of the structure of `q`, its own name left out: index names with their sizes,
+    /// inputs by name, aliases by the structural id of their definition. Equal structures
+    /// have equal statistics; a collision of two different ones (odds ~1e-13 for the
+    /// thousands of queries one optimization prices) could only misprice a plan, never make
+    /// it compute something else (statistics steer choices, not semantics).
+    fn query_key(&self, q: &LogicalQuery) -> u64 {
+        use std::hash::{Hash, Hasher};
         let sizes = self.sizes.borrow();
         let canon = self.canon.borrow();
-        let mut key = String::with_capacity(128);
-        let idxs = |key: &mut String, idxs: &[Idx]| {
-            key.push('[');
+        let mut h = rustc_hash::FxHasher::default();
+        let idxs = |h: &mut rustc_hash::FxHasher, idxs: &[Idx]| {
+            idxs.len().hash(h);
             for i in idxs {
-                let _ = write!(key, "{i}={},", sizes.get(i).copied().unwrap_or(1));
+                i.name().hash(h);
+                sizes.get(i).copied().unwrap_or(1).hash(h);
             }
-            key.push(']');
         };
         fn body(
-            key: &mut String,
+            h: &mut rustc_hash::FxHasher,
             e: &Expr,
             canon: &HashMap<String, usize>,
-            idxs: &dyn Fn(&mut String, &[Idx]),
+            idxs: &dyn Fn(&mut rustc_hash::FxHasher, &[Idx]),
         ) {
             match e {
                 Expr::Input { tensor, idxs: ix } => {
-                    let _ = write!(key, "I:{tensor}");
-                    idxs(key, ix);
+                    0u8.hash(h);
+                    tensor.hash(h);
+                    idxs(h, ix);
                 }
                 Expr::Alias { name, idxs: ix } => {
                     match canon.get(name) {
                         Some(id) => {
-                            let _ = write!(key, "A#{id}");
+                            1u8.hash(h);
+                            id.hash(h);
                         }
                         None => {
-                            let _ = write!(key, "A:{name}");
+                            2u8.hash(h);
+                            name.hash(h);
                         }
                     }
-                    idxs(key, ix);
+                    idxs(h, ix);
                 }
                 Expr::Literal(v) => {
-                    let _ = write!(key, "L{:x}", v.to_bits());
+                    3u8.hash(h);
+                    v.to_bits().hash(h);
                 }
                 Expr::Map { op, args } => {
-                    let _ = write!(key, "{}(", op.name());
+                    4u8.hash(h);
+                    op.name().hash(h);
+                    args.len().hash(h);
                     for a in args {
-                        body(key, a, canon, idxs);
-                        key.push(',');
+                        body(h, a, canon, idxs);
                     }
-                    key.push(')');
                 }
                 Expr::Agg {
                     op,
                     idxs: ix,
                     body: b,
                 } => {
-                    let _ = write!(key, "{op:?}");
-                    idxs(key, ix);
-                    key.push('(');
-                    body(key, b, canon, idxs);
-                    key.push(')');
+                    5u8.hash(h);
+                    op.hash(h);
+                    idxs(h, ix);
+                    body(h, b, canon, idxs);
                 }
             }
         }
-        let _ = write!(key, "{:?}", q.agg);
-        idxs(&mut key, &q.idxs);
-        idxs(&mut key, &q.agg_idxs);
-        body(&mut key, &q.body, &canon, &idxs);
-        key
+        q.agg.hash(&mut h);
+        idxs(&mut h, &q.idxs);
+        idxs(&mut h, &q.agg_idxs);
+        body(&mut h, &q.body, &canon, &idxs);
+        h.finish()
     }
 
     /// Prices a logical query and records its result statistics under its name.

@@ -313,12 +313,7 @@ pub fn optimize_explained(
         estimates,
         cost: total,
         result_stats,
-        budget_stopped: {
-            if std::env::var("TNN_DEBUG").is_ok() {
-                eprintln!("named {} memo {}", ctx.named(), ctx.memo_len());
-            }
-            ctx.budget_stopped()
-        },
+        budget_stopped: ctx.budget_stopped(),
     })
 }
 
@@ -347,9 +342,6 @@ fn run_search(
     idxs: &[Idx],
     options: &LogicalOptions,
 ) -> Result<State, TensorError> {
-    if std::env::var("TNN_DEBUG").is_ok() {
-        eprintln!("search {name}: {expr}");
-    }
     match options.search {
         Search::Greedy => search::greedy(ctx, expr, name, idxs),
         Search::Exact => search::exact(ctx, expr, name, idxs),

@@ -17,7 +17,7 @@ for the baselines, whose table loading is not timed either). Results are cross-c
 Usage (from the repository root):
   cargo build --release -p spores-tensor --example run_program
   bench/.venv/bin/python bench/tensor/ml.py [--sf 0.01] [--repeat 3] [--optimizer greedy]
-      [--tasks linreg,logreg,nn] [--keep DIR]
+      [--tasks linreg,logreg,nn] [--keep DIR] [--runner PATH]
 """
 
 import argparse
@@ -103,11 +103,13 @@ def main():
     ap.add_argument("--optimizer", default="greedy")
     ap.add_argument("--tasks", default="linreg,logreg,covariance,nn",
                     help="comma-separated subset of linreg,logreg,covariance,nn")
+    ap.add_argument("--runner", metavar="PATH",
+                    help="run_program binary to time (default: target/release/examples/run_program)")
     ap.add_argument("--keep", metavar="DIR",
                     help="write the generated inputs to DIR (kept) instead of a temporary directory")
     args = ap.parse_args()
     wanted = args.tasks.split(",")
-    exe = ROOT / "target" / "release" / "examples" / "run_program"
+    exe = Path(args.runner) if args.runner else ROOT / "target" / "release" / "examples" / "run_program"
     if not exe.exists():
         sys.exit("build the runner first: cargo build --release -p spores-tensor --example run_program")
     n_l, sizes, keys, o_cust, feats = generate(args.sf, args.seed)

@@ -522,6 +522,12 @@ impl Batch {
                         for (b, &base) in buf.iter_mut().zip(&self.outer[a]) {
                             *b = vals[base + off];
                         }
+                    } else if inner.iter().enumerate().all(|(k, &off)| off == inner[0] + k) {
+                        // A contiguous row (`T[s,h]` over `h`): one copy per entry.
+                        for (e, &base) in self.outer[a].iter().enumerate() {
+                            let from = base + inner[0];
+                            buf[e * t..(e + 1) * t].copy_from_slice(&vals[from..from + t]);
+                        }
                     } else {
                         for (e, &base) in self.outer[a].iter().enumerate() {
                             let row = &mut buf[e * t..(e + 1) * t];

@@ -245,7 +245,7 @@ pub fn scan<'a>(
     match leader {
         Some(a) => {
             let t = tensors[a];
-            walk(t, 0, 0, &mut coord, &mut |coord, v| {
+            t.for_each_stored(|coord, v| {
                 if v == t.fill {
                     return; // annihilates the body
                 }
@@ -522,7 +522,11 @@ impl Batch {
                         for (b, &base) in buf.iter_mut().zip(&self.outer[a]) {
                             *b = vals[base + off];
                         }
-                    } else if inner.iter().enumerate().all(|(k, &off)| off == inner[0] + k) {
+                    } else if inner
+                        .iter()
+                        .enumerate()
+                        .all(|(k, &off)| off == inner[0] + k)
+                    {
                         // A contiguous row (`T[s,h]` over `h`): one copy per entry.
                         for (e, &base) in self.outer[a].iter().enumerate() {
                             let from = base + inner[0];
@@ -667,31 +671,4 @@ fn eval(node: &Node, vals: &[&[f64]], n: usize) -> Vec<f64> {
             op.apply(&scratch)
         })
         .collect()
-}
-
-/// Calls `f` on every stored entry of `t` with its coordinates (written into the first
-/// `t.order()` slots of `coord`).
-fn walk(
-    t: &FiberTensor,
-    l: usize,
-    p: usize,
-    coord: &mut Vec<u32>,
-    f: &mut dyn FnMut(&mut Vec<u32>, f64),
-) {
-    if l == t.levels.len() {
-        f(coord, t.vals[p]);
-        return;
-    }
-    let level = &t.levels[l];
-    if level.format == LevelFormat::Dense {
-        for c in 0..level.dim {
-            coord[l] = c as u32;
-            walk(t, l + 1, p * level.dim + c, coord, f);
-        }
-    } else {
-        for (k, &c) in level.fiber(p).iter().enumerate() {
-            coord[l] = c;
-            walk(t, l + 1, level.child(p, k, c), coord, f);
-        }
-    }
 }

@@ -154,6 +154,32 @@ fn leader_with_an_inner_loop_and_relu() {
     }
 }
 
+/// Sparse followers whose last mode is the single inner loop (rows scattered once per entry),
+/// in every sparse format of that level and with missing rows.
+#[test]
+fn sparse_rows_over_the_inner_loop() {
+    let mut r = rng(13);
+    let (n, a, j) = (200, 9, 30);
+    let l = random(&mut r, &[n, a], 0.2);
+    let table = random(&mut r, &[a, j], 0.3);
+    let vector = random(&mut r, &[j], 0.5);
+    for f in [SortedList, LevelFormat::Hash, LevelFormat::Bytemap, Dense] {
+        for top in [Dense, SortedList] {
+            let mut ins = HashMap::new();
+            ins.insert("L".to_string(), fiber(&l, &[SortedList, SortedList]));
+            ins.insert("T".to_string(), fiber(&table, &[top, f]));
+            ins.insert("v".to_string(), fiber(&vector, &[f]));
+            let q = kernel(
+                "X[i,j] = sum[s](L[i,s] * (T[s,j] + v[j]))",
+                &["i", "s", "j"],
+                Some("L"),
+                &[Dense, Dense],
+            );
+            agree(&q, &ins, &format!("rows {top:?}/{f:?}"));
+        }
+    }
+}
+
 /// Two inner loops (an odometer over both), a sparse follower looked up level by level, a
 /// maximum, and a hashed output.
 #[test]

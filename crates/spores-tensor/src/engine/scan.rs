@@ -354,6 +354,14 @@ enum Source<'a> {
         outer: Vec<(usize, usize)>,
         inner: Vec<usize>,
     },
+    /// A sparse tensor whose last mode is the single inner loop (`S[s,j]` in CSR over `j`):
+    /// the row is found once per entry (levels above the last, by the entry's coordinates)
+    /// and scattered into the inner cells, instead of one search per cell.
+    Row {
+        t: &'a FiberTensor,
+        /// Loop level of each mode above the last.
+        outer: Vec<usize>,
+    },
     /// Any other format: looked up level by level (a miss reads the fill).
     Levels { t: &'a FiberTensor, ls: Vec<usize> },
 }
@@ -370,6 +378,8 @@ struct BatchPlan<'a> {
     entries: usize,
     /// Whether some source needs the entries' coordinates (level-by-level lookups).
     keep_coords: bool,
+    /// The inner cells' coordinates, when some source looks up level by level.
+    cells: Vec<Vec<usize>>,
 }
 
 impl<'a> BatchPlan<'a> {
@@ -392,6 +402,7 @@ impl<'a> BatchPlan<'a> {
             tail_len,
             entries: (BATCH / tail_len.max(1)).max(1),
             keep_coords: false,
+            cells: vec![],
         };
         let tails: Vec<Vec<usize>> = plan.tail_cells().collect();
         for (a, t) in tensors.iter().enumerate() {
@@ -418,8 +429,20 @@ impl<'a> BatchPlan<'a> {
                     })
                     .collect();
                 plan.sources.push(Source::Dense { t, outer, inner });
+            } else if plan.tail_dims.len() == 1
+                && levels_of[a].last() == Some(&split)
+                && levels_of[a][..levels_of[a].len() - 1]
+                    .iter()
+                    .all(|&l| l < split)
+            {
+                let ls = &levels_of[a];
+                plan.sources.push(Source::Row {
+                    t,
+                    outer: ls[..ls.len() - 1].to_vec(),
+                });
             } else {
                 plan.keep_coords = true;
+                plan.cells.clone_from(&tails);
                 plan.sources.push(Source::Levels {
                     t,
                     ls: levels_of[a].clone(),
@@ -475,8 +498,18 @@ impl Batch {
 
     fn push(&mut self, plan: &BatchPlan, coord: &[u32], leader_val: f64, out_base: usize) {
         for (s, o) in plan.sources.iter().zip(&mut self.outer) {
-            if let Source::Dense { outer, .. } = s {
-                o.push(outer.iter().map(|&(l, st)| coord[l] as usize * st).sum());
+            match s {
+                Source::Dense { outer, .. } => {
+                    o.push(outer.iter().map(|&(l, st)| coord[l] as usize * st).sum())
+                }
+                Source::Row { t, outer } => {
+                    let mut p = 0usize;
+                    for (m, &l) in outer.iter().enumerate() {
+                        p = t.levels[m].lookup(p, coord[l]);
+                    }
+                    o.push(p);
+                }
+                _ => {}
             }
         }
         self.leader_vals.push(leader_val);
@@ -541,13 +574,28 @@ impl Batch {
                         }
                     }
                 }
+                Source::Row { t: ten, outer } => {
+                    let last = &ten.levels[outer.len()];
+                    for (e, &p) in self.outer[a].iter().enumerate() {
+                        let row = &mut buf[e * t..(e + 1) * t];
+                        if p == FILL {
+                            row.fill(ten.fill);
+                        } else if last.format == LevelFormat::Dense {
+                            row.copy_from_slice(&ten.vals[p * t..(p + 1) * t]);
+                        } else {
+                            row.fill(ten.fill);
+                            for (k, &c) in last.fiber(p).iter().enumerate() {
+                                row[c as usize] = ten.vals[last.child(p, k, c)];
+                            }
+                        }
+                    }
+                }
                 Source::Levels { t: ten, ls } => {
                     let mut coord = vec![0u32; plan.split + plan.tail_dims.len()];
-                    let cells: Vec<Vec<usize>> = plan.tail_cells().collect();
                     for e in 0..self.len {
                         coord[..plan.split]
                             .copy_from_slice(&self.coords[e * plan.split..(e + 1) * plan.split]);
-                        for (k, tc) in cells.iter().enumerate() {
+                        for (k, tc) in plan.cells.iter().enumerate() {
                             for (m, &c) in tc.iter().enumerate() {
                                 coord[plan.split + m] = c as u32;
                             }

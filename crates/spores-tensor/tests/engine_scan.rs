@@ -259,28 +259,3 @@ fn all_dense_kernels() {
         agree(&q, &ins, src);
     }
 }
-
-/// With no serial start the leader's first level is split across rayon's workers (private
-/// batches and outputs, summed in): the results still agree with the interpreter, for an
-/// output over the first level (disjoint per worker) and one summed across it.
-#[test]
-fn split_across_threads() {
-    spores_tensor::engine::exec::set_parallel_after(std::time::Duration::ZERO);
-    let mut r = rng(21);
-    let (n, a, h) = (3000, 13, 6);
-    let l = random(&mut r, &[n, a], 0.1);
-    let mut ins = HashMap::new();
-    ins.insert("L".to_string(), fiber(&l, &[Dense, SortedList]));
-    ins.insert(
-        "A".to_string(),
-        fiber(&random(&mut r, &[a, h], 1.0), &[Dense, Dense]),
-    );
-    for (src, formats) in [
-        ("y[i] = sum[s,h](relu(L[i,s] * A[s,h]))", vec![Dense]),
-        ("g[h] = sum[i,s](L[i,s] * A[s,h])", vec![Dense]),
-    ] {
-        let q = kernel(src, &["i", "s", "h"], Some("L"), &formats);
-        agree(&q, &ins, src);
-    }
-    spores_tensor::engine::exec::set_parallel_after(std::time::Duration::from_millis(25));
-}

@@ -822,12 +822,7 @@ pub fn set_parallel_after(after: Duration) {
 
 /// Private dense outputs per worker only up to this many cells (they are allocated and
 /// merged whole).
-pub(crate) const MAX_PARALLEL_DENSE_CELLS: usize = 1 << 22;
-
-/// The serial start set by [`set_parallel_after`] (the scan fast path follows it too).
-pub(crate) fn parallel_after() -> Duration {
-    Duration::from_nanos(PARALLEL_AFTER_NS.load(Ordering::Relaxed))
-}
+const MAX_PARALLEL_DENSE_CELLS: usize = 1 << 22;
 
 /// Runs the whole loop nest. The outermost loop runs serially in small steps until
 /// [`set_parallel_after`]'s time (25 ms); what remains of it is then split into chunks that rayon's workers run

@@ -213,7 +213,7 @@ pub fn scan<'a>(
         .map(|tc| (split..n).zip(tc).map(|(l, c)| c * out_stride[l]).sum())
         .collect();
     let agg = q.agg;
-    let flush = |batch: &mut Batch, out: &mut [f64]| {
+    let flush = |batch: &mut Batch, out: &mut Vec<f64>| {
         batch.evaluate(&plan);
         let t = plan.tail_len;
         let vals = &batch.result;
@@ -241,72 +241,19 @@ pub fn scan<'a>(
     };
     let out_key =
         |coord: &[u32]| -> usize { (0..split).map(|l| coord[l] as usize * out_stride[l]).sum() };
-    // The leader's entries under the first level's positions lo..hi, into `out`.
-    let leader_range =
-        |t: &FiberTensor, lo: usize, hi: usize, batch: &mut Batch, out: &mut [f64]| {
-            t.for_each_stored_in(lo, hi, |coord, v| {
+    let mut coord = vec![0u32; n];
+    match leader {
+        Some(a) => {
+            let t = tensors[a];
+            t.for_each_stored(|coord, v| {
                 if v == t.fill {
                     return; // annihilates the body
                 }
                 batch.push(&plan, coord, v, out_key(coord));
                 if batch.full(&plan) {
-                    flush(batch, out);
+                    flush(&mut batch, &mut out);
                 }
             });
-            if !batch.is_empty() {
-                flush(batch, out);
-            }
-        };
-    let mut coord = vec![0u32; n];
-    match leader {
-        Some(a) => {
-            // As the interpreter (`exec::run_top`): serial steps for the first
-            // `parallel_after` (25 ms), then the rest of the first level split across
-            // rayon's workers with private batches and outputs, summed in. Sums only (other
-            // aggregates and assignments keep one thread), and not for huge outputs.
-            let t = tensors[a];
-            let len = t.top_len();
-            let step = (len / 64).max(1);
-            let after = super::exec::parallel_after();
-            let start = std::time::Instant::now();
-            let mut done = 0;
-            while done < len && start.elapsed() < after {
-                let hi = (done + step).min(len);
-                leader_range(t, done, hi, &mut batch, &mut out);
-                done = hi;
-            }
-            let threads = if done < len
-                && agg == Some(AggOp::Sum)
-                && cells <= super::exec::MAX_PARALLEL_DENSE_CELLS
-            {
-                rayon::current_num_threads()
-            } else {
-                1
-            };
-            if done < len && threads < 2 {
-                leader_range(t, done, len, &mut batch, &mut out);
-            } else if done < len {
-                use rayon::prelude::*;
-                let pieces = (threads * 8).min(len - done);
-                let parts: Vec<Vec<f64>> = (0..pieces)
-                    .into_par_iter()
-                    .fold(
-                        || (Batch::new(&plan, accs.len()), vec![0.0; cells]),
-                        |(mut b, mut o), k| {
-                            let lo = done + (len - done) * k / pieces;
-                            let hi = done + (len - done) * (k + 1) / pieces;
-                            leader_range(t, lo, hi, &mut b, &mut o);
-                            (b, o)
-                        },
-                    )
-                    .map(|(_, o)| o)
-                    .collect();
-                for part in parts {
-                    for (x, y) in out.iter_mut().zip(part) {
-                        *x += y;
-                    }
-                }
-            }
         }
         None => {
             let outer: usize = dims[..split].iter().product();
@@ -321,10 +268,10 @@ pub fn scan<'a>(
                     flush(&mut batch, &mut out);
                 }
             }
-            if !batch.is_empty() {
-                flush(&mut batch, &mut out);
-            }
         }
+    }
+    if !batch.is_empty() {
+        flush(&mut batch, &mut out);
     }
 
     // Materialize in the requested formats.

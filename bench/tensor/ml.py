@@ -17,6 +17,7 @@ for the baselines, whose table loading is not timed either). Results are cross-c
 Usage (from the repository root):
   cargo build --release -p spores-tensor --example run_program
   bench/.venv/bin/python bench/tensor/ml.py [--sf 0.01] [--repeat 3] [--optimizer greedy]
+      [--tasks linreg,logreg,nn] [--keep DIR] [--runner PATH]
 """
 
 import argparse
@@ -100,8 +101,15 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--optimizer", default="greedy")
+    ap.add_argument("--tasks", default="linreg,logreg,covariance,nn",
+                    help="comma-separated subset of linreg,logreg,covariance,nn")
+    ap.add_argument("--runner", metavar="PATH",
+                    help="run_program binary to time (default: target/release/examples/run_program)")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="write the generated inputs to DIR (kept) instead of a temporary directory")
     args = ap.parse_args()
-    exe = ROOT / "target" / "release" / "examples" / "run_program"
+    wanted = args.tasks.split(",")
+    exe = Path(args.runner) if args.runner else ROOT / "target" / "release" / "examples" / "run_program"
     if not exe.exists():
         sys.exit("build the runner first: cargo build --release -p spores-tensor --example run_program")
     n_l, sizes, keys, o_cust, feats = generate(args.sf, args.seed)
@@ -134,11 +142,14 @@ def main():
         return np.hstack([feats["S"][keys["s"]], feats["P"][keys["p"]], feats["O"][keys["o"]], feats["C"][keys["c"]]])
 
     with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
+        d = Path(args.keep or tmp)
+        d.mkdir(parents=True, exist_ok=True)
         write_inputs(d, n_l, sizes, keys, feats, theta, w1, w2)
         print(f"{'task':<11} {'spores opt ms':>13} {'spores exec ms':>14} {'pandas ms':>10} {'numpy ms':>9} "
               f"{'vs pandas':>9} {'vs numpy':>9} {'check':>6}")
         for name, (f, extra) in tasks(theta, w1, w2).items():
+            if name not in wanted:
+                continue
             t_pd, _ = timed(lambda: f(pandas_x()), args.repeat)
             t_np, ref = timed(lambda: f(numpy_x()), args.repeat)
             cmd = [str(exe), "--optimizer", args.optimizer, "--repeat", str(args.repeat),

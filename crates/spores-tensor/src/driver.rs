@@ -135,6 +135,8 @@ pub fn plan(
     // Semijoin reduction of the intermediates the elimination order materializes.
     let (logical, _moved) =
         crate::logical::pushdown::push_filters(&explained.plan, &stats, &explained.result_stats);
+    // Single-term sums taken into their consumers (the network's hidden layer).
+    let (logical, _fused) = crate::logical::fuse::fuse_single_terms(&logical, &stats);
     report.logical_time = t0.elapsed();
     let t1 = Instant::now();
     let physical_options = PhysicalOptions {

@@ -32,89 +32,6 @@ const MAX_OUTPUT_CELLS: usize = 1 << 26;
 /// left to it.
 const MAX_TAIL_CELLS: usize = 4096;
 
-/// One step of the body's stack program.
-#[derive(Clone, Debug)]
-enum Step {
-    Load(usize),
-    Lit(f64),
-    Add,
-    Mul,
-    Max,
-    Min,
-    /// Any other operator over the top `n` values.
-    Gen(MapOp, usize),
-}
-
-fn compile(e: &PhysExpr, accesses: &mut Vec<usize>, next: &mut usize, out: &mut Vec<Step>) {
-    match e {
-        PhysExpr::Literal(v) => out.push(Step::Lit(*v)),
-        PhysExpr::Access(_) => {
-            accesses.push(*next);
-            out.push(Step::Load(*next));
-            *next += 1;
-        }
-        PhysExpr::Map { op, args } => {
-            for (k, a) in args.iter().enumerate() {
-                compile(a, accesses, next, out);
-                let binary = match op {
-                    MapOp::Add => Some(Step::Add),
-                    MapOp::Mul => Some(Step::Mul),
-                    MapOp::Max => Some(Step::Max),
-                    MapOp::Min => Some(Step::Min),
-                    _ => None,
-                };
-                if let (Some(s), true) = (binary, k > 0) {
-                    out.push(s);
-                }
-            }
-            // n-ary built-ins fold pairwise above (one argument is its own value); any
-            // other operator takes its arguments off the stack at once.
-            if !matches!(op, MapOp::Add | MapOp::Mul | MapOp::Max | MapOp::Min) {
-                out.push(Step::Gen(op.clone(), args.len()));
-            }
-        }
-    }
-}
-
-#[inline]
-fn run(steps: &[Step], vals: &[f64], stack: &mut Vec<f64>) -> f64 {
-    stack.clear();
-    for s in steps {
-        match s {
-            Step::Load(a) => stack.push(vals[*a]),
-            Step::Lit(v) => stack.push(*v),
-            Step::Add => {
-                let y = stack.pop().expect("operand");
-                let x = stack.last_mut().expect("operand");
-                *x += y;
-            }
-            Step::Mul => {
-                let y = stack.pop().expect("operand");
-                let x = stack.last_mut().expect("operand");
-                // The engine's `*`: a zero annihilates (0 * inf = 0).
-                *x = if *x == 0.0 || y == 0.0 { 0.0 } else { *x * y };
-            }
-            Step::Max => {
-                let y = stack.pop().expect("operand");
-                let x = stack.last_mut().expect("operand");
-                *x = x.max(y);
-            }
-            Step::Min => {
-                let y = stack.pop().expect("operand");
-                let x = stack.last_mut().expect("operand");
-                *x = x.min(y);
-            }
-            Step::Gen(op, n) => {
-                let at = stack.len() - n;
-                let v = op.apply(&stack[at..]);
-                stack.truncate(at);
-                stack.push(v);
-            }
-        }
-    }
-    stack[0]
-}
-
 /// The body's value when the accesses `at_fill` hold their fills, if that folds to a
 /// constant (annihilators included); accesses are numbered left to right.
 fn fold(e: &PhysExpr, at_fill: &dyn Fn(usize) -> Option<f64>, next: &mut usize) -> Option<f64> {
@@ -259,12 +176,6 @@ pub fn scan<'a>(
         out_stride[l] = s;
         s *= out_dims[k];
     }
-    // Non-leader accesses: the loop level of each mode; a mode at a leader loop comes before
-    // any at a dense loop (accesses are concordant).
-    let followers: Vec<(usize, &FiberTensor, Vec<usize>)> = (0..accs.len())
-        .filter(|&a| Some(a) != leader)
-        .map(|a| (a, tensors[a], levels_of[a].clone()))
-        .collect();
     // The body's value over all fills gives the result's fill (all-dense kernels).
     let out_fill = match leader {
         Some(_) => 0.0,
@@ -281,73 +192,86 @@ pub fn scan<'a>(
     };
     let init = q.agg.map_or(out_fill, AggOp::init);
     let mut out = vec![init; cells];
-    let mut steps = vec![];
-    compile(&q.body, &mut vec![], &mut 0, &mut steps);
-    let mut vals = vec![0.0; accs.len()];
-    let mut stack = Vec::with_capacity(steps.len());
-    let mut coord = vec![0u32; n];
-    let tail: Vec<usize> = (first_dense_loop..n).collect();
-    let tail_cells: usize = tail.iter().map(|&l| dims[l]).product();
-    let agg = q.agg;
-
-    // Per follower: its position after the modes at leader loops, and how many those are.
-    let mut prefix: Vec<(usize, usize)> = vec![(0, 0); followers.len()];
-    // For one binding of the leader's loops: walk the dense loops.
-    let mut dense_loops = |coord: &mut Vec<u32>, vals: &mut Vec<f64>, out: &mut Vec<f64>| {
-        let base_key: usize = (0..first_dense_loop)
-            .map(|l| coord[l] as usize * out_stride[l])
-            .sum();
-        for (f, (_, t, ls)) in followers.iter().enumerate() {
-            let mut p = 0usize;
-            let mut m = 0;
-            while m < ls.len() && ls[m] < first_dense_loop {
-                p = t.levels[m].lookup(p, coord[ls[m]]);
-                m += 1;
+    // Without a leader the outer dense loops play its part (their cells are the "entries"),
+    // keeping the inner block of loops evaluated at once small.
+    let split = match leader {
+        Some(_) => first_dense_loop,
+        None => {
+            let mut split = n;
+            let mut tail = 1usize;
+            while split > 0 && tail * dims[split - 1] <= BATCH {
+                split -= 1;
+                tail *= dims[split];
             }
-            prefix[f] = (p, m);
-        }
-        for k in 0..tail_cells {
-            // Odometer: the tail coordinates of the k-th cell (last loop fastest).
-            if let [l] = tail[..] {
-                coord[l] = k as u32;
-            } else {
-                let mut r = k;
-                for &l in tail.iter().rev() {
-                    coord[l] = (r % dims[l]) as u32;
-                    r /= dims[l];
-                }
-            }
-            let mut key = base_key;
-            for &l in &tail {
-                key += coord[l] as usize * out_stride[l];
-            }
-            for (f, (a, t, ls)) in followers.iter().enumerate() {
-                let (mut p, m0) = prefix[f];
-                for m in m0..ls.len() {
-                    p = t.levels[m].lookup(p, coord[ls[m]]);
-                }
-                vals[*a] = if p == FILL { t.fill } else { t.vals[p] };
-            }
-            let v = run(&steps, vals, &mut stack);
-            out[key] = match agg {
-                Some(AggOp::Sum) => out[key] + v,
-                Some(g) => g.combine(out[key], v),
-                None => v,
-            };
+            split
         }
     };
+    let plan = BatchPlan::new(&q.body, &accs, &tensors, &levels_of, &dims, split, leader);
+    let mut batch = Batch::new(&plan, accs.len());
+    let out_tail: Vec<usize> = plan
+        .tail_cells()
+        .map(|tc| (split..n).zip(tc).map(|(l, c)| c * out_stride[l]).sum())
+        .collect();
+    let agg = q.agg;
+    let flush = |batch: &mut Batch, out: &mut Vec<f64>| {
+        batch.evaluate(&plan);
+        let t = plan.tail_len;
+        let vals = &batch.result;
+        for (e, &base) in batch.out_base.iter().enumerate() {
+            let row = &vals[e * t..(e + 1) * t];
+            match agg {
+                Some(AggOp::Sum) => {
+                    for (&off, &v) in out_tail.iter().zip(row) {
+                        out[base + off] += v;
+                    }
+                }
+                Some(g) => {
+                    for (&off, &v) in out_tail.iter().zip(row) {
+                        out[base + off] = g.combine(out[base + off], v);
+                    }
+                }
+                None => {
+                    for (&off, &v) in out_tail.iter().zip(row) {
+                        out[base + off] = v;
+                    }
+                }
+            }
+        }
+        batch.clear();
+    };
+    let out_key =
+        |coord: &[u32]| -> usize { (0..split).map(|l| coord[l] as usize * out_stride[l]).sum() };
+    let mut coord = vec![0u32; n];
     match leader {
         Some(a) => {
             let t = tensors[a];
-            walk(t, 0, 0, &mut coord, &mut |coord, v| {
+            t.for_each_stored(|coord, v| {
                 if v == t.fill {
                     return; // annihilates the body
                 }
-                vals[a] = v;
-                dense_loops(coord, &mut vals, &mut out);
+                batch.push(&plan, coord, v, out_key(coord));
+                if batch.full(&plan) {
+                    flush(&mut batch, &mut out);
+                }
             });
         }
-        None => dense_loops(&mut coord, &mut vals, &mut out),
+        None => {
+            let outer: usize = dims[..split].iter().product();
+            for k in 0..outer {
+                let mut r = k;
+                for l in (0..split).rev() {
+                    coord[l] = (r % dims[l]) as u32;
+                    r /= dims[l];
+                }
+                batch.push(&plan, &coord, 0.0, out_key(&coord));
+                if batch.full(&plan) {
+                    flush(&mut batch, &mut out);
+                }
+            }
+        }
+    }
+    if !batch.is_empty() {
+        flush(&mut batch, &mut out);
     }
 
     // Materialize in the requested formats.
@@ -393,29 +317,406 @@ pub fn scan<'a>(
     )))
 }
 
-/// Calls `f` on every stored entry of `t` with its coordinates (written into the first
-/// `t.order()` slots of `coord`).
-fn walk(
-    t: &FiberTensor,
-    l: usize,
-    p: usize,
-    coord: &mut Vec<u32>,
-    f: &mut dyn FnMut(&mut Vec<u32>, f64),
-) {
-    if l == t.levels.len() {
-        f(coord, t.vals[p]);
-        return;
-    }
-    let level = &t.levels[l];
-    if level.format == LevelFormat::Dense {
-        for c in 0..level.dim {
-            coord[l] = c as u32;
-            walk(t, l + 1, p * level.dim + c, coord, f);
+/// Elements (entry × inner dense cell) evaluated together: the body runs as a handful of
+/// tight loops over arrays of this length instead of once per cell.
+const BATCH: usize = 1024;
+
+/// The body as a tree over access numbers (accesses numbered left to right).
+#[derive(Clone, Debug)]
+enum Node {
+    Acc(usize),
+    Lit(f64),
+    Map(MapOp, Vec<Node>),
+}
+
+fn to_node(e: &PhysExpr, next: &mut usize) -> Node {
+    match e {
+        PhysExpr::Literal(v) => Node::Lit(*v),
+        PhysExpr::Access(_) => {
+            *next += 1;
+            Node::Acc(*next - 1)
         }
+        PhysExpr::Map { op, args } => {
+            Node::Map(op.clone(), args.iter().map(|a| to_node(a, next)).collect())
+        }
+    }
+}
+
+/// How one access's values are gathered for a batch.
+enum Source<'a> {
+    /// The sparse leader: its entry's value, repeated over the inner cells.
+    Leader,
+    /// An all-dense tensor: position = outer part (from the entry's coordinates) + inner
+    /// part (precomputed per inner cell) — a strided gather, contiguous for `T[s,h]` over `h`.
+    Dense {
+        t: &'a FiberTensor,
+        /// (loop level, stride) of each mode at an outer loop.
+        outer: Vec<(usize, usize)>,
+        inner: Vec<usize>,
+    },
+    /// A sparse tensor whose last mode is the single inner loop (`S[s,j]` in CSR over `j`):
+    /// the row is found once per entry (levels above the last, by the entry's coordinates)
+    /// and scattered into the inner cells, instead of one search per cell.
+    Row {
+        t: &'a FiberTensor,
+        /// Loop level of each mode above the last.
+        outer: Vec<usize>,
+    },
+    /// Any other format: looked up level by level (a miss reads the fill).
+    Levels { t: &'a FiberTensor, ls: Vec<usize> },
+}
+
+/// What is fixed for the whole kernel: the sources, the body, the inner block's shape.
+struct BatchPlan<'a> {
+    sources: Vec<Source<'a>>,
+    body: Node,
+    /// Loop levels `split..n` are the inner block, walked in full for every entry.
+    split: usize,
+    tail_dims: Vec<usize>,
+    tail_len: usize,
+    /// Entries per batch.
+    entries: usize,
+    /// Whether some source needs the entries' coordinates (level-by-level lookups).
+    keep_coords: bool,
+    /// The inner cells' coordinates, when some source looks up level by level.
+    cells: Vec<Vec<usize>>,
+}
+
+impl<'a> BatchPlan<'a> {
+    fn new(
+        body: &PhysExpr,
+        accs: &[&crate::plan_ast::Access],
+        tensors: &[&'a FiberTensor],
+        levels_of: &[Vec<usize>],
+        dims: &[usize],
+        split: usize,
+        leader: Option<usize>,
+    ) -> BatchPlan<'a> {
+        let tail_dims = dims[split..].to_vec();
+        let tail_len: usize = tail_dims.iter().product();
+        let mut plan = BatchPlan {
+            sources: vec![],
+            body: to_node(body, &mut 0),
+            split,
+            tail_dims,
+            tail_len,
+            entries: (BATCH / tail_len.max(1)).max(1),
+            keep_coords: false,
+            cells: vec![],
+        };
+        let tails: Vec<Vec<usize>> = plan.tail_cells().collect();
+        for (a, t) in tensors.iter().enumerate() {
+            let _ = &accs[a];
+            if Some(a) == leader {
+                plan.sources.push(Source::Leader);
+            } else if all_dense(t) {
+                let ls = &levels_of[a];
+                let mut stride = vec![1usize; ls.len()];
+                for m in (0..ls.len().saturating_sub(1)).rev() {
+                    stride[m] = stride[m + 1] * t.dims[m + 1];
+                }
+                let outer = (0..ls.len())
+                    .filter(|&m| ls[m] < split)
+                    .map(|m| (ls[m], stride[m]))
+                    .collect();
+                let inner = tails
+                    .iter()
+                    .map(|tc| {
+                        (0..ls.len())
+                            .filter(|&m| ls[m] >= split)
+                            .map(|m| tc[ls[m] - split] * stride[m])
+                            .sum()
+                    })
+                    .collect();
+                plan.sources.push(Source::Dense { t, outer, inner });
+            } else if plan.tail_dims.len() == 1
+                && levels_of[a].last() == Some(&split)
+                && levels_of[a][..levels_of[a].len() - 1]
+                    .iter()
+                    .all(|&l| l < split)
+            {
+                let ls = &levels_of[a];
+                plan.sources.push(Source::Row {
+                    t,
+                    outer: ls[..ls.len() - 1].to_vec(),
+                });
+            } else {
+                plan.keep_coords = true;
+                plan.cells.clone_from(&tails);
+                plan.sources.push(Source::Levels {
+                    t,
+                    ls: levels_of[a].clone(),
+                });
+            }
+        }
+        plan
+    }
+
+    /// The inner block's cells in order (last loop fastest), as coordinates of loops
+    /// `split..n`.
+    fn tail_cells(&self) -> impl Iterator<Item = Vec<usize>> + '_ {
+        (0..self.tail_len).map(move |k| {
+            let mut r = k;
+            let mut c = vec![0usize; self.tail_dims.len()];
+            for m in (0..self.tail_dims.len()).rev() {
+                c[m] = r % self.tail_dims[m];
+                r /= self.tail_dims[m];
+            }
+            c
+        })
+    }
+}
+
+/// One batch of entries and the arrays it is evaluated in.
+struct Batch {
+    len: usize,
+    /// Per source: the entries' outer positions (dense) or leader values.
+    outer: Vec<Vec<usize>>,
+    leader_vals: Vec<f64>,
+    coords: Vec<u32>,
+    out_base: Vec<usize>,
+    /// Per source: the gathered values of every element.
+    vals: Vec<Vec<f64>>,
+    result: Vec<f64>,
+}
+
+impl Batch {
+    fn new(plan: &BatchPlan, accesses: usize) -> Batch {
+        let cap = plan.entries;
+        Batch {
+            len: 0,
+            outer: (0..accesses).map(|_| Vec::with_capacity(cap)).collect(),
+            leader_vals: Vec::with_capacity(cap),
+            coords: vec![],
+            out_base: Vec::with_capacity(cap),
+            vals: (0..accesses)
+                .map(|_| vec![0.0; cap * plan.tail_len])
+                .collect(),
+            result: vec![],
+        }
+    }
+
+    fn push(&mut self, plan: &BatchPlan, coord: &[u32], leader_val: f64, out_base: usize) {
+        for (s, o) in plan.sources.iter().zip(&mut self.outer) {
+            match s {
+                Source::Dense { outer, .. } => {
+                    o.push(outer.iter().map(|&(l, st)| coord[l] as usize * st).sum())
+                }
+                Source::Row { t, outer } => {
+                    let mut p = 0usize;
+                    for (m, &l) in outer.iter().enumerate() {
+                        p = t.levels[m].lookup(p, coord[l]);
+                    }
+                    o.push(p);
+                }
+                _ => {}
+            }
+        }
+        self.leader_vals.push(leader_val);
+        if plan.keep_coords {
+            self.coords.extend_from_slice(&coord[..plan.split]);
+        }
+        self.out_base.push(out_base);
+        self.len += 1;
+    }
+
+    fn full(&self, plan: &BatchPlan) -> bool {
+        self.len >= plan.entries
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.outer.iter_mut().for_each(Vec::clear);
+        self.leader_vals.clear();
+        self.coords.clear();
+        self.out_base.clear();
+    }
+
+    /// Gathers every source's values, then runs the body over the arrays into `result`.
+    fn evaluate(&mut self, plan: &BatchPlan) {
+        let t = plan.tail_len;
+        let n = self.len * t;
+        for (a, src) in plan.sources.iter().enumerate() {
+            let buf = &mut self.vals[a][..n];
+            match src {
+                Source::Leader => {
+                    for (e, &v) in self.leader_vals.iter().enumerate() {
+                        buf[e * t..(e + 1) * t].fill(v);
+                    }
+                }
+                Source::Dense { t: ten, inner, .. } => {
+                    let vals = &ten.vals;
+                    if t == 1 {
+                        let off = inner[0];
+                        for (b, &base) in buf.iter_mut().zip(&self.outer[a]) {
+                            *b = vals[base + off];
+                        }
+                    } else if inner
+                        .iter()
+                        .enumerate()
+                        .all(|(k, &off)| off == inner[0] + k)
+                    {
+                        // A contiguous row (`T[s,h]` over `h`): one copy per entry.
+                        for (e, &base) in self.outer[a].iter().enumerate() {
+                            let from = base + inner[0];
+                            buf[e * t..(e + 1) * t].copy_from_slice(&vals[from..from + t]);
+                        }
+                    } else {
+                        for (e, &base) in self.outer[a].iter().enumerate() {
+                            let row = &mut buf[e * t..(e + 1) * t];
+                            for (b, &off) in row.iter_mut().zip(inner) {
+                                *b = vals[base + off];
+                            }
+                        }
+                    }
+                }
+                Source::Row { t: ten, outer } => {
+                    let last = &ten.levels[outer.len()];
+                    for (e, &p) in self.outer[a].iter().enumerate() {
+                        let row = &mut buf[e * t..(e + 1) * t];
+                        if p == FILL {
+                            row.fill(ten.fill);
+                        } else if last.format == LevelFormat::Dense {
+                            row.copy_from_slice(&ten.vals[p * t..(p + 1) * t]);
+                        } else {
+                            row.fill(ten.fill);
+                            for (k, &c) in last.fiber(p).iter().enumerate() {
+                                row[c as usize] = ten.vals[last.child(p, k, c)];
+                            }
+                        }
+                    }
+                }
+                Source::Levels { t: ten, ls } => {
+                    let mut coord = vec![0u32; plan.split + plan.tail_dims.len()];
+                    for e in 0..self.len {
+                        coord[..plan.split]
+                            .copy_from_slice(&self.coords[e * plan.split..(e + 1) * plan.split]);
+                        for (k, tc) in plan.cells.iter().enumerate() {
+                            for (m, &c) in tc.iter().enumerate() {
+                                coord[plan.split + m] = c as u32;
+                            }
+                            let mut p = 0usize;
+                            for (m, &l) in ls.iter().enumerate() {
+                                p = ten.levels[m].lookup(p, coord[l]);
+                            }
+                            buf[e * t + k] = if p == FILL { ten.fill } else { ten.vals[p] };
+                        }
+                    }
+                }
+            }
+        }
+        let vals: Vec<&[f64]> = self.vals.iter().map(|v| &v[..n]).collect();
+        self.result = eval(&plan.body, &vals, n);
+    }
+}
+
+/// An operand of a vectorized step.
+enum Operand<'v> {
+    Slice(&'v [f64]),
+    Scalar(f64),
+    Owned(Vec<f64>),
+}
+
+impl Operand<'_> {
+    fn owned(self, n: usize) -> Vec<f64> {
+        match self {
+            Operand::Slice(s) => s.to_vec(),
+            Operand::Scalar(v) => vec![v; n],
+            Operand::Owned(v) => v,
+        }
+    }
+}
+
+fn operand<'v>(node: &Node, vals: &[&'v [f64]], n: usize) -> Operand<'v> {
+    match node {
+        Node::Acc(a) => Operand::Slice(vals[*a]),
+        Node::Lit(v) => Operand::Scalar(*v),
+        Node::Map(..) => Operand::Owned(eval(node, vals, n)),
+    }
+}
+
+/// `acc[k] = f(acc[k], rhs[k])` over all elements.
+#[inline(always)]
+fn combine(acc: &mut [f64], rhs: &Operand, f: impl Fn(f64, f64) -> f64) {
+    match rhs {
+        Operand::Slice(s) => acc
+            .iter_mut()
+            .zip(s.iter())
+            .for_each(|(x, &y)| *x = f(*x, y)),
+        Operand::Owned(s) => acc
+            .iter_mut()
+            .zip(s.iter())
+            .for_each(|(x, &y)| *x = f(*x, y)),
+        Operand::Scalar(y) => acc.iter_mut().for_each(|x| *x = f(*x, *y)),
+    }
+}
+
+/// The engine's `*`: a zero annihilates (0 * inf = 0).
+#[inline(always)]
+fn times(x: f64, y: f64) -> f64 {
+    if x == 0.0 || y == 0.0 {
+        0.0
     } else {
-        for (k, &c) in level.fiber(p).iter().enumerate() {
-            coord[l] = c;
-            walk(t, l + 1, level.child(p, k, c), coord, f);
-        }
+        x * y
     }
+}
+
+/// The body's values over `n` elements; each operator is one loop over the arrays.
+fn eval(node: &Node, vals: &[&[f64]], n: usize) -> Vec<f64> {
+    let Node::Map(op, args) = node else {
+        return operand(node, vals, n).owned(n);
+    };
+    // Each arm instantiates `combine`/`map` with its own closure, so the element loops are
+    // monomorphic (a function pointer here cost an indirect call per element).
+    macro_rules! fold_args {
+        ($f:expr) => {{
+            let mut acc = operand(&args[0], vals, n).owned(n);
+            for a in &args[1..] {
+                combine(&mut acc, &operand(a, vals, n), $f);
+            }
+            return acc;
+        }};
+    }
+    macro_rules! map_arg {
+        ($f:expr) => {{
+            let mut acc = operand(&args[0], vals, n).owned(n);
+            acc.iter_mut().for_each(|x| *x = $f(*x));
+            return acc;
+        }};
+    }
+    match (op, args.len()) {
+        (_, 0) => {}
+        (MapOp::Add, _) => fold_args!(|x: f64, y: f64| x + y),
+        (MapOp::Mul, _) => fold_args!(times),
+        (MapOp::Max, _) => fold_args!(f64::max),
+        (MapOp::Min, _) => fold_args!(f64::min),
+        (MapOp::Sub, 2) => fold_args!(|x: f64, y: f64| x - y),
+        (MapOp::Div, 2) => fold_args!(|x: f64, y: f64| if x == 0.0 { 0.0 } else { x / y }),
+        (MapOp::Relu, 1) => map_arg!(|x: f64| x.max(0.0)),
+        (MapOp::Neg, 1) => map_arg!(|x: f64| -x),
+        (MapOp::Abs, 1) => map_arg!(f64::abs),
+        (MapOp::Exp, 1) => map_arg!(f64::exp),
+        (MapOp::Sqrt, 1) => map_arg!(f64::sqrt),
+        (MapOp::Sigmoid, 1) => map_arg!(|x: f64| 1.0 / (1.0 + (-x).exp())),
+        _ => {}
+    }
+    // Any other operator: its arguments element by element.
+    let ops: Vec<Operand> = args.iter().map(|a| operand(a, vals, n)).collect();
+    let mut scratch = vec![0.0; ops.len()];
+    (0..n)
+        .map(|k| {
+            for (s, o) in scratch.iter_mut().zip(&ops) {
+                *s = match o {
+                    Operand::Slice(v) => v[k],
+                    Operand::Owned(v) => v[k],
+                    Operand::Scalar(v) => *v,
+                };
+            }
+            op.apply(&scratch)
+        })
+        .collect()
 }

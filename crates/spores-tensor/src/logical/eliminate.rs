@@ -61,6 +61,14 @@ pub struct Ctx<'a> {
     /// Result name → (its index order, statistics over those indices).
     pub results: RefCell<HashMap<String, (Vec<Idx>, TensorStats)>>,
     input_cache: RefCell<HashMap<(String, Vec<Idx>), TensorStats>>,
+    /// Priced queries by structure ([`Ctx::query_key`]): the same minimal sub-expression is
+    /// cut out again and again — by every greedy step, every distributed form and every
+    /// inlining candidate — under a fresh name each time; its statistics are computed once.
+    /// Value: (structural id, result statistics, nnz of the body, nnz of the result).
+    memo: RefCell<rustc_hash::FxHashMap<u64, (usize, TensorStats, f64, f64)>>,
+    /// Structural id of the definition each result name currently stands for (aliases are
+    /// keyed by it, so queries over equal definitions under different names share a key).
+    canon: RefCell<HashMap<String, usize>>,
     counter: Cell<usize>,
     pub prefix: RefCell<String>,
     /// The search gives up (an error from [`successors`]) once more than this many queries
@@ -84,6 +92,8 @@ impl<'a> Ctx<'a> {
             sizes: RefCell::new(HashMap::new()),
             results: RefCell::new(HashMap::new()),
             input_cache: RefCell::new(HashMap::new()),
+            memo: RefCell::new(Default::default()),
+            canon: RefCell::new(HashMap::new()),
             counter: Cell::new(0),
             prefix: RefCell::new(String::new()),
             budget: Cell::new(usize::MAX),
@@ -193,33 +203,118 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn stats(&self, e: &Expr) -> Result<TensorStats, TensorError> {
-        let sizes = self.sizes.borrow().clone();
+        let sizes = self.sizes.borrow();
         expr_stats(e, self.estimator, &mut |leaf| self.leaf_stats(leaf), &|i| {
             sizes.get(i).copied()
         })
     }
 
+    /// A hash of the structure of `q`, its own name left out: index names with their sizes,
+    /// inputs by name, aliases by the structural id of their definition. Equal structures
+    /// have equal statistics; a collision of two different ones (odds ~1e-13 for the
+    /// thousands of queries one optimization prices) could only misprice a plan, never make
+    /// it compute something else (statistics steer choices, not semantics).
+    fn query_key(&self, q: &LogicalQuery) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let sizes = self.sizes.borrow();
+        let canon = self.canon.borrow();
+        let mut h = rustc_hash::FxHasher::default();
+        let idxs = |h: &mut rustc_hash::FxHasher, idxs: &[Idx]| {
+            idxs.len().hash(h);
+            for i in idxs {
+                i.name().hash(h);
+                sizes.get(i).copied().unwrap_or(1).hash(h);
+            }
+        };
+        fn body(
+            h: &mut rustc_hash::FxHasher,
+            e: &Expr,
+            canon: &HashMap<String, usize>,
+            idxs: &dyn Fn(&mut rustc_hash::FxHasher, &[Idx]),
+        ) {
+            match e {
+                Expr::Input { tensor, idxs: ix } => {
+                    0u8.hash(h);
+                    tensor.hash(h);
+                    idxs(h, ix);
+                }
+                Expr::Alias { name, idxs: ix } => {
+                    match canon.get(name) {
+                        Some(id) => {
+                            1u8.hash(h);
+                            id.hash(h);
+                        }
+                        None => {
+                            2u8.hash(h);
+                            name.hash(h);
+                        }
+                    }
+                    idxs(h, ix);
+                }
+                Expr::Literal(v) => {
+                    3u8.hash(h);
+                    v.to_bits().hash(h);
+                }
+                Expr::Map { op, args } => {
+                    4u8.hash(h);
+                    op.name().hash(h);
+                    args.len().hash(h);
+                    for a in args {
+                        body(h, a, canon, idxs);
+                    }
+                }
+                Expr::Agg {
+                    op,
+                    idxs: ix,
+                    body: b,
+                } => {
+                    5u8.hash(h);
+                    op.hash(h);
+                    idxs(h, ix);
+                    body(h, b, canon, idxs);
+                }
+            }
+        }
+        q.agg.hash(&mut h);
+        idxs(&mut h, &q.idxs);
+        idxs(&mut h, &q.agg_idxs);
+        body(&mut h, &q.body, &canon, &idxs);
+        h.finish()
+    }
+
     /// Prices a logical query and records its result statistics under its name.
     pub fn plan_query(&self, q: LogicalQuery) -> Result<Planned, TensorError> {
-        let body = self.stats(&q.body)?;
-        let out = match q.agg {
-            Some(g) => {
-                let over: Vec<(Idx, usize)> = q
-                    .agg_idxs
-                    .iter()
-                    .map(|i| (i.clone(), self.size(i)))
-                    .collect();
-                body.aggregate(g, &over)
+        let key = self.query_key(&q);
+        let hit = self.memo.borrow().get(&key).cloned();
+        let (id, out, nnz_body, nnz_out) = match hit {
+            Some(h) => h,
+            None => {
+                let body = self.stats(&q.body)?;
+                let out = match q.agg {
+                    Some(g) => {
+                        let over: Vec<(Idx, usize)> = q
+                            .agg_idxs
+                            .iter()
+                            .map(|i| (i.clone(), self.size(i)))
+                            .collect();
+                        body.aggregate(g, &over)
+                    }
+                    None => body.clone(),
+                };
+                let id = self.memo.borrow().len();
+                let (nnz_body, nnz_out) = (body.estimate(), out.estimate());
+                let entry = (id, out, nnz_body, nnz_out);
+                self.memo.borrow_mut().insert(key, entry.clone());
+                entry
             }
-            None => body.clone(),
         };
-        let (nnz_body, nnz_out) = (body.estimate(), out.estimate());
         let map = if self.is_dense_product(&q)? {
             self.cost_model.map * self.cost_model.dense_product
         } else {
             self.cost_model.map
         };
         let cost = self.cost_model.agg * nnz_out + map * nnz_body;
+        self.canon.borrow_mut().insert(q.name.clone(), id);
         self.results
             .borrow_mut()
             .insert(q.name.clone(), (q.idxs.clone(), out));
@@ -603,10 +698,8 @@ pub fn add_with_absorption(
                 current = fused;
             }
             None => {
-                let stats = ctx.stats_of_result(&current.q)?;
-                ctx.results
-                    .borrow_mut()
-                    .insert(current.q.name.clone(), (current.q.idxs.clone(), stats));
+                // Re-records statistics and structural id under the shared name (a memo hit).
+                ctx.plan_query(current.q.clone())?;
                 break;
             }
         }
@@ -656,21 +749,6 @@ impl Ctx<'_> {
             orders.push(idxs.len());
         }
         Ok(orders.contains(&2))
-    }
-
-    fn stats_of_result(&self, q: &LogicalQuery) -> Result<TensorStats, TensorError> {
-        let body = self.stats(&q.body)?;
-        Ok(match q.agg {
-            Some(g) => {
-                let over: Vec<(Idx, usize)> = q
-                    .agg_idxs
-                    .iter()
-                    .map(|i| (i.clone(), self.size(i)))
-                    .collect();
-                body.aggregate(g, &over)
-            }
-            None => body,
-        })
     }
 }
 

@@ -12,6 +12,7 @@
 
 mod distribute;
 mod eliminate;
+pub mod fuse;
 pub mod inline;
 pub mod keyjoin;
 mod naive;
@@ -408,7 +409,19 @@ fn optimize_query(
     options: &LogicalOptions,
     climb: bool,
 ) -> Result<State, TensorError> {
-    let mut best = run_search(ctx, expr, name, idxs, options)?;
+    // Distribution steps often reach the same form along several paths (the fully
+    // distributed form is also some step's result): each distinct form is searched once.
+    let mut searched: HashMap<String, State> = HashMap::new();
+    let mut search = |e: &Expr| -> Result<State, TensorError> {
+        let key = e.to_string();
+        if let Some(s) = searched.get(&key) {
+            return Ok(s.clone());
+        }
+        let s = run_search(ctx, e, name, idxs, options)?;
+        searched.insert(key, s.clone());
+        Ok(s)
+    };
+    let mut best = search(expr)?;
     if options.no_distribute {
         return Ok(best);
     }
@@ -424,7 +437,7 @@ fn optimize_query(
             let mut improved = None;
             for (cand, log) in distribute::one_step(&current) {
                 register(&log);
-                let s = run_search(ctx, &cand, name, idxs, options)?;
+                let s = search(&cand)?;
                 if s.cost < best.cost {
                     best = s;
                     improved = Some(cand);
@@ -439,7 +452,7 @@ fn optimize_query(
     let (full, log) = distribute::exhaustive(expr);
     if &full != expr {
         register(&log);
-        let s = run_search(ctx, &full, name, idxs, options)?;
+        let s = search(&full)?;
         if s.cost < best.cost {
             best = s;
         }

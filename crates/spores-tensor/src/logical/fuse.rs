@@ -1,0 +1,215 @@
+//! Fusing a single-term sum into its consumer (after variable elimination).
+//!
+//! A sum whose body is non-zero for at most one coordinate of its aggregated indices per
+//! output cell is not really a reduction: over a star join, `T[h,i] = sum[s,p,o,c](L[i,s,p,o,c]
+//! * (..))` adds one term per lineitem `i` because each lineitem has exactly one supplier,
+//! part, order and customer (`L`'s degree statistics say so: `D(s,p,o,c | i) = 1`). A consumer
+//! that applies zero-preserving maps to `T` can then take the sum outside them,
+//!
+//! ```text
+//! y[i] = sum[h](relu(T[h,i]) * w2[h])   →   y[i] = sum[h,s,p,o,c](relu(L[i,s,p,o,c] * (..)) * w2[h])
+//! ```
+//!
+//! because `g(Σ_x t_x) = Σ_x g(t_x)` when at most one `t_x` is non-zero and `g(0) = 0`. The
+//! network's hidden layer is then never materialized: one pass over `L` with an inner loop
+//! over `h` computes `y` (before: an `|L| × 8` intermediate written and read back).
+//!
+//! Exact conditions, checked per producer/consumer pair:
+//! - the producer `T = sum[X](B)` has one consumer and is not an output;
+//! - `B` is zero wherever an input factor `F` is zero (`F` reached from `B`'s root through
+//!   maps annihilated by 0, or unary maps with `f(0) = 0`), `F` has fill 0, covers `X`, and
+//!   its degree statistics bound `D(X' | Y) <= 1` for some `X' ⊇ X` and `Y` among `F`'s
+//!   indices outside `X` (all of them free in `T`): at most one term per cell of `T`;
+//! - the consumer's aggregate is a sum or none, the access `T[a]` (distinct indices) is reached
+//!   from its body's root through zero-preserving maps as above, and every index of the
+//!   consumer appears in `a` — so the fused loop nest is `T`'s own and `B` is evaluated once
+//!   per term, as before (never a larger loop nest than the two kernels it replaces).
+
+use std::collections::HashSet;
+
+use super::inline::rename_free;
+use super::normalize::{fresh_idx, rebuild_map, substitute};
+use crate::plan_ast::{AggOp, Expr, Idx, LogicalPlan, LogicalQuery};
+use crate::stats::{Estimator, InputStats};
+
+/// Fuses single-term sums into their consumers until none is left (see the module docs).
+/// Returns the rewritten plan and the number of fusions.
+pub fn fuse_single_terms(plan: &LogicalPlan, inputs: &InputStats) -> (LogicalPlan, usize) {
+    let mut plan = plan.clone();
+    let mut fused = 0;
+    while fuse_one(&mut plan, inputs) {
+        fused += 1;
+    }
+    (plan, fused)
+}
+
+fn fuse_one(plan: &mut LogicalPlan, inputs: &InputStats) -> bool {
+    for p in 0..plan.queries.len() {
+        let producer = &plan.queries[p];
+        if plan.outputs.iter().any(|(_, q)| q == &producer.name) {
+            continue;
+        }
+        let readers: Vec<usize> = (0..plan.queries.len())
+            .filter(|&k| reads(&plan.queries[k].body, &producer.name) > 0)
+            .collect();
+        let [c] = readers[..] else { continue };
+        if c <= p || reads(&plan.queries[c].body, &producer.name) != 1 {
+            continue;
+        }
+        if !single_term(producer, inputs) {
+            continue;
+        }
+        if let Some(q) = fuse_into(producer, &plan.queries[c]) {
+            plan.queries[c] = q;
+            plan.queries.remove(p);
+            return true;
+        }
+    }
+    false
+}
+
+/// How many accesses of alias `name` `e` holds.
+fn reads(e: &Expr, name: &str) -> usize {
+    let mut n = 0;
+    e.for_each_access(&mut |a| {
+        if matches!(a, Expr::Alias { name: m, .. } if m == name) {
+            n += 1;
+        }
+    });
+    n
+}
+
+/// Whether `f` maps 0 to 0 in argument `k` whatever the other arguments are.
+fn keeps_zero(op: &crate::plan_ast::MapOp, arity: usize) -> bool {
+    op.props().annihilator == Some(0.0) || (arity == 1 && op.apply(&[0.0]) == 0.0)
+}
+
+/// The accesses `e` is zero wherever they are zero (reached through zero-keeping maps).
+fn zero_with<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Input { .. } | Expr::Alias { .. } => out.push(e),
+        Expr::Map { op, args } if keeps_zero(op, args.len()) => {
+            if op.props().annihilator == Some(0.0) {
+                args.iter().for_each(|a| zero_with(a, out));
+            } else {
+                zero_with(&args[0], out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `q = sum[X](B)` has at most one non-zero term per output cell (module docs).
+fn single_term(q: &LogicalQuery, inputs: &InputStats) -> bool {
+    if q.agg != Some(AggOp::Sum) || q.agg_idxs.is_empty() {
+        return false;
+    }
+    let mut factors = vec![];
+    zero_with(&q.body, &mut factors);
+    factors.into_iter().any(|f| {
+        let Expr::Input { tensor, idxs } = f else {
+            return false;
+        };
+        let distinct: HashSet<&Idx> = idxs.iter().collect();
+        if distinct.len() != idxs.len() || !q.agg_idxs.iter().all(|x| idxs.contains(x)) {
+            return false;
+        }
+        let Ok(stats) = inputs.access(tensor, idxs, Estimator::Chain) else {
+            return false;
+        };
+        if stats.fill() != 0.0 {
+            return false;
+        }
+        let rest: Vec<&Idx> = idxs.iter().filter(|i| !q.agg_idxs.contains(i)).collect();
+        stats.degree_constraints().iter().any(|(x, y, d)| {
+            *d <= 1.0
+                && q.agg_idxs.iter().all(|i| x.contains(i))
+                && y.iter().all(|i| rest.contains(&i))
+        })
+    })
+}
+
+/// The consumer with the producer's sum taken outside its zero-keeping maps; `None` when the
+/// consumer does not qualify (module docs).
+fn fuse_into(producer: &LogicalQuery, consumer: &LogicalQuery) -> Option<LogicalQuery> {
+    if !matches!(consumer.agg, None | Some(AggOp::Sum)) {
+        return None;
+    }
+    let access = find_access(&consumer.body, &producer.name)?;
+    let Expr::Alias { idxs: at, .. } = access else {
+        return None;
+    };
+    let distinct: HashSet<&Idx> = at.iter().collect();
+    if distinct.len() != at.len() || at.len() != producer.idxs.len() {
+        return None;
+    }
+    if !consumer
+        .idxs
+        .iter()
+        .chain(&consumer.agg_idxs)
+        .all(|i| at.contains(i))
+    {
+        return None;
+    }
+    // The producer's summed indices, renamed apart from everything in the consumer.
+    let mut used: HashSet<Idx> = HashSet::new();
+    collect_idxs(&consumer.body, &mut used);
+    used.extend(consumer.idxs.iter().cloned());
+    used.extend(consumer.agg_idxs.iter().cloned());
+    used.extend(producer.idxs.iter().cloned());
+    let mut body = producer.body.clone();
+    let mut summed = vec![];
+    for x in &producer.agg_idxs {
+        let fresh = fresh_idx(x, &mut used);
+        if &fresh != x {
+            body = substitute(&body, x, &fresh);
+        }
+        summed.push(fresh);
+    }
+    let term = rename_free(&body, &producer.idxs, at);
+    let new_body = replace_access(&consumer.body, &producer.name, &term)?;
+    let mut agg_idxs = consumer.agg_idxs.clone();
+    agg_idxs.extend(summed);
+    Some(LogicalQuery {
+        name: consumer.name.clone(),
+        idxs: consumer.idxs.clone(),
+        agg: Some(AggOp::Sum),
+        agg_idxs,
+        body: new_body,
+    })
+}
+
+/// The access to `name` if it is reached from `e`'s root through zero-keeping maps.
+fn find_access<'e>(e: &'e Expr, name: &str) -> Option<&'e Expr> {
+    let mut found = vec![];
+    zero_with(e, &mut found);
+    found
+        .into_iter()
+        .find(|a| matches!(a, Expr::Alias { name: m, .. } if m == name))
+}
+
+fn replace_access(e: &Expr, name: &str, with: &Expr) -> Option<Expr> {
+    match e {
+        Expr::Alias { name: m, .. } if m == name => Some(with.clone()),
+        Expr::Map { op, args } => {
+            let args: Vec<Expr> = args
+                .iter()
+                .map(|a| replace_access(a, name, with).unwrap_or_else(|| a.clone()))
+                .collect();
+            Some(rebuild_map(op, args))
+        }
+        _ => None,
+    }
+}
+
+fn collect_idxs(e: &Expr, out: &mut HashSet<Idx>) {
+    match e {
+        Expr::Input { idxs, .. } | Expr::Alias { idxs, .. } => out.extend(idxs.iter().cloned()),
+        Expr::Literal(_) => {}
+        Expr::Map { args, .. } => args.iter().for_each(|a| collect_idxs(a, out)),
+        Expr::Agg { idxs, body, .. } => {
+            out.extend(idxs.iter().cloned());
+            collect_idxs(body, out);
+        }
+    }
+}

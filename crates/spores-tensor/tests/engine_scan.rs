@@ -1,0 +1,261 @@
+//! The scan fast path's batched evaluation agrees with the loop interpreter on kernels of the
+//! shapes it takes: a sparse leader with inner dense loops (one, two, longer than a batch),
+//! dense and sparse followers, zero-keeping and other maps, outputs over inner loops, and
+//! all-dense kernels with and without aggregates.
+
+use std::collections::HashMap;
+
+use rand::{RngExt, SeedableRng};
+use spores_tensor::engine::{execute_query, scan::scan, FiberTensor};
+use spores_tensor::logical::naive_plan;
+use spores_tensor::parse::parse_program;
+use spores_tensor::plan_ast::{Access, Expr, Idx, LevelFormat, PhysExpr, PhysicalQuery, Protocol};
+use spores_tensor::CooTensor;
+
+fn rng(seed: u64) -> rand_pcg::Pcg64 {
+    rand_pcg::Pcg64::seed_from_u64(seed)
+}
+
+/// A random tensor with about `density` of its cells set to values in [-2, 2).
+fn random(r: &mut rand_pcg::Pcg64, dims: &[usize], density: f64) -> CooTensor {
+    let total: usize = dims.iter().product();
+    let mut e = vec![];
+    for flat in 0..total {
+        if r.random::<f64>() < density {
+            let mut c = vec![0u32; dims.len()];
+            let mut rest = flat;
+            for m in (0..dims.len()).rev() {
+                c[m] = (rest % dims[m]) as u32;
+                rest /= dims[m];
+            }
+            e.push((c, r.random_range(-2.0..2.0)));
+        }
+    }
+    CooTensor::from_entries(dims.to_vec(), e, 0.0).unwrap()
+}
+
+/// The kernel of the one-query program `src` (its aggregate and body), with the given loop
+/// order and output formats; `leader`'s indices iterate, every other access looks up.
+fn kernel(
+    src: &str,
+    loops: &[&str],
+    leader: Option<&str>,
+    formats: &[LevelFormat],
+) -> PhysicalQuery {
+    let p = parse_program(src).unwrap().program;
+    let plan = naive_plan(&p).unwrap();
+    let q = plan.queries.last().unwrap().clone();
+    fn phys(e: &Expr, leader: Option<&str>) -> PhysExpr {
+        match e {
+            Expr::Input { tensor, idxs } | Expr::Alias { name: tensor, idxs } => {
+                let it = leader == Some(tensor.as_str());
+                PhysExpr::Access(Access {
+                    is_alias: false,
+                    name: tensor.clone(),
+                    idxs: idxs.clone(),
+                    protocols: vec![
+                        if it {
+                            Protocol::Iterate
+                        } else {
+                            Protocol::Lookup
+                        };
+                        idxs.len()
+                    ],
+                })
+            }
+            Expr::Literal(v) => PhysExpr::Literal(*v),
+            Expr::Map { op, args } => PhysExpr::Map {
+                op: op.clone(),
+                args: args.iter().map(|a| phys(a, leader)).collect(),
+            },
+            Expr::Agg { .. } => panic!("kernel bodies have no aggregate"),
+        }
+    }
+    PhysicalQuery {
+        name: q.name.clone(),
+        loop_order: loops.iter().map(|l| Idx::new(l)).collect(),
+        agg: q.agg,
+        agg_idxs: q.agg_idxs.clone(),
+        body: phys(&q.body, leader),
+        output_idxs: q.idxs.clone(),
+        output_formats: formats.to_vec(),
+    }
+}
+
+/// Runs `q` on the scan path (which must take it) and on the interpreter; compares.
+fn agree(q: &PhysicalQuery, inputs: &HashMap<String, FiberTensor>, context: &str) {
+    let lookup = |n: &str, _: bool| inputs.get(n);
+    let fast = scan(q, &lookup)
+        .unwrap_or_else(|| panic!("{context}: the scan path should take this kernel"))
+        .unwrap();
+    let slow = execute_query(q, &lookup).unwrap();
+    let (a, b) = (fast.to_coo().unwrap(), slow.to_coo().unwrap());
+    assert_eq!(a.dims(), b.dims(), "{context}");
+    for (k, (x, y)) in a.to_dense().iter().zip(b.to_dense()).enumerate() {
+        let ok = x == &y || (x - y).abs() <= 1e-9 * (1.0 + x.abs().max(y.abs()));
+        assert!(ok, "{context}: cell {k}: scan {x}, interpreter {y}");
+    }
+}
+
+fn fiber(t: &CooTensor, formats: &[LevelFormat]) -> FiberTensor {
+    FiberTensor::from_coo(t, formats)
+}
+
+use LevelFormat::{Dense, SortedList};
+
+/// The network's kernel: a sparse leader over (i, s, p), the hidden units `h` as inner loop
+/// with `relu`, dense row lookups, for inner loops shorter and longer than one batch.
+#[test]
+fn leader_with_an_inner_loop_and_relu() {
+    for (seed, hidden) in [(1u64, 1usize), (2, 8), (3, 37), (4, 1500)] {
+        let mut r = rng(seed);
+        let (n, ns, np) = (300, 7, 11);
+        let mut l = vec![];
+        for i in 0..n {
+            if r.random::<f64>() < 0.8 {
+                let key = vec![
+                    i as u32,
+                    r.random_range(0..ns as u32),
+                    r.random_range(0..np as u32),
+                ];
+                l.push((key, r.random_range(0.5..1.5)));
+            }
+        }
+        let l = CooTensor::from_entries(vec![n, ns, np], l, 0.0).unwrap();
+        let mut ins = HashMap::new();
+        ins.insert("L".to_string(), fiber(&l, &[Dense, SortedList, SortedList]));
+        ins.insert(
+            "A".to_string(),
+            fiber(&random(&mut r, &[ns, hidden], 1.0), &[Dense, Dense]),
+        );
+        ins.insert(
+            "B".to_string(),
+            fiber(&random(&mut r, &[np, hidden], 1.0), &[Dense, Dense]),
+        );
+        ins.insert(
+            "w".to_string(),
+            fiber(&random(&mut r, &[hidden], 0.7), &[Dense]),
+        );
+        let q = kernel(
+            "y[i] = sum[s,p,h](relu(L[i,s,p] * (A[s,h] + B[p,h])) * w[h])",
+            &["i", "s", "p", "h"],
+            Some("L"),
+            &[Dense],
+        );
+        agree(&q, &ins, &format!("hidden {hidden}"));
+        // The hidden layer itself, stored per (i, h): the output runs over the inner loop.
+        let q = kernel(
+            "H[i,h] = sum[s,p](L[i,s,p] * (A[s,h] - B[p,h]))",
+            &["i", "s", "p", "h"],
+            Some("L"),
+            &[Dense, Dense],
+        );
+        agree(&q, &ins, &format!("H, hidden {hidden}"));
+    }
+}
+
+/// Sparse followers whose last mode is the single inner loop (rows scattered once per entry),
+/// in every sparse format of that level and with missing rows.
+#[test]
+fn sparse_rows_over_the_inner_loop() {
+    let mut r = rng(13);
+    let (n, a, j) = (200, 9, 30);
+    let l = random(&mut r, &[n, a], 0.2);
+    let table = random(&mut r, &[a, j], 0.3);
+    let vector = random(&mut r, &[j], 0.5);
+    for f in [SortedList, LevelFormat::Hash, LevelFormat::Bytemap, Dense] {
+        for top in [Dense, SortedList] {
+            let mut ins = HashMap::new();
+            ins.insert("L".to_string(), fiber(&l, &[SortedList, SortedList]));
+            ins.insert("T".to_string(), fiber(&table, &[top, f]));
+            ins.insert("v".to_string(), fiber(&vector, &[f]));
+            let q = kernel(
+                "X[i,j] = sum[s](L[i,s] * (T[s,j] + v[j]))",
+                &["i", "s", "j"],
+                Some("L"),
+                &[Dense, Dense],
+            );
+            agree(&q, &ins, &format!("rows {top:?}/{f:?}"));
+        }
+    }
+}
+
+/// Two inner loops (an odometer over both), a sparse follower looked up level by level, a
+/// maximum, and a hashed output.
+#[test]
+fn two_inner_loops_sparse_followers_and_other_aggregates() {
+    let mut r = rng(9);
+    let (n, a, b, c) = (120, 5, 6, 4);
+    let l = random(&mut r, &[n, a], 0.3);
+    let mut ins = HashMap::new();
+    ins.insert("L".to_string(), fiber(&l, &[SortedList, SortedList]));
+    ins.insert(
+        "D".to_string(),
+        fiber(&random(&mut r, &[a, b, c], 1.0), &[Dense, Dense, Dense]),
+    );
+    ins.insert(
+        "E".to_string(),
+        fiber(&random(&mut r, &[b, c], 0.4), &[Dense, SortedList]),
+    );
+    let q = kernel(
+        "Z[i,k] = sum[s,j](L[i,s] * D[s,j,k] * (E[j,k] + 2))",
+        &["i", "s", "j", "k"],
+        Some("L"),
+        &[LevelFormat::Hash, Dense],
+    );
+    agree(&q, &ins, "two inner loops, sparse follower");
+    let q = kernel(
+        "Z[i,j] = max[s,k](L[i,s] * exp(D[s,j,k]))",
+        &["i", "s", "j", "k"],
+        Some("L"),
+        &[SortedList, Dense],
+    );
+    // max over a leader skips fills: only sums are taken with a leader.
+    let lookup = |n: &str, _: bool| ins.get(n);
+    assert!(
+        scan(&q, &lookup).is_none(),
+        "a max over a sparse leader stays with the interpreter"
+    );
+}
+
+/// All-dense kernels: longer than a batch (the outer loops stand in for a leader), pointwise
+/// and aggregated, with operators the batch evaluates generically.
+#[test]
+fn all_dense_kernels() {
+    let mut r = rng(5);
+    let mut ins = HashMap::new();
+    ins.insert(
+        "v".to_string(),
+        fiber(&random(&mut r, &[5000], 1.0), &[Dense]),
+    );
+    ins.insert(
+        "M".to_string(),
+        fiber(&random(&mut r, &[300, 70], 1.0), &[Dense, Dense]),
+    );
+    ins.insert(
+        "u".to_string(),
+        fiber(&random(&mut r, &[70], 1.0), &[Dense]),
+    );
+    for (src, loops, formats) in [
+        ("y[i] = sigmoid(v[i])", vec!["i"], vec![Dense]),
+        (
+            "y[i] = (v[i] > 0) * sqrt(abs(v[i])) - v[i] / 3",
+            vec!["i"],
+            vec![Dense],
+        ),
+        ("y[i] = max[j](M[i,j] * u[j])", vec!["i", "j"], vec![Dense]),
+        (
+            "y[i] = sum[j](min(M[i,j], u[j]) ^ 2)",
+            vec!["i", "j"],
+            vec![Dense],
+        ),
+        (
+            "Z[i,j] = M[i,j] * u[j] + 1",
+            vec!["i", "j"],
+            vec![Dense, Dense],
+        ),
+    ] {
+        let q = kernel(src, &loops, None, &formats);
+        agree(&q, &ins, src);
+    }
+}

@@ -10,6 +10,7 @@ pub mod elementwise;
 mod ew_common;
 pub mod ew_fused;
 pub mod fused;
+pub mod gram;
 pub mod masked;
 pub mod matmul;
 pub mod structural;

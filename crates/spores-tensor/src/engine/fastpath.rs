@@ -100,6 +100,9 @@ pub fn matrix_product<'a>(
         }
     };
     let (oa, trans_a) = other(&a.idxs)?;
+    if let Some(r) = gram(q, (a, ta), (b, tb), k) {
+        return Some(r);
+    }
     let (ma, mb) = (as_matrix(ta)?, as_matrix(tb)?);
     let result = if b.idxs.len() == 1 {
         if b.idxs[0] != *k || q.output_idxs != [oa.clone()] {
@@ -125,6 +128,53 @@ pub fn matrix_product<'a>(
         result
             .map_err(|e| TensorError::Invalid(format!("kernel {}: {e}", q.name)))
             .map(|m| to_fibertree(&m, q)),
+    )
+}
+
+/// `G[o1,o2] = sum[k](X[.., k ..] * X[.., k ..])`: both operands the same all-dense order-2
+/// tensor, in the same mode order, with its other mode giving the two outputs — a Gram
+/// matrix, run on spores-exec's `gram_strided` over the tensor's own value buffer (no copy
+/// into a `DenseMatrix`, no transposed operand). `None` when it is not one.
+fn gram(
+    q: &PhysicalQuery,
+    (a, ta): (&crate::plan_ast::Access, &FiberTensor),
+    (b, tb): (&crate::plan_ast::Access, &FiberTensor),
+    k: &Idx,
+) -> Option<Result<FiberTensor, TensorError>> {
+    if !std::ptr::eq(ta, tb) || b.idxs.len() != 2 || ta.order() != 2 {
+        return None;
+    }
+    let ka = a.idxs.iter().position(|i| i == k)?;
+    if b.idxs.iter().position(|i| i == k) != Some(ka) {
+        return None;
+    }
+    let (oa, ob) = (&a.idxs[1 - ka], &b.idxs[1 - ka]);
+    if oa == ob
+        || !(q.output_idxs == [oa.clone(), ob.clone()] || q.output_idxs == [ob.clone(), oa.clone()])
+    {
+        return None;
+    }
+    if ta.fill != 0.0
+        || ta.levels.iter().any(|l| l.format != LevelFormat::Dense)
+        || ta.vals.iter().any(|v| !v.is_finite())
+    {
+        return None;
+    }
+    // Observations run along mode `ka`, features along the other.
+    let (n, d) = (ta.dims[ka], ta.dims[1 - ka]);
+    let (rs, cs) = if ka == 0 { (d, 1) } else { (1, n) };
+    let g = match spores_exec::kernels::gram::gram_strided(&ta.vals, n, d, rs, cs) {
+        Ok(g) => g,
+        Err(e) => return Some(Err(TensorError::Invalid(format!("kernel {}: {e}", q.name)))),
+    };
+    // The result is symmetric: the output's mode order does not matter.
+    if q.output_formats.iter().all(|f| *f == LevelFormat::Dense) {
+        return Some(Ok(FiberTensor::dense(&[d, d], g, 0.0)));
+    }
+    Some(
+        DenseMatrix::from_vec(d, d, g)
+            .map_err(|e| TensorError::Invalid(format!("kernel {}: {e}", q.name)))
+            .map(|m| to_fibertree(&Matrix::Dense(m), q)),
     )
 }
 

@@ -16,3 +16,5 @@ pub mod matmul;
 pub mod structural;
 pub mod transpose;
 pub mod unary;
+
+pub use matmul::par::zeroed;

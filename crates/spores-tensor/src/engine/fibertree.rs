@@ -296,6 +296,10 @@ impl FiberTensor {
                 _ => (level.ptr[p], level.ptr[p + 1]),
             }
         };
+        // Levels from `chain` on hold exactly one child per parent (a fact table's foreign
+        // keys under its primary key: `L[i,s,p,o,c]`): their positions equal their parent's,
+        // so the walk reads their coordinates straight off `idx` instead of descending.
+        let chain = self.singleton_suffix();
         let mut coord = vec![0u32; n];
         let mut lo = vec![0usize; n];
         let mut hi = vec![0usize; n];
@@ -322,7 +326,10 @@ impl FiberTensor {
                 }
             };
             coord[l] = c;
-            if l + 1 == n {
+            if l + 1 == chain {
+                for (m, level) in self.levels.iter().enumerate().skip(chain) {
+                    coord[m] = level.idx[pos];
+                }
                 f(&coord, self.vals[pos]);
             } else {
                 parent[l + 1] = pos;
@@ -330,6 +337,26 @@ impl FiberTensor {
                 l += 1;
             }
         }
+    }
+
+    /// The first level of the longest run of trailing levels in which every parent position
+    /// has exactly one child (SortedList or Hash levels whose `ptr` is the identity), or the
+    /// order when there is none; never 0 (the first level is walked as usual).
+    fn singleton_suffix(&self) -> usize {
+        let n = self.levels.len();
+        let mut s = n;
+        while s > 1 {
+            let (parent, level) = (&self.levels[s - 2], &self.levels[s - 1]);
+            let singleton = matches!(level.format, LevelFormat::SortedList | LevelFormat::Hash)
+                && level.idx.len() == parent.positions
+                && level.ptr.len() == parent.positions + 1
+                && level.ptr.windows(2).all(|w| w[1] == w[0] + 1);
+            if !singleton {
+                break;
+            }
+            s -= 1;
+        }
+        s
     }
 
     /// The value at a coordinate.

@@ -6,6 +6,7 @@
 //! (later kernels read it through those formats), and returns the program outputs as
 //! [`CooTensor`]s.
 
+pub mod band;
 pub mod exec;
 pub mod fastpath;
 pub mod fibertree;

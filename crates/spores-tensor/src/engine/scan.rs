@@ -191,7 +191,13 @@ pub fn scan<'a>(
         }
     };
     let init = q.agg.map_or(out_fill, AggOp::init);
-    let mut out = vec![init; cells];
+    // A zero start comes from spores-exec's allocator of big zeroed buffers (huge pages:
+    // the 96 MB feature matrix took ~60 ms of first-touch page faults on 4 KiB pages).
+    let mut out = if init == 0.0 {
+        spores_exec::kernels::zeroed(cells)
+    } else {
+        vec![init; cells]
+    };
     // Without a leader the outer dense loops play its part (their cells are the "entries"),
     // keeping the inner block of loops evaluated at once small.
     let split = match leader {
@@ -362,6 +368,15 @@ enum Source<'a> {
         /// Loop level of each mode above the last.
         outer: Vec<usize>,
     },
+    /// A [`Source::Row`] whose rows all store their coordinates within one narrow band of
+    /// the last mode (a dimension table holding its own block of a feature matrix's
+    /// columns): read from a dense copy of the band, so a row is one contiguous load
+    /// addressed from its parent position, not a dependent `ptr → idx → vals` chain.
+    Band {
+        t: &'a FiberTensor,
+        outer: Vec<usize>,
+        band: super::band::Band,
+    },
     /// Any other format: looked up level by level (a miss reads the fill).
     Levels { t: &'a FiberTensor, ls: Vec<usize> },
 }
@@ -436,10 +451,11 @@ impl<'a> BatchPlan<'a> {
                     .all(|&l| l < split)
             {
                 let ls = &levels_of[a];
-                plan.sources.push(Source::Row {
-                    t,
-                    outer: ls[..ls.len() - 1].to_vec(),
-                });
+                let outer = ls[..ls.len() - 1].to_vec();
+                match super::band::Band::of(t) {
+                    Some(band) => plan.sources.push(Source::Band { t, outer, band }),
+                    None => plan.sources.push(Source::Row { t, outer }),
+                }
             } else {
                 plan.keep_coords = true;
                 plan.cells.clone_from(&tails);
@@ -502,10 +518,13 @@ impl Batch {
                 Source::Dense { outer, .. } => {
                     o.push(outer.iter().map(|&(l, st)| coord[l] as usize * st).sum())
                 }
-                Source::Row { t, outer } => {
+                Source::Row { t, outer } | Source::Band { t, outer, .. } => {
                     let mut p = 0usize;
                     for (m, &l) in outer.iter().enumerate() {
                         p = t.levels[m].lookup(p, coord[l]);
+                    }
+                    if let Source::Band { band, .. } = s {
+                        band.prefetch(p);
                     }
                     o.push(p);
                 }
@@ -588,6 +607,11 @@ impl Batch {
                                 row[c as usize] = ten.vals[last.child(p, k, c)];
                             }
                         }
+                    }
+                }
+                Source::Band { t: ten, band, .. } => {
+                    for (e, &p) in self.outer[a].iter().enumerate() {
+                        band.fill_row(&mut buf[e * t..(e + 1) * t], p, ten.fill);
                     }
                 }
                 Source::Levels { t: ten, ls } => {

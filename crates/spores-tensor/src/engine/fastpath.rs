@@ -154,10 +154,7 @@ fn gram(
     {
         return None;
     }
-    if ta.fill != 0.0
-        || ta.levels.iter().any(|l| l.format != LevelFormat::Dense)
-        || ta.vals.iter().any(|v| !v.is_finite())
-    {
+    if ta.fill != 0.0 || ta.levels.iter().any(|l| l.format != LevelFormat::Dense) {
         return None;
     }
     // Observations run along mode `ka`, features along the other.
@@ -167,6 +164,13 @@ fn gram(
         Ok(g) => g,
         Err(e) => return Some(Err(TensorError::Invalid(format!("kernel {}: {e}", q.name)))),
     };
+    // The engine's `*` makes `0 * inf` 0 where the kernel's arithmetic gives NaN: with an
+    // infinite or NaN value in `X`, the diagonal entry of its feature (a sum of squares, no
+    // cancellation) is not finite, so a finite diagonal proves `X` finite without a pass
+    // over it; otherwise the interpreter runs the kernel.
+    if (0..d).any(|j| !g[j * d + j].is_finite()) {
+        return None;
+    }
     // The result is symmetric: the output's mode order does not matter.
     if q.output_formats.iter().all(|f| *f == LevelFormat::Dense) {
         return Some(Ok(FiberTensor::dense(&[d, d], g, 0.0)));

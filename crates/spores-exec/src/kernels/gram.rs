@@ -69,12 +69,35 @@ pub fn gram_strided(data: &[f64], n: usize, d: usize, rs: usize, cs: usize) -> R
             })
             .unwrap_or_else(|| vec![0.0; d * d])
     };
+    mirror_upper(&mut g, d);
+    Ok(g)
+}
+
+/// Adds the upper triangle (`j <= k`) of `t(X) %*% X` for `n` observation-major rows of
+/// `d` features (`data[i * d + j]`) into the row-major `d × d` buffer `g`, on the calling
+/// thread: for callers that produce `X` a block of rows at a time and never store it
+/// (finish with [`mirror_upper`]).
+pub fn gram_add_upper(data: &[f64], n: usize, d: usize, g: &mut [f64]) {
+    assert!(
+        data.len() >= n * d && g.len() == d * d,
+        "gram_add_upper: buffer sizes"
+    );
+    View {
+        data,
+        d,
+        rs: d,
+        cs: 1,
+    }
+    .accumulate(0, n, g);
+}
+
+/// Copies the upper triangle of the row-major `d × d` buffer onto its lower triangle.
+pub fn mirror_upper(g: &mut [f64], d: usize) {
     for j in 0..d {
         for k in 0..j {
             g[j * d + k] = g[k * d + j];
         }
     }
-    Ok(g)
 }
 
 #[derive(Clone, Copy)]
@@ -86,8 +109,30 @@ struct View<'a> {
 }
 
 impl View<'_> {
-    /// Adds the upper triangle of the Gram matrix of observations `from..to` into `g`.
+    /// Adds the upper triangle of the Gram matrix of observations `from..to` into `g`: with
+    /// AVX2 and FMA when the CPU has them (the build targets baseline x86-64, whose SSE2
+    /// tiles ran at about a third of the speed), else the portable tiles.
     fn accumulate(&self, from: usize, to: usize, g: &mut [f64]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports the features the function is compiled for.
+            unsafe { self.accumulate_avx2(from, to, g) };
+            return;
+        }
+        self.accumulate_with::<false>(from, to, g);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn accumulate_avx2(&self, from: usize, to: usize, g: &mut [f64]) {
+        self.accumulate_with::<true>(from, to, g);
+    }
+
+    /// The blocked loop; `FMA` makes the tiles use fused multiply-adds (only where the
+    /// caller is compiled with the `fma` feature: elsewhere `mul_add` is a library call).
+    #[inline(always)]
+    fn accumulate_with<const FMA: bool>(&self, from: usize, to: usize, g: &mut [f64]) {
         let d = self.d;
         let mut panel = if self.rs == 1 {
             vec![]
@@ -103,10 +148,11 @@ impl View<'_> {
                     .map(|j| &self.data[j * self.cs + start..j * self.cs + start + len])
                     .collect()
             } else {
-                for r in 0..len {
-                    let base = (start + r) * self.rs;
-                    for j in 0..d {
-                        panel[j * BLOCK + r] = self.data[base + j * self.cs];
+                let block = &self.data[start * self.rs..];
+                for j in 0..d {
+                    let column = block[j * self.cs..].iter().step_by(self.rs);
+                    for (x, &v) in panel[j * BLOCK..j * BLOCK + len].iter_mut().zip(column) {
+                        *x = v;
                     }
                 }
                 panel.chunks(BLOCK).map(|c| &c[..len]).collect()
@@ -118,10 +164,10 @@ impl View<'_> {
                 while k < d {
                     let ck = (d - k).min(2);
                     match (rj, ck) {
-                        (2, 2) => add_tile::<2, 2>(&rows, j, k, d, g),
-                        (2, 1) => add_tile::<2, 1>(&rows, j, k, d, g),
-                        (1, 2) => add_tile::<1, 2>(&rows, j, k, d, g),
-                        _ => add_tile::<1, 1>(&rows, j, k, d, g),
+                        (2, 2) => add_tile::<2, 2, FMA>(&rows, j, k, d, g),
+                        (2, 1) => add_tile::<2, 1, FMA>(&rows, j, k, d, g),
+                        (1, 2) => add_tile::<1, 2, FMA>(&rows, j, k, d, g),
+                        _ => add_tile::<1, 1, FMA>(&rows, j, k, d, g),
                     }
                     k += 2;
                 }
@@ -134,7 +180,7 @@ impl View<'_> {
 
 /// `g[j+x, k+y] += dot(rows[j+x], rows[k+y])` for the `R × C` tile at `(j, k)`.
 #[inline(always)]
-fn add_tile<const R: usize, const C: usize>(
+fn add_tile<const R: usize, const C: usize, const FMA: bool>(
     rows: &[&[f64]],
     j: usize,
     k: usize,
@@ -155,7 +201,11 @@ fn add_tile<const R: usize, const C: usize>(
         for x in 0..R {
             for y in 0..C {
                 for l in 0..LANES {
-                    acc[x][y][l] += av[x][l] * bv[y][l];
+                    acc[x][y][l] = if FMA {
+                        av[x][l].mul_add(bv[y][l], acc[x][y][l])
+                    } else {
+                        acc[x][y][l] + av[x][l] * bv[y][l]
+                    };
                 }
             }
         }
@@ -236,6 +286,18 @@ mod tests {
                 &naive(&data, n, d, 1, n),
             );
         }
+    }
+
+    #[test]
+    fn row_blocks_added_one_at_a_time_give_the_whole_gram() {
+        let (n, d) = (1000, 7);
+        let data = values(n * d, 4);
+        let mut g = vec![0.0; d * d];
+        for (start, end) in [(0, 1), (1, 300), (300, 301), (301, 1000)] {
+            gram_add_upper(&data[start * d..end * d], end - start, d, &mut g);
+        }
+        mirror_upper(&mut g, d);
+        close(&g, &naive(&data, n, d, d, 1));
     }
 
     #[test]

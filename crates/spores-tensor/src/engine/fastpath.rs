@@ -171,15 +171,53 @@ fn gram(
     if (0..d).any(|j| !g[j * d + j].is_finite()) {
         return None;
     }
-    // The result is symmetric: the output's mode order does not matter.
+    Some(gram_tensor(q, d, g))
+}
+
+/// The Gram kernel `q`'s result from the symmetric row-major `d × d` matrix `g` (the
+/// output's mode order does not matter), in `q`'s output formats.
+pub(crate) fn gram_tensor(
+    q: &PhysicalQuery,
+    d: usize,
+    g: Vec<f64>,
+) -> Result<FiberTensor, TensorError> {
     if q.output_formats.iter().all(|f| *f == LevelFormat::Dense) {
-        return Some(Ok(FiberTensor::dense(&[d, d], g, 0.0)));
+        return Ok(FiberTensor::dense(&[d, d], g, 0.0));
     }
-    Some(
-        DenseMatrix::from_vec(d, d, g)
-            .map_err(|e| TensorError::Invalid(format!("kernel {}: {e}", q.name)))
-            .map(|m| to_fibertree(&Matrix::Dense(m), q)),
-    )
+    DenseMatrix::from_vec(d, d, g)
+        .map_err(|e| TensorError::Invalid(format!("kernel {}: {e}", q.name)))
+        .map(|m| to_fibertree(&Matrix::Dense(m), q))
+}
+
+/// When `q` is a Gram product `sum[k](X[..] * X[..])` of one alias `X` read twice in the
+/// same mode order: `X`'s name and the position of `k` among its modes (the observation
+/// mode).
+pub(crate) fn gram_of_alias(q: &PhysicalQuery) -> Option<(&str, usize)> {
+    if q.agg != Some(AggOp::Sum) || q.agg_idxs.len() != 1 {
+        return None;
+    }
+    let k = &q.agg_idxs[0];
+    let PhysExpr::Map {
+        op: MapOp::Mul,
+        args,
+    } = &q.body
+    else {
+        return None;
+    };
+    let [PhysExpr::Access(a), PhysExpr::Access(b)] = args.as_slice() else {
+        return None;
+    };
+    if !a.is_alias || !b.is_alias || a.name != b.name || a.idxs.len() != 2 || b.idxs.len() != 2 {
+        return None;
+    }
+    let ka = a.idxs.iter().position(|i| i == k)?;
+    if b.idxs.iter().position(|i| i == k) != Some(ka) {
+        return None;
+    }
+    let (oa, ob) = (&a.idxs[1 - ka], &b.idxs[1 - ka]);
+    let outputs_ok = oa != ob
+        && (q.output_idxs == [oa.clone(), ob.clone()] || q.output_idxs == [ob.clone(), oa.clone()]);
+    outputs_ok.then_some((a.name.as_str(), ka))
 }
 
 fn to_fibertree(m: &Matrix, q: &PhysicalQuery) -> FiberTensor {

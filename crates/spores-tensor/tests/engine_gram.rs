@@ -310,3 +310,49 @@ fn covariance_fuses_x_into_its_gram_and_agrees_with_the_reference() {
         }
     }
 }
+
+/// A fact table large enough for the fused scan to split its first level across workers
+/// (when the pool has several): the fused Gram equals the unfused kernels' (X stored, then
+/// the in-place Gram product).
+#[test]
+fn fused_gram_over_a_large_fact_table_equals_the_unfused_kernels() {
+    use spores_tensor::engine::execute_plan;
+    use spores_tensor::plan_ast::PhysicalPlan;
+    let mut r = rng(31);
+    let (n, na, nb, width) = (70_001, 40, 300, 9);
+    let mut ins: HashMap<String, CooTensor> = HashMap::new();
+    ins.insert("L".into(), fact(&mut r, n, na, nb, true));
+    ins.insert("A".into(), block(&mut r, na, width, 0, 4));
+    ins.insert("B".into(), block(&mut r, nb, width, 4, 5));
+    let x = kernel(
+        "X[j,i] = sum[a,b](L[i,a,b] * (A[a,j] + B[b,j]))",
+        &["i", "a", "b", "j"],
+        Some("L"),
+        &[Dense, Dense],
+    );
+    let mut g = kernel(
+        "G[j,k] = sum[i](X[j,i] * X[k,i])",
+        &["j", "k", "i"],
+        Some("X"),
+        &[Dense, Dense],
+    );
+    as_alias(&mut g.body, "X");
+    let run = |outputs: &[&str]| {
+        let plan = PhysicalPlan {
+            queries: vec![x.clone(), g.clone()],
+            outputs: outputs
+                .iter()
+                .map(|o| (o.to_string(), o.to_string()))
+                .collect(),
+        };
+        execute_plan(&plan, &ins).unwrap()
+    };
+    let (fused, report) = run(&["G"]);
+    assert!(!report.fused.is_empty());
+    let (unfused, report) = run(&["G", "X"]);
+    assert!(report.fused.is_empty());
+    let (a, b) = (fused["G"].to_dense(), unfused["G"].to_dense());
+    for (p, q) in a.iter().zip(&b) {
+        assert!((p - q).abs() <= 1e-9 * (1.0 + q.abs()), "{p} vs {q}");
+    }
+}

@@ -257,12 +257,35 @@ fn scan_with<'a>(
         if !shape_ok {
             return None;
         }
-        return Some(Ok(Scanned::Gram(gram_rows(
-            tensors[a],
-            &plan,
-            &mut batch,
-            |c| out_key(c, &out_stride, split),
-        ))));
+        let t = tensors[a];
+        let key = |c: &[u32]| out_key(c, &out_stride, split);
+        // The rows of one observation lie under one first-level entry of the leader, so
+        // parts of its first level are independent: with several workers each walks its
+        // part into a private d x d accumulator (the result is only d x d).
+        let first = t.first_level_len();
+        let workers = rayon::current_num_threads()
+            .min(first / GRAM_PART_MIN)
+            .max(1);
+        let mut g = if workers == 1 {
+            gram_rows(t, 0..first, &plan, &mut batch, key)
+        } else {
+            use rayon::prelude::*;
+            let per = first.div_ceil(workers);
+            (0..workers)
+                .into_par_iter()
+                .map(|w| {
+                    let mut batch = Batch::new(&plan, accs.len());
+                    let part = w * per..((w + 1) * per).min(first);
+                    gram_rows(t, part, &plan, &mut batch, key)
+                })
+                .reduce_with(|mut x, y| {
+                    x.iter_mut().zip(&y).for_each(|(a, b)| *a += b);
+                    x
+                })
+                .expect("at least one worker")
+        };
+        spores_exec::kernels::gram::mirror_upper(&mut g, plan.tail_len);
+        return Some(Ok(Scanned::Gram(g)));
     }
     // A zero start comes from spores-exec's allocator of big zeroed buffers (huge pages:
     // the 96 MB feature matrix took ~60 ms of first-touch page faults on 4 KiB pages).
@@ -388,14 +411,19 @@ fn out_key(coord: &[u32], out_stride: &[usize], split: usize) -> usize {
 
 /// Walks the leader `t` and adds the Gram matrix of the result rows (one per distinct
 /// output key, entries of one key being consecutive in the walk) into a `d × d` buffer,
-/// a batch at a time; returns it mirrored.
+/// a batch at a time, for the leader's first-level entries `part`; returns its upper
+/// triangle.
+/// Leader first-level entries per worker below which the Gram scan stays on one thread.
+const GRAM_PART_MIN: usize = 1 << 15;
+
 fn gram_rows(
     t: &FiberTensor,
+    part: std::ops::Range<usize>,
     plan: &BatchPlan,
     batch: &mut Batch,
     key: impl Fn(&[u32]) -> usize,
 ) -> Vec<f64> {
-    use spores_exec::kernels::gram::{gram_add_upper, mirror_upper};
+    use spores_exec::kernels::gram::gram_add_upper;
     let d = plan.tail_len;
     let mut g = vec![0.0; d * d];
     // Finished rows, then the row still open (its key may continue in the next batch).
@@ -423,7 +451,7 @@ fn gram_rows(
         }
         batch.clear();
     };
-    t.for_each_stored(|coord, v| {
+    t.for_each_stored_in(part, |coord, v| {
         if v == t.fill {
             return; // annihilates the body
         }
@@ -435,8 +463,9 @@ fn gram_rows(
     if !batch.is_empty() {
         flush(batch, &mut panel, &mut g);
     }
-    gram_add_upper(&panel, panel.len() / d, d, &mut g);
-    mirror_upper(&mut g, d);
+    if !panel.is_empty() {
+        gram_add_upper(&panel, panel.len() / d, d, &mut g);
+    }
     g
 }
 

@@ -27,8 +27,9 @@ pub struct Band {
 impl Band {
     /// The band copy of `t`'s last level, when that level is sparse (not Dense), its stored
     /// coordinates fill at least half of the band over all parents, and the copy is at most
-    /// [`MAX_BAND_CELLS`]; `None` otherwise.
-    pub fn of(t: &FiberTensor) -> Option<Band> {
+    /// [`MAX_BAND_CELLS`] and `max_cells` (the caller's budget: a copy should not cost more
+    /// than the reads it saves); `None` otherwise.
+    pub fn of(t: &FiberTensor, max_cells: usize) -> Option<Band> {
         let m = t.order();
         let last = t.levels.last()?;
         if last.format == LevelFormat::Dense || last.idx.is_empty() {
@@ -42,7 +43,7 @@ impl Band {
         let hi = *last.idx.iter().max()? as usize + 1;
         let width = hi - lo;
         let cells = parents.checked_mul(width)?;
-        if cells > MAX_BAND_CELLS || cells > 2 * last.idx.len() {
+        if cells > MAX_BAND_CELLS.min(max_cells) || cells > 2 * last.idx.len() {
             return None;
         }
         let mut vals = vec![t.fill; cells];
@@ -112,7 +113,7 @@ mod tests {
             LevelFormat::Bytemap,
         ] {
             let t = FiberTensor::from_coo(&coo, &[LevelFormat::Dense, f]);
-            let band = Band::of(&t).expect("half full band");
+            let band = Band::of(&t, usize::MAX).expect("half full band");
             assert_eq!((band.lo, band.width), (2, 2));
             let mut row = vec![9.0; 6];
             for r in 0..4u32 {
@@ -130,8 +131,16 @@ mod tests {
         let entries = (0..10u32).map(|i| (vec![i, (i * 37) % 100], 1.0)).collect();
         let coo = CooTensor::from_entries(vec![10, 100], entries, 0.0).unwrap();
         let t = FiberTensor::from_coo(&coo, &[LevelFormat::Dense, LevelFormat::SortedList]);
-        assert!(Band::of(&t).is_none());
+        assert!(Band::of(&t, usize::MAX).is_none());
+        // A full 4 x 2 band (8 cells) is copied within a budget of 8 cells, not of 7.
+        let entries = (0..8u32).map(|k| (vec![k / 2, k % 2], 1.0)).collect();
+        let full = FiberTensor::from_coo(
+            &CooTensor::from_entries(vec![4, 2], entries, 0.0).unwrap(),
+            &[LevelFormat::Dense, LevelFormat::SortedList],
+        );
+        assert!(Band::of(&full, 8).is_some());
+        assert!(Band::of(&full, 7).is_none());
         let dense = FiberTensor::dense(&[2, 2], vec![1.0; 4], 0.0);
-        assert!(Band::of(&dense).is_none());
+        assert!(Band::of(&dense, usize::MAX).is_none());
     }
 }

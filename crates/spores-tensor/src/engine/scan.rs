@@ -598,7 +598,13 @@ impl<'a> BatchPlan<'a> {
             {
                 let ls = &levels_of[a];
                 let outer = ls[..ls.len() - 1].to_vec();
-                match super::band::Band::of(t) {
+                // A band copy costs its cells once; the scan reads about one row per
+                // leader entry, so copies far larger than that are not made.
+                let budget = leader
+                    .map_or(0, |l| tensors[l].vals.len())
+                    .saturating_mul(plan.tail_len)
+                    .max(1 << 16);
+                match super::band::Band::of(t, budget) {
                     Some(band) => plan.sources.push(Source::Band { t, outer, band }),
                     None => plan.sources.push(Source::Row { t, outer }),
                 }

@@ -10,8 +10,11 @@ pub mod elementwise;
 mod ew_common;
 pub mod ew_fused;
 pub mod fused;
+pub mod gram;
 pub mod masked;
 pub mod matmul;
 pub mod structural;
 pub mod transpose;
 pub mod unary;
+
+pub use matmul::par::zeroed;

@@ -100,6 +100,9 @@ pub fn matrix_product<'a>(
         }
     };
     let (oa, trans_a) = other(&a.idxs)?;
+    if let Some(r) = gram(q, (a, ta), (b, tb), k) {
+        return Some(r);
+    }
     let (ma, mb) = (as_matrix(ta)?, as_matrix(tb)?);
     let result = if b.idxs.len() == 1 {
         if b.idxs[0] != *k || q.output_idxs != [oa.clone()] {
@@ -126,6 +129,95 @@ pub fn matrix_product<'a>(
             .map_err(|e| TensorError::Invalid(format!("kernel {}: {e}", q.name)))
             .map(|m| to_fibertree(&m, q)),
     )
+}
+
+/// `G[o1,o2] = sum[k](X[.., k ..] * X[.., k ..])`: both operands the same all-dense order-2
+/// tensor, in the same mode order, with its other mode giving the two outputs — a Gram
+/// matrix, run on spores-exec's `gram_strided` over the tensor's own value buffer (no copy
+/// into a `DenseMatrix`, no transposed operand). `None` when it is not one.
+fn gram(
+    q: &PhysicalQuery,
+    (a, ta): (&crate::plan_ast::Access, &FiberTensor),
+    (b, tb): (&crate::plan_ast::Access, &FiberTensor),
+    k: &Idx,
+) -> Option<Result<FiberTensor, TensorError>> {
+    if !std::ptr::eq(ta, tb) || b.idxs.len() != 2 || ta.order() != 2 {
+        return None;
+    }
+    let ka = a.idxs.iter().position(|i| i == k)?;
+    if b.idxs.iter().position(|i| i == k) != Some(ka) {
+        return None;
+    }
+    let (oa, ob) = (&a.idxs[1 - ka], &b.idxs[1 - ka]);
+    if oa == ob
+        || !(q.output_idxs == [oa.clone(), ob.clone()] || q.output_idxs == [ob.clone(), oa.clone()])
+    {
+        return None;
+    }
+    if ta.fill != 0.0 || ta.levels.iter().any(|l| l.format != LevelFormat::Dense) {
+        return None;
+    }
+    // Observations run along mode `ka`, features along the other.
+    let (n, d) = (ta.dims[ka], ta.dims[1 - ka]);
+    let (rs, cs) = if ka == 0 { (d, 1) } else { (1, n) };
+    let g = match spores_exec::kernels::gram::gram_strided(&ta.vals, n, d, rs, cs) {
+        Ok(g) => g,
+        Err(e) => return Some(Err(TensorError::Invalid(format!("kernel {}: {e}", q.name)))),
+    };
+    // The engine's `*` makes `0 * inf` 0 where the kernel's arithmetic gives NaN: with an
+    // infinite or NaN value in `X`, the diagonal entry of its feature (a sum of squares, no
+    // cancellation) is not finite, so a finite diagonal proves `X` finite without a pass
+    // over it; otherwise the interpreter runs the kernel.
+    if (0..d).any(|j| !g[j * d + j].is_finite()) {
+        return None;
+    }
+    Some(gram_tensor(q, d, g))
+}
+
+/// The Gram kernel `q`'s result from the symmetric row-major `d × d` matrix `g` (the
+/// output's mode order does not matter), in `q`'s output formats.
+pub(crate) fn gram_tensor(
+    q: &PhysicalQuery,
+    d: usize,
+    g: Vec<f64>,
+) -> Result<FiberTensor, TensorError> {
+    if q.output_formats.iter().all(|f| *f == LevelFormat::Dense) {
+        return Ok(FiberTensor::dense(&[d, d], g, 0.0));
+    }
+    DenseMatrix::from_vec(d, d, g)
+        .map_err(|e| TensorError::Invalid(format!("kernel {}: {e}", q.name)))
+        .map(|m| to_fibertree(&Matrix::Dense(m), q))
+}
+
+/// When `q` is a Gram product `sum[k](X[..] * X[..])` of one alias `X` read twice in the
+/// same mode order: `X`'s name and the position of `k` among its modes (the observation
+/// mode).
+pub(crate) fn gram_of_alias(q: &PhysicalQuery) -> Option<(&str, usize)> {
+    if q.agg != Some(AggOp::Sum) || q.agg_idxs.len() != 1 {
+        return None;
+    }
+    let k = &q.agg_idxs[0];
+    let PhysExpr::Map {
+        op: MapOp::Mul,
+        args,
+    } = &q.body
+    else {
+        return None;
+    };
+    let [PhysExpr::Access(a), PhysExpr::Access(b)] = args.as_slice() else {
+        return None;
+    };
+    if !a.is_alias || !b.is_alias || a.name != b.name || a.idxs.len() != 2 || b.idxs.len() != 2 {
+        return None;
+    }
+    let ka = a.idxs.iter().position(|i| i == k)?;
+    if b.idxs.iter().position(|i| i == k) != Some(ka) {
+        return None;
+    }
+    let (oa, ob) = (&a.idxs[1 - ka], &b.idxs[1 - ka]);
+    let outputs_ok = oa != ob
+        && (q.output_idxs == [oa.clone(), ob.clone()] || q.output_idxs == [ob.clone(), oa.clone()]);
+    outputs_ok.then_some((a.name.as_str(), ka))
 }
 
 fn to_fibertree(m: &Matrix, q: &PhysicalQuery) -> FiberTensor {

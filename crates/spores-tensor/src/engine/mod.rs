@@ -6,9 +6,11 @@
 //! (later kernels read it through those formats), and returns the program outputs as
 //! [`CooTensor`]s.
 
+pub mod band;
 pub mod exec;
 pub mod fastpath;
 pub mod fibertree;
+mod fuse;
 pub mod scan;
 
 use std::collections::HashMap;
@@ -32,6 +34,9 @@ pub struct ExecReport {
     pub fast_paths: Vec<String>,
     /// Kernels that ran as one scan of a sparse leader with dense lookups ([`scan`]).
     pub scans: Vec<String>,
+    /// (producer, consumer) kernel pairs run as one ([`fuse`]): the producer's result was
+    /// never stored; its time is reported with the consumer's.
+    pub fused: Vec<(String, String)>,
 }
 
 /// Inputs already converted to fibertrees (convert once, run many plans).
@@ -71,8 +76,46 @@ pub fn execute_converted(
 ) -> Result<(HashMap<String, CooTensor>, ExecReport), TensorError> {
     let mut results: HashMap<String, FiberTensor> = HashMap::new();
     let mut report = ExecReport::default();
-    for q in &plan.queries {
+    let mut fused_into: Option<usize> = None;
+    for (qi, q) in plan.queries.iter().enumerate() {
+        if fused_into == Some(qi) {
+            continue;
+        }
         let t0 = Instant::now();
+        if let Some(obs) = fuse::gram_consumer(plan, qi) {
+            let lookup = |name: &str, is_alias: bool| {
+                if is_alias {
+                    results.get(name)
+                } else {
+                    inputs.tensors.get(name)
+                }
+            };
+            if let Some(g) = scan::scan_gram(q, &lookup, &obs) {
+                let g = g?;
+                let d = (0..=g.len()).find(|d| d * d >= g.len()).unwrap_or(0);
+                // A non-finite value in X shows on the diagonal (see fastpath::gram):
+                // then both kernels run unfused.
+                if (0..d).all(|j| g[j * d + j].is_finite()) {
+                    let consumer = &plan.queries[qi + 1];
+                    let t = fastpath::gram_tensor(consumer, d, g)?;
+                    report.scans.push(q.name.clone());
+                    report.fast_paths.push(consumer.name.clone());
+                    report.fused.push((q.name.clone(), consumer.name.clone()));
+                    report
+                        .kernels
+                        .push((q.name.clone(), std::time::Duration::ZERO, 0, vec![]));
+                    report.kernels.push((
+                        consumer.name.clone(),
+                        t0.elapsed(),
+                        t.vals.len(),
+                        t.formats(),
+                    ));
+                    results.insert(consumer.name.clone(), t);
+                    fused_into = Some(qi + 1);
+                    continue;
+                }
+            }
+        }
         let t = {
             let lookup = |name: &str, is_alias: bool| {
                 if is_alias {

@@ -73,6 +73,41 @@ pub fn scan<'a>(
     q: &PhysicalQuery,
     tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
 ) -> Option<Result<FiberTensor, TensorError>> {
+    match scan_with(q, tensor, None)? {
+        Ok(Scanned::Tensor(t)) => Some(Ok(t)),
+        Ok(Scanned::Gram(_)) => None,
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// The Gram matrix `t(X) %*% X` of the kernel's result `X` (row-major `d × d`), computed
+/// from the scan's rows without storing `X`, when `q` is a scan whose output is
+/// `X[obs, j]` or `X[j, obs]` with `obs` the sparse leader's first index and `j` the single
+/// inner loop (`d` = its size), summed: each observation's row is complete when the walk
+/// leaves it, so blocks of finished rows go straight into the Gram accumulator
+/// ([`super::fuse`] decides when the result is read by nothing else). `None` otherwise.
+pub fn scan_gram<'a>(
+    q: &PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+    obs: &crate::plan_ast::Idx,
+) -> Option<Result<Vec<f64>, TensorError>> {
+    match scan_with(q, tensor, Some(obs))? {
+        Ok(Scanned::Gram(g)) => Some(Ok(g)),
+        Ok(Scanned::Tensor(_)) => None,
+        Err(e) => Some(Err(e)),
+    }
+}
+
+enum Scanned {
+    Tensor(FiberTensor),
+    Gram(Vec<f64>),
+}
+
+fn scan_with<'a>(
+    q: &PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+    gram: Option<&crate::plan_ast::Idx>,
+) -> Option<Result<Scanned, TensorError>> {
     let n = q.loop_order.len();
     let mut accs = vec![];
     collect_accesses(&q.body, &mut accs);
@@ -191,7 +226,6 @@ pub fn scan<'a>(
         }
     };
     let init = q.agg.map_or(out_fill, AggOp::init);
-    let mut out = vec![init; cells];
     // Without a leader the outer dense loops play its part (their cells are the "entries"),
     // keeping the inner block of loops evaluated at once small.
     let split = match leader {
@@ -208,6 +242,58 @@ pub fn scan<'a>(
     };
     let plan = BatchPlan::new(&q.body, &accs, &tensors, &levels_of, &dims, split, leader);
     let mut batch = Batch::new(&plan, accs.len());
+    if let Some(obs) = gram {
+        let (Some(a), Some(AggOp::Sum)) = (leader, q.agg) else {
+            return None;
+        };
+        let j = &q.loop_order[n - 1];
+        let shape_ok = split + 1 == n
+            && q.loop_order[0] == *obs
+            && q.output_idxs.len() == 2
+            && q.output_idxs.contains(obs)
+            && q.output_idxs.contains(j)
+            && obs != j
+            && plan.tail_len > 0;
+        if !shape_ok {
+            return None;
+        }
+        let t = tensors[a];
+        let key = |c: &[u32]| out_key(c, &out_stride, split);
+        // The rows of one observation lie under one first-level entry of the leader, so
+        // parts of its first level are independent: with several workers each walks its
+        // part into a private d x d accumulator (the result is only d x d).
+        let first = t.first_level_len();
+        let workers = rayon::current_num_threads()
+            .min(first / GRAM_PART_MIN)
+            .max(1);
+        let mut g = if workers == 1 {
+            gram_rows(t, 0..first, &plan, &mut batch, key)
+        } else {
+            use rayon::prelude::*;
+            let per = first.div_ceil(workers);
+            (0..workers)
+                .into_par_iter()
+                .map(|w| {
+                    let mut batch = Batch::new(&plan, accs.len());
+                    let part = w * per..((w + 1) * per).min(first);
+                    gram_rows(t, part, &plan, &mut batch, key)
+                })
+                .reduce_with(|mut x, y| {
+                    x.iter_mut().zip(&y).for_each(|(a, b)| *a += b);
+                    x
+                })
+                .expect("at least one worker")
+        };
+        spores_exec::kernels::gram::mirror_upper(&mut g, plan.tail_len);
+        return Some(Ok(Scanned::Gram(g)));
+    }
+    // A zero start comes from spores-exec's allocator of big zeroed buffers (huge pages:
+    // the 96 MB feature matrix took ~60 ms of first-touch page faults on 4 KiB pages).
+    let mut out = if init == 0.0 {
+        spores_exec::kernels::zeroed(cells)
+    } else {
+        vec![init; cells]
+    };
     let out_tail: Vec<usize> = plan
         .tail_cells()
         .map(|tc| (split..n).zip(tc).map(|(l, c)| c * out_stride[l]).sum())
@@ -239,8 +325,7 @@ pub fn scan<'a>(
         }
         batch.clear();
     };
-    let out_key =
-        |coord: &[u32]| -> usize { (0..split).map(|l| coord[l] as usize * out_stride[l]).sum() };
+    let out_key = |coord: &[u32]| -> usize { out_key(coord, &out_stride, split) };
     let mut coord = vec![0u32; n];
     match leader {
         Some(a) => {
@@ -276,18 +361,20 @@ pub fn scan<'a>(
 
     // Materialize in the requested formats.
     if out_dims.is_empty() {
-        return Some(Ok(FiberTensor::from_sorted(
+        return Some(Ok(Scanned::Tensor(FiberTensor::from_sorted(
             &[],
             &[],
             &[out[0]],
             out_fill,
             &[],
-        )));
+        ))));
     }
     if q.output_formats.len() == out_dims.len()
         && q.output_formats.iter().all(|f| *f == LevelFormat::Dense)
     {
-        return Some(Ok(FiberTensor::dense(&out_dims, out, out_fill)));
+        return Some(Ok(Scanned::Tensor(FiberTensor::dense(
+            &out_dims, out, out_fill,
+        ))));
     }
     let mut coords = vec![];
     let mut values = vec![];
@@ -312,9 +399,74 @@ pub fn scan<'a>(
                 .unwrap_or(LevelFormat::SortedList)
         })
         .collect();
-    Some(Ok(FiberTensor::from_sorted(
+    Some(Ok(Scanned::Tensor(FiberTensor::from_sorted(
         &out_dims, &coords, &values, out_fill, &formats,
-    )))
+    ))))
+}
+
+/// The output position of an entry: its coordinates at the loops outside the inner block.
+fn out_key(coord: &[u32], out_stride: &[usize], split: usize) -> usize {
+    (0..split).map(|l| coord[l] as usize * out_stride[l]).sum()
+}
+
+/// Walks the leader `t` and adds the Gram matrix of the result rows (one per distinct
+/// output key, entries of one key being consecutive in the walk) into a `d × d` buffer,
+/// a batch at a time, for the leader's first-level entries `part`; returns its upper
+/// triangle.
+/// Leader first-level entries per worker below which the Gram scan stays on one thread.
+const GRAM_PART_MIN: usize = 1 << 15;
+
+fn gram_rows(
+    t: &FiberTensor,
+    part: std::ops::Range<usize>,
+    plan: &BatchPlan,
+    batch: &mut Batch,
+    key: impl Fn(&[u32]) -> usize,
+) -> Vec<f64> {
+    use spores_exec::kernels::gram::gram_add_upper;
+    let d = plan.tail_len;
+    let mut g = vec![0.0; d * d];
+    // Finished rows, then the row still open (its key may continue in the next batch).
+    const GRAM_ROWS: usize = 1024;
+    let mut panel: Vec<f64> = Vec::with_capacity((GRAM_ROWS + plan.entries + 1) * d);
+    let mut open_key = usize::MAX;
+    let mut flush = |batch: &mut Batch, panel: &mut Vec<f64>, g: &mut [f64]| {
+        batch.evaluate(plan);
+        for (e, &k) in batch.out_base.iter().enumerate() {
+            let row = &batch.result[e * d..(e + 1) * d];
+            if k == open_key {
+                let at = panel.len() - d;
+                panel[at..].iter_mut().zip(row).for_each(|(x, &y)| *x += y);
+            } else {
+                panel.extend_from_slice(row);
+                open_key = k;
+            }
+        }
+        // Rows go to the accumulator in blocks of a few hundred (its panels and tiles
+        // cost a fixed setup per call).
+        let done = panel.len() / d - 1;
+        if done >= GRAM_ROWS {
+            gram_add_upper(&panel[..done * d], done, d, g);
+            panel.drain(..done * d);
+        }
+        batch.clear();
+    };
+    t.for_each_stored_in(part, |coord, v| {
+        if v == t.fill {
+            return; // annihilates the body
+        }
+        batch.push(plan, coord, v, key(coord));
+        if batch.full(plan) {
+            flush(batch, &mut panel, &mut g);
+        }
+    });
+    if !batch.is_empty() {
+        flush(batch, &mut panel, &mut g);
+    }
+    if !panel.is_empty() {
+        gram_add_upper(&panel, panel.len() / d, d, &mut g);
+    }
+    g
 }
 
 /// Elements (entry × inner dense cell) evaluated together: the body runs as a handful of
@@ -361,6 +513,15 @@ enum Source<'a> {
         t: &'a FiberTensor,
         /// Loop level of each mode above the last.
         outer: Vec<usize>,
+    },
+    /// A [`Source::Row`] whose rows all store their coordinates within one narrow band of
+    /// the last mode (a dimension table holding its own block of a feature matrix's
+    /// columns): read from a dense copy of the band, so a row is one contiguous load
+    /// addressed from its parent position, not a dependent `ptr → idx → vals` chain.
+    Band {
+        t: &'a FiberTensor,
+        outer: Vec<usize>,
+        band: super::band::Band,
     },
     /// Any other format: looked up level by level (a miss reads the fill).
     Levels { t: &'a FiberTensor, ls: Vec<usize> },
@@ -436,10 +597,17 @@ impl<'a> BatchPlan<'a> {
                     .all(|&l| l < split)
             {
                 let ls = &levels_of[a];
-                plan.sources.push(Source::Row {
-                    t,
-                    outer: ls[..ls.len() - 1].to_vec(),
-                });
+                let outer = ls[..ls.len() - 1].to_vec();
+                // A band copy costs its cells once; the scan reads about one row per
+                // leader entry, so copies far larger than that are not made.
+                let budget = leader
+                    .map_or(0, |l| tensors[l].vals.len())
+                    .saturating_mul(plan.tail_len)
+                    .max(1 << 16);
+                match super::band::Band::of(t, budget) {
+                    Some(band) => plan.sources.push(Source::Band { t, outer, band }),
+                    None => plan.sources.push(Source::Row { t, outer }),
+                }
             } else {
                 plan.keep_coords = true;
                 plan.cells.clone_from(&tails);
@@ -502,10 +670,13 @@ impl Batch {
                 Source::Dense { outer, .. } => {
                     o.push(outer.iter().map(|&(l, st)| coord[l] as usize * st).sum())
                 }
-                Source::Row { t, outer } => {
+                Source::Row { t, outer } | Source::Band { t, outer, .. } => {
                     let mut p = 0usize;
                     for (m, &l) in outer.iter().enumerate() {
                         p = t.levels[m].lookup(p, coord[l]);
+                    }
+                    if let Source::Band { band, .. } = s {
+                        band.prefetch(p);
                     }
                     o.push(p);
                 }
@@ -588,6 +759,11 @@ impl Batch {
                                 row[c as usize] = ten.vals[last.child(p, k, c)];
                             }
                         }
+                    }
+                }
+                Source::Band { t: ten, band, .. } => {
+                    for (e, &p) in self.outer[a].iter().enumerate() {
+                        band.fill_row(&mut buf[e * t..(e + 1) * t], p, ten.fill);
                     }
                 }
                 Source::Levels { t: ten, ls } => {

@@ -192,6 +192,7 @@ pub fn optimize_explained(
     let mut planned: Vec<(String, Vec<eliminate::Planned>, f64)> = vec![];
     let mut readers_left: HashMap<String, usize> = HashMap::new();
     let mut all_inlined: HashMap<String, bool> = HashMap::new();
+    let mut lazy_planned: HashSet<String> = HashSet::new();
     for (k, q) in program.queries.iter().enumerate() {
         for later in &program.queries[k + 1..] {
             if inline::alias_refs(&later.expr, &|n| n == q.name).contains(&q.name) {
@@ -232,13 +233,35 @@ pub fn optimize_explained(
         // an inlined star join is much larger); a winner that inlines nothing is then
         // re-planned with the requested search.
         let several = candidates.len() > 1;
-        let compare = if several {
+        // A definition its single reader may inline is first planned without the
+        // distributivity search: when the reader inlines it (the star-join regressions and
+        // the network inline `X`), that search was wasted (a fifth of their optimization
+        // time). If it is kept, it is planned in full once its reader has decided (below).
+        // Its reader then compares against the undistributed plan's cost, an upper bound on
+        // the final one. Not when the definition has inlining candidates of its own: those
+        // are chosen by their plans' costs, which need the distributivity search (the
+        // network's `H` inlines `X` only once `W1` distributes into the star; with matrix
+        // products priced at the engine's rate the undistributed comparison kept `X`).
+        let lazy = !several
+            && !options.no_inline
+            && !options.no_distribute
+            && readers_left.get(&q.name) == Some(&1)
+            && !is_output(&q.name);
+        let full = if lazy {
             LogicalOptions {
-                search: Search::Greedy,
+                no_distribute: true,
                 ..*options
             }
         } else {
             *options
+        };
+        let compare = if several {
+            LogicalOptions {
+                search: Search::Greedy,
+                ..full
+            }
+        } else {
+            full
         };
         let plan_with = |expr: &Expr, opts: &LogicalOptions, budget: Option<usize>, climb: bool| {
             let Some(b) = budget else {
@@ -299,7 +322,7 @@ pub fn optimize_explained(
         // An inlined winner keeps its greedy plan: the exact search over a star join with
         // its distributed forms runs for minutes (linear regression at sf 0.01: ~100 s).
         if several && options.search != Search::Greedy && inlined.is_empty() {
-            if let Some(s) = plan_with(&expr, options, None, true)? {
+            if let Some(s) = plan_with(&expr, &full, None, true)? {
                 if s.cost <= state.cost {
                     state = s;
                 }
@@ -315,6 +338,24 @@ pub fn optimize_explained(
             if readers_left.get(a) == Some(&0) && all_inlined[a] && !is_output(a) {
                 planned.retain(|p| &p.0 != a);
             }
+            // A lazily planned definition that is kept: plan it in full now.
+            if readers_left.get(a) == Some(&0) && !all_inlined[a] && lazy_planned.remove(a) {
+                let (a_idxs, a_def) = defs[a].clone();
+                let a_expr = normalize::normalize(&a_def, &a_idxs);
+                *ctx.prefix.borrow_mut() = a.clone();
+                let s = optimize_query(&ctx, &a_expr, a, &a_idxs, options, true)?;
+                if let Some(entry) = planned.iter_mut().find(|p| &p.0 == a) {
+                    if s.cost < entry.2 {
+                        let last = s.queries.last().expect("a final query").clone();
+                        ctx.plan_query(last.q)?;
+                        entry.1 = s.queries;
+                        entry.2 = s.cost;
+                    }
+                }
+            }
+        }
+        if lazy {
+            lazy_planned.insert(q.name.clone());
         }
         all_inlined.insert(q.name.clone(), true);
         defs.insert(q.name.clone(), (q.idxs.clone(), chosen));

@@ -18,7 +18,7 @@ pub(crate) fn threads() -> usize {
 /// fresh 4 KiB pages cost about 60 ms per 128 MiB, against about 12 ms with huge pages
 /// (measured with a 4000×4000 output). The advice is only a hint: the contents are
 /// zero either way, and other platforms just get the plain zeroed vector.
-pub(crate) fn zeroed(len: usize) -> Vec<f64> {
+pub fn zeroed(len: usize) -> Vec<f64> {
     let v = vec![0.0f64; len];
     #[cfg(target_os = "linux")]
     if len >= (4 << 20) / std::mem::size_of::<f64>() {

@@ -10,7 +10,7 @@
 use spores_exec::{CsrMatrix, DenseMatrix, Matrix};
 
 use super::fibertree::FiberTensor;
-use crate::plan_ast::{AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
+use crate::plan_ast::{Access, AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
 use crate::TensorError;
 
 /// A fibertree as a matrix (a vector becomes a column), without copying its values
@@ -63,14 +63,11 @@ fn as_matrix(t: &FiberTensor) -> Option<Matrix> {
 }
 
 /// Runs `q` as a matrix product if it is one; `None` when the fast path does not apply.
-pub fn matrix_product<'a>(
-    q: &PhysicalQuery,
-    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
-) -> Option<Result<FiberTensor, TensorError>> {
+/// `sum[k](A[..] * B[..])`: the summed index and the two accesses.
+fn sum_of_two_accesses(q: &PhysicalQuery) -> Option<(&Idx, &Access, &Access)> {
     if q.agg != Some(AggOp::Sum) || q.agg_idxs.len() != 1 {
         return None;
     }
-    let k = &q.agg_idxs[0];
     let PhysExpr::Map {
         op: MapOp::Mul,
         args,
@@ -81,6 +78,14 @@ pub fn matrix_product<'a>(
     let [PhysExpr::Access(a), PhysExpr::Access(b)] = args.as_slice() else {
         return None;
     };
+    Some((&q.agg_idxs[0], a, b))
+}
+
+pub fn matrix_product<'a>(
+    q: &PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+) -> Option<Result<FiberTensor, TensorError>> {
+    let (k, a, b) = sum_of_two_accesses(q)?;
     let (ta, tb) = (tensor(&a.name, a.is_alias)?, tensor(&b.name, b.is_alias)?);
     // Order the operands so that the left one is order 2.
     let ((a, ta), (b, tb)) = if a.idxs.len() == 2 {
@@ -193,20 +198,7 @@ pub(crate) fn gram_tensor(
 /// same mode order: `X`'s name and the position of `k` among its modes (the observation
 /// mode).
 pub(crate) fn gram_of_alias(q: &PhysicalQuery) -> Option<(&str, usize)> {
-    if q.agg != Some(AggOp::Sum) || q.agg_idxs.len() != 1 {
-        return None;
-    }
-    let k = &q.agg_idxs[0];
-    let PhysExpr::Map {
-        op: MapOp::Mul,
-        args,
-    } = &q.body
-    else {
-        return None;
-    };
-    let [PhysExpr::Access(a), PhysExpr::Access(b)] = args.as_slice() else {
-        return None;
-    };
+    let (k, a, b) = sum_of_two_accesses(q)?;
     if !a.is_alias || !b.is_alias || a.name != b.name || a.idxs.len() != 2 || b.idxs.len() != 2 {
         return None;
     }

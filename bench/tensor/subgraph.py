@@ -35,11 +35,7 @@ def find_data():
     env = os.environ.get("SPORES_SUBGRAPH_DATA")
     if env:
         return Path(env)
-    for a in [ROOT, *ROOT.parents]:
-        p = a / "shared" / "data" / "subgraph"
-        if p.is_dir():
-            return p
-    sys.exit("shared/data/subgraph not found; set SPORES_SUBGRAPH_DATA")
+    return ROOT / "data" / "subgraph"
 
 
 def read_graph(path):

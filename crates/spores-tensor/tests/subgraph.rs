@@ -1,23 +1,16 @@
-//! Subgraph counting on shared/data/subgraph: which semantics the true counts use (found by
+//! Subgraph counting on the repository's data/subgraph: which semantics the true counts use (found by
 //! brute force), and the engine's counts on a handful of queries.
 
+mod opt_support;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use spores_tensor::io::subgraph::{read_data_graph, read_query_graph, DataGraph, QueryGraph};
 use spores_tensor::{run, RunOptions};
 
-/// `shared/data/subgraph` next to the workspace or one of its ancestors (worktrees live
-/// deeper than the main checkout), or `$SPORES_SUBGRAPH_DATA`.
 fn data() -> PathBuf {
-    if let Ok(p) = std::env::var("SPORES_SUBGRAPH_DATA") {
-        return PathBuf::from(p);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/data/subgraph"))
-        .find(|p| p.is_dir())
-        .expect("shared/data/subgraph not found above the crate; set SPORES_SUBGRAPH_DATA")
+    opt_support::data_dir()
 }
 
 fn true_count(rel: &str) -> u64 {

@@ -2,6 +2,8 @@
 //! that only involve an intermediate's indices move into it, so it stores only cells the
 //! count can use. Counts must stay exact.
 
+mod opt_support;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -16,14 +18,7 @@ use spores_tensor::stats::InputStats;
 use spores_tensor::{run, CooTensor, RunOptions};
 
 fn data() -> PathBuf {
-    let mut p = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let cand = p.join("shared/data/subgraph");
-        if cand.is_dir() {
-            return cand;
-        }
-        assert!(p.pop(), "shared/data/subgraph not found above the crate");
-    }
+    opt_support::data_dir()
 }
 
 fn true_count(rel: &str) -> f64 {

@@ -69,16 +69,13 @@ pub fn count_nonzero(t: &CooTensor) -> usize {
     t.to_dense().iter().filter(|&&v| v != 0.0).count()
 }
 
+/// The subgraph-counting workload shipped with the repository (`data/subgraph`, see its
+/// README for source and formats), or `$SPORES_SUBGRAPH_DATA`.
 pub fn data_dir() -> PathBuf {
-    // crates/spores-tensor → workspace → its parent holds shared/ (worktrees and CI clones).
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for base in manifest.ancestors() {
-        let p = base.join("shared/data/subgraph");
-        if p.is_dir() {
-            return p;
-        }
+    if let Ok(p) = std::env::var("SPORES_SUBGRAPH_DATA") {
+        return PathBuf::from(p);
     }
-    PathBuf::from("/work/shared/data/subgraph")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/subgraph")
 }
 
 /// An undirected labelled graph (`v ID LABEL ...`, `e SRC DST ...`).

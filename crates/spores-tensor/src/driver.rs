@@ -145,6 +145,12 @@ pub fn plan(
     };
     let physical = crate::physical::optimize(&logical, &stats, &physical_options)?;
     report.physical_time = t1.elapsed();
+    log::info!(
+        "tensor program planned: logical {:?}, physical {:?}, {} kernels",
+        report.logical_time,
+        report.physical_time,
+        physical.queries.len()
+    );
     report.logical = logical;
     Ok(physical)
 }

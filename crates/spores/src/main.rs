@@ -18,6 +18,37 @@ use spores::runtime::{Interpreter, RunOptions};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Log what the optimizers and engines do to stderr: `-v` one line per optimization,
+    /// `-vv` saturation steps and kernels, `-vvv` everything. `RUST_LOG` (e.g.
+    /// `RUST_LOG=spores_opt=debug`) takes precedence.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+}
+
+/// Logs to stderr at the level `-v` asks for, unless `RUST_LOG` says otherwise.
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => log::LevelFilter::Warn,
+        1 => log::LevelFilter::Info,
+        2 => log::LevelFilter::Debug,
+        _ => log::LevelFilter::Trace,
+    };
+    let mut builder = env_logger::Builder::new();
+    // Only our crates: egglog and the solver log their own internals at debug level.
+    for krate in [
+        "spores",
+        "spores_opt",
+        "spores_mlir",
+        "spores_tensor",
+        "spores_exec",
+    ] {
+        builder.filter_module(krate, level);
+    }
+    builder.filter_level(log::LevelFilter::Warn);
+    if let Ok(spec) = std::env::var("RUST_LOG") {
+        builder.parse_filters(&spec);
+    }
+    builder.init();
 }
 
 #[derive(Subcommand)]
@@ -114,6 +145,7 @@ fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, String> 
 /// Exit codes: 0 success, 1 the script failed while running, 2 usage or parse error.
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging(cli.verbose);
     match cli.command {
         Command::Run(flags) => run(flags),
         Command::Mlir(cmd) => {

@@ -336,3 +336,44 @@ fn run_reports_broken_user_rules() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("/nonexistent/rules.egg"));
 }
+
+#[test]
+fn verbose_logs_the_optimizer_and_the_engine_to_stderr_only_when_asked() {
+    let path = script(
+        "logged.dml",
+        "X = matrix(\"1 0 2 0 3 0\", rows=3, cols=2)\nprint(sum(X %*% t(X)))\n",
+    );
+    let quiet = spores(&["run", path.to_str().unwrap()]);
+    assert_eq!(quiet.status.code(), Some(0), "{}", text(&quiet.stderr));
+    assert_eq!(text(&quiet.stderr), "");
+
+    let logged = spores(&["-vv", "run", path.to_str().unwrap()]);
+    assert_eq!(logged.status.code(), Some(0), "{}", text(&logged.stderr));
+    // The log never mixes into the script's output.
+    assert_eq!(text(&logged.stdout), text(&quiet.stdout));
+    let err = text(&logged.stderr);
+    assert!(err.contains("DEBUG spores::runtime::stats] ran "), "{err}");
+
+    let optimize = [
+        "optimize",
+        "sum((X - U %*% t(V))^2)",
+        "--shape",
+        "X=1000x500",
+        "--shape",
+        "U=1000x10",
+        "--shape",
+        "V=500x10",
+        "--nnz",
+        "X=5000",
+    ];
+    let quiet = spores(&optimize);
+    assert_eq!(quiet.status.code(), Some(0), "{}", text(&quiet.stderr));
+    assert!(!text(&quiet.stderr).contains("INFO"));
+    let logged = spores(&[&["-v"], &optimize[..]].concat());
+    let err = text(&logged.stderr);
+    assert!(
+        err.contains("INFO  spores_opt::saturate] optimized 1 root(s)"),
+        "{err}"
+    );
+    assert!(!err.contains("DEBUG"), "-v logs at info level only: {err}");
+}

@@ -362,9 +362,9 @@ impl<'a> Emitter<'a> {
         }]);
         let built = Instant::now();
         let greedy = g.greedy_selection();
-        if std::env::var_os("SPORES_MLIR_DEBUG").is_some() && g.classes.len() > 1000 {
-            eprintln!(
-                "spores-mlir: block graph {} classes, greedy {:?}",
+        if g.classes.len() > 1000 {
+            log::debug!(
+                "block graph {} classes, greedy {:?}",
                 g.classes.len(),
                 built.elapsed()
             );
@@ -380,11 +380,8 @@ impl<'a> Emitter<'a> {
             },
         };
         let cost = dag_cost(&g, &sel).ok()?;
-        if std::env::var_os("SPORES_MLIR_DEBUG").is_some() && g.classes.len() > 1000 {
-            eprintln!(
-                "spores-mlir: block selection {:?} in all",
-                started.elapsed()
-            );
+        if g.classes.len() > 1000 {
+            log::debug!("block selection {:?} in all", started.elapsed());
         }
         self.stats.cost += cost;
         let mut out = HashMap::new();

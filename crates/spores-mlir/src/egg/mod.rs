@@ -17,8 +17,9 @@
 //! to each run, the size and time limits to all of them; hitting a limit is not an error: the
 //! best program found so far is returned.
 //!
-//! With `SPORES_MLIR_DEBUG` set, table sizes, the slowest rules and the extraction phases
-//! are printed to stderr (how the encodings in `bench/mlir/*.egg` were tuned).
+//! At debug log level (`spores -vv`, or `RUST_LOG=spores_mlir=debug`), table sizes, the
+//! slowest rules and the extraction phases are logged (how the encodings in
+//! `bench/mlir/*.egg` were tuned).
 
 pub mod decls;
 pub mod deeggify;
@@ -175,7 +176,8 @@ pub fn optimize(
     let to_egglog = t1.elapsed();
 
     let t2 = Instant::now();
-    let debug = std::env::var_os("SPORES_MLIR_DEBUG").is_some();
+    // Per-rule timing costs a map update per rule and step: only when it will be printed.
+    let debug = log::log_enabled!(log::Level::Debug);
     let mut sat = Saturator {
         opts,
         started: t2,
@@ -202,10 +204,10 @@ pub fn optimize(
         let mut v: Vec<_> = rule_times.into_iter().collect();
         v.sort_by_key(|(_, (t, _))| std::cmp::Reverse(*t));
         for (r, (t, n)) in v.iter().take(8) {
-            eprintln!("spores-mlir: {r}: {t:?}, {n} matches");
+            log::debug!("rule {r}: {t:?}, {n} matches");
         }
         for (name, _) in eg.functions_iter() {
-            eprintln!("spores-mlir: table {name}: {} rows", eg.get_size(name));
+            log::debug!("table {name}: {} rows", eg.get_size(name));
         }
     }
 
@@ -219,13 +221,11 @@ pub fn optimize(
     let ops = emitter.module_ops();
     let emit_time = t4.elapsed();
     let es = emitter.stats;
-    if debug {
-        eprintln!(
-            "spores-mlir: snapshot {read_time:?}, selection {:?}, printing {:?}",
-            es.selection_time,
-            emit_time.saturating_sub(es.selection_time)
-        );
-    }
+    log::debug!(
+        "snapshot {read_time:?}, selection {:?}, printing {:?}",
+        es.selection_time,
+        emit_time.saturating_sub(es.selection_time)
+    );
     let out = Module {
         ops,
         loc_aliases: egg.loc_aliases.clone(),
@@ -260,7 +260,7 @@ struct Saturator<'o> {
     /// Iterations over all stages.
     iterations: usize,
     debug: bool,
-    /// Per rule: search-and-apply time and matches (with `SPORES_MLIR_DEBUG`).
+    /// Per rule: search-and-apply time and matches (kept when debug logging is on).
     rule_times: std::collections::HashMap<String, (Duration, usize)>,
 }
 
@@ -271,12 +271,10 @@ impl Saturator<'_> {
         let mut iterations = 0;
         let stage_started = Instant::now();
         let stop = self.steps(eg, ruleset, &mut iterations);
-        if self.debug {
-            eprintln!(
-                "spores-mlir: ruleset {ruleset:?}: {iterations} iterations in {:?}",
-                stage_started.elapsed()
-            );
-        }
+        log::debug!(
+            "ruleset {ruleset:?}: {iterations} iterations in {:?}",
+            stage_started.elapsed()
+        );
         stop
     }
 

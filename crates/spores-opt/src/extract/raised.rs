@@ -145,7 +145,7 @@ impl<'a, 's> Raised<'a, 's> {
             roots[0]
         };
         let graph = CandGraph { classes, root };
-        if std::env::var_os("SPORES_DEBUG2").is_some() {
+        if log::log_enabled!(log::Level::Trace) {
             let unbinds: Vec<usize> = snap
                 .m_classes
                 .iter()
@@ -157,18 +157,18 @@ impl<'a, 's> Raised<'a, 's> {
                 })
                 .filter(|&k| k > 0)
                 .collect();
-            eprintln!(
-                "  LA classes with Unbind: {}, Unbind e-nodes: {}, LA classes: {n}",
+            log::trace!(
+                "LA classes with Unbind: {}, Unbind e-nodes: {}, LA classes: {n}",
                 unbinds.len(),
                 unbinds.iter().sum::<usize>()
             );
         }
-        if std::env::var_os("SPORES_DEBUG_LA").is_some() {
+        if log::log_enabled!(log::Level::Trace) {
             for (m, class) in graph.classes.iter().enumerate().take(n) {
                 let mc = &snap.m_classes[m];
-                eprintln!("M{m} {:?}x{:?} sp {:?}", mc.rows, mc.cols, mc.sparsity);
+                log::trace!("M{m} {:?}x{:?} sp {:?}", mc.rows, mc.cols, mc.sparsity);
                 for (c, node) in cands[m].iter().zip(class) {
-                    eprintln!("    {:?} {:?} cost {:.3e}", c.op, c.children, node.cost);
+                    log::trace!("    {:?} {:?} cost {:.3e}", c.op, c.children, node.cost);
                 }
             }
         }

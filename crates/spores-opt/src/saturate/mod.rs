@@ -279,6 +279,34 @@ pub fn optimize_all(
     opts: &OptimizeOptions,
 ) -> Result<Vec<Optimized>, OptError> {
     let start = Instant::now();
+    let result = optimize_all_unlogged(es, env, opts);
+    match &result {
+        Ok(plans) if !plans.is_empty() => {
+            let report = &plans[0].report;
+            let before: f64 = plans.iter().map(|p| p.cost_before).sum();
+            let after: f64 = plans.iter().map(|p| p.cost_after).sum();
+            log::info!(
+                "optimized {} root(s) in {:?}: {} iterations, {} e-nodes, stopped by {:?}; cost {before:.3e} -> {after:.3e}",
+                plans.len(),
+                start.elapsed(),
+                report.iterations,
+                report.enodes,
+                report.stop
+            );
+        }
+        Ok(_) => {}
+        Err(e) => log::info!("optimization failed after {:?}: {e}", start.elapsed()),
+    }
+    result
+}
+
+/// [`optimize_all`] without its summary log line.
+fn optimize_all_unlogged(
+    es: &[LaExpr],
+    env: &ShapeEnv,
+    opts: &OptimizeOptions,
+) -> Result<Vec<Optimized>, OptError> {
+    let start = Instant::now();
     if es.is_empty() {
         return Ok(Vec::new());
     }
@@ -303,9 +331,9 @@ pub fn optimize_all(
     // the sampling budget it would have alone, or one root's rewrites crowd out another's.
     let sample_limit = opts.sample_limit.saturating_mul(es.len());
     let (mut eg, sched_id) = prepared(&opts.extra_rules, sample_limit)?;
-    debug(&format!("prepared after {:?}", start.elapsed()));
+    log::debug!("prepared after {:?}", start.elapsed());
     let slots = insert(&mut eg, &encoded.ops)?;
-    debug(&format!("inserted after {:?}", start.elapsed()));
+    log::debug!("inserted after {:?}", start.elapsed());
     let zero_input = env.nnz.values().any(|&n| n == 0.0);
     let guard_from = opts.node_limit
         / if zero_input {
@@ -360,13 +388,13 @@ pub fn optimize_all(
     let mut plans = match extract::extract(&snapshot, opts.extractor) {
         Ok(x) => {
             if let Some(why) = &x.report.fell_back {
-                debug(&format!("ILP extraction fell back to greedy: {why}"));
+                log::debug!("ILP extraction fell back to greedy: {why}");
             }
             report.extraction = Some(x.report);
             x.exprs
         }
         Err(err) => {
-            debug(&format!("extraction failed: {err}"));
+            log::debug!("extraction failed: {err}");
             return Ok(fallback(&report));
         }
     };
@@ -375,11 +403,11 @@ pub fn optimize_all(
     // inputs; anything else means the inputs are the safe answer.
     let tables = &encoded.tables;
     for (k, plan) in plans.iter_mut().enumerate() {
-        debug(&format!("plan {k}: {plan}"));
+        log::debug!("plan {k}: {plan}");
         match crate::cost::shape_of(&tables.env, plan) {
             Ok(s) if s == shapes[k] => {}
             other => {
-                debug(&format!("plan has shape {other:?}, input {:?}", shapes[k]));
+                log::debug!("plan has shape {other:?}, input {:?}", shapes[k]);
                 *plan = encoded.inputs[k].clone();
             }
         }
@@ -391,7 +419,7 @@ pub fn optimize_all(
     let input_cost =
         crate::cost::la_cost_all(&encoded.inputs, &tables.env).unwrap_or(costs_before.iter().sum());
     if plan_cost > input_cost {
-        debug(&format!("plans cost {plan_cost:e}, inputs {input_cost:e}"));
+        log::debug!("plans cost {plan_cost:e}, inputs {input_cost:e}");
         return Ok(fallback(&report));
     }
     Ok(plans
@@ -476,13 +504,6 @@ pub fn contains(
     ))
 }
 
-/// With `SPORES_DEBUG` set, explains why a plan was not used (on stderr).
-fn debug(msg: &str) {
-    if std::env::var_os("SPORES_DEBUG").is_some() {
-        eprintln!("spores-opt: {msg}");
-    }
-}
-
 /// A step that leaves more than `OVERSHOOT` times the node limit is undone (when a copy
 /// of the graph from before it was kept), so one explosive step cannot cost seconds of
 /// analysis, fusion and extraction.
@@ -527,11 +548,11 @@ fn saturate(
             break;
         }
     }
-    debug(&format!(
+    log::debug!(
         "translated: {} e-nodes, {:?}",
         enode_count(eg),
         start.elapsed()
-    ));
+    );
     let mut iterations = 0;
     let mut last_size = 0;
     let mut growth = 1.0;
@@ -551,10 +572,10 @@ fn saturate(
         }
         last_size = size;
         if size as f64 * growth > (opts.node_limit * OVERSHOOT) as f64 {
-            debug(&format!(
+            log::debug!(
                 "stopping before iteration {}: {size} e-nodes, last growth {growth:.1}x",
                 iterations + 1
-            ));
+            );
             break StopReason::NodeLimit;
         }
         iterations += 1;
@@ -580,7 +601,7 @@ fn saturate(
             can_stop &= report.can_stop;
             let t0 = Instant::now();
             updated |= run_analysis(eg)?;
-            if std::env::var_os("SPORES_DEBUG2").is_some() {
+            if log::log_enabled!(log::Level::Trace) {
                 let mut m: Vec<_> = report
                     .num_matches_per_rule
                     .iter()
@@ -588,8 +609,8 @@ fn saturate(
                     .collect();
                 m.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
                 m.truncate(3);
-                eprintln!(
-                    "  {ruleset}: {:?} (+analysis {:?}) {:?}",
+                log::trace!(
+                    "{ruleset}: {:?} (+analysis {:?}), most matched rules {:?}",
                     report
                         .search_and_apply_time_per_ruleset
                         .values()
@@ -601,9 +622,9 @@ fn saturate(
             let after = enode_count(eg);
             if after > opts.node_limit.saturating_mul(OVERSHOOT) {
                 if let Some(backup) = backup {
-                    debug(&format!(
+                    log::debug!(
                         "{ruleset} grew the graph from {before} to {after} e-nodes: undone"
-                    ));
+                    );
                     *eg = backup;
                 }
                 limited = Some(StopReason::NodeLimit);
@@ -618,11 +639,11 @@ fn saturate(
                 break;
             }
         }
-        debug(&format!(
+        log::debug!(
             "iteration {iterations}: {} e-nodes, {:?}",
             enode_count(eg),
             start.elapsed()
-        ));
+        );
         if let Some(reason) = limited {
             break reason;
         }
@@ -633,20 +654,16 @@ fn saturate(
     eg.step_rules("fuse").map_err(egglog_error)?;
     // Invariants must be complete for extraction whatever stopped us.
     run_analysis(eg)?;
-    debug(&format!(
-        "fused: {} e-nodes, {:?}",
-        enode_count(eg),
-        start.elapsed()
-    ));
+    log::debug!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed());
     if raise {
         let t0 = Instant::now();
         let steps = raise_to_la(eg)?;
-        debug(&format!(
+        log::debug!(
             "raised: {} e-nodes after {steps} steps in {:?}, {:?}",
             enode_count(eg),
             t0.elapsed(),
             start.elapsed()
-        ));
+        );
     }
     Ok((iterations, stop))
 }
@@ -673,13 +690,13 @@ fn raise_to_la(eg: &mut EGraph) -> Result<usize, OptError> {
         }
     }
     run_analysis(eg)?;
-    if std::env::var_os("SPORES_DEBUG2").is_some() {
+    if log::log_enabled!(log::Level::Trace) {
         let sizes: Vec<_> = extract::CONSTRUCTORS
             .iter()
             .map(|n| (n, eg.get_size(n)))
             .filter(|(_, k)| *k > 0)
             .collect();
-        eprintln!("  raised tables: {sizes:?}");
+        log::trace!("raised tables: {sizes:?}");
     }
     Ok(steps)
 }

@@ -66,6 +66,7 @@ pub fn execute_plan(
     let convert = start.elapsed();
     let (out, mut report) = execute_converted(plan, &converted)?;
     report.convert = convert;
+    log::debug!("inputs converted to fibertrees in {convert:?}");
     Ok((out, report))
 }
 
@@ -152,6 +153,9 @@ pub fn execute_converted(
             ))
         })?;
         out.insert(name.clone(), t.to_coo()?);
+    }
+    for (name, time, stored, formats) in &report.kernels {
+        log::debug!("kernel {name}: {time:?}, {stored} stored entries, formats {formats:?}");
     }
     Ok((out, report))
 }

@@ -18,6 +18,7 @@ pub struct Stats {
 
 impl Stats {
     pub fn record(&mut self, op: &str, elapsed: Duration) {
+        log::debug!("ran {op} in {elapsed:?}");
         let entry = self.ops.entry(op.to_string()).or_default();
         entry.0 += elapsed;
         entry.1 += 1;

@@ -218,7 +218,8 @@ struct LevelPlan {
     walk: Walk,
     skipped: Skipped,
     /// Product of the dims of the deeper loops (saturating).
-    inner_cells: usize,
+    /// Cells below one coordinate of this level (a float: may exceed 2^64).
+    inner_cells: f64,
 }
 
 struct AccessInfo<'a> {
@@ -501,9 +502,10 @@ pub fn execute_query<'a>(
     let Node::Lit(body_fill) = all_fill else {
         unreachable!("a body with every access at its fill folds to a literal")
     };
-    let agg_cells = (0..n)
+    let agg_cells: f64 = (0..n)
         .filter(|&l| is_agg_level[l])
-        .fold(1usize, |acc, l| acc.saturating_mul(dims[l]));
+        .map(|l| dims[l] as f64)
+        .product();
     let out_fill = match q.agg {
         Some(agg) => agg.repeat(body_fill, agg_cells),
         None => body_fill,
@@ -585,9 +587,7 @@ pub fn execute_query<'a>(
             } else {
                 (Walk::All, Skipped::Nothing)
             };
-        let inner_cells = dims[d + 1..]
-            .iter()
-            .fold(1usize, |acc, &x| acc.saturating_mul(x));
+        let inner_cells: f64 = dims[d + 1..].iter().map(|&x| x as f64).product();
         levels.push(LevelPlan {
             dim: dims[d],
             binds,
@@ -1067,8 +1067,8 @@ fn walk_range(plan: &Plan, st: &mut State, d: usize, lo: usize, hi: usize) {
 fn account_skipped(plan: &Plan, st: &mut State, d: usize, visited: usize) {
     let lp = &plan.levels[d];
     if let Skipped::Repeat(node) = &lp.skipped {
-        let skipped = (lp.dim - visited.min(lp.dim)).saturating_mul(lp.inner_cells);
-        if skipped > 0 {
+        let skipped = (lp.dim - visited.min(lp.dim)) as f64 * lp.inner_cells;
+        if skipped > 0.0 {
             let agg = plan.agg.expect("repeat only under an aggregate");
             let c = eval_node(plan, st, node);
             let contribution = agg.repeat(c, skipped);

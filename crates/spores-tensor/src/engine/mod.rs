@@ -7,6 +7,7 @@
 //! [`CooTensor`]s.
 
 pub mod band;
+mod closed_form;
 pub mod exec;
 pub mod fastpath;
 pub mod fibertree;
@@ -91,7 +92,11 @@ pub fn execute_converted(
                     inputs.tensors.get(name)
                 }
             };
-            if let Some(g) = scan::scan_gram(q, &lookup, &obs) {
+            let in_closed_form = closed_form::result(q, &lookup).is_some();
+            if let Some(g) = (!in_closed_form)
+                .then(|| scan::scan_gram(q, &lookup, &obs))
+                .flatten()
+            {
                 let g = g?;
                 let d = (0..=g.len()).find(|d| d * d >= g.len()).unwrap_or(0);
                 // A non-finite value in X shows on the diagonal (see fastpath::gram):
@@ -125,18 +130,22 @@ pub fn execute_converted(
                     inputs.tensors.get(name)
                 }
             };
-            match fastpath::matrix_product(q, &lookup) {
-                Some(r) => {
-                    report.fast_paths.push(q.name.clone());
-                    r?
-                }
-                None => match scan::scan(q, &lookup) {
+            if let Some(t) = closed_form::result(q, &lookup) {
+                t
+            } else {
+                match fastpath::matrix_product(q, &lookup) {
                     Some(r) => {
-                        report.scans.push(q.name.clone());
+                        report.fast_paths.push(q.name.clone());
                         r?
                     }
-                    None => execute_query(q, &lookup)?,
-                },
+                    None => match scan::scan(q, &lookup) {
+                        Some(r) => {
+                            report.scans.push(q.name.clone());
+                            r?
+                        }
+                        None => execute_query(q, &lookup)?,
+                    },
+                }
             }
         };
         let stored = t.vals.len();

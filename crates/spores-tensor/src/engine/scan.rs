@@ -221,7 +221,8 @@ fn scan_with<'a>(
                 .iter()
                 .zip(&dims)
                 .filter(|(i, _)| q.agg_idxs.contains(i))
-                .fold(1usize, |c, (_, &d)| c.saturating_mul(d));
+                .map(|(_, &d)| d as f64)
+                .product();
             q.agg.map_or(body_fill, |g| g.repeat(body_fill, agg_cells))
         }
     };

@@ -77,6 +77,8 @@ pub fn parse(text: &str, path: &Path) -> Result<CooTensor, TensorError> {
                 let v = entries.first().map_or(fill, |e| e.1);
                 return Ok(CooTensor::scalar(v));
             }
+            // A tensor with no stored entries (all fill) takes its order from the dims.
+            order = Some(d.len());
             dims = d;
             fill
         }

@@ -128,6 +128,7 @@ pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
     let mut p = Parser {
         toks,
         pos: 0,
+        nesting: 0,
         functions: HashMap::new(),
         queries: HashSet::new(),
         params: None,
@@ -221,9 +222,16 @@ pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
 const PROPERTY_NAMES: &str =
     "annihilator=V, identity=V, commutative, associative, idempotent, distributes=AGG";
 
+/// How deeply expressions may nest (parentheses, aggregates, calls) before parsing stops
+/// with an error: the parser recurses once per level, and hostile input must not
+/// overflow the stack.
+pub const MAX_NESTING: usize = 256;
+
 struct Parser {
     toks: Vec<(Tok, Span)>,
     pos: usize,
+    /// Expressions being parsed, one inside the other.
+    nesting: usize,
     functions: HashMap<String, Arc<UserFunction>>,
     /// Names of the queries defined so far (aliases).
     queries: HashSet<String>,
@@ -503,7 +511,24 @@ impl Parser {
     }
 
     fn expr(&mut self) -> Result<Expr, ParseError> {
-        self.chain(0)
+        self.nested(|p| p.chain(0))
+    }
+
+    /// Runs `parse` one nesting level deeper, or fails past [`MAX_NESTING`].
+    fn nested(
+        &mut self,
+        parse: impl FnOnce(&mut Self) -> Result<Expr, ParseError>,
+    ) -> Result<Expr, ParseError> {
+        if self.nesting >= MAX_NESTING {
+            return Err(ParseError::new(
+                format!("expression nested too deeply (more than {MAX_NESTING} levels)"),
+                self.span(),
+            ));
+        }
+        self.nesting += 1;
+        let e = parse(self);
+        self.nesting -= 1;
+        e
     }
 
     /// Binary operator levels, loosest first.
@@ -566,7 +591,7 @@ impl Parser {
         let base = self.unary()?;
         if self.peek() == &Tok::Caret {
             self.pos += 1;
-            let exp = self.pow()?;
+            let exp = self.nested(Self::pow)?;
             return Ok(Expr::map(MapOp::Pow, vec![base, exp]));
         }
         Ok(base)
@@ -584,11 +609,11 @@ impl Parser {
                     self.pos += 1;
                     return Ok(Expr::Literal(f64::NEG_INFINITY));
                 }
-                Ok(Expr::map(MapOp::Neg, vec![self.unary()?]))
+                Ok(Expr::map(MapOp::Neg, vec![self.nested(Self::unary)?]))
             }
             Tok::Bang => {
                 self.pos += 1;
-                Ok(Expr::map(MapOp::Not, vec![self.unary()?]))
+                Ok(Expr::map(MapOp::Not, vec![self.nested(Self::unary)?]))
             }
             _ => self.atom(),
         }

@@ -303,19 +303,21 @@ impl AggOp {
     /// `g(x, n)`: the aggregate of `n` copies of `x` (Galley §5.4: `x*n` for `sum`, `x` for
     /// idempotent aggregates). Used when an aggregate is pushed past a term that does not
     /// depend on the aggregated index, and to compute the fill value of an aggregate's result.
-    pub fn repeat(self, x: f64, n: usize) -> f64 {
+    /// `n` is a count of cells, as a float: domains of huge tensors hold more than 2^64
+    /// cells, and a saturated integer count would give a wrong sum.
+    pub fn repeat(self, x: f64, n: f64) -> f64 {
         match self {
-            AggOp::Sum => x * n as f64,
-            AggOp::Prod => x.powi(n.min(i32::MAX as usize) as i32),
+            AggOp::Sum => x * n,
+            AggOp::Prod => x.powf(n),
             AggOp::Max | AggOp::Min => {
-                if n == 0 {
+                if n == 0.0 {
                     self.init()
                 } else {
                     x
                 }
             }
             AggOp::Any => {
-                if n > 0 && x != 0.0 {
+                if n > 0.0 && x != 0.0 {
                     1.0
                 } else {
                     0.0
@@ -347,7 +349,11 @@ mod tests {
             for x in [0.0, 1.5, -2.0] {
                 for n in 0..4 {
                     let folded = (0..n).fold(agg.init(), |acc, _| agg.combine(acc, x));
-                    assert_eq!(agg.repeat(x, n), folded, "{agg} of {n} copies of {x}");
+                    assert_eq!(
+                        agg.repeat(x, n as f64),
+                        folded,
+                        "{agg} of {n} copies of {x}"
+                    );
                 }
             }
         }

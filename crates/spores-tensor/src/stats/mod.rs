@@ -315,10 +315,7 @@ impl TensorStats {
     /// Function 4: aggregating with `op` over `over` (index, dimension); indices the stats do
     /// not range over are aggregated too (they repeat every value, changing the fill only).
     pub fn aggregate(&self, op: AggOp, over: &[(Idx, usize)]) -> TensorStats {
-        let repeats: usize = over
-            .iter()
-            .map(|(_, d)| *d)
-            .fold(1usize, |a, d| a.saturating_mul(d));
+        let repeats: f64 = over.iter().map(|(_, d)| *d as f64).product();
         let fill = op.repeat(self.fill, repeats);
         let gone = self.mask_of(&over.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>());
         let keep: Vec<usize> = (0..self.idxs.len())

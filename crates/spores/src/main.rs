@@ -142,6 +142,10 @@ fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, String> 
     .transpose()
 }
 
+/// More kernel threads than any machine we run on has cores: beyond this, `--threads` is a
+/// typo, and honouring it would spend seconds creating threads.
+const MAX_THREADS: u64 = 1024;
+
 /// Exit codes: 0 success, 1 the script failed while running, 2 usage or parse error.
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -254,9 +258,9 @@ struct RunFlags {
     /// Print each basic block's DAG (with the shapes it produced) the first time it runs.
     #[arg(long)]
     explain: bool,
-    /// Number of worker threads for the kernels (default: all cores).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    /// Number of worker threads for the kernels, 1 to 1024 (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_THREADS))]
+    threads: Option<u64>,
     /// Run each block's DAG as written, without the SPORES optimizer.
     #[arg(long)]
     no_opt: bool,
@@ -293,7 +297,7 @@ fn run(flags: RunFlags) -> ExitCode {
     let started = Instant::now();
     if let Some(n) = threads {
         if let Err(e) = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n as usize)
             .build_global()
         {
             eprintln!("error: cannot set up {n} threads: {e}");

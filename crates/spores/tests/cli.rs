@@ -377,3 +377,17 @@ fn verbose_logs_the_optimizer_and_the_engine_to_stderr_only_when_asked() {
     );
     assert!(!err.contains("DEBUG"), "-v logs at info level only: {err}");
 }
+
+#[test]
+fn an_absurd_thread_count_is_a_usage_error() {
+    let path = script("threads.dml", "print(sum(matrix(1, rows=3, cols=3)))\n");
+    for bad in ["100000", "0"] {
+        let out = spores(&["run", path.to_str().unwrap(), "--threads", bad]);
+        assert_eq!(out.status.code(), Some(2), "--threads {bad}");
+        let err = text(&out.stderr);
+        assert!(err.contains("1..=1024") || err.contains("1024"), "{err}");
+    }
+    let out = spores(&["run", path.to_str().unwrap(), "--threads", "64"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "9.0\n");
+}

@@ -186,25 +186,33 @@ fn blowup_is_capped() {
         .collect::<Vec<_>>()
         .join(" * ");
     let l = parse(&format!("sum({many} * exp(A))"));
-    // Combining isomorphic terms keeps (A+B+1)^20 polynomial; this must be fast.
-    let start = std::time::Instant::now();
+    // Combining isomorphic terms keeps (A+B+1)^20 polynomial: decided, not refused.
     assert!(matches!(
         equiv(&l, &l, &e).unwrap(),
         Equivalence::Equivalent
     ));
-    assert!(start.elapsed().as_secs() < 5);
     // Products of sums over different indices do blow up and are refused cleanly.
     let wide = (0..9)
         .map(|k| format!("(A %*% t(B) + B %*% t(A) + A %*% t(A) + {k})"))
         .collect::<Vec<_>>()
         .join(" %*% ");
     let r = parse(&format!("sum({wide})"));
-    let start = std::time::Instant::now();
     match equiv(&r, &r, &e) {
-        Err(EquivError::TooLarge(msg)) => assert!(msg.contains("100000"), "{msg}"),
+        Err(EquivError::TooLarge(msg)) => assert!(msg.contains("terms"), "{msg}"),
         other => panic!("{other:?}"),
     }
-    assert!(start.elapsed().as_secs() < 20);
+}
+
+#[test]
+fn a_long_random_expression_is_refused_by_the_work_limit_not_after_seconds() {
+    // 200 operators over four 50x50 inputs: no single polyterm passes the term limit,
+    // but the summations re-key so many terms that the total work bound stops it.
+    let e = env(&["A=50x50", "B=50x50", "C=50x50", "D=50x50"], &[]);
+    let long = parse(include_str!("data/random_200_operators.txt").trim());
+    match equiv(&long, &long, &e) {
+        Err(EquivError::TooLarge(msg)) => assert!(msg.contains("atoms in all"), "{msg}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// All set partitions of `items`.

@@ -22,6 +22,12 @@ use crate::la::{Dim, LaExpr, Shape, ShapeEnv};
 /// exponential, and beyond this the procedure gives up with [`EquivError::TooLarge`].
 pub(crate) const TERM_LIMIT: usize = 100_000;
 
+/// Most atoms one normalization may build in all (the atoms of every term of every
+/// product and sum, counted as built): the per-polyterm [`TERM_LIMIT`] alone lets a long
+/// expression build many large polyterms one after another, seconds of work whose answer
+/// is then too large anyway.
+pub(crate) const WORK_LIMIT: usize = 2_000_000;
+
 /// Largest integer exponent expanded into a product; larger ones stay opaque.
 const MAX_POW: f64 = 32.0;
 
@@ -52,10 +58,30 @@ pub(crate) struct Normalizer<'a> {
     pub(crate) rels: Vec<Rel>,
     inputs: HashMap<String, u32>,
     next: Idx,
+    /// Terms built so far, against [`WORK_LIMIT`].
+    work: std::cell::Cell<usize>,
 }
 
 fn internal(what: &str) -> EquivError {
     EquivError::Internal(what.to_string())
+}
+
+/// Counts `atoms` more atoms built; fails once the whole normalization exceeds
+/// [`WORK_LIMIT`].
+fn spend(work: &std::cell::Cell<usize>, atoms: usize) -> Result<(), EquivError> {
+    let total = work.get().saturating_add(atoms);
+    work.set(total);
+    if total > WORK_LIMIT {
+        return Err(EquivError::TooLarge(format!(
+            "normalizing would build more than {WORK_LIMIT} atoms in all"
+        )));
+    }
+    Ok(())
+}
+
+/// The atoms of `terms`, each term counted as at least one.
+fn atoms_of(terms: &[Term]) -> usize {
+    terms.iter().map(|t| t.atoms.len().max(1)).sum()
 }
 
 fn too_large(what: &str) -> EquivError {
@@ -166,6 +192,7 @@ impl<'a> Normalizer<'a> {
             rels: Vec::new(),
             inputs: HashMap::new(),
             next: 2,
+            work: std::cell::Cell::new(0),
         }
     }
 
@@ -211,6 +238,15 @@ impl<'a> Normalizer<'a> {
         })
     }
 
+    /// [`bind`], counted against the work limit: each summation combines (and so
+    /// re-keys) every term again.
+    fn bind(&self, terms: Vec<Term>, idx: Option<Idx>, dim: &Dim) -> Result<Vec<Term>, EquivError> {
+        if idx.is_some() {
+            spend(&self.work, atoms_of(&terms))?;
+        }
+        Ok(bind(terms, idx, dim))
+    }
+
     /// A copy of `terms` with every bound index renamed to a fresh one.
     fn freshen(&mut self, terms: &[Term]) -> Vec<Term> {
         let mut map: HashMap<Idx, Idx> = HashMap::new();
@@ -243,6 +279,10 @@ impl<'a> Normalizer<'a> {
         if a.len().saturating_mul(b.len()) > TERM_LIMIT {
             return Err(too_large("a product"));
         }
+        spend(
+            &self.work,
+            atoms_of(a).saturating_mul(b.len()) + atoms_of(b).saturating_mul(a.len()),
+        )?;
         let mut out = Vec::with_capacity(a.len() * b.len());
         for x in a {
             for y in b {
@@ -298,6 +338,7 @@ impl<'a> Normalizer<'a> {
                 if t.len() > TERM_LIMIT {
                     return Err(too_large("a sum"));
                 }
+                spend(&self.work, atoms_of(&t))?;
                 combine(t)
             }
             LaExpr::Sub(a, b) => {
@@ -306,6 +347,7 @@ impl<'a> Normalizer<'a> {
                 if ta.len() + tb.len() > TERM_LIMIT {
                     return Err(too_large("a difference"));
                 }
+                spend(&self.work, atoms_of(&ta) + atoms_of(&tb))?;
                 difference(&ta, &tb)
             }
             LaExpr::Neg(a) => negate(self.norm(a, row, col)?),
@@ -319,7 +361,7 @@ impl<'a> Normalizer<'a> {
                 let j = (!inner.is_one()).then(|| self.fresh());
                 let ta = self.norm(a, row, j)?;
                 let tb = self.norm(b, j, col)?;
-                bind(self.product(&ta, &tb)?, j, &inner)
+                self.bind(self.product(&ta, &tb)?, j, &inner)?
             }
             LaExpr::Transpose(a) => self.norm(a, col, row)?,
             LaExpr::Sum(a) => {
@@ -327,19 +369,20 @@ impl<'a> Normalizer<'a> {
                 let i = (!r.is_one()).then(|| self.fresh());
                 let j = (!c.is_one()).then(|| self.fresh());
                 let t = self.norm(a, i, j)?;
-                bind(bind(t, i, &r), j, &c)
+                let t = self.bind(t, i, &r)?;
+                self.bind(t, j, &c)?
             }
             LaExpr::RowSums(a) => {
                 let c = self.shape(a)?.1;
                 let j = (!c.is_one()).then(|| self.fresh());
                 let t = self.norm(a, row, j)?;
-                bind(t, j, &c)
+                self.bind(t, j, &c)?
             }
             LaExpr::ColSums(a) => {
                 let r = self.shape(a)?.0;
                 let i = (!r.is_one()).then(|| self.fresh());
                 let t = self.norm(a, i, col)?;
-                bind(t, i, &r)
+                self.bind(t, i, &r)?
             }
             LaExpr::Pow(a, k) if k.fract() == 0.0 && (0.0..=MAX_POW).contains(k) => {
                 let n = *k as usize;

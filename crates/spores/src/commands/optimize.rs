@@ -43,8 +43,9 @@ pub fn optimize(
         }
     };
     let verified = match canon::provably_equivalent(&expr, &expand_fused(&result.expr), &env) {
-        Ok(true) => "verified equivalent (canonical forms)",
-        _ => "NOT verified: the canonical forms differ (please report this)",
+        Ok(true) => "verified equivalent (canonical forms)".to_string(),
+        Ok(false) => "NOT verified: the canonical forms differ (please report this)".to_string(),
+        Err(e) => format!("not verified: {e}"),
     };
     let r = &result.report;
     let _ = writeln!(out, "{}", result.expr);

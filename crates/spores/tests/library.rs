@@ -243,3 +243,137 @@ fn statements_after_a_call_are_optimized_with_the_results_shapes() {
     );
     assert!(after.contains("outputs: loss = "), "{after}");
 }
+
+#[test]
+fn lists_hold_named_and_positional_values() {
+    let out = run(
+        r#"
+X = matrix("1 2 3 4", rows=2, cols=2)
+l = list(X, 3, name="bob")
+print(length(l))
+print(as.scalar(l[2]) + 1)
+print(sum(as.matrix(l[1])))
+print(as.scalar(l["name"]))
+m = append(list(a=1, b=2.5), 7)
+print(length(m) + length(m[2:3]))
+f = function(List[Unknown] p, Matrix[Double] A) return (Double s) {
+  s = sum(A) + as.scalar(p["b"])
+}
+print(f(m, l[1]))
+"#,
+        RunOptions::default(),
+    );
+    assert_eq!(out, "3\n4\n10.0\nbob\n5\n12.5\n");
+}
+
+#[test]
+fn list_errors_name_the_problem() {
+    let src = "l = list(a=1)\nx = as.scalar(l[\"b\"])\n";
+    let d = error(src, RunOptions::default());
+    assert_eq!(
+        d.diagnostic().message,
+        "the list has no element named \"b\""
+    );
+    let d = error(
+        "l = list(1, 2)\nx = as.scalar(l[3])\n",
+        RunOptions::default(),
+    );
+    assert_eq!(d.diagnostic().message, "list index 3 is out of bounds 1..2");
+    let d = error("l = list(1, 2)\nx = as.matrix(l)\n", RunOptions::default());
+    assert_eq!(
+        d.diagnostic().message,
+        "`as.matrix` of a list needs a list of one element, got 2"
+    );
+}
+
+#[test]
+fn nan_and_inf_are_constants_unless_assigned() {
+    let out = run(
+        "x = NaN\nprint(x)\nprint(x == x)\nprint(-Inf)\nprint(sum(matrix(Inf, rows=1, cols=2)))\nInf = 3\nprint(Inf)\n",
+        RunOptions::default(),
+    );
+    assert_eq!(out, "NaN\nFALSE\n-Infinity\nInfinity\n3\n");
+}
+
+#[test]
+fn errors_about_a_builtins_arguments_use_the_name_it_was_called_by() {
+    let d = error(
+        "X = matrix(1, rows=2, cols=2)\n[a, b] = sqnorm(X)\n",
+        with_builtins(),
+    );
+    assert_eq!(
+        d.diagnostic().message,
+        "`sqnorm` returns 1 values but 2 are assigned"
+    );
+    let d = error("x = pair(Y=1)\n", with_builtins());
+    assert_eq!(
+        d.diagnostic().message,
+        "`pair` has no parameter `Y` (it has: X)"
+    );
+}
+
+fn spores(args: &[&str], env: &[(&str, PathBuf)]) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_spores"));
+    cmd.args(args).env_remove("SYSTEMDS_ROOT");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("spores runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `SYSTEMDS_ROOT` points at a tree whose `scripts/builtin` holds the builtins; a
+/// syntax error in a builtin ends the run with exit code 2 and names the builtin's file.
+#[test]
+fn the_cli_finds_builtins_under_systemds_root() {
+    let root = std::env::temp_dir().join(format!("spores-root-{}", std::process::id()));
+    let builtin = root.join("scripts/builtin");
+    std::fs::create_dir_all(&builtin).unwrap();
+    for name in ["addone", "badsyntax"] {
+        std::fs::copy(
+            fixtures().join(format!("builtins/{name}.dml")),
+            builtin.join(format!("{name}.dml")),
+        )
+        .unwrap();
+    }
+    let script = root.join("main.dml");
+    std::fs::write(&script, "print(addone(1))\nprint(badsyntax(1))\n").unwrap();
+    let script = script.to_str().unwrap();
+
+    let (code, stdout, stderr) = spores(&["run", script], &[("SYSTEMDS_ROOT", root.clone())]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stdout, "2.0\n");
+    assert!(
+        stderr.contains("scripts/builtin/badsyntax.dml:3:11: error: expected an expression"),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = spores(&["run", script], &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("main.dml:1:7: error: unknown function `addone`"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn check_parses_files_and_their_sources() {
+    let dir = fixtures();
+    let good = dir.join("source/driver.dml");
+    let bad = dir.join("builtins/badsyntax.dml");
+    let (code, _, stderr) = spores(&["check", good.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.ends_with("1 of 1 files load\n"), "{stderr}");
+    let (code, _, stderr) = spores(
+        &["check", good.to_str().unwrap(), bad.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("badsyntax.dml:3:11: error:"), "{stderr}");
+    assert!(stderr.ends_with("1 of 2 files load\n"), "{stderr}");
+}

@@ -19,10 +19,12 @@ pub struct LowerContext<'a> {
     pub args: &'a HashMap<String, String>,
 }
 
-/// A DML function a call resolved to: `key` names it in `Op::Call` (unique in the run).
+/// A DML function a call resolved to: `key` names it in `Op::Call` (unique in the run),
+/// `name` as the call wrote it (for messages: `lm`, not `m_lm`).
 #[derive(Clone, Debug)]
 pub struct ResolvedFunction {
     pub key: String,
+    pub name: String,
     pub def: Rc<FunctionDef>,
 }
 
@@ -226,6 +228,13 @@ impl<'a> Lowerer<'a> {
             ExprKind::Double(v) => self.lit(Literal::Double(*v), span),
             ExprKind::Str(s) => self.lit(Literal::Str(s.clone()), span),
             ExprKind::Bool(b) => self.lit(Literal::Bool(*b), span),
+            // DML's constants, unless the block assigned a variable of that name.
+            ExprKind::Var(name) if name == "NaN" && !self.env.contains_key(name) => {
+                self.lit(Literal::Double(f64::NAN), span)
+            }
+            ExprKind::Var(name) if name == "Inf" && !self.env.contains_key(name) => {
+                self.lit(Literal::Double(f64::INFINITY), span)
+            }
             ExprKind::Var(name) => self.var(name, span),
             ExprKind::CmdArg(name) => match self.ctx.args.get(name) {
                 Some(text) => self.lit(parse_cmd_arg(text), span),
@@ -318,7 +327,7 @@ impl<'a> Lowerer<'a> {
         args: &[Arg],
         span: Span,
     ) -> Result<NodeId, Diagnostic> {
-        let name = &function.def.name;
+        let name = &function.name;
         let call = self.call(function, args, span)?;
         match function.def.returns.len() {
             0 => Ok(call),
@@ -343,9 +352,9 @@ impl<'a> Lowerer<'a> {
         args: &[Arg],
         span: Span,
     ) -> Result<NodeId, Diagnostic> {
-        let (key, function) = (&function.key, &*function.def);
+        let (key, called, function) = (&function.key, &function.name, &*function.def);
         let names: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
-        let bound = bind_args(&function.name, &names, 0, args, span)?;
+        let bound = bind_args(called, &names, 0, args, span)?;
         let mut children = Vec::with_capacity(names.len());
         for (param, arg) in function.params.iter().zip(bound) {
             let id = match (arg, &param.default) {
@@ -353,7 +362,7 @@ impl<'a> Lowerer<'a> {
                 (None, Some(default)) => self.expr(default)?,
                 (None, None) => {
                     return Err(Diagnostic::new(
-                        format!("missing argument `{}` of `{}`", param.name, function.name),
+                        format!("missing argument `{}` of `{called}`", param.name),
                         span,
                     ))
                 }
@@ -408,6 +417,7 @@ impl<'a> Lowerer<'a> {
             "print" => Some((Op::Builtin(Builtin::Print), 1)),
             "stop" => Some((Op::Builtin(Builtin::Stop), 1)),
             "time" => Some((Op::Builtin(Builtin::Time), 0)),
+            "append" => Some((Op::Builtin(Builtin::ListAppend), 2)),
             _ => None,
         };
         if let Some((op, arity)) = simple {
@@ -467,6 +477,15 @@ impl<'a> Lowerer<'a> {
                 Ok(children[1..].iter().fold(children[0], |acc, &next| {
                     self.dag.add(Op::Builtin(builtin), vec![acc, next], span)
                 }))
+            }
+            "list" => {
+                let mut children = Vec::with_capacity(2 * args.len());
+                for arg in args {
+                    let name = arg.name.clone().unwrap_or_default();
+                    children.push(self.lit(Literal::Str(name), arg.value.span));
+                    children.push(self.expr(&arg.value)?);
+                }
+                Ok(self.dag.add(Op::Builtin(Builtin::List), children, span))
             }
             "log" => {
                 let bound = bind_args(name, &["x", "base"], 1, args, span)?;

@@ -108,6 +108,10 @@ pub enum Builtin {
     Print,
     Stop,
     Time,
+    /// (name, value) pairs, the name `""` for a positional element
+    List,
+    /// list, value
+    ListAppend,
 }
 
 impl Builtin {
@@ -145,6 +149,8 @@ impl Builtin {
             Builtin::Print => "print",
             Builtin::Stop => "stop",
             Builtin::Time => "time",
+            Builtin::List => "list",
+            Builtin::ListAppend => "append",
         }
     }
 }

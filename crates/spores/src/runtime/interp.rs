@@ -608,6 +608,12 @@ impl<'w> Interpreter<'w> {
         }
         let mut env = Env::new();
         for (param, value) in function.params.iter().zip(args) {
+            // A one-element list passed for a matrix or scalar is its element.
+            let value = match (param.ty, value) {
+                (TypeSpec::List, v) => v,
+                (_, Value::List(l)) if l.items.len() == 1 => l.items[0].clone(),
+                (_, v) => v,
+            };
             let value = match (param.ty, value) {
                 (TypeSpec::Double, Value::Int(i)) => Value::Double(i as f64),
                 (TypeSpec::Matrix, v) if v.is_scalar() => {

@@ -201,16 +201,19 @@ impl Library {
         self.units.borrow()[id].clone()
     }
 
+    /// Function `name` of `unit`, called as `called`.
     fn resolved(
         &self,
         unit: &Unit,
         name: &str,
+        called: &str,
         span: Span,
     ) -> Result<ResolvedFunction, Diagnostic> {
         let def = unit.functions[name].clone();
-        check_no_frames(&def, span)?;
+        check_no_frames(&def, called, span)?;
         Ok(ResolvedFunction {
             key: format!("{}{name}", unit.prefix),
+            name: called.to_string(),
             def,
         })
     }
@@ -242,7 +245,7 @@ impl Library {
         let unit = self.unit(id);
         for candidate in [format!("m_{name}"), format!("s_{name}")] {
             if unit.functions.contains_key(&candidate) {
-                return self.resolved(&unit, &candidate, span);
+                return self.resolved(&unit, &candidate, name, span);
             }
         }
         Err(Diagnostic::new(
@@ -266,7 +269,7 @@ impl FunctionScope for UnitScope<'_> {
         let unit = self.library.unit(self.unit);
         let Some((namespace, function)) = name.split_once("::") else {
             return match unit.functions.contains_key(name) {
-                true => self.library.resolved(&unit, name, span).map(Some),
+                true => self.library.resolved(&unit, name, name, span).map(Some),
                 false => Ok(None),
             };
         };
@@ -290,7 +293,9 @@ impl FunctionScope for UnitScope<'_> {
                 span,
             ));
         }
-        self.library.resolved(&target, function, span).map(Some)
+        self.library
+            .resolved(&target, function, name, span)
+            .map(Some)
     }
 
     fn builtin(&self, name: &str, span: Span) -> Result<ResolvedFunction, Diagnostic> {
@@ -299,7 +304,7 @@ impl FunctionScope for UnitScope<'_> {
 }
 
 /// Frames are not supported: a function taking or returning one is reported at the call.
-fn check_no_frames(def: &FunctionDef, span: Span) -> Result<(), Diagnostic> {
+fn check_no_frames(def: &FunctionDef, called: &str, span: Span) -> Result<(), Diagnostic> {
     let frame = def
         .params
         .iter()
@@ -308,8 +313,8 @@ fn check_no_frames(def: &FunctionDef, span: Span) -> Result<(), Diagnostic> {
     match frame {
         Some(p) => Err(Diagnostic::unsupported(
             format!(
-                "frames are not supported: `{}` has the frame `{}` (`Frame[...]`)",
-                def.name, p.name
+                "frames are not supported: `{called}` has the frame `{}` (`Frame[...]`)",
+                p.name
             ),
             span,
         )),

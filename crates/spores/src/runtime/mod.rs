@@ -2,6 +2,7 @@
 
 mod interp;
 pub mod library;
+pub mod list;
 pub mod ops;
 pub mod stats;
 pub mod value;

@@ -377,3 +377,12 @@ fn check_parses_files_and_their_sources() {
     assert!(stderr.contains("badsyntax.dml:3:11: error:"), "{stderr}");
     assert!(stderr.ends_with("1 of 2 files load\n"), "{stderr}");
 }
+
+#[test]
+fn append_joins_strings_by_lines_and_matrices_by_columns() {
+    let out = run(
+        "s = append(\"a\", \"b\")\ns = append(s, \"c\" + 1.5)\nprint(\"[\" + s + \"]\")\nA = append(matrix(1, rows=2, cols=1), matrix(2, rows=2, cols=2))\nprint(ncol(A) + sum(A))\n",
+        RunOptions::default(),
+    );
+    assert_eq!(out, "[a\nb\nc1.5]\n13.0\n");
+}

@@ -417,7 +417,7 @@ impl<'a> Lowerer<'a> {
             "print" => Some((Op::Builtin(Builtin::Print), 1)),
             "stop" => Some((Op::Builtin(Builtin::Stop), 1)),
             "time" => Some((Op::Builtin(Builtin::Time), 0)),
-            "append" => Some((Op::Builtin(Builtin::ListAppend), 2)),
+            "append" => Some((Op::Builtin(Builtin::Append), 2)),
             _ => None,
         };
         if let Some((op, arity)) = simple {

@@ -110,8 +110,9 @@ pub enum Builtin {
     Time,
     /// (name, value) pairs, the name `""` for a positional element
     List,
-    /// list, value
-    ListAppend,
+    /// `append(list, value)`, `append(string, string)` (joined by a line break) or
+    /// `append(X, Y)` (= `cbind`)
+    Append,
 }
 
 impl Builtin {
@@ -150,7 +151,7 @@ impl Builtin {
             Builtin::Stop => "stop",
             Builtin::Time => "time",
             Builtin::List => "list",
-            Builtin::ListAppend => "append",
+            Builtin::Append => "append",
         }
     }
 }

@@ -27,12 +27,17 @@ pub fn construct(args: &[Value]) -> OpResult {
     Ok(Value::List(Arc::new(list)))
 }
 
-/// `append(l, x)`: a new list with `x` at the end (the elements of `x` when it is a list).
+/// `append(l, x)`: a new list with `x` at the end (the elements of `x` when it is a
+/// list). `append(s, t)` of two strings joins them with a line break, as SystemDS does.
 pub fn append(args: &[Value]) -> OpResult {
+    if let [Value::Str(s), Value::Str(t)] = args {
+        return Ok(Value::str(format!("{s}\n{t}")));
+    }
     let Value::List(list) = &args[0] else {
         return Err(format!(
-            "`append` needs a list first, got a {}",
-            args[0].type_name()
+            "`append` needs a list, two strings or two matrices, got a {} and a {}",
+            args[0].type_name(),
+            args[1].type_name()
         ));
     };
     let mut out = (**list).clone();

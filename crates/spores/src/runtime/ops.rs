@@ -264,7 +264,10 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
     }
     match b {
         Builtin::List => list::construct(args),
-        Builtin::ListAppend => list::append(args),
+        Builtin::Append => match args {
+            [Value::Matrix(_), Value::Matrix(_)] => builtin(Builtin::Cbind, args, fx),
+            _ => list::append(args),
+        },
         Builtin::Rand => {
             let pdf = string_arg(&args[6], "pdf")?;
             if &*pdf != "uniform" {

@@ -57,6 +57,9 @@ pub struct Diagnostic {
     /// Such errors end `spores run` with exit code 2 even when found mid-run (a builtin's
     /// file is parsed when it is first called).
     pub static_error: bool,
+    /// The calls that led into another file, innermost first: each call site's file
+    /// (`None` for the caller's own) and span. Rendered as `called from` lines.
+    pub called_from: Vec<(Option<Arc<SourceFile>>, Span)>,
 }
 
 /// Two diagnostics are the same error when they say the same thing at the same place.
@@ -73,6 +76,7 @@ impl Diagnostic {
             span,
             file: None,
             static_error: false,
+            called_from: Vec::new(),
         }
     }
 
@@ -93,12 +97,22 @@ impl Diagnostic {
         self
     }
 
-    /// Renders against the error's own file when it has one, else against `file`/`source`.
+    /// Renders against the error's own file when it has one, else against `file`/`source`,
+    /// followed by one `called from FILE:LINE:COL` line per call that led there.
     pub fn render_in(&self, file: &str, source: &str) -> String {
-        match &self.file {
+        let mut out = match &self.file {
             Some(f) => self.render(&f.name, &f.text),
             None => self.render(file, source),
+        };
+        for (site_file, span) in &self.called_from {
+            let (name, text) = match site_file {
+                Some(f) => (f.name.as_str(), f.text.as_str()),
+                None => (file, source),
+            };
+            let (line, col) = line_col(text, span.start);
+            out += &format!("  called from {name}:{line}:{col}\n");
         }
+        out
     }
 
     /// Renders as `file:line:col: error: message` followed by the source line and a caret

@@ -66,17 +66,18 @@ fn builtins_with_several_results_assign_them_all() {
 
 #[test]
 fn errors_inside_a_builtin_name_its_file_line_and_column() {
-    let e = error(
-        "X = matrix(1, rows=3, cols=3)\nY = failing(X)\n",
-        with_builtins(),
-    );
-    let ScriptError::Runtime(d) = e else {
+    let src = "X = matrix(1, rows=3, cols=3)\nY = failing(X)\n";
+    let ScriptError::Runtime(d) = error(src, with_builtins()) else {
         panic!("expected a runtime error")
     };
-    let rendered = d.render_in("test.dml", "");
+    let rendered = d.render_in("test.dml", src);
     assert!(
         rendered.contains("failing.dml:4:7: error:"),
         "the error is at the product in the builtin: {rendered}"
+    );
+    assert!(
+        rendered.ends_with("  called from test.dml:2:5\n"),
+        "and says where the builtin was called: {rendered}"
     );
     assert!(!d.static_error);
 }
@@ -385,4 +386,31 @@ fn append_joins_strings_by_lines_and_matrices_by_columns() {
         RunOptions::default(),
     );
     assert_eq!(out, "[a\nb\nc1.5]\n13.0\n");
+}
+
+#[test]
+fn errors_in_nested_files_list_every_call_site() {
+    let dir = fixtures().join("source");
+    let options = RunOptions {
+        script_dir: Some(dir),
+        ..RunOptions::default()
+    };
+    // The product in second.dml fails for a 2x3 matrix; first.dml called it, and the
+    // script called first.dml: one `called from` line per file crossed.
+    let src = "source(\"lib/first.dml\") as first\nx = 1\ny = first::viaSquare(matrix(1, rows=2, cols=3))\n";
+    let d = error(src, options);
+    let rendered = d.diagnostic().render_in("test.dml", src);
+    let lines: Vec<&str> = rendered.lines().collect();
+    assert!(
+        lines[0].contains("lib/second.dml:6:7: error: shape mismatch in %*%"),
+        "{rendered}"
+    );
+    let trace: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("  called from "))
+        .copied()
+        .collect();
+    assert_eq!(trace.len(), 2, "{rendered}");
+    assert!(trace[0].ends_with("lib/first.dml:10:7"), "{rendered}");
+    assert_eq!(trace[1], "  called from test.dml:3:5", "{rendered}");
 }

@@ -635,9 +635,14 @@ impl<'w> Interpreter<'w> {
         let result = self.exec_stmts(&function.body, &mut env);
         self.unit = caller;
         self.call_depth -= 1;
-        if unit != MAIN_UNIT {
-            // The error's position is in the callee's file.
-            result.map_err(|d| d.in_file(&self.library.file(unit)))?;
+        if unit != caller {
+            // The error's position is in the callee's file; say where it was called.
+            result.map_err(|d| {
+                let mut d = d.in_file(&self.library.file(unit));
+                let site = (caller != MAIN_UNIT).then(|| self.library.file(caller));
+                d.called_from.push((site, span));
+                d
+            })?;
         } else {
             result?;
         }

@@ -45,7 +45,8 @@ pub enum TokenKind {
     Double(f64),
     /// String literal, escapes already resolved.
     Str(String),
-    /// Identifier; may contain dots (`as.scalar`). Type names, `in`, `return` are plain
+    /// Identifier; may contain dots (`as.scalar`) and one `::` after a namespace
+    /// (`affine::forward`). Type names, `in`, `return` are plain
     /// identifiers that the parser interprets by position.
     Ident(String),
     /// `$name` or `$1`, without the dollar.
@@ -328,6 +329,8 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    /// A string literal; it may run over several lines, as in DML (the line breaks are
+    /// part of the value).
     fn string(&mut self, quote: u8) -> Result<(), Diagnostic> {
         let start = self.pos;
         self.pos += 1;
@@ -378,6 +381,7 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    /// The error points from the opening quote to the end of its line.
     fn unterminated_string(&self, start: usize) -> Diagnostic {
         let line_end = self.src[start..]
             .find('\n')

@@ -414,3 +414,14 @@ fn errors_in_nested_files_list_every_call_site() {
     assert!(trace[0].ends_with("lib/first.dml:10:7"), "{rendered}");
     assert_eq!(trace[1], "  called from test.dml:3:5", "{rendered}");
 }
+
+#[test]
+fn defaults_that_read_parameters_are_evaluated_in_the_callee() {
+    // `n = ncol(X) * factor()`: X is the callee's parameter, not the caller's variable
+    // of that name, and `factor` is a helper of the builtin's file.
+    let out = run(
+        "X = matrix(1, rows=2, cols=3)\nY = widen(X)\nprint(nrow(Y) + ncol(Y))\nprint(sum(widen(X, n=1, v=4)))\n",
+        with_builtins(),
+    );
+    assert_eq!(out, "8\n8.0\n");
+}

@@ -356,9 +356,14 @@ impl<'a> Lowerer<'a> {
         let names: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
         let bound = bind_args(called, &names, 0, args, span)?;
         let mut children = Vec::with_capacity(names.len());
-        for (param, arg) in function.params.iter().zip(bound) {
+        let mut deferred = Vec::new();
+        for (k, (param, arg)) in function.params.iter().zip(bound).enumerate() {
             let id = match (arg, &param.default) {
                 (Some(e), _) => self.expr(e)?,
+                (None, Some(default)) if mentions_variables(default) => {
+                    deferred.push(k);
+                    self.lit(Literal::Int(0), span)
+                }
                 (None, Some(default)) => self.expr(default)?,
                 (None, None) => {
                     return Err(Diagnostic::new(
@@ -372,6 +377,7 @@ impl<'a> Lowerer<'a> {
         let op = Op::Call {
             name: key.clone(),
             outputs: function.returns.len(),
+            deferred,
         };
         Ok(self.dag.add(op, children, span))
     }
@@ -692,6 +698,31 @@ fn bind_args<'e>(
         ));
     }
     Ok(bound)
+}
+
+/// Whether an expression reads a variable (a parameter default such as `ncol(X)` must
+/// then be evaluated in the callee; `NaN` and `Inf` are constants).
+fn mentions_variables(e: &Expr) -> bool {
+    let index = |i: &Index| match i {
+        Index::All => false,
+        Index::Single(a) => mentions_variables(a),
+        Index::Range(a, b) => mentions_variables(a) || mentions_variables(b),
+    };
+    match &e.kind {
+        ExprKind::Var(name) => name != "NaN" && name != "Inf",
+        ExprKind::Unary { expr, .. } => mentions_variables(expr),
+        ExprKind::Binary { lhs, rhs, .. } => mentions_variables(lhs) || mentions_variables(rhs),
+        ExprKind::Call { args, .. } => args.iter().any(|a| mentions_variables(&a.value)),
+        ExprKind::Index { target, rows, cols } => {
+            mentions_variables(target) || index(rows) || index(cols)
+        }
+        ExprKind::Vector(items) => items.iter().any(mentions_variables),
+        ExprKind::Int(_)
+        | ExprKind::Double(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bool(_)
+        | ExprKind::CmdArg(_) => false,
+    }
 }
 
 /// Types a command-line value as SystemDS does: integer, double, boolean, else string.

@@ -392,10 +392,14 @@ pub enum Op {
         cols: IndexKind,
     },
     /// A call of a user-defined function with `outputs` return values; children are the
-    /// arguments in parameter order (defaults filled in).
+    /// arguments in parameter order (defaults filled in). The parameters in `deferred`
+    /// take defaults that refer to other variables (`Integer n = ncol(X)`): those are
+    /// evaluated in the callee once the other parameters are bound, and their children
+    /// are placeholders.
     Call {
         name: String,
         outputs: usize,
+        deferred: Vec<usize>,
     },
     /// The k-th return value of a `Call` child.
     Extract(usize),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
 
-use spores_lang::ast::{Expr, Program, Stmt, StmtKind, TypeSpec};
+use spores_lang::ast::{Expr, Param, Program, Stmt, StmtKind, TypeSpec};
 use spores_lang::diag::{Diagnostic, Span};
 
 use super::library::{Library, UnitId, MAIN_UNIT};
@@ -478,8 +478,8 @@ impl<'w> Interpreter<'w> {
                         node.span,
                     )
                 })?,
-                Op::Call { name, .. } => {
-                    let results = self.call(name, args, node.span)?;
+                Op::Call { name, deferred, .. } => {
+                    let results = self.call(name, args, deferred, node.span)?;
                     call_results.insert(id, results);
                     Value::Int(0)
                 }
@@ -592,7 +592,13 @@ impl<'w> Interpreter<'w> {
         calls
     }
 
-    fn call(&mut self, name: &str, args: Vec<Value>, span: Span) -> Result<Vec<Value>, Diagnostic> {
+    fn call(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        deferred: &[usize],
+        span: Span,
+    ) -> Result<Vec<Value>, Diagnostic> {
         let Some((unit, function)) = self.library.function(name) else {
             return Err(Diagnostic::new(
                 format!("internal error: no function `{name}` was loaded"),
@@ -607,32 +613,26 @@ impl<'w> Interpreter<'w> {
             ));
         }
         let mut env = Env::new();
-        for (param, value) in function.params.iter().zip(args) {
-            // A one-element list passed for a matrix or scalar is its element.
-            let value = match (param.ty, value) {
-                (TypeSpec::List, v) => v,
-                (_, Value::List(l)) if l.items.len() == 1 => l.items[0].clone(),
-                (_, v) => v,
-            };
-            let value = match (param.ty, value) {
-                (TypeSpec::Double, Value::Int(i)) => Value::Double(i as f64),
-                (TypeSpec::Matrix, v) if v.is_scalar() => {
-                    return Err(Diagnostic::new(
-                        format!(
-                            "argument `{}` of `{name}` must be a matrix, got a {}",
-                            param.name,
-                            v.type_name()
-                        ),
-                        span,
-                    ))
-                }
-                (_, v) => v,
-            };
-            env.insert(param.name.clone(), value);
+        for (k, (param, value)) in function.params.iter().zip(args).enumerate() {
+            if !deferred.contains(&k) {
+                env.insert(param.name.clone(), bind_param(param, value, name, span)?);
+            }
         }
         self.call_depth += 1;
         let caller = std::mem::replace(&mut self.unit, unit);
-        let result = self.exec_stmts(&function.body, &mut env);
+        let result = deferred
+            .iter()
+            .try_for_each(|&k| {
+                let param = &function.params[k];
+                let default = param
+                    .default
+                    .as_ref()
+                    .expect("deferred parameters have defaults");
+                let value = self.scalar(default, &mut env)?;
+                env.insert(param.name.clone(), bind_param(param, value, name, span)?);
+                Ok(())
+            })
+            .and_then(|()| self.exec_stmts(&function.body, &mut env));
         self.unit = caller;
         self.call_depth -= 1;
         if unit != caller {
@@ -658,6 +658,33 @@ impl<'w> Interpreter<'w> {
                 })
             })
             .collect()
+    }
+}
+
+/// An argument as the parameter takes it: a one-element list passed for a matrix or
+/// scalar is its element, an integer passed for a double becomes a double.
+fn bind_param(
+    param: &Param,
+    value: Value,
+    function: &str,
+    span: Span,
+) -> Result<Value, Diagnostic> {
+    let value = match (param.ty, value) {
+        (TypeSpec::List, v) => v,
+        (_, Value::List(l)) if l.items.len() == 1 => l.items[0].clone(),
+        (_, v) => v,
+    };
+    match (param.ty, value) {
+        (TypeSpec::Double, Value::Int(i)) => Ok(Value::Double(i as f64)),
+        (TypeSpec::Matrix, v) if v.is_scalar() => Err(Diagnostic::new(
+            format!(
+                "argument `{}` of `{function}` must be a matrix, got a {}",
+                param.name,
+                v.type_name()
+            ),
+            span,
+        )),
+        (_, v) => Ok(v),
     }
 }
 

@@ -145,6 +145,35 @@ pub enum ExprKind {
     Vector(Vec<Expr>),
 }
 
+impl Expr {
+    /// Whether `pred` holds for this expression or for any expression inside it.
+    pub fn any(&self, pred: &dyn Fn(&Expr) -> bool) -> bool {
+        if pred(self) {
+            return true;
+        }
+        let index = |i: &Index| match i {
+            Index::All => false,
+            Index::Single(a) => a.any(pred),
+            Index::Range(a, b) => a.any(pred) || b.any(pred),
+        };
+        match &self.kind {
+            ExprKind::Unary { expr, .. } => expr.any(pred),
+            ExprKind::Binary { lhs, rhs, .. } => lhs.any(pred) || rhs.any(pred),
+            ExprKind::Call { args, .. } => args.iter().any(|a| a.value.any(pred)),
+            ExprKind::Index { target, rows, cols } => {
+                target.any(pred) || index(rows) || index(cols)
+            }
+            ExprKind::Vector(items) => items.iter().any(|item| item.any(pred)),
+            ExprKind::Int(_)
+            | ExprKind::Double(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Var(_)
+            | ExprKind::CmdArg(_) => false,
+        }
+    }
+}
+
 /// One call argument, positional (`name: None`) or named (`rows=10`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Arg {

@@ -703,26 +703,7 @@ fn bind_args<'e>(
 /// Whether an expression reads a variable (a parameter default such as `ncol(X)` must
 /// then be evaluated in the callee; `NaN` and `Inf` are constants).
 fn mentions_variables(e: &Expr) -> bool {
-    let index = |i: &Index| match i {
-        Index::All => false,
-        Index::Single(a) => mentions_variables(a),
-        Index::Range(a, b) => mentions_variables(a) || mentions_variables(b),
-    };
-    match &e.kind {
-        ExprKind::Var(name) => name != "NaN" && name != "Inf",
-        ExprKind::Unary { expr, .. } => mentions_variables(expr),
-        ExprKind::Binary { lhs, rhs, .. } => mentions_variables(lhs) || mentions_variables(rhs),
-        ExprKind::Call { args, .. } => args.iter().any(|a| mentions_variables(&a.value)),
-        ExprKind::Index { target, rows, cols } => {
-            mentions_variables(target) || index(rows) || index(cols)
-        }
-        ExprKind::Vector(items) => items.iter().any(mentions_variables),
-        ExprKind::Int(_)
-        | ExprKind::Double(_)
-        | ExprKind::Str(_)
-        | ExprKind::Bool(_)
-        | ExprKind::CmdArg(_) => false,
-    }
+    e.any(&|x| matches!(&x.kind, ExprKind::Var(name) if name != "NaN" && name != "Inf"))
 }
 
 /// Types a command-line value as SystemDS does: integer, double, boolean, else string.

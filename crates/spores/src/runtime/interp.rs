@@ -710,23 +710,8 @@ fn read_run(stmts: &[Stmt], start: usize) -> usize {
 }
 
 fn reads_a_file(e: &Expr) -> bool {
-    use spores_lang::ast::{ExprKind, Index};
-    let index = |i: &Index| match i {
-        Index::All => false,
-        Index::Single(a) => reads_a_file(a),
-        Index::Range(a, b) => reads_a_file(a) || reads_a_file(b),
-    };
-    match &e.kind {
-        ExprKind::Call { name, args } => {
-            name == "read" || args.iter().any(|a| reads_a_file(&a.value))
-        }
-        ExprKind::Unary { expr, .. } => reads_a_file(expr),
-        ExprKind::Binary { lhs, rhs, .. } => reads_a_file(lhs) || reads_a_file(rhs),
-        ExprKind::Index { target, rows, cols } => {
-            reads_a_file(target) || index(rows) || index(cols)
-        }
-        _ => false,
-    }
+    use spores_lang::ast::ExprKind;
+    e.any(&|x| matches!(&x.kind, ExprKind::Call { name, .. } if name == "read"))
 }
 
 fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {

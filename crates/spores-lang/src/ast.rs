@@ -5,11 +5,21 @@
 
 use crate::diag::Span;
 
-/// A whole script: its user-defined functions and its top-level statements.
+/// A whole script: the files it sources, its user-defined functions and its top-level
+/// statements.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
+    pub sources: Vec<SourceImport>,
     pub functions: Vec<FunctionDef>,
     pub body: Vec<Stmt>,
+}
+
+/// `source("path.dml") as ns`: the functions of another file, called as `ns::f(...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceImport {
+    pub path: String,
+    pub namespace: String,
+    pub span: Span,
 }
 
 /// `name = function(matrix[double] X, double y = 1.0) return (matrix[double] Z) { ... }`
@@ -32,10 +42,15 @@ pub struct Param {
     pub span: Span,
 }
 
-/// A declared data type: `matrix[double]`, `double`, `int`, `integer`, `boolean`, `string`.
+/// A declared data type: `matrix[double]`, `double`, `int`, `integer`, `boolean`,
+/// `string`, `list[unknown]`, `frame[...]` (case-insensitive, as in DML).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TypeSpec {
     Matrix,
+    /// `frame[...]`: parsed so that files mixing frame and matrix functions load; a call
+    /// of a function taking or returning a frame is reported as unsupported.
+    Frame,
+    List,
     Double,
     Int,
     Boolean,
@@ -126,6 +141,37 @@ pub enum ExprKind {
         rows: Index,
         cols: Index,
     },
+    /// `[a, b, c]`: the cells of a row vector, as in `matrix([i, j], rows=1, cols=2)`.
+    Vector(Vec<Expr>),
+}
+
+impl Expr {
+    /// Whether `pred` holds for this expression or for any expression inside it.
+    pub fn any(&self, pred: &dyn Fn(&Expr) -> bool) -> bool {
+        if pred(self) {
+            return true;
+        }
+        let index = |i: &Index| match i {
+            Index::All => false,
+            Index::Single(a) => a.any(pred),
+            Index::Range(a, b) => a.any(pred) || b.any(pred),
+        };
+        match &self.kind {
+            ExprKind::Unary { expr, .. } => expr.any(pred),
+            ExprKind::Binary { lhs, rhs, .. } => lhs.any(pred) || rhs.any(pred),
+            ExprKind::Call { args, .. } => args.iter().any(|a| a.value.any(pred)),
+            ExprKind::Index { target, rows, cols } => {
+                target.any(pred) || index(rows) || index(cols)
+            }
+            ExprKind::Vector(items) => items.iter().any(|item| item.any(pred)),
+            ExprKind::Int(_)
+            | ExprKind::Double(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Var(_)
+            | ExprKind::CmdArg(_) => false,
+        }
+    }
 }
 
 /// One call argument, positional (`name: None`) or named (`rows=10`).

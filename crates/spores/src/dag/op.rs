@@ -108,6 +108,11 @@ pub enum Builtin {
     Print,
     Stop,
     Time,
+    /// (name, value) pairs, the name `""` for a positional element
+    List,
+    /// `append(list, value)`, `append(string, string)` (joined by a line break) or
+    /// `append(X, Y)` (= `cbind`)
+    Append,
 }
 
 impl Builtin {
@@ -145,6 +150,8 @@ impl Builtin {
             Builtin::Print => "print",
             Builtin::Stop => "stop",
             Builtin::Time => "time",
+            Builtin::List => "list",
+            Builtin::Append => "append",
         }
     }
 }
@@ -385,10 +392,14 @@ pub enum Op {
         cols: IndexKind,
     },
     /// A call of a user-defined function with `outputs` return values; children are the
-    /// arguments in parameter order (defaults filled in).
+    /// arguments in parameter order (defaults filled in). The parameters in `deferred`
+    /// take defaults that refer to other variables (`Integer n = ncol(X)`): those are
+    /// evaluated in the callee once the other parameters are bound, and their children
+    /// are placeholders.
     Call {
         name: String,
         outputs: usize,
+        deferred: Vec<usize>,
     },
     /// The k-th return value of a `Call` child.
     Extract(usize),

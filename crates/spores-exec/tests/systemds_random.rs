@@ -616,17 +616,29 @@ fn bad_arguments_are_clear_errors() {
     })
     .contains("sparsity"));
     assert!(message(DatagenSpec {
-        pdf: Pdf::Uniform { min: 2.0, max: 1.0 },
-        ..base
-    })
-    .contains("min 2 is greater than max 1"));
-    assert!(message(DatagenSpec {
         pdf: Pdf::Poisson { mean: 0.0 },
         ..base
     })
     .contains("lambda"));
     let error = systemds_sample(5, 6, false, 1).unwrap_err().to_string();
     assert!(error.contains("replace=TRUE"), "{error}");
+}
+
+#[test]
+fn min_above_max_is_accepted_as_in_systemds() {
+    // SystemDS draws min + (max - min) * u, so the values fall in [max, min].
+    let m = systemds_rand(&DatagenSpec {
+        rows: 2,
+        cols: 2,
+        sparsity: 1.0,
+        pdf: Pdf::Uniform { min: 3.0, max: 1.0 },
+        seed: 7,
+    })
+    .unwrap();
+    let u = 0.45324353322292277; // the first uniform of seed 7 (see RAND_CASES)
+    assert_eq!(m.get(0, 0), 3.0 + (1.0 - 3.0) * u);
+    let d = m.to_dense();
+    assert!(d.data().iter().all(|v| (1.0..=3.0).contains(v)));
 }
 
 #[test]

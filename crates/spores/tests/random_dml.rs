@@ -33,6 +33,8 @@ print(sum(A != B))
 C = rand(rows=2, cols=2, seed=-1)
 D = rand(rows=2, cols=2, seed=-1)
 print(sum(C != D))
+W = Rand(rows=2, cols=2, min=3, max=1, seed=7)
+print(as.scalar(W[2,2]))
 "#;
 
 /// SystemDS 3.4's output for [`SCRIPT`].
@@ -53,6 +55,7 @@ const SYSTEMDS_OUTPUT: &str = "0.45324353322292277\n\
 0.29598992985029793\n\
 4.0\n\
 4.0\n\
+1.8067278805371962\n\
 ";
 
 /// The line holding a normal deviate, which may differ from SystemDS's in its last bit.

@@ -146,10 +146,8 @@ fn validate(spec: &DatagenSpec) -> Result<()> {
             "rand: sparsity must be in [0, 1], got {sparsity}"
         )));
     }
+    // A uniform `min > max` is accepted, as in SystemDS: values fall in `[max, min]`.
     match pdf {
-        Pdf::Uniform { min, max } if min > max => Err(ExecError::invalid(format!(
-            "rand: min {min} is greater than max {max}"
-        ))),
         Pdf::Poisson { mean } if !(mean > 0.0 && mean.is_finite()) => Err(ExecError::invalid(
             format!("rand: lambda of a Poisson distribution must be positive, got {mean}"),
         )),

@@ -88,4 +88,15 @@ mod tests {
         let mut r = JavaRandom::new(42);
         assert_eq!(r.next_long(), -5_025_562_857_975_149_833);
     }
+
+    // Bounds that are not powers of two take the rejection path; a JVM folds the draws
+    // of `nextInt(1000 + i)`, i < 1000, for `new Random(7)` into this checksum.
+    #[test]
+    fn bounded_ints_match_java() {
+        let mut r = JavaRandom::new(7);
+        let checksum = (0..1000).fold(0i32, |s, i| {
+            s.wrapping_mul(31).wrapping_add(r.next_int_below(1000 + i))
+        });
+        assert_eq!(checksum, -1_825_492_701);
+    }
 }

@@ -455,6 +455,12 @@ impl<'a> Lowerer<'a> {
 fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Literal>>)> {
     use Literal::*;
     let s = |v: &str| Some(Str(v.to_string()));
+    // SystemDS matches `rand` in any case (`Rand`, `RAND`).
+    let name = if name.eq_ignore_ascii_case("rand") {
+        "rand"
+    } else {
+        name
+    };
     Some(match name {
         "rand" => (
             Builtin::Rand,

@@ -81,9 +81,6 @@ pub fn systemds_rand(spec: &DatagenSpec) -> Result<Matrix> {
     let block_seeds = block_seeds(seed, rows.div_ceil(BLOCK_SIZE) * cols.div_ceil(BLOCK_SIZE));
     let col_blocks = cols.div_ceil(BLOCK_SIZE);
     let row_block_seeds = |rb: usize| &block_seeds[rb * col_blocks..(rb + 1) * col_blocks];
-    let block = |rb: usize, sink: &mut dyn FnMut(usize, usize, f64)| {
-        generate_row_block(spec, rb, row_block_seeds(rb), sink)
-    };
 
     if dense {
         let mut data = vec![0.0; rows * cols];
@@ -91,7 +88,9 @@ pub fn systemds_rand(spec: &DatagenSpec) -> Result<Matrix> {
             data.par_chunks_mut(BLOCK_SIZE * cols)
                 .enumerate()
                 .for_each(|(rb, chunk)| {
-                    block(rb, &mut |r, c, v| chunk[r * cols + c] = v);
+                    generate_row_block(spec, rb, row_block_seeds(rb), |r, c, v| {
+                        chunk[r * cols + c] = v
+                    });
                 });
         }
         return Ok(Matrix::Dense(DenseMatrix::from_vec(rows, cols, data)?));
@@ -102,7 +101,7 @@ pub fn systemds_rand(spec: &DatagenSpec) -> Result<Matrix> {
         .map(|rb| {
             let height = BLOCK_SIZE.min(rows - rb * BLOCK_SIZE);
             let mut entries = vec![Vec::new(); height];
-            block(rb, &mut |r, c, v| {
+            generate_row_block(spec, rb, row_block_seeds(rb), |r, c, v| {
                 if v != 0.0 {
                     entries[r].push((c as u32, v));
                 }
@@ -218,7 +217,7 @@ fn generate_row_block(
     spec: &DatagenSpec,
     row_block: usize,
     seeds: &[i64],
-    sink: &mut dyn FnMut(usize, usize, f64),
+    mut sink: impl FnMut(usize, usize, f64),
 ) {
     let (min, range) = match spec.pdf {
         Pdf::Uniform { min, max } => (min, max - min),

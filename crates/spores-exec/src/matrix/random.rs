@@ -1,4 +1,8 @@
-//! Seeded random matrices, as DML's `rand(rows=, cols=, min=, max=, sparsity=, seed=)`.
+//! Fast seeded random matrices for benchmarks, examples and tests (uniform values, a
+//! given sparsity, one generator per row, independent of the thread count).
+//!
+//! DML's `rand` does not use this: it goes through [`crate::random`], which reproduces
+//! SystemDS's generators.
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

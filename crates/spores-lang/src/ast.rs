@@ -5,11 +5,21 @@
 
 use crate::diag::Span;
 
-/// A whole script: its user-defined functions and its top-level statements.
+/// A whole script: the files it sources, its user-defined functions and its top-level
+/// statements.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
+    pub sources: Vec<SourceImport>,
     pub functions: Vec<FunctionDef>,
     pub body: Vec<Stmt>,
+}
+
+/// `source("path.dml") as ns`: the functions of another file, called as `ns::f(...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceImport {
+    pub path: String,
+    pub namespace: String,
+    pub span: Span,
 }
 
 /// `name = function(matrix[double] X, double y = 1.0) return (matrix[double] Z) { ... }`
@@ -32,10 +42,15 @@ pub struct Param {
     pub span: Span,
 }
 
-/// A declared data type: `matrix[double]`, `double`, `int`, `integer`, `boolean`, `string`.
+/// A declared data type: `matrix[double]`, `double`, `int`, `integer`, `boolean`,
+/// `string`, `list[unknown]`, `frame[...]` (case-insensitive, as in DML).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TypeSpec {
     Matrix,
+    /// `frame[...]`: parsed so that files mixing frame and matrix functions load; a call
+    /// of a function taking or returning a frame is reported as unsupported.
+    Frame,
+    List,
     Double,
     Int,
     Boolean,
@@ -126,6 +141,8 @@ pub enum ExprKind {
         rows: Index,
         cols: Index,
     },
+    /// `[a, b, c]`: the cells of a row vector, as in `matrix([i, j], rows=1, cols=2)`.
+    Vector(Vec<Expr>),
 }
 
 /// One call argument, positional (`name: None`) or named (`rows=10`).

@@ -1,6 +1,7 @@
 //! Source positions and error rendering with line, column and a caret snippet.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// A byte range `start..end` in the source text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -37,11 +38,35 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
+/// A source file as errors show it: the name to print and the text the spans index.
+#[derive(Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+}
+
 /// An error tied to a place in a source file.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Diagnostic {
     pub message: String,
     pub span: Span,
+    /// The file `span` points into, when it is not the script being run (a builtin or a
+    /// sourced file); `None` means the caller's own file.
+    pub file: Option<Arc<SourceFile>>,
+    /// Found before the code ran: a syntax error, or a construct that is not supported.
+    /// Such errors end `spores run` with exit code 2 even when found mid-run (a builtin's
+    /// file is parsed when it is first called).
+    pub static_error: bool,
+    /// The calls that led into another file, innermost first: each call site's file
+    /// (`None` for the caller's own) and span. Rendered as `called from` lines.
+    pub called_from: Vec<(Option<Arc<SourceFile>>, Span)>,
+}
+
+/// Two diagnostics are the same error when they say the same thing at the same place.
+impl PartialEq for Diagnostic {
+    fn eq(&self, other: &Self) -> bool {
+        self.message == other.message && self.span == other.span
+    }
 }
 
 impl Diagnostic {
@@ -49,7 +74,45 @@ impl Diagnostic {
         Diagnostic {
             message: message.into(),
             span,
+            file: None,
+            static_error: false,
+            called_from: Vec::new(),
         }
+    }
+
+    /// An error about a construct that spores does not support (exit code 2).
+    pub fn unsupported(message: impl Into<String>, span: Span) -> Self {
+        Diagnostic {
+            static_error: true,
+            ..Diagnostic::new(message, span)
+        }
+    }
+
+    /// Ties the error to `file` unless it already names one (errors keep the innermost
+    /// file they were raised in as they travel out of nested calls).
+    pub fn in_file(mut self, file: &Arc<SourceFile>) -> Self {
+        if self.file.is_none() {
+            self.file = Some(file.clone());
+        }
+        self
+    }
+
+    /// Renders against the error's own file when it has one, else against `file`/`source`,
+    /// followed by one `called from FILE:LINE:COL` line per call that led there.
+    pub fn render_in(&self, file: &str, source: &str) -> String {
+        let mut out = match &self.file {
+            Some(f) => self.render(&f.name, &f.text),
+            None => self.render(file, source),
+        };
+        for (site_file, span) in &self.called_from {
+            let (name, text) = match site_file {
+                Some(f) => (f.name.as_str(), f.text.as_str()),
+                None => (file, source),
+            };
+            let (line, col) = line_col(text, span.start);
+            out += &format!("  called from {name}:{line}:{col}\n");
+        }
+        out
     }
 
     /// Renders as `file:line:col: error: message` followed by the source line and a caret

@@ -16,6 +16,26 @@ pub struct Token {
     pub span: Span,
 }
 
+/// The operator of a compound assignment such as `+=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompoundOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl CompoundOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CompoundOp::Add => "+=",
+            CompoundOp::Sub => "-=",
+            CompoundOp::Mul => "*=",
+            CompoundOp::Div => "/=",
+        }
+    }
+}
+
 /// The kinds of token in the DML subset.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TokenKind {
@@ -25,7 +45,8 @@ pub enum TokenKind {
     Double(f64),
     /// String literal, escapes already resolved.
     Str(String),
-    /// Identifier; may contain dots (`as.scalar`). Type names, `in`, `return` are plain
+    /// Identifier; may contain dots (`as.scalar`) and one `::` after a namespace
+    /// (`affine::forward`). Type names, `in`, `return` are plain
     /// identifiers that the parser interprets by position.
     Ident(String),
     /// `$name` or `$1`, without the dollar.
@@ -64,6 +85,8 @@ pub enum TokenKind {
     Assign,
     /// `<-`
     Arrow,
+    /// `+=`, `-=`, `*=`, `/=`: `x op= e` is `x = x op e`.
+    CompoundAssign(CompoundOp),
     LParen,
     RParen,
     LBracket,
@@ -117,6 +140,7 @@ impl fmt::Display for TokenKind {
             TokenKind::Or => "|",
             TokenKind::Assign => "=",
             TokenKind::Arrow => "<-",
+            TokenKind::CompoundAssign(op) => op.symbol(),
             TokenKind::LParen => "(",
             TokenKind::RParen => ")",
             TokenKind::LBracket => "[",
@@ -305,6 +329,8 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    /// A string literal; it may run over several lines, as in DML (the line breaks are
+    /// part of the value).
     fn string(&mut self, quote: u8) -> Result<(), Diagnostic> {
         let start = self.pos;
         self.pos += 1;
@@ -315,7 +341,6 @@ impl<'s> Lexer<'s> {
                 return Err(self.unterminated_string(start));
             };
             match ch {
-                '\n' => return Err(self.unterminated_string(start)),
                 '\\' => {
                     let esc_start = self.pos;
                     self.pos += 1;
@@ -331,7 +356,6 @@ impl<'s> Lexer<'s> {
                         'r' => '\r',
                         'b' => '\u{8}',
                         'f' => '\u{c}',
-                        '\n' => return Err(self.unterminated_string(start)),
                         other => {
                             return Err(Diagnostic::new(
                                 format!(
@@ -357,12 +381,13 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    /// The error points from the opening quote to the end of its line.
     fn unterminated_string(&self, start: usize) -> Diagnostic {
         let line_end = self.src[start..]
             .find('\n')
             .map_or(self.src.len(), |p| start + p);
         Diagnostic::new(
-            "unterminated string literal: missing closing quote before the end of the line",
+            "unterminated string literal: missing closing quote before the end of the input",
             Span::new(start, line_end),
         )
     }
@@ -406,6 +431,16 @@ impl<'s> Lexer<'s> {
         while self.peek_at(0).is_some_and(is_ident_continue) {
             self.pos += 1;
         }
+        // `ns::f`: a function in the namespace of a `source(...) as ns`.
+        if self.peek_at(0) == Some(b':')
+            && self.peek_at(1) == Some(b':')
+            && self.peek_at(2).is_some_and(is_ident_start)
+        {
+            self.pos += 2;
+            while self.peek_at(0).is_some_and(is_ident_continue) {
+                self.pos += 1;
+            }
+        }
         let text = &self.src[start..self.pos];
         let kind = match text {
             "TRUE" => TokenKind::True,
@@ -437,6 +472,10 @@ impl<'s> Lexer<'s> {
             (b'>', Some(b'=')) => (TokenKind::Ge, 2),
             (b'&', Some(b'&')) => (TokenKind::And, 2),
             (b'|', Some(b'|')) => (TokenKind::Or, 2),
+            (b'+', Some(b'=')) => (TokenKind::CompoundAssign(CompoundOp::Add), 2),
+            (b'-', Some(b'=')) => (TokenKind::CompoundAssign(CompoundOp::Sub), 2),
+            (b'*', Some(b'=')) => (TokenKind::CompoundAssign(CompoundOp::Mul), 2),
+            (b'/', Some(b'=')) => (TokenKind::CompoundAssign(CompoundOp::Div), 2),
             (b'+', _) => (TokenKind::Plus, 1),
             (b'-', _) => (TokenKind::Minus, 1),
             (b'*', _) => (TokenKind::Star, 1),
@@ -621,7 +660,7 @@ mod tests {
         let err = |s: &str| tokenize(s).unwrap_err();
         assert_eq!(err("x = 1e").span, Span::new(4, 6));
         assert!(err("x = 12ab").message.contains("malformed number `12ab`"));
-        assert!(err("\"abc\nd\"").message.contains("unterminated string"));
+        assert!(err("\"abc\nd").message.contains("unterminated string"));
         assert!(err("/* x").message.contains("unterminated block comment"));
         assert!(err("a @ b").message.contains("unknown character `@`"));
         assert!(err("a %o% b")

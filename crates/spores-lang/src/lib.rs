@@ -19,7 +19,10 @@ mod printer;
 /// assert_eq!(prog.body.len(), 2);
 /// ```
 pub fn parse(source: &str) -> Result<ast::Program, diag::Diagnostic> {
-    parser::parse_program(source)
+    parser::parse_program(source).map_err(|mut d| {
+        d.static_error = true;
+        d
+    })
 }
 
 /// Parses one expression, such as `t(X) %*% (X %*% v)`; used by tools that take an

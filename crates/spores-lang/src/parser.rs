@@ -11,11 +11,11 @@
 //! the tree recursively are safe too.
 
 use crate::ast::{
-    Arg, AssignTarget, BinaryOp, Expr, ExprKind, FunctionDef, Index, Param, Program, Stmt,
-    StmtKind, TypeSpec, UnaryOp,
+    Arg, AssignTarget, BinaryOp, Expr, ExprKind, FunctionDef, Index, Param, Program, SourceImport,
+    Stmt, StmtKind, TypeSpec, UnaryOp,
 };
 use crate::diag::{line_col, Diagnostic, Span};
-use crate::lexer::{tokenize, Token, TokenKind};
+use crate::lexer::{tokenize, CompoundOp, Token, TokenKind};
 use crate::precedence::{binary_level, operand_levels, unary_operand_level, Level};
 
 /// Deepest nesting of expressions and statements accepted. Chains of binary operators
@@ -123,7 +123,15 @@ impl<'s> Parser<'s> {
     /// Index of the first token at or after the cursor that is not a newline (or `;` too
     /// when `semis`).
     fn skip_index(&self, semis: bool) -> usize {
-        let mut i = self.pos;
+        self.skip_index_with(self.pos, semis)
+    }
+
+    /// Index of the first token at or after `i` that is not a newline.
+    fn skip_index_from(&self, i: usize) -> usize {
+        self.skip_index_with(i, false)
+    }
+
+    fn skip_index_with(&self, mut i: usize, semis: bool) -> usize {
         while i + 1 < self.tokens.len()
             && (self.tokens[i].kind == TokenKind::Newline
                 || (semis && self.tokens[i].kind == TokenKind::Semi))
@@ -208,6 +216,7 @@ impl<'s> Parser<'s> {
     // ---- program and statements ---------------------------------------------------
 
     fn program(&mut self) -> PResult<Program> {
+        let mut sources = Vec::new();
         let mut functions = Vec::new();
         let mut body = Vec::new();
         loop {
@@ -224,12 +233,47 @@ impl<'s> Parser<'s> {
             }
             if self.at_function_def() {
                 functions.push(self.function_def()?);
+            } else if self.at_source() {
+                sources.push(self.source_import()?);
             } else {
                 body.push(self.stmt()?);
             }
             self.end_of_stmt()?;
         }
-        Ok(Program { functions, body })
+        Ok(Program {
+            sources,
+            functions,
+            body,
+        })
+    }
+
+    fn at_source(&self) -> bool {
+        self.at_ident("source") && matches!(self.peek_nth(1), TokenKind::LParen)
+    }
+
+    /// `source("path.dml") as ns`
+    fn source_import(&mut self) -> PResult<SourceImport> {
+        let start = self.bump().span;
+        let open = self.expect(&TokenKind::LParen, "`(` after `source`")?;
+        let path = match self.peek() {
+            TokenKind::Str(p) => {
+                let p = p.clone();
+                self.bump();
+                p
+            }
+            _ => return Err(self.unexpected("the path of the file to source, as a string")),
+        };
+        self.expect_close(&TokenKind::RParen, "`source(...)`", open)?;
+        if !self.at_ident("as") {
+            return Err(self.unexpected("`as` and a namespace name after `source(...)`"));
+        }
+        self.bump();
+        let (namespace, end) = self.ident("a namespace name after `as`")?;
+        Ok(SourceImport {
+            path,
+            namespace,
+            span: start.to(end),
+        })
     }
 
     /// A statement must be followed by a newline, `;`, the end of its block or the end of
@@ -270,12 +314,10 @@ impl<'s> Parser<'s> {
                 p.span(),
             )),
             TokenKind::Else => Err(Diagnostic::new("`else` without a matching `if`", p.span())),
-            TokenKind::Ident(n) if n == "source" && matches!(p.peek_nth(1), TokenKind::LParen) => {
-                Err(Diagnostic::new(
-                    "`source(...)` is not supported: put all functions in one script",
-                    p.span(),
-                ))
-            }
+            _ if p.at_source() => Err(Diagnostic::new(
+                "`source(...)` can only appear at the top level of a script, not inside a block",
+                p.span(),
+            )),
             _ if p.at_function_def() => Err(Diagnostic::new(
                 "functions can only be defined at the top level of a script, not inside a block",
                 p.span(),
@@ -286,6 +328,9 @@ impl<'s> Parser<'s> {
 
     fn assign_or_call(&mut self) -> PResult<Stmt> {
         let e = self.expr()?;
+        if let TokenKind::CompoundAssign(op) = *self.peek() {
+            return self.compound_assign(e, op);
+        }
         if matches!(self.peek(), TokenKind::Assign | TokenKind::Arrow) {
             let target = to_target(&e)?;
             self.bump();
@@ -316,6 +361,34 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// `x += e` is `x = x + e` (likewise `-=`, `*=`, `/=`, and on `X[i, j]`); the value
+    /// is parenthesized, as DML does: `x *= a + b` is `x = x * (a + b)`.
+    fn compound_assign(&mut self, e: Expr, op: CompoundOp) -> PResult<Stmt> {
+        let target = to_target(&e)?;
+        self.bump();
+        self.skip_newlines();
+        let rhs = self.expr()?;
+        let op = match op {
+            CompoundOp::Add => BinaryOp::Add,
+            CompoundOp::Sub => BinaryOp::Sub,
+            CompoundOp::Mul => BinaryOp::Mul,
+            CompoundOp::Div => BinaryOp::Div,
+        };
+        let span = e.span.to(rhs.span);
+        let value = mk(
+            ExprKind::Binary {
+                op,
+                lhs: Box::new(e),
+                rhs: Box::new(rhs),
+            },
+            span,
+        );
+        Ok(Stmt {
+            kind: StmtKind::Assign { target, value },
+            span,
+        })
+    }
+
     fn multi_assign(&mut self) -> PResult<Stmt> {
         let open = self.bump().span;
         let mut targets = Vec::new();
@@ -327,11 +400,27 @@ impl<'s> Parser<'s> {
             }
         }
         self.expect_close(&TokenKind::RBracket, "list of assignment targets", open)?;
+        // DML reads newlines as blanks, so `=` may start the next line.
+        self.skip_newlines();
         if !matches!(self.peek(), TokenKind::Assign | TokenKind::Arrow) {
             return Err(self.unexpected("`=` or `<-` after the list of assignment targets"));
         }
         self.bump();
         self.skip_newlines();
+        // The right side must be a call, so a name followed by `(` on a later line is
+        // one (DML reads newlines as blanks: `[a, b] = f\n  (x)`).
+        if let TokenKind::Ident(name) = self.peek().clone() {
+            let after_name = self.skip_index_from(self.pos + 1);
+            if self.tokens[after_name].kind == TokenKind::LParen {
+                let start = self.bump().span;
+                self.pos = after_name;
+                let value = self.call(name, start)?;
+                return Ok(Stmt {
+                    span: open.to(value.span),
+                    kind: StmtKind::MultiAssign { targets, value },
+                });
+            }
+        }
         let value = self.expr()?;
         if !matches!(value.kind, ExprKind::Call { .. }) {
             return Err(Diagnostic::new(
@@ -550,34 +639,62 @@ impl<'s> Parser<'s> {
     }
 
     fn type_spec(&mut self) -> PResult<TypeSpec> {
-        const EXPECTED: &str =
-            "a type (`matrix[double]`, `double`, `int`, `integer`, `boolean` or `string`)";
+        const EXPECTED: &str = "a type (`matrix[double]`, `double`, `int`, `integer`, \
+             `boolean`, `string`, `list[unknown]` or `frame[...]`)";
         let TokenKind::Ident(name) = self.peek() else {
             return Err(self.unexpected(EXPECTED));
         };
         let lower = name.to_ascii_lowercase();
-        if lower == "matrix" {
+        let container = match lower.as_str() {
+            "matrix" => Some(TypeSpec::Matrix),
+            "frame" => Some(TypeSpec::Frame),
+            "list" => Some(TypeSpec::List),
+            _ => None,
+        };
+        if let Some(ty) = container {
             self.bump();
             let open = self.expect(
                 &TokenKind::LBracket,
-                "`[` after `matrix`, as in `matrix[double]`",
+                &format!("`[` after `{lower}`, as in `{lower}[double]`"),
             )?;
             match self.peek() {
-                TokenKind::Ident(v) if value_type(v).is_some() => {
+                TokenKind::Ident(v)
+                    if value_type(v).is_some() || v.eq_ignore_ascii_case("unknown") =>
+                {
                     self.bump();
                 }
-                _ => return Err(self.unexpected(
-                    "a value type (`double`, `int`, `boolean` or `string`) inside `matrix[...]`",
-                )),
+                _ => {
+                    return Err(self.unexpected(&format!(
+                        "a value type (`double`, `int`, `boolean`, `string` or `unknown`) \
+                         inside `{lower}[...]`"
+                    )))
+                }
             }
-            self.expect_close(&TokenKind::RBracket, "matrix type", open)?;
-            return Ok(TypeSpec::Matrix);
+            self.expect_close(&TokenKind::RBracket, &format!("{lower} type"), open)?;
+            return Ok(ty);
         }
         if let Some(t) = value_type(name) {
             self.bump();
             return Ok(t);
         }
-        if matches!(lower.as_str(), "frame" | "list" | "tensor" | "unknown") {
+        // `Scalar[int]` is the scalar type `int`.
+        if lower == "scalar" && matches!(self.peek_nth(1), TokenKind::LBracket) {
+            self.bump();
+            let open = self.bump().span;
+            let ty = match self.peek() {
+                TokenKind::Ident(v) => value_type(v),
+                _ => None,
+            };
+            let Some(ty) = ty else {
+                return Err(self.unexpected(
+                    "a value type (`double`, `int`, `boolean` or `string`) inside `scalar[...]`",
+                ));
+            };
+            self.bump();
+            self.expect_close(&TokenKind::RBracket, "scalar type", open)?;
+            return Ok(ty);
+        }
+        if matches!(lower.as_str(), "tensor" | "unknown") {
             return Err(Diagnostic::new(
                 format!("type `{name}` is not supported; expected {EXPECTED}"),
                 self.span(),
@@ -678,6 +795,7 @@ impl<'s> Parser<'s> {
                 }
                 ExprKind::Var(name)
             }
+            TokenKind::LBracket => return self.vector(tok.span),
             TokenKind::LParen => {
                 let inner = self.expr()?;
                 let close = self.expect_close(&TokenKind::RParen, "parenthesis", tok.span)?;
@@ -690,6 +808,21 @@ impl<'s> Parser<'s> {
             }
         };
         Ok(mk(kind, tok.span))
+    }
+
+    /// `[a, b, c]` after its `[`.
+    fn vector(&mut self, open: Span) -> PResult<Expr> {
+        let mut items = Vec::new();
+        if !self.at(&TokenKind::RBracket) {
+            loop {
+                items.push(self.expr()?);
+                if self.eat(&TokenKind::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        let close = self.expect_close(&TokenKind::RBracket, "list of values", open)?;
+        Ok(mk(ExprKind::Vector(items), open.to(close)))
     }
 
     fn call(&mut self, name: String, start: Span) -> PResult<Expr> {

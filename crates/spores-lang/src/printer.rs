@@ -74,6 +74,16 @@ fn write_bare(f: &mut Formatter<'_>, e: &Expr) -> fmt::Result {
             write_index(f, cols)?;
             f.write_char(']')
         }
+        ExprKind::Vector(items) => {
+            f.write_char('[')?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write_expr(f, item, 0)?;
+            }
+            f.write_char(']')
+        }
     }
 }
 

@@ -127,11 +127,23 @@ fn functions() {
     );
     check(
         "f = function(frame F) { }",
-        "1:14: error: type `frame` is not supported; expected a type (`matrix[double]`, `double`, `int`, `integer`, `boolean` or `string`)",
+        "1:20: error: expected `[` after `frame`, as in `frame[double]`, found identifier `F`",
+    );
+    check(
+        "f = function(list[thing] L) { }",
+        "1:19: error: expected a value type (`double`, `int`, `boolean`, `string` or `unknown`) inside `list[...]`, found identifier `thing`",
+    );
+    check(
+        "f = function(tensor T) { }",
+        "1:14: error: type `tensor` is not supported; expected a type (`matrix[double]`, `double`, `int`, `integer`, `boolean`, `string`, `list[unknown]` or `frame[...]`)",
+    );
+    check(
+        "f = function(scalar[matrix] s) { }",
+        "1:21: error: expected a value type (`double`, `int`, `boolean` or `string`) inside `scalar[...]`, found identifier `matrix`",
     );
     check(
         "f = function(x) { }",
-        "1:14: error: expected a type (`matrix[double]`, `double`, `int`, `integer`, `boolean` or `string`), found identifier `x`",
+        "1:14: error: expected a type (`matrix[double]`, `double`, `int`, `integer`, `boolean`, `string`, `list[unknown]` or `frame[...]`), found identifier `x`",
     );
     check(
         "f = function(matrix X) { }",
@@ -158,8 +170,16 @@ fn unsupported_features() {
         "1:5: error: `externalFunction` is not supported: write the function in DML",
     );
     check(
-        "source(\"lib.dml\") as lib\nx = 1",
-        "1:1: error: `source(...)` is not supported: put all functions in one script",
+        "if (TRUE) {\n  source(\"lib.dml\") as lib\n}",
+        "2:3: error: `source(...)` can only appear at the top level of a script, not inside a block",
+    );
+    check(
+        "source(\"lib.dml\")\nx = 1",
+        "1:18: error: expected `as` and a namespace name after `source(...)`, found a newline",
+    );
+    check(
+        "source(lib) as l",
+        "1:8: error: expected the path of the file to source, as a string, found identifier `lib`",
     );
     check(
         "x = a %in% b",
@@ -171,7 +191,7 @@ fn unsupported_features() {
 fn lexical_errors() {
     check(
         "x = 1\ny = \"abc\nz = 2",
-        "2:5: error: unterminated string literal: missing closing quote before the end of the line",
+        "2:5: error: unterminated string literal: missing closing quote before the end of the input",
     );
     check(
         "x = 1 /* never closed\nx = 1",

@@ -263,6 +263,7 @@ impl LaExpr {
             ExprKind::Str(_) => return Err(unsupported("a string", e.span)),
             ExprKind::CmdArg(_) => return Err(unsupported("a `$` argument", e.span)),
             ExprKind::Index { .. } => return Err(unsupported("indexing", e.span)),
+            ExprKind::Vector(_) => return Err(unsupported("a list of values `[...]`", e.span)),
             ExprKind::Unary { op, expr } => {
                 let inner = LaExpr::from_ast(expr)?;
                 match op {

@@ -24,6 +24,14 @@ struct Cli {
 enum Command {
     /// Run a DML script.
     Run(RunFlags),
+    /// Parse DML files and load the files they source, without running anything.
+    ///
+    /// Prints each file's first error; exit code 0 when all load, 2 otherwise.
+    Check {
+        /// The files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// Print the cheapest equivalent plan of an LA expression, its estimated cost before
     /// and after, and the saturation report.
     Optimize {
@@ -116,6 +124,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(flags) => run(flags),
+        Command::Check { files } => {
+            let mut err = std::io::stderr();
+            ExitCode::from(spores::commands::check(&files, &mut err))
+        }
         Command::Mlir(cmd) => {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::mlir(&cmd, &mut out, &mut err))
@@ -243,6 +255,10 @@ struct RunFlags {
     /// them into one pass (for comparison).
     #[arg(long)]
     no_fuse: bool,
+    /// Directory of DML-bodied builtins: a call of an unknown `NAME` runs `m_NAME` from
+    /// DIR/NAME.dml (default: $SYSTEMDS_ROOT/scripts/builtin when SYSTEMDS_ROOT is set).
+    #[arg(long, value_name = "DIR")]
+    builtins: Option<PathBuf>,
 }
 
 fn run(flags: RunFlags) -> ExitCode {
@@ -257,6 +273,7 @@ fn run(flags: RunFlags) -> ExitCode {
         rules,
         no_masked,
         no_fuse,
+        builtins,
     } = flags;
     let started = Instant::now();
     if let Some(n) = threads {
@@ -279,7 +296,7 @@ fn run(flags: RunFlags) -> ExitCode {
     let program = match spores_lang::parse(&source) {
         Ok(p) => p,
         Err(d) => {
-            eprint!("{}", d.render(&name, &source));
+            eprint!("{}", d.render_in(&name, &source));
             return ExitCode::from(2);
         }
     };
@@ -320,6 +337,11 @@ fn run(flags: RunFlags) -> ExitCode {
         optimizer,
         sized_planning: !no_masked,
         fuse_elementwise: !no_fuse,
+        builtins: builtins.or_else(|| {
+            std::env::var_os("SYSTEMDS_ROOT")
+                .map(|root| PathBuf::from(root).join("scripts").join("builtin"))
+        }),
+        script_dir: script.parent().map(|d| d.to_path_buf()),
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -332,8 +354,10 @@ fn run(flags: RunFlags) -> ExitCode {
     let code = match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(d) => {
-            eprint!("{}", d.render(&name, &source));
-            ExitCode::from(1)
+            eprint!("{}", d.render_in(&name, &source));
+            // Syntax errors and unsupported constructs in files loaded mid-run (builtins)
+            // are usage errors like those of the script itself.
+            ExitCode::from(if d.static_error { 2 } else { 1 })
         }
     };
     if stats {

@@ -655,9 +655,9 @@ mod tests {
 
     fn planned(src: &str) -> BlockDag {
         let program = spores_lang::parse(src).unwrap();
-        let (functions, args) = (HashMap::new(), HashMap::new());
+        let args = HashMap::new();
         let ctx = LowerContext {
-            functions: &functions,
+            functions: &crate::dag::NoFunctions,
             args: &args,
         };
         let block = lower_block(&program.body, &ctx).unwrap();
@@ -697,9 +697,9 @@ mod tests {
         use crate::opt::InputMeta;
         use spores_exec::Shape;
         let program = spores_lang::parse(src).unwrap();
-        let (functions, args) = (HashMap::new(), HashMap::new());
+        let args = HashMap::new();
         let ctx = LowerContext {
-            functions: &functions,
+            functions: &crate::dag::NoFunctions,
             args: &args,
         };
         let block = lower_block(&program.body, &ctx).unwrap();

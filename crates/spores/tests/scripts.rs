@@ -269,10 +269,9 @@ fn common_subexpressions_are_computed_once() {
     use spores::dag::{lower_block, LowerContext, Op};
     let src = "A = t(X) %*% y\nB = t(X) %*% y + 1\nC = sum(t(X))\n";
     let program = spores_lang::parse(src).unwrap();
-    let functions = HashMap::new();
     let args = HashMap::new();
     let ctx = LowerContext {
-        functions: &functions,
+        functions: &spores::dag::NoFunctions,
         args: &args,
     };
     let block = lower_block(&program.body, &ctx).unwrap();

@@ -36,6 +36,10 @@ pub fn sx(e: &Expr) -> String {
         ExprKind::Index { target, rows, cols } => {
             format!("(index {} {} {})", sx(target), sx_ix(rows), sx_ix(cols))
         }
+        ExprKind::Vector(items) => {
+            let items: Vec<String> = items.iter().map(sx).collect();
+            format!("(vector {})", items.join(" "))
+        }
     }
 }
 

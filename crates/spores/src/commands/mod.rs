@@ -1,11 +1,13 @@
 //! The optimizer-facing subcommands, as library functions so tests can call them:
 //! each writes to the given streams and returns the process exit code.
 
+mod check;
 mod equiv;
 mod mlir;
 mod optimize;
 mod tensor;
 
+pub use check::check;
 pub use equiv::equiv;
 pub use mlir::{mlir, mlir_opt, MlirCommand, MlirOptArgs};
 pub use optimize::optimize;

@@ -1,6 +1,7 @@
 //! Lowering: a basic block of statements (or one expression) becomes a [`Dag`].
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use spores_exec::kernels::elementwise::BinaryOp;
 use spores_exec::kernels::unary::UnaryOp;
@@ -11,11 +12,43 @@ use spores_lang::diag::{Diagnostic, Span};
 
 use super::{AggFn, Axis, Builtin, Dag, IndexKind, Literal, NodeId, Op};
 
-/// What lowering needs to know besides the statements: the script's functions and its
-/// command-line arguments (`$name`).
+/// What lowering needs to know besides the statements: the functions the code can call
+/// and the command-line arguments (`$name`).
 pub struct LowerContext<'a> {
-    pub functions: &'a HashMap<String, FunctionDef>,
+    pub functions: &'a dyn FunctionScope,
     pub args: &'a HashMap<String, String>,
+}
+
+/// A DML function a call resolved to: `key` names it in `Op::Call` (unique in the run),
+/// `name` as the call wrote it (for messages: `lm`, not `m_lm`).
+#[derive(Clone, Debug)]
+pub struct ResolvedFunction {
+    pub key: String,
+    pub name: String,
+    pub def: Rc<FunctionDef>,
+}
+
+/// The DML functions visible from the code being lowered (see `runtime::library`). A call
+/// resolves to a [`FunctionScope::local`] function first, then to a native builtin, then
+/// to a [`FunctionScope::builtin`] file.
+pub trait FunctionScope {
+    /// A function the calling file defines, or `ns::f` from a file it sources.
+    fn local(&self, name: &str, span: Span) -> Result<Option<ResolvedFunction>, Diagnostic>;
+    /// The DML-bodied builtin `name`; the error says where it was looked for.
+    fn builtin(&self, name: &str, span: Span) -> Result<ResolvedFunction, Diagnostic>;
+}
+
+/// No functions at all: for lowering lone expressions.
+pub struct NoFunctions;
+
+impl FunctionScope for NoFunctions {
+    fn local(&self, _: &str, _: Span) -> Result<Option<ResolvedFunction>, Diagnostic> {
+        Ok(None)
+    }
+
+    fn builtin(&self, name: &str, span: Span) -> Result<ResolvedFunction, Diagnostic> {
+        Err(Diagnostic::new(format!("unknown function `{name}`"), span))
+    }
 }
 
 /// A lowered basic block.
@@ -79,23 +112,21 @@ pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagn
                         value.span,
                     ));
                 };
-                let Some(function) = ctx.functions.get(name) else {
-                    return Err(Diagnostic::new(
-                        format!("unknown function `{name}`"),
-                        value.span,
-                    ));
+                let function = match ctx.functions.local(name, value.span)? {
+                    Some(f) => f,
+                    None => ctx.functions.builtin(name, value.span)?,
                 };
-                if function.returns.len() != targets.len() {
+                if function.def.returns.len() != targets.len() {
                     return Err(Diagnostic::new(
                         format!(
                             "`{name}` returns {} values but {} are assigned",
-                            function.returns.len(),
+                            function.def.returns.len(),
                             targets.len()
                         ),
                         stmt.span,
                     ));
                 }
-                let call = lowerer.call(function, args, value.span)?;
+                let call = lowerer.call(&function, args, value.span)?;
                 effects.push(call);
                 for (k, target) in targets.iter().enumerate() {
                     let id = lowerer.dag.add(Op::Extract(k), vec![call], value.span);
@@ -104,11 +135,16 @@ pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagn
                 }
             }
             StmtKind::Expr(expr) => {
-                let id = match &expr.kind {
-                    ExprKind::Call { name, args } if ctx.functions.contains_key(name) => {
-                        lowerer.call(&ctx.functions[name], args, expr.span)?
-                    }
-                    _ => lowerer.expr(expr)?,
+                let local = match &expr.kind {
+                    ExprKind::Call { name, args } => ctx
+                        .functions
+                        .local(name, expr.span)?
+                        .map(|function| (function, args)),
+                    _ => None,
+                };
+                let id = match local {
+                    Some((function, args)) => lowerer.call(&function, args, expr.span)?,
+                    None => lowerer.expr(expr)?,
                 };
                 effects.push(id);
             }
@@ -192,6 +228,13 @@ impl<'a> Lowerer<'a> {
             ExprKind::Double(v) => self.lit(Literal::Double(*v), span),
             ExprKind::Str(s) => self.lit(Literal::Str(s.clone()), span),
             ExprKind::Bool(b) => self.lit(Literal::Bool(*b), span),
+            // DML's constants, unless the block assigned a variable of that name.
+            ExprKind::Var(name) if name == "NaN" && !self.env.contains_key(name) => {
+                self.lit(Literal::Double(f64::NAN), span)
+            }
+            ExprKind::Var(name) if name == "Inf" && !self.env.contains_key(name) => {
+                self.lit(Literal::Double(f64::INFINITY), span)
+            }
             ExprKind::Var(name) => self.var(name, span),
             ExprKind::CmdArg(name) => match self.ctx.args.get(name) {
                 Some(text) => self.lit(parse_cmd_arg(text), span),
@@ -227,23 +270,33 @@ impl<'a> Lowerer<'a> {
                 let cols = self.index(cols, &mut children)?;
                 self.dag.add(Op::Index { rows, cols }, children, span)
             }
-            ExprKind::Call { name, args } => {
-                if let Some(function) = self.ctx.functions.get(name) {
-                    if function.returns.len() != 1 {
+            ExprKind::Vector(items) => {
+                // A row vector: the cells side by side.
+                let mut cells = Vec::with_capacity(items.len());
+                for item in items {
+                    let cell = self.expr(item)?;
+                    cells.push(
+                        self.dag
+                            .add(Op::Builtin(Builtin::AsMatrix), vec![cell], item.span),
+                    );
+                }
+                match cells.split_first() {
+                    None => {
                         return Err(Diagnostic::new(
-                            format!(
-                                "`{name}` returns {} values; use `[a, b] = {name}(...)`",
-                                function.returns.len()
-                            ),
+                            "an empty list of values `[]` has no cells",
                             span,
-                        ));
+                        ))
                     }
-                    let call = self.call(function, args, span)?;
-                    self.dag.add(Op::Extract(0), vec![call], span)
-                } else {
-                    self.builtin(name, args, span)?
+                    Some((&first, rest)) => rest.iter().fold(first, |row, &cell| {
+                        self.dag
+                            .add(Op::Builtin(Builtin::Cbind), vec![row, cell], span)
+                    }),
                 }
             }
+            ExprKind::Call { name, args } => match self.ctx.functions.local(name, span)? {
+                Some(function) => self.function_value(&function, args, span)?,
+                None => self.builtin(name, args, span)?,
+            },
         })
     }
 
@@ -266,14 +319,42 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    fn call(
+    /// A call of a DML function used as a value: its single return value. A function
+    /// without return values is a statement of its own, so its call node stands for it.
+    fn function_value(
         &mut self,
-        function: &FunctionDef,
+        function: &ResolvedFunction,
         args: &[Arg],
         span: Span,
     ) -> Result<NodeId, Diagnostic> {
+        let name = &function.name;
+        let call = self.call(function, args, span)?;
+        match function.def.returns.len() {
+            0 => Ok(call),
+            1 => Ok(self.dag.add(Op::Extract(0), vec![call], span)),
+            n => Err(Diagnostic::new(
+                format!("`{name}` returns {n} values; use `[a, b] = {name}(...)`"),
+                span,
+            )),
+        }
+    }
+
+    /// A call of a function that is neither defined in the file nor native: a
+    /// DML-bodied builtin (`NAME.dml`).
+    fn dml_builtin(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let function = self.ctx.functions.builtin(name, span)?;
+        self.function_value(&function, args, span)
+    }
+
+    fn call(
+        &mut self,
+        function: &ResolvedFunction,
+        args: &[Arg],
+        span: Span,
+    ) -> Result<NodeId, Diagnostic> {
+        let (key, called, function) = (&function.key, &function.name, &*function.def);
         let names: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
-        let bound = bind_args(&function.name, &names, 0, args, span)?;
+        let bound = bind_args(called, &names, 0, args, span)?;
         let mut children = Vec::with_capacity(names.len());
         for (param, arg) in function.params.iter().zip(bound) {
             let id = match (arg, &param.default) {
@@ -281,7 +362,7 @@ impl<'a> Lowerer<'a> {
                 (None, Some(default)) => self.expr(default)?,
                 (None, None) => {
                     return Err(Diagnostic::new(
-                        format!("missing argument `{}` of `{}`", param.name, function.name),
+                        format!("missing argument `{}` of `{called}`", param.name),
                         span,
                     ))
                 }
@@ -289,7 +370,7 @@ impl<'a> Lowerer<'a> {
             children.push(id);
         }
         let op = Op::Call {
-            name: function.name.clone(),
+            name: key.clone(),
             outputs: function.returns.len(),
         };
         Ok(self.dag.add(op, children, span))
@@ -299,6 +380,8 @@ impl<'a> Lowerer<'a> {
         if name == "ifdef" {
             return self.ifdef(args, span);
         }
+        // SystemDS accepts the capitalized spelling too.
+        let name = if name == "Rand" { "rand" } else { name };
         let unary = |op| Some((Op::Unary(op), 1));
         let agg = |f, axis| Some((Op::Agg(f, axis), 1));
         let simple: Option<(Op, usize)> = match name {
@@ -334,6 +417,7 @@ impl<'a> Lowerer<'a> {
             "print" => Some((Op::Builtin(Builtin::Print), 1)),
             "stop" => Some((Op::Builtin(Builtin::Stop), 1)),
             "time" => Some((Op::Builtin(Builtin::Time), 0)),
+            "append" => Some((Op::Builtin(Builtin::Append), 2)),
             _ => None,
         };
         if let Some((op, arity)) = simple {
@@ -394,6 +478,15 @@ impl<'a> Lowerer<'a> {
                     self.dag.add(Op::Builtin(builtin), vec![acc, next], span)
                 }))
             }
+            "list" => {
+                let mut children = Vec::with_capacity(2 * args.len());
+                for arg in args {
+                    let name = arg.name.clone().unwrap_or_default();
+                    children.push(self.lit(Literal::Str(name), arg.value.span));
+                    children.push(self.expr(&arg.value)?);
+                }
+                Ok(self.dag.add(Op::Builtin(Builtin::List), children, span))
+            }
             "log" => {
                 let bound = bind_args(name, &["x", "base"], 1, args, span)?;
                 let x = self.expr(bound[0].expect("required"))?;
@@ -411,7 +504,7 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let Some((builtin, signature, defaults)) = builtin_signature(name) else {
-                    return Err(Diagnostic::new(format!("unknown function `{name}`"), span));
+                    return self.dml_builtin(name, args, span);
                 };
                 let bound = bind_args(name, signature.params, signature.required, args, span)?;
                 let mut children = Vec::with_capacity(bound.len());

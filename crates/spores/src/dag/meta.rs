@@ -262,9 +262,9 @@ mod tests {
 
     fn meta_of(src: &str, inputs: &[(&str, InputMeta)]) -> (crate::dag::BlockDag, Vec<NodeMeta>) {
         let program = spores_lang::parse(src).unwrap();
-        let (functions, args) = (HashMap::new(), HashMap::new());
+        let args = HashMap::new();
         let ctx = LowerContext {
-            functions: &functions,
+            functions: &crate::dag::NoFunctions,
             args: &args,
         };
         let block = lower_block(&program.body, &ctx).unwrap();

@@ -17,7 +17,9 @@ mod op;
 use std::collections::HashMap;
 
 pub use explain::explain;
-pub use lower::{lower_block, lower_expr, BlockDag, LowerContext};
+pub use lower::{
+    lower_block, lower_expr, BlockDag, FunctionScope, LowerContext, NoFunctions, ResolvedFunction,
+};
 pub use op::{
     AggFn, Axis, Builtin, EwPlan, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput,
     MaskedPlan, Op,

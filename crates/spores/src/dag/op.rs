@@ -108,6 +108,11 @@ pub enum Builtin {
     Print,
     Stop,
     Time,
+    /// (name, value) pairs, the name `""` for a positional element
+    List,
+    /// `append(list, value)`, `append(string, string)` (joined by a line break) or
+    /// `append(X, Y)` (= `cbind`)
+    Append,
 }
 
 impl Builtin {
@@ -145,6 +150,8 @@ impl Builtin {
             Builtin::Print => "print",
             Builtin::Stop => "stop",
             Builtin::Time => "time",
+            Builtin::List => "list",
+            Builtin::Append => "append",
         }
     }
 }

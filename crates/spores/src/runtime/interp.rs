@@ -3,12 +3,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
 
-use spores_lang::ast::{Expr, FunctionDef, Program, Stmt, StmtKind, TypeSpec};
+use spores_lang::ast::{Expr, Program, Stmt, StmtKind, TypeSpec};
 use spores_lang::diag::{Diagnostic, Span};
 
+use super::library::{Library, UnitId, MAIN_UNIT};
 use super::ops::{self, EffectContext, ReadRequest};
 use super::stats::Stats;
 use super::value::Value;
@@ -30,6 +32,11 @@ pub struct RunOptions {
     /// Fuse chains of element-wise operators into one pass ([`crate::plan::fuse_elementwise`]);
     /// on by default, off to compare against the operators one at a time.
     pub fuse_elementwise: bool,
+    /// Where DML-bodied builtins (`NAME.dml`, function `m_NAME`) are found.
+    pub builtins: Option<PathBuf>,
+    /// Directory of the script, against which its `source(...)` paths resolve (the
+    /// working directory when `None`).
+    pub script_dir: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -40,6 +47,8 @@ impl Default for RunOptions {
             optimizer: Box::new(NoOptimizer),
             sized_planning: true,
             fuse_elementwise: true,
+            builtins: None,
+            script_dir: None,
         }
     }
 }
@@ -56,7 +65,12 @@ struct Compiled {
 }
 
 pub struct Interpreter<'w> {
-    functions: HashMap<String, FunctionDef>,
+    /// The script's functions and those of the files it sources or calls as builtins.
+    library: Library,
+    /// The file whose code is running (its functions and namespaces are in scope).
+    unit: UnitId,
+    /// Whether a statement calls a DML function, by the statement's address.
+    calls_a_function: HashMap<usize, bool>,
     options: RunOptions,
     out: &'w mut dyn Write,
     /// Lowered blocks and expressions, keyed by the address and length of their statements
@@ -85,14 +99,16 @@ pub struct Interpreter<'w> {
 
 impl<'w> Interpreter<'w> {
     pub fn new(program: &Program, options: RunOptions, out: &'w mut dyn Write) -> Self {
-        let functions = program
-            .functions
-            .iter()
-            .map(|f| (f.name.clone(), f.clone()))
-            .collect();
+        let library = Library::new(
+            program,
+            options.script_dir.clone(),
+            options.builtins.clone(),
+        );
         let start = Instant::now();
         Interpreter {
-            functions,
+            library,
+            unit: MAIN_UNIT,
+            calls_a_function: HashMap::new(),
             options,
             out,
             blocks: HashMap::new(),
@@ -112,6 +128,7 @@ impl<'w> Interpreter<'w> {
 
     /// Runs the program's top-level statements; returns the final variables.
     pub fn run(&mut self, program: &Program) -> Result<HashMap<String, Value>, Diagnostic> {
+        self.library.load_main_sources(program)?;
         let mut env = Env::new();
         let result = self.exec_stmts(&program.body, &mut env);
         self.stats.optimize_times = self.options.optimizer.block_times();
@@ -163,7 +180,7 @@ impl<'w> Interpreter<'w> {
                         i += reads;
                         continue;
                     }
-                    let end = block_end(stmts, i);
+                    let end = self.block_end(stmts, i);
                     self.exec_block(&stmts[i..end], env)?;
                     i = end;
                 }
@@ -261,8 +278,9 @@ impl<'w> Interpreter<'w> {
     /// `write` can change a file between the prefetch and the read it stands for.
     fn prefetch_reads(&mut self, stmts: &[Stmt]) {
         let started = Instant::now();
+        let scope = self.library.scope(self.unit);
         let ctx = LowerContext {
-            functions: &self.functions,
+            functions: &scope,
             args: &self.options.args,
         };
         let requests: Vec<ReadRequest> = stmts
@@ -326,8 +344,9 @@ impl<'w> Interpreter<'w> {
         let compiled = match self.blocks.get(&key) {
             Some(block) => block.clone(),
             None => {
+                let scope = self.library.scope(self.unit);
                 let ctx = LowerContext {
-                    functions: &self.functions,
+                    functions: &scope,
                     args: &self.options.args,
                 };
                 let lowered = lower(&ctx)?;
@@ -527,8 +546,60 @@ impl<'w> Interpreter<'w> {
             .collect())
     }
 
+    /// Where the basic block starting at `start` ends: before the next control-flow
+    /// statement, or right after a statement that reads a file or calls a DML function.
+    /// The splits let the statements after a `read` or a call be compiled, optimized and
+    /// planned knowing the shape and sparsity of what was read or returned (SystemDS
+    /// recompiles for the same reason).
+    fn block_end(&mut self, stmts: &[Stmt], start: usize) -> usize {
+        for (k, stmt) in stmts.iter().enumerate().skip(start) {
+            match &stmt.kind {
+                StmtKind::If { .. } | StmtKind::For { .. } | StmtKind::While { .. } => return k,
+                StmtKind::Assign { value, .. }
+                | StmtKind::MultiAssign { value, .. }
+                | StmtKind::Expr(value)
+                    if reads_a_file(value) || self.calls_a_function(stmt) =>
+                {
+                    return k + 1
+                }
+                _ => {}
+            }
+        }
+        stmts.len()
+    }
+
+    /// Whether the statement calls a DML function (of the script, a sourced file or a
+    /// builtin file), found by lowering it alone once: that is how its calls resolve.
+    /// A statement that does not lower is left to fail in its block.
+    fn calls_a_function(&mut self, stmt: &Stmt) -> bool {
+        let key = stmt as *const Stmt as usize;
+        if let Some(&calls) = self.calls_a_function.get(&key) {
+            return calls;
+        }
+        let scope = self.library.scope(self.unit);
+        let ctx = LowerContext {
+            functions: &scope,
+            args: &self.options.args,
+        };
+        let calls = lower_block(std::slice::from_ref(stmt), &ctx).is_ok_and(|block| {
+            block
+                .dag
+                .nodes()
+                .iter()
+                .any(|n| matches!(n.op, Op::Call { .. }))
+        });
+        self.calls_a_function.insert(key, calls);
+        calls
+    }
+
     fn call(&mut self, name: &str, args: Vec<Value>, span: Span) -> Result<Vec<Value>, Diagnostic> {
-        let function = self.functions[name].clone();
+        let Some((unit, function)) = self.library.function(name) else {
+            return Err(Diagnostic::new(
+                format!("internal error: no function `{name}` was loaded"),
+                span,
+            ));
+        };
+        let name = &function.name;
         if self.call_depth >= MAX_CALL_DEPTH {
             return Err(Diagnostic::new(
                 format!("calls nested deeper than {MAX_CALL_DEPTH} levels (runaway recursion in `{name}`?)"),
@@ -537,6 +608,12 @@ impl<'w> Interpreter<'w> {
         }
         let mut env = Env::new();
         for (param, value) in function.params.iter().zip(args) {
+            // A one-element list passed for a matrix or scalar is its element.
+            let value = match (param.ty, value) {
+                (TypeSpec::List, v) => v,
+                (_, Value::List(l)) if l.items.len() == 1 => l.items[0].clone(),
+                (_, v) => v,
+            };
             let value = match (param.ty, value) {
                 (TypeSpec::Double, Value::Int(i)) => Value::Double(i as f64),
                 (TypeSpec::Matrix, v) if v.is_scalar() => {
@@ -554,9 +631,21 @@ impl<'w> Interpreter<'w> {
             env.insert(param.name.clone(), value);
         }
         self.call_depth += 1;
+        let caller = std::mem::replace(&mut self.unit, unit);
         let result = self.exec_stmts(&function.body, &mut env);
+        self.unit = caller;
         self.call_depth -= 1;
-        result?;
+        if unit != caller {
+            // The error's position is in the callee's file; say where it was called.
+            result.map_err(|d| {
+                let mut d = d.in_file(&self.library.file(unit));
+                let site = (caller != MAIN_UNIT).then(|| self.library.file(caller));
+                d.called_from.push((site, span));
+                d
+            })?;
+        } else {
+            result?;
+        }
         function
             .returns
             .iter()
@@ -570,27 +659,6 @@ impl<'w> Interpreter<'w> {
             })
             .collect()
     }
-}
-
-/// Where the basic block starting at `start` ends: before the next control-flow
-/// statement, or right after a statement that reads a file. The second split lets the
-/// statements after a `read` be compiled, optimized and planned knowing the shape and
-/// sparsity of what was read (SystemDS recompiles for the same reason).
-fn block_end(stmts: &[Stmt], start: usize) -> usize {
-    for (k, stmt) in stmts.iter().enumerate().skip(start) {
-        match &stmt.kind {
-            StmtKind::If { .. } | StmtKind::For { .. } | StmtKind::While { .. } => return k,
-            StmtKind::Assign { value, .. }
-            | StmtKind::MultiAssign { value, .. }
-            | StmtKind::Expr(value)
-                if reads_a_file(value) =>
-            {
-                return k + 1
-            }
-            _ => {}
-        }
-    }
-    stmts.len()
 }
 
 /// How many statements from `start` on are `name = read(...)` assignments, one after

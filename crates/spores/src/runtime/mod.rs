@@ -1,6 +1,8 @@
 //! Running a script: control flow around per-block DAGs.
 
 mod interp;
+pub mod library;
+pub mod list;
 pub mod ops;
 pub mod stats;
 pub mod value;

@@ -17,6 +17,7 @@ use spores_exec::kernels::{aggregate, matmul, structural, transpose};
 use spores_exec::matrix::{rand_matrix, RandSpec};
 use spores_exec::{DenseMatrix, Matrix};
 
+use super::list;
 use super::value::{matrix_to_string, Value};
 use crate::dag::{
     AggFn, Axis, Builtin, EwPlan, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput,
@@ -255,7 +256,18 @@ fn to_matrix(v: &Value) -> Result<Arc<Matrix>, String> {
 
 fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
     let exec_err = |e: spores_exec::ExecError| e.to_string();
+    if let Some(unwrapped) = list::unwrap_cast_args(b, args) {
+        return builtin(b, &unwrapped?, fx);
+    }
+    if let (Builtin::Length, Some(Value::List(l))) = (b, args.first()) {
+        return Ok(list::length(l));
+    }
     match b {
+        Builtin::List => list::construct(args),
+        Builtin::Append => match args {
+            [Value::Matrix(_), Value::Matrix(_)] => builtin(Builtin::Cbind, args, fx),
+            _ => list::append(args),
+        },
         Builtin::Rand => {
             let pdf = string_arg(&args[6], "pdf")?;
             if &*pdf != "uniform" {
@@ -532,6 +544,9 @@ fn bounds(
 }
 
 fn right_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
+    if let Value::List(l) = &args[0] {
+        return list::index(l, rows, cols, &args[1..]);
+    }
     let m = matrix_arg(&args[0], "indexing")?;
     let r = bounds(rows, &args[1..], m.rows(), "row")?;
     let c = bounds(cols, &args[1 + rows.arity()..], m.cols(), "column")?;

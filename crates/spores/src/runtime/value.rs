@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use spores_exec::Matrix;
 
-/// A DML value. Matrices are shared (`Arc`) because variables alias freely: `Y = X`
-/// copies nothing.
+/// A DML value. Matrices and lists are shared (`Arc`) because variables alias freely:
+/// `Y = X` copies nothing.
 #[derive(Clone, Debug)]
 pub enum Value {
     Matrix(Arc<Matrix>),
@@ -14,6 +14,15 @@ pub enum Value {
     Int(i64),
     Bool(bool),
     Str(Arc<str>),
+    /// `list(...)`; see [`crate::runtime::list`].
+    List(Arc<ListValue>),
+}
+
+/// The elements of a DML list, each with its name when it was given one.
+#[derive(Clone, Debug, Default)]
+pub struct ListValue {
+    pub names: Vec<Option<String>>,
+    pub items: Vec<Value>,
 }
 
 impl Value {
@@ -33,11 +42,12 @@ impl Value {
             Value::Int(_) => "int",
             Value::Bool(_) => "boolean",
             Value::Str(_) => "string",
+            Value::List(_) => "list",
         }
     }
 
     pub fn is_scalar(&self) -> bool {
-        !matches!(self, Value::Matrix(_))
+        !matches!(self, Value::Matrix(_) | Value::List(_))
     }
 
     /// The numeric value of a number or boolean scalar (TRUE = 1).
@@ -46,7 +56,7 @@ impl Value {
             Value::Double(v) => Some(*v),
             Value::Int(v) => Some(*v as f64),
             Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-            Value::Matrix(_) | Value::Str(_) => None,
+            Value::Matrix(_) | Value::Str(_) | Value::List(_) => None,
         }
     }
 
@@ -56,7 +66,7 @@ impl Value {
             Value::Bool(b) => Some(*b),
             Value::Double(v) => Some(*v != 0.0),
             Value::Int(v) => Some(*v != 0),
-            Value::Matrix(_) | Value::Str(_) => None,
+            Value::Matrix(_) | Value::Str(_) | Value::List(_) => None,
         }
     }
 }
@@ -111,6 +121,16 @@ impl fmt::Display for Value {
             Value::Bool(b) => f.write_str(if *b { "TRUE" } else { "FALSE" }),
             Value::Str(s) => f.write_str(s),
             Value::Matrix(m) => f.write_str(&matrix_to_string(m, 3, " ", "\n")),
+            // One element a line, as `name: value` when named.
+            Value::List(l) => {
+                for (name, item) in l.names.iter().zip(&l.items) {
+                    if let Some(name) = name {
+                        write!(f, "{name}: ")?;
+                    }
+                    writeln!(f, "{item}")?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -1,0 +1,113 @@
+//! The syntax SystemDS's own script library uses: compound assignment, `source(...) as
+//! ns` with `ns::f(...)` calls, list, frame and scalar types, `[a, b]` lists of values,
+//! strings over several lines, and statements that DML (which reads newlines as blanks)
+//! lets run over several lines.
+
+mod common;
+use common::{err, prog, sx_fn};
+
+#[test]
+fn compound_assignment_is_assignment_of_the_operation() {
+    assert_eq!(prog("x += 1"), "[(= x (+ x 1))]");
+    assert_eq!(prog("x -= a * b"), "[(= x (- x (* a b)))]");
+    // The right side is one operand: `x *= a + b` is `x = x * (a + b)`.
+    assert_eq!(prog("x *= a + b"), "[(= x (* x (+ a b)))]");
+    assert_eq!(prog("x /=\n  2"), "[(= x (/ x 2))]");
+    assert_eq!(
+        prog("X[i, ] += v"),
+        "[(= (index X i _) (+ (index X i _) v))]"
+    );
+    assert_eq!(prog("x+=1;y-=2"), "[(= x (+ x 1)) (= y (- y 2))]");
+}
+
+#[test]
+fn compound_assignment_errors() {
+    assert_eq!(
+        err("f(x) += 1"),
+        "t.dml:1:1: error: cannot assign to a function call"
+    );
+    assert_eq!(
+        err("x += "),
+        "t.dml:1:5: error: expected an expression, found end of input"
+    );
+    assert_eq!(
+        err("x = y += 1"),
+        "t.dml:1:7: error: expected a newline or `;` after the statement, found `+=`"
+    );
+}
+
+#[test]
+fn sources_are_collected_and_namespaced_calls_parse() {
+    let src = "source(\"nn/layers/affine.dml\") as affine\nsource('u.dml') as u;\nout = affine::forward(X, W, b)\n";
+    let p = spores_lang::parse(src).unwrap();
+    let imports: Vec<(&str, &str, usize, usize)> = p
+        .sources
+        .iter()
+        .map(|s| {
+            (
+                s.path.as_str(),
+                s.namespace.as_str(),
+                s.span.start,
+                s.span.end,
+            )
+        })
+        .collect();
+    assert_eq!(
+        imports,
+        vec![
+            ("nn/layers/affine.dml", "affine", 0, 40),
+            ("u.dml", "u", 41, 61)
+        ]
+    );
+    assert_eq!(prog(src), "[(= out (call affine::forward X W b))]");
+    // `::` only joins names: a range `a:b` and a lone `::` stay what they were.
+    assert_eq!(prog("y = X[a:b, ]"), "[(= y (index X (: a b) _))]");
+    assert_eq!(
+        err("x = a::1"),
+        "t.dml:1:6: error: expected a newline or `;` after the statement, found `:`"
+    );
+}
+
+#[test]
+fn list_frame_and_scalar_types() {
+    let p = spores_lang::parse(
+        "f = function(List[Unknown] L, Frame[String] F, Scalar[int] k = 3, Matrix[Double] M = matrix(0, 0, 0), Boolean b = TRUE)\n  return (list[unknown] out, frame[unknown] G, Integer n)\n{\n  out = L\n}",
+    )
+    .unwrap();
+    assert_eq!(
+        sx_fn(&p.functions[0]),
+        "(function f [(list L) (frame F) (int k 3) (matrix M (call matrix 0 0 0)) (boolean b TRUE)] [(list out) (frame G) (int n)] [(= out L)])"
+    );
+}
+
+#[test]
+fn lists_of_values() {
+    assert_eq!(
+        prog("M = matrix([i, j + 1], rows=1, cols=2)"),
+        "[(= M (call matrix (vector i (+ j 1)) (= rows 1) (= cols 2)))]"
+    );
+    assert_eq!(
+        prog("o = conv(X, shape=[N,\n C])"),
+        "[(= o (call conv X (= shape (vector N C))))]"
+    );
+    assert_eq!(prog("e = []"), "[(= e (vector ))]");
+    let e = spores_lang::parse_expr("f([a, 2 * b])").unwrap();
+    assert_eq!(e.to_string(), "f([a, 2 * b])");
+    assert_eq!(
+        err("v = [a, b"),
+        "t.dml:1:10: error: expected `]` to close the list of values opened at 1:5, found end of input"
+    );
+}
+
+#[test]
+fn statements_over_several_lines() {
+    // A multiple assignment whose `=` and call start new lines.
+    assert_eq!(
+        prog("[a,\n b]\n  = f\n  (x,\n y)\nz = 1"),
+        "[(= [a b] (call f x y)) (= z 1)]"
+    );
+    // A string literal may contain line breaks.
+    assert_eq!(prog("s = \"one\ntwo\""), "[(= s \"one\\ntwo\")]");
+    // A name alone at the end of a line stays a variable when no `(` follows.
+    assert_eq!(prog("x = a\ny = (b)"), "[(= x a) (= y b)]");
+}

@@ -1,0 +1,133 @@
+//! DML lists: `list(a, b)` and `list(name=a, ...)`, `l[i]`, `l[i:j]`, `l["name"]`,
+//! `length(l)`, `append(l, x)`, and the casts that take a value out of a one-element list
+//! (`as.matrix(l[1])`, `as.scalar(l["k"])`).
+//!
+//! As in SystemDS, indexing a list gives a list (of the selected elements, with their
+//! names); the casts unwrap it.
+
+use std::sync::Arc;
+
+use super::value::{ListValue, Value};
+use crate::dag::{Builtin, IndexKind};
+
+type OpResult = Result<Value, String>;
+
+/// `list(...)`: the arguments come as (name, value) pairs, the name `""` for a
+/// positional element.
+pub fn construct(args: &[Value]) -> OpResult {
+    let mut list = ListValue::default();
+    for pair in args.chunks(2) {
+        let [Value::Str(name), value] = pair else {
+            return Err("internal error: list elements come as (name, value) pairs".into());
+        };
+        list.names
+            .push((!name.is_empty()).then(|| name.to_string()));
+        list.items.push(value.clone());
+    }
+    Ok(Value::List(Arc::new(list)))
+}
+
+/// `append(l, x)`: a new list with `x` at the end (the elements of `x` when it is a
+/// list). `append(s, t)` of two strings joins them with a line break, as SystemDS does.
+pub fn append(args: &[Value]) -> OpResult {
+    if let [Value::Str(s), Value::Str(t)] = args {
+        return Ok(Value::str(format!("{s}\n{t}")));
+    }
+    let Value::List(list) = &args[0] else {
+        return Err(format!(
+            "`append` needs a list, two strings or two matrices, got a {} and a {}",
+            args[0].type_name(),
+            args[1].type_name()
+        ));
+    };
+    let mut out = (**list).clone();
+    match &args[1] {
+        Value::List(more) => {
+            out.names.extend(more.names.iter().cloned());
+            out.items.extend(more.items.iter().cloned());
+        }
+        value => {
+            out.names.push(None);
+            out.items.push(value.clone());
+        }
+    }
+    Ok(Value::List(Arc::new(out)))
+}
+
+/// `l[i]`, `l[a:b]` (1-based, inclusive) or `l["name"]`: a list of the selected elements.
+pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value]) -> OpResult {
+    if cols != IndexKind::All {
+        return Err("a list is indexed with one position, as in `l[i]` or `l[\"name\"]`".into());
+    }
+    let n = list.items.len();
+    let position = |v: &Value| -> Result<usize, String> {
+        if let Value::Str(name) = v {
+            return list
+                .names
+                .iter()
+                .position(|k| k.as_deref() == Some(&**name))
+                .ok_or_else(|| format!("the list has no element named \"{name}\""));
+        }
+        let x = v.as_f64().ok_or_else(|| {
+            format!(
+                "a list index must be a number or a name, got a {}",
+                v.type_name()
+            )
+        })?;
+        if x.fract() != 0.0 || x < 1.0 || x > n as f64 {
+            return Err(format!("list index {x} is out of bounds 1..{n}"));
+        }
+        Ok(x as usize - 1)
+    };
+    let range = match rows {
+        IndexKind::All => 0..n,
+        IndexKind::Single => {
+            let i = position(&bounds[0])?;
+            i..i + 1
+        }
+        IndexKind::Range => {
+            let (a, b) = (position(&bounds[0])?, position(&bounds[1])?);
+            if a > b {
+                return Err(format!("list range {}:{} is empty", a + 1, b + 1));
+            }
+            a..b + 1
+        }
+    };
+    Ok(Value::List(Arc::new(ListValue {
+        names: list.names[range.clone()].to_vec(),
+        items: list.items[range].to_vec(),
+    })))
+}
+
+/// `length(l)`: the number of elements.
+pub fn length(list: &ListValue) -> Value {
+    Value::Int(list.items.len() as i64)
+}
+
+/// The arguments of a cast (`as.matrix`, `as.scalar`, ...) with a one-element list
+/// replaced by its element; `None` when there is nothing to unwrap.
+pub fn unwrap_cast_args(b: Builtin, args: &[Value]) -> Option<Result<Vec<Value>, String>> {
+    let casts = matches!(
+        b,
+        Builtin::AsMatrix
+            | Builtin::AsScalar
+            | Builtin::AsDouble
+            | Builtin::AsInteger
+            | Builtin::AsLogical
+    );
+    match args.first() {
+        Some(Value::List(list)) if casts => Some(single(list, b.name()).map(|v| vec![v])),
+        _ => None,
+    }
+}
+
+/// The one element of a list, or an error naming `what` needed it.
+pub fn single(list: &ListValue, what: &str) -> Result<Value, String> {
+    match list.items.as_slice() {
+        [one] => Ok(one.clone()),
+        items => Err(format!(
+            "`{what}` of a list needs a list of one element, got {}",
+            items.len()
+        )),
+    }
+}

@@ -1,0 +1,416 @@
+//! Calls beyond the script's own functions: DML-bodied builtins found as `NAME.dml` in
+//! a builtin directory, and `source(...) as ns` with `ns::f(...)` calls. The fixtures
+//! under `tests/fixtures/` are small files written for these tests.
+
+use std::path::PathBuf;
+
+use spores::opt::SporesOptimizer;
+use spores::{run_script, RunOptions, ScriptError};
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn with_builtins() -> RunOptions {
+    RunOptions {
+        builtins: Some(fixtures().join("builtins")),
+        ..RunOptions::default()
+    }
+}
+
+fn run(src: &str, options: RunOptions) -> String {
+    run_script(src, options).unwrap_or_else(|e| {
+        panic!(
+            "script failed: {}",
+            e.diagnostic().render_in("test.dml", src)
+        )
+    })
+}
+
+fn error(src: &str, options: RunOptions) -> ScriptError {
+    match run_script(src, options) {
+        Ok(out) => panic!("expected an error, the script printed {out:?}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn an_unknown_call_runs_the_builtin_file_of_that_name() {
+    let out = run(
+        "X = matrix(\"1 2 3 4\", rows=2, cols=2)\nprint(sqnorm(X))\nprint(sqnorm(X, double_it=TRUE))\nprint(halve(3))\n",
+        with_builtins(),
+    );
+    // 1 + 4 + 9 + 16 = 30, plus one from the nested builtin `addone`; doubled: 61.
+    assert_eq!(out, "31.0\n61.0\n1.5\n");
+}
+
+#[test]
+fn a_builtins_helpers_do_not_clash_with_the_callers_functions() {
+    // The script's own `twice` and `addone` must not replace the builtin's, nor the
+    // builtin's helper leak into the script.
+    let src = "twice = function(Double x) return (Double y) { y = -1 }\n\
+               addone = function(Double x) return (Double y) { y = x + 1000 }\n\
+               X = matrix(1, rows=2, cols=2)\n\
+               print(sqnorm(X, double_it=TRUE))\nprint(twice(5))\nprint(addone(0))\n";
+    assert_eq!(run(src, with_builtins()), "9.0\n-1\n1000.0\n");
+}
+
+#[test]
+fn builtins_with_several_results_assign_them_all() {
+    let out = run(
+        "X = matrix(\"1 2 3 4 5 6\", rows=3, cols=2)\n[s, n] = pair(X)\nprint(toString(s))\nprint(n)\n",
+        with_builtins(),
+    );
+    assert_eq!(out, "9.000 12.000\n\n3\n");
+}
+
+#[test]
+fn errors_inside_a_builtin_name_its_file_line_and_column() {
+    let src = "X = matrix(1, rows=3, cols=3)\nY = failing(X)\n";
+    let ScriptError::Runtime(d) = error(src, with_builtins()) else {
+        panic!("expected a runtime error")
+    };
+    let rendered = d.render_in("test.dml", src);
+    assert!(
+        rendered.contains("failing.dml:4:7: error:"),
+        "the error is at the product in the builtin: {rendered}"
+    );
+    assert!(
+        rendered.ends_with("  called from test.dml:2:5\n"),
+        "and says where the builtin was called: {rendered}"
+    );
+    assert!(!d.static_error);
+}
+
+#[test]
+fn syntax_errors_and_frames_in_builtins_are_static_errors() {
+    let ScriptError::Runtime(d) = error("print(badsyntax(1))\n", with_builtins()) else {
+        panic!("expected the error while running")
+    };
+    assert!(d.static_error, "a syntax error ends with exit code 2");
+    let rendered = d.render_in("test.dml", "");
+    assert!(
+        rendered.contains("badsyntax.dml:3:11: error:"),
+        "{rendered}"
+    );
+
+    let ScriptError::Runtime(d) = error("G = framed(1)\n", with_builtins()) else {
+        panic!("expected the error while running")
+    };
+    assert!(d.static_error);
+    assert!(
+        d.message.starts_with("frames are not supported"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.span.start, 4, "the error points at the call");
+}
+
+#[test]
+fn unknown_functions_say_where_they_were_looked_for() {
+    let src = "x = nosuchthing(1)\n";
+    let d = error(src, RunOptions::default());
+    let message = &d.diagnostic().message;
+    assert!(
+        message.contains("unknown function `nosuchthing`"),
+        "{message}"
+    );
+    assert!(message.contains("--builtins DIR"), "{message}");
+    assert_eq!(d.diagnostic().span.start, 4);
+
+    let d = error(src, with_builtins());
+    let message = &d.diagnostic().message;
+    assert!(
+        message.contains(&format!(
+            "{}",
+            fixtures().join("builtins/nosuchthing.dml").display()
+        )),
+        "{message}"
+    );
+
+    let d = error("x = nofunction(1)\n", with_builtins());
+    let message = &d.diagnostic().message;
+    assert!(
+        message.contains("defines neither `m_nofunction` nor `s_nofunction`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn sourced_files_resolve_relative_to_the_file_that_sources_them() {
+    let dir = fixtures().join("source");
+    let src = std::fs::read_to_string(dir.join("driver.dml")).unwrap();
+    let options = RunOptions {
+        script_dir: Some(dir),
+        ..RunOptions::default()
+    };
+    // first::f adds 10, second::f 100, viaSecond sums both, the script's own f
+    // subtracts 1000: four functions named `f` in three namespaces.
+    assert_eq!(run(&src, options), "11.0\n101.0\n112.0\n-999.0\n");
+}
+
+#[test]
+fn missing_sources_and_namespaces_are_reported_at_the_statement() {
+    let dir = fixtures().join("source");
+    let src = std::fs::read_to_string(dir.join("missing.dml")).unwrap();
+    let options = RunOptions {
+        script_dir: Some(dir.clone()),
+        ..RunOptions::default()
+    };
+    let d = error(&src, options);
+    let d = d.diagnostic();
+    assert!(d.static_error);
+    assert!(
+        d.message
+            .contains("cannot find the sourced file `lib/nowhere.dml`"),
+        "{}",
+        d.message
+    );
+    assert_eq!((d.span.start, d.span.end), (0, 33));
+
+    let d = error("print(ns::f(1))\n", RunOptions::default());
+    assert!(
+        d.diagnostic().message.contains("unknown namespace `ns`"),
+        "{}",
+        d.diagnostic().message
+    );
+    let options = RunOptions {
+        script_dir: Some(dir),
+        ..RunOptions::default()
+    };
+    let d = error("source(\"lib/second.dml\") as s\nprint(s::g(1))\n", options);
+    assert!(
+        d.diagnostic().message.contains("has no function `g`"),
+        "{}",
+        d.diagnostic().message
+    );
+}
+
+#[test]
+fn compound_assignments_update_variables_and_cells() {
+    let out = run(
+        "x = 1\nx += 2\nx *= 3 + 1\nx -= 2\nx /= 5\nX = matrix(1, rows=2, cols=2)\nX[1, 2] += 10\nprint(x)\nprint(sum(X))\n",
+        RunOptions::default(),
+    );
+    assert_eq!(out, "2.0\n14.0\n");
+}
+
+#[test]
+fn vectors_of_values_build_row_vectors() {
+    let out = run(
+        "i = 3\nM = matrix([i, 4, i + 2, 6], rows=2, cols=2)\nprint(toString(M))\n",
+        RunOptions::default(),
+    );
+    assert_eq!(out, "3.000 4.000\n5.000 6.000\n\n");
+}
+
+/// A block ends after a statement that calls a DML function, so the statements after
+/// it are optimized knowing the shapes the function returned: in ALS-CG, the loss
+/// computed right after the two CG half-steps inside the loop fuses to `wsloss`.
+#[test]
+fn statements_after_a_call_are_optimized_with_the_results_shapes() {
+    let src = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/als.dml"),
+    )
+    .unwrap();
+    let options = RunOptions {
+        explain: true,
+        optimizer: Box::new(SporesOptimizer::new(Default::default())),
+        args: [("iters", "1"), ("cgiters", "1")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..RunOptions::default()
+    };
+    let out = run(&src, options);
+    let blocks: Vec<&str> = out.split("--- block").collect();
+    // The loop body is three blocks: each CG call ends one, then the loss block.
+    let call_blocks: Vec<usize> = (0..blocks.len())
+        .filter(|&k| blocks[k].contains("= call cgStep("))
+        .collect();
+    assert_eq!(call_blocks.len(), 2, "{out}");
+    for &k in &call_blocks {
+        assert_eq!(
+            blocks[k].matches("= call ").count(),
+            1,
+            "one call per block: {}",
+            blocks[k]
+        );
+    }
+    let after = blocks[call_blocks[1] + 1];
+    assert!(
+        after.contains("=> wsloss(X, U, V)") && after.contains("= wsloss(%"),
+        "the loss after the calls fuses: {after}"
+    );
+    assert!(after.contains("outputs: loss = "), "{after}");
+}
+
+#[test]
+fn lists_hold_named_and_positional_values() {
+    let out = run(
+        r#"
+X = matrix("1 2 3 4", rows=2, cols=2)
+l = list(X, 3, name="bob")
+print(length(l))
+print(as.scalar(l[2]) + 1)
+print(sum(as.matrix(l[1])))
+print(as.scalar(l["name"]))
+m = append(list(a=1, b=2.5), 7)
+print(length(m) + length(m[2:3]))
+f = function(List[Unknown] p, Matrix[Double] A) return (Double s) {
+  s = sum(A) + as.scalar(p["b"])
+}
+print(f(m, l[1]))
+"#,
+        RunOptions::default(),
+    );
+    assert_eq!(out, "3\n4\n10.0\nbob\n5\n12.5\n");
+}
+
+#[test]
+fn list_errors_name_the_problem() {
+    let src = "l = list(a=1)\nx = as.scalar(l[\"b\"])\n";
+    let d = error(src, RunOptions::default());
+    assert_eq!(
+        d.diagnostic().message,
+        "the list has no element named \"b\""
+    );
+    let d = error(
+        "l = list(1, 2)\nx = as.scalar(l[3])\n",
+        RunOptions::default(),
+    );
+    assert_eq!(d.diagnostic().message, "list index 3 is out of bounds 1..2");
+    let d = error("l = list(1, 2)\nx = as.matrix(l)\n", RunOptions::default());
+    assert_eq!(
+        d.diagnostic().message,
+        "`as.matrix` of a list needs a list of one element, got 2"
+    );
+}
+
+#[test]
+fn nan_and_inf_are_constants_unless_assigned() {
+    let out = run(
+        "x = NaN\nprint(x)\nprint(x == x)\nprint(-Inf)\nprint(sum(matrix(Inf, rows=1, cols=2)))\nInf = 3\nprint(Inf)\n",
+        RunOptions::default(),
+    );
+    assert_eq!(out, "NaN\nFALSE\n-Infinity\nInfinity\n3\n");
+}
+
+#[test]
+fn errors_about_a_builtins_arguments_use_the_name_it_was_called_by() {
+    let d = error(
+        "X = matrix(1, rows=2, cols=2)\n[a, b] = sqnorm(X)\n",
+        with_builtins(),
+    );
+    assert_eq!(
+        d.diagnostic().message,
+        "`sqnorm` returns 1 values but 2 are assigned"
+    );
+    let d = error("x = pair(Y=1)\n", with_builtins());
+    assert_eq!(
+        d.diagnostic().message,
+        "`pair` has no parameter `Y` (it has: X)"
+    );
+}
+
+fn spores(args: &[&str], env: &[(&str, PathBuf)]) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_spores"));
+    cmd.args(args).env_remove("SYSTEMDS_ROOT");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("spores runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `SYSTEMDS_ROOT` points at a tree whose `scripts/builtin` holds the builtins; a
+/// syntax error in a builtin ends the run with exit code 2 and names the builtin's file.
+#[test]
+fn the_cli_finds_builtins_under_systemds_root() {
+    let root = std::env::temp_dir().join(format!("spores-root-{}", std::process::id()));
+    let builtin = root.join("scripts/builtin");
+    std::fs::create_dir_all(&builtin).unwrap();
+    for name in ["addone", "badsyntax"] {
+        std::fs::copy(
+            fixtures().join(format!("builtins/{name}.dml")),
+            builtin.join(format!("{name}.dml")),
+        )
+        .unwrap();
+    }
+    let script = root.join("main.dml");
+    std::fs::write(&script, "print(addone(1))\nprint(badsyntax(1))\n").unwrap();
+    let script = script.to_str().unwrap();
+
+    let (code, stdout, stderr) = spores(&["run", script], &[("SYSTEMDS_ROOT", root.clone())]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stdout, "2.0\n");
+    assert!(
+        stderr.contains("scripts/builtin/badsyntax.dml:3:11: error: expected an expression"),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = spores(&["run", script], &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("main.dml:1:7: error: unknown function `addone`"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn check_parses_files_and_their_sources() {
+    let dir = fixtures();
+    let good = dir.join("source/driver.dml");
+    let bad = dir.join("builtins/badsyntax.dml");
+    let (code, _, stderr) = spores(&["check", good.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.ends_with("1 of 1 files load\n"), "{stderr}");
+    let (code, _, stderr) = spores(
+        &["check", good.to_str().unwrap(), bad.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("badsyntax.dml:3:11: error:"), "{stderr}");
+    assert!(stderr.ends_with("1 of 2 files load\n"), "{stderr}");
+}
+
+#[test]
+fn append_joins_strings_by_lines_and_matrices_by_columns() {
+    let out = run(
+        "s = append(\"a\", \"b\")\ns = append(s, \"c\" + 1.5)\nprint(\"[\" + s + \"]\")\nA = append(matrix(1, rows=2, cols=1), matrix(2, rows=2, cols=2))\nprint(ncol(A) + sum(A))\n",
+        RunOptions::default(),
+    );
+    assert_eq!(out, "[a\nb\nc1.5]\n13.0\n");
+}
+
+#[test]
+fn errors_in_nested_files_list_every_call_site() {
+    let dir = fixtures().join("source");
+    let options = RunOptions {
+        script_dir: Some(dir),
+        ..RunOptions::default()
+    };
+    // The product in second.dml fails for a 2x3 matrix; first.dml called it, and the
+    // script called first.dml: one `called from` line per file crossed.
+    let src = "source(\"lib/first.dml\") as first\nx = 1\ny = first::viaSquare(matrix(1, rows=2, cols=3))\n";
+    let d = error(src, options);
+    let rendered = d.diagnostic().render_in("test.dml", src);
+    let lines: Vec<&str> = rendered.lines().collect();
+    assert!(
+        lines[0].contains("lib/second.dml:6:7: error: shape mismatch in %*%"),
+        "{rendered}"
+    );
+    let trace: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("  called from "))
+        .copied()
+        .collect();
+    assert_eq!(trace.len(), 2, "{rendered}");
+    assert!(trace[0].ends_with("lib/first.dml:10:7"), "{rendered}");
+    assert_eq!(trace[1], "  called from test.dml:3:5", "{rendered}");
+}

@@ -1,6 +1,7 @@
 //! Running a script: control flow around per-block DAGs.
 
 mod interp;
+pub mod native;
 pub mod ops;
 pub mod stats;
 pub mod value;

@@ -92,7 +92,7 @@ fn explain_prints_each_block_dag_with_shapes() {
     let stdout = text(&out.stdout);
     assert!(stdout.contains("--- block"), "{stdout}");
     assert!(
-        stdout.contains("rand(20, 10, 0.0, 1.0, 0.1, 1, \"uniform\")"),
+        stdout.contains("rand(20, 10, 0.0, 1.0, 0.1, 1, \"uniform\", 1.0)"),
         "{stdout}"
     );
     assert!(stdout.contains("= t(A)%*%B(%7, %7)"), "{stdout}");

@@ -547,28 +547,18 @@ impl<'a> Lowerer<'a> {
                 };
                 let bound = bind_args(name, signature.params, signature.required, args, span)?;
                 let mut children = Vec::with_capacity(bound.len());
-                let mut seed_given = true;
                 for (k, arg) in bound.into_iter().enumerate() {
                     match arg {
                         Some(e) => children.push(self.expr(e)?),
                         None => match defaults.get(k).cloned().flatten() {
-                            Some(lit) => {
-                                if builtin == Builtin::Rand && signature.params[k] == "seed" {
-                                    seed_given = false;
-                                }
-                                children.push(self.lit(lit, span));
-                            }
+                            Some(lit) => children.push(self.lit(lit, span)),
                             // An optional parameter without a default (seq's incr) ends the list.
                             None => break,
                         },
                     }
                 }
-                let op = Op::Builtin(builtin);
-                Ok(if builtin == Builtin::Rand && !seed_given {
-                    self.dag.add_unique(op, children, span)
-                } else {
-                    self.dag.add(op, children, span)
-                })
+                // `Dag::add` keeps unseeded random calls apart.
+                Ok(self.dag.add(Op::Builtin(builtin), children, span))
             }
         }
     }
@@ -693,11 +683,19 @@ impl<'a> Lowerer<'a> {
 fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Literal>>)> {
     use Literal::*;
     let s = |v: &str| Some(Str(v.to_string()));
+    // SystemDS matches `rand` in any case (`Rand`, `RAND`).
+    let name = if name.eq_ignore_ascii_case("rand") {
+        "rand"
+    } else {
+        name
+    };
     Some(match name {
         "rand" => (
             Builtin::Rand,
             Signature {
-                params: &["rows", "cols", "min", "max", "sparsity", "seed", "pdf"],
+                params: &[
+                    "rows", "cols", "min", "max", "sparsity", "seed", "pdf", "lambda",
+                ],
                 required: 2,
             },
             vec![
@@ -708,7 +706,18 @@ fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Liter
                 Some(Double(1.0)),
                 Some(Int(-1)),
                 s("uniform"),
+                Some(Double(1.0)),
             ],
+        ),
+        // The third argument is either `replace` (a boolean) or the seed (an integer);
+        // the runtime tells them apart by type, as SystemDS does.
+        "sample" => (
+            Builtin::Sample,
+            Signature {
+                params: &["range", "size", "replace", "seed"],
+                required: 2,
+            },
+            vec![None, None, Some(Bool(false)), Some(Int(-1))],
         ),
         "matrix" => (
             Builtin::Matrix,

@@ -220,9 +220,16 @@ fn builtin(b: Builtin, args: &[&NodeMeta]) -> NodeMeta {
         Builtin::Rand => match (size(args[0]), size(args[1]), args[4].constant()) {
             (Some(r), Some(c), Some(sparsity)) => NodeMeta::Matrix {
                 shape: Shape::new(r, c),
-                nnz: sparsity.clamp(0.0, 1.0) * (r * c) as f64,
+                nnz: sparsity.clamp(0.0, 1.0) * r as f64 * c as f64,
             },
             _ => NodeMeta::Unknown,
+        },
+        Builtin::Sample => match size(args[1]) {
+            Some(n) => NodeMeta::Matrix {
+                shape: Shape::new(n, 1),
+                nnz: n as f64,
+            },
+            None => NodeMeta::Unknown,
         },
         Builtin::Matrix => match (size(args[1]), size(args[2])) {
             (Some(r), Some(c)) => {

@@ -49,10 +49,11 @@ impl Dag {
         Self::default()
     }
 
-    /// Adds a node, or returns the existing identical one when the op is pure.
+    /// Adds a node, or returns the existing identical one when the op is pure and does
+    /// not draw fresh random numbers.
     pub fn add(&mut self, op: Op, children: Vec<NodeId>, span: Span) -> NodeId {
         debug_assert!(children.iter().all(|&c| c < self.nodes.len()));
-        if op.is_pure() {
+        if op.is_pure() && !self.draws_fresh_randomness(&op, &children) {
             let key = (op, children);
             if let Some(&id) = self.memo.get(&key) {
                 return id;
@@ -71,7 +72,31 @@ impl Dag {
         }
     }
 
-    /// Adds a node that is never merged with another, e.g. an unseeded `rand`.
+    /// Whether a call of a random builtin has no fixed seed (the seed is absent, `-1`
+    /// or computed), so that two such calls give different numbers and must stay two
+    /// nodes. A seed written as a non-negative literal makes the call deterministic.
+    fn draws_fresh_randomness(&self, op: &Op, children: &[NodeId]) -> bool {
+        let Op::Builtin(builtin) = op else {
+            return false;
+        };
+        let literal = |k: usize| match children.get(k).map(|&c| &self.nodes[c].op) {
+            Some(Op::Literal(l)) => Some(l),
+            _ => None,
+        };
+        let seed = match builtin {
+            Builtin::Rand => literal(5),
+            // sample(range, size, seed) or sample(range, size, replace, seed)
+            Builtin::Sample => match literal(2) {
+                Some(Literal::Bool(_)) => literal(3),
+                _ => literal(2),
+            },
+            _ => return false,
+        };
+        !matches!(seed, Some(Literal::Int(s)) if *s >= 0)
+            && !matches!(seed, Some(Literal::Double(s)) if *s >= 0.0)
+    }
+
+    /// Adds a node that is never merged with another.
     pub fn add_unique(&mut self, op: Op, children: Vec<NodeId>, span: Span) -> NodeId {
         self.nodes.push(Node { op, children, span });
         self.nodes.len() - 1

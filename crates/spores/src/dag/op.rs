@@ -77,8 +77,10 @@ pub enum Axis {
 /// the node's children in the order of the builtin's signature (see `lower.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
-    /// rows, cols, min, max, sparsity, seed, pdf
+    /// rows, cols, min, max, sparsity, seed, pdf, lambda
     Rand,
+    /// range, size, replace (or the seed when it is a number), seed
+    Sample,
     /// data, rows, cols, byrow
     Matrix,
     /// from, to, incr (incr may be absent)
@@ -173,6 +175,7 @@ impl Builtin {
     pub fn name(self) -> &'static str {
         match self {
             Builtin::Rand => "rand",
+            Builtin::Sample => "sample",
             Builtin::Matrix => "matrix",
             Builtin::Seq => "seq",
             Builtin::Nrow => "nrow",

@@ -14,7 +14,7 @@ use spores_exec::kernels::fused::{self as fk, WeightKind};
 use spores_exec::kernels::masked::{self as mk, Operand as MaskedArg};
 use spores_exec::kernels::unary::{self, UnaryOp};
 use spores_exec::kernels::{aggregate, matmul, structural, transpose};
-use spores_exec::matrix::{rand_matrix, RandSpec};
+use spores_exec::random::{systemds_rand, systemds_sample, DatagenSpec, Pdf};
 use spores_exec::{DenseMatrix, Matrix};
 
 use super::list;
@@ -104,6 +104,32 @@ fn size_arg(v: &Value, what: &str) -> Result<usize, String> {
         return Err(format!("{what} must be a non-negative integer, got {x}"));
     }
     Ok(x as usize)
+}
+
+/// A `seed` argument: `-1` (SystemDS's "unspecified") takes the next seed of the
+/// interpreter's clock-seeded stream, anything else is used as it is.
+fn seed_arg(v: &Value, fx: &mut EffectContext) -> Result<i64, String> {
+    let seed = match v {
+        Value::Int(i) => *i,
+        other => {
+            let x = number_arg(other, "seed")?;
+            if x.fract() != 0.0 || !x.is_finite() {
+                return Err(format!("seed must be an integer, got {x}"));
+            }
+            x as i64
+        }
+    };
+    if seed != -1 {
+        return Ok(seed);
+    }
+    // SplitMix64: a Weyl sequence through a bit mixer, so consecutive seeds are unrelated.
+    *fx.next_seed = fx.next_seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *fx.next_seed;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    let seed = (z ^ (z >> 31)) as i64;
+    // -1 would mean "unspecified" again; any other value is a valid seed.
+    Ok(if seed == -1 { 0 } else { seed })
 }
 
 pub(crate) fn string_arg(v: &Value, what: &str) -> Result<Arc<str>, String> {
@@ -274,28 +300,44 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             _ => list::append(args),
         },
         Builtin::Rand => {
-            let pdf = string_arg(&args[6], "pdf")?;
-            if &*pdf != "uniform" {
-                return Err(format!(
-                    "rand: pdf \"{pdf}\" is not supported (only \"uniform\")"
-                ));
-            }
-            let seed = number_arg(&args[5], "seed")?;
-            let seed = if seed < 0.0 {
-                *fx.next_seed = fx.next_seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                *fx.next_seed
-            } else {
-                seed as u64
+            let pdf = match &*string_arg(&args[6], "pdf")? {
+                "uniform" => Pdf::Uniform {
+                    min: number_arg(&args[2], "min")?,
+                    max: number_arg(&args[3], "max")?,
+                },
+                "normal" => Pdf::Normal,
+                "poisson" => Pdf::Poisson {
+                    mean: number_arg(&args[7], "lambda")?,
+                },
+                other => {
+                    return Err(format!(
+                        "rand: pdf \"{other}\" is not supported (it must be \"uniform\", \"normal\" or \"poisson\")"
+                    ))
+                }
             };
-            let spec = RandSpec {
+            let spec = DatagenSpec {
                 rows: size_arg(&args[0], "rows")?,
                 cols: size_arg(&args[1], "cols")?,
-                min: number_arg(&args[2], "min")?,
-                max: number_arg(&args[3], "max")?,
                 sparsity: number_arg(&args[4], "sparsity")?,
-                seed,
+                pdf,
+                seed: seed_arg(&args[5], fx)?,
             };
-            rand_matrix(&spec).map(Value::matrix).map_err(exec_err)
+            systemds_rand(&spec).map(Value::matrix).map_err(exec_err)
+        }
+        Builtin::Sample => {
+            // sample(range, size, seed): a number in third place is the seed.
+            let (replace, seed) = match &args[2] {
+                Value::Bool(replace) => (*replace, &args[3]),
+                seed => (false, seed),
+            };
+            let range = number_arg(&args[0], "range")?;
+            if range.fract() != 0.0 || !range.is_finite() {
+                return Err(format!("sample: range must be an integer, got {range}"));
+            }
+            let size = size_arg(&args[1], "size")?;
+            systemds_sample(range as i64, size, replace, seed_arg(seed, fx)?)
+                .map(Value::matrix)
+                .map_err(exec_err)
         }
         Builtin::Matrix => {
             let rows = size_arg(&args[1], "rows")?;

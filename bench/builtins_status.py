@@ -107,7 +107,8 @@ def main() -> int:
     for f in files:
         name = f.stem
         if name in by_builtin:
-            results = [(d.stem, *outcomes[d]) for d in by_builtin[name]]
+            own_first = sorted(by_builtin[name], key=lambda d: d.stem != name)
+            results = [(d.stem, *outcomes[d]) for d in own_first]
             bad = [r for r in results if r[1] != "match"]
             status = bad[0][1] if bad else "match"
             reason = f"`{bad[0][0]}.dml`: {bad[0][2]}" if bad else \

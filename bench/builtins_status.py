@@ -87,6 +87,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="also write the report here")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
+    # the drivers run in the suite's folder: paths given relative to here must still hold
+    args.spores, args.builtins = str(Path(args.spores).resolve()), args.builtins.resolve()
 
     drivers = sorted(d for d in (SUITE / "drivers").glob("*.dml") if d.with_suffix(".out").exists())
     with ThreadPoolExecutor(args.jobs) as pool:
@@ -120,6 +122,7 @@ def main() -> int:
                                           else "no driver")
             status = "loads" if code == 0 else "does not load"
             reason = why if code == 0 else f"{why}; {first_line(err)}"
+        reason = reason.replace(f"{args.builtins}/", "").replace(f"{SUITE}/", "")
         rows.append((name, status, reason.replace("|", "\\|")))
 
     count = lambda s: sum(1 for r in rows if r[1] == s)  # noqa: E731

@@ -20,10 +20,16 @@ fn style(token: &str) -> &'static str {
 }
 
 fn same_number(u: f64, v: f64) -> bool {
-    (u.is_nan() && v.is_nan())
-        || u == v
-        || (u - v).abs() <= RTOL * u.abs().max(v.abs())
-        || (u - v).abs() <= ATOL
+    u == v || (u - v).abs() <= RTOL * u.abs().max(v.abs()) || (u - v).abs() <= ATOL
+}
+
+/// A token written as a number (digits, sign, point, exponent): Rust would also parse
+/// `inf` or `NaN`, which must match SystemDS's text (`Infinity`, `NaN`) exactly instead.
+fn number(token: &str) -> Option<f64> {
+    let numeric = token
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'));
+    token.parse().ok().filter(|_| numeric)
 }
 
 /// `Ok` when the outputs agree, else the first difference (1-based line, both lines).
@@ -39,14 +45,14 @@ pub fn compare(ours: &str, theirs: &str) -> Result<(), String> {
             return Err(at("token counts differ"));
         }
         for (x, y) in ta.iter().zip(&tb) {
-            match (x.parse::<f64>(), y.parse::<f64>()) {
-                (Ok(u), Ok(v)) if !same_number(u, v) => {
+            match (number(x), number(y)) {
+                (Some(u), Some(v)) if !same_number(u, v) => {
                     return Err(at(&format!("{x} vs SystemDS {y}")))
                 }
-                (Ok(_), Ok(_)) if style(x) != style(y) => {
+                (Some(_), Some(_)) if style(x) != style(y) => {
                     return Err(at(&format!("{x} printed unlike SystemDS's {y}")))
                 }
-                (Ok(_), Ok(_)) => {}
+                (Some(_), Some(_)) => {}
                 _ if x != y => return Err(at("text differs")),
                 _ => {}
             }

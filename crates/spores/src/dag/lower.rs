@@ -112,7 +112,29 @@ pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagn
                         value.span,
                     ));
                 };
-                let function = match ctx.functions.local(name, value.span)? {
+                let local = ctx.functions.local(name, value.span)?;
+                if local.is_none() {
+                    if let Some((node, outputs)) =
+                        lowerer.multi_return_builtin(name, args, value.span)?
+                    {
+                        if outputs != targets.len() {
+                            return Err(Diagnostic::new(
+                                format!(
+                                    "`{name}` returns {outputs} values but {} are assigned",
+                                    targets.len()
+                                ),
+                                stmt.span,
+                            ));
+                        }
+                        for (k, target) in targets.iter().enumerate() {
+                            let id = lowerer.dag.add(Op::Extract(k), vec![node], value.span);
+                            lowerer.env.insert(target.clone(), id);
+                            note_assigned(target);
+                        }
+                        continue;
+                    }
+                }
+                let function = match local {
                     Some(f) => f,
                     None => ctx.functions.builtin(name, value.span)?,
                 };
@@ -424,7 +446,7 @@ impl<'a> Lowerer<'a> {
             "stop" => Some((Op::Builtin(Builtin::Stop), 1)),
             "time" => Some((Op::Builtin(Builtin::Time), 0)),
             "append" => Some((Op::Builtin(Builtin::Append), 2)),
-            _ => None,
+            _ => native_simple(name),
         };
         if let Some((op, arity)) = simple {
             if args.len() != arity || args.iter().any(|a| a.name.is_some() && arity != 1) {
@@ -508,6 +530,23 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
+            "xor" => {
+                let bound = bind_args(name, &["a", "b"], 2, args, span)?;
+                let zero = self.lit(Literal::Int(0), span);
+                let mut truth = |e: &Expr| -> Result<NodeId, Diagnostic> {
+                    let v = self.expr(e)?;
+                    Ok(self.dag.add(Op::Binary(BinaryOp::Ne), vec![v, zero], span))
+                };
+                let a = truth(bound[0].expect("required"))?;
+                let b = truth(bound[1].expect("required"))?;
+                Ok(self.dag.add(Op::Binary(BinaryOp::Ne), vec![a, b], span))
+            }
+            "table" => self.table(args, span),
+            "eigen" => Err(Diagnostic::new(
+                "`eigen` returns 2 values; use `[values, vectors] = eigen(A)`",
+                span,
+            )),
+            _ if distribution_signature(name).is_some() => self.distribution(name, args, span),
             _ => {
                 let Some((builtin, signature, defaults)) = builtin_signature(name) else {
                     return self.dml_builtin(name, args, span);
@@ -528,6 +567,102 @@ impl<'a> Lowerer<'a> {
                 Ok(self.dag.add(Op::Builtin(builtin), children, span))
             }
         }
+    }
+
+    /// `table(A, B)`, `table(A, B, W)`, `table(A, B, odim1, odim2)` and
+    /// `table(A, B, W, odim1, odim2)`, the dimensions also as `odim1=`/`odim2=`: a
+    /// `Builtin::Table` node with children A, B, W, odim1, odim2 (weights 1 and
+    /// dimensions -1, taken from the data, when not given).
+    fn table(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        const PARAMS: [&str; 5] = ["A", "B", "weights", "odim1", "odim2"];
+        let positional: Vec<&Expr> = args
+            .iter()
+            .filter(|a| a.name.is_none())
+            .map(|a| &a.value)
+            .collect();
+        let mut slots: [Option<&Expr>; 5] = [None; 5];
+        let order: &[usize] = match positional.len() {
+            2 => &[0, 1],
+            3 => &[0, 1, 2],
+            4 => &[0, 1, 3, 4],
+            5 => &[0, 1, 2, 3, 4],
+            n => {
+                return Err(Diagnostic::new(
+                    format!("`table` takes 2 to 5 positional arguments (A, B[, weights][, odim1, odim2]), got {n}"),
+                    span,
+                ))
+            }
+        };
+        for (&slot, e) in order.iter().zip(&positional) {
+            slots[slot] = Some(e);
+        }
+        for arg in args {
+            let Some(name) = &arg.name else { continue };
+            let Some(k) = PARAMS.iter().position(|p| p == name) else {
+                return Err(Diagnostic::new(
+                    format!(
+                        "`table` has no parameter `{name}` (it has: {})",
+                        PARAMS.join(", ")
+                    ),
+                    arg.value.span,
+                ));
+            };
+            if slots[k].replace(&arg.value).is_some() {
+                return Err(Diagnostic::new(
+                    format!("parameter `{name}` of `table` is given twice"),
+                    arg.value.span,
+                ));
+            }
+        }
+        let mut children = Vec::with_capacity(5);
+        for (k, slot) in slots.iter().enumerate() {
+            children.push(match slot {
+                Some(e) => self.expr(e)?,
+                None if k == 2 => self.lit(Literal::Double(1.0), span),
+                None => self.lit(Literal::Int(-1), span),
+            });
+        }
+        Ok(self.dag.add(Op::Builtin(Builtin::Table), children, span))
+    }
+
+    /// `cdf`/`icdf` and their shorthands (`pnorm`, `qchisq`, ...): a `Builtin::Cdf` or
+    /// `Builtin::Icdf` node whose children are the parameters in [`DISTRIBUTION_PARAMS`]
+    /// order, with the shorthand's distribution and the defaults filled in.
+    fn distribution(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let (builtin, dist, params) = distribution_signature(name).expect("checked by caller");
+        let required = if dist.is_none() { 2 } else { 1 };
+        let bound = bind_args(name, params, required, args, span)?;
+        let mut children = Vec::with_capacity(DISTRIBUTION_PARAMS.len());
+        for (slot, default) in DISTRIBUTION_PARAMS.iter().zip(distribution_defaults()) {
+            if builtin == Builtin::Icdf && *slot == "lower.tail" {
+                break;
+            }
+            let given = params.iter().position(|p| p == slot).and_then(|k| bound[k]);
+            children.push(match (given, *slot, dist) {
+                (Some(e), _, _) => self.expr(e)?,
+                (None, "dist", Some(d)) => self.lit(Literal::Str(d.to_string()), span),
+                (None, _, _) => self.lit(default, span),
+            });
+        }
+        Ok(self.dag.add(Op::Builtin(builtin), children, span))
+    }
+
+    /// `[a, b] = NAME(...)` for a builtin returning several values (`eigen`): the
+    /// builtin's node, whose results `Op::Extract` nodes read.
+    fn multi_return_builtin(
+        &mut self,
+        name: &str,
+        args: &[Arg],
+        span: Span,
+    ) -> Result<Option<(NodeId, usize)>, Diagnostic> {
+        let builtin = match name {
+            "eigen" => Builtin::Eigen,
+            _ => return Ok(None),
+        };
+        let bound = bind_args(name, &["A"], 1, args, span)?;
+        let a = self.expr(bound[0].expect("required"))?;
+        let node = self.dag.add(Op::Builtin(builtin), vec![a], span);
+        Ok(Some((node, builtin.outputs())))
     }
 
     /// `ifdef($name, default)`: the command-line argument when given, else the default.
@@ -653,6 +788,157 @@ fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Liter
             },
             vec![None, None, s(""), Some(Bool(false)), s(",")],
         ),
+        _ => return native_signature(name),
+    })
+}
+
+/// One-argument builtins (unary element-wise functions and matrix functions) that
+/// take their argument as a child of the node.
+fn native_simple(name: &str) -> Option<(Op, usize)> {
+    let unary = |op| Some((Op::Unary(op), 1));
+    let builtin = |b| Some((Op::Builtin(b), 1));
+    match name {
+        "sin" => unary(UnaryOp::Sin),
+        "cos" => unary(UnaryOp::Cos),
+        "tan" => unary(UnaryOp::Tan),
+        "asin" => unary(UnaryOp::Asin),
+        "acos" => unary(UnaryOp::Acos),
+        "atan" => unary(UnaryOp::Atan),
+        "sinh" => unary(UnaryOp::Sinh),
+        "cosh" => unary(UnaryOp::Cosh),
+        "tanh" => unary(UnaryOp::Tanh),
+        "isNaN" | "is.na" | "is.nan" => unary(UnaryOp::IsNaN),
+        "isInf" => unary(UnaryOp::IsInf),
+        "cumsum" => builtin(Builtin::CumSum),
+        "cumprod" => builtin(Builtin::CumProd),
+        "cummin" => builtin(Builtin::CumMin),
+        "cummax" => builtin(Builtin::CumMax),
+        "rowIndexMax" => builtin(Builtin::RowIndexMax),
+        "rowIndexMin" => builtin(Builtin::RowIndexMin),
+        "inv" => builtin(Builtin::Inv),
+        "cholesky" => builtin(Builtin::Cholesky),
+        "var" => builtin(Builtin::Var),
+        "sd" => builtin(Builtin::Sd),
+        "rowVars" => builtin(Builtin::RowVars),
+        "colVars" => builtin(Builtin::ColVars),
+        "rowSds" => builtin(Builtin::RowSds),
+        "colSds" => builtin(Builtin::ColSds),
+        "median" => builtin(Builtin::Median),
+        "rev" => builtin(Builtin::Rev),
+        "unique" => builtin(Builtin::Unique),
+        _ => None,
+    }
+}
+
+/// Builtins with several (named) parameters, beyond the core ones.
+fn native_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Literal>>)> {
+    use Literal::*;
+    let sig = |params: &'static [&'static str], required| Signature { params, required };
+    Some(match name {
+        "contains" => (
+            Builtin::Contains,
+            sig(&["target", "pattern"], 2),
+            vec![None, None],
+        ),
+        "removeEmpty" => (
+            Builtin::RemoveEmpty,
+            sig(&["target", "margin", "empty.return", "select"], 2),
+            vec![None, None, Some(Bool(true)), None],
+        ),
+        "order" => (
+            Builtin::Order,
+            sig(&["target", "by", "decreasing", "index.return"], 1),
+            vec![None, Some(Int(1)), Some(Bool(false)), Some(Bool(false))],
+        ),
+        "solve" => (Builtin::Solve, sig(&["A", "b"], 2), vec![None, None]),
+        "quantile" => (
+            Builtin::Quantile,
+            sig(&["target", "p"], 2),
+            vec![None, None],
+        ),
+        "moment" => (
+            Builtin::Moment,
+            sig(&["target", "order"], 2),
+            vec![None, None],
+        ),
+        "outer" => (
+            Builtin::Outer,
+            sig(&["a", "b", "op"], 3),
+            vec![None, None, None],
+        ),
+        "lower.tri" | "upper.tri" => (
+            if name == "lower.tri" {
+                Builtin::LowerTri
+            } else {
+                Builtin::UpperTri
+            },
+            sig(&["target", "diag", "values"], 1),
+            vec![None, Some(Bool(false)), Some(Bool(false))],
+        ),
+        "aggregate" => (
+            Builtin::Aggregate,
+            sig(&["target", "groups", "fn", "ngroups"], 3),
+            vec![None, None, None, Some(Int(-1))],
+        ),
+        _ => return None,
+    })
+}
+
+/// The children of a `Builtin::Cdf` node, in order (`Builtin::Icdf`: all but the last).
+const DISTRIBUTION_PARAMS: [&str; 9] = [
+    "target",
+    "dist",
+    "df",
+    "df1",
+    "df2",
+    "mean",
+    "sd",
+    "rate",
+    "lower.tail",
+];
+
+/// Defaults of [`DISTRIBUTION_PARAMS`]; NaN marks a parameter the distribution must get.
+fn distribution_defaults() -> [Literal; 9] {
+    use Literal::*;
+    [
+        Double(f64::NAN),
+        Str(String::new()),
+        Double(f64::NAN),
+        Double(f64::NAN),
+        Double(f64::NAN),
+        Double(0.0),
+        Double(1.0),
+        Double(1.0),
+        Bool(true),
+    ]
+}
+
+/// `cdf`, `icdf` and their shorthands: the node's builtin, the distribution a shorthand
+/// fixes, and the parameters the call accepts.
+fn distribution_signature(
+    name: &str,
+) -> Option<(Builtin, Option<&'static str>, &'static [&'static str])> {
+    Some(match name {
+        "cdf" => (Builtin::Cdf, None, &DISTRIBUTION_PARAMS),
+        "icdf" => (Builtin::Icdf, None, &DISTRIBUTION_PARAMS[..8]),
+        "pnorm" => (
+            Builtin::Cdf,
+            Some("normal"),
+            &["target", "mean", "sd", "lower.tail"],
+        ),
+        "qnorm" => (Builtin::Icdf, Some("normal"), &["target", "mean", "sd"]),
+        "pt" => (Builtin::Cdf, Some("t"), &["target", "df", "lower.tail"]),
+        "qt" => (Builtin::Icdf, Some("t"), &["target", "df"]),
+        "pf" => (
+            Builtin::Cdf,
+            Some("f"),
+            &["target", "df1", "df2", "lower.tail"],
+        ),
+        "qf" => (Builtin::Icdf, Some("f"), &["target", "df1", "df2"]),
+        "pchisq" => (Builtin::Cdf, Some("chisq"), &["target", "df", "lower.tail"]),
+        "qchisq" => (Builtin::Icdf, Some("chisq"), &["target", "df"]),
+        "pexp" => (Builtin::Cdf, Some("exp"), &["target", "rate", "lower.tail"]),
+        "qexp" => (Builtin::Icdf, Some("exp"), &["target", "rate"]),
         _ => return None,
     })
 }

@@ -115,6 +115,51 @@ pub enum Builtin {
     /// `append(list, value)`, `append(string, string)` (joined by a line break) or
     /// `append(X, Y)` (= `cbind`)
     Append,
+    /// target, pattern
+    Contains,
+    CumSum,
+    CumProd,
+    CumMin,
+    CumMax,
+    RowIndexMax,
+    RowIndexMin,
+    /// A, B, weights, odim1, odim2 (a negative odim: from the data)
+    Table,
+    /// target, margin, empty.return, select (select may be absent)
+    RemoveEmpty,
+    /// target, by, decreasing, index.return
+    Order,
+    /// A, b
+    Solve,
+    Inv,
+    Cholesky,
+    /// Two results (values, vectors), read with `Op::Extract`.
+    Eigen,
+    Var,
+    Sd,
+    RowVars,
+    ColVars,
+    RowSds,
+    ColSds,
+    Median,
+    /// target, p
+    Quantile,
+    /// target, order
+    Moment,
+    /// target, dist, df, df1, df2, mean, sd, rate, lower.tail
+    Cdf,
+    /// target, dist, df, df1, df2, mean, sd, rate
+    Icdf,
+    Rev,
+    /// a, b, op
+    Outer,
+    /// target, diag, values
+    LowerTri,
+    /// target, diag, values
+    UpperTri,
+    /// target, groups, fn, ngroups (negative: from the data)
+    Aggregate,
+    Unique,
 }
 
 impl Builtin {
@@ -155,6 +200,46 @@ impl Builtin {
             Builtin::Time => "time",
             Builtin::List => "list",
             Builtin::Append => "append",
+            Builtin::Contains => "contains",
+            Builtin::CumSum => "cumsum",
+            Builtin::CumProd => "cumprod",
+            Builtin::CumMin => "cummin",
+            Builtin::CumMax => "cummax",
+            Builtin::RowIndexMax => "rowIndexMax",
+            Builtin::RowIndexMin => "rowIndexMin",
+            Builtin::Table => "table",
+            Builtin::RemoveEmpty => "removeEmpty",
+            Builtin::Order => "order",
+            Builtin::Solve => "solve",
+            Builtin::Inv => "inv",
+            Builtin::Cholesky => "cholesky",
+            Builtin::Eigen => "eigen",
+            Builtin::Var => "var",
+            Builtin::Sd => "sd",
+            Builtin::RowVars => "rowVars",
+            Builtin::ColVars => "colVars",
+            Builtin::RowSds => "rowSds",
+            Builtin::ColSds => "colSds",
+            Builtin::Median => "median",
+            Builtin::Quantile => "quantile",
+            Builtin::Moment => "moment",
+            Builtin::Cdf => "cdf",
+            Builtin::Icdf => "icdf",
+            Builtin::Rev => "rev",
+            Builtin::Outer => "outer",
+            Builtin::LowerTri => "lower.tri",
+            Builtin::UpperTri => "upper.tri",
+            Builtin::Aggregate => "aggregate",
+            Builtin::Unique => "unique",
+        }
+    }
+
+    /// How many values the builtin returns; those with more than one are read with
+    /// `Op::Extract`.
+    pub fn outputs(self) -> usize {
+        match self {
+            Builtin::Eigen => 2,
+            _ => 1,
         }
     }
 }

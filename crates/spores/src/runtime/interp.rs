@@ -483,6 +483,12 @@ impl<'w> Interpreter<'w> {
                     call_results.insert(id, results);
                     Value::Int(0)
                 }
+                Op::Builtin(b) if b.outputs() > 1 => {
+                    let results = super::native::eval_multi(*b, &args)
+                        .map_err(|message| Diagnostic::new(message, node.span))?;
+                    call_results.insert(id, results);
+                    Value::Int(0)
+                }
                 Op::Extract(k) => call_results[&node.children[0]][*k].clone(),
                 Op::Builtin(Builtin::Read) if !self.prefetched.is_empty() => {
                     let taken = ReadRequest::from_args(&args).ok().and_then(|request| {

@@ -3,6 +3,7 @@
 mod interp;
 pub mod library;
 pub mod list;
+pub mod native;
 pub mod ops;
 pub mod stats;
 pub mod value;

@@ -79,7 +79,7 @@ fn eval_matmul(a: &Value, b: &Value) -> OpResult {
     ))
 }
 
-fn matrix_arg<'v>(v: &'v Value, op: &str) -> Result<&'v Matrix, String> {
+pub(crate) fn matrix_arg<'v>(v: &'v Value, op: &str) -> Result<&'v Matrix, String> {
     match v {
         Value::Matrix(m) => Ok(m),
         other => Err(format!(
@@ -89,7 +89,7 @@ fn matrix_arg<'v>(v: &'v Value, op: &str) -> Result<&'v Matrix, String> {
     }
 }
 
-fn number_arg(v: &Value, what: &str) -> Result<f64, String> {
+pub(crate) fn number_arg(v: &Value, what: &str) -> Result<f64, String> {
     match v {
         Value::Matrix(m) if m.shape().is_scalar() => Ok(m.get(0, 0)),
         other => other
@@ -132,7 +132,7 @@ fn seed_arg(v: &Value, fx: &mut EffectContext) -> Result<i64, String> {
     Ok(if seed == -1 { 0 } else { seed })
 }
 
-fn string_arg(v: &Value, what: &str) -> Result<Arc<str>, String> {
+pub(crate) fn string_arg(v: &Value, what: &str) -> Result<Arc<str>, String> {
     match v {
         Value::Str(s) => Ok(s.clone()),
         other => Err(format!(
@@ -198,8 +198,11 @@ fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
             Mul => i.checked_mul(*j),
             Min => Some(*i.min(j)),
             Max => Some(*i.max(j)),
-            IntDiv if *j != 0 => Some(floor_div(*i, *j)),
-            Mod if *j != 0 => Some(i - j * floor_div(*i, *j)),
+            // Truncating, as Java and SystemDS (`-7 %/% 2 = -3`, `-7 %% 3 = -1`).
+            IntDiv if *j != 0 => Some(i / j),
+            Mod if *j != 0 => Some(i % j),
+            // SystemDS computes NaN and stores it in an integer: 0.
+            Mod => Some(0),
             _ => None,
         };
         if let Some(v) = exact {
@@ -207,16 +210,6 @@ fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
         }
     }
     Ok(Value::Double(op.apply(x, y)))
-}
-
-/// Integer division rounding toward negative infinity, as DML's `%/%`.
-fn floor_div(i: i64, j: i64) -> i64 {
-    let q = i / j;
-    if i % j != 0 && ((i < 0) != (j < 0)) {
-        q - 1
-    } else {
-        q
-    }
 }
 
 fn unary_value(op: UnaryOp, v: &Value) -> OpResult {
@@ -277,6 +270,18 @@ fn to_matrix(v: &Value) -> Result<Arc<Matrix>, String> {
             let x = number_arg(s, "value")?;
             Ok(Arc::new(Matrix::Dense(DenseMatrix::filled(1, 1, x))))
         }
+    }
+}
+
+/// The number a cast (`as.double`, `as.integer`) reads: a number, a boolean, a 1x1
+/// matrix or a string holding a number.
+fn cast_number(v: &Value, cast: &str) -> Result<f64, String> {
+    match v {
+        Value::Str(s) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("{cast}: \"{s}\" is not a number")),
+        v => number_arg(v, &format!("{cast} argument")),
     }
 }
 
@@ -406,13 +411,16 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             s => Ok(s.clone()),
         },
         Builtin::AsMatrix => Ok(Value::Matrix(to_matrix(&args[0])?)),
-        Builtin::AsDouble => Ok(Value::Double(number_arg(&args[0], "as.double argument")?)),
-        Builtin::AsInteger => Ok(Value::Int(
-            number_arg(&args[0], "as.integer argument")? as i64
-        )),
-        Builtin::AsLogical => Ok(Value::Bool(
-            number_arg(&args[0], "as.logical argument")? != 0.0,
-        )),
+        Builtin::AsDouble => Ok(Value::Double(cast_number(&args[0], "as.double")?)),
+        Builtin::AsInteger => Ok(Value::Int(cast_number(&args[0], "as.integer")? as i64)),
+        Builtin::AsLogical => match &args[0] {
+            Value::Str(s) => match s.to_ascii_lowercase().as_str() {
+                "true" => Ok(Value::Bool(true)),
+                "false" => Ok(Value::Bool(false)),
+                _ => Err(format!("as.logical: \"{s}\" is not TRUE or FALSE")),
+            },
+            v => Ok(Value::Bool(number_arg(v, "as.logical argument")? != 0.0)),
+        },
         Builtin::Diag => structural::diag(matrix_arg(&args[0], "diag")?)
             .map(Value::matrix)
             .map_err(exec_err),
@@ -471,6 +479,9 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         }
         Builtin::Stop => Err(format!("stop: {}", args[0])),
         Builtin::Time => Ok(Value::Int(fx.start.elapsed().as_nanos() as i64)),
+        Builtin::Eigen => Err("internal error: `eigen` is evaluated by the interpreter".into()),
+        b if super::native::handles(b) => super::native::eval(b, args),
+        b => Err(format!("internal error: no evaluation for `{}`", b.name())),
     }
 }
 

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Status of SystemDS 3.4's 199 builtin files (scripts/builtin/*.dml) on spores.
+
+Every conformance driver (crates/spores/tests/systemds_builtins/drivers/NAME.dml, whose
+first line `# builtins: A B ...` names the builtins it exercises) is run with
+`spores run --builtins DIR` and its output compared with SystemDS's (NAME.out; relative
+1e-9, absolute 1e-12, same number style). A builtin runs and matches when every driver
+naming it matches. A builtin without a driver is at least loaded: `spores check FILE`
+parses it and loads the files it sources, running nothing.
+
+Prints a Markdown report (and writes it with --out, e.g. docs/BUILTINS.md):
+
+  bash bench/builtins_status.sh [--out docs/BUILTINS.md]
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SUITE = ROOT / "crates" / "spores" / "tests" / "systemds_builtins"
+sys.path.insert(0, str(HERE))
+from compare_systemds import compare  # noqa: E402
+
+RTOL, ATOL = 1e-9, 1e-12
+TIMEOUT = 300
+
+# Why a builtin has no driver, where that is not a gap of spores (found on SystemDS 3.4.0).
+NO_DRIVER = {
+    "softmax": "fails on SystemDS 3.4 itself: it sources nn/layers/softmax.dml relative "
+               "to the working directory",
+    "symmetricDifference": "fails on SystemDS 3.4 itself: its call of union does not load",
+    "xdummy1": "test fixture of SystemDS (defines m_xdummyTypo, not m_xdummy1)",
+    "xdummy2": "test fixture of SystemDS (defines m_xdummyTypo, not m_xdummy2)",
+}
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.endswith(": ok") and not set(line) <= {"|", "^", " "}:
+            return line[:200]
+    return ""
+
+
+def run_spores(spores: str, args: list[str]) -> tuple[int | None, str, str]:
+    try:
+        p = subprocess.run([spores, *args], cwd=SUITE, capture_output=True, text=True,
+                           timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None, "", f"timed out after {TIMEOUT} s"
+    return p.returncode, p.stdout, p.stderr
+
+
+def driver_outcome(spores: str, builtins: Path, driver: Path) -> tuple[str, str]:
+    """-> (match | mismatch | error, reason)."""
+    code, out, err = run_spores(spores, ["run", "--builtins", str(builtins), str(driver)])
+    if code != 0:
+        return "error", first_line(err) or f"exit {code}"
+    ok, _, problems = compare(out.splitlines(), driver.with_suffix(".out").read_text().splitlines(),
+                              RTOL, ATOL, True)
+    return ("match", "") if ok else ("mismatch", problems[0])
+
+
+def covered(driver: Path) -> list[str]:
+    m = re.match(r"#\s*builtins:\s*(.*)", driver.read_text().splitlines()[0])
+    return m.group(1).split() if m else [driver.stem]
+
+
+def signature_kind(path: Path) -> str:
+    """'frames' when the builtin takes or returns frames or lists, else ''."""
+    text = path.read_text(errors="replace")
+    m = re.search(r"^[ms]_\w+\s*=\s*function\s*\((.*?)\)\s*return\s*\((.*?)\)", text, re.S | re.M)
+    sig = (m.group(1) + m.group(2)) if m else ""
+    return "frames" if re.search(r"\b(Frame|List)\b", sig, re.I) else ""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spores", default=str(ROOT / "target" / "release" / "spores"))
+    ap.add_argument("--builtins", required=True, type=Path, help="SystemDS's scripts/builtin")
+    ap.add_argument("--out", type=Path, help="also write the report here")
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args()
+    # the drivers run in the suite's folder: paths given relative to here must still hold
+    args.spores, args.builtins = str(Path(args.spores).resolve()), args.builtins.resolve()
+
+    drivers = sorted(d for d in (SUITE / "drivers").glob("*.dml") if d.with_suffix(".out").exists())
+    with ThreadPoolExecutor(args.jobs) as pool:
+        outcomes = dict(zip(drivers, pool.map(
+            lambda d: driver_outcome(args.spores, args.builtins, d), drivers)))
+    by_builtin: dict[str, list[Path]] = {}
+    for d in drivers:
+        for name in covered(d):
+            by_builtin.setdefault(name, []).append(d)
+
+    files = sorted(args.builtins.glob("*.dml"), key=lambda p: p.stem.lower())
+    no_driver = [f for f in files if f.stem not in by_builtin]
+    with ThreadPoolExecutor(args.jobs) as pool:
+        loads = dict(zip(no_driver, pool.map(
+            lambda f: run_spores(args.spores, ["check", str(f)]), no_driver)))
+
+    rows = []
+    for f in files:
+        name = f.stem
+        if name in by_builtin:
+            own_first = sorted(by_builtin[name], key=lambda d: d.stem != name)
+            results = [(d.stem, *outcomes[d]) for d in own_first]
+            bad = [r for r in results if r[1] != "match"]
+            status = bad[0][1] if bad else "match"
+            reason = f"`{bad[0][0]}.dml`: {bad[0][2]}" if bad else \
+                ", ".join(f"`{r[0]}.dml`" for r in results)
+        else:
+            code, _, err = loads[f]
+            kind = signature_kind(f)
+            why = NO_DRIVER.get(name) or ("no driver (frame or list arguments)" if kind
+                                          else "no driver")
+            status = "loads" if code == 0 else "does not load"
+            reason = why if code == 0 else f"{why}; {first_line(err)}"
+        reason = reason.replace(f"{args.builtins}/", "").replace(f"{SUITE}/", "")
+        rows.append((name, status, reason.replace("|", "\\|")))
+
+    count = lambda s: sum(1 for r in rows if r[1] == s)  # noqa: E731
+    nd = sum(1 for d in drivers)
+    lines = [
+        "# SystemDS builtins on spores",
+        "",
+        f"SystemDS 3.4.0 ships {len(rows)} builtin files (`scripts/builtin/*.dml`). With "
+        f"{nd} conformance drivers (`crates/spores/tests/systemds_builtins/drivers/`), "
+        f"**{count('match')} of {len(rows)} run and match SystemDS** (relative 1e-9); "
+        f"{count('mismatch')} run but print other numbers, {count('error')} stop with an error. "
+        f"Of the {len(no_driver)} without a driver, {count('loads')} load (parse and define their "
+        f"functions) and {count('does not load')} do not.",
+        "",
+        "Generated by `bash bench/builtins_status.sh --out docs/BUILTINS.md` (spores in release "
+        "mode, SystemDS's scripts from `bench/systemds_scripts.sh`).",
+        "",
+        "| builtin | status | drivers, or the reason |",
+        "|---|---|---|",
+        *[f"| {n} | {s} | {r} |" for n, s, r in rows],
+        "",
+    ]
+    report = "\n".join(lines)
+    print(report)
+    if args.out:
+        args.out.write_text(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+//! Column-wise cumulative aggregates: DML's `cumsum`, `cumprod`, `cummin` and `cummax`.
+//!
+//! Cell `(i, j)` of the result aggregates column `j` of rows `0..=i`, in row order (so
+//! sums round exactly as a sequential loop does). NaN propagates: once a column has
+//! met a NaN every later cell of `cummin`/`cummax` is NaN too, as in SystemDS. Wide
+//! matrices run in parallel over blocks of columns; each block walks all rows.
+
+use rayon::prelude::*;
+
+use crate::kernels::elementwise::BinaryOp;
+use crate::kernels::ew_common::MIN_PAR_WORK;
+use crate::matrix::{DenseMatrix, Matrix};
+
+/// Which running aggregate a cumulative operator keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CumulativeOp {
+    Sum,
+    Prod,
+    Min,
+    Max,
+}
+
+impl CumulativeOp {
+    /// The DML function name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CumulativeOp::Sum => "cumsum",
+            CumulativeOp::Prod => "cumprod",
+            CumulativeOp::Min => "cummin",
+            CumulativeOp::Max => "cummax",
+        }
+    }
+
+    fn step(self) -> BinaryOp {
+        match self {
+            CumulativeOp::Sum => BinaryOp::Add,
+            CumulativeOp::Prod => BinaryOp::Mul,
+            CumulativeOp::Min => BinaryOp::Min,
+            CumulativeOp::Max => BinaryOp::Max,
+        }
+    }
+}
+
+/// Columns per parallel task: enough that each task's row slices fill cache lines.
+const COLUMN_BLOCK: usize = 256;
+
+/// The cumulative aggregate of every column of `m`, in its best format.
+pub fn cumulative(op: CumulativeOp, m: &Matrix) -> Matrix {
+    let (rows, cols) = (m.rows(), m.cols());
+    let mut data = m.to_dense().into_vec();
+    let step = op.step();
+    let scan = |data: &mut [f64], columns: std::ops::Range<usize>| {
+        for i in 1..rows {
+            let (done, rest) = data.split_at_mut(i * cols);
+            let previous = &done[(i - 1) * cols..];
+            for j in columns.clone() {
+                rest[j] = step.apply(previous[j], rest[j]);
+            }
+        }
+    };
+    if rows * cols < MIN_PAR_WORK || cols < 2 * COLUMN_BLOCK {
+        scan(&mut data, 0..cols);
+    } else {
+        // Each task owns a disjoint set of columns of every row; the pointer is shared
+        // only to give each task its own columns.
+        let shared = SharedColumns(data.as_mut_ptr());
+        (0..cols.div_ceil(COLUMN_BLOCK))
+            .into_par_iter()
+            .for_each(|block| {
+                let columns = block * COLUMN_BLOCK..((block + 1) * COLUMN_BLOCK).min(cols);
+                let base = shared.base();
+                for i in 1..rows {
+                    for j in columns.clone() {
+                        // SAFETY: `base` points to `rows * cols` cells that outlive the
+                        // loop; tasks write disjoint columns and read only their own.
+                        unsafe {
+                            let previous = *base.add((i - 1) * cols + j);
+                            let cell = base.add(i * cols + j);
+                            *cell = step.apply(previous, *cell);
+                        }
+                    }
+                }
+            });
+    }
+    let d = DenseMatrix::from_vec(rows, cols, data).expect("one value per cell");
+    Matrix::Dense(d).into_best_format()
+}
+
+/// The dense buffer of [`cumulative`], shared by tasks that write disjoint columns.
+#[derive(Clone, Copy)]
+struct SharedColumns(*mut f64);
+
+impl SharedColumns {
+    /// Through a method, so closures capture the whole (`Sync`) wrapper.
+    fn base(&self) -> *mut f64 {
+        self.0
+    }
+}
+
+// SAFETY: tasks only touch disjoint columns of the buffer (see `cumulative`).
+unsafe impl Send for SharedColumns {}
+unsafe impl Sync for SharedColumns {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::CsrMatrix;
+
+    fn dense(rows: usize, cols: usize, v: &[f64]) -> Matrix {
+        Matrix::Dense(DenseMatrix::from_vec(rows, cols, v.to_vec()).unwrap())
+    }
+
+    #[test]
+    fn columns_accumulate_with_nan_propagating() {
+        // SystemDS 3.4 on matrix("3 1 2 1 3 NaN 0 5", rows=4, cols=2).
+        let x = dense(4, 2, &[3.0, 1.0, 2.0, 1.0, 3.0, f64::NAN, 0.0, 5.0]);
+        let get = |op| -> Vec<f64> {
+            let r = cumulative(op, &x);
+            (0..4).flat_map(|i| [r.get(i, 0), r.get(i, 1)]).collect()
+        };
+        let nan = f64::NAN;
+        let same = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
+        };
+        assert!(same(
+            &get(CumulativeOp::Sum),
+            &[3.0, 1.0, 5.0, 2.0, 8.0, nan, 8.0, nan]
+        ));
+        assert!(same(
+            &get(CumulativeOp::Prod),
+            &[3.0, 1.0, 6.0, 1.0, 18.0, nan, 0.0, nan]
+        ));
+        assert!(same(
+            &get(CumulativeOp::Min),
+            &[3.0, 1.0, 2.0, 1.0, 2.0, nan, 0.0, nan]
+        ));
+        assert!(same(
+            &get(CumulativeOp::Max),
+            &[3.0, 1.0, 3.0, 1.0, 3.0, nan, 3.0, nan]
+        ));
+    }
+
+    #[test]
+    fn wide_parallel_and_sparse_match_sequential() {
+        let (rows, cols) = (70, 1200);
+        let d = DenseMatrix::from_fn(rows, cols, |i, j| {
+            if (i * 7 + j * 3) % 5 == 0 {
+                (i as f64) - (j % 13) as f64
+            } else {
+                0.0
+            }
+        });
+        let sparse = Matrix::Sparse(CsrMatrix::from_dense(&d));
+        let got = cumulative(CumulativeOp::Sum, &Matrix::Dense(d.clone()));
+        let got_sparse = cumulative(CumulativeOp::Sum, &sparse);
+        for j in [0, 1, 255, 256, 777, cols - 1] {
+            let mut acc = 0.0;
+            for i in 0..rows {
+                acc += d.get(i, j);
+                assert_eq!(got.get(i, j), acc);
+                assert_eq!(got_sparse.get(i, j), acc);
+            }
+        }
+    }
+
+    #[test]
+    fn edge_shapes() {
+        let row = dense(1, 3, &[1.0, 2.0, 3.0]);
+        assert_eq!(
+            cumulative(CumulativeOp::Sum, &row).to_dense().data(),
+            &[1.0, 2.0, 3.0]
+        );
+        let empty = dense(0, 3, &[]);
+        assert_eq!(
+            cumulative(CumulativeOp::Prod, &empty).shape(),
+            empty.shape()
+        );
+    }
+}

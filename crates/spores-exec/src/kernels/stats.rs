@@ -1,0 +1,245 @@
+//! Descriptive statistics of DML: `var`/`sd` (of all cells, per row, per column),
+//! `moment`, `median` and `quantile`, with SystemDS's definitions.
+//!
+//! Variances are sample variances (divisor `n - 1`, 0 for a single value), computed
+//! in two passes (mean, then squared deviations) for accuracy. Quantiles pick order
+//! statistics: `quantile(X, p)` is the `ceil(p n)`-th smallest value, except that for
+//! an even number of values the scalar forms (`median`, `quantile` with a scalar `p`)
+//! average it with the next one, as SystemDS's `pickValue` does.
+
+use rayon::prelude::*;
+
+use crate::error::{ExecError, Result};
+use crate::kernels::ew_common::MIN_PAR_WORK;
+use crate::matrix::{DenseMatrix, Matrix};
+
+/// Mean and sample variance of a list of values.
+fn mean_var(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let (n, sum) = values
+        .clone()
+        .fold((0usize, 0.0), |(n, s), v| (n + 1, s + v));
+    let mean = sum / n as f64;
+    if n == 1 {
+        // SystemDS gives 0, not 0 / 0, for a single value.
+        return (mean, 0.0);
+    }
+    let ss: f64 = values.map(|v| (v - mean) * (v - mean)).sum();
+    (mean, ss / (n as f64 - 1.0))
+}
+
+/// The sample variance of all cells.
+pub fn variance(m: &Matrix) -> f64 {
+    let d = m.to_dense();
+    mean_var(d.data().iter().copied()).1
+}
+
+/// Per-row sample variances as an `m x 1` matrix.
+pub fn row_variances(m: &Matrix) -> Matrix {
+    let d = m.to_dense();
+    let out: Vec<f64> = if d.rows() * d.cols() >= MIN_PAR_WORK {
+        (0..d.rows())
+            .into_par_iter()
+            .map(|i| mean_var(d.row(i).iter().copied()).1)
+            .collect()
+    } else {
+        (0..d.rows())
+            .map(|i| mean_var(d.row(i).iter().copied()).1)
+            .collect()
+    };
+    Matrix::Dense(DenseMatrix::from_vec(d.rows(), 1, out).expect("one per row"))
+}
+
+/// Per-column sample variances as a `1 x n` matrix.
+pub fn col_variances(m: &Matrix) -> Matrix {
+    let d = m.to_dense();
+    let (rows, cols) = (d.rows(), d.cols());
+    let mut mean = vec![0.0; cols];
+    for i in 0..rows {
+        for (a, &v) in mean.iter_mut().zip(d.row(i)) {
+            *a += v;
+        }
+    }
+    for a in &mut mean {
+        *a /= rows as f64;
+    }
+    let mut ss = vec![0.0; cols];
+    for i in 0..rows {
+        for ((a, &v), &mu) in ss.iter_mut().zip(d.row(i)).zip(&mean) {
+            *a += (v - mu) * (v - mu);
+        }
+    }
+    for a in &mut ss {
+        *a = if rows == 1 {
+            0.0
+        } else {
+            *a / (rows as f64 - 1.0)
+        };
+    }
+    Matrix::Dense(DenseMatrix::from_vec(1, cols, ss).expect("one per column"))
+}
+
+/// `sqrt` of every cell, for the `sd` variants.
+pub fn sqrt_cells(m: Matrix) -> Matrix {
+    let mut d = m.into_dense();
+    for v in d.data_mut() {
+        *v = v.sqrt();
+    }
+    Matrix::Dense(d)
+}
+
+fn vector_values(op: &str, m: &Matrix) -> Result<Vec<f64>> {
+    if m.cols() != 1 {
+        return Err(ExecError::invalid(format!(
+            "{op} needs a column vector, got a {} matrix",
+            m.shape()
+        )));
+    }
+    if m.rows() == 0 {
+        return Err(ExecError::invalid(format!("{op} of an empty vector")));
+    }
+    Ok(m.to_dense().into_vec())
+}
+
+/// DML `moment(v, k)`: the `k`-th central moment `sum((v - mean)^k) / n` of a column
+/// vector, for `k` in 2..=4.
+pub fn moment(m: &Matrix, k: u32) -> Result<f64> {
+    if !(2..=4).contains(&k) {
+        return Err(ExecError::invalid(format!(
+            "moment: the order must be 2, 3 or 4, got {k}"
+        )));
+    }
+    let v = vector_values("moment", m)?;
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    Ok(v.iter().map(|x| (x - mean).powi(k as i32)).sum::<f64>() / n)
+}
+
+/// The values sorted increasing (NaN last), or `None` when one is NaN.
+fn sorted(mut v: Vec<f64>) -> Option<Vec<f64>> {
+    if v.iter().any(|x| x.is_nan()) {
+        return None;
+    }
+    if v.len() >= MIN_PAR_WORK {
+        v.par_sort_unstable_by(f64::total_cmp);
+    } else {
+        v.sort_unstable_by(f64::total_cmp);
+    }
+    Some(v)
+}
+
+/// The `ceil(p n)`-th smallest of `sorted` (1-based, clamped to `1..=n`), averaged
+/// with the next one when `average`, `n` is even and a next one exists.
+fn pick(sorted: &[f64], p: f64, average: bool) -> f64 {
+    let n = sorted.len();
+    let pos = (p * n as f64).ceil() as usize;
+    if pos == 0 {
+        // SystemDS's `quantile(v, 0)` is the minimum, never averaged.
+        return sorted[0];
+    }
+    let pos = pos.min(n);
+    if average && n % 2 == 0 && pos < n {
+        (sorted[pos - 1] + sorted[pos]) / 2.0
+    } else {
+        sorted[pos - 1]
+    }
+}
+
+fn check_probability(p: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(ExecError::invalid(format!(
+            "quantile: the probability {p} is outside [0, 1]"
+        )));
+    }
+    Ok(())
+}
+
+/// DML `quantile(v, p)` for a scalar `p` (and `median(v)` with `p = 0.5`). NaN when
+/// `v` has a NaN.
+pub fn quantile(m: &Matrix, p: f64) -> Result<f64> {
+    check_probability(p)?;
+    let v = vector_values("quantile", m)?;
+    Ok(sorted(v).map_or(f64::NAN, |s| pick(&s, p, true)))
+}
+
+/// DML `quantile(v, P)` for a column vector of probabilities: one order statistic per
+/// probability, never averaged.
+pub fn quantiles(m: &Matrix, probabilities: &Matrix) -> Result<Matrix> {
+    let ps = vector_values("quantile probabilities", probabilities)?;
+    for &p in &ps {
+        check_probability(p)?;
+    }
+    let v = vector_values("quantile", m)?;
+    let out = match sorted(v) {
+        Some(s) => ps.iter().map(|&p| pick(&s, p, false)).collect(),
+        None => vec![f64::NAN; ps.len()],
+    };
+    Ok(Matrix::Dense(DenseMatrix::from_vec(ps.len(), 1, out)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(v: &[f64]) -> Matrix {
+        Matrix::Dense(DenseMatrix::from_vec(v.len(), 1, v.to_vec()).unwrap())
+    }
+
+    #[test]
+    fn quantiles_as_systemds() {
+        // Values printed by SystemDS 3.4.
+        let five = column(&[5.0, 1.0, 4.0, 2.0, 3.0]);
+        let q = |m: &Matrix, p| quantile(m, p).unwrap();
+        assert_eq!(
+            [
+                q(&five, 0.25),
+                q(&five, 0.5),
+                q(&five, 0.75),
+                q(&five, 0.2),
+                q(&five, 0.0),
+                q(&five, 1.0)
+            ],
+            [2.0, 3.0, 4.0, 1.0, 1.0, 5.0]
+        );
+        let four = column(&[5.0, 1.0, 4.0, 2.0]);
+        assert_eq!(
+            [
+                q(&four, 0.25),
+                q(&four, 0.3),
+                q(&four, 0.5),
+                q(&four, 0.75),
+                q(&four, 1.0),
+                q(&four, 0.0)
+            ],
+            [1.5, 3.0, 3.0, 4.5, 5.0, 1.0]
+        );
+        let ps = column(&[0.25, 0.3, 0.5, 1.0]);
+        assert_eq!(
+            quantiles(&four, &ps).unwrap().to_dense().into_vec(),
+            [1.0, 2.0, 2.0, 5.0]
+        );
+        assert!(q(&column(&[3.0, f64::NAN, 1.0]), 0.5).is_nan());
+        assert!(quantile(&five, 1.5).is_err());
+        assert!(quantile(&Matrix::Dense(DenseMatrix::zeros(2, 2)), 0.5).is_err());
+    }
+
+    #[test]
+    fn variances_and_moments() {
+        let five = column(&[5.0, 1.0, 4.0, 2.0, 3.0]);
+        assert_eq!(variance(&five), 2.5);
+        assert_eq!(moment(&five, 2).unwrap(), 2.0);
+        assert!(moment(&five, 3).unwrap().abs() < 1e-12);
+        let a = Matrix::Dense(
+            DenseMatrix::from_vec(3, 3, vec![4.0, 1.0, 2.0, 1.0, 3.0, 0.0, 2.0, 0.0, 5.0]).unwrap(),
+        );
+        let cv = col_variances(&a).to_dense().into_vec();
+        let rv = row_variances(&a).to_dense().into_vec();
+        for (got, want) in cv.iter().zip([7.0 / 3.0, 7.0 / 3.0, 19.0 / 3.0]) {
+            assert!((got - want).abs() < 1e-14);
+        }
+        for (got, want) in rv.iter().zip([7.0 / 3.0, 7.0 / 3.0, 19.0 / 3.0]) {
+            assert!((got - want).abs() < 1e-14);
+        }
+        assert_eq!(variance(&column(&[4.0])), 0.0);
+        assert!(moment(&five, 5).is_err());
+    }
+}

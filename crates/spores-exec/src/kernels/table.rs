@@ -1,0 +1,272 @@
+//! Grouping operators: the contingency table `table(A, B, W)` and the grouped
+//! aggregate `aggregate(target=, groups=, fn=)`.
+//!
+//! Category values are 1-based positive integers, as in SystemDS.
+
+use crate::error::{ExecError, Result};
+use crate::matrix::{CsrMatrix, DenseMatrix, Matrix};
+
+/// One operand of `table`: a vector, or a scalar standing for every row.
+#[derive(Clone, Copy, Debug)]
+pub enum TableArg<'a> {
+    Vector(&'a Matrix),
+    Scalar(f64),
+}
+
+impl TableArg<'_> {
+    fn len(&self) -> Option<usize> {
+        match self {
+            TableArg::Vector(m) => Some(m.rows() * m.cols()),
+            TableArg::Scalar(_) => None,
+        }
+    }
+
+    fn get(&self, k: usize) -> f64 {
+        match self {
+            TableArg::Vector(m) if m.cols() == 1 => m.get(k, 0),
+            TableArg::Vector(m) => m.get(k / m.cols(), k % m.cols()),
+            TableArg::Scalar(v) => *v,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            TableArg::Vector(m) => format!("a {} matrix", m.shape()),
+            TableArg::Scalar(v) => format!("the scalar {v}"),
+        }
+    }
+}
+
+/// A category value as a 0-based index, or an error naming the argument and row.
+fn category(v: f64, what: &str, row: usize) -> Result<usize> {
+    if v.is_nan() || v < 1.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
+        return Err(ExecError::invalid(format!(
+            "{what}: value {v} in row {} is not a positive integer category",
+            row + 1
+        )));
+    }
+    Ok(v as usize - 1)
+}
+
+/// DML `table(A, B, W)`: cell `(A[k], B[k])` of the result sums `W[k]` over all rows
+/// `k`. The result is `max(A) x max(B)`, or `dims` when given; pairs outside `dims`
+/// are dropped, as SystemDS does.
+pub fn table(
+    a: TableArg,
+    b: TableArg,
+    w: TableArg,
+    dims: Option<(usize, usize)>,
+) -> Result<Matrix> {
+    let lengths: Vec<usize> = [a.len(), b.len(), w.len()].into_iter().flatten().collect();
+    let n = lengths.first().copied().unwrap_or(1);
+    if lengths.iter().any(|&l| l != n) {
+        return Err(ExecError::invalid(format!(
+            "table: the inputs differ in length: A is {}, B is {}, weights are {}",
+            a.describe(),
+            b.describe(),
+            w.describe()
+        )));
+    }
+    let mut triplets = Vec::with_capacity(n);
+    let (mut max_i, mut max_j) = (0, 0);
+    for k in 0..n {
+        let i = category(a.get(k), "table A", k)?;
+        let j = category(b.get(k), "table B", k)?;
+        if let Some((r, c)) = dims {
+            if i >= r || j >= c {
+                continue;
+            }
+        }
+        max_i = max_i.max(i + 1);
+        max_j = max_j.max(j + 1);
+        triplets.push((i, j, w.get(k)));
+    }
+    let (rows, cols) = dims.unwrap_or((max_i, max_j));
+    let m = CsrMatrix::from_triplets(rows, cols, &triplets)?;
+    Ok(Matrix::Sparse(m).into_best_format())
+}
+
+/// The function a grouped aggregate computes per group and column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupFn {
+    Sum,
+    Count,
+    Mean,
+    Min,
+    Max,
+    /// Sample variance (divisor `n - 1`).
+    Variance,
+}
+
+impl GroupFn {
+    /// DML's name for it (`fn="sum"`, ...).
+    pub fn from_name(name: &str) -> Option<GroupFn> {
+        Some(match name {
+            "sum" => GroupFn::Sum,
+            "count" => GroupFn::Count,
+            "mean" => GroupFn::Mean,
+            "min" => GroupFn::Min,
+            "max" => GroupFn::Max,
+            "variance" => GroupFn::Variance,
+            _ => return None,
+        })
+    }
+}
+
+/// DML `aggregate(target=X, groups=g, fn=, ngroups=)`: one row per group `1..=ngroups`
+/// (default `max(g)`) and one column per column of `X`. Rows whose group exceeds
+/// `ngroups` are ignored; a group without rows gives 0.
+pub fn grouped_aggregate(
+    target: &Matrix,
+    groups: &Matrix,
+    f: GroupFn,
+    ngroups: Option<usize>,
+) -> Result<Matrix> {
+    let n = target.rows();
+    if groups.rows() * groups.cols() != n || (groups.cols() != 1 && groups.rows() != 1) {
+        return Err(ExecError::shape_mismatch(
+            "aggregate (target and groups)",
+            target.shape(),
+            groups.shape(),
+        ));
+    }
+    let group_of = |k: usize| {
+        let g = if groups.cols() == 1 {
+            groups.get(k, 0)
+        } else {
+            groups.get(0, k)
+        };
+        category(g, "aggregate groups", k)
+    };
+    let ids = (0..n).map(group_of).collect::<Result<Vec<_>>>()?;
+    let ng = ngroups.unwrap_or_else(|| ids.iter().map(|&g| g + 1).max().unwrap_or(0));
+    let cols = target.cols();
+    let x = target.to_dense();
+    let mut count = vec![0usize; ng];
+    let mut sum = vec![0.0; ng * cols];
+    let mut sum_sq = vec![0.0; ng * cols];
+    let init = match f {
+        GroupFn::Min => f64::INFINITY,
+        GroupFn::Max => f64::NEG_INFINITY,
+        _ => 0.0,
+    };
+    let mut extreme = vec![init; ng * cols];
+    for (k, &g) in ids.iter().enumerate() {
+        if g >= ng {
+            continue;
+        }
+        count[g] += 1;
+        for (j, &v) in x.row(k).iter().enumerate() {
+            let c = g * cols + j;
+            sum[c] += v;
+            sum_sq[c] += v * v;
+            extreme[c] = match f {
+                GroupFn::Min => extreme[c].min(v),
+                GroupFn::Max => extreme[c].max(v),
+                _ => 0.0,
+            };
+        }
+    }
+    let out = DenseMatrix::from_fn(ng, cols, |g, j| {
+        let c = g * cols + j;
+        let n = count[g] as f64;
+        if count[g] == 0 {
+            return 0.0;
+        }
+        match f {
+            GroupFn::Sum => sum[c],
+            GroupFn::Count => n,
+            GroupFn::Mean => sum[c] / n,
+            GroupFn::Min | GroupFn::Max => extreme[c],
+            GroupFn::Variance => (sum_sq[c] - sum[c] * sum[c] / n) / (n - 1.0),
+        }
+    });
+    Ok(Matrix::Dense(out).into_best_format())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(v: &[f64]) -> Matrix {
+        Matrix::Dense(DenseMatrix::from_vec(v.len(), 1, v.to_vec()).unwrap())
+    }
+
+    fn values(m: &Matrix) -> Vec<f64> {
+        m.to_dense().into_vec()
+    }
+
+    #[test]
+    fn table_forms_as_systemds() {
+        let seq = column(&[1.0, 2.0, 3.0]);
+        let p = column(&[2.0, 3.0, 1.0]);
+        let t = table(
+            TableArg::Vector(&seq),
+            TableArg::Vector(&p),
+            TableArg::Scalar(1.0),
+            None,
+        )
+        .unwrap();
+        assert_eq!(values(&t), [0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+        let t = table(
+            TableArg::Vector(&seq),
+            TableArg::Vector(&p),
+            TableArg::Scalar(1.0),
+            Some((2, 2)),
+        )
+        .unwrap();
+        assert_eq!(values(&t), [0.0, 1.0, 0.0, 0.0]);
+        let y = column(&[1.0, 1.0, 2.0, 2.0, 2.0, 3.0]);
+        let t = table(
+            TableArg::Vector(&y),
+            TableArg::Scalar(1.0),
+            TableArg::Scalar(1.0),
+            None,
+        )
+        .unwrap();
+        assert_eq!(values(&t), [2.0, 3.0, 1.0]);
+        let w = column(&[0.5, 2.0, 3.0]);
+        let a = column(&[1.0, 2.0, 2.0]);
+        let b = column(&[1.0, 1.0, 3.0]);
+        let t = table(
+            TableArg::Vector(&a),
+            TableArg::Vector(&b),
+            TableArg::Vector(&w),
+            None,
+        )
+        .unwrap();
+        assert_eq!(values(&t), [0.5, 0.0, 0.0, 2.0, 0.0, 3.0]);
+        assert!(table(
+            TableArg::Vector(&a),
+            TableArg::Vector(&y),
+            TableArg::Scalar(1.0),
+            None
+        )
+        .is_err());
+        assert!(table(
+            TableArg::Vector(&column(&[0.0])),
+            TableArg::Scalar(1.0),
+            TableArg::Scalar(1.0),
+            None
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn grouped_aggregates() {
+        let x = column(&[1.0, 2.0, 3.0, 4.0, 5.0]);
+        let g = column(&[1.0, 2.0, 1.0, 2.0, 3.0]);
+        let sum = grouped_aggregate(&x, &g, GroupFn::Sum, None).unwrap();
+        assert_eq!(values(&sum), [4.0, 6.0, 5.0]);
+        let count = grouped_aggregate(&x, &g, GroupFn::Count, None).unwrap();
+        assert_eq!(values(&count), [2.0, 2.0, 1.0]);
+        let mean = grouped_aggregate(&x, &g, GroupFn::Mean, Some(4)).unwrap();
+        assert_eq!(values(&mean), [2.0, 3.0, 5.0, 0.0]);
+        let wide =
+            Matrix::Dense(DenseMatrix::from_vec(3, 2, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap());
+        let max =
+            grouped_aggregate(&wide, &column(&[2.0, 1.0, 2.0]), GroupFn::Max, Some(2)).unwrap();
+        assert_eq!(values(&max), [3.0, 4.0, 5.0, 6.0]);
+        assert!(grouped_aggregate(&x, &column(&[1.0]), GroupFn::Sum, None).is_err());
+    }
+}

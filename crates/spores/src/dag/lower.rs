@@ -611,7 +611,8 @@ fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Liter
     use Literal::*;
     let s = |v: &str| Some(Str(v.to_string()));
     Some(match name {
-        "rand" => (
+        // `Rand` is an accepted spelling (kmeans.dml uses it).
+        "rand" | "Rand" => (
             Builtin::Rand,
             Signature {
                 params: &["rows", "cols", "min", "max", "sparsity", "seed", "pdf"],

@@ -33,21 +33,25 @@ pub fn order_permutation(m: &Matrix, by: usize, decreasing: bool) -> Result<Vec<
             m.shape()
         )));
     }
-    let keys: Vec<f64> = (0..m.rows()).map(|i| m.get(i, by)).collect();
-    let mut perm: Vec<usize> = (0..keys.len()).collect();
-    let compare = |a: &usize, b: &usize| {
-        let o = increasing(keys[*a], keys[*b]);
+    // (key, row) pairs sort without chasing indices into a key array.
+    let mut pairs: Vec<(f64, usize)> = match m {
+        Matrix::Dense(d) => (0..m.rows()).map(|i| (d.row(i)[by], i)).collect(),
+        Matrix::Sparse(_) => (0..m.rows()).map(|i| (m.get(i, by), i)).collect(),
+    };
+    let compare = |a: &(f64, usize), b: &(f64, usize)| {
+        let o = increasing(a.0, b.0);
         if decreasing {
             o.reverse()
         } else {
             o
         }
     };
-    if perm.len() >= MIN_PAR_WORK {
-        perm.par_sort_by(compare);
+    if pairs.len() >= MIN_PAR_WORK {
+        pairs.par_sort_by(compare);
     } else {
-        perm.sort_by(compare);
+        pairs.sort_by(compare);
     }
+    let perm = pairs.into_iter().map(|(_, i)| i).collect();
     Ok(perm)
 }
 

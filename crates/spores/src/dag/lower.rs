@@ -696,7 +696,8 @@ fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Liter
         name
     };
     Some(match name {
-        "rand" => (
+        // `Rand` is an accepted spelling (kmeans.dml uses it).
+        "rand" | "Rand" => (
             Builtin::Rand,
             Signature {
                 params: &[

@@ -344,14 +344,15 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             let cols = size_arg(&args[2], "cols")?;
             let byrow = args[3].as_bool().unwrap_or(true);
             match &args[0] {
-                Value::Matrix(m) => {
-                    if !byrow {
-                        return Err("matrix(..., byrow=FALSE) of a matrix is not supported".into());
-                    }
-                    structural::reshape(m, rows, cols)
-                        .map(Value::matrix)
-                        .map_err(exec_err)
+                Value::Matrix(m) if !byrow => {
+                    // Column-major in and out: reshape the transpose, transpose back.
+                    let t = transpose::transpose(m);
+                    let r = structural::reshape(&t, cols, rows).map_err(exec_err)?;
+                    Ok(Value::matrix(transpose::transpose(&r)))
                 }
+                Value::Matrix(m) => structural::reshape(m, rows, cols)
+                    .map(Value::matrix)
+                    .map_err(exec_err),
                 Value::Str(text) => {
                     let values: Vec<f64> = text
                         .split(|c: char| c.is_whitespace() || c == ',')

@@ -1,0 +1,227 @@
+//! Reorganizing builtins (`order`, `removeEmpty`, `table`, `unique`, `rev`,
+//! `lower.tri`/`upper.tri`, `aggregate`, `cumsum` and friends, `rowIndexMax`/`Min`)
+//! against what SystemDS 3.4 prints for the same snippets.
+
+mod common;
+
+use common::{assert_close, numbers, run_dml};
+
+fn run(name: &str, source: &str) -> Vec<f64> {
+    numbers(&run_dml(name, source).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+#[test]
+fn order_is_stable_and_returns_indices_or_rows() {
+    let got = run(
+        "order.dml",
+        r#"Y = matrix("1 1 2 2 2 3", rows=6, cols=1)
+print(toString(t(order(target=Y, by=1, decreasing=FALSE, index.return=TRUE))))
+print(toString(t(order(target=Y, by=1, decreasing=TRUE, index.return=TRUE))))
+Z = matrix("2 1 1 5 2 3 1 4", rows=4, cols=2)
+print(toString(order(target=Z, by=1, decreasing=TRUE)))
+print(toString(t(order(target=matrix("3 1 2 1 1 9", rows=3, cols=2), by=2, index.return=TRUE))))
+"#,
+    );
+    assert_close(
+        &got,
+        &[
+            1., 2., 3., 4., 5., 6., // increasing
+            6., 3., 4., 5., 1., 2., // decreasing keeps ties in input order
+            2., 1., 2., 3., 1., 5., 1., 4., // rows
+            1., 2., 3.,
+        ],
+        0.0,
+    );
+    let err = run_dml(
+        "order_by.dml",
+        "X = matrix(1, rows=2, cols=2)\nY = order(target=X, by=3)\n",
+    )
+    .unwrap_err();
+    assert!(err.contains("by=3") && err.contains("2x2"), "{err}");
+}
+
+#[test]
+fn remove_empty_rows_cols_select_and_all_empty() {
+    let got = run(
+        "remove_empty.dml",
+        r#"W = matrix("1 0 0 0 2 0", rows=3, cols=2)
+print(toString(removeEmpty(target=W, margin="rows")))
+print(toString(t(removeEmpty(target=W, margin="cols"))))
+print(toString(removeEmpty(target=W, margin="rows", select=matrix("0 0 1", rows=3, cols=1))))
+print(toString(removeEmpty(target=W, margin="rows", select=matrix("0 1 1", rows=3, cols=1))))
+E = matrix(0, rows=3, cols=2)
+R = removeEmpty(target=E, margin="rows")
+C = removeEmpty(target=E, margin="cols")
+N = removeEmpty(target=E, margin="rows", empty.return=FALSE)
+S = removeEmpty(target=W, margin="rows", select=matrix(0, rows=3, cols=1))
+print(nrow(R) + " " + ncol(R) + " " + nrow(C) + " " + ncol(C) + " " + nrow(N) + " " + ncol(N) + " " + nrow(S) + " " + ncol(S))
+Sp = matrix(0, rows=50, cols=40)
+Sp[7, 3] = 5
+Sp[30, 40] = 6
+print(toString(removeEmpty(target=Sp, margin="rows")[, 40]))
+"#,
+    );
+    assert_close(
+        &got,
+        &[
+            1., 0., 2., 0., // rows
+            1., 0., 2., // cols
+            2., 0., // select
+            0., 0., 2., 0., // select keeps empty rows
+            1., 2., 3., 1., 0., 2., 0., 2., // all-empty shapes
+            0., 6.,
+        ],
+        0.0,
+    );
+    let err = run_dml(
+        "remove_empty_bad.dml",
+        "W = matrix(1, rows=3, cols=2)\nR = removeEmpty(target=W, margin=\"diag\")\n",
+    )
+    .unwrap_err();
+    assert!(err.contains("margin"), "{err}");
+    let err = run_dml(
+        "remove_empty_arg.dml",
+        "W = matrix(1, rows=3, cols=2)\nR = removeEmpty(target=W, margins=\"rows\")\n",
+    )
+    .unwrap_err();
+    assert!(err.contains("no parameter `margins`"), "{err}");
+}
+
+#[test]
+fn table_forms_dims_and_weights() {
+    let got = run(
+        "table.dml",
+        r#"Y = matrix("1 1 2 2 2 3", rows=6, cols=1)
+print(toString(table(Y, Y)))
+s = seq(1, 3)
+p = matrix("2 3 1", rows=3, cols=1)
+print(toString(table(s, p, 4, 5)))
+print(toString(table(s, p, 2, 2)))
+print(toString(t(table(Y, 1))))
+A = matrix("1 2 2", rows=3, cols=1)
+B = matrix("1 1 3", rows=3, cols=1)
+print(toString(table(A, B, matrix("0.5 2 3", rows=3, cols=1))))
+print(toString(table(A, B, 2.0)))
+print(toString(table(A, B, odim1=1, odim2=1)))
+"#,
+    );
+    assert_close(
+        &got,
+        &[
+            2., 0., 0., 0., 3., 0., 0., 0., 1., //
+            0., 1., 0., 0., 0., 0., 0., 1., 0., 0., 1., 0., 0., 0., 0., 0., 0., 0., 0., 0., //
+            0., 1., 0., 0., //
+            2., 3., 1., //
+            0.5, 0., 0., 2., 0., 3., //
+            2., 0., 0., 2., 0., 2., //
+            1.,
+        ],
+        0.0,
+    );
+    let err = run_dml(
+        "table_len.dml",
+        "T = table(seq(1, 3), seq(1, 4))\nprint(sum(T))\n",
+    )
+    .unwrap_err();
+    assert!(err.contains("3x1") && err.contains("4x1"), "{err}");
+    let err = run_dml(
+        "table_zero.dml",
+        "T = table(seq(0, 2), seq(1, 3))\nprint(sum(T))\n",
+    )
+    .unwrap_err();
+    assert!(err.contains("positive integer"), "{err}");
+}
+
+#[test]
+fn cumulative_aggregates_on_dense_sparse_and_edge_shapes() {
+    let got = run(
+        "cumulative.dml",
+        r#"X = matrix("3 1 2 1 3 NaN 0 5", rows=4, cols=2)
+print(toString(cumsum(X)))
+print(toString(cumprod(X)))
+print(toString(cummin(X)))
+print(toString(cummax(X)))
+S = matrix(0, rows=4, cols=30)
+S[2, 1] = 1
+S[4, 1] = 2
+print(toString(t(cumsum(S)[, 1])))
+print(toString(cumsum(matrix("1 2 3", rows=1, cols=3))))
+print(as.scalar(cumsum(matrix(7, rows=1, cols=1))))
+"#,
+    );
+    let nan = f64::NAN;
+    assert_close(
+        &got,
+        &[
+            3., 1., 5., 2., 8., nan, 8., nan, //
+            3., 1., 6., 1., 18., nan, 0., nan, //
+            3., 1., 2., 1., 2., nan, 0., nan, //
+            3., 1., 3., 1., 3., nan, 3., nan, //
+            0., 1., 1., 3., //
+            1., 2., 3., //
+            7.,
+        ],
+        0.0,
+    );
+}
+
+#[test]
+fn row_index_extrema_ties_nan_and_sparse() {
+    let got = run(
+        "row_index.dml",
+        r#"print(toString(t(rowIndexMax(matrix("5 5 1 1 2 2 NaN NaN 3", rows=3, cols=3)))))
+print(toString(t(rowIndexMin(matrix("5 5 1 1 2 1 NaN NaN NaN", rows=3, cols=3)))))
+print(toString(t(rowIndexMax(matrix("0 0 0 0 -1 0 -2 -1 0", rows=3, cols=3)))))
+S = matrix(0, rows=2, cols=200)
+S[1, 5] = -1
+print(toString(t(rowIndexMin(S))) + toString(t(rowIndexMax(S))))
+print(toString(rowIndexMax(matrix("4 9 2", rows=1, cols=3))))
+"#,
+    );
+    assert_close(
+        &got,
+        &[2., 3., 3., 3., 3., 1., 3., 3., 3., 5., 200., 200., 200., 2.],
+        0.0,
+    );
+}
+
+#[test]
+fn unique_rev_triangles_outer_and_aggregate() {
+    let got = run(
+        "reorg_misc.dml",
+        r#"print(toString(t(unique(matrix("0.7 0.1 0.35 0.7 100 -3 0.1", rows=7, cols=1)))))
+print(toString(t(rev(matrix("5 1 4 2 3", rows=5, cols=1)))))
+A = matrix("4 1 2 1 3 0 2 0 5", rows=3, cols=3)
+print(toString(lower.tri(target=A, diag=TRUE, values=TRUE)))
+print(toString(lower.tri(target=A, diag=FALSE, values=FALSE)))
+print(toString(upper.tri(target=A, diag=FALSE, values=TRUE)))
+print(toString(outer(matrix("1 2", rows=2, cols=1), matrix("1 2 3", rows=1, cols=3), "<")))
+x = matrix("1 2 3 4 5", rows=5, cols=1)
+g = matrix("1 2 1 2 3", rows=5, cols=1)
+print(toString(t(aggregate(target=x, groups=g, fn="sum"))))
+print(toString(t(aggregate(target=x, groups=g, fn="count"))))
+print(toString(t(aggregate(target=x, groups=g, fn="mean", ngroups=4))))
+print(toString(aggregate(target=matrix("1 2 3 4 5 6", rows=3, cols=2), groups=matrix("2 1 2", rows=3, cols=1), fn="max", ngroups=2)))
+"#,
+    );
+    assert_close(
+        &got,
+        &[
+            0.7, 0.35, 0.1, -3., 100., //
+            3., 2., 4., 1., 5., //
+            4., 0., 0., 1., 3., 0., 2., 0., 5., //
+            0., 0., 0., 1., 0., 0., 1., 1., 0., //
+            0., 1., 2., 0., 0., 0., 0., 0., 0., //
+            0., 1., 1., 0., 0., 1., //
+            4., 6., 5., 2., 2., 1., 2., 3., 5., 0., //
+            3., 4., 5., 6.,
+        ],
+        0.0,
+    );
+    let err = run_dml(
+        "aggregate_fn.dml",
+        "x = aggregate(target=matrix(1, rows=2, cols=1), groups=matrix(1, rows=2, cols=1), fn=\"median\")\nprint(sum(x))\n",
+    )
+    .unwrap_err();
+    assert!(err.contains("fn must be one of"), "{err}");
+}

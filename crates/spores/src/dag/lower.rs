@@ -257,6 +257,9 @@ impl<'a> Lowerer<'a> {
             ExprKind::Var(name) if name == "Inf" && !self.env.contains_key(name) => {
                 self.lit(Literal::Double(f64::INFINITY), span)
             }
+            ExprKind::Var(name) if name == "pi" && !self.env.contains_key(name) => {
+                self.lit(Literal::Double(std::f64::consts::PI), span)
+            }
             ExprKind::Var(name) => self.var(name, span),
             ExprKind::CmdArg(name) => match self.ctx.args.get(name) {
                 Some(text) => self.lit(parse_cmd_arg(text), span),
@@ -997,9 +1000,9 @@ fn bind_args<'e>(
 }
 
 /// Whether an expression reads a variable (a parameter default such as `ncol(X)` must
-/// then be evaluated in the callee; `NaN` and `Inf` are constants).
+/// then be evaluated in the callee; `NaN`, `Inf` and `pi` are constants).
 fn mentions_variables(e: &Expr) -> bool {
-    e.any(&|x| matches!(&x.kind, ExprKind::Var(name) if name != "NaN" && name != "Inf"))
+    e.any(&|x| matches!(&x.kind, ExprKind::Var(name) if !matches!(name.as_str(), "NaN" | "Inf" | "pi")))
 }
 
 /// Types a command-line value as SystemDS does: integer, double, boolean, else string.

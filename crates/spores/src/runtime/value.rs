@@ -143,7 +143,13 @@ pub fn matrix_to_string(m: &Matrix, decimal: usize, sep: &str, linesep: &str) ->
             if j > 0 {
                 out.push_str(sep);
             }
-            out.push_str(&format!("{:.*}", decimal, m.get(i, j)));
+            let v = m.get(i, j);
+            // Java's formatter spells non-finite cells as Double.toString does.
+            if v.is_finite() {
+                out.push_str(&format!("{v:.decimal$}"));
+            } else {
+                out.push_str(&format_double(v));
+            }
         }
         out.push_str(linesep);
     }

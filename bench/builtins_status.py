@@ -44,7 +44,7 @@ def first_line(text: str) -> str:
     for line in text.splitlines():
         line = line.strip()
         if line and not line.endswith(": ok") and not set(line) <= {"|", "^", " "}:
-            return line[:200]
+            return line
     return ""
 
 
@@ -122,7 +122,10 @@ def main() -> int:
                                           else "no driver")
             status = "loads" if code == 0 else "does not load"
             reason = why if code == 0 else f"{why}; {first_line(err)}"
-        reason = reason.replace(f"{args.builtins}/", "").replace(f"{SUITE}/", "")
+        # Paths relative to the builtin folder, the suite and the repository, then short.
+        for prefix in (args.builtins, SUITE, ROOT):
+            reason = reason.replace(f"{prefix}/", "")
+        reason = reason[:200]
         rows.append((name, status, reason.replace("|", "\\|")))
 
     count = lambda s: sum(1 for r in rows if r[1] == s)  # noqa: E731

@@ -194,3 +194,24 @@ print(sum(-Inf == matrix("-Infinity 0", rows=1, cols=2)))
         1e-15,
     );
 }
+
+#[test]
+fn covariance_of_two_vectors_with_and_without_weights() {
+    // Worked by hand: deviations from the means 5 and 2.8 give 13 / (5 - 1); with the
+    // weights as frequencies, means 41/8 and 17/8 give 11.875 / (8 - 1); cov(x, x) = var(x).
+    let got = run(
+        "cov.dml",
+        r#"x = matrix("1 2 4 7 11", rows=5, cols=1)
+y = matrix("3 1 4 1 5", rows=5, cols=1)
+w = matrix("1 2 1 3 1", rows=5, cols=1)
+print(cov(x, y) + " " + cov(x, y, w) + " " + cov(x=x, y=x))
+"#,
+    );
+    assert_close(&got, &[3.25, 11.875 / 7.0, 16.5], 1e-12);
+    let err = run_dml(
+        "cov_bad.dml",
+        "print(cov(matrix(1, rows=3, cols=1), matrix(1, rows=4, cols=1)))\n",
+    )
+    .unwrap_err();
+    assert!(err.contains("3 and 4 rows"), "{err}");
+}

@@ -114,6 +114,32 @@ pub fn moment(m: &Matrix, k: u32) -> Result<f64> {
     Ok(v.iter().map(|x| (x - mean).powi(k as i32)).sum::<f64>() / n)
 }
 
+/// DML `cov(x, y)` and `cov(x, y, w)`: the sample covariance of two column vectors of equal
+/// length, `sum(w (x - mx)(y - my)) / (sum(w) - 1)` with weighted means (`w` = 1 when
+/// absent), as SystemDS computes it.
+pub fn covariance(x: &Matrix, y: &Matrix, w: Option<&Matrix>) -> Result<f64> {
+    let x = vector_values("cov", x)?;
+    let y = vector_values("cov", y)?;
+    let w = w.map(|w| vector_values("cov", w)).transpose()?;
+    if x.len() != y.len() || w.as_ref().is_some_and(|w| w.len() != x.len()) {
+        return Err(ExecError::invalid(format!(
+            "cov: the vectors have {} and {}{} rows; they must be equally long",
+            x.len(),
+            y.len(),
+            w.as_ref()
+                .map_or(String::new(), |w| format!(" (weights {})", w.len()))
+        )));
+    }
+    let weight = |i: usize| w.as_ref().map_or(1.0, |w| w[i]);
+    let total: f64 = (0..x.len()).map(weight).sum();
+    let mx = (0..x.len()).map(|i| weight(i) * x[i]).sum::<f64>() / total;
+    let my = (0..y.len()).map(|i| weight(i) * y[i]).sum::<f64>() / total;
+    let co: f64 = (0..x.len())
+        .map(|i| weight(i) * (x[i] - mx) * (y[i] - my))
+        .sum();
+    Ok(co / (total - 1.0))
+}
+
 /// The values sorted increasing (NaN last), or `None` when one is NaN.
 fn sorted(mut v: Vec<f64>) -> Option<Vec<f64>> {
     if v.iter().any(|x| x.is_nan()) {

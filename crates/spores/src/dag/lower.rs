@@ -860,6 +860,11 @@ fn native_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Litera
             sig(&["target", "p"], 2),
             vec![None, None],
         ),
+        "cov" => (
+            Builtin::Cov,
+            sig(&["x", "y", "weights"], 2),
+            vec![None, None, Some(Literal::Str("".into()))],
+        ),
         "moment" => (
             Builtin::Moment,
             sig(&["target", "order"], 2),

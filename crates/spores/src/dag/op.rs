@@ -146,6 +146,7 @@ pub enum Builtin {
     Quantile,
     /// target, order
     Moment,
+    Cov,
     /// target, dist, df, df1, df2, mean, sd, rate, lower.tail
     Cdf,
     /// target, dist, df, df1, df2, mean, sd, rate
@@ -223,6 +224,7 @@ impl Builtin {
             Builtin::Median => "median",
             Builtin::Quantile => "quantile",
             Builtin::Moment => "moment",
+            Builtin::Cov => "cov",
             Builtin::Cdf => "cdf",
             Builtin::Icdf => "icdf",
             Builtin::Rev => "rev",

@@ -74,6 +74,7 @@ pub fn handles(b: Builtin) -> bool {
             | Median
             | Quantile
             | Moment
+            | Cov
             | Cdf
             | Icdf
             | Rev
@@ -185,6 +186,15 @@ pub fn eval(b: Builtin, args: &[Value]) -> NativeResult {
         Moment => {
             let k = count(&args[1], "moment: order")?;
             stats::moment(m(0)?, k as u32)
+                .map(Value::Double)
+                .map_err(exec_err)
+        }
+        Cov => {
+            let weights = match &args[2] {
+                Value::Str(s) if s.is_empty() => None,
+                _ => Some(m(2)?),
+            };
+            stats::covariance(m(0)?, m(1)?, weights)
                 .map(Value::Double)
                 .map_err(exec_err)
         }

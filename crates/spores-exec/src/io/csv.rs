@@ -179,12 +179,7 @@ pub fn write(m: &Matrix, w: &mut dyn Write, header: bool, sep: char) -> std::io:
         Matrix::Sparse(s) => write_rows_parallel(w, s.rows(), cols, |range, buf| {
             let mut row = vec![0.0; cols];
             for i in range {
-                row.fill(0.0);
-                let (idx, val) = s.line(i);
-                for (&j, &v) in idx.iter().zip(val) {
-                    row[j as usize] = v;
-                }
-                write_row(buf, &row)?;
+                write_row(buf, m.dense_row(i, &mut row))?;
             }
             Ok(())
         }),

@@ -331,17 +331,7 @@ pub fn write(m: &Matrix, w: &mut dyn Write) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(cols.max(1) * 8);
     let mut row = vec![0.0; cols];
     for i in 0..rows {
-        let r: &[f64] = match m {
-            Matrix::Dense(d) => d.row(i),
-            Matrix::Sparse(s) => {
-                row.fill(0.0);
-                let (idx, val) = s.line(i);
-                for (&j, &v) in idx.iter().zip(val) {
-                    row[j as usize] = v;
-                }
-                &row
-            }
-        };
+        let r: &[f64] = m.dense_row(i, &mut row);
         buf.clear();
         for v in r {
             buf.extend_from_slice(&v.to_le_bytes());

@@ -220,17 +220,7 @@ pub fn row_index_extremum(m: &Matrix, which: Extremum) -> Matrix {
     let out = par_dense(m.rows(), 1, cols.max(1), |range, out| {
         let mut row = vec![0.0; cols];
         for (o, i) in out.iter_mut().zip(range) {
-            let cells: &[f64] = match m {
-                Matrix::Dense(d) => d.row(i),
-                Matrix::Sparse(s) => {
-                    row.fill(0.0);
-                    let (idx, val) = s.line(i);
-                    for (&j, &v) in idx.iter().zip(val) {
-                        row[j as usize] = v;
-                    }
-                    &row
-                }
-            };
+            let cells: &[f64] = m.dense_row(i, &mut row);
             let (mut best, mut at) = (start, 0usize);
             for (j, &v) in cells.iter().enumerate() {
                 if better(v, best) {

@@ -57,6 +57,22 @@ impl Matrix {
         Shape::new(self.rows(), self.cols())
     }
 
+    /// Row `i` as dense cells: a dense matrix's own row, or a sparse row scattered into
+    /// `buf` (one column per cell, zeros elsewhere).
+    pub fn dense_row<'a>(&'a self, i: usize, buf: &'a mut [f64]) -> &'a [f64] {
+        match self {
+            Matrix::Dense(d) => d.row(i),
+            Matrix::Sparse(s) => {
+                buf.fill(0.0);
+                let (idx, val) = s.line(i);
+                for (&j, &v) in idx.iter().zip(val) {
+                    buf[j as usize] = v;
+                }
+                buf
+            }
+        }
+    }
+
     /// Number of non-zero cells (for sparse matrices: stored entries that are non-zero).
     pub fn nnz(&self) -> usize {
         match self {

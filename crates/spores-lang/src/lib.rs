@@ -6,7 +6,8 @@
 //! tree.
 
 pub mod ast;
-pub mod diag;
+/// Spans and diagnostics live in `spores-diag`, shared with the tensor front end.
+pub use spores_diag as diag;
 pub mod lexer;
 pub mod parser;
 pub mod precedence;

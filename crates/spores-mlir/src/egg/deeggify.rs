@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use egglog::Value as EClass;
-use spores_opt::extract::dag::{dag_cost, CandGraph, CandNode, Selection};
+use spores_extract::dag::{dag_cost, CandGraph, CandNode, Selection};
 
 use crate::attr::Attribute;
 use crate::ir::{Block, NamedAttr, Operation, Region, ResultGroup, Value};
@@ -371,7 +371,7 @@ impl<'a> Emitter<'a> {
         }
         let sel: Selection = match self.extractor {
             Extractor::Greedy => greedy,
-            Extractor::Ilp(budget) => match spores_opt::extract::ilp::solve(&g, &greedy, budget) {
+            Extractor::Ilp(budget) => match spores_extract::ilp::solve(&g, &greedy, budget) {
                 Ok(s) => s.selection,
                 Err(_) => {
                     self.stats.ilp_fell_back = true;

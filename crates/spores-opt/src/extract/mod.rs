@@ -83,9 +83,7 @@
 //! default 500 ms budget a few large instances fall back to greedy). Without the
 //! lower-bound and dominance pruning the 14-operator case (then 965 binaries) took 7.6 s.
 
-pub mod dag;
 mod greedy;
-pub mod ilp;
 mod raised;
 
 use std::collections::HashMap;
@@ -100,6 +98,9 @@ use crate::la::LaExpr;
 use crate::saturate::Tables;
 
 pub use greedy::extract_greedy;
+/// The extraction problem and the ILP extractor live in their own crate, shared with
+/// `spores-mlir`; they are re-exported here under their old paths.
+pub use spores_extract::{dag, ilp};
 
 /// Every constructor table, for reading and for counting e-nodes.
 pub const CONSTRUCTORS: &[&str] = &[

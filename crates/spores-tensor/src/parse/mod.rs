@@ -35,11 +35,11 @@ use crate::plan_ast::{AggOp, Expr, Idx, MapOp, OpProps, Program, Query, UserFunc
 
 /// Spans, caret rendering and line/column are the DML front end's, so both front ends report
 /// errors the same way.
-pub use spores_lang::diag::{line_col, Span};
+pub use spores_diag::{line_col, Span};
 
 /// A syntax or name error at a place in the program text (`render` gives
 /// `file:line:col: error: ...` with the source line and a caret).
-pub type ParseError = spores_lang::diag::Diagnostic;
+pub type ParseError = spores_diag::Diagnostic;
 
 /// A user function declared in the program: `fn NAME(PARAMS) = BODY [PROPERTIES]`.
 #[derive(Clone, Debug)]

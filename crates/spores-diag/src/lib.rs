@@ -1,4 +1,7 @@
-//! Source positions and error rendering with line, column and a caret snippet.
+//! Source positions and error rendering with line, column and a caret snippet, shared by
+//! the DML front end (`spores-lang`, which re-exports this crate as `diag`) and the tensor
+//! notation front end (`spores-tensor`). It sits at the bottom of the pipeline: it depends
+//! on nothing.
 
 use std::fmt;
 use std::sync::Arc;
@@ -119,7 +122,7 @@ impl Diagnostic {
     /// line under the offending text:
     ///
     /// ```
-    /// use spores_lang::diag::{Diagnostic, Span};
+    /// use spores_diag::{Diagnostic, Span};
     /// let src = "x = 1\ny = x +* 2\n";
     /// let d = Diagnostic::new("unexpected `*`", Span::new(12, 13));
     /// assert_eq!(

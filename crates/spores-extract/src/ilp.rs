@@ -48,7 +48,7 @@
 //!
 //! # Measured
 //!
-//! See the table in [`crate::extract`]: the paper's examples solve in under 1 ms, a
+//! See the extraction table in `spores_opt::extract`: the paper's examples solve in under 1 ms, a
 //! 14-operator expression (205 binaries) in about 0.2-0.4 s.
 
 use std::time::{Duration, Instant};
@@ -59,7 +59,7 @@ use good_lp::{
     Variable, WithTimeLimit,
 };
 
-use super::dag::{dag_cost, sccs, CandGraph, Selection};
+use crate::dag::{dag_cost, sccs, CandGraph, Selection};
 
 /// Instances with more binaries than this are not attempted: on extraction-shaped
 /// problems microlp's time grows steeply beyond a few thousand binaries, so building such
@@ -453,8 +453,8 @@ fn levels(g: &CandGraph, sel: &Selection, used: &[bool], comp: &[usize]) -> Vec<
 
 #[cfg(test)]
 mod tests {
-    use super::super::dag::CandNode;
     use super::*;
+    use crate::dag::CandNode;
 
     fn node(cost: f64, children: &[usize]) -> CandNode {
         CandNode {

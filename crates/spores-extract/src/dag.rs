@@ -171,7 +171,7 @@ pub fn dag_cost(g: &CandGraph, sel: &Selection) -> Result<f64, String> {
 
 /// Strongly connected components of a graph given as adjacency lists (Tarjan,
 /// iterative, so deep graphs cannot overflow the stack). Returns each node's component.
-pub(crate) fn sccs(n: usize, edges: &[Vec<usize>]) -> Vec<usize> {
+pub fn sccs(n: usize, edges: &[Vec<usize>]) -> Vec<usize> {
     const NONE: usize = usize::MAX;
     let mut index = vec![NONE; n];
     let mut low = vec![0usize; n];

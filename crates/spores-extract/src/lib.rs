@@ -1,0 +1,24 @@
+//! Extraction reduced to a graph problem, below both e-graph optimizers.
+//!
+//! `spores-opt` (LA expressions) and `spores-mlir` (MLIR programs) each strip their e-graph
+//! down to a [`dag::CandGraph`]: classes, each with candidate operators that have a cost of
+//! their own and child classes. This crate owns that problem, its DAG cost (a class shared by
+//! several parents is paid once) and the [`ilp`] extractor that minimizes it, so neither
+//! optimizer depends on the other.
+//!
+//! ```
+//! use spores_extract::dag::{dag_cost, CandGraph, CandNode};
+//!
+//! // Class 0 (the root) is computed from class 1 twice over; class 1 has one candidate.
+//! let g = CandGraph {
+//!     classes: vec![
+//!         vec![CandNode { cost: 1.0, children: vec![1, 1] }],
+//!         vec![CandNode { cost: 5.0, children: vec![] }],
+//!     ],
+//!     root: 0,
+//! };
+//! assert_eq!(dag_cost(&g, &vec![Some(0), Some(0)]), Some(6.0));
+//! ```
+
+pub mod dag;
+pub mod ilp;

@@ -1,6 +1,10 @@
 //! Execution layer of spores: matrix formats, multithreaded sparsity-aware kernels,
 //! and matrix file I/O.
 //!
+//! Where it sits: the bottom of the pipeline (it depends on no other spores crate); the
+//! interpreter, the optimizers' reference evaluation and the tensor engine's fast paths run
+//! its kernels.
+//!
 //! The layout follows the data flow: [`matrix`] holds the formats (row-major dense,
 //! CSR and CSC sparse) and the automatic format choice; [`kernels`] holds the
 //! operators the interpreter and the optimizer's physical plans call; [`io`] reads

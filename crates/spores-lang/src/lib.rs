@@ -1,5 +1,8 @@
 //! Front end for a subset of SystemDS's DML (R-like linear-algebra scripts).
 //!
+//! Where it sits: a front end (DML text → AST), on `spores-diag`; used by the `spores`
+//! binary and by `spores-opt`, whose input language is DML's expressions.
+//!
 //! [`parse`] turns a script into an [`ast::Program`] and [`parse_expr`] a single
 //! expression; errors are [`diag::Diagnostic`]s that render with line, column and a caret
 //! snippet. `Expr` implements `Display`, printing DML text that parses back to the same

@@ -1,5 +1,8 @@
 //! MLIR for spores: a reader and printer for MLIR's generic operation form.
 //!
+//! Where it sits: front end and optimizer of MLIR programs; it shares only extraction
+//! (`spores-extract`) with the other optimizers.
+//!
 //! This is the entry point of the MLIR optimizer (DialEgg-style: MLIR → egglog → MLIR). The
 //! optimizer must be dialect-agnostic, so the reader works on the *generic* form, which every
 //! dialect shares: `%r:2 = "dialect.op"(%a) <{props}> ({regions}) {attrs} : (types) -> types`.

@@ -1,5 +1,9 @@
 //! The SPORES optimizer.
 //!
+//! Where it sits: an optimizer between the DML front end (`spores-lang`) and the matrix
+//! engine (`spores-exec`); it prices plans with `spores-sparsity` and extracts with
+//! `spores-extract`, and depends on no other optimizer.
+//!
 //! [`la`] is the optimizer's input and output language: linear-algebra expressions over
 //! named inputs whose shapes (numbers or symbols) and sparsity are known.
 //! [`canon`] decides equivalence by relational canonical forms (`spores equiv`),

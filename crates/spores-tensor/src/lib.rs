@@ -1,6 +1,10 @@
 //! Sparse tensor programs in tensor index notation, optimized the way Galley does it
 //! (../shared/papers/galley.txt) and run on our own sparse tensor engine.
 //!
+//! Where it sits: front end, optimizer and engine of tensor programs in one crate, on the
+//! shared `spores-diag` (spans), `spores-sparsity` (statistics) and `spores-exec` (kernels);
+//! it depends on no other optimizer.
+//!
 //! The modules follow the pipeline:
 //!
 //! - [`plan_ast`]: the plan language of every stage (input program, logical plan, physical plan)
@@ -36,4 +40,13 @@ pub enum TensorError {
     Unknown(String),
     #[error("{0}")]
     Invalid(String),
+}
+
+impl From<spores_sparsity::StatsError> for TensorError {
+    fn from(e: spores_sparsity::StatsError) -> TensorError {
+        match e {
+            spores_sparsity::StatsError::Unknown(name) => TensorError::Unknown(name),
+            spores_sparsity::StatsError::Invalid(msg) => TensorError::Invalid(msg),
+        }
+    }
 }

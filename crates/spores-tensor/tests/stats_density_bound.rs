@@ -15,7 +15,7 @@ use spores_tensor::CooTensor;
 fn stats_of(expr: &Expr, inputs: &InputStats) -> TensorStats {
     let est = Estimator::DensityBound;
     let mut leaf = |e: &Expr| match e {
-        Expr::Input { tensor, idxs } => inputs.access(tensor, idxs, est),
+        Expr::Input { tensor, idxs } => Ok(inputs.access(tensor, idxs, est)?),
         _ => unreachable!(),
     };
     expr_stats(expr, est, &mut leaf, &|_: &Idx| None).unwrap()

@@ -14,7 +14,7 @@ use spores_tensor::CooTensor;
 
 fn stats_of(expr: &Expr, inputs: &InputStats, est: Estimator) -> TensorStats {
     let mut leaf = |e: &Expr| match e {
-        Expr::Input { tensor, idxs } => inputs.access(tensor, idxs, est),
+        Expr::Input { tensor, idxs } => Ok(inputs.access(tensor, idxs, est)?),
         _ => unreachable!(),
     };
     expr_stats(expr, est, &mut leaf, &|_: &Idx| None).unwrap()

@@ -4,7 +4,7 @@
 //! An LA expression is read as the aggregate-of-join query it denotes (a matrix is a tensor
 //! over a row and a column index; `A %*% B` is `sum[k](A[i,k] * B[k,j])`, `rowSums(A)` is
 //! `sum[j](A[i,j])`, ...), and its statistics are built bottom-up with
-//! [`spores_tensor::stats`] under [`Estimator::DensityBound`], the estimator that implements
+//! [`spores_sparsity::stats`] under [`Estimator::DensityBound`], the estimator that implements
 //! Figure 12: elementwise products keep the smaller density, sums add densities, an aggregate
 //! over `n` cells multiplies by `n`, all capped at 1. Dimensions of size 1 carry no index, so
 //! row and column vectors broadcast as LA broadcasts them.
@@ -14,8 +14,8 @@
 
 use std::cell::RefCell;
 
-use spores_tensor::plan_ast::{AggOp, Idx, MapOp};
-use spores_tensor::stats::{map_stats, Estimator, TensorStats};
+use spores_sparsity::stats::{map_stats, Estimator, TensorStats};
+use spores_sparsity::{AggOp, Idx, MapOp};
 
 use super::{dim_size, input_sparsity, shape_of};
 use crate::la::{broadcast, Dim, LaExpr, Shape, ShapeEnv, ShapeError};

@@ -193,10 +193,10 @@ impl<'a> Ctx<'a> {
                         stats.idxs()
                     )));
                 }
-                stats.rename(&|i: &Idx| {
+                Ok(stats.rename(&|i: &Idx| {
                     let k = declared.iter().position(|d| d == i).expect("checked above");
                     idxs[k].clone()
-                })
+                })?)
             }
             _ => unreachable!("leaves are accesses"),
         }

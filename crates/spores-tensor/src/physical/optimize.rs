@@ -58,7 +58,7 @@ struct Stats<'a> {
 impl Stats<'_> {
     fn leaf(&self, e: &Expr) -> Result<TensorStats, TensorError> {
         match e {
-            Expr::Input { tensor, idxs } => self.inputs.access(tensor, idxs, self.estimator),
+            Expr::Input { tensor, idxs } => Ok(self.inputs.access(tensor, idxs, self.estimator)?),
             Expr::Alias { name, idxs } => {
                 let (declared, s) = self
                     .results
@@ -67,10 +67,12 @@ impl Stats<'_> {
                 if declared == idxs {
                     return Ok(s.clone());
                 }
-                s.rename(&|i: &Idx| match declared.iter().position(|d| d == i) {
-                    Some(k) => idxs[k].clone(),
-                    None => i.clone(),
-                })
+                Ok(
+                    s.rename(&|i: &Idx| match declared.iter().position(|d| d == i) {
+                        Some(k) => idxs[k].clone(),
+                        None => i.clone(),
+                    })?,
+                )
             }
             _ => unreachable!("leaves are accesses"),
         }

@@ -16,39 +16,12 @@
 //! assert_eq!(q.to_string(), "Y[i] = sigmoid(sum[j](X[i,j] * theta[j]))");
 //! ```
 
-mod ops;
-
-pub use ops::{AggOp, MapOp, OpProps, ScalarFn, UserFunction};
+/// Index names and scalar operators live in `spores-sparsity`, below both optimizers.
+pub use spores_sparsity::ops::{AggOp, MapOp, OpProps, ScalarFn, UserFunction};
+pub use spores_sparsity::Idx;
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::sync::Arc;
-
-/// An index variable (`i` in `A[i,j]`). Cheap to clone.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Idx(Arc<str>);
-
-impl Idx {
-    pub fn new(name: &str) -> Idx {
-        Idx(Arc::from(name))
-    }
-
-    pub fn name(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Idx {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl fmt::Display for Idx {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// A tensor expression in tensor index notation.
 ///

@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
 use super::{Kind, TensorStats};
-use crate::plan_ast::Idx;
+use crate::Idx;
 
 /// `D(x | y) = d` over index bitmasks (bit positions of the owning stats' sorted indices).
 #[derive(Clone, Copy, Debug, PartialEq)]

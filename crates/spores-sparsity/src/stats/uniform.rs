@@ -2,7 +2,7 @@
 //! independent and uniformly spread over the index space.
 
 use super::{Kind, TensorStats};
-use crate::plan_ast::Idx;
+use crate::Idx;
 
 fn density(s: &TensorStats) -> f64 {
     let cells = s.cells();

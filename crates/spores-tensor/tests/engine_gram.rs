@@ -3,65 +3,18 @@
 //! output orders, odd sizes, non-finite values falling back), the scan's band copies of
 //! block-column dimension tables, and the fact-table walk over single-child levels.
 
+mod opt_support;
+
 use std::collections::HashMap;
 
-use rand::{RngExt, SeedableRng};
+use opt_support::*;
+use rand::RngExt;
 use spores_tensor::engine::{execute_query, fastpath::matrix_product, scan::scan, FiberTensor};
-use spores_tensor::logical::naive_plan;
 use spores_tensor::parse::parse_program;
-use spores_tensor::plan_ast::{Access, Expr, Idx, LevelFormat, PhysExpr, PhysicalQuery, Protocol};
+use spores_tensor::plan_ast::{LevelFormat, PhysExpr};
 use spores_tensor::CooTensor;
 
 use LevelFormat::{Bytemap, Dense, Hash, SortedList};
-
-fn rng(seed: u64) -> rand_pcg::Pcg64 {
-    rand_pcg::Pcg64::seed_from_u64(seed)
-}
-
-/// The kernel of the one-query program `src`, with the given loop order and output
-/// formats; `leader`'s indices iterate, every other access looks up.
-fn kernel(
-    src: &str,
-    loops: &[&str],
-    leader: Option<&str>,
-    formats: &[LevelFormat],
-) -> PhysicalQuery {
-    let p = parse_program(src).unwrap().program;
-    let plan = naive_plan(&p).unwrap();
-    let q = plan.queries.last().unwrap().clone();
-    fn phys(e: &Expr, leader: Option<&str>) -> PhysExpr {
-        match e {
-            Expr::Input { tensor, idxs } | Expr::Alias { name: tensor, idxs } => {
-                let it = if leader == Some(tensor.as_str()) {
-                    Protocol::Iterate
-                } else {
-                    Protocol::Lookup
-                };
-                PhysExpr::Access(Access {
-                    is_alias: false,
-                    name: tensor.clone(),
-                    idxs: idxs.clone(),
-                    protocols: vec![it; idxs.len()],
-                })
-            }
-            Expr::Literal(v) => PhysExpr::Literal(*v),
-            Expr::Map { op, args } => PhysExpr::Map {
-                op: op.clone(),
-                args: args.iter().map(|a| phys(a, leader)).collect(),
-            },
-            Expr::Agg { .. } => panic!("kernel bodies have no aggregate"),
-        }
-    }
-    PhysicalQuery {
-        name: q.name.clone(),
-        loop_order: loops.iter().map(|l| Idx::new(l)).collect(),
-        agg: q.agg,
-        agg_idxs: q.agg_idxs.clone(),
-        body: phys(&q.body, leader),
-        output_idxs: q.idxs.clone(),
-        output_formats: formats.to_vec(),
-    }
-}
 
 fn assert_close(fast: &FiberTensor, slow: &FiberTensor, context: &str) {
     let (a, b) = (fast.to_coo().unwrap(), slow.to_coo().unwrap());

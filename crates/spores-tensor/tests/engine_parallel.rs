@@ -2,9 +2,12 @@
 //! outputs merged in loop order) against the brute-force reference. The serial start is set
 //! to zero so every kernel, however small, runs split.
 
+mod opt_support;
+
 use std::collections::HashMap;
 use std::time::Duration;
 
+use opt_support::*;
 use proptest::prelude::*;
 use spores_tensor::driver::{Optimizer, RunOptions};
 use spores_tensor::engine::exec::set_parallel_after;
@@ -36,37 +39,29 @@ const PROGRAMS: &[&str] = &[
     "z[i] = w[i] + L[i]",
 ];
 
-fn tensor(dims: Vec<usize>, density: f64, fill: f64, seed: u64) -> CooTensor {
-    use rand::{RngExt, SeedableRng};
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
-    let total: usize = dims.iter().product();
-    let mut entries = vec![];
-    for flat in 0..total {
-        if rng.random::<f64>() < density {
-            let mut c = vec![0u32; dims.len()];
-            let mut r = flat;
-            for m in (0..dims.len()).rev() {
-                c[m] = (r % dims[m]) as u32;
-                r /= dims[m];
-            }
-            let v = (rng.random::<f64>() * 4.0 - 1.0).round() / 2.0;
-            entries.push((c, if v == fill { v + 0.25 } else { v }));
-        }
-    }
-    CooTensor::from_entries(dims, entries, fill).unwrap()
-}
-
 fn inputs(n: usize, density: f64, fill: f64, seed: u64) -> HashMap<String, CooTensor> {
     let mut m = HashMap::new();
-    m.insert("A".into(), tensor(vec![n, n + 1], density, fill, seed));
-    m.insert("B".into(), tensor(vec![n + 1, 3], density, 0.0, seed + 1));
-    m.insert("x".into(), tensor(vec![n + 1], density, fill, seed + 2));
-    m.insert("w".into(), tensor(vec![n], density, 0.0, seed + 3));
-    m.insert("L".into(), tensor(vec![n], density, 0.0, seed + 4));
-    m.insert("E".into(), tensor(vec![n, n], density, 0.0, seed + 5));
+    m.insert(
+        "A".into(),
+        random_halves(vec![n, n + 1], density, fill, seed),
+    );
+    m.insert(
+        "B".into(),
+        random_halves(vec![n + 1, 3], density, 0.0, seed + 1),
+    );
+    m.insert(
+        "x".into(),
+        random_halves(vec![n + 1], density, fill, seed + 2),
+    );
+    m.insert("w".into(), random_halves(vec![n], density, 0.0, seed + 3));
+    m.insert("L".into(), random_halves(vec![n], density, 0.0, seed + 4));
+    m.insert(
+        "E".into(),
+        random_halves(vec![n, n], density, 0.0, seed + 5),
+    );
     m.insert(
         "T".into(),
-        tensor(vec![n, n + 1, 3], density, fill, seed + 6),
+        random_halves(vec![n, n + 1, 3], density, fill, seed + 6),
     );
     m
 }
@@ -146,7 +141,7 @@ proptest! {
 fn large_kernel_split_and_serial_agree() {
     let src = "c = sum[a,b,c,d](E[a,b] * E[a,c] * E[a,d] * E[b,c] * E[b,d] * E[c,d])\nP[i,k] = sum[j](E[i,j] * E[j,k])\noutput c, P";
     let n = 400;
-    let e = tensor(vec![n, n], 0.15, 0.0, 7);
+    let e = random_halves(vec![n, n], 0.15, 0.0, 7);
     let ins: HashMap<String, CooTensor> = [("E".to_string(), e)].into_iter().collect();
     let parsed = parse_program(src).unwrap();
     let options = RunOptions::default();

@@ -2,8 +2,11 @@
 //! random tensors (2- and 3-way, fills other than 0), with the baseline plans and with
 //! randomly perturbed protocols, formats and loop orders.
 
+mod opt_support;
+
 use std::collections::HashMap;
 
+use opt_support::*;
 use proptest::prelude::*;
 use spores_tensor::engine::execute_plan;
 use spores_tensor::logical::naive_plan;
@@ -41,27 +44,6 @@ const PROGRAMS: &[&str] = &[
     "h[i] = sum[j](max(A[i,j], x[j]) * (A[i,j] >= 0.2 || x[j] < 0.1))",
 ];
 
-/// Random tensor with roughly `density` stored entries and the given fill.
-fn tensor(dims: Vec<usize>, density: f64, fill: f64, seed: u64) -> CooTensor {
-    use rand::{RngExt, SeedableRng};
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
-    let total: usize = dims.iter().product();
-    let mut entries = vec![];
-    for flat in 0..total {
-        if rng.random::<f64>() < density {
-            let mut c = vec![0u32; dims.len()];
-            let mut r = flat;
-            for m in (0..dims.len()).rev() {
-                c[m] = (r % dims[m]) as u32;
-                r /= dims[m];
-            }
-            let v = (rng.random::<f64>() * 4.0 - 1.0).round() / 2.0;
-            entries.push((c, if v == fill { v + 0.25 } else { v }));
-        }
-    }
-    CooTensor::from_entries(dims, entries, fill).unwrap()
-}
-
 fn inputs(
     i: usize,
     j: usize,
@@ -71,15 +53,30 @@ fn inputs(
     seed: u64,
 ) -> HashMap<String, CooTensor> {
     let mut m = HashMap::new();
-    m.insert("A".into(), tensor(vec![i, j], density, fills[0], seed));
-    m.insert("B".into(), tensor(vec![j, k], density, fills[1], seed + 1));
-    m.insert("x".into(), tensor(vec![j], density, fills[2], seed + 2));
-    m.insert("w".into(), tensor(vec![i], density, 0.0, seed + 3));
-    m.insert("L".into(), tensor(vec![i], density, fills[1], seed + 4));
-    m.insert("E".into(), tensor(vec![i, i], density, 0.0, seed + 5));
+    m.insert(
+        "A".into(),
+        random_halves(vec![i, j], density, fills[0], seed),
+    );
+    m.insert(
+        "B".into(),
+        random_halves(vec![j, k], density, fills[1], seed + 1),
+    );
+    m.insert(
+        "x".into(),
+        random_halves(vec![j], density, fills[2], seed + 2),
+    );
+    m.insert("w".into(), random_halves(vec![i], density, 0.0, seed + 3));
+    m.insert(
+        "L".into(),
+        random_halves(vec![i], density, fills[1], seed + 4),
+    );
+    m.insert(
+        "E".into(),
+        random_halves(vec![i, i], density, 0.0, seed + 5),
+    );
     m.insert(
         "T".into(),
-        tensor(vec![i, j, k], density, fills[0], seed + 6),
+        random_halves(vec![i, j, k], density, fills[0], seed + 6),
     );
     m
 }

@@ -3,84 +3,15 @@
 //! dense and sparse followers, zero-keeping and other maps, outputs over inner loops, and
 //! all-dense kernels with and without aggregates.
 
+mod opt_support;
+
 use std::collections::HashMap;
 
-use rand::{RngExt, SeedableRng};
+use opt_support::*;
+use rand::RngExt;
 use spores_tensor::engine::{execute_query, scan::scan, FiberTensor};
-use spores_tensor::logical::naive_plan;
-use spores_tensor::parse::parse_program;
-use spores_tensor::plan_ast::{Access, Expr, Idx, LevelFormat, PhysExpr, PhysicalQuery, Protocol};
+use spores_tensor::plan_ast::{LevelFormat, PhysicalQuery};
 use spores_tensor::CooTensor;
-
-fn rng(seed: u64) -> rand_pcg::Pcg64 {
-    rand_pcg::Pcg64::seed_from_u64(seed)
-}
-
-/// A random tensor with about `density` of its cells set to values in [-2, 2).
-fn random(r: &mut rand_pcg::Pcg64, dims: &[usize], density: f64) -> CooTensor {
-    let total: usize = dims.iter().product();
-    let mut e = vec![];
-    for flat in 0..total {
-        if r.random::<f64>() < density {
-            let mut c = vec![0u32; dims.len()];
-            let mut rest = flat;
-            for m in (0..dims.len()).rev() {
-                c[m] = (rest % dims[m]) as u32;
-                rest /= dims[m];
-            }
-            e.push((c, r.random_range(-2.0..2.0)));
-        }
-    }
-    CooTensor::from_entries(dims.to_vec(), e, 0.0).unwrap()
-}
-
-/// The kernel of the one-query program `src` (its aggregate and body), with the given loop
-/// order and output formats; `leader`'s indices iterate, every other access looks up.
-fn kernel(
-    src: &str,
-    loops: &[&str],
-    leader: Option<&str>,
-    formats: &[LevelFormat],
-) -> PhysicalQuery {
-    let p = parse_program(src).unwrap().program;
-    let plan = naive_plan(&p).unwrap();
-    let q = plan.queries.last().unwrap().clone();
-    fn phys(e: &Expr, leader: Option<&str>) -> PhysExpr {
-        match e {
-            Expr::Input { tensor, idxs } | Expr::Alias { name: tensor, idxs } => {
-                let it = leader == Some(tensor.as_str());
-                PhysExpr::Access(Access {
-                    is_alias: false,
-                    name: tensor.clone(),
-                    idxs: idxs.clone(),
-                    protocols: vec![
-                        if it {
-                            Protocol::Iterate
-                        } else {
-                            Protocol::Lookup
-                        };
-                        idxs.len()
-                    ],
-                })
-            }
-            Expr::Literal(v) => PhysExpr::Literal(*v),
-            Expr::Map { op, args } => PhysExpr::Map {
-                op: op.clone(),
-                args: args.iter().map(|a| phys(a, leader)).collect(),
-            },
-            Expr::Agg { .. } => panic!("kernel bodies have no aggregate"),
-        }
-    }
-    PhysicalQuery {
-        name: q.name.clone(),
-        loop_order: loops.iter().map(|l| Idx::new(l)).collect(),
-        agg: q.agg,
-        agg_idxs: q.agg_idxs.clone(),
-        body: phys(&q.body, leader),
-        output_idxs: q.idxs.clone(),
-        output_formats: formats.to_vec(),
-    }
-}
 
 /// Runs `q` on the scan path (which must take it) and on the interpreter; compares.
 fn agree(q: &PhysicalQuery, inputs: &HashMap<String, FiberTensor>, context: &str) {
@@ -102,6 +33,11 @@ fn fiber(t: &CooTensor, formats: &[LevelFormat]) -> FiberTensor {
 }
 
 use LevelFormat::{Dense, SortedList};
+
+/// Values in [-2, 2).
+fn uniform_pm2(r: &mut rand_pcg::Pcg64) -> f64 {
+    r.random_range(-2.0..2.0)
+}
 
 /// The network's kernel: a sparse leader over (i, s, p), the hidden units `h` as inner loop
 /// with `relu`, dense row lookups, for inner loops shorter and longer than one batch.
@@ -126,15 +62,24 @@ fn leader_with_an_inner_loop_and_relu() {
         ins.insert("L".to_string(), fiber(&l, &[Dense, SortedList, SortedList]));
         ins.insert(
             "A".to_string(),
-            fiber(&random(&mut r, &[ns, hidden], 1.0), &[Dense, Dense]),
+            fiber(
+                &random_tensor(&mut r, &[ns, hidden], 1.0, 0.0, uniform_pm2),
+                &[Dense, Dense],
+            ),
         );
         ins.insert(
             "B".to_string(),
-            fiber(&random(&mut r, &[np, hidden], 1.0), &[Dense, Dense]),
+            fiber(
+                &random_tensor(&mut r, &[np, hidden], 1.0, 0.0, uniform_pm2),
+                &[Dense, Dense],
+            ),
         );
         ins.insert(
             "w".to_string(),
-            fiber(&random(&mut r, &[hidden], 0.7), &[Dense]),
+            fiber(
+                &random_tensor(&mut r, &[hidden], 0.7, 0.0, uniform_pm2),
+                &[Dense],
+            ),
         );
         let q = kernel(
             "y[i] = sum[s,p,h](relu(L[i,s,p] * (A[s,h] + B[p,h])) * w[h])",
@@ -160,9 +105,9 @@ fn leader_with_an_inner_loop_and_relu() {
 fn sparse_rows_over_the_inner_loop() {
     let mut r = rng(13);
     let (n, a, j) = (200, 9, 30);
-    let l = random(&mut r, &[n, a], 0.2);
-    let table = random(&mut r, &[a, j], 0.3);
-    let vector = random(&mut r, &[j], 0.5);
+    let l = random_tensor(&mut r, &[n, a], 0.2, 0.0, uniform_pm2);
+    let table = random_tensor(&mut r, &[a, j], 0.3, 0.0, uniform_pm2);
+    let vector = random_tensor(&mut r, &[j], 0.5, 0.0, uniform_pm2);
     for f in [SortedList, LevelFormat::Hash, LevelFormat::Bytemap, Dense] {
         for top in [Dense, SortedList] {
             let mut ins = HashMap::new();
@@ -186,16 +131,22 @@ fn sparse_rows_over_the_inner_loop() {
 fn two_inner_loops_sparse_followers_and_other_aggregates() {
     let mut r = rng(9);
     let (n, a, b, c) = (120, 5, 6, 4);
-    let l = random(&mut r, &[n, a], 0.3);
+    let l = random_tensor(&mut r, &[n, a], 0.3, 0.0, uniform_pm2);
     let mut ins = HashMap::new();
     ins.insert("L".to_string(), fiber(&l, &[SortedList, SortedList]));
     ins.insert(
         "D".to_string(),
-        fiber(&random(&mut r, &[a, b, c], 1.0), &[Dense, Dense, Dense]),
+        fiber(
+            &random_tensor(&mut r, &[a, b, c], 1.0, 0.0, uniform_pm2),
+            &[Dense, Dense, Dense],
+        ),
     );
     ins.insert(
         "E".to_string(),
-        fiber(&random(&mut r, &[b, c], 0.4), &[Dense, SortedList]),
+        fiber(
+            &random_tensor(&mut r, &[b, c], 0.4, 0.0, uniform_pm2),
+            &[Dense, SortedList],
+        ),
     );
     let q = kernel(
         "Z[i,k] = sum[s,j](L[i,s] * D[s,j,k] * (E[j,k] + 2))",
@@ -226,15 +177,24 @@ fn all_dense_kernels() {
     let mut ins = HashMap::new();
     ins.insert(
         "v".to_string(),
-        fiber(&random(&mut r, &[5000], 1.0), &[Dense]),
+        fiber(
+            &random_tensor(&mut r, &[5000], 1.0, 0.0, uniform_pm2),
+            &[Dense],
+        ),
     );
     ins.insert(
         "M".to_string(),
-        fiber(&random(&mut r, &[300, 70], 1.0), &[Dense, Dense]),
+        fiber(
+            &random_tensor(&mut r, &[300, 70], 1.0, 0.0, uniform_pm2),
+            &[Dense, Dense],
+        ),
     );
     ins.insert(
         "u".to_string(),
-        fiber(&random(&mut r, &[70], 1.0), &[Dense]),
+        fiber(
+            &random_tensor(&mut r, &[70], 1.0, 0.0, uniform_pm2),
+            &[Dense],
+        ),
     );
     for (src, loops, formats) in [
         ("y[i] = sigmoid(v[i])", vec!["i"], vec![Dense]),

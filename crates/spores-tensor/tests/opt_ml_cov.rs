@@ -29,46 +29,17 @@ use spores_tensor::CooTensor;
 fn star(
     seed: u64,
     rows: usize,
-    tables: (usize, usize, usize, usize),
+    (ns, np, no, nc): (usize, usize, usize, usize),
     width: usize,
     broken: bool,
 ) -> HashMap<String, CooTensor> {
-    let mut r = rng(seed);
-    let (ns, np, no, nc) = tables;
-    let sizes = [("S", ns), ("P", np), ("O", no), ("C", nc)];
-    let features = 4 * width;
-    let order_customer: Vec<u32> = (0..no).map(|_| r.random_range(0..nc as u32)).collect();
-    let mut l = vec![];
-    for i in 0..rows {
-        let (s, p, o) = (
-            r.random_range(0..ns as u32),
-            r.random_range(0..np as u32),
-            r.random_range(0..no as u32),
-        );
-        let c = order_customer[o as usize];
-        l.push((vec![i as u32, s, p, o, c], 1.0));
-        if broken && i == 0 {
-            l.push((vec![i as u32, (s + 1) % ns as u32, p, o, c], 1.0));
-        }
-    }
-    let mut out = HashMap::new();
-    out.insert(
-        "L".to_string(),
-        CooTensor::from_entries(vec![rows, ns, np, no, nc], l, 0.0).unwrap(),
-    );
-    for (k, (name, n)) in sizes.into_iter().enumerate() {
-        let mut e = vec![];
-        for row in 0..n {
-            for col in k * width..(k + 1) * width {
-                e.push((vec![row as u32, col as u32], r.random_range(-2.0..2.0)));
-            }
-        }
-        out.insert(
-            name.to_string(),
-            CooTensor::from_entries(vec![n, features], e, 0.0).unwrap(),
-        );
-    }
-    out
+    let star = Star {
+        rows,
+        tables: [ns, np, no, nc],
+        widths: [width; 4],
+        broken: usize::from(broken),
+    };
+    star.tensors(&mut rng(seed))
 }
 
 /// `t(X) X` computed directly: `x_i = S[s_i] + P[p_i] + O[o_i] + C[c_i]` per lineitem.

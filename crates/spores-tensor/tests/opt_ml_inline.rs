@@ -111,66 +111,21 @@ proptest! {
     }
 }
 
-/// Star-join tensors with the key structure of the ML benchmark: lineitem `L[i,s,p,o,c]`
-/// (each row one supplier, part, order and that order's customer), dimension tables with
-/// features in disjoint column blocks.
+/// Star-join tensors with the key structure of the ML benchmark and the model's parameters.
 pub fn star_schema(seed: u64, rows: usize) -> HashMap<String, CooTensor> {
     let mut r = rng(seed);
-    let (ns, np, no, nc) = (2usize, 3usize, 4usize, 2usize);
-    let blocks = [("S", ns, 2usize), ("P", np, 2), ("O", no, 1), ("C", nc, 2)];
-    let features: usize = blocks.iter().map(|b| b.2).sum();
-    let order_customer: Vec<u32> = (0..no).map(|_| r.random_range(0..nc as u32)).collect();
-    let mut l = vec![];
-    for i in 0..rows {
-        let o = r.random_range(0..no as u32);
-        let c = vec![
-            i as u32,
-            r.random_range(0..ns as u32),
-            r.random_range(0..np as u32),
-            o,
-            order_customer[o as usize],
-        ];
-        l.push((c, 1.0));
-    }
-    let mut out = HashMap::new();
-    out.insert(
-        "L".to_string(),
-        CooTensor::from_entries(vec![rows, ns, np, no, nc], l, 0.0).unwrap(),
-    );
-    let mut off = 0;
-    for (name, n, k) in blocks {
-        let mut e = vec![];
-        for row in 0..n {
-            for col in off..off + k {
-                e.push((vec![row as u32, col as u32], r.random_range(-2.0..2.0)));
-            }
-        }
-        out.insert(
-            name.to_string(),
-            CooTensor::from_entries(vec![n, features], e, 0.0).unwrap(),
-        );
-        off += k;
-    }
-    let dense = |dims: Vec<usize>, r: &mut rand_pcg::Pcg64| {
-        let cells: usize = dims.iter().product();
-        let v: Vec<f64> = (0..cells).map(|_| r.random_range(-1.0..1.0)).collect();
-        CooTensor::from_dense(dims, &v).unwrap()
+    let star = Star {
+        rows,
+        tables: [2, 3, 4, 2],
+        widths: [2, 2, 1, 2],
+        broken: 0,
     };
-    out.insert("theta".into(), dense(vec![features], &mut r));
-    out.insert("W1".into(), dense(vec![features, 3], &mut r));
-    out.insert("w2".into(), dense(vec![3], &mut r));
+    let mut out = star.tensors(&mut r);
+    let features = star.features();
+    out.insert("theta".into(), dense_random(&mut r, vec![features]));
+    out.insert("W1".into(), dense_random(&mut r, vec![features, 3]));
+    out.insert("w2".into(), dense_random(&mut r, vec![3]));
     out
-}
-
-fn ml_program(file: &str) -> Program {
-    let path = format!(
-        "{}/../../bench/tensor/ml/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    spores_tensor::parse::parse_program(&src)
-        .unwrap_or_else(|e| panic!("{}", e.render(&path, &src)))
-        .program
 }
 
 /// The four ML programs as the benchmark runs them (optimizers, engine, fast paths) agree

@@ -19,7 +19,7 @@ use spores_tensor::{CooTensor, RunOptions};
 
 /// Random star-schema data with the benchmark's key structure: `rows` lineitems, each with
 /// one supplier, part and order (and that order's customer); features of each dimension table
-/// in its own column block; `extra` lineitems get a second (supplier, part, order) tuple,
+/// in its own column block; `extra` lineitems get a second tuple (the next supplier),
 /// which breaks the "one term per lineitem" property. Table sizes are small and random, or
 /// TPC-H's ratios to the lineitems with `tpch`.
 fn star(seed: u64, rows: usize, hidden: usize, extra: usize) -> HashMap<String, CooTensor> {
@@ -42,67 +42,22 @@ fn tpch_star(seed: u64, rows: usize, hidden: usize) -> HashMap<String, CooTensor
 fn star_sized(
     r: &mut rand_pcg::Pcg64,
     rows: usize,
-    [ns, np, no, nc]: [usize; 4],
+    tables: [usize; 4],
     hidden: usize,
-    extra: usize,
+    broken: usize,
 ) -> HashMap<String, CooTensor> {
-    let blocks = [("S", ns, 2usize), ("P", np, 3), ("O", no, 2), ("C", nc, 3)];
-    let features: usize = blocks.iter().map(|b| b.2).sum();
-    let customer: Vec<u32> = (0..no).map(|_| r.random_range(0..nc as u32)).collect();
-    let mut l = vec![];
-    for i in 0..rows {
-        let tuples = if i < extra { 2 } else { 1 };
-        for _ in 0..tuples {
-            let o = r.random_range(0..no as u32);
-            let key = vec![
-                i as u32,
-                r.random_range(0..ns as u32),
-                r.random_range(0..np as u32),
-                o,
-                customer[o as usize],
-            ];
-            l.push((key, 1.0));
-        }
-    }
-    let mut out = HashMap::new();
-    out.insert(
-        "L".to_string(),
-        CooTensor::from_entries(vec![rows, ns, np, no, nc], l, 0.0).unwrap(),
-    );
-    let mut off = 0;
-    for (name, n, k) in blocks {
-        let mut e = vec![];
-        for row in 0..n {
-            for col in off..off + k {
-                e.push((vec![row as u32, col as u32], r.random_range(-2.0..2.0)));
-            }
-        }
-        out.insert(
-            name.to_string(),
-            CooTensor::from_entries(vec![n, features], e, 0.0).unwrap(),
-        );
-        off += k;
-    }
-    let mut dense = |dims: Vec<usize>| {
-        let cells: usize = dims.iter().product();
-        let v: Vec<f64> = (0..cells).map(|_| r.random_range(-1.0..1.0)).collect();
-        CooTensor::from_dense(dims, &v).unwrap()
+    let star = Star {
+        rows,
+        tables,
+        widths: [2, 3, 2, 3],
+        broken,
     };
-    out.insert("theta".into(), dense(vec![features]));
-    out.insert("W1".into(), dense(vec![features, hidden]));
-    out.insert("w2".into(), dense(vec![hidden]));
+    let mut out = star.tensors(r);
+    let features = star.features();
+    out.insert("theta".into(), dense_random(r, vec![features]));
+    out.insert("W1".into(), dense_random(r, vec![features, hidden]));
+    out.insert("w2".into(), dense_random(r, vec![hidden]));
     out
-}
-
-fn ml_program(file: &str) -> spores_tensor::plan_ast::Program {
-    let path = format!(
-        "{}/../../bench/tensor/ml/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    spores_tensor::parse::parse_program(&src)
-        .unwrap_or_else(|e| panic!("{}", e.render(&path, &src)))
-        .program
 }
 
 fn assert_close(want: &CooTensor, got: &CooTensor, context: &str) {

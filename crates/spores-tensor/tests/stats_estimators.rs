@@ -1,6 +1,7 @@
-//! The sparsity estimators against true non-fill counts: the chain bound never under-counts
-//! (joins, unions, projections on random inputs and on the yeast graph), the uniform estimator
-//! is exact where uniformity holds, and worked examples give the bounds computed by hand.
+//! The sparsity estimators against true non-fill counts: the chain bound and the density bound
+//! (SPORES Figure 12, the one `spores-opt` prices LA plans with) never under-count (joins,
+//! unions, projections on random inputs and on the yeast graph), the uniform estimator is
+//! exact where uniformity holds, and worked examples give the bounds computed by hand.
 
 mod opt_support;
 
@@ -26,7 +27,7 @@ fn true_nnz(expr: &Expr, out: &[&str], tensors: &HashMap<String, CooTensor>) -> 
 }
 
 #[test]
-fn chain_bound_is_an_upper_bound_on_random_inputs() {
+fn chain_and_density_bounds_are_upper_bounds_on_random_inputs() {
     let mut r = rng(7);
     let shapes: Vec<(Expr, Vec<&str>)> = vec![
         // join
@@ -95,10 +96,60 @@ fn chain_bound_is_an_upper_bound_on_random_inputs() {
                 chain + 1e-9 >= truth,
                 "trial {trial}: chain bound {chain} < true {truth} for {expr}"
             );
+            let density = stats_of(expr, &inputs, Estimator::DensityBound).estimate();
+            assert!(
+                density + 1e-9 >= truth,
+                "trial {trial}: density bound {density} < true {truth} for {expr}"
+            );
             let uniform = stats_of(expr, &inputs, Estimator::Uniform).estimate();
             assert!(uniform.is_finite() && uniform >= 0.0, "{expr}: {uniform}");
         }
     }
+}
+
+#[test]
+fn figure_12_rules() {
+    // A: 10 x 20 with 20 entries (density 0.1); B: 20 x 5 with 10 entries (0.1); v: 20 with 5.
+    let mut r = rng(3);
+    let a = random_exact(&mut r, &[10, 20], 20);
+    let b = random_exact(&mut r, &[20, 5], 10);
+    let v = random_exact(&mut r, &[20], 5);
+    let t = random_exact(&mut r, &[20, 5], 2);
+    let tensors: HashMap<String, CooTensor> = [("A", a), ("B", b), ("v", v), ("T", t)]
+        .into_iter()
+        .map(|(n, t)| (n.to_string(), t))
+        .collect();
+    let inputs = InputStats::from_tensors(&tensors);
+    let d = |e: &Expr| stats_of(e, &inputs, Estimator::DensityBound).density();
+    assert_eq!(d(&input("A", &["i", "j"])), 0.1);
+    // Join: the smaller density (v's is 0.25).
+    assert_eq!(
+        d(&mul(vec![input("A", &["i", "j"]), input("v", &["j"])])),
+        0.1
+    );
+    // Union: the sum.
+    assert_eq!(
+        d(&add(vec![input("A", &["i", "j"]), input("v", &["j"])])),
+        0.35
+    );
+    // Matrix product: min(0.1, 0.1) times the 20 cells of j, capped at 1.
+    let prod = sum(
+        &["j"],
+        mul(vec![input("A", &["i", "j"]), input("B", &["j", "k"])]),
+    );
+    assert_eq!(d(&prod), 1.0);
+    // Aggregates multiply by the aggregated cells: row sums of A, min(1, 20 * 0.1) = 1;
+    // A summed over i (10 cells) is a 20-vector of density min(1, 10 * 0.1) = 1; the join
+    // of A with a 0.02-dense B' would give 20 * 0.02 = 0.4 (below).
+    assert_eq!(d(&sum(&["j"], input("A", &["i", "j"]))), 1.0);
+    assert_eq!(d(&sum(&["i"], input("v", &["i"]))), 1.0);
+    let thin = sum(
+        &["j"],
+        mul(vec![input("A", &["i", "j"]), input("T", &["j", "k"])]),
+    );
+    assert_eq!(d(&thin), 20.0 * 0.02);
+    let est = stats_of(&input("A", &["i", "j"]), &inputs, Estimator::DensityBound).estimate();
+    assert_eq!(est, 20.0);
 }
 
 #[test]
@@ -314,4 +365,26 @@ fn chain_bound_on_the_yeast_graph() {
     let nnz = e.nnz() as f64;
     let max_deg = adj.iter().map(Vec::len).max().unwrap() as f64;
     assert_eq!(w.estimate(), nnz * max_deg, "the chain ∅→ij→ijk");
+}
+
+/// A tensor with exactly `nnz` distinct non-zero entries.
+fn random_exact(r: &mut rand_pcg::Pcg64, dims: &[usize], nnz: usize) -> CooTensor {
+    use rand::RngExt;
+    let total: usize = dims.iter().product();
+    let mut chosen = std::collections::BTreeSet::new();
+    while chosen.len() < nnz {
+        chosen.insert(r.random_range(0..total));
+    }
+    let entries = chosen
+        .into_iter()
+        .map(|mut flat| {
+            let mut c = vec![0u32; dims.len()];
+            for m in (0..dims.len()).rev() {
+                c[m] = (flat % dims[m]) as u32;
+                flat /= dims[m];
+            }
+            (c, 1.0)
+        })
+        .collect();
+    CooTensor::from_entries(dims.to_vec(), entries, 0.0).unwrap()
 }

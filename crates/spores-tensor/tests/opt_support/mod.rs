@@ -3,12 +3,18 @@
 //! `src/io/`, owned by the engine work), and programs built from them.
 #![allow(dead_code)]
 
+mod star;
+#[allow(unused_imports)]
+pub use star::{dense_random, Star};
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
-use spores_tensor::plan_ast::{AggOp, Expr, Idx, MapOp, Program, Query};
+use spores_tensor::plan_ast::{
+    Access, AggOp, Expr, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Program, Protocol, Query,
+};
 use spores_tensor::CooTensor;
 
 pub fn idx(s: &str) -> Idx {
@@ -46,9 +52,15 @@ pub fn rng(seed: u64) -> Pcg64 {
     Pcg64::seed_from_u64(seed)
 }
 
-/// A random tensor with about `density` of its cells set to values in [0.5, 2) (positive, so
-/// sums never cancel and non-zero patterns are exactly the join/union/projection patterns).
-pub fn random_sparse(rng: &mut Pcg64, dims: &[usize], density: f64) -> CooTensor {
+/// A random tensor with fill `fill`: each cell is stored with probability `density`, with a
+/// value drawn by `value`.
+pub fn random_tensor(
+    rng: &mut Pcg64,
+    dims: &[usize],
+    density: f64,
+    fill: f64,
+    mut value: impl FnMut(&mut Pcg64) -> f64,
+) -> CooTensor {
     let total: usize = dims.iter().product();
     let mut entries = vec![];
     for flat in 0..total {
@@ -59,10 +71,74 @@ pub fn random_sparse(rng: &mut Pcg64, dims: &[usize], density: f64) -> CooTensor
                 c[m] = (r % dims[m]) as u32;
                 r /= dims[m];
             }
-            entries.push((c, 0.5 + 1.5 * rng.random::<f64>()));
+            entries.push((c, value(rng)));
         }
     }
-    CooTensor::from_entries(dims.to_vec(), entries, 0.0).expect("in bounds")
+    CooTensor::from_entries(dims.to_vec(), entries, fill).expect("in bounds")
+}
+
+/// A random tensor with about `density` of its cells set to values in [0.5, 2) (positive, so
+/// sums never cancel and non-zero patterns are exactly the join/union/projection patterns).
+pub fn random_sparse(rng: &mut Pcg64, dims: &[usize], density: f64) -> CooTensor {
+    random_tensor(rng, dims, density, 0.0, |r| 0.5 + 1.5 * r.random::<f64>())
+}
+
+/// A random tensor of seed `seed` whose stored values are halves in [-0.5, 1.5] (sums of a
+/// few are exact in any order), never equal to `fill`.
+pub fn random_halves(dims: Vec<usize>, density: f64, fill: f64, seed: u64) -> CooTensor {
+    random_tensor(&mut rng(seed), &dims, density, fill, |r| {
+        let v = (r.random::<f64>() * 4.0 - 1.0).round() / 2.0;
+        if v == fill {
+            v + 0.25
+        } else {
+            v
+        }
+    })
+}
+
+/// The kernel of the one-query program `src` (its aggregate and body) with the given loop
+/// order and output formats; `leader`'s indices iterate, every other access looks up.
+pub fn kernel(
+    src: &str,
+    loops: &[&str],
+    leader: Option<&str>,
+    formats: &[LevelFormat],
+) -> PhysicalQuery {
+    let p = spores_tensor::parse::parse_program(src).unwrap().program;
+    let plan = spores_tensor::logical::naive_plan(&p).unwrap();
+    let q = plan.queries.last().unwrap().clone();
+    fn phys(e: &Expr, leader: Option<&str>) -> PhysExpr {
+        match e {
+            Expr::Input { tensor, idxs } | Expr::Alias { name: tensor, idxs } => {
+                let protocol = if leader == Some(tensor.as_str()) {
+                    Protocol::Iterate
+                } else {
+                    Protocol::Lookup
+                };
+                PhysExpr::Access(Access {
+                    is_alias: false,
+                    name: tensor.clone(),
+                    idxs: idxs.clone(),
+                    protocols: vec![protocol; idxs.len()],
+                })
+            }
+            Expr::Literal(v) => PhysExpr::Literal(*v),
+            Expr::Map { op, args } => PhysExpr::Map {
+                op: op.clone(),
+                args: args.iter().map(|a| phys(a, leader)).collect(),
+            },
+            Expr::Agg { .. } => panic!("kernel bodies have no aggregate"),
+        }
+    }
+    PhysicalQuery {
+        name: q.name.clone(),
+        loop_order: loops.iter().map(|l| Idx::new(l)).collect(),
+        agg: q.agg,
+        agg_idxs: q.agg_idxs.clone(),
+        body: phys(&q.body, leader),
+        output_idxs: q.idxs.clone(),
+        output_formats: formats.to_vec(),
+    }
 }
 
 pub fn count_nonzero(t: &CooTensor) -> usize {
@@ -317,4 +393,16 @@ pub fn human_queries(set: &str) -> Vec<(String, Graph)> {
             (n, g)
         })
         .collect()
+}
+
+/// A program of `bench/tensor/ml/` (the ML benchmark's tensor programs), parsed.
+pub fn ml_program(file: &str) -> Program {
+    let path = format!(
+        "{}/../../bench/tensor/ml/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    spores_tensor::parse::parse_program(&src)
+        .unwrap_or_else(|e| panic!("{}", e.render(&path, &src)))
+        .program
 }

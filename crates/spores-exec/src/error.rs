@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::matrix::Shape;
+use crate::shape::Shape;
 
 /// Everything that can go wrong while building, computing on, or reading matrices.
 #[derive(Debug, thiserror::Error)]

@@ -22,6 +22,7 @@ pub mod io;
 pub mod kernels;
 pub mod matrix;
 pub mod random;
+mod shape;
 
 pub use error::{ExecError, Result};
 pub use matrix::{CscMatrix, CsrMatrix, DenseMatrix, Matrix, Shape};

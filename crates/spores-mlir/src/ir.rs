@@ -6,8 +6,9 @@
 //! names per isolated region, and keeping them avoids a renumbering pass that would make the
 //! output harder to compare with the input. Later stages that create values choose fresh names.
 
-use crate::attr::Attribute;
-use crate::types::Type;
+use crate::builtin::Attribute;
+pub use crate::builtin::NamedAttr;
+use crate::builtin::Type;
 
 /// A parsed MLIR file: its top-level operations (normally one `builtin.module`), plus the parts
 /// of the file that are not operations but must survive a round trip.
@@ -182,25 +183,6 @@ pub struct BlockArg {
     pub ty: Type,
     /// `loc(...)` after the type, when locations are kept.
     pub loc: Option<Location>,
-}
-
-/// A named attribute `name = value` (or a bare `name`, which means `name = unit`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct NamedAttr {
-    /// The name (decoded when it was written as a string).
-    pub name: String,
-    /// The value.
-    pub value: Attribute,
-}
-
-impl NamedAttr {
-    /// Builds a named attribute.
-    pub fn new(name: impl Into<String>, value: Attribute) -> Self {
-        NamedAttr {
-            name: name.into(),
-            value,
-        }
-    }
 }
 
 /// A source location, kept as the text inside `loc(...)`: locations matter only for messages,

@@ -8,11 +8,11 @@
 //! dialect shares: `%r:2 = "dialect.op"(%a) <{props}> ({regions}) {attrs} : (types) -> types`.
 //! Files in custom syntax are first normalized with `mlir-opt --mlir-print-op-generic`
 //! ([`load`]). Builtin types and attributes are parsed into values rewrite rules can inspect
-//! ([`types`], [`attr`]); anything else (dialect types and attributes, unusual builtins) is kept
+//! ([`builtin`]); anything else (dialect types and attributes, unusual builtins) is kept
 //! verbatim, so the reader never rejects a valid file because of a dialect it does not know.
 //!
 //! - [`ir`]: modules, operations, regions, blocks, values.
-//! - [`types`], [`attr`]: types and attributes.
+//! - [`builtin`]: builtin types and attributes.
 //! - [`lexer`], [`parser`]: text → IR; [`printer`]: IR → text.
 //! - [`normalize`]: `mlir-opt` discovery, normalization and verification.
 //! - [`egg`]: the optimizer: MLIR → egglog terms (prelude `egg/prelude.egg` plus the user's
@@ -23,7 +23,7 @@
 //! Round trip: for any module `m` read from a file, `parse(&print(&m, opts)) == Ok(m)`, and the
 //! printed text is accepted by `mlir-opt-19 --allow-unregistered-dialect`.
 
-pub mod attr;
+pub mod builtin;
 pub mod egg;
 pub mod ir;
 pub mod lexer;
@@ -32,18 +32,17 @@ pub mod output;
 pub mod parser;
 pub mod printer;
 pub mod runner;
-pub mod types;
 
 use std::path::Path;
 
-pub use attr::{Attribute, DenseElements, DenseLit, FloatValue};
+pub use builtin::{Attribute, DenseElements, DenseLit, FloatValue};
+pub use builtin::{FloatKind, Signedness, Type, VectorDim};
 pub use ir::{
     Block, BlockArg, Location, Module, NamedAttr, Operation, Region, ResultGroup, Successor, Value,
 };
 pub use normalize::{find_mlir_opt, verify_text, LoadError, LoadOptions, Normalize};
 pub use parser::{ParseError, ParseOptions};
 pub use printer::PrintOptions;
-pub use types::{FloatKind, Signedness, Type, VectorDim};
 
 /// Parses MLIR text in generic form, keeping locations.
 pub fn parse(text: &str) -> Result<Module, ParseError> {

@@ -9,12 +9,12 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::attr::{Attribute, DenseElements, DenseLit, FloatValue};
+use crate::builtin::{Attribute, DenseElements, DenseLit, FloatValue};
+use crate::builtin::{FloatKind, Signedness, Type, VectorDim};
 use crate::ir::{
     Block, BlockArg, Location, Module, NamedAttr, Operation, Region, ResultGroup, Successor, Value,
 };
 use crate::lexer::{decode_string, LexError, Lexer, Tok};
-use crate::types::{FloatKind, Signedness, Type, VectorDim};
 
 /// How deep attributes, types and regions may nest before the parser gives up.
 const MAX_DEPTH: usize = 200;

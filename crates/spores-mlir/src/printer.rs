@@ -3,9 +3,9 @@
 
 use std::fmt::Write;
 
-use crate::attr::{Attribute, DenseElements, DenseLit, FloatValue};
+use crate::builtin::{Attribute, DenseElements, DenseLit, FloatValue};
+use crate::builtin::{FloatKind, Signedness, Type};
 use crate::ir::{Block, Module, NamedAttr, Operation, Region, Successor, Value};
-use crate::types::{FloatKind, Signedness, Type};
 
 /// Printer settings.
 #[derive(Clone, Copy, Debug)]

@@ -3,36 +3,16 @@
 //! and normalized again by `mlir-opt-19` (must give the same module: our print means the same
 //! program to MLIR). Skips with a note when `mlir-opt-19` is not installed; CI installs it.
 
+mod common;
+
 use std::path::PathBuf;
 
+use common::corpus;
+use spores_mlir::egg::count_ops;
+
 use spores_mlir::{
-    find_mlir_opt, load, parse, print, verify_text, LoadOptions, Module, Normalize, Operation,
-    PrintOptions,
+    find_mlir_opt, load, parse, print, verify_text, LoadOptions, Module, Normalize, PrintOptions,
 };
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("corpus directory")
-        .map(|e| e.expect("corpus entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn count_ops(ops: &[Operation]) -> usize {
-    ops.iter()
-        .map(|o| {
-            1 + o
-                .regions
-                .iter()
-                .flat_map(|r| &r.blocks)
-                .map(|b| count_ops(&b.ops))
-                .sum::<usize>()
-        })
-        .sum()
-}
 
 fn tool_or_skip(test: &str) -> Option<PathBuf> {
     let t = find_mlir_opt();

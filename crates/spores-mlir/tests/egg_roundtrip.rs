@@ -2,24 +2,15 @@
 //! verifies, with no more ops than it had (pure duplicates are shared, unused pure ops
 //! dropped) and every op that stays in place kept.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+mod common;
 
+use std::collections::BTreeMap;
+
+use common::corpus;
 use spores_mlir::egg::{decls::ctor_name, load_rules, optimize, OptOptions};
 use spores_mlir::{
     find_mlir_opt, load, parse, print, verify_text, LoadOptions, Operation, PrintOptions,
 };
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("corpus directory")
-        .map(|e| e.expect("corpus entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn histogram(ops: &[Operation], out: &mut BTreeMap<String, usize>) {
     for o in ops {

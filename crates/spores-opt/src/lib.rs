@@ -16,3 +16,4 @@ pub mod eval;
 pub mod extract;
 pub mod la;
 pub mod saturate;
+mod tables;

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use super::matrix_market::{fast_entry, Header};
+use super::mm_entry::{fast_entry, Header};
 use super::split_pieces;
 use crate::matrix::{prefer_sparse, CsrMatrix, DenseMatrix, Matrix};
 

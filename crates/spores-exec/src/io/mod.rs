@@ -16,6 +16,7 @@
 mod assemble;
 pub mod csv;
 pub mod matrix_market;
+mod mm_entry;
 mod mm_sorted;
 pub mod npy;
 #[cfg(test)]

@@ -1043,7 +1043,7 @@ fn mm_pieces(text: &str, piece_bytes: usize, sorted: bool) -> Result<Matrix> {
 /// Whether the fast path takes the body of `text` (a general real coordinate file with
 /// its size line on line 2), with pieces of about `piece_bytes` bytes.
 fn fast_path_takes(text: &str, piece_bytes: usize) -> bool {
-    use super::matrix_market::{Field, Header, Symmetry};
+    use super::mm_entry::{Field, Header, Symmetry};
     let mut it = text.splitn(3, '\n');
     let (_, size, body) = (it.next(), it.next().unwrap(), it.next().unwrap_or(""));
     let dims: Vec<usize> = size

@@ -7,12 +7,11 @@
 
 mod dense;
 mod random;
-mod shape;
 mod sparse;
 
+pub use crate::shape::Shape;
 pub use dense::DenseMatrix;
 pub use random::{rand_matrix, RandSpec};
-pub use shape::Shape;
 pub use sparse::{CscMatrix, CsrMatrix};
 
 /// Density below which a matrix is kept in a sparse format (SystemDS's

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use egglog::Value as EClass;
 use spores_extract::dag::{dag_cost, CandGraph, CandNode, Selection};
 
-use crate::attr::Attribute;
+use crate::builtin::Attribute;
 use crate::ir::{Block, NamedAttr, Operation, Region, ResultGroup, Value};
 
 use super::eggify::{Eggified, PAnchor, PBlock, ShellKey, ValId};

@@ -16,9 +16,9 @@
 
 use std::collections::HashMap;
 
-use crate::attr::Attribute;
+use crate::builtin::Attribute;
+use crate::builtin::Type;
 use crate::ir::{Block, BlockArg, Module, NamedAttr, Operation, Value};
-use crate::types::Type;
 
 use super::decls::{Decls, OpDecl};
 use super::terms::{Arg, TermBuilder};

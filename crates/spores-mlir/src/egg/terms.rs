@@ -15,10 +15,10 @@ use std::collections::HashMap;
 use egglog::sort::{OrderedFloat, F, S};
 use egglog::{EGraph, Value};
 
-use crate::attr::{Attribute, FloatValue};
+use crate::builtin::{Attribute, FloatValue};
+use crate::builtin::{FloatKind, Signedness, Type};
 use crate::ir::NamedAttr;
 use crate::printer::{write_attr, write_type};
-use crate::types::{FloatKind, Signedness, Type};
 
 /// An argument of an insertion: an earlier insertion's class, or a base value.
 #[derive(Clone, Debug, PartialEq)]

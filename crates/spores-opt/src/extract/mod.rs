@@ -95,7 +95,7 @@ use egglog::sort::F;
 use egglog::{EGraph, Value};
 
 use crate::la::LaExpr;
-use crate::saturate::Tables;
+use crate::tables::Tables;
 
 pub use greedy::extract_greedy;
 /// The extraction problem and the ILP extractor live in their own crate, shared with

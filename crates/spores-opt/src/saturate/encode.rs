@@ -2,10 +2,11 @@
 
 use std::collections::HashMap;
 
-use crate::cost::{dim_size, LaCost};
+use crate::cost::LaCost;
 use crate::la::{Dim, LaExpr, ShapeEnv};
 
 use super::OptError;
+use crate::tables::Tables;
 
 /// Functions of one argument applied cell by cell (zero need not map to zero).
 const ELEMENTWISE_1: &[&str] = &[
@@ -17,59 +18,6 @@ const ELEMENTWISE_1: &[&str] = &[
 const ELEMENTWISE_2: &[&str] = &[
     "/", "^", "<", ">", "<=", ">=", "==", "!=", "&", "|", "min", "max", "%%", "%/%",
 ];
-
-/// What the Rust side must remember to read the e-graph back.
-#[derive(Debug, Default, Clone)]
-pub struct Tables {
-    /// `LVar n` stands for `leaves[n]`: an input, or an opaque call (already optimized
-    /// inside) that the e-graph treats as an input named `placeholders[n]`.
-    pub leaves: Vec<LaExpr>,
-    /// The name each leaf has in [`Tables::env`].
-    pub placeholders: Vec<String>,
-    /// `LF1 n` / `LF2 n` call `funcs[n]`.
-    pub funcs: Vec<String>,
-    /// Dimension code `-(n + 1)` is `syms[n]`; a code `>= 0` is a known size.
-    pub syms: Vec<Dim>,
-    /// The caller's environment plus the shapes of opaque placeholders.
-    pub env: ShapeEnv,
-}
-
-impl Tables {
-    pub fn dim_code(&mut self, d: &Dim) -> i64 {
-        match d {
-            Dim::Known(n) => i64::try_from(*n).unwrap_or(i64::MAX),
-            Dim::Sym(_) => {
-                let pos = match self.syms.iter().position(|s| s == d) {
-                    Some(p) => p,
-                    None => {
-                        self.syms.push(d.clone());
-                        self.syms.len() - 1
-                    }
-                };
-                -(pos as i64) - 1
-            }
-        }
-    }
-
-    pub fn dim_of_code(&self, code: i64) -> Option<Dim> {
-        if code >= 0 {
-            Some(Dim::Known(code as usize))
-        } else {
-            self.syms.get((-code - 1) as usize).cloned()
-        }
-    }
-
-    /// Numeric size of a dimension code, as the cost model sees it.
-    pub fn code_size(&self, code: i64) -> f64 {
-        self.dim_of_code(code)
-            .map_or(crate::cost::DEFAULT_DIM, |d| dim_size(&d))
-    }
-
-    /// The expression an `LVar` stands for in the final result.
-    pub fn leaf(&self, n: usize) -> Option<&LaExpr> {
-        self.leaves.get(n)
-    }
-}
 
 /// One value in an [`Op`]: the e-class made by an earlier op, or a base value.
 #[derive(Clone, Debug)]

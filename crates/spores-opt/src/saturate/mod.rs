@@ -104,7 +104,7 @@ use crate::cost::la_cost;
 use crate::extract::{self, ExtractionReport, Extractor};
 use crate::la::{LaExpr, ShapeEnv, ShapeError};
 
-pub use encode::Tables;
+pub use crate::tables::Tables;
 
 /// The rules, as data. `schema.egg` must come first (declarations).
 pub const RULES: &[(&str, &str)] = &[

@@ -1,3 +1,6 @@
+//! Matrix shapes, below both the formats (`matrix`) and the errors that name shapes
+//! (`error`).
+
 use std::fmt;
 
 /// Rows × columns of a matrix.

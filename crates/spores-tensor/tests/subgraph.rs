@@ -3,10 +3,11 @@
 
 mod opt_support;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
-use spores_tensor::io::subgraph::{read_data_graph, read_query_graph, DataGraph, QueryGraph};
+use opt_support::{brute_force, engine_count};
+
+use spores_tensor::io::subgraph::{read_data_graph, read_query_graph};
 use spores_tensor::{run, RunOptions};
 
 fn data() -> PathBuf {
@@ -16,84 +17,6 @@ fn data() -> PathBuf {
 fn true_count(rel: &str) -> u64 {
     let text = std::fs::read_to_string(data().join("true_counts").join(rel)).unwrap();
     text.split_whitespace().last().unwrap().parse().unwrap()
-}
-
-/// Brute-force backtracking over query vertices in order; `injective` forbids two query
-/// vertices mapping to one data vertex.
-fn brute_force(g: &DataGraph, q: &QueryGraph, injective: bool) -> u64 {
-    let n = g.vertices;
-    let mut adj = vec![vec![]; n];
-    for &(u, v) in &g.edges {
-        adj[u as usize].push(v as usize);
-        adj[v as usize].push(u as usize);
-    }
-    let has_edge = |a: usize, b: usize| adj[a].contains(&b);
-    let k = q.labels.len();
-    let mut map = vec![usize::MAX; k];
-    fn go(
-        d: usize,
-        map: &mut Vec<usize>,
-        q: &QueryGraph,
-        g: &DataGraph,
-        adj: &[Vec<usize>],
-        has_edge: &dyn Fn(usize, usize) -> bool,
-        injective: bool,
-    ) -> u64 {
-        if d == map.len() {
-            return 1;
-        }
-        // Candidates: neighbours of an already mapped query neighbour, else every vertex.
-        let anchor = q.edges.iter().find_map(|&(a, b)| {
-            let (a, b) = (a as usize, b as usize);
-            if a == d && b < d {
-                Some(map[b])
-            } else if b == d && a < d {
-                Some(map[a])
-            } else {
-                None
-            }
-        });
-        let cands: Vec<usize> = match anchor {
-            Some(x) => adj[x].clone(),
-            None => (0..g.vertices).collect(),
-        };
-        let mut total = 0;
-        for v in cands {
-            if let Some(l) = q.labels[d] {
-                if !g.vertex_labels[v].contains(&l) {
-                    continue;
-                }
-            }
-            if injective && map[..d].contains(&v) {
-                continue;
-            }
-            let ok = q.edges.iter().all(|&(a, b)| {
-                let (a, b) = (a as usize, b as usize);
-                let (x, y) = if a == d && b < d {
-                    (v, map[b])
-                } else if b == d && a < d {
-                    (map[a], v)
-                } else {
-                    return true;
-                };
-                has_edge(x, y)
-            });
-            if ok {
-                map[d] = v;
-                total += go(d + 1, map, q, g, adj, has_edge, injective);
-            }
-        }
-        map[d] = usize::MAX;
-        total
-    }
-    go(0, &mut map, q, g, &adj, &has_edge, injective)
-}
-
-fn engine_count(g: &DataGraph, q: &QueryGraph) -> u64 {
-    let program = q.program().unwrap();
-    let inputs: HashMap<_, _> = g.inputs_for(q);
-    let (out, _) = run(&program, &inputs, &RunOptions::default()).unwrap();
-    out["count"].values()[0] as u64
 }
 
 /// The true counts are homomorphism counts on the undirected graph, not injective

@@ -4,12 +4,14 @@
 //!   order-1 tensor, anything else order 2);
 //! - FROSTT `.tns` ([`tns`]): one entry per line, 1-based coordinates then the value;
 //! - edge lists ([`edge_list`]): `u v [w]` per line, 0-based vertex ids;
-//! - the subgraph-matching graph formats ([`subgraph`]).
+//! - the subgraph-matching graph formats ([`subgraph`]);
+//! - seeded synthetic graph families ([`graphgen`]).
 //!
 //! Errors name the path, and the line for malformed content (`path:line: message`).
 //! Writes are atomic (temporary file in the target's directory, then rename).
 
 pub mod edge_list;
+pub mod graphgen;
 pub mod subgraph;
 pub mod tns;
 

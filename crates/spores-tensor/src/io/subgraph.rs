@@ -129,31 +129,72 @@ pub fn read_data_graph(path: &Path) -> Result<DataGraph, TensorError> {
                 .max()
                 .unwrap_or(0),
         );
-    let mut entries = Vec::with_capacity(edges.len() * 2);
-    for &(u, v) in &edges {
-        entries.push((vec![u, v], 1.0));
-        entries.push((vec![v, u], 1.0));
-    }
-    let adjacency = CooTensor::from_entries(vec![n, n], entries, 0.0)?;
-    let mut by_label: BTreeMap<i64, Vec<(Vec<u32>, f64)>> = BTreeMap::new();
     let mut per_vertex = vec![vec![]; n];
-    for (&v, labels) in &vertex_labels {
-        for &l in labels {
-            by_label.entry(l).or_default().push((vec![v], 1.0));
-        }
-        per_vertex[v as usize] = labels.clone();
+    for (v, labels) in vertex_labels {
+        per_vertex[v as usize] = labels;
     }
-    let labels = by_label
-        .into_iter()
-        .map(|(l, e)| Ok((l, CooTensor::from_entries(vec![n], e, 0.0)?)))
-        .collect::<Result<_, TensorError>>()?;
-    Ok(DataGraph {
-        vertices: n,
-        edges: edges.into_iter().collect(),
-        adjacency,
-        labels,
-        vertex_labels: per_vertex,
-    })
+    DataGraph::new(n, edges.into_iter().collect(), per_vertex)
+}
+
+impl DataGraph {
+    /// The graph on `vertices` vertices with undirected `edges` (each once, `u < v`, no
+    /// self-loops, sorted) and the labels of each vertex.
+    pub fn new(
+        vertices: usize,
+        edges: Vec<(u32, u32)>,
+        vertex_labels: Vec<Vec<i64>>,
+    ) -> Result<DataGraph, TensorError> {
+        if vertex_labels.len() != vertices {
+            return Err(TensorError::Invalid(format!(
+                "{} vertex label lists for {vertices} vertices",
+                vertex_labels.len()
+            )));
+        }
+        let mut entries = Vec::with_capacity(edges.len() * 2);
+        for &(u, v) in &edges {
+            entries.push((vec![u, v], 1.0));
+            entries.push((vec![v, u], 1.0));
+        }
+        let adjacency = CooTensor::from_entries(vec![vertices, vertices], entries, 0.0)?;
+        let mut by_label: BTreeMap<i64, Vec<(Vec<u32>, f64)>> = BTreeMap::new();
+        for (v, labels) in vertex_labels.iter().enumerate() {
+            for &l in labels {
+                by_label.entry(l).or_default().push((vec![v as u32], 1.0));
+            }
+        }
+        let labels = by_label
+            .into_iter()
+            .map(|(l, e)| Ok((l, CooTensor::from_entries(vec![vertices], e, 0.0)?)))
+            .collect::<Result<_, TensorError>>()?;
+        Ok(DataGraph {
+            vertices,
+            edges,
+            adjacency,
+            labels,
+            vertex_labels,
+        })
+    }
+
+    /// Writes the graph in the `t N M` / `v ID LABEL DEGREE` / `e U V` format
+    /// [`read_data_graph`] reads (one label per vertex: the first, or 0).
+    pub fn write(&self, path: &Path) -> Result<(), TensorError> {
+        let mut degree = vec![0usize; self.vertices];
+        for &(u, v) in &self.edges {
+            degree[u as usize] += 1;
+            degree[v as usize] += 1;
+        }
+        super::write_atomic(path, |w| {
+            writeln!(w, "t {} {}", self.vertices, self.edges.len())?;
+            for (v, d) in degree.iter().enumerate() {
+                let label = self.vertex_labels[v].first().copied().unwrap_or(0);
+                writeln!(w, "v {v} {label} {d}")?;
+            }
+            for &(u, v) in &self.edges {
+                writeln!(w, "e {u} {v}")?;
+            }
+            Ok(())
+        })
+    }
 }
 
 fn vertex_id(path: &Path, line: usize, s: &str) -> Result<u32, TensorError> {

@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
+use spores_tensor::io::subgraph::{DataGraph, QueryGraph};
 use spores_tensor::plan_ast::{
     Access, AggOp, Expr, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Program, Protocol, Query,
 };
-use spores_tensor::CooTensor;
+use spores_tensor::{run, CooTensor, RunOptions};
 
 pub fn idx(s: &str) -> Idx {
     Idx::new(s)
@@ -405,4 +406,88 @@ pub fn ml_program(file: &str) -> Program {
     spores_tensor::parse::parse_program(&src)
         .unwrap_or_else(|e| panic!("{}", e.render(&path, &src)))
         .program
+}
+
+/// Brute-force backtracking over query vertices in order; `injective` forbids two query
+/// vertices mapping to one data vertex.
+pub fn brute_force(g: &DataGraph, q: &QueryGraph, injective: bool) -> u64 {
+    let n = g.vertices;
+    let mut adj = vec![vec![]; n];
+    for &(u, v) in &g.edges {
+        adj[u as usize].push(v as usize);
+        adj[v as usize].push(u as usize);
+    }
+    let has_edge = |a: usize, b: usize| adj[a].contains(&b);
+    let k = q.labels.len();
+    let mut map = vec![usize::MAX; k];
+    fn go(
+        d: usize,
+        map: &mut Vec<usize>,
+        q: &QueryGraph,
+        g: &DataGraph,
+        adj: &[Vec<usize>],
+        has_edge: &dyn Fn(usize, usize) -> bool,
+        injective: bool,
+    ) -> u64 {
+        if d == map.len() {
+            return 1;
+        }
+        // Candidates: neighbours of an already mapped query neighbour, else every vertex.
+        let anchor = q.edges.iter().find_map(|&(a, b)| {
+            let (a, b) = (a as usize, b as usize);
+            if a == d && b < d {
+                Some(map[b])
+            } else if b == d && a < d {
+                Some(map[a])
+            } else {
+                None
+            }
+        });
+        let cands: Vec<usize> = match anchor {
+            Some(x) => adj[x].clone(),
+            None => (0..g.vertices).collect(),
+        };
+        let mut total = 0;
+        for v in cands {
+            if let Some(l) = q.labels[d] {
+                if !g.vertex_labels[v].contains(&l) {
+                    continue;
+                }
+            }
+            if injective && map[..d].contains(&v) {
+                continue;
+            }
+            let ok = q.edges.iter().all(|&(a, b)| {
+                let (a, b) = (a as usize, b as usize);
+                let (x, y) = if a == d && b < d {
+                    (v, map[b])
+                } else if b == d && a < d {
+                    (map[a], v)
+                } else {
+                    return true;
+                };
+                has_edge(x, y)
+            });
+            if ok {
+                map[d] = v;
+                total += go(d + 1, map, q, g, adj, has_edge, injective);
+            }
+        }
+        map[d] = usize::MAX;
+        total
+    }
+    go(0, &mut map, q, g, &adj, &has_edge, injective)
+}
+
+/// The engine's count of `q` on `g` with the default options.
+pub fn engine_count(g: &DataGraph, q: &QueryGraph) -> u64 {
+    engine_count_with(g, q, &RunOptions::default())
+}
+
+/// The engine's count of `q` on `g` with `options`.
+pub fn engine_count_with(g: &DataGraph, q: &QueryGraph, options: &RunOptions) -> u64 {
+    let program = q.program().unwrap();
+    let inputs: HashMap<_, _> = g.inputs_for(q);
+    let (out, _) = run(&program, &inputs, options).unwrap();
+    out["count"].values()[0] as u64
 }

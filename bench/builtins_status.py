@@ -39,6 +39,28 @@ NO_DRIVER = {
     "xdummy2": "test fixture of SystemDS (defines m_xdummyTypo, not m_xdummy2)",
 }
 
+# Why a driver does not match or stops, where the difference is inherent or out of scope
+# (each checked against SystemDS 3.4.0); printed after the first difference.
+KNOWN = {
+    "lasso": "unseeded: lasso.dml starts from Rand(...) without a seed, so SystemDS itself "
+             "prints other numbers on every run",
+    "ppca": "unseeded: ppca.dml starts from rand(...) without a seed (SystemDS varies too)",
+    "ffTrain": "unseeded: the nn layers ffTrain.dml initializes draw rand(...) without the "
+               "seed, so SystemDS varies too",
+    "garch": "unseeded random restarts inside garch.dml (SystemDS varies too)",
+    "tSNE": "rounding: 50 gradient steps amplify last-digit differences of the sums to "
+            "1e-8 relative",
+    "setops": "order: SystemDS's unique() lists values in hash-set order, except for a matrix "
+              "an rbind() produced in the same block, where it keeps first occurrences "
+              "(set contents match)",
+    "stratstats": "semantics: spores defines 0/y = 0 for matrix cells (format-independent, as "
+                  "its optimizer reasons); SystemDS gives NaN for 0/0",
+    "sliceLine": "frames: sliceLine.dml recodes slice ids with transformencode(as.frame(...))",
+    "slicefinder": "frames: it calls sliceLine, which recodes slice ids with "
+                   "transformencode(as.frame(...))",
+    "mice": "frames: mice returns a Frame (dM)",
+}
+
 
 def first_line(text: str) -> str:
     for line in text.splitlines():
@@ -115,6 +137,8 @@ def main() -> int:
             status = bad[0][1] if bad else "match"
             reason = f"`{bad[0][0]}.dml`: {bad[0][2]}" if bad else \
                 ", ".join(f"`{r[0]}.dml`" for r in results)
+            if bad and bad[0][0] in KNOWN:
+                reason = f"{KNOWN[bad[0][0]]} (`{bad[0][0]}.dml`: {bad[0][2]})"
         else:
             code, _, err = loads[f]
             kind = signature_kind(f)
@@ -125,7 +149,7 @@ def main() -> int:
         # Paths relative to the builtin folder, the suite and the repository, then short.
         for prefix in (args.builtins, SUITE, ROOT):
             reason = reason.replace(f"{prefix}/", "")
-        reason = reason[:200]
+        reason = reason[:320]
         rows.append((name, status, reason.replace("|", "\\|")))
 
     count = lambda s: sum(1 for r in rows if r[1] == s)  # noqa: E731

@@ -478,3 +478,28 @@ fn defaults_that_read_parameters_are_evaluated_in_the_callee() {
     );
     assert_eq!(out, "8\n8.0\n");
 }
+
+#[test]
+fn eval_calls_a_function_by_name_and_assert_stops() {
+    // SystemDS 3.4 prints 3.0 and 7.0 for the two calls through eval.
+    let out = run(
+        r#"
+f = function(Double a, Double b = 10) return (Double c) { c = a + b }
+print(eval("f", 1, 2))
+print(eval("f", list(a=3, b=4)))
+print(eval("f", list(5)))
+print(toString(eval("pair", matrix("1 2 3 4", rows=2, cols=2))))
+assert(TRUE)
+print("x=%d y=%5.2f", 3, 2.5)
+"#,
+        with_builtins(),
+    );
+    assert_eq!(out, "3.0\n7.0\n15.0\n4.000 6.000\n\nx=3 y= 2.50\n");
+    let d = error("assert(1 > 2)\n", RunOptions::default());
+    assert_eq!(d.diagnostic().message, "assertion failed");
+    let d = error(
+        "f = function(Double a) return (Double c) { c = a }\nx = eval(\"f\", 1, 2)\n",
+        RunOptions::default(),
+    );
+    assert_eq!(d.diagnostic().message, "eval: `f` takes 1 arguments");
+}

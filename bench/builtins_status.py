@@ -50,7 +50,7 @@ KNOWN = {
     "garch": "unseeded random restarts inside garch.dml (SystemDS varies too)",
     "tSNE": "rounding: 50 gradient steps amplify last-digit differences of the sums to "
             "1e-8 relative",
-    "setops": "order: SystemDS's unique() lists values in hash-set order, except for a matrix "
+    "union": "order: SystemDS's unique() lists values in hash-set order, except for a matrix "
               "an rbind() produced in the same block, where it keeps first occurrences "
               "(set contents match)",
     "stratstats": "semantics: spores defines 0/y = 0 for matrix cells (format-independent, as "

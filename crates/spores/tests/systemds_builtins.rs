@@ -98,6 +98,7 @@ const MUST_MATCH: &[&str] = &[
     "scaleMinMax",
     "scaleRobust",
     "selectByVarThresh",
+    "setops",
     "ses",
     "shortestPath",
     "sigmoid",

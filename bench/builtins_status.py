@@ -97,11 +97,27 @@ def covered(driver: Path) -> list[str]:
     return m.group(1).split() if m else [driver.stem]
 
 
+def balanced(text: str, start: int) -> str:
+    """The text inside the parentheses that open at text[start]."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1:i]
+    return text[start + 1:]
+
+
 def signature_kind(path: Path) -> str:
-    """'frames' when the builtin takes or returns frames or lists, else ''."""
+    """'frames' when the builtin (its m_, s_ or f_ function) takes or returns frames or
+    lists, else ''."""
     text = path.read_text(errors="replace")
-    m = re.search(r"^[ms]_\w+\s*=\s*function\s*\((.*?)\)\s*return\s*\((.*?)\)", text, re.S | re.M)
-    sig = (m.group(1) + m.group(2)) if m else ""
+    m = re.search(r"^[msf]_\w+\s*=\s*function\s*\(", text, re.M)
+    sig = ""
+    if m:
+        params = balanced(text, m.end() - 1)
+        rest = text[m.end() + len(params) + 1:]
+        r = re.match(r"\s*return\s*\(", rest)
+        sig = params + ", " + (balanced(rest, r.end() - 1) if r else "")
     return "frames" if re.search(r"\b(Frame|List)\b", sig, re.I) else ""
 
 

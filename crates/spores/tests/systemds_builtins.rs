@@ -103,6 +103,7 @@ const MUST_MATCH: &[&str] = &[
     "shortestPath",
     "sigmoid",
     "skewness",
+    "sliceLineExtract",
     "smote",
     "split",
     "splitBalanced",
@@ -114,6 +115,7 @@ const MUST_MATCH: &[&str] = &[
     "tomeklink",
     "underSampling",
     "univar",
+    "vectorToCsv",
     "winsorize",
     "xgboost",
 ];

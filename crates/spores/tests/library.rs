@@ -501,5 +501,5 @@ print("x=%d y=%5.2f", 3, 2.5)
         "f = function(Double a) return (Double c) { c = a }\nx = eval(\"f\", 1, 2)\n",
         RunOptions::default(),
     );
-    assert_eq!(d.diagnostic().message, "eval: `f` takes 1 arguments");
+    assert_eq!(d.diagnostic().message, "eval: `f` takes at most 1 argument");
 }

@@ -642,8 +642,9 @@ impl<'w> Interpreter<'w> {
             };
             if slot >= params.len() {
                 return Err(fail(format!(
-                    "eval: `{name}` takes {} arguments",
-                    params.len()
+                    "eval: `{name}` takes at most {} argument{}",
+                    params.len(),
+                    if params.len() == 1 { "" } else { "s" }
                 )));
             }
             bound[slot] = Some(value);

@@ -55,9 +55,10 @@ KNOWN = {
               "(set contents match)",
     "stratstats": "semantics: spores defines 0/y = 0 for matrix cells (format-independent, as "
                   "its optimizer reasons); SystemDS gives NaN for 0/0",
-    "autoencoder_2layer": "open: not explained yet; a candidate is SystemDS rewriting a sum "
-                          "over a broadcast difference, sum(X - colMeans(X)), as sum(X) - "
-                          "sum(colMeans(X)) (it prints -0.094, not 0, on reg_X)",
+    "autoencoder_2layer": "SystemDS: its z-transform (X - means)/stds, with means and stds "
+                          "equal on both systems, differs from NumPy in the third digit on "
+                          "reg_X (cell [1,1]: 0.0421371 vs NumPy's 0.0421892, which spores "
+                          "prints)",
     "sliceLine": "frames: sliceLine.dml recodes slice ids with transformencode(as.frame(...))",
     "slicefinder": "frames: it calls sliceLine, which recodes slice ids with "
                    "transformencode(as.frame(...))",

@@ -39,6 +39,32 @@ NO_DRIVER = {
     "xdummy2": "test fixture of SystemDS (defines m_xdummyTypo, not m_xdummy2)",
 }
 
+# Why a driver does not match or stops, where the difference is inherent or out of scope
+# (each checked against SystemDS 3.4.0); printed after the first difference.
+KNOWN = {
+    "lasso": "unseeded: lasso.dml starts from Rand(...) without a seed, so SystemDS itself "
+             "prints other numbers on every run",
+    "ppca": "unseeded: ppca.dml starts from rand(...) without a seed (SystemDS varies too)",
+    "ffTrain": "unseeded: the nn layers ffTrain.dml initializes draw rand(...) without the "
+               "seed, so SystemDS varies too",
+    "garch": "unseeded random restarts inside garch.dml (SystemDS varies too)",
+    "tSNE": "rounding: 50 gradient steps amplify last-digit differences of the sums to "
+            "1e-8 relative",
+    "union": "order: SystemDS's unique() lists values in hash-set order, except for a matrix "
+              "an rbind() produced in the same block, where it keeps first occurrences "
+              "(set contents match)",
+    "stratstats": "semantics: spores defines 0/y = 0 for matrix cells (format-independent, as "
+                  "its optimizer reasons); SystemDS gives NaN for 0/0",
+    "autoencoder_2layer": "SystemDS: its z-transform (X - means)/stds, with means and stds "
+                          "equal on both systems, differs from NumPy in the third digit on "
+                          "reg_X (cell [1,1]: 0.0421371 vs NumPy's 0.0421892, which spores "
+                          "prints)",
+    "sliceLine": "frames: sliceLine.dml recodes slice ids with transformencode(as.frame(...))",
+    "slicefinder": "frames: it calls sliceLine, which recodes slice ids with "
+                   "transformencode(as.frame(...))",
+    "mice": "frames: mice returns a Frame (dM)",
+}
+
 
 def first_line(text: str) -> str:
     for line in text.splitlines():
@@ -72,11 +98,27 @@ def covered(driver: Path) -> list[str]:
     return m.group(1).split() if m else [driver.stem]
 
 
+def balanced(text: str, start: int) -> str:
+    """The text inside the parentheses that open at text[start]."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1:i]
+    return text[start + 1:]
+
+
 def signature_kind(path: Path) -> str:
-    """'frames' when the builtin takes or returns frames or lists, else ''."""
+    """'frames' when the builtin (its m_, s_ or f_ function) takes or returns frames or
+    lists, else ''."""
     text = path.read_text(errors="replace")
-    m = re.search(r"^[ms]_\w+\s*=\s*function\s*\((.*?)\)\s*return\s*\((.*?)\)", text, re.S | re.M)
-    sig = (m.group(1) + m.group(2)) if m else ""
+    m = re.search(r"^[msf]_\w+\s*=\s*function\s*\(", text, re.M)
+    sig = ""
+    if m:
+        params = balanced(text, m.end() - 1)
+        rest = text[m.end() + len(params) + 1:]
+        r = re.match(r"\s*return\s*\(", rest)
+        sig = params + ", " + (balanced(rest, r.end() - 1) if r else "")
     return "frames" if re.search(r"\b(Frame|List)\b", sig, re.I) else ""
 
 
@@ -115,6 +157,8 @@ def main() -> int:
             status = bad[0][1] if bad else "match"
             reason = f"`{bad[0][0]}.dml`: {bad[0][2]}" if bad else \
                 ", ".join(f"`{r[0]}.dml`" for r in results)
+            if bad and bad[0][0] in KNOWN:
+                reason = f"{KNOWN[bad[0][0]]} (`{bad[0][0]}.dml`: {bad[0][2]})"
         else:
             code, _, err = loads[f]
             kind = signature_kind(f)
@@ -125,7 +169,7 @@ def main() -> int:
         # Paths relative to the builtin folder, the suite and the repository, then short.
         for prefix in (args.builtins, SUITE, ROOT):
             reason = reason.replace(f"{prefix}/", "")
-        reason = reason[:200]
+        reason = reason[:320]
         rows.append((name, status, reason.replace("|", "\\|")))
 
     count = lambda s: sum(1 for r in rows if r[1] == s)  # noqa: E731

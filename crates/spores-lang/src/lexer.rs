@@ -219,6 +219,9 @@ impl<'s> Lexer<'s> {
                 b'/' if self.peek_at(1) == Some(b'*') => self.block_comment()?,
                 b'0'..=b'9' => self.number()?,
                 b'.' if self.peek_at(1).is_some_and(|d| d.is_ascii_digit()) => self.number()?,
+                // A `.` that starts neither a number nor a name: SystemDS's lexer drops it
+                // with a warning (sliceLineExtract.dml ends a statement with one).
+                b'.' => self.pos += 1,
                 b'"' | b'\'' => self.string(c)?,
                 b'$' => self.cmd_arg()?,
                 c if is_ident_start(c) => self.word(),

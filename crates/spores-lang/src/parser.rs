@@ -847,6 +847,9 @@ impl<'s> Parser<'s> {
                 name: arg_name,
                 value,
             });
+            // SystemDS's parser lets an argument end in `;` (bandit.dml writes
+            // `ifelse(c, a, n = ceil(x);)`).
+            while self.eat(&TokenKind::Semi).is_some() {}
             if self.eat(&TokenKind::Comma).is_none() {
                 break;
             }

@@ -111,3 +111,19 @@ fn statements_over_several_lines() {
     // A name alone at the end of a line stays a variable when no `(` follows.
     assert_eq!(prog("x = a\ny = (b)"), "[(= x a) (= y b)]");
 }
+
+#[test]
+fn quirks_systemds_accepts() {
+    // An argument may end in `;` (bandit.dml) ...
+    assert_eq!(
+        prog("n = ifelse(c, 1, n = ceil(x);)"),
+        prog("n = ifelse(c, 1, n = ceil(x))")
+    );
+    // ... and a stray `.` is dropped (sliceLineExtract.dml ends a `stop(...)` with one).
+    assert_eq!(
+        prog("if (k > n)\n  stop(\"too many\").\nk = 1"),
+        prog("if (k > n)\n  stop(\"too many\")\nk = 1")
+    );
+    // A `.` inside numbers and names keeps its meaning.
+    assert_eq!(prog("x = .5 + a.b"), "[(= x (+ 0.5 a.b))]");
+}

@@ -215,3 +215,60 @@ print(cov(x, y) + " " + cov(x, y, w) + " " + cov(x=x, y=x))
     .unwrap_err();
     assert!(err.contains("3 and 4 rows"), "{err}");
 }
+
+#[test]
+fn products_recurrences_and_inter_quartile_means() {
+    // Values printed by SystemDS 3.4.
+    let got = run(
+        "prod.dml",
+        r#"print(prod(matrix("1 2 3 4", rows=2, cols=2)) + " " + prod(matrix("1 2 3 4 0 7", rows=3, cols=2)))
+print(toString(t(cumsumprod(matrix("1 2 3 4 5 6 7 8", rows=4, cols=2)))))
+x = matrix("3 1 4 1 5 9 2 6 5 3", rows=10, cols=1)
+w = matrix("1 2 1 1 3 1 2 1 1 1", rows=10, cols=1)
+print(interQuartileMean(x) + " " + interQuartileMean(rbind(x, matrix(7, rows=1, cols=1))) + " " + interQuartileMean(x, w))
+print(toString(t(table(matrix("1.6 2.2 2.9 1.4 3.999 1.0 NaN", rows=7, cols=1), 1))))
+"#,
+    );
+    assert_close(
+        &got,
+        &[
+            24.0,
+            0.0,
+            1.0,
+            7.0,
+            47.0,
+            383.0,
+            3.7,
+            4.0,
+            3.642857142857143,
+            3.0,
+            2.0,
+            1.0,
+        ],
+        1e-12,
+    );
+}
+
+#[test]
+fn a_comparison_compared_to_zero_is_its_complement() {
+    // SystemDS rewrites `(X < 1) == 0` into `X >= 1`, so NaN cells give 0 (it printed
+    // these); `!(X < 1)` keeps IEEE semantics.
+    let got = run(
+        "complement.dml",
+        r#"X = matrix("1 NaN 2 0.5", rows=4, cols=1)
+print(toString(t((X < 1) == 0)))
+print(toString(t((X > 1) == 0)))
+print(toString(t((X == 1) == 0)))
+print(toString(t(!(X < 1))))
+s = as.scalar(X[2, 1])
+print(as.double((s < 1) == 0))
+"#,
+    );
+    assert_close(
+        &got,
+        &[
+            1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0,
+        ],
+        0.0,
+    );
+}

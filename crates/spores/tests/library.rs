@@ -280,10 +280,63 @@ fn list_errors_name_the_problem() {
         RunOptions::default(),
     );
     assert_eq!(d.diagnostic().message, "list index 3 is out of bounds 1..2");
-    let d = error("l = list(1, 2)\nx = as.matrix(l)\n", RunOptions::default());
+    let d = error(
+        "l = list(1, matrix(0, rows=2, cols=2))\nx = as.matrix(l)\n",
+        RunOptions::default(),
+    );
     assert_eq!(
         d.diagnostic().message,
-        "`as.matrix` of a list needs a list of one element, got 2"
+        "`as.matrix` of a list of 2 elements needs scalars, element 2 is a matrix"
+    );
+    let d = error(
+        "l = list(1, 2)\n[r, x] = remove(l, 3)\n",
+        RunOptions::default(),
+    );
+    assert_eq!(d.diagnostic().message, "remove: position 3 is not in 1..2");
+}
+
+#[test]
+fn lists_print_cast_and_shrink_as_in_systemds() {
+    // SystemDS 3.4 prints exactly this for toString of a list, builds a column from
+    // as.matrix of a list of scalars, and `remove` gives the rest and the element.
+    let out = run(
+        r#"
+L = list(matrix("1 2 3 4", rows=2, cols=2), 3, "abc", TRUE, 2.5)
+print(toString(L))
+print(toString(list(a=1, b=matrix(1, rows=1, cols=2)), decimal=1))
+print(toString(t(as.matrix(list(1, 2.5, 3)))))
+[rest, x] = remove(L, 1)
+print(length(rest) + " " + sum(x))
+node = as.list(rest)
+print(length(node) + " " + length(as.list(7)))
+"#,
+        RunOptions::default(),
+    );
+    assert_eq!(
+        out,
+        "List containing:\n[\nMatrix:\n1.000 2.000\n3.000 4.000\n, 3, abc, TRUE, 2.5]\n\
+         List containing:\n[1, \nMatrix:\n1.0 1.0\n]\n\
+         1.000 2.500 3.000\n\n\
+         4 10.0\n\
+         4 1\n"
+    );
+}
+
+#[test]
+fn a_builtin_with_several_results_gives_its_first_in_an_expression() {
+    // SystemDS takes the first result of a DML-bodied builtin used as a value; a
+    // function of the script must still be called in a multi-assignment.
+    let out = run(
+        "X = matrix(\"1 2 3 4 5 6\", rows=3, cols=2)\nprint(toString(pair(X) + 1))\n",
+        with_builtins(),
+    );
+    assert_eq!(out, "10.000 13.000\n\n");
+    let src =
+        "f = function(Double a) return (Double b, Double c) { b = a\n c = a }\nx = f(1) + 1\n";
+    let d = error(src, RunOptions::default());
+    assert_eq!(
+        d.diagnostic().message,
+        "`f` returns 2 values; use `[a, b] = f(...)`"
     );
 }
 
@@ -424,4 +477,29 @@ fn defaults_that_read_parameters_are_evaluated_in_the_callee() {
         with_builtins(),
     );
     assert_eq!(out, "8\n8.0\n");
+}
+
+#[test]
+fn eval_calls_a_function_by_name_and_assert_stops() {
+    // SystemDS 3.4 prints 3.0 and 7.0 for the two calls through eval.
+    let out = run(
+        r#"
+f = function(Double a, Double b = 10) return (Double c) { c = a + b }
+print(eval("f", 1, 2))
+print(eval("f", list(a=3, b=4)))
+print(eval("f", list(5)))
+print(toString(eval("pair", matrix("1 2 3 4", rows=2, cols=2))))
+assert(TRUE)
+print("x=%d y=%5.2f", 3, 2.5)
+"#,
+        with_builtins(),
+    );
+    assert_eq!(out, "3.0\n7.0\n15.0\n4.000 6.000\n\nx=3 y= 2.50\n");
+    let d = error("assert(1 > 2)\n", RunOptions::default());
+    assert_eq!(d.diagnostic().message, "assertion failed");
+    let d = error(
+        "f = function(Double a) return (Double c) { c = a }\nx = eval(\"f\", 1, 2)\n",
+        RunOptions::default(),
+    );
+    assert_eq!(d.diagnostic().message, "eval: `f` takes at most 1 argument");
 }

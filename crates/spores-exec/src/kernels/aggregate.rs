@@ -1,4 +1,5 @@
-//! Full, row-wise and column-wise aggregates: `sum`, `mean`, `min`, `max`, `sumsq`.
+//! Full, row-wise and column-wise aggregates: `sum`, `mean`, `min`, `max`, `sumsq`, and the
+//! full `prod`.
 //!
 //! Sparse inputs touch only their stored entries; `min`/`max` account for the implicit
 //! zeros of a sparse matrix (a row or column that is not fully stored contributes a 0).
@@ -62,6 +63,12 @@ fn full_fold(m: &Matrix, init: f64, f: fn(f64, f64) -> f64) -> f64 {
     } else {
         r
     }
+}
+
+/// Product of all cells (DML `prod`): 0 when a sparse matrix leaves a cell implicit,
+/// 1 for a matrix without cells.
+pub fn prod(m: &Matrix) -> f64 {
+    full_fold(m, 1.0, |a, b| a * b)
 }
 
 /// Largest cell (NaN if any cell is NaN; -Inf for a matrix without cells).
@@ -243,6 +250,8 @@ mod tests {
         let mn = cells.iter().copied().fold(f64::INFINITY, f64::min);
         assert_eq!(max(m), mx, "max of {}", m.shape());
         assert_eq!(min(m), mn, "min of {}", m.shape());
+        let product: f64 = cells.iter().product();
+        assert!(close(prod(m), product), "prod {} vs {}", prod(m), product);
 
         let row = |f: &dyn Fn(&[f64]) -> f64| {
             Matrix::Dense(DenseMatrix::from_fn(r, 1, |i, _| f(d.row(i))))
@@ -335,5 +344,15 @@ mod tests {
                            seed in 0u64..1000) {
             check_all(&random(r, c, d, sparse, seed));
         }
+    }
+
+    #[test]
+    fn prod_as_systemds() {
+        // SystemDS 3.4 prints 24.0 and 0.0 for these.
+        let x = Matrix::Dense(DenseMatrix::from_vec(2, 2, vec![1.0, 2.0, 3.0, 4.0]).unwrap());
+        assert_eq!(prod(&x), 24.0);
+        let sparse =
+            Matrix::Sparse(CsrMatrix::from_triplets(3, 2, &[(0, 0, 2.0), (2, 1, 7.0)]).unwrap());
+        assert_eq!(prod(&sparse), 0.0);
     }
 }

@@ -1,4 +1,5 @@
-//! Column-wise cumulative aggregates: DML's `cumsum`, `cumprod`, `cummin` and `cummax`.
+//! Column-wise cumulative aggregates: DML's `cumsum`, `cumprod`, `cummin` and `cummax`,
+//! and the recurrence `cumsumprod`.
 //!
 //! Cell `(i, j)` of the result aggregates column `j` of rows `0..=i`, in row order (so
 //! sums round exactly as a sequential loop does). NaN propagates: once a column has
@@ -7,6 +8,7 @@
 
 use rayon::prelude::*;
 
+use crate::error::{ExecError, Result};
 use crate::kernels::elementwise::BinaryOp;
 use crate::kernels::ew_common::MIN_PAR_WORK;
 use crate::matrix::{DenseMatrix, Matrix};
@@ -84,6 +86,28 @@ pub fn cumulative(op: CumulativeOp, m: &Matrix) -> Matrix {
     }
     let d = DenseMatrix::from_vec(rows, cols, data).expect("one value per cell");
     Matrix::Dense(d).into_best_format()
+}
+
+/// DML `cumsumprod(X)` of an `n x 2` matrix: the column `y` with `y[i] = X[i,1] +
+/// X[i,2] * y[i-1]` and `y[0] = 0` before the first row (a linear recurrence, as used for
+/// exponential smoothing), computed in row order.
+pub fn cumsumprod(m: &Matrix) -> Result<Matrix> {
+    if m.cols() != 2 {
+        return Err(ExecError::invalid(format!(
+            "cumsumprod needs a matrix of two columns (addend, factor), got a {} matrix",
+            m.shape()
+        )));
+    }
+    let x = m.to_dense();
+    let mut previous = 0.0;
+    let out: Vec<f64> = (0..x.rows())
+        .map(|i| {
+            let row = x.row(i);
+            previous = row[0] + row[1] * previous;
+            previous
+        })
+        .collect();
+    Ok(Matrix::Dense(DenseMatrix::from_vec(out.len(), 1, out)?))
 }
 
 /// The dense buffer of [`cumulative`], shared by tasks that write disjoint columns.
@@ -177,5 +201,14 @@ mod tests {
             cumulative(CumulativeOp::Prod, &empty).shape(),
             empty.shape()
         );
+    }
+
+    #[test]
+    fn cumsumprod_is_the_linear_recurrence() {
+        // SystemDS 3.4: cumsumprod(matrix("1 2 3 4 5 6 7 8", rows=4, cols=2)) = 1, 7, 47, 383.
+        let x = dense(4, 2, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+        let y = cumsumprod(&x).unwrap();
+        assert_eq!(y.to_dense().into_vec(), vec![1.0, 7.0, 47.0, 383.0]);
+        assert!(cumsumprod(&dense(2, 1, &[1.0, 2.0])).is_err());
     }
 }

@@ -140,6 +140,45 @@ pub fn covariance(x: &Matrix, y: &Matrix, w: Option<&Matrix>) -> Result<f64> {
     Ok(co / (total - 1.0))
 }
 
+/// DML `interQuartileMean(v)` and `interQuartileMean(v, w)`: the mean of the middle half
+/// of the values (weights count as frequencies). With the sorted values as a step
+/// function over positions `(0, W]` (`W` the total weight, value `k` covering
+/// `(c_{k-1}, c_k]` of the cumulative weights `c`), it is the integral of that function
+/// over `(W/4, 3W/4]` divided by `W/2`, so a quartile falling inside a value's range
+/// counts that value partially, as SystemDS computes it.
+pub fn inter_quartile_mean(m: &Matrix, w: Option<&Matrix>) -> Result<f64> {
+    let v = vector_values("interQuartileMean", m)?;
+    let w = match w {
+        Some(w) => vector_values("interQuartileMean weights", w)?,
+        None => vec![1.0; v.len()],
+    };
+    if w.len() != v.len() {
+        return Err(ExecError::invalid(format!(
+            "interQuartileMean: {} values but {} weights",
+            v.len(),
+            w.len()
+        )));
+    }
+    let mut pairs: Vec<(f64, f64)> = v.into_iter().zip(w).collect();
+    if pairs.iter().any(|(x, _)| x.is_nan()) {
+        return Ok(f64::NAN);
+    }
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = pairs.iter().map(|p| p.1).sum();
+    let (lo, hi) = (0.25 * total, 0.75 * total);
+    let mut start = 0.0;
+    let mut integral = 0.0;
+    for (x, weight) in pairs {
+        let end = start + weight;
+        let overlap = end.min(hi) - start.max(lo);
+        if overlap > 0.0 {
+            integral += overlap * x;
+        }
+        start = end;
+    }
+    Ok(integral / (0.5 * total))
+}
+
 /// The values sorted increasing (NaN last), or `None` when one is NaN.
 fn sorted(mut v: Vec<f64>) -> Option<Vec<f64>> {
     if v.iter().any(|x| x.is_nan()) {
@@ -267,5 +306,17 @@ mod tests {
         }
         assert_eq!(variance(&column(&[4.0])), 0.0);
         assert!(moment(&five, 5).is_err());
+    }
+
+    #[test]
+    fn inter_quartile_mean_as_systemds() {
+        // SystemDS 3.4 prints 3.7, 4.0 and 3.642857142857143.
+        let x = column(&[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0]);
+        assert!((inter_quartile_mean(&x, None).unwrap() - 3.7).abs() < 1e-12);
+        let x11 = column(&[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0, 7.0]);
+        assert!((inter_quartile_mean(&x11, None).unwrap() - 4.0).abs() < 1e-12);
+        let w = column(&[1.0, 2.0, 1.0, 1.0, 3.0, 1.0, 2.0, 1.0, 1.0, 1.0]);
+        let weighted = inter_quartile_mean(&x, Some(&w)).unwrap();
+        assert!((weighted - 3.642857142857143).abs() < 1e-12);
     }
 }

@@ -48,9 +48,23 @@ fn category(v: f64, what: &str, row: usize) -> Result<usize> {
     Ok(v as usize - 1)
 }
 
+/// A `table` category: the value rounded down (SystemDS casts it so), as a 0-based
+/// index; an error naming the argument and row when that is below 1.
+fn table_category(v: f64, what: &str, row: usize) -> Result<usize> {
+    let floor = v.floor();
+    if floor < 1.0 || floor > u32::MAX as f64 {
+        return Err(ExecError::invalid(format!(
+            "{what}: value {v} in row {} is not a category (categories are 1, 2, ...)",
+            row + 1
+        )));
+    }
+    Ok(floor as usize - 1)
+}
+
 /// DML `table(A, B, W)`: cell `(A[k], B[k])` of the result sums `W[k]` over all rows
 /// `k`. The result is `max(A) x max(B)`, or `dims` when given; pairs outside `dims`
-/// are dropped, as SystemDS does.
+/// are dropped, as SystemDS does. As in SystemDS, categories are rounded down and a row
+/// with a NaN in `A`, `B` or `W` is skipped.
 pub fn table(
     a: TableArg,
     b: TableArg,
@@ -70,8 +84,12 @@ pub fn table(
     let mut triplets = Vec::with_capacity(n);
     let (mut max_i, mut max_j) = (0, 0);
     for k in 0..n {
-        let i = category(a.get(k), "table A", k)?;
-        let j = category(b.get(k), "table B", k)?;
+        let (va, vb, vw) = (a.get(k), b.get(k), w.get(k));
+        if va.is_nan() || vb.is_nan() || vw.is_nan() {
+            continue;
+        }
+        let i = table_category(va, "table A", k)?;
+        let j = table_category(vb, "table B", k)?;
         if let Some((r, c)) = dims {
             if i >= r || j >= c {
                 continue;
@@ -79,7 +97,7 @@ pub fn table(
         }
         max_i = max_i.max(i + 1);
         max_j = max_j.max(j + 1);
-        triplets.push((i, j, w.get(k)));
+        triplets.push((i, j, vw));
     }
     let (rows, cols) = dims.unwrap_or((max_i, max_j));
     let m = CsrMatrix::from_triplets(rows, cols, &triplets)?;
@@ -245,6 +263,24 @@ mod tests {
         .is_err());
         assert!(table(
             TableArg::Vector(&column(&[0.0])),
+            TableArg::Scalar(1.0),
+            TableArg::Scalar(1.0),
+            None
+        )
+        .is_err());
+        // SystemDS 3.4: table(matrix("1.6 2.2 2.9 1.4 3.999 1.0", 6, 1), 1) counts 3, 2, 1
+        // (categories rounded down); a NaN row is skipped; 0.4 (category 0) is an error.
+        let fractional = column(&[1.6, 2.2, 2.9, 1.4, 3.999, 1.0, f64::NAN]);
+        let t = table(
+            TableArg::Vector(&fractional),
+            TableArg::Scalar(1.0),
+            TableArg::Scalar(1.0),
+            None,
+        )
+        .unwrap();
+        assert_eq!(values(&t), [3.0, 2.0, 1.0]);
+        assert!(table(
+            TableArg::Vector(&column(&[0.4])),
             TableArg::Scalar(1.0),
             TableArg::Scalar(1.0),
             None

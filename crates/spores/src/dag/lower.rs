@@ -280,6 +280,14 @@ impl<'a> Lowerer<'a> {
                     ast::UnaryOp::Not => self.dag.add(Op::Unary(UnaryOp::Not), vec![child], span),
                 }
             }
+            ExprKind::Binary { op, lhs, rhs }
+                if complemented_comparison(*op, lhs, rhs).is_some() =>
+            {
+                let (cmp, a, b) = complemented_comparison(*op, lhs, rhs).expect("checked");
+                let l = self.expr(a)?;
+                let r = self.expr(b)?;
+                self.dag.add(Op::Binary(cmp), vec![l, r], span)
+            }
             ExprKind::Binary { op, lhs, rhs } => {
                 let l = self.expr(lhs)?;
                 let r = self.expr(rhs)?;
@@ -319,7 +327,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             ExprKind::Call { name, args } => match self.ctx.functions.local(name, span)? {
-                Some(function) => self.function_value(&function, args, span)?,
+                Some(function) => self.function_value(&function, args, span, false)?,
                 None => self.builtin(name, args, span)?,
             },
         })
@@ -346,17 +354,22 @@ impl<'a> Lowerer<'a> {
 
     /// A call of a DML function used as a value: its single return value. A function
     /// without return values is a statement of its own, so its call node stands for it.
+    /// A function of the script with several return values must be called in a
+    /// multi-assignment; a DML-bodied builtin (`first_of_several`) gives its first one, as
+    /// SystemDS does (`t(dbscanApply(...))` is the cluster assignment).
     fn function_value(
         &mut self,
         function: &ResolvedFunction,
         args: &[Arg],
         span: Span,
+        first_of_several: bool,
     ) -> Result<NodeId, Diagnostic> {
         let name = &function.name;
         let call = self.call(function, args, span)?;
         match function.def.returns.len() {
             0 => Ok(call),
             1 => Ok(self.dag.add(Op::Extract(0), vec![call], span)),
+            _ if first_of_several => Ok(self.dag.add(Op::Extract(0), vec![call], span)),
             n => Err(Diagnostic::new(
                 format!("`{name}` returns {n} values; use `[a, b] = {name}(...)`"),
                 span,
@@ -368,7 +381,7 @@ impl<'a> Lowerer<'a> {
     /// DML-bodied builtin (`NAME.dml`).
     fn dml_builtin(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
         let function = self.ctx.functions.builtin(name, span)?;
-        self.function_value(&function, args, span)
+        self.function_value(&function, args, span, true)
     }
 
     fn call(
@@ -411,6 +424,32 @@ impl<'a> Lowerer<'a> {
         if name == "ifdef" {
             return self.ifdef(args, span);
         }
+        // `print(format, values...)` and `eval(name, arguments...)` take any number of
+        // positional arguments.
+        let variadic = match name {
+            "print" if args.len() > 1 => Some(Builtin::Printf),
+            "eval" => Some(Builtin::Eval),
+            _ => None,
+        };
+        if let Some(builtin) = variadic {
+            if let Some(named) = args.iter().find(|a| a.name.is_some()) {
+                return Err(Diagnostic::new(
+                    format!("`{name}` takes positional arguments only"),
+                    named.value.span,
+                ));
+            }
+            if args.is_empty() {
+                return Err(Diagnostic::new(
+                    format!("`{name}` needs at least one argument"),
+                    span,
+                ));
+            }
+            let children = args
+                .iter()
+                .map(|a| self.expr(&a.value))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(self.dag.add(Op::Builtin(builtin), children, span));
+        }
         // SystemDS accepts the capitalized spelling too.
         let name = if name == "Rand" { "rand" } else { name };
         let unary = |op| Some((Op::Unary(op), 1));
@@ -423,7 +462,7 @@ impl<'a> Lowerer<'a> {
             "sigmoid" => unary(UnaryOp::Sigmoid),
             "round" => unary(UnaryOp::Round),
             "floor" => unary(UnaryOp::Floor),
-            "ceil" => unary(UnaryOp::Ceil),
+            "ceil" | "ceiling" => unary(UnaryOp::Ceil),
             "sign" => unary(UnaryOp::Sign),
             "sum" => agg(AggFn::Sum, Axis::All),
             "mean" => agg(AggFn::Mean, Axis::All),
@@ -443,10 +482,12 @@ impl<'a> Lowerer<'a> {
             "as.double" => Some((Op::Builtin(Builtin::AsDouble), 1)),
             "as.integer" => Some((Op::Builtin(Builtin::AsInteger), 1)),
             "as.logical" => Some((Op::Builtin(Builtin::AsLogical), 1)),
+            "as.list" => Some((Op::Builtin(Builtin::AsList), 1)),
             "diag" => Some((Op::Builtin(Builtin::Diag), 1)),
             "trace" => Some((Op::Builtin(Builtin::Trace), 1)),
             "print" => Some((Op::Builtin(Builtin::Print), 1)),
             "stop" => Some((Op::Builtin(Builtin::Stop), 1)),
+            "assert" => Some((Op::Builtin(Builtin::Assert), 1)),
             "time" => Some((Op::Builtin(Builtin::Time), 0)),
             "append" => Some((Op::Builtin(Builtin::Append), 2)),
             _ => native_simple(name),
@@ -549,6 +590,10 @@ impl<'a> Lowerer<'a> {
                 "`eigen` returns 2 values; use `[values, vectors] = eigen(A)`",
                 span,
             )),
+            "remove" => Err(Diagnostic::new(
+                "`remove` returns 2 values; use `[rest, element] = remove(list, pos)`",
+                span,
+            )),
             _ if distribution_signature(name).is_some() => self.distribution(name, args, span),
             _ => {
                 let Some((builtin, signature, defaults)) = builtin_signature(name) else {
@@ -572,26 +617,29 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// `table(A, B)`, `table(A, B, W)`, `table(A, B, odim1, odim2)` and
-    /// `table(A, B, W, odim1, odim2)`, the dimensions also as `odim1=`/`odim2=`: a
-    /// `Builtin::Table` node with children A, B, W, odim1, odim2 (weights 1 and
-    /// dimensions -1, taken from the data, when not given).
+    /// `table(A, B)`, `table(A, B, W)`, `table(A, B, odim1, odim2)`,
+    /// `table(A, B, W, odim1, odim2)` and `table(A, B, W, odim1, odim2, outputEmptyBlocks)`,
+    /// the dimensions also as `odim1=`/`odim2=`: a `Builtin::Table` node with children A,
+    /// B, W, odim1, odim2 (weights 1 and dimensions -1, taken from the data, when not
+    /// given). `outputEmptyBlocks` only shapes SystemDS's distributed blocks, so it is
+    /// accepted and has no effect here.
     fn table(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
-        const PARAMS: [&str; 5] = ["A", "B", "weights", "odim1", "odim2"];
+        const PARAMS: [&str; 6] = ["A", "B", "weights", "odim1", "odim2", "outputEmptyBlocks"];
         let positional: Vec<&Expr> = args
             .iter()
             .filter(|a| a.name.is_none())
             .map(|a| &a.value)
             .collect();
-        let mut slots: [Option<&Expr>; 5] = [None; 5];
+        let mut slots: [Option<&Expr>; 6] = [None; 6];
         let order: &[usize] = match positional.len() {
             2 => &[0, 1],
             3 => &[0, 1, 2],
             4 => &[0, 1, 3, 4],
             5 => &[0, 1, 2, 3, 4],
+            6 => &[0, 1, 2, 3, 4, 5],
             n => {
                 return Err(Diagnostic::new(
-                    format!("`table` takes 2 to 5 positional arguments (A, B[, weights][, odim1, odim2]), got {n}"),
+                    format!("`table` takes 2 to 6 positional arguments (A, B[, weights][, odim1, odim2][, outputEmptyBlocks]), got {n}"),
                     span,
                 ))
             }
@@ -618,7 +666,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         let mut children = Vec::with_capacity(5);
-        for (k, slot) in slots.iter().enumerate() {
+        for (k, slot) in slots[..5].iter().enumerate() {
             children.push(match slot {
                 Some(e) => self.expr(e)?,
                 None if k == 2 => self.lit(Literal::Double(1.0), span),
@@ -650,7 +698,7 @@ impl<'a> Lowerer<'a> {
         Ok(self.dag.add(Op::Builtin(builtin), children, span))
     }
 
-    /// `[a, b] = NAME(...)` for a builtin returning several values (`eigen`): the
+    /// `[a, b] = NAME(...)` for a builtin returning several values (`eigen`, `remove`): the
     /// builtin's node, whose results `Op::Extract` nodes read.
     fn multi_return_builtin(
         &mut self,
@@ -658,13 +706,17 @@ impl<'a> Lowerer<'a> {
         args: &[Arg],
         span: Span,
     ) -> Result<Option<(NodeId, usize)>, Diagnostic> {
-        let builtin = match name {
-            "eigen" => Builtin::Eigen,
+        let (builtin, params): (_, &[&str]) = match name {
+            "eigen" => (Builtin::Eigen, &["A"]),
+            "remove" => (Builtin::Remove, &["target", "pos"]),
             _ => return Ok(None),
         };
-        let bound = bind_args(name, &["A"], 1, args, span)?;
-        let a = self.expr(bound[0].expect("required"))?;
-        let node = self.dag.add(Op::Builtin(builtin), vec![a], span);
+        let bound = bind_args(name, params, params.len(), args, span)?;
+        let children = bound
+            .into_iter()
+            .map(|e| self.expr(e.expect("required")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let node = self.dag.add(Op::Builtin(builtin), children, span);
         Ok(Some((node, builtin.outputs())))
     }
 
@@ -817,6 +869,8 @@ fn native_simple(name: &str) -> Option<(Op, usize)> {
         "cumprod" => builtin(Builtin::CumProd),
         "cummin" => builtin(Builtin::CumMin),
         "cummax" => builtin(Builtin::CumMax),
+        "cumsumprod" => builtin(Builtin::CumSumProd),
+        "prod" => builtin(Builtin::Prod),
         "rowIndexMax" => builtin(Builtin::RowIndexMax),
         "rowIndexMin" => builtin(Builtin::RowIndexMin),
         "inv" => builtin(Builtin::Inv),
@@ -864,6 +918,11 @@ fn native_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Litera
             Builtin::Cov,
             sig(&["x", "y", "weights"], 2),
             vec![None, None, Some(Literal::Str("".into()))],
+        ),
+        "interQuartileMean" => (
+            Builtin::InterQuartileMean,
+            sig(&["target", "weights"], 1),
+            vec![None, None],
         ),
         "moment" => (
             Builtin::Moment,
@@ -1021,6 +1080,42 @@ fn parse_cmd_arg(text: &str) -> Literal {
     } else {
         Literal::Str(text.to_string())
     }
+}
+
+/// `(a < b) == 0` and the like: SystemDS rewrites a comparison compared equal to 0 into
+/// the complementary comparison (`a >= b`) before it runs anything, for scalars and
+/// matrices alike, so a NaN cell then compares false where the written form gives true.
+/// Scripts rely on it (imputeByMode's `(X < 1) == 0` drops NaN rows), so the lowering
+/// does the same: the complementary operator and the comparison's operands.
+fn complemented_comparison<'e>(
+    op: ast::BinaryOp,
+    lhs: &'e Expr,
+    rhs: &'e Expr,
+) -> Option<(BinaryOp, &'e Expr, &'e Expr)> {
+    use ast::BinaryOp as B;
+    let is_zero =
+        matches!(rhs.kind, ExprKind::Int(0)) || matches!(rhs.kind, ExprKind::Double(v) if v == 0.0);
+    if op != B::Eq || !is_zero {
+        return None;
+    }
+    let ExprKind::Binary {
+        op: inner,
+        lhs: a,
+        rhs: b,
+    } = &lhs.kind
+    else {
+        return None;
+    };
+    let complement = match inner {
+        B::Lt => BinaryOp::Ge,
+        B::Le => BinaryOp::Gt,
+        B::Gt => BinaryOp::Le,
+        B::Ge => BinaryOp::Lt,
+        B::Eq => BinaryOp::Ne,
+        B::Ne => BinaryOp::Eq,
+        _ => return None,
+    };
+    Some((complement, a, b))
 }
 
 fn binary_op(op: ast::BinaryOp) -> BinaryOp {

@@ -257,7 +257,54 @@ fn builtin(b: Builtin, args: &[&NodeMeta]) -> NodeMeta {
             NodeMeta::Scalar(_) => NodeMeta::dense(1, 1),
             other => other.clone(),
         },
-        Builtin::Time => NodeMeta::Scalar(None),
+        Builtin::Time
+        | Builtin::Prod
+        | Builtin::Var
+        | Builtin::Sd
+        | Builtin::Median
+        | Builtin::InterQuartileMean
+        | Builtin::Moment
+        | Builtin::Cov
+        | Builtin::Cdf
+        | Builtin::Icdf => NodeMeta::Scalar(None),
+        Builtin::CumSum
+        | Builtin::CumProd
+        | Builtin::CumMin
+        | Builtin::CumMax
+        | Builtin::Inv
+        | Builtin::Cholesky => match shape_of(args[0]) {
+            Some(s) => NodeMeta::dense(s.rows, s.cols),
+            None => NodeMeta::Unknown,
+        },
+        Builtin::Rev | Builtin::LowerTri | Builtin::UpperTri => match args[0] {
+            m @ NodeMeta::Matrix { .. } => m.clone(),
+            _ => NodeMeta::Unknown,
+        },
+        Builtin::CumSumProd
+        | Builtin::RowIndexMax
+        | Builtin::RowIndexMin
+        | Builtin::RowVars
+        | Builtin::RowSds => match shape_of(args[0]) {
+            Some(s) => NodeMeta::dense(s.rows, 1),
+            None => NodeMeta::Unknown,
+        },
+        Builtin::ColVars | Builtin::ColSds => match shape_of(args[0]) {
+            Some(s) => NodeMeta::dense(1, s.cols),
+            None => NodeMeta::Unknown,
+        },
+        Builtin::Quantile => match args[1] {
+            NodeMeta::Matrix { shape, .. } if !shape.is_scalar() => NodeMeta::dense(shape.rows, 1),
+            NodeMeta::Scalar(_) => NodeMeta::Scalar(None),
+            _ => NodeMeta::Unknown,
+        },
+        Builtin::Solve => match (shape_of(args[0]), shape_of(args[1])) {
+            (Some(a), Some(b)) => NodeMeta::dense(a.cols, b.cols),
+            _ => NodeMeta::Unknown,
+        },
+        Builtin::Outer => match (shape_of(args[0]), shape_of(args[1])) {
+            (Some(a), Some(b)) => NodeMeta::dense(a.rows, b.cols),
+            _ => NodeMeta::Unknown,
+        },
         _ => NodeMeta::Unknown,
     }
 }
@@ -336,6 +383,27 @@ mod tests {
             panic!()
         };
         assert_eq!(*shape, Shape::new(10, 50));
+    }
+
+    #[test]
+    fn native_builtins_have_sizes() {
+        let x = InputMeta::Matrix {
+            shape: Shape::new(30, 4),
+            nnz: 120,
+        };
+        let (block, meta) = meta_of(
+            "C = cumsum(X)\nI = rowIndexMax(X)\nV = colVars(X)\np = prod(X)\nQ = quantile(X[, 1], matrix(\"0.25 0.75\", rows=2, cols=1))\n",
+            &[("X", x)],
+        );
+        let shape = |name: &str| match output(&block, &meta, name) {
+            NodeMeta::Matrix { shape, .. } => Some(*shape),
+            _ => None,
+        };
+        assert_eq!(shape("C"), Some(Shape::new(30, 4)));
+        assert_eq!(shape("I"), Some(Shape::new(30, 1)));
+        assert_eq!(shape("V"), Some(Shape::new(1, 4)));
+        assert_eq!(output(&block, &meta, "p"), &NodeMeta::Scalar(None));
+        assert_eq!(shape("Q"), Some(Shape::new(2, 1)));
     }
 
     #[test]

@@ -108,6 +108,13 @@ pub enum Builtin {
     /// value, file, format, header, sep
     Write,
     Print,
+    /// format, values: `print("%d of %f", i, x)` (Java's `String.format`)
+    Printf,
+    /// condition: stops the script when it is false
+    Assert,
+    /// function name, then its arguments (or one list of them): calls a DML function
+    /// chosen at run time and gives its first result
+    Eval,
     Stop,
     Time,
     /// (name, value) pairs, the name `""` for a positional element
@@ -121,6 +128,10 @@ pub enum Builtin {
     CumProd,
     CumMin,
     CumMax,
+    /// `X` (n x 2): the recurrence `y[i] = X[i,1] + X[i,2] y[i-1]`
+    CumSumProd,
+    /// Product of all cells.
+    Prod,
     RowIndexMax,
     RowIndexMin,
     /// A, B, weights, odim1, odim2 (a negative odim: from the data)
@@ -135,6 +146,10 @@ pub enum Builtin {
     Cholesky,
     /// Two results (values, vectors), read with `Op::Extract`.
     Eigen,
+    /// list, position: two results (the list without the element, the element).
+    Remove,
+    /// A list as it is; any other value as a list of one element.
+    AsList,
     Var,
     Sd,
     RowVars,
@@ -142,6 +157,8 @@ pub enum Builtin {
     RowSds,
     ColSds,
     Median,
+    /// target, weights (weights may be absent)
+    InterQuartileMean,
     /// target, p
     Quantile,
     /// target, order
@@ -169,7 +186,14 @@ impl Builtin {
     pub fn is_pure(self) -> bool {
         !matches!(
             self,
-            Builtin::Read | Builtin::Write | Builtin::Print | Builtin::Stop | Builtin::Time
+            Builtin::Read
+                | Builtin::Write
+                | Builtin::Print
+                | Builtin::Printf
+                | Builtin::Assert
+                | Builtin::Eval
+                | Builtin::Stop
+                | Builtin::Time
         )
     }
 
@@ -196,7 +220,9 @@ impl Builtin {
             Builtin::ToString => "toString",
             Builtin::Read => "read",
             Builtin::Write => "write",
-            Builtin::Print => "print",
+            Builtin::Print | Builtin::Printf => "print",
+            Builtin::Assert => "assert",
+            Builtin::Eval => "eval",
             Builtin::Stop => "stop",
             Builtin::Time => "time",
             Builtin::List => "list",
@@ -206,6 +232,8 @@ impl Builtin {
             Builtin::CumProd => "cumprod",
             Builtin::CumMin => "cummin",
             Builtin::CumMax => "cummax",
+            Builtin::CumSumProd => "cumsumprod",
+            Builtin::Prod => "prod",
             Builtin::RowIndexMax => "rowIndexMax",
             Builtin::RowIndexMin => "rowIndexMin",
             Builtin::Table => "table",
@@ -222,6 +250,9 @@ impl Builtin {
             Builtin::RowSds => "rowSds",
             Builtin::ColSds => "colSds",
             Builtin::Median => "median",
+            Builtin::Remove => "remove",
+            Builtin::AsList => "as.list",
+            Builtin::InterQuartileMean => "interQuartileMean",
             Builtin::Quantile => "quantile",
             Builtin::Moment => "moment",
             Builtin::Cov => "cov",
@@ -240,7 +271,7 @@ impl Builtin {
     /// `Op::Extract`.
     pub fn outputs(self) -> usize {
         match self {
-            Builtin::Eigen => 2,
+            Builtin::Eigen | Builtin::Remove => 2,
             _ => 1,
         }
     }

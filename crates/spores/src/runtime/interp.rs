@@ -14,7 +14,9 @@ use super::library::{Library, UnitId, MAIN_UNIT};
 use super::ops::{self, EffectContext, ReadRequest};
 use super::stats::Stats;
 use super::value::Value;
-use crate::dag::{explain, lower_block, lower_expr, BlockDag, Builtin, LowerContext, Op};
+use crate::dag::{
+    explain, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext, Op,
+};
 use crate::opt::{DagOptimizer, InputMeta, NoOptimizer};
 
 /// How deep user functions may recurse before the run stops with an error.
@@ -483,6 +485,7 @@ impl<'w> Interpreter<'w> {
                     call_results.insert(id, results);
                     Value::Int(0)
                 }
+                Op::Builtin(Builtin::Eval) => self.eval_by_name(args, node.span)?,
                 Op::Builtin(b) if b.outputs() > 1 => {
                     let results = super::native::eval_multi(*b, &args)
                         .map_err(|message| Diagnostic::new(message, node.span))?;
@@ -596,6 +599,78 @@ impl<'w> Interpreter<'w> {
         });
         self.calls_a_function.insert(key, calls);
         calls
+    }
+
+    /// DML `eval(name, args...)`: calls the function `name` (resolved from the calling
+    /// file as a call written there would be) with the values, or with the elements of
+    /// one list (named ones bind by name), and gives its first result. Parameters left
+    /// out take their defaults.
+    fn eval_by_name(&mut self, mut args: Vec<Value>, span: Span) -> Result<Value, Diagnostic> {
+        let fail = |message: String| Diagnostic::new(message, span);
+        let Value::Str(name) = args.remove(0) else {
+            return Err(fail(
+                "eval: the first argument must be a function name".into(),
+            ));
+        };
+        let scope = self.library.scope(self.unit);
+        let function = match scope.local(&name, span)? {
+            Some(f) => f,
+            None => scope.builtin(&name, span)?,
+        };
+        let params = &function.def.params;
+        let mut bound: Vec<Option<Value>> = vec![None; params.len()];
+        let given: Vec<(Option<String>, Value)> = match args.as_slice() {
+            [Value::List(list)] => list
+                .names
+                .iter()
+                .cloned()
+                .zip(list.items.iter().cloned())
+                .collect(),
+            _ => args.into_iter().map(|v| (None, v)).collect(),
+        };
+        let mut next = 0;
+        for (param_name, value) in given {
+            let slot = match param_name {
+                Some(n) => params
+                    .iter()
+                    .position(|p| p.name == n)
+                    .ok_or_else(|| fail(format!("eval: `{name}` has no parameter `{n}`")))?,
+                None => {
+                    next += 1;
+                    next - 1
+                }
+            };
+            if slot >= params.len() {
+                return Err(fail(format!(
+                    "eval: `{name}` takes at most {} argument{}",
+                    params.len(),
+                    if params.len() == 1 { "" } else { "s" }
+                )));
+            }
+            bound[slot] = Some(value);
+        }
+        let mut deferred = Vec::new();
+        let mut values = Vec::with_capacity(params.len());
+        for (k, (param, value)) in params.iter().zip(bound).enumerate() {
+            match (value, &param.default) {
+                (Some(v), _) => values.push(v),
+                (None, Some(_)) => {
+                    deferred.push(k);
+                    values.push(Value::Int(0));
+                }
+                (None, None) => {
+                    return Err(fail(format!(
+                        "eval: missing argument `{}` of `{name}`",
+                        param.name
+                    )))
+                }
+            }
+        }
+        let results = self.call(&function.key, values, &deferred, span)?;
+        results
+            .into_iter()
+            .next()
+            .ok_or_else(|| fail(format!("eval: `{name}` returns no value")))
     }
 
     fn call(

@@ -1,11 +1,13 @@
 //! DML lists: `list(a, b)` and `list(name=a, ...)`, `l[i]`, `l[i:j]`, `l["name"]`,
-//! `length(l)`, `append(l, x)`, and the casts that take a value out of a one-element list
-//! (`as.matrix(l[1])`, `as.scalar(l["k"])`).
+//! `length(l)`, `append(l, x)`, the casts that take a value out of a one-element list
+//! (`as.matrix(l[1])`, `as.scalar(l["k"])`) and `as.matrix` of a list of scalars (a column).
 //!
 //! As in SystemDS, indexing a list gives a list (of the selected elements, with their
 //! names); the casts unwrap it.
 
 use std::sync::Arc;
+
+use spores_exec::{DenseMatrix, Matrix};
 
 use super::value::{ListValue, Value};
 use crate::dag::{Builtin, IndexKind};
@@ -99,6 +101,59 @@ pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value
     })))
 }
 
+/// `toString(l)` as SystemDS prints a list: `List containing:` and the elements in
+/// brackets, separated by `, `, each matrix as `Matrix:` and its text on lines of their
+/// own (`matrix_text` formats it with the call's `decimal`, `sep`, ...). Names are not
+/// shown.
+pub fn to_string(
+    list: &ListValue,
+    matrix_text: &dyn Fn(&Matrix) -> Result<String, String>,
+) -> Result<String, String> {
+    let items = list
+        .items
+        .iter()
+        .map(|item| match item {
+            Value::Matrix(m) => Ok(format!("\nMatrix:\n{}", matrix_text(m)?)),
+            Value::List(inner) => to_string(inner, matrix_text),
+            scalar => Ok(scalar.to_string()),
+        })
+        .collect::<Result<Vec<String>, String>>()?;
+    Ok(format!("List containing:\n[{}]", items.join(", ")))
+}
+
+/// `as.list(x)`: a list as it is, any other value as a list of one element.
+pub fn as_list(v: &Value) -> Value {
+    match v {
+        Value::List(_) => v.clone(),
+        other => Value::List(Arc::new(ListValue {
+            names: vec![None],
+            items: vec![other.clone()],
+        })),
+    }
+}
+
+/// `[rest, element] = remove(l, pos)`: the list without its `pos`-th element (1-based),
+/// and that element.
+pub fn remove(args: &[Value]) -> Result<Vec<Value>, String> {
+    let Value::List(list) = &args[0] else {
+        return Err(format!(
+            "`remove` needs a list, got a {}",
+            args[0].type_name()
+        ));
+    };
+    let n = list.items.len();
+    let pos = args[1]
+        .as_f64()
+        .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= n as f64)
+        .ok_or_else(|| format!("remove: position {} is not in 1..{n}", args[1]))?
+        as usize
+        - 1;
+    let mut rest = (**list).clone();
+    rest.names.remove(pos);
+    let element = rest.items.remove(pos);
+    Ok(vec![Value::List(Arc::new(rest)), element])
+}
+
 /// `length(l)`: the number of elements.
 pub fn length(list: &ListValue) -> Value {
     Value::Int(list.items.len() as i64)
@@ -116,9 +171,35 @@ pub fn unwrap_cast_args(b: Builtin, args: &[Value]) -> Option<Result<Vec<Value>,
             | Builtin::AsLogical
     );
     match args.first() {
+        Some(Value::List(list)) if b == Builtin::AsMatrix && list.items.len() > 1 => {
+            Some(column_of_scalars(list).map(|v| vec![v]))
+        }
         Some(Value::List(list)) if casts => Some(single(list, b.name()).map(|v| vec![v])),
         _ => None,
     }
+}
+
+/// `as.matrix(list(a, b, ...))` of several scalars (or 1 x 1 matrices): the column
+/// vector of their values, as SystemDS builds it.
+fn column_of_scalars(list: &ListValue) -> Result<Value, String> {
+    let cells = list
+        .items
+        .iter()
+        .enumerate()
+        .map(|(k, item)| match item {
+            Value::Matrix(m) if m.rows() == 1 && m.cols() == 1 => Ok(m.get(0, 0)),
+            v => v.as_f64().ok_or_else(|| {
+                format!(
+                    "`as.matrix` of a list of {} elements needs scalars, element {} is a {}",
+                    list.items.len(),
+                    k + 1,
+                    v.type_name()
+                )
+            }),
+        })
+        .collect::<Result<Vec<f64>, String>>()?;
+    let column = DenseMatrix::from_vec(cells.len(), 1, cells).map_err(|e| e.to_string())?;
+    Ok(Value::matrix(Matrix::Dense(column)))
 }
 
 /// The one element of a list, or an error naming `what` needed it.

@@ -5,6 +5,7 @@ pub mod library;
 pub mod list;
 pub mod native;
 pub mod ops;
+mod printf;
 pub mod stats;
 pub mod value;
 

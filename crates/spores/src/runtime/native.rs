@@ -3,7 +3,8 @@
 //! statistics and distributions. Each checks its arguments and calls one kernel of
 //! `spores_exec`.
 
-use spores_exec::kernels::cumulative::{cumulative, CumulativeOp};
+use spores_exec::kernels::aggregate;
+use spores_exec::kernels::cumulative::{cumsumprod, cumulative, CumulativeOp};
 use spores_exec::kernels::distribution::Distribution;
 use spores_exec::kernels::elementwise::{self, BinaryOp};
 use spores_exec::kernels::select::{self, Extremum, Margin, Triangle};
@@ -57,6 +58,8 @@ pub fn handles(b: Builtin) -> bool {
             | CumProd
             | CumMin
             | CumMax
+            | CumSumProd
+            | Prod
             | RowIndexMax
             | RowIndexMin
             | Table
@@ -72,6 +75,7 @@ pub fn handles(b: Builtin) -> bool {
             | RowSds
             | ColSds
             | Median
+            | InterQuartileMean
             | Quantile
             | Moment
             | Cov
@@ -107,6 +111,8 @@ pub fn eval(b: Builtin, args: &[Value]) -> NativeResult {
             };
             wrap(cumulative(op, m(0)?))
         }
+        CumSumProd => cumsumprod(m(0)?).map(Value::matrix).map_err(exec_err),
+        Prod => Ok(Value::Double(aggregate::prod(m(0)?))),
         RowIndexMax => wrap(select::row_index_extremum(m(0)?, Extremum::Max)),
         RowIndexMin => wrap(select::row_index_extremum(m(0)?, Extremum::Min)),
         Table => {
@@ -172,6 +178,12 @@ pub fn eval(b: Builtin, args: &[Value]) -> NativeResult {
         Median => stats::quantile(m(0)?, 0.5)
             .map(Value::Double)
             .map_err(exec_err),
+        InterQuartileMean => {
+            let weights = args.get(1).map(|_| m(1)).transpose()?;
+            stats::inter_quartile_mean(m(0)?, weights)
+                .map(Value::Double)
+                .map_err(exec_err)
+        }
         Quantile => {
             let target = m(0)?;
             match &args[1] {
@@ -228,7 +240,7 @@ pub fn eval(b: Builtin, args: &[Value]) -> NativeResult {
     }
 }
 
-/// Evaluates a builtin with several results (`eigen`).
+/// Evaluates a builtin with several results (`eigen`, and `remove` of a list).
 pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, String> {
     match b {
         Builtin::Eigen => {
@@ -236,6 +248,7 @@ pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, String> {
             let (values, vectors) = linalg::eigen_symmetric(a).map_err(exec_err)?;
             Ok(vec![Value::matrix(values), Value::matrix(vectors)])
         }
+        Builtin::Remove => super::list::remove(args),
         other => Err(format!(
             "internal error: `{}` does not return several values",
             other.name()

@@ -98,12 +98,14 @@ pub(crate) fn number_arg(v: &Value, what: &str) -> Result<f64, String> {
     }
 }
 
+/// A size (`rows=`, `cols=`, `decimal=`): a non-negative number, rounded down as SystemDS
+/// casts it (`rows=max_iter/100` with `max_iter = 50` is 0 rows).
 fn size_arg(v: &Value, what: &str) -> Result<usize, String> {
     let x = number_arg(v, what)?;
-    if x < 0.0 || x.fract() != 0.0 || !x.is_finite() {
-        return Err(format!("{what} must be a non-negative integer, got {x}"));
+    if x < 0.0 || !x.is_finite() {
+        return Err(format!("{what} must be a non-negative number, got {x}"));
     }
-    Ok(x as usize)
+    Ok(x.floor() as usize)
 }
 
 /// A `seed` argument: `-1` (SystemDS's "unspecified") takes the next seed of the
@@ -412,6 +414,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             s => Ok(s.clone()),
         },
         Builtin::AsMatrix => Ok(Value::Matrix(to_matrix(&args[0])?)),
+        Builtin::AsList => Ok(list::as_list(&args[0])),
         Builtin::AsDouble => Ok(Value::Double(cast_number(&args[0], "as.double")?)),
         Builtin::AsInteger => Ok(Value::Int(cast_number(&args[0], "as.integer")? as i64)),
         Builtin::AsLogical => match &args[0] {
@@ -448,20 +451,22 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             let replacement = number_arg(&args[2], "replacement")?;
             Ok(Value::matrix(structural::replace(m, pattern, replacement)))
         }
-        Builtin::ToString => match &args[0] {
-            Value::Matrix(m) => {
+        Builtin::ToString => {
+            let matrix_text = |m: &Matrix| -> Result<String, String> {
                 let rows = size_arg(&args[1], "rows")?.min(m.rows());
                 let cols = size_arg(&args[2], "cols")?.min(m.cols());
                 let shown = structural::slice(m, 0..rows, 0..cols).map_err(exec_err)?;
                 let decimal = size_arg(&args[3], "decimal")?;
                 let sep = string_arg(&args[4], "sep")?;
                 let linesep = string_arg(&args[5], "linesep")?;
-                Ok(Value::str(matrix_to_string(
-                    &shown, decimal, &sep, &linesep,
-                )))
+                Ok(matrix_to_string(&shown, decimal, &sep, &linesep))
+            };
+            match &args[0] {
+                Value::Matrix(m) => Ok(Value::str(matrix_text(m)?)),
+                Value::List(l) => Ok(Value::str(list::to_string(l, &matrix_text)?)),
+                s => Ok(Value::str(s.to_string())),
             }
-            s => Ok(Value::str(s.to_string())),
-        },
+        }
         Builtin::Read => ReadRequest::from_args(args)?.run(),
         Builtin::Write => {
             let file = string_arg(&args[1], "write: file name")?;
@@ -478,6 +483,21 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             writeln!(fx.out, "{}", args[0]).map_err(|e| format!("print: {e}"))?;
             Ok(Value::Int(0))
         }
+        Builtin::Printf => {
+            let template = string_arg(&args[0], "print: format")?;
+            let line = super::printf::format(&template, &args[1..])?;
+            writeln!(fx.out, "{line}").map_err(|e| format!("print: {e}"))?;
+            Ok(Value::Int(0))
+        }
+        Builtin::Assert => match args[0].as_bool() {
+            Some(true) => Ok(Value::Int(0)),
+            Some(false) => Err("assertion failed".into()),
+            None => Err(format!(
+                "assert needs a boolean, got a {}",
+                args[0].type_name()
+            )),
+        },
+        Builtin::Eval => Err("internal error: `eval` is evaluated by the interpreter".into()),
         Builtin::Stop => Err(format!("stop: {}", args[0])),
         Builtin::Time => Ok(Value::Int(fx.start.elapsed().as_nanos() as i64)),
         Builtin::Eigen => Err("internal error: `eigen` is evaluated by the interpreter".into()),

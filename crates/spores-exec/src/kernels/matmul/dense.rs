@@ -75,6 +75,9 @@ impl<'a> DView<'a> {
 /// Below this many multiply-adds one `dgemm` call beats splitting into panels.
 const GEMM_PAR_WORK: usize = 1 << 21;
 
+/// Below this many multiply-adds a product runs as plain loops in SystemDS's order.
+const SMALL_WORK: usize = 1 << 14;
+
 /// `a %*% b` for views whose inner extents agree (checked by the caller).
 pub(crate) fn gemm_view(a: DView<'_>, b: DView<'_>) -> DenseMatrix {
     let (m, k, n) = (a.rows, a.cols, b.cols);
@@ -83,7 +86,9 @@ pub(crate) fn gemm_view(a: DView<'_>, b: DView<'_>) -> DenseMatrix {
     if m == 0 || n == 0 || k == 0 {
         return DenseMatrix::from_vec(m, n, c).expect("length is m*n");
     }
-    if n == 1 {
+    if m.saturating_mul(n).saturating_mul(k) < SMALL_WORK {
+        small_gemm(a, b, &mut c);
+    } else if n == 1 {
         gemv(a, &b.column_vec(), &mut c);
     } else if m == 1 {
         // A row vector times a matrix: c' = b' a'.
@@ -92,6 +97,32 @@ pub(crate) fn gemm_view(a: DView<'_>, b: DView<'_>) -> DenseMatrix {
         gemm_into(a, b, &mut c);
     }
     DenseMatrix::from_vec(m, n, c).expect("length is m*n")
+}
+
+/// A small product with every cell rounded as SystemDS's dense kernels round it: a
+/// matrix-vector cell is its dot product (the `k mod 8` leading terms one by one, then
+/// blocks of eight products summed before they are added), any other cell adds its
+/// products in order of `k`, each multiplication and addition rounded on its own (no
+/// fused multiply-add). Cancelling expressions such as `s + t(s) - 2 X %*% t(X)` in
+/// SystemDS's `dist` then give SystemDS's exact zeros.
+fn small_gemm(a: DView<'_>, b: DView<'_>, c: &mut [f64]) {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    for i in 0..m {
+        for j in 0..n {
+            let term = |t: usize| a.at(i, t) * b.at(t, j);
+            let cell = if n == 1 {
+                let rest = k % 8;
+                let mut acc = (0..rest).fold(0.0, |acc, t| acc + term(t));
+                for block in (rest..k).step_by(8) {
+                    acc += (block + 1..block + 8).fold(term(block), |s, t| s + term(t));
+                }
+                acc
+            } else {
+                (0..k).fold(0.0, |acc, t| acc + term(t))
+            };
+            c[i * n + j] = cell;
+        }
+    }
 }
 
 /// `c = a %*% b` through `matrixmultiply::dgemm`, split into row or column panels of the

@@ -38,7 +38,8 @@ fn size(e: &LaExpr) -> usize {
         | LaExpr::Sum(a)
         | LaExpr::RowSums(a)
         | LaExpr::ColSums(a)
-        | LaExpr::Pow(a, _) => size(a),
+        | LaExpr::Pow(a, _)
+        | LaExpr::Fill(a, ..) => size(a),
         LaExpr::Func { args, .. } => args.iter().map(size).sum(),
     }
 }
@@ -56,7 +57,8 @@ fn operators(e: &LaExpr) -> usize {
             | LaExpr::Sum(a)
             | LaExpr::RowSums(a)
             | LaExpr::ColSums(a)
-            | LaExpr::Pow(a, _) => leaves(a),
+            | LaExpr::Pow(a, _)
+            | LaExpr::Fill(a, ..) => leaves(a),
             LaExpr::Func { args, .. } => args.iter().map(leaves).sum(),
         }
     }

@@ -376,7 +376,7 @@ fn run(flags: RunFlags) -> ExitCode {
         }
         let mut spores = spores::opt::SporesOptimizer::new(options);
         if full_search {
-            spores.min_cost(0.0);
+            spores.min_cost(0.0).full_search();
         }
         Box::new(spores)
     };

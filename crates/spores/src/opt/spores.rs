@@ -60,6 +60,9 @@ pub struct Saturation {
     /// model's units, nanoseconds of kernel time) are left alone. `0` optimizes every
     /// expression with the full search, whatever its cost (for tests).
     pub min_cost: f64,
+    /// Whether the search is cut to what the block can pay for; `false` gives every
+    /// expression above `min_cost` the full search.
+    pub budgeted: bool,
 }
 
 /// Default for [`Saturation::min_cost`]: about a millisecond of kernel work.
@@ -89,7 +92,7 @@ const MAX_ROOTS_ROOM: usize = 3;
 impl Saturation {
     /// The limits for a search that may take `budget`, or `None` when it cannot pay.
     fn limits(&self, budget: Duration) -> Option<(OptimizeOptions, Effort)> {
-        if self.min_cost == 0.0 {
+        if self.min_cost == 0.0 || !self.budgeted {
             return Some((self.options.clone(), Effort::Full));
         }
         if budget < MIN_SEARCH {
@@ -301,7 +304,15 @@ impl SporesOptimizer<Saturation> {
         SporesOptimizer::with(Saturation {
             options,
             min_cost: DEFAULT_MIN_COST,
+            budgeted: true,
         })
+    }
+
+    /// Gives every expression predicted to cost at least `min_cost` the full search,
+    /// whatever the block can save (no budget).
+    pub fn full_search(&mut self) -> &mut Self {
+        self.inner.budgeted = false;
+        self
     }
 }
 

@@ -200,6 +200,13 @@ impl<'a> LaCost<'a> {
                 let (ar, ac) = self.dims(a)?;
                 aggregate(ar * ac, self.sparsity(a)?, cells)
             }
+            Fill(v, ..) => {
+                if matches!(**v, Const(c) if c == 0.0) {
+                    0.0
+                } else {
+                    map_dense(cells)
+                }
+            }
             Func { name, args } => self.func_cost(name, args, cells)?,
         })
     }
@@ -258,7 +265,7 @@ pub fn shape_of(env: &ShapeEnv, e: &LaExpr) -> Result<Shape, ShapeError> {
     let one = || Dim::Known(1);
     let bad = |what: &str| Err(ShapeError(format!("{what}: operand shapes do not fit")));
     match e {
-        Var(_) | Const(_) => env.shape_of(e),
+        Var(_) | Const(_) | Fill(..) => env.shape_of(e),
         Add(a, b) | Sub(a, b) | Mul(a, b) => {
             let op = match e {
                 Add(..) => "+",
@@ -305,6 +312,10 @@ pub fn shape_of(env: &ShapeEnv, e: &LaExpr) -> Result<Shape, ShapeError> {
                 }
                 ("sprop", [p]) => Ok(p.clone()),
                 ("nrow" | "ncol", [_]) => Ok((one(), one())),
+                ("matrix" | "diag", _) => env.shape_of(e),
+                // Aggregating builtins (`trace`, `mean`, `rowMeans`, ...) as DML types them,
+                // when no fused operator inside keeps the plain rules from applying.
+                _ if env.shape_of(e).is_ok() => env.shape_of(e),
                 _ => {
                     let mut iter = shapes.into_iter();
                     let first = iter.next().unwrap_or((one(), one()));
@@ -334,7 +345,9 @@ pub fn children(e: &LaExpr) -> Vec<&LaExpr> {
     match e {
         Var(_) | Const(_) => vec![],
         Add(a, b) | Sub(a, b) | Mul(a, b) | MatMul(a, b) => vec![a, b],
-        Transpose(a) | Neg(a) | Sum(a) | RowSums(a) | ColSums(a) | Pow(a, _) => vec![a],
+        Transpose(a) | Neg(a) | Sum(a) | RowSums(a) | ColSums(a) | Pow(a, _) | Fill(a, ..) => {
+            vec![a]
+        }
         Func { args, .. } => args.iter().collect(),
     }
 }

@@ -13,10 +13,10 @@ use std::collections::HashMap;
 
 use spores_exec::kernels::elementwise::{self, BinaryOp};
 use spores_exec::kernels::unary::{self, UnaryOp};
-use spores_exec::kernels::{aggregate, matmul, transpose};
+use spores_exec::kernels::{aggregate, matmul, structural, transpose};
 use spores_exec::{DenseMatrix, Matrix};
 
-use crate::la::LaExpr;
+use crate::la::{Dim, LaExpr};
 
 /// Evaluates `e` on the given inputs (every [`LaExpr::Var`] must have a value).
 ///
@@ -43,6 +43,28 @@ pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, Stri
         LaExpr::RowSums(a) => aggregate::row_sums(&ev(a)?),
         LaExpr::ColSums(a) => aggregate::col_sums(&ev(a)?),
         LaExpr::Pow(a, k) => elementwise::binary_scalar(BinaryOp::Pow, &ev(a)?, *k, false),
+        LaExpr::Fill(v, r, c) => {
+            let (Dim::Known(rows), Dim::Known(cols)) = (r, c) else {
+                return Err(format!(
+                    "matrix({v}, rows={r}, cols={c}): a size is symbolic"
+                ));
+            };
+            let value = ev(v)?
+                .as_scalar()
+                .ok_or_else(|| format!("matrix({v}, ...): the value is not a scalar"))?;
+            Matrix::Dense(DenseMatrix::filled(*rows, *cols, value))
+        }
+        LaExpr::Func { name, args } if name == "matrix" && args.len() == 3 => {
+            let values = args.iter().map(ev).collect::<Result<Vec<_>, _>>()?;
+            let size = |m: &Matrix| {
+                m.as_scalar()
+                    .filter(|v| *v >= 0.0 && v.fract() == 0.0)
+                    .map(|v| Dim::Known(v as usize))
+                    .ok_or_else(|| format!("{e}: a size is not a non-negative integer"))
+            };
+            let fill = LaExpr::Fill(args[0].clone().into(), size(&values[1])?, size(&values[2])?);
+            eval(&fill, inputs)?
+        }
         LaExpr::Func { name, args } => {
             let values = args.iter().map(ev).collect::<Result<Vec<_>, _>>()?;
             func(name, &values)?
@@ -68,6 +90,15 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, String> {
                 "min" => Ok(scalar(aggregate::min(x))),
                 "max" => Ok(scalar(aggregate::max(x))),
                 "mean" => Ok(scalar(aggregate::mean(x))),
+                "rowMeans" => Ok(aggregate::row_means(x)),
+                "colMeans" => Ok(aggregate::col_means(x)),
+                "nrow" => Ok(scalar(x.rows() as f64)),
+                "ncol" => Ok(scalar(x.cols() as f64)),
+                "length" => Ok(scalar((x.rows() * x.cols()) as f64)),
+                "diag" => structural::diag(x).map_err(|e| e.to_string()),
+                "trace" if x.rows() == x.cols() => {
+                    Ok(scalar((0..x.rows()).map(|i| x.get(i, i)).sum()))
+                }
                 "as.matrix" => Ok(x.clone()),
                 "as.scalar" => x
                     .as_scalar()

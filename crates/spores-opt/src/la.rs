@@ -52,6 +52,10 @@ pub enum LaExpr {
     RowSums(Box<LaExpr>),
     /// `colSums(A)`: a 1×n row vector.
     ColSums(Box<LaExpr>),
+    /// `matrix(v, rows, cols)` of a scalar `v`: every cell is `v`. Parsing gives the call as
+    /// written (a [`LaExpr::Func`] `matrix` whose sizes may be `nrow(X)`); [`LaExpr::resolve`]
+    /// turns it into this, with the sizes as dimensions.
+    Fill(Box<LaExpr>, Dim, Dim),
     /// `A ^ k` for a constant exponent. A non-negative integer `k` has a sum-product
     /// meaning (a product of `k` factors); any other exponent is opaque.
     Pow(Box<LaExpr>, f64),
@@ -185,6 +189,36 @@ impl ShapeEnv {
             }
             RowSums(a) => (self.shape_of(a)?.0, one()),
             ColSums(a) => (one(), self.shape_of(a)?.1),
+            Fill(v, r, c) => {
+                let sv = self.shape_of(v)?;
+                if !(sv.0.is_one() && sv.1.is_one()) {
+                    return Err(ShapeError(format!(
+                        "matrix(v, rows, cols): v is {}, not a scalar",
+                        show(&sv)
+                    )));
+                }
+                (r.clone(), c.clone())
+            }
+            Func { name, args } if name == "matrix" => match args.as_slice() {
+                [v, r, c] => self.shape_of(&Fill(
+                    Box::new(v.clone()),
+                    self.dim_arg(r)?,
+                    self.dim_arg(c)?,
+                ))?,
+                _ => return Err(ShapeError("matrix takes (v, rows, cols)".into())),
+            },
+            Func { name, args } if name == "diag" && args.len() == 1 => {
+                let (r, c) = self.shape_of(&args[0])?;
+                if c.is_one() {
+                    (r.clone(), r)
+                } else if r == c {
+                    (r, one())
+                } else {
+                    return Err(ShapeError(format!(
+                        "diag: the argument is {r}x{c}, neither a column vector nor square"
+                    )));
+                }
+            }
             Func { name, args } => {
                 let shapes = args
                     .iter()
@@ -205,6 +239,40 @@ impl ShapeEnv {
                 iter.try_fold(first, |acc, s| broadcast(name, acc, s))?
             }
         })
+    }
+}
+
+impl ShapeEnv {
+    /// Whether some input has the symbolic dimension `name`.
+    pub fn has_symbol(&self, name: &str) -> bool {
+        self.shapes
+            .values()
+            .any(|(r, c)| [r, c].iter().any(|d| matches!(d, Dim::Sym(s) if s == name)))
+    }
+
+    /// The dimension a size argument of `matrix(v, rows, cols)` stands for: a
+    /// non-negative integer, a symbol (any name that is not a matrix input), `nrow(A)` or
+    /// `ncol(A)`.
+    pub fn dim_arg(&self, e: &LaExpr) -> Result<Dim, ShapeError> {
+        let bad = || {
+            ShapeError(format!(
+                "matrix(v, rows, cols): the size `{e}` is not a number, a symbol, nrow(X) or ncol(X)"
+            ))
+        };
+        match e {
+            LaExpr::Const(k) if *k >= 0.0 && k.fract() == 0.0 => Ok(Dim::Known(*k as usize)),
+            LaExpr::Var(name) => match self.shapes.get(name) {
+                Some((r, c)) if !(r.is_one() && c.is_one()) => Err(bad()),
+                _ => Ok(Dim::Sym(name.clone())),
+            },
+            LaExpr::Func { name, args } if args.len() == 1 && name == "nrow" => {
+                Ok(self.shape_of(&args[0])?.0)
+            }
+            LaExpr::Func { name, args } if args.len() == 1 && name == "ncol" => {
+                Ok(self.shape_of(&args[0])?.1)
+            }
+            _ => Err(bad()),
+        }
     }
 }
 
@@ -295,6 +363,12 @@ impl LaExpr {
                     },
                 }
             }
+            ExprKind::Call { name, args } if name == "matrix" => {
+                LaExpr::from_matrix_call(args, e.span)?
+            }
+            ExprKind::Call { name, args } if name == "outer" => {
+                LaExpr::from_outer_call(args, e.span)?
+            }
             ExprKind::Call { name, args } => {
                 if let Some(named) = args.iter().find(|a| a.name.is_some()) {
                     return Err(unsupported("a named argument", named.value.span));
@@ -324,6 +398,250 @@ impl LaExpr {
                 }
             }
         })
+    }
+
+    /// `matrix(v, rows, cols)`, its arguments by position or by name (`rows=`, `cols=`,
+    /// `data=`; `byrow` is accepted and ignored, since every cell holds the same `v`).
+    fn from_matrix_call(args: &[ast::Arg], span: Span) -> Result<LaExpr, Diagnostic> {
+        const PARAMS: [&str; 4] = ["data", "rows", "cols", "byrow"];
+        let mut given: [Option<&Expr>; 4] = [None; 4];
+        for (pos, arg) in args.iter().enumerate() {
+            let slot = match &arg.name {
+                Some(n) => PARAMS.iter().position(|p| p == n).ok_or_else(|| {
+                    Diagnostic::new(format!("matrix has no parameter `{n}`"), arg.value.span)
+                })?,
+                None if pos < PARAMS.len() => pos,
+                None => return Err(Diagnostic::new("matrix takes at most 4 arguments", span)),
+            };
+            if given[slot].replace(&arg.value).is_some() {
+                return Err(Diagnostic::new(
+                    format!("matrix: `{}` given twice", PARAMS[slot]),
+                    arg.value.span,
+                ));
+            }
+        }
+        let mut take = |k: usize| -> Result<LaExpr, Diagnostic> {
+            let value = given[k]
+                .take()
+                .ok_or_else(|| Diagnostic::new(format!("matrix needs `{}`", PARAMS[k]), span))?;
+            LaExpr::from_ast(value)
+        };
+        Ok(LaExpr::Func {
+            name: "matrix".into(),
+            args: vec![take(0)?, take(1)?, take(2)?],
+        })
+    }
+
+    /// `outer(u, v, "op")`: the column vector `u` against the row vector `v`, which is
+    /// exactly the broadcast `u op v`.
+    fn from_outer_call(args: &[ast::Arg], span: Span) -> Result<LaExpr, Diagnostic> {
+        if let Some(named) = args.iter().find(|a| a.name.is_some()) {
+            return Err(Diagnostic::new(
+                "a named argument is not supported in outer(u, v, op)",
+                named.value.span,
+            ));
+        }
+        let [u, v, op] = args else {
+            return Err(Diagnostic::new("outer takes (u, v, op)", span));
+        };
+        let ExprKind::Str(op_text) = &op.value.kind else {
+            return Err(Diagnostic::new(
+                "outer: the operator must be a string such as \"*\"",
+                op.value.span,
+            ));
+        };
+        let (u, v) = (
+            Box::new(LaExpr::from_ast(&u.value)?),
+            Box::new(LaExpr::from_ast(&v.value)?),
+        );
+        Ok(match op_text.as_str() {
+            "+" => LaExpr::Add(u, v),
+            "-" => LaExpr::Sub(u, v),
+            "*" => LaExpr::Mul(u, v),
+            "^" => LaExpr::Func {
+                name: "^".into(),
+                args: vec![*u, *v],
+            },
+            other => {
+                let known = [
+                    "/", "min", "max", "%%", "%/%", "==", "!=", "<", "<=", ">", ">=", "&", "|",
+                ];
+                if !known.contains(&other) {
+                    return Err(Diagnostic::new(
+                        format!("outer: unknown operator \"{other}\""),
+                        op.value.span,
+                    ));
+                }
+                LaExpr::Func {
+                    name: other.into(),
+                    args: vec![*u, *v],
+                }
+            }
+        })
+    }
+
+    /// The expression with every sum-product construct that has a core meaning spelled
+    /// out, under the shapes in `env`: a name without a shape that is a symbolic
+    /// dimension of some input is that size; `matrix(v, rows, cols)` becomes [`LaExpr::Fill`];
+    /// `nrow(A)`, `ncol(A)`, `length(A)` become their sizes (a constant, or `sum` of a
+    /// fill of ones for a symbolic size, whose canonical form is that size); `mean`,
+    /// `rowMeans`, `colMeans` become sums divided by the count; `as.matrix` and
+    /// `as.scalar` of a 1×1 value disappear; a fill of a scalar that an elementwise
+    /// operator broadcasts anyway becomes the scalar. Every other call stays as it is.
+    pub fn resolve(&self, env: &ShapeEnv) -> Result<LaExpr, ShapeError> {
+        use LaExpr::*;
+        let b = |x: LaExpr| Box::new(x);
+        let r = |x: &LaExpr| x.resolve(env);
+        let size = |d: Dim| match d {
+            Dim::Known(n) => Const(n as f64),
+            sym => Sum(b(Fill(b(Const(1.0)), sym, Dim::Known(1)))),
+        };
+        let count = |a: &Dim, c: &Dim| match (a, c) {
+            (Dim::Known(x), Dim::Known(y)) => Const((x * y) as f64),
+            _ => Sum(b(Fill(b(Const(1.0)), a.clone(), c.clone()))),
+        };
+        let divide = |x: LaExpr, by: LaExpr| Func {
+            name: "/".into(),
+            args: vec![x, by],
+        };
+        Ok(match self {
+            // A name without a shape that is a symbolic dimension is that size.
+            Var(name) if !env.shapes.contains_key(name) && env.has_symbol(name) => {
+                size(Dim::Sym(name.clone()))
+            }
+            Var(_) | Const(_) => self.clone(),
+            Add(x, y) | Sub(x, y) | Mul(x, y) => {
+                let (x, y) = (r(x)?, r(y)?);
+                let shape = broadcast(self.op_symbol(), env.shape_of(&x)?, env.shape_of(&y)?)?;
+                let unfill = |z: LaExpr| -> Result<LaExpr, ShapeError> {
+                    match z {
+                        Fill(v, rows, cols) if (rows.clone(), cols.clone()) == shape => Ok(*v),
+                        other => Ok(other),
+                    }
+                };
+                // Only one side may lose its fill: one of them must keep the shape.
+                let (x, y) = match (&x, &y) {
+                    (Fill(..), _) if env.shape_of(&y)? == shape => (unfill(x)?, y),
+                    (_, Fill(..)) if env.shape_of(&x)? == shape => (x, unfill(y)?),
+                    _ => (x, y),
+                };
+                match self {
+                    Add(..) => Add(b(x), b(y)),
+                    Sub(..) => Sub(b(x), b(y)),
+                    _ => Mul(b(x), b(y)),
+                }
+            }
+            MatMul(x, y) => MatMul(b(r(x)?), b(r(y)?)),
+            Transpose(x) => Transpose(b(r(x)?)),
+            Neg(x) => Neg(b(r(x)?)),
+            Sum(x) => Sum(b(r(x)?)),
+            RowSums(x) => RowSums(b(r(x)?)),
+            ColSums(x) => ColSums(b(r(x)?)),
+            Pow(x, k) => Pow(b(r(x)?), *k),
+            Fill(v, rows, cols) => Fill(b(r(v)?), rows.clone(), cols.clone()),
+            Func { name, args } => match (name.as_str(), args.as_slice()) {
+                ("matrix", [v, rows, cols]) => {
+                    let fill = Fill(b(r(v)?), env.dim_arg(rows)?, env.dim_arg(cols)?);
+                    env.shape_of(&fill)?;
+                    fill
+                }
+                ("nrow", [a]) => size(env.shape_of(a)?.0),
+                ("ncol", [a]) => size(env.shape_of(a)?.1),
+                ("length", [a]) => {
+                    let (rows, cols) = env.shape_of(a)?;
+                    count(&rows, &cols)
+                }
+                ("mean", [a]) => {
+                    let (rows, cols) = env.shape_of(a)?;
+                    divide(Sum(b(r(a)?)), count(&rows, &cols))
+                }
+                ("rowMeans", [a]) => {
+                    let cols = env.shape_of(a)?.1;
+                    divide(RowSums(b(r(a)?)), size(cols))
+                }
+                ("colMeans", [a]) => {
+                    let rows = env.shape_of(a)?.0;
+                    divide(ColSums(b(r(a)?)), size(rows))
+                }
+                ("as.matrix", [a]) => r(a)?,
+                ("as.scalar", [a]) => {
+                    let (rows, cols) = env.shape_of(a)?;
+                    if !(rows.is_one() && cols.is_one()) {
+                        return Err(ShapeError(format!(
+                            "as.scalar: the argument is {rows}x{cols}, not 1x1"
+                        )));
+                    }
+                    r(a)?
+                }
+                _ => Func {
+                    name: name.clone(),
+                    args: args.iter().map(r).collect::<Result<_, _>>()?,
+                },
+            },
+        })
+    }
+
+    /// The same expression with every symbolic dimension of a fill replaced by its size in
+    /// `sizes` (for evaluating it on concrete inputs).
+    pub fn with_sizes(&self, sizes: &std::collections::BTreeMap<String, usize>) -> LaExpr {
+        let dim = |d: &Dim| match d {
+            Dim::Sym(s) => sizes.get(s).map_or_else(|| d.clone(), |&n| Dim::Known(n)),
+            known => known.clone(),
+        };
+        self.map(&|e| match e {
+            LaExpr::Fill(v, r, c) => {
+                Some(LaExpr::Fill(Box::new(v.with_sizes(sizes)), dim(r), dim(c)))
+            }
+            _ => None,
+        })
+    }
+
+    /// Calls `f` on every node, parents before children.
+    pub fn visit(&self, f: &mut dyn FnMut(&LaExpr)) {
+        f(self);
+        match self {
+            LaExpr::Var(_) | LaExpr::Const(_) => {}
+            LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            LaExpr::Transpose(a)
+            | LaExpr::Neg(a)
+            | LaExpr::Sum(a)
+            | LaExpr::RowSums(a)
+            | LaExpr::ColSums(a)
+            | LaExpr::Pow(a, _)
+            | LaExpr::Fill(a, _, _) => a.visit(f),
+            LaExpr::Func { args, .. } => args.iter().for_each(|a| a.visit(f)),
+        }
+    }
+
+    /// Rebuilds the expression top-down, letting `f` replace any node (`Some`) before
+    /// its children are visited; `None` keeps the node and maps its children.
+    pub fn map(&self, f: &dyn Fn(&LaExpr) -> Option<LaExpr>) -> LaExpr {
+        use LaExpr::*;
+        if let Some(done) = f(self) {
+            return done;
+        }
+        let m = |x: &LaExpr| Box::new(x.map(f));
+        match self {
+            Var(_) | Const(_) => self.clone(),
+            Add(x, y) => Add(m(x), m(y)),
+            Sub(x, y) => Sub(m(x), m(y)),
+            Mul(x, y) => Mul(m(x), m(y)),
+            MatMul(x, y) => MatMul(m(x), m(y)),
+            Transpose(x) => Transpose(m(x)),
+            Neg(x) => Neg(m(x)),
+            Sum(x) => Sum(m(x)),
+            RowSums(x) => RowSums(m(x)),
+            ColSums(x) => ColSums(m(x)),
+            Pow(x, k) => Pow(m(x), *k),
+            Fill(v, r, c) => Fill(m(v), r.clone(), c.clone()),
+            Func { name, args } => Func {
+                name: name.clone(),
+                args: args.iter().map(|a| a.map(f)).collect(),
+            },
+        }
     }
 
     fn op_symbol(&self) -> &'static str {
@@ -358,7 +676,18 @@ impl LaExpr {
                 | LaExpr::Sum(a)
                 | LaExpr::RowSums(a)
                 | LaExpr::ColSums(a)
-                | LaExpr::Pow(a, _) => walk(a, out),
+                | LaExpr::Pow(a, _)
+                | LaExpr::Fill(a, _, _) => walk(a, out),
+                // The sizes of a fill as written are symbols, not inputs (except inside
+                // `nrow(X)`/`ncol(X)`).
+                LaExpr::Func { name, args } if name == "matrix" && args.len() == 3 => {
+                    walk(&args[0], out);
+                    for size in &args[1..] {
+                        if let LaExpr::Func { args, .. } = size {
+                            args.iter().for_each(|a| walk(a, out));
+                        }
+                    }
+                }
                 LaExpr::Func { args, .. } => args.iter().for_each(|a| walk(a, out)),
             }
         }
@@ -425,6 +754,7 @@ impl fmt::Display for LaExpr {
             LaExpr::Sum(a) => write!(f, "sum({a})"),
             LaExpr::RowSums(a) => write!(f, "rowSums({a})"),
             LaExpr::ColSums(a) => write!(f, "colSums({a})"),
+            LaExpr::Fill(v, r, c) => write!(f, "matrix({v}, rows={r}, cols={c})"),
             LaExpr::Func { name, args } => {
                 if p < 6 && args.len() == 2 {
                     write!(f, "{} {name} {}", side(&args[0], p), side(&args[1], p + 1))
@@ -462,6 +792,7 @@ pub fn expand_fused(e: &LaExpr) -> LaExpr {
         RowSums(x) => RowSums(rec(x)),
         ColSums(x) => ColSums(rec(x)),
         Pow(x, k) => Pow(rec(x), *k),
+        Fill(v, r, c) => Fill(rec(v), r.clone(), c.clone()),
         Func { name, args } => {
             let a: Vec<LaExpr> = args.iter().map(expand_fused).collect();
             let uvt = |u: &LaExpr, v: &LaExpr| MatMul(b(u.clone()), b(Transpose(b(v.clone()))));
@@ -540,6 +871,78 @@ mod tests {
         let err = shape("X + t(X)").unwrap_err();
         assert!(err.0.contains("mxn") && err.0.contains("nxm"), "{err}");
         assert!(shape("Y + X").unwrap_err().0.contains("`Y`"));
+    }
+
+    #[test]
+    fn matrix_calls_resolve_to_fills_with_their_sizes() {
+        let env = env();
+        let resolve = |t: &str| LaExpr::parse(t).unwrap().resolve(&env);
+        let fill = |v: f64, r: Dim, c: Dim| LaExpr::Fill(Box::new(LaExpr::Const(v)), r, c);
+        assert_eq!(
+            resolve("matrix(1, rows=1, cols=nrow(X))").unwrap(),
+            fill(1.0, Dim::Known(1), Dim::sym("m"))
+        );
+        assert_eq!(
+            resolve("matrix(0, nrow(X), ncol(X))").unwrap(),
+            fill(0.0, Dim::sym("m"), Dim::sym("n"))
+        );
+        assert_eq!(
+            resolve("matrix(cols=k, data=3, rows=2)").unwrap(),
+            fill(3.0, Dim::Known(2), Dim::sym("k"))
+        );
+        // A fill an elementwise operator broadcasts anyway becomes its scalar.
+        assert_eq!(
+            resolve("X * matrix(2, rows=nrow(X), cols=ncol(X))").unwrap(),
+            LaExpr::parse("X * 2").unwrap()
+        );
+        let shown = resolve("matrix(s, 1, ncol(X))").unwrap().to_string();
+        assert_eq!(shown, "matrix(s, rows=1, cols=n)");
+        assert_eq!(
+            LaExpr::parse(&shown)
+                .unwrap()
+                .resolve(&env)
+                .unwrap()
+                .to_string(),
+            shown
+        );
+        assert!(resolve("matrix(X, 1, 1)")
+            .unwrap_err()
+            .0
+            .contains("not a scalar"));
+        assert!(resolve("matrix(1, X, 1)")
+            .unwrap_err()
+            .0
+            .contains("size `X`"));
+        assert!(LaExpr::parse("matrix(1, rows=2, cols=3, foo=1)")
+            .unwrap_err()
+            .message
+            .contains("foo"));
+    }
+
+    #[test]
+    fn means_and_sizes_resolve_to_sums_and_counts() {
+        let env = env();
+        let resolve = |t: &str| LaExpr::parse(t).unwrap().resolve(&env).unwrap().to_string();
+        assert_eq!(
+            resolve("mean(U)"),
+            "sum(U) / sum(matrix(1, rows=m, cols=10))"
+        );
+        assert_eq!(resolve("rowMeans(U)"), "rowSums(U) / 10");
+        assert_eq!(
+            resolve("colMeans(X) + nrow(X)"),
+            "colSums(X) / sum(matrix(1, rows=m, cols=1)) + sum(matrix(1, rows=m, cols=1))"
+        );
+        assert_eq!(resolve("as.scalar(s) + as.matrix(X)"), "s + X");
+        assert_eq!(resolve("outer(u, v, \"*\")"), "u * v");
+        assert_eq!(
+            env.shape_of(&LaExpr::parse("diag(u)").unwrap()).unwrap(),
+            (Dim::sym("m"), Dim::sym("m"))
+        );
+        assert_eq!(
+            env.shape_of(&LaExpr::parse("diag(u %*% t(u))").unwrap())
+                .unwrap(),
+            (Dim::sym("m"), Dim::Known(1))
+        );
     }
 
     #[test]

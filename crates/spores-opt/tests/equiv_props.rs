@@ -72,7 +72,32 @@ fn gen(env: &ShapeEnv, r: &Dim, c: &Dim, depth: usize, rng: &mut Rng) -> LaExpr 
     let d = depth - 1;
     let any = |rng: &mut Rng| dims()[rng.below(4)].clone();
     let one = Dim::Known(1);
-    match rng.below(12) {
+    match rng.below(16) {
+        12 | 13 => dml_construct(env, r, c, d, rng),
+        14 => {
+            // Broadcasting a row or column vector inside an aggregate.
+            let (vr, vc) = if rng.below(2) == 0 {
+                (one.clone(), c.clone())
+            } else {
+                (r.clone(), one.clone())
+            };
+            let x = gen(env, r, c, d, rng);
+            let v = gen(env, &vr, &vc, d, rng);
+            let e = if rng.below(2) == 0 {
+                LaExpr::Add(b(x), b(v))
+            } else {
+                LaExpr::Sub(b(v), b(x))
+            };
+            if env.shape_of(&e).ok() == Some((r.clone(), c.clone())) {
+                e
+            } else {
+                leaf(env, r, c, rng)
+            }
+        }
+        15 => func(
+            "/",
+            vec![gen(env, r, c, d, rng), size_of(&Dim::sym("m"), rng)],
+        ),
         0..=2 => {
             let shapes: [Shape; 4] = [
                 (r.clone(), c.clone()),
@@ -144,10 +169,84 @@ fn map_children(e: &LaExpr, f: &mut impl FnMut(&LaExpr) -> LaExpr) -> LaExpr {
         RowSums(x) => RowSums(b(f(x))),
         ColSums(x) => ColSums(b(f(x))),
         Pow(x, k) => Pow(b(f(x)), *k),
+        Fill(v, r, c) => Fill(b(f(v)), r.clone(), c.clone()),
+        // Sizes (`nrow(X)`, and the sizes of a fill) are not subexpressions to rewrite.
+        Func { name, .. } if name == "nrow" || name == "ncol" => e.clone(),
+        Func { name, args } if name == "matrix" && args.len() == 3 => Func {
+            name: name.clone(),
+            args: vec![f(&args[0]), args[1].clone(), args[2].clone()],
+        },
         Func { name, args } => Func {
             name: name.clone(),
             args: args.iter().map(&mut *f).collect(),
         },
+    }
+}
+
+fn func(name: &str, args: Vec<LaExpr>) -> LaExpr {
+    LaExpr::Func {
+        name: name.into(),
+        args,
+    }
+}
+
+/// A DML expression for the size `d`: a number, or `nrow`/`ncol` of an input with it.
+fn size_of(d: &Dim, rng: &mut Rng) -> LaExpr {
+    match d {
+        Dim::Known(k) => LaExpr::Const(*k as f64),
+        Dim::Sym(s) if s == "m" => {
+            if rng.below(2) == 0 {
+                func("nrow", vec![var("X")])
+            } else {
+                func("ncol", vec![var("A")])
+            }
+        }
+        _ => func("ncol", vec![var("X")]),
+    }
+}
+
+/// One of DML's other sum-product constructs, of shape `(r, c)`: a fill
+/// `matrix(v, rows, cols)` (alone, or as an operand that broadcasts), a mean, a trace,
+/// a diagonal, `as.scalar`/`as.matrix`, a full aggregate.
+fn dml_construct(env: &ShapeEnv, r: &Dim, c: &Dim, d: usize, rng: &mut Rng) -> LaExpr {
+    let any = |rng: &mut Rng| dims()[rng.below(4)].clone();
+    let fill = |rng: &mut Rng| {
+        let v = if rng.below(2) == 0 {
+            LaExpr::Const(rng.below(3) as f64)
+        } else {
+            var("s")
+        };
+        func("matrix", vec![v, size_of(r, rng), size_of(c, rng)])
+    };
+    match (r.is_one(), c.is_one(), rng.below(3)) {
+        (_, _, 0) => fill(rng),
+        (_, _, 1) if !(r.is_one() && c.is_one()) => {
+            let x = gen(env, r, c, d, rng);
+            match rng.below(3) {
+                0 => LaExpr::Mul(b(fill(rng)), b(x)),
+                1 => LaExpr::Add(b(x), b(fill(rng))),
+                _ => func("as.matrix", vec![x]),
+            }
+        }
+        (true, true, k) => {
+            let (p, q) = (any(rng), any(rng));
+            match (k, rng.below(4)) {
+                (1, 0) => func("mean", vec![gen(env, &p, &q, d, rng)]),
+                (1, 1) => func("trace", vec![gen(env, &p, &p, d, rng)]),
+                (1, _) => func("as.scalar", vec![gen(env, r, c, d, rng)]),
+                (_, 0) => func("max", vec![gen(env, &p, &q, d, rng)]),
+                _ => func("mean", vec![gen(env, &p, &q, d, rng)]),
+            }
+        }
+        (false, true, _) => {
+            if rng.below(2) == 0 {
+                func("rowMeans", vec![gen(env, r, &any(rng), d, rng)])
+            } else {
+                func("diag", vec![gen(env, r, r, d, rng)])
+            }
+        }
+        (true, false, _) => func("colMeans", vec![gen(env, &any(rng), c, d, rng)]),
+        _ => func("as.matrix", vec![gen(env, r, c, d, rng)]),
     }
 }
 
@@ -219,6 +318,43 @@ fn sound_rewrites(e: &LaExpr, env: &ShapeEnv) -> Vec<LaExpr> {
             }
         }
         Pow(x, k) if *k == 2.0 => out.push(Mul(c(x), c(x))),
+        Func { name, args } => match (name.as_str(), args.as_slice()) {
+            ("mean", [x]) => out.push(func(
+                "/",
+                vec![
+                    Sum(c(x)),
+                    Mul(
+                        b(func("nrow", vec![x.clone()])),
+                        b(func("ncol", vec![x.clone()])),
+                    ),
+                ],
+            )),
+            ("rowMeans", [x]) => out.push(func(
+                "/",
+                vec![RowSums(c(x)), func("ncol", vec![x.clone()])],
+            )),
+            ("colMeans", [x]) => out.push(t(&func("rowMeans", vec![t(x)]))),
+            ("trace", [x]) => {
+                out.push(func("trace", vec![t(x)]));
+                if let MatMul(p, q) = x {
+                    out.push(Sum(b(Mul(c(p), b(t(q))))));
+                    out.push(func("trace", vec![MatMul(c(q), c(p))]));
+                }
+            }
+            ("diag", [x]) => out.push(func("diag", vec![t(x)])),
+            ("max", [x]) => out.push(func("max", vec![t(x)])),
+            ("as.scalar" | "as.matrix", [x]) => out.push(x.clone()),
+            ("matrix", [v, _, _]) => {
+                out.push(Mul(
+                    c(v),
+                    b(func(
+                        "matrix",
+                        vec![Const(1.0), args[1].clone(), args[2].clone()],
+                    )),
+                ));
+            }
+            _ => {}
+        },
         Neg(x) => {
             if let MatMul(p, q) = &**x {
                 out.push(MatMul(b(Neg(c(p))), c(q)));
@@ -260,6 +396,11 @@ fn mutate(e: &LaExpr, env: &ShapeEnv, rng: &mut Rng) -> LaExpr {
             LaExpr::Const(k) => LaExpr::Const(k + 1.0),
             LaExpr::Neg(y) => (**y).clone(),
             LaExpr::Add(y, z) => LaExpr::Sub(y.clone(), z.clone()),
+            LaExpr::Func { name, args } if name == "mean" => LaExpr::Sum(b(args[0].clone())),
+            LaExpr::Func { name, args } if name == "trace" => LaExpr::Sum(b(args[0].clone())),
+            LaExpr::Func { name, args } if name == "rowMeans" => {
+                LaExpr::RowSums(b(args[0].clone()))
+            }
             _ => return None,
         };
         if env.shape_of(&out).ok() != env.shape_of(x).ok() {
@@ -287,8 +428,13 @@ fn random_shape(rng: &mut Rng) -> (Dim, Dim) {
     (d[rng.below(4)].clone(), d[rng.below(4)].clone())
 }
 
+/// Whether `e` has an atom the sum-product form cannot see into: an opaque function,
+/// a full aggregate, or a division by a size (the reciprocal of a symbolic size).
 fn has_opaque(e: &LaExpr) -> bool {
-    e.to_string().contains("exp(") || e.to_string().contains("abs(")
+    let text = e.to_string();
+    ["exp(", "abs(", "max(", "mean(", "Means(", " / "]
+        .iter()
+        .any(|f| text.contains(f))
 }
 
 /// Checks `equiv(l, r)` against numeric evaluation.

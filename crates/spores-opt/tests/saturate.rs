@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use spores_opt::cost::la_cost;
 use spores_opt::extract::Extractor;
-use spores_opt::la::{LaExpr, ShapeEnv};
+use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 use spores_opt::saturate::{optimize, OptError, OptimizeOptions, Optimized, StopReason};
 
 // ---------- a tiny dense evaluator ----------
@@ -85,6 +85,13 @@ fn eval(e: &LaExpr, inputs: &HashMap<String, M>) -> M {
             M::from_fn(1, m.c, |_, j| (0..m.r).map(|i| m.at(i, j)).sum())
         }
         Pow(a, k) => ev(a).map(|x| x.powf(*k)),
+        Fill(v, r, c) => {
+            let (Dim::Known(r), Dim::Known(c)) = (r, c) else {
+                panic!("a symbolic fill in a test");
+            };
+            let value = ev(v).at(0, 0);
+            M::from_fn(*r, *c, |_, _| value)
+        }
         Func { name, args } => {
             let a: Vec<M> = args.iter().map(ev).collect();
             match (name.as_str(), a.as_slice()) {
@@ -199,7 +206,7 @@ fn contains(e: &LaExpr, pred: &dyn Fn(&LaExpr) -> bool) -> bool {
             Add(a, b) | Sub(a, b) | Mul(a, b) | MatMul(a, b) => {
                 contains(a, pred) || contains(b, pred)
             }
-            Transpose(a) | Neg(a) | Sum(a) | RowSums(a) | ColSums(a) | Pow(a, _) => {
+            Transpose(a) | Neg(a) | Sum(a) | RowSums(a) | ColSums(a) | Pow(a, _) | Fill(a, ..) => {
                 contains(a, pred)
             }
             Func { args, .. } => args.iter().any(|a| contains(a, pred)),

@@ -39,6 +39,7 @@ fn figure12(env: &ShapeEnv, e: &LaExpr) -> Result<f64, ShapeError> {
         Pow(a, k) if *k > 0.0 => figure12(env, a)?,
         Pow(..) => 1.0,
         Func { name, args } if name == "sprop" && args.len() == 1 => figure12(env, &args[0])?,
+        Fill(v, ..) => figure12(env, v)?,
         Func { .. } => 1.0,
     })
 }

@@ -66,7 +66,8 @@ enum Command {
     /// Print the cheapest equivalent plan of an LA expression, its estimated cost before
     /// and after, and the saturation report.
     Optimize {
-        /// The expression, in DML syntax, e.g. `sum((X - U %*% t(V))^2)`.
+        /// The expression, in DML syntax, e.g. `sum((X - U %*% t(V))^2)` (may begin with `-`).
+        #[arg(allow_hyphen_values = true)]
         expr: String,
         #[command(flatten)]
         inputs: InputFlags,
@@ -92,9 +93,11 @@ enum Command {
     /// Exit code 0: equivalent; 1: not equivalent (a witness input is printed);
     /// 2: usage or parse error; 3: undecided (only opaque functions differ).
     Equiv {
-        /// Left-hand side, in DML syntax, e.g. `sum(W %*% H)`.
+        /// Left-hand side, in DML syntax, e.g. `sum(W %*% H)` (may begin with `-`).
+        #[arg(allow_hyphen_values = true)]
         lhs: String,
         /// Right-hand side.
+        #[arg(allow_hyphen_values = true)]
         rhs: String,
         #[command(flatten)]
         inputs: InputFlags,
@@ -276,6 +279,11 @@ struct RunFlags {
     /// Run each block's DAG as written, without the SPORES optimizer.
     #[arg(long)]
     no_opt: bool,
+    /// Optimize every block with the full search, whatever it can save (by default the
+    /// search may take a share of the block's predicted execution time, so blocks that
+    /// run once on small data are not searched).
+    #[arg(long, conflicts_with = "no_opt")]
+    full_search: bool,
     /// Plan extraction for the optimizer: `greedy`, `ilp` or `ilp:MS`.
     #[arg(long, default_value = "greedy")]
     extractor: spores_opt::extract::Extractor,
@@ -305,6 +313,7 @@ fn run(flags: RunFlags) -> ExitCode {
         explain,
         threads,
         no_opt,
+        full_search,
         extractor,
         rules,
         no_masked,
@@ -365,7 +374,11 @@ fn run(flags: RunFlags) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
-        Box::new(spores::opt::SporesOptimizer::new(options))
+        let mut spores = spores::opt::SporesOptimizer::new(options);
+        if full_search {
+            spores.min_cost(0.0).full_search();
+        }
+        Box::new(spores)
     };
     let options = RunOptions {
         args: args.into_iter().collect::<HashMap<_, _>>(),
@@ -398,6 +411,7 @@ fn run(flags: RunFlags) -> ExitCode {
     };
     if stats {
         run_stats.compile += parse_time;
+        run_stats.place_blocks(&name, &source);
         eprint!("{}", run_stats.report(started.elapsed(), 10));
     }
     code

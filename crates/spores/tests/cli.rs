@@ -220,6 +220,77 @@ fn equiv_reports_bad_input_with_exit_two() {
 }
 
 #[test]
+fn equiv_takes_all_of_dmls_sum_product_constructs() {
+    let cases: &[(&str, &str, &[&str], i32)] = &[
+        ("-(X %*% Y)", "(-X) %*% Y", &["X=mxk", "Y=kxn"], 0),
+        ("-(X %*% Y)", "X %*% Y", &["X=mxk", "Y=kxn"], 1),
+        (
+            "matrix(1, rows=1, cols=nrow(X)) %*% X",
+            "colSums(X)",
+            &["X=mxn"],
+            0,
+        ),
+        (
+            "matrix(0, 1, ncol(X)) + colSums(X)",
+            "colSums(X)",
+            &["X=mxn"],
+            0,
+        ),
+        (
+            "X * matrix(2, rows=nrow(X), cols=ncol(X))",
+            "X + X",
+            &["X=mxn"],
+            0,
+        ),
+        ("sum(matrix(1, m, n))", "m * n", &["X=mxn"], 0),
+        (
+            "sum(A + B)",
+            "sum(A) + nrow(A) * sum(B)",
+            &["A=mxn", "B=1xn"],
+            0,
+        ),
+        ("sum(A + B)", "sum(A) + sum(B)", &["A=mxn", "B=1xn"], 1),
+        ("mean(X)", "sum(X) / (nrow(X) * ncol(X))", &["X=mxn"], 0),
+        ("colMeans(X)", "t(rowMeans(t(X)))", &["X=mxn"], 0),
+        ("trace(X %*% Y)", "sum(X * t(Y))", &["X=nxk", "Y=kxn"], 0),
+        ("sum(diag(A))", "trace(t(A))", &["A=nxn"], 0),
+        (
+            "outer(u, t(v), \"*\")",
+            "u %*% t(v)",
+            &["u=mx1", "v=nx1"],
+            0,
+        ),
+        ("as.scalar(t(u) %*% u)", "sum(u^2)", &["u=mx1"], 0),
+        ("max(X %*% Y)", "max(t(Y) %*% t(X))", &["X=mxk", "Y=kxn"], 0),
+        ("f(X) + 1", "1 + f(X)", &["X=mxn"], 0),
+    ];
+    for (lhs, rhs, shapes, code) in cases {
+        let mut args = vec!["equiv", lhs, rhs];
+        for s in *shapes {
+            args.extend(["--shape", s]);
+        }
+        let out = spores(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(*code),
+            "{lhs} vs {rhs}: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn equiv_answers_not_equivalent_for_different_shapes() {
+    let out = spores(&["equiv", "X", "t(X)", "--shape", "X=mxn"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "not equivalent: the lhs is mxn, the rhs is nxm\n"
+    );
+}
+
+#[test]
 fn optimize_flips_with_sparsity_and_verifies_the_plan() {
     let shapes = [
         "--shape",

@@ -62,6 +62,19 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             (sub(MN), sub(M1)).prop_map(|(a, b)| format!("({a} * {b})")),
             (sub(MN), sub(N1)).prop_map(|(a, b)| format!("({a} * t({b}))")),
             (sub(M1), sub(N1)).prop_map(|(a, b)| format!("{a} %*% t({b})")),
+            // Broadcasting a row vector, fills, outer products, division by a size.
+            (sub(MN), sub(N1), prop_oneof![Just("+"), Just("-")])
+                .prop_map(|(a, b, op)| format!("({a} {op} t({b}))")),
+            (sub(Scalar), sub(MN))
+                .prop_map(|(s, a)| { format!("(matrix({s}, rows=nrow(X), cols=ncol(X)) * {a})") }),
+            sub(MN).prop_map(|a| format!("({a} + matrix(0, 7, ncol(Y)))")),
+            (
+                sub(M1),
+                sub(N1),
+                prop_oneof![Just("*"), Just("+"), Just("-")]
+            )
+                .prop_map(|(a, b, op)| format!("outer({a}, t({b}), \"{op}\")")),
+            sub(MN).prop_map(|a| format!("({a} / nrow(X))")),
         ]
         .boxed(),
         MK => prop_oneof![
@@ -73,17 +86,24 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
         M1 => prop_oneof![
             sub(MN).prop_map(|a| format!("rowSums({a})")),
             (sub(MN), sub(N1)).prop_map(|(a, b)| format!("{a} %*% {b}")),
+            sub(MN).prop_map(|a| format!("rowMeans({a})")),
+            (sub(MK), sub(MK)).prop_map(|(a, b)| format!("diag({a} %*% t({b}))")),
         ]
         .boxed(),
         N1 => prop_oneof![
             sub(MN).prop_map(|a| format!("t(colSums({a}))")),
             (sub(MN), sub(M1)).prop_map(|(a, b)| format!("t({a}) %*% {b}")),
+            sub(MN).prop_map(|a| format!("t(colMeans({a}))")),
         ]
         .boxed(),
         Scalar => prop_oneof![
             sub(MN).prop_map(|a| format!("sum({a})")),
             sub(MK).prop_map(|a| format!("sum({a})")),
             (sub(M1), sub(M1)).prop_map(|(a, b)| format!("as.scalar(t({a}) %*% {b})")),
+            sub(MN).prop_map(|a| format!("mean({a})")),
+            (sub(MK), sub(MK)).prop_map(|(a, b)| format!("trace(t({a}) %*% {b})")),
+            (sub(MN), sub(N1)).prop_map(|(a, b)| format!("sum({a} + t({b}))")),
+            sub(MN).prop_map(|a| format!("max({a})")),
         ]
         .boxed(),
     };

@@ -213,9 +213,13 @@ fn statements_after_a_call_are_optimized_with_the_results_shapes() {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/als.dml"),
     )
     .unwrap();
+    // The full search: the point is what the optimizer sees, not whether this small
+    // input pays for a search (see `opt::spores`' budget tests).
+    let mut spores = SporesOptimizer::new(Default::default());
+    spores.min_cost(0.0);
     let options = RunOptions {
         explain: true,
-        optimizer: Box::new(SporesOptimizer::new(Default::default())),
+        optimizer: Box::new(spores),
         args: [("iters", "1"), ("cgiters", "1")]
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -139,6 +139,16 @@ fn decide(
     env: &ShapeEnv,
     want_witness: bool,
 ) -> Result<Equivalence, EquivError> {
+    let resolve = |e: &LaExpr, side: &'static str| {
+        e.resolve(env).map_err(|err| EquivError::Shape {
+            side,
+            message: err.0,
+        })
+    };
+    // The inputs as written: a size (`nrow(X)`) resolves away, but a witness must still
+    // give `X` a value to evaluate the expressions as written.
+    let written: Vec<String> = lhs.vars().into_iter().chain(rhs.vars()).collect();
+    let (lhs, rhs) = (&resolve(lhs, "lhs")?, &resolve(rhs, "rhs")?);
     let sl = env.shape_of(lhs).map_err(|e| EquivError::Shape {
         side: "lhs",
         message: e.0,
@@ -201,7 +211,9 @@ fn decide(
             room.insert(d, n);
         }
     }
-    Ok(search_witness(lhs, rhs, env, &room, opaque, shown))
+    Ok(search_witness(
+        lhs, rhs, &written, env, &room, opaque, shown,
+    ))
 }
 
 /// Longest canonical difference shown in full in a witness or an `Unknown` reason.
@@ -280,13 +292,14 @@ pub fn differs(a: &Matrix, b: &Matrix) -> bool {
 fn search_witness(
     lhs: &LaExpr,
     rhs: &LaExpr,
+    written: &[String],
     env: &ShapeEnv,
     needs: &BTreeMap<Dim, usize>,
     opaque: bool,
     shown: String,
 ) -> Equivalence {
     let mut vars = lhs.vars();
-    for v in rhs.vars() {
+    for v in rhs.vars().into_iter().chain(written.iter().cloned()) {
         if !vars.contains(&v) {
             vars.push(v);
         }
@@ -302,6 +315,18 @@ fn search_witness(
                 syms.insert(s.clone());
             }
         }
+    }
+    // A fill's sizes may name symbols no input has.
+    for e in [lhs, rhs] {
+        e.visit(&mut |x| {
+            if let LaExpr::Fill(_, r, c) = x {
+                for d in [r, c] {
+                    if let Dim::Sym(s) = d {
+                        syms.insert(s.clone());
+                    }
+                }
+            }
+        });
     }
     let need = |d: &Dim| needs.get(d).copied().unwrap_or(0);
     let mut last_error = None;
@@ -353,7 +378,10 @@ fn search_witness(
         }
         let map: HashMap<String, Matrix> =
             inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        match (eval(lhs, &map), eval(rhs, &map)) {
+        match (
+            eval(&lhs.with_sizes(&sizes), &map),
+            eval(&rhs.with_sizes(&sizes), &map),
+        ) {
             (Ok(a), Ok(b)) => {
                 if differs(&a, &b) {
                     return Equivalence::NotEquivalent(Box::new(Witness {

@@ -38,6 +38,9 @@ const ELEMENTWISE: &[&str] = &[
     "/", "^", "%%", "%/%", "==", "!=", "<", "<=", ">", ">=", "&", "|",
 ];
 
+/// One-argument functions of all cells of a matrix, whatever their order.
+const FULL_AGGREGATES: &[&str] = &["min", "max"];
+
 /// Two-argument functions whose arguments may be swapped.
 const COMMUTATIVE: &[&str] = &["min", "max", "==", "!=", "&", "|", "+", "*"];
 
@@ -46,7 +49,11 @@ const COMMUTATIVE: &[&str] = &["min", "max", "==", "!=", "&", "|", "+", "*"];
 /// 1).
 pub fn normalize(e: &LaExpr, env: &ShapeEnv) -> Result<Polyterm, EquivError> {
     let mut n = Normalizer::new(env);
-    let body = n.top(e)?;
+    let e = e.resolve(env).map_err(|err| EquivError::Shape {
+        side: "expression",
+        message: err.0,
+    })?;
+    let body = n.top(&e)?;
     Ok(Polyterm { body, rels: n.rels })
 }
 
@@ -402,6 +409,8 @@ impl<'a> Normalizer<'a> {
                 let args = [(**a).clone(), LaExpr::Const(*k)];
                 self.opaque("^", &args, &shape, row, col)?
             }
+            // Every cell is the scalar `v`: the row and column indices occur nowhere.
+            LaExpr::Fill(v, _, _) => self.norm(v, None, None)?,
             LaExpr::Func { name, args } => match (name.as_str(), args.as_slice()) {
                 ("/", [a, LaExpr::Const(c)]) if *c != 0.0 && c.is_finite() => {
                     let scaled = LaExpr::Mul(Box::new(a.clone()), Box::new(LaExpr::Const(1.0 / c)));
@@ -410,6 +419,20 @@ impl<'a> Normalizer<'a> {
                 // Division by a scalar is multiplication by its reciprocal, an opaque
                 // scalar atom, so `(A %*% B) / n` and `(A / n) %*% B` share a form.
                 ("/", [a, b]) if self.shape(b)?.0.is_one() && self.shape(b)?.1.is_one() => {
+                    // A divisor whose form is a plain number (`nrow(X) * 2` of a known
+                    // size) is that number.
+                    let divisor = self.norm(b, None, None)?;
+                    if let [Term { coef, bound, atoms }] = divisor.as_slice() {
+                        if let (true, true, Some(&c)) = (
+                            bound.is_empty() && atoms.is_empty(),
+                            coef.0.len() == 1,
+                            coef.0.get(&Vec::new()),
+                        ) {
+                            let scaled =
+                                LaExpr::Mul(Box::new(a.clone()), Box::new(LaExpr::Const(1.0 / c)));
+                            return self.norm(&scaled, row, col);
+                        }
+                    }
                     let reciprocal = LaExpr::Func {
                         name: "1/".into(),
                         args: vec![b.clone()],
@@ -418,6 +441,15 @@ impl<'a> Normalizer<'a> {
                     self.norm(&scaled, row, col)?
                 }
                 ("as.scalar" | "as.matrix", [a]) => self.norm(a, row, col)?,
+                // `trace(A) = Σ_i A(i,i)`: one index in both slots, bound.
+                ("trace", [a]) => {
+                    let n = self.shape(a)?.0;
+                    let i = (!n.is_one()).then(|| self.fresh());
+                    let t = self.norm(a, i, i)?;
+                    self.bind(t, i, &n)?
+                }
+                // `diag(A)` of a square matrix is the column `d(i) = A(i,i)`.
+                ("diag", [a]) if shape.1.is_one() => self.norm(a, row, row)?,
                 _ => self.opaque(name, args, &shape, row, col)?,
             },
         })
@@ -435,12 +467,18 @@ impl<'a> Normalizer<'a> {
         row: Option<Idx>,
         col: Option<Idx>,
     ) -> Result<Vec<Term>, EquivError> {
-        let (r, c, free) = shape_slots(shape);
+        let (r, c, _) = shape_slots(shape);
         let mut polys = Vec::with_capacity(args.len());
+        // Each argument is indexed by its own shape, not the result's: an aggregate
+        // (`max(X)`, `rowMaxs(X)`, `nrow(X)`) has a smaller result than its argument, and
+        // a broadcast argument (`max(u, v)` of a column and a row) has a larger one. A
+        // row index is always `ROW` and a column index `COL`, so broadcast arguments
+        // line up with the result.
         for a in args {
-            let terms = self.norm(a, r, c)?;
+            let (ar, ac, free) = shape_slots(&self.shape(a)?);
+            let terms = self.norm(a, ar, ac)?;
             polys.push(Poly {
-                free: free.clone(),
+                free,
                 terms: combine(terms),
             });
         }
@@ -456,7 +494,10 @@ impl<'a> Normalizer<'a> {
         let commutative = COMMUTATIVE.contains(&name);
         // An elementwise function commutes with transposition: `f(t(A)) = t(f(A))`, for
         // vectors (one index) as for matrices (two, swapped).
-        let swappable = ELEMENTWISE.contains(&name) && !direct.is_empty();
+        // A full aggregate (`max(X)`) does not see the orientation at all.
+        let full_aggregate =
+            FULL_AGGREGATES.contains(&name) && args.len() == 1 && direct.is_empty();
+        let swappable = (ELEMENTWISE.contains(&name) && !direct.is_empty()) || full_aggregate;
         let transposed: Vec<Poly> = if swappable {
             polys.iter().map(transpose_poly).collect()
         } else {

@@ -108,7 +108,8 @@ pub fn la_stats(
             };
             Ok((sa.aggregate(AggOp::Sum, &over), shape))
         }
-        Pow(..) | Func { .. } => known(1.0, shape_of(env, e)?),
+        Fill(v, ..) if matches!(**v, Const(c) if c == 0.0) => known(0.0, shape_of(env, e)?),
+        Pow(..) | Func { .. } | Fill(..) => known(1.0, shape_of(env, e)?),
     };
     result.map_err(|err| ShapeError(format!("sparsity estimate: {err}")))
 }

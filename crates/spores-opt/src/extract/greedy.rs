@@ -704,6 +704,7 @@ pub(super) fn simplify(e: LaExpr) -> LaExpr {
         RowSums(a) => RowSums(s(a)),
         ColSums(a) => ColSums(s(a)),
         Pow(a, k) => Pow(s(a), k),
+        Fill(v, r, c) => Fill(s(v), r, c),
         Func { name, args } => Func {
             name,
             args: args.into_iter().map(simplify).collect(),

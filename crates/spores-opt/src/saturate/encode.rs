@@ -165,6 +165,20 @@ fn hide_opaque(
         RowSums(x) => RowSums(b(go(x, tables)?)),
         ColSums(x) => ColSums(b(go(x, tables)?)),
         Pow(x, k) => Pow(b(go(x, tables)?), *k),
+        // A fill is a leaf to the rules: a placeholder of its shape and sparsity.
+        Fill(v, r, c) => {
+            let placeholder = format!("__opaque{}", tables.placeholders.len());
+            tables
+                .env
+                .shapes
+                .insert(placeholder.clone(), (r.clone(), c.clone()));
+            if matches!(**v, Const(z) if z == 0.0) {
+                tables.env.nnz.insert(placeholder.clone(), 0.0);
+            }
+            tables.leaves.push(e.clone());
+            tables.placeholders.push(placeholder.clone());
+            Var(placeholder)
+        }
         // `as.scalar` of a 1×1 matrix is that matrix (1×1 values are scalars here).
         Func { name, args }
             if name == "as.scalar"
@@ -266,6 +280,11 @@ impl Encoder {
             RowSums(a) => ("LRowSums", vec![s(self.term(a)?)]),
             ColSums(a) => ("LColSums", vec![s(self.term(a)?)]),
             Pow(a, k) => ("LPow", vec![s(self.term(a)?), Arg::F64(*k)]),
+            Fill(..) => {
+                return Err(OptError::Encode(format!(
+                    "`{e}` reached the encoder (fills are placeholders)"
+                )))
+            }
             Func { name, args } => {
                 let f = match self.tables.funcs.iter().position(|g| g == name) {
                     Some(f) => f,

@@ -310,6 +310,11 @@ fn optimize_all_unlogged(
     if es.is_empty() {
         return Ok(Vec::new());
     }
+    let resolved = es
+        .iter()
+        .map(|e| e.resolve(env))
+        .collect::<Result<Vec<_>, _>>()?;
+    let es = resolved.as_slice();
     let shapes = es
         .iter()
         .map(|e| crate::cost::shape_of(env, e))
@@ -450,6 +455,7 @@ pub fn contains(
     opts: &OptimizeOptions,
 ) -> Result<bool, OptError> {
     let start = Instant::now();
+    let (lhs, rhs) = (&lhs.resolve(env)?, &rhs.resolve(env)?);
     let (sl, sr) = (
         crate::cost::shape_of(env, lhs)?,
         crate::cost::shape_of(env, rhs)?,
@@ -804,6 +810,7 @@ fn substitute_leaves(e: &LaExpr, tables: &Tables) -> LaExpr {
         RowSums(x) => RowSums(b(x)),
         ColSums(x) => ColSums(b(x)),
         Pow(x, k) => Pow(b(x), *k),
+        Fill(v, r, c) => Fill(b(v), r.clone(), c.clone()),
         Func { name, args } => Func {
             name: name.clone(),
             args: args.iter().map(|a| substitute_leaves(a, tables)).collect(),

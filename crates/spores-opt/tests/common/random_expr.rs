@@ -66,7 +66,39 @@ pub fn gen(
     let d = depth - 1;
     let b = Box::new;
     let one = Dim::Known(1);
-    let e = match rng.below(9) {
+    let func = |name: &str, args: Vec<LaExpr>| LaExpr::Func {
+        name: name.into(),
+        args,
+    };
+    let e = match rng.below(11) {
+        // DML's other sum-product constructs: fills, means, traces, `as.scalar`.
+        9 => {
+            let k = dims()[rng.below(2)].clone();
+            let size = |d: &Dim| match d {
+                Dim::Known(n) => LaExpr::Const(*n as f64),
+                Dim::Sym(s) if s == "m" => func("nrow", vec![var("X")]),
+                _ => func("ncol", vec![var("X")]),
+            };
+            match (r.is_one(), c.is_one(), rng.below(2)) {
+                (true, true, 0) => func("mean", vec![gen(env, &k, c, d, rng, pool)]),
+                (true, true, _) => func("trace", vec![gen(env, &k, &k, d, rng, pool)]),
+                (false, true, 0) => func("rowMeans", vec![gen(env, r, &k, d, rng, pool)]),
+                (true, false, 0) => func("colMeans", vec![gen(env, &k, c, d, rng, pool)]),
+                _ => LaExpr::Mul(
+                    b(func("matrix", vec![LaExpr::Const(2.0), size(r), size(c)])),
+                    b(gen(env, r, c, d, rng, pool)),
+                ),
+            }
+        }
+        // A row or column vector broadcast against a matrix.
+        10 if !r.is_one() && !c.is_one() => {
+            let v = if rng.below(2) == 0 {
+                gen(env, &one, c, d, rng, pool)
+            } else {
+                gen(env, r, &one, d, rng, pool)
+            };
+            LaExpr::Add(b(gen(env, r, c, d, rng, pool)), b(v))
+        }
         0 => LaExpr::Add(
             b(gen(env, r, c, d, rng, pool)),
             b(gen(env, r, c, d, rng, pool)),
@@ -101,7 +133,6 @@ pub fn gen(
             }
         }
     };
-    let _ = &one;
     pool.push((r.clone(), c.clone(), e.clone()));
     e
 }

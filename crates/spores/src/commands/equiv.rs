@@ -3,12 +3,12 @@
 
 use std::io::Write;
 
-use spores_opt::canon::{self, Equivalence};
+use spores_opt::canon::{self, EquivError, Equivalence};
 use spores_opt::la::LaExpr;
 
 use super::{InputArgs, EXIT_USAGE};
 
-/// Exit codes: 0 equivalent, 1 not equivalent (a witness is printed), 2 usage or parse
+/// Exit codes: 0 equivalent, 1 not equivalent (a witness, or the two shapes, is printed), 2 usage or parse
 /// error, 3 undecided (the forms differ only inside opaque functions and no witness
 /// was found).
 pub fn equiv(
@@ -52,6 +52,11 @@ pub fn equiv(
         Ok(Equivalence::Unknown(why)) => {
             let _ = writeln!(out, "unknown: {why}");
             3
+        }
+        // Values of different shapes are never equal: that is an answer, not an error.
+        Err(EquivError::ShapeMismatch { lhs, rhs }) => {
+            let _ = writeln!(out, "not equivalent: the lhs is {lhs}, the rhs is {rhs}");
+            1
         }
         Err(e) => {
             let _ = writeln!(err, "error: {e}");

@@ -52,6 +52,10 @@ const FUNCTIONS: &[(&str, usize, Op)] = &[
     ("colMins", 1, Op::Agg(AggFn::Min, Axis::Col)),
     ("rowMaxs", 1, Op::Agg(AggFn::Max, Axis::Row)),
     ("colMaxs", 1, Op::Agg(AggFn::Max, Axis::Col)),
+    ("trace", 1, Op::Builtin(Builtin::Trace)),
+    ("diag", 1, Op::Builtin(Builtin::Diag)),
+    ("as.scalar", 1, Op::Builtin(Builtin::AsScalar)),
+    ("as.matrix", 1, Op::Builtin(Builtin::AsMatrix)),
     // Fused operators the optimizer may choose; argument orders as in `dag::Fused`.
     ("wsloss", 3, Op::Fused(Fused::WsLoss)),
     ("wsloss_plus", 3, Op::Fused(Fused::WsLossPlus)),
@@ -98,22 +102,49 @@ pub struct Extracted {
 /// function on known shapes that produces a matrix, or a full aggregate of one.
 fn is_la(dag: &Dag, meta: &[NodeMeta], id: NodeId) -> bool {
     let node = dag.node(id);
-    let operator = matches!(
-        node.op,
-        Op::Binary(_) | Op::Unary(_) | Op::MatMul | Op::Transpose | Op::Agg(..)
-    );
+    let is_matrix = |c: NodeId| matches!(meta[c], NodeMeta::Matrix { .. });
+    let operator = match &node.op {
+        Op::Binary(_) | Op::Unary(_) | Op::MatMul | Op::Transpose | Op::Agg(..) => true,
+        Op::Builtin(Builtin::Trace | Builtin::Diag | Builtin::AsScalar | Builtin::AsMatrix) => {
+            node.children.first().is_some_and(|&c| is_matrix(c))
+        }
+        // A fill of a scalar (not a reshape of a matrix).
+        Op::Builtin(Builtin::Matrix) => node
+            .children
+            .first()
+            .is_some_and(|&c| matches!(meta[c], NodeMeta::Scalar(_))),
+        Op::Builtin(Builtin::Outer) => outer_op(dag, node).is_some(),
+        _ => false,
+    };
     if !operator {
         return false;
     }
-    let child_is_matrix = node
-        .children
-        .iter()
-        .any(|&c| matches!(meta[c], NodeMeta::Matrix { .. }));
+    let child_is_matrix = node.children.iter().any(|&c| is_matrix(c));
     match meta[id] {
         NodeMeta::Matrix { .. } => true,
-        NodeMeta::Scalar(_) => child_is_matrix && matches!(node.op, Op::Agg(_, Axis::All)),
+        NodeMeta::Scalar(_) => child_is_matrix && produces_scalar(&node.op),
         NodeMeta::Unknown => false,
     }
+}
+
+/// Operators whose value DML types as a scalar when their argument is a matrix.
+fn produces_scalar(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Agg(_, Axis::All) | Op::Builtin(Builtin::Trace | Builtin::AsScalar)
+    )
+}
+
+/// The elementwise operator of `outer(a, b, "op")`, when its operator is a literal the
+/// optimizer knows.
+fn outer_op(dag: &Dag, node: &crate::dag::Node) -> Option<BinaryOp> {
+    let &[_, _, op] = node.children.as_slice() else {
+        return None;
+    };
+    let Op::Literal(Literal::Str(symbol)) = &dag.node(op).op else {
+        return None;
+    };
+    BinaryOp::ALL.into_iter().find(|b| b.symbol() == symbol)
 }
 
 /// Finds the LA subgraphs of a block (see the module documentation).
@@ -188,6 +219,24 @@ fn to_expr(
         Op::Agg(AggFn::Sum, Axis::All) => LaExpr::Sum(child(0)?),
         Op::Agg(AggFn::Sum, Axis::Row) => LaExpr::RowSums(child(0)?),
         Op::Agg(AggFn::Sum, Axis::Col) => LaExpr::ColSums(child(0)?),
+        Op::Builtin(Builtin::Matrix) => {
+            let NodeMeta::Matrix { shape, .. } = &meta[id] else {
+                return None;
+            };
+            LaExpr::Fill(child(0)?, Dim::Known(shape.rows), Dim::Known(shape.cols))
+        }
+        Op::Builtin(Builtin::Outer) => {
+            let (a, b) = (child(0)?, child(1)?);
+            match outer_op(dag, node)? {
+                BinaryOp::Add => LaExpr::Add(a, b),
+                BinaryOp::Sub => LaExpr::Sub(a, b),
+                BinaryOp::Mul => LaExpr::Mul(a, b),
+                op => LaExpr::Func {
+                    name: function_name(&Op::Binary(op), 2)?.to_string(),
+                    args: vec![*a, *b],
+                },
+            }
+        }
         op => {
             let name = function_name(op, node.children.len())?;
             let args = (0..node.children.len())
@@ -249,7 +298,7 @@ pub fn rebuild(
                 )?;
                 // DML tells a scalar from a 1x1 matrix (`sum(v * v)` vs `t(v) %*% v`); a
                 // plan must give the root's value the kind it had.
-                let keep_kind = if matches!(node.op, Op::Agg(_, Axis::All)) {
+                let keep_kind = if produces_scalar(&node.op) {
                     Builtin::AsScalar
                 } else {
                     Builtin::AsMatrix
@@ -307,6 +356,21 @@ fn add_expr(
         LaExpr::RowSums(a) => add(dag, Op::Agg(AggFn::Sum, Axis::Row), &[a]),
         LaExpr::ColSums(a) => add(dag, Op::Agg(AggFn::Sum, Axis::Col), &[a]),
         LaExpr::Pow(a, k) => add(dag, Op::Binary(BinaryOp::Pow), &[a, &LaExpr::Const(*k)]),
+        LaExpr::Fill(v, r, c) => {
+            let (Dim::Known(rows), Dim::Known(cols)) = (r, c) else {
+                return Err(format!("{e}: a size is symbolic"));
+            };
+            let value = add_expr(dag, v, leaf, span)?;
+            let int = |n: usize| Op::Literal(Literal::Int(n as i64));
+            let rows = dag.add(int(*rows), vec![], span);
+            let cols = dag.add(int(*cols), vec![], span);
+            let byrow = dag.add(Op::Literal(Literal::Bool(true)), vec![], span);
+            Ok(dag.add(
+                Op::Builtin(Builtin::Matrix),
+                vec![value, rows, cols, byrow],
+                span,
+            ))
+        }
         LaExpr::Func { name, args } => {
             let op = function_op(name, args.len())
                 .ok_or_else(|| format!("no kernel for `{name}` with {} arguments", args.len()))?

@@ -13,7 +13,9 @@ use std::rc::Rc;
 
 use spores_exec::Shape;
 
-pub use self::spores::{ExprOptimizer, Saturation, SporesOptimizer, DEFAULT_MIN_COST};
+pub use self::spores::{
+    Effort, ExprOptimizer, Saturation, SporesOptimizer, DEFAULT_MIN_COST, SEARCH_SHARE,
+};
 use crate::dag::BlockDag;
 
 /// What is known about a block input when the block is compiled.

@@ -5,12 +5,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
+use std::time::Duration;
 
 use spores_opt::canon;
 use spores_opt::la::{expand_fused, LaExpr, ShapeEnv};
 use spores_opt::saturate::{self, OptimizeOptions};
 
-use super::convert::{extract, rebuild};
+use super::convert::{extract, rebuild, Extracted};
 use super::{DagOptimizer, InputMeta, Optimization};
 use crate::dag::meta::infer;
 use crate::dag::BlockDag;
@@ -22,23 +23,94 @@ pub trait ExprOptimizer {
     fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)>;
 
     /// [`ExprOptimizer::optimize`] for all roots of a block at once (an optimizer that can
-    /// share work or plans between them overrides this); one answer per root.
-    fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv) -> Vec<Option<(LaExpr, String)>> {
-        es.iter().map(|e| self.optimize(e, env)).collect()
+    /// share work or plans between them overrides this); one answer per root. `runs` is
+    /// how often the block has run with these inputs so far (1 the first time): an
+    /// optimizer may scale its effort with it (see [`Saturation`]).
+    fn optimize_all(
+        &self,
+        es: &[LaExpr],
+        env: &ShapeEnv,
+        runs: u64,
+    ) -> (Vec<Option<(LaExpr, String)>>, Effort) {
+        let _ = runs;
+        let answers = es.iter().map(|e| self.optimize(e, env)).collect();
+        (answers, Effort::Full)
     }
 }
 
-/// Relational equality saturation (`spores_opt::saturate`).
+/// How hard an optimizer searched, so the caller knows whether searching again, once the
+/// block has run more often, could find more.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Effort {
+    /// The full search (or none was worth anything): never worth repeating.
+    Full,
+    /// A search cut to a budget (or skipped, for some roots or all): searching again once
+    /// the block has run more often may find more.
+    Budgeted,
+}
+
+/// Relational equality saturation (`spores_opt::saturate`), with a budget that pays for
+/// itself: the search may take at most [`SEARCH_SHARE`] of the execution time the cost
+/// model predicts for the block as written (times the runs so far), so a block that
+/// runs once on small inputs gets a light search or none, and a hot loop body or a
+/// block on big inputs the full one (`options`).
 pub struct Saturation {
     pub options: OptimizeOptions,
-    /// Expressions predicted to cost less than this (in the cost model's units,
-    /// nanoseconds of kernel time) are left alone: saturating takes milliseconds, more
-    /// than such an expression can save.
+    /// Expressions predicted to cost less than this over the runs so far (in the cost
+    /// model's units, nanoseconds of kernel time) are left alone. `0` optimizes every
+    /// expression with the full search, whatever its cost (for tests).
     pub min_cost: f64,
+    /// Whether the search is cut to what the block can pay for; `false` gives every
+    /// expression above `min_cost` the full search.
+    pub budgeted: bool,
 }
 
 /// Default for [`Saturation::min_cost`]: about a millisecond of kernel work.
 pub const DEFAULT_MIN_COST: f64 = 1e6;
+
+/// The share of a block's predicted execution time (over its runs so far) that its
+/// optimization may take.
+pub const SEARCH_SHARE: f64 = 0.05;
+
+/// Below this budget no search is tried: preparing an e-graph, translating, raising,
+/// extracting and verifying cost about this much even for a tiny expression.
+const MIN_SEARCH: Duration = Duration::from_millis(10);
+
+/// About what the full search (the default limits) takes on the paper's largest
+/// expressions; budgets below it shrink the node limit in proportion.
+const FULL_SEARCH: Duration = Duration::from_millis(60);
+
+/// Smallest node limit a budgeted search gets: enough to translate and fuse a
+/// five-operator expression such as the squared loss.
+const MIN_NODES: usize = 400;
+
+/// The node limit grows with the number of roots saturated together, up to this many
+/// roots' worth: the fusion step matches the whole final graph at once, and on a block
+/// of ten roots (20,000 e-nodes allowed, 24,000 reached) it took over a minute.
+const MAX_ROOTS_ROOM: usize = 3;
+
+impl Saturation {
+    /// The limits for a search that may take `budget`, or `None` when it cannot pay.
+    fn limits(&self, budget: Duration) -> Option<(OptimizeOptions, Effort)> {
+        if self.min_cost == 0.0 || !self.budgeted {
+            return Some((self.options.clone(), Effort::Full));
+        }
+        if budget < MIN_SEARCH {
+            return None;
+        }
+        let mut options = self.options.clone();
+        if budget >= FULL_SEARCH {
+            options.time_limit = options.time_limit.min(budget);
+            return Some((options, Effort::Full));
+        }
+        let share = budget.as_secs_f64() / FULL_SEARCH.as_secs_f64();
+        options.node_limit = ((options.node_limit as f64 * share) as usize)
+            .max(MIN_NODES)
+            .min(options.node_limit);
+        options.time_limit = options.time_limit.min(budget);
+        Some((options, Effort::Budgeted))
+    }
+}
 
 impl Saturation {
     /// The answer for one root: its plan if it is a real improvement.
@@ -67,25 +139,50 @@ impl Saturation {
 
 impl ExprOptimizer for Saturation {
     fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)> {
-        self.optimize_all(std::slice::from_ref(e), env)
+        self.optimize_all(std::slice::from_ref(e), env, 1)
+            .0
             .pop()
             .flatten()
     }
 
-    /// The roots worth optimizing (predicted to cost at least `min_cost`) are saturated
-    /// in one e-graph and extracted jointly; the node limit grows with their number, so
-    /// each root gets about the room it would have alone.
-    fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv) -> Vec<Option<(LaExpr, String)>> {
+    /// The roots worth optimizing (predicted to cost at least `min_cost` over `runs`) are
+    /// saturated in one e-graph and extracted jointly, within the budget their predicted
+    /// cost pays for ([`SEARCH_SHARE`]); the node limit grows with their number (up to
+    /// [`MAX_ROOTS_ROOM`]), so a few roots get about the room each would have alone.
+    fn optimize_all(
+        &self,
+        es: &[LaExpr],
+        env: &ShapeEnv,
+        runs: u64,
+    ) -> (Vec<Option<(LaExpr, String)>>, Effort) {
+        let costs: Vec<f64> = es
+            .iter()
+            .map(|e| {
+                spores_opt::cost::la_cost(&as_planned(e, env), env).unwrap_or(0.0) * runs as f64
+            })
+            .collect();
+        let work: f64 = costs.iter().sum();
         let worth: Vec<usize> = (0..es.len())
-            .filter(|&k| spores_opt::cost::la_cost(&es[k], env).is_ok_and(|c| c >= self.min_cost))
+            .filter(|&k| costs[k] >= self.min_cost)
             .collect();
         let mut out = vec![None; es.len()];
+        let skipped = Effort::Budgeted;
         if worth.is_empty() {
-            return out;
+            return (out, skipped);
         }
+        let budget = Duration::from_secs_f64((work * SEARCH_SHARE / 1e9).min(3600.0));
+        let Some((mut options, effort)) = self.limits(budget) else {
+            return (out, skipped);
+        };
+        let effort = if worth.len() < es.len() {
+            skipped
+        } else {
+            effort
+        };
         let chosen: Vec<LaExpr> = worth.iter().map(|&k| es[k].clone()).collect();
-        let mut options = self.options.clone();
-        options.node_limit = options.node_limit.saturating_mul(chosen.len());
+        options.node_limit = options
+            .node_limit
+            .saturating_mul(chosen.len().min(MAX_ROOTS_ROOM));
         match saturate::optimize_all(&chosen, env, &options) {
             Ok(results) => {
                 for (&k, result) in worth.iter().zip(&results) {
@@ -95,16 +192,56 @@ impl ExprOptimizer for Saturation {
             // One root the optimizer cannot take (say, an encoding error) must not cost
             // the others their plans: each is then optimized on its own.
             Err(_) if chosen.len() > 1 => {
+                options.node_limit /= chosen.len().min(MAX_ROOTS_ROOM);
                 for &k in &worth {
-                    if let Ok(result) = saturate::optimize(&es[k], env, &self.options) {
+                    if let Ok(result) = saturate::optimize(&es[k], env, &options) {
                         out[k] = Self::answer(&es[k], &result, 1);
                     }
                 }
             }
             Err(_) => {}
         }
-        out
+        (out, effort)
     }
+}
+
+/// `e` as physical planning runs it even without the optimizer, for pricing what the
+/// optimizer could save: `sum(A %*% B)` runs from the factors' sums, and a sparse `X`
+/// times (or divided by) a function of a product `f(A %*% B)` is evaluated at `X`'s
+/// non-zeros only, which costs what `sddmm(X, A, t(B))` costs (see `crate::plan`).
+fn as_planned(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
+    use LaExpr::*;
+    let b = |x: &LaExpr| Box::new(x.clone());
+    let sparse = |x: &LaExpr| match x {
+        Var(name) => spores_opt::cost::input_sparsity(env, name) < crate::plan::MASK_DENSITY,
+        _ => false,
+    };
+    let product = |y: &LaExpr| -> Option<(LaExpr, LaExpr)> {
+        match y {
+            MatMul(p, q) => Some(((**p).clone(), (**q).clone())),
+            Func { args, .. } if args.len() == 1 => match &args[0] {
+                MatMul(p, q) => Some(((**p).clone(), (**q).clone())),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let masked = |x: &LaExpr, y: &LaExpr| {
+        let (p, q) = product(y)?;
+        sparse(x).then(|| Func {
+            name: "sddmm".into(),
+            args: vec![x.clone(), p, Transpose(Box::new(q))],
+        })
+    };
+    e.map(&|x| match x {
+        Sum(inner) => match &**inner {
+            MatMul(p, q) => Some(MatMul(Box::new(ColSums(b(p))), Box::new(RowSums(b(q))))),
+            _ => None,
+        },
+        Mul(p, q) => masked(p, q).or_else(|| masked(q, p)),
+        Func { name, args } if name == "/" && args.len() == 2 => masked(&args[0], &args[1]),
+        _ => None,
+    })
 }
 
 /// Rounds what the optimizer depends on: exact shapes, and density to within a factor
@@ -132,13 +269,26 @@ fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, 
 
 type CacheKey = (usize, Vec<(String, usize, usize, i32)>);
 
+/// A cached plan, how often its block has run since, and how hard it was searched.
+struct Cached {
+    optimization: Rc<Optimization>,
+    runs: u64,
+    effort: Effort,
+}
+
+/// A budgeted plan is searched again, with the budget of all runs so far, when the
+/// block's runs reach this and every power of two after it: the budgets of a hot block
+/// double, so all its searches together stay within twice [`SEARCH_SHARE`] of its
+/// predicted execution.
+const RESEARCH_AFTER: u64 = 4;
+
 /// The DAG optimizer `spores run` uses by default.
 pub struct SporesOptimizer<E: ExprOptimizer = Saturation> {
     inner: E,
     /// Check every plan against its input with the canonical-form decision procedure and
     /// keep the input when they are not provably equivalent.
     pub verify: bool,
-    cache: RefCell<HashMap<CacheKey, Rc<Optimization>>>,
+    cache: RefCell<HashMap<CacheKey, Cached>>,
     times: RefCell<Vec<std::time::Duration>>,
 }
 
@@ -154,7 +304,15 @@ impl SporesOptimizer<Saturation> {
         SporesOptimizer::with(Saturation {
             options,
             min_cost: DEFAULT_MIN_COST,
+            budgeted: true,
         })
+    }
+
+    /// Gives every expression predicted to cost at least `min_cost` the full search,
+    /// whatever the block can save (no budget).
+    pub fn full_search(&mut self) -> &mut Self {
+        self.inner.budgeted = false;
+        self
     }
 }
 
@@ -172,13 +330,24 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
         &self,
         block: &BlockDag,
         inputs: &HashMap<String, InputMeta>,
-    ) -> Optimization {
+        runs: u64,
+    ) -> (Optimization, Effort) {
         let meta = infer(&block.dag, inputs);
         let extracted = extract(block, &meta);
+        let exprs: Vec<LaExpr> = extracted.roots.iter().map(|r| r.expr.clone()).collect();
+        let (answers, effort) = self.inner.optimize_all(&exprs, &extracted.env, runs);
+        (self.apply(block, &extracted, answers), effort)
+    }
+
+    /// Verifies the answers and rebuilds the block with those that pass.
+    fn apply(
+        &self,
+        block: &BlockDag,
+        extracted: &Extracted,
+        answers: Vec<Option<(LaExpr, String)>>,
+    ) -> Optimization {
         let mut replacements = HashMap::new();
         let mut notes = String::new();
-        let exprs: Vec<LaExpr> = extracted.roots.iter().map(|r| r.expr.clone()).collect();
-        let answers = self.inner.optimize_all(&exprs, &extracted.env);
         for (root, answer) in extracted.roots.iter().zip(answers) {
             let Some((better, note)) = answer else {
                 continue;
@@ -221,14 +390,31 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
 impl<E: ExprOptimizer> DagOptimizer for SporesOptimizer<E> {
     fn optimize(&self, block: &BlockDag, inputs: &HashMap<String, InputMeta>) -> Rc<Optimization> {
         let key = (block as *const BlockDag as usize, signature(inputs));
-        if let Some(hit) = self.cache.borrow().get(&key) {
-            return hit.clone();
+        let mut runs = 1;
+        if let Some(hit) = self.cache.borrow_mut().get_mut(&key) {
+            hit.runs += 1;
+            let search_again = match hit.effort {
+                Effort::Full => false,
+                Effort::Budgeted => hit.runs.is_power_of_two() && hit.runs >= RESEARCH_AFTER,
+            };
+            if !search_again {
+                return hit.optimization.clone();
+            }
+            runs = hit.runs;
         }
         let started = std::time::Instant::now();
-        let result = Rc::new(self.optimize_uncached(block, inputs));
+        let (optimization, effort) = self.optimize_uncached(block, inputs, runs);
+        let optimization = Rc::new(optimization);
         self.times.borrow_mut().push(started.elapsed());
-        self.cache.borrow_mut().insert(key, result.clone());
-        result
+        self.cache.borrow_mut().insert(
+            key,
+            Cached {
+                optimization: optimization.clone(),
+                runs,
+                effort,
+            },
+        );
+        optimization
     }
 
     fn block_times(&self) -> Vec<std::time::Duration> {
@@ -244,16 +430,76 @@ mod tests {
     /// Runs `src` with the optimizer on every expression and `--explain`, returning the
     /// output and the number of matrix products in the printed plans.
     fn explain(src: &str) -> (String, usize) {
+        let out = run_explained(src, true);
+        let products = out.lines().filter(|l| l.contains("= %*%(")).count();
+        (out, products)
+    }
+
+    /// Runs `src` with the optimizer (budgeted, or the full search on every block) and
+    /// `--explain`; the output.
+    fn run_explained(src: &str, full_search: bool) -> String {
         let mut spores = SporesOptimizer::new(OptimizeOptions::default());
-        spores.min_cost(0.0);
+        if full_search {
+            spores.min_cost(0.0);
+        }
         let options = RunOptions {
             optimizer: Box::new(spores),
             explain: true,
             ..RunOptions::default()
         };
-        let out = run_script(src, options).expect("script runs");
-        let products = out.lines().filter(|l| l.contains("= %*%(")).count();
-        (out, products)
+        run_script(src, options).expect("script runs")
+    }
+
+    /// The loss on 2000 x 1000 (1% non-zeros) with rank-10 factors, `iters` times, each
+    /// time in a block of its own; the output and the number of plans that fused it.
+    fn loss_runs(iters: usize) -> (String, usize) {
+        let src = format!(
+            "X = rand(rows=2000, cols=1000, sparsity=0.01, seed=1)
+U = rand(rows=2000, cols=10, seed=2)
+V = rand(rows=1000, cols=10, seed=3)
+total = 0
+for (i in 1:{iters}) {{
+  total = total + sum((X - U %*% t(V))^2)
+}}
+print(total)
+"
+        );
+        let out = run_explained(&src, false);
+        let fused = out.matches("=> wsloss(X, U, V)").count();
+        (out, fused)
+    }
+
+    /// Run once, the loss is predicted to take a few milliseconds: a search (tens of
+    /// milliseconds) cannot pay, so there is none.
+    #[test]
+    fn a_block_that_runs_once_on_small_data_is_not_searched() {
+        let (out, fused) = loss_runs(1);
+        assert_eq!(fused, 0, "{out}");
+        let src = "X = rand(rows=2000, cols=1000, sparsity=0.01, seed=1)
+U = rand(rows=2000, cols=10, seed=2)
+V = rand(rows=1000, cols=10, seed=3)
+while(FALSE){}
+print(sum((X - U %*% t(V))^2))
+";
+        let full = run_explained(src, true);
+        assert!(full.contains("=> wsloss(X, U, V)"), "{full}");
+    }
+
+    /// In a loop the same block's runs add up: once they pay for a search (at a power
+    /// of two of runs), it is searched and the loss fuses; the sum is the same.
+    #[test]
+    fn a_hot_loop_body_is_searched_once_its_runs_pay_for_it() {
+        let (out, fused) = loss_runs(64);
+        assert_eq!(fused, 1, "{out}");
+        let (once, _) = loss_runs(1);
+        let value = |text: &str| -> f64 {
+            text.lines()
+                .filter_map(|l| l.trim().parse().ok())
+                .next_back()
+                .expect("a number")
+        };
+        let (a, b) = (value(&out), value(&once) * 64.0);
+        assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} vs {b}");
     }
 
     /// Two roots of one block read `X %*% W`: the sum reads the product's value (180000

@@ -12,7 +12,7 @@ use spores_lang::diag::{Diagnostic, Span};
 
 use super::library::{Library, UnitId, MAIN_UNIT};
 use super::ops::{self, EffectContext, ReadRequest};
-use super::stats::Stats;
+use super::stats::{BlockStats, Stats};
 use super::value::Value;
 use crate::dag::{
     explain, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext, Op,
@@ -366,7 +366,13 @@ impl<'w> Interpreter<'w> {
         } else {
             HashMap::new()
         };
+        let optimizing = Instant::now();
         let optimization = self.options.optimizer.optimize(&compiled.lowered, &inputs);
+        let optimize_time = optimizing.elapsed();
+        let span = compiled.lowered.span;
+        let block_stats = self.block_stats(key, span);
+        block_stats.optimize += optimize_time;
+        block_stats.runs += 1;
         let result = match &optimization.block {
             None => compiled
                 .planned
@@ -440,6 +446,44 @@ impl<'w> Interpreter<'w> {
     /// order), dropping each intermediate as soon as its last consumer has run. Returns
     /// the values of `block.outputs`, in order.
     fn eval_block(
+        &mut self,
+        block: &BlockDag,
+        env: &Env,
+        key: (usize, usize),
+    ) -> Result<Vec<Value>, Diagnostic> {
+        let started = Instant::now();
+        let result = self.eval_block_untimed(block, env, key);
+        self.block_stats(key, block.span).execute += started.elapsed();
+        result
+    }
+
+    /// The `--stats` entry of a block, created (with its `file:line`) on first use.
+    fn block_stats(&mut self, key: (usize, usize), span: Span) -> &mut BlockStats {
+        let unit = self.unit;
+        let library = &self.library;
+        self.stats.blocks.entry(key).or_insert_with(|| {
+            if unit == MAIN_UNIT {
+                return BlockStats {
+                    main_offset: Some(span.start),
+                    ..BlockStats::default()
+                };
+            }
+            let file = library.file(unit);
+            let (line, _) = spores_lang::diag::line_col(&file.text, span.start);
+            let name = file
+                .name
+                .rsplit('/')
+                .next()
+                .unwrap_or(&file.name)
+                .to_string();
+            BlockStats {
+                place: format!("{name}:{line}"),
+                ..BlockStats::default()
+            }
+        })
+    }
+
+    fn eval_block_untimed(
         &mut self,
         block: &BlockDag,
         env: &Env,

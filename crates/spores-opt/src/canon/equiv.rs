@@ -41,6 +41,7 @@ use std::fmt;
 use spores_exec::matrix::approx_eq_f64;
 use spores_exec::{DenseMatrix, Matrix};
 
+use super::error::EquivError;
 use super::normal::Normalizer;
 use super::{iso::difference, Poly, Polyterm, Rel};
 use crate::eval::eval;
@@ -82,23 +83,6 @@ impl Witness {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
     }
-}
-
-/// Why [`equiv`] could not answer.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum EquivError {
-    /// One side is ill-shaped; `side` is `lhs` or `rhs`.
-    #[error("{side}: {message}")]
-    Shape { side: &'static str, message: String },
-    /// The sides have different shapes.
-    #[error("the sides have different shapes: lhs is {lhs}, rhs is {rhs}")]
-    ShapeMismatch { lhs: String, rhs: String },
-    /// Normalization would produce too many terms.
-    #[error("{0}")]
-    TooLarge(String),
-    /// A broken invariant of the translation (a bug, reported instead of a panic).
-    #[error("internal error: {0}")]
-    Internal(String),
 }
 
 fn show(s: &Shape) -> String {

@@ -29,6 +29,7 @@
 //! ```
 
 mod equiv;
+mod error;
 mod iso;
 mod normal;
 
@@ -37,7 +38,8 @@ use std::fmt;
 
 use crate::la::{Dim, Shape};
 
-pub use equiv::{differs, equiv, provably_equivalent, EquivError, Equivalence, Witness};
+pub use equiv::{differs, equiv, provably_equivalent, Equivalence, Witness};
+pub use error::EquivError;
 pub use normal::normalize;
 
 /// An index variable. Ids 0 and 1 are the output's row and column index; every other id

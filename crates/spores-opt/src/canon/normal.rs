@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::equiv::EquivError;
+use super::error::EquivError;
 use super::iso::{combine, difference};
 use super::{Atom, Coef, Idx, Poly, Polyterm, Rel, Slot, Term, COL, ROW};
 use crate::la::{Dim, LaExpr, Shape, ShapeEnv};

@@ -17,6 +17,7 @@ pub mod error;
 pub mod io;
 pub mod kernels;
 pub mod matrix;
+pub mod memory;
 pub mod random;
 
 pub use error::{ExecError, Result};

@@ -12,6 +12,7 @@ use spores_opt::saturate::{self, OptimizeOptions};
 
 use super::convert::{extract, rebuild};
 use super::{DagOptimizer, InputMeta, Optimization};
+use crate::dag::finite::may_be_non_finite;
 use crate::dag::meta::infer;
 use crate::dag::BlockDag;
 
@@ -110,27 +111,33 @@ impl ExprOptimizer for Saturation {
 /// Rounds what the optimizer depends on: exact shapes, and density to within a factor
 /// of about 1.4, so a block is re-optimized when its inputs' sparsity really changes but
 /// not on every small drift of an intermediate's non-zero count.
-fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, i32)> {
+fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, i32, bool)> {
     let mut sig: Vec<_> = inputs
         .iter()
         .map(|(name, meta)| match meta {
-            InputMeta::Matrix { shape, nnz } => {
+            InputMeta::Matrix { shape, nnz, .. } => {
                 let density = *nnz as f64 / shape.cells().max(1) as f64;
                 let bucket = if density >= 1.0 {
                     i32::MAX
                 } else {
                     (density.log2() * 2.0).floor() as i32
                 };
-                (name.clone(), shape.rows, shape.cols, bucket)
+                (
+                    name.clone(),
+                    shape.rows,
+                    shape.cols,
+                    bucket,
+                    meta.is_finite(),
+                )
             }
-            InputMeta::Scalar => (name.clone(), 1, 1, i32::MIN),
+            InputMeta::Scalar { .. } => (name.clone(), 1, 1, i32::MIN, meta.is_finite()),
         })
         .collect();
     sig.sort();
     sig
 }
 
-type CacheKey = (usize, Vec<(String, usize, usize, i32)>);
+type CacheKey = (usize, Vec<(String, usize, usize, i32, bool)>);
 
 /// The DAG optimizer `spores run` uses by default.
 pub struct SporesOptimizer<E: ExprOptimizer = Saturation> {
@@ -174,9 +181,24 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
         inputs: &HashMap<String, InputMeta>,
     ) -> Optimization {
         let meta = infer(&block.dag, inputs);
-        let extracted = extract(block, &meta);
+        let mut extracted = extract(block, &meta);
         let mut replacements = HashMap::new();
         let mut notes = String::new();
+        // Rewrites hold for real numbers only: a subgraph that may meet NaN or Inf runs as
+        // written, so optimized and unoptimized runs print the same numbers.
+        let non_finite = may_be_non_finite(&block.dag, inputs);
+        extracted.roots.retain(|root| {
+            let reads = block.dag.reachable([root.node]);
+            let finite = reads.iter().zip(&non_finite).all(|(&r, &nf)| !(r && nf));
+            if !finite {
+                let _ = writeln!(
+                    notes,
+                    "  %{}: kept as written (may meet NaN or Inf, where the rewrites do not hold)",
+                    root.node
+                );
+            }
+            finite
+        });
         let exprs: Vec<LaExpr> = extracted.roots.iter().map(|r| r.expr.clone()).collect();
         let answers = self.inner.optimize_all(&exprs, &extracted.env);
         for (root, answer) in extracted.roots.iter().zip(answers) {

@@ -183,3 +183,32 @@ fn a_chain_of_aliases_is_planned_quickly() {
         "took {took:?} (was 10.8 s)"
     );
 }
+
+/// `write()` over a private file keeps it private, and over a symbolic link writes the
+/// file the link names (the link stays).
+#[cfg(unix)]
+#[test]
+fn write_keeps_the_mode_and_follows_links() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let private = file("private.csv", "old\n");
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let target = file("target.csv", "old\n");
+    let link = target.with_file_name("link.csv");
+    let _ = std::fs::remove_file(&link);
+    symlink(&target, &link).unwrap();
+    let src = format!(
+        "X = matrix(\"1 2 3 4\", rows=2, cols=2)\nwrite(X, \"{}\", format=\"csv\")\nwrite(X, \"{}\", format=\"csv\")\n",
+        private.display(),
+        link.display()
+    );
+    let (code, _, err) = run("write.dml", &src, &[]);
+    assert_eq!(code, 0, "{err}");
+    let mode = std::fs::metadata(&private).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    assert!(std::fs::read_to_string(&private).unwrap().starts_with("1"));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&target).unwrap().starts_with("1"));
+}

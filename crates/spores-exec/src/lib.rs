@@ -21,6 +21,7 @@ pub mod error;
 pub mod io;
 pub mod kernels;
 pub mod matrix;
+pub mod memory;
 pub mod random;
 mod shape;
 

@@ -157,8 +157,27 @@ fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, String> 
 /// typo, and honouring it would spend seconds creating threads.
 const MAX_THREADS: u64 = 1024;
 
+/// Stack of the thread that runs a command. Deep inputs recurse deeply in the readers,
+/// the optimizers and the printers (a straight chain of 10,000 dependent MLIR ops needs
+/// more than the 8 MB a main thread gets); the memory is reserved, not committed, so
+/// only what a run really uses is touched.
+const STACK_BYTES: usize = 1 << 30;
+
 /// Exit codes: 0 success, 1 the script failed while running, 2 usage or parse error.
 fn main() -> ExitCode {
+    let worker = std::thread::Builder::new()
+        .name("spores".into())
+        .stack_size(STACK_BYTES)
+        .spawn(command);
+    match worker.map(std::thread::JoinHandle::join) {
+        Ok(Ok(code)) => code,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        // No thread with a big stack: run on this one.
+        Err(_) => command(),
+    }
+}
+
+fn command() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
     match cli.command {
@@ -284,6 +303,10 @@ struct RunFlags {
     /// run once on small data are not searched).
     #[arg(long, conflicts_with = "no_opt")]
     full_search: bool,
+    /// Memory budget (bytes, or with K/M/G/T: `4G`); a result that would not fit stops
+    /// the script with an error naming its size (default: the physical memory).
+    #[arg(long, value_name = "SIZE", value_parser = spores_exec::memory::parse_size)]
+    memory: Option<u64>,
     /// Plan extraction for the optimizer: `greedy`, `ilp` or `ilp:MS`.
     #[arg(long, default_value = "greedy")]
     extractor: spores_opt::extract::Extractor,
@@ -314,6 +337,7 @@ fn run(flags: RunFlags) -> ExitCode {
         threads,
         no_opt,
         full_search,
+        memory,
         extractor,
         rules,
         no_masked,
@@ -321,6 +345,9 @@ fn run(flags: RunFlags) -> ExitCode {
         builtins,
     } = flags;
     let started = Instant::now();
+    if let Some(bytes) = memory {
+        spores_exec::memory::set_budget(bytes);
+    }
     if let Some(n) = threads {
         if let Err(e) = rayon::ThreadPoolBuilder::new()
             .num_threads(n as usize)

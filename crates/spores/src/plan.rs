@@ -232,13 +232,11 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
                 kids.iter().map(|&c| remap[c]).collect(),
                 node.span,
             ),
-            (Some(Rewrite::SumOfProduct(a, b)), _) => {
-                let s = node.span;
-                let cs = out.add(Op::Agg(AggFn::Sum, Axis::Col), vec![remap[*a]], s);
-                let rs = out.add(Op::Agg(AggFn::Sum, Axis::Row), vec![remap[*b]], s);
-                let p = out.add(Op::MatMul, vec![cs, rs], s);
-                out.add(Op::Agg(AggFn::Sum, Axis::All), vec![p], s)
-            }
+            (Some(Rewrite::SumOfProduct(a, b)), _) => out.add(
+                Op::Fused(Fused::SumOfProduct),
+                vec![remap[*a], remap[*b]],
+                node.span,
+            ),
             (None, Op::MatMul) if mmchain_at(dag, &uses, id).is_some() => {
                 changed = true;
                 let (x, v, w) = mmchain_at(dag, &uses, id).expect("checked by the guard");
@@ -706,6 +704,7 @@ mod tests {
         let matrix = |r, c, nnz| InputMeta::Matrix {
             shape: Shape::new(r, c),
             nnz,
+            finite: true,
         };
         let inputs: HashMap<String, InputMeta> = [
             ("X".to_string(), matrix(1000, 500, 5000)),

@@ -7,7 +7,8 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
+mod common;
+
 use spores::{run_script, RunOptions};
 
 /// Shapes the generator builds expressions for: m = 7, n = 5, k = 3.
@@ -161,13 +162,7 @@ print(sum(abs(R2)))
 /// The checksums printed, and how many subgraphs the optimizer replaced (read from the
 /// `--explain` notes, so the test can tell that plans really changed).
 fn run(src: &str, optimized: bool) -> Result<(Vec<f64>, usize), String> {
-    let optimizer: Box<dyn DagOptimizer> = if optimized {
-        let mut spores = SporesOptimizer::new(Default::default());
-        spores.min_cost(0.0);
-        Box::new(spores)
-    } else {
-        Box::new(NoOptimizer)
-    };
+    let optimizer = common::optimizer(optimized);
     let options = RunOptions {
         optimizer,
         explain: true,
@@ -262,6 +257,70 @@ fn two_roots_in_one_block_agree_with_unoptimized_ones() {
                 prop_assert!(
                     ok,
                     "checksum {k} differs for `{e1}` / `{e2}`: {a} unoptimized vs {b} optimized"
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// The same random expressions over inputs with NaN, ±Inf and all-zero rows (a cell of
+/// one input poisoned per case, in the block before the expression, or made in the
+/// expression's block by a division by zero): optimized and unoptimized runs print the
+/// same checksums, NaN where one is NaN.
+#[test]
+fn non_finite_inputs_give_the_same_numbers_optimized_and_not() {
+    let cases = std::env::var("SPORES_DIFF_CASES")
+        .ok()
+        .and_then(|c| c.parse::<u32>().ok())
+        .map_or(120, |c| (c / 3).max(1));
+    const POISONS: &[&str] = &[
+        "X[2,3] = 1/0",
+        "Y[1,1] = 0/0",
+        "U[3,2] = -1/0",
+        "V[5,1] = 1/0\nV[2,1] = -1/0",
+        "Y[4,] = matrix(0, rows=1, cols=5)\nY[4,2] = 1/0",
+        "u[7,1] = 0/0",
+        "X[1,] = matrix(0, rows=1, cols=5)\nZ[3,4] = 1/0",
+    ];
+    let shapes = prop_oneof![Just(Shape::MN), Just(Shape::M1), Just(Shape::Scalar)];
+    let strategy = (shapes, 0..POISONS.len(), any::<bool>())
+        .prop_flat_map(|(s, p, same_block)| (Just(s), expr(s, 3), Just(p), Just(same_block)));
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&strategy, |(shape, e, p, same_block)| {
+            let clean = script(&e, shape);
+            let (head, tail) = clean.split_once("R = as.matrix(").expect("script layout");
+            let src = if same_block {
+                format!("{head}{}\nR = as.matrix({tail}", POISONS[p])
+            } else {
+                let (inputs, _) = head.split_once("while(FALSE){}").expect("layout");
+                format!(
+                    "{inputs}{}\nwhile(FALSE){{}}\nR = as.matrix({tail}",
+                    POISONS[p]
+                )
+            };
+            let (plain, _) = run(&src, false).map_err(TestCaseError::fail)?;
+            let (optimized, _) = run(&src, true).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(plain.len(), 3, "{}", src);
+            prop_assert_eq!(optimized.len(), 3, "{}", src);
+            for (k, (a, b)) in plain.iter().zip(&optimized).enumerate() {
+                let scale = if plain[2].is_finite() {
+                    plain[2].abs().max(1.0)
+                } else {
+                    1.0
+                };
+                let ok = (a.is_nan() && b.is_nan())
+                    || a == b
+                    || (a - b).abs() <= 1e-9 * scale.max(a.abs());
+                prop_assert!(
+                    ok,
+                    "checksum {k} differs for `{e}` with `{}`: {a} unoptimized vs {b} optimized",
+                    POISONS[p]
                 );
             }
             Ok(())

@@ -9,7 +9,8 @@ mod systemds_output;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
+mod common;
+
 use spores::{run_script, RunOptions};
 
 fn repo_root() -> PathBuf {
@@ -31,13 +32,7 @@ fn check(example: &str) {
     // Unoptimized, then optimized with a zero cost threshold so that every LA subgraph
     // of these small inputs really goes through saturation and plan verification.
     for optimized in [false, true] {
-        let optimizer: Box<dyn DagOptimizer> = if optimized {
-            let mut spores = SporesOptimizer::new(Default::default());
-            spores.min_cost(0.0);
-            Box::new(spores)
-        } else {
-            Box::new(NoOptimizer)
-        };
+        let optimizer = common::optimizer(optimized);
         let options = RunOptions {
             args: args.clone(),
             optimizer,

@@ -14,6 +14,7 @@
 //! and a failed write leaves the old file in place.
 
 mod assemble;
+pub mod atomic;
 pub mod csv;
 pub mod matrix_market;
 mod mm_entry;
@@ -23,9 +24,8 @@ pub mod npy;
 mod tests;
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::io::Write;
+use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -242,50 +242,12 @@ pub(crate) fn parse_error(path: &Path, line: usize, message: impl Into<String>) 
     }
 }
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Runs `body` on a buffered writer over a temporary file next to `path`, then fsyncs
-/// and renames it over `path`. On any failure the temporary file is removed.
+/// [`atomic::write_atomic`] with the error naming `path`.
 fn write_atomic(
     path: &Path,
     body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    let file_name = path.file_name().ok_or_else(|| {
-        io_error(
-            path,
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path"),
-        )
-    })?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(file_name);
-    tmp_name.push(format!(
-        ".tmp.{}.{}",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let tmp = dir.join(tmp_name);
-    let result = (|| -> std::io::Result<()> {
-        let file = File::create(&tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        body(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // Make the rename itself durable; not every platform can open a directory.
-        if let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    result.map_err(|source| {
-        let _ = fs::remove_file(&tmp);
-        io_error(path, source)
-    })
+    atomic::write_atomic(path, body).map_err(|source| io_error(path, source))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -440,6 +440,21 @@ pub fn masked_sum(x: &Matrix, program: &MaskedProgram, operands: &[Operand]) -> 
     }))
 }
 
+/// `y += e * x` under the cell semantics: a cell `E` computed as Inf or NaN (say `X / 0`)
+/// contributes nothing against a zero of `x`, as in the unfused product (`0 * Inf = 0`).
+#[inline]
+fn axpy_cells(e: f64, x: &[f64], y: &mut [f64]) {
+    if e.is_finite() {
+        axpy(e, x, y);
+    } else {
+        for (yi, &xi) in y.iter_mut().zip(x) {
+            if xi != 0.0 {
+                *yi += e * xi;
+            }
+        }
+    }
+}
+
 /// `t(A) %*% E` with `A` `m x p`: a `p x n` dense result. Each thread block adds
 /// `e_ij * a_i` into its own `n x p` accumulator (transposed, so the update is one
 /// contiguous `p`-vector); the accumulators are added in block order.
@@ -468,7 +483,7 @@ pub fn masked_left_mul(
                 let ai = a.row(i);
                 b.row(i, |j, e| {
                     if e != 0.0 {
-                        axpy(e, ai, &mut acc[j * p..(j + 1) * p]);
+                        axpy_cells(e, ai, &mut acc[j * p..(j + 1) * p]);
                     }
                 });
             }
@@ -514,7 +529,7 @@ pub fn masked_right_mul(
             let o = &mut out[r * p..(r + 1) * p];
             b.row(i, |j, e| {
                 if e != 0.0 {
-                    axpy(e, bm.row(j), o);
+                    axpy_cells(e, bm.row(j), o);
                 }
             });
         }

@@ -1,4 +1,5 @@
 use crate::error::{ExecError, Result};
+use crate::matrix::finite::FiniteCache;
 use crate::matrix::Shape;
 
 /// A dense matrix of `f64`, stored row-major in one contiguous buffer.
@@ -7,6 +8,7 @@ pub struct DenseMatrix {
     rows: usize,
     cols: usize,
     data: Vec<f64>,
+    finite: FiniteCache,
 }
 
 impl DenseMatrix {
@@ -19,6 +21,7 @@ impl DenseMatrix {
             rows,
             cols,
             data: vec![value; rows * cols],
+            finite: FiniteCache::known(value.is_finite()),
         }
     }
 
@@ -31,7 +34,12 @@ impl DenseMatrix {
                 data.len()
             )));
         }
-        Ok(DenseMatrix { rows, cols, data })
+        Ok(DenseMatrix {
+            rows,
+            cols,
+            data,
+            finite: FiniteCache::default(),
+        })
     }
 
     /// Builds a matrix from a function of (row, column).
@@ -42,7 +50,12 @@ impl DenseMatrix {
                 data.push(f(i, j));
             }
         }
-        DenseMatrix { rows, cols, data }
+        DenseMatrix {
+            rows,
+            cols,
+            data,
+            finite: FiniteCache::default(),
+        }
     }
 
     /// Builds a matrix from row slices; all rows must have the same length.
@@ -58,6 +71,7 @@ impl DenseMatrix {
             rows: rows.len(),
             cols,
             data: rows.concat(),
+            finite: FiniteCache::default(),
         })
     }
 
@@ -78,6 +92,7 @@ impl DenseMatrix {
     }
 
     pub fn data_mut(&mut self) -> &mut [f64] {
+        self.finite.forget();
         &mut self.data
     }
 
@@ -97,6 +112,7 @@ impl DenseMatrix {
 
     #[inline]
     pub fn set(&mut self, i: usize, j: usize, value: f64) {
+        self.finite.forget();
         assert!(
             i < self.rows && j < self.cols,
             "index ({i},{j}) out of {}",
@@ -112,7 +128,13 @@ impl DenseMatrix {
 
     #[inline]
     pub fn row_mut(&mut self, i: usize) -> &mut [f64] {
+        self.finite.forget();
         &mut self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    /// Whether every cell is finite (no NaN, no ±Inf); scans the cells once, then cached.
+    pub fn all_finite(&self) -> bool {
+        self.finite.get_or_scan(&self.data)
     }
 
     /// Number of cells that are not exactly zero.

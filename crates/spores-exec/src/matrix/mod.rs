@@ -6,6 +6,7 @@
 //! column is stored sparse when its density is below [`SPARSITY_TURN_POINT`].
 
 mod dense;
+mod finite;
 mod random;
 mod sparse;
 
@@ -69,6 +70,14 @@ impl Matrix {
                 }
                 buf
             }
+        }
+    }
+
+    /// Whether every cell is finite (no NaN, no ±Inf); computed once per matrix.
+    pub fn all_finite(&self) -> bool {
+        match self {
+            Matrix::Dense(d) => d.all_finite(),
+            Matrix::Sparse(s) => s.all_finite(),
         }
     }
 

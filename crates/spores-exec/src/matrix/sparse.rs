@@ -1,4 +1,5 @@
 use crate::error::{ExecError, Result};
+use crate::matrix::finite::FiniteCache;
 use crate::matrix::{DenseMatrix, Shape};
 
 /// Compressed sparse row matrix.
@@ -17,6 +18,7 @@ pub struct CsrMatrix {
     indptr: Vec<usize>,
     indices: Vec<u32>,
     values: Vec<f64>,
+    finite: FiniteCache,
 }
 
 /// Compressed sparse column matrix: the CSR of the transpose, with the same invariants
@@ -29,6 +31,7 @@ pub struct CscMatrix {
     indptr: Vec<usize>,
     indices: Vec<u32>,
     values: Vec<f64>,
+    finite: FiniteCache,
 }
 
 fn check_compressed(
@@ -109,6 +112,7 @@ macro_rules! compressed_common {
                     indptr,
                     indices,
                     values,
+                    finite: FiniteCache::default(),
                 })
             }
 
@@ -133,6 +137,7 @@ macro_rules! compressed_common {
                     indptr,
                     indices,
                     values,
+                    finite: FiniteCache::default(),
                 }
             }
 
@@ -145,6 +150,7 @@ macro_rules! compressed_common {
                     indptr: vec![0; major + 1],
                     indices: Vec::new(),
                     values: Vec::new(),
+                    finite: FiniteCache::known(true),
                 }
             }
 
@@ -173,7 +179,14 @@ macro_rules! compressed_common {
             }
 
             pub fn values_mut(&mut self) -> &mut [f64] {
+                self.finite.forget();
                 &mut self.values
+            }
+
+            /// Whether every stored value is finite (no NaN, no ±Inf); scans them once,
+            /// then cached.
+            pub fn all_finite(&self) -> bool {
+                self.finite.get_or_scan(&self.values)
             }
 
             /// Stored entries, including explicit zeros.
@@ -217,6 +230,7 @@ macro_rules! compressed_common {
                     indptr,
                     indices,
                     values,
+                    finite: FiniteCache::default(),
                 }
             }
 

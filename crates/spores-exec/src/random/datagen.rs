@@ -282,26 +282,19 @@ fn ensure_memory(spec: &DatagenSpec, dense: bool, expected_nnz: f64) -> Result<(
     };
     let too_large = || {
         ExecError::invalid(format!(
-            "rand: a {}x{} matrix with sparsity {} needs about {:.1} GB, more than this machine has",
+            "rand: a {}x{} matrix with sparsity {} needs about {:.1} GB, more than the memory budget of {:.1} GB (set with --memory)",
             spec.rows,
             spec.cols,
             spec.sparsity,
-            bytes / 1e9
+            bytes / 1e9,
+            crate::memory::budget() / 1e9
         ))
     };
-    if physical_memory().is_some_and(|total| bytes > total) || bytes > isize::MAX as f64 {
+    if bytes > crate::memory::budget() || bytes > isize::MAX as f64 {
         return Err(too_large());
     }
     let mut probe: Vec<u8> = Vec::new();
     probe
         .try_reserve_exact(bytes as usize)
         .map_err(|_| too_large())
-}
-
-/// Total physical memory in bytes, where the platform tells (Linux's `/proc/meminfo`).
-fn physical_memory() -> Option<f64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024.0)
 }

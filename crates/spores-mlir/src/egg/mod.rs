@@ -21,6 +21,7 @@
 //! slowest rules and the extraction phases are logged (how the encodings in
 //! `bench/mlir/*.egg` were tuned).
 
+mod budget;
 pub mod decls;
 pub mod deeggify;
 pub mod eggify;
@@ -136,6 +137,9 @@ pub fn load_rules(rules: &str, rules_name: &str) -> Result<(EGraph, decls::Decls
     let user = eg
         .parse_program(Some(rules_name.to_string()), rules)
         .map_err(|e| OptError::Rules(e.to_string()))?;
+    for command in &user {
+        refuse_unbounded(command, rules_name)?;
+    }
     let mut all = prelude;
     all.extend(user.iter().cloned());
     let decls = decls::Decls::read(&all);
@@ -158,6 +162,25 @@ pub fn load_rules(rules: &str, rules_name: &str) -> Result<(EGraph, decls::Decls
     Ok((eg, decls))
 }
 
+/// Refuses the commands that would run outside the optimizer's limits when the rule file
+/// is loaded: `(run ...)`/`(run-schedule ...)` saturate with no size or time limit, and
+/// `(push n)` copies the whole e-graph `n` times. A rule file declares sorts, ops, costs,
+/// rules and rulesets; the optimizer runs them.
+fn refuse_unbounded(command: &egglog::ast::Command, rules_name: &str) -> Result<(), OptError> {
+    use egglog::ast::GenericCommand as C;
+    let what = match command {
+        C::RunSchedule(_) => "`run` / `run-schedule`",
+        C::Push(_) => "`push`",
+        C::Pop(..) => "`pop`",
+        C::Fail(_, inner) => return refuse_unbounded(inner, rules_name),
+        _ => return Ok(()),
+    };
+    Err(OptError::Rules(format!(
+        "{rules_name}: {what} is not allowed in a rule file: the optimizer runs the rules \
+         itself, under its iteration, size and time limits"
+    )))
+}
+
 /// Optimizes `module` with the prelude plus `rules` (egglog source; `rules_name` names it in
 /// messages).
 pub fn optimize(
@@ -178,12 +201,20 @@ pub fn optimize(
     let t2 = Instant::now();
     // Per-rule timing costs a map update per rule and step: only when it will be printed.
     let debug = log::log_enabled!(log::Level::Debug);
+    let allowance = budget::StepAllowance::default();
+    let budget = eg.add_scheduler(Box::new(budget::Budget::new(
+        allowance.clone(),
+        t2 + opts.time_limit,
+    )));
     let mut sat = Saturator {
         opts,
         started: t2,
         iterations: 0,
         debug,
         rule_times: Default::default(),
+        budget,
+        allowance,
+        pace: None,
     };
     // The default ruleset, then each declared ruleset as a stage followed by the default
     // ruleset again (for what the stage built), each to saturation.
@@ -262,6 +293,11 @@ struct Saturator<'o> {
     debug: bool,
     /// Per rule: search-and-apply time and matches (kept when debug logging is on).
     rule_times: std::collections::HashMap<String, (Duration, usize)>,
+    /// The [`budget::Budget`] scheduler, and the matches it lets the next step fire.
+    budget: egglog::scheduler::SchedulerId,
+    allowance: budget::StepAllowance,
+    /// Tuples the last step added per second.
+    pace: Option<f64>,
 }
 
 impl Saturator<'_> {
@@ -291,14 +327,35 @@ impl Saturator<'_> {
             if self.started.elapsed() >= self.opts.time_limit {
                 return Ok(StopReason::TimeLimit);
             }
-            if eg.num_tuples() >= self.opts.node_limit {
+            let size = eg.num_tuples();
+            if size >= self.opts.node_limit {
                 return Ok(StopReason::NodeLimit);
             }
             *iterations += 1;
             self.iterations += 1;
-            let report = eg
-                .step_rules(ruleset)
-                .map_err(|e| OptError::Egglog(e.to_string()))?;
+            // Small graphs step freely (a scheduled step costs more); past a 32nd of the
+            // size limit, or a quarter of the time, each step may fire matches for at most
+            // a quarter of the room left, so the limits hold within a step too.
+            let bounded = size * 32 >= self.opts.node_limit
+                || self.started.elapsed() * 4 >= self.opts.time_limit;
+            let step_started = Instant::now();
+            let report = if bounded {
+                // A quarter of the room left, and no more than the last step's pace
+                // (tuples per second) fits into half the time left.
+                let room = (self.opts.node_limit - size) / 4;
+                let time_left = self.opts.time_limit.saturating_sub(self.started.elapsed());
+                let by_time = self.pace.map_or(usize::MAX, |pace| {
+                    (pace * time_left.as_secs_f64() / 2.0).max(1.0) as usize
+                });
+                self.allowance.set(room.min(by_time));
+                eg.step_rules_with_scheduler(self.budget, ruleset)
+            } else {
+                eg.step_rules(ruleset)
+            }
+            .map_err(|e| OptError::Egglog(e.to_string()))?;
+            let grown = eg.num_tuples().saturating_sub(size);
+            let took = step_started.elapsed().as_secs_f64().max(1e-6);
+            self.pace = Some((grown as f64 / took).max(1.0));
             if self.debug {
                 for (r, t) in &report.search_and_apply_time_per_rule {
                     let e = self.rule_times.entry(r.to_string()).or_default();
@@ -312,7 +369,7 @@ impl Saturator<'_> {
                     self.rule_times.entry(format!("merge {k}")).or_default().0 += *t;
                 }
             }
-            if !report.updated {
+            if !report.updated && report.can_stop {
                 return Ok(StopReason::Saturated);
             }
         }

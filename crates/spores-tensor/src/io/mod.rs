@@ -154,38 +154,14 @@ pub fn write_tensor(t: &CooTensor, path: &Path) -> Result<(), TensorError> {
     })
 }
 
-/// Writes through a temporary file next to `path`, fsyncs and renames it over `path`.
+/// Writes through a temporary file next to `path`, fsyncs and renames it over `path`
+/// (keeping an existing file's permissions, writing through symbolic links).
 pub fn write_atomic(
     path: &Path,
     body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), TensorError> {
-    let err =
-        |e: std::io::Error| TensorError::Invalid(format!("cannot write {}: {e}", path.display()));
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| {
-        TensorError::Invalid(format!("cannot write {}: not a file path", path.display()))
-    })?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
-        let mut w = std::io::BufWriter::new(file);
-        body(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(err(e));
-    }
-    Ok(())
+    spores_exec::io::atomic::write_atomic(path, body)
+        .map_err(|e| TensorError::Invalid(format!("cannot write {}: {e}", path.display())))
 }
 
 #[cfg(test)]

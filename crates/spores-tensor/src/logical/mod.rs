@@ -193,12 +193,14 @@ pub fn optimize_explained(
     let mut readers_left: HashMap<String, usize> = HashMap::new();
     let mut all_inlined: HashMap<String, bool> = HashMap::new();
     let mut lazy_planned: HashSet<String> = HashSet::new();
-    for (k, q) in program.queries.iter().enumerate() {
-        for later in &program.queries[k + 1..] {
-            if inline::alias_refs(&later.expr, &|n| n == q.name).contains(&q.name) {
-                *readers_left.entry(q.name.clone()).or_default() += 1;
-            }
+    // Per name, the later queries reading it, once per earlier definition of the name:
+    // one pass (a pass per pair of queries made chains of aliases quadratic).
+    let mut definitions: HashMap<&str, usize> = HashMap::new();
+    for q in &program.queries {
+        for name in inline::alias_refs(&q.expr, &|n| definitions.contains_key(n)) {
+            *readers_left.entry(name.clone()).or_default() += definitions[name.as_str()];
         }
+        *definitions.entry(q.name.as_str()).or_default() += 1;
     }
     let is_output = |n: &str| program.outputs.iter().any(|o| o == n);
     for q in &program.queries {

@@ -65,6 +65,19 @@ fn push_one(
     moved: &mut usize,
 ) -> bool {
     {
+        // Only a commutative, associative map over intermediates can take filters; the
+        // whole-plan tables below are built for those consumers only (building them for
+        // every consumer made long programs quadratic).
+        let Expr::Map { op, args } = &plan.queries[c].body else {
+            return false;
+        };
+        let takes_filters = op.props().commutative
+            && op.props().associative
+            && op.arity().is_none()
+            && args.iter().any(|a| matches!(a, Expr::Alias { .. }));
+        if !takes_filters {
+            return false;
+        }
         let uses = alias_uses(plan);
         let position: HashMap<String, usize> = plan
             .queries
@@ -72,12 +85,6 @@ fn push_one(
             .enumerate()
             .map(|(k, q)| (q.name.clone(), k))
             .collect();
-        let Expr::Map { op, args } = &plan.queries[c].body else {
-            return false;
-        };
-        if !(op.props().commutative && op.props().associative && op.arity().is_none()) {
-            return false;
-        }
         let (op, mut args) = (op.clone(), args.clone());
         let mut changed = false;
         for a in 0..args.len() {

@@ -106,6 +106,22 @@ pub fn mlir_opt(args: &MlirOptArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             return 1;
         }
     };
+    if stats.stop != spores_mlir::egg::StopReason::Saturated {
+        let limit = match stats.stop {
+            spores_mlir::egg::StopReason::IterLimit => {
+                format!("iteration limit ({})", args.iter_limit)
+            }
+            spores_mlir::egg::StopReason::NodeLimit => {
+                format!("size limit ({} e-nodes)", args.node_limit)
+            }
+            _ => format!("time limit ({} ms)", args.time_limit_ms),
+        };
+        let _ = writeln!(
+            err,
+            "note: saturation stopped at the {limit} after {} iterations; the program is the cheapest found so far",
+            stats.iterations
+        );
+    }
     let text = print(&result, PrintOptions::default());
     if let Some(path) = &args.output {
         if let Err(e) = spores_mlir::output::write_atomic(path, &text) {

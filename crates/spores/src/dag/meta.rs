@@ -48,11 +48,11 @@ pub fn infer(dag: &Dag, inputs: &HashMap<String, InputMeta>) -> Vec<NodeMeta> {
         let arg = |k: usize| &meta[node.children[k]];
         let m = match &node.op {
             Op::Input(name) => match inputs.get(name) {
-                Some(InputMeta::Matrix { shape, nnz }) => NodeMeta::Matrix {
+                Some(InputMeta::Matrix { shape, nnz, .. }) => NodeMeta::Matrix {
                     shape: *shape,
                     nnz: *nnz as f64,
                 },
-                Some(InputMeta::Scalar) => NodeMeta::Scalar(None),
+                Some(InputMeta::Scalar { .. }) => NodeMeta::Scalar(None),
                 None => NodeMeta::Unknown,
             },
             Op::Literal(Literal::Double(v)) => NodeMeta::Scalar(Some(*v)),
@@ -340,6 +340,7 @@ mod tests {
         let x = InputMeta::Matrix {
             shape: Shape::new(100, 50),
             nnz: 250,
+            finite: true,
         };
         let (block, meta) = meta_of(
             "n = ncol(X) * 2\nR = rand(rows=n, cols=10, sparsity=0.5)\nY = t(X) %*% X\nZ = X * 3\nW = X + 1\nS = rowSums(X)\nP = X[1:10, ]\n",
@@ -390,6 +391,7 @@ mod tests {
         let x = InputMeta::Matrix {
             shape: Shape::new(30, 4),
             nnz: 120,
+            finite: true,
         };
         let (block, meta) = meta_of(
             "C = cumsum(X)\nI = rowIndexMax(X)\nV = colVars(X)\np = prod(X)\nQ = quantile(X[, 1], matrix(\"0.25 0.75\", rows=2, cols=1))\n",

@@ -10,6 +10,7 @@
 //! `Dag` and returns an equivalent one.
 
 mod explain;
+pub mod finite;
 mod lower;
 pub mod meta;
 mod op;

@@ -320,6 +320,10 @@ pub enum Fused {
     MmChain,
     /// `P * (1 - P)`. Child: P.
     SProp,
+    /// `sum(A %*% B)`, computed as `sum(colSums(A) %*% rowSums(B))` (the product is
+    /// never formed) when both operands are finite, else as written: with an Inf the
+    /// two differ (`sum([Inf] %*% [1, -1])` is NaN, `Inf * 0` is 0). Children: A, B.
+    SumOfProduct,
     /// An element-wise expression `E` evaluated only at the non-zeros of a sparse mask
     /// `X`, possibly with its consumer fused (see [`MaskedPlan`]). Children: X, then
     /// the operands' nodes in program order (two for a low-rank operand), then the
@@ -483,6 +487,7 @@ impl Fused {
             Fused::Sddmm => "sddmm",
             Fused::MmChain => "mmchain",
             Fused::SProp => "sprop",
+            Fused::SumOfProduct => "sum(%*%)",
             Fused::Masked(plan) => plan.output.name(),
             Fused::Elementwise(plan) => plan.output.name(),
         }

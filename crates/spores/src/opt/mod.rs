@@ -21,8 +21,25 @@ use crate::dag::BlockDag;
 /// What is known about a block input when the block is compiled.
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputMeta {
-    Matrix { shape: Shape, nnz: usize },
-    Scalar,
+    /// `finite`: every cell is a finite number (no NaN, no ±Inf).
+    Matrix {
+        shape: Shape,
+        nnz: usize,
+        finite: bool,
+    },
+    Scalar {
+        finite: bool,
+    },
+}
+
+impl InputMeta {
+    /// Whether the input holds only finite numbers (the optimizer's rewrites, valid for
+    /// real numbers, are only applied to such values).
+    pub fn is_finite(&self) -> bool {
+        match self {
+            InputMeta::Matrix { finite, .. } | InputMeta::Scalar { finite } => *finite,
+        }
+    }
 }
 
 /// The result of optimizing one block.

@@ -13,6 +13,7 @@ use spores_opt::saturate::{self, OptimizeOptions};
 
 use super::convert::{extract, rebuild, Extracted};
 use super::{DagOptimizer, InputMeta, Optimization};
+use crate::dag::finite::may_be_non_finite;
 use crate::dag::meta::infer;
 use crate::dag::BlockDag;
 
@@ -247,27 +248,33 @@ fn as_planned(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
 /// Rounds what the optimizer depends on: exact shapes, and density to within a factor
 /// of about 1.4, so a block is re-optimized when its inputs' sparsity really changes but
 /// not on every small drift of an intermediate's non-zero count.
-fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, i32)> {
+fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, i32, bool)> {
     let mut sig: Vec<_> = inputs
         .iter()
         .map(|(name, meta)| match meta {
-            InputMeta::Matrix { shape, nnz } => {
+            InputMeta::Matrix { shape, nnz, .. } => {
                 let density = *nnz as f64 / shape.cells().max(1) as f64;
                 let bucket = if density >= 1.0 {
                     i32::MAX
                 } else {
                     (density.log2() * 2.0).floor() as i32
                 };
-                (name.clone(), shape.rows, shape.cols, bucket)
+                (
+                    name.clone(),
+                    shape.rows,
+                    shape.cols,
+                    bucket,
+                    meta.is_finite(),
+                )
             }
-            InputMeta::Scalar => (name.clone(), 1, 1, i32::MIN),
+            InputMeta::Scalar { .. } => (name.clone(), 1, 1, i32::MIN, meta.is_finite()),
         })
         .collect();
     sig.sort();
     sig
 }
 
-type CacheKey = (usize, Vec<(String, usize, usize, i32)>);
+type CacheKey = (usize, Vec<(String, usize, usize, i32, bool)>);
 
 /// A cached plan, how often its block has run since, and how hard it was searched.
 struct Cached {
@@ -333,21 +340,38 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
         runs: u64,
     ) -> (Optimization, Effort) {
         let meta = infer(&block.dag, inputs);
-        let extracted = extract(block, &meta);
+        let mut extracted = extract(block, &meta);
+        let mut notes = String::new();
+        // Rewrites hold for real numbers only: a subgraph that may meet NaN or Inf runs as
+        // written, so optimized and unoptimized runs print the same numbers.
+        let non_finite = may_be_non_finite(&block.dag, inputs);
+        extracted.roots.retain(|root| {
+            let reads = block.dag.reachable([root.node]);
+            let finite = reads.iter().zip(&non_finite).all(|(&r, &nf)| !(r && nf));
+            if !finite {
+                let _ = writeln!(
+                    notes,
+                    "  %{}: kept as written (may meet NaN or Inf, where the rewrites do not hold)",
+                    root.node
+                );
+            }
+            finite
+        });
         let exprs: Vec<LaExpr> = extracted.roots.iter().map(|r| r.expr.clone()).collect();
         let (answers, effort) = self.inner.optimize_all(&exprs, &extracted.env, runs);
-        (self.apply(block, &extracted, answers), effort)
+        (self.apply(block, &extracted, answers, notes), effort)
     }
 
-    /// Verifies the answers and rebuilds the block with those that pass.
+    /// Verifies the answers and rebuilds the block with those that pass; `notes` already
+    /// says which roots were kept as written.
     fn apply(
         &self,
         block: &BlockDag,
         extracted: &Extracted,
         answers: Vec<Option<(LaExpr, String)>>,
+        mut notes: String,
     ) -> Optimization {
         let mut replacements = HashMap::new();
-        let mut notes = String::new();
         for (root, answer) in extracted.roots.iter().zip(answers) {
             let Some((better, note)) = answer else {
                 continue;

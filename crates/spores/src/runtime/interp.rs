@@ -225,21 +225,44 @@ impl<'w> Interpreter<'w> {
                 span,
             ));
         }
-        let integral = matches!(from_v, Value::Int(_))
-            && matches!(to_v, Value::Int(_))
-            && by_v.as_ref().is_none_or(|v| matches!(v, Value::Int(_)));
+        // Integer bounds count in integers, exactly at any size (a double counter skips
+        // and repeats values above 2^53).
+        if let (Value::Int(first), Value::Int(last)) = (&from_v, &to_v) {
+            let step = match &by_v {
+                None => Some(if first <= last { 1 } else { -1 }),
+                Some(Value::Int(s)) => Some(*s),
+                Some(_) => None,
+            };
+            if let Some(step) = step {
+                let mut x = *first;
+                while (step > 0 && x <= *last) || (step < 0 && x >= *last) {
+                    env.insert(var.to_string(), Value::Int(x));
+                    self.exec_stmts(body, env)?;
+                    match x.checked_add(step) {
+                        Some(next) => x = next,
+                        None => break,
+                    }
+                }
+                return Ok(());
+            }
+        }
+        const EXACT: f64 = 9007199254740992.0; // 2^53
+        if a.abs().max(b.abs()) + step.abs() > EXACT {
+            return Err(Diagnostic::new(
+                format!(
+                    "loop from {a} to {b} by {step} goes past 2^53, where doubles cannot \
+                     count by {step} exactly; use integer bounds"
+                ),
+                span,
+            ));
+        }
         let iterations = ((b - a) / step).floor();
         if iterations < 0.0 {
             return Ok(());
         }
         for k in 0..=(iterations as u64) {
             let x = a + k as f64 * step;
-            let value = if integral {
-                Value::Int(x as i64)
-            } else {
-                Value::Double(x)
-            };
-            env.insert(var.to_string(), value);
+            env.insert(var.to_string(), Value::Double(x));
             self.exec_stmts(body, env)?;
         }
         Ok(())
@@ -406,13 +429,13 @@ impl<'w> Interpreter<'w> {
             let mut signature: Vec<(String, usize, usize, bool)> = inputs
                 .iter()
                 .map(|(name, m)| match m {
-                    InputMeta::Matrix { shape, nnz } => (
+                    InputMeta::Matrix { shape, nnz, .. } => (
                         name.clone(),
                         shape.rows,
                         shape.cols,
                         (*nnz as f64) < crate::plan::MASK_DENSITY * shape.cells() as f64,
                     ),
-                    InputMeta::Scalar => (name.clone(), 0, 0, false),
+                    InputMeta::Scalar { .. } => (name.clone(), 0, 0, false),
                 })
                 .collect();
             signature.sort();
@@ -856,8 +879,11 @@ fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
                             spores_exec::Matrix::Dense(_) => m.shape().cells(),
                             spores_exec::Matrix::Sparse(s) => s.stored(),
                         },
+                        finite: m.all_finite(),
                     },
-                    _ => InputMeta::Scalar,
+                    other => InputMeta::Scalar {
+                        finite: other.as_f64().is_none_or(f64::is_finite),
+                    },
                 };
                 (name.clone(), meta)
             }),
@@ -883,8 +909,11 @@ fn planning_input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta
                             spores_exec::Matrix::Sparse(s) => s.stored(),
                             dense => dense.shape().cells(),
                         },
+                        finite: m.all_finite(),
                     },
-                    _ => InputMeta::Scalar,
+                    other => InputMeta::Scalar {
+                        finite: other.as_f64().is_none_or(f64::is_finite),
+                    },
                 };
                 (name.clone(), meta)
             }),

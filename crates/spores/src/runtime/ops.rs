@@ -146,6 +146,7 @@ pub(crate) fn string_arg(v: &Value, what: &str) -> Result<Arc<str>, String> {
 
 /// Binary operators on any combination of scalars and matrices.
 pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
+    ensure_binary_fits(op, a, b)?;
     match (a, b) {
         (Value::Matrix(x), Value::Matrix(y)) => elementwise::binary(op, x, y)
             .map(Value::matrix)
@@ -158,6 +159,38 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
         )),
         _ => scalar_binary(op, a, b),
     }
+}
+
+/// Refuses an element-wise result too large for the memory budget, before it is
+/// allocated. The result stays sparse (and bounded by its sparse operand) when a
+/// full-size sparse operand meets `*`/`&`, another sparse operand under an operator with
+/// `0 op 0 = 0`, or a scalar that maps zero to zero; otherwise it is dense.
+fn ensure_binary_fits(op: BinaryOp, a: &Value, b: &Value) -> Result<(), String> {
+    let shape = |v: &Value| match v {
+        Value::Matrix(m) => Some(m.shape()),
+        _ => None,
+    };
+    let (sa, sb) = (shape(a), shape(b));
+    let rows = sa.map_or(0, |s| s.rows).max(sb.map_or(0, |s| s.rows));
+    let cols = sa.map_or(0, |s| s.cols).max(sb.map_or(0, |s| s.cols));
+    if 8.0 * rows as f64 * cols as f64 <= spores_exec::memory::budget() {
+        return Ok(());
+    }
+    let full_sparse = |v: &Value| matches!(v, Value::Matrix(m) if m.is_sparse() && m.rows() == rows && m.cols() == cols);
+    let stays_sparse = match (a, b) {
+        (x, y) if full_sparse(x) && full_sparse(y) => op.zero_on_zeros(),
+        (x, y) if full_sparse(x) => {
+            op.is_intersection() || y.as_f64().is_some_and(|s| op.apply_cell(0.0, s) == 0.0)
+        }
+        (x, y) if full_sparse(y) => {
+            op.is_intersection() || x.as_f64().is_some_and(|s| op.apply_cell(s, 0.0) == 0.0)
+        }
+        _ => false,
+    };
+    if stays_sparse {
+        return Ok(());
+    }
+    spores_exec::memory::ensure_dense(op.symbol(), rows, cols).map_err(|e| e.to_string())
 }
 
 fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
@@ -216,7 +249,18 @@ fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
 
 fn unary_value(op: UnaryOp, v: &Value) -> OpResult {
     match v {
-        Value::Matrix(m) => Ok(Value::matrix(unary::unary(op, m))),
+        Value::Matrix(m) => {
+            let cells = m.rows() as f64 * m.cols() as f64;
+            if 8.0 * cells > spores_exec::memory::budget() {
+                let zero = Matrix::Dense(DenseMatrix::zeros(1, 1));
+                if !(m.is_sparse() && unary::unary(op, &zero).get(0, 0) == 0.0) {
+                    let what = format!("{op:?}").to_lowercase();
+                    spores_exec::memory::ensure_dense(&what, m.rows(), m.cols())
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            Ok(Value::matrix(unary::unary(op, m)))
+        }
         Value::Int(i) if op == UnaryOp::Neg => Ok(Value::Int(-i)),
         Value::Int(i) if op == UnaryOp::Abs => Ok(Value::Int(i.abs())),
         s => {
@@ -380,6 +424,19 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
                 }
                 s => {
                     let x = number_arg(s, "matrix data")?;
+                    // A zero fill is stored sparse: its row pointers still take 8 bytes
+                    // per row.
+                    if x == 0.0 && cols > 1 {
+                        spores_exec::memory::ensure_fits(
+                            &format!("matrix: an empty {rows}x{cols} matrix"),
+                            8.0 * rows as f64,
+                        )
+                        .map_err(exec_err)?;
+                        return Ok(Value::matrix(Matrix::Sparse(
+                            spores_exec::CsrMatrix::zeros(rows, cols),
+                        )));
+                    }
+                    spores_exec::memory::ensure_dense("matrix", rows, cols).map_err(exec_err)?;
                     Ok(Value::matrix(
                         Matrix::Dense(DenseMatrix::filled(rows, cols, x)).into_best_format(),
                     ))
@@ -654,6 +711,11 @@ fn dense_arg(v: &Value, op: &str) -> Result<DenseMatrix, String> {
 fn fused(f: Fused, args: &[Value]) -> OpResult {
     let name = f.name();
     let err = |e: spores_exec::ExecError| e.to_string();
+    if !all_finite(args) {
+        if let Some(result) = fused_as_written(&f, args) {
+            return result;
+        }
+    }
     Ok(match f {
         Fused::MatMulT {
             transpose_a,
@@ -703,8 +765,62 @@ fn fused(f: Fused, args: &[Value]) -> OpResult {
             Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))
         }
         Fused::SProp => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
+        Fused::SumOfProduct => {
+            let column_sums = aggregate_value(AggFn::Sum, Axis::Col, &args[0])?;
+            let row_sums = aggregate_value(AggFn::Sum, Axis::Row, &args[1])?;
+            let product = eval_matmul(&column_sums, &row_sums)?;
+            aggregate_value(AggFn::Sum, Axis::All, &product)?
+        }
         Fused::Masked(plan) => masked(&plan, args)?,
         Fused::Elementwise(plan) => fused_elementwise(&plan, args)?,
+    })
+}
+
+/// Whether every matrix among `args` holds only finite cells (cached per matrix).
+fn all_finite(args: &[Value]) -> bool {
+    args.iter().all(|a| match a {
+        Value::Matrix(m) => m.all_finite(),
+        _ => true,
+    })
+}
+
+/// The operators a fused kernel replaces, run one by one: for operands with NaN or Inf,
+/// where the kernels' algebra (`wsloss` expands the square, `sum(A %*% B)` sums the
+/// factors first) or their plain dot products (`0 * Inf` is NaN in IEEE arithmetic, 0
+/// under the cell semantics) would give another number than the operators as written.
+/// `None` for the fused operators that are exact on any values.
+fn fused_as_written(f: &Fused, args: &[Value]) -> Option<OpResult> {
+    let low_rank = || -> OpResult {
+        let (u, v) = (matrix_arg(&args[1], "%*%")?, matrix_arg(&args[2], "%*%")?);
+        Ok(Value::matrix(
+            matmul::matmul_t(u, false, v, true).map_err(|e| e.to_string())?,
+        ))
+    };
+    let sum = |v: Value| aggregate_value(AggFn::Sum, Axis::All, &v);
+    Some(match f {
+        Fused::WsLoss | Fused::WsLossPlus => (|| {
+            let op = if *f == Fused::WsLoss {
+                BinaryOp::Sub
+            } else {
+                BinaryOp::Add
+            };
+            let r = binary(op, &args[0], &low_rank()?)?;
+            sum(binary(BinaryOp::Mul, &r, &r)?)
+        })(),
+        Fused::Sddmm => (|| binary(BinaryOp::Mul, &args[0], &low_rank()?))(),
+        Fused::SddmmSum => (|| sum(binary(BinaryOp::Mul, &args[0], &low_rank()?)?))(),
+        Fused::MmChain => (|| {
+            let mut r = eval_matmul(&args[0], &args[1])?;
+            if let Some(w) = args.get(2) {
+                r = binary(BinaryOp::Mul, w, &r)?;
+            }
+            let (x, r) = (matrix_arg(&args[0], "%*%")?, matrix_arg(&r, "%*%")?);
+            Ok(Value::matrix(
+                matmul::matmul_t(x, true, r, false).map_err(|e| e.to_string())?,
+            ))
+        })(),
+        Fused::SumOfProduct => (|| sum(eval_matmul(&args[0], &args[1])?))(),
+        _ => return None,
     })
 }
 
@@ -851,10 +967,68 @@ fn maybe_transposed(m: Cow<'_, DenseMatrix>, transpose: bool) -> Cow<'_, DenseMa
     }
 }
 
+/// A [`Fused::Masked`] node as the operators it replaces, for operands with NaN or Inf:
+/// the kernel's per-cell dot products `u_i · v_j` multiply zeros by Inf (NaN) where the
+/// product `U %*% t(V)` skips them (0).
+fn masked_as_written(plan: &MaskedPlan, args: &[Value]) -> OpResult {
+    use spores_exec::kernels::masked::Instr;
+    let internal = || "internal error: malformed masked program".to_string();
+    let mut operands: Vec<Value> = Vec::with_capacity(plan.operands.len());
+    let mut next = 1;
+    for operand in &plan.operands {
+        match operand {
+            MaskedOperand::Value => {
+                operands.push(args.get(next).ok_or_else(internal)?.clone());
+                next += 1;
+            }
+            MaskedOperand::LowRank { v_transposed } => {
+                let u = matrix_arg(args.get(next).ok_or_else(internal)?, "%*%")?;
+                let v = matrix_arg(args.get(next + 1).ok_or_else(internal)?, "%*%")?;
+                let uv = matmul::matmul_t(u, false, v, *v_transposed).map_err(|e| e.to_string())?;
+                operands.push(Value::matrix(uv));
+                next += 2;
+            }
+        }
+    }
+    let mut stack: Vec<Value> = Vec::new();
+    for ins in plan.program.instrs() {
+        let v = match *ins {
+            Instr::Mask => args.first().ok_or_else(internal)?.clone(),
+            Instr::Load(k) => operands.get(k).ok_or_else(internal)?.clone(),
+            Instr::Unary(op) => unary_value(op, &stack.pop().ok_or_else(internal)?)?,
+            Instr::Binary(op) => {
+                let b = stack.pop().ok_or_else(internal)?;
+                let a = stack.pop().ok_or_else(internal)?;
+                binary(op, &a, &b)?
+            }
+        };
+        stack.push(v);
+    }
+    let e = stack.pop().ok_or_else(internal)?;
+    let other = || args.get(next).ok_or_else(internal);
+    let product = |a: &Value, ta: bool, b: &Value, tb: bool| -> OpResult {
+        let (a, b) = (matrix_arg(a, "%*%")?, matrix_arg(b, "%*%")?);
+        Ok(Value::matrix(
+            matmul::matmul_t(a, ta, b, tb).map_err(|e| e.to_string())?,
+        ))
+    };
+    match plan.output {
+        MaskedOutput::Map => Ok(e),
+        MaskedOutput::Sum => aggregate_value(AggFn::Sum, Axis::All, &e),
+        // The kernel computes t(A) %*% E with A = the operand, transposed unless
+        // `transposed` says it is stored as A already.
+        MaskedOutput::LeftMul { transposed } => product(other()?, transposed, &e, false),
+        MaskedOutput::RightMul { transposed } => product(&e, false, other()?, transposed),
+    }
+}
+
 /// Runs a [`Fused::Masked`] node: binds the children to the program's operands (the
 /// low-rank factors in the `U`, `V` (`n x k`) layout the kernel reads) and computes the
 /// fused consumer.
 fn masked(plan: &MaskedPlan, args: &[Value]) -> OpResult {
+    if !all_finite(args) {
+        return masked_as_written(plan, args);
+    }
     let name = plan.output.name();
     let err = |e: spores_exec::ExecError| e.to_string();
     enum Held<'v> {

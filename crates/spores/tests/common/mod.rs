@@ -5,6 +5,20 @@
 
 use std::process::Command;
 
+use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
+
+/// The optimizer a test runs with: SPORES on every LA subgraph (a zero cost threshold,
+/// so that small inputs too go through saturation and plan verification), or none.
+pub fn optimizer(optimized: bool) -> Box<dyn DagOptimizer> {
+    if optimized {
+        let mut spores = SporesOptimizer::new(Default::default());
+        spores.min_cost(0.0);
+        Box::new(spores)
+    } else {
+        Box::new(NoOptimizer)
+    }
+}
+
 /// Runs `source` as a script named `name` (written under cargo's per-test temporary
 /// directory): its stdout when it exits 0, else its stderr.
 pub fn run_dml(name: &str, source: &str) -> Result<String, String> {

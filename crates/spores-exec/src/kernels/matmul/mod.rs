@@ -80,8 +80,14 @@ pub fn matmul_t(a: &Matrix, transpose_a: bool, b: &Matrix, transpose_b: bool) ->
         ));
     }
     let (m, k, n) = (sa.rows, sa.cols, sb.cols);
+    if !(a.is_sparse() && b.is_sparse()) {
+        crate::memory::ensure_dense(op_name(transpose_a, transpose_b), m, n)?;
+    }
     if m == 0 || n == 0 || k == 0 {
         return Ok(zero_result(m, n));
+    }
+    if !(a.all_finite() && b.all_finite()) {
+        return Ok(annihilating_product(a, transpose_a, b, transpose_b));
     }
     if transpose_a && !transpose_b && std::ptr::eq(a, b) {
         return tsmm(a).map(Matrix::Dense);
@@ -127,6 +133,26 @@ pub fn matmul_t(a: &Matrix, transpose_a: bool, b: &Matrix, transpose_b: bool) ->
     Ok(result)
 }
 
+/// `op(A) %*% op(B)` when an operand holds NaN or ±Inf. Under the cell semantics a zero
+/// annihilates (`0 * Inf = 0`), so only pairs of non-zero cells may contribute: both
+/// operands go to CSR without zeros and through Gustavson's SpGEMM, which multiplies
+/// exactly those pairs, whatever format the operands were stored in. The fast kernels
+/// (GEMM, the sparse × dense loops) multiply zeros of a dense operand and would give NaN.
+fn annihilating_product(a: &Matrix, transpose_a: bool, b: &Matrix, transpose_b: bool) -> Matrix {
+    let nonzeros = |m: &Matrix, transposed: bool| {
+        let csr = match m {
+            Matrix::Dense(d) => CsrMatrix::from_dense(d),
+            Matrix::Sparse(s) => s.pruned(),
+        };
+        if transposed {
+            csr.transpose()
+        } else {
+            csr
+        }
+    };
+    sparse::spgemm_impl(&nonzeros(a, transpose_a), &nonzeros(b, transpose_b))
+}
+
 fn check_inner(a: Shape, b: Shape) -> Result<()> {
     if a.cols != b.rows {
         Err(ExecError::shape_mismatch("%*%", a, b))
@@ -140,6 +166,10 @@ fn check_inner(a: Shape, b: Shape) -> Result<()> {
 /// skips GEMM's packing).
 pub fn gemm(a: &DenseMatrix, b: &DenseMatrix) -> Result<DenseMatrix> {
     check_inner(a.shape(), b.shape())?;
+    if !(a.all_finite() && b.all_finite()) {
+        let (a, b) = (Matrix::Dense(a.clone()), Matrix::Dense(b.clone()));
+        return Ok(annihilating_product(&a, false, &b, false).into_dense());
+    }
     Ok(gemm_view(DView::new(a, false), DView::new(b, false)))
 }
 
@@ -147,6 +177,10 @@ pub fn gemm(a: &DenseMatrix, b: &DenseMatrix) -> Result<DenseMatrix> {
 /// stored entries; a one-column `b` takes the SpMV path (one sparse dot product per row).
 pub fn spmm(a: &CsrMatrix, b: &DenseMatrix) -> Result<DenseMatrix> {
     check_inner(a.shape(), b.shape())?;
+    if !(a.all_finite() && b.all_finite()) {
+        let (a, b) = (Matrix::Sparse(a.clone()), Matrix::Dense(b.clone()));
+        return Ok(annihilating_product(&a, false, &b, false).into_dense());
+    }
     Ok(sparse::sparse_dense(a, b.data(), b.cols()))
 }
 
@@ -155,6 +189,10 @@ pub fn spmm(a: &CsrMatrix, b: &DenseMatrix) -> Result<DenseMatrix> {
 /// output rows.
 pub fn dense_sparse(a: &DenseMatrix, b: &CsrMatrix) -> Result<DenseMatrix> {
     check_inner(a.shape(), b.shape())?;
+    if !(a.all_finite() && b.all_finite()) {
+        let (a, b) = (Matrix::Dense(a.clone()), Matrix::Sparse(b.clone()));
+        return Ok(annihilating_product(&a, false, &b, false).into_dense());
+    }
     if a.rows() == 1 {
         // Row vector: the parallel t(B) %*% a' scatter kernel, same buffer.
         let c = sparse::sparse_t_dense(b, a.data(), 1);
@@ -170,6 +208,10 @@ pub fn spgemm(a: &CsrMatrix, b: &CsrMatrix) -> Result<Matrix> {
     if a.rows() == 0 || b.cols() == 0 || a.cols() == 0 {
         return Ok(zero_result(a.rows(), b.cols()));
     }
+    if a.has_explicit_zeros() || b.has_explicit_zeros() {
+        // A stored zero times a stored Inf would give NaN; the cell semantics say 0.
+        return Ok(sparse::spgemm_impl(&a.pruned(), &b.pruned()));
+    }
     Ok(sparse::spgemm_impl(a, b))
 }
 
@@ -179,6 +221,9 @@ pub fn spgemm(a: &CsrMatrix, b: &CsrMatrix) -> Result<Matrix> {
 /// Sparse `X`: output rows from a CSC copy of `X`, in parallel. Never fails; the `Result`
 /// keeps the signature uniform with the other kernels.
 pub fn tsmm(x: &Matrix) -> Result<DenseMatrix> {
+    if !x.all_finite() {
+        return Ok(annihilating_product(x, true, x, false).to_dense());
+    }
     Ok(match x {
         Matrix::Dense(d) => tsmm_dense(d),
         Matrix::Sparse(s) => sparse::tsmm_sparse(s),

@@ -435,3 +435,83 @@ proptest! {
         prop_assert!(Matrix::Dense(got).approx_eq(&Matrix::Dense(want), RTOL));
     }
 }
+
+/// The reference under the cell semantics: only pairs of non-zero cells contribute, so
+/// `0 * Inf` and `0 * NaN` are 0.
+fn naive_cells(a: &DenseMatrix, b: &DenseMatrix) -> DenseMatrix {
+    DenseMatrix::from_fn(a.rows(), b.cols(), |i, j| {
+        (0..a.cols())
+            .filter(|&p| a.get(i, p) != 0.0 && b.get(p, j) != 0.0)
+            .map(|p| a.get(i, p) * b.get(p, j))
+            .sum()
+    })
+}
+
+/// `random_dense` with NaN, +Inf and -Inf planted in some cells (every third row stays
+/// empty when `empty_rows` is set).
+fn random_non_finite(rows: usize, cols: usize, seed: u64, empty_rows: bool) -> DenseMatrix {
+    let mut d = random_dense(rows, cols, 0.5, seed, empty_rows);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x5eed);
+    let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+    for _ in 0..(rows * cols / 6).max(1) {
+        let below = |rng: &mut Pcg64Mcg, n: usize| (rng.next_u64() % n as u64) as usize;
+        let (i, j) = (below(&mut rng, rows), below(&mut rng, cols));
+        if !(empty_rows && i % 3 == 1) {
+            d.set(i, j, specials[below(&mut rng, 3)]);
+        }
+    }
+    d
+}
+
+fn same_cell(x: f64, y: f64) -> bool {
+    (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= RTOL * x.abs().max(y.abs())
+}
+
+/// NaN and Inf give the same product in every format and transpose combination (and in
+/// `tsmm`): the one the cell semantics define, never a NaN from a zero times an Inf.
+#[test]
+fn non_finite_cells_give_the_same_product_in_every_format() {
+    for (m, k, n, seed) in [
+        (1, 2, 1, 1),
+        (4, 6, 5, 2),
+        (9, 7, 13, 3),
+        (17, 9, 1, 4),
+        (1, 9, 6, 5),
+    ] {
+        let a = random_non_finite(m, k, seed, true);
+        let b = random_non_finite(k, n, seed + 100, false);
+        let want = naive_cells(&a, &b);
+        let (at, bt) = (naive_t(&a), naive_t(&b));
+        for sa in [false, true] {
+            for sb in [false, true] {
+                for ta in [false, true] {
+                    for tb in [false, true] {
+                        let am = as_format(if ta { &at } else { &a }, sa);
+                        let bm = as_format(if tb { &bt } else { &b }, sb);
+                        let got = matmul_t(&am, ta, &bm, tb).unwrap().to_dense();
+                        let what = format!("{m}x{k}x{n} sparse=({sa},{sb}) t=({ta},{tb})");
+                        for (g, w) in got.data().iter().zip(want.data()) {
+                            assert!(same_cell(*g, *w), "{what}: got {got:?} want {want:?}");
+                        }
+                    }
+                }
+            }
+        }
+        for sparse in [false, true] {
+            let x = as_format(&a, sparse);
+            let got = tsmm(&x).unwrap();
+            let want = naive_cells(&at, &a);
+            for (g, w) in got.data().iter().zip(want.data()) {
+                assert!(
+                    same_cell(*g, *w),
+                    "tsmm sparse={sparse}: {got:?} vs {want:?}"
+                );
+            }
+        }
+    }
+    // The finiteness flag follows writes through `set`.
+    let mut d = DenseMatrix::filled(2, 2, 1.0);
+    assert!(d.all_finite());
+    d.set(0, 0, f64::NAN);
+    assert!(!d.all_finite());
+}

@@ -1,0 +1,126 @@
+//! The memory budget: results that cannot fit are refused with a clear error before
+//! anything is allocated, instead of the allocator aborting the process.
+//!
+//! The budget defaults to the machine's physical memory (Linux's `/proc/meminfo`) and can
+//! be set once per process ([`set_budget`], `spores run --memory`). Operators that
+//! allocate a result whose size their operands do not bound (a dense `rows x cols`
+//! matrix, `matrix(0, rows, cols)`, `X + 1` on a huge sparse `X`, a product's dense
+//! result) call [`ensure_fits`] first.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{ExecError, Result};
+
+/// 0 means "not set": use the physical memory.
+static BUDGET: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the budget in bytes for the rest of the process.
+pub fn set_budget(bytes: u64) {
+    BUDGET.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// The budget in bytes: what [`set_budget`] set, else the physical memory, else
+/// (platforms that do not tell) the largest allocation Rust allows.
+pub fn budget() -> f64 {
+    match BUDGET.load(Ordering::Relaxed) {
+        0 => physical_memory().unwrap_or(isize::MAX as f64),
+        set => set as f64,
+    }
+}
+
+/// Total physical memory in bytes, where the platform tells (Linux's `/proc/meminfo`).
+pub fn physical_memory() -> Option<f64> {
+    static TOTAL: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
+    *TOTAL.get_or_init(|| {
+        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024.0)
+    })
+}
+
+/// Fails, naming `what` and the size, when `bytes` exceed the budget or the largest
+/// allocation Rust allows.
+pub fn ensure_fits(what: &str, bytes: f64) -> Result<()> {
+    let limit = budget().min(isize::MAX as f64);
+    if bytes > limit {
+        return Err(ExecError::invalid(format!(
+            "{what} needs about {}, more than the memory budget of {} (set with --memory)",
+            human(bytes),
+            human(limit)
+        )));
+    }
+    Ok(())
+}
+
+/// Fails when a dense `rows x cols` matrix of doubles would not fit (see [`ensure_fits`]).
+pub fn ensure_dense(what: &str, rows: usize, cols: usize) -> Result<()> {
+    ensure_fits(
+        &format!("{what}: a dense {rows}x{cols} result"),
+        8.0 * rows as f64 * cols as f64,
+    )
+}
+
+/// `1.5 GB`, `8.0e9 GB`: bytes in gigabytes.
+fn human(bytes: f64) -> String {
+    let gb = bytes / 1e9;
+    if gb >= 1e6 {
+        format!("{gb:.1e} GB")
+    } else {
+        format!("{gb:.1} GB")
+    }
+}
+
+/// Parses a `--memory` value: bytes, or a number with `K`, `M`, `G` or `T` (powers of
+/// 1024), e.g. `512M`, `4G`.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((k, _)) => t.split_at(k),
+        None => (t, ""),
+    };
+    let scale: f64 = match unit.to_ascii_uppercase().trim_end_matches('B') {
+        "" => 1.0,
+        "K" => 1024.0,
+        "M" => 1024.0 * 1024.0,
+        "G" => 1024.0 * 1024.0 * 1024.0,
+        "T" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(format!("`{text}`: expected a size like 512M or 4G")),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}`: expected a size like 512M or 4G"))?;
+    let bytes = value * scale;
+    if !(bytes >= 1.0 && bytes < u64::MAX as f64) {
+        return Err(format!("`{text}`: the size must be at least one byte"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("512M"), Ok(512 * 1024 * 1024));
+        assert_eq!(parse_size("4g"), Ok(4 * 1024 * 1024 * 1024));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("-5G").is_err());
+    }
+
+    #[test]
+    fn a_result_beyond_any_memory_is_refused_by_name() {
+        let e = ensure_dense("matrix", 1_000_000_000, 1_000_000_000).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("matrix: a dense 1000000000x1000000000 result"),
+            "{text}"
+        );
+        assert!(text.contains("8.0e9 GB"), "{text}");
+        assert!(ensure_dense("matrix", 100, 100).is_ok());
+    }
+}

@@ -1,0 +1,214 @@
+//! Results too large for memory stop the script with exit 1 and an error naming the
+//! size and the budget, before anything is allocated (never an allocator abort).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn spores(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spores"))
+        .args(args)
+        .output()
+        .expect("the spores binary runs")
+}
+
+fn file(name: &str, text: &str) -> PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-limits");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `source` with extra flags; (exit code, stdout, stderr).
+fn run(name: &str, source: &str, flags: &[&str]) -> (i32, String, String) {
+    let path = file(name, source);
+    let mut args = vec!["run", path.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    let out = spores(&args);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_dense_matrix_beyond_the_budget_is_refused_by_size() {
+    let (code, _, err) = run(
+        "dense.dml",
+        "X = matrix(1, rows=1e5, cols=1e5)\nprint(sum(X))\n",
+        &["--memory", "1G"],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("matrix: a dense 100000x100000 result needs about 80.0 GB, more than the memory budget of 1.1 GB"),
+        "{err}"
+    );
+    assert!(err.contains("dense.dml:1:5"), "{err}");
+}
+
+#[test]
+fn the_issue_reproducers_end_with_clean_errors() {
+    // A zero fill is sparse, but a billion row pointers still exceed a 1 GB budget.
+    let (code, _, err) = run(
+        "zeros.dml",
+        "X = matrix(0, rows=1e9, cols=1e9)\nprint(sum(X))\n",
+        &["--memory", "1G"],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("an empty 1000000000x1000000000 matrix needs about 8.0 GB"),
+        "{err}"
+    );
+
+    let (code, _, err) = run(
+        "rand.dml",
+        "X = rand(rows=1e9, cols=1e9)\nprint(sum(X))\n",
+        &[],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("rand: a 1000000000x1000000000 matrix") && err.contains("memory budget"),
+        "{err}"
+    );
+
+    // One entry in a 1e8 x 1e8 matrix: `X + 1` is dense (8e16 bytes), `X * 2` is not.
+    let mtx = file(
+        "one.mtx",
+        "%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n1 1 5\n",
+    );
+    let x = format!("X={}", mtx.display());
+    let (code, out, err) = run(
+        "plus.dml",
+        "X = read($X)\nprint(sum(X * 2))\nY = X + 1\nprint(sum(Y))\n",
+        &["--arg", &x],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out.trim(), "10.0");
+    assert!(
+        err.contains("+: a dense 100000000x100000000 result needs about 8.0e7 GB"),
+        "{err}"
+    );
+    assert!(err.contains("plus.dml:3:5"), "{err}");
+    // Summed without being stored, the same cells need no memory: 1e16 + 4.
+    let (code, out, err) = run(
+        "sum.dml",
+        "X = read($X)\nprint(sum(X + 1))\n",
+        &["--arg", &x],
+    );
+    assert_eq!(code, 0, "{err}");
+    let got: f64 = out.trim().parse().unwrap();
+    assert!((got - (1e16 + 4.0)).abs() <= 1e-12 * 1e16, "{out}");
+    let (code, _, err) = run(
+        "exp.dml",
+        "X = read($X)\nprint(sum(exp(X)))\n",
+        &["--arg", &x],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("exp: a dense 100000000x100000000 result"),
+        "{err}"
+    );
+    let (code, _, err) = run(
+        "outer.dml",
+        "X = read($X)\nY = X[, 1] %*% t(X[, 1])\nprint(sum(Y))\n",
+        &["--arg", &x],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("A %*% t(B): a dense 100000000x100000000 result")
+            || err.contains("%*%: a dense 100000000x100000000 result"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_memory_size_is_a_usage_error() {
+    let (code, _, err) = run("ok.dml", "print(1)\n", &["--memory", "lots"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("expected a size like 512M or 4G"), "{err}");
+}
+
+/// `optimize` on a 200-operator expression ends near its time limit (it ran 15-17 s
+/// against a 5 s limit), and says that the plan could not be verified.
+#[test]
+fn optimizing_a_200_operator_expression_respects_the_time_limit() {
+    let expr = include_str!("../../spores-opt/tests/data/random_200_operators.txt").trim();
+    let started = std::time::Instant::now();
+    let mut args = vec!["optimize", expr, "--time-limit-ms", "5000"];
+    for shape in ["A=50x50", "B=50x50", "C=50x50", "D=50x50"] {
+        args.extend(["--shape", shape]);
+    }
+    let out = spores(&args);
+    let took = started.elapsed();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("# not verified: "), "{text}");
+    // Saturation and verification each have their limits; the rest is small. Generous
+    // for a shared machine, far below the minutes of a runaway.
+    assert!(took < std::time::Duration::from_secs(30), "took {took:?}");
+}
+
+/// A chain of 2,000 aliases (`t1 = t0`, `t2 = t1`, ...) is planned in linear time.
+#[test]
+fn a_chain_of_aliases_is_planned_quickly() {
+    let mut program = String::from("t0[i,j] = E[i,j]\n");
+    for k in 1..2000 {
+        program.push_str(&format!("t{k}[i,j] = t{}[i,j]\n", k - 1));
+    }
+    program.push_str("s = sum[i,j](t1999[i,j])\n");
+    let tp = file("aliases.tp", &program);
+    let graph = format!(
+        "E={}/../../examples/tensor/graph.mtx",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let started = std::time::Instant::now();
+    let out = spores(&["tensor", tp.to_str().unwrap(), "--input", &graph]);
+    let took = started.elapsed();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The graph's 12 weighted edges sum to 18.
+    assert!(
+        text.lines().any(|l| l.trim() == "s = 18"),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "took {took:?} (was 10.8 s)"
+    );
+}
+
+/// `write()` over a private file keeps it private, and over a symbolic link writes the
+/// file the link names (the link stays).
+#[cfg(unix)]
+#[test]
+fn write_keeps_the_mode_and_follows_links() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let private = file("private.csv", "old\n");
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let target = file("target.csv", "old\n");
+    let link = target.with_file_name("link.csv");
+    let _ = std::fs::remove_file(&link);
+    symlink(&target, &link).unwrap();
+    let src = format!(
+        "X = matrix(\"1 2 3 4\", rows=2, cols=2)\nwrite(X, \"{}\", format=\"csv\")\nwrite(X, \"{}\", format=\"csv\")\n",
+        private.display(),
+        link.display()
+    );
+    let (code, _, err) = run("write.dml", &src, &[]);
+    assert_eq!(code, 0, "{err}");
+    let mode = std::fs::metadata(&private).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    assert!(std::fs::read_to_string(&private).unwrap().starts_with("1"));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&target).unwrap().starts_with("1"));
+}

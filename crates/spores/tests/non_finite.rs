@@ -1,0 +1,262 @@
+//! NaN and Inf in matrices: the cell semantics (a zero annihilates: `0 * Inf = 0`) hold
+//! in every storage format and every product kernel, and the optimizer keeps subgraphs
+//! that may meet a non-finite value as written, so optimized and unoptimized runs print
+//! the same numbers.
+
+mod common;
+
+use common::{numbers, same};
+use spores::{run_script, RunOptions};
+
+/// The script's output with the optimizer on every expression (`min_cost` 0) or off,
+/// with `--explain`.
+fn run(src: &str, optimized: bool) -> String {
+    let optimizer = common::optimizer(optimized);
+    let options = RunOptions {
+        optimizer,
+        explain: true,
+        ..RunOptions::default()
+    };
+    run_script(src, options).unwrap_or_else(|e| panic!("{}", e.diagnostic().render("t.dml", src)))
+}
+
+/// The numbers the script printed (plan lines of `--explain` skipped).
+fn printed(out: &str) -> Vec<f64> {
+    out.lines()
+        .filter(|l| !l.starts_with(' ') && !l.contains('%') && !l.contains(':'))
+        .flat_map(numbers)
+        .collect()
+}
+
+/// The output of `src` without the optimizer, with the planner's fused kernels and
+/// `--explain`.
+fn planned(src: &str) -> String {
+    let options = RunOptions {
+        explain: true,
+        ..RunOptions::default()
+    };
+    run_script(src, options).expect("the script runs")
+}
+
+fn rewrites(out: &str) -> usize {
+    out.lines()
+        .filter(|l| l.trim_start().starts_with("=> "))
+        .count()
+}
+
+/// The issue's reproducer at a tenth of the size: `rowSums(X * (U %*% t(V)))` is
+/// rewritten to `rowSums(U * (X %*% V))` on finite inputs, which is wrong with an Inf in
+/// `U` (`Inf * (x - x)` is 0 one way, `Inf - Inf` is NaN the other).
+fn low_rank_script(poison: &str) -> String {
+    format!(
+        "X = rand(rows=300, cols=200, sparsity=0.05, min=-1, max=1, seed=1)
+U = rand(rows=300, cols=10, seed=2)
+V = rand(rows=200, cols=10, min=-1, max=1, seed=3)
+{poison}
+while(FALSE){{}}
+r = rowSums(X * (U %*% t(V)))
+while(FALSE){{}}
+print(toString(r[1:4,1]))
+print(sum(r[4:300,1]))
+"
+    )
+}
+
+#[test]
+fn an_inf_input_keeps_the_rewrite_from_changing_the_result() {
+    let finite = low_rank_script("");
+    let out = run(&finite, true);
+    assert!(rewrites(&out) > 0, "the finite case is rewritten:\n{out}");
+    let (a, b) = (printed(&out), printed(&run(&finite, false)));
+    assert_eq!(a.len(), 5, "{out}");
+    for (x, y) in a.iter().zip(&b) {
+        assert!(same(*x, *y, 1e-9), "{a:?} vs {b:?}");
+    }
+
+    let poisoned = low_rank_script("U[3,1] = 1/0");
+    let out = run(&poisoned, true);
+    assert_eq!(rewrites(&out), 0, "{out}");
+    assert!(
+        out.contains("kept as written (may meet NaN or Inf"),
+        "{out}"
+    );
+    let (a, b) = (printed(&out), printed(&run(&poisoned, false)));
+    assert_eq!(a.len(), 5, "{out}");
+    assert!(a[2].is_nan(), "row 3 mixes +Inf and -Inf terms: {a:?}");
+    for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!(same(*x, *y, 1e-9), "value {k}: {a:?} optimized vs {b:?}");
+    }
+    // The other rows are finite and the same as without the Inf.
+    let clean = printed(&run(&finite, false));
+    assert!(same(a[0], clean[0], 1e-12) && same(a[4], clean[4], 1e-12));
+}
+
+/// An Inf made inside the block (not read from a finite input) is caught as well, and a
+/// hand-checked case: row 1 of `X * (U %*% t(V))` is `[Inf, -Inf, 0]` (NaN summed), the
+/// rewrite would give `Inf * 0 + 1 = 1`.
+#[test]
+fn an_inf_made_in_the_block_keeps_it_as_written() {
+    let src = "X = matrix(\"1 1 0 0 0 1\", rows=2, cols=3)
+U = matrix(\"1 1 1 1\", rows=2, cols=2)
+V = matrix(\"1 0 -1 1 2 1\", rows=3, cols=2)
+while(FALSE){}
+W = U
+W[1,1] = 1/0
+r = rowSums(X * (W %*% t(V)))
+print(toString(r))
+";
+    for optimized in [false, true] {
+        let got = printed(&run(src, optimized));
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[0].is_nan(), "optimized={optimized}: {got:?}");
+        assert_eq!(got[1], 3.0, "optimized={optimized}: {got:?}");
+    }
+}
+
+/// `0 * Inf` inside `%*%`: 0 whatever the formats of the operands (the README's cell
+/// semantics), where a plain dense product computes NaN.
+#[test]
+fn zero_times_inf_in_a_product_does_not_depend_on_storage() {
+    let src = "A = matrix(\"0 1\", rows=1, cols=2)
+B = matrix(\"1 1\", rows=2, cols=1)
+B[1,1] = 1/0
+print(as.scalar(A %*% B))
+S = matrix(\"0 0 1\", rows=1, cols=3)
+C = matrix(\"1 1 1\", rows=3, cols=1)
+C[1,1] = 1/0
+print(as.scalar(S %*% C))
+C[1,1] = 0/0
+print(as.scalar(S %*% C))
+Z = matrix(0, rows=40, cols=40)
+Z[1,1] = 1
+D = matrix(1, rows=40, cols=40)
+D[2,3] = 0/0
+print(sum(Z %*% D))
+print(sum(D %*% Z))
+print(sum(t(Z) %*% D))
+E = matrix(1, rows=40, cols=40)
+E[2,1] = 1/0
+print(sum(t(Z) %*% E))
+print(sum(E %*% Z))
+I = matrix(0, rows=3, cols=2)
+I[1,1] = 1/0
+print(toString(t(I) %*% I))
+";
+    for optimized in [false, true] {
+        let got = printed(&run(src, optimized));
+        let want = [1.0, 1.0, 1.0, 40.0, 40.0, 40.0, 40.0, f64::INFINITY];
+        assert!(got.len() >= want.len(), "{got:?}");
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(same(*g, *w, 1e-12), "value {k}: {got:?}");
+        }
+        // t(I) %*% I = [Inf 0; 0 0]: the zeros of I never meet its Inf.
+        assert_eq!(&got[8..], &[f64::INFINITY, 0.0, 0.0, 0.0], "{got:?}");
+    }
+}
+
+/// The fused kernels the planner picks without the optimizer (masked products,
+/// `sum(A %*% B)` from sums, `mmchain`) agree with the operators they replace, one at a
+/// time, on non-finite values. Each statement is a block of its own so that no product
+/// is shared (a shared one is not fused).
+#[test]
+fn fused_kernels_follow_the_operators_on_non_finite_values() {
+    let src = "X = rand(rows=600, cols=500, sparsity=0.05, min=1, max=2, seed=4)
+U = rand(rows=600, cols=3, min=-1, max=1, seed=5)
+V = rand(rows=500, cols=3, min=-1, max=1, seed=6)
+U[1,1] = 0
+V[1,1] = 1/0
+while(FALSE){}
+print(sum(X * (U %*% t(V))))
+while(FALSE){}
+print(sum(t(U) %*% (X / (U %*% t(V)))))
+while(FALSE){}
+print(sum((X / (U %*% t(V))) %*% V))
+while(FALSE){}
+A = matrix(1, rows=1, cols=1) / 0
+B = matrix(\"1 -1\", rows=1, cols=2)
+while(FALSE){}
+print(sum(A %*% B))
+v = rand(rows=500, cols=1, seed=7)
+v[2,1] = 1/0
+while(FALSE){}
+print(sum(t(X) %*% (X %*% v)))
+";
+    let planned = planned(src);
+    assert!(
+        planned.contains("masked_sum[") && planned.contains("sum(%*%)("),
+        "{planned}"
+    );
+    let one_by_one = run_script(
+        src,
+        RunOptions {
+            sized_planning: false,
+            fuse_elementwise: false,
+            ..RunOptions::default()
+        },
+    )
+    .expect("runs");
+    let (a, b) = (printed(&planned), numbers(&one_by_one));
+    assert_eq!(a.len(), 5, "{planned}");
+    // `X / ±Inf` is a zero, and a zero annihilates the Inf of `V`: a finite sum.
+    assert!(a[2].is_finite(), "{a:?}");
+    assert!(a[3].is_nan(), "sum([Inf] %*% [1 -1]) = Inf - Inf: {a:?}");
+    for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!(same(*x, *y, 1e-9), "value {k}: {a:?} fused vs {b:?}");
+    }
+    let optimized = printed(&run(src, true));
+    for (k, (x, y)) in a.iter().zip(&optimized).enumerate() {
+        assert!(
+            same(*x, *y, 1e-9),
+            "value {k}: {a:?} vs {optimized:?} optimized"
+        );
+    }
+}
+
+/// Integer loop bounds above 2^53 count exactly; doubles there are refused.
+#[test]
+fn loops_count_exactly_beyond_two_to_the_fifty_three() {
+    let src = "for (i in 9007199254740992:9007199254740994) print(i)\nfor (i in 9223372036854775806:9223372036854775807) print(i)\n";
+    let out = run_script(src, RunOptions::default()).expect("the loops run");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "9007199254740992",
+            "9007199254740993",
+            "9007199254740994",
+            "9223372036854775806",
+            "9223372036854775807"
+        ]
+    );
+    let src = "for (i in 9007199254740992.0:9007199254740994.0) print(i)\n";
+    let err = run_script(src, RunOptions::default()).unwrap_err();
+    let text = err.diagnostic().render("t.dml", src);
+    assert!(text.contains("goes past 2^53"), "{text}");
+}
+
+/// A masked product whose cells become Inf inside the kernel (`X / 0` where a row of `W`
+/// is zero): `t(W) %*% E` must skip the zeros of `W` as the product does (`0 * Inf = 0`).
+#[test]
+fn a_masked_product_with_inf_cells_skips_zero_factors() {
+    let src = "X = rand(rows=600, cols=500, sparsity=0.05, min=1, max=2, seed=4)
+W = rand(rows=600, cols=3, min=-1, max=1, seed=5)
+V = rand(rows=500, cols=3, min=-1, max=1, seed=6)
+W[2,] = matrix(0, rows=1, cols=3)
+while(FALSE){}
+R = t(W) %*% (X / (W %*% t(V)))
+while(FALSE){}
+print(sum(R))
+";
+    let planned = planned(src);
+    assert!(planned.contains("masked_left_mm["), "{planned}");
+    let unfused = run_script(
+        src,
+        RunOptions {
+            sized_planning: false,
+            ..RunOptions::default()
+        },
+    )
+    .expect("runs");
+    let (a, b) = (printed(&planned), numbers(&unfused));
+    assert_eq!(a.len(), 1, "{planned}");
+    assert!(a[0].is_finite() && same(a[0], b[0], 1e-9), "{a:?} vs {b:?}");
+}

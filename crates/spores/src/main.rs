@@ -378,6 +378,7 @@ fn run(flags: RunFlags) -> ExitCode {
                 .map(|root| PathBuf::from(root).join("scripts").join("builtin"))
         }),
         script_dir: script.parent().map(|d| d.to_path_buf()),
+        cancel: None,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -10,7 +10,7 @@ mod random;
 mod shape;
 mod sparse;
 
-pub use dense::DenseMatrix;
+pub use dense::{DenseMatrix, ForeignCells};
 pub use random::{rand_matrix, RandSpec};
 pub use shape::Shape;
 pub use sparse::{CscMatrix, CsrMatrix};

@@ -5,6 +5,8 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use spores_lang::ast::{Expr, Param, Program, Stmt, StmtKind, TypeSpec};
@@ -16,6 +18,9 @@ use super::stats::Stats;
 use super::value::Value;
 use crate::dag::{explain, lower_block, lower_expr, BlockDag, Builtin, LowerContext, Op};
 use crate::opt::{DagOptimizer, InputMeta, NoOptimizer};
+
+/// The message of the error a run stops with when [`RunOptions::cancel`] is set.
+pub const INTERRUPTED: &str = "interrupted";
 
 /// How deep user functions may recurse before the run stops with an error.
 const MAX_CALL_DEPTH: usize = 256;
@@ -37,6 +42,9 @@ pub struct RunOptions {
     /// Directory of the script, against which its `source(...)` paths resolve (the
     /// working directory when `None`).
     pub script_dir: Option<PathBuf>,
+    /// Set from another thread to stop the run before its next basic block (how the
+    /// Python bindings turn Ctrl-C into an error); a kernel already running finishes first.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RunOptions {
@@ -49,6 +57,7 @@ impl Default for RunOptions {
             fuse_elementwise: true,
             builtins: None,
             script_dir: None,
+            cancel: None,
         }
     }
 }
@@ -128,8 +137,18 @@ impl<'w> Interpreter<'w> {
 
     /// Runs the program's top-level statements; returns the final variables.
     pub fn run(&mut self, program: &Program) -> Result<HashMap<String, Value>, Diagnostic> {
+        self.run_with(program, Env::new())
+    }
+
+    /// Runs the program with `inputs` bound as variables before its first statement (how
+    /// embedders hand in data without files); returns the final variables.
+    pub fn run_with(
+        &mut self,
+        program: &Program,
+        inputs: HashMap<String, Value>,
+    ) -> Result<HashMap<String, Value>, Diagnostic> {
         self.library.load_main_sources(program)?;
-        let mut env = Env::new();
+        let mut env = inputs;
         let result = self.exec_stmts(&program.body, &mut env);
         self.stats.optimize_times = self.options.optimizer.block_times();
         result.map(|()| env)
@@ -323,6 +342,11 @@ impl<'w> Interpreter<'w> {
     }
 
     fn exec_block(&mut self, stmts: &[Stmt], env: &mut Env) -> Result<(), Diagnostic> {
+        if let Some(cancel) = &self.options.cancel {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Diagnostic::new(INTERRUPTED, stmts[0].span));
+            }
+        }
         let key = (stmts.as_ptr() as usize, stmts.len());
         let block = self.compile(key, env, |ctx| lower_block(stmts, ctx))?;
         let results = self.eval_block(&block, env, key)?;

@@ -8,6 +8,6 @@ pub mod ops;
 pub mod stats;
 pub mod value;
 
-pub use interp::{Interpreter, RunOptions};
+pub use interp::{Interpreter, RunOptions, INTERRUPTED};
 pub use stats::Stats;
 pub use value::Value;

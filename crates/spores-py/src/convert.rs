@@ -1,0 +1,195 @@
+//! Values between Python and the runtime: NumPy arrays, the CSR parts of SciPy sparse
+//! matrices and Python scalars in, the same out.
+//!
+//! Copies: a C-contiguous, aligned `float64` array is read in place ([`NumpyCells`]);
+//! any other array is copied once into a row-major buffer. Sparse inputs always copy
+//! their index arrays (our CSR keeps `usize` row pointers and `u32` column indices) and
+//! values. Results move into NumPy without a copy (the array owns the Rust buffer);
+//! a sparse result's values move, its index arrays are converted to SciPy's integer types.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use numpy::{
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods, ToPyArray,
+};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use spores::Value;
+use spores_exec::matrix::{CsrMatrix, DenseMatrix, ForeignCells, Matrix};
+
+/// The cells of a NumPy array that a dense matrix reads without copying.
+///
+/// The array is kept alive by `_owner`; `ptr` points at its `len` cells, C-contiguous
+/// and aligned (checked in [`dense_from_numpy`]). Nothing writes through `ptr`: a matrix
+/// that needs to write copies first (see `DenseMatrix::data_mut`).
+#[derive(Debug)]
+struct NumpyCells {
+    _owner: Py<PyAny>,
+    ptr: *const f64,
+    len: usize,
+}
+
+// SAFETY: the cells are only read, and the NumPy array (held by `_owner`, a reference that
+// may be dropped from any thread) keeps them allocated for as long as this value lives.
+unsafe impl Send for NumpyCells {}
+unsafe impl Sync for NumpyCells {}
+
+impl ForeignCells for NumpyCells {
+    fn cells(&self) -> &[f64] {
+        // SAFETY: see the type's invariants; `len > 0` so `ptr` is a real allocation.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// A 2-D `float64` array as a dense matrix: in place when C-contiguous and aligned,
+/// otherwise copied.
+fn dense_from_numpy(array: &Bound<'_, PyArray2<f64>>) -> PyResult<Matrix> {
+    let (rows, cols) = (array.shape()[0], array.shape()[1]);
+    let ptr = array.data() as *const f64;
+    let aligned = (ptr as usize) % std::mem::align_of::<f64>() == 0;
+    if array.is_c_contiguous() && aligned && rows * cols > 0 {
+        let cells = NumpyCells {
+            _owner: array.clone().into_any().unbind(),
+            ptr,
+            len: rows * cols,
+        };
+        let dense = DenseMatrix::from_foreign(rows, cols, Arc::new(cells))
+            .map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        return Ok(Matrix::Dense(dense));
+    }
+    let data: Vec<f64> = array.readonly().as_array().iter().copied().collect();
+    let dense =
+        DenseMatrix::from_vec(rows, cols, data).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    Ok(Matrix::Dense(dense))
+}
+
+/// The parts of a CSR matrix as the Python layer passes them:
+/// `("csr", rows, cols, indptr, indices, data)`, canonical (sorted, no duplicates).
+fn csr_from_parts(parts: &Bound<'_, PyTuple>) -> PyResult<Matrix> {
+    let bad = || {
+        PyTypeError::new_err("a sparse input must be (\"csr\", rows, cols, indptr, indices, data)")
+    };
+    if parts.len() != 6 || parts.get_item(0)?.extract::<String>().ok().as_deref() != Some("csr") {
+        return Err(bad());
+    }
+    let rows: usize = parts.get_item(1)?.extract()?;
+    let cols: usize = parts.get_item(2)?.extract()?;
+    let indptr: PyReadonlyArray1<i64> = parts.get_item(3)?.extract()?;
+    let indices: PyReadonlyArray1<i64> = parts.get_item(4)?.extract()?;
+    let data: PyReadonlyArray1<f64> = parts.get_item(5)?.extract()?;
+    let to_usize =
+        |v: &i64| usize::try_from(*v).map_err(|_| PyTypeError::new_err("negative sparse index"));
+    let indptr = indptr
+        .as_array()
+        .iter()
+        .map(to_usize)
+        .collect::<PyResult<Vec<_>>>()?;
+    let indices = indices
+        .as_array()
+        .iter()
+        .map(|v| {
+            u32::try_from(*v).map_err(|_| PyTypeError::new_err("sparse column index out of range"))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let values = data.as_array().to_vec();
+    let csr = CsrMatrix::new(rows, cols, indptr, indices, values)
+        .map_err(|e| PyTypeError::new_err(format!("invalid CSR input: {e}")))?;
+    Ok(Matrix::Sparse(csr).into_best_format())
+}
+
+/// One input: a Python scalar or string, a 2-D `float64` NumPy array, or CSR parts.
+pub fn value_from_python(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Value::Bool(obj.extract()?));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return Ok(Value::Int(obj.extract()?));
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Value::Double(obj.extract()?));
+    }
+    if obj.is_instance_of::<PyString>() {
+        return Ok(Value::str(obj.extract::<String>()?));
+    }
+    if let Ok(array) = obj.cast::<PyArray2<f64>>() {
+        return Ok(Value::matrix(dense_from_numpy(array)?));
+    }
+    if let Ok(parts) = obj.cast::<PyTuple>() {
+        return Ok(Value::matrix(csr_from_parts(parts)?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "input `{name}`: expected a number, a string, a 2-D float64 array or CSR parts, got {}",
+        obj.get_type().name()?
+    )))
+}
+
+/// Converts all inputs of a call.
+pub fn inputs_from_python(inputs: &Bound<'_, PyDict>) -> PyResult<HashMap<String, Value>> {
+    let mut out = HashMap::with_capacity(inputs.len());
+    for (key, value) in inputs.iter() {
+        let name: String = key.extract()?;
+        let v = value_from_python(&name, &value)?;
+        out.insert(name, v);
+    }
+    Ok(out)
+}
+
+/// A matrix for Python: a 2-D NumPy array, or `("csr", rows, cols, indptr, indices, data)`.
+pub fn matrix_to_python<'py>(py: Python<'py>, m: Arc<Matrix>) -> PyResult<Bound<'py, PyAny>> {
+    let m = Arc::try_unwrap(m).unwrap_or_else(|shared| (*shared).clone());
+    match m {
+        Matrix::Dense(d) => {
+            let (rows, cols) = (d.rows(), d.cols());
+            let flat = PyArray1::from_vec(py, d.into_vec());
+            Ok(flat.reshape([rows, cols])?.into_any())
+        }
+        Matrix::Sparse(s) => {
+            let (rows, cols, indptr, indices, values) = s.into_parts();
+            let indptr: Vec<i64> = indptr.iter().map(|&p| p as i64).collect();
+            let indices = if cols <= i32::MAX as usize {
+                let narrow: Vec<i32> = indices.iter().map(|&j| j as i32).collect();
+                PyArray1::from_vec(py, narrow).into_any()
+            } else {
+                let wide: Vec<i64> = indices.iter().map(|&j| j as i64).collect();
+                PyArray1::from_vec(py, wide).into_any()
+            };
+            let parts = (
+                "csr",
+                rows,
+                cols,
+                PyArray1::from_vec(py, indptr),
+                indices,
+                PyArray1::from_vec(py, values),
+            );
+            Ok(parts.into_pyobject(py)?.into_any())
+        }
+    }
+}
+
+/// A runtime value for Python: numbers, booleans and strings as themselves, matrices as
+/// in [`matrix_to_python`], lists as lists.
+pub fn value_to_python<'py>(py: Python<'py>, v: Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Matrix(m) => matrix_to_python(py, m)?,
+        Value::Double(x) => x.into_pyobject(py)?.into_any(),
+        Value::Int(x) => x.into_pyobject(py)?.into_any(),
+        Value::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+        Value::Str(s) => PyString::new(py, &s).into_any(),
+        Value::List(l) => {
+            let items = l
+                .items
+                .iter()
+                .map(|item| value_to_python(py, item.clone()))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+    })
+}
+
+/// A dense witness or tensor for Python (copied: these are small).
+pub fn dense_to_python<'py>(py: Python<'py>, d: &DenseMatrix) -> PyResult<Bound<'py, PyAny>> {
+    let flat = d.data().to_pyarray(py);
+    Ok(flat.reshape([d.rows(), d.cols()])?.into_any())
+}

@@ -1,0 +1,211 @@
+//! Python bindings of spores: the `spores._native` extension module.
+//!
+//! The Python package (`python/spores/`) builds lazy expressions and DML text; this module
+//! runs them on the same path as `spores run` (parse, per-block DAG, SPORES optimizer,
+//! physical planning, fused kernels) and wraps the other commands.
+//!
+//! - [`convert`]: NumPy/SciPy values in and out (where it copies is documented there);
+//! - [`errors`]: the exception types;
+//! - [`worker`]: running with the GIL released, Ctrl-C, and the thread setting.
+
+mod convert;
+mod errors;
+mod tensor;
+mod worker;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use spores::commands::InputArgs;
+use spores::runtime::{Interpreter, RunOptions};
+use spores::ScriptError;
+
+/// Runs a DML script with `inputs` bound as variables. Returns the requested outputs
+/// (every variable the script leaves, except the inputs, when `outputs` is None) and
+/// what the script printed (with `explain`, the plan of each block as `--explain` prints
+/// it).
+#[pyfunction]
+#[pyo3(signature = (source, inputs, args=None, outputs=None, explain=false, optimize=true, name="<script>".to_string(), script_dir=None, builtins=None))]
+#[allow(clippy::too_many_arguments)]
+fn run_script<'py>(
+    py: Python<'py>,
+    source: String,
+    inputs: &Bound<'py, PyDict>,
+    args: Option<HashMap<String, String>>,
+    outputs: Option<Vec<String>>,
+    explain: bool,
+    optimize: bool,
+    name: String,
+    script_dir: Option<PathBuf>,
+    builtins: Option<PathBuf>,
+) -> PyResult<(Bound<'py, PyDict>, String)> {
+    let bound = convert::inputs_from_python(inputs)?;
+    let input_names: Vec<String> = bound.keys().cloned().collect();
+    let text = source.clone();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let run_cancel = cancel.clone();
+    let result = worker::run_interruptible(py, cancel, move || {
+        let program = spores_lang::parse(&source).map_err(ScriptError::Parse)?;
+        let optimizer: Box<dyn spores::opt::DagOptimizer> = if optimize {
+            Box::new(spores::opt::SporesOptimizer::new(Default::default()))
+        } else {
+            Box::new(spores::opt::NoOptimizer)
+        };
+        let options = RunOptions {
+            args: args.unwrap_or_default(),
+            explain,
+            optimizer,
+            builtins: builtins.or_else(|| {
+                std::env::var_os("SYSTEMDS_ROOT")
+                    .map(|root| PathBuf::from(root).join("scripts").join("builtin"))
+            }),
+            script_dir,
+            cancel: Some(run_cancel),
+            ..RunOptions::default()
+        };
+        let mut printed = Vec::new();
+        let mut interp = Interpreter::new(&program, options, &mut printed);
+        let env = interp.run_with(&program, bound);
+        drop(interp);
+        let env = env.map_err(ScriptError::Runtime)?;
+        Ok::<_, ScriptError>((env, String::from_utf8_lossy(&printed).into_owned()))
+    })?;
+    let (mut env, printed) = result.map_err(|e| errors::script_error(&e, &name, &text))?;
+    let wanted = match outputs {
+        Some(names) => names,
+        None => {
+            let mut names: Vec<String> = env
+                .keys()
+                .filter(|n| !input_names.contains(n))
+                .cloned()
+                .collect();
+            names.sort();
+            names
+        }
+    };
+    let out = PyDict::new(py);
+    for n in wanted {
+        let v = env.remove(&n).ok_or_else(|| {
+            errors::SporesError::new_err(format!("the script does not define an output `{n}`"))
+        })?;
+        out.set_item(&n, convert::value_to_python(py, v)?)?;
+    }
+    Ok((out, printed))
+}
+
+/// Parses the shape description shared by `optimize` and `equiv`.
+fn input_args(
+    shapes: HashMap<String, (usize, usize)>,
+    nnz: HashMap<String, f64>,
+    scalars: Vec<String>,
+) -> InputArgs {
+    let mut names: Vec<_> = shapes.keys().cloned().collect();
+    names.sort();
+    InputArgs {
+        shapes: names
+            .iter()
+            .map(|n| format!("{n}={}x{}", shapes[n].0, shapes[n].1))
+            .collect(),
+        nnz: nnz.iter().map(|(n, v)| format!("{n}={v}")).collect(),
+        scalars,
+    }
+}
+
+/// `spores optimize`: the optimized plan of one expression with its costs, as the CLI
+/// prints it.
+#[pyfunction]
+#[pyo3(signature = (expr, shapes, nnz=HashMap::new(), scalars=Vec::new()))]
+fn optimize_expr(
+    py: Python<'_>,
+    expr: String,
+    shapes: HashMap<String, (usize, usize)>,
+    nnz: HashMap<String, f64>,
+    scalars: Vec<String>,
+) -> PyResult<String> {
+    let inputs = input_args(shapes, nnz, scalars);
+    let (code, out, err) = py.detach(move || {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let options = spores_opt::saturate::OptimizeOptions::default();
+        let code = spores::commands::optimize(&expr, &inputs, &options, &mut out, &mut err);
+        (code, out, err)
+    });
+    if code != 0 {
+        return Err(errors::command_error(code, &String::from_utf8_lossy(&err)));
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// `spores equiv`: whether two expressions are equal for all inputs; returns
+/// `(verdict, witness)` with the verdict "equivalent", "not equivalent" or "unknown: why",
+/// and for "not equivalent" the witness inputs and both sides' values (keys `lhs`, `rhs`)
+/// as 2-D arrays. Without shapes, dimensions are symbolic.
+#[pyfunction]
+#[pyo3(signature = (lhs, rhs, shapes, scalars=Vec::new()))]
+fn equiv_exprs<'py>(
+    py: Python<'py>,
+    lhs: String,
+    rhs: String,
+    shapes: HashMap<String, (usize, usize)>,
+    scalars: Vec<String>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
+    use spores_opt::canon::{self, Equivalence};
+    use spores_opt::la::LaExpr;
+    let parse = |text: &str, side: &str| {
+        LaExpr::parse(text)
+            .map_err(|d| errors::ParseError::new_err(d.render(side, text).trim_end().to_string()))
+    };
+    let (l, r) = (parse(&lhs, "<lhs>")?, parse(&rhs, "<rhs>")?);
+    let env = input_args(shapes, HashMap::new(), scalars)
+        .to_env()
+        .map_err(errors::ShapeError::new_err)?;
+    let verdict = py
+        .detach(|| canon::equiv(&l, &r, &env))
+        .map_err(|e| errors::ShapeError::new_err(format!("error: {e}")))?;
+    let witness = PyDict::new(py);
+    let text = match verdict {
+        Equivalence::Equivalent => "equivalent".to_string(),
+        Equivalence::Unknown(why) => format!("unknown: {why}"),
+        Equivalence::NotEquivalent(w) => {
+            for (name, m) in &w.inputs {
+                witness.set_item(name, convert::dense_to_python(py, &m.to_dense())?)?;
+            }
+            witness.set_item("lhs", convert::dense_to_python(py, &w.lhs.to_dense())?)?;
+            witness.set_item("rhs", convert::dense_to_python(py, &w.rhs.to_dense())?)?;
+            "not equivalent".to_string()
+        }
+    };
+    Ok((text, witness))
+}
+
+/// Sets how many threads the kernels use (default: one per core).
+#[pyfunction]
+fn set_threads(n: usize) -> PyResult<()> {
+    if n == 0 {
+        return Err(PyValueError::new_err("threads must be at least 1"));
+    }
+    worker::set_threads(n).map_err(PyValueError::new_err)
+}
+
+/// The number of threads the kernels use.
+#[pyfunction]
+fn get_threads() -> usize {
+    worker::threads()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_function(wrap_pyfunction!(run_script, m)?)?;
+    m.add_function(wrap_pyfunction!(optimize_expr, m)?)?;
+    m.add_function(wrap_pyfunction!(equiv_exprs, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::run_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(set_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_threads, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,72 +1,94 @@
 //! Values between Python and the runtime: NumPy arrays, the CSR parts of SciPy sparse
 //! matrices and Python scalars in, the same out.
 //!
-//! Copies: a C-contiguous, aligned `float64` array is read in place ([`NumpyCells`]);
-//! any other array is copied once into a row-major buffer. Sparse inputs always copy
-//! their index arrays (our CSR keeps `usize` row pointers and `u32` column indices) and
-//! values. Results move into NumPy without a copy (the array owns the Rust buffer);
-//! a sparse result's values move, its index arrays are converted to SciPy's integer types.
+//! Copies: a C-contiguous, aligned `float64` array is read in place ([`NumpySlice`]);
+//! any other array is copied once into a row-major buffer. A CSR input's int32 column
+//! indices and float64 values are read in place too; its row pointers are converted
+//! (our CSR keeps `usize` row pointers: one per row), and int64 column indices are
+//! converted to our `u32`. Results move into NumPy without a copy (the array owns the Rust
+//! buffer); a sparse result's values move, its index arrays are converted to SciPy's
+//! integer types.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use numpy::ndarray::Dimension;
 use numpy::{
-    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods, ToPyArray,
+    Element, PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1,
+    PyUntypedArrayMethods, ToPyArray,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use spores::Value;
-use spores_exec::matrix::{CsrMatrix, DenseMatrix, ForeignCells, Matrix};
+use spores_exec::matrix::{CsrMatrix, DenseMatrix, ForeignSlice, Matrix};
 
-/// The cells of a NumPy array that a dense matrix reads without copying.
+/// Elements of a NumPy array that a matrix reads without copying.
 ///
-/// The array is kept alive by `_owner`; `ptr` points at its `len` cells, C-contiguous
-/// and aligned (checked in [`dense_from_numpy`]). Nothing writes through `ptr`: a matrix
-/// that needs to write copies first (see `DenseMatrix::data_mut`).
+/// The array is kept alive by `_owner`; `ptr` points at its `len` elements, contiguous
+/// and aligned (checked by [`foreign`]). Nothing writes through `ptr`: a matrix that
+/// needs to write copies first (see `spores_exec::matrix::Cells`).
 #[derive(Debug)]
-struct NumpyCells {
+struct NumpySlice<T> {
     _owner: Py<PyAny>,
-    ptr: *const f64,
+    ptr: *const T,
     len: usize,
 }
 
-// SAFETY: the cells are only read, and the NumPy array (held by `_owner`, a reference that
-// may be dropped from any thread) keeps them allocated for as long as this value lives.
-unsafe impl Send for NumpyCells {}
-unsafe impl Sync for NumpyCells {}
+// SAFETY: the elements are only read, and the NumPy array (held by `_owner`, a reference
+// that may be dropped from any thread) keeps them allocated while this value lives.
+unsafe impl<T> Send for NumpySlice<T> {}
+unsafe impl<T> Sync for NumpySlice<T> {}
 
-impl ForeignCells for NumpyCells {
-    fn cells(&self) -> &[f64] {
-        // SAFETY: see the type's invariants; `len > 0` so `ptr` is a real allocation.
+impl<T: std::fmt::Debug> ForeignSlice<T> for NumpySlice<T> {
+    fn slice(&self) -> &[T] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: see the type's invariants.
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
+}
+
+/// The elements of `array` as a `T` slice read in place, when the array is C-contiguous
+/// and aligned for `T` (whose size must be the array's item size); `None` otherwise.
+fn foreign<E: Element, D: Dimension, T: std::fmt::Debug + 'static>(
+    array: &Bound<'_, PyArray<E, D>>,
+) -> Option<Arc<dyn ForeignSlice<T>>> {
+    let ptr = array.data() as *const T;
+    let aligned = (ptr as usize) % std::mem::align_of::<T>() == 0;
+    if !array.is_c_contiguous() || !aligned || array.dtype().itemsize() != std::mem::size_of::<T>()
+    {
+        return None;
+    }
+    Some(Arc::new(NumpySlice {
+        _owner: array.clone().into_any().unbind(),
+        ptr,
+        len: array.len(),
+    }))
 }
 
 /// A 2-D `float64` array as a dense matrix: in place when C-contiguous and aligned,
 /// otherwise copied.
 fn dense_from_numpy(array: &Bound<'_, PyArray2<f64>>) -> PyResult<Matrix> {
     let (rows, cols) = (array.shape()[0], array.shape()[1]);
-    let ptr = array.data() as *const f64;
-    let aligned = (ptr as usize) % std::mem::align_of::<f64>() == 0;
-    if array.is_c_contiguous() && aligned && rows * cols > 0 {
-        let cells = NumpyCells {
-            _owner: array.clone().into_any().unbind(),
-            ptr,
-            len: rows * cols,
-        };
-        let dense = DenseMatrix::from_foreign(rows, cols, Arc::new(cells))
-            .map_err(|e| PyTypeError::new_err(e.to_string()))?;
-        return Ok(Matrix::Dense(dense));
+    let invalid = |e: spores_exec::ExecError| PyTypeError::new_err(e.to_string());
+    if let Some(cells) = foreign::<_, _, f64>(array) {
+        return Ok(Matrix::Dense(
+            DenseMatrix::from_foreign(rows, cols, cells).map_err(invalid)?,
+        ));
     }
     let data: Vec<f64> = array.readonly().as_array().iter().copied().collect();
-    let dense =
-        DenseMatrix::from_vec(rows, cols, data).map_err(|e| PyTypeError::new_err(e.to_string()))?;
-    Ok(Matrix::Dense(dense))
+    Ok(Matrix::Dense(
+        DenseMatrix::from_vec(rows, cols, data).map_err(invalid)?,
+    ))
 }
 
 /// The parts of a CSR matrix as the Python layer passes them:
 /// `("csr", rows, cols, indptr, indices, data)`, canonical (sorted, no duplicates).
+/// int32 column indices and float64 values are read in place (our indices are `u32`,
+/// the same bits for the non-negative values validation admits); int64 indices are
+/// converted, and the row pointers always are (ours are `usize`; one per row).
 fn csr_from_parts(parts: &Bound<'_, PyTuple>) -> PyResult<Matrix> {
     let bad = || {
         PyTypeError::new_err("a sparse input must be (\"csr\", rows, cols, indptr, indices, data)")
@@ -76,27 +98,43 @@ fn csr_from_parts(parts: &Bound<'_, PyTuple>) -> PyResult<Matrix> {
     }
     let rows: usize = parts.get_item(1)?.extract()?;
     let cols: usize = parts.get_item(2)?.extract()?;
-    let indptr: PyReadonlyArray1<i64> = parts.get_item(3)?.extract()?;
-    let indices: PyReadonlyArray1<i64> = parts.get_item(4)?.extract()?;
-    let data: PyReadonlyArray1<f64> = parts.get_item(5)?.extract()?;
-    let to_usize =
-        |v: &i64| usize::try_from(*v).map_err(|_| PyTypeError::new_err("negative sparse index"));
-    let indptr = indptr
-        .as_array()
-        .iter()
-        .map(to_usize)
-        .collect::<PyResult<Vec<_>>>()?;
-    let indices = indices
-        .as_array()
-        .iter()
-        .map(|v| {
-            u32::try_from(*v).map_err(|_| PyTypeError::new_err("sparse column index out of range"))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    let values = data.as_array().to_vec();
-    let csr = CsrMatrix::new(rows, cols, indptr, indices, values)
-        .map_err(|e| PyTypeError::new_err(format!("invalid CSR input: {e}")))?;
+    let indptr: Vec<usize> = index_array(&parts.get_item(3)?, "negative row pointer")?;
+    let indices_obj = parts.get_item(4)?;
+    let data_obj = parts.get_item(5)?;
+    let data = data_obj.cast::<PyArray1<f64>>()?;
+    let invalid =
+        |e: spores_exec::ExecError| PyTypeError::new_err(format!("invalid CSR input: {e}"));
+    let int32 = indices_obj.cast::<PyArray1<i32>>().ok();
+    let in_place = int32
+        .and_then(|a| foreign::<_, _, u32>(a))
+        .zip(foreign::<_, _, f64>(data));
+    let csr = match in_place {
+        Some((indices, values)) => CsrMatrix::from_foreign(rows, cols, indptr, indices, values),
+        None => {
+            let indices: Vec<u32> = index_array(&indices_obj, "column index out of range")?;
+            let values = data.readonly().as_array().to_vec();
+            CsrMatrix::new(rows, cols, indptr, indices, values)
+        }
+    }
+    .map_err(invalid)?;
     Ok(Matrix::Sparse(csr).into_best_format())
+}
+
+/// A SciPy index array (int32 or int64) converted to our index type.
+fn index_array<T: TryFrom<i64>>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<T>> {
+    let bad = || PyTypeError::new_err(format!("invalid CSR input: {what}"));
+    if let Ok(a) = obj.extract::<PyReadonlyArray1<i32>>() {
+        let view = a.as_array();
+        return view
+            .iter()
+            .map(|&v| T::try_from(i64::from(v)).map_err(|_| bad()))
+            .collect();
+    }
+    let a: PyReadonlyArray1<i64> = obj.extract()?;
+    let view = a.as_array();
+    view.iter()
+        .map(|&v| T::try_from(v).map_err(|_| bad()))
+        .collect()
 }
 
 /// One input: a Python scalar or string, a 2-D `float64` NumPy array, or CSR parts.

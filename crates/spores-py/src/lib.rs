@@ -6,31 +6,29 @@
 //!
 //! - [`convert`]: NumPy/SciPy values in and out (where it copies is documented there);
 //! - [`errors`]: the exception types;
-//! - [`worker`]: running with the GIL released, Ctrl-C, and the thread setting.
+//! - [`engine`]: the engine thread (GIL released, Ctrl-C, threads, compiled scripts kept
+//!   between calls);
+//! - [`tensor`]: tensor programs.
 
 mod convert;
+mod engine;
 mod errors;
 mod tensor;
-mod worker;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use spores::commands::InputArgs;
-use spores::runtime::{Interpreter, RunOptions};
-use spores::ScriptError;
 
 /// Runs a DML script with `inputs` bound as variables. Returns the requested outputs
 /// (every variable the script leaves, except the inputs, when `outputs` is None) and
 /// what the script printed (with `explain`, the plan of each block as `--explain` prints
-/// it).
+/// it, or as Graphviz with `explain_dot`).
 #[pyfunction]
-#[pyo3(signature = (source, inputs, args=None, outputs=None, explain=false, optimize=true, name="<script>".to_string(), script_dir=None, builtins=None))]
+#[pyo3(signature = (source, inputs, args=None, outputs=None, explain=false, optimize=true, name="<script>".to_string(), script_dir=None, builtins=None, explain_dot=false))]
 #[allow(clippy::too_many_arguments)]
 fn run_script<'py>(
     py: Python<'py>,
@@ -43,37 +41,23 @@ fn run_script<'py>(
     name: String,
     script_dir: Option<PathBuf>,
     builtins: Option<PathBuf>,
+    explain_dot: bool,
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
     let bound = convert::inputs_from_python(inputs)?;
     let input_names: Vec<String> = bound.keys().cloned().collect();
     let text = source.clone();
-    let cancel = Arc::new(AtomicBool::new(false));
-    let run_cancel = cancel.clone();
-    let result = worker::run_interruptible(py, cancel, move || {
-        let program = spores_lang::parse(&source).map_err(ScriptError::Parse)?;
-        let optimizer: Box<dyn spores::opt::DagOptimizer> = if optimize {
-            Box::new(spores::opt::SporesOptimizer::new(Default::default()))
-        } else {
-            Box::new(spores::opt::NoOptimizer)
-        };
-        let options = RunOptions {
-            args: args.unwrap_or_default(),
-            explain,
-            optimizer,
-            builtins: builtins.or_else(|| {
-                std::env::var_os("SYSTEMDS_ROOT")
-                    .map(|root| PathBuf::from(root).join("scripts").join("builtin"))
-            }),
-            script_dir,
-            cancel: Some(run_cancel),
-            ..RunOptions::default()
-        };
-        let mut printed = Vec::new();
-        let mut interp = Interpreter::new(&program, options, &mut printed);
-        let env = interp.run_with(&program, bound);
-        drop(interp);
-        let env = env.map_err(ScriptError::Runtime)?;
-        Ok::<_, ScriptError>((env, String::from_utf8_lossy(&printed).into_owned()))
+    let mut args: Vec<(String, String)> = args.unwrap_or_default().into_iter().collect();
+    args.sort();
+    let key = engine::ScriptKey {
+        source,
+        args,
+        optimize,
+        script_dir,
+        builtins,
+    };
+    let result = engine::submit(py, move |state| {
+        let explain = explain.then_some(explain_dot);
+        state.run_script(key, bound, explain)
     })?;
     let (mut env, printed) = result.map_err(|e| errors::script_error(&e, &name, &text))?;
     let wanted = match outputs {
@@ -128,12 +112,12 @@ fn optimize_expr(
     scalars: Vec<String>,
 ) -> PyResult<String> {
     let inputs = input_args(shapes, nnz, scalars);
-    let (code, out, err) = py.detach(move || {
+    let (code, out, err) = engine::submit(py, move |_| {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let options = spores_opt::saturate::OptimizeOptions::default();
         let code = spores::commands::optimize(&expr, &inputs, &options, &mut out, &mut err);
         (code, out, err)
-    });
+    })?;
     if code != 0 {
         return Err(errors::command_error(code, &String::from_utf8_lossy(&err)));
     }
@@ -163,8 +147,7 @@ fn equiv_exprs<'py>(
     let env = input_args(shapes, HashMap::new(), scalars)
         .to_env()
         .map_err(errors::ShapeError::new_err)?;
-    let verdict = py
-        .detach(|| canon::equiv(&l, &r, &env))
+    let verdict = engine::submit(py, move |_| canon::equiv(&l, &r, &env))?
         .map_err(|e| errors::ShapeError::new_err(format!("error: {e}")))?;
     let witness = PyDict::new(py);
     let text = match verdict {
@@ -188,13 +171,13 @@ fn set_threads(n: usize) -> PyResult<()> {
     if n == 0 {
         return Err(PyValueError::new_err("threads must be at least 1"));
     }
-    worker::set_threads(n).map_err(PyValueError::new_err)
+    engine::set_threads(n).map_err(PyValueError::new_err)
 }
 
 /// The number of threads the kernels use.
 #[pyfunction]
 fn get_threads() -> usize {
-    worker::threads()
+    engine::threads()
 }
 
 #[pymodule]

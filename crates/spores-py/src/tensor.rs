@@ -81,21 +81,25 @@ pub fn run_tensor<'py>(
         optimizer,
         ..RunOptions::default()
     };
-    let (outputs, report) = py
-        .detach(|| spores_tensor::run(&parsed.program, &tensors, &options))
-        .map_err(|e| errors::ExecutionError::new_err(format!("error: {e}")))?;
+    let names = parsed.program.outputs.clone();
+    let program = parsed.program;
+    let (outputs, plan) = crate::engine::submit(py, move |_| {
+        let (outputs, report) = spores_tensor::run(&program, &tensors, &options)?;
+        let plan = if explain {
+            format!(
+                "-- logical plan\n{}\n-- physical plan\n{}",
+                report.logical,
+                explain_physical(&report.physical)
+            )
+        } else {
+            String::new()
+        };
+        Ok::<_, spores_tensor::TensorError>((outputs, plan))
+    })?
+    .map_err(|e| errors::ExecutionError::new_err(format!("error: {e}")))?;
     let out = PyDict::new(py);
-    for name in &parsed.program.outputs {
+    for name in &names {
         out.set_item(name, coo_to_python(py, &outputs[name])?)?;
     }
-    let plan = if explain {
-        format!(
-            "-- logical plan\n{}\n-- physical plan\n{}",
-            report.logical,
-            explain_physical(&report.physical)
-        )
-    } else {
-        String::new()
-    };
     Ok((out, plan))
 }

@@ -305,3 +305,32 @@ def test_numpy_interop(rng):
     out = a + x
     assert isinstance(out, spores.Matrix)
     assert_close(out.compute(), a + a)
+
+
+def test_csr_values_and_int32_indices_are_read_in_place(rng):
+    X = sparse(rng, 30, 20, density=0.2)
+    assert X.indices.dtype == np.int32 and X.data.dtype == np.float64
+    x = spores.matrix(X)
+    X.data[0] += 1000.0  # seen by compute(): the values were not copied
+    assert x.sum().compute() == pytest.approx(X.sum())
+
+
+def test_int64_index_csr_inputs(rng):
+    X = sparse(rng, 30, 20, density=0.2)
+    wide = X.copy()
+    # SciPy picks int32 when it can; big matrices (nnz >= 2**31) come with int64.
+    wide.indices, wide.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    assert wide.indices.dtype == np.int64
+    assert_close((spores.matrix(wide) @ np.ones((20, 2))).compute(), X.toarray() @ np.ones((20, 2)))
+
+
+def test_explain_as_graphviz(rng, capsys):
+    X = sparse(rng, 2000, 1000, density=0.01)
+    U, V = dense(rng, 2000, 10), dense(rng, 1000, 10)
+    loss = ((spores.matrix(X) - spores.matrix(U) @ spores.matrix(V).T) ** 2).sum()
+    dot = loss.explain(format="dot")
+    assert capsys.readouterr().out == ""
+    assert dot.startswith("digraph plan {") and dot.rstrip().endswith("}")
+    assert "wsloss" in dot and " -> " in dot and "cost" in dot
+    with pytest.raises(ValueError):
+        loss.explain(format="svg")

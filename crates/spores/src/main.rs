@@ -370,6 +370,7 @@ fn run(flags: RunFlags) -> ExitCode {
     let options = RunOptions {
         args: args.into_iter().collect::<HashMap<_, _>>(),
         explain,
+        explain_dot: false,
         optimizer,
         sized_planning: !no_masked,
         fuse_elementwise: !no_fuse,

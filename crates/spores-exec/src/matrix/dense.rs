@@ -1,56 +1,14 @@
 use std::sync::Arc;
 
 use crate::error::{ExecError, Result};
-use crate::matrix::Shape;
-
-/// Row-major `f64` cells owned by someone else (a NumPy array handed in by the Python
-/// bindings), which a [`DenseMatrix`] reads in place instead of copying.
-///
-/// The owner must keep the cells alive and unchanged for as long as the buffer exists.
-pub trait ForeignCells: Send + Sync + std::fmt::Debug {
-    fn cells(&self) -> &[f64];
-}
-
-/// Where a dense matrix's cells live.
-#[derive(Clone, Debug)]
-enum Cells {
-    Owned(Vec<f64>),
-    /// Read-only; the first write copies the cells into an owned buffer.
-    Foreign(Arc<dyn ForeignCells>),
-}
-
-impl Cells {
-    #[inline]
-    fn as_slice(&self) -> &[f64] {
-        match self {
-            Cells::Owned(v) => v,
-            Cells::Foreign(f) => f.cells(),
-        }
-    }
-
-    fn make_mut(&mut self) -> &mut Vec<f64> {
-        if let Cells::Foreign(f) = self {
-            *self = Cells::Owned(f.cells().to_vec());
-        }
-        match self {
-            Cells::Owned(v) => v,
-            Cells::Foreign(_) => unreachable!("made owned above"),
-        }
-    }
-}
+use crate::matrix::{Cells, ForeignSlice, Shape};
 
 /// A dense matrix of `f64`, stored row-major in one contiguous buffer.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DenseMatrix {
     rows: usize,
     cols: usize,
-    data: Cells,
-}
-
-impl PartialEq for DenseMatrix {
-    fn eq(&self, other: &Self) -> bool {
-        self.rows == other.rows && self.cols == other.cols && self.data() == other.data()
-    }
+    data: Cells<f64>,
 }
 
 impl DenseMatrix {
@@ -62,7 +20,7 @@ impl DenseMatrix {
         DenseMatrix {
             rows,
             cols,
-            data: Cells::Owned(vec![value; rows * cols]),
+            data: vec![value; rows * cols].into(),
         }
     }
 
@@ -78,14 +36,18 @@ impl DenseMatrix {
         Ok(DenseMatrix {
             rows,
             cols,
-            data: Cells::Owned(data),
+            data: data.into(),
         })
     }
 
-    /// Reads `rows * cols` row-major cells that another owner keeps (no copy); fails when
-    /// the count does not match.
-    pub fn from_foreign(rows: usize, cols: usize, cells: Arc<dyn ForeignCells>) -> Result<Self> {
-        let len = cells.cells().len();
+    /// Reads `rows * cols` row-major cells that another owner keeps, without copying;
+    /// fails when the count does not match.
+    pub fn from_foreign(
+        rows: usize,
+        cols: usize,
+        cells: Arc<dyn ForeignSlice<f64>>,
+    ) -> Result<Self> {
+        let len = cells.slice().len();
         if len != rows * cols {
             return Err(ExecError::invalid(format!(
                 "a {rows}x{cols} matrix needs {} values, got {len}",
@@ -99,9 +61,9 @@ impl DenseMatrix {
         })
     }
 
-    /// Whether the cells are read in place from a foreign owner (see [`ForeignCells`]).
+    /// Whether the cells are read in place from a foreign owner (see [`ForeignSlice`]).
     pub fn is_foreign(&self) -> bool {
-        matches!(self.data, Cells::Foreign(_))
+        self.data.is_foreign()
     }
 
     /// Builds a matrix from a function of (row, column).
@@ -115,7 +77,7 @@ impl DenseMatrix {
         DenseMatrix {
             rows,
             cols,
-            data: Cells::Owned(data),
+            data: data.into(),
         }
     }
 
@@ -131,7 +93,7 @@ impl DenseMatrix {
         Ok(DenseMatrix {
             rows: rows.len(),
             cols,
-            data: Cells::Owned(rows.concat()),
+            data: rows.concat().into(),
         })
     }
 
@@ -147,22 +109,18 @@ impl DenseMatrix {
         Shape::new(self.rows, self.cols)
     }
 
-    #[inline]
     pub fn data(&self) -> &[f64] {
-        self.data.as_slice()
+        &self.data
     }
 
     /// The cells for writing; foreign cells are copied into an owned buffer first.
     pub fn data_mut(&mut self) -> &mut [f64] {
-        self.data.make_mut()
+        &mut self.data
     }
 
     /// The cells as an owned buffer (a copy when they are foreign).
     pub fn into_vec(self) -> Vec<f64> {
-        match self.data {
-            Cells::Owned(v) => v,
-            Cells::Foreign(f) => f.cells().to_vec(),
-        }
+        self.data.into_vec()
     }
 
     #[inline]
@@ -172,7 +130,7 @@ impl DenseMatrix {
             "index ({i},{j}) out of {}",
             self.shape()
         );
-        self.data()[i * self.cols + j]
+        self.data[i * self.cols + j]
     }
 
     #[inline]
@@ -182,23 +140,21 @@ impl DenseMatrix {
             "index ({i},{j}) out of {}",
             self.shape()
         );
-        let cols = self.cols;
-        self.data_mut()[i * cols + j] = value;
+        self.data[i * self.cols + j] = value;
     }
 
     #[inline]
     pub fn row(&self, i: usize) -> &[f64] {
-        &self.data()[i * self.cols..(i + 1) * self.cols]
+        &self.data[i * self.cols..(i + 1) * self.cols]
     }
 
     #[inline]
     pub fn row_mut(&mut self, i: usize) -> &mut [f64] {
-        let cols = self.cols;
-        &mut self.data_mut()[i * cols..(i + 1) * cols]
+        &mut self.data[i * self.cols..(i + 1) * self.cols]
     }
 
     /// Number of cells that are not exactly zero.
     pub fn nnz(&self) -> usize {
-        self.data().iter().filter(|v| **v != 0.0).count()
+        self.data.iter().filter(|v| **v != 0.0).count()
     }
 }

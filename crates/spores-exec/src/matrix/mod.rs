@@ -5,12 +5,14 @@
 //! dense × sparse products). Format choice follows SystemDS: a matrix with more than one
 //! column is stored sparse when its density is below [`SPARSITY_TURN_POINT`].
 
+mod cells;
 mod dense;
 mod random;
 mod shape;
 mod sparse;
 
-pub use dense::{DenseMatrix, ForeignCells};
+pub use cells::{Cells, ForeignSlice};
+pub use dense::DenseMatrix;
 pub use random::{rand_matrix, RandSpec};
 pub use shape::Shape;
 pub use sparse::{CscMatrix, CsrMatrix};

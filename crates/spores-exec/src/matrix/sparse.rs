@@ -1,5 +1,7 @@
+use std::sync::Arc;
+
 use crate::error::{ExecError, Result};
-use crate::matrix::{DenseMatrix, Shape};
+use crate::matrix::{Cells, DenseMatrix, ForeignSlice, Shape};
 
 /// Compressed sparse row matrix.
 ///
@@ -15,8 +17,8 @@ pub struct CsrMatrix {
     rows: usize,
     cols: usize,
     indptr: Vec<usize>,
-    indices: Vec<u32>,
-    values: Vec<f64>,
+    indices: Cells<u32>,
+    values: Cells<f64>,
 }
 
 /// Compressed sparse column matrix: the CSR of the transpose, with the same invariants
@@ -27,8 +29,8 @@ pub struct CscMatrix {
     rows: usize,
     cols: usize,
     indptr: Vec<usize>,
-    indices: Vec<u32>,
-    values: Vec<f64>,
+    indices: Cells<u32>,
+    values: Cells<f64>,
 }
 
 fn check_compressed(
@@ -107,8 +109,28 @@ macro_rules! compressed_common {
                     rows,
                     cols,
                     indptr,
-                    indices,
-                    values,
+                    indices: indices.into(),
+                    values: values.into(),
+                })
+            }
+
+            /// Validated constructor over index and value arrays that another owner
+            /// keeps (see [`ForeignSlice`]): they are read in place, not copied.
+            pub fn from_foreign(
+                rows: usize,
+                cols: usize,
+                indptr: Vec<usize>,
+                indices: Arc<dyn ForeignSlice<u32>>,
+                values: Arc<dyn ForeignSlice<f64>>,
+            ) -> Result<Self> {
+                let (major, minor) = Self::extents(rows, cols);
+                check_compressed(major, minor, &indptr, indices.slice(), values.slice())?;
+                Ok($t {
+                    rows,
+                    cols,
+                    indptr,
+                    indices: Cells::Foreign(indices),
+                    values: Cells::Foreign(values),
                 })
             }
 
@@ -131,8 +153,8 @@ macro_rules! compressed_common {
                     rows,
                     cols,
                     indptr,
-                    indices,
-                    values,
+                    indices: indices.into(),
+                    values: values.into(),
                 }
             }
 
@@ -143,8 +165,8 @@ macro_rules! compressed_common {
                     rows,
                     cols,
                     indptr: vec![0; major + 1],
-                    indices: Vec::new(),
-                    values: Vec::new(),
+                    indices: Vec::new().into(),
+                    values: Vec::new().into(),
                 }
             }
 
@@ -192,7 +214,13 @@ macro_rules! compressed_common {
 
             /// Decomposes into `(rows, cols, indptr, indices, values)`.
             pub fn into_parts(self) -> (usize, usize, Vec<usize>, Vec<u32>, Vec<f64>) {
-                (self.rows, self.cols, self.indptr, self.indices, self.values)
+                (
+                    self.rows,
+                    self.cols,
+                    self.indptr,
+                    self.indices.into_vec(),
+                    self.values.into_vec(),
+                )
             }
 
             /// The same matrix without explicitly stored zeros.
@@ -215,8 +243,8 @@ macro_rules! compressed_common {
                     rows: self.rows,
                     cols: self.cols,
                     indptr,
-                    indices,
-                    values,
+                    indices: indices.into(),
+                    values: values.into(),
                 }
             }
 

@@ -56,8 +56,8 @@ def sparse_input(value) -> tuple:
         "csr",
         int(rows),
         int(cols),
-        csr.indptr.astype(np.int64, copy=False),
-        csr.indices.astype(np.int64, copy=False),
+        csr.indptr,
+        csr.indices,
         data,
     )
 

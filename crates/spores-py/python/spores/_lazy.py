@@ -177,11 +177,12 @@ class Matrix:
         (sparse result; `csr_array` when an input was a sparse array) or a float."""
         return compute(self, optimize=optimize)
 
-    def explain(self, file=None, optimize: bool = True) -> str:
+    def explain(self, file=None, optimize: bool = True, format: str = "text") -> str:
         """Runs the expression and prints (to `file`, default stdout) the plan that ran:
         the DAG of the block with each node's shape, format and non-zeros, and what the
-        optimizer rewrote with the estimated costs before and after. Returns the text."""
-        return explain(self, file=file, optimize=optimize)
+        optimizer rewrote with the estimated costs before and after. Returns the text.
+        `format="dot"` returns the same plan as a Graphviz digraph and prints nothing."""
+        return explain(self, file=file, optimize=optimize, format=format)
 
     def dml(self) -> str:
         """The DML block `compute()` runs (inputs appear as `X0`, `X1`, ...)."""
@@ -396,12 +397,12 @@ def _emit(roots: list[Matrix]):
     return "\n".join(lines) + "\n", inputs
 
 
-def _run(roots: list[Matrix], optimize: bool, explain: bool):
+def _run(roots: list[Matrix], optimize: bool, explain: bool, dot: bool = False):
     roots = [_lift(r) for r in roots]
     text, inputs = _emit(roots)
     names = [f"R{i}" for i in range(len(roots))]
     values, printed = _native.run_script(
-        text, inputs, None, names, explain, optimize, "<expression>"
+        text, inputs, None, names, explain, optimize, "<expression>", None, None, dot
     )
     results = [_convert.python_output(values[n], r._sparse_array) for n, r in zip(names, roots)]
     return results, printed
@@ -414,8 +415,11 @@ def compute(*exprs, optimize: bool = True):
     return results[0] if len(results) == 1 else tuple(results)
 
 
-def explain(*exprs, file=None, optimize: bool = True) -> str:
+def explain(*exprs, file=None, optimize: bool = True, format: str = "text") -> str:
     """Runs the expressions and prints the plan that ran (see `Matrix.explain`)."""
-    _, printed = _run(list(exprs), optimize, True)
-    print(printed, end="", file=file if file is not None else sys.stdout)
+    if format not in ("text", "dot"):
+        raise ValueError(f"format must be 'text' or 'dot', got {format!r}")
+    _, printed = _run(list(exprs), optimize, True, format == "dot")
+    if format == "text":
+        print(printed, end="", file=file if file is not None else sys.stdout)
     return printed

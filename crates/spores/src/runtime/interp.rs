@@ -16,7 +16,9 @@ use super::library::{Library, UnitId, MAIN_UNIT};
 use super::ops::{self, EffectContext, ReadRequest};
 use super::stats::Stats;
 use super::value::Value;
-use crate::dag::{explain, lower_block, lower_expr, BlockDag, Builtin, LowerContext, Op};
+use crate::dag::{
+    explain, explain_dot, lower_block, lower_expr, BlockDag, Builtin, LowerContext, Op,
+};
 use crate::opt::{DagOptimizer, InputMeta, NoOptimizer};
 
 /// The message of the error a run stops with when [`RunOptions::cancel`] is set.
@@ -30,6 +32,8 @@ pub struct RunOptions {
     pub args: HashMap<String, String>,
     /// Print each block's DAG the first time it runs.
     pub explain: bool,
+    /// Print those explanations as Graphviz digraphs instead of text.
+    pub explain_dot: bool,
     pub optimizer: Box<dyn DagOptimizer>,
     /// Physical planning with size estimates (masked sparse-driven evaluation, sums of
     /// products); on by default, off to compare against the unfused plans.
@@ -52,6 +56,7 @@ impl Default for RunOptions {
         RunOptions {
             args: HashMap::new(),
             explain: false,
+            explain_dot: false,
             optimizer: Box::new(NoOptimizer),
             sized_planning: true,
             fuse_elementwise: true,
@@ -561,7 +566,10 @@ impl<'w> Interpreter<'w> {
             }
             values[id] = Some(value);
         }
-        if explain_now {
+        if explain_now && self.options.explain_dot {
+            let caption = self.pending_notes.remove(&key).unwrap_or_default();
+            let _ = write!(self.out, "{}", explain_dot(block, Some(&notes), &caption));
+        } else if explain_now {
             let header = format!("--- block ({} nodes) ---", dag.len());
             let _ = writeln!(self.out, "{header}");
             if let Some(optimizer_notes) = self.pending_notes.remove(&key) {

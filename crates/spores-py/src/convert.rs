@@ -117,7 +117,13 @@ fn csr_from_parts(parts: &Bound<'_, PyTuple>) -> PyResult<Matrix> {
         }
     }
     .map_err(invalid)?;
-    Ok(Matrix::Sparse(csr).into_best_format())
+    // SystemDS's format rule, on the stored count (explicit zeros are rare in SciPy data
+    // and harmless to the kernels): counting non-zeros would be one more pass.
+    if spores_exec::matrix::prefer_sparse(rows, cols, csr.stored()) {
+        Ok(Matrix::Sparse(csr))
+    } else {
+        Ok(Matrix::Dense(csr.to_dense()))
+    }
 }
 
 /// A SciPy index array (int32 or int64) converted to our index type.

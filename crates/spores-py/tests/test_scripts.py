@@ -3,6 +3,7 @@ spores.tensor, errors and interruption."""
 
 import pathlib
 import threading
+import time
 import _thread
 
 import numpy as np
@@ -121,6 +122,22 @@ def test_ctrl_c_interrupts_a_long_run():
         timer.cancel()
 
 
+def test_gil_is_released_while_computing():
+    # While another thread runs a script (about a second), this thread keeps running
+    # Python: it could not if the computation held the GIL.
+    done = threading.Event()
+    worker = threading.Thread(
+        target=lambda: (spores.run("s = 0\nfor (i in 1:100000) { s = s + i }\n"), done.set())
+    )
+    worker.start()
+    ticks = 0
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.0005)
+    worker.join()
+    assert ticks >= 100
+
+
 def test_threads_setting(rng):
     before = spores.get_threads()
     spores.set_threads(1)
@@ -189,3 +206,15 @@ def test_tensor_order_three_and_dense_inputs(rng):
 def test_tensor_parse_errors():
     with pytest.raises(spores.ParseError):
         spores.tensor("t = sum[i](E[i,", E=np.ones((2, 2)))
+
+
+def test_mlir_opt_reassociates_a_matrix_chain():
+    root = EXAMPLES.parent / "bench" / "mlir"
+    text = (root / "cases" / "3mm.mlir").read_text()
+    out = spores.mlir_opt(text, (root / "matmul.egg").read_text())
+    assert out.startswith('"builtin.module"()')
+    # The cheapest order multiplies the last two matrices first (250x150 by 150x10).
+    first = out.index('"linalg.matmul"')
+    assert "(tensor<250x150xi64>, tensor<150x10xi64>" in out[first : first + 1200]
+    with pytest.raises(spores.SporesError):
+        spores.mlir_opt("this is not mlir")

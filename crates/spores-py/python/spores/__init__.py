@@ -9,7 +9,8 @@
 - `spores.matrix(a)`, operators `@ + - * / ** .T`, comparisons, `.sum(axis=)`, `exp`,
   `log`, `sqrt`, `abs`, `sigmoid`, `minimum`, `maximum`; `.compute()`, `.explain()`.
 - `spores.run(script, **inputs)`: DML scripts with NumPy/SciPy inputs, named outputs back.
-- `spores.optimize`, `spores.equiv`, `spores.tensor`: the other commands of the CLI.
+- `spores.optimize`, `spores.equiv`, `spores.tensor`, `spores.mlir_opt`: the other
+  commands of the CLI.
 - Errors are `SporesError` subclasses: `ParseError`, `ShapeError`, `UnsupportedError`,
   `ExecutionError`, carrying the CLI's messages.
 """
@@ -65,6 +66,7 @@ __all__ = [
     "equiv",
     "tensor",
     "CooTensor",
+    "mlir_opt",
     "set_threads",
     "get_threads",
     "SporesError",
@@ -224,6 +226,13 @@ def tensor(program: str, *, optimizer: str = "greedy", explain: bool = False, **
     if explain:
         sys.stdout.write(plan)
     return {k: _tensor_output(v) for k, v in outputs.items()}
+
+
+def mlir_opt(text: str, rules: str | None = None, extractor: str = "greedy") -> str:
+    """Optimizes MLIR text with egglog rules (`spores mlir opt`): `rules` holds egglog
+    declarations, rewrites and costs added to the shipped prelude; returns the cheapest
+    equivalent program in MLIR's generic form. Custom syntax needs mlir-opt-19."""
+    return _native.mlir_opt(text, rules, extractor)
 
 
 def set_threads(n: int) -> None:

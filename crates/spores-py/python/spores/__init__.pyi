@@ -128,5 +128,8 @@ class CooTensor(NamedTuple):
 def tensor(program: str, *, optimizer: str = "greedy", explain: bool = False, **inputs: Any) -> dict[str, Any]:
     """Runs a sparse tensor program on NumPy/SciPy inputs."""
 
+def mlir_opt(text: str, rules: Optional[str] = None, extractor: str = "greedy") -> str:
+    """Optimizes MLIR text with egglog rules; the result in MLIR's generic form."""
+
 def set_threads(n: int) -> None: ...
 def get_threads() -> int: ...

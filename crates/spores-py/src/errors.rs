@@ -72,7 +72,8 @@ pub fn script_error(e: &ScriptError, name: &str, source: &str) -> PyErr {
 pub fn command_error(code: u8, text: &str) -> PyErr {
     let text = text.trim_end().to_string();
     if code == 2 {
-        if text.contains("shape mismatch") || text.contains("shape") && text.contains("mismatch") {
+        // Usage errors about shapes (a mismatch, a missing `--shape`) are shape errors.
+        if text.contains("shape") {
             ShapeError::new_err(text)
         } else {
             ParseError::new_err(text)

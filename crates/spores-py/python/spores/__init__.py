@@ -218,7 +218,8 @@ def tensor(program: str, *, optimizer: str = "greedy", explain: bool = False, **
     dict of outputs: floats for scalars, NumPy arrays for vectors and dense matrices,
     SciPy CSR for sparse matrices, `CooTensor` above order 2. `explain=True` prints the
     logical and physical plans."""
-    if os.path.isfile(program) if "\n" not in program and len(program) < 4096 else False:
+    one_line = "\n" not in program and len(program) < 4096
+    if one_line and os.path.isfile(program):
         with open(program, encoding="utf-8") as f:
             program = f.read()
     parts = {k: _tensor_input(k, v) for k, v in inputs.items()}

@@ -78,3 +78,49 @@ impl<T: fmt::Debug> fmt::Debug for Cells<T> {
         (**self).fmt(f)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::{CsrMatrix, DenseMatrix};
+
+    /// Foreign elements for the tests: a vector another owner keeps.
+    #[derive(Debug)]
+    struct Kept<T>(Vec<T>);
+
+    impl<T: fmt::Debug + Send + Sync> ForeignSlice<T> for Kept<T> {
+        fn slice(&self) -> &[T] {
+            &self.0
+        }
+    }
+
+    #[test]
+    fn foreign_dense_cells_are_read_in_place_and_copied_on_write() {
+        let cells: Arc<dyn ForeignSlice<f64>> = Arc::new(Kept(vec![1.0, 2.0, 3.0, 4.0]));
+        let mut m = DenseMatrix::from_foreign(2, 2, cells.clone()).unwrap();
+        assert!(m.is_foreign());
+        assert_eq!(m.data().as_ptr(), cells.slice().as_ptr());
+        assert_eq!(m.get(1, 0), 3.0);
+        m.set(0, 0, 10.0);
+        assert!(!m.is_foreign());
+        assert_eq!(m.data(), &[10.0, 2.0, 3.0, 4.0]);
+        assert_eq!(cells.slice(), &[1.0, 2.0, 3.0, 4.0]);
+        assert!(DenseMatrix::from_foreign(3, 2, cells).is_err());
+    }
+
+    #[test]
+    fn foreign_csr_arrays_are_validated() {
+        let indices: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(vec![0, 2, 1]));
+        let values: Arc<dyn ForeignSlice<f64>> = Arc::new(Kept(vec![1.0, 2.0, 3.0]));
+        let m = CsrMatrix::from_foreign(2, 3, vec![0, 2, 3], indices, values.clone()).unwrap();
+        assert_eq!(m.get(0, 2), 2.0);
+        assert_eq!(m.get(1, 1), 3.0);
+        assert_eq!(m.values().as_ptr(), values.slice().as_ptr());
+        let (_, _, _, idx, vals) = m.into_parts();
+        assert_eq!((idx, vals), (vec![0, 2, 1], vec![1.0, 2.0, 3.0]));
+        let unsorted: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(vec![2, 0, 1]));
+        assert!(CsrMatrix::from_foreign(2, 3, vec![0, 2, 3], unsorted, values.clone()).is_err());
+        let out_of_range: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(vec![0, 3, 1]));
+        assert!(CsrMatrix::from_foreign(2, 3, vec![0, 2, 3], out_of_range, values).is_err());
+    }
+}

@@ -410,6 +410,7 @@ fn run(flags: RunFlags) -> ExitCode {
     let options = RunOptions {
         args: args.into_iter().collect::<HashMap<_, _>>(),
         explain,
+        explain_dot: false,
         optimizer,
         sized_planning: !no_masked,
         fuse_elementwise: !no_fuse,
@@ -418,6 +419,7 @@ fn run(flags: RunFlags) -> ExitCode {
                 .map(|root| PathBuf::from(root).join("scripts").join("builtin"))
         }),
         script_dir: script.parent().map(|d| d.to_path_buf()),
+        cancel: None,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

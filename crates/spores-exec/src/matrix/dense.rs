@@ -1,13 +1,15 @@
+use std::sync::Arc;
+
 use crate::error::{ExecError, Result};
 use crate::matrix::finite::FiniteCache;
-use crate::matrix::Shape;
+use crate::matrix::{Cells, ForeignSlice, Shape};
 
 /// A dense matrix of `f64`, stored row-major in one contiguous buffer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DenseMatrix {
     rows: usize,
     cols: usize,
-    data: Vec<f64>,
+    data: Cells<f64>,
     finite: FiniteCache,
 }
 
@@ -20,7 +22,7 @@ impl DenseMatrix {
         DenseMatrix {
             rows,
             cols,
-            data: vec![value; rows * cols],
+            data: vec![value; rows * cols].into(),
             finite: FiniteCache::known(value.is_finite()),
         }
     }
@@ -37,9 +39,36 @@ impl DenseMatrix {
         Ok(DenseMatrix {
             rows,
             cols,
-            data,
+            data: data.into(),
             finite: FiniteCache::default(),
         })
+    }
+
+    /// Reads `rows * cols` row-major cells that another owner keeps, without copying;
+    /// fails when the count does not match.
+    pub fn from_foreign(
+        rows: usize,
+        cols: usize,
+        cells: Arc<dyn ForeignSlice<f64>>,
+    ) -> Result<Self> {
+        let len = cells.slice().len();
+        if len != rows * cols {
+            return Err(ExecError::invalid(format!(
+                "a {rows}x{cols} matrix needs {} values, got {len}",
+                rows * cols
+            )));
+        }
+        Ok(DenseMatrix {
+            rows,
+            cols,
+            data: Cells::Foreign(cells),
+            finite: FiniteCache::default(),
+        })
+    }
+
+    /// Whether the cells are read in place from a foreign owner (see [`ForeignSlice`]).
+    pub fn is_foreign(&self) -> bool {
+        self.data.is_foreign()
     }
 
     /// Builds a matrix from a function of (row, column).
@@ -53,7 +82,7 @@ impl DenseMatrix {
         DenseMatrix {
             rows,
             cols,
-            data,
+            data: data.into(),
             finite: FiniteCache::default(),
         }
     }
@@ -70,7 +99,7 @@ impl DenseMatrix {
         Ok(DenseMatrix {
             rows: rows.len(),
             cols,
-            data: rows.concat(),
+            data: rows.concat().into(),
             finite: FiniteCache::default(),
         })
     }
@@ -91,13 +120,15 @@ impl DenseMatrix {
         &self.data
     }
 
+    /// The cells for writing; foreign cells are copied into an owned buffer first.
     pub fn data_mut(&mut self) -> &mut [f64] {
         self.finite.forget();
         &mut self.data
     }
 
+    /// The cells as an owned buffer (a copy when they are foreign).
     pub fn into_vec(self) -> Vec<f64> {
-        self.data
+        self.data.into_vec()
     }
 
     #[inline]

@@ -5,12 +5,14 @@
 //! dense × sparse products). Format choice follows SystemDS: a matrix with more than one
 //! column is stored sparse when its density is below [`SPARSITY_TURN_POINT`].
 
+mod cells;
 mod dense;
 mod finite;
 mod random;
 mod sparse;
 
 pub use crate::shape::Shape;
+pub use cells::{Cells, ForeignSlice};
 pub use dense::DenseMatrix;
 pub use random::{rand_matrix, RandSpec};
 pub use sparse::{CscMatrix, CsrMatrix};

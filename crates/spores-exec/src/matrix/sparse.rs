@@ -1,6 +1,8 @@
+use std::sync::Arc;
+
 use crate::error::{ExecError, Result};
 use crate::matrix::finite::FiniteCache;
-use crate::matrix::{DenseMatrix, Shape};
+use crate::matrix::{Cells, DenseMatrix, ForeignSlice, Shape};
 
 /// Compressed sparse row matrix.
 ///
@@ -16,8 +18,8 @@ pub struct CsrMatrix {
     rows: usize,
     cols: usize,
     indptr: Vec<usize>,
-    indices: Vec<u32>,
-    values: Vec<f64>,
+    indices: Cells<u32>,
+    values: Cells<f64>,
     finite: FiniteCache,
 }
 
@@ -29,8 +31,8 @@ pub struct CscMatrix {
     rows: usize,
     cols: usize,
     indptr: Vec<usize>,
-    indices: Vec<u32>,
-    values: Vec<f64>,
+    indices: Cells<u32>,
+    values: Cells<f64>,
     finite: FiniteCache,
 }
 
@@ -110,8 +112,29 @@ macro_rules! compressed_common {
                     rows,
                     cols,
                     indptr,
-                    indices,
-                    values,
+                    indices: indices.into(),
+                    values: values.into(),
+                    finite: FiniteCache::default(),
+                })
+            }
+
+            /// Validated constructor over index and value arrays that another owner
+            /// keeps (see [`ForeignSlice`]): they are read in place, not copied.
+            pub fn from_foreign(
+                rows: usize,
+                cols: usize,
+                indptr: Vec<usize>,
+                indices: Arc<dyn ForeignSlice<u32>>,
+                values: Arc<dyn ForeignSlice<f64>>,
+            ) -> Result<Self> {
+                let (major, minor) = Self::extents(rows, cols);
+                check_compressed(major, minor, &indptr, indices.slice(), values.slice())?;
+                Ok($t {
+                    rows,
+                    cols,
+                    indptr,
+                    indices: Cells::Foreign(indices),
+                    values: Cells::Foreign(values),
                     finite: FiniteCache::default(),
                 })
             }
@@ -135,8 +158,8 @@ macro_rules! compressed_common {
                     rows,
                     cols,
                     indptr,
-                    indices,
-                    values,
+                    indices: indices.into(),
+                    values: values.into(),
                     finite: FiniteCache::default(),
                 }
             }
@@ -148,8 +171,8 @@ macro_rules! compressed_common {
                     rows,
                     cols,
                     indptr: vec![0; major + 1],
-                    indices: Vec::new(),
-                    values: Vec::new(),
+                    indices: Vec::new().into(),
+                    values: Vec::new().into(),
                     finite: FiniteCache::known(true),
                 }
             }
@@ -205,7 +228,13 @@ macro_rules! compressed_common {
 
             /// Decomposes into `(rows, cols, indptr, indices, values)`.
             pub fn into_parts(self) -> (usize, usize, Vec<usize>, Vec<u32>, Vec<f64>) {
-                (self.rows, self.cols, self.indptr, self.indices, self.values)
+                (
+                    self.rows,
+                    self.cols,
+                    self.indptr,
+                    self.indices.into_vec(),
+                    self.values.into_vec(),
+                )
             }
 
             /// The same matrix without explicitly stored zeros.
@@ -228,8 +257,8 @@ macro_rules! compressed_common {
                     rows: self.rows,
                     cols: self.cols,
                     indptr,
-                    indices,
-                    values,
+                    indices: indices.into(),
+                    values: values.into(),
                     finite: FiniteCache::default(),
                 }
             }

@@ -17,7 +17,7 @@ mod op;
 
 use std::collections::HashMap;
 
-pub use explain::explain;
+pub use explain::{explain, explain_dot};
 pub use lower::{
     lower_block, lower_expr, BlockDag, FunctionScope, LowerContext, NoFunctions, ResolvedFunction,
 };

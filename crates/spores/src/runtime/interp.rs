@@ -5,6 +5,8 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use spores_lang::ast::{Expr, Param, Program, Stmt, StmtKind, TypeSpec};
@@ -15,9 +17,13 @@ use super::ops::{self, EffectContext, ReadRequest};
 use super::stats::{BlockStats, Stats};
 use super::value::Value;
 use crate::dag::{
-    explain, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext, Op,
+    explain, explain_dot, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext,
+    Op,
 };
 use crate::opt::{DagOptimizer, InputMeta, NoOptimizer};
+
+/// The message of the error a run stops with when [`RunOptions::cancel`] is set.
+pub const INTERRUPTED: &str = "interrupted";
 
 /// How deep user functions may recurse before the run stops with an error.
 const MAX_CALL_DEPTH: usize = 256;
@@ -27,6 +33,8 @@ pub struct RunOptions {
     pub args: HashMap<String, String>,
     /// Print each block's DAG the first time it runs.
     pub explain: bool,
+    /// Print those explanations as Graphviz digraphs instead of text.
+    pub explain_dot: bool,
     pub optimizer: Box<dyn DagOptimizer>,
     /// Physical planning with size estimates (masked sparse-driven evaluation, sums of
     /// products); on by default, off to compare against the unfused plans.
@@ -39,6 +47,9 @@ pub struct RunOptions {
     /// Directory of the script, against which its `source(...)` paths resolve (the
     /// working directory when `None`).
     pub script_dir: Option<PathBuf>,
+    /// Set from another thread to stop the run before its next basic block (how the
+    /// Python bindings turn Ctrl-C into an error); a kernel already running finishes first.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RunOptions {
@@ -46,11 +57,13 @@ impl Default for RunOptions {
         RunOptions {
             args: HashMap::new(),
             explain: false,
+            explain_dot: false,
             optimizer: Box::new(NoOptimizer),
             sized_planning: true,
             fuse_elementwise: true,
             builtins: None,
             script_dir: None,
+            cancel: None,
         }
     }
 }
@@ -130,8 +143,18 @@ impl<'w> Interpreter<'w> {
 
     /// Runs the program's top-level statements; returns the final variables.
     pub fn run(&mut self, program: &Program) -> Result<HashMap<String, Value>, Diagnostic> {
+        self.run_with(program, Env::new())
+    }
+
+    /// Runs the program with `inputs` bound as variables before its first statement (how
+    /// embedders hand in data without files); returns the final variables.
+    pub fn run_with(
+        &mut self,
+        program: &Program,
+        inputs: HashMap<String, Value>,
+    ) -> Result<HashMap<String, Value>, Diagnostic> {
         self.library.load_main_sources(program)?;
-        let mut env = Env::new();
+        let mut env = inputs;
         let result = self.exec_stmts(&program.body, &mut env);
         self.stats.optimize_times = self.options.optimizer.block_times();
         result.map(|()| env)
@@ -348,6 +371,11 @@ impl<'w> Interpreter<'w> {
     }
 
     fn exec_block(&mut self, stmts: &[Stmt], env: &mut Env) -> Result<(), Diagnostic> {
+        if let Some(cancel) = &self.options.cancel {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Diagnostic::new(INTERRUPTED, stmts[0].span));
+            }
+        }
         let key = (stmts.as_ptr() as usize, stmts.len());
         let block = self.compile(key, env, |ctx| lower_block(stmts, ctx))?;
         let results = self.eval_block(&block, env, key)?;
@@ -607,7 +635,10 @@ impl<'w> Interpreter<'w> {
             }
             values[id] = Some(value);
         }
-        if explain_now {
+        if explain_now && self.options.explain_dot {
+            let caption = self.pending_notes.remove(&key).unwrap_or_default();
+            let _ = write!(self.out, "{}", explain_dot(block, Some(&notes), &caption));
+        } else if explain_now {
             let header = format!("--- block ({} nodes) ---", dag.len());
             let _ = writeln!(self.out, "{header}");
             if let Some(optimizer_notes) = self.pending_notes.remove(&key) {

@@ -9,6 +9,6 @@ mod printf;
 pub mod stats;
 pub mod value;
 
-pub use interp::{Interpreter, RunOptions};
+pub use interp::{Interpreter, RunOptions, INTERRUPTED};
 pub use stats::Stats;
 pub use value::Value;

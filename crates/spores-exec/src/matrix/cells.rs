@@ -1,0 +1,126 @@
+//! The buffers behind matrices: owned, or owned by someone else and read in place.
+//!
+//! The Python bindings hand NumPy/SciPy arrays to the engine without copying them: a
+//! [`Cells`] then points into memory that a [`ForeignSlice`] keeps alive. Reads go through
+//! `Deref<Target = [T]>` either way; the first write to foreign cells copies them into an
+//! owned buffer, so kernels never write into a caller's array.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+/// Elements owned elsewhere (e.g. a NumPy array), readable as a slice.
+///
+/// The owner must keep the elements allocated and unchanged while the value exists.
+pub trait ForeignSlice<T>: Send + Sync + fmt::Debug {
+    fn slice(&self) -> &[T];
+}
+
+/// A matrix buffer: a `Vec`, or foreign elements read in place (copy on first write).
+#[derive(Clone)]
+pub enum Cells<T: 'static> {
+    Owned(Vec<T>),
+    Foreign(Arc<dyn ForeignSlice<T>>),
+}
+
+impl<T: Clone> Cells<T> {
+    /// The elements as an owned buffer (a copy when they are foreign).
+    pub fn into_vec(self) -> Vec<T> {
+        match self {
+            Cells::Owned(v) => v,
+            Cells::Foreign(f) => f.slice().to_vec(),
+        }
+    }
+
+    pub fn is_foreign(&self) -> bool {
+        matches!(self, Cells::Foreign(_))
+    }
+}
+
+impl<T> Deref for Cells<T> {
+    type Target = [T];
+
+    #[inline]
+    fn deref(&self) -> &[T] {
+        match self {
+            Cells::Owned(v) => v,
+            Cells::Foreign(f) => f.slice(),
+        }
+    }
+}
+
+impl<T: Clone> DerefMut for Cells<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        if let Cells::Foreign(f) = self {
+            *self = Cells::Owned(f.slice().to_vec());
+        }
+        match self {
+            Cells::Owned(v) => v,
+            Cells::Foreign(_) => unreachable!("made owned above"),
+        }
+    }
+}
+
+impl<T> From<Vec<T>> for Cells<T> {
+    fn from(v: Vec<T>) -> Self {
+        Cells::Owned(v)
+    }
+}
+
+impl<T: PartialEq> PartialEq for Cells<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Cells<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::{CsrMatrix, DenseMatrix};
+
+    /// Foreign elements for the tests: a vector another owner keeps.
+    #[derive(Debug)]
+    struct Kept<T>(Vec<T>);
+
+    impl<T: fmt::Debug + Send + Sync> ForeignSlice<T> for Kept<T> {
+        fn slice(&self) -> &[T] {
+            &self.0
+        }
+    }
+
+    #[test]
+    fn foreign_dense_cells_are_read_in_place_and_copied_on_write() {
+        let cells: Arc<dyn ForeignSlice<f64>> = Arc::new(Kept(vec![1.0, 2.0, 3.0, 4.0]));
+        let mut m = DenseMatrix::from_foreign(2, 2, cells.clone()).unwrap();
+        assert!(m.is_foreign());
+        assert_eq!(m.data().as_ptr(), cells.slice().as_ptr());
+        assert_eq!(m.get(1, 0), 3.0);
+        m.set(0, 0, 10.0);
+        assert!(!m.is_foreign());
+        assert_eq!(m.data(), &[10.0, 2.0, 3.0, 4.0]);
+        assert_eq!(cells.slice(), &[1.0, 2.0, 3.0, 4.0]);
+        assert!(DenseMatrix::from_foreign(3, 2, cells).is_err());
+    }
+
+    #[test]
+    fn foreign_csr_arrays_are_validated() {
+        let indices: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(vec![0, 2, 1]));
+        let values: Arc<dyn ForeignSlice<f64>> = Arc::new(Kept(vec![1.0, 2.0, 3.0]));
+        let m = CsrMatrix::from_foreign(2, 3, vec![0, 2, 3], indices, values.clone()).unwrap();
+        assert_eq!(m.get(0, 2), 2.0);
+        assert_eq!(m.get(1, 1), 3.0);
+        assert_eq!(m.values().as_ptr(), values.slice().as_ptr());
+        let (_, _, _, idx, vals) = m.into_parts();
+        assert_eq!((idx, vals), (vec![0, 2, 1], vec![1.0, 2.0, 3.0]));
+        let unsorted: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(vec![2, 0, 1]));
+        assert!(CsrMatrix::from_foreign(2, 3, vec![0, 2, 3], unsorted, values.clone()).is_err());
+        let out_of_range: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(vec![0, 3, 1]));
+        assert!(CsrMatrix::from_foreign(2, 3, vec![0, 2, 3], out_of_range, values).is_err());
+    }
+}

@@ -1,0 +1,320 @@
+//! The engine thread: where every computation runs, with the GIL released, and where
+//! compiled scripts are kept between calls.
+//!
+//! One long-lived thread is worker 0 of the kernels' thread pool (so `set_threads`
+//! applies to everything it runs) and owns a cache of interpreters, one per script text
+//! and options. An interpreter caches each block's DAG, its optimized plan per input
+//! signature and its physical plans, so calling the same lazy expression again on inputs
+//! of the same shapes and sparsity skips parsing, lowering and equality saturation. The
+//! calling thread waits without the GIL and turns Ctrl-C into a cancellation.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::Write;
+use std::mem::ManuallyDrop;
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use spores::runtime::{Interpreter, RunOptions};
+use spores::{ScriptError, Value};
+use spores_lang::ast::Program;
+
+/// How often a waiting caller looks for a pending Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Compiled scripts kept at most; past this the cache starts over.
+const MAX_CACHED_SCRIPTS: usize = 64;
+
+/// What a caller hands the engine thread.
+type Job = Box<dyn FnOnce(&mut EngineState) + Send>;
+
+struct Engine {
+    jobs: mpsc::Sender<(u64, Job)>,
+    threads: usize,
+}
+
+static ENGINE: Mutex<Option<Engine>> = Mutex::new(None);
+static NEXT_JOB: AtomicU64 = AtomicU64::new(1);
+/// The job the engine thread is running (0: none).
+static RUNNING: AtomicU64 = AtomicU64::new(0);
+
+/// Starts an engine thread whose pool has `threads` threads (the engine thread is one of
+/// them) and replaces the current one, which finishes its queued jobs and exits.
+pub fn set_threads(threads: usize) -> Result<(), String> {
+    let engine = start(threads)?;
+    *ENGINE.lock().unwrap_or_else(|p| p.into_inner()) = Some(engine);
+    Ok(())
+}
+
+pub fn threads() -> usize {
+    let mut guard = ENGINE.lock().unwrap_or_else(|p| p.into_inner());
+    match &*guard {
+        Some(e) => e.threads,
+        None => {
+            let n = default_threads();
+            if let Ok(e) = start(n) {
+                *guard = Some(e);
+            }
+            n
+        }
+    }
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn start(threads: usize) -> Result<Engine, String> {
+    let (tx, rx) = mpsc::channel::<(u64, Job)>();
+    let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+    std::thread::Builder::new()
+        .name("spores-engine".into())
+        .spawn(move || {
+            // The engine thread is worker 0 of its pool: kernels it calls run in this pool.
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .use_current_thread()
+                .thread_name(|i| format!("spores-worker-{i}"))
+                .build();
+            let pool = match pool {
+                Ok(p) => p,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(format!("cannot set up {threads} threads: {e}")));
+                    return;
+                }
+            };
+            let _ = ready_tx.send(Ok(()));
+            let mut state = EngineState::default();
+            for (id, job) in rx {
+                RUNNING.store(id, Ordering::SeqCst);
+                state.cancel.store(false, Ordering::SeqCst);
+                // A panicking job reports through its dropped channel; the engine lives on.
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| job(&mut state)));
+                RUNNING.store(0, Ordering::SeqCst);
+            }
+            drop(state);
+            drop(pool);
+        })
+        .map_err(|e| format!("cannot start the engine thread: {e}"))?;
+    ready_rx
+        .recv()
+        .map_err(|_| "the engine thread did not start".to_string())??;
+    Ok(Engine { jobs: tx, threads })
+}
+
+/// Runs `work` on the engine thread and waits for it without the GIL. When Python reports
+/// a signal (Ctrl-C raises KeyboardInterrupt) the running script is cancelled (it stops
+/// before its next block), awaited, and the signal's exception returned.
+pub fn submit<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&mut EngineState) -> T + Send + 'static,
+{
+    threads(); // starts the engine on first use
+    let (tx, rx) = mpsc::channel();
+    let id = NEXT_JOB.fetch_add(1, Ordering::SeqCst);
+    let job: Job = Box::new(move |state| {
+        let _ = tx.send(work(state));
+    });
+    let cancel = {
+        let guard = ENGINE.lock().unwrap_or_else(|p| p.into_inner());
+        let engine = guard.as_ref().ok_or_else(|| {
+            crate::errors::SporesError::new_err("the engine thread is not running")
+        })?;
+        engine
+            .jobs
+            .send((id, job))
+            .map_err(|_| crate::errors::SporesError::new_err("the engine thread stopped"))?;
+        CANCEL.clone()
+    };
+    let (result, signal) = py.detach(move || {
+        let mut signal = None;
+        loop {
+            match rx.recv_timeout(SIGNAL_POLL) {
+                Ok(value) => return (Some(value), signal),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return (None, signal),
+                Err(mpsc::RecvTimeoutError::Timeout) if signal.is_none() => {
+                    if let Err(e) = Python::attach(|py| py.check_signals()) {
+                        signal = Some(e);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if signal.is_some() && RUNNING.load(Ordering::SeqCst) == id {
+                cancel.store(true, Ordering::SeqCst);
+            }
+        }
+    });
+    if let Some(e) = signal {
+        return Err(e);
+    }
+    result.ok_or_else(|| {
+        crate::errors::SporesError::new_err("the computation panicked (please report this)")
+    })
+}
+
+/// The flag every interpreter of the engine checks between blocks.
+static CANCEL: std::sync::LazyLock<Arc<AtomicBool>> =
+    std::sync::LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+
+/// What identifies a compiled script: its text and everything in [`RunOptions`] that
+/// lowering or optimization reads.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ScriptKey {
+    pub source: String,
+    pub args: Vec<(String, String)>,
+    pub optimize: bool,
+    pub script_dir: Option<PathBuf>,
+    pub builtins: Option<PathBuf>,
+}
+
+/// What the engine thread keeps between jobs.
+pub struct EngineState {
+    cancel: Arc<AtomicBool>,
+    scripts: HashMap<ScriptKey, CachedScript>,
+}
+
+impl Default for EngineState {
+    fn default() -> Self {
+        EngineState {
+            cancel: CANCEL.clone(),
+            scripts: HashMap::new(),
+        }
+    }
+}
+
+/// The printed output of a script, shared between its interpreter and the engine.
+#[derive(Clone, Default)]
+struct SharedOut(Rc<RefCell<Vec<u8>>>);
+
+impl Write for SharedOut {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An interpreter kept with the program and output it borrows.
+struct CachedScript {
+    // Dropped first (see `Drop`): it borrows `program` and `writer`.
+    interp: ManuallyDrop<Interpreter<'static>>,
+    program: *mut Program,
+    writer: *mut SharedOut,
+    printed: SharedOut,
+}
+
+impl CachedScript {
+    fn new(program: Program, options: RunOptions) -> Self {
+        let program = Box::into_raw(Box::new(program));
+        let printed = SharedOut::default();
+        let writer = Box::into_raw(Box::new(printed.clone()));
+        // SAFETY: both boxes are freed only in `Drop`, after the interpreter.
+        let interp = unsafe { Interpreter::new(&*program, options, &mut *writer) };
+        CachedScript {
+            interp: ManuallyDrop::new(interp),
+            program,
+            writer,
+            printed,
+        }
+    }
+
+    fn run(
+        &mut self,
+        inputs: HashMap<String, Value>,
+    ) -> (Result<HashMap<String, Value>, ScriptError>, String) {
+        self.printed.0.borrow_mut().clear();
+        // SAFETY: the program lives as long as `self` (see `Drop`).
+        let program = unsafe { &*self.program };
+        let result = self
+            .interp
+            .run_with(program, inputs)
+            .map_err(ScriptError::Runtime);
+        let printed = String::from_utf8_lossy(&self.printed.0.borrow()).into_owned();
+        (result, printed)
+    }
+}
+
+impl Drop for CachedScript {
+    fn drop(&mut self) {
+        // SAFETY: the interpreter goes first; nothing else points into the boxes.
+        unsafe {
+            ManuallyDrop::drop(&mut self.interp);
+            drop(Box::from_raw(self.program));
+            drop(Box::from_raw(self.writer));
+        }
+    }
+}
+
+/// The run options for a script (the optimizer `spores run` uses unless `optimize` is off).
+/// `explain`: `None` for no explanation, `Some(dot)` for text or Graphviz.
+fn run_options(key: &ScriptKey, explain: Option<bool>, cancel: Arc<AtomicBool>) -> RunOptions {
+    let optimizer: Box<dyn spores::opt::DagOptimizer> = if key.optimize {
+        Box::new(spores::opt::SporesOptimizer::new(Default::default()))
+    } else {
+        Box::new(spores::opt::NoOptimizer)
+    };
+    RunOptions {
+        args: key.args.iter().cloned().collect(),
+        explain: explain.is_some(),
+        explain_dot: explain == Some(true),
+        optimizer,
+        builtins: key.builtins.clone().or_else(|| {
+            std::env::var_os("SYSTEMDS_ROOT")
+                .map(|root| PathBuf::from(root).join("scripts").join("builtin"))
+        }),
+        script_dir: key.script_dir.clone(),
+        cancel: Some(cancel),
+        ..RunOptions::default()
+    }
+}
+
+/// The variables a script run leaves, and what it printed.
+pub type ScriptResult = Result<(HashMap<String, Value>, String), ScriptError>;
+
+impl EngineState {
+    /// Runs a script with `inputs` bound. Without `explain` the compiled script is kept
+    /// for the next call with the same key; with it (`Some(dot)`: as Graphviz or text) a
+    /// fresh interpreter prints every block's plan.
+    pub fn run_script(
+        &mut self,
+        key: ScriptKey,
+        inputs: HashMap<String, Value>,
+        explain: Option<bool>,
+    ) -> ScriptResult {
+        if explain.is_some() {
+            let program = spores_lang::parse(&key.source).map_err(ScriptError::Parse)?;
+            let mut printed = Vec::new();
+            let options = run_options(&key, explain, self.cancel.clone());
+            let mut interp = Interpreter::new(&program, options, &mut printed);
+            let env = interp.run_with(&program, inputs);
+            drop(interp);
+            let env = env.map_err(ScriptError::Runtime)?;
+            return Ok((env, String::from_utf8_lossy(&printed).into_owned()));
+        }
+        if !self.scripts.contains_key(&key) {
+            let program = spores_lang::parse(&key.source).map_err(ScriptError::Parse)?;
+            if self.scripts.len() >= MAX_CACHED_SCRIPTS {
+                self.scripts.clear();
+            }
+            let options = run_options(&key, None, self.cancel.clone());
+            self.scripts
+                .insert(key.clone(), CachedScript::new(program, options));
+        }
+        let cached = self.scripts.get_mut(&key).expect("inserted above");
+        let (result, printed) = cached.run(inputs);
+        if result.is_err() {
+            // A run that stopped half-way may leave state behind: start afresh next time.
+            self.scripts.remove(&key);
+        }
+        result.map(|env| (env, printed))
+    }
+}

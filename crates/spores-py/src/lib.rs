@@ -1,0 +1,254 @@
+//! Python bindings of spores: the `spores._native` extension module.
+//!
+//! The Python package (`python/spores/`) builds lazy expressions and DML text; this module
+//! runs them on the same path as `spores run` (parse, per-block DAG, SPORES optimizer,
+//! physical planning, fused kernels) and wraps the other commands.
+//!
+//! - [`convert`]: NumPy/SciPy values in and out (where it copies is documented there);
+//! - [`errors`]: the exception types;
+//! - [`engine`]: the engine thread (GIL released, Ctrl-C, threads, compiled scripts kept
+//!   between calls);
+//! - [`tensor`]: tensor programs.
+
+mod convert;
+mod engine;
+mod errors;
+mod tensor;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use spores::commands::InputArgs;
+
+/// Runs a DML script with `inputs` bound as variables. Returns the requested outputs
+/// (every variable the script leaves, except the inputs, when `outputs` is None) and
+/// what the script printed (with `explain`, the plan of each block as `--explain` prints
+/// it, or as Graphviz with `explain_dot`).
+#[pyfunction]
+#[pyo3(signature = (source, inputs, args=None, outputs=None, explain=false, optimize=true, name="<script>".to_string(), script_dir=None, builtins=None, explain_dot=false))]
+#[allow(clippy::too_many_arguments)]
+fn run_script<'py>(
+    py: Python<'py>,
+    source: String,
+    inputs: &Bound<'py, PyDict>,
+    args: Option<HashMap<String, String>>,
+    outputs: Option<Vec<String>>,
+    explain: bool,
+    optimize: bool,
+    name: String,
+    script_dir: Option<PathBuf>,
+    builtins: Option<PathBuf>,
+    explain_dot: bool,
+) -> PyResult<(Bound<'py, PyDict>, String)> {
+    let bound = convert::inputs_from_python(inputs)?;
+    let input_names: Vec<String> = bound.keys().cloned().collect();
+    let text = source.clone();
+    let mut args: Vec<(String, String)> = args.unwrap_or_default().into_iter().collect();
+    args.sort();
+    let key = engine::ScriptKey {
+        source,
+        args,
+        optimize,
+        script_dir,
+        builtins,
+    };
+    let result = engine::submit(py, move |state| {
+        let explain = explain.then_some(explain_dot);
+        state.run_script(key, bound, explain)
+    })?;
+    let (mut env, printed) = result.map_err(|e| errors::script_error(&e, &name, &text))?;
+    let wanted = match outputs {
+        Some(names) => names,
+        None => {
+            let mut names: Vec<String> = env
+                .keys()
+                .filter(|n| !input_names.contains(n))
+                .cloned()
+                .collect();
+            names.sort();
+            names
+        }
+    };
+    let out = PyDict::new(py);
+    for n in wanted {
+        let v = env.remove(&n).ok_or_else(|| {
+            errors::SporesError::new_err(format!("the script does not define an output `{n}`"))
+        })?;
+        out.set_item(&n, convert::value_to_python(py, v)?)?;
+    }
+    Ok((out, printed))
+}
+
+/// Parses the shape description shared by `optimize` and `equiv`.
+fn input_args(
+    shapes: HashMap<String, (usize, usize)>,
+    nnz: HashMap<String, f64>,
+    scalars: Vec<String>,
+) -> InputArgs {
+    let mut names: Vec<_> = shapes.keys().cloned().collect();
+    names.sort();
+    InputArgs {
+        shapes: names
+            .iter()
+            .map(|n| format!("{n}={}x{}", shapes[n].0, shapes[n].1))
+            .collect(),
+        nnz: nnz.iter().map(|(n, v)| format!("{n}={v}")).collect(),
+        scalars,
+    }
+}
+
+/// `spores optimize`: the optimized plan of one expression with its costs, as the CLI
+/// prints it.
+#[pyfunction]
+#[pyo3(signature = (expr, shapes, nnz=HashMap::new(), scalars=Vec::new()))]
+fn optimize_expr(
+    py: Python<'_>,
+    expr: String,
+    shapes: HashMap<String, (usize, usize)>,
+    nnz: HashMap<String, f64>,
+    scalars: Vec<String>,
+) -> PyResult<String> {
+    let inputs = input_args(shapes, nnz, scalars);
+    let (code, out, err) = engine::submit(py, move |_| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let options = spores_opt::saturate::OptimizeOptions::default();
+        let code = spores::commands::optimize(&expr, &inputs, &options, &mut out, &mut err);
+        (code, out, err)
+    })?;
+    if code != 0 {
+        return Err(errors::command_error(code, &String::from_utf8_lossy(&err)));
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// `spores equiv`: whether two expressions are equal for all inputs; returns
+/// `(verdict, witness)` with the verdict "equivalent", "not equivalent" or "unknown: why",
+/// and for "not equivalent" the witness inputs and both sides' values (keys `lhs`, `rhs`)
+/// as 2-D arrays. Without shapes, dimensions are symbolic.
+#[pyfunction]
+#[pyo3(signature = (lhs, rhs, shapes, scalars=Vec::new()))]
+fn equiv_exprs<'py>(
+    py: Python<'py>,
+    lhs: String,
+    rhs: String,
+    shapes: HashMap<String, (usize, usize)>,
+    scalars: Vec<String>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
+    use spores_opt::canon::{self, Equivalence};
+    use spores_opt::la::LaExpr;
+    let parse = |text: &str, side: &str| {
+        LaExpr::parse(text)
+            .map_err(|d| errors::ParseError::new_err(d.render(side, text).trim_end().to_string()))
+    };
+    let (l, r) = (parse(&lhs, "<lhs>")?, parse(&rhs, "<rhs>")?);
+    let env = input_args(shapes, HashMap::new(), scalars)
+        .to_env()
+        .map_err(errors::ShapeError::new_err)?;
+    let verdict = engine::submit(py, move |_| canon::equiv(&l, &r, &env))?
+        .map_err(|e| errors::ShapeError::new_err(format!("error: {e}")))?;
+    let witness = PyDict::new(py);
+    let text = match verdict {
+        Equivalence::Equivalent => "equivalent".to_string(),
+        Equivalence::Unknown(why) => format!("unknown: {why}"),
+        Equivalence::NotEquivalent(w) => {
+            for (name, m) in &w.inputs {
+                witness.set_item(name, convert::dense_to_python(py, &m.to_dense())?)?;
+            }
+            witness.set_item("lhs", convert::dense_to_python(py, &w.lhs.to_dense())?)?;
+            witness.set_item("rhs", convert::dense_to_python(py, &w.rhs.to_dense())?)?;
+            "not equivalent".to_string()
+        }
+    };
+    Ok((text, witness))
+}
+
+/// A file in the temporary directory that is removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn with_text(suffix: &str, text: &str) -> PyResult<TempFile> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("spores-py-{}-{n}{suffix}", std::process::id()));
+        std::fs::write(&path, text).map_err(|e| {
+            errors::SporesError::new_err(format!("cannot write {}: {e}", path.display()))
+        })?;
+        Ok(TempFile(path))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `spores mlir opt`: MLIR text optimized with egglog rules (text, added to the shipped
+/// prelude); returns the cheapest equivalent program in generic form. The text goes
+/// through a temporary file so that custom syntax is normalized by mlir-opt-19 exactly as
+/// the CLI does it.
+#[pyfunction]
+#[pyo3(signature = (text, rules=None, extractor="greedy".to_string()))]
+fn mlir_opt(
+    py: Python<'_>,
+    text: String,
+    rules: Option<String>,
+    extractor: String,
+) -> PyResult<String> {
+    let input = TempFile::with_text(".mlir", &text)?;
+    let rules = rules.map(|r| TempFile::with_text(".egg", &r)).transpose()?;
+    let args = spores::commands::MlirOptArgs {
+        input: input.0.clone(),
+        rules: rules.as_ref().map(|r| r.0.clone()),
+        output: None,
+        stats: false,
+        iter_limit: 100,
+        node_limit: 2_000_000,
+        time_limit_ms: 10_000,
+        extractor,
+    };
+    let (code, out, err) = engine::submit(py, move |_| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = spores::commands::mlir_opt(&args, &mut out, &mut err);
+        (code, out, err)
+    })?;
+    drop((input, rules));
+    if code != 0 {
+        return Err(errors::command_error(code, &String::from_utf8_lossy(&err)));
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Sets how many threads the kernels use (default: one per core).
+#[pyfunction]
+fn set_threads(n: usize) -> PyResult<()> {
+    if n == 0 {
+        return Err(PyValueError::new_err("threads must be at least 1"));
+    }
+    engine::set_threads(n).map_err(PyValueError::new_err)
+}
+
+/// The number of threads the kernels use.
+#[pyfunction]
+fn get_threads() -> usize {
+    engine::threads()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_function(wrap_pyfunction!(run_script, m)?)?;
+    m.add_function(wrap_pyfunction!(optimize_expr, m)?)?;
+    m.add_function(wrap_pyfunction!(equiv_exprs, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::run_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(mlir_opt, m)?)?;
+    m.add_function(wrap_pyfunction!(set_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_threads, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

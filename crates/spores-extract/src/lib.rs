@@ -17,7 +17,7 @@
 //!     ],
 //!     root: 0,
 //! };
-//! assert_eq!(dag_cost(&g, &vec![Some(0), Some(0)]), Some(6.0));
+//! assert_eq!(dag_cost(&g, &vec![Some(0), Some(0)]), Ok(6.0));
 //! ```
 
 pub mod dag;

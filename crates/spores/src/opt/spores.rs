@@ -186,10 +186,21 @@ impl ExprOptimizer for Saturation {
         options.node_limit = options
             .node_limit
             .saturating_mul(chosen.len().min(MAX_ROOTS_ROOM));
+        // A search the budget's time limit cut short before it found anything is not the
+        // full search, whatever its node limit: it is tried again when the block's runs
+        // have paid for more.
+        let cut_by_budget = options.time_limit < self.options.time_limit;
+        let mut effort = effort;
         match saturate::optimize_all(&chosen, env, &options) {
             Ok(results) => {
                 for (&k, result) in worth.iter().zip(&results) {
                     out[k] = Self::answer(&es[k], result, chosen.len());
+                }
+                let timed_out = results
+                    .iter()
+                    .any(|r| r.report.stop == saturate::StopReason::TimeLimit);
+                if cut_by_budget && timed_out && out.iter().all(Option::is_none) {
+                    effort = Effort::Budgeted;
                 }
             }
             // One root the optimizer cannot take (say, an encoding error) must not cost
@@ -289,7 +300,7 @@ struct Cached {
 /// block's runs reach this and every power of two after it: the budgets of a hot block
 /// double, so all its searches together stay within twice [`SEARCH_SHARE`] of its
 /// predicted execution.
-const RESEARCH_AFTER: u64 = 2;
+const RESEARCH_AFTER: u64 = 4;
 
 /// The DAG optimizer `spores run` uses by default.
 pub struct SporesOptimizer<E: ExprOptimizer = Saturation> {
@@ -512,11 +523,14 @@ print(sum((X - U %*% t(V))^2))
     }
 
     /// In a loop the same block's runs add up: once they pay for a search (at a power
-    /// of two of runs), it is searched and the loss fuses; the sum is the same.
+    /// of two of runs), it is searched and the loss fuses; budgeted searches are repeated
+    /// at most once per doubling of the runs; the sum is the same.
     #[test]
-    fn a_hot_loop_body_is_searched_once_its_runs_pay_for_it() {
+    fn a_hot_loop_body_is_searched_when_its_runs_pay_for_it() {
         let (out, fused) = loss_runs(64);
-        assert_eq!(fused, 1, "{out}");
+        assert!((1..=5).contains(&fused), "{fused} searches\n{out}");
+        let last_plan = out.rsplit("optimized:").next().unwrap_or("");
+        assert!(last_plan.contains("= wsloss("), "{out}");
         let (once, _) = loss_runs(1);
         let value = |text: &str| -> f64 {
             text.lines()

@@ -169,6 +169,9 @@ pub struct ScriptKey {
     pub source: String,
     pub args: Vec<(String, String)>,
     pub optimize: bool,
+    /// Search every block fully instead of within the budget `spores run` uses: a lazy
+    /// expression is built to be optimized, and usually runs once.
+    pub full_search: bool,
     pub script_dir: Option<PathBuf>,
     pub builtins: Option<PathBuf>,
 }
@@ -258,7 +261,11 @@ impl Drop for CachedScript {
 /// `explain`: `None` for no explanation, `Some(dot)` for text or Graphviz.
 fn run_options(key: &ScriptKey, explain: Option<bool>, cancel: Arc<AtomicBool>) -> RunOptions {
     let optimizer: Box<dyn spores::opt::DagOptimizer> = if key.optimize {
-        Box::new(spores::opt::SporesOptimizer::new(Default::default()))
+        let mut spores = spores::opt::SporesOptimizer::new(Default::default());
+        if key.full_search {
+            spores.min_cost(0.0).full_search();
+        }
+        Box::new(spores)
     } else {
         Box::new(spores::opt::NoOptimizer)
     };

@@ -28,7 +28,7 @@ use spores::commands::InputArgs;
 /// what the script printed (with `explain`, the plan of each block as `--explain` prints
 /// it, or as Graphviz with `explain_dot`).
 #[pyfunction]
-#[pyo3(signature = (source, inputs, args=None, outputs=None, explain=false, optimize=true, name="<script>".to_string(), script_dir=None, builtins=None, explain_dot=false))]
+#[pyo3(signature = (source, inputs, args=None, outputs=None, explain=false, optimize=true, name="<script>".to_string(), script_dir=None, builtins=None, explain_dot=false, full_search=false))]
 #[allow(clippy::too_many_arguments)]
 fn run_script<'py>(
     py: Python<'py>,
@@ -42,6 +42,7 @@ fn run_script<'py>(
     script_dir: Option<PathBuf>,
     builtins: Option<PathBuf>,
     explain_dot: bool,
+    full_search: bool,
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
     let bound = convert::inputs_from_python(inputs)?;
     let input_names: Vec<String> = bound.keys().cloned().collect();
@@ -52,6 +53,7 @@ fn run_script<'py>(
         source,
         args,
         optimize,
+        full_search,
         script_dir,
         builtins,
     };

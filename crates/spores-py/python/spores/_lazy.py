@@ -402,7 +402,8 @@ def _run(roots: list[Matrix], optimize: bool, explain: bool, dot: bool = False):
     text, inputs = _emit(roots)
     names = [f"R{i}" for i in range(len(roots))]
     values, printed = _native.run_script(
-        text, inputs, None, names, explain, optimize, "<expression>", None, None, dot
+        text, inputs, None, names, explain, optimize, "<expression>", None, None, dot,
+        full_search=True,
     )
     results = [_convert.python_output(values[n], r._sparse_array) for n, r in zip(names, roots)]
     return results, printed

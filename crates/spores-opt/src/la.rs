@@ -779,45 +779,33 @@ impl fmt::Display for LaExpr {
 pub fn expand_fused(e: &LaExpr) -> LaExpr {
     use LaExpr::*;
     let b = |x: LaExpr| Box::new(x);
-    let rec = |x: &LaExpr| Box::new(expand_fused(x));
-    match e {
-        Var(_) | Const(_) => e.clone(),
-        Add(x, y) => Add(rec(x), rec(y)),
-        Sub(x, y) => Sub(rec(x), rec(y)),
-        Mul(x, y) => Mul(rec(x), rec(y)),
-        MatMul(x, y) => MatMul(rec(x), rec(y)),
-        Transpose(x) => Transpose(rec(x)),
-        Neg(x) => Neg(rec(x)),
-        Sum(x) => Sum(rec(x)),
-        RowSums(x) => RowSums(rec(x)),
-        ColSums(x) => ColSums(rec(x)),
-        Pow(x, k) => Pow(rec(x), *k),
-        Fill(v, r, c) => Fill(rec(v), r.clone(), c.clone()),
-        Func { name, args } => {
-            let a: Vec<LaExpr> = args.iter().map(expand_fused).collect();
-            let uvt = |u: &LaExpr, v: &LaExpr| MatMul(b(u.clone()), b(Transpose(b(v.clone()))));
-            match (name.as_str(), a.as_slice()) {
-                ("wsloss", [x, u, v]) => Sum(b(Pow(b(Sub(b(x.clone()), b(uvt(u, v)))), 2.0))),
-                ("wsloss_plus", [x, u, v]) => Sum(b(Pow(b(Add(b(x.clone()), b(uvt(u, v)))), 2.0))),
-                ("sddmm_sum", [x, u, v]) => Sum(b(Mul(b(x.clone()), b(uvt(u, v))))),
-                ("sddmm", [x, u, v]) => Mul(b(x.clone()), b(uvt(u, v))),
-                ("mmchain", [x, v]) => MatMul(
-                    b(Transpose(b(x.clone()))),
-                    b(MatMul(b(x.clone()), b(v.clone()))),
-                ),
-                ("mmchain", [x, v, w]) => MatMul(
-                    b(Transpose(b(x.clone()))),
-                    b(Mul(b(w.clone()), b(MatMul(b(x.clone()), b(v.clone()))))),
-                ),
-                ("sprop", [p]) => Mul(b(p.clone()), b(Sub(b(Const(1.0)), b(p.clone())))),
-                ("tsmm", [x]) => MatMul(b(Transpose(b(x.clone()))), b(x.clone())),
-                _ => Func {
-                    name: name.clone(),
-                    args: a,
-                },
-            }
-        }
-    }
+    e.map(&|node| {
+        let Func { name, args } = node else {
+            return None;
+        };
+        let a: Vec<LaExpr> = args.iter().map(expand_fused).collect();
+        let uvt = |u: &LaExpr, v: &LaExpr| MatMul(b(u.clone()), b(Transpose(b(v.clone()))));
+        Some(match (name.as_str(), a.as_slice()) {
+            ("wsloss", [x, u, v]) => Sum(b(Pow(b(Sub(b(x.clone()), b(uvt(u, v)))), 2.0))),
+            ("wsloss_plus", [x, u, v]) => Sum(b(Pow(b(Add(b(x.clone()), b(uvt(u, v)))), 2.0))),
+            ("sddmm_sum", [x, u, v]) => Sum(b(Mul(b(x.clone()), b(uvt(u, v))))),
+            ("sddmm", [x, u, v]) => Mul(b(x.clone()), b(uvt(u, v))),
+            ("mmchain", [x, v]) => MatMul(
+                b(Transpose(b(x.clone()))),
+                b(MatMul(b(x.clone()), b(v.clone()))),
+            ),
+            ("mmchain", [x, v, w]) => MatMul(
+                b(Transpose(b(x.clone()))),
+                b(Mul(b(w.clone()), b(MatMul(b(x.clone()), b(v.clone()))))),
+            ),
+            ("sprop", [p]) => Mul(b(p.clone()), b(Sub(b(Const(1.0)), b(p.clone())))),
+            ("tsmm", [x]) => MatMul(b(Transpose(b(x.clone()))), b(x.clone())),
+            _ => Func {
+                name: name.clone(),
+                args: a,
+            },
+        })
+    })
 }
 
 #[cfg(test)]

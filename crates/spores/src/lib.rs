@@ -6,7 +6,7 @@
 //! 3. [`opt`] is where an optimizer rewrites a block's DAG into a cheaper equivalent;
 //! 4. [`plan`] makes local kernel choices (e.g. products of transposes without copies);
 //! 5. [`runtime`] runs the control flow and evaluates each DAG on the kernels of
-//!    [`spores_exec`].
+//!    [`spores_exec`], or hands its sum-product subgraphs to a relational [`engine`].
 //!
 //! ```
 //! let out = spores::run_script("x = sum(matrix(2, rows=3, cols=4))\nprint(\"x = \" + x)", Default::default())
@@ -16,6 +16,7 @@
 
 pub mod commands;
 pub mod dag;
+pub mod engine;
 pub mod opt;
 pub mod plan;
 pub mod runtime;

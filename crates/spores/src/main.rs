@@ -310,6 +310,11 @@ struct RunFlags {
     /// Plan extraction for the optimizer: `greedy`, `ilp` or `ilp:MS`.
     #[arg(long, default_value = "greedy")]
     extractor: spores_opt::extract::Extractor,
+    /// Which engine runs each block's sum-product subgraphs: `local` (the kernels) or
+    /// `datafusion` (Apache DataFusion on this machine, holding at most --memory and
+    /// spilling to disk beyond it; needs a build with the `datafusion` feature).
+    #[arg(long, value_enum, default_value = "local")]
+    engine: EngineChoice,
     /// User rewrite rules (egglog) added to the optimizer's shipped ones.
     #[arg(long, value_name = "FILE.egg")]
     rules: Option<PathBuf>,
@@ -328,6 +333,42 @@ struct RunFlags {
     builtins: Option<PathBuf>,
 }
 
+/// `spores run --engine`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum EngineChoice {
+    Local,
+    Datafusion,
+}
+
+/// The relational engine `--engine` asks for (`None` for the local kernels). Call after
+/// the memory budget is set: the engine's memory pool is the budget.
+fn relational_engine(
+    choice: EngineChoice,
+    threads: Option<u64>,
+) -> Result<Option<std::sync::Arc<dyn spores::engine::RelationalEngine>>, String> {
+    match choice {
+        EngineChoice::Local => Ok(None),
+        #[cfg(feature = "datafusion")]
+        EngineChoice::Datafusion => {
+            let mut config = spores_dist::EngineConfig::default();
+            if let Some(n) = threads {
+                config.threads = n as usize;
+            }
+            let engine = spores_dist::DataFusionEngine::new(config).map_err(|e| e.to_string())?;
+            Ok(Some(std::sync::Arc::new(engine)))
+        }
+        #[cfg(not(feature = "datafusion"))]
+        EngineChoice::Datafusion => {
+            let _ = threads;
+            Err(
+                "--engine datafusion: this spores was built without the `datafusion` feature \
+                 (build it with `cargo build --release -p spores --features datafusion`)"
+                    .into(),
+            )
+        }
+    }
+}
+
 fn run(flags: RunFlags) -> ExitCode {
     let RunFlags {
         script,
@@ -339,6 +380,7 @@ fn run(flags: RunFlags) -> ExitCode {
         full_search,
         memory,
         extractor,
+        engine,
         rules,
         no_masked,
         no_fuse,
@@ -357,6 +399,13 @@ fn run(flags: RunFlags) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    let engine = match relational_engine(engine, threads) {
+        Ok(engine) => engine,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let name = script.display().to_string();
     let source = match std::fs::read_to_string(&script) {
         Ok(s) => s,
@@ -420,6 +469,7 @@ fn run(flags: RunFlags) -> ExitCode {
         }),
         script_dir: script.parent().map(|d| d.to_path_buf()),
         cancel: None,
+        engine,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

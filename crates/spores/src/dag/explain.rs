@@ -71,6 +71,7 @@ fn node_text(block: &BlockDag, id: usize) -> String {
         Op::Input(_) | Op::Literal(_) => return node.op.name(),
         Op::Fused(Fused::Masked(plan)) => format!("[{}]", plan.describe(&args)),
         Op::Fused(Fused::Elementwise(plan)) => format!("[{}]", plan.describe(&args)),
+        Op::Relational(root) => format!("[{}]", root.expr),
         _ => String::new(),
     };
     format!("{}{plan}({})", node.op.name(), args.join(", "))

@@ -101,7 +101,7 @@ pub fn may_be_non_finite(dag: &Dag, inputs: &HashMap<String, InputMeta>) -> Vec<
                 Fused::Masked(_) | Fused::Elementwise(_) => true,
                 _ => any_child,
             },
-            Op::Call { .. } | Op::Extract(_) => true,
+            Op::Call { .. } | Op::Extract(_) | Op::Relational(_) => true,
         };
         out.push(may);
     }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use spores_exec::kernels::elementwise::BinaryOp;
 use spores_exec::Shape;
 
-use super::{AggFn, Axis, Builtin, Dag, IndexKind, Literal, Op};
+use super::{AggFn, Axis, Builtin, Dag, Fused, IndexKind, Literal, Op};
 use crate::opt::InputMeta;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -150,11 +150,42 @@ pub fn infer(dag: &Dag, inputs: &HashMap<String, InputMeta>) -> Vec<NodeMeta> {
                 NodeMeta::Matrix { shape, .. } => NodeMeta::dense(shape.rows, shape.cols),
                 _ => NodeMeta::Unknown,
             },
-            Op::Call { .. } | Op::Extract(_) | Op::Fused(_) => NodeMeta::Unknown,
+            Op::Fused(f) => fused(
+                f,
+                &node.children.iter().map(|&c| &meta[c]).collect::<Vec<_>>(),
+            ),
+            Op::Call { .. } | Op::Extract(_) | Op::Relational(_) => NodeMeta::Unknown,
         };
         meta.push(m);
     }
     meta
+}
+
+/// The sum-product operators the optimizer fuses (argument orders as in [`Fused`]); the
+/// physical planner's kernels (`MatMulT`, masked, element-wise) are not known here.
+fn fused(f: &Fused, args: &[&NodeMeta]) -> NodeMeta {
+    let matrix = |k: usize| match args.get(k) {
+        Some(NodeMeta::Matrix { shape, nnz }) => Some((*shape, *nnz)),
+        _ => None,
+    };
+    match f {
+        Fused::WsLoss | Fused::WsLossPlus | Fused::SddmmSum | Fused::SumOfProduct => {
+            NodeMeta::Scalar(None)
+        }
+        Fused::Sddmm | Fused::SProp => match matrix(0) {
+            Some((shape, nnz)) => NodeMeta::Matrix { shape, nnz },
+            None => NodeMeta::Unknown,
+        },
+        Fused::MmChain => match (matrix(0), matrix(1)) {
+            (Some((x, _)), Some((v, _))) => NodeMeta::dense(x.cols, v.cols),
+            _ => NodeMeta::Unknown,
+        },
+        Fused::Tsmm => match matrix(0) {
+            Some((x, _)) => NodeMeta::dense(x.cols, x.cols),
+            None => NodeMeta::Unknown,
+        },
+        Fused::MatMulT { .. } | Fused::Masked(_) | Fused::Elementwise(_) => NodeMeta::Unknown,
+    }
 }
 
 /// SystemDS's average-case estimate for a product: each output cell is non-zero unless

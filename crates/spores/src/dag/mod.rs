@@ -23,7 +23,7 @@ pub use lower::{
 };
 pub use op::{
     AggFn, Axis, Builtin, EwPlan, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput,
-    MaskedPlan, Op,
+    MaskedPlan, Op, RelationalRoot,
 };
 use spores_lang::diag::Span;
 

@@ -530,6 +530,35 @@ pub enum Op {
     /// The k-th return value of a `Call` child.
     Extract(usize),
     Fused(Fused),
+    /// A sum-product subgraph run on a relational engine (`spores run --engine`);
+    /// children are its leaves, in [`RelationalRoot::leaves`] order.
+    Relational(Arc<RelationalRoot>),
+}
+
+/// What an [`Op::Relational`] node computes: an (optimized) LA expression over named
+/// leaves, handed whole to the relational engine.
+#[derive(Clone, Debug)]
+pub struct RelationalRoot {
+    pub expr: spores_opt::la::LaExpr,
+    /// The names the expression reads, one per child of the node.
+    pub leaves: Vec<String>,
+}
+
+// Nodes are hash-consed by operator: a relational root is identified by its expression
+// as printed (LaExpr holds floats, which have no `Eq`) and its leaves.
+impl PartialEq for RelationalRoot {
+    fn eq(&self, other: &Self) -> bool {
+        self.leaves == other.leaves && self.expr.to_string() == other.expr.to_string()
+    }
+}
+
+impl Eq for RelationalRoot {}
+
+impl std::hash::Hash for RelationalRoot {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.expr.to_string().hash(state);
+        self.leaves.hash(state);
+    }
 }
 
 impl Op {
@@ -564,6 +593,7 @@ impl Op {
             Op::Call { name, .. } => format!("call {name}"),
             Op::Extract(k) => format!("extract {k}"),
             Op::Fused(f) => f.name().into(),
+            Op::Relational(_) => "relational".into(),
         }
     }
 }

@@ -114,6 +114,9 @@ fn is_la(dag: &Dag, meta: &[NodeMeta], id: NodeId) -> bool {
             .first()
             .is_some_and(|&c| matches!(meta[c], NodeMeta::Scalar(_))),
         Op::Builtin(Builtin::Outer) => outer_op(dag, node).is_some(),
+        // The optimizer's fused operators, when a block it optimized is cut again (for a
+        // relational engine): they are LA functions with known meanings.
+        Op::Fused(_) => function_name(&node.op, node.children.len()).is_some(),
         _ => false,
     };
     if !operator {
@@ -131,7 +134,9 @@ fn is_la(dag: &Dag, meta: &[NodeMeta], id: NodeId) -> bool {
 fn produces_scalar(op: &Op) -> bool {
     matches!(
         op,
-        Op::Agg(_, Axis::All) | Op::Builtin(Builtin::Trace | Builtin::AsScalar)
+        Op::Agg(_, Axis::All)
+            | Op::Builtin(Builtin::Trace | Builtin::AsScalar)
+            | Op::Fused(Fused::WsLoss | Fused::WsLossPlus | Fused::SddmmSum)
     )
 }
 
@@ -285,17 +290,34 @@ pub fn rebuild(
     replacements: &HashMap<NodeId, LaExpr>,
     leaves: &HashMap<String, NodeId>,
 ) -> Result<BlockDag, String> {
+    rebuild_with(block, |out, id, remap| {
+        let Some(expr) = replacements.get(&id) else {
+            return Ok(None);
+        };
+        let span = block.dag.node(id).span;
+        add_expr(
+            out,
+            expr,
+            &|name| leaves.get(name).map(|&old| remap[old]),
+            span,
+        )
+        .map(Some)
+    })
+}
+
+/// Rebuilds the block node by node; `replace(out, id, remap)` may give the value of node
+/// `id` as a node it adds to `out` (`remap` maps the ids of the nodes before `id` to the
+/// new block's), or `None` to copy the node. A replaced root keeps the kind of value it
+/// had (a scalar or a matrix).
+pub fn rebuild_with(
+    block: &BlockDag,
+    mut replace: impl FnMut(&mut Dag, NodeId, &[NodeId]) -> Result<Option<NodeId>, String>,
+) -> Result<BlockDag, String> {
     let mut out = Dag::new();
     let mut remap: Vec<NodeId> = Vec::with_capacity(block.dag.len());
     for (id, node) in block.dag.nodes().iter().enumerate() {
-        let new_id = match replacements.get(&id) {
-            Some(expr) => {
-                let value = add_expr(
-                    &mut out,
-                    expr,
-                    &|name| leaves.get(name).map(|&old| remap[old]),
-                    node.span,
-                )?;
+        let new_id = match replace(&mut out, id, &remap)? {
+            Some(value) => {
                 // DML tells a scalar from a 1x1 matrix (`sum(v * v)` vs `t(v) %*% v`); a
                 // plan must give the root's value the kind it had.
                 let keep_kind = if produces_scalar(&node.op) {

@@ -20,6 +20,7 @@ use crate::dag::{
     explain, explain_dot, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext,
     Op,
 };
+use crate::engine::{relational_block, run_relational, RelationalEngine};
 use crate::opt::{DagOptimizer, InputMeta, NoOptimizer};
 
 /// The message of the error a run stops with when [`RunOptions::cancel`] is set.
@@ -50,6 +51,9 @@ pub struct RunOptions {
     /// Set from another thread to stop the run before its next basic block (how the
     /// Python bindings turn Ctrl-C into an error); a kernel already running finishes first.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// The relational engine that runs the blocks' sum-product subgraphs (see
+    /// [`crate::engine`]); `None` runs everything on the local kernels.
+    pub engine: Option<Arc<dyn RelationalEngine>>,
 }
 
 impl Default for RunOptions {
@@ -64,6 +68,7 @@ impl Default for RunOptions {
             builtins: None,
             script_dir: None,
             cancel: None,
+            engine: None,
         }
     }
 }
@@ -97,6 +102,9 @@ pub struct Interpreter<'w> {
     /// Physical plans made with size estimates, keyed by the unplanned block's address
     /// (lowered block or optimization) and the inputs' shapes and sparsity.
     sized_plans: HashMap<SizedPlanKey, Rc<BlockDag>>,
+    /// Blocks with their sum-product subgraphs on the relational engine, keyed like
+    /// `sized_plans` (`None`: no subgraph qualified).
+    relational_plans: HashMap<SizedPlanKey, Option<Rc<BlockDag>>>,
     /// The optimizations whose addresses key the plan caches, each kept once (a loop
     /// gets the same cached optimization every iteration).
     optimizations: HashMap<usize, Rc<crate::opt::Optimization>>,
@@ -130,6 +138,7 @@ impl<'w> Interpreter<'w> {
             explained: HashSet::new(),
             planned_optimizations: HashMap::new(),
             sized_plans: HashMap::new(),
+            relational_plans: HashMap::new(),
             optimizations: HashMap::new(),
             explained_optimizations: HashSet::new(),
             pending_notes: HashMap::new(),
@@ -448,25 +457,39 @@ impl<'w> Interpreter<'w> {
             None => (Rc::as_ptr(&compiled.lowered) as usize, &compiled.lowered),
             Some(better) => (Rc::as_ptr(&optimization) as usize, better),
         };
-        let result = if self.options.sized_planning && crate::plan::wants_meta(base) {
+        let relational = match &self.options.engine {
+            Some(engine) => {
+                let inputs = if inputs.is_empty() {
+                    planning_input_meta(base, env)
+                } else {
+                    inputs.clone()
+                };
+                // Finiteness decides which subgraphs may go: it is part of the key.
+                let mut key = (base_id, signature(&inputs));
+                key.1.extend(
+                    inputs
+                        .iter()
+                        .filter(|(_, m)| !m.is_finite())
+                        .map(|(name, _)| (name.clone(), usize::MAX, 0, false)),
+                );
+                self.relational_plans
+                    .entry(key)
+                    .or_insert_with(|| {
+                        relational_block(base, &inputs, engine.as_ref()).map(Rc::new)
+                    })
+                    .clone()
+            }
+            None => None,
+        };
+        let result = if let Some(relational) = relational {
+            relational
+        } else if self.options.sized_planning && crate::plan::wants_meta(base) {
             let inputs = if inputs.is_empty() {
                 planning_input_meta(base, env)
             } else {
                 inputs
             };
-            let mut signature: Vec<(String, usize, usize, bool)> = inputs
-                .iter()
-                .map(|(name, m)| match m {
-                    InputMeta::Matrix { shape, nnz, .. } => (
-                        name.clone(),
-                        shape.rows,
-                        shape.cols,
-                        (*nnz as f64) < crate::plan::MASK_DENSITY * shape.cells() as f64,
-                    ),
-                    InputMeta::Scalar { .. } => (name.clone(), 0, 0, false),
-                })
-                .collect();
-            signature.sort();
+            let signature = signature(&inputs);
             self.sized_plans
                 .entry((base_id, signature))
                 .or_insert_with(|| {
@@ -588,6 +611,13 @@ impl<'w> Interpreter<'w> {
                     Value::Int(0)
                 }
                 Op::Extract(k) => call_results[&node.children[0]][*k].clone(),
+                Op::Relational(root) => {
+                    let engine = self.options.engine.as_deref().ok_or_else(|| {
+                        Diagnostic::new("internal error: no relational engine", node.span)
+                    })?;
+                    run_relational(engine, root, &args)
+                        .map_err(|message| Diagnostic::new(message, node.span))?
+                }
                 Op::Builtin(Builtin::Read) if !self.prefetched.is_empty() => {
                     let taken = ReadRequest::from_args(&args).ok().and_then(|request| {
                         let k = self.prefetched.iter().position(|(r, _)| *r == request)?;
@@ -921,6 +951,25 @@ fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
             _ => None,
         })
         .collect()
+}
+
+/// What a plan made for these inputs depends on: each input's name, shape and whether it
+/// is sparse enough for masked evaluation (scalars as `0 x 0`), sorted.
+fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, bool)> {
+    let mut signature: Vec<(String, usize, usize, bool)> = inputs
+        .iter()
+        .map(|(name, m)| match m {
+            InputMeta::Matrix { shape, nnz, .. } => (
+                name.clone(),
+                shape.rows,
+                shape.cols,
+                (*nnz as f64) < crate::plan::MASK_DENSITY * shape.cells() as f64,
+            ),
+            InputMeta::Scalar { .. } => (name.clone(), 0, 0, false),
+        })
+        .collect();
+    signature.sort();
+    signature
 }
 
 /// Input metadata for physical planning when the optimizer did not gather it: the

@@ -22,6 +22,11 @@ pub fn optimizer(optimized: bool) -> Box<dyn DagOptimizer> {
 /// Runs `source` as a script named `name` (written under cargo's per-test temporary
 /// directory): its stdout when it exits 0, else its stderr.
 pub fn run_dml(name: &str, source: &str) -> Result<String, String> {
+    run_dml_with(name, source, &[])
+}
+
+/// [`run_dml`] with more arguments after the script's path (`--engine datafusion`, ...).
+pub fn run_dml_with(name: &str, source: &str, args: &[&str]) -> Result<String, String> {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dml-snippets");
     std::fs::create_dir_all(&dir).expect("the temporary directory is writable");
     let path = dir.join(name);
@@ -29,6 +34,7 @@ pub fn run_dml(name: &str, source: &str) -> Result<String, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_spores"))
         .arg("run")
         .arg(&path)
+        .args(args)
         .output()
         .expect("the spores binary runs");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();

@@ -1,0 +1,126 @@
+//! Running lowered plans on a local DataFusion session.
+//!
+//! The session's memory pool is a [`FairSpillPool`] of the budget given (by default
+//! `spores_exec::memory::budget()`, which `spores run --memory` sets): joins, aggregates and
+//! sorts that outgrow it spill to temporary files instead of failing, and the disk manager
+//! writes those files under the OS's temporary directory (or `temp_dir`). The number of
+//! partitions follows the thread count.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
+use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use spores_exec::Matrix;
+use spores_opt::la::LaExpr;
+
+use crate::coo;
+use crate::error::DistError;
+use crate::lower::Lowering;
+
+/// How the local DataFusion session is set up.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Bytes the session's operators may hold in memory before they spill.
+    pub memory_bytes: usize,
+    /// Partitions (and worker threads) per query.
+    pub threads: usize,
+    /// Where spill files go (the OS's temporary directory when `None`).
+    pub temp_dir: Option<PathBuf>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        EngineConfig {
+            memory_bytes: spores_exec::memory::budget().min(usize::MAX as f64) as usize,
+            threads,
+            temp_dir: None,
+        }
+    }
+}
+
+/// A local DataFusion engine: one Tokio runtime, a fresh session per plan.
+pub struct DataFusionEngine {
+    config: EngineConfig,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl DataFusionEngine {
+    pub fn new(config: EngineConfig) -> Result<Self, DistError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(config.threads.max(1))
+            .thread_name("spores-datafusion")
+            .build()
+            .map_err(|e| DistError::Plan(format!("cannot start the Tokio runtime: {e}")))?;
+        Ok(DataFusionEngine { config, runtime })
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    fn session(&self) -> Result<SessionContext, DistError> {
+        let mode = match &self.config.temp_dir {
+            Some(dir) => DiskManagerMode::Directories(vec![dir.clone()]),
+            None => DiskManagerMode::OsTmpDirectory,
+        };
+        let runtime = RuntimeEnvBuilder::new()
+            .with_memory_pool(Arc::new(FairSpillPool::new(self.config.memory_bytes)))
+            .with_disk_manager_builder(DiskManagerBuilder::default().with_mode(mode))
+            .build_arc()?;
+        let config = SessionConfig::new()
+            .with_target_partitions(self.config.threads.max(1))
+            .with_information_schema(false);
+        Ok(SessionContext::new_with_config_rt(config, runtime))
+    }
+
+    /// The logical plan of `e` over `inputs`, before DataFusion's optimizer, with the
+    /// result's shape.
+    pub fn logical_plan<M: Borrow<Matrix>>(
+        &self,
+        e: &LaExpr,
+        inputs: &HashMap<String, M>,
+    ) -> Result<(LogicalPlan, usize, usize), DistError> {
+        let rel = Lowering::new(inputs).lower(e)?;
+        Ok((rel.plan, rel.rows, rel.cols))
+    }
+
+    /// Evaluates `e` on `inputs` (scalars as `1 x 1` matrices) and returns the result as
+    /// a local matrix.
+    pub fn run<M: Borrow<Matrix>>(
+        &self,
+        e: &LaExpr,
+        inputs: &HashMap<String, M>,
+    ) -> Result<Matrix, DistError> {
+        let (plan, rows, cols) = self.logical_plan(e, inputs)?;
+        let ctx = self.session()?;
+        let batches = self.runtime.block_on(async move {
+            let frame = ctx.execute_logical_plan(plan).await?;
+            frame.collect().await
+        })?;
+        coo::from_batches(&batches, rows, cols)
+    }
+
+    /// DataFusion's optimized logical and physical plans of `e`, as text (for `--explain`).
+    pub fn explain<M: Borrow<Matrix>>(
+        &self,
+        e: &LaExpr,
+        inputs: &HashMap<String, M>,
+    ) -> Result<String, DistError> {
+        let (plan, _, _) = self.logical_plan(e, inputs)?;
+        let ctx = self.session()?;
+        self.runtime.block_on(async move {
+            let state = ctx.state();
+            let optimized = state.optimize(&plan)?;
+            let physical = state.create_physical_plan(&plan).await?;
+            let physical = datafusion::physical_plan::displayable(physical.as_ref()).indent(false);
+            Ok::<String, DistError>(format!("{}\n{physical}", optimized.display_indent()))
+        })
+    }
+}

@@ -1,0 +1,22 @@
+//! What can go wrong between an LA plan and a DataFusion result.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum DistError {
+    /// The plan uses an operator with no relational lowering here (the caller runs it on
+    /// the local engine instead).
+    #[error("no relational lowering for {0}")]
+    Unsupported(String),
+    /// The plan is ill-formed for its inputs (unknown input, shapes that do not fit).
+    #[error("{0}")]
+    Plan(String),
+    /// DataFusion (or Arrow) refused or failed, e.g. out of memory with spilling exhausted.
+    #[error("DataFusion: {0}")]
+    Engine(#[from] datafusion::error::DataFusionError),
+    #[error("Arrow: {0}")]
+    Arrow(#[from] datafusion::arrow::error::ArrowError),
+    /// The result relation does not describe a matrix of the expected shape.
+    #[error("result: {0}")]
+    Result(String),
+}

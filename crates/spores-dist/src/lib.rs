@@ -1,0 +1,39 @@
+//! Optimized sum-product plans of spores, run as relational queries on Apache DataFusion.
+//!
+//! Where it sits: beside the local engine, below the CLI. It takes what the optimizer
+//! (`spores-opt`) extracts — an [`LaExpr`](spores_opt::la::LaExpr) over named inputs, fused
+//! operators included — and runs it on DataFusion; the results come back as
+//! `spores-exec` matrices. No optimizer crate depends on it.
+//!
+//! - [`coo`]: a matrix is the K-relation of its non-zero cells, `(i, j, v)` as Arrow
+//!   record batches; a dimension of size 1 carries no index (scalars are one-row relations).
+//! - [`lower`]: each LA operator becomes its relational meaning (joins, unions,
+//!   aggregates), fused operators expanded to theirs, as a DataFusion `LogicalPlan`.
+//! - [`engine`]: a local `SessionContext` whose memory pool is the memory budget, spilling
+//!   to disk beyond it.
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use spores_dist::{DataFusionEngine, EngineConfig};
+//! use spores_exec::{DenseMatrix, Matrix};
+//! use spores_opt::la::LaExpr;
+//! let engine = DataFusionEngine::new(EngineConfig::default()).unwrap();
+//! let mut inputs = HashMap::new();
+//! let x = DenseMatrix::from_vec(2, 2, vec![1.0, 0.0, 0.0, 2.0]).unwrap();
+//! inputs.insert("X".to_string(), Matrix::Dense(x));
+//! let e = LaExpr::parse("sum(t(X) %*% X)").unwrap();
+//! assert_eq!(engine.run(&e, &inputs).unwrap().as_scalar(), Some(5.0));
+//! ```
+//!
+//! # Build cost
+//!
+//! DataFusion 55 with `default-features = false` (no SQL front end, no file formats, no
+//! compression): see the crate README for the measured clean build time and binary size.
+
+pub mod coo;
+pub mod engine;
+pub mod error;
+pub mod lower;
+
+pub use engine::{DataFusionEngine, EngineConfig};
+pub use error::DistError;

@@ -1,0 +1,770 @@
+//! An optimized LA plan as a DataFusion `LogicalPlan` over COO relations.
+//!
+//! Each operator becomes its relational meaning (SPORES's R_LR translation), applied to
+//! the plan the optimizer extracted, so the query has the optimized plan's shape:
+//!
+//! | LA | relational plan |
+//! |---|---|
+//! | `A * B` (with broadcasting) | inner join on the indices both have (a cross join when none), `v = a.v * b.v` |
+//! | `A + B`, `A - B` | union all of both (each broadcast over the output's indices it lacks), grouped by the indices, `sum(v)` |
+//! | `A %*% B` | join `a.j = b.i`, grouped by `a.i, b.j`, `sum(a.v * b.v)` (a cross join for an inner size of 1) |
+//! | `t(A)` | the index columns swapped |
+//! | `sum`, `rowSums`, `colSums` | aggregate over the indices that disappear |
+//! | `-A`, `A ^ k` (`k > 0`), `abs sqrt sign floor ceil`, `sprop` | a projection of the stored tuples (these keep 0 at 0) |
+//! | `exp log sigmoid`, `A ^ k` (`k <= 0`), `/ min max` and comparisons | on the dense relation: the index domains cross-joined, left-joined with the tuples |
+//! | `matrix(s, r, c)`, constants | one-row relations, cross-joined with index domains |
+//! | `sddmm(X, U, V)` | `X(i,j) ⋈ U(i,k) ⋈ V(j,k)` grouped by `i, j`: only `X`'s non-zeros |
+//! | `sddmm_sum(X, U, V)` | `sum(U * (X %*% V))` |
+//! | `wsloss(X, U, V)` | `sum(X^2) - 2 sddmm_sum(X, U, V) + sum((t(U) %*% U) * (t(V) %*% V))`, as the local kernel computes it for a sparse `X` |
+//! | `mmchain`, `tsmm` | their products (`t(X) %*% (X %*% v)`, ...), never a dense `m x n` intermediate |
+//! | `mean trace nrow ncol length diag as.scalar as.matrix` | aggregates, filters `i = j`, constants, renames |
+//!
+//! A relation stores only non-zero cells (it may also hold zeros a sum cancelled); a
+//! missing tuple is 0. That is the sparse reading of every sum-product operator, and it
+//! equals the local engine's cell semantics for finite values: the engine choice keeps
+//! blocks whose inputs may hold NaN or infinities on the local kernels.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use datafusion::common::Column;
+use datafusion::datasource::{provider_as_source, MemTable};
+use datafusion::functions::expr_fn::{abs, ceil, coalesce, exp, floor, ln, power, signum, sqrt};
+use datafusion::functions_aggregate::expr_fn::sum;
+use datafusion::logical_expr::{col, lit, when, Expr, JoinType, LogicalPlan, LogicalPlanBuilder};
+use spores_exec::{CsrMatrix, Matrix};
+use spores_opt::la::{expand_fused, Dim, LaExpr};
+
+use crate::coo::{self, COL, ROW, VALUE};
+use crate::error::DistError;
+
+/// A lowered subexpression: a plan whose output columns are [`coo::schema`]'s for its
+/// shape (unqualified `i`, `j`, `v`).
+#[derive(Clone, Debug)]
+pub struct Rel {
+    pub plan: LogicalPlan,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+impl Rel {
+    fn has_row(&self) -> bool {
+        self.rows != 1
+    }
+
+    fn has_col(&self) -> bool {
+        self.cols != 1
+    }
+}
+
+type Result<T> = std::result::Result<T, DistError>;
+
+/// Lowers LA plans over one set of named inputs (scalars are `1 x 1` matrices). Each input
+/// becomes one in-memory table, scanned wherever the plan reads it.
+pub struct Lowering<'a, M: Borrow<Matrix>> {
+    inputs: &'a HashMap<String, M>,
+    tables: HashMap<String, Arc<MemTable>>,
+    domains: HashMap<usize, Arc<MemTable>>,
+    next_alias: usize,
+}
+
+fn qcol(alias: &str, name: &str) -> Expr {
+    Expr::Column(Column::new(Some(alias), name))
+}
+
+fn ucol(name: &str) -> Expr {
+    col(Column::new_unqualified(name))
+}
+
+/// `cond ? 1 : 0` as a double.
+fn indicator(cond: Expr) -> Result<Expr> {
+    Ok(when(cond, lit(1.0)).otherwise(lit(0.0))?)
+}
+
+/// DML's broadcasting of one dimension: equal sizes, or 1 against anything.
+fn broadcast_dim(op: &str, a: usize, b: usize) -> Result<usize> {
+    match (a, b) {
+        _ if a == b => Ok(a),
+        (1, n) | (n, 1) => Ok(n),
+        _ => Err(DistError::Plan(format!(
+            "{op}: sizes {a} and {b} do not broadcast"
+        ))),
+    }
+}
+
+fn known(d: &Dim, what: &str) -> Result<usize> {
+    match d {
+        Dim::Known(n) => Ok(*n),
+        Dim::Sym(s) => Err(DistError::Plan(format!("{what}: size `{s}` is symbolic"))),
+    }
+}
+
+/// Checks that `e` lowers for inputs of these shapes (rows, columns), without data: the
+/// plan's shape depends on the inputs' shapes only.
+pub fn check(e: &LaExpr, shapes: &HashMap<String, (usize, usize)>) -> Result<()> {
+    let empty: HashMap<String, Matrix> = shapes
+        .iter()
+        .map(|(name, &(rows, cols))| (name.clone(), Matrix::Sparse(CsrMatrix::zeros(rows, cols))))
+        .collect();
+    Lowering::new(&empty).lower(e).map(|_| ())
+}
+
+impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
+    pub fn new(inputs: &'a HashMap<String, M>) -> Self {
+        Lowering {
+            inputs,
+            tables: HashMap::new(),
+            domains: HashMap::new(),
+            next_alias: 0,
+        }
+    }
+
+    fn alias(&mut self, prefix: &str) -> String {
+        self.next_alias += 1;
+        format!("{prefix}{}", self.next_alias)
+    }
+
+    /// Projects to the canonical columns of a `rows x cols` relation.
+    fn finish(
+        &self,
+        builder: LogicalPlanBuilder,
+        row: Option<Expr>,
+        column: Option<Expr>,
+        value: Expr,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Rel> {
+        let mut exprs = Vec::with_capacity(3);
+        if rows != 1 {
+            exprs.push(
+                row.ok_or_else(|| DistError::Plan("a row index is missing".into()))?
+                    .alias(ROW),
+            );
+        }
+        if cols != 1 {
+            exprs.push(
+                column
+                    .ok_or_else(|| DistError::Plan("a column index is missing".into()))?
+                    .alias(COL),
+            );
+        }
+        exprs.push(value.alias(VALUE));
+        Ok(Rel {
+            plan: builder.project(exprs)?.build()?,
+            rows,
+            cols,
+        })
+    }
+
+    /// The scan of an input.
+    fn input(&mut self, name: &str) -> Result<Rel> {
+        let m: &Matrix = self
+            .inputs
+            .get(name)
+            .ok_or_else(|| DistError::Plan(format!("no value given for `{name}`")))?
+            .borrow();
+        let (rows, cols) = (m.rows(), m.cols());
+        let table = match self.tables.get(name) {
+            Some(t) => t.clone(),
+            None => {
+                let batch = coo::to_batch(m)?;
+                let table = Arc::new(MemTable::try_new(batch.schema(), vec![vec![batch]])?);
+                self.tables.insert(name.to_string(), table.clone());
+                table
+            }
+        };
+        let alias = self.alias("in");
+        let builder = LogicalPlanBuilder::scan(alias.as_str(), provider_as_source(table), None)?;
+        self.finish(
+            builder,
+            Some(qcol(&alias, ROW)),
+            Some(qcol(&alias, COL)),
+            qcol(&alias, VALUE),
+            rows,
+            cols,
+        )
+    }
+
+    /// The relation `{k : 0 <= k < size}` in one column named `column`, aliased.
+    fn domain(&mut self, size: usize, column: &str) -> Result<(LogicalPlan, String)> {
+        let table = match self.domains.get(&size) {
+            Some(t) => t.clone(),
+            None => {
+                let batch = coo::domain_batch(size, ROW)?;
+                let table = Arc::new(MemTable::try_new(batch.schema(), vec![vec![batch]])?);
+                self.domains.insert(size, table.clone());
+                table
+            }
+        };
+        let alias = self.alias("dom");
+        let plan = LogicalPlanBuilder::scan(alias.as_str(), provider_as_source(table), None)?
+            .project([qcol(&alias, ROW).alias(column)])?
+            .alias(alias.as_str())?
+            .build()?;
+        Ok((plan, alias))
+    }
+
+    fn scalar(&self, value: f64) -> Result<Rel> {
+        let builder = LogicalPlanBuilder::empty(value != 0.0);
+        self.finish(builder, None, None, lit(value), 1, 1)
+    }
+
+    /// `f(v)` on the stored tuples (for functions with `f(0) = 0`).
+    fn map(&self, a: Rel, f: impl FnOnce(Expr) -> Expr) -> Result<Rel> {
+        let (rows, cols) = (a.rows, a.cols);
+        self.finish(
+            LogicalPlanBuilder::from(a.plan),
+            Some(ucol(ROW)),
+            Some(ucol(COL)),
+            f(ucol(VALUE)),
+            rows,
+            cols,
+        )
+    }
+
+    /// `a` broadcast to a `rows x cols` relation: cross-joined with the domains of the
+    /// indices it lacks.
+    fn broadcast(&mut self, a: Rel, rows: usize, cols: usize) -> Result<Rel> {
+        let need_row = rows != 1 && !a.has_row();
+        let need_col = cols != 1 && !a.has_col();
+        if !need_row && !need_col {
+            return Ok(a);
+        }
+        let base = self.alias("b");
+        let mut builder = LogicalPlanBuilder::from(a.plan.clone()).alias(base.as_str())?;
+        let mut row = a.has_row().then(|| qcol(&base, ROW));
+        let mut column = a.has_col().then(|| qcol(&base, COL));
+        if need_row {
+            let (dom, alias) = self.domain(rows, ROW)?;
+            builder = builder.cross_join(dom)?;
+            row = Some(qcol(&alias, ROW));
+        }
+        if need_col {
+            let (dom, alias) = self.domain(cols, COL)?;
+            builder = builder.cross_join(dom)?;
+            column = Some(qcol(&alias, COL));
+        }
+        self.finish(builder, row, column, qcol(&base, VALUE), rows, cols)
+    }
+
+    /// Every cell of `a`, zeros included: the index domains left-joined with the tuples.
+    fn densify(&mut self, a: Rel) -> Result<Rel> {
+        let (rows, cols) = (a.rows, a.cols);
+        if !a.has_row() && !a.has_col() {
+            // One row whatever the input: an aggregate without groups.
+            let plan = LogicalPlanBuilder::from(a.plan)
+                .aggregate(Vec::<Expr>::new(), [sum(ucol(VALUE)).alias(VALUE)])?;
+            return self.finish(
+                plan,
+                None,
+                None,
+                coalesce(vec![ucol(VALUE), lit(0.0)]),
+                1,
+                1,
+            );
+        }
+        // Every cell once: a one-row relation broadcast over both domains.
+        let one = self.finish(LogicalPlanBuilder::empty(true), None, None, lit(0.0), 1, 1)?;
+        let cells = self.broadcast(one, rows, cols)?;
+        let (l, r) = (self.alias("c"), self.alias("t"));
+        let mut keys = (Vec::new(), Vec::new());
+        for (present, name) in [(a.has_row(), ROW), (a.has_col(), COL)] {
+            if present {
+                keys.0.push(Column::new(Some(l.as_str()), name));
+                keys.1.push(Column::new(Some(r.as_str()), name));
+            }
+        }
+        let builder = LogicalPlanBuilder::from(cells.plan)
+            .alias(l.as_str())?
+            .join(
+                LogicalPlanBuilder::from(a.plan)
+                    .alias(r.as_str())?
+                    .build()?,
+                JoinType::Left,
+                keys,
+                None,
+            )?;
+        self.finish(
+            builder,
+            Some(qcol(&l, ROW)),
+            Some(qcol(&l, COL)),
+            coalesce(vec![qcol(&r, VALUE), lit(0.0)]),
+            rows,
+            cols,
+        )
+    }
+
+    /// Joins `a` and `b` on the indices both have (broadcasting), giving `f(a.v, b.v)`
+    /// over the union of their indices.
+    fn join_cells(
+        &mut self,
+        op: &str,
+        a: Rel,
+        b: Rel,
+        f: impl FnOnce(Expr, Expr) -> Result<Expr>,
+    ) -> Result<Rel> {
+        let rows = broadcast_dim(op, a.rows, b.rows)?;
+        let cols = broadcast_dim(op, a.cols, b.cols)?;
+        let (l, r) = (self.alias("l"), self.alias("r"));
+        let mut keys = (Vec::new(), Vec::new());
+        for (both, name) in [
+            (a.has_row() && b.has_row(), ROW),
+            (a.has_col() && b.has_col(), COL),
+        ] {
+            if both {
+                keys.0.push(Column::new(Some(l.as_str()), name));
+                keys.1.push(Column::new(Some(r.as_str()), name));
+            }
+        }
+        let left = LogicalPlanBuilder::from(a.plan.clone()).alias(l.as_str())?;
+        let right = LogicalPlanBuilder::from(b.plan.clone())
+            .alias(r.as_str())?
+            .build()?;
+        let builder = if keys.0.is_empty() {
+            left.cross_join(right)?
+        } else {
+            left.join(right, JoinType::Inner, keys, None)?
+        };
+        let pick = |name: &str, in_a: bool, in_b: bool| {
+            if in_a {
+                Some(qcol(&l, name))
+            } else if in_b {
+                Some(qcol(&r, name))
+            } else {
+                None
+            }
+        };
+        let row = pick(ROW, a.has_row(), b.has_row());
+        let column = pick(COL, a.has_col(), b.has_col());
+        let value = f(qcol(&l, VALUE), qcol(&r, VALUE))?;
+        self.finish(builder, row, column, value, rows, cols)
+    }
+
+    /// `a + b` (with broadcasting): both broadcast to the output's indices, unioned,
+    /// and summed per cell.
+    fn add(&mut self, a: Rel, b: Rel) -> Result<Rel> {
+        let rows = broadcast_dim("+", a.rows, b.rows)?;
+        let cols = broadcast_dim("+", a.cols, b.cols)?;
+        let a = self.broadcast(a, rows, cols)?;
+        let b = self.broadcast(b, rows, cols)?;
+        let builder = LogicalPlanBuilder::from(a.plan).union(b.plan)?;
+        self.sum_by(builder, rows, cols)
+    }
+
+    /// Sums the values of `builder`'s tuples per index of a `rows x cols` result.
+    fn sum_by(&self, builder: LogicalPlanBuilder, rows: usize, cols: usize) -> Result<Rel> {
+        let groups: Vec<Expr> = [(rows != 1, ROW), (cols != 1, COL)]
+            .into_iter()
+            .filter(|(present, _)| *present)
+            .map(|(_, name)| ucol(name))
+            .collect();
+        let mut builder = builder.aggregate(groups, [sum(ucol(VALUE)).alias(VALUE)])?;
+        if rows == 1 && cols == 1 {
+            // An aggregate without groups gives NULL on no input: that is the value 0.
+            builder = builder.filter(ucol(VALUE).is_not_null())?;
+        }
+        self.finish(
+            builder,
+            Some(ucol(ROW)),
+            Some(ucol(COL)),
+            ucol(VALUE),
+            rows,
+            cols,
+        )
+    }
+
+    /// Sums `a` over the indices for which `keep_*` is false.
+    fn aggregate(&self, a: Rel, keep_row: bool, keep_col: bool) -> Result<Rel> {
+        let rows = if keep_row { a.rows } else { 1 };
+        let cols = if keep_col { a.cols } else { 1 };
+        if (rows, cols) == (a.rows, a.cols) {
+            return Ok(a);
+        }
+        self.sum_by(LogicalPlanBuilder::from(a.plan), rows, cols)
+    }
+
+    fn matmul(&mut self, a: Rel, b: Rel) -> Result<Rel> {
+        if a.cols != b.rows {
+            return Err(DistError::Plan(format!(
+                "%*%: {}x{} times {}x{}",
+                a.rows, a.cols, b.rows, b.cols
+            )));
+        }
+        let (rows, cols) = (a.rows, b.cols);
+        let (l, r) = (self.alias("l"), self.alias("r"));
+        let left = LogicalPlanBuilder::from(a.plan).alias(l.as_str())?;
+        let right = LogicalPlanBuilder::from(b.plan)
+            .alias(r.as_str())?
+            .build()?;
+        let product = qcol(&l, VALUE) * qcol(&r, VALUE);
+        if a.cols == 1 {
+            // An outer product: nothing to sum over.
+            let builder = left.cross_join(right)?;
+            return self.finish(
+                builder,
+                Some(qcol(&l, ROW)),
+                Some(qcol(&r, COL)),
+                product,
+                rows,
+                cols,
+            );
+        }
+        let joined = left.join(
+            right,
+            JoinType::Inner,
+            (
+                vec![Column::new(Some(l.as_str()), COL)],
+                vec![Column::new(Some(r.as_str()), ROW)],
+            ),
+            None,
+        )?;
+        // One tuple per (i, k, j), summed over k.
+        let terms = self.finish(
+            joined,
+            Some(qcol(&l, ROW)),
+            Some(qcol(&r, COL)),
+            product,
+            rows,
+            cols,
+        )?;
+        self.sum_by(LogicalPlanBuilder::from(terms.plan), rows, cols)
+    }
+
+    fn transpose(&self, a: Rel) -> Result<Rel> {
+        let (rows, cols) = (a.cols, a.rows);
+        let (had_row, had_col) = (a.has_row(), a.has_col());
+        self.finish(
+            LogicalPlanBuilder::from(a.plan),
+            had_col.then(|| ucol(COL)),
+            had_row.then(|| ucol(ROW)),
+            ucol(VALUE),
+            rows,
+            cols,
+        )
+    }
+
+    /// `x * (u %*% t(v))` at `x`'s non-zeros only: `x(i,j) ⋈ u(i,k) ⋈ v(j,k)`.
+    fn sddmm(&mut self, x: Rel, u: Rel, v: Rel) -> Result<Rel> {
+        if u.rows != x.rows || v.rows != x.cols || u.cols != v.cols || !x.has_row() || !x.has_col()
+        {
+            return Err(DistError::Plan(format!(
+                "sddmm: X is {}x{}, U {}x{}, V {}x{}",
+                x.rows, x.cols, u.rows, u.cols, v.rows, v.cols
+            )));
+        }
+        let rank_index = u.has_col();
+        let (ax, au, av) = (self.alias("x"), self.alias("u"), self.alias("v"));
+        let mut keys_v = (
+            vec![Column::new(Some(ax.as_str()), COL)],
+            vec![Column::new(Some(av.as_str()), ROW)],
+        );
+        if rank_index {
+            keys_v.0.push(Column::new(Some(au.as_str()), COL));
+            keys_v.1.push(Column::new(Some(av.as_str()), COL));
+        }
+        let builder = LogicalPlanBuilder::from(x.plan)
+            .alias(ax.as_str())?
+            .join(
+                LogicalPlanBuilder::from(u.plan)
+                    .alias(au.as_str())?
+                    .build()?,
+                JoinType::Inner,
+                (
+                    vec![Column::new(Some(ax.as_str()), ROW)],
+                    vec![Column::new(Some(au.as_str()), ROW)],
+                ),
+                None,
+            )?
+            .join(
+                LogicalPlanBuilder::from(v.plan)
+                    .alias(av.as_str())?
+                    .build()?,
+                JoinType::Inner,
+                keys_v,
+                None,
+            )?;
+        let terms = self.finish(
+            builder,
+            Some(qcol(&ax, ROW)),
+            Some(qcol(&ax, COL)),
+            qcol(&ax, VALUE) * qcol(&au, VALUE) * qcol(&av, VALUE),
+            x.rows,
+            x.cols,
+        )?;
+        self.sum_by(LogicalPlanBuilder::from(terms.plan), x.rows, x.cols)
+    }
+
+    /// Lowers `e`.
+    pub fn lower(&mut self, e: &LaExpr) -> Result<Rel> {
+        use LaExpr::*;
+        Ok(match e {
+            Var(name) => self.input(name)?,
+            Const(c) => self.scalar(*c)?,
+            Add(a, b) => {
+                let (a, b) = (self.lower(a)?, self.lower(b)?);
+                self.add(a, b)?
+            }
+            Sub(a, b) => {
+                let (a, b) = (self.lower(a)?, self.lower(b)?);
+                let b = self.map(b, |v| -v)?;
+                self.add(a, b)?
+            }
+            Mul(a, b) => {
+                let (a, b) = (self.lower(a)?, self.lower(b)?);
+                self.join_cells("*", a, b, |x, y| Ok(x * y))?
+            }
+            MatMul(a, b) => {
+                let (a, b) = (self.lower(a)?, self.lower(b)?);
+                self.matmul(a, b)?
+            }
+            Transpose(a) => {
+                let a = self.lower(a)?;
+                self.transpose(a)?
+            }
+            Neg(a) => {
+                let a = self.lower(a)?;
+                self.map(a, |v| -v)?
+            }
+            Sum(a) => {
+                let a = self.lower(a)?;
+                self.aggregate(a, false, false)?
+            }
+            RowSums(a) => {
+                let a = self.lower(a)?;
+                self.aggregate(a, true, false)?
+            }
+            ColSums(a) => {
+                let a = self.lower(a)?;
+                self.aggregate(a, false, true)?
+            }
+            Pow(a, k) => {
+                let a = self.lower(a)?;
+                self.pow(a, *k)?
+            }
+            Fill(v, r, c) => {
+                let (rows, cols) = (known(r, "matrix")?, known(c, "matrix")?);
+                let v = self.lower(v)?;
+                if v.has_row() || v.has_col() {
+                    return Err(DistError::Plan(format!("{e}: the value is not a scalar")));
+                }
+                self.broadcast(v, rows, cols)?
+            }
+            Func { name, args } => self.func(e, name, args)?,
+        })
+    }
+
+    fn pow(&mut self, a: Rel, k: f64) -> Result<Rel> {
+        if k == 1.0 {
+            return Ok(a);
+        }
+        if k == 2.0 {
+            return self.map(a, |v| v.clone() * v);
+        }
+        if k > 0.0 {
+            return self.map(a, |v| power(v, lit(k)));
+        }
+        // 0^k is 1 or infinite: every cell counts.
+        let dense = self.densify(a)?;
+        self.map(dense, |v| power(v, lit(k)))
+    }
+
+    /// A size argument of `matrix(v, rows, cols)`: a constant or `nrow`/`ncol` of an input.
+    fn size_arg(&self, e: &LaExpr) -> Result<usize> {
+        match e {
+            LaExpr::Const(c) if *c >= 0.0 && c.fract() == 0.0 => Ok(*c as usize),
+            LaExpr::Func { name, args }
+                if args.len() == 1 && (name == "nrow" || name == "ncol") =>
+            {
+                let (rows, cols) = self.shape_of(&args[0])?;
+                Ok(if name == "nrow" { rows } else { cols })
+            }
+            _ => Err(DistError::Unsupported(format!("the matrix size `{e}`"))),
+        }
+    }
+
+    /// The shape of `e` (by lowering it; plans are cheap to build).
+    fn shape_of(&self, e: &LaExpr) -> Result<(usize, usize)> {
+        let mut probe = Lowering::new(self.inputs);
+        let rel = probe.lower(e)?;
+        Ok((rel.rows, rel.cols))
+    }
+
+    fn func(&mut self, e: &LaExpr, name: &str, args: &[LaExpr]) -> Result<Rel> {
+        use LaExpr::*;
+        let b = |x: &LaExpr| Box::new(x.clone());
+        match (name, args) {
+            ("sddmm", [x, u, v]) => {
+                let (x, u, v) = (self.lower(x)?, self.lower(u)?, self.lower(v)?);
+                return self.sddmm(x, u, v);
+            }
+            // Σ X(i,j) U(i,k) V(j,k) = Σ U(i,k) (X V)(i,k): linear in nnz(X) k.
+            ("sddmm_sum", [x, u, v]) => {
+                return self.lower(&Sum(Box::new(Mul(b(u), Box::new(MatMul(b(x), b(v)))))));
+            }
+            ("wsloss" | "wsloss_plus", [x, u, v]) => {
+                let cross = Mul(
+                    Box::new(Const(if name == "wsloss" { -2.0 } else { 2.0 })),
+                    Box::new(Func {
+                        name: "sddmm_sum".into(),
+                        args: args.to_vec(),
+                    }),
+                );
+                let gram = |a: &LaExpr| MatMul(Box::new(Transpose(b(a))), b(a));
+                let low_rank = Sum(Box::new(Mul(Box::new(gram(u)), Box::new(gram(v)))));
+                let total = Add(
+                    Box::new(Add(
+                        Box::new(Sum(Box::new(Pow(b(x), 2.0)))),
+                        Box::new(cross),
+                    )),
+                    Box::new(low_rank),
+                );
+                return self.lower(&total);
+            }
+            ("mmchain", [_, _]) | ("mmchain", [_, _, _]) | ("tsmm", [_]) => {
+                return self.lower(&expand_fused(e));
+            }
+            ("sprop", [p]) => {
+                let p = self.lower(p)?;
+                return self.map(p, |v| v.clone() * (lit(1.0) - v));
+            }
+            ("as.matrix", [a]) => return self.lower(a),
+            ("as.scalar", [a]) => {
+                let a = self.lower(a)?;
+                if a.has_row() || a.has_col() {
+                    return Err(DistError::Plan(format!(
+                        "as.scalar of a {}x{} matrix",
+                        a.rows, a.cols
+                    )));
+                }
+                return Ok(a);
+            }
+            ("nrow" | "ncol" | "length", [a]) => {
+                let (rows, cols) = self.shape_of(a)?;
+                let n = match name {
+                    "nrow" => rows,
+                    "ncol" => cols,
+                    _ => rows * cols,
+                };
+                return self.scalar(n as f64);
+            }
+            ("mean" | "rowMeans" | "colMeans", [a]) => {
+                let a = self.lower(a)?;
+                let (rows, cols) = (a.rows, a.cols);
+                let (keep_row, keep_col, count) = match name {
+                    "mean" => (false, false, rows * cols),
+                    "rowMeans" => (true, false, cols),
+                    _ => (false, true, rows),
+                };
+                let total = self.aggregate(a, keep_row, keep_col)?;
+                let scale = 1.0 / count as f64;
+                return self.map(total, |v| v * lit(scale));
+            }
+            ("trace", [a]) => {
+                let a = self.lower(a)?;
+                if a.rows != a.cols {
+                    return Err(DistError::Plan(format!(
+                        "trace of a {}x{} matrix",
+                        a.rows, a.cols
+                    )));
+                }
+                if !a.has_row() {
+                    return Ok(a);
+                }
+                let diagonal = self.diagonal(a)?;
+                return self.aggregate(diagonal, false, false);
+            }
+            ("diag", [a]) => {
+                let a = self.lower(a)?;
+                if a.cols == 1 {
+                    // A column vector becomes the diagonal matrix.
+                    let n = a.rows;
+                    return self.finish(
+                        LogicalPlanBuilder::from(a.plan),
+                        Some(ucol(ROW)),
+                        Some(ucol(ROW)),
+                        ucol(VALUE),
+                        n,
+                        n,
+                    );
+                }
+                if a.rows != a.cols {
+                    return Err(DistError::Plan(format!(
+                        "diag of a {}x{} matrix",
+                        a.rows, a.cols
+                    )));
+                }
+                let diagonal = self.diagonal(a)?;
+                let n = diagonal.rows;
+                return self.finish(
+                    LogicalPlanBuilder::from(diagonal.plan),
+                    Some(ucol(ROW)),
+                    None,
+                    ucol(VALUE),
+                    n,
+                    1,
+                );
+            }
+            ("matrix", [v, r, c]) => {
+                let fill = Fill(
+                    b(v),
+                    Dim::Known(self.size_arg(r)?),
+                    Dim::Known(self.size_arg(c)?),
+                );
+                return self.lower(&fill);
+            }
+            _ => {}
+        }
+        // Elementwise functions.
+        if let [a] = args {
+            let a = self.lower(a)?;
+            let zero_preserving: Option<fn(Expr) -> Expr> = match name {
+                "abs" => Some(abs),
+                "sqrt" => Some(sqrt),
+                "sign" => Some(signum),
+                "floor" => Some(floor),
+                "ceil" => Some(ceil),
+                _ => None,
+            };
+            if let Some(f) = zero_preserving {
+                return self.map(a, f);
+            }
+            let dense_fn: fn(Expr) -> Expr = match name {
+                "exp" => exp,
+                "log" => ln,
+                "sigmoid" => |v| lit(1.0) / (lit(1.0) + exp(-v)),
+                _ => return Err(DistError::Unsupported(format!("`{name}` of one argument"))),
+            };
+            let dense = self.densify(a)?;
+            return self.map(dense, dense_fn);
+        }
+        if let [x, y] = args {
+            let op: fn(Expr, Expr) -> Result<Expr> = match name {
+                "/" => |a, b| Ok(a / b),
+                "min" => |a: Expr, b: Expr| Ok(when(a.clone().lt_eq(b.clone()), a).otherwise(b)?),
+                "max" => |a: Expr, b: Expr| Ok(when(a.clone().gt_eq(b.clone()), a).otherwise(b)?),
+                "==" => |a: Expr, b| indicator(a.eq(b)),
+                "!=" => |a: Expr, b| indicator(a.not_eq(b)),
+                "<" => |a: Expr, b| indicator(a.lt(b)),
+                "<=" => |a: Expr, b| indicator(a.lt_eq(b)),
+                ">" => |a: Expr, b| indicator(a.gt(b)),
+                ">=" => |a: Expr, b| indicator(a.gt_eq(b)),
+                _ => return Err(DistError::Unsupported(format!("`{name}` of two arguments"))),
+            };
+            let (x, y) = (self.lower(x)?, self.lower(y)?);
+            let (x, y) = (self.densify(x)?, self.densify(y)?);
+            return self.join_cells(name, x, y, op);
+        }
+        Err(DistError::Unsupported(format!(
+            "`{name}` of {} arguments",
+            args.len()
+        )))
+    }
+
+    /// The tuples of a square matrix with `i = j`, as a column vector over `i`.
+    fn diagonal(&self, a: Rel) -> Result<Rel> {
+        let n = a.rows;
+        let builder = LogicalPlanBuilder::from(a.plan).filter(ucol(ROW).eq(ucol(COL)))?;
+        self.finish(builder, Some(ucol(ROW)), None, ucol(VALUE), n, 1)
+    }
+}

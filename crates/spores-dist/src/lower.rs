@@ -157,6 +157,14 @@ impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
         })
     }
 
+    /// `plan` under a fresh alias, so that a projection over it reads qualified columns:
+    /// DataFusion 55 merges stacked projections that reuse the names `i`, `j`, `v` wrongly
+    /// when they are unqualified (`(X^2)^2` came out as `X^2`, `t(t(X))` as `t(X)`).
+    fn qualified(&mut self, plan: LogicalPlan) -> Result<(LogicalPlanBuilder, String)> {
+        let alias = self.alias("q");
+        Ok((LogicalPlanBuilder::from(plan).alias(alias.as_str())?, alias))
+    }
+
     /// The scan of an input.
     fn input(&mut self, name: &str) -> Result<Rel> {
         let m: &Matrix = self
@@ -211,13 +219,14 @@ impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
     }
 
     /// `f(v)` on the stored tuples (for functions with `f(0) = 0`).
-    fn map(&self, a: Rel, f: impl FnOnce(Expr) -> Expr) -> Result<Rel> {
+    fn map(&mut self, a: Rel, f: impl FnOnce(Expr) -> Expr) -> Result<Rel> {
         let (rows, cols) = (a.rows, a.cols);
+        let (builder, q) = self.qualified(a.plan)?;
         self.finish(
-            LogicalPlanBuilder::from(a.plan),
-            Some(ucol(ROW)),
-            Some(ucol(COL)),
-            f(ucol(VALUE)),
+            builder,
+            Some(qcol(&q, ROW)),
+            Some(qcol(&q, COL)),
+            f(qcol(&q, VALUE)),
             rows,
             cols,
         )
@@ -431,14 +440,15 @@ impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
         self.sum_by(LogicalPlanBuilder::from(terms.plan), rows, cols)
     }
 
-    fn transpose(&self, a: Rel) -> Result<Rel> {
+    fn transpose(&mut self, a: Rel) -> Result<Rel> {
         let (rows, cols) = (a.cols, a.rows);
         let (had_row, had_col) = (a.has_row(), a.has_col());
+        let (builder, alias) = self.qualified(a.plan)?;
         self.finish(
-            LogicalPlanBuilder::from(a.plan),
-            had_col.then(|| ucol(COL)),
-            had_row.then(|| ucol(ROW)),
-            ucol(VALUE),
+            builder,
+            had_col.then(|| qcol(&alias, COL)),
+            had_row.then(|| qcol(&alias, ROW)),
+            qcol(&alias, VALUE),
             rows,
             cols,
         )
@@ -679,11 +689,12 @@ impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
                 if a.cols == 1 {
                     // A column vector becomes the diagonal matrix.
                     let n = a.rows;
+                    let (builder, q) = self.qualified(a.plan)?;
                     return self.finish(
-                        LogicalPlanBuilder::from(a.plan),
-                        Some(ucol(ROW)),
-                        Some(ucol(ROW)),
-                        ucol(VALUE),
+                        builder,
+                        Some(qcol(&q, ROW)),
+                        Some(qcol(&q, ROW)),
+                        qcol(&q, VALUE),
                         n,
                         n,
                     );
@@ -694,16 +705,7 @@ impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
                         a.rows, a.cols
                     )));
                 }
-                let diagonal = self.diagonal(a)?;
-                let n = diagonal.rows;
-                return self.finish(
-                    LogicalPlanBuilder::from(diagonal.plan),
-                    Some(ucol(ROW)),
-                    None,
-                    ucol(VALUE),
-                    n,
-                    1,
-                );
+                return self.diagonal(a);
             }
             ("matrix", [v, r, c]) => {
                 let fill = Fill(
@@ -762,9 +764,10 @@ impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
     }
 
     /// The tuples of a square matrix with `i = j`, as a column vector over `i`.
-    fn diagonal(&self, a: Rel) -> Result<Rel> {
+    fn diagonal(&mut self, a: Rel) -> Result<Rel> {
         let n = a.rows;
-        let builder = LogicalPlanBuilder::from(a.plan).filter(ucol(ROW).eq(ucol(COL)))?;
-        self.finish(builder, Some(ucol(ROW)), None, ucol(VALUE), n, 1)
+        let (builder, q) = self.qualified(a.plan)?;
+        let builder = builder.filter(qcol(&q, ROW).eq(qcol(&q, COL)))?;
+        self.finish(builder, Some(qcol(&q, ROW)), None, qcol(&q, VALUE), n, 1)
     }
 }

@@ -78,10 +78,10 @@ fn without_the_feature_the_flag_says_how_to_build_it() {
 #[test]
 fn the_local_engine_is_the_default_and_named() {
     let src = "X = matrix(2, rows=3, cols=3)\nprint(sum(X %*% X))\n";
-    assert_eq!(run_dml_with("local.dml", src, &[]).unwrap(), "36.0\n");
+    assert_eq!(run_dml_with("local.dml", src, &[]).unwrap(), "108.0\n");
     assert_eq!(
         run_dml_with("local.dml", src, &["--engine", "local"]).unwrap(),
-        "36.0\n"
+        "108.0\n"
     );
     let err = run_dml_with("local.dml", src, &["--engine", "spark"]).unwrap_err();
     assert!(err.contains("datafusion"), "{err}");

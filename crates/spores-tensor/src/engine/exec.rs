@@ -166,10 +166,7 @@ impl Program {
             match *ins {
                 Instr::Add(a, b, d) => regs[d] = regs[a] + regs[b],
                 Instr::Sub(a, b, d) => regs[d] = regs[a] - regs[b],
-                Instr::Mul(a, b, d) => {
-                    let (x, y) = (regs[a], regs[b]);
-                    regs[d] = if x == 0.0 || y == 0.0 { 0.0 } else { x * y };
-                }
+                Instr::Mul(a, b, d) => regs[d] = times(regs[a], regs[b]),
                 Instr::Max(a, b, d) => regs[d] = regs[a].max(regs[b]),
                 Instr::Min(a, b, d) => regs[d] = regs[a].min(regs[b]),
                 Instr::Gen(ref op, ref args, d) => {
@@ -227,6 +224,10 @@ struct LevelPlan {
     /// Product of the dims of the deeper loops (saturating).
     /// Cells below one coordinate of this level (a float: may exceed 2^64).
     inner_cells: f64,
+    /// The innermost level of a sum of products accumulated locally, walked by
+    /// intersection with nothing to probe: each coordinate found adds the product of the
+    /// values straight into the local sum (no per-coordinate body program).
+    sum_of_products: bool,
 }
 
 struct AccessInfo<'a> {
@@ -635,6 +636,7 @@ pub fn execute_query<'a>(
             walk,
             skipped,
             inner_cells,
+            sum_of_products: false,
         });
     }
 
@@ -657,6 +659,17 @@ pub fn execute_query<'a>(
         (Some(o), Some(f)) if f > o => Some(o + 1),
         _ => None,
     };
+    let product_of_accesses = match &body {
+        Node::Map(MapOp::Mul, args) => args.iter().all(|a| matches!(a, Node::Acc(_))),
+        Node::Acc(_) => true,
+        _ => false,
+    };
+    if let Some(leaf) = levels.last_mut() {
+        leaf.sum_of_products = q.agg == Some(AggOp::Sum)
+            && local_at.is_some_and(|l| l < n)
+            && product_of_accesses
+            && matches!(&leaf.walk, Walk::Gallop { probes, .. } if probes.is_empty());
+    }
     let in_order = out_levels.windows(2).all(|w| w[0] < w[1]);
     // An all-dense output is accumulated in place: its value array becomes the result's.
     let all_dense = !out_dims.is_empty()
@@ -965,6 +978,16 @@ fn probe(plan: &Plan, st: &mut State, lp: &LevelPlan, skip_bind: usize, c: u32) 
         .all(|(b, bind)| b == skip_bind || probe_bind(plan, st, bind, c))
 }
 
+/// The engine's product: 0 annihilates (`0 * inf == 0`), as in [`Instr::Mul`].
+#[inline]
+fn times(x: f64, y: f64) -> f64 {
+    if x == 0.0 || y == 0.0 {
+        0.0
+    } else {
+        x * y
+    }
+}
+
 /// Looks coordinate `c` up in one bind's level; false when the coordinate can be skipped.
 #[inline]
 fn probe_bind(plan: &Plan, st: &mut State, bind: &Bind, c: u32) -> bool {
@@ -1148,6 +1171,34 @@ fn walk_intersection(
     }
     let n = fibers.len();
     let driver = st.driver[d];
+    if lp.sum_of_products {
+        // The accesses bound above this level hold one value each for the whole walk.
+        let bound_here = |a: usize| fibers.iter().any(|&b| lp.binds[b].access == a);
+        let outer = (0..plan.accs.len())
+            .filter(|&a| !bound_here(a))
+            .fold(1.0, |v, a| times(v, access_value(plan, st, a)));
+        if outer == 0.0 {
+            return;
+        }
+        let mut values: [(&[f64], usize, &super::fibertree::Level); intersect::MAX_FIBERS] =
+            [(&[], 0, &plan.accs[0].tensor.levels[0]); intersect::MAX_FIBERS];
+        for (f, &b) in fibers.iter().enumerate() {
+            let bind = &lp.binds[b];
+            let t = plan.accs[bind.access].tensor;
+            values[f] = (&t.vals, parents[f], &t.levels[bind.mode]);
+        }
+        let mut total = 0.0;
+        intersect::intersect(&lists[..n], driver, part, |c, ks| {
+            let mut v = outer;
+            for (f, &k) in ks.iter().enumerate() {
+                let (vals, parent, level) = values[f];
+                v = times(v, vals[level.child(parent, k, c)]);
+            }
+            total += v;
+        });
+        st.acc += total;
+        return;
+    }
     intersect::intersect(&lists[..n], driver, part, |c, ks| {
         for (f, &b) in fibers.iter().enumerate() {
             let bind = &lp.binds[b];

@@ -31,6 +31,9 @@ pub struct PhysicalOptions {
     /// transpose `S` to save the outer loop's `|S|`-row walk (`(j,h,s)` over `(s,j,h)`), and
     /// the transposed kernels then missed the matrix-product fast path (9 ms vs 0.1 ms).
     pub transpose_weight: f64,
+    /// Levels of more slots than this (8-byte values: the last-level cache) are given the
+    /// format that moves the fewest bytes rather than by fill fraction.
+    pub cached_slots: f64,
 }
 
 impl Default for PhysicalOptions {
@@ -42,6 +45,7 @@ impl Default for PhysicalOptions {
             max_dense_slots: (1u64 << 30) as f64,
             max_exact_loops: 12,
             transpose_weight: 2.0,
+            cached_slots: (1u64 << 22) as f64,
         }
     }
 }
@@ -167,12 +171,14 @@ fn concordant(acc_idxs: &[Idx], order: &[Idx]) -> bool {
 
 /// Loop-order search for one query: cost of an order = Σ over prefixes of the estimated
 /// non-fill count of the body projected to the prefix, plus the size of every input that is
-/// not concordant (it must be transposed first). Greedy for the bound, then a dynamic program
+/// not concordant (it must be transposed first), plus the cache lines of accesses too large
+/// for the cache, per entry into their fibers. Greedy for the bound, then a dynamic program
 /// over (set of looped indices, set of discordant inputs), pruned by the bound.
 fn choose_loop_order(
     loops: &[Idx],
     body: &TensorStats,
     accs: &[Acc],
+    sizes: &dyn Fn(&Idx) -> f64,
     options: &PhysicalOptions,
 ) -> Vec<Idx> {
     let n = loops.len();
@@ -216,6 +222,34 @@ fn choose_loop_order(
             .map(|a| accs[a].nnz * options.transpose_weight)
             .sum()
     };
+    // Locality: an access too large for the cache costs a cache line per line of each
+    // fiber it is entered at, once per iteration of the loop binding its first index (its
+    // outermost loop). Binding that index early lets one fiber serve the loops inside (the
+    // wedge matrix of a 4-cycle entered per vertex rather than per edge).
+    let lines_per_fiber: Vec<f64> = accs
+        .iter()
+        .map(|a| {
+            if a.nnz <= options.cached_slots || a.idxs.len() < 2 {
+                return 0.0;
+            }
+            let first = a
+                .idxs
+                .iter()
+                .map(sizes)
+                .fold(f64::INFINITY, f64::min);
+            (a.nnz / first.max(1.0) * ENTRY_BYTES / CACHE_LINE_BYTES).max(1.0)
+        })
+        .collect();
+    let locality = |mask: u64, k: usize, entered: f64| -> f64 {
+        access_masks
+            .iter()
+            .zip(&lines_per_fiber)
+            .filter(|(pos, lines)| {
+                **lines > 0.0 && pos.contains(&k) && pos.iter().all(|&p| mask & (1 << p) == 0)
+            })
+            .map(|(_, lines)| entered * lines)
+            .sum()
+    };
     // Greedy bound.
     let mut mask = 0u64;
     let mut disc = 0u64;
@@ -226,7 +260,8 @@ fn choose_loop_order(
             .filter(|k| mask & (1 << k) == 0)
             .map(|k| {
                 let nd = disc | breaks(mask, k);
-                let c = cost_of(mask | (1 << k)) + transpose_cost(nd & !disc);
+                let entered = cost_of(mask | (1 << k));
+                let c = entered + transpose_cost(nd & !disc) + locality(mask, k, entered);
                 (k, c)
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -250,7 +285,8 @@ fn choose_loop_order(
                     continue;
                 }
                 let nd = disc | breaks(mask, k);
-                let c = cost + cost_of(mask | (1 << k)) + transpose_cost(nd & !disc);
+                let entered = cost_of(mask | (1 << k));
+                let c = cost + entered + transpose_cost(nd & !disc) + locality(mask, k, entered);
                 if c > bound {
                     continue;
                 }
@@ -272,7 +308,49 @@ fn choose_loop_order(
     best_order.iter().map(|&k| loops[k].clone()).collect()
 }
 
+/// A stored entry's coordinate and value, and the unit the memory system moves.
+const ENTRY_BYTES: f64 = 12.0;
+const CACHE_LINE_BYTES: f64 = 64.0;
+
+/// Bytes a level moves per slot or per stored entry once it no longer fits in cache:
+/// a Dense slot is zeroed and later read whole (8 + 8); a Bytemap slot costs its mask byte
+/// twice, and each of its entries a coordinate, a value and the mask update (4 + 8 + 4); a
+/// sorted entry its coordinate and value, written unordered and moved again when sorted
+/// ((4 + 8) * 2).
+const DENSE_SLOT_BYTES: f64 = 16.0;
+const BYTEMAP_SLOT_BYTES: f64 = 2.0;
+const BYTEMAP_ENTRY_BYTES: f64 = 16.0;
+const SORTED_ENTRY_BYTES: f64 = 24.0;
+
+/// The format of a level with `slots` positions (more than the cache holds) and `nnz`
+/// estimated entries that moves the fewest bytes: Dense only when nearly full (above 7/8),
+/// Bytemap down to 1/6, a sorted list below (a 10^8-slot wedge intermediate holding 4*10^6
+/// entries is 1.6 GB dense, 0.1 GB sorted).
+pub fn format_by_memory_traffic(nnz: f64, slots: f64, options: &PhysicalOptions) -> LevelFormat {
+    let fits = slots <= options.max_dense_slots;
+    let dense = if fits {
+        slots * DENSE_SLOT_BYTES
+    } else {
+        f64::INFINITY
+    };
+    let bytemap = if fits {
+        slots * BYTEMAP_SLOT_BYTES + nnz * BYTEMAP_ENTRY_BYTES
+    } else {
+        f64::INFINITY
+    };
+    let sorted = nnz * SORTED_ENTRY_BYTES;
+    if dense <= bytemap && dense <= sorted {
+        LevelFormat::Dense
+    } else if bytemap <= sorted {
+        LevelFormat::Bytemap
+    } else {
+        LevelFormat::SortedList
+    }
+}
+
 /// Level formats of an output stored in `out_idxs` order, written by loops in `loop_order`.
+/// Levels that fit in cache follow Galley's fractions (`dense_cutoff`, `bytemap_cutoff`);
+/// larger ones are priced by the memory they move ([`format_by_memory_traffic`]).
 fn choose_formats(
     out: &TensorStats,
     out_idxs: &[Idx],
@@ -291,7 +369,9 @@ fn choose_formats(
         let slots = fibers * dim;
         // Sequential writes only if the output's modes so far are the outermost loops.
         let sequential = loop_order.len() > k && loop_order[..=k] == *prefix;
-        let f = if fraction > options.dense_cutoff && slots <= options.max_dense_slots {
+        let f = if slots > options.cached_slots {
+            format_by_memory_traffic(nnz, slots, options)
+        } else if fraction > options.dense_cutoff && slots <= options.max_dense_slots {
             LevelFormat::Dense
         } else if fraction > options.bytemap_cutoff && slots <= options.max_dense_slots {
             LevelFormat::Bytemap
@@ -348,7 +428,8 @@ pub fn optimize(
                 loops.push(i.clone());
             }
         }
-        let loop_order = choose_loop_order(&loops, &body, &accs, options);
+        let sizes = |i: &Idx| st.sizes.get(i).map_or(1.0, |&d| d as f64);
+        let loop_order = choose_loop_order(&loops, &body, &accs, &sizes, options);
         st.results
             .insert(q.name.clone(), (q.idxs.clone(), out.clone()));
         planned.push(Planned {

@@ -232,11 +232,7 @@ fn choose_loop_order(
             if a.nnz <= options.cached_slots || a.idxs.len() < 2 {
                 return 0.0;
             }
-            let first = a
-                .idxs
-                .iter()
-                .map(sizes)
-                .fold(f64::INFINITY, f64::min);
+            let first = a.idxs.iter().map(sizes).fold(f64::INFINITY, f64::min);
             (a.nnz / first.max(1.0) * ENTRY_BYTES / CACHE_LINE_BYTES).max(1.0)
         })
         .collect();
@@ -636,6 +632,10 @@ fn choose_protocols(
         .iter()
         .map(|r| vec![Protocol::Lookup; r.idxs.len()])
         .collect();
+    let stats: Vec<TensorStats> = accs
+        .iter()
+        .map(|a| st.leaf(&access_expr(a)).expect("stats computed in pass 1"))
+        .collect();
     for (depth, i) in loop_order.iter().enumerate() {
         let outer = &loop_order[..depth];
         // (access, mode, estimated fiber length, format) of every read binding `i`.
@@ -644,10 +644,7 @@ fn choose_protocols(
             .enumerate()
             .filter_map(|(k, r)| {
                 let m = r.idxs.iter().position(|x| x == i)?;
-                let s = st
-                    .leaf(&access_expr(&accs[k]))
-                    .expect("stats computed in pass 1");
-                let len = s
+                let len = stats[k]
                     .conditional_estimate(std::slice::from_ref(i), outer)
                     .max(1.0);
                 Some((k, m, len, r.formats[m]))

@@ -1,7 +1,7 @@
 //! NaN and Inf in matrices: the cell semantics (a zero annihilates: `0 * Inf = 0`) hold
-//! in every storage format and every product kernel, and the optimizer keeps subgraphs
-//! that may meet a non-finite value as written, so optimized and unoptimized runs print
-//! the same numbers.
+//! in every storage format and every product kernel, and the optimizer's rewrites are
+//! used only where the values they read are finite (guarded plans, `dag/guard.rs`), so
+//! optimized and unoptimized runs print the same numbers.
 
 mod common;
 

@@ -161,6 +161,50 @@ fn a_value_divided_in_the_block_is_checked_when_the_rewrite_runs() {
     }
 }
 
+/// In a loop the guarded plan is searched and planned once and decided afresh on every
+/// run: `s = 1 / d` alternates between finite and Inf, each iteration prints the
+/// `--no-opt` numbers, and only the Inf iterations fall back.
+#[test]
+fn a_guarded_plan_is_cached_and_checked_on_every_run() {
+    let src = "X = rand(rows=300, cols=200, sparsity=0.05, min=-1, max=1, seed=1)
+U = rand(rows=300, cols=10, seed=2)
+V = rand(rows=200, cols=10, min=-1, max=1, seed=3)
+for (i in 1:6) {
+  d = i %% 2
+  s = 1 / d
+  r = rowSums(X * ((s * U) %*% t(V)))
+  print(sum(r))
+}
+";
+    let run_counting = |optimized: bool| {
+        let program = spores_lang::parse(src).expect("parses");
+        let options = RunOptions {
+            optimizer: common::optimizer(optimized),
+            ..RunOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut interp = spores::Interpreter::new(&program, options, &mut out);
+        interp.run(&program).expect("runs");
+        let searches = interp.stats.optimize_times.len();
+        drop(interp);
+        (numbers(&String::from_utf8_lossy(&out)), searches)
+    };
+    let (got, searches) = run_counting(true);
+    let (want, _) = run_counting(false);
+    assert_eq!(got.len(), 6, "{got:?}");
+    // Four blocks are optimized once each (the first block, the loop's two bounds and
+    // its body), not the body once per iteration.
+    assert_eq!(searches, 4, "{searches} searches");
+    for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            same(*a, *b, 1e-9),
+            "iteration {}: {got:?} vs {want:?}",
+            k + 1
+        );
+        assert_eq!(a.is_nan(), k % 2 == 1, "iteration {}: {got:?}", k + 1);
+    }
+}
+
 /// A division inside the rewritten tree is never materialized by the rewrite, so it
 /// cannot be checked: that root stays as written (and `--explain` says why).
 #[test]

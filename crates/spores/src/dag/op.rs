@@ -8,6 +8,8 @@ use spores_exec::kernels::ew_fused::{EwOutput, EwProgram};
 use spores_exec::kernels::masked::MaskedProgram;
 use spores_exec::kernels::unary::UnaryOp;
 
+use super::guard::GuardedRoot;
+
 /// A constant in the DAG. Doubles are compared by bit pattern so that literals can be
 /// hash-consed.
 #[derive(Clone, Debug)]
@@ -530,6 +532,10 @@ pub enum Op {
     /// The k-th return value of a `Call` child.
     Extract(usize),
     Fused(Fused),
+    /// A rewritten root: its first child's value when the values it checks are finite,
+    /// else the root evaluated as written (see [`crate::dag::guard`]). Children: the
+    /// rewritten value, then the as-written root's inputs.
+    Guarded(Arc<GuardedRoot>),
 }
 
 impl Op {
@@ -564,6 +570,7 @@ impl Op {
             Op::Call { name, .. } => format!("call {name}"),
             Op::Extract(k) => format!("extract {k}"),
             Op::Fused(f) => f.name().into(),
+            Op::Guarded(_) => "guard".into(),
         }
     }
 }

@@ -7,11 +7,13 @@
 //! their kernels. One table, [`FUNCTIONS`], names the operators in both directions.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use spores_exec::kernels::elementwise::BinaryOp;
 use spores_exec::kernels::unary::UnaryOp;
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 
+use crate::dag::guard::GuardedRoot;
 use crate::dag::meta::NodeMeta;
 use crate::dag::{AggFn, Axis, BlockDag, Builtin, Dag, Fused, Literal, NodeId, Op};
 
@@ -86,6 +88,8 @@ fn function_op(name: &str, arity: usize) -> Option<&'static Op> {
 pub struct Root {
     pub node: NodeId,
     pub expr: LaExpr,
+    /// The LA nodes `expr` stands for, `node` included (its leaves and literals not).
+    pub tree: Vec<NodeId>,
 }
 
 /// The block's LA subgraphs and what the optimizer needs to know about their leaves.
@@ -175,8 +179,13 @@ pub fn extract(block: &BlockDag, meta: &[NodeMeta]) -> Extracted {
             let expand: Vec<bool> = (0..dag.len())
                 .map(|n| la[n] && (n == id || !is_root[n]))
                 .collect();
-            if let Some(expr) = to_expr(dag, meta, &expand, id, &mut out) {
-                out.roots.push(Root { node: id, expr });
+            let mut tree = Vec::new();
+            if let Some(expr) = to_expr(dag, meta, &expand, id, &mut out, &mut tree) {
+                out.roots.push(Root {
+                    node: id,
+                    expr,
+                    tree,
+                });
             }
         }
     }
@@ -189,6 +198,7 @@ fn to_expr(
     la: &[bool],
     id: NodeId,
     out: &mut Extracted,
+    tree: &mut Vec<NodeId>,
 ) -> Option<LaExpr> {
     let node = dag.node(id);
     if let Op::Literal(l) = &node.op {
@@ -202,7 +212,10 @@ fn to_expr(
     if !la[id] {
         return leaf(node, meta, id, out);
     }
-    let mut child = |k: usize| to_expr(dag, meta, la, node.children[k], out).map(Box::new);
+    if !tree.contains(&id) {
+        tree.push(id);
+    }
+    let mut child = |k: usize| to_expr(dag, meta, la, node.children[k], out, tree).map(Box::new);
     Some(match &node.op {
         Op::Binary(BinaryOp::Add) => LaExpr::Add(child(0)?, child(1)?),
         Op::Binary(BinaryOp::Sub) => LaExpr::Sub(child(0)?, child(1)?),
@@ -277,19 +290,28 @@ fn leaf(
     Some(LaExpr::Var(name))
 }
 
+/// A root's optimized expression, and the guard its value must pass when it may read a
+/// non-finite value (with the block nodes the guard's inputs are; see
+/// [`crate::dag::guard`]).
+pub struct Replacement {
+    pub expr: LaExpr,
+    pub guard: Option<(Arc<GuardedRoot>, Vec<NodeId>)>,
+}
+
 /// Rebuilds the block with the given roots replaced by (optimized) expressions over
-/// the same leaves. Fails only when an expression names an operator that has no
-/// kernel, in which case the caller keeps the original block.
+/// the same leaves, each behind its guard if it has one. Fails only when an expression
+/// names an operator that has no kernel, in which case the caller keeps the original
+/// block.
 pub fn rebuild(
     block: &BlockDag,
-    replacements: &HashMap<NodeId, LaExpr>,
+    replacements: &HashMap<NodeId, Replacement>,
     leaves: &HashMap<String, NodeId>,
 ) -> Result<BlockDag, String> {
     let mut out = Dag::new();
     let mut remap: Vec<NodeId> = Vec::with_capacity(block.dag.len());
     for (id, node) in block.dag.nodes().iter().enumerate() {
         let new_id = match replacements.get(&id) {
-            Some(expr) => {
+            Some(Replacement { expr, guard }) => {
                 let value = add_expr(
                     &mut out,
                     expr,
@@ -303,7 +325,16 @@ pub fn rebuild(
                 } else {
                     Builtin::AsMatrix
                 };
-                out.add(Op::Builtin(keep_kind), vec![value], node.span)
+                let value = out.add(Op::Builtin(keep_kind), vec![value], node.span);
+                match guard {
+                    Some((guard, inputs)) => {
+                        let children = std::iter::once(value)
+                            .chain(inputs.iter().map(|&i| remap[i]))
+                            .collect();
+                        out.add_unique(Op::Guarded(guard.clone()), children, node.span)
+                    }
+                    None => value,
+                }
             }
             None => {
                 let children = node.children.iter().map(|&c| remap[c]).collect();

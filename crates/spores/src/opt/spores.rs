@@ -5,17 +5,19 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use spores_opt::canon;
 use spores_opt::la::{expand_fused, LaExpr, ShapeEnv};
 use spores_opt::saturate::{self, OptimizeOptions};
 
-use super::convert::{extract, rebuild, Extracted};
+use super::convert::{extract, rebuild, Extracted, Replacement};
 use super::{DagOptimizer, InputMeta, Optimization};
 use crate::dag::finite::may_be_non_finite;
+use crate::dag::guard::{guard, GuardedRoot, Verdict};
 use crate::dag::meta::infer;
-use crate::dag::BlockDag;
+use crate::dag::{BlockDag, NodeId};
 
 /// Rewrites one LA expression; the seam inside the seam, so the DAG plumbing can be
 /// tested on its own.
@@ -355,33 +357,44 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
         let meta = infer(&block.dag, inputs);
         let mut extracted = extract(block, &meta);
         let mut notes = String::new();
-        // Rewrites hold for real numbers only: a subgraph that may meet NaN or Inf runs as
-        // written, so optimized and unoptimized runs print the same numbers.
+        // Rewrites hold for real numbers only: each root is rewritten freely, behind a
+        // guard that falls back to it as written when a value it reads is not finite, or
+        // kept as written (see `crate::dag::guard`).
         let non_finite = may_be_non_finite(&block.dag, inputs);
+        let mut guards = HashMap::new();
         extracted.roots.retain(|root| {
-            let reads = block.dag.reachable([root.node]);
-            let finite = reads.iter().zip(&non_finite).all(|(&r, &nf)| !(r && nf));
-            if !finite {
-                let _ = writeln!(
-                    notes,
-                    "  %{}: kept as written (may meet NaN or Inf, where the rewrites do not hold)",
-                    root.node
-                );
+            match guard(&block.dag, root.node, &root.tree, &non_finite, inputs) {
+                Verdict::Free => true,
+                Verdict::Guarded(guarded, frontier) => {
+                    guards.insert(root.node, (Arc::new(guarded), frontier));
+                    true
+                }
+                Verdict::AsWritten(why) => {
+                    let _ = writeln!(
+                        notes,
+                        "  %{}: kept as written (may meet NaN or Inf, where the rewrites do not hold: {why})",
+                        root.node
+                    );
+                    false
+                }
             }
-            finite
         });
         let exprs: Vec<LaExpr> = extracted.roots.iter().map(|r| r.expr.clone()).collect();
         let (answers, effort) = self.inner.optimize_all(&exprs, &extracted.env, runs);
-        (self.apply(block, &extracted, answers, notes), effort)
+        (
+            self.apply(block, &extracted, answers, guards, notes),
+            effort,
+        )
     }
 
-    /// Verifies the answers and rebuilds the block with those that pass; `notes` already
-    /// says which roots were kept as written.
+    /// Verifies the answers and rebuilds the block with those that pass, each behind its
+    /// guard (if in `guards`); `notes` already says which roots were kept as written.
     fn apply(
         &self,
         block: &BlockDag,
         extracted: &Extracted,
         answers: Vec<Option<(LaExpr, String)>>,
+        mut guards: HashMap<NodeId, (Arc<GuardedRoot>, Vec<NodeId>)>,
         mut notes: String,
     ) -> Optimization {
         let mut replacements = HashMap::new();
@@ -401,12 +414,33 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
                     continue;
                 }
             }
+            let guard = guards.remove(&root.node);
+            let checks = match &guard {
+                Some((guarded, frontier)) => {
+                    let checked: Vec<String> = guarded
+                        .checked
+                        .iter()
+                        .map(|&k| format!("%{}", frontier[k]))
+                        .collect();
+                    format!(
+                        "\n    guarded: as written unless {} finite",
+                        checked.join(", ")
+                    )
+                }
+                None => String::new(),
+            };
             let _ = writeln!(
                 notes,
-                "  %{}: {}\n    => {}\n    {note}",
+                "  %{}: {}\n    => {}\n    {note}{checks}",
                 root.node, root.expr, better
             );
-            replacements.insert(root.node, better);
+            replacements.insert(
+                root.node,
+                Replacement {
+                    expr: better,
+                    guard,
+                },
+            );
         }
         if replacements.is_empty() {
             return Optimization { block: None, notes };

@@ -90,6 +90,14 @@ const FULL_SEARCH: Duration = Duration::from_millis(60);
 /// five-operator expression such as the squared loss.
 const MIN_NODES: usize = 400;
 
+/// A budgeted search is bounded by its node limit, which is what the budget buys at the
+/// search's usual speed; its time limit, this many times the budget, only stops a search
+/// far slower than usual. With the time limit at the budget itself, a machine busy with
+/// other work (which stretches the run as much as the search) cut the 30 ms search for the
+/// gradient `(U %*% t(V) - X) %*% V` on the 20,000 x 5,000 workload (32 ms budget) in one
+/// run of three, and that run took 20x longer.
+const TIME_BACKSTOP: u32 = 3;
+
 /// The node limit grows with the number of roots saturated together, up to this many
 /// roots' worth: the fusion step matches the whole final graph at once, and on a block
 /// of ten roots (20,000 e-nodes allowed, 24,000 reached) it took over a minute.
@@ -105,15 +113,14 @@ impl Saturation {
             return None;
         }
         let mut options = self.options.clone();
+        options.time_limit = options.time_limit.min(budget * TIME_BACKSTOP);
         if budget >= FULL_SEARCH {
-            options.time_limit = options.time_limit.min(budget);
             return Some((options, Effort::Full));
         }
         let share = budget.as_secs_f64() / FULL_SEARCH.as_secs_f64();
         options.node_limit = ((options.node_limit as f64 * share) as usize)
             .max(MIN_NODES)
             .min(options.node_limit);
-        options.time_limit = options.time_limit.min(budget);
         Some((options, budgeted))
     }
 
@@ -639,6 +646,39 @@ print(s)
             Duration::from_secs_f64(work * SEARCH_SHARE / 1e9) < MIN_SEARCH
         };
         assert!(below(65) && !below(67));
+    }
+
+    /// A 30 ms budget buys about half the full search's e-nodes; the time limit is only a
+    /// backstop, three times the budget, so a busy machine does not cut the search short.
+    #[test]
+    fn a_budgeted_search_is_bounded_by_nodes_with_a_time_backstop() {
+        let saturation = Saturation {
+            options: OptimizeOptions::default(),
+            min_cost: DEFAULT_MIN_COST,
+            budgeted: true,
+        };
+        let budgeted = Effort::Budgeted { searchable_at: 0 };
+        let full_nodes = OptimizeOptions::default().node_limit;
+        let (options, effort) = saturation
+            .limits(Duration::from_millis(30), budgeted)
+            .expect("30 ms pays for a search");
+        assert_eq!(effort, budgeted);
+        assert_eq!(options.node_limit, full_nodes / 2);
+        assert_eq!(options.time_limit, Duration::from_millis(90));
+        assert!(saturation
+            .limits(Duration::from_millis(9), budgeted)
+            .is_none());
+        let (options, effort) = saturation
+            .limits(Duration::from_millis(100), budgeted)
+            .expect("a full search");
+        assert_eq!(effort, Effort::Full);
+        assert_eq!(options.node_limit, full_nodes);
+        assert_eq!(
+            options.time_limit,
+            OptimizeOptions::default()
+                .time_limit
+                .min(Duration::from_millis(300))
+        );
     }
 
     /// Two roots of one block read `X %*% W`: the sum reads the product's value (180000

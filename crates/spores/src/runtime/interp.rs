@@ -450,7 +450,7 @@ impl<'w> Interpreter<'w> {
         };
         let result = if self.options.sized_planning && crate::plan::wants_meta(base) {
             let inputs = if inputs.is_empty() {
-                input_meta(base, env)
+                planning_input_meta(base, env)
             } else {
                 inputs
             };
@@ -893,9 +893,6 @@ fn reads_a_file(e: &Expr) -> bool {
     e.any(&|x| matches!(&x.kind, ExprKind::Call { name, .. } if name == "read"))
 }
 
-/// What the optimizer and physical planning know of a block's inputs, without a pass
-/// over their cells: shape, non-zeros as stored, and finiteness (scanned once per matrix
-/// value and cached in it).
 fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
     block
         .dag
@@ -912,6 +909,36 @@ fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
                         nnz: match &**m {
                             spores_exec::Matrix::Dense(_) => m.shape().cells(),
                             spores_exec::Matrix::Sparse(s) => s.stored(),
+                        },
+                        finite: m.all_finite(),
+                    },
+                    other => InputMeta::Scalar {
+                        finite: other.as_f64().is_none_or(f64::is_finite),
+                    },
+                };
+                (name.clone(), meta)
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Input metadata for physical planning when the optimizer did not gather it: the
+/// stored entries of sparse inputs and all cells of dense ones (no pass over the data;
+/// a matrix stored dense is treated as dense).
+fn planning_input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
+    block
+        .dag
+        .nodes()
+        .iter()
+        .filter_map(|n| match &n.op {
+            Op::Input(name) => env.get(name).map(|v| {
+                let meta = match v {
+                    Value::Matrix(m) => InputMeta::Matrix {
+                        shape: m.shape(),
+                        nnz: match &**m {
+                            spores_exec::Matrix::Sparse(s) => s.stored(),
+                            dense => dense.shape().cells(),
                         },
                         finite: m.all_finite(),
                     },

@@ -3,13 +3,24 @@
 //! is provably equivalent to its input. A deterministic sweep over random expressions,
 //! with all-zero and sparse inputs among them: all-zero relations of one schema are one
 //! class, which makes cycles and merges that ordinary inputs rarely do.
+//!
+//! Each plan is also evaluated against its input on values: finite ones with all-zero
+//! rows, stored dense and (the same values) sparse, where the two agree; and values with
+//! NaN and ±Inf, where each gives the same numbers in both formats (the cell semantics
+//! do not depend on storage). With NaN or Inf a plan may differ from its input — the
+//! rewrites hold over the reals — which is why `spores run` uses a plan only behind a
+//! guard that checks its inputs are finite (`spores/src/dag/guard.rs`).
 
 mod common;
 
+use std::collections::HashMap;
+
 use common::random_expr::{dims, gen};
-use common::Rng;
+use common::{close, random_inputs, Rng};
+use spores_exec::{CsrMatrix, Matrix};
 use spores_opt::canon::provably_equivalent;
-use spores_opt::la::{expand_fused, ShapeEnv};
+use spores_opt::eval::eval;
+use spores_opt::la::{expand_fused, Dim, LaExpr, ShapeEnv};
 use spores_opt::saturate::{optimize, OptimizeOptions};
 
 /// Inputs of every shape the generator asks for; `zero` names inputs that are all zeros,
@@ -39,14 +50,97 @@ fn sweep(env: &ShapeEnv, first_seed: u64, count: u64, depth: usize) -> Vec<Strin
         match optimize(&e, env, &OptimizeOptions::default()) {
             Err(err) => failures.push(format!("seed {seed}: {e}: {err}")),
             Ok(plan) => {
-                let verdict = provably_equivalent(&e, &expand_fused(&plan.expr), env);
+                let expanded = expand_fused(&plan.expr);
+                let verdict = provably_equivalent(&e, &expanded, env);
                 if !matches!(verdict, Ok(true)) {
                     failures.push(format!("seed {seed}: {e} => {}: {verdict:?}", plan.expr));
+                }
+                if let Err(why) = agree_on_values(env, &e, &expanded, &mut rng) {
+                    failures.push(format!("seed {seed}: {e} => {}: {why}", plan.expr));
                 }
             }
         }
     }
     failures
+}
+
+/// `inputs` with every matrix stored sparse (the same values).
+fn as_sparse(inputs: &HashMap<String, Matrix>) -> HashMap<String, Matrix> {
+    inputs
+        .iter()
+        .map(|(name, m)| {
+            (
+                name.clone(),
+                Matrix::Sparse(CsrMatrix::from_dense(&m.to_dense())),
+            )
+        })
+        .collect()
+}
+
+/// `e` with the symbolic sizes of its fills (`rowMeans` becomes a division by
+/// `sum(matrix(1, rows=n, cols=1))`) made the sizes `random_inputs` gives them.
+fn with_sizes(e: &LaExpr) -> LaExpr {
+    let size = |d: &Dim| match d {
+        Dim::Sym(s) => Dim::Known(3 + s.len() % 2),
+        known => known.clone(),
+    };
+    e.map(&|x| match x {
+        LaExpr::Fill(v, r, c) => Some(LaExpr::Fill(Box::new(with_sizes(v)), size(r), size(c))),
+        _ => None,
+    })
+}
+
+/// `e` on `inputs` stored dense and sparse, which must agree; the dense value.
+fn in_both_formats(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, String> {
+    let e = &with_sizes(e);
+    let dense = eval(e, inputs)?;
+    let sparse = eval(e, &as_sparse(inputs))?;
+    if !close(&dense, &sparse, 1e-9) {
+        return Err(format!("{e} is {dense:?} dense but {sparse:?} sparse"));
+    }
+    Ok(dense)
+}
+
+/// Evaluates `e` and its plan on random values (see the module documentation).
+fn agree_on_values(env: &ShapeEnv, e: &LaExpr, plan: &LaExpr, rng: &mut Rng) -> Result<(), String> {
+    let mut inputs = random_inputs(env, rng);
+    // A row of zeros in half the inputs.
+    for m in inputs.values_mut() {
+        if rng.below(2) == 0 {
+            let mut d = m.to_dense();
+            let row = rng.below(d.rows());
+            for j in 0..d.cols() {
+                d.set(row, j, 0.0);
+            }
+            *m = Matrix::Dense(d);
+        }
+    }
+    let (before, after) = (
+        in_both_formats(e, &inputs)?,
+        in_both_formats(plan, &inputs)?,
+    );
+    if !close(&before, &after, 1e-9) {
+        return Err(format!("{before:?} before, {after:?} after"));
+    }
+    // NaN and ±Inf in one cell of up to three inputs.
+    let mut names: Vec<String> = inputs.keys().cloned().collect();
+    names.sort();
+    for _ in 0..1 + rng.below(3) {
+        let m = inputs
+            .get_mut(&names[rng.below(names.len())])
+            .expect("named");
+        let mut d = m.to_dense();
+        let (i, j) = (rng.below(d.rows()), rng.below(d.cols()));
+        d.set(
+            i,
+            j,
+            [f64::NAN, f64::INFINITY, f64::NEG_INFINITY][rng.below(3)],
+        );
+        *m = Matrix::Dense(d);
+    }
+    in_both_formats(e, &inputs)?;
+    in_both_formats(plan, &inputs)?;
+    Ok(())
 }
 
 /// Expressions per sweep: `SPORES_SOUNDNESS_CASES` (default 120; thousands for a deeper

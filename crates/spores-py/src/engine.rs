@@ -27,6 +27,33 @@ use spores_lang::ast::Program;
 /// How often a waiting caller looks for a pending Ctrl-C.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
+/// How long each side of a hand-off polls before it sleeps: waking a sleeping thread
+/// costs tens of microseconds on an idle machine, more than a small expression's whole run,
+/// and calls in a loop arrive within this window.
+const HANDOFF_SPIN: Duration = Duration::from_micros(100);
+
+/// The next message, polled for up to [`HANDOFF_SPIN`] before blocking (at most `timeout`
+/// when given); an error once the sender is gone or the timeout passed.
+fn receive<T>(
+    rx: &mpsc::Receiver<T>,
+    timeout: Option<Duration>,
+) -> Result<T, mpsc::RecvTimeoutError> {
+    let started = std::time::Instant::now();
+    while started.elapsed() < HANDOFF_SPIN {
+        match rx.try_recv() {
+            Ok(value) => return Ok(value),
+            Err(mpsc::TryRecvError::Disconnected) => {
+                return Err(mpsc::RecvTimeoutError::Disconnected)
+            }
+            Err(mpsc::TryRecvError::Empty) => std::hint::spin_loop(),
+        }
+    }
+    match timeout {
+        Some(timeout) => rx.recv_timeout(timeout),
+        None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+    }
+}
+
 /// Compiled scripts kept at most; past this the cache starts over.
 const MAX_CACHED_SCRIPTS: usize = 64;
 
@@ -90,7 +117,7 @@ fn start(threads: usize) -> Result<Engine, String> {
             };
             let _ = ready_tx.send(Ok(()));
             let mut state = EngineState::default();
-            for (id, job) in rx {
+            while let Ok((id, job)) = receive(&rx, None) {
                 RUNNING.store(id, Ordering::SeqCst);
                 state.cancel.store(false, Ordering::SeqCst);
                 // A panicking job reports through its dropped channel; the engine lives on.
@@ -135,7 +162,7 @@ where
     let (result, signal) = py.detach(move || {
         let mut signal = None;
         loop {
-            match rx.recv_timeout(SIGNAL_POLL) {
+            match receive(&rx, Some(SIGNAL_POLL)) {
                 Ok(value) => return (Some(value), signal),
                 Err(mpsc::RecvTimeoutError::Disconnected) => return (None, signal),
                 Err(mpsc::RecvTimeoutError::Timeout) if signal.is_none() => {

@@ -229,6 +229,7 @@ pub fn explain_physical(plan: &PhysicalPlan) -> String {
                         let p = match p {
                             Protocol::Iterate => "it",
                             Protocol::Lookup => "lk",
+                            Protocol::Gallop => "gal",
                         };
                         format!("{i}:{p}")
                     })

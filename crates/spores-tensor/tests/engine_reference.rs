@@ -130,11 +130,8 @@ fn perturb(plan: &mut PhysicalPlan, choices: &[u8]) {
         match e {
             PhysExpr::Access(a) => {
                 for p in a.protocols.iter_mut() {
-                    *p = if next() % 2 == 0 {
-                        Protocol::Iterate
-                    } else {
-                        Protocol::Lookup
-                    };
+                    *p = [Protocol::Iterate, Protocol::Lookup, Protocol::Gallop]
+                        [next() as usize % 3];
                 }
             }
             PhysExpr::Map { args, .. } => args.iter_mut().for_each(|a| walk(a, next)),

@@ -294,3 +294,71 @@ fn physical_plans_of_random_programs_agree_with_the_program() {
     }
     let _ = Expr::Literal(0.0);
 }
+
+/// A symmetric matrix (`S == t(S)`, found in the input statistics) read against its stored
+/// order is read swapped: no transposed copy. Break the symmetry in one value and a copy
+/// (of the cheaper input) is back. Both plans compute the program's result.
+#[test]
+fn a_symmetric_input_is_read_swapped_instead_of_transposed() {
+    let mut r = rng(9);
+    let a = random_sparse(&mut r, &[30, 30], 0.3);
+    let mut cells: std::collections::BTreeMap<Vec<u32>, f64> = Default::default();
+    for (c, v) in a.iter() {
+        *cells.entry(vec![c[0], c[1]]).or_default() += v;
+        *cells.entry(vec![c[1], c[0]]).or_default() += v;
+    }
+    let symmetric =
+        CooTensor::from_entries(vec![30, 30], cells.clone().into_iter().collect(), 0.0).unwrap();
+    let (first, _) = cells.iter().find(|(c, _)| c[0] != c[1]).unwrap();
+    let first = first.clone();
+    *cells.get_mut(&first).unwrap() += 1.0;
+    let asymmetric =
+        CooTensor::from_entries(vec![30, 30], cells.into_iter().collect(), 0.0).unwrap();
+    // B is much sparser than S: looping B's order (j, i) is the cheap way.
+    let b = random_sparse(&mut r, &[30, 30], 0.05);
+    let p = program(
+        vec![Query::new(
+            "t",
+            vec![],
+            sum(
+                &["i", "j"],
+                mul(vec![input("S", &["i", "j"]), input("B", &["j", "i"])]),
+            ),
+        )],
+        &["t"],
+    );
+    let plan_for = |s: &CooTensor| {
+        let inputs: HashMap<String, CooTensor> =
+            [("S".to_string(), s.clone()), ("B".to_string(), b.clone())]
+                .into_iter()
+                .collect();
+        let stats = InputStats::from_tensors(&inputs);
+        let plan = optimize(
+            &naive_plan(&p).unwrap(),
+            &stats,
+            &PhysicalOptions::default(),
+        )
+        .unwrap();
+        assert_valid(&plan, &inputs);
+        let got = eval_logical(&to_logical(&plan), &inputs).unwrap();
+        let want = eval_program(&p, &inputs).unwrap();
+        assert!(close(got["t"].values()[0], want["t"].values()[0]));
+        (stats.is_symmetric("S"), plan)
+    };
+    let (found, plan) = plan_for(&symmetric);
+    assert!(found, "the statistics record the symmetry");
+    assert_eq!(plan.queries.len(), 1, "no transposed copy:\n{plan:#?}");
+    let mut accs = vec![];
+    accesses(&plan.queries[0].body, &mut accs);
+    let s = accs
+        .iter()
+        .find(|a| a.name == "S")
+        .expect("S read directly");
+    assert_eq!(s.idxs, idxs(&["j", "i"]), "S read swapped");
+    let (found, plan) = plan_for(&asymmetric);
+    assert!(!found);
+    assert!(
+        plan.queries.iter().any(|q| q.name.contains("__T")),
+        "without the symmetry one input is transposed:\n{plan:#?}"
+    );
+}

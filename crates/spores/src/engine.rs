@@ -108,11 +108,8 @@ pub fn relational_block(
             .map(|l| remap[extracted.leaves[l]])
             .collect();
         let span = block.dag.node(id).span;
-        Ok(Some(out.add(
-            Op::Relational(Arc::new(root.clone())),
-            children,
-            span,
-        )))
+        let value = out.add(Op::Relational(Arc::new(root.clone())), children, span);
+        Ok(Some((value, None)))
     });
     rebuilt.ok()
 }

@@ -201,18 +201,7 @@ pub fn fuse_elementwise(block: &BlockDag) -> Option<BlockDag> {
 /// The kernel-choice and size-driven rules (everything but element-wise fusion).
 fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag> {
     let dag = &block.dag;
-    let needed = dag.reachable(block.roots());
-    let mut uses = vec![0usize; dag.len()];
-    for (id, node) in dag.nodes().iter().enumerate() {
-        if needed[id] {
-            for &c in &node.children {
-                uses[c] += 1;
-            }
-        }
-    }
-    for root in block.roots() {
-        uses[root] += 1;
-    }
+    let (needed, mut uses) = block.needed_and_uses();
     let rewrites = match meta {
         Some(meta) if meta.len() == dag.len() => size_rewrites(dag, &needed, &mut uses, meta),
         _ => HashMap::new(),

@@ -1,36 +1,9 @@
 //! Results too large for memory stop the script with exit 1 and an error naming the
 //! size and the budget, before anything is allocated (never an allocator abort).
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn spores(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spores"))
-        .args(args)
-        .output()
-        .expect("the spores binary runs")
-}
-
-fn file(name: &str, text: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-limits");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// Runs `source` with extra flags; (exit code, stdout, stderr).
-fn run(name: &str, source: &str, flags: &[&str]) -> (i32, String, String) {
-    let path = file(name, source);
-    let mut args = vec!["run", path.to_str().unwrap()];
-    args.extend_from_slice(flags);
-    let out = spores(&args);
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{run_file as run, spores_cli, temp_file as file};
 
 #[test]
 fn a_dense_matrix_beyond_the_budget_is_refused_by_size() {
@@ -135,14 +108,11 @@ fn a_bad_memory_size_is_a_usage_error() {
 fn optimizing_a_200_operator_expression_respects_the_time_limit() {
     let expr = include_str!("../../spores-opt/tests/data/random_200_operators.txt").trim();
     let started = std::time::Instant::now();
-    let mut args = vec!["optimize", expr, "--time-limit-ms", "5000"];
-    for shape in ["A=50x50", "B=50x50", "C=50x50", "D=50x50"] {
-        args.extend(["--shape", shape]);
-    }
-    let out = spores(&args);
+    let shapes = common::shape_flags(&["A=50x50", "B=50x50", "C=50x50", "D=50x50"]);
+    let (code, text, _) =
+        spores_cli(&[&["optimize", expr, "--time-limit-ms", "5000"], &shapes[..]].concat());
     let took = started.elapsed();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(code, 0, "{text}");
     assert!(text.contains("# not verified: "), "{text}");
     // Saturation and verification each have their limits; the rest is small. Generous
     // for a shared machine, far below the minutes of a runaway.
@@ -163,15 +133,9 @@ fn a_chain_of_aliases_is_planned_quickly() {
         env!("CARGO_MANIFEST_DIR")
     );
     let started = std::time::Instant::now();
-    let out = spores(&["tensor", tp.to_str().unwrap(), "--input", &graph]);
+    let (code, text, err) = spores_cli(&["tensor", tp.to_str().unwrap(), "--input", &graph]);
     let took = started.elapsed();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(code, 0, "{err}");
     // The graph's 12 weighted edges sum to 18.
     assert!(
         text.lines().any(|l| l.trim() == "s = 18"),

@@ -5,11 +5,17 @@
 //!
 //! `SPORES_DIFF_CASES=5000 cargo test --release --test differential` runs more cases.
 
+use std::collections::HashMap;
+
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 mod common;
+mod reference;
 
-use spores::{run_script, RunOptions};
+use reference::Val;
+use spores::runtime::Interpreter;
+use spores::{run_script, RunOptions, Value};
+use spores_exec::{CsrMatrix, DenseMatrix, Matrix};
 
 /// Shapes the generator builds expressions for: m = 7, n = 5, k = 3.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,6 +26,20 @@ enum Shape {
     M1,
     N1,
     Scalar,
+}
+
+impl Shape {
+    /// Rows and columns of a value of this shape.
+    fn dims(self) -> (usize, usize) {
+        match self {
+            Shape::MN => (7, 5),
+            Shape::MK => (7, 3),
+            Shape::NK => (5, 3),
+            Shape::M1 => (7, 1),
+            Shape::N1 => (5, 1),
+            Shape::Scalar => (1, 1),
+        }
+    }
 }
 
 /// A random expression of the given shape, as DML text.
@@ -114,14 +134,7 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
 /// The script: seeded inputs (X sparse, Y dense, Z all zero), the expression in a block
 /// of its own, then checksums of its value weighted by a fixed random matrix.
 fn script(e: &str, shape: Shape) -> String {
-    let (rows, cols) = match shape {
-        Shape::MN => (7, 5),
-        Shape::MK => (7, 3),
-        Shape::NK => (5, 3),
-        Shape::M1 => (7, 1),
-        Shape::N1 => (5, 1),
-        Shape::Scalar => (1, 1),
-    };
+    let (rows, cols) = shape.dims();
     format!(
         "X = rand(rows=7, cols=5, sparsity=0.2, min=-1, max=1, seed=1)
 Y = rand(rows=7, cols=5, min=-1, max=1, seed=2)
@@ -326,4 +339,276 @@ fn non_finite_inputs_give_the_same_numbers_optimized_and_not() {
             Ok(())
         })
         .unwrap();
+}
+
+/// The inputs of [`reference_case`]: name, rows, columns and share of non-zero cells.
+const BOUND_INPUTS: &[(&str, usize, usize, f64)] = &[
+    ("X", 7, 5, 0.3),
+    ("Y", 7, 5, 1.0),
+    ("Z", 7, 5, 0.0),
+    ("U", 7, 3, 1.0),
+    ("V", 5, 3, 1.0),
+    ("u", 7, 1, 1.0),
+    ("v", 5, 1, 1.0),
+];
+
+/// A NaN or ±Inf cell, or an all-zero row, put into one input.
+#[derive(Clone, Debug)]
+enum Poison {
+    Cell(usize, usize, usize, f64),
+    ZeroRow(usize, usize),
+}
+
+impl Poison {
+    /// The statement that makes it in the block.
+    fn statement(&self) -> String {
+        match self {
+            Poison::Cell(input, i, j, v) => {
+                let value = if v.is_nan() {
+                    "0/0"
+                } else if *v > 0.0 {
+                    "1/0"
+                } else {
+                    "-1/0"
+                };
+                format!("{}[{}, {}] = {value}", BOUND_INPUTS[*input].0, i + 1, j + 1)
+            }
+            Poison::ZeroRow(input, i) => {
+                let (name, _, cols, _) = BOUND_INPUTS[*input];
+                format!("{name}[{}, ] = matrix(0, rows=1, cols={cols})", i + 1)
+            }
+        }
+    }
+
+    /// Applies it to row-major `cells` of the input it names.
+    fn apply(&self, values: &mut [Vec<f64>]) {
+        match *self {
+            Poison::Cell(input, i, j, v) => values[input][i * BOUND_INPUTS[input].2 + j] = v,
+            Poison::ZeroRow(input, i) => {
+                let cols = BOUND_INPUTS[input].2;
+                values[input][i * cols..(i + 1) * cols].fill(0.0);
+            }
+        }
+    }
+}
+
+/// One case's inputs: seeded values in [-1, 1] (X 30 % non-zero, Z all zeros), then up
+/// to two NaN/±Inf cells and up to one all-zero row.
+fn bound_values(seed: u64) -> (Vec<Vec<f64>>, Vec<Poison>) {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let values = BOUND_INPUTS
+        .iter()
+        .map(|&(_, rows, cols, density)| {
+            (0..rows * cols)
+                .map(|_| {
+                    let keep = (next() % 1000) as f64 / 1000.0 < density;
+                    let v = (next() % 2001) as f64 / 1000.0 - 1.0;
+                    if keep {
+                        v
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let mut poisons = Vec::new();
+    for _ in 0..next() % 3 {
+        let input = (next() % BOUND_INPUTS.len() as u64) as usize;
+        let (_, rows, cols, _) = BOUND_INPUTS[input];
+        let v = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY][(next() % 3) as usize];
+        let (i, j) = (
+            (next() % rows as u64) as usize,
+            (next() % cols as u64) as usize,
+        );
+        poisons.push(Poison::Cell(input, i, j, v));
+    }
+    if next() % 2 == 0 {
+        let input = (next() % BOUND_INPUTS.len() as u64) as usize;
+        let i = (next() % BOUND_INPUTS[input].1 as u64) as usize;
+        poisons.push(Poison::ZeroRow(input, i));
+    }
+    (values, poisons)
+}
+
+/// `cells` as an input value, stored sparse or dense.
+fn stored(rows: usize, cols: usize, cells: &[f64], sparse: bool) -> Value {
+    let dense = DenseMatrix::from_vec(rows, cols, cells.to_vec()).expect("sizes match");
+    Value::matrix(if sparse {
+        Matrix::Sparse(CsrMatrix::from_dense(&dense))
+    } else {
+        Matrix::Dense(dense)
+    })
+}
+
+/// Runs `src` with `inputs` bound; the numbers printed, how many roots were rewritten
+/// and whether a guard fell back to the root as written.
+fn run_bound(
+    src: &str,
+    inputs: HashMap<String, Value>,
+    optimized: bool,
+) -> Result<(Vec<f64>, usize, bool), String> {
+    let program = spores_lang::parse(src).map_err(|d| d.render("case.dml", src))?;
+    let options = RunOptions {
+        optimizer: common::optimizer(optimized),
+        explain: true,
+        ..RunOptions::default()
+    };
+    let mut out = Vec::new();
+    let mut interp = Interpreter::new(&program, options, &mut out);
+    let result = interp.run_with(&program, inputs);
+    drop(interp);
+    result.map_err(|d| d.render("case.dml", src))?;
+    let out = String::from_utf8_lossy(&out);
+    let rewritten = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("=> "))
+        .count();
+    let fell_back = out.contains("evaluated as written");
+    let numbers = out.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    Ok((numbers, rewritten, fell_back))
+}
+
+/// The checksums of `e` by the reference evaluator (see `reference`).
+fn reference_checksums(e: &str, env: &mut HashMap<String, Val>) -> Result<Vec<f64>, String> {
+    let parse = |text: &str| spores_lang::parse_expr(text).map_err(|d| d.message.clone());
+    let r = match reference::eval(&parse(e)?, env)? {
+        Val::Scalar(v) => Val::Matrix {
+            rows: 1,
+            cols: 1,
+            cells: vec![v],
+        },
+        m => m,
+    };
+    env.insert("R".into(), r);
+    ["sum(R)", "sum(R * Wt)", "sum(abs(R))"]
+        .iter()
+        .map(|c| match reference::eval(&parse(c)?, env)? {
+            Val::Scalar(v) => Ok(v),
+            other => Err(format!("{c} gave {other:?}")),
+        })
+        .collect()
+}
+
+/// The random expressions over inputs with NaN, ±Inf and all-zero rows, each input
+/// stored sparse or dense and then, with the same values, in the other format, and with
+/// `s = 1 / d` computed in the expression's block (`d` is 0 in a third of the cases, so
+/// `s` is Inf and the guards of the roots reading it fall back). The cells are poisoned
+/// in the inputs (known when the block is optimized) or by statements in the block
+/// (known only when it runs). Optimized and unoptimized runs in both formats print the
+/// reference's checksums.
+#[test]
+fn non_finite_values_in_either_format_give_the_reference_numbers() {
+    let cases = std::env::var("SPORES_DIFF_CASES")
+        .ok()
+        .and_then(|c| c.parse::<u32>().ok())
+        .map_or(120, |c| (c / 3).max(1));
+    let shapes = prop_oneof![
+        Just(Shape::MN),
+        Just(Shape::MK),
+        Just(Shape::M1),
+        Just(Shape::N1),
+        Just(Shape::Scalar)
+    ];
+    let strategy = (shapes, any::<u64>(), any::<bool>(), 0..3usize, any::<u8>()).prop_flat_map(
+        |(s, seed, in_block, d, formats)| {
+            (
+                Just(s),
+                expr(s, 3),
+                Just(seed),
+                Just(in_block),
+                Just(d),
+                Just(formats),
+            )
+        },
+    );
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let (rewritten, fell_back) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    runner
+        .run(&strategy, |(shape, e, seed, in_block, d, formats)| {
+            let (rows, cols) = shape.dims();
+            let (mut values, poisons) = bound_values(seed);
+            let d = [2.0, 0.5, 0.0][d];
+            let statements: Vec<String> = if in_block {
+                poisons.iter().map(Poison::statement).collect()
+            } else {
+                poisons.iter().for_each(|p| p.apply(&mut values));
+                Vec::new()
+            };
+            let weights: Vec<f64> = (0..rows * cols).map(|k| (k % 7) as f64 - 3.0).collect();
+            let src = format!(
+                "s = 1 / d\n{}\nR = as.matrix({e})\nwhile(FALSE){{}}\nprint(sum(R))\nprint(sum(R * Wt))\nprint(sum(abs(R)))\n",
+                statements.join("\n")
+            );
+            if in_block {
+                poisons.iter().for_each(|p| p.apply(&mut values));
+            }
+            let mut env: HashMap<String, Val> = BOUND_INPUTS
+                .iter()
+                .zip(&values)
+                .map(|(&(name, rows, cols, _), cells)| {
+                    let m = Val::Matrix { rows, cols, cells: cells.clone() };
+                    (name.to_string(), m)
+                })
+                .collect();
+            env.insert("s".into(), Val::Scalar(1.0 / d));
+            env.insert("Wt".into(), Val::Matrix { rows, cols, cells: weights.clone() });
+            let want = reference_checksums(&e, &mut env).map_err(TestCaseError::fail)?;
+            let (untouched, _) = bound_values(seed);
+            for flip in [false, true] {
+                let mut inputs: HashMap<String, Value> = BOUND_INPUTS
+                    .iter()
+                    .zip(if in_block { &untouched } else { &values })
+                    .enumerate()
+                    .map(|(k, (&(name, rows, cols, _), cells))| {
+                        let sparse = (formats >> k) & 1 == 1;
+                        (name.to_string(), stored(rows, cols, cells, sparse != flip))
+                    })
+                    .collect();
+                inputs.insert("d".into(), Value::Double(d));
+                inputs.insert("Wt".into(), stored(rows, cols, &weights, false));
+                for optimized in [false, true] {
+                    let (got, rewrites, fallback) = run_bound(&src, inputs.clone(), optimized)
+                        .map_err(TestCaseError::fail)?;
+                    rewritten.set(rewritten.get() + u32::from(rewrites > 0));
+                    fell_back.set(fell_back.get() + u32::from(fallback));
+                    prop_assert_eq!(got.len(), 3, "{}", src);
+                    let scale = if want[2].is_finite() { want[2].abs().max(1.0) } else { 1.0 };
+                    for (k, (a, b)) in want.iter().zip(&got).enumerate() {
+                        let ok = (a.is_nan() && b.is_nan())
+                            || a == b
+                            || (a - b).abs() <= 1e-9 * scale.max(a.abs());
+                        prop_assert!(
+                            ok,
+                            "checksum {k}: reference {a}, {} {b} (formats {formats:#b}, flipped {flip}), poisons {poisons:?}\n{src}",
+                            if optimized { "optimized" } else { "--no-opt" }
+                        );
+                    }
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    eprintln!(
+        "{} of {} optimized runs rewrote a root, {} fell back to a root as written",
+        rewritten.get(),
+        2 * cases,
+        fell_back.get()
+    );
+    assert!(
+        rewritten.get() > cases / 2,
+        "too few rewrites to test the guards"
+    );
+    assert!(fell_back.get() > 0, "no guard ever fell back");
 }

@@ -2,6 +2,8 @@
 //! a builtin directory, and `source(...) as ns` with `ns::f(...)` calls. The fixtures
 //! under `tests/fixtures/` are small files written for these tests.
 
+mod common;
+
 use std::path::PathBuf;
 
 use spores::opt::SporesOptimizer;
@@ -370,18 +372,9 @@ fn errors_about_a_builtins_arguments_use_the_name_it_was_called_by() {
     );
 }
 
-fn spores(args: &[&str], env: &[(&str, PathBuf)]) -> (i32, String, String) {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_spores"));
-    cmd.args(args).env_remove("SYSTEMDS_ROOT");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("spores runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+/// The binary with `SYSTEMDS_ROOT` unset, or set to `root`.
+fn spores(args: &[&str], root: Option<&std::path::Path>) -> (i32, String, String) {
+    common::spores_cli_with(args, &[("SYSTEMDS_ROOT", root)], None)
 }
 
 /// `SYSTEMDS_ROOT` points at a tree whose `scripts/builtin` holds the builtins; a
@@ -402,7 +395,7 @@ fn the_cli_finds_builtins_under_systemds_root() {
     std::fs::write(&script, "print(addone(1))\nprint(badsyntax(1))\n").unwrap();
     let script = script.to_str().unwrap();
 
-    let (code, stdout, stderr) = spores(&["run", script], &[("SYSTEMDS_ROOT", root.clone())]);
+    let (code, stdout, stderr) = spores(&["run", script], Some(&root));
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "2.0\n");
     assert!(
@@ -410,7 +403,7 @@ fn the_cli_finds_builtins_under_systemds_root() {
         "{stderr}"
     );
 
-    let (code, _, stderr) = spores(&["run", script], &[]);
+    let (code, _, stderr) = spores(&["run", script], None);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("main.dml:1:7: error: unknown function `addone`"),
@@ -424,12 +417,12 @@ fn check_parses_files_and_their_sources() {
     let dir = fixtures();
     let good = dir.join("source/driver.dml");
     let bad = dir.join("builtins/badsyntax.dml");
-    let (code, _, stderr) = spores(&["check", good.to_str().unwrap()], &[]);
+    let (code, _, stderr) = spores(&["check", good.to_str().unwrap()], None);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.ends_with("1 of 1 files load\n"), "{stderr}");
     let (code, _, stderr) = spores(
         &["check", good.to_str().unwrap(), bad.to_str().unwrap()],
-        &[],
+        None,
     );
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("badsyntax.dml:3:11: error:"), "{stderr}");

@@ -1,7 +1,7 @@
 //! NaN and Inf in matrices: the cell semantics (a zero annihilates: `0 * Inf = 0`) hold
-//! in every storage format and every product kernel, and the optimizer keeps subgraphs
-//! that may meet a non-finite value as written, so optimized and unoptimized runs print
-//! the same numbers.
+//! in every storage format and every product kernel, and the optimizer's rewrites are
+//! used only where the values they read are finite (guarded plans, `dag/guard.rs`), so
+//! optimized and unoptimized runs print the same numbers.
 
 mod common;
 
@@ -111,6 +111,117 @@ print(toString(r))
         assert!(got[0].is_nan(), "optimized={optimized}: {got:?}");
         assert_eq!(got[1], 3.0, "optimized={optimized}: {got:?}");
     }
+}
+
+/// The low-rank product scaled by `s = 1 / d`, computed in the block: `s` may be Inf,
+/// so the root reading it is rewritten behind a guard that checks `s` when it runs.
+fn scaled_script(divisor: &str) -> String {
+    format!(
+        "X = rand(rows=300, cols=200, sparsity=0.05, min=-1, max=1, seed=1)
+X[5,] = matrix(0, rows=1, cols=200)
+U = rand(rows=300, cols=10, seed=2)
+V = rand(rows=200, cols=10, min=-1, max=1, seed=3)
+d = {divisor}
+while(FALSE){{}}
+s = 1 / d
+r = rowSums(X * ((s * U) %*% t(V)))
+while(FALSE){{}}
+print(toString(r[1:5,1]))
+print(sum(r[6:300,1]))
+"
+    )
+}
+
+/// A division in the block no longer keeps the roots reading it as written: with a
+/// finite `s` the rewrite is used (and the guard passes), with `s = Inf` the guard
+/// evaluates the root as written. Both print the `--no-opt` numbers; row 5 of `X` is
+/// all zeros, so its sum stays 0 even when `s` is Inf (`0 * Inf = 0`).
+#[test]
+fn a_value_divided_in_the_block_is_checked_when_the_rewrite_runs() {
+    for (divisor, finite) in [("2", true), ("0", false)] {
+        let src = scaled_script(divisor);
+        let out = run(&src, true);
+        assert!(rewrites(&out) > 0, "d = {divisor}: rewritten\n{out}");
+        assert!(out.contains("guarded: as written unless %"), "{out}");
+        assert!(!out.contains("kept as written"), "{out}");
+        let fell_back = out.contains("a value it reads is NaN or Inf; evaluated as written");
+        assert_eq!(fell_back, !finite, "d = {divisor}\n{out}");
+        let (a, b) = (printed(&out), printed(&run(&src, false)));
+        assert_eq!(a.len(), 6, "{out}");
+        for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!(
+                same(*x, *y, 1e-9),
+                "d = {divisor}, value {k}: {a:?} vs {b:?}"
+            );
+        }
+        assert_eq!(a[4], 0.0, "the all-zero row: {a:?}");
+        if !finite {
+            assert!(a[..4].iter().all(|x| x.is_nan()), "{a:?}");
+        }
+    }
+}
+
+/// In a loop the guarded plan is searched and planned once and decided afresh on every
+/// run: `s = 1 / d` alternates between finite and Inf, each iteration prints the
+/// `--no-opt` numbers, and only the Inf iterations fall back.
+#[test]
+fn a_guarded_plan_is_cached_and_checked_on_every_run() {
+    let src = "X = rand(rows=300, cols=200, sparsity=0.05, min=-1, max=1, seed=1)
+U = rand(rows=300, cols=10, seed=2)
+V = rand(rows=200, cols=10, min=-1, max=1, seed=3)
+for (i in 1:6) {
+  d = i %% 2
+  s = 1 / d
+  r = rowSums(X * ((s * U) %*% t(V)))
+  print(sum(r))
+}
+";
+    let run_counting = |optimized: bool| {
+        let program = spores_lang::parse(src).expect("parses");
+        let options = RunOptions {
+            optimizer: common::optimizer(optimized),
+            ..RunOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut interp = spores::Interpreter::new(&program, options, &mut out);
+        interp.run(&program).expect("runs");
+        let searches = interp.stats.optimize_times.len();
+        drop(interp);
+        (numbers(&String::from_utf8_lossy(&out)), searches)
+    };
+    let (got, searches) = run_counting(true);
+    let (want, _) = run_counting(false);
+    assert_eq!(got.len(), 6, "{got:?}");
+    // Four blocks are optimized once each (the first block, the loop's two bounds and
+    // its body), not the body once per iteration.
+    assert_eq!(searches, 4, "{searches} searches");
+    for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            same(*a, *b, 1e-9),
+            "iteration {}: {got:?} vs {want:?}",
+            k + 1
+        );
+        assert_eq!(a.is_nan(), k % 2 == 1, "iteration {}: {got:?}", k + 1);
+    }
+}
+
+/// A division inside the rewritten tree is never materialized by the rewrite, so it
+/// cannot be checked: that root stays as written (and `--explain` says why).
+#[test]
+fn a_division_inside_a_root_keeps_that_root_as_written() {
+    let src = "X = rand(rows=300, cols=200, sparsity=0.05, min=-1, max=1, seed=1)
+U = rand(rows=300, cols=10, seed=2)
+V = rand(rows=200, cols=10, min=-1, max=1, seed=3)
+V[1,1] = 0
+while(FALSE){}
+r = rowSums(X * ((U / U[1,1]) %*% t(V / V)))
+print(sum(r))
+";
+    let out = run(src, true);
+    assert!(out.contains("(/) may make NaN or Inf inside it"), "{out}");
+    let (a, b) = (printed(&out), printed(&run(src, false)));
+    assert_eq!(a.len(), 1, "{out}");
+    assert!(same(a[0], b[0], 1e-12), "{a:?} vs {b:?}");
 }
 
 /// `0 * Inf` inside `%*%`: 0 whatever the formats of the operands (the README's cell

@@ -20,7 +20,44 @@ pub trait ForeignSlice<T>: Send + Sync + fmt::Debug {
 #[derive(Clone)]
 pub enum Cells<T: 'static> {
     Owned(Vec<T>),
-    Foreign(Arc<dyn ForeignSlice<T>>),
+    Foreign(Foreign<T>),
+}
+
+/// Foreign elements with their address taken once: kernels read a row at a time, and a
+/// dynamic call to [`ForeignSlice::slice`] per read costs as much as a short row.
+#[derive(Clone)]
+pub struct Foreign<T: 'static> {
+    /// Keeps the elements alive; read only through `ptr`.
+    _owner: Arc<dyn ForeignSlice<T>>,
+    ptr: *const T,
+    len: usize,
+}
+
+// SAFETY: `ptr` points into memory `owner` keeps allocated and unchanged (the
+// `ForeignSlice` contract), and `owner` is itself `Send + Sync`; the elements are only
+// read through shared references, which is thread-safe for `T: Sync`.
+unsafe impl<T: Sync> Send for Foreign<T> {}
+unsafe impl<T: Sync> Sync for Foreign<T> {}
+
+impl<T> Foreign<T> {
+    fn slice(&self) -> &[T] {
+        // SAFETY: see the `Send`/`Sync` impls: the owner lives as long as `self` and
+        // keeps these `len` elements at `ptr`.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T> Cells<T> {
+    /// Cells read in place from `owner`.
+    pub fn foreign(owner: Arc<dyn ForeignSlice<T>>) -> Self {
+        let slice = owner.slice();
+        let (ptr, len) = (slice.as_ptr(), slice.len());
+        Cells::Foreign(Foreign {
+            _owner: owner,
+            ptr,
+            len,
+        })
+    }
 }
 
 impl<T: Clone> Cells<T> {

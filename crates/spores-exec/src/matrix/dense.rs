@@ -61,7 +61,7 @@ impl DenseMatrix {
         Ok(DenseMatrix {
             rows,
             cols,
-            data: Cells::Foreign(cells),
+            data: Cells::foreign(cells),
             finite: FiniteCache::default(),
         })
     }

@@ -3,10 +3,12 @@
 //! The limits are checked between iterations, but one iteration of commutativity and
 //! associativity over a long chain can multiply the e-graph (a 60-op chain went from
 //! under 2M to tens of millions of tuples, and past the time limit, in one step). Once the
-//! graph is big enough for that to matter, steps run under [`Budget`]: an egglog
-//! scheduler that lets the rules of one step fire a bounded number of matches in all
-//! (a share of the room left under the size limit), and none once the time limit has
-//! passed. Matches not fired wait for the next step, so nothing is lost while room lasts.
+//! graph is big enough for that to matter, or the next step may take a good share of the
+//! time left (guessed from the last step: see `Saturator::steps`), steps run under
+//! [`Budget`]: an egglog scheduler that lets the rules of one step fire a bounded number
+//! of matches in all (a share of the room left under the size limit and of what the last
+//! step's pace fits into the time left), and none once the time limit has passed.
+//! Matches not fired wait for the next step, so nothing is lost while room lasts.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,6 +25,11 @@ pub struct StepAllowance(Arc<AtomicUsize>);
 impl StepAllowance {
     pub fn set(&self, matches: usize) {
         self.0.store(matches, Ordering::Relaxed);
+    }
+
+    /// The matches the current step may still fire.
+    pub fn left(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
     }
 
     /// Takes up to `wanted` matches from the allowance; returns how many were granted.

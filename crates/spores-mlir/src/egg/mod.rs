@@ -215,6 +215,9 @@ pub fn optimize(
         budget,
         allowance,
         pace: None,
+        last_step: Duration::ZERO,
+        slowdown: 1.0,
+        last_size: 0,
     };
     // The default ruleset, then each declared ruleset as a stage followed by the default
     // ruleset again (for what the stage built), each to saturation.
@@ -296,8 +299,13 @@ struct Saturator<'o> {
     /// The [`budget::Budget`] scheduler, and the matches it lets the next step fire.
     budget: egglog::scheduler::SchedulerId,
     allowance: budget::StepAllowance,
-    /// Tuples the last step added per second.
+    /// Matches the last step fired per second.
     pace: Option<f64>,
+    /// How long the last step took, and how many times longer than the one before.
+    last_step: Duration,
+    slowdown: f64,
+    /// The e-graph's size when the last step started.
+    last_size: usize,
 }
 
 impl Saturator<'_> {
@@ -331,31 +339,60 @@ impl Saturator<'_> {
             if size >= self.opts.node_limit {
                 return Ok(StopReason::NodeLimit);
             }
+            // Small graphs step freely (a scheduled step costs more). A step is bounded
+            // past a 32nd of the size limit, past a quarter of the time, or when the next
+            // step, guessed from the last one and how much slower it was than the one
+            // before (a step of commutativity and associativity on a long chain can take
+            // ten times the last), would take a quarter of the time left. A bounded step
+            // fires matches for at most a quarter of the room left under the size limit
+            // and, at the last step's pace, a quarter of the time left; and no step starts
+            // when just matching the rules (about the last step's time, scaled by how the
+            // graph has grown since) would outlast the time left. So the limits hold
+            // within a step too.
+            let elapsed = self.started.elapsed();
+            let time_left = self.opts.time_limit.saturating_sub(elapsed).as_secs_f64();
+            let last_step = self.last_step.as_secs_f64();
+            let growth = size as f64 / self.last_size.max(1) as f64;
+            if last_step * growth > time_left {
+                return Ok(StopReason::TimeLimit);
+            }
+            let bounded = size * 32 >= self.opts.node_limit
+                || elapsed * 4 >= self.opts.time_limit
+                || last_step * self.slowdown.max(growth) * 4.0 >= time_left;
             *iterations += 1;
             self.iterations += 1;
-            // Small graphs step freely (a scheduled step costs more); past a 32nd of the
-            // size limit, or a quarter of the time, each step may fire matches for at most
-            // a quarter of the room left, so the limits hold within a step too.
-            let bounded = size * 32 >= self.opts.node_limit
-                || self.started.elapsed() * 4 >= self.opts.time_limit;
             let step_started = Instant::now();
-            let report = if bounded {
-                // A quarter of the room left, and no more than the last step's pace
-                // (tuples per second) fits into half the time left.
+            let granted = if bounded {
                 let room = (self.opts.node_limit - size) / 4;
-                let time_left = self.opts.time_limit.saturating_sub(self.started.elapsed());
                 let by_time = self.pace.map_or(usize::MAX, |pace| {
-                    (pace * time_left.as_secs_f64() / 2.0).max(1.0) as usize
+                    (pace * time_left / 4.0).max(1.0) as usize
                 });
-                self.allowance.set(room.min(by_time));
+                room.min(by_time)
+            } else {
+                usize::MAX
+            };
+            let report = if bounded {
+                self.allowance.set(granted);
                 eg.step_rules_with_scheduler(self.budget, ruleset)
             } else {
                 eg.step_rules(ruleset)
             }
             .map_err(|e| OptError::Egglog(e.to_string()))?;
-            let grown = eg.num_tuples().saturating_sub(size);
-            let took = step_started.elapsed().as_secs_f64().max(1e-6);
-            self.pace = Some((grown as f64 / took).max(1.0));
+            let took = step_started.elapsed();
+            let fired = if bounded {
+                granted - self.allowance.left()
+            } else {
+                report.num_matches_per_rule.values().sum()
+            };
+            self.pace = Some((fired as f64 / took.as_secs_f64().max(1e-6)).max(1.0));
+            self.slowdown = (took.as_secs_f64() / self.last_step.as_secs_f64().max(1e-4)).max(1.0);
+            self.last_step = took;
+            self.last_size = size;
+            log::debug!(
+                "step {}: {size} -> {} tuples in {took:?}, {fired} matches fired (bounded: {bounded})",
+                self.iterations,
+                eg.num_tuples(),
+            );
             if self.debug {
                 for (r, t) in &report.search_and_apply_time_per_rule {
                     let e = self.rule_times.entry(r.to_string()).or_default();

@@ -88,7 +88,7 @@ impl TensorStats {
         tensor: &impl StoredTensor,
         idxs: &[Idx],
     ) -> Result<TensorStats, StatsError> {
-        InputStats::base_stats(estimator, tensor).relabel(idxs)
+        InputStats::base_stats(estimator, tensor).0.relabel(idxs)
     }
 
     /// The statistics of a constant (a literal): no index, no non-fill entry, fill `value`.
@@ -463,27 +463,39 @@ fn sorted_idx_dims(pairs: &[(Idx, usize)]) -> Result<(Vec<Idx>, Vec<usize>), Sta
 /// Statistics of every input tensor, computed once (degree statistics cost a few passes over
 /// the entries) and relabelled per access. Always kept in chain form, which also serves the
 /// uniform estimator (its count is one of the degree constraints).
+///
+/// Besides the degree statistics, each input records whether it is a symmetric matrix
+/// (`A == t(A)`, values included), found in the same pass: the physical optimizer then reads
+/// `A[j,i]` as `A[i,j]` instead of building a transposed copy.
 #[derive(Clone, Debug, Default)]
 pub struct InputStats {
     base: HashMap<String, TensorStats>,
+    symmetric: BTreeSet<String>,
 }
 
 impl InputStats {
     pub fn from_tensors<T: StoredTensor>(tensors: &HashMap<String, T>) -> InputStats {
-        InputStats {
-            base: tensors
-                .iter()
-                .map(|(n, t)| (n.clone(), InputStats::base_stats(Estimator::Chain, t)))
-                .collect(),
+        let mut stats = InputStats::default();
+        for (n, t) in tensors {
+            stats.insert(n, t);
         }
+        stats
     }
 
     /// Adds (or replaces) one tensor's statistics.
     pub fn insert(&mut self, name: &str, tensor: &impl StoredTensor) {
-        self.base.insert(
-            name.to_string(),
-            InputStats::base_stats(Estimator::Chain, tensor),
-        );
+        let (stats, symmetric) = InputStats::base_stats(Estimator::Chain, tensor);
+        self.base.insert(name.to_string(), stats);
+        if symmetric {
+            self.symmetric.insert(name.to_string());
+        } else {
+            self.symmetric.remove(name);
+        }
+    }
+
+    /// Whether input `name` is a square matrix equal to its transpose.
+    pub fn is_symmetric(&self, name: &str) -> bool {
+        self.symmetric.contains(name)
     }
 
     /// Adds (or replaces) statistics of an order-`dims.len()` tensor known only by bounds:
@@ -521,6 +533,7 @@ impl InputStats {
         };
         self.base
             .insert(name.to_string(), TensorStats::new(idxs, dims, fill, kind));
+        self.symmetric.remove(name);
     }
 
     pub fn contains(&self, name: &str) -> bool {
@@ -556,16 +569,17 @@ impl InputStats {
         Ok(s.with_estimator(estimator))
     }
 
-    fn base_stats(estimator: Estimator, tensor: &impl StoredTensor) -> TensorStats {
+    /// The statistics of a stored tensor and whether it is a symmetric matrix.
+    fn base_stats(estimator: Estimator, tensor: &impl StoredTensor) -> (TensorStats, bool) {
         let dims = tensor.dims().to_vec();
         let order = dims.len();
         let idxs: Vec<Idx> = (0..order).map(positional_name).collect();
         let fill = tensor.fill();
-        let nonfill: Vec<&[u32]> = tensor
+        let (nonfill, values): (Vec<&[u32]>, Vec<f64>) = tensor
             .entries()
             .filter(|(_, v)| !same_value(*v, fill))
-            .map(|(c, _)| c)
-            .collect();
+            .unzip();
+        let symmetric = order == 2 && dims[0] == dims[1] && is_symmetric(&nonfill, &values);
         let nnz = nonfill.len() as f64;
         let kind = match estimator {
             Estimator::Uniform => Kind::Uniform { nnz },
@@ -581,8 +595,62 @@ impl InputStats {
                 cap: nnz,
             },
         };
-        TensorStats::new(idxs, dims, fill, kind)
+        (TensorStats::new(idxs, dims, fill, kind), symmetric)
     }
+}
+
+/// Whether the matrix with these non-fill entries equals its transpose. Only decided for
+/// strictly sorted coordinates (how stored tensors arrive); otherwise `false`, which costs
+/// a transposed copy, never a wrong answer. One counting pass builds the transpose's
+/// column-major order, which must equal the row-major one entry by entry.
+fn is_symmetric(coords: &[&[u32]], values: &[f64]) -> bool {
+    if !coords.windows(2).all(|w| w[0] < w[1]) {
+        return false;
+    }
+    let n = coords
+        .iter()
+        .map(|c| c[0].max(c[1]) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    if n > 4 * coords.len() + 1024 {
+        return false;
+    }
+    let mut start = vec![0usize; n + 1];
+    for c in coords {
+        start[c[1] as usize + 1] += 1;
+    }
+    for k in 0..n {
+        start[k + 1] += start[k];
+    }
+    // Entry k of the transpose in row-major order: (column, row) pairs, rows ascending
+    // within a column because the input is row-major.
+    let mut transposed: Vec<(u32, f64)> = vec![(0, 0.0); coords.len()];
+    let mut next = start.clone();
+    for (c, &v) in coords.iter().zip(values) {
+        let slot = &mut next[c[1] as usize];
+        transposed[*slot] = (c[0], v);
+        *slot += 1;
+    }
+    let mut row_start = 0usize;
+    for (k, c) in coords.iter().enumerate() {
+        if k > 0 && coords[k - 1][0] != c[0] {
+            row_start = k;
+        }
+        // Entry (i, j) is the (k - row_start)-th of row i; the transpose's row i is column
+        // i of the input, whose entries sit at start[i]..start[i+1].
+        let i = c[0] as usize;
+        let at = start[i] + (k - row_start);
+        if at >= start[i + 1] {
+            return false;
+        }
+        let (j, v) = transposed[at];
+        if j != c[1] || !same_value(v, values[k]) {
+            return false;
+        }
+    }
+    // Each row fit into its column (r_i <= c_i for all i) and both sum to the entry count:
+    // every row equals its column.
+    true
 }
 
 /// Value equality where NaN equals NaN (a NaN fill value is still the fill).
@@ -599,4 +667,38 @@ pub(crate) fn union_idx_dims<'a>(
         set.extend(s.idxs.iter().cloned().zip(s.dims.iter().copied()));
     }
     set.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_symmetric;
+
+    fn check(entries: &[([u32; 2], f64)]) -> bool {
+        let coords: Vec<&[u32]> = entries.iter().map(|(c, _)| &c[..]).collect();
+        let values: Vec<f64> = entries.iter().map(|(_, v)| *v).collect();
+        is_symmetric(&coords, &values)
+    }
+
+    #[test]
+    fn symmetry_is_found_in_the_pattern_and_the_values() {
+        let sym = [
+            ([0, 1], 1.0),
+            ([0, 2], 2.0),
+            ([1, 0], 1.0),
+            ([1, 1], 5.0),
+            ([2, 0], 2.0),
+        ];
+        assert!(check(&sym));
+        assert!(check(&[]));
+        // A missing mirror entry, a different mirror value, an extra entry in a column.
+        assert!(!check(&sym[..4]));
+        let mut other_value = sym;
+        other_value[4].1 = 3.0;
+        assert!(!check(&other_value));
+        assert!(!check(&[([0, 1], 1.0), ([1, 0], 1.0), ([2, 1], 1.0)]));
+        assert!(
+            !check(&[([1, 0], 1.0), ([0, 1], 1.0)]),
+            "unsorted input is not decided"
+        );
+    }
 }

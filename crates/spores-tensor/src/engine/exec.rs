@@ -30,6 +30,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::fibertree::{FiberTensor, FILL};
+use super::intersect;
 use crate::plan_ast::{AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Protocol};
 use crate::TensorError;
 
@@ -165,10 +166,7 @@ impl Program {
             match *ins {
                 Instr::Add(a, b, d) => regs[d] = regs[a] + regs[b],
                 Instr::Sub(a, b, d) => regs[d] = regs[a] - regs[b],
-                Instr::Mul(a, b, d) => {
-                    let (x, y) = (regs[a], regs[b]);
-                    regs[d] = if x == 0.0 || y == 0.0 { 0.0 } else { x * y };
-                }
+                Instr::Mul(a, b, d) => regs[d] = times(regs[a], regs[b]),
                 Instr::Max(a, b, d) => regs[d] = regs[a].max(regs[b]),
                 Instr::Min(a, b, d) => regs[d] = regs[a].min(regs[b]),
                 Instr::Gen(ref op, ref args, d) => {
@@ -189,6 +187,12 @@ enum Walk {
     Leader(usize),
     /// Walk the union of several accesses' levels.
     Union(Vec<usize>),
+    /// Walk the intersection of several accesses' sorted levels by galloping
+    /// ([`super::intersect`]), driven by the shortest fiber; the others binds are probed.
+    Gallop {
+        fibers: Vec<usize>,
+        probes: Vec<usize>,
+    },
     /// Every coordinate `0..dim`.
     All,
 }
@@ -220,6 +224,10 @@ struct LevelPlan {
     /// Product of the dims of the deeper loops (saturating).
     /// Cells below one coordinate of this level (a float: may exceed 2^64).
     inner_cells: f64,
+    /// The innermost level of a sum of products accumulated locally, walked by
+    /// intersection with nothing to probe: each coordinate found adds the product of the
+    /// values straight into the local sum (no per-coordinate body program).
+    sum_of_products: bool,
 }
 
 struct AccessInfo<'a> {
@@ -249,6 +257,8 @@ struct State {
     acc: f64,
     out: Accumulator,
     union_buf: Vec<Vec<u32>>,
+    /// Per level: the driver (an index into the `Walk::Gallop` fibers) [`walk_len`] chose.
+    driver: Vec<usize>,
 }
 
 impl State {
@@ -270,6 +280,7 @@ impl State {
             acc: plan.agg.map_or(0.0, AggOp::init),
             out,
             union_buf: vec![vec![]; n],
+            driver: vec![0; n],
         }
     }
 }
@@ -545,13 +556,24 @@ pub fn execute_query<'a>(
     for d in 0..n {
         let mut binds = vec![];
         let mut leaders = vec![];
+        let mut gallops = vec![];
         for (a, info) in accs.iter().enumerate() {
             if let Some(m) = info.levels.iter().position(|&l| l == d) {
                 let mut alone = vec![false; na];
                 alone[a] = true;
                 let skip_if_missing = matches!(skip_kind(d, &alone), Some(Skipped::Nothing));
-                if protocols[a][m] == Protocol::Iterate {
-                    leaders.push(binds.len());
+                match protocols[a][m] {
+                    Protocol::Iterate => leaders.push(binds.len()),
+                    // Intersected only where missing skips the sub-loop and the level keeps
+                    // sorted coordinates; otherwise it leads like an iterated access.
+                    Protocol::Gallop
+                        if skip_if_missing
+                            && info.tensor.levels[m].format != LevelFormat::Dense =>
+                    {
+                        gallops.push(binds.len())
+                    }
+                    Protocol::Gallop => leaders.push(binds.len()),
+                    Protocol::Lookup => {}
                 }
                 binds.push(Bind {
                     access: a,
@@ -569,24 +591,44 @@ pub fn execute_query<'a>(
             m
         };
         let all: Vec<usize> = (0..binds.len()).collect();
-        let (walk, skipped) =
-            if let (false, Some(k)) = (leaders.is_empty(), skip_kind(d, &mask(&leaders))) {
-                let walk = if leaders.len() == 1 {
-                    Walk::Leader(leaders[0])
-                } else {
-                    Walk::Union(leaders)
-                };
-                (walk, k)
-            } else if let (false, Some(k)) = (all.is_empty(), skip_kind(d, &mask(&all))) {
-                let walk = if all.len() == 1 {
-                    Walk::Leader(0)
-                } else {
-                    Walk::Union(all)
-                };
-                (walk, k)
+        if gallops.len() == 1 {
+            leaders.push(gallops.pop().expect("one"));
+        }
+        let (walk, skipped) = if gallops.len() > intersect::MAX_FIBERS {
+            // Too many to intersect on the stack: walk the first, probe the rest.
+            (Walk::Leader(gallops[0]), Skipped::Nothing)
+        } else if !gallops.is_empty() {
+            // Each intersected access alone skips its sub-loop where missing: coordinates
+            // outside the intersection contribute nothing.
+            let probes = all
+                .iter()
+                .copied()
+                .filter(|b| !gallops.contains(b))
+                .collect();
+            (
+                Walk::Gallop {
+                    fibers: gallops,
+                    probes,
+                },
+                Skipped::Nothing,
+            )
+        } else if let (false, Some(k)) = (leaders.is_empty(), skip_kind(d, &mask(&leaders))) {
+            let walk = if leaders.len() == 1 {
+                Walk::Leader(leaders[0])
             } else {
-                (Walk::All, Skipped::Nothing)
+                Walk::Union(leaders)
             };
+            (walk, k)
+        } else if let (false, Some(k)) = (all.is_empty(), skip_kind(d, &mask(&all))) {
+            let walk = if all.len() == 1 {
+                Walk::Leader(0)
+            } else {
+                Walk::Union(all)
+            };
+            (walk, k)
+        } else {
+            (Walk::All, Skipped::Nothing)
+        };
         let inner_cells: f64 = dims[d + 1..].iter().map(|&x| x as f64).product();
         levels.push(LevelPlan {
             dim: dims[d],
@@ -594,6 +636,7 @@ pub fn execute_query<'a>(
             walk,
             skipped,
             inner_cells,
+            sum_of_products: false,
         });
     }
 
@@ -616,6 +659,17 @@ pub fn execute_query<'a>(
         (Some(o), Some(f)) if f > o => Some(o + 1),
         _ => None,
     };
+    let product_of_accesses = match &body {
+        Node::Map(MapOp::Mul, args) => args.iter().all(|a| matches!(a, Node::Acc(_))),
+        Node::Acc(_) => true,
+        _ => false,
+    };
+    if let Some(leaf) = levels.last_mut() {
+        leaf.sum_of_products = q.agg == Some(AggOp::Sum)
+            && local_at.is_some_and(|l| l < n)
+            && product_of_accesses
+            && matches!(&leaf.walk, Walk::Gallop { probes, .. } if probes.is_empty());
+    }
     let in_order = out_levels.windows(2).all(|w| w[0] < w[1]);
     // An all-dense output is accumulated in place: its value array becomes the result's.
     let all_dense = !out_dims.is_empty()
@@ -868,6 +922,7 @@ fn run_top(plan: &Plan, st: &mut State) {
             })
             .collect();
         let union0 = st.union_buf[0].clone();
+        let driver0 = st.driver[0];
         let out_init = st.out.empty_like(init);
         let parts: Vec<(Accumulator, f64)> = chunks
             .par_iter()
@@ -875,6 +930,7 @@ fn run_top(plan: &Plan, st: &mut State) {
                 || {
                     let mut ws = State::new(plan, out_init.empty_like(init));
                     ws.union_buf[0] = union0.clone();
+                    ws.driver[0] = driver0;
                     ws.acc = init;
                     ws
                 },
@@ -916,22 +972,36 @@ fn go(plan: &Plan, st: &mut State, d: usize) {
 /// can be skipped.
 #[inline]
 fn probe(plan: &Plan, st: &mut State, lp: &LevelPlan, skip_bind: usize, c: u32) -> bool {
-    for (b, bind) in lp.binds.iter().enumerate() {
-        if b == skip_bind {
-            continue;
-        }
-        let level = &plan.accs[bind.access].tensor.levels[bind.mode];
-        let pos = &mut st.pos[bind.access];
-        let q = level.lookup(pos[bind.mode], c);
-        pos[bind.mode + 1] = q;
-        if q == FILL && bind.skip_if_missing {
+    lp.binds
+        .iter()
+        .enumerate()
+        .all(|(b, bind)| b == skip_bind || probe_bind(plan, st, bind, c))
+}
+
+/// The engine's product: 0 annihilates (`0 * inf == 0`), as in [`Instr::Mul`].
+#[inline]
+fn times(x: f64, y: f64) -> f64 {
+    if x == 0.0 || y == 0.0 {
+        0.0
+    } else {
+        x * y
+    }
+}
+
+/// Looks coordinate `c` up in one bind's level; false when the coordinate can be skipped.
+#[inline]
+fn probe_bind(plan: &Plan, st: &mut State, bind: &Bind, c: u32) -> bool {
+    let level = &plan.accs[bind.access].tensor.levels[bind.mode];
+    let pos = &mut st.pos[bind.access];
+    let q = level.lookup(pos[bind.mode], c);
+    pos[bind.mode + 1] = q;
+    if q == FILL && bind.skip_if_missing {
+        return false;
+    }
+    if bind.skip_fill_value && q != FILL {
+        let t = plan.accs[bind.access].tensor;
+        if t.vals[q] == t.fill {
             return false;
-        }
-        if bind.skip_fill_value && q != FILL {
-            let t = plan.accs[bind.access].tensor;
-            if t.vals[q] == t.fill {
-                return false;
-            }
         }
     }
     true
@@ -1003,6 +1073,20 @@ fn walk_len(plan: &Plan, st: &mut State, d: usize) -> usize {
             st.union_buf[d] = coords;
             len
         }
+        Walk::Gallop { fibers, .. } => {
+            // The driver: the shortest fiber under the current parents (0 if one is empty).
+            let mut best = (usize::MAX, 0usize);
+            for (f, &b) in fibers.iter().enumerate() {
+                let bind = &lp.binds[b];
+                let level = &plan.accs[bind.access].tensor.levels[bind.mode];
+                let len = level.fiber(st.pos[bind.access][bind.mode]).len();
+                if len < best.0 {
+                    best = (len, f);
+                }
+            }
+            st.driver[d] = best.1;
+            best.0
+        }
         Walk::All => lp.dim,
     }
 }
@@ -1060,7 +1144,80 @@ fn walk_range(plan: &Plan, st: &mut State, d: usize, lo: usize, hi: usize) {
                 }
             }
         }
+        Walk::Gallop { fibers, probes } => walk_intersection(plan, st, d, fibers, probes, lo..hi),
     }
+}
+
+/// Visits the coordinates stored in every fiber of `fibers` (binds of level `d`), over the
+/// driver's entries `part`, probing the binds `probes` at each.
+fn walk_intersection(
+    plan: &Plan,
+    st: &mut State,
+    d: usize,
+    fibers: &[usize],
+    probes: &[usize],
+    part: std::ops::Range<usize>,
+) {
+    let lp = &plan.levels[d];
+    let mut lists: [&[u32]; intersect::MAX_FIBERS] = [&[]; intersect::MAX_FIBERS];
+    let mut parents = [0usize; intersect::MAX_FIBERS];
+    for (f, &b) in fibers.iter().enumerate() {
+        let bind = &lp.binds[b];
+        parents[f] = st.pos[bind.access][bind.mode];
+        if parents[f] == FILL {
+            return;
+        }
+        lists[f] = plan.accs[bind.access].tensor.levels[bind.mode].fiber(parents[f]);
+    }
+    let n = fibers.len();
+    let driver = st.driver[d];
+    if lp.sum_of_products {
+        // The accesses bound above this level hold one value each for the whole walk.
+        let bound_here = |a: usize| fibers.iter().any(|&b| lp.binds[b].access == a);
+        let outer = (0..plan.accs.len())
+            .filter(|&a| !bound_here(a))
+            .fold(1.0, |v, a| times(v, access_value(plan, st, a)));
+        if outer == 0.0 {
+            return;
+        }
+        let mut values: [(&[f64], usize, &super::fibertree::Level); intersect::MAX_FIBERS] =
+            [(&[], 0, &plan.accs[0].tensor.levels[0]); intersect::MAX_FIBERS];
+        for (f, &b) in fibers.iter().enumerate() {
+            let bind = &lp.binds[b];
+            let t = plan.accs[bind.access].tensor;
+            values[f] = (&t.vals, parents[f], &t.levels[bind.mode]);
+        }
+        let mut total = 0.0;
+        intersect::intersect(&lists[..n], driver, part, |c, ks| {
+            let mut v = outer;
+            for (f, &k) in ks.iter().enumerate() {
+                let (vals, parent, level) = values[f];
+                v = times(v, vals[level.child(parent, k, c)]);
+            }
+            total += v;
+        });
+        st.acc += total;
+        return;
+    }
+    intersect::intersect(&lists[..n], driver, part, |c, ks| {
+        for (f, &b) in fibers.iter().enumerate() {
+            let bind = &lp.binds[b];
+            let t = plan.accs[bind.access].tensor;
+            let q = t.levels[bind.mode].child(parents[f], ks[f], c);
+            if bind.skip_fill_value && t.vals[q] == t.fill {
+                return;
+            }
+            st.pos[bind.access][bind.mode + 1] = q;
+        }
+        if !probes
+            .iter()
+            .all(|&b| probe_bind(plan, st, &lp.binds[b], c))
+        {
+            return;
+        }
+        st.cur[d] = c;
+        go(plan, st, d + 1);
+    });
 }
 
 /// Adds what the coordinates level `d` did not visit contribute (see [`Skipped`]).

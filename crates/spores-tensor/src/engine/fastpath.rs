@@ -9,7 +9,7 @@
 
 use spores_exec::{CsrMatrix, DenseMatrix, Matrix};
 
-use super::fibertree::FiberTensor;
+use super::fibertree::{FiberTensor, Level};
 use crate::plan_ast::{Access, AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
 use crate::TensorError;
 
@@ -132,7 +132,7 @@ pub fn matrix_product<'a>(
     Some(
         result
             .map_err(|e| TensorError::Invalid(format!("kernel {}: {e}", q.name)))
-            .map(|m| to_fibertree(&m, q)),
+            .map(|m| to_fibertree(m, q)),
     )
 }
 
@@ -191,7 +191,7 @@ pub(crate) fn gram_tensor(
     }
     DenseMatrix::from_vec(d, d, g)
         .map_err(|e| TensorError::Invalid(format!("kernel {}: {e}", q.name)))
-        .map(|m| to_fibertree(&Matrix::Dense(m), q))
+        .map(|m| to_fibertree(Matrix::Dense(m), q))
 }
 
 /// When `q` is a Gram product `sum[k](X[..] * X[..])` of one alias `X` read twice in the
@@ -212,15 +212,38 @@ pub(crate) fn gram_of_alias(q: &PhysicalQuery) -> Option<(&str, usize)> {
     outputs_ok.then_some((a.name.as_str(), ka))
 }
 
-fn to_fibertree(m: &Matrix, q: &PhysicalQuery) -> FiberTensor {
+/// The product in `q`'s output formats, except that a planned level too large for the cache
+/// is re-priced with the product's true entry count (`physical::format_by_memory_traffic`,
+/// the planner's own rule): the planner only had an upper bound, which on skewed graphs
+/// claims a 10^8-cell wedge matrix is full when it holds 8% of its cells. Consumers read
+/// any format (a galloping access falls back to probing a Dense level).
+fn to_fibertree(m: Matrix, q: &PhysicalQuery) -> FiberTensor {
     let vector = q.output_idxs.len() == 1;
     let dims: Vec<usize> = if vector {
         vec![m.rows()]
     } else {
         vec![m.rows(), m.cols()]
     };
-    if q.output_formats.iter().all(|f| *f == LevelFormat::Dense) {
+    let mut formats = q.output_formats.clone();
+    let options = crate::physical::PhysicalOptions::default();
+    let slots = (m.rows() as f64) * (m.cols() as f64);
+    if !vector && formats.len() == 2 && slots > options.cached_slots {
+        formats[1] = crate::physical::format_by_memory_traffic(m.nnz() as f64, slots, &options);
+    }
+    if formats.iter().all(|f| *f == LevelFormat::Dense) {
         return FiberTensor::dense(&dims, m.to_dense().into_vec(), 0.0);
+    }
+    if let (false, [LevelFormat::Dense, LevelFormat::SortedList], Matrix::Sparse(csr)) =
+        (vector, formats.as_slice(), &m)
+    {
+        // CSR already is this fibertree: take its arrays (a 10^8-entry product would
+        // otherwise be copied into coordinates and rebuilt).
+        if csr.values().iter().all(|&x| x != 0.0) {
+            let Matrix::Sparse(csr) = m else {
+                unreachable!("matched above")
+            };
+            return csr_fibertree(csr);
+        }
     }
     let mut coords = vec![];
     let mut vals = vec![];
@@ -237,5 +260,36 @@ fn to_fibertree(m: &Matrix, q: &PhysicalQuery) -> FiberTensor {
             }
         }
     }
-    FiberTensor::from_sorted(&dims, &coords, &vals, 0.0, &q.output_formats)
+    FiberTensor::from_sorted(&dims, &coords, &vals, 0.0, &formats)
+}
+
+/// A CSR matrix without stored zeros as the fibertree (Dense, SortedList) over its own
+/// arrays.
+fn csr_fibertree(csr: CsrMatrix) -> FiberTensor {
+    let (rows, cols, indptr, indices, values) = csr.into_parts();
+    let entries = indices.len();
+    let dense = Level {
+        format: LevelFormat::Dense,
+        dim: rows,
+        ptr: vec![],
+        idx: vec![],
+        hash: Default::default(),
+        mask: vec![],
+        positions: rows,
+    };
+    let sorted = Level {
+        format: LevelFormat::SortedList,
+        dim: cols,
+        ptr: indptr,
+        idx: indices,
+        hash: Default::default(),
+        mask: vec![],
+        positions: entries,
+    };
+    FiberTensor {
+        dims: vec![rows, cols],
+        levels: vec![dense, sorted],
+        vals: values,
+        fill: 0.0,
+    }
 }

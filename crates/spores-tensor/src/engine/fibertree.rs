@@ -415,16 +415,23 @@ pub fn auto_formats(t: &CooTensor) -> Vec<LevelFormat> {
                 prev = Some(pre);
             }
         }
-        let dense_positions = parents.saturating_mul(t.dims()[l]);
-        if dense_positions <= MAX_DENSE_POSITIONS && 2 * distinct >= dense_positions {
-            formats.push(LevelFormat::Dense);
-            parents = dense_positions;
-        } else {
-            formats.push(LevelFormat::SortedList);
-            parents = distinct;
-        }
+        let (format, positions) =
+            auto_level_format(parents as f64, t.dims()[l] as f64, distinct as f64);
+        formats.push(format);
+        parents = positions as usize;
     }
     formats
+}
+
+/// The format [`auto_formats`] gives a level with `parents` parent positions, dimension
+/// `dim` and `distinct` stored coordinates overall, and the level's number of positions.
+pub fn auto_level_format(parents: f64, dim: f64, distinct: f64) -> (LevelFormat, f64) {
+    let dense_positions = parents * dim;
+    if dense_positions <= MAX_DENSE_POSITIONS as f64 && 2.0 * distinct >= dense_positions {
+        (LevelFormat::Dense, dense_positions)
+    } else {
+        (LevelFormat::SortedList, distinct)
+    }
 }
 
 #[cfg(test)]

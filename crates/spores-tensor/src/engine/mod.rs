@@ -12,6 +12,7 @@ pub mod exec;
 pub mod fastpath;
 pub mod fibertree;
 mod fuse;
+pub mod intersect;
 pub mod scan;
 
 use std::collections::HashMap;

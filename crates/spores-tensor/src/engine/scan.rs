@@ -164,7 +164,7 @@ fn scan_with<'a>(
     let sparse_follower_iterates = (0..accs.len()).any(|a| {
         Some(a) != leader
             && !all_dense(tensors[a])
-            && accs[a].protocols.contains(&Protocol::Iterate)
+            && accs[a].protocols.iter().any(|p| *p != Protocol::Lookup)
     });
     if sparse_follower_iterates {
         return None;

@@ -15,4 +15,7 @@ mod naive;
 mod optimize;
 
 pub use naive::naive_physical;
-pub use optimize::{eliminate_common_subexpressions, optimize, to_logical, PhysicalOptions};
+pub use optimize::{
+    eliminate_common_subexpressions, format_by_memory_traffic, optimize, to_logical,
+    PhysicalOptions,
+};

@@ -31,6 +31,9 @@ pub struct PhysicalOptions {
     /// transpose `S` to save the outer loop's `|S|`-row walk (`(j,h,s)` over `(s,j,h)`), and
     /// the transposed kernels then missed the matrix-product fast path (9 ms vs 0.1 ms).
     pub transpose_weight: f64,
+    /// Levels of more slots than this (8-byte values: the last-level cache) are given the
+    /// format that moves the fewest bytes rather than by fill fraction.
+    pub cached_slots: f64,
 }
 
 impl Default for PhysicalOptions {
@@ -42,6 +45,7 @@ impl Default for PhysicalOptions {
             max_dense_slots: (1u64 << 30) as f64,
             max_exact_loops: 12,
             transpose_weight: 2.0,
+            cached_slots: (1u64 << 22) as f64,
         }
     }
 }
@@ -95,6 +99,9 @@ struct Acc {
     covers: bool,
     /// Non-fill entries (transposition cost of an input).
     nnz: f64,
+    /// A symmetric input matrix read with two distinct indices: read swapped, it is its own
+    /// transpose (no copy needed).
+    symmetric: bool,
 }
 
 fn collect_accesses(
@@ -106,12 +113,17 @@ fn collect_accesses(
     match e {
         Expr::Input { tensor: name, idxs } | Expr::Alias { name, idxs } => {
             let s = st.leaf(e)?;
+            let is_alias = matches!(e, Expr::Alias { .. });
             out.push(Acc {
                 name: name.clone(),
-                is_alias: matches!(e, Expr::Alias { .. }),
+                is_alias,
                 idxs: idxs.clone(),
                 covers,
                 nnz: s.estimate(),
+                symmetric: !is_alias
+                    && idxs.len() == 2
+                    && idxs[0] != idxs[1]
+                    && st.inputs.is_symmetric(name),
             });
         }
         Expr::Map { op, args } => {
@@ -159,12 +171,14 @@ fn concordant(acc_idxs: &[Idx], order: &[Idx]) -> bool {
 
 /// Loop-order search for one query: cost of an order = Σ over prefixes of the estimated
 /// non-fill count of the body projected to the prefix, plus the size of every input that is
-/// not concordant (it must be transposed first). Greedy for the bound, then a dynamic program
+/// not concordant (it must be transposed first), plus the cache lines of accesses too large
+/// for the cache, per entry into their fibers. Greedy for the bound, then a dynamic program
 /// over (set of looped indices, set of discordant inputs), pruned by the bound.
 fn choose_loop_order(
     loops: &[Idx],
     body: &TensorStats,
     accs: &[Acc],
+    sizes: &dyn Fn(&Idx) -> f64,
     options: &PhysicalOptions,
 ) -> Vec<Idx> {
     let n = loops.len();
@@ -204,8 +218,32 @@ fn choose_loop_order(
     };
     let transpose_cost = |set: u64| -> f64 {
         (0..accs.len())
-            .filter(|a| set & (1 << a) != 0 && !accs[*a].is_alias)
+            .filter(|a| set & (1 << a) != 0 && !accs[*a].is_alias && !accs[*a].symmetric)
             .map(|a| accs[a].nnz * options.transpose_weight)
+            .sum()
+    };
+    // Locality: an access too large for the cache costs a cache line per line of each
+    // fiber it is entered at, once per iteration of the loop binding its first index (its
+    // outermost loop). Binding that index early lets one fiber serve the loops inside (the
+    // wedge matrix of a 4-cycle entered per vertex rather than per edge).
+    let lines_per_fiber: Vec<f64> = accs
+        .iter()
+        .map(|a| {
+            if a.nnz <= options.cached_slots || a.idxs.len() < 2 {
+                return 0.0;
+            }
+            let first = a.idxs.iter().map(sizes).fold(f64::INFINITY, f64::min);
+            (a.nnz / first.max(1.0) * ENTRY_BYTES / CACHE_LINE_BYTES).max(1.0)
+        })
+        .collect();
+    let locality = |mask: u64, k: usize, entered: f64| -> f64 {
+        access_masks
+            .iter()
+            .zip(&lines_per_fiber)
+            .filter(|(pos, lines)| {
+                **lines > 0.0 && pos.contains(&k) && pos.iter().all(|&p| mask & (1 << p) == 0)
+            })
+            .map(|(_, lines)| entered * lines)
             .sum()
     };
     // Greedy bound.
@@ -218,7 +256,8 @@ fn choose_loop_order(
             .filter(|k| mask & (1 << k) == 0)
             .map(|k| {
                 let nd = disc | breaks(mask, k);
-                let c = cost_of(mask | (1 << k)) + transpose_cost(nd & !disc);
+                let entered = cost_of(mask | (1 << k));
+                let c = entered + transpose_cost(nd & !disc) + locality(mask, k, entered);
                 (k, c)
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -242,7 +281,8 @@ fn choose_loop_order(
                     continue;
                 }
                 let nd = disc | breaks(mask, k);
-                let c = cost + cost_of(mask | (1 << k)) + transpose_cost(nd & !disc);
+                let entered = cost_of(mask | (1 << k));
+                let c = cost + entered + transpose_cost(nd & !disc) + locality(mask, k, entered);
                 if c > bound {
                     continue;
                 }
@@ -264,7 +304,49 @@ fn choose_loop_order(
     best_order.iter().map(|&k| loops[k].clone()).collect()
 }
 
+/// A stored entry's coordinate and value, and the unit the memory system moves.
+const ENTRY_BYTES: f64 = 12.0;
+const CACHE_LINE_BYTES: f64 = 64.0;
+
+/// Bytes a level moves per slot or per stored entry once it no longer fits in cache:
+/// a Dense slot is zeroed and later read whole (8 + 8); a Bytemap slot costs its mask byte
+/// twice, and each of its entries a coordinate, a value and the mask update (4 + 8 + 4); a
+/// sorted entry its coordinate and value, written unordered and moved again when sorted
+/// ((4 + 8) * 2).
+const DENSE_SLOT_BYTES: f64 = 16.0;
+const BYTEMAP_SLOT_BYTES: f64 = 2.0;
+const BYTEMAP_ENTRY_BYTES: f64 = 16.0;
+const SORTED_ENTRY_BYTES: f64 = 24.0;
+
+/// The format of a level with `slots` positions (more than the cache holds) and `nnz`
+/// estimated entries that moves the fewest bytes: Dense only when nearly full (above 7/8),
+/// Bytemap down to 1/6, a sorted list below (a 10^8-slot wedge intermediate holding 4*10^6
+/// entries is 1.6 GB dense, 0.1 GB sorted).
+pub fn format_by_memory_traffic(nnz: f64, slots: f64, options: &PhysicalOptions) -> LevelFormat {
+    let fits = slots <= options.max_dense_slots;
+    let dense = if fits {
+        slots * DENSE_SLOT_BYTES
+    } else {
+        f64::INFINITY
+    };
+    let bytemap = if fits {
+        slots * BYTEMAP_SLOT_BYTES + nnz * BYTEMAP_ENTRY_BYTES
+    } else {
+        f64::INFINITY
+    };
+    let sorted = nnz * SORTED_ENTRY_BYTES;
+    if dense <= bytemap && dense <= sorted {
+        LevelFormat::Dense
+    } else if bytemap <= sorted {
+        LevelFormat::Bytemap
+    } else {
+        LevelFormat::SortedList
+    }
+}
+
 /// Level formats of an output stored in `out_idxs` order, written by loops in `loop_order`.
+/// Levels that fit in cache follow Galley's fractions (`dense_cutoff`, `bytemap_cutoff`);
+/// larger ones are priced by the memory they move ([`format_by_memory_traffic`]).
 fn choose_formats(
     out: &TensorStats,
     out_idxs: &[Idx],
@@ -283,7 +365,9 @@ fn choose_formats(
         let slots = fibers * dim;
         // Sequential writes only if the output's modes so far are the outermost loops.
         let sequential = loop_order.len() > k && loop_order[..=k] == *prefix;
-        let f = if fraction > options.dense_cutoff && slots <= options.max_dense_slots {
+        let f = if slots > options.cached_slots {
+            format_by_memory_traffic(nnz, slots, options)
+        } else if fraction > options.dense_cutoff && slots <= options.max_dense_slots {
             LevelFormat::Dense
         } else if fraction > options.bytemap_cutoff && slots <= options.max_dense_slots {
             LevelFormat::Bytemap
@@ -313,7 +397,6 @@ pub fn optimize(
     // Pass 1: statistics and loop order of every query (intermediates will be stored in the
     // order their consumer loops over them, so only inputs pay for transposition here).
     struct Planned {
-        body: TensorStats,
         out: TensorStats,
         accs: Vec<Acc>,
         loop_order: Vec<Idx>,
@@ -341,11 +424,11 @@ pub fn optimize(
                 loops.push(i.clone());
             }
         }
-        let loop_order = choose_loop_order(&loops, &body, &accs, options);
+        let sizes = |i: &Idx| st.sizes.get(i).map_or(1.0, |&d| d as f64);
+        let loop_order = choose_loop_order(&loops, &body, &accs, &sizes, options);
         st.results
             .insert(q.name.clone(), (q.idxs.clone(), out.clone()));
         planned.push(Planned {
-            body,
             out,
             accs,
             loop_order,
@@ -384,50 +467,45 @@ pub fn optimize(
         queries: vec![],
         outputs: plan.outputs.clone(),
     };
-    let mut transposes: HashMap<(String, Vec<Idx>), String> = HashMap::new();
+    let mut transposes: HashMap<(String, Vec<Idx>), (String, Vec<LevelFormat>)> = HashMap::new();
     let mut declared: HashMap<String, Vec<Idx>> = HashMap::new();
+    // Level formats of every result in its stored order (what its consumers read).
+    let mut result_formats: HashMap<String, Vec<LevelFormat>> = HashMap::new();
     for (q, p) in plan.queries.iter().zip(&planned) {
         declared.insert(q.name.clone(), q.idxs.clone());
         let mut prelude = vec![];
-        let mut body_accs = p.accs.iter();
-        let mut leaders: HashMap<Idx, usize> = HashMap::new();
-        // Leader per loop: the covering access with fewest coordinates given the outer loops.
-        for (depth, i) in p.loop_order.iter().enumerate() {
-            let outer = &p.loop_order[..depth];
-            let best = p
-                .accs
-                .iter()
-                .enumerate()
-                .filter(|(_, a)| a.covers && a.idxs.contains(i))
-                .map(|(k, a)| {
-                    let s = st.leaf(&access_expr(a)).expect("stats computed in pass 1");
-                    (k, s.conditional_estimate(std::slice::from_ref(i), outer))
-                })
-                .min_by(|a, b| a.1.total_cmp(&b.1));
-            if let Some((k, _)) = best {
-                leaders.insert(i.clone(), k);
-            }
-        }
-        let mut next_acc = 0usize;
-        let body = to_phys(&q.body, &mut |e| {
-            let a = body_accs.next().expect("one access per leaf").clone();
-            let k = next_acc;
-            next_acc += 1;
-            let _ = e;
-            // The mode order the access is stored in.
-            let (name, is_alias, idxs) = if a.is_alias {
+        // Each access as the kernel reads it: in a mode order concordant with the loops
+        // (a symmetric matrix swapped, anything else discordant transposed first).
+        let mut reads: Vec<Read> = vec![];
+        for a in &p.accs {
+            let (name, is_alias, idxs, formats) = if a.is_alias {
                 let decl = &declared[&a.name];
                 let store = &stored[&a.name];
                 let idxs: Vec<Idx> = store
                     .iter()
                     .map(|s| a.idxs[decl.iter().position(|d| d == s).expect("declared")].clone())
                     .collect();
-                (a.name.clone(), true, idxs)
+                let formats = result_formats[&a.name].clone();
+                (a.name.clone(), true, idxs, formats)
             } else {
-                (a.name.clone(), false, a.idxs.clone())
+                let s = st.leaf(&access_expr(a)).expect("stats computed in pass 1");
+                let formats = input_formats(&s, &a.idxs, &st.sizes);
+                (a.name.clone(), false, a.idxs.clone(), formats)
             };
-            let (name, is_alias, idxs) = if concordant(&idxs, &p.loop_order) {
-                (name, is_alias, idxs)
+            let read = if concordant(&idxs, &p.loop_order) {
+                Read {
+                    name,
+                    is_alias,
+                    idxs,
+                    formats,
+                }
+            } else if a.symmetric {
+                Read {
+                    name,
+                    is_alias,
+                    idxs: vec![idxs[1].clone(), idxs[0].clone()],
+                    formats,
+                }
             } else {
                 let mut sorted = idxs.clone();
                 sorted.sort_by_key(|i| p.loop_order.iter().position(|l| l == i));
@@ -436,11 +514,11 @@ pub fn optimize(
                     .map(|s| idxs.iter().position(|i| i == s).expect("same indices"))
                     .collect();
                 let key = (name.clone(), positional(&perm));
-                let t_name = match transposes.get(&key) {
+                let (t_name, t_formats) = match transposes.get(&key) {
                     Some(t) => t.clone(),
                     None => {
                         let t = format!("{name}__T{}", transposes.len() + 1);
-                        let src_stats = st.leaf(&access_expr(&a)).expect("stats");
+                        let src_stats = st.leaf(&access_expr(a)).expect("stats");
                         let formats =
                             choose_formats(&src_stats, &sorted, &idxs, &st.sizes, options);
                         prelude.push(PhysicalQuery {
@@ -455,35 +533,36 @@ pub fn optimize(
                                 protocols: vec![Protocol::Iterate; idxs.len()],
                             }),
                             output_idxs: sorted.clone(),
-                            output_formats: formats,
+                            output_formats: formats.clone(),
                         });
-                        transposes.insert(key, t.clone());
-                        t
+                        transposes.insert(key, (t.clone(), formats.clone()));
+                        (t, formats)
                     }
                 };
-                (t_name, true, sorted)
+                Read {
+                    name: t_name,
+                    is_alias: true,
+                    idxs: sorted,
+                    formats: t_formats,
+                }
             };
-            let protocols = idxs
-                .iter()
-                .map(|i| {
-                    if leaders.get(i) == Some(&k) {
-                        Protocol::Iterate
-                    } else {
-                        Protocol::Lookup
-                    }
-                })
-                .collect();
+            reads.push(read);
+        }
+        let protocols = choose_protocols(&p.loop_order, &p.accs, &reads, &st);
+        let mut next = reads.into_iter().zip(protocols);
+        let body = to_phys(&q.body, &mut |_| {
+            let (r, protocols) = next.next().expect("one access per leaf");
             PhysExpr::Access(Access {
-                is_alias,
-                name,
-                idxs,
+                is_alias: r.is_alias,
+                name: r.name,
+                idxs: r.idxs,
                 protocols,
             })
         });
         let output_idxs = stored[&q.name].clone();
         let output_formats =
             choose_formats(&p.out, &output_idxs, &p.loop_order, &st.sizes, options);
-        let _ = &p.body;
+        result_formats.insert(q.name.clone(), output_formats.clone());
         out.queries.extend(prelude);
         out.queries.push(PhysicalQuery {
             name: q.name.clone(),
@@ -497,6 +576,125 @@ pub fn optimize(
     }
     Ok(eliminate_common_subexpressions(out))
 }
+
+/// An access as a kernel reads it (see pass 3 of [`optimize`]).
+struct Read {
+    name: String,
+    is_alias: bool,
+    /// Concordant with the kernel's loop order.
+    idxs: Vec<Idx>,
+    /// Level format of each mode of `idxs`.
+    formats: Vec<LevelFormat>,
+}
+
+/// The formats the engine gives an input (`engine::fibertree::auto_formats`: a level is
+/// Dense when at least half of its positions are stored, else a sorted list), from the
+/// statistics of its access in stored order.
+fn input_formats(s: &TensorStats, idxs: &[Idx], sizes: &HashMap<Idx, usize>) -> Vec<LevelFormat> {
+    let mut formats = vec![];
+    let mut parents = 1.0f64;
+    for k in 0..idxs.len() {
+        let distinct = s.project(&idxs[..=k]).estimate();
+        let dim = sizes.get(&idxs[k]).copied().unwrap_or(1) as f64;
+        let (format, positions) =
+            crate::engine::fibertree::auto_level_format(parents, dim, distinct);
+        formats.push(format);
+        parents = positions;
+    }
+    formats
+}
+
+/// Cost of looking one coordinate up in a level of `format` whose fibers hold about `len`
+/// coordinates, in units of one loop iteration: Dense and Bytemap index an array, Hash
+/// hashes and probes a table, SortedList bisects (each step a dependent load and an
+/// unpredictable branch).
+fn lookup_cost(format: LevelFormat, len: f64) -> f64 {
+    match format {
+        LevelFormat::Dense | LevelFormat::Bytemap => 1.0,
+        LevelFormat::Hash => 3.0,
+        LevelFormat::SortedList => 1.0 + len.max(1.0).log2(),
+    }
+}
+
+/// Protocols of every access (Galley §6.3's leader/follower merge, plus galloping
+/// intersection): at each loop, of the covering accesses that bind its index, either the
+/// one with the fewest coordinates leads and the others are looked up, or all those with
+/// sorted levels are intersected ([`Protocol::Gallop`]), whichever the cost model prices
+/// lower. Per coordinate of the walk, a lookup costs [`lookup_cost`]; an intersection
+/// walks the shortest fiber and gallops in each other, `1 + log2(1 + ratio)` per step.
+fn choose_protocols(
+    loop_order: &[Idx],
+    accs: &[Acc],
+    reads: &[Read],
+    st: &Stats,
+) -> Vec<Vec<Protocol>> {
+    let mut protocols: Vec<Vec<Protocol>> = reads
+        .iter()
+        .map(|r| vec![Protocol::Lookup; r.idxs.len()])
+        .collect();
+    let stats: Vec<TensorStats> = accs
+        .iter()
+        .map(|a| st.leaf(&access_expr(a)).expect("stats computed in pass 1"))
+        .collect();
+    for (depth, i) in loop_order.iter().enumerate() {
+        let outer = &loop_order[..depth];
+        // (access, mode, estimated fiber length, format) of every read binding `i`.
+        let binds: Vec<(usize, usize, f64, LevelFormat)> = reads
+            .iter()
+            .enumerate()
+            .filter_map(|(k, r)| {
+                let m = r.idxs.iter().position(|x| x == i)?;
+                let len = stats[k]
+                    .conditional_estimate(std::slice::from_ref(i), outer)
+                    .max(1.0);
+                Some((k, m, len, r.formats[m]))
+            })
+            .collect();
+        let lookups = |skip: &dyn Fn(usize) -> bool| -> f64 {
+            binds
+                .iter()
+                .filter(|b| !skip(b.0))
+                .map(|b| lookup_cost(b.3, b.2))
+                .sum()
+        };
+        // The leader: the covering access with the fewest coordinates given the outer loops.
+        let Some(leader) = binds
+            .iter()
+            .filter(|b| accs[b.0].covers)
+            .min_by(|a, b| a.2.total_cmp(&b.2))
+        else {
+            continue;
+        };
+        let leader_cost = leader.2 * (1.0 + lookups(&|k| k == leader.0));
+        let sorted: Vec<&(usize, usize, f64, LevelFormat)> = binds
+            .iter()
+            .filter(|b| accs[b.0].covers && b.3 != LevelFormat::Dense)
+            .collect();
+        let gallop_cost = if sorted.len() >= 2 && sorted.len() <= MAX_GALLOP_FIBERS {
+            let shortest = sorted.iter().map(|b| b.2).fold(f64::INFINITY, f64::min);
+            let steps: f64 = sorted
+                .iter()
+                .map(|b| 1.0 + (1.0 + b.2 / shortest).log2())
+                .sum();
+            // The shortest fiber's own walk counts once, not as a gallop.
+            let walk = steps - 1.0;
+            shortest * (walk + lookups(&|k| sorted.iter().any(|b| b.0 == k)))
+        } else {
+            f64::INFINITY
+        };
+        if gallop_cost < leader_cost {
+            for b in &sorted {
+                protocols[b.0][b.1] = Protocol::Gallop;
+            }
+        } else {
+            protocols[leader.0][leader.1] = Protocol::Iterate;
+        }
+    }
+    protocols
+}
+
+/// Most accesses one intersection takes (the engine keeps their positions on the stack).
+const MAX_GALLOP_FIBERS: usize = crate::engine::intersect::MAX_FIBERS;
 
 fn positional(perm: &[usize]) -> Vec<Idx> {
     perm.iter().map(|p| Idx::new(&p.to_string())).collect()

@@ -314,6 +314,11 @@ pub enum Protocol {
     Iterate,
     /// A follower: each coordinate the leader yields is looked up here.
     Lookup,
+    /// Co-iterated with the loop's other `Gallop` accesses by sorted-list intersection
+    /// (`engine::intersect`): only coordinates stored in all of them are visited. Every
+    /// `Gallop` access must force the body to its fill where it is missing, and its level
+    /// must keep its coordinates sorted (any format but Dense).
+    Gallop,
 }
 
 /// An input or alias access in a physical query, with the protocol of each of its indices.

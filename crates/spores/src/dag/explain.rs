@@ -72,6 +72,14 @@ fn node_text(block: &BlockDag, id: usize) -> String {
         Op::Fused(Fused::Masked(plan)) => format!("[{}]", plan.describe(&args)),
         Op::Fused(Fused::Elementwise(plan)) => format!("[{}]", plan.describe(&args)),
         Op::Relational(root) => format!("[{}]", root.expr),
+        Op::Guarded(guard) => {
+            let checked: Vec<&str> = guard
+                .checked
+                .iter()
+                .map(|&k| args[k + 1].as_str())
+                .collect();
+            format!("[if {} finite]", checked.join(", "))
+        }
         _ => String::new(),
     };
     format!("{}{plan}({})", node.op.name(), args.join(", "))

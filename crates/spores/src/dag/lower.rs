@@ -71,6 +71,24 @@ impl BlockDag {
             .map(|(_, id)| *id)
             .chain(self.effects.iter().copied())
     }
+
+    /// Which nodes the block needs (those its roots reach), and how often each is read:
+    /// once per needed node that reads it, and once more per root it is.
+    pub fn needed_and_uses(&self) -> (Vec<bool>, Vec<usize>) {
+        let needed = self.dag.reachable(self.roots());
+        let mut uses = vec![0usize; self.dag.len()];
+        for (id, node) in self.dag.nodes().iter().enumerate() {
+            if needed[id] {
+                for &c in &node.children {
+                    uses[c] += 1;
+                }
+            }
+        }
+        for root in self.roots() {
+            uses[root] += 1;
+        }
+        (needed, uses)
+    }
 }
 
 /// Lowers a run of assignment and expression statements (no control flow) to one DAG.

@@ -150,6 +150,8 @@ pub fn infer(dag: &Dag, inputs: &HashMap<String, InputMeta>) -> Vec<NodeMeta> {
                 NodeMeta::Matrix { shape, .. } => NodeMeta::dense(shape.rows, shape.cols),
                 _ => NodeMeta::Unknown,
             },
+            // Rewritten or as written, the same value.
+            Op::Guarded(_) => arg(0).clone(),
             Op::Fused(f) => fused(
                 f,
                 &node.children.iter().map(|&c| &meta[c]).collect::<Vec<_>>(),

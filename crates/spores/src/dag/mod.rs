@@ -11,6 +11,7 @@
 
 mod explain;
 pub mod finite;
+pub mod guard;
 mod lower;
 pub mod meta;
 mod op;

@@ -8,6 +8,8 @@ use spores_exec::kernels::ew_fused::{EwOutput, EwProgram};
 use spores_exec::kernels::masked::MaskedProgram;
 use spores_exec::kernels::unary::UnaryOp;
 
+use super::guard::GuardedRoot;
+
 /// A constant in the DAG. Doubles are compared by bit pattern so that literals can be
 /// hash-consed.
 #[derive(Clone, Debug)]
@@ -533,6 +535,10 @@ pub enum Op {
     /// A sum-product subgraph run on a relational engine (`spores run --engine`);
     /// children are its leaves, in [`RelationalRoot::leaves`] order.
     Relational(Arc<RelationalRoot>),
+    /// A rewritten root: its first child's value when the values it checks are finite,
+    /// else the root evaluated as written (see [`crate::dag::guard`]). Children: the
+    /// rewritten value, then the as-written root's inputs.
+    Guarded(Arc<GuardedRoot>),
 }
 
 /// What an [`Op::Relational`] node computes: an (optimized) LA expression over named
@@ -594,6 +600,7 @@ impl Op {
             Op::Extract(k) => format!("extract {k}"),
             Op::Fused(f) => f.name().into(),
             Op::Relational(_) => "relational".into(),
+            Op::Guarded(_) => "guard".into(),
         }
     }
 }

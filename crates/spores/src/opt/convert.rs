@@ -7,11 +7,13 @@
 //! their kernels. One table, [`FUNCTIONS`], names the operators in both directions.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use spores_exec::kernels::elementwise::BinaryOp;
 use spores_exec::kernels::unary::UnaryOp;
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 
+use crate::dag::guard::GuardedRoot;
 use crate::dag::meta::NodeMeta;
 use crate::dag::{AggFn, Axis, BlockDag, Builtin, Dag, Fused, Literal, NodeId, Op};
 
@@ -86,6 +88,8 @@ fn function_op(name: &str, arity: usize) -> Option<&'static Op> {
 pub struct Root {
     pub node: NodeId,
     pub expr: LaExpr,
+    /// The LA nodes `expr` stands for, `node` included (its leaves and literals not).
+    pub tree: Vec<NodeId>,
 }
 
 /// The block's LA subgraphs and what the optimizer needs to know about their leaves.
@@ -180,8 +184,13 @@ pub fn extract(block: &BlockDag, meta: &[NodeMeta]) -> Extracted {
             let expand: Vec<bool> = (0..dag.len())
                 .map(|n| la[n] && (n == id || !is_root[n]))
                 .collect();
-            if let Some(expr) = to_expr(dag, meta, &expand, id, &mut out) {
-                out.roots.push(Root { node: id, expr });
+            let mut tree = Vec::new();
+            if let Some(expr) = to_expr(dag, meta, &expand, id, &mut out, &mut tree) {
+                out.roots.push(Root {
+                    node: id,
+                    expr,
+                    tree,
+                });
             }
         }
     }
@@ -194,6 +203,7 @@ fn to_expr(
     la: &[bool],
     id: NodeId,
     out: &mut Extracted,
+    tree: &mut Vec<NodeId>,
 ) -> Option<LaExpr> {
     let node = dag.node(id);
     if let Op::Literal(l) = &node.op {
@@ -207,7 +217,10 @@ fn to_expr(
     if !la[id] {
         return leaf(node, meta, id, out);
     }
-    let mut child = |k: usize| to_expr(dag, meta, la, node.children[k], out).map(Box::new);
+    if !tree.contains(&id) {
+        tree.push(id);
+    }
+    let mut child = |k: usize| to_expr(dag, meta, la, node.children[k], out, tree).map(Box::new);
     Some(match &node.op {
         Op::Binary(BinaryOp::Add) => LaExpr::Add(child(0)?, child(1)?),
         Op::Binary(BinaryOp::Sub) => LaExpr::Sub(child(0)?, child(1)?),
@@ -282,42 +295,58 @@ fn leaf(
     Some(LaExpr::Var(name))
 }
 
+/// A root's optimized expression, and the guard its value must pass when it may read a
+/// non-finite value (with the block nodes the guard's inputs are; see
+/// [`crate::dag::guard`]).
+pub struct Replacement {
+    pub expr: LaExpr,
+    pub guard: Option<RootGuard>,
+}
+
 /// Rebuilds the block with the given roots replaced by (optimized) expressions over
-/// the same leaves. Fails only when an expression names an operator that has no
-/// kernel, in which case the caller keeps the original block.
+/// the same leaves, each behind its guard if it has one. Fails only when an expression
+/// names an operator that has no kernel, in which case the caller keeps the original
+/// block.
 pub fn rebuild(
     block: &BlockDag,
-    replacements: &HashMap<NodeId, LaExpr>,
+    replacements: &HashMap<NodeId, Replacement>,
     leaves: &HashMap<String, NodeId>,
 ) -> Result<BlockDag, String> {
     rebuild_with(block, |out, id, remap| {
-        let Some(expr) = replacements.get(&id) else {
+        let Some(Replacement { expr, guard }) = replacements.get(&id) else {
             return Ok(None);
         };
         let span = block.dag.node(id).span;
-        add_expr(
+        let value = add_expr(
             out,
             expr,
             &|name| leaves.get(name).map(|&old| remap[old]),
             span,
-        )
-        .map(Some)
+        )?;
+        Ok(Some((value, guard.as_ref())))
     })
 }
 
+/// A guard a replaced root's value must pass, with the (old) block nodes it reads.
+pub type RootGuard = (Arc<GuardedRoot>, Vec<NodeId>);
+
 /// Rebuilds the block node by node; `replace(out, id, remap)` may give the value of node
 /// `id` as a node it adds to `out` (`remap` maps the ids of the nodes before `id` to the
-/// new block's), or `None` to copy the node. A replaced root keeps the kind of value it
-/// had (a scalar or a matrix).
-pub fn rebuild_with(
+/// new block's) and the guard it goes behind, or `None` to copy the node. A replaced
+/// root keeps the kind of value it had (a scalar or a matrix).
+pub fn rebuild_with<'g>(
     block: &BlockDag,
-    mut replace: impl FnMut(&mut Dag, NodeId, &[NodeId]) -> Result<Option<NodeId>, String>,
+    mut replace: impl FnMut(
+        &mut Dag,
+        NodeId,
+        &[NodeId],
+    ) -> Result<Option<(NodeId, Option<&'g RootGuard>)>, String>,
 ) -> Result<BlockDag, String> {
     let mut out = Dag::new();
     let mut remap: Vec<NodeId> = Vec::with_capacity(block.dag.len());
     for (id, node) in block.dag.nodes().iter().enumerate() {
         let new_id = match replace(&mut out, id, &remap)? {
-            Some(value) => {
+            Some((value, guard)) => {
                 // DML tells a scalar from a 1x1 matrix (`sum(v * v)` vs `t(v) %*% v`); a
                 // plan must give the root's value the kind it had.
                 let keep_kind = if produces_scalar(&node.op) {
@@ -325,7 +354,16 @@ pub fn rebuild_with(
                 } else {
                     Builtin::AsMatrix
                 };
-                out.add(Op::Builtin(keep_kind), vec![value], node.span)
+                let value = out.add(Op::Builtin(keep_kind), vec![value], node.span);
+                match guard {
+                    Some((guard, inputs)) => {
+                        let children = std::iter::once(value)
+                            .chain(inputs.iter().map(|&i| remap[i]))
+                            .collect();
+                        out.add_unique(Op::Guarded(guard.clone()), children, node.span)
+                    }
+                    None => value,
+                }
             }
             None => {
                 let children = node.children.iter().map(|&c| remap[c]).collect();

@@ -5,17 +5,19 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use spores_opt::canon;
 use spores_opt::la::{expand_fused, LaExpr, ShapeEnv};
 use spores_opt::saturate::{self, OptimizeOptions};
 
-use super::convert::{extract, rebuild, Extracted};
+use super::convert::{extract, rebuild, Extracted, Replacement};
 use super::{DagOptimizer, InputMeta, Optimization};
 use crate::dag::finite::may_be_non_finite;
+use crate::dag::guard::{guard, GuardedRoot, Verdict};
 use crate::dag::meta::infer;
-use crate::dag::BlockDag;
+use crate::dag::{BlockDag, NodeId};
 
 /// Rewrites one LA expression; the seam inside the seam, so the DAG plumbing can be
 /// tested on its own.
@@ -46,8 +48,11 @@ pub enum Effort {
     /// The full search (or none was worth anything): never worth repeating.
     Full,
     /// A search cut to a budget (or skipped, for some roots or all): searching again once
-    /// the block has run more often may find more.
-    Budgeted,
+    /// the block has run more often may find more, but not before `searchable_at` runs,
+    /// when its predicted cost first pays for a search at all. Knowing that, a block whose
+    /// runs never add up to a search (most blocks of a script on small data) is not
+    /// translated and priced again at every re-search point.
+    Budgeted { searchable_at: u64 },
 }
 
 /// Relational equality saturation (`spores_opt::saturate`), with a budget that pays for
@@ -87,6 +92,14 @@ const FULL_SEARCH: Duration = Duration::from_millis(60);
 /// five-operator expression such as the squared loss.
 const MIN_NODES: usize = 400;
 
+/// A budgeted search is bounded by its node limit, which is what the budget buys at the
+/// search's usual speed; its time limit, this many times the budget, only stops a search
+/// far slower than usual. With the time limit at the budget itself, a machine busy with
+/// other work (which stretches the run as much as the search) cut the 30 ms search for the
+/// gradient `(U %*% t(V) - X) %*% V` on the 20,000 x 5,000 workload (32 ms budget) in one
+/// run of three, and that run took 20x longer.
+const TIME_BACKSTOP: u32 = 3;
+
 /// The node limit grows with the number of roots saturated together, up to this many
 /// roots' worth: the fusion step matches the whole final graph at once, and on a block
 /// of ten roots (20,000 e-nodes allowed, 24,000 reached) it took over a minute.
@@ -94,7 +107,7 @@ const MAX_ROOTS_ROOM: usize = 3;
 
 impl Saturation {
     /// The limits for a search that may take `budget`, or `None` when it cannot pay.
-    fn limits(&self, budget: Duration) -> Option<(OptimizeOptions, Effort)> {
+    fn limits(&self, budget: Duration, budgeted: Effort) -> Option<(OptimizeOptions, Effort)> {
         if self.min_cost == 0.0 || !self.budgeted {
             return Some((self.options.clone(), Effort::Full));
         }
@@ -102,16 +115,40 @@ impl Saturation {
             return None;
         }
         let mut options = self.options.clone();
+        options.time_limit = options.time_limit.min(budget * TIME_BACKSTOP);
         if budget >= FULL_SEARCH {
-            options.time_limit = options.time_limit.min(budget);
             return Some((options, Effort::Full));
         }
         let share = budget.as_secs_f64() / FULL_SEARCH.as_secs_f64();
         options.node_limit = ((options.node_limit as f64 * share) as usize)
             .max(MIN_NODES)
             .min(options.node_limit);
-        options.time_limit = options.time_limit.min(budget);
-        Some((options, Effort::Budgeted))
+        Some((options, budgeted))
+    }
+
+    /// The fewest runs at which expressions predicted to cost `costs` (per run, each) can
+    /// be searched at all: one of them must reach [`Saturation::min_cost`] and, under the
+    /// budget, their sum must pay for [`MIN_SEARCH`]. Both are necessary, so no search is
+    /// lost by waiting for it; rounded down to stay on the safe side.
+    fn searchable_at(&self, costs: &[f64]) -> u64 {
+        let runs_for = |needed: f64, per_run: f64| -> u64 {
+            if needed <= 0.0 {
+                0
+            } else if per_run <= 0.0 {
+                u64::MAX
+            } else {
+                // `as` saturates: a bound beyond u64 is "never".
+                (needed / per_run).floor() as u64
+            }
+        };
+        let largest = costs.iter().copied().fold(0.0, f64::max);
+        let by_root = runs_for(self.min_cost, largest);
+        if !self.budgeted || self.min_cost == 0.0 {
+            return by_root;
+        }
+        let work: f64 = costs.iter().sum();
+        let by_budget = runs_for(MIN_SEARCH.as_secs_f64() * 1e9 / SEARCH_SHARE, work);
+        by_root.max(by_budget)
     }
 }
 
@@ -158,23 +195,24 @@ impl ExprOptimizer for Saturation {
         env: &ShapeEnv,
         runs: u64,
     ) -> (Vec<Option<(LaExpr, String)>>, Effort) {
-        let costs: Vec<f64> = es
+        let per_run: Vec<f64> = es
             .iter()
-            .map(|e| {
-                spores_opt::cost::la_cost(&as_planned(e, env), env).unwrap_or(0.0) * runs as f64
-            })
+            .map(|e| spores_opt::cost::la_cost(&as_planned(e, env), env).unwrap_or(0.0))
             .collect();
+        let costs: Vec<f64> = per_run.iter().map(|c| c * runs as f64).collect();
         let work: f64 = costs.iter().sum();
         let worth: Vec<usize> = (0..es.len())
             .filter(|&k| costs[k] >= self.min_cost)
             .collect();
         let mut out = vec![None; es.len()];
-        let skipped = Effort::Budgeted;
+        let skipped = Effort::Budgeted {
+            searchable_at: self.searchable_at(&per_run),
+        };
         if worth.is_empty() {
             return (out, skipped);
         }
         let budget = Duration::from_secs_f64((work * SEARCH_SHARE / 1e9).min(3600.0));
-        let Some((mut options, effort)) = self.limits(budget) else {
+        let Some((mut options, effort)) = self.limits(budget, skipped) else {
             return (out, skipped);
         };
         let effort = if worth.len() < es.len() {
@@ -200,7 +238,7 @@ impl ExprOptimizer for Saturation {
                     .iter()
                     .any(|r| r.report.stop == saturate::StopReason::TimeLimit);
                 if cut_by_budget && timed_out && out.iter().all(Option::is_none) {
-                    effort = Effort::Budgeted;
+                    effort = skipped;
                 }
             }
             // One root the optimizer cannot take (say, an encoding error) must not cost
@@ -355,33 +393,44 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
         let meta = infer(&block.dag, inputs);
         let mut extracted = extract(block, &meta);
         let mut notes = String::new();
-        // Rewrites hold for real numbers only: a subgraph that may meet NaN or Inf runs as
-        // written, so optimized and unoptimized runs print the same numbers.
+        // Rewrites hold for real numbers only: each root is rewritten freely, behind a
+        // guard that falls back to it as written when a value it reads is not finite, or
+        // kept as written (see `crate::dag::guard`).
         let non_finite = may_be_non_finite(&block.dag, inputs);
+        let mut guards = HashMap::new();
         extracted.roots.retain(|root| {
-            let reads = block.dag.reachable([root.node]);
-            let finite = reads.iter().zip(&non_finite).all(|(&r, &nf)| !(r && nf));
-            if !finite {
-                let _ = writeln!(
-                    notes,
-                    "  %{}: kept as written (may meet NaN or Inf, where the rewrites do not hold)",
-                    root.node
-                );
+            match guard(&block.dag, root.node, &root.tree, &non_finite, inputs) {
+                Verdict::Free => true,
+                Verdict::Guarded(guarded, frontier) => {
+                    guards.insert(root.node, (Arc::new(guarded), frontier));
+                    true
+                }
+                Verdict::AsWritten(why) => {
+                    let _ = writeln!(
+                        notes,
+                        "  %{}: kept as written (may meet NaN or Inf, where the rewrites do not hold: {why})",
+                        root.node
+                    );
+                    false
+                }
             }
-            finite
         });
         let exprs: Vec<LaExpr> = extracted.roots.iter().map(|r| r.expr.clone()).collect();
         let (answers, effort) = self.inner.optimize_all(&exprs, &extracted.env, runs);
-        (self.apply(block, &extracted, answers, notes), effort)
+        (
+            self.apply(block, &extracted, answers, guards, notes),
+            effort,
+        )
     }
 
-    /// Verifies the answers and rebuilds the block with those that pass; `notes` already
-    /// says which roots were kept as written.
+    /// Verifies the answers and rebuilds the block with those that pass, each behind its
+    /// guard (if in `guards`); `notes` already says which roots were kept as written.
     fn apply(
         &self,
         block: &BlockDag,
         extracted: &Extracted,
         answers: Vec<Option<(LaExpr, String)>>,
+        mut guards: HashMap<NodeId, (Arc<GuardedRoot>, Vec<NodeId>)>,
         mut notes: String,
     ) -> Optimization {
         let mut replacements = HashMap::new();
@@ -401,12 +450,33 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
                     continue;
                 }
             }
+            let guard = guards.remove(&root.node);
+            let checks = match &guard {
+                Some((guarded, frontier)) => {
+                    let checked: Vec<String> = guarded
+                        .checked
+                        .iter()
+                        .map(|&k| format!("%{}", frontier[k]))
+                        .collect();
+                    format!(
+                        "\n    guarded: as written unless {} finite",
+                        checked.join(", ")
+                    )
+                }
+                None => String::new(),
+            };
             let _ = writeln!(
                 notes,
-                "  %{}: {}\n    => {}\n    {note}",
+                "  %{}: {}\n    => {}\n    {note}{checks}",
                 root.node, root.expr, better
             );
-            replacements.insert(root.node, better);
+            replacements.insert(
+                root.node,
+                Replacement {
+                    expr: better,
+                    guard,
+                },
+            );
         }
         if replacements.is_empty() {
             return Optimization { block: None, notes };
@@ -432,7 +502,9 @@ impl<E: ExprOptimizer> DagOptimizer for SporesOptimizer<E> {
             hit.runs += 1;
             let search_again = match hit.effort {
                 Effort::Full => false,
-                Effort::Budgeted => hit.runs.is_power_of_two() && hit.runs >= RESEARCH_AFTER,
+                Effort::Budgeted { searchable_at } => {
+                    hit.runs.is_power_of_two() && hit.runs >= RESEARCH_AFTER.max(searchable_at)
+                }
             };
             if !search_again {
                 return hit.optimization.clone();
@@ -540,6 +612,107 @@ print(sum((X - U %*% t(V))^2))
         };
         let (a, b) = (value(&out), value(&once) * 64.0);
         assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} vs {b}");
+    }
+
+    /// How many times the optimizer translated and priced a block (cache misses and
+    /// re-searches) while running `src`, how many blocks it has, and the output.
+    fn optimizations_of(src: &str) -> (usize, usize, String) {
+        let program = spores_lang::parse(src).expect("parses");
+        let mut out = Vec::new();
+        let options = RunOptions {
+            optimizer: Box::new(SporesOptimizer::new(OptimizeOptions::default())),
+            ..RunOptions::default()
+        };
+        let mut interp = crate::runtime::Interpreter::new(&program, options, &mut out);
+        interp.run(&program).expect("script runs");
+        let count = interp.stats.optimize_times.len();
+        let blocks = interp.stats.blocks_compiled;
+        drop(interp);
+        (count, blocks, String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// A loop body predicted to cost microseconds per run would need thousands of runs to
+    /// pay for the smallest search: it is translated and priced on its first run only,
+    /// not again at the 4th, 8th, 16th, ... (where a search could not happen anyway).
+    #[test]
+    fn a_block_that_cannot_pay_for_a_search_is_not_priced_again() {
+        let src = "x = rand(rows=100, cols=1, seed=1)
+s = 0
+for (i in 1:300) {
+  x = x * 0.5 + 1
+  s = s + sum(x * x)
+}
+print(s)
+";
+        let (count, blocks, out) = optimizations_of(src);
+        // Each block once (five, with the loop's range), not 7 more times for the body's
+        // re-search points 4, 8, ..., 256.
+        assert_eq!(blocks, 5, "{out}");
+        assert_eq!(count, blocks, "{out}");
+        let printed: f64 = out.trim().parse().expect("a number");
+        assert!(printed > 300.0 * 100.0, "{printed}");
+    }
+
+    /// The bound is necessary for a search: below it the budget is under [`MIN_SEARCH`]
+    /// or no expression reaches `min_cost`; at it (or soon after), one of them pays.
+    #[test]
+    fn searchable_at_is_where_the_budget_first_pays() {
+        let saturation = Saturation {
+            options: OptimizeOptions::default(),
+            min_cost: DEFAULT_MIN_COST,
+            budgeted: true,
+        };
+        // 1 ms of predicted work per run: 10 ms / 0.15 / 1 ms = 66.7 runs.
+        assert_eq!(saturation.searchable_at(&[1e6]), 66);
+        // Two roots of 0.5 ms: the budget counts their sum.
+        assert_eq!(saturation.searchable_at(&[5e5, 5e5]), 66);
+        // Tiny roots: each must reach min_cost (1e6) too; the budget is the later bound.
+        assert_eq!(saturation.searchable_at(&[1e3]), 66_666);
+        // Nothing to price: never.
+        assert_eq!(saturation.searchable_at(&[0.0]), u64::MAX);
+        let unbudgeted = Saturation {
+            budgeted: false,
+            ..saturation
+        };
+        assert_eq!(unbudgeted.searchable_at(&[1e3]), 1000);
+        let below = |runs: u64| {
+            let work = 1e6 * runs as f64;
+            Duration::from_secs_f64(work * SEARCH_SHARE / 1e9) < MIN_SEARCH
+        };
+        assert!(below(65) && !below(67));
+    }
+
+    /// A 30 ms budget buys about half the full search's e-nodes; the time limit is only a
+    /// backstop, three times the budget, so a busy machine does not cut the search short.
+    #[test]
+    fn a_budgeted_search_is_bounded_by_nodes_with_a_time_backstop() {
+        let saturation = Saturation {
+            options: OptimizeOptions::default(),
+            min_cost: DEFAULT_MIN_COST,
+            budgeted: true,
+        };
+        let budgeted = Effort::Budgeted { searchable_at: 0 };
+        let full_nodes = OptimizeOptions::default().node_limit;
+        let (options, effort) = saturation
+            .limits(Duration::from_millis(30), budgeted)
+            .expect("30 ms pays for a search");
+        assert_eq!(effort, budgeted);
+        assert_eq!(options.node_limit, full_nodes / 2);
+        assert_eq!(options.time_limit, Duration::from_millis(90));
+        assert!(saturation
+            .limits(Duration::from_millis(9), budgeted)
+            .is_none());
+        let (options, effort) = saturation
+            .limits(Duration::from_millis(100), budgeted)
+            .expect("a full search");
+        assert_eq!(effort, Effort::Full);
+        assert_eq!(options.node_limit, full_nodes);
+        assert_eq!(
+            options.time_limit,
+            OptimizeOptions::default()
+                .time_limit
+                .min(Duration::from_millis(300))
+        );
     }
 
     /// Two roots of one block read `X %*% W`: the sum reads the product's value (180000

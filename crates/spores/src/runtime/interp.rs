@@ -618,6 +618,20 @@ impl<'w> Interpreter<'w> {
                     run_relational(engine, root, &args)
                         .map_err(|message| Diagnostic::new(message, node.span))?
                 }
+                Op::Guarded(guard) => {
+                    let planning = super::guard::Planning {
+                        sized: self.options.sized_planning,
+                        fuse: self.options.fuse_elementwise,
+                        explain: self.options.explain,
+                    };
+                    let mut fx = EffectContext {
+                        out: &mut *self.out,
+                        next_seed: &mut self.next_seed,
+                        start: self.start,
+                    };
+                    super::guard::run_guarded(guard, args, &planning, &mut fx)
+                        .map_err(|message| Diagnostic::new(message, node.span))?
+                }
                 Op::Builtin(Builtin::Read) if !self.prefetched.is_empty() => {
                     let taken = ReadRequest::from_args(&args).ok().and_then(|request| {
                         let k = self.prefetched.iter().position(|(r, _)| *r == request)?;
@@ -975,7 +989,7 @@ fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, 
 /// Input metadata for physical planning when the optimizer did not gather it: the
 /// stored entries of sparse inputs and all cells of dense ones (no pass over the data;
 /// a matrix stored dense is treated as dense).
-fn planning_input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
+pub(super) fn planning_input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
     block
         .dag
         .nodes()

@@ -1,5 +1,6 @@
 //! Running a script: control flow around per-block DAGs.
 
+mod guard;
 mod interp;
 pub mod library;
 pub mod list;

@@ -64,10 +64,12 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Op::Fused(Fused::Masked(plan)) => masked(plan, args),
         Op::Fused(Fused::Elementwise(plan)) => fused_elementwise(plan, args),
         Op::Fused(f) => fused(f.clone(), args),
-        Op::Input(_) | Op::Call { .. } | Op::Extract(_) | Op::Relational(_) => Err(format!(
-            "internal error: `{}` is evaluated by the interpreter",
-            op.name()
-        )),
+        Op::Input(_) | Op::Call { .. } | Op::Extract(_) | Op::Guarded(_) | Op::Relational(_) => {
+            Err(format!(
+                "internal error: `{}` is evaluated by the interpreter",
+                op.name()
+            ))
+        }
     }
 }
 

@@ -60,6 +60,16 @@ impl Value {
         }
     }
 
+    /// Whether the value holds no NaN and no ±Inf (for a matrix, a scan of its cells the
+    /// first time, then cached on the matrix; strings and lists count as finite).
+    pub fn is_finite(&self) -> bool {
+        match self {
+            Value::Matrix(m) => m.all_finite(),
+            Value::Double(v) => v.is_finite(),
+            Value::Int(_) | Value::Bool(_) | Value::Str(_) | Value::List(_) => true,
+        }
+    }
+
     /// Truth value as DML's `if` and `while` read it: a boolean, or a number that is not zero.
     pub fn as_bool(&self) -> Option<bool> {
         match self {

@@ -19,30 +19,72 @@ pub fn optimizer(optimized: bool) -> Box<dyn DagOptimizer> {
     }
 }
 
-/// Runs `source` as a script named `name` (written under cargo's per-test temporary
-/// directory): its stdout when it exits 0, else its stderr.
+/// Runs the `spores` binary with `args`: (exit code, stdout, stderr); a run killed by a
+/// signal reads as exit code -1.
+pub fn spores_cli(args: &[&str]) -> (i32, String, String) {
+    spores_cli_with(args, &[], None)
+}
+
+/// [`spores_cli`] with variables added to (or, with `None`, removed from) its environment
+/// and, optionally, another working directory.
+pub fn spores_cli_with(
+    args: &[&str],
+    env: &[(&str, Option<&std::path::Path>)],
+    dir: Option<&std::path::Path>,
+) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_spores"));
+    command.args(args);
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let out = command.output().expect("the spores binary runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+/// Writes `text` to a file `name` under cargo's per-test-crate temporary directory.
+pub fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("spores-tests");
+    std::fs::create_dir_all(&dir).expect("the temporary directory is writable");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("the file is written");
+    path
+}
+
+/// `spores run` on `source` (written as `name`) with extra `flags`: (exit code, stdout,
+/// stderr).
+pub fn run_file(name: &str, source: &str, flags: &[&str]) -> (i32, String, String) {
+    let path = temp_file(name, source);
+    let path = path.to_str().expect("a UTF-8 temporary path");
+    spores_cli(&[&["run", path], flags].concat())
+}
+
+/// Runs `source` as a script named `name`: its stdout when it exits 0, else its stderr.
 pub fn run_dml(name: &str, source: &str) -> Result<String, String> {
     run_dml_with(name, source, &[])
 }
 
 /// [`run_dml`] with more arguments after the script's path (`--engine datafusion`, ...).
-pub fn run_dml_with(name: &str, source: &str, args: &[&str]) -> Result<String, String> {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dml-snippets");
-    std::fs::create_dir_all(&dir).expect("the temporary directory is writable");
-    let path = dir.join(name);
-    std::fs::write(&path, source).expect("the snippet is written");
-    let out = Command::new(env!("CARGO_BIN_EXE_spores"))
-        .arg("run")
-        .arg(&path)
-        .args(args)
-        .output()
-        .expect("the spores binary runs");
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    if out.status.success() {
-        Ok(text(&out.stdout))
-    } else {
-        Err(text(&out.stderr))
+pub fn run_dml_with(name: &str, source: &str, flags: &[&str]) -> Result<String, String> {
+    match run_file(name, source, flags) {
+        (0, stdout, _) => Ok(stdout),
+        (_, _, stderr) => Err(stderr),
     }
+}
+
+/// `--shape` flags for `spores equiv`/`optimize`, one per `NAME=RxC`.
+pub fn shape_flags<'a>(shapes: &[&'a str]) -> Vec<&'a str> {
+    shapes.iter().flat_map(|s| ["--shape", s]).collect()
 }
 
 /// Every whitespace-separated token of `out` that reads as a number (`NaN` included).

@@ -189,9 +189,12 @@ pub(crate) fn sparse_t_dense(a: &CsrMatrix, b: &[f64], n: usize) -> DenseMatrix 
     if parts > 1 && cells.saturating_mul(threads()) > a.stored().max(PAR_WORK) {
         return sparse_dense(&a.transpose(), b, n);
     }
+    // The arrays once, outside the loop: a foreign (NumPy-owned) buffer is behind a
+    // dynamic call that `a.line(p)` would repeat for every row.
+    let (ptr, indices, values) = (a.indptr(), a.indices(), a.values());
     let scatter = |r0: usize, r1: usize, acc: &mut [f64]| {
         for p in r0..r1 {
-            let (idx, val) = a.line(p);
+            let (idx, val) = (&indices[ptr[p]..ptr[p + 1]], &values[ptr[p]..ptr[p + 1]]);
             if n == 1 {
                 let bp = b[p];
                 for (&i, &v) in idx.iter().zip(val) {

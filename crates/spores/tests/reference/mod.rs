@@ -1,0 +1,181 @@
+//! A reference evaluator for the differential tests' expressions, written from the
+//! README's semantics rather than from the engine: NumPy's dense arithmetic, except that
+//! matrix cells are zero-annihilating (`0 * y = 0` and `0 / y = 0` for every `y`, NaN
+//! and ±Inf included) and a cell of `A %*% B` sums `a_ik * b_kj` over the pairs where
+//! both are non-zero; scalar arithmetic is IEEE. Every value is a dense row-major array,
+//! computed one cell at a time.
+
+use std::collections::HashMap;
+
+use spores_lang::ast::{Arg, BinaryOp, Expr, ExprKind, UnaryOp};
+
+/// A scalar, or a `rows x cols` matrix in row-major order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    Scalar(f64),
+    Matrix {
+        rows: usize,
+        cols: usize,
+        cells: Vec<f64>,
+    },
+}
+
+impl Val {
+    fn dims(&self) -> (usize, usize) {
+        match self {
+            Val::Scalar(_) => (1, 1),
+            Val::Matrix { rows, cols, .. } => (*rows, *cols),
+        }
+    }
+
+    /// Cell `(i, j)`, broadcasting a scalar, a row or a column.
+    fn at(&self, i: usize, j: usize) -> f64 {
+        match self {
+            Val::Scalar(v) => *v,
+            Val::Matrix { rows, cols, cells } => {
+                cells[(if *rows == 1 { 0 } else { i }) * cols + if *cols == 1 { 0 } else { j }]
+            }
+        }
+    }
+
+    fn matrix(rows: usize, cols: usize, f: impl Fn(usize, usize) -> f64) -> Val {
+        let cells = (0..rows * cols).map(|k| f(k / cols, k % cols)).collect();
+        Val::Matrix { rows, cols, cells }
+    }
+
+    fn cells(&self) -> Vec<f64> {
+        let (r, c) = self.dims();
+        (0..r * c).map(|k| self.at(k / c, k % c)).collect()
+    }
+
+    fn scalar(&self) -> Result<f64, String> {
+        match self {
+            Val::Scalar(v) => Ok(*v),
+            Val::Matrix {
+                rows: 1,
+                cols: 1,
+                cells,
+            } => Ok(cells[0]),
+            m => Err(format!("not a scalar: {:?}", m.dims())),
+        }
+    }
+}
+
+/// One cell of a binary operator; `cells` when a matrix is involved (zero-annihilating).
+fn cell(op: BinaryOp, a: f64, b: f64, cells: bool) -> Result<f64, String> {
+    Ok(match op {
+        BinaryOp::Add => a + b,
+        BinaryOp::Sub => a - b,
+        BinaryOp::Mul if cells && (a == 0.0 || b == 0.0) => 0.0,
+        BinaryOp::Mul => a * b,
+        BinaryOp::Div if cells && a == 0.0 => 0.0,
+        BinaryOp::Div => a / b,
+        BinaryOp::Pow => a.powf(b),
+        other => return Err(format!("operator {other:?} is not in the reference")),
+    })
+}
+
+fn binary(op: BinaryOp, a: &Val, b: &Val) -> Result<Val, String> {
+    if let (Val::Scalar(x), Val::Scalar(y)) = (a, b) {
+        return cell(op, *x, *y, false).map(Val::Scalar);
+    }
+    if op == BinaryOp::MatMul {
+        let ((m, k), (k2, n)) = (a.dims(), b.dims());
+        if k != k2 {
+            return Err(format!("%*% of {m}x{k} and {k2}x{n}"));
+        }
+        return Ok(Val::matrix(m, n, |i, j| {
+            (0..k)
+                .map(|p| (a.at(i, p), b.at(p, j)))
+                .filter(|&(x, y)| x != 0.0 && y != 0.0)
+                .map(|(x, y)| x * y)
+                .sum()
+        }));
+    }
+    let ((ra, ca), (rb, cb)) = (a.dims(), b.dims());
+    let broadcast = |x: usize, y: usize| match (x, y) {
+        _ if x == y => Ok(x),
+        (1, n) | (n, 1) => Ok(n),
+        _ => Err(format!("{op:?} of {ra}x{ca} and {rb}x{cb}")),
+    };
+    let (rows, cols) = (broadcast(ra, rb)?, broadcast(ca, cb)?);
+    let cells = (0..rows * cols)
+        .map(|k| cell(op, a.at(k / cols, k % cols), b.at(k / cols, k % cols), true))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Val::Matrix { rows, cols, cells })
+}
+
+/// Evaluates `e` with the variables of `env`.
+pub fn eval(e: &Expr, env: &HashMap<String, Val>) -> Result<Val, String> {
+    Ok(match &e.kind {
+        ExprKind::Int(v) => Val::Scalar(*v as f64),
+        ExprKind::Double(v) => Val::Scalar(*v),
+        ExprKind::Var(name) => env
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("no `{name}`"))?,
+        ExprKind::Unary {
+            op: UnaryOp::Neg,
+            expr,
+        } => match eval(expr, env)? {
+            Val::Scalar(v) => Val::Scalar(-v),
+            m => {
+                let (r, c) = m.dims();
+                Val::matrix(r, c, |i, j| -m.at(i, j))
+            }
+        },
+        ExprKind::Binary { op, lhs, rhs } => binary(*op, &eval(lhs, env)?, &eval(rhs, env)?)?,
+        ExprKind::Call { name, args } => call(name, args, env)?,
+        _ => return Err(format!("not in the reference: {e:?}")),
+    })
+}
+
+fn call(name: &str, args: &[Arg], env: &HashMap<String, Val>) -> Result<Val, String> {
+    let arg = |k: usize| -> Result<Val, String> {
+        let a = args.get(k).ok_or_else(|| format!("{name}: argument {k}"))?;
+        eval(&a.value, env)
+    };
+    let x = arg(0)?;
+    let (r, c) = x.dims();
+    let sum = |cells: Vec<f64>| cells.into_iter().sum::<f64>();
+    let row = |i: usize| (0..c).map(|j| x.at(i, j)).collect::<Vec<_>>();
+    let col = |j: usize| (0..r).map(|i| x.at(i, j)).collect::<Vec<_>>();
+    Ok(match name {
+        "t" => Val::matrix(c, r, |i, j| x.at(j, i)),
+        "sum" => Val::Scalar(sum(x.cells())),
+        "mean" => Val::Scalar(sum(x.cells()) / (r * c) as f64),
+        "max" => Val::Scalar(x.cells().into_iter().fold(f64::NEG_INFINITY, |m, v| {
+            if m.is_nan() || v.is_nan() {
+                f64::NAN
+            } else {
+                m.max(v)
+            }
+        })),
+        "rowSums" => Val::matrix(r, 1, |i, _| sum(row(i))),
+        "rowMeans" => Val::matrix(r, 1, |i, _| sum(row(i)) / c as f64),
+        "colSums" => Val::matrix(1, c, |_, j| sum(col(j))),
+        "colMeans" => Val::matrix(1, c, |_, j| sum(col(j)) / r as f64),
+        "abs" => Val::matrix(r, c, |i, j| x.at(i, j).abs()),
+        "diag" => Val::matrix(r, 1, |i, _| x.at(i, i)),
+        "trace" => Val::Scalar(sum((0..r).map(|i| x.at(i, i)).collect())),
+        "as.scalar" => Val::Scalar(x.scalar()?),
+        "as.matrix" => Val::matrix(r, c, |i, j| x.at(i, j)),
+        "nrow" => Val::Scalar(r as f64),
+        "ncol" => Val::Scalar(c as f64),
+        "matrix" => {
+            let (rows, cols) = (arg(1)?.scalar()? as usize, arg(2)?.scalar()? as usize);
+            let v = x.scalar()?;
+            Val::matrix(rows, cols, |_, _| v)
+        }
+        "outer" => {
+            let op = match args.get(2).map(|a| &a.value.kind) {
+                Some(ExprKind::Str(s)) if s == "+" => BinaryOp::Add,
+                Some(ExprKind::Str(s)) if s == "-" => BinaryOp::Sub,
+                Some(ExprKind::Str(s)) if s == "*" => BinaryOp::Mul,
+                other => return Err(format!("outer with {other:?}")),
+            };
+            binary(op, &x, &arg(1)?)?
+        }
+        other => return Err(format!("`{other}` is not in the reference")),
+    })
+}

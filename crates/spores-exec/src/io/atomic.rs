@@ -36,6 +36,15 @@ pub fn write_atomic(
     path: &Path,
     body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    write_atomic_file(path, |w| body(w))
+}
+
+/// [`write_atomic`] for a body that needs the writer's type (one that must be `Send`,
+/// such as Parquet's file writer).
+pub fn write_atomic_file(
+    path: &Path,
+    body: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let target = resolve_links(path)?;
     let file_name = target
         .file_name()

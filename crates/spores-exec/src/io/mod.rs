@@ -1,4 +1,5 @@
-//! Matrix file formats: Matrix Market, CSV and NumPy `.npy`.
+//! Matrix file formats: Matrix Market, CSV, NumPy `.npy` and Parquet COO (feature
+//! `parquet`).
 //!
 //! [`read_matrix`] and [`write_matrix`] dispatch on a [`Format`]; each format module also
 //! exposes a `parse(bytes, path)` function on an in-memory buffer (the path is only used
@@ -20,6 +21,8 @@ pub mod matrix_market;
 mod mm_entry;
 mod mm_sorted;
 pub mod npy;
+#[cfg(feature = "parquet")]
+pub mod parquet_coo;
 #[cfg(test)]
 mod tests;
 
@@ -43,6 +46,9 @@ pub enum Format {
     Csv,
     /// NumPy's binary `.npy` array format.
     Npy,
+    /// The table of non-zero cells `(i, j, v)` in Parquet (`.parquet`; see
+    /// `parquet_coo`); only in builds with the `parquet` feature.
+    Parquet,
 }
 
 impl Format {
@@ -54,6 +60,7 @@ impl Format {
             "mtx" | "mm" => Some(Format::MatrixMarket),
             "csv" => Some(Format::Csv),
             "npy" => Some(Format::Npy),
+            "parquet" => Some(Format::Parquet),
             _ => None,
         }
     }
@@ -69,6 +76,7 @@ impl Format {
             "mm" | "mtx" | "matrixmarket" | "matrix_market" => Some(Format::MatrixMarket),
             "csv" => Some(Format::Csv),
             "npy" => Some(Format::Npy),
+            "parquet" => Some(Format::Parquet),
             _ => None,
         }
     }
@@ -79,6 +87,7 @@ impl Format {
             Format::MatrixMarket => "mm",
             Format::Csv => "csv",
             Format::Npy => "npy",
+            Format::Parquet => "parquet",
         }
     }
 }
@@ -121,12 +130,29 @@ impl Default for WriteOptions {
 
 /// Reads a matrix file. The result is in the format [`Matrix::into_best_format`] picks.
 pub fn read_matrix(path: &Path, format: Format, opts: &ReadOptions) -> Result<Matrix> {
+    if format == Format::Parquet {
+        #[cfg(feature = "parquet")]
+        return parquet_coo::read(path);
+        #[cfg(not(feature = "parquet"))]
+        return Err(no_parquet(path));
+    }
     let bytes = read_file(path)?;
     match format {
         Format::MatrixMarket => matrix_market::parse(&bytes, path),
         Format::Csv => csv::parse(&bytes, path, opts.csv_header, opts.csv_sep),
         Format::Npy => npy::parse(&bytes, path),
+        Format::Parquet => unreachable!("read above"),
     }
+}
+
+/// The error for a Parquet file in a build without the `parquet` feature.
+#[cfg(not(feature = "parquet"))]
+fn no_parquet(path: &Path) -> ExecError {
+    ExecError::invalid(format!(
+        "{}: Parquet files need a spores built with Parquet support \
+         (`cargo build --release -p spores --features datafusion`)",
+        path.display()
+    ))
 }
 
 /// Writes a matrix file atomically (temporary file, fsync, rename).
@@ -134,10 +160,17 @@ pub fn read_matrix(path: &Path, format: Format, opts: &ReadOptions) -> Result<Ma
 /// Matrix Market files are always `coordinate real general`, as SystemDS writes them;
 /// CSV files are dense; `.npy` files are `<f8`, C order, two-dimensional.
 pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions) -> Result<()> {
+    if format == Format::Parquet {
+        #[cfg(feature = "parquet")]
+        return parquet_coo::write(m, path);
+        #[cfg(not(feature = "parquet"))]
+        return Err(no_parquet(path));
+    }
     write_atomic(path, |w| match format {
         Format::MatrixMarket => matrix_market::write(m, w),
         Format::Csv => csv::write(m, w, opts.csv_header, opts.csv_sep),
         Format::Npy => npy::write(m, w),
+        Format::Parquet => unreachable!("written above"),
     })
 }
 

@@ -1,0 +1,467 @@
+//! Parquet COO files: a matrix as the table of its non-zero cells, `(i, j, v)`.
+//!
+//! The relational layout of a matrix (the one `spores-dist` queries): one row per stored
+//! cell, 0-based `i` (row) and `j` (column) indices and the value `v`. This is how a
+//! matrix too big for a text format is kept, and what DuckDB or Spark write with
+//! `COPY (SELECT i, j, v ...) TO 'x.parquet'`.
+//!
+//! Reading: `i` and `j` may be INT32 or INT64, `v` DOUBLE, FLOAT, INT32 or INT64, each
+//! required or nullable (a null is an error); other columns are ignored. The shape is
+//! the file's key-value metadata `rows` and `cols` when present (what [`write`] records),
+//! else one past the largest index. Cells may come in any order; duplicates are summed,
+//! as in Matrix Market. Errors name the file and the 1-based row of the table (as the
+//! "line" of an [`ExecError::Parse`]).
+//!
+//! Writing: required INT64 `i`, `j` and DOUBLE `v`, the non-zeros in row-major order,
+//! Snappy-compressed, in row groups of [`ROW_GROUP_ROWS`] cells, with `rows` and `cols`
+//! in the key-value metadata. The write is atomic, like every writer of this crate.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use parquet::basic::Compression;
+use parquet::column::reader::ColumnReader;
+use parquet::data_type::{DoubleType, Int64Type};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+
+use super::{io_error, matrix_from_entries, parse_error, Entries};
+use crate::error::Result;
+use crate::matrix::Matrix;
+
+/// Cells per row group of a written file (three columns of 8 bytes: 24 MB uncompressed).
+pub const ROW_GROUP_ROWS: usize = 1 << 20;
+
+/// Cells decoded per call into a column reader.
+const BATCH: usize = 1 << 16;
+
+/// Reads a Parquet COO file (see the module documentation).
+pub fn read(path: &Path) -> Result<Matrix> {
+    let file = File::open(path).map_err(|source| io_error(path, source))?;
+    let fail = |row: usize, message: String| parse_error(path, row, message);
+    let reader = SerializedFileReader::new(file)
+        .map_err(|e| fail(0, format!("not a readable Parquet file: {e}")))?;
+    let meta = reader.metadata();
+    let schema = meta.file_metadata().schema_descr();
+    let column = |name: &str| {
+        (0..schema.num_columns())
+            .find(|&k| schema.column(k).name() == name)
+            .ok_or_else(|| {
+                fail(
+                    0,
+                    format!("no column `{name}` (a COO file has columns i, j and v)"),
+                )
+            })
+    };
+    let (ci, cj, cv) = (column("i")?, column("j")?, column("v")?);
+    let mut is: Vec<i64> = Vec::new();
+    let mut js: Vec<i64> = Vec::new();
+    let mut vs: Vec<f64> = Vec::new();
+    for g in 0..reader.num_row_groups() {
+        let group = reader
+            .get_row_group(g)
+            .map_err(|e| fail(is.len() + 1, format!("row group {g}: {e}")))?;
+        let first_row = is.len() + 1;
+        for (k, name) in [(ci, "i"), (cj, "j"), (cv, "v")] {
+            let reader = group
+                .get_column_reader(k)
+                .map_err(|e| fail(first_row, format!("column `{name}`: {e}")))?;
+            let nullable = schema.column(k).max_def_level();
+            let read = match name {
+                "v" => read_values(reader, nullable, &mut vs),
+                "i" => read_indices(reader, nullable, &mut is),
+                _ => read_indices(reader, nullable, &mut js),
+            };
+            read.map_err(|(row, message)| {
+                fail(first_row + row, format!("column `{name}`: {message}"))
+            })?;
+        }
+        if is.len() != js.len() || is.len() != vs.len() {
+            return Err(fail(
+                first_row,
+                format!("row group {g}: the columns i, j and v differ in length"),
+            ));
+        }
+    }
+    let recorded =
+        |key: &str| -> Result<Option<usize>> {
+            let Some(kv) = meta.file_metadata().key_value_metadata() else {
+                return Ok(None);
+            };
+            match kv
+                .iter()
+                .find(|kv| kv.key == key)
+                .and_then(|kv| kv.value.as_deref())
+            {
+                None => Ok(None),
+                Some(text) => text.trim().parse().map(Some).map_err(|_| {
+                    fail(0, format!("metadata `{key}` = `{text}` is not a dimension"))
+                }),
+            }
+        };
+    let extent = |idx: &[i64]| idx.iter().max().map_or(0, |&m| m as usize + 1);
+    let rows = recorded("rows")?.unwrap_or_else(|| extent(&is));
+    let cols = recorded("cols")?.unwrap_or_else(|| extent(&js));
+    if rows > u32::MAX as usize || cols > u32::MAX as usize {
+        return Err(fail(
+            0,
+            format!("a {rows}x{cols} matrix is larger than the 2^32-1 rows or columns supported"),
+        ));
+    }
+    let mut entries = Entries::with_capacity(vs.len());
+    for (k, ((&i, &j), &v)) in is.iter().zip(&js).zip(&vs).enumerate() {
+        let inside = |x: i64, n: usize| x >= 0 && (x as u64) < n as u64;
+        if !inside(i, rows) || !inside(j, cols) {
+            return Err(fail(
+                k + 1,
+                format!(
+                    "cell ({i}, {j}) is outside the {rows}x{cols} matrix (indices are 0-based)"
+                ),
+            ));
+        }
+        entries.push(i as usize, j as usize, v);
+    }
+    matrix_from_entries(rows, cols, &[&entries], path, 0)
+}
+
+/// A column reader's values pushed onto `out`, or the row (0-based, within the row
+/// group) and reason it failed at.
+type ColumnResult = std::result::Result<(), (usize, String)>;
+
+/// Reads an index column (INT32 or INT64) to the end; `max_def` is the column's maximum
+/// definition level (a value is present at that level).
+fn read_indices(reader: ColumnReader, max_def: i16, out: &mut Vec<i64>) -> ColumnResult {
+    match reader {
+        ColumnReader::Int64ColumnReader(mut r) => {
+            drain(|n, d, v| r.read_records(n, d, None, v), max_def, out, |x| x)
+        }
+        ColumnReader::Int32ColumnReader(mut r) => drain(
+            |n, d, v| r.read_records(n, d, None, v),
+            max_def,
+            out,
+            i64::from,
+        ),
+        _ => Err((0, "an index column must be INT32 or INT64".into())),
+    }
+}
+
+/// Reads the value column (DOUBLE, FLOAT, INT32 or INT64) to the end.
+fn read_values(reader: ColumnReader, max_def: i16, out: &mut Vec<f64>) -> ColumnResult {
+    match reader {
+        ColumnReader::DoubleColumnReader(mut r) => {
+            drain(|n, d, v| r.read_records(n, d, None, v), max_def, out, |x| x)
+        }
+        ColumnReader::FloatColumnReader(mut r) => drain(
+            |n, d, v| r.read_records(n, d, None, v),
+            max_def,
+            out,
+            f64::from,
+        ),
+        ColumnReader::Int64ColumnReader(mut r) => drain(
+            |n, d, v| r.read_records(n, d, None, v),
+            max_def,
+            out,
+            |x| x as f64,
+        ),
+        ColumnReader::Int32ColumnReader(mut r) => drain(
+            |n, d, v| r.read_records(n, d, None, v),
+            max_def,
+            out,
+            f64::from,
+        ),
+        _ => Err((
+            0,
+            "the value column must be DOUBLE, FLOAT, INT32 or INT64".into(),
+        )),
+    }
+}
+
+/// Calls `read(max, def_levels, values)` until the column chunk ends, converting each
+/// value into `out`. A record without a value (a null: its definition level below
+/// `max_def`) is an error at its row.
+fn drain<T: Copy, U>(
+    mut read: impl FnMut(
+        usize,
+        Option<&mut Vec<i16>>,
+        &mut Vec<T>,
+    ) -> parquet::errors::Result<(usize, usize, usize)>,
+    max_def: i16,
+    out: &mut Vec<U>,
+    convert: impl Fn(T) -> U,
+) -> ColumnResult {
+    let start = out.len();
+    let mut levels: Vec<i16> = Vec::with_capacity(BATCH);
+    let mut values: Vec<T> = Vec::with_capacity(BATCH);
+    loop {
+        levels.clear();
+        values.clear();
+        let (records, read_values, _) = read(BATCH, Some(&mut levels), &mut values)
+            .map_err(|e| (out.len() - start, e.to_string()))?;
+        if records == 0 {
+            return Ok(());
+        }
+        if read_values < records {
+            let null = levels
+                .iter()
+                .position(|&l| l < max_def)
+                .unwrap_or(read_values);
+            return Err((out.len() - start + null, "a null cell".into()));
+        }
+        out.extend(values.iter().map(|&x| convert(x)));
+    }
+}
+
+/// Writes `m` as a Parquet COO file at `path`, atomically (see the module documentation).
+pub fn write(m: &Matrix, path: &Path) -> Result<()> {
+    write_groups(m, path, ROW_GROUP_ROWS)
+}
+
+/// [`write`] with row groups of `group_rows` cells.
+fn write_groups(m: &Matrix, path: &Path, group_rows: usize) -> Result<()> {
+    let other = |e: parquet::errors::ParquetError| std::io::Error::other(e.to_string());
+    super::atomic::write_atomic_file(path, |sink| {
+        let schema = parse_message_type(
+            "message coo { required int64 i; required int64 j; required double v; }",
+        )
+        .map_err(other)?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_max_row_group_row_count(Some(group_rows))
+            .set_key_value_metadata(Some(vec![
+                KeyValue::new("rows".into(), m.rows().to_string()),
+                KeyValue::new("cols".into(), m.cols().to_string()),
+            ]))
+            .build();
+        let mut writer =
+            SerializedFileWriter::new(sink, Arc::new(schema), Arc::new(props)).map_err(other)?;
+        let mut group: Cells = (Vec::new(), Vec::new(), Vec::new());
+        let mut flush = |group: &mut Cells| -> std::io::Result<()> {
+            if group.2.is_empty() {
+                return Ok(());
+            }
+            let mut rg = writer.next_row_group().map_err(other)?;
+            for k in 0..3 {
+                let mut column = rg
+                    .next_column()
+                    .map_err(other)?
+                    .ok_or_else(|| std::io::Error::other("the schema has three columns"))?;
+                match k {
+                    0 => column
+                        .typed::<Int64Type>()
+                        .write_batch(&group.0, None, None),
+                    1 => column
+                        .typed::<Int64Type>()
+                        .write_batch(&group.1, None, None),
+                    _ => column
+                        .typed::<DoubleType>()
+                        .write_batch(&group.2, None, None),
+                }
+                .map_err(other)?;
+                column.close().map_err(other)?;
+            }
+            rg.close().map_err(other)?;
+            group.0.clear();
+            group.1.clear();
+            group.2.clear();
+            Ok(())
+        };
+        match m {
+            Matrix::Dense(d) => {
+                for i in 0..d.rows() {
+                    for (j, &v) in d.row(i).iter().enumerate() {
+                        push(&mut group, i, j, v);
+                    }
+                    if group.2.len() >= group_rows {
+                        flush(&mut group)?;
+                    }
+                }
+            }
+            Matrix::Sparse(s) => {
+                for (i, j, v) in s.iter() {
+                    push(&mut group, i, j, v);
+                    if group.2.len() >= group_rows {
+                        flush(&mut group)?;
+                    }
+                }
+            }
+        }
+        flush(&mut group)?;
+        writer.close().map_err(other)?;
+        Ok(())
+    })
+    .map_err(|source| io_error(path, source))
+}
+
+/// A row group being gathered: row indices, column indices, values.
+type Cells = (Vec<i64>, Vec<i64>, Vec<f64>);
+
+/// Appends cell `(i, j, v)` unless it is zero.
+fn push(group: &mut Cells, i: usize, j: usize, v: f64) {
+    if v != 0.0 {
+        group.0.push(i as i64);
+        group.1.push(j as i64);
+        group.2.push(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::test_util::TempDir;
+    use crate::matrix::{CsrMatrix, DenseMatrix};
+    use parquet::data_type::Int32Type;
+
+    fn sparse(rows: usize, cols: usize, cells: &[(usize, usize, f64)]) -> Matrix {
+        Matrix::Sparse(CsrMatrix::from_triplets(rows, cols, cells).unwrap())
+    }
+
+    /// A file written with the Parquet API directly: `message` as the schema, then one
+    /// row group per entry of `groups` (each column's values and definition levels).
+    fn write_raw(path: &Path, message: &str, groups: &[Vec<(Vec<i32>, Option<Vec<i16>>)>]) {
+        let schema = Arc::new(parse_message_type(message).unwrap());
+        let file = File::create(path).unwrap();
+        let props = Arc::new(WriterProperties::builder().build());
+        let mut writer = SerializedFileWriter::new(file, schema, props).unwrap();
+        for group in groups {
+            let mut rg = writer.next_row_group().unwrap();
+            for (values, levels) in group {
+                let mut column = rg.next_column().unwrap().unwrap();
+                column
+                    .typed::<Int32Type>()
+                    .write_batch(values, levels.as_deref(), None)
+                    .unwrap();
+                column.close().unwrap();
+            }
+            rg.close().unwrap();
+        }
+        writer.close().unwrap();
+    }
+
+    #[test]
+    fn matrices_round_trip_with_their_shape() {
+        let dir = TempDir::new();
+        let path = dir.path("m.parquet");
+        let dense = Matrix::Dense(
+            DenseMatrix::from_vec(3, 4, (0..12).map(|k| (k % 5) as f64 - 1.5).collect()).unwrap(),
+        );
+        // Trailing empty rows and columns survive through the recorded shape.
+        let cells = [(0, 3, 2.5), (2, 0, -1.0), (2, 7, 4.0)];
+        let wide = sparse(6, 9, &cells);
+        let empty = sparse(5, 2, &[]);
+        for m in [&dense, &wide, &empty] {
+            write(m, &path).unwrap();
+            let back = read(&path).unwrap();
+            assert_eq!(back.shape(), m.shape());
+            assert_eq!(back.nnz(), m.nnz());
+            assert!(back.approx_eq(m, 0.0), "{m:?} {back:?}");
+        }
+    }
+
+    #[test]
+    fn row_groups_are_read_in_order() {
+        let dir = TempDir::new();
+        let path = dir.path("groups.parquet");
+        let cells: Vec<(usize, usize, f64)> =
+            (0..250).map(|k| (k / 10, k % 10, k as f64 + 1.0)).collect();
+        let m = sparse(25, 10, &cells);
+        write_groups(&m, &path, 64).unwrap();
+        let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        assert_eq!(reader.num_row_groups(), 4);
+        let back = read(&path).unwrap();
+        assert!(back.approx_eq(&m, 0.0));
+        assert_eq!(back.nnz(), 250);
+    }
+
+    #[test]
+    fn other_writers_files_read_with_int32_nullable_columns_in_any_order() {
+        let dir = TempDir::new();
+        let path = dir.path("duck.parquet");
+        // What a SQL engine writes: nullable 32-bit columns, an extra column, cells out
+        // of order and a duplicate (summed), no shape metadata (one past the largest index).
+        let all = Some(vec![1i16; 4]);
+        write_raw(
+            &path,
+            "message t { optional int32 j; optional int32 extra; optional int32 i; optional int32 v; }",
+            &[vec![
+                (vec![2, 0, 2, 1], all.clone()),
+                (vec![9, 9, 9, 9], all.clone()),
+                (vec![1, 0, 1, 3], all.clone()),
+                (vec![5, 7, 1, -2], all),
+            ]],
+        );
+        let m = read(&path).unwrap();
+        assert_eq!((m.rows(), m.cols()), (4, 3));
+        let want = sparse(4, 3, &[(0, 0, 7.0), (1, 2, 6.0), (3, 1, -2.0)]);
+        assert!(m.approx_eq(&want, 0.0), "{m:?}");
+    }
+
+    #[test]
+    fn bad_files_are_errors_naming_the_file_and_row() {
+        let dir = TempDir::new();
+        let nulls = dir.path("nulls.parquet");
+        // The third cell's `v` is null.
+        write_raw(
+            &nulls,
+            "message t { required int32 i; required int32 j; optional int32 v; }",
+            &[vec![
+                (vec![0, 1, 2], None),
+                (vec![0, 1, 2], None),
+                (vec![4, 5], Some(vec![1, 1, 0])),
+            ]],
+        );
+        let text = read(&nulls).unwrap_err().to_string();
+        assert!(
+            text.contains("nulls.parquet") && text.contains("null"),
+            "{text}"
+        );
+        assert!(text.contains(":3"), "{text}");
+
+        let no_v = dir.path("no_v.parquet");
+        write_raw(
+            &no_v,
+            "message t { required int32 i; required int32 j; }",
+            &[vec![(vec![0], None), (vec![0], None)]],
+        );
+        let text = read(&no_v).unwrap_err().to_string();
+        assert!(text.contains("no column `v`"), "{text}");
+
+        let negative = dir.path("negative.parquet");
+        write_raw(
+            &negative,
+            "message t { required int32 i; required int32 j; required int32 v; }",
+            &[vec![
+                (vec![0, -1], None),
+                (vec![0, 0], None),
+                (vec![1, 1], None),
+            ]],
+        );
+        let text = read(&negative).unwrap_err().to_string();
+        assert!(
+            text.contains("cell (-1, 0)") && text.contains(":2"),
+            "{text}"
+        );
+
+        let garbage = dir.path("garbage.parquet");
+        std::fs::write(&garbage, b"PAR1 this is not parquet").unwrap();
+        let text = read(&garbage).unwrap_err().to_string();
+        assert!(text.contains("not a readable Parquet file"), "{text}");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file() {
+        let dir = TempDir::new();
+        let path = dir.path("keep.parquet");
+        let m = sparse(2, 2, &[(1, 1, 3.0)]);
+        write(&m, &path).unwrap();
+        let missing = dir.path("no/such/dir/x.parquet");
+        let text = write(&m, &missing).unwrap_err().to_string();
+        assert!(text.contains("x.parquet"), "{text}");
+        assert!(read(&path).unwrap().approx_eq(&m, 0.0));
+        let names: Vec<_> = std::fs::read_dir(&dir.0).unwrap().collect();
+        assert_eq!(names.len(), 1, "only the written file is left");
+    }
+}

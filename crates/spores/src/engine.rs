@@ -9,6 +9,13 @@
 //! relational reading of a product skips missing (zero) tuples, while the local kernels
 //! give `0 * Inf = NaN` as SystemDS does.
 //!
+//! Which subgraphs go is the [`Placement`]: all that can (`--engine datafusion`), or
+//! only those the local kernels could not hold (`--engine auto`): a subgraph whose
+//! inputs or intermediates, as the planner's size estimates
+//! ([`crate::dag::meta::infer`]) put them in the local formats, exceed the memory budget
+//! (`--memory`) — SystemDS's choice between its in-memory and its Spark back end, made
+//! per subgraph.
+//!
 //! The trait keeps the dependency one way: this crate knows no SQL engine; the binary
 //! plugs DataFusion in (feature `datafusion`, crate `spores-dist`).
 
@@ -42,12 +49,63 @@ pub trait RelationalEngine {
     fn run(&self, expr: &LaExpr, inputs: &HashMap<String, Arc<Matrix>>) -> Result<Matrix, String>;
 }
 
-/// The block with every LA subgraph the engine supports replaced by an
-/// [`Op::Relational`] node, or `None` when no subgraph qualifies.
+/// Which of a block's subgraphs that the relational engine supports run on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// Every one (`--engine datafusion`).
+    #[default]
+    Everything,
+    /// Those whose inputs or intermediates the local kernels would hold in more than
+    /// `bytes` (`--engine auto` with the memory budget; [`local_peak_bytes`]).
+    OverBudget { bytes: u64 },
+}
+
+/// The largest value, in bytes, that the local kernels would hold while evaluating a
+/// subgraph: its `leaves` and each node of its `tree`, estimated from `meta` in the
+/// format the kernels store them in (CSR below the sparse turn point, else dense). A
+/// product in the tree whose operands are not both sparse allocates a dense result
+/// whatever its estimated non-zeros (the kernels refuse it beyond the budget); a leaf is
+/// a value already made (perhaps by another engine), priced by its estimate alone.
+pub fn local_peak_bytes(
+    dag: &crate::dag::Dag,
+    meta: &[NodeMeta],
+    tree: &[usize],
+    leaves: &[usize],
+) -> f64 {
+    let is_sparse = |id: usize| match &meta[id] {
+        NodeMeta::Matrix { shape, nnz } => {
+            spores_exec::matrix::prefer_sparse(shape.rows, shape.cols, *nnz as usize)
+        }
+        _ => false,
+    };
+    let bytes = |id: usize, computed: bool| {
+        let NodeMeta::Matrix { shape, nnz } = &meta[id] else {
+            return 8.0;
+        };
+        let (rows, cols) = (shape.rows as f64, shape.cols as f64);
+        let node = dag.node(id);
+        let dense_product = computed
+            && matches!(node.op, Op::MatMul)
+            && !node.children.iter().all(|&c| is_sparse(c));
+        if is_sparse(id) && !dense_product {
+            // Values and column indices per non-zero, one row pointer per row.
+            12.0 * nnz + 8.0 * (rows + 1.0)
+        } else {
+            8.0 * rows * cols
+        }
+    };
+    let tree = tree.iter().map(|&id| bytes(id, true));
+    let leaves = leaves.iter().map(|&id| bytes(id, false));
+    tree.chain(leaves).fold(0.0, f64::max)
+}
+
+/// The block with every LA subgraph the engine supports (and `placement` sends to it)
+/// replaced by an [`Op::Relational`] node, or `None` when no subgraph qualifies.
 pub fn relational_block(
     block: &BlockDag,
     inputs: &HashMap<String, InputMeta>,
     engine: &dyn RelationalEngine,
+    placement: Placement,
 ) -> Option<BlockDag> {
     let meta = infer(&block.dag, inputs);
     let extracted = extract(block, &meta);
@@ -81,6 +139,18 @@ pub fn relational_block(
             .map(|(l, &n)| shape(n).map(|s| (l.clone(), s)))
             .collect();
         let Some(shapes) = shapes else { continue };
+        if let Placement::OverBudget { bytes } = placement {
+            let peak = local_peak_bytes(&block.dag, &meta, &root.tree, &leaf_nodes);
+            let budget = bytes as f64;
+            if peak <= budget {
+                log::debug!(
+                    "{}: `{}` stays local (about {peak:.0} bytes at most, budget {budget:.0})",
+                    engine.name(),
+                    root.expr
+                );
+                continue;
+            }
+        }
         match engine.supports(&root.expr, &shapes) {
             Ok(()) => {
                 log::info!("{}: runs `{}`", engine.name(), root.expr);

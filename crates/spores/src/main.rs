@@ -55,6 +55,18 @@ fn init_logging(verbose: u8) {
 enum Command {
     /// Run a DML script.
     Run(RunFlags),
+    /// Convert a matrix file to another format, each told by its extension (.mtx/.mm,
+    /// .csv, .npy, .parquet); the output is written atomically.
+    ///
+    /// Parquet files are COO tables `(i, j, v)` with 0-based indices (builds with the
+    /// `datafusion` feature). Exit code 0, 1 when reading or writing fails, 2 for an
+    /// unknown extension.
+    Convert {
+        /// The matrix file to read.
+        input: PathBuf,
+        /// The file to write (replaced if it exists).
+        output: PathBuf,
+    },
     /// Parse DML files and load the files they source, without running anything.
     ///
     /// Prints each file's first error; exit code 0 when all load, 2 otherwise.
@@ -182,6 +194,12 @@ fn command() -> ExitCode {
     init_logging(cli.verbose);
     match cli.command {
         Command::Run(flags) => run(flags),
+        Command::Convert { input, output } => {
+            let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+            ExitCode::from(spores::commands::convert(
+                &input, &output, &mut out, &mut err,
+            ))
+        }
         Command::Check { files } => {
             let mut err = std::io::stderr();
             ExitCode::from(spores::commands::check(&files, &mut err))
@@ -310,9 +328,11 @@ struct RunFlags {
     /// Plan extraction for the optimizer: `greedy`, `ilp` or `ilp:MS`.
     #[arg(long, default_value = "greedy")]
     extractor: spores_opt::extract::Extractor,
-    /// Which engine runs each block's sum-product subgraphs: `local` (the kernels) or
+    /// Which engine runs each block's sum-product subgraphs: `local` (the kernels),
     /// `datafusion` (Apache DataFusion on this machine, holding at most --memory and
-    /// spilling to disk beyond it; needs a build with the `datafusion` feature).
+    /// spilling to disk beyond it; needs a build with the `datafusion` feature), or
+    /// `auto` (DataFusion for the subgraphs whose estimated inputs or intermediates
+    /// exceed --memory, the kernels for the rest).
     #[arg(long, value_enum, default_value = "local")]
     engine: EngineChoice,
     /// User rewrite rules (egglog) added to the optimizer's shipped ones.
@@ -338,6 +358,7 @@ struct RunFlags {
 enum EngineChoice {
     Local,
     Datafusion,
+    Auto,
 }
 
 /// The relational engine `--engine` asks for (`None` for the local kernels). Call after
@@ -349,7 +370,7 @@ fn relational_engine(
     match choice {
         EngineChoice::Local => Ok(None),
         #[cfg(feature = "datafusion")]
-        EngineChoice::Datafusion => {
+        EngineChoice::Datafusion | EngineChoice::Auto => {
             let mut config = spores_dist::EngineConfig::default();
             if let Some(n) = threads {
                 config.threads = n as usize;
@@ -358,10 +379,10 @@ fn relational_engine(
             Ok(Some(std::sync::Arc::new(engine)))
         }
         #[cfg(not(feature = "datafusion"))]
-        EngineChoice::Datafusion => {
+        EngineChoice::Datafusion | EngineChoice::Auto => {
             let _ = threads;
             Err(
-                "--engine datafusion: this spores was built without the `datafusion` feature \
+                "--engine datafusion/auto: this spores was built without the `datafusion` feature \
                  (build it with `cargo build --release -p spores --features datafusion`)"
                     .into(),
             )
@@ -399,6 +420,12 @@ fn run(flags: RunFlags) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    let placement = match engine {
+        EngineChoice::Auto => spores::engine::Placement::OverBudget {
+            bytes: spores_exec::memory::budget().min(u64::MAX as f64) as u64,
+        },
+        EngineChoice::Local | EngineChoice::Datafusion => spores::engine::Placement::Everything,
+    };
     let engine = match relational_engine(engine, threads) {
         Ok(engine) => engine,
         Err(e) => {
@@ -470,6 +497,7 @@ fn run(flags: RunFlags) -> ExitCode {
         script_dir: script.parent().map(|d| d.to_path_buf()),
         cancel: None,
         engine,
+        placement,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

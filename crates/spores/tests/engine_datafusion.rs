@@ -1,6 +1,8 @@
-//! `spores run --engine datafusion`: the blocks' sum-product subgraphs run on DataFusion
-//! and the script prints what the local engine prints. Built with the `datafusion`
-//! feature; without it, the flag is a usage error that says how to get it.
+//! `spores run --engine datafusion|auto`: the blocks' sum-product subgraphs (all of them,
+//! or those over the memory budget) run on DataFusion and the script prints what the
+//! local engine prints; Parquet COO files from `spores convert` read as the Matrix Market
+//! file they came from. Built with the `datafusion` feature; without it, the flag and
+//! Parquet files are errors that say how to get them.
 
 mod common;
 
@@ -85,4 +87,105 @@ fn the_local_engine_is_the_default_and_named() {
     );
     let err = run_dml_with("local.dml", src, &["--engine", "spark"]).unwrap_err();
     assert!(err.contains("datafusion"), "{err}");
+}
+
+/// A product whose dense result (100000 x 100: 80 MB) the local kernels must hold, of a
+/// sparse `X` (1000 non-zeros) and a small dense `V`.
+#[cfg(feature = "datafusion")]
+const OVER_BUDGET: &str = r#"
+X = rand(rows=100000, cols=100, sparsity=0.0001, min=1, max=5, seed=11)
+V = rand(rows=100, cols=100, min=0, max=1, seed=12)
+Y = X %*% V
+print("v " + sum(Y) + " " + sum(Y^2) + " " + sum(X) + " " + nrow(Y))
+"#;
+
+#[cfg(feature = "datafusion")]
+#[test]
+fn auto_sends_what_exceeds_the_budget_to_datafusion_and_finishes() {
+    let want = common::numbers(&run_dml_with("budget.dml", OVER_BUDGET, &[]).unwrap());
+    assert_eq!(want.len(), 4);
+    assert!(want[0] > 0.0 && want[3] == 100000.0, "{want:?}");
+    // The local kernels refuse the 80 MB product under a 40 MB budget ...
+    let err = run_dml_with("budget.dml", OVER_BUDGET, &["--memory", "40M"]).unwrap_err();
+    assert!(err.contains("memory budget"), "{err}");
+    // ... `auto` runs that subgraph on DataFusion (within the same budget) and the rest
+    // locally, and prints the same numbers.
+    let auto = run_dml_with(
+        "budget.dml",
+        OVER_BUDGET,
+        &["--memory", "40M", "--engine", "auto", "--explain"],
+    )
+    .unwrap();
+    assert!(auto.contains("relational["), "{auto}");
+    let printed: String = auto.lines().filter(|l| l.starts_with("v ")).collect();
+    common::assert_close(&common::numbers(&printed), &want, 1e-9);
+    // With room to spare, `auto` keeps everything on the local kernels.
+    let roomy = run_dml_with(
+        "budget.dml",
+        OVER_BUDGET,
+        &["--engine", "auto", "--explain"],
+    )
+    .unwrap();
+    assert!(!roomy.contains("relational["), "{roomy}");
+}
+
+#[cfg(feature = "datafusion")]
+#[test]
+fn parquet_coo_converted_from_matrix_market_reads_the_same() {
+    let mtx = common::temp_file(
+        "coo.mtx",
+        "%%MatrixMarket matrix coordinate real general\n5 4 4\n1 1 2.5\n2 4 -1\n5 2 3\n2 4 0.5\n",
+    );
+    let parquet = mtx.with_extension("parquet");
+    let (mtx, parquet) = (mtx.to_str().unwrap(), parquet.to_str().unwrap());
+    let (code, out, err) = common::spores_cli(&["convert", mtx, parquet]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("5x4, 3 non-zeros"), "{out}");
+    let script = |file: &str| {
+        format!(
+            "X = read(\"{file}\")\nprint(\"v \" + sum(X) + \" \" + nrow(X) + \" \" + ncol(X) + \" \" + sum(X %*% t(X)) + \" \" + as.scalar(X[2, 4]))\n"
+        )
+    };
+    let want = run_dml_with("read_mtx.dml", &script(mtx), &[]).unwrap();
+    assert_eq!(common::numbers(&want), vec![5.0, 5.0, 4.0, 15.5, -0.5]);
+    for engine in ["local", "datafusion"] {
+        let got = run_dml_with("read_parquet.dml", &script(parquet), &["--engine", engine]);
+        assert_eq!(got.unwrap(), want, "{engine}");
+    }
+    // Back to Matrix Market through `write`: the same matrix.
+    let back = mtx.replace("coo.mtx", "back.mtx");
+    let src = format!("X = read(\"{parquet}\")\nwrite(X, \"{back}\")\n");
+    run_dml_with("write_back.dml", &src, &[]).unwrap();
+    let again = run_dml_with("read_back.dml", &script(&back), &[]).unwrap();
+    assert_eq!(again, want);
+}
+
+#[test]
+fn convert_names_an_unknown_format() {
+    let input = common::temp_file(
+        "plain.mtx",
+        "%%MatrixMarket matrix array real general\n1 1\n3\n",
+    );
+    let input = input.to_str().unwrap();
+    let (code, _, err) = common::spores_cli(&["convert", input, "out.xlsx"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("out.xlsx") && err.contains(".parquet"),
+        "{err}"
+    );
+}
+
+#[cfg(not(feature = "datafusion"))]
+#[test]
+fn without_the_feature_parquet_says_how_to_build_it() {
+    let input = common::temp_file(
+        "tiny.mtx",
+        "%%MatrixMarket matrix array real general\n1 1\n3\n",
+    );
+    let output = input.with_extension("parquet");
+    let (code, _, err) =
+        common::spores_cli(&["convert", input.to_str().unwrap(), output.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--features datafusion"), "{err}");
+    assert!(!output.exists());
 }

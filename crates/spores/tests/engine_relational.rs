@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use spores::engine::RelationalEngine;
+use spores::engine::{Placement, RelationalEngine};
 use spores::RunOptions;
 use spores_exec::Matrix;
 use spores_opt::la::{expand_fused, LaExpr};
@@ -59,12 +59,17 @@ print("v " + sum(X * Y))
 "#;
 
 fn run(engine: Option<Arc<Recording>>) -> String {
+    run_placed(SCRIPT, engine, Placement::Everything)
+}
+
+fn run_placed(script: &str, engine: Option<Arc<Recording>>, placement: Placement) -> String {
     let options = RunOptions {
         optimizer: common::optimizer(true),
         engine: engine.map(|e| e as Arc<dyn RelationalEngine>),
+        placement,
         ..RunOptions::default()
     };
-    spores::run_script(SCRIPT, options).unwrap_or_else(|e| panic!("{:?}", e.diagnostic()))
+    spores::run_script(script, options).unwrap_or_else(|e| panic!("{:?}", e.diagnostic()))
 }
 
 #[test]
@@ -86,4 +91,41 @@ fn subgraphs_run_on_the_engine_and_print_what_the_kernels_print() {
             .all(|e| !e.contains("exp") && !e.contains(" / 0")),
         "{ran:?}"
     );
+}
+
+/// `Y`'s product is dense locally (2000 x 40 doubles: 640 KB) although `X` holds 200
+/// non-zeros; `sum(X^2)` and the sums over `Y` read at most ~110 KB.
+const BUDGETED: &str = r#"
+X = rand(rows=2000, cols=50, sparsity=0.002, min=1, max=5, seed=7)
+V = rand(rows=50, cols=40, min=0, max=1, seed=8)
+Y = X %*% V
+print("v " + sum(Y) + " " + as.scalar(Y[5, 3]) + " " + sum(X^2))
+"#;
+
+#[test]
+fn over_budget_placement_sends_only_the_subgraphs_beyond_the_budget() {
+    let local = run_placed(BUDGETED, None, Placement::Everything);
+    let engine = Arc::new(Recording::default());
+    let placed = run_placed(
+        BUDGETED,
+        Some(engine.clone()),
+        Placement::OverBudget { bytes: 300_000 },
+    );
+    let (want, _) = common::values(&local);
+    assert_eq!(want.len(), 3, "{local}");
+    common::assert_close(&common::values(&placed).0, &want, 1e-9);
+    let ran = engine.ran.lock().unwrap().clone();
+    assert_eq!(ran.len(), 1, "{ran:?}");
+    assert!(ran[0].contains("%*%") && !ran[0].contains("sum"), "{ran:?}");
+    // A budget that holds the product keeps everything local; with none, all goes.
+    let roomy = Arc::new(Recording::default());
+    run_placed(
+        BUDGETED,
+        Some(roomy.clone()),
+        Placement::OverBudget { bytes: 1_000_000 },
+    );
+    assert!(roomy.ran.lock().unwrap().is_empty());
+    let all = Arc::new(Recording::default());
+    run_placed(BUDGETED, Some(all.clone()), Placement::Everything);
+    assert!(all.ran.lock().unwrap().len() >= 3);
 }

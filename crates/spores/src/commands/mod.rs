@@ -2,12 +2,14 @@
 //! each writes to the given streams and returns the process exit code.
 
 mod check;
+mod convert;
 mod equiv;
 mod mlir;
 mod optimize;
 mod tensor;
 
 pub use check::check;
+pub use convert::convert;
 pub use equiv::equiv;
 pub use mlir::{mlir, mlir_opt, MlirCommand, MlirOptArgs};
 pub use optimize::optimize;

@@ -20,7 +20,7 @@ use crate::dag::{
     explain, explain_dot, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext,
     Op,
 };
-use crate::engine::{relational_block, run_relational, RelationalEngine};
+use crate::engine::{relational_block, run_relational, Placement, RelationalEngine};
 use crate::opt::{DagOptimizer, InputMeta, NoOptimizer};
 
 /// The message of the error a run stops with when [`RunOptions::cancel`] is set.
@@ -54,6 +54,8 @@ pub struct RunOptions {
     /// The relational engine that runs the blocks' sum-product subgraphs (see
     /// [`crate::engine`]); `None` runs everything on the local kernels.
     pub engine: Option<Arc<dyn RelationalEngine>>,
+    /// Which of the subgraphs it supports the relational engine runs.
+    pub placement: Placement,
 }
 
 impl Default for RunOptions {
@@ -69,6 +71,7 @@ impl Default for RunOptions {
             script_dir: None,
             cancel: None,
             engine: None,
+            placement: Placement::default(),
         }
     }
 }
@@ -472,10 +475,22 @@ impl<'w> Interpreter<'w> {
                         .filter(|(_, m)| !m.is_finite())
                         .map(|(name, _)| (name.clone(), usize::MAX, 0, false)),
                 );
+                let placement = self.options.placement;
+                // Against a budget, so do the sizes: each input's non-zeros, to a factor
+                // of two.
+                if let Placement::OverBudget { .. } = placement {
+                    key.1.extend(inputs.iter().filter_map(|(name, m)| match m {
+                        InputMeta::Matrix { nnz, .. } => {
+                            let magnitude = (usize::BITS - nnz.leading_zeros()) as usize;
+                            Some((name.clone(), usize::MAX - 1, magnitude, false))
+                        }
+                        InputMeta::Scalar { .. } => None,
+                    }));
+                }
                 self.relational_plans
                     .entry(key)
                     .or_insert_with(|| {
-                        relational_block(base, &inputs, engine.as_ref()).map(Rc::new)
+                        relational_block(base, &inputs, engine.as_ref(), placement).map(Rc::new)
                     })
                     .clone()
             }

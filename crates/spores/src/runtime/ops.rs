@@ -601,11 +601,11 @@ impl ReadRequest {
 fn file_format(file: &str, name: &str) -> Result<Format, String> {
     if name.is_empty() {
         Format::from_path(Path::new(file)).ok_or_else(|| {
-            format!("cannot tell the format of `{file}` from its extension; pass format=\"mm\", \"csv\" or \"npy\"")
+            format!("cannot tell the format of `{file}` from its extension; pass format=\"mm\", \"csv\", \"npy\" or \"parquet\"")
         })
     } else {
         Format::from_name(name).ok_or_else(|| {
-            format!("unsupported format \"{name}\" (use \"mm\", \"csv\" or \"npy\")")
+            format!("unsupported format \"{name}\" (use \"mm\", \"csv\", \"npy\" or \"parquet\")")
         })
     }
 }

@@ -503,7 +503,7 @@ fn optimization_time() {
 }
 
 /// The way back is rules: every paper example's plan is a term the raising rules
-/// (`r_rl.egg`) derived, extracted over LA classes, not read off relational classes by
+/// (`raise.egg`) derived, extracted over LA classes, not read off relational classes by
 /// the fallback table.
 #[test]
 fn plans_come_from_the_raising_rules() {

@@ -9,7 +9,7 @@
 //! over `n` cells multiplies by `n`, all capped at 1. Dimensions of size 1 carry no index, so
 //! row and column vectors broadcast as LA broadcasts them.
 //!
-//! The e-graph analysis (`sp` in `rules/schema.egg`) evaluates the same three rules inside
+//! The e-graph analysis (`sp` in `rules/analysis.egg`) evaluates the same three rules inside
 //! egglog for relational classes; `tests/sparsity_shared.rs` checks the two agree.
 
 use std::cell::RefCell;

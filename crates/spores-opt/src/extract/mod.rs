@@ -5,7 +5,7 @@
 //!
 //! # The plan is a term the rules derived
 //!
-//! The way back from relations to LA is rules inside saturation (`rules/r_rl.egg`, the
+//! The way back from relations to LA is rules inside saturation (`rules/raise.egg`, the
 //! final `raise` phase of [`crate::saturate`]): `Unbind i j R` is relation `R` laid out
 //! as a matrix with rows `i` and columns `j` (`NoIx` for a dimension of size 1), and each
 //! rule equates a demanded `Unbind` with an LA operator over `Unbind`s of the operands.
@@ -22,7 +22,7 @@
 //! | `Agg k (Join a b)`, `a` over `i, k`, `b` over `k, j` | `a %*% b` |
 //! | `Bind i j A` / `Bind j i A` | the user's term `A` / `t(A)` |
 //! | `Lit c`, `DimOf k`, `RF1`/`RF2`/`RPow` | constant, size, the custom function |
-//! | fused nodes (`fusion.egg`) | `LWsloss`, `LWslossPlus`, `LSddmm`, `LMmchain(W)`, `LSprop` |
+//! | fused nodes (`fuse.egg`) | `LWsloss`, `LWslossPlus`, `LSddmm`, `LMmchain(W)`, `LSprop` |
 //! | any (`i != j`) | `t(Unbind j i R)`: computed the other way round, transposed once |
 //!
 //! `raised` builds the extraction problem from the LA classes: every LA e-node is a

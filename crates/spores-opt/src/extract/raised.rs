@@ -1,4 +1,4 @@
-//! Extraction over LA classes: the plan is a term the raising rules (`rules/r_rl.egg`)
+//! Extraction over LA classes: the plan is a term the raising rules (`rules/raise.egg`)
 //! derived, chosen among LA e-nodes by the calibrated cost model.
 //!
 //! After the raising phase every root has an LA class (its `LaRoot` mark) holding the

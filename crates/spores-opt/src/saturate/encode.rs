@@ -102,7 +102,7 @@ pub fn encode_all(
                 .push(Op::Set("root-mark", vec![Arg::Slot(bind)], Arg::I64(0)));
         }
         root_binds.push([i, j, root]);
-        // The demand that starts the way back (rules/r_rl.egg): root k as an LA term
+        // The demand that starts the way back (rules/raise.egg): root k as an LA term
         // in its own orientation, marked so its LA class is found after merges.
         let unbind = enc.add("Unbind", vec![Arg::Slot(i), Arg::Slot(j), Arg::Slot(bind)]);
         let mark = enc.add("LaRoot", vec![Arg::I64(k as i64)]);

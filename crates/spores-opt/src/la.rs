@@ -769,40 +769,20 @@ impl fmt::Display for LaExpr {
     }
 }
 
-/// Replaces the fused operators the optimizer may emit by their sum-product meaning, so
-/// that a plan using them can be checked against its input with [`crate::canon::equiv`]:
-/// `wsloss(X, U, V)` = `sum((X - U %*% t(V))^2)`, `wsloss_plus(X, U, V)` =
-/// `sum((X + U %*% t(V))^2)`, `sddmm_sum(X, U, V)` = `sum(X * (U %*% t(V)))`,
-/// `sddmm(X, U, V)` = `X * (U %*% t(V))`, `mmchain(X, v)` = `t(X) %*% (X %*% v)`,
-/// `mmchain(X, v, w)` = `t(X) %*% (w * (X %*% v))`, `sprop(P)` = `P * (1 - P)`,
-/// `tsmm(X)` = `t(X) %*% X`.
+/// Replaces the fused operators ([`crate::fused::CATALOGUE`]) by their sum-product
+/// meaning, so that a plan using them can be checked against its input with
+/// [`crate::canon::equiv`]: `wsloss(X, U, V)` becomes `sum((X - U %*% t(V))^2)`, and so on.
 pub fn expand_fused(e: &LaExpr) -> LaExpr {
-    use LaExpr::*;
-    let b = |x: LaExpr| Box::new(x);
     e.map(&|node| {
-        let Func { name, args } = node else {
+        let LaExpr::Func { name, args } = node else {
             return None;
         };
-        let a: Vec<LaExpr> = args.iter().map(expand_fused).collect();
-        let uvt = |u: &LaExpr, v: &LaExpr| MatMul(b(u.clone()), b(Transpose(b(v.clone()))));
-        Some(match (name.as_str(), a.as_slice()) {
-            ("wsloss", [x, u, v]) => Sum(b(Pow(b(Sub(b(x.clone()), b(uvt(u, v)))), 2.0))),
-            ("wsloss_plus", [x, u, v]) => Sum(b(Pow(b(Add(b(x.clone()), b(uvt(u, v)))), 2.0))),
-            ("sddmm_sum", [x, u, v]) => Sum(b(Mul(b(x.clone()), b(uvt(u, v))))),
-            ("sddmm", [x, u, v]) => Mul(b(x.clone()), b(uvt(u, v))),
-            ("mmchain", [x, v]) => MatMul(
-                b(Transpose(b(x.clone()))),
-                b(MatMul(b(x.clone()), b(v.clone()))),
-            ),
-            ("mmchain", [x, v, w]) => MatMul(
-                b(Transpose(b(x.clone()))),
-                b(Mul(b(w.clone()), b(MatMul(b(x.clone()), b(v.clone()))))),
-            ),
-            ("sprop", [p]) => Mul(b(p.clone()), b(Sub(b(Const(1.0)), b(p.clone())))),
-            ("tsmm", [x]) => MatMul(b(Transpose(b(x.clone()))), b(x.clone())),
-            _ => Func {
+        let args: Vec<LaExpr> = args.iter().map(expand_fused).collect();
+        Some(match crate::fused::by_name(name, args.len()) {
+            Some(op) => op.meaning(&args),
+            None => LaExpr::Func {
                 name: name.clone(),
-                args: a,
+                args,
             },
         })
     })

@@ -94,6 +94,8 @@ use std::time::{Duration, Instant};
 use egglog::sort::F;
 use egglog::{EGraph, Value};
 
+use crate::fused;
+pub use crate::fused::Fused;
 use crate::la::LaExpr;
 use crate::tables::Tables;
 
@@ -265,21 +267,6 @@ pub type RId = usize;
 /// An LA class: position in [`Snapshot::m_classes`].
 pub type MId = usize;
 
-/// Fused operators over three indices `i j k`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fused {
-    /// `X(i,j) U(i,k) V(j,k)`: `sum((X - U V')^2)`
-    Wsloss,
-    /// `sum((X + U V')^2)`
-    WslossPlus,
-    /// `sum(X * (U V'))`
-    Sddmm,
-    /// `i j l X(i,j) v(l,..)`: `t(X) %*% (X %*% v)`
-    Mmchain,
-    /// ... `w(i)`: `t(X) %*% (w * (X %*% v))`
-    MmchainW,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub enum RNode {
     Bind(Ix, Ix, MId),
@@ -315,10 +302,9 @@ pub enum MNode {
     F2(usize, MId, MId),
     /// The size of an index (raising only).
     Dim(Ix),
-    /// A fused kernel over LA operands (raising only): `Wsloss`, `WslossPlus`, `Sddmm`
-    /// take `X, U, V`; `Mmchain` takes `X, v`, `MmchainW` `X, v, w`.
+    /// A fused kernel over LA operands (raising only), in the order of
+    /// [`crate::fused::CATALOGUE`]: `X, U, V` for the losses, `X, v[, w]` for `mmchain`.
     Fused(Fused, Vec<MId>),
-    Sprop(MId),
     /// A relation laid out as a matrix: a demand for LA terms, not an operator.
     Unbind(Ix, Ix, RId),
     /// Marks root `k`'s LA class: not an operator.
@@ -434,21 +420,6 @@ impl<'t> Snapshot<'t> {
                         Some(Err(MNode::F2(idx(c[0]), ids.m(c[1]), ids.m(c[2]))))
                     }
                     "LDim" if arity_ok(1) => Some(Err(MNode::Dim(ids.ix(c[0])))),
-                    "LWsloss" | "LWslossPlus" | "LSddmm" | "LMmchainW" if arity_ok(3) => {
-                        let kind = match *name {
-                            "LWsloss" => Fused::Wsloss,
-                            "LWslossPlus" => Fused::WslossPlus,
-                            "LSddmm" => Fused::Sddmm,
-                            _ => Fused::MmchainW,
-                        };
-                        let args = vec![ids.m(c[0]), ids.m(c[1]), ids.m(c[2])];
-                        Some(Err(MNode::Fused(kind, args)))
-                    }
-                    "LMmchain" if arity_ok(2) => Some(Err(MNode::Fused(
-                        Fused::Mmchain,
-                        vec![ids.m(c[0]), ids.m(c[1])],
-                    ))),
-                    "LSprop" if arity_ok(1) => Some(Err(MNode::Sprop(ids.m(c[0])))),
                     "Unbind" if arity_ok(3) => {
                         Some(Err(MNode::Unbind(ids.ix(c[0]), ids.ix(c[1]), ids.r(c[2]))))
                     }
@@ -467,24 +438,24 @@ impl<'t> Snapshot<'t> {
                     }
                     "RPow" if arity_ok(2) => Some(Ok(RNode::Pow(ids.r(c[0]), f(c[1])))),
                     "Rename" => Some(Ok(RNode::Rename)),
-                    "FWsloss" | "FWslossPlus" | "FSddmm" | "FMmchainW" if arity_ok(6) => {
-                        let kind = match *name {
-                            "FWsloss" => Fused::Wsloss,
-                            "FWslossPlus" => Fused::WslossPlus,
-                            "FSddmm" => Fused::Sddmm,
-                            _ => Fused::MmchainW,
-                        };
-                        let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
-                        let args = vec![ids.r(c[3]), ids.r(c[4]), ids.r(c[5])];
-                        Some(Ok(RNode::Fused(kind, ix, args)))
-                    }
-                    "FMmchain" if arity_ok(5) => {
-                        let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
-                        let args = vec![ids.r(c[3]), ids.r(c[4])];
-                        Some(Ok(RNode::Fused(Fused::Mmchain, ix, args)))
-                    }
-                    "FSprop" if arity_ok(1) => Some(Ok(RNode::Sprop(ids.r(c[0])))),
-                    _ => None,
+                    _ => match (
+                        fused::by_la_constructor(name),
+                        fused::by_rel_constructor(name),
+                    ) {
+                        (Some(op), _) if arity_ok(op.operands) => {
+                            let args = c.iter().map(|&v| ids.m(v)).collect();
+                            Some(Err(MNode::Fused(op.kind, args)))
+                        }
+                        (_, Some(op)) if op.kind == Fused::Sprop && arity_ok(1) => {
+                            Some(Ok(RNode::Sprop(ids.r(c[0]))))
+                        }
+                        (_, Some(op)) if arity_ok(3 + op.operands) => {
+                            let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
+                            let args = c[3..].iter().map(|&v| ids.r(v)).collect();
+                            Some(Ok(RNode::Fused(op.kind, ix, args)))
+                        }
+                        _ => None,
+                    },
                 };
                 match node {
                     Some(Ok(r)) => r_nodes.push((ids.r(en.eclass), r)),

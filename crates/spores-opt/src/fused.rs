@@ -5,9 +5,10 @@
 //! ([`crate::extract`]), pricing candidates ([`crate::cost`] and both extractors),
 //! writing plans back as [`LaExpr::Func`] calls, and expanding a plan to plain LA to
 //! check it ([`crate::la::expand_fused`]). The engine dispatches on [`FusedOp::name`].
-//! The e-graph side of an operator is its two constructors in `rules/lang.egg` (checked
-//! against this table by a test), its sum-product pattern in `rules/fuse.egg` and its
-//! raising rule in `rules/raise.egg`.
+//! The e-graph side of an operator is one section of `rules/fuse.egg`: its two
+//! constructors (checked against this table by a test), the invariants of its relational
+//! node, its sum-product pattern and its raising rule. Adding an operator is an entry
+//! here, a section there, and its kernel in `spores-exec`.
 //!
 //! ```
 //! use spores_opt::fused::{self, Fused};
@@ -69,7 +70,7 @@ pub struct FusedOp {
     pub name: &'static str,
     /// Operand count; `mmchain` is two entries (with and without `w`).
     pub operands: usize,
-    /// `(LA constructor, relational constructor)` in `rules/lang.egg`; `None` for an
+    /// `(LA constructor, relational constructor)` in `rules/fuse.egg`; `None` for an
     /// operator the rules never derive (the engine runs it when a script calls it).
     pub constructors: Option<(&'static str, &'static str)>,
     /// Operand sides that must be equal for the operands to fit.
@@ -328,23 +329,28 @@ mod tests {
         assert_eq!(op(Fused::Sprop).result_shape(&[(3, 4), (3, 4)], 1), None);
     }
 
-    /// The `(constructor NAME (ARGS) SORT)` declarations of `rules/lang.egg`.
+    /// The `(constructor NAME (ARGS) SORT)` declarations of the language and of the
+    /// fused operators.
     fn declared_constructors() -> Vec<(String, Vec<String>, String)> {
-        include_str!("../rules/lang.egg")
-            .lines()
-            .filter_map(|line| {
-                let rest = line.trim().strip_prefix("(constructor ")?;
-                let (name, rest) = rest.split_once(' ')?;
-                let (args, rest) = rest.strip_prefix('(')?.split_once(')')?;
-                let sort = rest.split_whitespace().next()?.trim_end_matches(')');
-                let args = args.split_whitespace().map(String::from).collect();
-                Some((name.to_string(), args, sort.to_string()))
-            })
-            .collect()
+        [
+            include_str!("../rules/lang.egg"),
+            include_str!("../rules/fuse.egg"),
+        ]
+        .iter()
+        .flat_map(|text| text.lines())
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix("(constructor ")?;
+            let (name, rest) = rest.split_once(' ')?;
+            let (args, rest) = rest.strip_prefix('(')?.split_once(')')?;
+            let sort = rest.split_whitespace().next()?.trim_end_matches(')');
+            let args = args.split_whitespace().map(String::from).collect();
+            Some((name.to_string(), args, sort.to_string()))
+        })
+        .collect()
     }
 
     #[test]
-    fn constructors_match_their_declarations_in_lang_egg() {
+    fn constructors_match_their_declarations_in_the_rules() {
         let declared = declared_constructors();
         let find = |name: &str| declared.iter().find(|(n, ..)| n == name);
         let mut checked = 0;
@@ -352,10 +358,10 @@ mod tests {
             let Some((la, rel)) = op.constructors else {
                 continue;
             };
-            let (_, args, sort) = find(la).unwrap_or_else(|| panic!("{la} not in lang.egg"));
+            let (_, args, sort) = find(la).unwrap_or_else(|| panic!("{la} not declared"));
             assert_eq!((args.len(), sort.as_str()), (op.operands, "M"), "{la}");
             assert!(args.iter().all(|a| a == "M"), "{la}: {args:?}");
-            let (_, args, sort) = find(rel).unwrap_or_else(|| panic!("{rel} not in lang.egg"));
+            let (_, args, sort) = find(rel).unwrap_or_else(|| panic!("{rel} not declared"));
             assert_eq!(sort, "R", "{rel}");
             let operands = args.iter().filter(|a| *a == "R").count();
             assert_eq!(operands, op.operands, "{rel}: {args:?}");
@@ -375,7 +381,7 @@ mod tests {
         for name in &declared {
             assert!(
                 crate::extract::CONSTRUCTORS.contains(&name.as_str()),
-                "{name} is declared in lang.egg but not read by the extractor"
+                "{name} is declared but not read by the extractor"
             );
         }
         for name in crate::extract::CONSTRUCTORS {

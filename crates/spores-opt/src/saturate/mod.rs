@@ -107,7 +107,8 @@ use crate::la::{LaExpr, ShapeEnv, ShapeError};
 pub use crate::tables::Tables;
 
 /// The rules, as data, one file per ruleset. `lang.egg` (the declarations) comes first and
-/// `schedule.egg` (the combined rulesets the driver steps) last. `rules/tests/*.egg` check
+/// `schedule.egg` (the combined rulesets the driver steps) last; `fuse.egg` holds all of
+/// each fused operator (declarations, invariants, pattern, raising). `rules/tests/*.egg` check
 /// each ruleset on its own terms (`tests/rules.rs`).
 pub const RULES: &[(&str, &str)] = &[
     ("lang.egg", include_str!("../../rules/lang.egg")),

@@ -139,6 +139,19 @@ pub fn mmchain(m: f64, n: f64, c: f64, sx: f64) -> f64 {
     OP_OVERHEAD_NS + MMCHAIN_NS_PER_NNZ_COL * nnz * c
 }
 
+/// `tsmm(X)` = `t(X) %*% X` for an `m x n` `X` with sparsity `sx`: one triangle of the
+/// symmetric result, mirrored. The result is dense even for a sparse `X`, so a wide sparse
+/// `X` pays for `n * n` cells where the sparse product would not.
+pub fn tsmm(m: f64, n: f64, sx: f64) -> f64 {
+    let flops = m * n * n;
+    OP_OVERHEAD_NS
+        + if sparse(sx) && n > 1.0 {
+            TSMM_SPARSE_NS_PER_FLOP * flops * sx * sx + TSMM_SPARSE_NS_PER_RESULT_CELL * n * n
+        } else {
+            TSMM_DENSE_NS_PER_FLOP * flops
+        }
+}
+
 /// `sprop(P)` = `P * (1 - P)` in one dense pass.
 pub fn sprop(cells: f64) -> f64 {
     OP_OVERHEAD_NS + SPROP_NS_PER_CELL * cells

@@ -105,6 +105,7 @@ fn eval(e: &LaExpr, inputs: &HashMap<String, M>) -> M {
                 ("mmchain", [x, v]) => x.t().mm(&x.mm(v)),
                 ("mmchain", [x, v, w]) => x.t().mm(&w.zip(&x.mm(v), |p, q| p * q)),
                 ("sprop", [p]) => p.map(|x| x * (1.0 - x)),
+                ("tsmm", [x]) => x.t().mm(x),
                 ("nrow", [x]) => M::scalar(x.r as f64),
                 ("ncol", [x]) => M::scalar(x.c as f64),
                 ("exp", [x]) => x.map(f64::exp),
@@ -401,6 +402,19 @@ fn mmchain_and_sprop_compete_on_measured_cost() {
     }
     let sprop = run("P * (1 - P)", &env);
     assert!(calls(&sprop.expr, "sprop"), "{}", sprop.expr);
+}
+
+/// `tsmm` (one triangle of `t(X) %*% X`) is chosen where its price is lower: a tall dense
+/// `X`; a wide sparse `X` keeps the sparse product, whose result is not `n x n` dense.
+#[test]
+fn tsmm_is_chosen_where_its_price_is_lower() {
+    let tall = env(&["X=10000x100"], &[]);
+    let out = run("t(X) %*% X", &tall);
+    assert_eq!(out.expr.to_string(), "tsmm(X)");
+    check_equivalent("t(X) %*% X", &out.expr, &[("X", 7, 3)], &[]);
+    let wide_sparse = env(&["X=20000x5000"], &[("X", 1e5)]);
+    let out = run("t(X) %*% X", &wide_sparse);
+    assert!(!calls(&out.expr, "tsmm"), "{}", out.expr);
 }
 
 // ---------- limits and errors ----------

@@ -575,7 +575,17 @@ impl<'a, 's> Greedy<'a, 's> {
                         }
                         orient(fused::op(kind).call(fargs), (Some(j), c), want)?
                     }
-                    Fused::Sddmm | Fused::Sprop | Fused::Tsmm => {
+                    Fused::Tsmm => {
+                        // Symmetric: either orientation is the same call.
+                        let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
+                        let e = fused::op(kind).call(vec![x]);
+                        if want == (Some(k), Some(j)) {
+                            e
+                        } else {
+                            orient(e, (Some(j), Some(k)), want)?
+                        }
+                    }
+                    Fused::Sddmm | Fused::Sprop => {
                         return Err(format!("{kind:?} is not a three-index fused node"))
                     }
                 }

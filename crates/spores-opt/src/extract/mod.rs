@@ -104,50 +104,31 @@ pub use greedy::extract_greedy;
 /// `spores-mlir`; they are re-exported here under their old paths.
 pub use spores_extract::{dag, ilp};
 
-/// Every constructor table, for reading and for counting e-nodes.
-pub const CONSTRUCTORS: &[&str] = &[
-    "LVar",
-    "LConst",
+/// The constructors of the core language (`rules/lang.egg`), LA terms first.
+const CORE_CONSTRUCTORS: &[&str] = &[
+    "LVar", "LConst",
     // Candidates of equal cost are chosen in this order: the user's `x^2` before the
     // `x * x` raising derives, sums before transposes.
-    "LPow",
-    "LAdd",
-    "LSub",
-    "LMul",
-    "LMM",
-    "LNeg",
-    "LSum",
-    "LRowSums",
-    "LColSums",
-    "LT",
-    "LF1",
-    "LF2",
-    "LDim",
-    "LWsloss",
-    "LWslossPlus",
-    "LSddmm",
-    "LMmchain",
-    "LMmchainW",
-    "LSprop",
-    "Unbind",
-    "LaRoot",
-    "Bind",
-    "Join",
-    "Union",
-    "Agg",
-    "Lit",
-    "DimOf",
-    "RF1",
-    "RF2",
-    "RPow",
+    "LPow", "LAdd", "LSub", "LMul", "LMM", "LNeg", "LSum", "LRowSums", "LColSums", "LT", "LF1",
+    "LF2", "LDim",
+    // (The fused operators' LA constructors go here: see `constructors`.)
+    "Unbind", "LaRoot", "Bind", "Join", "Union", "Agg", "Lit", "DimOf", "RF1", "RF2", "RPow",
     "Rename",
-    "FWsloss",
-    "FWslossPlus",
-    "FSddmm",
-    "FMmchain",
-    "FMmchainW",
-    "FSprop",
 ];
+
+/// Every constructor table, for reading and for counting e-nodes: the core language's and
+/// the fused operators' ([`crate::fused::CATALOGUE`]), LA constructors before relational
+/// ones. Candidates of equal cost are chosen in this order.
+pub fn constructors() -> impl Iterator<Item = &'static str> {
+    let core_la = CORE_CONSTRUCTORS.iter().take_while(|n| **n != "Unbind");
+    let core_rest = CORE_CONSTRUCTORS.iter().skip_while(|n| **n != "Unbind");
+    let fused = || fused::CATALOGUE.iter().filter_map(|op| op.constructors);
+    core_la
+        .copied()
+        .chain(fused().map(|(la, _)| la))
+        .chain(core_rest.copied())
+        .chain(fused().map(|(_, rel)| rel))
+}
 
 /// Which extraction algorithm to use. Parses from `"greedy"` and `"ilp"` (the latter
 /// with [`Extractor::DEFAULT_ILP_TIME`]) or `"ilp:<ms>"`.
@@ -387,17 +368,17 @@ impl<'t> Snapshot<'t> {
         let f = |v: Value| -> f64 { eg.value_to_base::<F>(v).0.into_inner() };
         let int = |v: Value| -> i64 { eg.value_to_base::<i64>(v) };
         let idx = |v: Value| -> usize { usize::try_from(eg.value_to_base::<i64>(v)).unwrap_or(0) };
-        for name in CONSTRUCTORS {
+        for name in constructors() {
             let mut err = None;
             let res = eg.constructor_enodes(name, |en| {
                 let c = en.children;
                 let arity_ok = |n: usize| c.len() == n;
-                let node = match *name {
+                let node = match name {
                     "LVar" if arity_ok(1) => Some(Err(MNode::Var(idx(c[0])))),
                     "LConst" if arity_ok(1) => Some(Err(MNode::Const(f(c[0])))),
                     "LAdd" | "LSub" | "LMul" | "LMM" if arity_ok(2) => {
                         let (a, b) = (ids.m(c[0]), ids.m(c[1]));
-                        Some(Err(match *name {
+                        Some(Err(match name {
                             "LAdd" => MNode::Add(a, b),
                             "LSub" => MNode::Sub(a, b),
                             "LMul" => MNode::Mul(a, b),
@@ -406,7 +387,7 @@ impl<'t> Snapshot<'t> {
                     }
                     "LT" | "LNeg" | "LSum" | "LRowSums" | "LColSums" if arity_ok(1) => {
                         let a = ids.m(c[0]);
-                        Some(Err(match *name {
+                        Some(Err(match name {
                             "LT" => MNode::T(a),
                             "LNeg" => MNode::Neg(a),
                             "LSum" => MNode::Sum(a),
@@ -605,6 +586,11 @@ impl<'t> Snapshot<'t> {
             RNode::Fused(Fused::Mmchain | Fused::MmchainW, [_, j, l], args) => {
                 let v = s(*args.get(1)?)?;
                 Some(union(v.into_iter().filter(|x| x != l).collect(), vec![*j]))
+            }
+            RNode::Fused(Fused::Tsmm, [_, j, l], _) => {
+                let mut v = vec![*j, *l];
+                v.sort_unstable();
+                Some(v)
             }
             RNode::Fused(..) => Some(vec![]),
             RNode::Rename => None,

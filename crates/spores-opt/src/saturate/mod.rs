@@ -695,8 +695,7 @@ fn raise_to_la(eg: &mut EGraph) -> Result<usize, OptError> {
     }
     run_analysis(eg)?;
     if log::log_enabled!(log::Level::Trace) {
-        let sizes: Vec<_> = extract::CONSTRUCTORS
-            .iter()
+        let sizes: Vec<_> = extract::constructors()
             .map(|n| (n, eg.get_size(n)))
             .filter(|(_, k)| *k > 0)
             .collect();
@@ -782,10 +781,7 @@ fn egglog_error(e: egglog::Error) -> OptError {
 
 /// Number of e-nodes in the relational and LA tables (analysis rows not counted).
 fn enode_count(eg: &EGraph) -> usize {
-    extract::CONSTRUCTORS
-        .iter()
-        .map(|name| eg.get_size(name))
-        .sum()
+    extract::constructors().map(|name| eg.get_size(name)).sum()
 }
 
 /// Puts the opaque calls back in place of their placeholders.

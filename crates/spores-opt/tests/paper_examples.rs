@@ -327,3 +327,18 @@ fn elementwise_functions_commute_with_transposing_vectors() {
     );
     ne(&e, "t(sigmoid(X %*% w))", "sigmoid(t(w)) %*% t(X)");
 }
+
+/// Every cellwise function of the shared catalogue (`functions.rs`) commutes with
+/// transposition in the canonical forms as in the encoder, `min`/`max` of two matrices
+/// included; `min`/`max` of one matrix sees no orientation at all.
+#[test]
+fn cellwise_functions_commute_with_transposition() {
+    let e = env(&["A=mxn", "B=mxn"], &[]);
+    eq(&e, "t(min(A, B))", "min(t(A), t(B))");
+    eq(&e, "t(max(A, B))", "max(t(B), t(A))");
+    eq(&e, "t(tanh(A))", "tanh(t(A))");
+    eq(&e, "t(asin(A))", "asin(t(A))");
+    eq(&e, "max(t(A))", "max(A)");
+    let square = env(&["A=nxn", "B=nxn"], &[]);
+    ne(&square, "t(min(A, B))", "min(A, B)");
+}

@@ -8,17 +8,6 @@ use crate::la::{Dim, LaExpr, ShapeEnv};
 use super::OptError;
 use crate::tables::Tables;
 
-/// Functions of one argument applied cell by cell (zero need not map to zero).
-const ELEMENTWISE_1: &[&str] = &[
-    "exp", "log", "sqrt", "abs", "sigmoid", "sign", "round", "floor", "ceil", "ceiling", "!",
-    "sin", "cos", "tan", "tanh",
-];
-
-/// Functions of two arguments applied cell by cell, with DML broadcasting.
-const ELEMENTWISE_2: &[&str] = &[
-    "/", "^", "<", ">", "<=", ">=", "==", "!=", "&", "|", "min", "max", "%%", "%/%",
-];
-
 /// One value in an [`Op`]: the e-class made by an earlier op, or a base value.
 #[derive(Clone, Debug)]
 pub enum Arg {
@@ -197,8 +186,7 @@ fn hide_opaque(
             Mul(b(go(&args[0], tables)?), b(Const(1.0 / c)))
         }
         Func { name, args } => {
-            let transparent = (args.len() == 1 && ELEMENTWISE_1.contains(&name.as_str()))
-                || (args.len() == 2 && ELEMENTWISE_2.contains(&name.as_str()));
+            let transparent = crate::functions::is_elementwise(name, args.len());
             if transparent {
                 let args = args
                     .iter()

@@ -229,9 +229,10 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
             (None, Op::MatMul) if mmchain_at(dag, &uses, id).is_some() => {
                 changed = true;
                 let (x, v, w) = mmchain_at(dag, &uses, id).expect("checked by the guard");
+                let operands = std::iter::once(x).chain(Some(v)).chain(w);
                 out.add(
                     Op::Fused(Fused::MmChain),
-                    vec![remap[x], remap[v], remap[w]],
+                    operands.map(|c| remap[c]).collect(),
                     node.span,
                 )
             }
@@ -275,30 +276,37 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
     })
 }
 
-/// `t(X) %*% (w * (X %*% v))` (or `(X %*% v) * w`) at node `id`, with the transpose,
-/// the product and the `*` read by nothing else: `(X, v, w)`, which [`Fused::MmChain`]
-/// computes in one pass over `X` (SystemDS's mmchain; GLM's Hessian-vector product).
-/// The runtime checks the shapes and runs the operators one by one when `w` is not an
-/// `m x 1` column vector.
-fn mmchain_at(dag: &Dag, uses: &[usize], id: NodeId) -> Option<(NodeId, NodeId, NodeId)> {
+/// `t(X) %*% (w * (X %*% v))` (or `(X %*% v) * w`, or `t(X) %*% (X %*% v)` without a
+/// weight) at node `id`, with the transpose, the product and the `*` read by nothing
+/// else: `(X, v, w)`, which [`Fused::MmChain`] computes in one pass over `X` (SystemDS's
+/// mmchain; GLM's Hessian-vector product). The runtime checks the shapes and runs the
+/// operators one by one when `w` is not an `m x 1` column vector.
+fn mmchain_at(dag: &Dag, uses: &[usize], id: NodeId) -> Option<(NodeId, NodeId, Option<NodeId>)> {
     use spores_exec::kernels::elementwise::BinaryOp;
     let node = dag.node(id);
     let (a, b) = (node.children[0], node.children[1]);
     let private = |n: NodeId| uses[n] == 1;
-    let (an, bn) = (dag.node(a), dag.node(b));
-    if an.op != Op::Transpose || !private(a) || bn.op != Op::Binary(BinaryOp::Mul) || !private(b) {
+    let an = dag.node(a);
+    if an.op != Op::Transpose || !private(a) || !private(b) {
         return None;
     }
     let x = an.children[0];
-    let (c0, c1) = (bn.children[0], bn.children[1]);
     let is_product = |p: NodeId| {
         let pn = dag.node(p);
         pn.op == Op::MatMul && private(p) && pn.children[0] == x
     };
+    if is_product(b) {
+        return Some((x, dag.node(b).children[1], None));
+    }
+    let bn = dag.node(b);
+    if bn.op != Op::Binary(BinaryOp::Mul) {
+        return None;
+    }
+    let (c0, c1) = (bn.children[0], bn.children[1]);
     if is_product(c1) && c0 != c1 {
-        Some((x, dag.node(c1).children[1], c0))
+        Some((x, dag.node(c1).children[1], Some(c0)))
     } else if is_product(c0) && c0 != c1 {
-        Some((x, dag.node(c0).children[1], c1))
+        Some((x, dag.node(c0).children[1], Some(c1)))
     } else {
         None
     }

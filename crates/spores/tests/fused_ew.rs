@@ -159,13 +159,23 @@ fn mmchain_is_planned_and_falls_back_on_other_shapes() {
           Hd = t(X) %*% (mu * (X %*% d)) + 0.5 * d
           H2 = t(X) %*% ((X %*% d) * 2)
           H3 = t(X) %*% (P * (X %*% D))
+          H4 = t(X) %*% (X %*% d)
+          H5 = t(X) %*% (X %*% D)
           print("v " + sum(Hd) + " " + sum(Hd ^ 2) + " " + sum(H2) + " " + sum(H3 * H3))
+          print("v " + sum(H4) + " " + sum(H4 ^ 2) + " " + sum(H5 * H5))
         }
         "#,
         &[],
     );
     let out = run(
         "X = rand(rows=30, cols=4, seed=1)\nd = rand(rows=4, cols=1, seed=2)\nw = rand(rows=30, cols=1, seed=3)\nfor (k in 1:1) {\n  print(sum(t(X) %*% (w * (X %*% d))))\n}\n",
+        true,
+    )
+    .unwrap();
+    assert!(out.contains("mmchain("), "{out}");
+    // Without a weight (`X.T @ (X @ v)`): one pass over X for a vector `v`.
+    let out = run(
+        "X = rand(rows=30, cols=4, sparsity=0.5, seed=1)\nd = rand(rows=4, cols=1, seed=2)\nfor (k in 1:1) {\n  print(sum(t(X) %*% (X %*% d)))\n}\n",
         true,
     )
     .unwrap();
@@ -186,6 +196,15 @@ fn mmchain_is_planned_and_falls_back_on_other_shapes() {
           Hd = t(X) %*% (mu * q)
           print("v " + sum(Hd) + " " + sum(Hd ^ 2))
         }
+        for (k in 1:1) {
+          H = t(X) %*% (X %*% d)
+          print("v " + sum(H) + " " + sum(H ^ 2))
+        }
+        for (k in 1:1) {
+          q = X %*% d
+          H = t(X) %*% q
+          print("v " + sum(H) + " " + sum(H ^ 2))
+        }
         "#,
         true,
     )
@@ -193,9 +212,11 @@ fn mmchain_is_planned_and_falls_back_on_other_shapes() {
     let (vals, plan) = values(&out);
     assert_eq!(
         plan.iter().filter(|l| l.contains("mmchain(")).count(),
-        1,
+        2,
         "{out}"
     );
-    assert_eq!(vals.len(), 4);
-    assert!(same(vals[0], vals[2]) && same(vals[1], vals[3]), "{vals:?}");
+    assert_eq!(vals.len(), 8);
+    for (fused, written) in [(0, 2), (1, 3), (4, 6), (5, 7)] {
+        assert!(same(vals[fused], vals[written]), "{vals:?}");
+    }
 }

@@ -119,7 +119,10 @@ class Spores:
             return None, None
         wall = time.perf_counter() - t0
         if out.returncode != 0:
-            reason = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
+            lines = out.stderr.strip().splitlines()
+            # The first line says why (an allocation over the memory cap, an error); a
+            # backtrace follows.
+            reason = next((x for x in lines if x.strip()), f"exit {out.returncode}")
             self.notes.append(f"spores {qname}: failed ({reason[:120]})")
             print(out.stderr, file=sys.stderr)
             return None, None

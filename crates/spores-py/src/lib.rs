@@ -10,6 +10,13 @@
 //!   between calls);
 //! - [`tensor`]: tensor programs.
 
+/// The engine's result buffers come and go at every call; mimalloc keeps freed memory for
+/// reuse where glibc unmaps large blocks and faults them in again (see the CLI's
+/// `main.rs`). Only Rust's own allocations use it: NumPy's buffers are NumPy's. Its
+/// thread-local state is local-dynamic TLS, as a library loaded by `dlopen` needs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod convert;
 mod engine;
 mod errors;

@@ -23,6 +23,26 @@ pub struct RandSpec {
     pub seed: u64,
 }
 
+impl RandSpec {
+    /// `rows x cols` values uniform in `[min, max]`, a `sparsity` fraction of them non-zero.
+    pub fn uniform(
+        rows: usize,
+        cols: usize,
+        (min, max): (f64, f64),
+        sparsity: f64,
+        seed: u64,
+    ) -> Self {
+        RandSpec {
+            rows,
+            cols,
+            min,
+            max,
+            sparsity,
+            seed,
+        }
+    }
+}
+
 /// Draws a random matrix. The result depends only on the spec (not on the thread count):
 /// every row has its own generator derived from the seed and the row number.
 ///
@@ -124,14 +144,7 @@ mod tests {
     use super::*;
 
     fn spec(rows: usize, cols: usize, sparsity: f64) -> RandSpec {
-        RandSpec {
-            rows,
-            cols,
-            min: -1.0,
-            max: 2.0,
-            sparsity,
-            seed: 7,
-        }
+        RandSpec::uniform(rows, cols, (-1.0, 2.0), sparsity, 7)
     }
 
     #[test]

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 use spores_mlir::egg::{optimize, Extractor, OptOptions};
 use spores_mlir::ir::Operation;
-use spores_mlir::runner::{agree, find_toolchain, numbers, split_times, Toolchain, REPS};
+use spores_mlir::runner::{
+    agree, find_toolchain, numbers, optimal_chain_cost, split_times, Toolchain, REPS,
+};
 use spores_mlir::{load, print, verify_text, LoadOptions, Module, PrintOptions, Type};
 
 fn bench_dir() -> PathBuf {
@@ -74,6 +76,11 @@ fn count(ops: &[&Operation], name: &str) -> usize {
     ops.iter().filter(|o| o.name == name).count()
 }
 
+/// How many of `ops` are each of `names`.
+fn counts(ops: &[&Operation], names: &[&str]) -> Vec<usize> {
+    names.iter().map(|n| count(ops, n)).collect()
+}
+
 fn dims(t: &Type) -> (u64, u64) {
     let s = t.shape().expect("shaped");
     (s[0].expect("static"), s[1].expect("static"))
@@ -94,18 +101,7 @@ fn matmul_work(m: &Module) -> u64 {
 
 /// The optimal number of multiply-adds for a chain with these dimensions.
 fn chain_dp(d: &[u64]) -> u64 {
-    let n = d.len() - 1;
-    let mut best = vec![vec![0u64; n]; n];
-    for len in 2..=n {
-        for i in 0..=n - len {
-            let j = i + len - 1;
-            best[i][j] = (i..j)
-                .map(|k| best[i][k] + best[k + 1][j] + d[i] * d[k + 1] * d[j + 1])
-                .min()
-                .expect("non-empty");
-        }
-    }
-    best[0][n - 1]
+    optimal_chain_cost(d).expect("a chain of at least one product")
 }
 
 /// The chain dimensions from `@kernel`'s argument types.
@@ -202,23 +198,15 @@ fn grayscale_shifts_only_where_valid() {
     let (before, after) = optimized("grayscale", "grayscale.egg");
     let k = func_ops(&after, "kernel");
     assert_eq!(
-        (
-            count(&k, "arith.divsi"),
-            count(&k, "arith.shrsi"),
-            count(&k, "arith.shrui")
-        ),
-        (0, 1, 0)
+        counts(&k, &["arith.divsi", "arith.shrsi", "arith.shrui"]),
+        [0, 1, 0]
     );
     // Signed bytes: negative sums; the exact fix-up sequence is used instead.
     let (sb, sa) = optimized("grayscale_signed", "grayscale.egg");
     let k = func_ops(&sa, "kernel");
     assert_eq!(
-        (
-            count(&k, "arith.divsi"),
-            count(&k, "arith.shrsi"),
-            count(&k, "arith.shrui")
-        ),
-        (0, 2, 1)
+        counts(&k, &["arith.divsi", "arith.shrsi", "arith.shrui"]),
+        [0, 2, 1]
     );
     let Some(tc) = toolchain("grayscale_shifts_only_where_valid (run)") else {
         return;
@@ -267,12 +255,8 @@ fn polynomial_becomes_horner() {
     let (before, after) = optimized("poly", "poly.egg");
     let k = func_ops(&after, "kernel");
     assert_eq!(
-        (
-            count(&k, "math.powf"),
-            count(&k, "arith.mulf"),
-            count(&k, "arith.addf")
-        ),
-        (0, 3, 3)
+        counts(&k, &["math.powf", "arith.mulf", "arith.addf"]),
+        [0, 3, 3]
     );
     let Some(tc) = toolchain("polynomial_becomes_horner (run)") else {
         return;

@@ -77,6 +77,37 @@ pub fn run_dml(name: &str, source: &str) -> Result<String, String> {
     }
 }
 
+/// Runs `source` as a script named `name` and reads every number it printed.
+pub fn run_numbers(name: &str, source: &str) -> Vec<f64> {
+    numbers(&run_dml(name, source).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// Runs `source` as a script named `name`, which must fail with an error containing each
+/// of `needles`.
+pub fn assert_fails(name: &str, source: &str, needles: &[&str]) {
+    let err = match run_dml(name, source) {
+        Ok(out) => panic!("{name}: expected an error, the script printed {out:?}"),
+        Err(err) => err,
+    };
+    assert_contains(&err, needles);
+}
+
+/// Asserts that `text` contains each of `needles`.
+pub fn assert_contains(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "no {needle:?} in\n{text}");
+    }
+}
+
+/// `spores run` on `source` (written as `name`) with `flags` must exit 1 with each of
+/// `needles` in its stderr; returns its stdout.
+pub fn assert_run_fails(name: &str, source: &str, flags: &[&str], needles: &[&str]) -> String {
+    let (code, out, err) = run_file(name, source, flags);
+    assert_eq!(code, 1, "{name}: {err}");
+    assert_contains(&err, needles);
+    out
+}
+
 /// `--shape` flags for `spores equiv`/`optimize`, one per `NAME=RxC`.
 pub fn shape_flags<'a>(shapes: &[&'a str]) -> Vec<&'a str> {
     shapes.iter().flat_map(|s| ["--shape", s]).collect()

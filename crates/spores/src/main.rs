@@ -145,10 +145,14 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.to_string()))
 }
 
-/// The text of a user rule file, if one was given; the error names the path.
-fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, String> {
+/// The text of a user rule file, if one was given; an unreadable file is reported (naming
+/// the path) and gives the usage exit code.
+fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, ExitCode> {
     path.map(|p| {
-        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+        std::fs::read_to_string(p).map_err(|e| {
+            eprintln!("error: cannot read {}: {e}", p.display());
+            ExitCode::from(2)
+        })
     })
     .transpose()
 }
@@ -201,10 +205,7 @@ fn command() -> ExitCode {
         } => {
             let extra_rules = match read_rules(rules.as_deref()) {
                 Ok(r) => r,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
             let options = spores_opt::saturate::OptimizeOptions {
                 iter_limit,
@@ -378,10 +379,7 @@ fn run(flags: RunFlags) -> ExitCode {
     } else {
         let extra_rules = match read_rules(rules.as_deref()) {
             Ok(r) => r,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
+            Err(code) => return code,
         };
         let options = spores_opt::saturate::OptimizeOptions {
             extractor,

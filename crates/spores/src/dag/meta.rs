@@ -314,16 +314,10 @@ fn builtin(b: Builtin, args: &[&NodeMeta]) -> NodeMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dag::{lower_block, LowerContext};
+    use crate::dag::lower_source;
 
     fn meta_of(src: &str, inputs: &[(&str, InputMeta)]) -> (crate::dag::BlockDag, Vec<NodeMeta>) {
-        let program = spores_lang::parse(src).unwrap();
-        let args = HashMap::new();
-        let ctx = LowerContext {
-            functions: &crate::dag::NoFunctions,
-            args: &args,
-        };
-        let block = lower_block(&program.body, &ctx).unwrap();
+        let block = lower_source(src).unwrap();
         let inputs: HashMap<String, InputMeta> = inputs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use spores_mlir::egg::{optimize, OptOptions, OptStats};
+use spores_mlir::egg::{all_ops, optimize, OptOptions, OptStats};
 use spores_mlir::ir::Operation;
 use spores_mlir::runner::{
     agree, find_toolchain, median, numbers, optimal_chain_cost, split_times, Toolchain, REPS,
@@ -71,23 +71,11 @@ fn bench_runs() -> usize {
         .unwrap_or(3)
 }
 
-fn walk<'m>(ops: &'m [Operation], out: &mut Vec<&'m Operation>) {
-    for o in ops {
-        out.push(o);
-        for r in &o.regions {
-            for b in &r.blocks {
-                walk(&b.ops, out);
-            }
-        }
-    }
-}
-
 /// Multiply-adds of all matmuls in `@kernel`, and the chain DP optimum for its arguments.
 fn matmul_check(orig: &Module, opt: &Module) -> Option<(u64, u64)> {
     let kernel = |m: &Module| -> Option<Operation> {
-        let mut all = Vec::new();
-        walk(&m.ops, &mut all);
-        all.into_iter()
+        all_ops(&m.ops)
+            .into_iter()
             .find(|o| {
                 o.name == "func.func"
                     && o.attr("sym_name").and_then(|a| a.as_str()) == Some("kernel")
@@ -99,8 +87,7 @@ fn matmul_check(orig: &Module, opt: &Module) -> Option<(u64, u64)> {
         Some(((*s.first()?)?, (*s.get(1)?)?))
     };
     let k = kernel(opt)?;
-    let mut ops = Vec::new();
-    walk(&k.regions[0].blocks[0].ops, &mut ops);
+    let ops = all_ops(&k.regions[0].blocks[0].ops);
     let mut work = 0;
     let mut any = false;
     for o in ops.iter().filter(|o| o.name == "linalg.matmul") {

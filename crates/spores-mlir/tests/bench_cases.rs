@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use spores_mlir::egg::{optimize, Extractor, OptOptions};
+use spores_mlir::egg::{all_ops, optimize, Extractor, OptOptions};
 use spores_mlir::ir::Operation;
 use spores_mlir::runner::{
     agree, find_toolchain, numbers, optimal_chain_cost, split_times, Toolchain, REPS,
@@ -39,22 +39,10 @@ fn toolchain(test: &str) -> Option<Toolchain> {
     t
 }
 
-fn walk<'m>(ops: &'m [Operation], out: &mut Vec<&'m Operation>) {
-    for o in ops {
-        out.push(o);
-        for r in &o.regions {
-            for b in &r.blocks {
-                walk(&b.ops, out);
-            }
-        }
-    }
-}
-
 /// The `func.func` named `name`.
 fn find_func<'m>(m: &'m Module, name: &str) -> &'m Operation {
-    let mut all = Vec::new();
-    walk(&m.ops, &mut all);
-    all.into_iter()
+    all_ops(&m.ops)
+        .into_iter()
         .find(|o| {
             o.name == "func.func" && o.attr("sym_name").and_then(|a| a.as_str()) == Some(name)
         })
@@ -63,13 +51,12 @@ fn find_func<'m>(m: &'m Module, name: &str) -> &'m Operation {
 
 /// The ops of function `name` (all nesting levels).
 fn func_ops<'m>(m: &'m Module, name: &str) -> Vec<&'m Operation> {
-    let mut out = Vec::new();
-    for r in &find_func(m, name).regions {
-        for b in &r.blocks {
-            walk(&b.ops, &mut out);
-        }
-    }
-    out
+    find_func(m, name)
+        .regions
+        .iter()
+        .flat_map(|r| &r.blocks)
+        .flat_map(|b| all_ops(&b.ops))
+        .collect()
 }
 
 fn count(ops: &[&Operation], name: &str) -> usize {

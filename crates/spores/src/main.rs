@@ -157,6 +157,18 @@ fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, ExitCode
     .transpose()
 }
 
+/// Saturation options with the user rule file (see [`read_rules`]) and `extractor`.
+fn saturation_options(
+    rules: Option<&std::path::Path>,
+    extractor: spores_opt::extract::Extractor,
+) -> Result<spores_opt::saturate::OptimizeOptions, ExitCode> {
+    Ok(spores_opt::saturate::OptimizeOptions {
+        extractor,
+        extra_rules: read_rules(rules)?,
+        ..Default::default()
+    })
+}
+
 /// More kernel threads than any machine we run on has cores: beyond this, `--threads` is a
 /// typo, and honouring it would spend seconds creating threads.
 const MAX_THREADS: u64 = 1024;
@@ -203,17 +215,14 @@ fn command() -> ExitCode {
             time_limit_ms,
             extractor,
         } => {
-            let extra_rules = match read_rules(rules.as_deref()) {
-                Ok(r) => r,
+            let options = match saturation_options(rules.as_deref(), extractor) {
+                Ok(options) => spores_opt::saturate::OptimizeOptions {
+                    iter_limit,
+                    node_limit,
+                    time_limit: std::time::Duration::from_millis(time_limit_ms),
+                    ..options
+                },
                 Err(code) => return code,
-            };
-            let options = spores_opt::saturate::OptimizeOptions {
-                iter_limit,
-                node_limit,
-                time_limit: std::time::Duration::from_millis(time_limit_ms),
-                extra_rules,
-                extractor,
-                ..Default::default()
             };
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::optimize(
@@ -377,14 +386,9 @@ fn run(flags: RunFlags) -> ExitCode {
     let optimizer: Box<dyn spores::opt::DagOptimizer> = if no_opt {
         Box::new(spores::opt::NoOptimizer)
     } else {
-        let extra_rules = match read_rules(rules.as_deref()) {
-            Ok(r) => r,
+        let options = match saturation_options(rules.as_deref(), extractor) {
+            Ok(options) => options,
             Err(code) => return code,
-        };
-        let options = spores_opt::saturate::OptimizeOptions {
-            extractor,
-            extra_rules,
-            ..Default::default()
         };
         // Broken user rules are a usage error, reported before the script runs rather
         // than silently disabling the optimizer block by block.

@@ -42,16 +42,6 @@ fn message(src: &str, options: RunOptions) -> String {
 }
 
 #[test]
-fn an_unknown_call_runs_the_builtin_file_of_that_name() {
-    let out = run(
-        "X = matrix(\"1 2 3 4\", rows=2, cols=2)\nprint(sqnorm(X))\nprint(sqnorm(X, double_it=TRUE))\nprint(halve(3))\n",
-        with_builtins(),
-    );
-    // 1 + 4 + 9 + 16 = 30, plus one from the nested builtin `addone`; doubled: 61.
-    assert_eq!(out, "31.0\n61.0\n1.5\n");
-}
-
-#[test]
 fn a_builtins_helpers_do_not_clash_with_the_callers_functions() {
     // The script's own `twice` and `addone` must not replace the builtin's, nor the
     // builtin's helper leak into the script.
@@ -60,15 +50,6 @@ fn a_builtins_helpers_do_not_clash_with_the_callers_functions() {
                X = matrix(1, rows=2, cols=2)\n\
                print(sqnorm(X, double_it=TRUE))\nprint(twice(5))\nprint(addone(0))\n";
     assert_eq!(run(src, with_builtins()), "9.0\n-1\n1000.0\n");
-}
-
-#[test]
-fn builtins_with_several_results_assign_them_all() {
-    let out = run(
-        "X = matrix(\"1 2 3 4 5 6\", rows=3, cols=2)\n[s, n] = pair(X)\nprint(toString(s))\nprint(n)\n",
-        with_builtins(),
-    );
-    assert_eq!(out, "9.000 12.000\n\n3\n");
 }
 
 #[test]
@@ -324,22 +305,26 @@ fn errors_about_a_builtins_arguments_use_the_name_it_was_called_by() {
     );
 }
 
-/// Small scripts and what they print (as SystemDS 3.4 prints them).
+/// Small scripts, with or without the test builtins, and what they print (as SystemDS 3.4
+/// prints them).
 #[test]
 fn small_scripts_print_what_systemds_prints() {
-    let cases: &[(&str, &str, &str)] = &[
+    let cases: &[(&str, bool, &str, &str)] = &[
         (
             "compound_assignments_update_variables_and_cells",
+            false,
             "x = 1\nx += 2\nx *= 3 + 1\nx -= 2\nx /= 5\nX = matrix(1, rows=2, cols=2)\nX[1, 2] += 10\nprint(x)\nprint(sum(X))\n",
             "2.0\n14.0\n",
         ),
         (
             "vectors_of_values_build_row_vectors",
+            false,
             "i = 3\nM = matrix([i, 4, i + 2, 6], rows=2, cols=2)\nprint(toString(M))\n",
             "3.000 4.000\n5.000 6.000\n\n",
         ),
         (
             "lists_hold_named_and_positional_values",
+            false,
             r#"
 X = matrix("1 2 3 4", rows=2, cols=2)
 l = list(X, 3, name="bob")
@@ -358,17 +343,45 @@ print(f(m, l[1]))
         ),
         (
             "nan_and_inf_are_constants_unless_assigned",
+            false,
             "x = NaN\nprint(x)\nprint(x == x)\nprint(-Inf)\nprint(sum(matrix(Inf, rows=1, cols=2)))\nInf = 3\nprint(Inf)\n",
             "NaN\nFALSE\n-Infinity\nInfinity\n3\n",
         ),
         (
             "append_joins_strings_by_lines_and_matrices_by_columns",
+            false,
             "s = append(\"a\", \"b\")\ns = append(s, \"c\" + 1.5)\nprint(\"[\" + s + \"]\")\nA = append(matrix(1, rows=2, cols=1), matrix(2, rows=2, cols=2))\nprint(ncol(A) + sum(A))\n",
             "[a\nb\nc1.5]\n13.0\n",
         ),
+        // 1 + 4 + 9 + 16 = 30, plus one from the nested builtin `addone`; doubled: 61.
+        (
+            "an_unknown_call_runs_the_builtin_file_of_that_name",
+            true,
+            "X = matrix(\"1 2 3 4\", rows=2, cols=2)\nprint(sqnorm(X))\nprint(sqnorm(X, double_it=TRUE))\nprint(halve(3))\n",
+            "31.0\n61.0\n1.5\n",
+        ),
+        (
+            "builtins_with_several_results_assign_them_all",
+            true,
+            "X = matrix(\"1 2 3 4 5 6\", rows=3, cols=2)\n[s, n] = pair(X)\nprint(toString(s))\nprint(n)\n",
+            "9.000 12.000\n\n3\n",
+        ),
+        // `n = ncol(X) * factor()`: X is the callee's parameter, not the caller's variable
+        // of that name, and `factor` is a helper of the builtin's file.
+        (
+            "defaults_that_read_parameters_are_evaluated_in_the_callee",
+            true,
+            "X = matrix(1, rows=2, cols=3)\nY = widen(X)\nprint(nrow(Y) + ncol(Y))\nprint(sum(widen(X, n=1, v=4)))\n",
+            "8\n8.0\n",
+        ),
     ];
-    for (case, src, want) in cases {
-        assert_eq!(run(src, RunOptions::default()), *want, "{case}");
+    for &(case, builtins, src, want) in cases {
+        let options = if builtins {
+            with_builtins()
+        } else {
+            RunOptions::default()
+        };
+        assert_eq!(run(src, options), want, "{case}");
     }
 }
 
@@ -454,17 +467,6 @@ fn errors_in_nested_files_list_every_call_site() {
     assert_eq!(trace.len(), 2, "{rendered}");
     assert!(trace[0].ends_with("lib/first.dml:10:7"), "{rendered}");
     assert_eq!(trace[1], "  called from test.dml:3:5", "{rendered}");
-}
-
-#[test]
-fn defaults_that_read_parameters_are_evaluated_in_the_callee() {
-    // `n = ncol(X) * factor()`: X is the callee's parameter, not the caller's variable
-    // of that name, and `factor` is a helper of the builtin's file.
-    let out = run(
-        "X = matrix(1, rows=2, cols=3)\nY = widen(X)\nprint(nrow(Y) + ncol(Y))\nprint(sum(widen(X, n=1, v=4)))\n",
-        with_builtins(),
-    );
-    assert_eq!(out, "8\n8.0\n");
 }
 
 #[test]

@@ -61,14 +61,8 @@ pub fn rand_matrix(spec: &RandSpec) -> Result<Matrix> {
             spec.min, spec.max
         )));
     }
-    let RandSpec {
-        rows,
-        cols,
-        min,
-        max,
-        sparsity,
-        seed,
-    } = *spec;
+    let (rows, cols, seed) = (spec.rows, spec.cols, spec.seed);
+    let (min, max, sparsity) = (spec.min, spec.max, spec.sparsity);
     let value = move |rng: &mut Pcg64Mcg| min + (max - min) * unit(rng);
     let row_rng = move |i: usize| {
         Pcg64Mcg::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))

@@ -151,3 +151,17 @@ pub fn ne(env: &ShapeEnv, lhs: &str, rhs: &str) -> Witness {
         other => panic!("expected `{lhs}` ≢ `{rhs}`, got {other:?}"),
     }
 }
+
+/// [`eq`] on each `(lhs, rhs)` pair.
+pub fn eqs(env: &ShapeEnv, pairs: &[(&str, &str)]) {
+    for (lhs, rhs) in pairs {
+        eq(env, lhs, rhs);
+    }
+}
+
+/// [`ne`] on each `(lhs, rhs)` pair.
+pub fn nes(env: &ShapeEnv, pairs: &[(&str, &str)]) {
+    for (lhs, rhs) in pairs {
+        ne(env, lhs, rhs);
+    }
+}

@@ -139,6 +139,33 @@ pub fn values(out: &str) -> (Vec<f64>, Vec<&str>) {
     (vals, plan)
 }
 
+/// The values a plain and a fused run of `src` printed (see [`values`]) agree within `rtol`,
+/// there is at least one, and the plain plan has no node containing `fused_marker`;
+/// returns the fused plan's lines.
+pub fn assert_fused_agrees<'a>(
+    plain_out: &str,
+    fused_out: &'a str,
+    rtol: f64,
+    fused_marker: &str,
+    src: &str,
+) -> Vec<&'a str> {
+    let (plain, plain_plan) = values(plain_out);
+    let (fused, fused_plan) = values(fused_out);
+    assert!(!plain.is_empty(), "nothing printed by\n{src}");
+    assert_eq!(plain.len(), fused.len(), "{plain_out}\n{fused_out}");
+    for (k, (a, b)) in plain.iter().zip(&fused).enumerate() {
+        assert!(
+            same(*a, *b, rtol),
+            "value {k}: unfused {a} vs {fused_marker} {b}\n{src}"
+        );
+    }
+    assert!(
+        !plain_plan.iter().any(|l| l.contains(fused_marker)),
+        "{plain_plan:#?}"
+    );
+    fused_plan
+}
+
 /// Equal up to relative tolerance `rtol` (absolute 1e-12 near zero); NaN equals NaN.
 pub fn same(a: f64, b: f64, rtol: f64) -> bool {
     (a.is_nan() && b.is_nan())

@@ -24,15 +24,7 @@ use spores_exec::kernels::{aggregate, matmul, transpose};
 use spores_exec::matrix::{rand_matrix, DenseMatrix, Matrix, RandSpec};
 
 fn rand(rows: usize, cols: usize, density: f64, seed: u64) -> Matrix {
-    rand_matrix(&RandSpec {
-        rows,
-        cols,
-        min: 0.5,
-        max: 1.5,
-        sparsity: density,
-        seed,
-    })
-    .expect("valid rand spec")
+    rand_matrix(&RandSpec::uniform(rows, cols, (0.5, 1.5), density, seed)).expect("valid rand spec")
 }
 
 fn dense(rows: usize, cols: usize, seed: u64) -> DenseMatrix {

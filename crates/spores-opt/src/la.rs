@@ -596,14 +596,13 @@ impl LaExpr {
         })
     }
 
-    /// Calls `f` on every node, parents before children.
-    pub fn visit(&self, f: &mut dyn FnMut(&LaExpr)) {
-        f(self);
+    /// Calls `f` on each direct child, left to right.
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a LaExpr)) {
         match self {
             LaExpr::Var(_) | LaExpr::Const(_) => {}
             LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
-                a.visit(f);
-                b.visit(f);
+                f(a);
+                f(b);
             }
             LaExpr::Transpose(a)
             | LaExpr::Neg(a)
@@ -611,9 +610,15 @@ impl LaExpr {
             | LaExpr::RowSums(a)
             | LaExpr::ColSums(a)
             | LaExpr::Pow(a, _)
-            | LaExpr::Fill(a, _, _) => a.visit(f),
-            LaExpr::Func { args, .. } => args.iter().for_each(|a| a.visit(f)),
+            | LaExpr::Fill(a, _, _) => f(a),
+            LaExpr::Func { args, .. } => args.iter().for_each(f),
         }
+    }
+
+    /// Calls `f` on every node, parents before children.
+    pub fn visit(&self, f: &mut dyn FnMut(&LaExpr)) {
+        f(self);
+        self.for_each_child(|c| c.visit(f));
     }
 
     /// Rebuilds the expression top-down, letting `f` replace any node (`Some`) before
@@ -663,21 +668,6 @@ impl LaExpr {
                         out.push(v.clone());
                     }
                 }
-                LaExpr::Const(_) => {}
-                LaExpr::Add(a, b)
-                | LaExpr::Sub(a, b)
-                | LaExpr::Mul(a, b)
-                | LaExpr::MatMul(a, b) => {
-                    walk(a, out);
-                    walk(b, out);
-                }
-                LaExpr::Transpose(a)
-                | LaExpr::Neg(a)
-                | LaExpr::Sum(a)
-                | LaExpr::RowSums(a)
-                | LaExpr::ColSums(a)
-                | LaExpr::Pow(a, _)
-                | LaExpr::Fill(a, _, _) => walk(a, out),
                 // The sizes of a fill as written are symbols, not inputs (except inside
                 // `nrow(X)`/`ncol(X)`).
                 LaExpr::Func { name, args } if name == "matrix" && args.len() == 3 => {
@@ -688,7 +678,7 @@ impl LaExpr {
                         }
                     }
                 }
-                LaExpr::Func { args, .. } => args.iter().for_each(|a| walk(a, out)),
+                _ => e.for_each_child(|c| walk(c, out)),
             }
         }
         let mut out = Vec::new();

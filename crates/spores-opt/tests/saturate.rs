@@ -2,9 +2,12 @@
 //! the result asserted, soundness checked numerically with a small dense evaluator, the
 //! limits, and optimization time.
 
+mod common;
+
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use common::env_nnz as env;
 use spores_opt::cost::la_cost;
 use spores_opt::extract::Extractor;
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
@@ -154,17 +157,6 @@ fn assert_close(a: &M, b: &M, what: &str) {
 }
 
 // ---------- helpers ----------
-
-fn env(shapes: &[&str], nnz: &[(&str, f64)]) -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for s in shapes {
-        env.add_shape_arg(s).unwrap();
-    }
-    for (n, z) in nnz {
-        env.set_nnz(n, *z);
-    }
-    env
-}
 
 fn run_with(text: &str, env: &ShapeEnv, opts: &OptimizeOptions) -> Optimized {
     let e = LaExpr::parse(text).unwrap();

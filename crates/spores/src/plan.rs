@@ -186,16 +186,7 @@ pub fn fuse_elementwise(block: &BlockDag) -> Option<BlockDag> {
         };
         remap.push(id);
     }
-    Some(BlockDag {
-        dag: out,
-        outputs: block
-            .outputs
-            .iter()
-            .map(|(n, id)| (n.clone(), remap[*id]))
-            .collect(),
-        effects: block.effects.iter().map(|id| remap[*id]).collect(),
-        span: block.span,
-    })
+    Some(block.remapped(out, &remap))
 }
 
 /// The kernel-choice and size-driven rules (everything but element-wise fusion).
@@ -264,16 +255,7 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
         };
         remap.push(id);
     }
-    changed.then(|| BlockDag {
-        dag: out,
-        outputs: block
-            .outputs
-            .iter()
-            .map(|(n, id)| (n.clone(), remap[*id]))
-            .collect(),
-        effects: block.effects.iter().map(|id| remap[*id]).collect(),
-        span: block.span,
-    })
+    changed.then(|| block.remapped(out, &remap))
 }
 
 /// `t(X) %*% (w * (X %*% v))` (or `(X %*% v) * w`, or `t(X) %*% (X %*% v)` without a
@@ -408,32 +390,31 @@ fn size_rewrites(
                     output = MaskedOutput::Sum;
                     target = q;
                 }
-                Op::MatMul if qn.children[1] == r && qn.children[0] != r => {
-                    let a = qn.children[0];
-                    match private_t(a) {
-                        Some(inner) if small(inner, 1) => {
-                            output = MaskedOutput::LeftMul { transposed: true };
+                // `o %*% E` (left) or `E %*% o` (right), `o` small on its other side or
+                // a private transpose of something small, read transposed.
+                Op::MatMul if (qn.children[0] == r) != (qn.children[1] == r) => {
+                    let left = qn.children[1] == r;
+                    let (o, dim) = if left {
+                        (qn.children[0], 0)
+                    } else {
+                        (qn.children[1], 1)
+                    };
+                    let side = |transposed| {
+                        if left {
+                            MaskedOutput::LeftMul { transposed }
+                        } else {
+                            MaskedOutput::RightMul { transposed }
+                        }
+                    };
+                    match private_t(o) {
+                        Some(inner) if small(inner, 1 - dim) => {
+                            output = side(true);
                             extra = Some(inner);
-                            extra_absorbed = Some(a);
+                            extra_absorbed = Some(o);
                         }
-                        _ if small(a, 0) => {
-                            output = MaskedOutput::LeftMul { transposed: false };
-                            extra = Some(a);
-                        }
-                        _ => {}
-                    }
-                }
-                Op::MatMul if qn.children[0] == r && qn.children[1] != r => {
-                    let b = qn.children[1];
-                    match private_t(b) {
-                        Some(inner) if small(inner, 0) => {
-                            output = MaskedOutput::RightMul { transposed: true };
-                            extra = Some(inner);
-                            extra_absorbed = Some(b);
-                        }
-                        _ if small(b, 1) => {
-                            output = MaskedOutput::RightMul { transposed: false };
-                            extra = Some(b);
+                        _ if small(o, dim) => {
+                            output = side(false);
+                            extra = Some(o);
                         }
                         _ => {}
                     }
@@ -646,16 +627,10 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::dag::{lower_block, LowerContext};
+    use crate::dag::lower_source;
 
     fn planned(src: &str) -> BlockDag {
-        let program = spores_lang::parse(src).unwrap();
-        let args = HashMap::new();
-        let ctx = LowerContext {
-            functions: &crate::dag::NoFunctions,
-            args: &args,
-        };
-        let block = lower_block(&program.body, &ctx).unwrap();
+        let block = lower_source(src).unwrap();
         physical(&block, None).unwrap_or(block)
     }
 
@@ -691,13 +666,7 @@ mod tests {
     fn planned_with_sizes(src: &str) -> BlockDag {
         use crate::opt::InputMeta;
         use spores_exec::Shape;
-        let program = spores_lang::parse(src).unwrap();
-        let args = HashMap::new();
-        let ctx = LowerContext {
-            functions: &crate::dag::NoFunctions,
-            args: &args,
-        };
-        let block = lower_block(&program.body, &ctx).unwrap();
+        let block = lower_source(src).unwrap();
         let matrix = |r, c, nnz| InputMeta::Matrix {
             shape: Shape::new(r, c),
             nnz,

@@ -27,17 +27,7 @@ fn same(a: f64, b: f64) -> bool {
 /// every operator in `expect_ops` (and the unfused one none).
 fn check(src: &str, expect_ops: &[&str]) {
     let (plain_out, fused_out) = (run(src, false).unwrap(), run(src, true).unwrap());
-    let (plain, plain_plan) = values(&plain_out);
-    let (fused, fused_plan) = values(&fused_out);
-    assert!(!plain.is_empty());
-    assert_eq!(plain.len(), fused.len(), "{plain_out}\n{fused_out}");
-    for (k, (a, b)) in plain.iter().zip(&fused).enumerate() {
-        assert!(same(*a, *b), "value {k}: unfused {a} vs fused {b}\n{src}");
-    }
-    assert!(
-        !plain_plan.iter().any(|l| l.contains("fused_ew")),
-        "{plain_plan:#?}"
-    );
+    let fused_plan = common::assert_fused_agrees(&plain_out, &fused_out, 1e-10, "fused_ew", src);
     for op in expect_ops {
         assert!(
             fused_plan.iter().any(|l| l.contains(&format!("= {op}["))),

@@ -76,6 +76,9 @@ pub struct FusedOp {
     /// Operand sides that must be equal for the operands to fit.
     pub fits: &'static [(Side, Side)],
     pub result: ResultShape,
+    /// The operand whose zeros the result keeps (a masked or elementwise-scaled result),
+    /// for the sparsity estimate; `None` for a dense result.
+    pub zeros_of: Option<usize>,
     /// Estimated run time in ns from the first operand's shape `m x n` and sparsity
     /// `sx`, and `other`: the second operand's column count (rank of `U` and `V`, columns
     /// of `v`), 1 without one.
@@ -152,6 +155,7 @@ pub const CATALOGUE: &[FusedOp] = &[
         constructors: Some(("LWsloss", "FWsloss")),
         fits: X_U_V,
         result: ResultShape::Scalar,
+        zeros_of: None,
         cost: cost::wsloss,
         meaning: |a| {
             let diff = LaExpr::Sub(b(a[0].clone()), b(u_vt(&a[1], &a[2])));
@@ -165,6 +169,7 @@ pub const CATALOGUE: &[FusedOp] = &[
         constructors: Some(("LWslossPlus", "FWslossPlus")),
         fits: X_U_V,
         result: ResultShape::Scalar,
+        zeros_of: None,
         cost: cost::wsloss,
         meaning: |a| {
             let sum = LaExpr::Add(b(a[0].clone()), b(u_vt(&a[1], &a[2])));
@@ -178,6 +183,7 @@ pub const CATALOGUE: &[FusedOp] = &[
         constructors: Some(("LSddmm", "FSddmm")),
         fits: X_U_V,
         result: ResultShape::Scalar,
+        zeros_of: None,
         cost: cost::sddmm_sum,
         meaning: |a| LaExpr::Sum(b(LaExpr::Mul(b(a[0].clone()), b(u_vt(&a[1], &a[2]))))),
     },
@@ -188,6 +194,7 @@ pub const CATALOGUE: &[FusedOp] = &[
         constructors: None,
         fits: X_U_V,
         result: ResultShape::Of(Rows(0), Cols(0)),
+        zeros_of: Some(0),
         cost: cost::sddmm_sum,
         meaning: |a| LaExpr::Mul(b(a[0].clone()), b(u_vt(&a[1], &a[2]))),
     },
@@ -198,6 +205,7 @@ pub const CATALOGUE: &[FusedOp] = &[
         constructors: Some(("LMmchain", "FMmchain")),
         fits: &[(Cols(0), Rows(1))],
         result: ResultShape::Of(Cols(0), Cols(1)),
+        zeros_of: None,
         cost: cost::mmchain,
         meaning: |a| xt_times(&a[0], x_v(&a[0], &a[1])),
     },
@@ -208,6 +216,7 @@ pub const CATALOGUE: &[FusedOp] = &[
         constructors: Some(("LMmchainW", "FMmchainW")),
         fits: &[(Cols(0), Rows(1)), (Rows(2), Rows(0)), (Cols(2), One)],
         result: ResultShape::Of(Cols(0), Cols(1)),
+        zeros_of: None,
         cost: cost::mmchain,
         meaning: |a| xt_times(&a[0], LaExpr::Mul(b(a[2].clone()), b(x_v(&a[0], &a[1])))),
     },
@@ -218,6 +227,7 @@ pub const CATALOGUE: &[FusedOp] = &[
         constructors: Some(("LSprop", "FSprop")),
         fits: &[],
         result: ResultShape::Of(Rows(0), Cols(0)),
+        zeros_of: Some(0),
         cost: |m, n, _, _| cost::sprop(m * n),
         meaning: |a| {
             let one_minus = LaExpr::Sub(b(LaExpr::Const(1.0)), b(a[0].clone()));
@@ -231,6 +241,7 @@ pub const CATALOGUE: &[FusedOp] = &[
         constructors: Some(("LTsmm", "FTsmm")),
         fits: &[],
         result: ResultShape::Of(Cols(0), Cols(0)),
+        zeros_of: None,
         cost: |m, n, _, sx| cost::tsmm(m, n, sx),
         meaning: |a| xt_times(&a[0], a[0].clone()),
     },

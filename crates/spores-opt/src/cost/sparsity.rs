@@ -68,8 +68,13 @@ pub fn la_stats(
         }
         Neg(a) => return la_stats(env, a, row, col, fresh),
         Pow(a, k) if *k > 0.0 => return la_stats(env, a, row, col, fresh),
-        Func { name, args } if name == "sprop" && args.len() == 1 => {
-            return la_stats(env, &args[0], row, col, fresh)
+        // A fused result that keeps an operand's zeros (`sprop`, the masked `sddmm`) is
+        // at most as dense as that operand.
+        Func { name, args } => {
+            if let Some(k) = crate::fused::by_name(name, args.len()).and_then(|op| op.zeros_of) {
+                return la_stats(env, &args[k], row, col, fresh);
+            }
+            known(1.0, shape_of(env, e)?)
         }
         Transpose(a) => {
             let (s, (r, c)) = la_stats(env, a, col, row, fresh)?;
@@ -109,7 +114,7 @@ pub fn la_stats(
             Ok((sa.aggregate(AggOp::Sum, &over), shape))
         }
         Fill(v, ..) if matches!(**v, Const(c) if c == 0.0) => known(0.0, shape_of(env, e)?),
-        Pow(..) | Func { .. } | Fill(..) => known(1.0, shape_of(env, e)?),
+        Pow(..) | Fill(..) => known(1.0, shape_of(env, e)?),
     };
     result.map_err(|err| ShapeError(format!("sparsity estimate: {err}")))
 }

@@ -235,28 +235,22 @@ def main(argv=None) -> int:
         outs["reference"] = reference.run(name, dict(args))
         times["reference"] = time.perf_counter() - t0
 
+        commands = []
         if not ns.no_systemds:
-            cmd = ["bash", str(HERE / "systemds.sh"), script] + [f"{k}={v}" for k, v in args.items()]
-            lines, err, dt = run_cmd(cmd, ns.timeout)
-            times["systemds"] = dt
-            if err:
-                rows.append((name, "systemds", "-", "-", "FAILED: " + err.splitlines()[0][:80]))
-                print(f"[{name}] SystemDS failed: {err}", file=sys.stderr)
-                failed = True
-            else:
-                outs["systemds"] = lines
+            commands.append(("systemds", "SystemDS",
+                             ["bash", str(HERE / "systemds.sh"), script] + [f"{k}={v}" for k, v in args.items()]))
         if have_spores:
-            cmd = [str(ns.spores), "run", script]
-            for k, v in args.items():
-                cmd += ["--arg", f"{k}={v}"]
+            commands.append(("spores", "spores",
+                             [str(ns.spores), "run", script] + [x for k, v in args.items() for x in ("--arg", f"{k}={v}")]))
+        for sysname, label, cmd in commands:
             lines, err, dt = run_cmd(cmd, ns.timeout)
-            times["spores"] = dt
+            times[sysname] = dt
             if err:
-                rows.append((name, "spores", "-", "-", "FAILED: " + err.splitlines()[0][:80]))
-                print(f"[{name}] spores failed: {err}", file=sys.stderr)
+                rows.append((name, sysname, "-", "-", "FAILED: " + err.splitlines()[0][:80]))
+                print(f"[{name}] {label} failed: {err}", file=sys.stderr)
                 failed = True
             else:
-                outs["spores"] = lines
+                outs[sysname] = lines
 
         for sysname, lines in outs.items():
             (ns.out / f"{name}.{sysname}.txt").write_text("\n".join(lines) + "\n")

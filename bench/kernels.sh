@@ -36,18 +36,9 @@ for k in $kernels; do
   case "$k" in gemm|spmv|spmm|tspmv|sddmm|wsloss) ;; *) die "unknown kernel '$k'" ;; esac
 done
 
-py="$here/.venv/bin/python"
-if [ ! -x "$py" ] || ! "$py" -c 'import numpy, scipy' >/dev/null 2>&1; then
-  echo "kernels.sh: setting up bench/.venv ..." >&2
-  bash "$here/setup.sh" >&2 || die "bench/setup.sh failed"
-fi
-
-command -v cargo >/dev/null 2>&1 || die "cargo not found"
-echo "kernels.sh: building spores-exec examples (release) ..." >&2
-(cd "$root" && cargo build --release --quiet -p spores-exec --examples) || die "cargo build failed"
-target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps 2>/dev/null \
-  | "$py" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')" \
-  || die "cannot find cargo's target directory"
+. "$here/bench_env.sh"
+ensure_venv kernels.sh numpy scipy
+release_build kernels.sh -p spores-exec --examples
 bin="$target_dir/release/examples/bench_kernels"
 [ -x "$bin" ] || die "$bin was not built"
 

@@ -26,6 +26,9 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference import key_values  # noqa: E402
+
 # numpy kernel -> spores kernel, in table order
 PAIRS = [
     ("gemm", "gemm"),
@@ -94,12 +97,7 @@ def main(argv=None) -> int:
                     help="extra run metadata for the JSON (repeatable)")
     ap.add_argument("--rtol", type=float, default=1e-9, help="checksum tolerance (1e-9)")
     ns = ap.parse_args(argv)
-    meta = {}
-    for kv in ns.meta:
-        if "=" not in kv:
-            ap.error(f"--meta wants KEY=VALUE, got {kv!r}")
-        k, v = kv.split("=", 1)
-        meta[k] = v
+    meta = key_values(ap, ns.meta, "--meta")
 
     np_recs, sp_recs = load(ns.numpy, "numpy"), load(ns.spores, "spores")
     rows, failures = [], []

@@ -71,6 +71,17 @@ def total(a) -> float:
 
 
 # --------------------------------------------------------------------------- input
+def key_values(ap: argparse.ArgumentParser, items: list[str], what: str = "argument") -> dict[str, str]:
+    """`KEY=VALUE` command-line items as a dict; anything else is a usage error."""
+    kv = {}
+    for item in items:
+        if "=" not in item:
+            ap.error(f"{what} {item!r} is not KEY=VALUE")
+        k, v = item.split("=", 1)
+        kv[k] = v
+    return kv
+
+
 def read_mm(path: str, dense: bool = True):
     """Read a Matrix Market file; dense ndarray (2-D) or CSR matrix."""
     try:
@@ -89,29 +100,35 @@ def loss(X, U, V):
     return [f"loss {fmt(L)}"]
 
 
-def _cg_step(X, A0, B, lam, k):
-    A = A0.copy()
-    BtB = B.T @ B
-    R = -((A @ B.T - X) @ B + lam * A)
-    S = R
-    rr = total(R ** 2)
+def cg(hv, r, k, s, total=total):
+    """`k` conjugate-gradient steps on `H d = r` from the iterate `s` (residual `r`);
+    `hv(d)` is `H d`. Returns the last iterate. The DML scripts' inner loop."""
+    d = r
+    rr = total(r ** 2)
     for _ in range(k):
-        HS = S @ BtB + lam * S
-        alpha = rr / total(S * HS)
-        A = A + alpha * S
-        R = R - alpha * HS
-        rr_new = total(R ** 2)
-        S = R + (rr_new / rr) * S
+        hd = hv(d)
+        alpha = rr / total(d * hd)
+        s = s + alpha * d
+        r = r - alpha * hd
+        rr_new = total(r ** 2)
+        d = r + (rr_new / rr) * d
         rr = rr_new
-    return A
+    return s
+
+
+def cg_step(X, A0, B, lam, k, total=total):
+    """One ALS half-step: `k` CG steps on the rows of `A0` against the factor `B`."""
+    BtB = B.T @ B
+    R = -(np.asarray((A0 @ B.T - X) @ B) + lam * A0)
+    return cg(lambda S: S @ BtB + lam * S, R, k, A0, total)
 
 
 def als(X, U, V, lam=0.1, iters=5, cgiters=3):
     out = [f"iter 0 loss {fmt(total((X - U @ V.T) ** 2))}"]
     Xt = X.T.copy()
     for i in range(1, iters + 1):
-        U = _cg_step(X, U, V, lam, cgiters)
-        V = _cg_step(Xt, V, U, lam, cgiters)
+        U = cg_step(X, U, V, lam, cgiters)
+        V = cg_step(Xt, V, U, lam, cgiters)
         L = total((X - U @ V.T) ** 2)
         obj = 0.5 * L + 0.5 * lam * (total(U ** 2) + total(V ** 2))
         out.append(f"iter {i} loss {fmt(L)} obj {fmt(obj)}")
@@ -149,7 +166,7 @@ def logreg(X, y, step=1.0, iters=10):
     return out
 
 
-def l2svm(X, y, lam=1.0, iters=10, newton=3):
+def l2svm(X, y, lam=1.0, iters=10, newton=3, total=total):
     w = np.zeros((X.shape[1], 1))
     Xw = np.zeros((X.shape[0], 1))
     g = X.T @ y
@@ -162,22 +179,21 @@ def l2svm(X, y, lam=1.0, iters=10, newton=3):
         a = 0  # an int in DML until the first Newton step makes it a double
         for _ in range(newton):
             o = 1 - y * (Xw + a * Xs)
-            sv = (o > 0).astype(np.float64)
+            sv = o > 0
             d1 = ws + a * ss - total(sv * o * y * Xs)
             d2 = ss + total(sv * Xs * Xs)
             a = a - d1 / d2
         w = w + a * s
         Xw = Xw + a * Xs
         o = 1 - y * Xw
-        sv = (o > 0).astype(np.float64)
-        hinge = sv * o
+        hinge = (o > 0) * o
         obj = 0.5 * total(hinge * hinge) + 0.5 * lam * total(w * w)
         out.append(f"iter {it} step {fmt(float(a))} obj {fmt(obj)}")
         g_new = X.T @ (hinge * y) - lam * w
         s = (total(g_new * g_new) / total(g * g)) * s + g_new
         g = g_new
     acc = total((y * (X @ w)) > 0) / X.shape[0]
-    out.append(f"accuracy {fmt(acc)}")
+    out.append(f"accuracy {fmt(float(acc))}")
     return out
 
 
@@ -216,13 +232,7 @@ def main(argv=None) -> int:
     ap.add_argument("example", choices=sorted(EXAMPLES))
     ap.add_argument("args", nargs="*", metavar="key=value", help="script arguments, e.g. X=x.mtx")
     ns = ap.parse_args(argv)
-    kv = {}
-    for a in ns.args:
-        if "=" not in a:
-            ap.error(f"argument {a!r} is not key=value")
-        k, v = a.split("=", 1)
-        kv[k] = v
-    for line in run(ns.example, kv):
+    for line in run(ns.example, key_values(ap, ns.args)):
         print(line)
     return 0
 

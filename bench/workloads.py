@@ -195,27 +195,23 @@ def run_one(system: str, wl: str, args: dict, spores_bin: Path, timeout: float, 
         return Run(False, wall, error=f"exit {p.returncode}: {(p.stderr or p.stdout).strip()[-3000:]}")
     out = p.stdout
     run = Run(True, wall)
-    if system in ("spores", "noopt"):
-        m = SPORES_STAT.search(p.stderr)
+    if system in ("spores", "noopt", "systemds"):
+        if system == "systemds":
+            idx = out.find("SystemDS Statistics:")
+            if idx < 0:
+                return Run(False, wall, error="no 'SystemDS Statistics' block in the output")
+            stats, out = out[idx:], out[:idx]
+            total_re, read_re, flag = SYSDS_STAT, SYSDS_ACQR, "SystemDS -stats"
+        else:
+            stats, total_re, read_re, flag = p.stderr, SPORES_STAT, SPORES_READ, "spores --stats"
+        m = total_re.search(stats)
         if not m:
-            return Run(False, wall, error="no 'Total execution time' in spores --stats output")
+            return Run(False, wall, error=f"no 'Total execution time' in {flag} output")
         run.exec = float(m.group(1))
-        mr = SPORES_READ.search(p.stderr)
+        mr = read_re.search(stats)
         run.read = float(mr.group(1)) if mr else None
-        run.stats = p.stderr
-    elif system == "systemds":
-        idx = out.find("SystemDS Statistics:")
-        if idx < 0:
-            return Run(False, wall, error="no 'SystemDS Statistics' block in the output")
-        run.stats = out[idx:]
-        out = out[:idx]
-        m = SYSDS_STAT.search(run.stats)
-        if not m:
-            return Run(False, wall, error="no 'Total execution time' in SystemDS -stats output")
-        run.exec = float(m.group(1))
-        ma = SYSDS_ACQR.search(run.stats)
-        run.read = float(ma.group(1)) if ma else None
-        if p.stderr.strip():
+        run.stats = stats
+        if system == "systemds" and p.stderr.strip():
             run.stats += "\n--- stderr ---\n" + p.stderr
     else:
         m = re.search(r"^NUMPY_TIMES (\{.*\})$", p.stderr, re.M)

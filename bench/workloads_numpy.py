@@ -32,7 +32,8 @@ import scipy.io
 import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference import fmt  # noqa: E402  (SystemDS number formatting)
+from reference import cg, cg_step, fmt, key_values  # noqa: E402  (shared with the oracle)
+import reference  # noqa: E402
 
 
 def read_mm(path: str, sparse: bool):
@@ -84,29 +85,12 @@ def k_rowsums(X, W):
 
 
 # ----------------------------------------------------------------------------- algorithms
-def _cg_step(X, A0, B, lam, k):
-    A = A0
-    BtB = B.T @ B
-    R = -(np.asarray((A @ B.T - X) @ B) + lam * A)
-    S = R
-    rr = np.sum(R ** 2)
-    for _ in range(k):
-        HS = S @ BtB + lam * S
-        alpha = rr / np.sum(S * HS)
-        A = A + alpha * S
-        R = R - alpha * HS
-        rr_new = np.sum(R ** 2)
-        S = R + (rr_new / rr) * S
-        rr = rr_new
-    return A
-
-
 def als(X, U, V, lam=0.1, iters=3, cgiters=3):
     out = [f"iter 0 loss {fmt(np.sum(np.square(X - U @ V.T)))}"]
     Xt = X.T.tocsr()
     for i in range(1, iters + 1):
-        U = _cg_step(X, U, V, lam, cgiters)
-        V = _cg_step(Xt, V, U, lam, cgiters)
+        U = cg_step(X, U, V, lam, cgiters, np.sum)
+        V = cg_step(Xt, V, U, lam, cgiters, np.sum)
         loss = np.sum(np.square(X - U @ V.T))
         obj = 0.5 * loss + 0.5 * lam * (np.sum(U ** 2) + np.sum(V ** 2))
         out.append(f"iter {i} loss {fmt(loss)} obj {fmt(obj)}")
@@ -136,20 +120,11 @@ def mlr(X, Y, lam=1.0, iters=4, cgiters=5):
         loss = np.sum(np.log(rs)) - np.sum(Y * LT) + 0.5 * lam * np.sum(B ** 2)
         out.append(f"iter {it} loss {fmt(loss)}")
         G = X.T @ (P - Y) + lam * B
-        S = np.zeros_like(B)
-        R = -G
-        D = R
-        rr = np.sum(R ** 2)
-        for _ in range(cgiters):
+        def hv(D):
             Q = P * (X @ D)
-            HD = X.T @ (Q - P * Q.sum(axis=1, keepdims=True)) + lam * D
-            alpha = rr / np.sum(D * HD)
-            S = S + alpha * D
-            R = R - alpha * HD
-            rr_new = np.sum(R ** 2)
-            D = R + (rr_new / rr) * D
-            rr = rr_new
-        B = B + S
+            return X.T @ (Q - P * Q.sum(axis=1, keepdims=True)) + lam * D
+
+        B = B + cg(hv, -G, cgiters, np.zeros_like(B), np.sum)
     LT = X @ B
     acc = np.sum(LT.max(axis=1) == (Y * LT).sum(axis=1)) / X.shape[0]
     out.append(f"accuracy {fmt(float(acc))}")
@@ -165,19 +140,7 @@ def glm(X, y, lam=1.0, iters=4, cgiters=5):
         nll = np.sum(mu) - np.sum(y * eta) + 0.5 * lam * np.sum(b ** 2)
         out.append(f"iter {it} nll {fmt(nll)}")
         g = X.T @ (mu - y) + lam * b
-        s = np.zeros_like(b)
-        r = -g
-        d = r
-        rr = np.sum(r ** 2)
-        for _ in range(cgiters):
-            Hd = X.T @ (mu * (X @ d)) + lam * d
-            alpha = rr / np.sum(d * Hd)
-            s = s + alpha * d
-            r = r - alpha * Hd
-            rr_new = np.sum(r ** 2)
-            d = r + (rr_new / rr) * d
-            rr = rr_new
-        b = b + s
+        b = b + cg(lambda d: X.T @ (mu * (X @ d)) + lam * d, -g, cgiters, np.zeros_like(b), np.sum)
     eta = X @ b
     nll = np.sum(np.exp(eta)) - np.sum(y * eta) + 0.5 * lam * np.sum(b ** 2)
     out.append(f"final nll {fmt(nll)}")
@@ -185,34 +148,7 @@ def glm(X, y, lam=1.0, iters=4, cgiters=5):
 
 
 def l2svm(X, y, lam=1.0, iters=10, newton=3):
-    w = np.zeros((X.shape[1], 1))
-    Xw = np.zeros((X.shape[0], 1))
-    g = X.T @ y
-    s = g
-    out = []
-    for it in range(1, iters + 1):
-        Xs = X @ s
-        ws = lam * np.sum(w * s)
-        ss = lam * np.sum(s * s)
-        a = 0  # an int in DML until the first Newton step makes it a double
-        for _ in range(newton):
-            o = 1 - y * (Xw + a * Xs)
-            sv = o > 0
-            d1 = ws + a * ss - np.sum(sv * o * y * Xs)
-            d2 = ss + np.sum(sv * Xs * Xs)
-            a = a - d1 / d2
-        w = w + a * s
-        Xw = Xw + a * Xs
-        o = 1 - y * Xw
-        hinge = (o > 0) * o
-        obj = 0.5 * np.sum(hinge * hinge) + 0.5 * lam * np.sum(w * w)
-        out.append(f"iter {it} step {fmt(float(a))} obj {fmt(obj)}")
-        g_new = X.T @ (hinge * y) - lam * w
-        s = (np.sum(g_new * g_new) / np.sum(g * g)) * s + g_new
-        g = g_new
-    acc = np.sum((y * (X @ w)) > 0) / X.shape[0]
-    out.append(f"accuracy {fmt(float(acc))}")
-    return out
+    return reference.l2svm(X, y, lam, iters, newton, np.sum)
 
 
 # name -> (function, [(input, is_sparse)], {python kwarg: (DML name, type)})
@@ -243,12 +179,7 @@ def main(argv=None) -> int:
     ap.add_argument("args", nargs="*", metavar="key=value", help="script arguments, e.g. X=x.mtx iters=3")
     ns = ap.parse_args(argv)
     func, inputs, params = WORKLOADS[ns.workload]
-    kv = {}
-    for a in ns.args:
-        if "=" not in a:
-            ap.error(f"argument {a!r} is not key=value")
-        k, v = a.split("=", 1)
-        kv[k] = v
+    kv = key_values(ap, ns.args)
     missing = [name for name, _ in inputs if name not in kv]
     if missing:
         ap.error(f"{ns.workload} needs " + ", ".join(f"{m}=FILE" for m in missing))

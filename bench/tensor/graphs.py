@@ -31,6 +31,7 @@ Usage (from the repository root):
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -56,6 +57,19 @@ SIZES = {  # vertices, undirected edges
 # The grid holds at most ~3 edges per vertex: a road network's density.
 GRID_EDGES_PER_VERTEX = 2.5
 FAMILIES = ["powerlaw", "rmat", "er", "grid"]
+
+
+def memory_bytes():
+    """Physical memory of the machine."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+# Each system gets at most this share of memory, so that one query cannot take the harness
+# down (R-MAT's 4-cycles once drove the process holding DuckDB and GraphBLAS to 21.8 GB and
+# the kernel's out-of-memory killer): DuckDB through its memory_limit setting (a query over
+# it fails, reported as "-"), spores through an address-space limit on its process, and a
+# GraphBLAS product whose result would not fit is not started.
+MEMORY_SHARE = 0.3
 
 
 def graph_file(family, size, cache):
@@ -91,16 +105,25 @@ class Spores:
         self.path, self.timeout = path, timeout
         # The runner reads the graph per process; its load is the smallest seen over queries.
         self.load = None
+        self.notes = []
 
     def count(self, qname, qpath):
         t0 = time.perf_counter()
         try:
-            out = subprocess.run([str(EXAMPLES / "subgraph_count"), str(self.path), str(qpath)],
-                                 capture_output=True, text=True, timeout=self.timeout)
+            limit = int(memory_bytes() * MEMORY_SHARE)
+            out = subprocess.run(
+                [str(EXAMPLES / "subgraph_count"), str(self.path), str(qpath)],
+                capture_output=True, text=True, timeout=self.timeout,
+                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
         except subprocess.TimeoutExpired:
             return None, None
         wall = time.perf_counter() - t0
         if out.returncode != 0:
+            lines = out.stderr.strip().splitlines()
+            # The first line says why (an allocation over the memory cap, an error); a
+            # backtrace follows.
+            reason = next((x for x in lines if x.strip()), f"exit {out.returncode}")
+            self.notes.append(f"spores {qname}: failed ({reason[:120]})")
             print(out.stderr, file=sys.stderr)
             return None, None
         _, count, opt_ms, exec_ms, convert_ms = out.stdout.strip().split("\t")
@@ -120,6 +143,8 @@ class DuckDB:
         import pandas as pd
         t0 = time.perf_counter()
         self.con = duckdb.connect()
+        self.con.execute(f"SET memory_limit = '{int(memory_bytes() * MEMORY_SHARE) >> 20}MB'")
+        self.notes = []
         edge_df = pd.DataFrame({"s": np.concatenate([us, ws]),  # noqa: F841
                                 "d": np.concatenate([ws, us])})
         label_df = pd.DataFrame({"v": np.arange(len(labels), dtype=np.int32),  # noqa: F841
@@ -137,7 +162,10 @@ class DuckDB:
         try:
             n = self.con.execute(query_sql(labels, edges)).fetchone()[0]
             return int(n), time.perf_counter() - t0
-        except Exception:  # interrupted
+        except Exception as e:  # interrupted at the timeout, or over its memory limit
+            if "interrupt" not in str(e).lower():
+                self.notes.append(f"duckdb {qname}: {type(e).__name__} "
+                                  f"({str(e).splitlines()[0][:120]})")
             return None, None
         finally:
             timer.cancel()
@@ -157,6 +185,11 @@ class GraphBLAS:
         self.load = time.perf_counter() - t0
         self.labels = labels
         self.version = gb.__version__
+        self.notes = []
+        # Entries of A² (the 4-cycle formulation's unmasked product) are at most the wedges
+        # Σ deg², and at most n².
+        deg = np.bincount(rows, minlength=n).astype(np.float64)
+        self.wedges = min(float((deg * deg).sum()), float(n) * n)
 
     def count(self, qname, qpath):
         gb, A = self.gb, self.A
@@ -168,6 +201,14 @@ class GraphBLAS:
             c = A.mxm(A, plus_pair).new(mask=A.S)
             n = c.ewise_mult(c, gb.binary.times).new().reduce_scalar().new().value
         elif qname == "4cycle":
+            # Each entry of A² costs an index and a value, and the product's workspace as
+            # much again.
+            need = self.wedges * 32
+            if need > memory_bytes() * MEMORY_SHARE:
+                self.notes.append(f"graphblas {qname}: not run, A² may hold {self.wedges:.3g} "
+                                  f"entries (~{need / 2**30:.0f} GB, over "
+                                  f"{MEMORY_SHARE:.0%} of memory)")
+                return None, None
             c = A.mxm(A, plus_pair).new()
             n = c.ewise_mult(c, gb.binary.times).new().reduce_scalar().new().value
         elif qname == "3path":
@@ -216,6 +257,7 @@ class Kuzu:
         self.con.execute("COPY E FROM edf")
         self.load = time.perf_counter() - t0
         self.version = kuzu.__version__
+        self.notes = []
 
     def count(self, qname, qpath):
         q = self.CYPHER.get(qname)
@@ -320,6 +362,9 @@ def main():
                 print(f"| {q.stem} | {count} | " + " | ".join(cells) + f" | {ratio} |", flush=True)
             loads = " · ".join(f"{name} {fmt_s(p.load)}" for name, p in peers.items())
             print(f"load: {loads}")
+            for p in peers.values():
+                for note in p.notes:
+                    print(f"note: {note}")
             if ratios:
                 med, low = statistics.median(ratios), min(ratios)
                 medians.append(med)

@@ -18,10 +18,12 @@ use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use spores_exec::Matrix;
 use spores_opt::la::LaExpr;
+use spores_tensor::CooTensor;
 
 use crate::coo;
 use crate::error::DistError;
 use crate::lower::Lowering;
+use crate::tensor::{self, TensorLowering};
 
 /// How the local DataFusion session is set up.
 #[derive(Clone, Debug)]
@@ -122,5 +124,29 @@ impl DataFusionEngine {
             let physical = datafusion::physical_plan::displayable(physical.as_ref()).indent(false);
             Ok::<String, DistError>(format!("{}\n{physical}", optimized.display_indent()))
         })
+    }
+
+    /// Runs a tensor program's logical plan (queries in order, each collected before the
+    /// next reads it) on `inputs` and returns the plan's outputs by name.
+    pub fn run_tensor_plan(
+        &self,
+        plan: &spores_tensor::plan_ast::LogicalPlan,
+        inputs: &HashMap<String, CooTensor>,
+    ) -> Result<HashMap<String, CooTensor>, DistError> {
+        let mut lowering = TensorLowering::new(inputs)?;
+        for q in &plan.queries {
+            let (logical, dims, fill) = lowering.query(q)?;
+            let schema = Arc::new(logical.schema().as_arrow().clone());
+            let ctx = self.session()?;
+            let batches = self.runtime.block_on(async move {
+                let frame = ctx.execute_logical_plan(logical).await?;
+                frame.collect().await
+            })?;
+            lowering.store(&q.name, tensor::stored(batches, schema, dims, fill));
+        }
+        plan.outputs
+            .iter()
+            .map(|(output, query)| Ok((output.clone(), lowering.tensor(query)?.to_coo()?)))
+            .collect()
     }
 }

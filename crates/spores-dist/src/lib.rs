@@ -9,6 +9,8 @@
 //!   record batches; a dimension of size 1 carries no index (scalars are one-row relations).
 //! - [`lower`]: each LA operator becomes its relational meaning (joins, unions,
 //!   aggregates), fused operators expanded to theirs, as a DataFusion `LogicalPlan`.
+//! - [`tensor`]: a tensor program's logical plan (Galley's aggregation order), query by
+//!   query, over relations of stored entries with fill values.
 //! - [`engine`]: a local `SessionContext` whose memory pool is the memory budget, spilling
 //!   to disk beyond it.
 //!
@@ -34,6 +36,7 @@ pub mod coo;
 pub mod engine;
 pub mod error;
 pub mod lower;
+pub mod tensor;
 
 pub use engine::{DataFusionEngine, EngineConfig};
 pub use error::DistError;

@@ -38,14 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rank = arg(&args, 4, 20);
     let reps = arg(&args, 5, 7).max(1);
 
-    let spec = |rows, cols, sparsity, seed| RandSpec {
-        rows,
-        cols,
-        min: -1.0,
-        max: 1.0,
-        sparsity,
-        seed,
-    };
+    let spec =
+        |rows, cols, sparsity, seed| RandSpec::uniform(rows, cols, (-1.0, 1.0), sparsity, seed);
     let x = rand_matrix(&spec(
         rows,
         cols,

@@ -17,14 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .unwrap_or_else(|| std::env::temp_dir().display().to_string()),
     );
     let n = 1_000_000;
-    let spec = RandSpec {
-        rows: n,
-        cols: n,
-        min: -1.0,
-        max: 1.0,
-        sparsity: entries as f64 / (n as f64 * n as f64),
-        seed: 7,
-    };
+    let spec = RandSpec::uniform(n, n, (-1.0, 1.0), entries as f64 / (n as f64 * n as f64), 7);
     let m = rand_matrix(&spec)?;
     let path = dir.join("spores_io_bench.mtx");
     let t = Instant::now();
@@ -54,14 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::remove_file(&path)?;
 
     // A dense 2000 x 2500 matrix (5M cells) as CSV and npy.
-    let d = rand_matrix(&RandSpec {
-        rows: 2000,
-        cols: 2500,
-        min: -1.0,
-        max: 1.0,
-        sparsity: 1.0,
-        seed: 3,
-    })?;
+    let d = rand_matrix(&RandSpec::uniform(2000, 2500, (-1.0, 1.0), 1.0, 3))?;
     for format in [Format::Csv, Format::Npy] {
         let path = dir.join(format!("spores_io_bench.{}", format.name()));
         let t = Instant::now();

@@ -28,15 +28,7 @@ fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
 }
 
 fn rand(rows: usize, cols: usize, sparsity: f64, seed: u64) -> Matrix {
-    rand_matrix(&RandSpec {
-        rows,
-        cols,
-        min: -1.0,
-        max: 1.0,
-        sparsity,
-        seed,
-    })
-    .expect("valid spec")
+    rand_matrix(&RandSpec::uniform(rows, cols, (-1.0, 1.0), sparsity, seed)).expect("valid spec")
 }
 
 fn main() {

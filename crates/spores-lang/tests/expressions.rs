@@ -1,103 +1,143 @@
 //! Expression parsing: precedence, associativity, literals, calls and indexing.
 
 mod common;
-use common::ex;
+use common::{check, ex};
 
 #[test]
 fn power_binds_tighter_than_unary_minus() {
-    assert_eq!(ex("-2^2"), "(neg (^ 2 2))");
-    assert_eq!(ex("2^-1"), "(^ 2 (neg 1))");
-    assert_eq!(ex("2^3^4"), "(^ 2 (^ 3 4))");
-    assert_eq!(ex("(-2)^2"), "(^ (neg 2) 2)");
-    assert_eq!(ex("-a^b*c"), "(* (neg (^ a b)) c)");
-    assert_eq!(ex("2^-x^2"), "(^ 2 (neg (^ x 2)))");
-    assert_eq!(ex("a^b %*% c"), "(%*% (^ a b) c)");
+    check(
+        ex,
+        &[
+            ("-2^2", "(neg (^ 2 2))"),
+            ("2^-1", "(^ 2 (neg 1))"),
+            ("2^3^4", "(^ 2 (^ 3 4))"),
+            ("(-2)^2", "(^ (neg 2) 2)"),
+            ("-a^b*c", "(* (neg (^ a b)) c)"),
+            ("2^-x^2", "(^ 2 (neg (^ x 2)))"),
+            ("a^b %*% c", "(%*% (^ a b) c)"),
+        ],
+    );
 }
 
 #[test]
 fn special_operators_bind_tighter_than_multiplication() {
-    assert_eq!(ex("a %*% b * c"), "(* (%*% a b) c)");
-    assert_eq!(ex("a * b %*% c"), "(* a (%*% b c))");
-    assert_eq!(ex("a %% b / c %/% d"), "(/ (%% a b) (%/% c d))");
-    assert_eq!(ex("t(X) %*% y"), "(%*% (call t X) y)");
-    assert_eq!(ex("-a %*% b"), "(%*% (neg a) b)");
-    assert_eq!(ex("a %*% b %*% c"), "(%*% (%*% a b) c)");
+    check(
+        ex,
+        &[
+            ("a %*% b * c", "(* (%*% a b) c)"),
+            ("a * b %*% c", "(* a (%*% b c))"),
+            ("a %% b / c %/% d", "(/ (%% a b) (%/% c d))"),
+            ("t(X) %*% y", "(%*% (call t X) y)"),
+            ("-a %*% b", "(%*% (neg a) b)"),
+            ("a %*% b %*% c", "(%*% (%*% a b) c)"),
+        ],
+    );
 }
 
 #[test]
 fn arithmetic_is_left_associative() {
-    assert_eq!(ex("a - b - c"), "(- (- a b) c)");
-    assert_eq!(ex("a / b * c"), "(* (/ a b) c)");
-    assert_eq!(ex("a + b * c - d"), "(- (+ a (* b c)) d)");
-    assert_eq!(ex("a - -b"), "(- a (neg b))");
-    assert_eq!(ex("+a"), "(plus a)");
+    check(
+        ex,
+        &[
+            ("a - b - c", "(- (- a b) c)"),
+            ("a / b * c", "(* (/ a b) c)"),
+            ("a + b * c - d", "(- (+ a (* b c)) d)"),
+            ("a - -b", "(- a (neg b))"),
+            ("+a", "(plus a)"),
+        ],
+    );
 }
 
 #[test]
 fn logic_and_comparisons() {
-    assert_eq!(ex("!a & b | c"), "(| (& (not a) b) c)");
-    assert_eq!(ex("a == b + 1"), "(== a (+ b 1))");
-    assert_eq!(ex("!a == b"), "(not (== a b))");
-    assert_eq!(ex("a == !b"), "(== a (not b))");
-    assert_eq!(ex("a | b & c"), "(| a (& b c))");
-    assert_eq!(ex("a && b || c"), "(| (& a b) c)");
-    assert_eq!(ex("x < 1 & y >= 2"), "(& (< x 1) (>= y 2))");
-    assert_eq!(ex("a != b <= c"), "(<= (!= a b) c)");
-    assert_eq!(ex("!!a"), "(not (not a))");
-    assert_eq!(ex("1 + !x & y"), "(& (+ 1 (not x)) y)");
+    check(
+        ex,
+        &[
+            ("!a & b | c", "(| (& (not a) b) c)"),
+            ("a == b + 1", "(== a (+ b 1))"),
+            ("!a == b", "(not (== a b))"),
+            ("a == !b", "(== a (not b))"),
+            ("a | b & c", "(| a (& b c))"),
+            ("a && b || c", "(| (& a b) c)"),
+            ("x < 1 & y >= 2", "(& (< x 1) (>= y 2))"),
+            ("a != b <= c", "(<= (!= a b) c)"),
+            ("!!a", "(not (not a))"),
+            ("1 + !x & y", "(& (+ 1 (not x)) y)"),
+        ],
+    );
 }
 
 #[test]
 fn literals() {
-    assert_eq!(ex("3"), "3");
-    assert_eq!(ex("3.0"), "3.0");
-    assert_eq!(ex(".5"), "0.5");
-    assert_eq!(ex("1e-3"), "0.001");
-    assert_eq!(ex("1E6"), "1000000.0");
-    assert_eq!(ex(r#""a\"b""#), r#""a\"b""#);
-    assert_eq!(ex(r"'x\ty'"), r#""x\ty""#);
-    assert_eq!(ex("TRUE & FALSE"), "(& TRUE FALSE)");
-    assert_eq!(ex("$X + $1"), "(+ $X $1)");
-    assert_eq!(ex("as.scalar(is.na(x))"), "(call as.scalar (call is.na x))");
+    check(
+        ex,
+        &[
+            ("3", "3"),
+            ("3.0", "3.0"),
+            (".5", "0.5"),
+            ("1e-3", "0.001"),
+            ("1E6", "1000000.0"),
+            (r#""a\"b""#, r#""a\"b""#),
+            (r"'x\ty'", r#""x\ty""#),
+            ("TRUE & FALSE", "(& TRUE FALSE)"),
+            ("$X + $1", "(+ $X $1)"),
+            ("as.scalar(is.na(x))", "(call as.scalar (call is.na x))"),
+        ],
+    );
 }
 
 #[test]
 fn calls() {
-    assert_eq!(
-        ex("rand(rows=10, cols=5, sparsity=0.1, seed=42)"),
-        "(call rand (= rows 10) (= cols 5) (= sparsity 0.1) (= seed 42))"
+    check(
+        ex,
+        &[
+            (
+                "rand(rows=10, cols=5, sparsity=0.1, seed=42)",
+                "(call rand (= rows 10) (= cols 5) (= sparsity 0.1) (= seed 42))",
+            ),
+            (r#"print("a" + x)"#, r#"(call print (+ "a" x))"#),
+            ("ifdef($X, 5)", "(call ifdef $X 5)"),
+            ("f()", "(call f)"),
+            (
+                "matrix(0, rows=n, cols=1)",
+                "(call matrix 0 (= rows n) (= cols 1))",
+            ),
+            ("f(a == b)", "(call f (== a b))"),
+        ],
     );
-    assert_eq!(ex(r#"print("a" + x)"#), r#"(call print (+ "a" x))"#);
-    assert_eq!(ex("ifdef($X, 5)"), "(call ifdef $X 5)");
-    assert_eq!(ex("f()"), "(call f)");
-    assert_eq!(
-        ex("matrix(0, rows=n, cols=1)"),
-        "(call matrix 0 (= rows n) (= cols 1))"
-    );
-    assert_eq!(ex("f(a == b)"), "(call f (== a b))");
 }
 
 #[test]
 fn indexing() {
-    assert_eq!(ex("X[, 1]"), "(index X _ 1)");
-    assert_eq!(ex("X[1, ]"), "(index X 1 _)");
-    assert_eq!(ex("X[i, j]"), "(index X i j)");
-    assert_eq!(ex("X[i]"), "(index X i _)");
-    assert_eq!(ex("X[,]"), "(index X _ _)");
-    assert_eq!(ex("X[a:b, c:d]"), "(index X (: a b) (: c d))");
-    assert_eq!(ex("X[1:n-1, ]"), "(index X (: 1 (- n 1)) _)");
-    assert_eq!(ex("t(X)[1, 2]"), "(index (call t X) 1 2)");
-    assert_eq!(ex("(A + B)[1, ]"), "(index (+ A B) 1 _)");
-    assert_eq!(ex("X[1, ][, 2]"), "(index (index X 1 _) _ 2)");
-    assert_eq!(ex("-X[1, 1]^2"), "(neg (^ (index X 1 1) 2))");
+    check(
+        ex,
+        &[
+            ("X[, 1]", "(index X _ 1)"),
+            ("X[1, ]", "(index X 1 _)"),
+            ("X[i, j]", "(index X i j)"),
+            ("X[i]", "(index X i _)"),
+            ("X[,]", "(index X _ _)"),
+            ("X[a:b, c:d]", "(index X (: a b) (: c d))"),
+            ("X[1:n-1, ]", "(index X (: 1 (- n 1)) _)"),
+            ("t(X)[1, 2]", "(index (call t X) 1 2)"),
+            ("(A + B)[1, ]", "(index (+ A B) 1 _)"),
+            ("X[1, ][, 2]", "(index (index X 1 _) _ 2)"),
+            ("-X[1, 1]^2", "(neg (^ (index X 1 1) 2))"),
+        ],
+    );
 }
 
 #[test]
 fn newlines_inside_parentheses_and_brackets() {
-    assert_eq!(ex("f(a,\n  b)"), "(call f a b)");
-    assert_eq!(ex("(a\n + b)"), "(+ a b)");
-    assert_eq!(ex("X[1,\n 2]"), "(index X 1 2)");
-    assert_eq!(ex("\n a + b \n"), "(+ a b)");
+    check(
+        ex,
+        &[
+            ("f(a,\n  b)", "(call f a b)"),
+            ("(a\n + b)", "(+ a b)"),
+            ("X[1,\n 2]", "(index X 1 2)"),
+            ("\n a + b \n", "(+ a b)"),
+        ],
+    );
 }
 
 #[test]

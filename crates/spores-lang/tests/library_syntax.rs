@@ -4,35 +4,42 @@
 //! lets run over several lines.
 
 mod common;
-use common::{err, prog, sx_fn};
+use common::{check, err, prog, sx_fn};
 
 #[test]
 fn compound_assignment_is_assignment_of_the_operation() {
-    assert_eq!(prog("x += 1"), "[(= x (+ x 1))]");
-    assert_eq!(prog("x -= a * b"), "[(= x (- x (* a b)))]");
-    // The right side is one operand: `x *= a + b` is `x = x * (a + b)`.
-    assert_eq!(prog("x *= a + b"), "[(= x (* x (+ a b)))]");
-    assert_eq!(prog("x /=\n  2"), "[(= x (/ x 2))]");
-    assert_eq!(
-        prog("X[i, ] += v"),
-        "[(= (index X i _) (+ (index X i _) v))]"
+    check(
+        prog,
+        &[
+            ("x += 1", "[(= x (+ x 1))]"),
+            ("x -= a * b", "[(= x (- x (* a b)))]"),
+            // The right side is one operand: `x *= a + b` is `x = x * (a + b)`.
+            ("x *= a + b", "[(= x (* x (+ a b)))]"),
+            ("x /=\n  2", "[(= x (/ x 2))]"),
+            ("X[i, ] += v", "[(= (index X i _) (+ (index X i _) v))]"),
+            ("x+=1;y-=2", "[(= x (+ x 1)) (= y (- y 2))]"),
+        ],
     );
-    assert_eq!(prog("x+=1;y-=2"), "[(= x (+ x 1)) (= y (- y 2))]");
 }
 
 #[test]
 fn compound_assignment_errors() {
-    assert_eq!(
-        err("f(x) += 1"),
-        "t.dml:1:1: error: cannot assign to a function call"
-    );
-    assert_eq!(
-        err("x += "),
-        "t.dml:1:5: error: expected an expression, found end of input"
-    );
-    assert_eq!(
-        err("x = y += 1"),
-        "t.dml:1:7: error: expected a newline or `;` after the statement, found `+=`"
+    check(
+        err,
+        &[
+            (
+                "f(x) += 1",
+                "t.dml:1:1: error: cannot assign to a function call",
+            ),
+            (
+                "x += ",
+                "t.dml:1:5: error: expected an expression, found end of input",
+            ),
+            (
+                "x = y += 1",
+                "t.dml:1:7: error: expected a newline or `;` after the statement, found `+=`",
+            ),
+        ],
     );
 }
 
@@ -82,15 +89,20 @@ fn list_frame_and_scalar_types() {
 
 #[test]
 fn lists_of_values() {
-    assert_eq!(
-        prog("M = matrix([i, j + 1], rows=1, cols=2)"),
-        "[(= M (call matrix (vector i (+ j 1)) (= rows 1) (= cols 2)))]"
+    check(
+        prog,
+        &[
+            (
+                "M = matrix([i, j + 1], rows=1, cols=2)",
+                "[(= M (call matrix (vector i (+ j 1)) (= rows 1) (= cols 2)))]",
+            ),
+            (
+                "o = conv(X, shape=[N,\n C])",
+                "[(= o (call conv X (= shape (vector N C))))]",
+            ),
+            ("e = []", "[(= e (vector ))]"),
+        ],
     );
-    assert_eq!(
-        prog("o = conv(X, shape=[N,\n C])"),
-        "[(= o (call conv X (= shape (vector N C))))]"
-    );
-    assert_eq!(prog("e = []"), "[(= e (vector ))]");
     let e = spores_lang::parse_expr("f([a, 2 * b])").unwrap();
     assert_eq!(e.to_string(), "f([a, 2 * b])");
     assert_eq!(
@@ -102,14 +114,19 @@ fn lists_of_values() {
 #[test]
 fn statements_over_several_lines() {
     // A multiple assignment whose `=` and call start new lines.
-    assert_eq!(
-        prog("[a,\n b]\n  = f\n  (x,\n y)\nz = 1"),
-        "[(= [a b] (call f x y)) (= z 1)]"
+    check(
+        prog,
+        &[
+            (
+                "[a,\n b]\n  = f\n  (x,\n y)\nz = 1",
+                "[(= [a b] (call f x y)) (= z 1)]",
+            ),
+            // A string literal may contain line breaks.
+            ("s = \"one\ntwo\"", "[(= s \"one\\ntwo\")]"),
+            // A name alone at the end of a line stays a variable when no `(` follows.
+            ("x = a\ny = (b)", "[(= x a) (= y b)]"),
+        ],
     );
-    // A string literal may contain line breaks.
-    assert_eq!(prog("s = \"one\ntwo\""), "[(= s \"one\\ntwo\")]");
-    // A name alone at the end of a line stays a variable when no `(` follows.
-    assert_eq!(prog("x = a\ny = (b)"), "[(= x a) (= y b)]");
 }
 
 #[test]

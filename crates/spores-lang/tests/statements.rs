@@ -1,19 +1,24 @@
 //! Statement and program parsing: every statement kind, functions, separators.
 
 mod common;
-use common::{prog, sx_fn};
+use common::{check, prog, sx_fn};
 
 #[test]
 fn assignments() {
-    assert_eq!(prog("x = 1"), "[(= x 1)]");
-    assert_eq!(prog("x <- 1"), "[(= x 1)]");
-    assert_eq!(prog("x<-1"), "[(= x 1)]");
-    assert_eq!(prog("X[i, j] = 0"), "[(= (index X i j) 0)]");
-    assert_eq!(prog("X[a:b, ] = Y"), "[(= (index X (: a b) _) Y)]");
-    assert_eq!(prog("X[, 2] <- v"), "[(= (index X _ 2) v)]");
-    assert_eq!(prog("X[3] = 1"), "[(= (index X 3 _) 1)]");
-    assert_eq!(prog("[a, b] = f(x)"), "[(= [a b] (call f x))]");
-    assert_eq!(prog("[q] <- g()"), "[(= [q] (call g))]");
+    check(
+        prog,
+        &[
+            ("x = 1", "[(= x 1)]"),
+            ("x <- 1", "[(= x 1)]"),
+            ("x<-1", "[(= x 1)]"),
+            ("X[i, j] = 0", "[(= (index X i j) 0)]"),
+            ("X[a:b, ] = Y", "[(= (index X (: a b) _) Y)]"),
+            ("X[, 2] <- v", "[(= (index X _ 2) v)]"),
+            ("X[3] = 1", "[(= (index X 3 _) 1)]"),
+            ("[a, b] = f(x)", "[(= [a b] (call f x))]"),
+            ("[q] <- g()", "[(= [q] (call g))]"),
+        ],
+    );
 }
 
 #[test]
@@ -28,85 +33,90 @@ fn call_statements() {
 fn separators_and_comments() {
     let src = "# header\nx = 1; y = 2;;\n\n/* block\ncomment */ z = 3 # trailing\n;";
     assert_eq!(prog(src), "[(= x 1) (= y 2) (= z 3)]");
-    assert_eq!(prog(""), "[]");
-    assert_eq!(prog("\n\n;\n"), "[]");
-    assert_eq!(prog("x = 1\r\ny = 2\r\n"), "[(= x 1) (= y 2)]");
+    check(
+        prog,
+        &[
+            ("", "[]"),
+            ("\n\n;\n", "[]"),
+            ("x = 1\r\ny = 2\r\n", "[(= x 1) (= y 2)]"),
+        ],
+    );
 }
 
 #[test]
 fn operator_at_end_or_start_of_line_continues_the_expression() {
-    assert_eq!(prog("x = a +\n  b\ny = c"), "[(= x (+ a b)) (= y c)]");
-    assert_eq!(prog("x = a\n  + b"), "[(= x (+ a b))]");
-    assert_eq!(prog("x = a %*%\n\n b"), "[(= x (%*% a b))]");
-    assert_eq!(prog("x =\n  1"), "[(= x 1)]");
-    assert_eq!(prog("x = f(a,\n b)\ny = 2"), "[(= x (call f a b)) (= y 2)]");
-    assert_eq!(prog("x = -\n1"), "[(= x (neg 1))]");
-    // A bracket or parenthesis on the next line is not a continuation.
-    assert_eq!(prog("x = y\n[a, b] = f()"), "[(= x y) (= [a b] (call f))]");
-    assert_eq!(prog("x = y\n(f(z))"), "[(= x y) (call f z)]");
+    check(
+        prog,
+        &[
+            ("x = a +\n  b\ny = c", "[(= x (+ a b)) (= y c)]"),
+            ("x = a\n  + b", "[(= x (+ a b))]"),
+            ("x = a %*%\n\n b", "[(= x (%*% a b))]"),
+            ("x =\n  1", "[(= x 1)]"),
+            ("x = f(a,\n b)\ny = 2", "[(= x (call f a b)) (= y 2)]"),
+            ("x = -\n1", "[(= x (neg 1))]"),
+            // A bracket or parenthesis on the next line is not a continuation.
+            ("x = y\n[a, b] = f()", "[(= x y) (= [a b] (call f))]"),
+            ("x = y\n(f(z))", "[(= x y) (call f z)]"),
+        ],
+    );
 }
 
 #[test]
 fn if_else() {
-    assert_eq!(
-        prog("if (x > 0) { y = 1 } else { y = 2 }"),
-        "[(if (> x 0) [(= y 1)] [(= y 2)])]"
+    check(
+        prog,
+        &[
+            (
+                "if (x > 0) { y = 1 } else { y = 2 }",
+                "[(if (> x 0) [(= y 1)] [(= y 2)])]",
+            ),
+            ("if (c) y = 1", "[(if c [(= y 1)] [])]"),
+            ("if (c) y = 1 else y = 2", "[(if c [(= y 1)] [(= y 2)])]"),
+            ("if (c) y = 1; else y = 2", "[(if c [(= y 1)] [(= y 2)])]"),
+            (
+                "if (a) {\n x = 1\n} else if (b) {\n x = 2\n} else {\n x = 3\n}",
+                "[(if a [(= x 1)] [(if b [(= x 2)] [(= x 3)])])]",
+            ),
+            (
+                "if (a)\n{\n x = 1\n}\nelse\n{\n x = 2\n}\nz = 0",
+                "[(if a [(= x 1)] [(= x 2)]) (= z 0)]",
+            ),
+            ("if (a)\n  x = 1\ny = 2", "[(if a [(= x 1)] []) (= y 2)]"),
+            ("if (a) {}", "[(if a [] [])]"),
+        ],
     );
-    assert_eq!(prog("if (c) y = 1"), "[(if c [(= y 1)] [])]");
-    assert_eq!(
-        prog("if (c) y = 1 else y = 2"),
-        "[(if c [(= y 1)] [(= y 2)])]"
-    );
-    assert_eq!(
-        prog("if (c) y = 1; else y = 2"),
-        "[(if c [(= y 1)] [(= y 2)])]"
-    );
-    assert_eq!(
-        prog("if (a) {\n x = 1\n} else if (b) {\n x = 2\n} else {\n x = 3\n}"),
-        "[(if a [(= x 1)] [(if b [(= x 2)] [(= x 3)])])]"
-    );
-    assert_eq!(
-        prog("if (a)\n{\n x = 1\n}\nelse\n{\n x = 2\n}\nz = 0"),
-        "[(if a [(= x 1)] [(= x 2)]) (= z 0)]"
-    );
-    assert_eq!(
-        prog("if (a)\n  x = 1\ny = 2"),
-        "[(if a [(= x 1)] []) (= y 2)]"
-    );
-    assert_eq!(prog("if (a) {}"), "[(if a [] [])]");
 }
 
 #[test]
 fn loops() {
-    assert_eq!(
-        prog("for (i in 1:n) { s = s + i }"),
-        "[(for i 1 n [(= s (+ s i))])]"
+    check(
+        prog,
+        &[
+            (
+                "for (i in 1:n) { s = s + i }",
+                "[(for i 1 n [(= s (+ s i))])]",
+            ),
+            ("for (i in 1:n-1) x = i", "[(for i 1 (- n 1) [(= x i)])]"),
+            (
+                "for (i in seq(1, 10, 2)) x = i",
+                "[(for i 1 10 2 [(= x i)])]",
+            ),
+            ("for (i in seq(a, b)) x = i", "[(for i a b [(= x i)])]"),
+            (
+                "for (i in seq(from=1, to=9, by=4)) x = i",
+                "[(for i 1 9 4 [(= x i)])]",
+            ),
+            (
+                "parfor (i in 1:10, check=0) {\n  X[i, ] = Y[i, ]\n}",
+                "[(parfor i 1 10 [(= (index X i _) (index Y i _))])]",
+            ),
+            (
+                "while (err > tol & it < 10) {\n it = it + 1\n}",
+                "[(while (& (> err tol) (< it 10)) [(= it (+ it 1))])]",
+            ),
+            ("while (TRUE) x = 1", "[(while TRUE [(= x 1)])]"),
+        ],
     );
-    assert_eq!(
-        prog("for (i in 1:n-1) x = i"),
-        "[(for i 1 (- n 1) [(= x i)])]"
-    );
-    assert_eq!(
-        prog("for (i in seq(1, 10, 2)) x = i"),
-        "[(for i 1 10 2 [(= x i)])]"
-    );
-    assert_eq!(
-        prog("for (i in seq(a, b)) x = i"),
-        "[(for i a b [(= x i)])]"
-    );
-    assert_eq!(
-        prog("for (i in seq(from=1, to=9, by=4)) x = i"),
-        "[(for i 1 9 4 [(= x i)])]"
-    );
-    assert_eq!(
-        prog("parfor (i in 1:10, check=0) {\n  X[i, ] = Y[i, ]\n}"),
-        "[(parfor i 1 10 [(= (index X i _) (index Y i _))])]"
-    );
-    assert_eq!(
-        prog("while (err > tol & it < 10) {\n it = it + 1\n}"),
-        "[(while (& (> err tol) (< it 10)) [(= it (+ it 1))])]"
-    );
-    assert_eq!(prog("while (TRUE) x = 1"), "[(while TRUE [(= x 1)])]");
 }
 
 #[test]

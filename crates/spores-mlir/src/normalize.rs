@@ -132,37 +132,41 @@ pub fn normalize_file(tool: &Path, path: &Path, keep_locations: bool) -> Result<
 /// Runs `mlir-opt --allow-unregistered-dialect` on MLIR text (parsing and verifying it);
 /// `Err` holds its diagnostics. This is the check every file spores writes must pass.
 pub fn verify_text(tool: &Path, text: &str) -> Result<(), String> {
-    let mut child = Command::new(tool)
+    let mut command = Command::new(tool);
+    command
         .arg("--allow-unregistered-dialect")
         .arg("-o")
         .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
         .arg("-")
+        .stdout(Stdio::null());
+    let out = run_with_input(command, tool, text)?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// Runs `command` (the program `tool`) with `input` on its stdin and its stderr captured
+/// (stdout as `command` set it up); `Err` when it cannot be started or waited for.
+pub(crate) fn run_with_input(
+    mut command: Command,
+    tool: &Path,
+    input: &str,
+) -> Result<std::process::Output, String> {
+    let mut child = command
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
     // Feed stdin from another thread so that a tool writing much to stderr before reading
     // all its input cannot deadlock against us.
     let stdin = child.stdin.take();
-    let out = std::thread::scope(|s| {
-        let writer = s.spawn(move || match stdin {
-            Some(mut stdin) => stdin.write_all(text.as_bytes()),
-            None => Ok(()),
-        });
-        let out = child.wait_with_output();
-        let written = writer.join().unwrap_or(Ok(()));
-        (out, written)
-    });
-    let out = match out {
-        (Ok(out), _) => out,
-        (Err(e), _) => return Err(format!("{} did not finish: {e}", tool.display())),
-    };
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
+    std::thread::scope(|s| {
+        s.spawn(move || stdin.map(|mut i| i.write_all(input.as_bytes())));
+        child.wait_with_output()
+    })
+    .map_err(|e| format!("{} did not finish: {e}", tool.display()))
 }
 
 /// Reads an MLIR file, normalizing it through `mlir-opt` as [`LoadOptions::normalize`] says.

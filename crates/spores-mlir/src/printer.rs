@@ -57,37 +57,34 @@ impl Printer {
         }
     }
 
-    fn op(&mut self, op: &Operation, level: usize) {
-        self.pad(level);
-        for (i, g) in op.results.iter().enumerate() {
+    /// Writes each of `items` with `item`, separated by `, `.
+    fn comma_list<T>(&mut self, items: &[T], mut item: impl FnMut(&mut Self, &T)) {
+        for (i, x) in items.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            let _ = write!(self.out, "%{}", g.name);
-            if g.count != 1 {
-                let _ = write!(self.out, ":{}", g.count);
-            }
+            item(self, x);
         }
+    }
+
+    fn op(&mut self, op: &Operation, level: usize) {
+        self.pad(level);
+        self.comma_list(&op.results, |p, g| {
+            let _ = write!(p.out, "%{}", g.name);
+            if g.count != 1 {
+                let _ = write!(p.out, ":{}", g.count);
+            }
+        });
         if !op.results.is_empty() {
             self.out.push_str(" = ");
         }
         write_string(&mut self.out, op.name.as_bytes());
         self.out.push('(');
-        for (i, v) in op.operands.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            write_value(&mut self.out, v);
-        }
+        self.comma_list(&op.operands, |p, v| write_value(&mut p.out, v));
         self.out.push(')');
         if !op.successors.is_empty() {
             self.out.push('[');
-            for (i, s) in op.successors.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.successor(s);
-            }
+            self.comma_list(&op.successors, |p, s| p.successor(s));
             self.out.push(']');
         }
         if let Some(p) = &op.properties {
@@ -97,12 +94,7 @@ impl Printer {
         }
         if !op.regions.is_empty() {
             self.out.push_str(" (");
-            for (i, r) in op.regions.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.region(r, level);
-            }
+            self.comma_list(&op.regions, |p, r| p.region(r, level));
             self.out.push(')');
         }
         if !op.attributes.is_empty() {

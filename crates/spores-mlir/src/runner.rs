@@ -5,7 +5,6 @@
 //! Programs follow the convention of `bench/mlir/gen.py`: `@main` prints its results and then
 //! [`REPS`] lines with the time of each kernel call in seconds (from `rtclock`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -84,19 +83,9 @@ pub fn find_toolchain() -> Option<Toolchain> {
 
 /// Runs `tool args..` with `input` on stdin; returns stdout, or an error with stderr.
 fn pipe(tool: &Path, args: &[&str], input: &str) -> Result<String, String> {
-    let mut child = Command::new(tool)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
-    let stdin = child.stdin.take();
-    let out = std::thread::scope(|s| {
-        s.spawn(move || stdin.map(|mut i| i.write_all(input.as_bytes())));
-        child.wait_with_output()
-    })
-    .map_err(|e| format!("{} did not finish: {e}", tool.display()))?;
+    let mut command = Command::new(tool);
+    command.args(args).stdout(Stdio::piped());
+    let out = crate::normalize::run_with_input(command, tool, input)?;
     if !out.status.success() {
         return Err(format!(
             "{} {} failed: {}",
@@ -193,4 +182,21 @@ pub fn agree(a: &[f64], b: &[f64], rel: f64) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The fewest multiply-adds a chain of matrix products with dimensions `d` (matrix `k` is
+/// `d[k] x d[k+1]`) can be computed in: the textbook dynamic program over split points.
+/// `None` for fewer than two dimensions.
+pub fn optimal_chain_cost(d: &[u64]) -> Option<u64> {
+    let n = d.len().checked_sub(1).filter(|&n| n > 0)?;
+    let mut best = vec![vec![0u64; n]; n];
+    for len in 2..=n {
+        for i in 0..=n - len {
+            let j = i + len - 1;
+            best[i][j] = (i..j)
+                .map(|k| best[i][k] + best[k + 1][j] + d[i] * d[k + 1] * d[j + 1])
+                .min()?;
+        }
+    }
+    Some(best[0][n - 1])
 }

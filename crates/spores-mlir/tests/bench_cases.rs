@@ -6,9 +6,11 @@
 
 use std::path::PathBuf;
 
-use spores_mlir::egg::{optimize, Extractor, OptOptions};
+use spores_mlir::egg::{all_ops, optimize, Extractor, OptOptions};
 use spores_mlir::ir::Operation;
-use spores_mlir::runner::{agree, find_toolchain, numbers, split_times, Toolchain, REPS};
+use spores_mlir::runner::{
+    agree, find_toolchain, numbers, optimal_chain_cost, split_times, Toolchain, REPS,
+};
 use spores_mlir::{load, print, verify_text, LoadOptions, Module, PrintOptions, Type};
 
 fn bench_dir() -> PathBuf {
@@ -37,22 +39,10 @@ fn toolchain(test: &str) -> Option<Toolchain> {
     t
 }
 
-fn walk<'m>(ops: &'m [Operation], out: &mut Vec<&'m Operation>) {
-    for o in ops {
-        out.push(o);
-        for r in &o.regions {
-            for b in &r.blocks {
-                walk(&b.ops, out);
-            }
-        }
-    }
-}
-
 /// The `func.func` named `name`.
 fn find_func<'m>(m: &'m Module, name: &str) -> &'m Operation {
-    let mut all = Vec::new();
-    walk(&m.ops, &mut all);
-    all.into_iter()
+    all_ops(&m.ops)
+        .into_iter()
         .find(|o| {
             o.name == "func.func" && o.attr("sym_name").and_then(|a| a.as_str()) == Some(name)
         })
@@ -61,17 +51,21 @@ fn find_func<'m>(m: &'m Module, name: &str) -> &'m Operation {
 
 /// The ops of function `name` (all nesting levels).
 fn func_ops<'m>(m: &'m Module, name: &str) -> Vec<&'m Operation> {
-    let mut out = Vec::new();
-    for r in &find_func(m, name).regions {
-        for b in &r.blocks {
-            walk(&b.ops, &mut out);
-        }
-    }
-    out
+    find_func(m, name)
+        .regions
+        .iter()
+        .flat_map(|r| &r.blocks)
+        .flat_map(|b| all_ops(&b.ops))
+        .collect()
 }
 
 fn count(ops: &[&Operation], name: &str) -> usize {
     ops.iter().filter(|o| o.name == name).count()
+}
+
+/// How many of `ops` are each of `names`.
+fn counts(ops: &[&Operation], names: &[&str]) -> Vec<usize> {
+    names.iter().map(|n| count(ops, n)).collect()
 }
 
 fn dims(t: &Type) -> (u64, u64) {
@@ -94,18 +88,7 @@ fn matmul_work(m: &Module) -> u64 {
 
 /// The optimal number of multiply-adds for a chain with these dimensions.
 fn chain_dp(d: &[u64]) -> u64 {
-    let n = d.len() - 1;
-    let mut best = vec![vec![0u64; n]; n];
-    for len in 2..=n {
-        for i in 0..=n - len {
-            let j = i + len - 1;
-            best[i][j] = (i..j)
-                .map(|k| best[i][k] + best[k + 1][j] + d[i] * d[k + 1] * d[j + 1])
-                .min()
-                .expect("non-empty");
-        }
-    }
-    best[0][n - 1]
+    optimal_chain_cost(d).expect("a chain of at least one product")
 }
 
 /// The chain dimensions from `@kernel`'s argument types.
@@ -202,23 +185,15 @@ fn grayscale_shifts_only_where_valid() {
     let (before, after) = optimized("grayscale", "grayscale.egg");
     let k = func_ops(&after, "kernel");
     assert_eq!(
-        (
-            count(&k, "arith.divsi"),
-            count(&k, "arith.shrsi"),
-            count(&k, "arith.shrui")
-        ),
-        (0, 1, 0)
+        counts(&k, &["arith.divsi", "arith.shrsi", "arith.shrui"]),
+        [0, 1, 0]
     );
     // Signed bytes: negative sums; the exact fix-up sequence is used instead.
     let (sb, sa) = optimized("grayscale_signed", "grayscale.egg");
     let k = func_ops(&sa, "kernel");
     assert_eq!(
-        (
-            count(&k, "arith.divsi"),
-            count(&k, "arith.shrsi"),
-            count(&k, "arith.shrui")
-        ),
-        (0, 2, 1)
+        counts(&k, &["arith.divsi", "arith.shrsi", "arith.shrui"]),
+        [0, 2, 1]
     );
     let Some(tc) = toolchain("grayscale_shifts_only_where_valid (run)") else {
         return;
@@ -267,12 +242,8 @@ fn polynomial_becomes_horner() {
     let (before, after) = optimized("poly", "poly.egg");
     let k = func_ops(&after, "kernel");
     assert_eq!(
-        (
-            count(&k, "math.powf"),
-            count(&k, "arith.mulf"),
-            count(&k, "arith.addf")
-        ),
-        (0, 3, 3)
+        counts(&k, &["math.powf", "arith.mulf", "arith.addf"]),
+        [0, 3, 3]
     );
     let Some(tc) = toolchain("polynomial_becomes_horner (run)") else {
         return;

@@ -11,7 +11,8 @@ use common::corpus;
 use spores_mlir::egg::count_ops;
 
 use spores_mlir::{
-    find_mlir_opt, load, parse, print, verify_text, LoadOptions, Module, Normalize, PrintOptions,
+    find_mlir_opt, load, parse, print, verify_text, LoadError, LoadOptions, Module, Normalize,
+    PrintOptions,
 };
 
 fn tool_or_skip(test: &str) -> Option<PathBuf> {
@@ -115,14 +116,21 @@ fn locations_are_kept_or_dropped() {
     assert_eq!(parse(&no_locs).expect("parse"), dropped);
 }
 
-#[test]
-fn generic_files_load_without_mlir_opt() {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/generic_form.mlir");
+/// Loads `tests/corpus/NAME` without normalizing it through `mlir-opt`.
+fn load_as_written(name: &str) -> Result<Module, LoadError> {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(name);
     let opts = LoadOptions {
         normalize: Normalize::Never,
         ..LoadOptions::default()
     };
-    let m = load(&file, &opts).expect("generic file parses directly");
+    load(&file, &opts)
+}
+
+#[test]
+fn generic_files_load_without_mlir_opt() {
+    let m = load_as_written("generic_form.mlir").expect("generic file parses directly");
     assert_eq!(m.ops.len(), 1);
     assert_eq!(m.ops[0].name, "builtin.module");
     assert_eq!(count_ops(&m.ops), 7);
@@ -130,12 +138,7 @@ fn generic_files_load_without_mlir_opt() {
 
 #[test]
 fn custom_files_need_mlir_opt() {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/arith_math.mlir");
-    let opts = LoadOptions {
-        normalize: Normalize::Never,
-        ..LoadOptions::default()
-    };
-    let e = load(&file, &opts).expect_err("custom syntax is not generic");
+    let e = load_as_written("arith_math.mlir").expect_err("custom syntax is not generic");
     let msg = e.to_string();
     assert!(msg.contains("arith_math.mlir:3:1:"), "{msg}");
     assert!(msg.contains("generic"), "{msg}");

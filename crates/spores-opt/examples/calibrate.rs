@@ -24,15 +24,7 @@ use spores_exec::kernels::{aggregate, matmul, transpose};
 use spores_exec::matrix::{rand_matrix, DenseMatrix, Matrix, RandSpec};
 
 fn rand(rows: usize, cols: usize, density: f64, seed: u64) -> Matrix {
-    rand_matrix(&RandSpec {
-        rows,
-        cols,
-        min: 0.5,
-        max: 1.5,
-        sparsity: density,
-        seed,
-    })
-    .expect("valid rand spec")
+    rand_matrix(&RandSpec::uniform(rows, cols, (0.5, 1.5), density, seed)).expect("valid rand spec")
 }
 
 fn dense(rows: usize, cols: usize, seed: u64) -> DenseMatrix {
@@ -348,6 +340,52 @@ fn measure(reps: usize) -> Vec<Family> {
         "MMCHAIN_NS_PER_NNZ_COL",
         "non-zero of X times column of v",
         "fused mmchain (t(X) %*% (X %*% v))",
+        s,
+    );
+    // t(X) %*% X: the work is the full product's (m*n*n multiply-adds, times the square of
+    // X's density when sparse), so the prices compare with GEMM's and SpGEMM's.
+    let tsmm_samples = |sizes: &[(usize, usize, f64)], seed, work: fn(f64, f64, f64) -> f64| {
+        let mut s = Vec::new();
+        for &(m, n, d) in sizes {
+            let x = rand(m, n, d, seed);
+            let t = time_ns(reps, || {
+                black_box(matmul::tsmm(&x).unwrap());
+            });
+            s.push((work(m as f64, n as f64, d), t));
+        }
+        s
+    };
+    let dense_sizes = [
+        (2000, 200, 1.0),
+        (10000, 100, 1.0),
+        (500, 1000, 1.0),
+        (100000, 20, 1.0),
+    ];
+    let s = tsmm_samples(&dense_sizes, 27, |m, n, _| m * n * n);
+    family(
+        "TSMM_DENSE_NS_PER_FLOP",
+        "multiply-add of the full product",
+        "tsmm (t(X) %*% X), dense X",
+        s,
+    );
+    let sparse_sizes = [(100000, 1000, 0.01), (10000, 500, 0.05), (50000, 200, 0.02)];
+    let s = tsmm_samples(&sparse_sizes, 28, |m, n, d| m * n * n * d * d);
+    family(
+        "TSMM_SPARSE_NS_PER_FLOP",
+        "multiply-add of the full product times X's density squared",
+        "tsmm (t(X) %*% X), sparse X",
+        s,
+    );
+    // The dense n x n result of a sparse tsmm, on X too sparse for its products to count.
+    let s = tsmm_samples(
+        &[(1000, 2000, 0.0002), (1000, 5000, 0.0002)],
+        29,
+        |_, n, _| n * n,
+    );
+    family(
+        "TSMM_SPARSE_NS_PER_RESULT_CELL",
+        "cell of the dense n x n result",
+        "tsmm (t(X) %*% X), sparse X",
         s,
     );
     let mut s = Vec::new();

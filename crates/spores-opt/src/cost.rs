@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use spores_exec::matrix::SPARSITY_TURN_POINT;
 
 use self::table::*;
+use crate::fused;
 use crate::la::{broadcast, Dim, LaExpr, Shape, ShapeEnv, ShapeError};
 
 /// Size assumed for a symbolic dimension whose size is unknown.
@@ -138,6 +139,19 @@ pub fn mmchain(m: f64, n: f64, c: f64, sx: f64) -> f64 {
     OP_OVERHEAD_NS + MMCHAIN_NS_PER_NNZ_COL * nnz * c
 }
 
+/// `tsmm(X)` = `t(X) %*% X` for an `m x n` `X` with sparsity `sx`: one triangle of the
+/// symmetric result, mirrored. The result is dense even for a sparse `X`, so a wide sparse
+/// `X` pays for `n * n` cells where the sparse product would not.
+pub fn tsmm(m: f64, n: f64, sx: f64) -> f64 {
+    let flops = m * n * n;
+    OP_OVERHEAD_NS
+        + if sparse(sx) && n > 1.0 {
+            TSMM_SPARSE_NS_PER_FLOP * flops * sx * sx + TSMM_SPARSE_NS_PER_RESULT_CELL * n * n
+        } else {
+            TSMM_DENSE_NS_PER_FLOP * flops
+        }
+}
+
 /// `sprop(P)` = `P * (1 - P)` in one dense pass.
 pub fn sprop(cells: f64) -> f64 {
     OP_OVERHEAD_NS + SPROP_NS_PER_CELL * cells
@@ -212,23 +226,16 @@ impl<'a> LaCost<'a> {
     }
 
     fn func_cost(&self, name: &str, args: &[LaExpr], cells: f64) -> Result<f64, ShapeError> {
-        Ok(match (name, args) {
-            ("wsloss" | "wsloss_plus" | "sddmm_sum", [x, u, _v]) => {
-                let (m, n) = self.dims(x)?;
-                let k = self.dims(u)?.1;
-                let sx = self.sparsity(x)?;
-                if name != "sddmm_sum" {
-                    wsloss(m, n, k, sx)
-                } else {
-                    sddmm_sum(m, n, k, sx)
-                }
-            }
-            ("mmchain", [x, v, ..]) => {
-                let (m, n) = self.dims(x)?;
-                mmchain(m, n, self.dims(v)?.1, self.sparsity(x)?)
-            }
-            ("sprop", [_]) => sprop(cells),
-            ("nrow" | "ncol", _) => 0.0,
+        if let Some(op) = fused::by_name(name, args.len()) {
+            let (m, n) = self.dims(&args[0])?;
+            let other = match args.get(1) {
+                Some(a) => self.dims(a)?.1,
+                None => 1.0,
+            };
+            return Ok((op.cost)(m, n, other, self.sparsity(&args[0])?));
+        }
+        Ok(match name {
+            "nrow" | "ncol" => 0.0,
             _ => map_dense(cells),
         })
     }
@@ -257,9 +264,8 @@ impl<'a> LaCost<'a> {
     }
 }
 
-/// [`ShapeEnv::shape_of`] that also knows the fused operators the optimizer emits
-/// (`wsloss`, `sddmm_sum`: scalars; `mmchain(X, v[, w])`: `ncol(X) x ncol(v)`;
-/// `sprop(P)`: the shape of `P`), checking their operands.
+/// [`ShapeEnv::shape_of`] that also knows the fused operators ([`fused::CATALOGUE`]),
+/// checking their operands.
 pub fn shape_of(env: &ShapeEnv, e: &LaExpr) -> Result<Shape, ShapeError> {
     use LaExpr::*;
     let one = || Dim::Known(1);
@@ -294,23 +300,13 @@ pub fn shape_of(env: &ShapeEnv, e: &LaExpr) -> Result<Shape, ShapeError> {
                 .iter()
                 .map(|a| shape_of(env, a))
                 .collect::<Result<Vec<_>, _>>()?;
+            if let Some(op) = fused::by_name(name, shapes.len()) {
+                return match op.result_shape(&shapes, one()) {
+                    Some(shape) => Ok(shape),
+                    None => bad(name),
+                };
+            }
             match (name.as_str(), shapes.as_slice()) {
-                ("wsloss" | "wsloss_plus" | "sddmm_sum", [x, u, v]) => {
-                    if x.0 == u.0 && x.1 == v.0 && u.1 == v.1 {
-                        Ok((one(), one()))
-                    } else {
-                        bad(name)
-                    }
-                }
-                ("mmchain", [x, v, rest @ ..]) => {
-                    let w_ok = rest.iter().all(|w| w.0 == x.0 && w.1.is_one());
-                    if x.1 == v.0 && rest.len() <= 1 && w_ok {
-                        Ok((x.1.clone(), v.1.clone()))
-                    } else {
-                        bad(name)
-                    }
-                }
-                ("sprop", [p]) => Ok(p.clone()),
                 ("nrow" | "ncol", [_]) => Ok((one(), one())),
                 ("matrix" | "diag", _) => env.shape_of(e),
                 // Aggregating builtins (`trace`, `mean`, `rowMeans`, ...) as DML types them,

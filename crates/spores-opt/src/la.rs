@@ -596,14 +596,13 @@ impl LaExpr {
         })
     }
 
-    /// Calls `f` on every node, parents before children.
-    pub fn visit(&self, f: &mut dyn FnMut(&LaExpr)) {
-        f(self);
+    /// Calls `f` on each direct child, left to right.
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a LaExpr)) {
         match self {
             LaExpr::Var(_) | LaExpr::Const(_) => {}
             LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
-                a.visit(f);
-                b.visit(f);
+                f(a);
+                f(b);
             }
             LaExpr::Transpose(a)
             | LaExpr::Neg(a)
@@ -611,9 +610,15 @@ impl LaExpr {
             | LaExpr::RowSums(a)
             | LaExpr::ColSums(a)
             | LaExpr::Pow(a, _)
-            | LaExpr::Fill(a, _, _) => a.visit(f),
-            LaExpr::Func { args, .. } => args.iter().for_each(|a| a.visit(f)),
+            | LaExpr::Fill(a, _, _) => f(a),
+            LaExpr::Func { args, .. } => args.iter().for_each(f),
         }
+    }
+
+    /// Calls `f` on every node, parents before children.
+    pub fn visit(&self, f: &mut dyn FnMut(&LaExpr)) {
+        f(self);
+        self.for_each_child(|c| c.visit(f));
     }
 
     /// Rebuilds the expression top-down, letting `f` replace any node (`Some`) before
@@ -663,21 +668,6 @@ impl LaExpr {
                         out.push(v.clone());
                     }
                 }
-                LaExpr::Const(_) => {}
-                LaExpr::Add(a, b)
-                | LaExpr::Sub(a, b)
-                | LaExpr::Mul(a, b)
-                | LaExpr::MatMul(a, b) => {
-                    walk(a, out);
-                    walk(b, out);
-                }
-                LaExpr::Transpose(a)
-                | LaExpr::Neg(a)
-                | LaExpr::Sum(a)
-                | LaExpr::RowSums(a)
-                | LaExpr::ColSums(a)
-                | LaExpr::Pow(a, _)
-                | LaExpr::Fill(a, _, _) => walk(a, out),
                 // The sizes of a fill as written are symbols, not inputs (except inside
                 // `nrow(X)`/`ncol(X)`).
                 LaExpr::Func { name, args } if name == "matrix" && args.len() == 3 => {
@@ -688,7 +678,7 @@ impl LaExpr {
                         }
                     }
                 }
-                LaExpr::Func { args, .. } => args.iter().for_each(|a| walk(a, out)),
+                _ => e.for_each_child(|c| walk(c, out)),
             }
         }
         let mut out = Vec::new();
@@ -769,40 +759,20 @@ impl fmt::Display for LaExpr {
     }
 }
 
-/// Replaces the fused operators the optimizer may emit by their sum-product meaning, so
-/// that a plan using them can be checked against its input with [`crate::canon::equiv`]:
-/// `wsloss(X, U, V)` = `sum((X - U %*% t(V))^2)`, `wsloss_plus(X, U, V)` =
-/// `sum((X + U %*% t(V))^2)`, `sddmm_sum(X, U, V)` = `sum(X * (U %*% t(V)))`,
-/// `sddmm(X, U, V)` = `X * (U %*% t(V))`, `mmchain(X, v)` = `t(X) %*% (X %*% v)`,
-/// `mmchain(X, v, w)` = `t(X) %*% (w * (X %*% v))`, `sprop(P)` = `P * (1 - P)`,
-/// `tsmm(X)` = `t(X) %*% X`.
+/// Replaces the fused operators ([`crate::fused::CATALOGUE`]) by their sum-product
+/// meaning, so that a plan using them can be checked against its input with
+/// [`crate::canon::equiv`]: `wsloss(X, U, V)` becomes `sum((X - U %*% t(V))^2)`, and so on.
 pub fn expand_fused(e: &LaExpr) -> LaExpr {
-    use LaExpr::*;
-    let b = |x: LaExpr| Box::new(x);
     e.map(&|node| {
-        let Func { name, args } = node else {
+        let LaExpr::Func { name, args } = node else {
             return None;
         };
-        let a: Vec<LaExpr> = args.iter().map(expand_fused).collect();
-        let uvt = |u: &LaExpr, v: &LaExpr| MatMul(b(u.clone()), b(Transpose(b(v.clone()))));
-        Some(match (name.as_str(), a.as_slice()) {
-            ("wsloss", [x, u, v]) => Sum(b(Pow(b(Sub(b(x.clone()), b(uvt(u, v)))), 2.0))),
-            ("wsloss_plus", [x, u, v]) => Sum(b(Pow(b(Add(b(x.clone()), b(uvt(u, v)))), 2.0))),
-            ("sddmm_sum", [x, u, v]) => Sum(b(Mul(b(x.clone()), b(uvt(u, v))))),
-            ("sddmm", [x, u, v]) => Mul(b(x.clone()), b(uvt(u, v))),
-            ("mmchain", [x, v]) => MatMul(
-                b(Transpose(b(x.clone()))),
-                b(MatMul(b(x.clone()), b(v.clone()))),
-            ),
-            ("mmchain", [x, v, w]) => MatMul(
-                b(Transpose(b(x.clone()))),
-                b(Mul(b(w.clone()), b(MatMul(b(x.clone()), b(v.clone()))))),
-            ),
-            ("sprop", [p]) => Mul(b(p.clone()), b(Sub(b(Const(1.0)), b(p.clone())))),
-            ("tsmm", [x]) => MatMul(b(Transpose(b(x.clone()))), b(x.clone())),
-            _ => Func {
+        let args: Vec<LaExpr> = args.iter().map(expand_fused).collect();
+        Some(match crate::fused::by_name(name, args.len()) {
+            Some(op) => op.meaning(&args),
+            None => LaExpr::Func {
                 name: name.clone(),
-                args: a,
+                args,
             },
         })
     })

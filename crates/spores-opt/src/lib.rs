@@ -14,6 +14,8 @@ pub mod canon;
 pub mod cost;
 pub mod eval;
 pub mod extract;
+pub mod functions;
+pub mod fused;
 pub mod la;
 pub mod saturate;
 mod tables;

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::env_nnz as env;
+
 use std::time::Duration;
 
 use common::random_expr::{dims, gen};
@@ -13,17 +15,6 @@ use spores_opt::canon::provably_equivalent;
 use spores_opt::extract::Extractor;
 use spores_opt::la::{expand_fused, LaExpr, ShapeEnv};
 use spores_opt::saturate::{optimize, OptimizeOptions, Optimized};
-
-fn env(shapes: &[&str], nnz: &[(&str, f64)]) -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for s in shapes {
-        env.add_shape_arg(s).unwrap();
-    }
-    for (n, z) in nnz {
-        env.set_nnz(n, *z);
-    }
-    env
-}
 
 fn run(e: &LaExpr, env: &ShapeEnv, extractor: Extractor) -> Optimized {
     let opts = OptimizeOptions {

@@ -2,9 +2,12 @@
 //! the result asserted, soundness checked numerically with a small dense evaluator, the
 //! limits, and optimization time.
 
+mod common;
+
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use common::env_nnz as env;
 use spores_opt::cost::la_cost;
 use spores_opt::extract::Extractor;
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
@@ -105,6 +108,7 @@ fn eval(e: &LaExpr, inputs: &HashMap<String, M>) -> M {
                 ("mmchain", [x, v]) => x.t().mm(&x.mm(v)),
                 ("mmchain", [x, v, w]) => x.t().mm(&w.zip(&x.mm(v), |p, q| p * q)),
                 ("sprop", [p]) => p.map(|x| x * (1.0 - x)),
+                ("tsmm", [x]) => x.t().mm(x),
                 ("nrow", [x]) => M::scalar(x.r as f64),
                 ("ncol", [x]) => M::scalar(x.c as f64),
                 ("exp", [x]) => x.map(f64::exp),
@@ -153,17 +157,6 @@ fn assert_close(a: &M, b: &M, what: &str) {
 }
 
 // ---------- helpers ----------
-
-fn env(shapes: &[&str], nnz: &[(&str, f64)]) -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for s in shapes {
-        env.add_shape_arg(s).unwrap();
-    }
-    for (n, z) in nnz {
-        env.set_nnz(n, *z);
-    }
-    env
-}
 
 fn run_with(text: &str, env: &ShapeEnv, opts: &OptimizeOptions) -> Optimized {
     let e = LaExpr::parse(text).unwrap();
@@ -403,6 +396,19 @@ fn mmchain_and_sprop_compete_on_measured_cost() {
     assert!(calls(&sprop.expr, "sprop"), "{}", sprop.expr);
 }
 
+/// `tsmm` (one triangle of `t(X) %*% X`) is chosen where its price is lower: a tall dense
+/// `X`; a wide sparse `X` keeps the sparse product, whose result is not `n x n` dense.
+#[test]
+fn tsmm_is_chosen_where_its_price_is_lower() {
+    let tall = env(&["X=10000x100"], &[]);
+    let out = run("t(X) %*% X", &tall);
+    assert_eq!(out.expr.to_string(), "tsmm(X)");
+    check_equivalent("t(X) %*% X", &out.expr, &[("X", 7, 3)], &[]);
+    let wide_sparse = env(&["X=20000x5000"], &[("X", 1e5)]);
+    let out = run("t(X) %*% X", &wide_sparse);
+    assert!(!calls(&out.expr, "tsmm"), "{}", out.expr);
+}
+
 // ---------- limits and errors ----------
 
 #[test]
@@ -503,7 +509,7 @@ fn optimization_time() {
 }
 
 /// The way back is rules: every paper example's plan is a term the raising rules
-/// (`r_rl.egg`) derived, extracted over LA classes, not read off relational classes by
+/// (`raise.egg`) derived, extracted over LA classes, not read off relational classes by
 /// the fallback table.
 #[test]
 fn plans_come_from_the_raising_rules() {

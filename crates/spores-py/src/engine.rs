@@ -1,12 +1,19 @@
-//! The engine thread: where every computation runs, with the GIL released, and where
-//! compiled scripts are kept between calls.
+//! Where computations run, with the GIL released, and where compiled scripts are kept
+//! between calls.
 //!
-//! One long-lived thread is worker 0 of the kernels' thread pool (so `set_threads`
-//! applies to everything it runs) and owns a cache of interpreters, one per script text
-//! and options. An interpreter caches each block's DAG, its optimized plan per input
-//! signature and its physical plans, so calling the same lazy expression again on inputs
-//! of the same shapes and sparsity skips parsing, lowering and equality saturation. The
-//! calling thread waits without the GIL and turns Ctrl-C into a cancellation.
+//! Scripts run on the engine thread: one long-lived thread that is worker 0 of the
+//! kernels' thread pool (so `set_threads` applies to everything it runs) and owns a cache
+//! of interpreters, one per script text and options. An interpreter caches each block's
+//! DAG, its optimized plan per input signature and its physical plans, so calling the
+//! same lazy expression again on inputs of the same shapes and sparsity skips parsing,
+//! lowering and equality saturation. The calling thread waits without the GIL and turns
+//! Ctrl-C into a cancellation, which stops a script before its next block.
+//!
+//! Lazy expressions (one block each, so nothing to cancel between blocks) from the thread
+//! that computes the first one run on that thread itself ([`submit_inline`]), which is
+//! worker 0 of a pool of its own: a call then wakes no other thread unless a kernel
+//! splits its work, where handing the call to a sleeping engine thread and waking the
+//! caller again cost more than a small expression's whole run.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -185,6 +192,78 @@ where
     })
 }
 
+/// The pool and interpreters of the thread that runs lazy expressions itself.
+struct InlineEngine {
+    /// This thread is its worker 0 (a thread joins one such pool in its lifetime); kept
+    /// for its other workers.
+    _pool: rayon::ThreadPool,
+    threads: usize,
+    state: EngineState,
+}
+
+/// The thread allowed to run lazy expressions itself: the first to compute one. Other
+/// threads hand theirs to the engine thread (one extra pool, not one per thread).
+static INLINE_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
+thread_local! {
+    static INLINE: RefCell<Option<InlineEngine>> = const { RefCell::new(None) };
+}
+
+/// Runs `work` (a single-block lazy expression) on the calling thread without the GIL,
+/// when this is the inline thread and its pool has the configured number of threads;
+/// otherwise as [`submit`]. A Ctrl-C during the run raises its exception afterwards, as
+/// [`submit`] does for a block it cannot stop.
+pub fn submit_inline<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&mut EngineState) -> T + Send + 'static,
+{
+    let threads = threads();
+    let me = std::thread::current().id();
+    if *INLINE_THREAD.get_or_init(|| me) != me || !inline_ready(threads) {
+        return submit(py, work);
+    }
+    let result = py.detach(move || {
+        INLINE.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let engine = guard.as_mut().expect("made ready above");
+            engine.state.cancel.store(false, Ordering::SeqCst);
+            // This thread is worker 0 of the engine's pool: the kernels' parallel loops run
+            // there without an `install`.
+            std::panic::catch_unwind(AssertUnwindSafe(|| work(&mut engine.state))).ok()
+        })
+    });
+    py.check_signals()?;
+    result.ok_or_else(|| {
+        crate::errors::SporesError::new_err("the computation panicked (please report this)")
+    })
+}
+
+/// Whether this thread's inline pool exists (built on first use) with `threads` threads.
+/// A thread joins one pool in its lifetime, so after `set_threads` changes the count its
+/// expressions go to the engine thread.
+fn inline_ready(threads: usize) -> bool {
+    INLINE.with(|cell| {
+        let mut engine = cell.borrow_mut();
+        if engine.is_none() {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .use_current_thread()
+                .thread_name(|i| format!("spores-inline-worker-{i}"))
+                .build();
+            let Ok(pool) = pool else {
+                return false;
+            };
+            *engine = Some(InlineEngine {
+                _pool: pool,
+                threads,
+                state: EngineState::with_cancel(Arc::new(AtomicBool::new(false))),
+            });
+        }
+        engine.as_ref().is_some_and(|e| e.threads == threads)
+    })
+}
+
 /// The flag every interpreter of the engine checks between blocks.
 static CANCEL: std::sync::LazyLock<Arc<AtomicBool>> =
     std::sync::LazyLock::new(|| Arc::new(AtomicBool::new(false)));
@@ -211,8 +290,14 @@ pub struct EngineState {
 
 impl Default for EngineState {
     fn default() -> Self {
+        EngineState::with_cancel(CANCEL.clone())
+    }
+}
+
+impl EngineState {
+    fn with_cancel(cancel: Arc<AtomicBool>) -> Self {
         EngineState {
-            cancel: CANCEL.clone(),
+            cancel,
             scripts: HashMap::new(),
         }
     }

@@ -10,6 +10,13 @@
 //!   between calls);
 //! - [`tensor`]: tensor programs.
 
+/// The engine's result buffers come and go at every call; mimalloc keeps freed memory for
+/// reuse where glibc unmaps large blocks and faults them in again (see the CLI's
+/// `main.rs`). Only Rust's own allocations use it: NumPy's buffers are NumPy's. Its
+/// thread-local state is local-dynamic TLS, as a library loaded by `dlopen` needs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod convert;
 mod engine;
 mod errors;
@@ -28,7 +35,7 @@ use spores::commands::InputArgs;
 /// what the script printed (with `explain`, the plan of each block as `--explain` prints
 /// it, or as Graphviz with `explain_dot`).
 #[pyfunction]
-#[pyo3(signature = (source, inputs, args=None, outputs=None, explain=false, optimize=true, name="<script>".to_string(), script_dir=None, builtins=None, explain_dot=false, full_search=false))]
+#[pyo3(signature = (source, inputs, args=None, outputs=None, explain=false, optimize=true, name="<script>".to_string(), script_dir=None, builtins=None, explain_dot=false, full_search=false, single_block=false))]
 #[allow(clippy::too_many_arguments)]
 fn run_script<'py>(
     py: Python<'py>,
@@ -43,6 +50,7 @@ fn run_script<'py>(
     builtins: Option<PathBuf>,
     explain_dot: bool,
     full_search: bool,
+    single_block: bool,
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
     let bound = convert::inputs_from_python(inputs)?;
     let input_names: Vec<String> = bound.keys().cloned().collect();
@@ -57,10 +65,16 @@ fn run_script<'py>(
         script_dir,
         builtins,
     };
-    let result = engine::submit(py, move |state| {
+    let work = move |state: &mut engine::EngineState| {
         let explain = explain.then_some(explain_dot);
         state.run_script(key, bound, explain)
-    })?;
+    };
+    // A single block has nothing to cancel between blocks: it may run on this thread.
+    let result = if single_block {
+        engine::submit_inline(py, work)?
+    } else {
+        engine::submit(py, work)?
+    };
     let (mut env, printed) = result.map_err(|e| errors::script_error(&e, &name, &text))?;
     let wanted = match outputs {
         Some(names) => names,

@@ -334,3 +334,68 @@ def test_explain_as_graphviz(rng, capsys):
     assert "wsloss" in dot and " -> " in dot and "cost" in dot
     with pytest.raises(ValueError):
         loss.explain(format="svg")
+
+
+def test_gram_vector_chain_matches_scipy(rng):
+    """`X.T @ (X @ v)` runs in one pass over X; a wide v and NaN/Inf in v run the two
+    products as written. Sparse and dense X, compared with SciPy/NumPy."""
+    X = sparse(rng, 300, 40, density=0.1)
+    for x in (X, X.toarray()):
+        lazy = spores.matrix(x)
+        for cols in (1, 3):
+            v = dense(rng, 40, cols)
+            assert_close((lazy.T @ (lazy @ v)).compute(), as_dense(x).T @ (as_dense(x) @ v))
+    v = dense(rng, 40, 1)
+    v[3, 0], v[7, 0] = np.inf, np.nan
+    lazy = spores.matrix(X)
+    assert_close((lazy.T @ (lazy @ v)).compute(), X.T @ (X @ v))
+
+
+def test_changed_inputs_give_new_answers(rng):
+    """Nothing about an input outlives a call: writing into the arrays a computed
+    expression read (values, a NaN, column indices) changes the next answer."""
+    X = sparse(rng, 200, 30, density=0.2)
+    v = dense(rng, 30, 1)
+    chain = lambda: (spores.matrix(X).T @ (spores.matrix(X) @ v)).compute()  # noqa: E731
+    loss = lambda: ((spores.matrix(X) - 1.0) ** 2).sum().compute()  # noqa: E731
+    for _ in range(2):
+        assert_close(chain(), X.T @ (X @ v))
+        assert_close(loss(), ((X.toarray() - 1.0) ** 2).sum())
+        X.data *= 2.0
+        v[0, 0] += 1.0
+    X.data[0] = np.nan
+    assert_close(chain(), X.T @ (X @ v))
+    assert np.isnan(loss())
+    row = int(np.flatnonzero(np.diff(X.indptr))[0])
+    X.indices[X.indptr[row + 1] - 1] = X.shape[1]  # out of range
+    with pytest.raises(Exception, match="CSR|index"):
+        chain()
+
+
+def test_expressions_from_other_threads_and_thread_counts(rng):
+    """Expressions computed on the calling thread, on another Python thread (handed to the
+    engine thread) and after a change of the thread count agree."""
+    import threading
+
+    X = sparse(rng, 500, 60, density=0.1)
+    v = dense(rng, 60, 1)
+    want = X.T @ (X @ v)
+    results = []
+
+    def work():
+        results.append((spores.matrix(X).T @ (spores.matrix(X) @ v)).compute())
+
+    work()
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    before = spores.get_threads()
+    try:
+        spores.set_threads(1)
+        work()
+    finally:
+        spores.set_threads(before)
+    work()
+    assert len(results) == 4
+    for r in results:
+        assert_close(r, want)

@@ -221,7 +221,7 @@ pub fn eval_logical(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan_ast::{AggOp, MapOp, Query};
+    use crate::plan_ast::{MapOp, Query};
 
     fn idx(s: &str) -> Idx {
         Idx::new(s)
@@ -245,42 +245,11 @@ mod tests {
             [("A".into(), a), ("x".into(), x), ("E".into(), e)]
                 .into_iter()
                 .collect();
-        let (i, j, k) = (idx("i"), idx("j"), idx("k"));
-        let y = Query::new(
-            "y",
-            vec![i.clone()],
-            Expr::agg(
-                AggOp::Sum,
-                vec![j.clone()],
-                Expr::map(
-                    MapOp::Mul,
-                    vec![
-                        Expr::input("A", vec![i.clone(), j.clone()]),
-                        Expr::input("x", vec![j.clone()]),
-                    ],
-                ),
-            ),
-        );
-        let t = Query::new(
-            "t",
-            vec![],
-            Expr::agg(
-                AggOp::Sum,
-                vec![i.clone(), j.clone(), k.clone()],
-                Expr::map(
-                    MapOp::Mul,
-                    vec![
-                        Expr::input("E", vec![i.clone(), j.clone()]),
-                        Expr::input("E", vec![j.clone(), k.clone()]),
-                        Expr::input("E", vec![i.clone(), k.clone()]),
-                    ],
-                ),
-            ),
-        );
-        let program = Program {
-            queries: vec![y, t],
-            outputs: vec!["y".into(), "t".into()],
-        };
+        let program = crate::parse::parse_program(
+            "y[i] = sum[j](A[i,j] * x[j])\nt = sum[i,j,k](E[i,j] * E[j,k] * E[i,k])",
+        )
+        .unwrap()
+        .program;
         let out = eval_program(&program, &inputs).unwrap();
         assert_eq!(out["y"].to_dense(), vec![210.0, 430.0]);
         // 6 ordered triangles (homomorphisms of a triangle into a triangle).

@@ -69,3 +69,48 @@ fn matrix_products_use_the_fast_path_and_agree() {
         }
     }
 }
+
+/// Sums over a sparse matrix weighted by dense vectors (degree vectors, SpMV and its
+/// transpose, a bilinear form: what a path count reduces through) run as one pass over the
+/// matrix's rows and agree with the reference, zeros and infinities in the vectors included.
+#[test]
+fn weighted_sums_over_a_sparse_matrix_take_one_pass_and_agree() {
+    let a = matrix(40, 30, 0.15, 4);
+    let vector = |n: usize, seed: u64, special: &[(usize, f64)]| {
+        let m = matrix(n, 1, 1.0, seed);
+        let mut e: Vec<(Vec<u32>, f64)> = m.iter().map(|(c, v)| (vec![c[0]], v)).collect();
+        for &(at, v) in special {
+            e[at].1 = v;
+        }
+        CooTensor::from_entries(vec![n], e, 0.0).unwrap()
+    };
+    let mut ins: HashMap<String, CooTensor> = HashMap::new();
+    ins.insert("A".into(), a);
+    ins.insert("u".into(), vector(40, 5, &[(3, 0.0), (7, f64::INFINITY)]));
+    ins.insert("w".into(), vector(30, 6, &[(2, 0.0)]));
+    for src in [
+        "y[j] = sum[i](A[i,j])",
+        "y[i] = sum[j](A[i,j])",
+        "y[j] = sum[i](u[i] * A[i,j])",
+        "y[i] = sum[j](u[i] * A[i,j] * w[j])",
+        "s = sum[i,j](u[i] * A[i,j] * w[j])",
+    ] {
+        let p = parse_program(src).unwrap().program;
+        let (got, report) = spores_tensor::run(&p, &ins, &Default::default()).unwrap();
+        let want = eval_program(&p, &ins).unwrap();
+        let name = &p.outputs[0];
+        assert!(
+            report.exec.fast_paths.contains(name),
+            "{src}: {:?}\n{}",
+            report.exec.fast_paths,
+            spores_tensor::driver::explain_physical(&report.physical)
+        );
+        let (g, w) = (got[name].to_dense(), want[name].to_dense());
+        assert_eq!(g.len(), w.len(), "{src}");
+        for (g, w) in g.iter().zip(w) {
+            let same =
+                (g.is_nan() && w.is_nan()) || g == &w || (g - w).abs() <= 1e-12 * w.abs().max(1.0);
+            assert!(same, "{src}: {g} vs {w}");
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! Sorted-list intersection (galloping and linear merge, `engine::intersect`) against the
 //! hash path: on random fibers the intersection finds exactly the coordinates a hash-table
 //! probe finds, at the right positions; and a multiway join whose last loop gallops counts
-//! what the same join with hashed followers counts.
+//! what the same join with hashed followers counts. A fiber held in `Marks` (scattered once,
+//! checked against many others) finds the same pairs, across changes of the held fiber.
 
 mod opt_support;
 
@@ -11,7 +12,7 @@ use opt_support::*;
 use proptest::prelude::*;
 use spores_tensor::engine::execute_query;
 use spores_tensor::engine::fibertree::FiberTensor;
-use spores_tensor::engine::intersect::{intersect, MAX_FIBERS};
+use spores_tensor::engine::intersect::{intersect, Marks, MAX_FIBERS};
 use spores_tensor::plan_ast::{LevelFormat, PhysExpr, PhysicalQuery, Protocol};
 
 /// Sorted, duplicate-free fibers over `0..universe`, of mixed lengths (so both the linear
@@ -53,6 +54,37 @@ proptest! {
         let mut got = vec![];
         intersect(&refs, driver, part, |c, ks| got.push((c, ks.to_vec())));
         prop_assert_eq!(got, want);
+    }
+
+    /// One `Marks` holding each fiber in turn (a fiber again right after itself: kept) finds,
+    /// against every fiber, exactly the pairs the hash path finds.
+    #[test]
+    fn marks_find_what_hash_lookups_find(lists in fibers(), again in 0usize..4) {
+        let universe = lists.iter().flatten().max().map_or(1, |&m| m as usize + 1);
+        // All fibers laid out as one level's `idx`, as a fibertree stores them.
+        let idx: Vec<u32> = lists.iter().flatten().copied().collect();
+        let mut starts = vec![0usize];
+        for l in &lists {
+            starts.push(starts.last().unwrap() + l.len());
+        }
+        let mut marks = Marks::default();
+        let mut order: Vec<usize> = (0..lists.len()).collect();
+        order.insert(again % lists.len(), again % lists.len());
+        for held in order {
+            marks.hold(&idx, held, starts[held]..starts[held + 1], universe);
+            let table: HashMap<u32, usize> =
+                lists[held].iter().enumerate().map(|(k, &c)| (c, k)).collect();
+            for other in &lists {
+                let want: Vec<(u32, usize, usize)> = other
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(j, c)| table.get(c).map(|&k| (*c, k, j)))
+                    .collect();
+                let mut got = vec![];
+                marks.intersect(other, |c, k, j| got.push((c, k, j)));
+                prop_assert_eq!(got, want);
+            }
+        }
     }
 
     /// The triangle join with its last loop intersected equals the join whose followers are

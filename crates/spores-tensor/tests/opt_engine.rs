@@ -18,28 +18,10 @@ fn optimized_plans_on_the_engine_agree_with_the_reference() {
         let stats = InputStats::from_tensors(&inputs);
         let want = eval_program(&p, &inputs).unwrap();
         for estimator in [Estimator::Chain, Estimator::Uniform] {
-            let opts = LogicalOptions {
-                estimator,
-                ..Default::default()
-            };
-            let logical = optimize_explained(&p, &stats, &opts).unwrap().plan;
-            let phys = PhysicalOptions {
-                estimator,
-                ..Default::default()
-            };
-            let plan = optimize(&logical, &stats, &phys).unwrap();
+            let (logical, plan) = optimize_with(&p, &stats, Search::Exact, estimator);
             let (got, _) = execute_plan(&plan, &inputs)
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{logical}\n{plan:?}"));
-            for (name, w) in &want {
-                let g = &got[name];
-                assert_eq!(w.dims(), g.dims(), "seed {seed} {name}");
-                for (a, b) in w.to_dense().iter().zip(g.to_dense()) {
-                    assert!(
-                        close(*a, b),
-                        "seed {seed} {name}: {a} vs {b}\n{logical}\n{plan:?}"
-                    );
-                }
-            }
+            assert_outputs_close(&want, &got, &format!("seed {seed}\n{logical}\n{plan:?}"));
         }
     }
 }

@@ -69,14 +69,7 @@ fn gram(inputs: &HashMap<String, CooTensor>) -> CooTensor {
 }
 
 fn covariance() -> Program {
-    let path = format!(
-        "{}/../../bench/tensor/ml/covariance.tp",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    spores_tensor::parse::parse_program(&src)
-        .unwrap_or_else(|e| panic!("{}", e.render(&path, &src)))
-        .program
+    ml_program("covariance.tp")
 }
 
 /// Galley's cost model (every body entry costs the same, no matrix-product discount).

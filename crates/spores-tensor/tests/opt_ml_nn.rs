@@ -189,13 +189,11 @@ fn ml_programs_agree_with_the_reference_on_random_stars() {
             let want = eval_program(&p, &inputs).unwrap();
             let (got, report) = spores_tensor::run(&p, &inputs, &RunOptions::default())
                 .unwrap_or_else(|e| panic!("seed {seed} {file}: {e}"));
-            for o in &p.outputs {
-                assert_close(
-                    &want[o],
-                    &got[o],
-                    &format!("seed {seed} {file}:\n{}", report.logical),
-                );
-            }
+            assert_outputs_close(
+                &want,
+                &got,
+                &format!("seed {seed} {file}:\n{}", report.logical),
+            );
         }
     }
 }

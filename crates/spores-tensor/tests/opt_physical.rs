@@ -280,16 +280,7 @@ fn physical_plans_of_random_programs_agree_with_the_program() {
             assert_valid(&plan, &inputs);
             let want = eval_program(&p, &inputs).unwrap();
             let got = eval_logical(&to_logical(&plan), &inputs).unwrap();
-            for (name, w) in &want {
-                let g = &got[name];
-                assert_eq!(w.dims(), g.dims(), "seed {seed} {name}");
-                for (a, b) in w.to_dense().iter().zip(g.to_dense()) {
-                    assert!(
-                        close(*a, b),
-                        "seed {seed} {name}: {a} vs {b}\n{logical}\n{plan:?}"
-                    );
-                }
-            }
+            assert_outputs_close(&want, &got, &format!("seed {seed}\n{logical}\n{plan:?}"));
         }
     }
     let _ = Expr::Literal(0.0);

@@ -148,17 +148,7 @@ fn yeast_end_to_end() {
         let stats = InputStats::from_tensors(&inputs);
         let p = q.program().unwrap();
         let t = Instant::now();
-        let opts = LogicalOptions {
-            search,
-            estimator,
-            ..Default::default()
-        };
-        let logical = optimize_explained(&p, &stats, &opts).unwrap().plan;
-        let phys = PhysicalOptions {
-            estimator,
-            ..Default::default()
-        };
-        let plan = optimize(&logical, &stats, &phys).unwrap();
+        let (logical, plan) = optimize_with(&p, &stats, search, estimator);
         let opt = t.elapsed();
         let t = Instant::now();
         let (out, rep) = execute_plan(&plan, &inputs).unwrap();

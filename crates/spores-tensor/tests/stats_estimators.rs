@@ -163,35 +163,21 @@ fn inputs_are_exact_and_uniform_is_exact_on_dense_data() {
     for est in [Estimator::Uniform, Estimator::Chain] {
         let d = inputs.access("D", &idxs(&["i", "j"]), est).unwrap();
         assert_eq!(d.estimate(), 12.0, "{est:?}");
-        let prod = stats_of(
-            &mul(vec![input("D", &["i", "j"]), input("x", &["j"])]),
-            &inputs,
-            est,
-        );
-        assert_eq!(prod.estimate(), 12.0, "{est:?}");
-        let mv = stats_of(
-            &sum(
-                &["j"],
-                mul(vec![input("D", &["i", "j"]), input("x", &["j"])]),
+        let cases = [
+            (mul(vec![input("D", &["i", "j"]), input("x", &["j"])]), 12.0),
+            (
+                sum(
+                    &["j"],
+                    mul(vec![input("D", &["i", "j"]), input("x", &["j"])]),
+                ),
+                3.0,
             ),
-            &inputs,
-            est,
-        );
-        assert!(
-            (mv.estimate() - 3.0).abs() < 1e-9,
-            "{est:?}: {}",
-            mv.estimate()
-        );
-        let outer = stats_of(
-            &add(vec![input("D", &["i", "j"]), input("x", &["k"])]),
-            &inputs,
-            est,
-        );
-        assert!(
-            (outer.estimate() - 48.0).abs() < 1e-9,
-            "{est:?}: {}",
-            outer.estimate()
-        );
+            (add(vec![input("D", &["i", "j"]), input("x", &["k"])]), 48.0),
+        ];
+        for (expr, want) in cases {
+            let got = stats_of(&expr, &inputs, est).estimate();
+            assert!((got - want).abs() < 1e-9, "{est:?} {expr:?}: {got}");
+        }
     }
 }
 

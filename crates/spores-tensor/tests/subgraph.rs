@@ -5,7 +5,8 @@ mod opt_support;
 
 use std::path::PathBuf;
 
-use opt_support::{brute_force, engine_count};
+use opt_support::{brute_force, engine_count, true_count};
+use spores_tensor::io::subgraph::{DataGraph, QueryGraph};
 
 use spores_tensor::io::subgraph::{read_data_graph, read_query_graph};
 use spores_tensor::{run, RunOptions};
@@ -14,38 +15,46 @@ fn data() -> PathBuf {
     opt_support::data_dir()
 }
 
-fn true_count(rel: &str) -> u64 {
-    let text = std::fs::read_to_string(data().join("true_counts").join(rel)).unwrap();
-    text.split_whitespace().last().unwrap().parse().unwrap()
+/// Calls `check` with each data graph, query and true-count name (`yeast/NAME`,
+/// `human/SET/NAME`) of `yeast` and `human` (query file names).
+fn each_query(
+    yeast: &[&str],
+    human: &[&str],
+    mut check: impl FnMut(&DataGraph, &QueryGraph, &str),
+) {
+    let sets = [
+        ("graphs/yeast.graph", "queries/yeast-lite", "yeast", yeast),
+        ("graphs/human.txt", "queries/human", "human", human),
+    ];
+    for (graph, queries, truth, names) in sets {
+        let g = read_data_graph(&data().join(graph)).unwrap();
+        for name in names {
+            let q = read_query_graph(&data().join(queries).join(name)).unwrap();
+            check(&g, &q, &format!("{truth}/{name}"));
+        }
+    }
 }
 
 /// The true counts are homomorphism counts on the undirected graph, not injective
 /// embeddings: checked on queries small enough to enumerate.
 #[test]
 fn true_counts_are_homomorphism_counts() {
-    let human = read_data_graph(&data().join("graphs/human.txt")).unwrap();
     let mut differs = 0;
-    for rel in [
-        "Chain_3/uf_Q_1_3.txt",
-        "Star_3/uf_Q_2_3.txt",
-        "Tree_3/uf_Q_3_2.txt",
-    ] {
-        let q = read_query_graph(&data().join("queries/human").join(rel)).unwrap();
-        let want = true_count(&format!("human/{rel}"));
-        assert_eq!(brute_force(&human, &q, false), want, "human/{rel}");
-        if brute_force(&human, &q, true) != want {
-            differs += 1;
-        }
-    }
-    let yeast = read_data_graph(&data().join("graphs/yeast.graph")).unwrap();
-    for name in ["query_dense_4_10.graph", "query_dense_4_100.graph"] {
-        let q = read_query_graph(&data().join("queries/yeast-lite").join(name)).unwrap();
-        let want = true_count(&format!("yeast/{name}"));
-        assert_eq!(brute_force(&yeast, &q, false), want, "yeast/{name}");
-        if brute_force(&yeast, &q, true) != want {
-            differs += 1;
-        }
-    }
+    each_query(
+        &["query_dense_4_10.graph", "query_dense_4_100.graph"],
+        &[
+            "Chain_3/uf_Q_1_3.txt",
+            "Star_3/uf_Q_2_3.txt",
+            "Tree_3/uf_Q_3_2.txt",
+        ],
+        |g, q, rel| {
+            let want = true_count(rel);
+            assert_eq!(brute_force(g, q, false), want, "{rel}");
+            if brute_force(g, q, true) != want {
+                differs += 1;
+            }
+        },
+    );
     assert!(
         differs > 0,
         "injective counts would fit too; the semantics is not pinned down"
@@ -54,35 +63,22 @@ fn true_counts_are_homomorphism_counts() {
 
 #[test]
 fn engine_counts_match_the_true_counts() {
-    let yeast = read_data_graph(&data().join("graphs/yeast.graph")).unwrap();
-    for name in [
-        "query_dense_4_10.graph",
-        "query_dense_4_100.graph",
-        "query_dense_4_102.graph",
-        "query_sparse_8_10.graph",
-        "query_sparse_8_12.graph",
-    ] {
-        let q = read_query_graph(&data().join("queries/yeast-lite").join(name)).unwrap();
-        assert_eq!(
-            engine_count(&yeast, &q),
-            true_count(&format!("yeast/{name}")),
-            "{name}"
-        );
-    }
-    let human = read_data_graph(&data().join("graphs/human.txt")).unwrap();
-    for rel in [
-        "Chain_3/uf_Q_1_3.txt",
-        "Graph_3/uf_Q_3_9.txt",
-        "Star_3/uf_Q_2_3.txt",
-        "Tree_3/uf_Q_3_2.txt",
-    ] {
-        let q = read_query_graph(&data().join("queries/human").join(rel)).unwrap();
-        assert_eq!(
-            engine_count(&human, &q),
-            true_count(&format!("human/{rel}")),
-            "{rel}"
-        );
-    }
+    each_query(
+        &[
+            "query_dense_4_10.graph",
+            "query_dense_4_100.graph",
+            "query_dense_4_102.graph",
+            "query_sparse_8_10.graph",
+            "query_sparse_8_12.graph",
+        ],
+        &[
+            "Chain_3/uf_Q_1_3.txt",
+            "Graph_3/uf_Q_3_9.txt",
+            "Star_3/uf_Q_2_3.txt",
+            "Tree_3/uf_Q_3_2.txt",
+        ],
+        |g, q, rel| assert_eq!(engine_count(g, q), true_count(rel), "{rel}"),
+    );
 }
 
 /// The scan fast path (`engine::scan`) walks the loops inside its leader's in full; a kernel

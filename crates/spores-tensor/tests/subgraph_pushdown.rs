@@ -4,6 +4,8 @@
 
 mod opt_support;
 
+use opt_support::{idxs, input, true_count};
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -12,18 +14,13 @@ use spores_tensor::io::subgraph::{read_data_graph, read_query_graph};
 use spores_tensor::logical::pushdown::push_filters;
 use spores_tensor::parse::parse_program;
 use spores_tensor::physical::{optimize, PhysicalOptions};
-use spores_tensor::plan_ast::{AggOp, Expr, Idx, LogicalPlan, LogicalQuery, MapOp};
+use spores_tensor::plan_ast::{AggOp, Expr, LogicalPlan, LogicalQuery, MapOp};
 use spores_tensor::reference::eval_program;
 use spores_tensor::stats::InputStats;
 use spores_tensor::{run, CooTensor, RunOptions};
 
 fn data() -> PathBuf {
     opt_support::data_dir()
-}
-
-fn true_count(rel: &str) -> f64 {
-    let text = std::fs::read_to_string(data().join("true_counts").join(rel)).unwrap();
-    text.split_whitespace().last().unwrap().parse().unwrap()
 }
 
 /// yeast `query_sparse_8_150` materialized a 20 M-entry 3-way intermediate (38 s); with the
@@ -37,7 +34,7 @@ fn sparse_8_150_keeps_its_three_way_intermediate_small() {
     let (out, report) = run(&program, &inputs, &RunOptions::default()).unwrap();
     assert_eq!(
         out["count"].values()[0],
-        true_count("yeast/query_sparse_8_150.graph")
+        true_count("yeast/query_sparse_8_150.graph") as f64
     );
     let three_way: Vec<_> = report
         .logical
@@ -83,35 +80,13 @@ fn random_graph(seed: u64, n: usize) -> HashMap<String, CooTensor> {
     ins
 }
 
-fn idxs(names: &[&str]) -> Vec<Idx> {
-    names.iter().map(|n| Idx::new(n)).collect()
-}
-
-fn input(name: &str, names: &[&str]) -> Expr {
-    Expr::input(name, idxs(names))
-}
-
 /// The plan variable elimination gives for `K_{2,3}` plus edges: the star around `x` becomes
 /// a 3-way intermediate that the count then joins with `E[a,b]`, `E[b,c]` and `L[a]`. All
 /// three move into it (weighted edges and labels: the move must be exact, not just for 0/1
 /// values), and the pushed plan computes what the program does.
 #[test]
 fn filters_move_into_the_three_way_intermediate_exactly() {
-    let star = LogicalQuery {
-        name: "T".into(),
-        idxs: idxs(&["a", "b", "c"]),
-        agg: Some(AggOp::Sum),
-        agg_idxs: idxs(&["x"]),
-        body: Expr::map(
-            MapOp::Mul,
-            vec![
-                input("E", &["x", "a"]),
-                input("E", &["x", "b"]),
-                input("E", &["x", "c"]),
-                input("L", &["x"]),
-            ],
-        ),
-    };
+    let star = three_way_star(vec![input("L", &["x"])]);
     let count = LogicalQuery {
         name: "count".into(),
         idxs: vec![],
@@ -161,24 +136,28 @@ fn filters_move_into_the_three_way_intermediate_exactly() {
     }
 }
 
-/// Nothing moves where it could change the result or gain nothing: into an intermediate that
-/// is a program output, or one read twice.
-#[test]
-fn filters_stay_where_moving_is_not_allowed() {
-    let t = LogicalQuery {
+/// `T[a,b,c] = sum[x](E[x,a] * E[x,b] * E[x,c] * extra...)`: the 3-way star intermediate.
+fn three_way_star(extra: Vec<Expr>) -> LogicalQuery {
+    let mut factors = vec![
+        input("E", &["x", "a"]),
+        input("E", &["x", "b"]),
+        input("E", &["x", "c"]),
+    ];
+    factors.extend(extra);
+    LogicalQuery {
         name: "T".into(),
         idxs: idxs(&["a", "b", "c"]),
         agg: Some(AggOp::Sum),
         agg_idxs: idxs(&["x"]),
-        body: Expr::map(
-            MapOp::Mul,
-            vec![
-                input("E", &["x", "a"]),
-                input("E", &["x", "b"]),
-                input("E", &["x", "c"]),
-            ],
-        ),
-    };
+        body: Expr::map(MapOp::Mul, factors),
+    }
+}
+
+/// Nothing moves where it could change the result or gain nothing: into an intermediate that
+/// is a program output, or one read twice.
+#[test]
+fn filters_stay_where_moving_is_not_allowed() {
+    let t = three_way_star(vec![]);
     let consumer = |body: Vec<Expr>| LogicalQuery {
         name: "count".into(),
         idxs: vec![],

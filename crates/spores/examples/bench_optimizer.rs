@@ -27,40 +27,22 @@ fn median(xs: &mut [f64]) -> f64 {
     xs[xs.len() / 2]
 }
 
+/// Nodes in an expression.
 fn size(e: &LaExpr) -> usize {
-    1 + match e {
-        LaExpr::Var(_) | LaExpr::Const(_) => 0,
-        LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
-            size(a) + size(b)
-        }
-        LaExpr::Transpose(a)
-        | LaExpr::Neg(a)
-        | LaExpr::Sum(a)
-        | LaExpr::RowSums(a)
-        | LaExpr::ColSums(a)
-        | LaExpr::Pow(a, _)
-        | LaExpr::Fill(a, ..) => size(a),
-        LaExpr::Func { args, .. } => args.iter().map(size).sum(),
-    }
+    let mut n = 1;
+    e.for_each_child(|c| n += size(c));
+    n
 }
 
 /// Operators (not leaves) in an expression.
 fn operators(e: &LaExpr) -> usize {
     fn leaves(e: &LaExpr) -> usize {
-        match e {
-            LaExpr::Var(_) | LaExpr::Const(_) => 1,
-            LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
-                leaves(a) + leaves(b)
-            }
-            LaExpr::Transpose(a)
-            | LaExpr::Neg(a)
-            | LaExpr::Sum(a)
-            | LaExpr::RowSums(a)
-            | LaExpr::ColSums(a)
-            | LaExpr::Pow(a, _)
-            | LaExpr::Fill(a, ..) => leaves(a),
-            LaExpr::Func { args, .. } => args.iter().map(leaves).sum(),
+        if matches!(e, LaExpr::Var(_) | LaExpr::Const(_)) {
+            return 1;
         }
+        let mut n = 0;
+        e.for_each_child(|c| n += leaves(c));
+        n
     }
     size(e) - leaves(e)
 }
@@ -256,15 +238,8 @@ fn classification_data(dir: &Path, n: usize, d: usize, density: f64) {
     use spores_exec::kernels::matmul::matmul;
     use spores_exec::matrix::{rand_matrix, DenseMatrix, Matrix, RandSpec};
     let rand = |rows, cols, min, max, sparsity, seed| {
-        rand_matrix(&RandSpec {
-            rows,
-            cols,
-            min,
-            max,
-            sparsity,
-            seed,
-        })
-        .expect("valid rand spec")
+        rand_matrix(&RandSpec::uniform(rows, cols, (min, max), sparsity, seed))
+            .expect("valid rand spec")
     };
     let x = rand(n, d, 0.0, 1.0, density, 41);
     let score = |cols: usize, half: f64, seed| {

@@ -6,8 +6,9 @@
 //! one [`Op::Relational`] node whose children are the subgraph's leaves; the rest of the
 //! block (reads, prints, indexing, calls, scalar arithmetic) stays on the local kernels.
 //! A subgraph whose leaves or value may hold NaN or infinities stays local too: the
-//! relational reading of a product skips missing (zero) tuples, while the local kernels
-//! give `0 * Inf = NaN` as SystemDS does.
+//! relational reading of a product skips missing (zero) tuples as the kernels'
+//! zero-annihilating cells do, but the plan it runs is the optimizer's rewrite, which
+//! holds for finite values only (the local kernels fall back to the plan as written).
 //!
 //! Which subgraphs go is the [`Placement`]: all that can (`--engine datafusion`), or
 //! only those the local kernels could not hold (`--engine auto`): a subgraph whose
@@ -24,6 +25,7 @@ use std::sync::Arc;
 
 use spores_exec::{DenseMatrix, Matrix};
 use spores_opt::la::LaExpr;
+use spores_tensor::CooTensor;
 
 use crate::dag::finite::may_be_non_finite;
 use crate::dag::meta::{infer, NodeMeta};
@@ -47,6 +49,23 @@ pub trait RelationalEngine {
 
     /// Evaluates `expr` on `inputs` (scalars as 1x1 matrices).
     fn run(&self, expr: &LaExpr, inputs: &HashMap<String, Arc<Matrix>>) -> Result<Matrix, String>;
+
+    /// Runs a tensor program's logical plan (`spores tensor --engine`) on `inputs` and
+    /// returns the plan's outputs by name.
+    fn run_tensor_plan(
+        &self,
+        plan: &spores_tensor::plan_ast::LogicalPlan,
+        inputs: &HashMap<String, CooTensor>,
+    ) -> Result<HashMap<String, CooTensor>, String> {
+        let _ = (plan, inputs);
+        Err(format!("{} does not run tensor programs", self.name()))
+    }
+}
+
+impl std::fmt::Debug for dyn RelationalEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Which of a block's subgraphs that the relational engine supports run on it.
@@ -150,6 +169,13 @@ pub fn relational_block(
                 );
                 continue;
             }
+            log::debug!(
+                "{}: `{}` holds about {peak:.0} bytes locally (nodes {:?}, leaves {:?}), over the budget {budget:.0}",
+                engine.name(),
+                root.expr,
+                root.tree,
+                leaf_nodes
+            );
         }
         match engine.supports(&root.expr, &shapes) {
             Ok(()) => {
@@ -226,5 +252,14 @@ impl RelationalEngine for spores_dist::DataFusionEngine {
 
     fn run(&self, expr: &LaExpr, inputs: &HashMap<String, Arc<Matrix>>) -> Result<Matrix, String> {
         spores_dist::DataFusionEngine::run(self, expr, inputs).map_err(|e| e.to_string())
+    }
+
+    fn run_tensor_plan(
+        &self,
+        plan: &spores_tensor::plan_ast::LogicalPlan,
+        inputs: &HashMap<String, CooTensor>,
+    ) -> Result<HashMap<String, CooTensor>, String> {
+        spores_dist::DataFusionEngine::run_tensor_plan(self, plan, inputs)
+            .map_err(|e| e.to_string())
     }
 }

@@ -9,6 +9,13 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use spores::runtime::{Interpreter, RunOptions};
 
+/// Kernels write every result into a fresh buffer. glibc's allocator hands large buffers
+/// back to the OS on free and maps them anew on the next allocation, so each result paid
+/// its size in page faults again (70 thousand per run of `examples/als.dml`, against 300
+/// with mimalloc, which keeps freed memory for reuse).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "spores",
@@ -157,12 +164,28 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.to_string()))
 }
 
-/// The text of a user rule file, if one was given; the error names the path.
-fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, String> {
+/// The text of a user rule file, if one was given; an unreadable file is reported (naming
+/// the path) and gives the usage exit code.
+fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, ExitCode> {
     path.map(|p| {
-        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+        std::fs::read_to_string(p).map_err(|e| {
+            eprintln!("error: cannot read {}: {e}", p.display());
+            ExitCode::from(2)
+        })
     })
     .transpose()
+}
+
+/// Saturation options with the user rule file (see [`read_rules`]) and `extractor`.
+fn saturation_options(
+    rules: Option<&std::path::Path>,
+    extractor: spores_opt::extract::Extractor,
+) -> Result<spores_opt::saturate::OptimizeOptions, ExitCode> {
+    Ok(spores_opt::saturate::OptimizeOptions {
+        extractor,
+        extra_rules: read_rules(rules)?,
+        ..Default::default()
+    })
 }
 
 /// More kernel threads than any machine we run on has cores: beyond this, `--threads` is a
@@ -217,20 +240,14 @@ fn command() -> ExitCode {
             time_limit_ms,
             extractor,
         } => {
-            let extra_rules = match read_rules(rules.as_deref()) {
-                Ok(r) => r,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let options = spores_opt::saturate::OptimizeOptions {
-                iter_limit,
-                node_limit,
-                time_limit: std::time::Duration::from_millis(time_limit_ms),
-                extra_rules,
-                extractor,
-                ..Default::default()
+            let options = match saturation_options(rules.as_deref(), extractor) {
+                Ok(options) => spores_opt::saturate::OptimizeOptions {
+                    iter_limit,
+                    node_limit,
+                    time_limit: std::time::Duration::from_millis(time_limit_ms),
+                    ..options
+                },
+                Err(code) => return code,
             };
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::optimize(
@@ -254,6 +271,18 @@ fn command() -> ExitCode {
                 explain: flags.explain,
                 stats: flags.stats,
                 out_dir: flags.out_dir,
+                engine: None,
+            };
+            let choice = match flags.engine {
+                TensorEngineChoice::Local => EngineChoice::Local,
+                TensorEngineChoice::Datafusion => EngineChoice::Datafusion,
+            };
+            let args = match relational_engine(choice, None) {
+                Ok(engine) => spores::commands::TensorArgs { engine, ..args },
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
             };
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::tensor(&args, &mut out, &mut err))
@@ -294,6 +323,18 @@ struct TensorFlags {
     /// Write every non-scalar output to DIR (NAME.mtx, or NAME.tns above order 2).
     #[arg(short = 'o', value_name = "DIR")]
     out_dir: Option<PathBuf>,
+    /// Which engine runs the program: `local` (the fibertree engine, on the physical plan)
+    /// or `datafusion` (each query of the optimized logical plan as an Apache DataFusion
+    /// query; needs a build with the `datafusion` feature).
+    #[arg(long, value_enum, default_value = "local")]
+    engine: TensorEngineChoice,
+}
+
+/// `spores tensor --engine`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum TensorEngineChoice {
+    Local,
+    Datafusion,
 }
 
 /// The flags of `spores run`.
@@ -452,17 +493,9 @@ fn run(flags: RunFlags) -> ExitCode {
     let optimizer: Box<dyn spores::opt::DagOptimizer> = if no_opt {
         Box::new(spores::opt::NoOptimizer)
     } else {
-        let extra_rules = match read_rules(rules.as_deref()) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
-        };
-        let options = spores_opt::saturate::OptimizeOptions {
-            extractor,
-            extra_rules,
-            ..Default::default()
+        let options = match saturation_options(rules.as_deref(), extractor) {
+            Ok(options) => options,
+            Err(code) => return code,
         };
         // Broken user rules are a usage error, reported before the script runs rather
         // than silently disabling the optimizer block by block.

@@ -186,16 +186,7 @@ pub fn fuse_elementwise(block: &BlockDag) -> Option<BlockDag> {
         };
         remap.push(id);
     }
-    Some(BlockDag {
-        dag: out,
-        outputs: block
-            .outputs
-            .iter()
-            .map(|(n, id)| (n.clone(), remap[*id]))
-            .collect(),
-        effects: block.effects.iter().map(|id| remap[*id]).collect(),
-        span: block.span,
-    })
+    Some(block.remapped(out, &remap))
 }
 
 /// The kernel-choice and size-driven rules (everything but element-wise fusion).
@@ -229,9 +220,10 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
             (None, Op::MatMul) if mmchain_at(dag, &uses, id).is_some() => {
                 changed = true;
                 let (x, v, w) = mmchain_at(dag, &uses, id).expect("checked by the guard");
+                let operands = std::iter::once(x).chain(Some(v)).chain(w);
                 out.add(
                     Op::Fused(Fused::MmChain),
-                    vec![remap[x], remap[v], remap[w]],
+                    operands.map(|c| remap[c]).collect(),
                     node.span,
                 )
             }
@@ -263,42 +255,40 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
         };
         remap.push(id);
     }
-    changed.then(|| BlockDag {
-        dag: out,
-        outputs: block
-            .outputs
-            .iter()
-            .map(|(n, id)| (n.clone(), remap[*id]))
-            .collect(),
-        effects: block.effects.iter().map(|id| remap[*id]).collect(),
-        span: block.span,
-    })
+    changed.then(|| block.remapped(out, &remap))
 }
 
-/// `t(X) %*% (w * (X %*% v))` (or `(X %*% v) * w`) at node `id`, with the transpose,
-/// the product and the `*` read by nothing else: `(X, v, w)`, which [`Fused::MmChain`]
-/// computes in one pass over `X` (SystemDS's mmchain; GLM's Hessian-vector product).
-/// The runtime checks the shapes and runs the operators one by one when `w` is not an
-/// `m x 1` column vector.
-fn mmchain_at(dag: &Dag, uses: &[usize], id: NodeId) -> Option<(NodeId, NodeId, NodeId)> {
+/// `t(X) %*% (w * (X %*% v))` (or `(X %*% v) * w`, or `t(X) %*% (X %*% v)` without a
+/// weight) at node `id`, with the transpose, the product and the `*` read by nothing
+/// else: `(X, v, w)`, which [`Fused::MmChain`] computes in one pass over `X` (SystemDS's
+/// mmchain; GLM's Hessian-vector product). The runtime checks the shapes and runs the
+/// operators one by one when `w` is not an `m x 1` column vector.
+fn mmchain_at(dag: &Dag, uses: &[usize], id: NodeId) -> Option<(NodeId, NodeId, Option<NodeId>)> {
     use spores_exec::kernels::elementwise::BinaryOp;
     let node = dag.node(id);
     let (a, b) = (node.children[0], node.children[1]);
     let private = |n: NodeId| uses[n] == 1;
-    let (an, bn) = (dag.node(a), dag.node(b));
-    if an.op != Op::Transpose || !private(a) || bn.op != Op::Binary(BinaryOp::Mul) || !private(b) {
+    let an = dag.node(a);
+    if an.op != Op::Transpose || !private(a) || !private(b) {
         return None;
     }
     let x = an.children[0];
-    let (c0, c1) = (bn.children[0], bn.children[1]);
     let is_product = |p: NodeId| {
         let pn = dag.node(p);
         pn.op == Op::MatMul && private(p) && pn.children[0] == x
     };
+    if is_product(b) {
+        return Some((x, dag.node(b).children[1], None));
+    }
+    let bn = dag.node(b);
+    if bn.op != Op::Binary(BinaryOp::Mul) {
+        return None;
+    }
+    let (c0, c1) = (bn.children[0], bn.children[1]);
     if is_product(c1) && c0 != c1 {
-        Some((x, dag.node(c1).children[1], c0))
+        Some((x, dag.node(c1).children[1], Some(c0)))
     } else if is_product(c0) && c0 != c1 {
-        Some((x, dag.node(c0).children[1], c1))
+        Some((x, dag.node(c0).children[1], Some(c1)))
     } else {
         None
     }
@@ -400,32 +390,31 @@ fn size_rewrites(
                     output = MaskedOutput::Sum;
                     target = q;
                 }
-                Op::MatMul if qn.children[1] == r && qn.children[0] != r => {
-                    let a = qn.children[0];
-                    match private_t(a) {
-                        Some(inner) if small(inner, 1) => {
-                            output = MaskedOutput::LeftMul { transposed: true };
+                // `o %*% E` (left) or `E %*% o` (right), `o` small on its other side or
+                // a private transpose of something small, read transposed.
+                Op::MatMul if (qn.children[0] == r) != (qn.children[1] == r) => {
+                    let left = qn.children[1] == r;
+                    let (o, dim) = if left {
+                        (qn.children[0], 0)
+                    } else {
+                        (qn.children[1], 1)
+                    };
+                    let side = |transposed| {
+                        if left {
+                            MaskedOutput::LeftMul { transposed }
+                        } else {
+                            MaskedOutput::RightMul { transposed }
+                        }
+                    };
+                    match private_t(o) {
+                        Some(inner) if small(inner, 1 - dim) => {
+                            output = side(true);
                             extra = Some(inner);
-                            extra_absorbed = Some(a);
+                            extra_absorbed = Some(o);
                         }
-                        _ if small(a, 0) => {
-                            output = MaskedOutput::LeftMul { transposed: false };
-                            extra = Some(a);
-                        }
-                        _ => {}
-                    }
-                }
-                Op::MatMul if qn.children[0] == r && qn.children[1] != r => {
-                    let b = qn.children[1];
-                    match private_t(b) {
-                        Some(inner) if small(inner, 0) => {
-                            output = MaskedOutput::RightMul { transposed: true };
-                            extra = Some(inner);
-                            extra_absorbed = Some(b);
-                        }
-                        _ if small(b, 1) => {
-                            output = MaskedOutput::RightMul { transposed: false };
-                            extra = Some(b);
+                        _ if small(o, dim) => {
+                            output = side(false);
+                            extra = Some(o);
                         }
                         _ => {}
                     }
@@ -638,16 +627,10 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::dag::{lower_block, LowerContext};
+    use crate::dag::lower_source;
 
     fn planned(src: &str) -> BlockDag {
-        let program = spores_lang::parse(src).unwrap();
-        let args = HashMap::new();
-        let ctx = LowerContext {
-            functions: &crate::dag::NoFunctions,
-            args: &args,
-        };
-        let block = lower_block(&program.body, &ctx).unwrap();
+        let block = lower_source(src).unwrap();
         physical(&block, None).unwrap_or(block)
     }
 
@@ -683,13 +666,7 @@ mod tests {
     fn planned_with_sizes(src: &str) -> BlockDag {
         use crate::opt::InputMeta;
         use spores_exec::Shape;
-        let program = spores_lang::parse(src).unwrap();
-        let args = HashMap::new();
-        let ctx = LowerContext {
-            functions: &crate::dag::NoFunctions,
-            args: &args,
-        };
-        let block = lower_block(&program.body, &ctx).unwrap();
+        let block = lower_source(src).unwrap();
         let matrix = |r, c, nnz| InputMeta::Matrix {
             shape: Shape::new(r, c),
             nnz,

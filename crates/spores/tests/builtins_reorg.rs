@@ -4,11 +4,7 @@
 
 mod common;
 
-use common::{assert_close, numbers, run_dml};
-
-fn run(name: &str, source: &str) -> Vec<f64> {
-    numbers(&run_dml(name, source).unwrap_or_else(|e| panic!("{name}: {e}")))
-}
+use common::{assert_close, assert_fails, run_numbers as run};
 
 #[test]
 fn order_is_stable_and_returns_indices_or_rows() {
@@ -32,12 +28,11 @@ print(toString(t(order(target=matrix("3 1 2 1 1 9", rows=3, cols=2), by=2, index
         ],
         0.0,
     );
-    let err = run_dml(
+    assert_fails(
         "order_by.dml",
         "X = matrix(1, rows=2, cols=2)\nY = order(target=X, by=3)\n",
-    )
-    .unwrap_err();
-    assert!(err.contains("by=3") && err.contains("2x2"), "{err}");
+        &["by=3", "2x2"],
+    );
 }
 
 #[test]
@@ -73,18 +68,16 @@ print(toString(removeEmpty(target=Sp, margin="rows")[, 40]))
         ],
         0.0,
     );
-    let err = run_dml(
+    assert_fails(
         "remove_empty_bad.dml",
         "W = matrix(1, rows=3, cols=2)\nR = removeEmpty(target=W, margin=\"diag\")\n",
-    )
-    .unwrap_err();
-    assert!(err.contains("margin"), "{err}");
-    let err = run_dml(
+        &["margin"],
+    );
+    assert_fails(
         "remove_empty_arg.dml",
         "W = matrix(1, rows=3, cols=2)\nR = removeEmpty(target=W, margins=\"rows\")\n",
-    )
-    .unwrap_err();
-    assert!(err.contains("no parameter `margins`"), "{err}");
+        &["no parameter `margins`"],
+    );
 }
 
 #[test]
@@ -118,18 +111,16 @@ print(toString(table(A, B, odim1=1, odim2=1)))
         ],
         0.0,
     );
-    let err = run_dml(
+    assert_fails(
         "table_len.dml",
         "T = table(seq(1, 3), seq(1, 4))\nprint(sum(T))\n",
-    )
-    .unwrap_err();
-    assert!(err.contains("3x1") && err.contains("4x1"), "{err}");
-    let err = run_dml(
+        &["3x1", "4x1"],
+    );
+    assert_fails(
         "table_zero.dml",
         "T = table(seq(0, 2), seq(1, 3))\nprint(sum(T))\n",
-    )
-    .unwrap_err();
-    assert!(err.contains("is not a category"), "{err}");
+        &["is not a category"],
+    );
 }
 
 #[test]
@@ -218,10 +209,6 @@ print(toString(aggregate(target=matrix("1 2 3 4 5 6", rows=3, cols=2), groups=ma
         ],
         0.0,
     );
-    let err = run_dml(
-        "aggregate_fn.dml",
-        "x = aggregate(target=matrix(1, rows=2, cols=1), groups=matrix(1, rows=2, cols=1), fn=\"median\")\nprint(sum(x))\n",
-    )
-    .unwrap_err();
-    assert!(err.contains("fn must be one of"), "{err}");
+    assert_fails("aggregate_fn.dml",
+        "x = aggregate(target=matrix(1, rows=2, cols=1), groups=matrix(1, rows=2, cols=1), fn=\"median\")\nprint(sum(x))\n", &["fn must be one of"]);
 }

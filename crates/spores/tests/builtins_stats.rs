@@ -5,11 +5,7 @@
 
 mod common;
 
-use common::{assert_close, numbers, run_dml};
-
-fn run(name: &str, source: &str) -> Vec<f64> {
-    numbers(&run_dml(name, source).unwrap_or_else(|e| panic!("{name}: {e}")))
-}
+use common::{assert_close, assert_fails, run_dml, run_numbers as run};
 
 #[test]
 fn variances_quantiles_and_moments() {
@@ -64,12 +60,11 @@ print(sd(matrix(4, rows=1, cols=1)) + " " + var(matrix("1 2", rows=1, cols=2)))
         ],
         1e-12,
     );
-    let err = run_dml(
+    assert_fails(
         "quantile_p.dml",
         "print(quantile(matrix(\"1 2\", rows=2, cols=1), 1.5))\n",
-    )
-    .unwrap_err();
-    assert!(err.contains("outside [0, 1]"), "{err}");
+        &["outside [0, 1]"],
+    );
 }
 
 #[test]
@@ -125,10 +120,16 @@ print(icdf(target=0.95, dist="f", df1=3, df2=10))
         // SystemDS inverts these cdfs with a root finder of absolute accuracy 1e-9.
         1e-9,
     );
-    let err = run_dml("dist_df.dml", "print(cdf(target=1, dist=\"chisq\"))\n").unwrap_err();
-    assert!(err.contains("needs df"), "{err}");
-    let err = run_dml("dist_name.dml", "print(cdf(target=1, dist=\"gamma\"))\n").unwrap_err();
-    assert!(err.contains("unknown distribution"), "{err}");
+    assert_fails(
+        "dist_df.dml",
+        "print(cdf(target=1, dist=\"chisq\"))\n",
+        &["needs df"],
+    );
+    assert_fails(
+        "dist_name.dml",
+        "print(cdf(target=1, dist=\"gamma\"))\n",
+        &["unknown distribution"],
+    );
 }
 
 #[test]
@@ -208,12 +209,11 @@ print(cov(x, y) + " " + cov(x, y, w) + " " + cov(x=x, y=x))
 "#,
     );
     assert_close(&got, &[3.25, 11.875 / 7.0, 16.5], 1e-12);
-    let err = run_dml(
+    assert_fails(
         "cov_bad.dml",
         "print(cov(matrix(1, rows=3, cols=1), matrix(1, rows=4, cols=1)))\n",
-    )
-    .unwrap_err();
-    assert!(err.contains("3 and 4 rows"), "{err}");
+        &["3 and 4 rows"],
+    );
 }
 
 #[test]

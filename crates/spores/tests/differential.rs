@@ -7,6 +7,15 @@
 
 use std::collections::HashMap;
 
+/// Proptest cases for a property: `default`, or `SPORES_DIFF_CASES / share` (at least 1)
+/// when that is set (the costlier properties take a smaller share).
+fn case_count(default: u32, share: u32) -> u32 {
+    std::env::var("SPORES_DIFF_CASES")
+        .ok()
+        .and_then(|c| c.parse::<u32>().ok())
+        .map_or(default, |c| (c / share).max(1))
+}
+
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 mod common;
@@ -192,10 +201,7 @@ fn run(src: &str, optimized: bool) -> Result<(Vec<f64>, usize), String> {
 
 #[test]
 fn optimized_plans_agree_with_unoptimized_ones() {
-    let cases = std::env::var("SPORES_DIFF_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(300);
+    let cases = case_count(300, 1);
     let shapes = prop_oneof![
         Just(Shape::MN),
         Just(Shape::MK),
@@ -246,10 +252,7 @@ fn optimized_plans_agree_with_unoptimized_ones() {
 
 #[test]
 fn two_roots_in_one_block_agree_with_unoptimized_ones() {
-    let cases = std::env::var("SPORES_DIFF_CASES")
-        .ok()
-        .and_then(|c| c.parse::<u32>().ok())
-        .map_or(60, |c| (c / 5).max(1));
+    let cases = case_count(60, 5);
     let shapes = prop_oneof![Just(Shape::MN), Just(Shape::M1), Just(Shape::Scalar)];
     let strategy = shapes.prop_flat_map(|s| (expr(s, 3), expr(Shape::Scalar, 3)));
     let mut runner = TestRunner::new(Config {
@@ -283,10 +286,7 @@ fn two_roots_in_one_block_agree_with_unoptimized_ones() {
 /// same checksums, NaN where one is NaN.
 #[test]
 fn non_finite_inputs_give_the_same_numbers_optimized_and_not() {
-    let cases = std::env::var("SPORES_DIFF_CASES")
-        .ok()
-        .and_then(|c| c.parse::<u32>().ok())
-        .map_or(120, |c| (c / 3).max(1));
+    let cases = case_count(120, 3);
     const POISONS: &[&str] = &[
         "X[2,3] = 1/0",
         "Y[1,1] = 0/0",
@@ -506,10 +506,7 @@ fn reference_checksums(e: &str, env: &mut HashMap<String, Val>) -> Result<Vec<f6
 /// reference's checksums.
 #[test]
 fn non_finite_values_in_either_format_give_the_reference_numbers() {
-    let cases = std::env::var("SPORES_DIFF_CASES")
-        .ok()
-        .and_then(|c| c.parse::<u32>().ok())
-        .map_or(120, |c| (c / 3).max(1));
+    let cases = case_count(120, 3);
     let shapes = prop_oneof![
         Just(Shape::MN),
         Just(Shape::MK),

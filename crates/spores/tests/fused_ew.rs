@@ -27,17 +27,7 @@ fn same(a: f64, b: f64) -> bool {
 /// every operator in `expect_ops` (and the unfused one none).
 fn check(src: &str, expect_ops: &[&str]) {
     let (plain_out, fused_out) = (run(src, false).unwrap(), run(src, true).unwrap());
-    let (plain, plain_plan) = values(&plain_out);
-    let (fused, fused_plan) = values(&fused_out);
-    assert!(!plain.is_empty());
-    assert_eq!(plain.len(), fused.len(), "{plain_out}\n{fused_out}");
-    for (k, (a, b)) in plain.iter().zip(&fused).enumerate() {
-        assert!(same(*a, *b), "value {k}: unfused {a} vs fused {b}\n{src}");
-    }
-    assert!(
-        !plain_plan.iter().any(|l| l.contains("fused_ew")),
-        "{plain_plan:#?}"
-    );
+    let fused_plan = common::assert_fused_agrees(&plain_out, &fused_out, 1e-10, "fused_ew", src);
     for op in expect_ops {
         assert!(
             fused_plan.iter().any(|l| l.contains(&format!("= {op}["))),
@@ -159,13 +149,23 @@ fn mmchain_is_planned_and_falls_back_on_other_shapes() {
           Hd = t(X) %*% (mu * (X %*% d)) + 0.5 * d
           H2 = t(X) %*% ((X %*% d) * 2)
           H3 = t(X) %*% (P * (X %*% D))
+          H4 = t(X) %*% (X %*% d)
+          H5 = t(X) %*% (X %*% D)
           print("v " + sum(Hd) + " " + sum(Hd ^ 2) + " " + sum(H2) + " " + sum(H3 * H3))
+          print("v " + sum(H4) + " " + sum(H4 ^ 2) + " " + sum(H5 * H5))
         }
         "#,
         &[],
     );
     let out = run(
         "X = rand(rows=30, cols=4, seed=1)\nd = rand(rows=4, cols=1, seed=2)\nw = rand(rows=30, cols=1, seed=3)\nfor (k in 1:1) {\n  print(sum(t(X) %*% (w * (X %*% d))))\n}\n",
+        true,
+    )
+    .unwrap();
+    assert!(out.contains("mmchain("), "{out}");
+    // Without a weight (`X.T @ (X @ v)`): one pass over X for a vector `v`.
+    let out = run(
+        "X = rand(rows=30, cols=4, sparsity=0.5, seed=1)\nd = rand(rows=4, cols=1, seed=2)\nfor (k in 1:1) {\n  print(sum(t(X) %*% (X %*% d)))\n}\n",
         true,
     )
     .unwrap();
@@ -186,6 +186,15 @@ fn mmchain_is_planned_and_falls_back_on_other_shapes() {
           Hd = t(X) %*% (mu * q)
           print("v " + sum(Hd) + " " + sum(Hd ^ 2))
         }
+        for (k in 1:1) {
+          H = t(X) %*% (X %*% d)
+          print("v " + sum(H) + " " + sum(H ^ 2))
+        }
+        for (k in 1:1) {
+          q = X %*% d
+          H = t(X) %*% q
+          print("v " + sum(H) + " " + sum(H ^ 2))
+        }
         "#,
         true,
     )
@@ -193,9 +202,11 @@ fn mmchain_is_planned_and_falls_back_on_other_shapes() {
     let (vals, plan) = values(&out);
     assert_eq!(
         plan.iter().filter(|l| l.contains("mmchain(")).count(),
-        1,
+        2,
         "{out}"
     );
-    assert_eq!(vals.len(), 4);
-    assert!(same(vals[0], vals[2]) && same(vals[1], vals[3]), "{vals:?}");
+    assert_eq!(vals.len(), 8);
+    for (fused, written) in [(0, 2), (1, 3), (4, 6), (5, 7)] {
+        assert!(same(vals[fused], vals[written]), "{vals:?}");
+    }
 }

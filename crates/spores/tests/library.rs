@@ -36,14 +36,9 @@ fn error(src: &str, options: RunOptions) -> ScriptError {
     }
 }
 
-#[test]
-fn an_unknown_call_runs_the_builtin_file_of_that_name() {
-    let out = run(
-        "X = matrix(\"1 2 3 4\", rows=2, cols=2)\nprint(sqnorm(X))\nprint(sqnorm(X, double_it=TRUE))\nprint(halve(3))\n",
-        with_builtins(),
-    );
-    // 1 + 4 + 9 + 16 = 30, plus one from the nested builtin `addone`; doubled: 61.
-    assert_eq!(out, "31.0\n61.0\n1.5\n");
+/// The message of the error `src` must end with.
+fn message(src: &str, options: RunOptions) -> String {
+    error(src, options).diagnostic().message.clone()
 }
 
 #[test]
@@ -55,15 +50,6 @@ fn a_builtins_helpers_do_not_clash_with_the_callers_functions() {
                X = matrix(1, rows=2, cols=2)\n\
                print(sqnorm(X, double_it=TRUE))\nprint(twice(5))\nprint(addone(0))\n";
     assert_eq!(run(src, with_builtins()), "9.0\n-1\n1000.0\n");
-}
-
-#[test]
-fn builtins_with_several_results_assign_them_all() {
-    let out = run(
-        "X = matrix(\"1 2 3 4 5 6\", rows=3, cols=2)\n[s, n] = pair(X)\nprint(toString(s))\nprint(n)\n",
-        with_builtins(),
-    );
-    assert_eq!(out, "9.000 12.000\n\n3\n");
 }
 
 #[test]
@@ -188,24 +174,6 @@ fn missing_sources_and_namespaces_are_reported_at_the_statement() {
     );
 }
 
-#[test]
-fn compound_assignments_update_variables_and_cells() {
-    let out = run(
-        "x = 1\nx += 2\nx *= 3 + 1\nx -= 2\nx /= 5\nX = matrix(1, rows=2, cols=2)\nX[1, 2] += 10\nprint(x)\nprint(sum(X))\n",
-        RunOptions::default(),
-    );
-    assert_eq!(out, "2.0\n14.0\n");
-}
-
-#[test]
-fn vectors_of_values_build_row_vectors() {
-    let out = run(
-        "i = 3\nM = matrix([i, 4, i + 2, 6], rows=2, cols=2)\nprint(toString(M))\n",
-        RunOptions::default(),
-    );
-    assert_eq!(out, "3.000 4.000\n5.000 6.000\n\n");
-}
-
 /// A block ends after a statement that calls a DML function, so the statements after
 /// it are optimized knowing the shapes the function returned: in ALS-CG, the loss
 /// computed right after the two CG half-steps inside the loop fuses to `wsloss`.
@@ -252,53 +220,28 @@ fn statements_after_a_call_are_optimized_with_the_results_shapes() {
 }
 
 #[test]
-fn lists_hold_named_and_positional_values() {
-    let out = run(
-        r#"
-X = matrix("1 2 3 4", rows=2, cols=2)
-l = list(X, 3, name="bob")
-print(length(l))
-print(as.scalar(l[2]) + 1)
-print(sum(as.matrix(l[1])))
-print(as.scalar(l["name"]))
-m = append(list(a=1, b=2.5), 7)
-print(length(m) + length(m[2:3]))
-f = function(List[Unknown] p, Matrix[Double] A) return (Double s) {
-  s = sum(A) + as.scalar(p["b"])
-}
-print(f(m, l[1]))
-"#,
-        RunOptions::default(),
-    );
-    assert_eq!(out, "3\n4\n10.0\nbob\n5\n12.5\n");
-}
-
-#[test]
 fn list_errors_name_the_problem() {
-    let src = "l = list(a=1)\nx = as.scalar(l[\"b\"])\n";
-    let d = error(src, RunOptions::default());
-    assert_eq!(
-        d.diagnostic().message,
-        "the list has no element named \"b\""
-    );
-    let d = error(
-        "l = list(1, 2)\nx = as.scalar(l[3])\n",
-        RunOptions::default(),
-    );
-    assert_eq!(d.diagnostic().message, "list index 3 is out of bounds 1..2");
-    let d = error(
-        "l = list(1, matrix(0, rows=2, cols=2))\nx = as.matrix(l)\n",
-        RunOptions::default(),
-    );
-    assert_eq!(
-        d.diagnostic().message,
-        "`as.matrix` of a list of 2 elements needs scalars, element 2 is a matrix"
-    );
-    let d = error(
-        "l = list(1, 2)\n[r, x] = remove(l, 3)\n",
-        RunOptions::default(),
-    );
-    assert_eq!(d.diagnostic().message, "remove: position 3 is not in 1..2");
+    let cases = [
+        (
+            "l = list(a=1)\nx = as.scalar(l[\"b\"])\n",
+            "the list has no element named \"b\"",
+        ),
+        (
+            "l = list(1, 2)\nx = as.scalar(l[3])\n",
+            "list index 3 is out of bounds 1..2",
+        ),
+        (
+            "l = list(1, matrix(0, rows=2, cols=2))\nx = as.matrix(l)\n",
+            "`as.matrix` of a list of 2 elements needs scalars, element 2 is a matrix",
+        ),
+        (
+            "l = list(1, 2)\n[r, x] = remove(l, 3)\n",
+            "remove: position 3 is not in 1..2",
+        ),
+    ];
+    for (src, want) in cases {
+        assert_eq!(message(src, RunOptions::default()), want);
+    }
 }
 
 #[test]
@@ -347,22 +290,12 @@ fn a_builtin_with_several_results_gives_its_first_in_an_expression() {
 }
 
 #[test]
-fn nan_and_inf_are_constants_unless_assigned() {
-    let out = run(
-        "x = NaN\nprint(x)\nprint(x == x)\nprint(-Inf)\nprint(sum(matrix(Inf, rows=1, cols=2)))\nInf = 3\nprint(Inf)\n",
-        RunOptions::default(),
-    );
-    assert_eq!(out, "NaN\nFALSE\n-Infinity\nInfinity\n3\n");
-}
-
-#[test]
 fn errors_about_a_builtins_arguments_use_the_name_it_was_called_by() {
-    let d = error(
-        "X = matrix(1, rows=2, cols=2)\n[a, b] = sqnorm(X)\n",
-        with_builtins(),
-    );
     assert_eq!(
-        d.diagnostic().message,
+        message(
+            "X = matrix(1, rows=2, cols=2)\n[a, b] = sqnorm(X)\n",
+            with_builtins()
+        ),
         "`sqnorm` returns 1 values but 2 are assigned"
     );
     let d = error("x = pair(Y=1)\n", with_builtins());
@@ -370,6 +303,86 @@ fn errors_about_a_builtins_arguments_use_the_name_it_was_called_by() {
         d.diagnostic().message,
         "`pair` has no parameter `Y` (it has: X)"
     );
+}
+
+/// Small scripts, with or without the test builtins, and what they print (as SystemDS 3.4
+/// prints them).
+#[test]
+fn small_scripts_print_what_systemds_prints() {
+    let cases: &[(&str, bool, &str, &str)] = &[
+        (
+            "compound_assignments_update_variables_and_cells",
+            false,
+            "x = 1\nx += 2\nx *= 3 + 1\nx -= 2\nx /= 5\nX = matrix(1, rows=2, cols=2)\nX[1, 2] += 10\nprint(x)\nprint(sum(X))\n",
+            "2.0\n14.0\n",
+        ),
+        (
+            "vectors_of_values_build_row_vectors",
+            false,
+            "i = 3\nM = matrix([i, 4, i + 2, 6], rows=2, cols=2)\nprint(toString(M))\n",
+            "3.000 4.000\n5.000 6.000\n\n",
+        ),
+        (
+            "lists_hold_named_and_positional_values",
+            false,
+            r#"
+X = matrix("1 2 3 4", rows=2, cols=2)
+l = list(X, 3, name="bob")
+print(length(l))
+print(as.scalar(l[2]) + 1)
+print(sum(as.matrix(l[1])))
+print(as.scalar(l["name"]))
+m = append(list(a=1, b=2.5), 7)
+print(length(m) + length(m[2:3]))
+f = function(List[Unknown] p, Matrix[Double] A) return (Double s) {
+  s = sum(A) + as.scalar(p["b"])
+}
+print(f(m, l[1]))
+"#,
+            "3\n4\n10.0\nbob\n5\n12.5\n",
+        ),
+        (
+            "nan_and_inf_are_constants_unless_assigned",
+            false,
+            "x = NaN\nprint(x)\nprint(x == x)\nprint(-Inf)\nprint(sum(matrix(Inf, rows=1, cols=2)))\nInf = 3\nprint(Inf)\n",
+            "NaN\nFALSE\n-Infinity\nInfinity\n3\n",
+        ),
+        (
+            "append_joins_strings_by_lines_and_matrices_by_columns",
+            false,
+            "s = append(\"a\", \"b\")\ns = append(s, \"c\" + 1.5)\nprint(\"[\" + s + \"]\")\nA = append(matrix(1, rows=2, cols=1), matrix(2, rows=2, cols=2))\nprint(ncol(A) + sum(A))\n",
+            "[a\nb\nc1.5]\n13.0\n",
+        ),
+        // 1 + 4 + 9 + 16 = 30, plus one from the nested builtin `addone`; doubled: 61.
+        (
+            "an_unknown_call_runs_the_builtin_file_of_that_name",
+            true,
+            "X = matrix(\"1 2 3 4\", rows=2, cols=2)\nprint(sqnorm(X))\nprint(sqnorm(X, double_it=TRUE))\nprint(halve(3))\n",
+            "31.0\n61.0\n1.5\n",
+        ),
+        (
+            "builtins_with_several_results_assign_them_all",
+            true,
+            "X = matrix(\"1 2 3 4 5 6\", rows=3, cols=2)\n[s, n] = pair(X)\nprint(toString(s))\nprint(n)\n",
+            "9.000 12.000\n\n3\n",
+        ),
+        // `n = ncol(X) * factor()`: X is the callee's parameter, not the caller's variable
+        // of that name, and `factor` is a helper of the builtin's file.
+        (
+            "defaults_that_read_parameters_are_evaluated_in_the_callee",
+            true,
+            "X = matrix(1, rows=2, cols=3)\nY = widen(X)\nprint(nrow(Y) + ncol(Y))\nprint(sum(widen(X, n=1, v=4)))\n",
+            "8\n8.0\n",
+        ),
+    ];
+    for &(case, builtins, src, want) in cases {
+        let options = if builtins {
+            with_builtins()
+        } else {
+            RunOptions::default()
+        };
+        assert_eq!(run(src, options), want, "{case}");
+    }
 }
 
 /// The binary with `SYSTEMDS_ROOT` unset, or set to `root`.
@@ -430,15 +443,6 @@ fn check_parses_files_and_their_sources() {
 }
 
 #[test]
-fn append_joins_strings_by_lines_and_matrices_by_columns() {
-    let out = run(
-        "s = append(\"a\", \"b\")\ns = append(s, \"c\" + 1.5)\nprint(\"[\" + s + \"]\")\nA = append(matrix(1, rows=2, cols=1), matrix(2, rows=2, cols=2))\nprint(ncol(A) + sum(A))\n",
-        RunOptions::default(),
-    );
-    assert_eq!(out, "[a\nb\nc1.5]\n13.0\n");
-}
-
-#[test]
 fn errors_in_nested_files_list_every_call_site() {
     let dir = fixtures().join("source");
     let options = RunOptions {
@@ -466,17 +470,6 @@ fn errors_in_nested_files_list_every_call_site() {
 }
 
 #[test]
-fn defaults_that_read_parameters_are_evaluated_in_the_callee() {
-    // `n = ncol(X) * factor()`: X is the callee's parameter, not the caller's variable
-    // of that name, and `factor` is a helper of the builtin's file.
-    let out = run(
-        "X = matrix(1, rows=2, cols=3)\nY = widen(X)\nprint(nrow(Y) + ncol(Y))\nprint(sum(widen(X, n=1, v=4)))\n",
-        with_builtins(),
-    );
-    assert_eq!(out, "8\n8.0\n");
-}
-
-#[test]
 fn eval_calls_a_function_by_name_and_assert_stops() {
     // SystemDS 3.4 prints 3.0 and 7.0 for the two calls through eval.
     let out = run(
@@ -494,9 +487,11 @@ print("x=%d y=%5.2f", 3, 2.5)
     assert_eq!(out, "3.0\n7.0\n15.0\n4.000 6.000\n\nx=3 y= 2.50\n");
     let d = error("assert(1 > 2)\n", RunOptions::default());
     assert_eq!(d.diagnostic().message, "assertion failed");
-    let d = error(
-        "f = function(Double a) return (Double c) { c = a }\nx = eval(\"f\", 1, 2)\n",
-        RunOptions::default(),
+    assert_eq!(
+        message(
+            "f = function(Double a) return (Double c) { c = a }\nx = eval(\"f\", 1, 2)\n",
+            RunOptions::default()
+        ),
+        "eval: `f` takes at most 1 argument"
     );
-    assert_eq!(d.diagnostic().message, "eval: `f` takes at most 1 argument");
 }

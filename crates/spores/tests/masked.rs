@@ -26,26 +26,12 @@ fn run(src: &str, sized_planning: bool, optimized: bool) -> String {
     run_script(src, options).unwrap_or_else(|e| panic!("{}", e.diagnostic().render("t.dml", src)))
 }
 
-fn same(a: f64, b: f64) -> bool {
-    common::same(a, b, 1e-9)
-}
-
 /// Runs `src` masked and unfused (each with and without the optimizer), checks the
 /// values agree and that the masked plans use every operator in `expect_ops`.
 fn check(src: &str, expect_ops: &[&str]) {
     for optimized in [false, true] {
         let (plain_out, masked_out) = (run(src, false, optimized), run(src, true, optimized));
-        let (plain, plain_plan) = values(&plain_out);
-        let (masked, masked_plan) = values(&masked_out);
-        assert!(!plain.is_empty());
-        assert_eq!(plain.len(), masked.len());
-        for (k, (a, b)) in plain.iter().zip(&masked).enumerate() {
-            assert!(same(*a, *b), "value {k}: unfused {a} vs masked {b}\n{src}");
-        }
-        assert!(
-            !plain_plan.iter().any(|l| l.contains("masked")),
-            "{plain_plan:#?}"
-        );
+        let masked_plan = common::assert_fused_agrees(&plain_out, &masked_out, 1e-9, "masked", src);
         for op in expect_ops {
             assert!(
                 masked_plan.iter().any(|l| l.contains(op)),

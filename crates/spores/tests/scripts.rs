@@ -267,15 +267,9 @@ fn consecutive_reads_match_reading_one_after_the_other() {
 
 #[test]
 fn common_subexpressions_are_computed_once() {
-    use spores::dag::{lower_block, LowerContext, Op};
+    use spores::dag::Op;
     let src = "A = t(X) %*% y\nB = t(X) %*% y + 1\nC = sum(t(X))\n";
-    let program = spores_lang::parse(src).unwrap();
-    let args = HashMap::new();
-    let ctx = LowerContext {
-        functions: &spores::dag::NoFunctions,
-        args: &args,
-    };
-    let block = lower_block(&program.body, &ctx).unwrap();
+    let block = spores::dag::lower_source(src).unwrap();
     let count = |want: &Op| block.dag.nodes().iter().filter(|n| &n.op == want).count();
     assert_eq!(count(&Op::Transpose), 1);
     assert_eq!(count(&Op::MatMul), 1);

@@ -316,23 +316,7 @@ fn unsorted_to_csr(
         })
         .collect();
     drop(counts);
-    let kept: usize = built.iter().map(|b| b.1.len()).sum();
-    let mut indptr = Vec::with_capacity(rows + 1);
-    let mut indices = Vec::with_capacity(kept);
-    let mut values = Vec::with_capacity(kept);
-    indptr.push(0);
-    for (lengths, idx, val) in built {
-        for n in lengths {
-            indptr.push(indptr.last().copied().unwrap_or(0) + n);
-        }
-        indices.extend_from_slice(&idx);
-        values.extend_from_slice(&val);
-    }
-    // Rows outside every band (only when there are no rows at all).
-    while indptr.len() < rows + 1 {
-        indptr.push(kept);
-    }
-    CsrMatrix::from_parts_unchecked(rows, cols, indptr, indices, values)
+    CsrMatrix::from_row_bands(rows, cols, built)
 }
 
 /// Writes globally sorted parts into a zeroed row-major buffer: each part's cells lie

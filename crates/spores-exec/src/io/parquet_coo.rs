@@ -319,9 +319,12 @@ mod tests {
         Matrix::Sparse(CsrMatrix::from_triplets(rows, cols, cells).unwrap())
     }
 
+    /// One column chunk: its INT32 values and, for a nullable column, definition levels.
+    type RawColumn = (Vec<i32>, Option<Vec<i16>>);
+
     /// A file written with the Parquet API directly: `message` as the schema, then one
     /// row group per entry of `groups` (each column's values and definition levels).
-    fn write_raw(path: &Path, message: &str, groups: &[Vec<(Vec<i32>, Option<Vec<i16>>)>]) {
+    fn write_raw(path: &Path, message: &str, groups: &[Vec<RawColumn>]) {
         let schema = Arc::new(parse_message_type(message).unwrap());
         let file = File::create(path).unwrap();
         let props = Arc::new(WriterProperties::builder().build());

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use super::test_util::TempDir;
 use super::*;
 use crate::error::ExecError;
-use crate::matrix::{CsrMatrix, DenseMatrix, Matrix};
+use crate::matrix::{cells_agree, CsrMatrix, DenseMatrix, Matrix};
 
 const P: &str = "test.file";
 
@@ -37,22 +37,12 @@ fn dense(rows: usize, cols: usize, data: &[f64]) -> Matrix {
 
 /// Exact equality of values (bits, except that all NaNs are equal), ignoring format.
 fn same_bits(a: &Matrix, b: &Matrix) -> bool {
-    a.shape() == b.shape()
-        && a.to_dense()
-            .data()
-            .iter()
-            .zip(b.to_dense().data())
-            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+    cells_agree(a, b, |x, y| x.to_bits() == y.to_bits())
 }
 
 /// Equality of values where -0.0 == 0.0 (text formats drop implicit zeros' signs).
 fn same_values(a: &Matrix, b: &Matrix) -> bool {
-    a.shape() == b.shape()
-        && a.to_dense()
-            .data()
-            .iter()
-            .zip(b.to_dense().data())
-            .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
+    cells_agree(a, b, |x, y| x == y)
 }
 
 // ---------------------------------------------------------------------------------------

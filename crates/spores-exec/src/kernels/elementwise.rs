@@ -553,15 +553,7 @@ pub(crate) mod tests {
         sparse: bool,
         seed: u64,
     ) -> Matrix {
-        let m = rand_matrix(&RandSpec {
-            rows,
-            cols,
-            min: -3.0,
-            max: 3.0,
-            sparsity: density,
-            seed,
-        })
-        .unwrap();
+        let m = rand_matrix(&RandSpec::uniform(rows, cols, (-3.0, 3.0), density, seed)).unwrap();
         if sparse {
             let mut csr = m.to_csr();
             let n = csr.values().len();

@@ -350,35 +350,25 @@ pub(crate) fn par_csr(
             (lens, idx, val)
         })
         .collect();
-    if parts.len() == 1 {
-        let (lens, idx, val) = parts.into_iter().next().expect("one part");
-        return CsrMatrix::from_parts_unchecked(rows, cols, prefix(&lens), idx, val);
-    }
-    let total: usize = parts.iter().map(|p| p.1.len()).sum();
-    let mut indptr = Vec::with_capacity(rows + 1);
-    let mut indices = Vec::with_capacity(total);
-    let mut values = Vec::with_capacity(total);
-    indptr.push(0);
-    for (lens, idx, val) in parts {
-        for len in lens {
-            indptr.push(indptr.last().copied().unwrap_or(0) + len);
-        }
-        indices.extend_from_slice(&idx);
-        values.extend_from_slice(&val);
-    }
-    while indptr.len() < rows + 1 {
-        indptr.push(total);
-    }
-    CsrMatrix::from_parts_unchecked(rows, cols, indptr, indices, values)
+    CsrMatrix::from_row_bands(rows, cols, parts)
 }
 
-fn prefix(lens: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(lens.len() + 1);
-    out.push(0);
-    for &l in lens {
-        out.push(out.last().copied().unwrap_or(0) + l);
+/// Splits `out` (aligned with the stored entries of a CSR matrix with row pointers
+/// `ptr`) into one slice per row block.
+pub(crate) fn split_by_blocks<'a>(
+    ptr: &[usize],
+    blocks: Vec<Range<usize>>,
+    out: &'a mut [f64],
+) -> Vec<(Range<usize>, &'a mut [f64])> {
+    let mut slices = Vec::with_capacity(blocks.len());
+    let mut rest = out;
+    for range in blocks {
+        let len = ptr[range.end] - ptr[range.start];
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        slices.push((range, head));
+        rest = tail;
     }
-    out
+    slices
 }
 
 /// Computes a new value for every stored entry of `x` in parallel:
@@ -386,15 +376,7 @@ fn prefix(lens: &[usize]) -> Vec<usize> {
 pub(crate) fn map_stored(x: &CsrMatrix, f: impl Fn(usize, usize, f64) -> f64 + Sync) -> Vec<f64> {
     let mut out = vec![0.0; x.stored()];
     let (ptr, idx, val) = (x.indptr(), x.indices(), x.values());
-    let blocks = csr_blocks(x, MAX_BLOCKS);
-    let mut slices = Vec::with_capacity(blocks.len());
-    let mut rest: &mut [f64] = &mut out;
-    for range in blocks {
-        let len = ptr[range.end] - ptr[range.start];
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(len);
-        slices.push((range, head));
-        rest = tail;
-    }
+    let slices = split_by_blocks(ptr, csr_blocks(x, MAX_BLOCKS), &mut out);
     slices.into_par_iter().for_each(|(range, slice)| {
         let base = ptr[range.start];
         for i in range {

@@ -981,25 +981,28 @@ mod tests {
         let x = random(700, 500, 1.0, false, 4);
         let r = random(1, 500, 1.0, false, 5);
         let c = random(700, 1, 1.0, false, 6);
-        let p = EwProgram::new(vec![
-            EwInstr::Load(0),
-            EwInstr::Load(1),
-            EwInstr::Binary(Div),
-            EwInstr::Unary(UnaryOp::Exp),
-            EwInstr::Load(2),
-            EwInstr::Binary(Max),
-            EwInstr::Load(0),
-            EwInstr::Load(2),
-            EwInstr::Binary(Gt),
-            EwInstr::Load(1),
-            EwInstr::Load(2),
-            EwInstr::Binary(Mul),
-            EwInstr::Load(0),
-            EwInstr::IfElse,
-            EwInstr::Binary(Mul),
-        ])
-        .unwrap();
-        // `1x500 * 700x1` (row op column) is rejected by the unfused kernel, so not fused.
+        // `ifelse(x > c, a * b, x) * max(exp(x / r), c)` with `a * b` either `r * c` (row
+        // op column: rejected by the unfused kernel, so not fused) or `c * r`.
+        let program = |a: usize, b: usize| {
+            EwProgram::new(vec![
+                EwInstr::Load(0),
+                EwInstr::Load(1),
+                EwInstr::Binary(Div),
+                EwInstr::Unary(UnaryOp::Exp),
+                EwInstr::Load(2),
+                EwInstr::Binary(Max),
+                EwInstr::Load(0),
+                EwInstr::Load(2),
+                EwInstr::Binary(Gt),
+                EwInstr::Load(a),
+                EwInstr::Load(b),
+                EwInstr::Binary(Mul),
+                EwInstr::Load(0),
+                EwInstr::IfElse,
+                EwInstr::Binary(Mul),
+            ])
+            .unwrap()
+        };
         let args = [EwArg::Matrix(&x), EwArg::Matrix(&r), EwArg::Matrix(&c)];
         for output in [
             EwOutput::Map,
@@ -1007,33 +1010,11 @@ mod tests {
             EwOutput::RowSums,
             EwOutput::ColSums,
         ] {
-            assert!(!check(&p, &args, output), "row op column is rejected");
-        }
-        let p = EwProgram::new(vec![
-            EwInstr::Load(0),
-            EwInstr::Load(1),
-            EwInstr::Binary(Div),
-            EwInstr::Unary(UnaryOp::Exp),
-            EwInstr::Load(2),
-            EwInstr::Binary(Max),
-            EwInstr::Load(0),
-            EwInstr::Load(2),
-            EwInstr::Binary(Gt),
-            EwInstr::Load(2),
-            EwInstr::Load(1),
-            EwInstr::Binary(Mul),
-            EwInstr::Load(0),
-            EwInstr::IfElse,
-            EwInstr::Binary(Mul),
-        ])
-        .unwrap();
-        for output in [
-            EwOutput::Map,
-            EwOutput::Sum,
-            EwOutput::RowSums,
-            EwOutput::ColSums,
-        ] {
-            assert!(check(&p, &args, output), "{output:?}");
+            assert!(
+                !check(&program(1, 2), &args, output),
+                "row op column is rejected"
+            );
+            assert!(check(&program(2, 1), &args, output), "{output:?}");
         }
     }
 

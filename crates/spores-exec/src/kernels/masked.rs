@@ -35,7 +35,8 @@ use rayon::prelude::*;
 use crate::error::{ExecError, Result};
 use crate::kernels::elementwise::BinaryOp;
 use crate::kernels::ew_common::{
-    axpy, csr_blocks, dot, map_stored, par_dense, par_sum_blocks, with_pattern_of, MAX_BLOCKS,
+    axpy, csr_blocks, dot, map_stored, par_dense, par_sum_blocks, split_by_blocks, with_pattern_of,
+    MAX_BLOCKS,
 };
 use crate::kernels::unary::UnaryOp;
 use crate::matrix::{CsrMatrix, DenseMatrix, Matrix, Shape};
@@ -402,15 +403,7 @@ pub fn masked_map(x: &Matrix, program: &MaskedProgram, operands: &[Operand]) -> 
         Some(_) => {
             let ptr = b.x.indptr();
             let mut values = vec![0.0; b.x.stored()];
-            let blocks = b.blocks(MAX_BLOCKS);
-            let mut slices = Vec::with_capacity(blocks.len());
-            let mut rest: &mut [f64] = &mut values;
-            for range in blocks {
-                let len = ptr[range.end] - ptr[range.start];
-                let (head, tail) = std::mem::take(&mut rest).split_at_mut(len);
-                slices.push((range, head));
-                rest = tail;
-            }
+            let slices = split_by_blocks(ptr, b.blocks(MAX_BLOCKS), &mut values);
             slices.into_par_iter().for_each(|(range, slice)| {
                 let mut p = 0;
                 for i in range {

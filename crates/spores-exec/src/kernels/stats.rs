@@ -253,30 +253,37 @@ mod tests {
     fn quantiles_as_systemds() {
         // Values printed by SystemDS 3.4.
         let five = column(&[5.0, 1.0, 4.0, 2.0, 3.0]);
-        let q = |m: &Matrix, p| quantile(m, p).unwrap();
-        assert_eq!(
-            [
-                q(&five, 0.25),
-                q(&five, 0.5),
-                q(&five, 0.75),
-                q(&five, 0.2),
-                q(&five, 0.0),
-                q(&five, 1.0)
-            ],
-            [2.0, 3.0, 4.0, 1.0, 1.0, 5.0]
-        );
         let four = column(&[5.0, 1.0, 4.0, 2.0]);
-        assert_eq!(
-            [
-                q(&four, 0.25),
-                q(&four, 0.3),
-                q(&four, 0.5),
-                q(&four, 0.75),
-                q(&four, 1.0),
-                q(&four, 0.0)
-            ],
-            [1.5, 3.0, 3.0, 4.5, 5.0, 1.0]
-        );
+        let q = |m: &Matrix, p| quantile(m, p).unwrap();
+        let cases: [(&Matrix, &[(f64, f64)]); 2] = [
+            (
+                &five,
+                &[
+                    (0.25, 2.0),
+                    (0.5, 3.0),
+                    (0.75, 4.0),
+                    (0.2, 1.0),
+                    (0.0, 1.0),
+                    (1.0, 5.0),
+                ],
+            ),
+            (
+                &four,
+                &[
+                    (0.25, 1.5),
+                    (0.3, 3.0),
+                    (0.5, 3.0),
+                    (0.75, 4.5),
+                    (1.0, 5.0),
+                    (0.0, 1.0),
+                ],
+            ),
+        ];
+        for (m, points) in cases {
+            for &(p, want) in points {
+                assert_eq!(q(m, p), want, "p {p} of {m:?}");
+            }
+        }
         let ps = column(&[0.25, 0.3, 0.5, 1.0]);
         assert_eq!(
             quantiles(&four, &ps).unwrap().to_dense().into_vec(),

@@ -374,12 +374,7 @@ mod tests {
 
     /// Exact cell-wise equality (NaN equals NaN), ignoring format.
     fn same(a: &Matrix, b: &Matrix) -> bool {
-        a.shape() == b.shape()
-            && a.to_dense()
-                .data()
-                .iter()
-                .zip(b.to_dense().data())
-                .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
+        crate::matrix::cells_agree(a, b, |x, y| x == y)
     }
 
     /// Naive references on row-major `Vec<Vec<f64>>`.

@@ -104,17 +104,7 @@ impl DenseMatrix {
         })
     }
 
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
-    pub fn cols(&self) -> usize {
-        self.cols
-    }
-
-    pub fn shape(&self) -> Shape {
-        Shape::new(self.rows, self.cols)
-    }
+    dims_accessors!();
 
     pub fn data(&self) -> &[f64] {
         &self.data

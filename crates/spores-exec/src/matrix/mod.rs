@@ -5,6 +5,23 @@
 //! dense × sparse products). Format choice follows SystemDS: a matrix with more than one
 //! column is stored sparse when its density is below [`SPARSITY_TURN_POINT`].
 
+/// `rows()`, `cols()` and `shape()` of a matrix type with `rows` and `cols` fields.
+macro_rules! dims_accessors {
+    () => {
+        pub fn rows(&self) -> usize {
+            self.rows
+        }
+
+        pub fn cols(&self) -> usize {
+            self.cols
+        }
+
+        pub fn shape(&self) -> Shape {
+            Shape::new(self.rows, self.cols)
+        }
+    };
+}
+
 mod cells;
 mod dense;
 mod finite;
@@ -189,4 +206,16 @@ pub fn approx_eq_f64(x: f64, y: f64, rtol: f64) -> bool {
         return x == y;
     }
     (x - y).abs() <= rtol * x.abs().max(y.abs()).max(1.0)
+}
+
+/// Test helper: the same shape, and `eq` holds for every pair of cells, whatever the
+/// formats.
+#[cfg(test)]
+pub(crate) fn cells_agree(a: &Matrix, b: &Matrix, eq: impl Fn(f64, f64) -> bool) -> bool {
+    a.shape() == b.shape()
+        && a.to_dense()
+            .data()
+            .iter()
+            .zip(b.to_dense().data())
+            .all(|(&x, y)| eq(x, *y) || (x.is_nan() && y.is_nan()))
 }

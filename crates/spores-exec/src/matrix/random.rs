@@ -23,6 +23,26 @@ pub struct RandSpec {
     pub seed: u64,
 }
 
+impl RandSpec {
+    /// `rows x cols` values uniform in `[min, max]`, a `sparsity` fraction of them non-zero.
+    pub fn uniform(
+        rows: usize,
+        cols: usize,
+        (min, max): (f64, f64),
+        sparsity: f64,
+        seed: u64,
+    ) -> Self {
+        RandSpec {
+            rows,
+            cols,
+            min,
+            max,
+            sparsity,
+            seed,
+        }
+    }
+}
+
 /// Draws a random matrix. The result depends only on the spec (not on the thread count):
 /// every row has its own generator derived from the seed and the row number.
 ///
@@ -41,14 +61,8 @@ pub fn rand_matrix(spec: &RandSpec) -> Result<Matrix> {
             spec.min, spec.max
         )));
     }
-    let RandSpec {
-        rows,
-        cols,
-        min,
-        max,
-        sparsity,
-        seed,
-    } = *spec;
+    let (rows, cols, seed) = (spec.rows, spec.cols, spec.seed);
+    let (min, max, sparsity) = (spec.min, spec.max, spec.sparsity);
     let value = move |rng: &mut Pcg64Mcg| min + (max - min) * unit(rng);
     let row_rng = move |i: usize| {
         Pcg64Mcg::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
@@ -124,14 +138,7 @@ mod tests {
     use super::*;
 
     fn spec(rows: usize, cols: usize, sparsity: f64) -> RandSpec {
-        RandSpec {
-            rows,
-            cols,
-            min: -1.0,
-            max: 2.0,
-            sparsity,
-            seed: 7,
-        }
+        RandSpec::uniform(rows, cols, (-1.0, 2.0), sparsity, 7)
     }
 
     #[test]

@@ -206,17 +206,7 @@ macro_rules! compressed_common {
                 }
             }
 
-            pub fn rows(&self) -> usize {
-                self.rows
-            }
-
-            pub fn cols(&self) -> usize {
-                self.cols
-            }
-
-            pub fn shape(&self) -> Shape {
-                Shape::new(self.rows, self.cols)
-            }
+            dims_accessors!();
 
             pub fn indptr(&self) -> &[usize] {
                 &self.indptr
@@ -290,6 +280,25 @@ macro_rules! compressed_common {
                     values: values.into(),
                     finite: FiniteCache::default(),
                 }
+            }
+
+            /// Value at `(i, j)` by binary search in its major line.
+            pub fn get(&self, i: usize, j: usize) -> f64 {
+                assert!(
+                    i < self.rows && j < self.cols,
+                    "index ({i},{j}) out of {}",
+                    self.shape()
+                );
+                let (k, at) = if $column_major { (j, i) } else { (i, j) };
+                let (idx, val) = self.line(k);
+                idx.binary_search(&(at as u32)).map_or(0.0, |p| val[p])
+            }
+
+            /// The arrays of the other compression of the same matrix (a counting-sort
+            /// transpose of these).
+            fn transposed_arrays(&self) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
+                let (major, minor) = Self::extents(self.rows, self.cols);
+                transpose_compressed(major, minor, &self.indptr, &self.indices, &self.values)
             }
 
             /// Indices and values of major line `k` (a row for CSR, a column for CSC).
@@ -384,38 +393,15 @@ impl CsrMatrix {
         d
     }
 
-    /// Value at `(i, j)` by binary search in row `i`.
-    pub fn get(&self, i: usize, j: usize) -> f64 {
-        assert!(
-            i < self.rows && j < self.cols,
-            "index ({i},{j}) out of {}",
-            self.shape()
-        );
-        let (idx, val) = self.line(i);
-        idx.binary_search(&(j as u32)).map_or(0.0, |p| val[p])
-    }
-
     /// Column-compressed copy of the same matrix (a counting-sort transpose).
     pub fn to_csc(&self) -> CscMatrix {
-        let (indptr, indices, values) = transpose_compressed(
-            self.rows,
-            self.cols,
-            &self.indptr,
-            &self.indices,
-            &self.values,
-        );
+        let (indptr, indices, values) = self.transposed_arrays();
         CscMatrix::from_parts_unchecked(self.rows, self.cols, indptr, indices, values)
     }
 
     /// The transpose as a CSR matrix.
     pub fn transpose(&self) -> CsrMatrix {
-        let (indptr, indices, values) = transpose_compressed(
-            self.rows,
-            self.cols,
-            &self.indptr,
-            &self.indices,
-            &self.values,
-        );
+        let (indptr, indices, values) = self.transposed_arrays();
         CsrMatrix::from_parts_unchecked(self.cols, self.rows, indptr, indices, values)
     }
 
@@ -428,27 +414,43 @@ impl CsrMatrix {
     }
 }
 
-impl CscMatrix {
-    /// Value at `(i, j)` by binary search in column `j`.
-    pub fn get(&self, i: usize, j: usize) -> f64 {
-        assert!(
-            i < self.rows && j < self.cols,
-            "index ({i},{j}) out of {}",
-            self.shape()
-        );
-        let (idx, val) = self.line(j);
-        idx.binary_search(&(i as u32)).map_or(0.0, |p| val[p])
+impl CsrMatrix {
+    /// Joins row bands built apart (each `(row lengths, indices, values)`, in row order)
+    /// into one matrix; rows after the last band are empty.
+    pub(crate) fn from_row_bands(
+        rows: usize,
+        cols: usize,
+        bands: Vec<(Vec<usize>, Vec<u32>, Vec<f64>)>,
+    ) -> CsrMatrix {
+        let total: usize = bands.iter().map(|b| b.1.len()).sum();
+        let mut indptr = Vec::with_capacity(rows + 1);
+        let mut indices = Vec::with_capacity(total);
+        let mut values = Vec::with_capacity(total);
+        indptr.push(0);
+        for (lens, idx, val) in bands {
+            for len in lens {
+                indptr.push(indptr.last().copied().unwrap_or(0) + len);
+            }
+            if indices.is_empty() {
+                // The first band's arrays are taken whole (the only copy when one band).
+                indices = idx;
+                values = val;
+                indices.reserve(total - indices.len());
+                values.reserve(total - values.len());
+            } else {
+                indices.extend_from_slice(&idx);
+                values.extend_from_slice(&val);
+            }
+        }
+        indptr.resize(rows + 1, total);
+        CsrMatrix::from_parts_unchecked(rows, cols, indptr, indices, values)
     }
+}
 
+impl CscMatrix {
     /// Row-compressed copy of the same matrix.
     pub fn to_csr(&self) -> CsrMatrix {
-        let (indptr, indices, values) = transpose_compressed(
-            self.cols,
-            self.rows,
-            &self.indptr,
-            &self.indices,
-            &self.values,
-        );
+        let (indptr, indices, values) = self.transposed_arrays();
         CsrMatrix::from_parts_unchecked(self.rows, self.cols, indptr, indices, values)
     }
 }

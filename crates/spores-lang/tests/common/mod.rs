@@ -144,3 +144,10 @@ pub fn err(src: &str) -> String {
         Err(d) => d.render("t.dml", src).lines().next().unwrap().to_string(),
     }
 }
+
+/// Asserts `render(src) == want` for each `(src, want)` case.
+pub fn check(render: fn(&str) -> String, cases: &[(&str, &str)]) {
+    for (src, want) in cases {
+        assert_eq!(render(src), *want, "{src:?}");
+    }
+}

@@ -413,6 +413,21 @@ impl Saturator<'_> {
     }
 }
 
+/// Every operation in `ops` and nested in their regions, each before the ones it holds.
+pub fn all_ops(ops: &[Operation]) -> Vec<&Operation> {
+    fn walk<'m>(ops: &'m [Operation], out: &mut Vec<&'m Operation>) {
+        for o in ops {
+            out.push(o);
+            for b in o.regions.iter().flat_map(|r| &r.blocks) {
+                walk(&b.ops, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(ops, &mut out);
+    out
+}
+
 /// Ops at all nesting levels.
 pub fn count_ops(ops: &[Operation]) -> usize {
     ops.iter()

@@ -111,15 +111,7 @@ impl TermBuilder {
         }
         let mut text = String::new();
         write_type(&mut text, t);
-        let n = match self.opaque_type_ids.get(&text) {
-            Some(&n) => n,
-            None => {
-                self.opaque_types.push(t.clone());
-                self.opaque_type_ids
-                    .insert(text, self.opaque_types.len() - 1);
-                self.opaque_types.len() - 1
-            }
-        };
+        let n = intern(&mut self.opaque_types, &mut self.opaque_type_ids, text, t);
         self.add("OpaqueType", vec![Arg::I64(n as i64)])
     }
 
@@ -172,15 +164,7 @@ impl TermBuilder {
         }
         let mut text = String::new();
         write_attr(&mut text, a);
-        let n = match self.opaque_attr_ids.get(&text) {
-            Some(&n) => n,
-            None => {
-                self.opaque_attrs.push(a.clone());
-                self.opaque_attr_ids
-                    .insert(text, self.opaque_attrs.len() - 1);
-                self.opaque_attrs.len() - 1
-            }
-        };
+        let n = intern(&mut self.opaque_attrs, &mut self.opaque_attr_ids, text, a);
         self.add("OpaqueAttr", vec![Arg::I64(n as i64)])
     }
 
@@ -376,4 +360,17 @@ impl<'e> DataNodes<'e> {
         }
         Some(NamedAttr::new(self.string(ch[0]), self.attr(ch[1], b)?))
     }
+}
+
+/// The index of the value printed as `text` in `values`, added on first sight.
+fn intern<T: Clone>(
+    values: &mut Vec<T>,
+    ids: &mut HashMap<String, usize>,
+    text: String,
+    value: &T,
+) -> usize {
+    *ids.entry(text).or_insert_with(|| {
+        values.push(value.clone());
+        values.len() - 1
+    })
 }

@@ -261,16 +261,21 @@ pub fn differs(a: &Matrix, b: &Matrix) -> bool {
         return true;
     }
     let (a, b) = (a.to_dense(), b.to_dense());
-    let scale = a
-        .data()
-        .iter()
-        .chain(b.data())
-        .filter(|v| v.is_finite())
-        .fold(1.0f64, |m, v| m.max(v.abs()));
+    let scale = magnitude(&a, &b);
     a.data().iter().zip(b.data()).any(|(&x, &y)| {
         let d = (x - y).abs();
         !approx_eq_f64(x, y, RTOL) && (d.is_nan() || d > NOISE * scale)
     })
+}
+
+/// The largest finite magnitude in either matrix, at least 1: the scale of the rounding
+/// error a cell computed by cancelling terms of that size may carry.
+pub fn magnitude(a: &DenseMatrix, b: &DenseMatrix) -> f64 {
+    a.data()
+        .iter()
+        .chain(b.data())
+        .filter(|v| v.is_finite())
+        .fold(1.0f64, |m, v| m.max(v.abs()))
 }
 
 fn search_witness(

@@ -38,7 +38,7 @@ use std::fmt;
 
 use crate::la::{Dim, Shape};
 
-pub use equiv::{differs, equiv, provably_equivalent, Equivalence, Witness};
+pub use equiv::{differs, equiv, magnitude, provably_equivalent, Equivalence, Witness};
 pub use error::EquivError;
 pub use normal::normalize;
 

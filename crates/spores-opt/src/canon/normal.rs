@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use super::error::EquivError;
 use super::iso::{combine, difference};
 use super::{Atom, Coef, Idx, Poly, Polyterm, Rel, Slot, Term, COL, ROW};
+use crate::functions;
 use crate::la::{Dim, LaExpr, Shape, ShapeEnv};
 
 /// Most terms a polyterm may have while normalizing: distributing products of sums is
@@ -30,19 +31,6 @@ pub(crate) const WORK_LIMIT: usize = 2_000_000;
 
 /// Largest integer exponent expanded into a product; larger ones stay opaque.
 const MAX_POW: f64 = 32.0;
-
-/// Functions that act cell by cell, so `f(t(A)) = t(f(A))`: their opaque atoms are
-/// identified up to transposition.
-const ELEMENTWISE: &[&str] = &[
-    "exp", "log", "sqrt", "abs", "sigmoid", "round", "floor", "ceil", "sign", "!", "+", "-", "*",
-    "/", "^", "%%", "%/%", "==", "!=", "<", "<=", ">", ">=", "&", "|",
-];
-
-/// One-argument functions of all cells of a matrix, whatever their order.
-const FULL_AGGREGATES: &[&str] = &["min", "max"];
-
-/// Two-argument functions whose arguments may be swapped.
-const COMMUTATIVE: &[&str] = &["min", "max", "==", "!=", "&", "|", "+", "*"];
 
 /// Normalizes `e` under `env` into its canonical polyterm. The output's row index is
 /// [`ROW`] and its column index [`COL`] (each present only when that dimension is not
@@ -491,13 +479,13 @@ impl<'a> Normalizer<'a> {
                 col.ok_or_else(|| internal("column index missing"))?,
             ));
         }
-        let commutative = COMMUTATIVE.contains(&name);
+        let commutative = functions::is_commutative(name, args.len());
         // An elementwise function commutes with transposition: `f(t(A)) = t(f(A))`, for
         // vectors (one index) as for matrices (two, swapped).
         // A full aggregate (`max(X)`) does not see the orientation at all.
-        let full_aggregate =
-            FULL_AGGREGATES.contains(&name) && args.len() == 1 && direct.is_empty();
-        let swappable = (ELEMENTWISE.contains(&name) && !direct.is_empty()) || full_aggregate;
+        let full_aggregate = functions::is_full_aggregate(name, args.len()) && direct.is_empty();
+        let elementwise = functions::is_elementwise(name, args.len());
+        let swappable = (elementwise && !direct.is_empty()) || full_aggregate;
         let transposed: Vec<Poly> = if swappable {
             polys.iter().map(transpose_poly).collect()
         } else {

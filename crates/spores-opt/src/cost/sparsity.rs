@@ -9,7 +9,7 @@
 //! over `n` cells multiplies by `n`, all capped at 1. Dimensions of size 1 carry no index, so
 //! row and column vectors broadcast as LA broadcasts them.
 //!
-//! The e-graph analysis (`sp` in `rules/schema.egg`) evaluates the same three rules inside
+//! The e-graph analysis (`sp` in `rules/analysis.egg`) evaluates the same three rules inside
 //! egglog for relational classes; `tests/sparsity_shared.rs` checks the two agree.
 
 use std::cell::RefCell;
@@ -68,8 +68,13 @@ pub fn la_stats(
         }
         Neg(a) => return la_stats(env, a, row, col, fresh),
         Pow(a, k) if *k > 0.0 => return la_stats(env, a, row, col, fresh),
-        Func { name, args } if name == "sprop" && args.len() == 1 => {
-            return la_stats(env, &args[0], row, col, fresh)
+        // A fused result that keeps an operand's zeros (`sprop`, the masked `sddmm`) is
+        // at most as dense as that operand.
+        Func { name, args } => {
+            if let Some(k) = crate::fused::by_name(name, args.len()).and_then(|op| op.zeros_of) {
+                return la_stats(env, &args[k], row, col, fresh);
+            }
+            known(1.0, shape_of(env, e)?)
         }
         Transpose(a) => {
             let (s, (r, c)) = la_stats(env, a, col, row, fresh)?;
@@ -109,7 +114,7 @@ pub fn la_stats(
             Ok((sa.aggregate(AggOp::Sum, &over), shape))
         }
         Fill(v, ..) if matches!(**v, Const(c) if c == 0.0) => known(0.0, shape_of(env, e)?),
-        Pow(..) | Func { .. } | Fill(..) => known(1.0, shape_of(env, e)?),
+        Pow(..) | Fill(..) => known(1.0, shape_of(env, e)?),
     };
     result.map_err(|err| ShapeError(format!("sparsity estimate: {err}")))
 }

@@ -36,6 +36,12 @@ pub const WSLOSS_NS_PER_NNZ_RANK: f64 = 0.15667;
 pub const SDDMM_NS_PER_NNZ_RANK: f64 = 0.11803;
 /// fused mmchain (t(X) %*% (X %*% v)): ns per non-zero of X times column of v.
 pub const MMCHAIN_NS_PER_NNZ_COL: f64 = 1.65319;
+/// tsmm (t(X) %*% X), dense X: ns per multiply-add of the full product.
+pub const TSMM_DENSE_NS_PER_FLOP: f64 = 0.03110;
+/// tsmm (t(X) %*% X), sparse X: ns per multiply-add of the full product times X's density squared.
+pub const TSMM_SPARSE_NS_PER_FLOP: f64 = 3.13700;
+/// tsmm (t(X) %*% X), sparse X: ns per cell of the dense n x n result.
+pub const TSMM_SPARSE_NS_PER_RESULT_CELL: f64 = 1.67700;
 /// fused sprop (P * (1 - P)): ns per cell.
 pub const SPROP_NS_PER_CELL: f64 = 0.57909;
 /// Fixed cost of running one operator (dispatch, allocation): a 4 x 4

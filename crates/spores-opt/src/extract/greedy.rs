@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use super::dag::{CandGraph, CandNode, Selection};
 use super::{Fused, Ix, MId, MNode, RId, RNode, Snapshot};
 use crate::cost;
+use crate::fused;
 use crate::la::{Dim, LaExpr};
 
 /// How a class can be computed by one LA operator.
@@ -262,7 +263,7 @@ impl<'a, 's> Greedy<'a, 's> {
             }
             Cand::Lit(_) | Cand::DimOf(_) => 0.0,
             Cand::F1(..) | Cand::F2(..) | Cand::Pow(..) => cost::map_dense(out),
-            Cand::Sprop(_) => cost::sprop(out),
+            Cand::Sprop(_) => (fused::op(Fused::Sprop).cost)(out, 1.0, 1.0, 1.0),
             Cand::Fused(kind, [i, j, k], args) => {
                 let (si, sj, sk) = (
                     self.snap.ix_size(*i),
@@ -270,15 +271,15 @@ impl<'a, 's> Greedy<'a, 's> {
                     self.snap.ix_size(*k),
                 );
                 let sx = self.sp(*args.first()?);
-                match kind {
-                    Fused::Wsloss | Fused::WslossPlus => cost::wsloss(si, sj, sk, sx),
-                    Fused::Sddmm => cost::sddmm_sum(si, sj, sk, sx),
+                // The second operand's columns: the rank k of U and V, or v's columns.
+                let other = match kind {
                     Fused::Mmchain | Fused::MmchainW => {
                         let sv = self.schema(*args.get(1)?)?;
-                        let c = self.cells(sv) / sk.max(1.0);
-                        cost::mmchain(si, sj, c, sx)
+                        self.cells(sv) / sk.max(1.0)
                     }
-                }
+                    _ => sk,
+                };
+                (fused::op(*kind).cost)(si, sj, other, sx)
             }
         })
     }
@@ -322,11 +323,9 @@ impl<'a, 's> Greedy<'a, 's> {
                         args: vec![self.m_expr(x)?, self.m_expr(y)?],
                     },
                     // Built by raising only; the user's term is another node.
-                    MNode::Dim(_)
-                    | MNode::Fused(..)
-                    | MNode::Sprop(_)
-                    | MNode::Unbind(..)
-                    | MNode::Root(_) => return None,
+                    MNode::Dim(_) | MNode::Fused(..) | MNode::Unbind(..) | MNode::Root(_) => {
+                        return None
+                    }
                 })
             })();
             if e.is_some() {
@@ -555,26 +554,15 @@ impl<'a, 's> Greedy<'a, 's> {
                 }
             }
             Cand::Pow(x, k) => LaExpr::Pow(b(self.emit(x, want, d)?), k),
-            Cand::Sprop(p) => LaExpr::Func {
-                name: "sprop".into(),
-                args: vec![self.emit(p, want, d)?],
-            },
+            Cand::Sprop(p) => fused::op(Fused::Sprop).call(vec![self.emit(p, want, d)?]),
             Cand::Fused(kind, [i, j, k], args) => {
                 let arg = |n: usize| args.get(n).copied().ok_or("missing fused argument");
                 match kind {
-                    Fused::Wsloss | Fused::WslossPlus | Fused::Sddmm => {
+                    Fused::Wsloss | Fused::WslossPlus | Fused::SddmmSum => {
                         let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
                         let u = self.emit(arg(1)?, (Some(i), Some(k)), d)?;
                         let v = self.emit(arg(2)?, (Some(j), Some(k)), d)?;
-                        let name = match kind {
-                            Fused::Sddmm => "sddmm_sum",
-                            Fused::WslossPlus => "wsloss_plus",
-                            _ => "wsloss",
-                        };
-                        LaExpr::Func {
-                            name: name.into(),
-                            args: vec![x, u, v],
-                        }
+                        fused::op(kind).call(vec![x, u, v])
                     }
                     Fused::Mmchain | Fused::MmchainW => {
                         let sv = self.schema(arg(1)?).ok_or("no schema")?.to_vec();
@@ -585,11 +573,20 @@ impl<'a, 's> Greedy<'a, 's> {
                         if kind == Fused::MmchainW {
                             fargs.push(self.emit(arg(2)?, (Some(i), None), d)?);
                         }
-                        let e = LaExpr::Func {
-                            name: "mmchain".into(),
-                            args: fargs,
-                        };
-                        orient(e, (Some(j), c), want)?
+                        orient(fused::op(kind).call(fargs), (Some(j), c), want)?
+                    }
+                    Fused::Tsmm => {
+                        // Symmetric: either orientation is the same call.
+                        let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
+                        let e = fused::op(kind).call(vec![x]);
+                        if want == (Some(k), Some(j)) {
+                            e
+                        } else {
+                            orient(e, (Some(j), Some(k)), want)?
+                        }
+                    }
+                    Fused::Sddmm | Fused::Sprop => {
+                        return Err(format!("{kind:?} is not a three-index fused node"))
                     }
                 }
             }

@@ -5,7 +5,7 @@
 //!
 //! # The plan is a term the rules derived
 //!
-//! The way back from relations to LA is rules inside saturation (`rules/r_rl.egg`, the
+//! The way back from relations to LA is rules inside saturation (`rules/raise.egg`, the
 //! final `raise` phase of [`crate::saturate`]): `Unbind i j R` is relation `R` laid out
 //! as a matrix with rows `i` and columns `j` (`NoIx` for a dimension of size 1), and each
 //! rule equates a demanded `Unbind` with an LA operator over `Unbind`s of the operands.
@@ -22,7 +22,7 @@
 //! | `Agg k (Join a b)`, `a` over `i, k`, `b` over `k, j` | `a %*% b` |
 //! | `Bind i j A` / `Bind j i A` | the user's term `A` / `t(A)` |
 //! | `Lit c`, `DimOf k`, `RF1`/`RF2`/`RPow` | constant, size, the custom function |
-//! | fused nodes (`fusion.egg`) | `LWsloss`, `LWslossPlus`, `LSddmm`, `LMmchain(W)`, `LSprop` |
+//! | fused nodes (`fuse.egg`) | `LWsloss`, `LWslossPlus`, `LSddmm`, `LMmchain(W)`, `LSprop` |
 //! | any (`i != j`) | `t(Unbind j i R)`: computed the other way round, transposed once |
 //!
 //! `raised` builds the extraction problem from the LA classes: every LA e-node is a
@@ -94,6 +94,8 @@ use std::time::{Duration, Instant};
 use egglog::sort::F;
 use egglog::{EGraph, Value};
 
+use crate::fused;
+pub use crate::fused::Fused;
 use crate::la::LaExpr;
 use crate::tables::Tables;
 
@@ -102,50 +104,31 @@ pub use greedy::extract_greedy;
 /// `spores-mlir`; they are re-exported here under their old paths.
 pub use spores_extract::{dag, ilp};
 
-/// Every constructor table, for reading and for counting e-nodes.
-pub const CONSTRUCTORS: &[&str] = &[
-    "LVar",
-    "LConst",
+/// The constructors of the core language (`rules/lang.egg`), LA terms first.
+const CORE_CONSTRUCTORS: &[&str] = &[
+    "LVar", "LConst",
     // Candidates of equal cost are chosen in this order: the user's `x^2` before the
     // `x * x` raising derives, sums before transposes.
-    "LPow",
-    "LAdd",
-    "LSub",
-    "LMul",
-    "LMM",
-    "LNeg",
-    "LSum",
-    "LRowSums",
-    "LColSums",
-    "LT",
-    "LF1",
-    "LF2",
-    "LDim",
-    "LWsloss",
-    "LWslossPlus",
-    "LSddmm",
-    "LMmchain",
-    "LMmchainW",
-    "LSprop",
-    "Unbind",
-    "LaRoot",
-    "Bind",
-    "Join",
-    "Union",
-    "Agg",
-    "Lit",
-    "DimOf",
-    "RF1",
-    "RF2",
-    "RPow",
+    "LPow", "LAdd", "LSub", "LMul", "LMM", "LNeg", "LSum", "LRowSums", "LColSums", "LT", "LF1",
+    "LF2", "LDim",
+    // (The fused operators' LA constructors go here: see `constructors`.)
+    "Unbind", "LaRoot", "Bind", "Join", "Union", "Agg", "Lit", "DimOf", "RF1", "RF2", "RPow",
     "Rename",
-    "FWsloss",
-    "FWslossPlus",
-    "FSddmm",
-    "FMmchain",
-    "FMmchainW",
-    "FSprop",
 ];
+
+/// Every constructor table, for reading and for counting e-nodes: the core language's and
+/// the fused operators' ([`crate::fused::CATALOGUE`]), LA constructors before relational
+/// ones. Candidates of equal cost are chosen in this order.
+pub fn constructors() -> impl Iterator<Item = &'static str> {
+    let core_la = CORE_CONSTRUCTORS.iter().take_while(|n| **n != "Unbind");
+    let core_rest = CORE_CONSTRUCTORS.iter().skip_while(|n| **n != "Unbind");
+    let fused = || fused::CATALOGUE.iter().filter_map(|op| op.constructors);
+    core_la
+        .copied()
+        .chain(fused().map(|(la, _)| la))
+        .chain(core_rest.copied())
+        .chain(fused().map(|(_, rel)| rel))
+}
 
 /// Which extraction algorithm to use. Parses from `"greedy"` and `"ilp"` (the latter
 /// with [`Extractor::DEFAULT_ILP_TIME`]) or `"ilp:<ms>"`.
@@ -265,21 +248,6 @@ pub type RId = usize;
 /// An LA class: position in [`Snapshot::m_classes`].
 pub type MId = usize;
 
-/// Fused operators over three indices `i j k`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fused {
-    /// `X(i,j) U(i,k) V(j,k)`: `sum((X - U V')^2)`
-    Wsloss,
-    /// `sum((X + U V')^2)`
-    WslossPlus,
-    /// `sum(X * (U V'))`
-    Sddmm,
-    /// `i j l X(i,j) v(l,..)`: `t(X) %*% (X %*% v)`
-    Mmchain,
-    /// ... `w(i)`: `t(X) %*% (w * (X %*% v))`
-    MmchainW,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub enum RNode {
     Bind(Ix, Ix, MId),
@@ -315,10 +283,9 @@ pub enum MNode {
     F2(usize, MId, MId),
     /// The size of an index (raising only).
     Dim(Ix),
-    /// A fused kernel over LA operands (raising only): `Wsloss`, `WslossPlus`, `Sddmm`
-    /// take `X, U, V`; `Mmchain` takes `X, v`, `MmchainW` `X, v, w`.
+    /// A fused kernel over LA operands (raising only), in the order of
+    /// [`crate::fused::CATALOGUE`]: `X, U, V` for the losses, `X, v[, w]` for `mmchain`.
     Fused(Fused, Vec<MId>),
-    Sprop(MId),
     /// A relation laid out as a matrix: a demand for LA terms, not an operator.
     Unbind(Ix, Ix, RId),
     /// Marks root `k`'s LA class: not an operator.
@@ -401,17 +368,17 @@ impl<'t> Snapshot<'t> {
         let f = |v: Value| -> f64 { eg.value_to_base::<F>(v).0.into_inner() };
         let int = |v: Value| -> i64 { eg.value_to_base::<i64>(v) };
         let idx = |v: Value| -> usize { usize::try_from(eg.value_to_base::<i64>(v)).unwrap_or(0) };
-        for name in CONSTRUCTORS {
+        for name in constructors() {
             let mut err = None;
             let res = eg.constructor_enodes(name, |en| {
                 let c = en.children;
                 let arity_ok = |n: usize| c.len() == n;
-                let node = match *name {
+                let node = match name {
                     "LVar" if arity_ok(1) => Some(Err(MNode::Var(idx(c[0])))),
                     "LConst" if arity_ok(1) => Some(Err(MNode::Const(f(c[0])))),
                     "LAdd" | "LSub" | "LMul" | "LMM" if arity_ok(2) => {
                         let (a, b) = (ids.m(c[0]), ids.m(c[1]));
-                        Some(Err(match *name {
+                        Some(Err(match name {
                             "LAdd" => MNode::Add(a, b),
                             "LSub" => MNode::Sub(a, b),
                             "LMul" => MNode::Mul(a, b),
@@ -420,7 +387,7 @@ impl<'t> Snapshot<'t> {
                     }
                     "LT" | "LNeg" | "LSum" | "LRowSums" | "LColSums" if arity_ok(1) => {
                         let a = ids.m(c[0]);
-                        Some(Err(match *name {
+                        Some(Err(match name {
                             "LT" => MNode::T(a),
                             "LNeg" => MNode::Neg(a),
                             "LSum" => MNode::Sum(a),
@@ -434,21 +401,6 @@ impl<'t> Snapshot<'t> {
                         Some(Err(MNode::F2(idx(c[0]), ids.m(c[1]), ids.m(c[2]))))
                     }
                     "LDim" if arity_ok(1) => Some(Err(MNode::Dim(ids.ix(c[0])))),
-                    "LWsloss" | "LWslossPlus" | "LSddmm" | "LMmchainW" if arity_ok(3) => {
-                        let kind = match *name {
-                            "LWsloss" => Fused::Wsloss,
-                            "LWslossPlus" => Fused::WslossPlus,
-                            "LSddmm" => Fused::Sddmm,
-                            _ => Fused::MmchainW,
-                        };
-                        let args = vec![ids.m(c[0]), ids.m(c[1]), ids.m(c[2])];
-                        Some(Err(MNode::Fused(kind, args)))
-                    }
-                    "LMmchain" if arity_ok(2) => Some(Err(MNode::Fused(
-                        Fused::Mmchain,
-                        vec![ids.m(c[0]), ids.m(c[1])],
-                    ))),
-                    "LSprop" if arity_ok(1) => Some(Err(MNode::Sprop(ids.m(c[0])))),
                     "Unbind" if arity_ok(3) => {
                         Some(Err(MNode::Unbind(ids.ix(c[0]), ids.ix(c[1]), ids.r(c[2]))))
                     }
@@ -467,24 +419,24 @@ impl<'t> Snapshot<'t> {
                     }
                     "RPow" if arity_ok(2) => Some(Ok(RNode::Pow(ids.r(c[0]), f(c[1])))),
                     "Rename" => Some(Ok(RNode::Rename)),
-                    "FWsloss" | "FWslossPlus" | "FSddmm" | "FMmchainW" if arity_ok(6) => {
-                        let kind = match *name {
-                            "FWsloss" => Fused::Wsloss,
-                            "FWslossPlus" => Fused::WslossPlus,
-                            "FSddmm" => Fused::Sddmm,
-                            _ => Fused::MmchainW,
-                        };
-                        let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
-                        let args = vec![ids.r(c[3]), ids.r(c[4]), ids.r(c[5])];
-                        Some(Ok(RNode::Fused(kind, ix, args)))
-                    }
-                    "FMmchain" if arity_ok(5) => {
-                        let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
-                        let args = vec![ids.r(c[3]), ids.r(c[4])];
-                        Some(Ok(RNode::Fused(Fused::Mmchain, ix, args)))
-                    }
-                    "FSprop" if arity_ok(1) => Some(Ok(RNode::Sprop(ids.r(c[0])))),
-                    _ => None,
+                    _ => match (
+                        fused::by_la_constructor(name),
+                        fused::by_rel_constructor(name),
+                    ) {
+                        (Some(op), _) if arity_ok(op.operands) => {
+                            let args = c.iter().map(|&v| ids.m(v)).collect();
+                            Some(Err(MNode::Fused(op.kind, args)))
+                        }
+                        (_, Some(op)) if op.kind == Fused::Sprop && arity_ok(1) => {
+                            Some(Ok(RNode::Sprop(ids.r(c[0]))))
+                        }
+                        (_, Some(op)) if arity_ok(3 + op.operands) => {
+                            let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
+                            let args = c[3..].iter().map(|&v| ids.r(v)).collect();
+                            Some(Ok(RNode::Fused(op.kind, ix, args)))
+                        }
+                        _ => None,
+                    },
                 };
                 match node {
                     Some(Ok(r)) => r_nodes.push((ids.r(en.eclass), r)),
@@ -634,6 +586,11 @@ impl<'t> Snapshot<'t> {
             RNode::Fused(Fused::Mmchain | Fused::MmchainW, [_, j, l], args) => {
                 let v = s(*args.get(1)?)?;
                 Some(union(v.into_iter().filter(|x| x != l).collect(), vec![*j]))
+            }
+            RNode::Fused(Fused::Tsmm, [_, j, l], _) => {
+                let mut v = vec![*j, *l];
+                v.sort_unstable();
+                Some(v)
             }
             RNode::Fused(..) => Some(vec![]),
             RNode::Rename => None,

@@ -1,4 +1,4 @@
-//! Extraction over LA classes: the plan is a term the raising rules (`rules/r_rl.egg`)
+//! Extraction over LA classes: the plan is a term the raising rules (`rules/raise.egg`)
 //! derived, chosen among LA e-nodes by the calibrated cost model.
 //!
 //! After the raising phase every root has an LA class (its `LaRoot` mark) holding the
@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use super::dag::{CandGraph, CandNode, Selection};
 use super::{Fused, Ix, MId, MNode, Snapshot};
 use crate::cost;
+use crate::fused;
 use crate::la::{broadcast, Dim, LaExpr};
 
 /// One LA operator; its operands are the candidate's children (LA classes).
@@ -45,7 +46,6 @@ enum Op {
     F1(usize),
     F2(usize),
     Fused(Fused),
-    Sprop,
 }
 
 #[derive(Clone, Debug)]
@@ -268,20 +268,7 @@ impl<'a, 's> Raised<'a, 's> {
                     .ok_or("unknown function")?,
                 args: it.collect(),
             },
-            Op::Fused(kind) => LaExpr::Func {
-                name: match kind {
-                    Fused::Wsloss => "wsloss",
-                    Fused::WslossPlus => "wsloss_plus",
-                    Fused::Sddmm => "sddmm_sum",
-                    Fused::Mmchain | Fused::MmchainW => "mmchain",
-                }
-                .into(),
-                args: it.collect(),
-            },
-            Op::Sprop => LaExpr::Func {
-                name: "sprop".into(),
-                args: vec![next()?],
-            },
+            Op::Fused(kind) => fused::op(*kind).call(it.collect()),
         };
         memo.insert(m, e.clone());
         Ok(e)
@@ -311,7 +298,6 @@ fn candidates(snap: &Snapshot, m: MId) -> Vec<Cand> {
             MNode::F1(f, a) => c(Op::F1(*f), vec![*a]),
             MNode::F2(f, a, b) => c(Op::F2(*f), vec![*a, *b]),
             MNode::Fused(kind, args) => c(Op::Fused(*kind), args.clone()),
-            MNode::Sprop(a) => c(Op::Sprop, vec![*a]),
             MNode::Unbind(..) | MNode::Root(_) => None,
         })
         .collect()
@@ -358,28 +344,11 @@ fn result_shape(snap: &Snapshot, m: MId, cand: &Cand) -> Option<(i64, i64)> {
             (a.0, b.1)
         }
         (Op::T, [a]) => swap(*a),
-        (Op::Neg | Op::Pow(_) | Op::F1(_) | Op::Sprop, [a]) => *a,
+        (Op::Neg | Op::Pow(_) | Op::F1(_), [a]) => *a,
         (Op::Sum, [_]) => (1, 1),
         (Op::RowSums, [a]) => (a.0, 1),
         (Op::ColSums, [a]) => (1, a.1),
-        (Op::Fused(Fused::Wsloss | Fused::WslossPlus | Fused::Sddmm), [x, u, v]) => {
-            if x.0 != u.0 || x.1 != v.0 || u.1 != v.1 {
-                return None;
-            }
-            (1, 1)
-        }
-        (Op::Fused(Fused::Mmchain), [x, v]) => {
-            if x.1 != v.0 {
-                return None;
-            }
-            (x.1, v.1)
-        }
-        (Op::Fused(Fused::MmchainW), [x, v, w]) => {
-            if x.1 != v.0 || w.0 != x.0 || w.1 != 1 {
-                return None;
-            }
-            (x.1, v.1)
-        }
+        (Op::Fused(kind), shapes) => fused::op(*kind).result_shape(shapes, 1)?,
         _ => return None,
     })
 }
@@ -416,16 +385,13 @@ fn op_cost(snap: &Snapshot, m: MId, cand: &Cand) -> Option<f64> {
         Op::Sum | Op::RowSums | Op::ColSums => {
             cost::aggregate(cells_of(shape(ch[0])?), sp(ch[0]), cells)
         }
-        Op::Sprop => cost::sprop(cells),
         Op::Fused(kind) => {
             let x = shape(ch[0])?;
-            let (xm, xn, sx) = (size(x.0), size(x.1), sp(ch[0]));
-            let other = size(shape(ch[1])?.1);
-            match kind {
-                Fused::Wsloss | Fused::WslossPlus => cost::wsloss(xm, xn, other, sx),
-                Fused::Sddmm => cost::sddmm_sum(xm, xn, other, sx),
-                Fused::Mmchain | Fused::MmchainW => cost::mmchain(xm, xn, other, sx),
-            }
+            let other = match ch.get(1) {
+                Some(&v) => size(shape(v)?.1),
+                None => 1.0,
+            };
+            (fused::op(*kind).cost)(size(x.0), size(x.1), other, sp(ch[0]))
         }
     })
 }

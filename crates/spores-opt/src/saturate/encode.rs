@@ -8,17 +8,6 @@ use crate::la::{Dim, LaExpr, ShapeEnv};
 use super::OptError;
 use crate::tables::Tables;
 
-/// Functions of one argument applied cell by cell (zero need not map to zero).
-const ELEMENTWISE_1: &[&str] = &[
-    "exp", "log", "sqrt", "abs", "sigmoid", "sign", "round", "floor", "ceil", "ceiling", "!",
-    "sin", "cos", "tan", "tanh",
-];
-
-/// Functions of two arguments applied cell by cell, with DML broadcasting.
-const ELEMENTWISE_2: &[&str] = &[
-    "/", "^", "<", ">", "<=", ">=", "==", "!=", "&", "|", "min", "max", "%%", "%/%",
-];
-
 /// One value in an [`Op`]: the e-class made by an earlier op, or a base value.
 #[derive(Clone, Debug)]
 pub enum Arg {
@@ -102,7 +91,7 @@ pub fn encode_all(
                 .push(Op::Set("root-mark", vec![Arg::Slot(bind)], Arg::I64(0)));
         }
         root_binds.push([i, j, root]);
-        // The demand that starts the way back (rules/r_rl.egg): root k as an LA term
+        // The demand that starts the way back (rules/raise.egg): root k as an LA term
         // in its own orientation, marked so its LA class is found after merges.
         let unbind = enc.add("Unbind", vec![Arg::Slot(i), Arg::Slot(j), Arg::Slot(bind)]);
         let mark = enc.add("LaRoot", vec![Arg::I64(k as i64)]);
@@ -197,8 +186,7 @@ fn hide_opaque(
             Mul(b(go(&args[0], tables)?), b(Const(1.0 / c)))
         }
         Func { name, args } => {
-            let transparent = (args.len() == 1 && ELEMENTWISE_1.contains(&name.as_str()))
-                || (args.len() == 2 && ELEMENTWISE_2.contains(&name.as_str()));
+            let transparent = crate::functions::is_elementwise(name, args.len());
             if transparent {
                 let args = args
                     .iter()

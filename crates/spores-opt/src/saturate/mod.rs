@@ -15,11 +15,11 @@
 //! * An index on a dimension of size 1 is simply not free in the bind's schema, so a
 //!   column vector bound as `Bind i j v` *is* `v(i)`, and broadcasting is a plain join.
 //!   No `NoIndex` marker and no case split in the rules is needed.
-//! * R_LR (`r_lr.egg`) pushes a `Bind` through one LA operator at a time
+//! * R_LR (`lower.egg`) pushes a `Bind` through one LA operator at a time
 //!   (`Bind i j (LMM a b)` = `Agg k (Join (Bind i k a) (Bind k j b))`), so translation
 //!   interleaves with rewriting and consecutive unbind/bind pairs never exist: renaming is
 //!   choosing the child's indices.
-//! * The way back is rules too (`r_rl.egg`): `Unbind i j R` (sort `M`) is `R` as a matrix
+//! * The way back is rules too (`raise.egg`): `Unbind i j R` (sort `M`) is `R` as a matrix
 //!   with rows `i`, columns `j` (`NoIx` for a dimension of size 1). Rust adds
 //!   `Unbind i j root` for each root (unioned with a `LaRoot k` mark), and raising rules
 //!   equate each demanded `Unbind` with LA operators over `Unbind`s of the operands
@@ -106,15 +106,20 @@ use crate::la::{LaExpr, ShapeEnv, ShapeError};
 
 pub use crate::tables::Tables;
 
-/// The rules, as data. `schema.egg` must come first (declarations).
+/// The rules, as data, one file per ruleset. `lang.egg` (the declarations) comes first and
+/// `schedule.egg` (the combined rulesets the driver steps) last; `fuse.egg` holds all of
+/// each fused operator (declarations, invariants, pattern, raising). `rules/tests/*.egg` check
+/// each ruleset on its own terms (`tests/rules.rs`).
 pub const RULES: &[(&str, &str)] = &[
-    ("schema.egg", include_str!("../../rules/schema.egg")),
-    ("r_lr.egg", include_str!("../../rules/r_lr.egg")),
-    ("r_rl.egg", include_str!("../../rules/r_rl.egg")),
-    ("r_eq.egg", include_str!("../../rules/r_eq.egg")),
+    ("lang.egg", include_str!("../../rules/lang.egg")),
+    ("analysis.egg", include_str!("../../rules/analysis.egg")),
+    ("lower.egg", include_str!("../../rules/lower.egg")),
+    ("raise.egg", include_str!("../../rules/raise.egg")),
+    ("eq.egg", include_str!("../../rules/eq.egg")),
     ("ac.egg", include_str!("../../rules/ac.egg")),
     ("fold.egg", include_str!("../../rules/fold.egg")),
-    ("fusion.egg", include_str!("../../rules/fusion.egg")),
+    ("fuse.egg", include_str!("../../rules/fuse.egg")),
+    ("schedule.egg", include_str!("../../rules/schedule.egg")),
 ];
 
 /// Rulesets whose matches are sampled. (R_EQ is stepped unsampled: the first step of a
@@ -235,13 +240,6 @@ fn prepared(
             eg.parse_and_run_program(Some(name.to_string()), text)
                 .map_err(|e| OptError::Rules(format!("{name}: {e}")))?;
         }
-        eg.parse_and_run_program(
-            None,
-            "(ruleset user)\n\
-             (unstable-combined-ruleset translate analysis lower fold)\n\
-             (unstable-combined-ruleset rewrite analysis eq fold)",
-        )
-        .map_err(|e| OptError::Rules(e.to_string()))?;
         if let Some(text) = extra {
             eg.parse_and_run_program(Some("extra_rules".into()), text)
                 .map_err(|e| OptError::Rules(format!("extra rules: {e}")))?;
@@ -533,7 +531,7 @@ const ZERO_GUARD_FRACTION: usize = 64;
 /// fusion opportunity at the cost of one (large) match.
 /// `guard_from`: the size from which a copy of the graph is kept before each step, to
 /// undo a step that overshoots (see [`GUARD_FRACTION`]). With `raise`, the way back to
-/// LA (`r_rl.egg`) runs last, as its own phase (see [`raise`]).
+/// LA (`raise.egg`) runs last, as its own phase (see [`raise`]).
 fn saturate(
     eg: &mut EGraph,
     sched_id: SchedulerId,
@@ -679,7 +677,7 @@ fn saturate(
 /// as the plan is deep; the cap is a guard.
 const RAISE_STEPS: usize = 64;
 
-/// The way back: raising rules (`r_rl.egg`) to a fixpoint, then the analyses that give
+/// The way back: raising rules (`raise.egg`) to a fixpoint, then the analyses that give
 /// the new LA classes their shapes and sparsity.
 ///
 /// Raising runs after rewriting and fusion rather than interleaved with them: it only
@@ -697,8 +695,7 @@ fn raise_to_la(eg: &mut EGraph) -> Result<usize, OptError> {
     }
     run_analysis(eg)?;
     if log::log_enabled!(log::Level::Trace) {
-        let sizes: Vec<_> = extract::CONSTRUCTORS
-            .iter()
+        let sizes: Vec<_> = extract::constructors()
             .map(|n| (n, eg.get_size(n)))
             .filter(|(_, k)| *k > 0)
             .collect();
@@ -784,38 +781,19 @@ fn egglog_error(e: egglog::Error) -> OptError {
 
 /// Number of e-nodes in the relational and LA tables (analysis rows not counted).
 fn enode_count(eg: &EGraph) -> usize {
-    extract::CONSTRUCTORS
-        .iter()
-        .map(|name| eg.get_size(name))
-        .sum()
+    extract::constructors().map(|name| eg.get_size(name)).sum()
 }
 
 /// Puts the opaque calls back in place of their placeholders.
 fn substitute_leaves(e: &LaExpr, tables: &Tables) -> LaExpr {
-    use LaExpr::*;
-    let b = |x: &LaExpr| Box::new(substitute_leaves(x, tables));
-    match e {
-        Var(v) => match tables.placeholders.iter().position(|p| p == v) {
-            Some(n) => tables.leaf(n).cloned().unwrap_or_else(|| e.clone()),
-            None => e.clone(),
-        },
-        Const(_) => e.clone(),
-        Add(x, y) => Add(b(x), b(y)),
-        Sub(x, y) => Sub(b(x), b(y)),
-        Mul(x, y) => Mul(b(x), b(y)),
-        MatMul(x, y) => MatMul(b(x), b(y)),
-        Transpose(x) => Transpose(b(x)),
-        Neg(x) => Neg(b(x)),
-        Sum(x) => Sum(b(x)),
-        RowSums(x) => RowSums(b(x)),
-        ColSums(x) => ColSums(b(x)),
-        Pow(x, k) => Pow(b(x), *k),
-        Fill(v, r, c) => Fill(b(v), r.clone(), c.clone()),
-        Func { name, args } => Func {
-            name: name.clone(),
-            args: args.iter().map(|a| substitute_leaves(a, tables)).collect(),
-        },
-    }
+    e.map(&|x| match x {
+        LaExpr::Var(v) => tables
+            .placeholders
+            .iter()
+            .position(|p| p == v)
+            .map(|n| tables.leaf(n).cloned().unwrap_or_else(|| x.clone())),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

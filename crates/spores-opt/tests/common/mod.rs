@@ -15,12 +15,18 @@ use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 
 /// `env(&["X=mxn", "u=mx1"], &["Z"])`: shapes, and inputs that are all zeros.
 pub fn env(shapes: &[&str], zeros: &[&str]) -> ShapeEnv {
+    let nnz: Vec<(&str, f64)> = zeros.iter().map(|z| (*z, 0.0)).collect();
+    env_nnz(shapes, &nnz)
+}
+
+/// `env_nnz(&["X=mxn"], &[("X", 1e4)])`: shapes, and inputs' non-zero counts.
+pub fn env_nnz(shapes: &[&str], nnz: &[(&str, f64)]) -> ShapeEnv {
     let mut env = ShapeEnv::default();
     for s in shapes {
         env.add_shape_arg(s).unwrap();
     }
-    for z in zeros {
-        env.set_nnz(z, 0.0);
+    for (name, n) in nnz {
+        env.set_nnz(name, *n);
     }
     env
 }
@@ -80,12 +86,7 @@ pub fn close(a: &Matrix, b: &Matrix, rtol: f64) -> bool {
         return false;
     }
     let (a, b) = (a.to_dense(), b.to_dense());
-    let scale = a
-        .data()
-        .iter()
-        .chain(b.data())
-        .filter(|v| v.is_finite())
-        .fold(1.0f64, |m, v| m.max(v.abs()));
+    let scale = spores_opt::canon::magnitude(&a, &b);
     a.data()
         .iter()
         .zip(b.data())
@@ -148,5 +149,19 @@ pub fn ne(env: &ShapeEnv, lhs: &str, rhs: &str) -> Witness {
             *w
         }
         other => panic!("expected `{lhs}` ≢ `{rhs}`, got {other:?}"),
+    }
+}
+
+/// [`eq`] on each `(lhs, rhs)` pair.
+pub fn eqs(env: &ShapeEnv, pairs: &[(&str, &str)]) {
+    for (lhs, rhs) in pairs {
+        eq(env, lhs, rhs);
+    }
+}
+
+/// [`ne`] on each `(lhs, rhs)` pair.
+pub fn nes(env: &ShapeEnv, pairs: &[(&str, &str)]) {
+    for (lhs, rhs) in pairs {
+        ne(env, lhs, rhs);
     }
 }

@@ -403,7 +403,7 @@ def _run(roots: list[Matrix], optimize: bool, explain: bool, dot: bool = False):
     names = [f"R{i}" for i in range(len(roots))]
     values, printed = _native.run_script(
         text, inputs, None, names, explain, optimize, "<expression>", None, None, dot,
-        full_search=True,
+        full_search=True, single_block=True,
     )
     results = [_convert.python_output(values[n], r._sparse_array) for n, r in zip(names, roots)]
     return results, printed

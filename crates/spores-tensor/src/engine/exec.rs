@@ -192,6 +192,10 @@ enum Walk {
     Gallop {
         fibers: Vec<usize>,
         probes: Vec<usize>,
+        /// Of two fibers, the one whose parent is bound outside the enclosing loop: it stays
+        /// the same across that loop's iterations, so it is held in [`intersect::Marks`]
+        /// and the other fiber is checked against it entry by entry.
+        stationary: Option<usize>,
     },
     /// Every coordinate `0..dim`.
     All,
@@ -228,6 +232,10 @@ struct LevelPlan {
     /// intersection with nothing to probe: each coordinate found adds the product of the
     /// values straight into the local sum (no per-coordinate body program).
     sum_of_products: bool,
+    /// Binds (of a sparse leader walk) whose access's next level is read as fibers by the
+    /// next loop, with this level's position found without a search (the leader itself, or
+    /// a dense level): their upcoming fibers are prefetched while the current one is used.
+    prefetch: Vec<usize>,
 }
 
 struct AccessInfo<'a> {
@@ -259,6 +267,8 @@ struct State {
     union_buf: Vec<Vec<u32>>,
     /// Per level: the driver (an index into the `Walk::Gallop` fibers) [`walk_len`] chose.
     driver: Vec<usize>,
+    /// Per level: the stationary fiber of a `Walk::Gallop` level, scattered.
+    marks: Vec<intersect::Marks>,
 }
 
 impl State {
@@ -281,6 +291,7 @@ impl State {
             out,
             union_buf: vec![vec![]; n],
             driver: vec![0; n],
+            marks: vec![intersect::Marks::default(); n],
         }
     }
 }
@@ -605,10 +616,26 @@ pub fn execute_query<'a>(
                 .copied()
                 .filter(|b| !gallops.contains(b))
                 .collect();
+            // The loop level at which a fiber's parent is bound (`None`: the root).
+            let parent_level = |b: usize| {
+                let bind: &Bind = &binds[b];
+                bind.mode
+                    .checked_sub(1)
+                    .map(|m| accs[bind.access].levels[m])
+            };
+            let stationary = if gallops.len() == 2 && d >= 1 && dims[d] <= intersect::MAX_MARKED_DIM
+            {
+                (0..2)
+                    .filter(|&f| parent_level(gallops[f]).is_none_or(|l| l + 1 < d))
+                    .min_by_key(|&f| parent_level(gallops[f]).map_or(0, |l| l + 1))
+            } else {
+                None
+            };
             (
                 Walk::Gallop {
                     fibers: gallops,
                     probes,
+                    stationary,
                 },
                 Skipped::Nothing,
             )
@@ -637,7 +664,34 @@ pub fn execute_query<'a>(
             skipped,
             inner_cells,
             sum_of_products: false,
+            prefetch: vec![],
         });
+    }
+    // Prefetching for a sparse leader walk: the binds whose next mode is the next loop's,
+    // stored as fibers (ptr/idx), with positions here found by arithmetic.
+    for (d, lp) in levels.iter_mut().enumerate().take(n.saturating_sub(1)) {
+        let Walk::Leader(leader) = lp.walk else {
+            continue;
+        };
+        let leader_bind = &lp.binds[leader];
+        if accs[leader_bind.access].tensor.levels[leader_bind.mode].format == LevelFormat::Dense {
+            continue;
+        }
+        let prefetch = (0..lp.binds.len())
+            .filter(|&b| {
+                let bind = &lp.binds[b];
+                let info = &accs[bind.access];
+                let found_here =
+                    b == leader || info.tensor.levels[bind.mode].format == LevelFormat::Dense;
+                let next_is_fiber = info.levels.get(bind.mode + 1) == Some(&(d + 1))
+                    && matches!(
+                        info.tensor.levels[bind.mode + 1].format,
+                        LevelFormat::SortedList | LevelFormat::Hash
+                    );
+                found_here && next_is_fiber
+            })
+            .collect();
+        lp.prefetch = prefetch;
     }
 
     // Output accumulation.
@@ -1118,6 +1172,18 @@ fn walk_range(plan: &Plan, st: &mut State, d: usize, lo: usize, hi: usize) {
             } else {
                 let fiber = level.fiber(parent);
                 for (k, &c) in fiber.iter().enumerate().take(hi).skip(lo) {
+                    if !lp.prefetch.is_empty() {
+                        // The first entries' fibers all at once (their misses overlap),
+                        // then one entry ahead per step.
+                        let ahead = if k == lo {
+                            lo + 1..lo + PREFETCH_AHEAD
+                        } else {
+                            k + PREFETCH_AHEAD - 1..k + PREFETCH_AHEAD
+                        };
+                        for k2 in ahead.start..ahead.end.min(hi) {
+                            prefetch_fibers(plan, st, lp, *b, parent, k2, fiber);
+                        }
+                    }
                     st.pos[bind.access][bind.mode + 1] = level.child(parent, k, c);
                     if probe(plan, st, lp, *b, c) {
                         st.cur[d] = c;
@@ -1144,7 +1210,47 @@ fn walk_range(plan: &Plan, st: &mut State, d: usize, lo: usize, hi: usize) {
                 }
             }
         }
-        Walk::Gallop { fibers, probes } => walk_intersection(plan, st, d, fibers, probes, lo..hi),
+        Walk::Gallop {
+            fibers,
+            probes,
+            stationary,
+        } => walk_intersection(plan, st, d, fibers, probes, *stationary, lo..hi),
+    }
+}
+
+/// Entries ahead of the current one whose next-level fibers a sparse leader walk prefetches:
+/// far enough for a memory access to complete in the meantime.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Prefetches the next-level fibers of the binds `lp.prefetch` at the leader's `k`-th entry
+/// (of `fiber`, under `parent`).
+#[inline]
+fn prefetch_fibers(
+    plan: &Plan,
+    st: &State,
+    lp: &LevelPlan,
+    leader: usize,
+    parent: usize,
+    k: usize,
+    fiber: &[u32],
+) {
+    let c = fiber[k];
+    for &b in &lp.prefetch {
+        let bind = &lp.binds[b];
+        let levels = &plan.accs[bind.access].tensor.levels;
+        let q = if b == leader {
+            levels[bind.mode].child(parent, k, c)
+        } else {
+            let p = st.pos[bind.access][bind.mode];
+            if p == FILL {
+                continue;
+            }
+            levels[bind.mode].lookup(p, c)
+        };
+        let next = &levels[bind.mode + 1];
+        if let Some(&start) = next.ptr.get(q) {
+            intersect::prefetch(&next.idx, start);
+        }
     }
 }
 
@@ -1156,6 +1262,7 @@ fn walk_intersection(
     d: usize,
     fibers: &[usize],
     probes: &[usize],
+    stationary: Option<usize>,
     part: std::ops::Range<usize>,
 ) {
     let lp = &plan.levels[d];
@@ -1171,6 +1278,25 @@ fn walk_intersection(
     }
     let n = fibers.len();
     let driver = st.driver[d];
+    // The stationary fiber scattered, when the other is not much longer (see `Marks`).
+    let mut marks = None;
+    if let Some(s) = stationary {
+        let other = lists[1 - s];
+        if !lists[s].is_empty() && other.len() <= intersect::SCATTER_RATIO * lists[s].len() {
+            debug_assert!(part.start == 0 && part.end >= lists[driver].len());
+            let bind = &lp.binds[fibers[s]];
+            let level = &plan.accs[bind.access].tensor.levels[bind.mode];
+            let start = level.ptr[parents[s]];
+            let mut m = std::mem::take(&mut st.marks[d]);
+            m.hold(
+                &level.idx,
+                parents[s],
+                start..start + lists[s].len(),
+                lp.dim,
+            );
+            marks = Some((s, m));
+        }
+    }
     if lp.sum_of_products {
         // The accesses bound above this level hold one value each for the whole walk.
         let bound_here = |a: usize| fibers.iter().any(|&b| lp.binds[b].access == a);
@@ -1188,7 +1314,7 @@ fn walk_intersection(
             values[f] = (&t.vals, parents[f], &t.levels[bind.mode]);
         }
         let mut total = 0.0;
-        intersect::intersect(&lists[..n], driver, part, |c, ks| {
+        for_each_match(marks.as_ref(), &lists[..n], driver, part, |c, ks| {
             let mut v = outer;
             for (f, &k) in ks.iter().enumerate() {
                 let (vals, parent, level) = values[f];
@@ -1197,9 +1323,12 @@ fn walk_intersection(
             total += v;
         });
         st.acc += total;
+        if let Some((_, m)) = marks {
+            st.marks[d] = m;
+        }
         return;
     }
-    intersect::intersect(&lists[..n], driver, part, |c, ks| {
+    for_each_match(marks.as_ref(), &lists[..n], driver, part, |c, ks| {
         for (f, &b) in fibers.iter().enumerate() {
             let bind = &lp.binds[b];
             let t = plan.accs[bind.access].tensor;
@@ -1218,6 +1347,33 @@ fn walk_intersection(
         st.cur[d] = c;
         go(plan, st, d + 1);
     });
+    if let Some((_, m)) = marks {
+        st.marks[d] = m;
+    }
+}
+
+/// Calls `found(c, ks)` for every coordinate `c` stored in all of `lists`, in increasing
+/// order, `ks[f]` its position in `lists[f]`: through `marks` (the stationary fiber's index
+/// and its scatter) when given, else by [`intersect::intersect`] over the driver's `part`.
+#[inline]
+fn for_each_match(
+    marks: Option<&(usize, intersect::Marks)>,
+    lists: &[&[u32]],
+    driver: usize,
+    part: std::ops::Range<usize>,
+    mut found: impl FnMut(u32, &[usize]),
+) {
+    match marks {
+        Some(&(s, ref m)) => {
+            let mut ks = [0usize; 2];
+            m.intersect(lists[1 - s], |c, k, j| {
+                ks[s] = k;
+                ks[1 - s] = j;
+                found(c, &ks);
+            });
+        }
+        None => intersect::intersect(lists, driver, part, found),
+    }
 }
 
 /// Adds what the coordinates level `d` did not visit contribute (see [`Skipped`]).

@@ -4,6 +4,11 @@
 //! exponentially then by bisection. A driver entry costs `O(log gap)` per other fiber, so a
 //! short fiber against a long one costs what probing would, and two fibers of similar length
 //! cost a linear merge, with no hash table or binary search from scratch per coordinate.
+//!
+//! A fiber that stays the same while an inner loop intersects it with many others (the row
+//! `E[v0,:]` of a triangle count, met once per neighbour `v1`) is instead scattered once into
+//! a [`Marks`] array, coordinate → position: each other fiber is then one pass of
+//! independent array reads, with no compare-and-advance chain between consecutive steps.
 
 /// Most fibers one intersection takes (positions live on the stack).
 pub const MAX_FIBERS: usize = 8;
@@ -100,6 +105,79 @@ fn merge_two(
         i += (x <= y) as usize;
         j += (y <= x) as usize;
     }
+}
+
+/// A fiber scattered over its dimension: bit `c` of `bits` is set when coordinate `c` is
+/// stored (a bit per coordinate stays in the first-level cache for 10^5 coordinates, where
+/// most probes of a sparse intersection miss), and `slot[c]` is then its position.
+#[derive(Clone, Debug, Default)]
+pub struct Marks {
+    bits: Vec<u64>,
+    slot: Vec<u32>,
+    /// The parent position of the fiber now scattered (`None`: nothing is).
+    parent: Option<usize>,
+    /// Its coordinates' range in the level's `idx` (to clear them again).
+    span: std::ops::Range<usize>,
+}
+
+/// Most coordinates a [`Marks`] array covers (4 bytes each, per worker and level).
+pub const MAX_MARKED_DIM: usize = 1 << 26;
+
+/// An intersection uses the marks when the other fiber is at most this many times as long
+/// as the marked one: each of its entries costs one independent array read, where galloping
+/// from the marked fiber's entries costs a search of `log(ratio)` dependent steps each.
+pub const SCATTER_RATIO: usize = 16;
+
+impl Marks {
+    /// Holds `fiber` (the coordinates `idx[span]` of parent `parent`, in a dimension of
+    /// `dim` coordinates), clearing the fiber held before unless it is the same one.
+    pub fn hold(&mut self, idx: &[u32], parent: usize, span: std::ops::Range<usize>, dim: usize) {
+        if self.parent == Some(parent) && self.span == span {
+            return;
+        }
+        if self.slot.len() < dim {
+            self.slot = vec![0; dim];
+            self.bits = vec![0; dim.div_ceil(64)];
+        } else {
+            for &c in &idx[self.span.clone()] {
+                self.bits[c as usize / 64] = 0;
+            }
+        }
+        for (k, &c) in idx[span.clone()].iter().enumerate() {
+            // Positions within one fiber fit: a fiber holds at most `dim` <= 2^26 entries.
+            self.slot[c as usize] = k as u32;
+            self.bits[c as usize / 64] |= 1 << (c % 64);
+        }
+        self.parent = Some(parent);
+        self.span = span;
+    }
+
+    /// Calls `found(c, k, j)` for every coordinate `c` at position `j` of `other` that the
+    /// held fiber stores at position `k`, in increasing order.
+    #[inline]
+    pub fn intersect(&self, other: &[u32], mut found: impl FnMut(u32, usize, usize)) {
+        for (j, &c) in other.iter().enumerate() {
+            if self.bits[c as usize / 64] >> (c % 64) & 1 != 0 {
+                found(c, self.slot[c as usize] as usize, j);
+            }
+        }
+    }
+}
+
+/// Hints the processor to fetch `list[at]` into the cache (nothing when `at` is out of range
+/// or the target has no prefetch instruction): a fiber an upcoming loop iteration will read,
+/// requested while the current one runs.
+#[inline(always)]
+pub fn prefetch<T>(list: &[T], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = list.get(at) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch of a valid reference's
+        // address neither faults nor changes anything the program can observe.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (list, at);
 }
 
 #[cfg(test)]

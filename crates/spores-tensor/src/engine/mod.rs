@@ -13,6 +13,7 @@ pub mod fastpath;
 pub mod fibertree;
 mod fuse;
 pub mod intersect;
+pub mod matvec;
 pub mod scan;
 
 use std::collections::HashMap;
@@ -133,6 +134,9 @@ pub fn execute_converted(
             };
             if let Some(t) = closed_form::result(q, &lookup) {
                 t
+            } else if let Some(r) = matvec::weighted_sum(q, &lookup) {
+                report.fast_paths.push(q.name.clone());
+                r?
             } else {
                 match fastpath::matrix_product(q, &lookup) {
                     Some(r) => {

@@ -834,7 +834,7 @@ fn combine(acc: &mut [f64], rhs: &Operand, f: impl Fn(f64, f64) -> f64) {
 
 /// The engine's `*`: a zero annihilates (0 * inf = 0).
 #[inline(always)]
-fn times(x: f64, y: f64) -> f64 {
+pub(super) fn times(x: f64, y: f64) -> f64 {
     if x == 0.0 || y == 0.0 {
         0.0
     } else {

@@ -5,23 +5,11 @@
 
 use std::collections::HashSet;
 
-use super::normalize::{merge, rename_bound};
+use super::normalize::{all_idx_names, merge, rename_bound};
 use crate::plan_ast::{Expr, Idx, MapOp};
 
 /// Distributed forms with more terms than this are not generated.
 pub const MAX_TERMS: usize = 64;
-
-fn all_idxs(e: &Expr, out: &mut HashSet<Idx>) {
-    match e {
-        Expr::Input { idxs, .. } | Expr::Alias { idxs, .. } => out.extend(idxs.iter().cloned()),
-        Expr::Literal(_) => {}
-        Expr::Map { args, .. } => args.iter().for_each(|a| all_idxs(a, out)),
-        Expr::Agg { idxs, body, .. } => {
-            out.extend(idxs.iter().cloned());
-            all_idxs(body, out);
-        }
-    }
-}
 
 fn terms(e: &Expr) -> usize {
     match e {
@@ -56,7 +44,7 @@ impl Copier {
 /// bound-index renamings each introduced.
 pub fn one_step(e: &Expr) -> Vec<(Expr, Vec<(Idx, Idx)>)> {
     let mut used = HashSet::new();
-    all_idxs(e, &mut used);
+    all_idx_names(e, &mut used);
     let mut out = vec![];
     let mut path = vec![];
     collect(e, e, &mut path, &used, &mut out);

@@ -25,8 +25,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 
-use super::inline::rename_free;
-use super::normalize::{flattens, make_agg, rebuild_map, substitute};
+use super::normalize::{flattens, make_agg, rebuild_map, rename_free, substitute};
 use super::CostModel;
 use crate::plan_ast::{AggOp, Expr, Idx, LogicalQuery, MapOp};
 use crate::stats::{expr_stats, Estimator, InputStats, TensorStats};

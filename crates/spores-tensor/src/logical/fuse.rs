@@ -27,8 +27,7 @@
 
 use std::collections::HashSet;
 
-use super::inline::rename_free;
-use super::normalize::{fresh_idx, rebuild_map, substitute};
+use super::normalize::{all_idx_names, fresh_idx, rebuild_map, rename_free, substitute};
 use crate::plan_ast::{AggOp, Expr, Idx, LogicalPlan, LogicalQuery};
 use crate::stats::{Estimator, InputStats};
 
@@ -153,7 +152,7 @@ fn fuse_into(producer: &LogicalQuery, consumer: &LogicalQuery) -> Option<Logical
     }
     // The producer's summed indices, renamed apart from everything in the consumer.
     let mut used: HashSet<Idx> = HashSet::new();
-    collect_idxs(&consumer.body, &mut used);
+    all_idx_names(&consumer.body, &mut used);
     used.extend(consumer.idxs.iter().cloned());
     used.extend(consumer.agg_idxs.iter().cloned());
     used.extend(producer.idxs.iter().cloned());
@@ -199,17 +198,5 @@ fn replace_access(e: &Expr, name: &str, with: &Expr) -> Option<Expr> {
             Some(rebuild_map(op, args))
         }
         _ => None,
-    }
-}
-
-fn collect_idxs(e: &Expr, out: &mut HashSet<Idx>) {
-    match e {
-        Expr::Input { idxs, .. } | Expr::Alias { idxs, .. } => out.extend(idxs.iter().cloned()),
-        Expr::Literal(_) => {}
-        Expr::Map { args, .. } => args.iter().for_each(|a| collect_idxs(a, out)),
-        Expr::Agg { idxs, body, .. } => {
-            out.extend(idxs.iter().cloned());
-            collect_idxs(body, out);
-        }
     }
 }

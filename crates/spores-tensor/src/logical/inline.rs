@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use super::normalize::rename_bound;
+use super::normalize::{all_idx_names, rename_bound, rename_free};
 use crate::plan_ast::{Expr, Idx};
 
 /// Names of the aliases `e` reads that are in `defined`, in first-occurrence order.
@@ -26,55 +26,6 @@ pub fn alias_refs(e: &Expr, defined: &dyn Fn(&str) -> bool) -> Vec<String> {
         }
     });
     out
-}
-
-/// Every index name occurring in `e`, free or bound.
-fn all_idx_names(e: &Expr, out: &mut HashSet<Idx>) {
-    match e {
-        Expr::Input { idxs, .. } | Expr::Alias { idxs, .. } => out.extend(idxs.iter().cloned()),
-        Expr::Literal(_) => {}
-        Expr::Map { args, .. } => args.iter().for_each(|a| all_idx_names(a, out)),
-        Expr::Agg { idxs, body, .. } => {
-            out.extend(idxs.iter().cloned());
-            all_idx_names(body, out);
-        }
-    }
-}
-
-/// `e` with its free indices renamed `from[k]` → `to[k]` simultaneously (also used when an
-/// alias is accessed under other index names than its query declared). The caller makes sure
-/// no bound index of `e` is named like a target (bound indices were renamed apart first).
-pub(crate) fn rename_free(e: &Expr, from: &[Idx], to: &[Idx]) -> Expr {
-    if from == to {
-        return e.clone();
-    }
-    let swap = |idxs: &[Idx]| -> Vec<Idx> {
-        idxs.iter()
-            .map(|i| match from.iter().position(|f| f == i) {
-                Some(k) => to[k].clone(),
-                None => i.clone(),
-            })
-            .collect()
-    };
-    match e {
-        Expr::Input { tensor, idxs } => Expr::input(tensor, swap(idxs)),
-        Expr::Alias { name, idxs } => Expr::alias(name, swap(idxs)),
-        Expr::Literal(_) => e.clone(),
-        Expr::Map { op, args } => Expr::map(
-            op.clone(),
-            args.iter().map(|a| rename_free(a, from, to)).collect(),
-        ),
-        Expr::Agg { op, idxs, body } => {
-            // A bound index shadows a free one of the same name: leave it and its body alone
-            // for that name (cannot happen after renaming apart, kept for safety).
-            let keep: Vec<usize> = (0..from.len())
-                .filter(|&k| !idxs.contains(&from[k]))
-                .collect();
-            let f: Vec<Idx> = keep.iter().map(|&k| from[k].clone()).collect();
-            let t: Vec<Idx> = keep.iter().map(|&k| to[k].clone()).collect();
-            Expr::agg(*op, idxs.clone(), rename_free(body, &f, &t))
-        }
-    }
 }
 
 /// `e` with every access `name[a..]` replaced by `def` (whose free indices are `def_idxs`),
@@ -217,30 +168,16 @@ fn collect_aggs(e: &Expr, out: &mut Vec<crate::plan_ast::AggOp>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan_ast::{AggOp, MapOp};
+    use crate::parse::query_exprs;
 
     #[test]
     fn inlined_copies_get_fresh_bound_indices_and_the_access_indices() {
         // X[i,j] = sum[k](A[i,k] * B[k,j]);  G = X[k,j] * X[j,k] must not capture k.
-        let (i, j, k) = (Idx::new("i"), Idx::new("j"), Idx::new("k"));
-        let def = Expr::agg(
-            AggOp::Sum,
-            vec![k.clone()],
-            Expr::map(
-                MapOp::Mul,
-                vec![
-                    Expr::input("A", vec![i.clone(), k.clone()]),
-                    Expr::input("B", vec![k.clone(), j.clone()]),
-                ],
-            ),
-        );
-        let e = Expr::map(
-            MapOp::Mul,
-            vec![
-                Expr::alias("X", vec![k.clone(), j.clone()]),
-                Expr::alias("X", vec![j.clone(), k.clone()]),
-            ],
-        );
+        let [def, e]: [Expr; 2] =
+            query_exprs("X[i,j] = sum[k](A[i,k] * B[k,j])\nG[j,k] = X[k,j] * X[j,k]")
+                .try_into()
+                .unwrap();
+        let (i, j) = (Idx::new("i"), Idx::new("j"));
         let got = inline_alias(&e, "X", &[i, j], &def);
         assert_eq!(
             got.to_string(),

@@ -204,13 +204,7 @@ pub fn optimize_explained(
     }
     let is_output = |n: &str| program.outputs.iter().any(|o| o == n);
     for q in &program.queries {
-        let free = q.expr.free_idxs();
-        if free.len() != q.idxs.len() || !q.idxs.iter().all(|i| free.contains(i)) {
-            return Err(TensorError::Invalid(format!(
-                "query {}: output indices {:?} must be exactly the free indices {:?} of its right-hand side",
-                q.name, q.idxs, free
-            )));
-        }
+        naive::check_output_idxs(q)?;
         // Term plans are shared between the candidates of one program query only (their
         // queries are copied into each plan that uses them).
         ctx.term_plans.borrow_mut().clear();

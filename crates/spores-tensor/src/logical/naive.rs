@@ -1,7 +1,19 @@
 //! The baseline lowering: each `Agg` node becomes a logical query in place.
 
-use crate::plan_ast::{Expr, LogicalPlan, LogicalQuery, Program};
+use crate::plan_ast::{Expr, LogicalPlan, LogicalQuery, Program, Query};
 use crate::TensorError;
+
+/// A query's output indices must be exactly the free indices of its right-hand side.
+pub(crate) fn check_output_idxs(q: &Query) -> Result<(), TensorError> {
+    let free = q.expr.free_idxs();
+    if free.len() != q.idxs.len() || !q.idxs.iter().all(|i| free.contains(i)) {
+        return Err(TensorError::Invalid(format!(
+            "query {}: output indices {:?} must be exactly the free indices {:?} of its right-hand side",
+            q.name, q.idxs, free
+        )));
+    }
+    Ok(())
+}
 
 /// Lowers `program` without optimizing: an aggregate nested inside a pointwise expression is
 /// hoisted into a query of its own (named `NAME__k`) and replaced by an alias, so each query
@@ -10,13 +22,7 @@ use crate::TensorError;
 pub fn naive_plan(program: &Program) -> Result<LogicalPlan, TensorError> {
     let mut plan = LogicalPlan::default();
     for q in &program.queries {
-        let free = q.expr.free_idxs();
-        if free.len() != q.idxs.len() || !q.idxs.iter().all(|i| free.contains(i)) {
-            return Err(TensorError::Invalid(format!(
-                "query {}: output indices {:?} must be exactly the free indices {:?} of its right-hand side",
-                q.name, q.idxs, free
-            )));
-        }
+        check_output_idxs(q)?;
         let mut lowering = Lowering {
             prefix: &q.name,
             counter: 0,
@@ -86,37 +92,16 @@ impl Lowering<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan_ast::{AggOp, Idx, MapOp, Query};
+    use crate::plan_ast::{Idx, Query};
     use crate::reference::{eval_logical, eval_program};
     use crate::tensor::CooTensor;
     use std::collections::HashMap;
 
     #[test]
     fn nested_aggregates_become_queries_and_agree_with_the_program() {
-        // V[i] = L[i] * max[j](sum[k](E[i,j] * E[j,k]))
-        let (i, j, k) = (Idx::new("i"), Idx::new("j"), Idx::new("k"));
-        let inner = Expr::agg(
-            AggOp::Sum,
-            vec![k.clone()],
-            Expr::map(
-                MapOp::Mul,
-                vec![
-                    Expr::input("E", vec![i.clone(), j.clone()]),
-                    Expr::input("E", vec![j.clone(), k.clone()]),
-                ],
-            ),
-        );
-        let expr = Expr::map(
-            MapOp::Mul,
-            vec![
-                Expr::input("L", vec![i.clone()]),
-                Expr::agg(AggOp::Max, vec![j.clone()], inner),
-            ],
-        );
-        let program = Program {
-            queries: vec![Query::new("V", vec![i.clone()], expr)],
-            outputs: vec!["V".into()],
-        };
+        let program = crate::parse::parse_program("V[i] = L[i] * max[j](sum[k](E[i,j] * E[j,k]))")
+            .unwrap()
+            .program;
         let plan = naive_plan(&program).unwrap();
         assert_eq!(
             plan.to_string(),

@@ -92,25 +92,57 @@ pub fn rename_bound(expr: &Expr, used: &mut HashSet<Idx>, log: &mut Vec<(Idx, Id
 
 /// Replaces free occurrences of `from` by `to` (an inner aggregate rebinding `from` shadows it).
 pub fn substitute(expr: &Expr, from: &Idx, to: &Idx) -> Expr {
+    rename_free(expr, std::slice::from_ref(from), std::slice::from_ref(to))
+}
+
+/// `e` with its free indices renamed `from[k]` → `to[k]` simultaneously (also used when an
+/// alias is accessed under other index names than its query declared). The caller makes sure
+/// no bound index of `e` is named like a target (bound indices were renamed apart first).
+pub(crate) fn rename_free(e: &Expr, from: &[Idx], to: &[Idx]) -> Expr {
+    if from.is_empty() || from == to {
+        return e.clone();
+    }
     let swap = |idxs: &[Idx]| -> Vec<Idx> {
         idxs.iter()
-            .map(|i| if i == from { to.clone() } else { i.clone() })
+            .map(|i| match from.iter().position(|f| f == i) {
+                Some(k) => to[k].clone(),
+                None => i.clone(),
+            })
             .collect()
     };
-    match expr {
+    match e {
         Expr::Input { tensor, idxs } => Expr::input(tensor, swap(idxs)),
         Expr::Alias { name, idxs } => Expr::alias(name, swap(idxs)),
-        Expr::Literal(_) => expr.clone(),
+        Expr::Literal(_) => e.clone(),
         Expr::Map { op, args } => Expr::map(
             op.clone(),
-            args.iter().map(|a| substitute(a, from, to)).collect(),
+            args.iter().map(|a| rename_free(a, from, to)).collect(),
         ),
+        Expr::Agg { op, idxs, body } if !from.iter().any(|f| idxs.contains(f)) => {
+            Expr::agg(*op, idxs.clone(), rename_free(body, from, to))
+        }
         Expr::Agg { op, idxs, body } => {
-            if idxs.contains(from) {
-                expr.clone()
-            } else {
-                Expr::agg(*op, idxs.clone(), substitute(body, from, to))
-            }
+            // A bound index shadows a free one of the same name: leave it and its body alone
+            // for that name (cannot happen after renaming apart, kept for safety).
+            let keep: Vec<usize> = (0..from.len())
+                .filter(|&k| !idxs.contains(&from[k]))
+                .collect();
+            let f: Vec<Idx> = keep.iter().map(|&k| from[k].clone()).collect();
+            let t: Vec<Idx> = keep.iter().map(|&k| to[k].clone()).collect();
+            Expr::agg(*op, idxs.clone(), rename_free(body, &f, &t))
+        }
+    }
+}
+
+/// Every index name occurring in `e`, free or bound.
+pub(crate) fn all_idx_names(e: &Expr, out: &mut HashSet<Idx>) {
+    match e {
+        Expr::Input { idxs, .. } | Expr::Alias { idxs, .. } => out.extend(idxs.iter().cloned()),
+        Expr::Literal(_) => {}
+        Expr::Map { args, .. } => args.iter().for_each(|a| all_idx_names(a, out)),
+        Expr::Agg { idxs, body, .. } => {
+            out.extend(idxs.iter().cloned());
+            all_idx_names(body, out);
         }
     }
 }
@@ -194,25 +226,17 @@ mod tests {
     fn lifts_renames_and_merges() {
         // x[i] * sum[j](A[i,j] * sum[j](B[j]))  →  sum[j, j_1](x[i] * A[i,j] * B[j_1])
         let (i, j) = (Idx::new("i"), Idx::new("j"));
-        let inner = Expr::agg(
-            AggOp::Sum,
-            vec![j.clone()],
-            Expr::input("B", vec![j.clone()]),
-        );
-        let e = Expr::map(
-            MapOp::Mul,
-            vec![
-                Expr::input("x", vec![i.clone()]),
-                Expr::agg(
-                    AggOp::Sum,
-                    vec![j.clone()],
-                    Expr::map(
-                        MapOp::Mul,
-                        vec![Expr::input("A", vec![i.clone(), j]), inner],
-                    ),
-                ),
-            ],
-        );
+        let access =
+            |name: &str, ix: &[&Idx]| Expr::input(name, ix.iter().map(|&x| x.clone()).collect());
+        let sum_j = |body| Expr::agg(AggOp::Sum, vec![j.clone()], body);
+        let product = |args| Expr::map(MapOp::Mul, args);
+        let e = product(vec![
+            access("x", &[&i]),
+            sum_j(product(vec![
+                access("A", &[&i, &j]),
+                sum_j(access("B", &[&j])),
+            ])),
+        ]);
         let n = normalize(&e, &[i]);
         assert_eq!(n.to_string(), "sum[j,j_1](x[i] * A[i,j] * B[j_1])");
     }

@@ -122,6 +122,15 @@ impl fmt::Display for TensorProgram {
     }
 }
 
+/// The right-hand sides of the queries of `src`, in order: expressions for unit tests.
+#[cfg(test)]
+pub(crate) fn query_exprs(src: &str) -> Vec<Expr> {
+    let program = parse_program(src)
+        .unwrap_or_else(|e| panic!("{src}: {e:?}"))
+        .program;
+    program.queries.into_iter().map(|q| q.expr).collect()
+}
+
 /// Parses a whole program.
 pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
     let toks = lex(src)?;

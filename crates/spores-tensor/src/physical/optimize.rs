@@ -34,6 +34,10 @@ pub struct PhysicalOptions {
     /// Levels of more slots than this (8-byte values: the last-level cache) are given the
     /// format that moves the fewest bytes rather than by fill fraction.
     pub cached_slots: f64,
+    /// Cost of adding one body entry into the result by random access (an aggregate loop
+    /// outside an output loop), in units of one loop iteration: a hash or scattered dense
+    /// update where a local sum would do.
+    pub scattered_write_weight: f64,
 }
 
 impl Default for PhysicalOptions {
@@ -46,6 +50,7 @@ impl Default for PhysicalOptions {
             max_exact_loops: 12,
             transpose_weight: 2.0,
             cached_slots: (1u64 << 22) as f64,
+            scattered_write_weight: 2.0,
         }
     }
 }
@@ -172,10 +177,12 @@ fn concordant(acc_idxs: &[Idx], order: &[Idx]) -> bool {
 /// Loop-order search for one query: cost of an order = Σ over prefixes of the estimated
 /// non-fill count of the body projected to the prefix, plus the size of every input that is
 /// not concordant (it must be transposed first), plus the cache lines of accesses too large
-/// for the cache, per entry into their fibers. Greedy for the bound, then a dynamic program
-/// over (set of looped indices, set of discordant inputs), pruned by the bound.
+/// for the cache, per entry into their fibers, plus the scattered writes of an aggregate
+/// loop placed outside an output loop. Greedy for the bound, then a dynamic program over
+/// (set of looped indices, set of discordant inputs), pruned by the bound.
 fn choose_loop_order(
     loops: &[Idx],
+    outputs: &[Idx],
     body: &TensorStats,
     accs: &[Acc],
     sizes: &dyn Fn(&Idx) -> f64,
@@ -246,6 +253,26 @@ fn choose_loop_order(
             .map(|(_, lines)| entered * lines)
             .sum()
     };
+    // An aggregate loop outside output loops spanning more cells than the cache holds: the
+    // result's cells are no longer finished one after another, so every body entry is added
+    // into a large accumulator by random access (a hash table) instead of a local sum. (A
+    // few output cells inside, `X[i,j]` over a short `j`, stay cached: no charge.)
+    let output_mask: u64 = (0..n)
+        .filter(|&k| outputs.contains(&loops[k]))
+        .fold(0, |m, k| m | (1 << k));
+    let body_entries = cost_of((1u64 << n) - 1);
+    let scattered = |mask: u64, k: usize| -> f64 {
+        let aggregate = output_mask & (1 << k) == 0;
+        let cells_left: f64 = (0..n)
+            .filter(|&o| output_mask & !mask & !(1 << k) & (1 << o) != 0)
+            .map(|o| sizes(&loops[o]))
+            .product();
+        if aggregate && cells_left > options.cached_slots {
+            body_entries * options.scattered_write_weight
+        } else {
+            0.0
+        }
+    };
     // Greedy bound.
     let mut mask = 0u64;
     let mut disc = 0u64;
@@ -257,7 +284,10 @@ fn choose_loop_order(
             .map(|k| {
                 let nd = disc | breaks(mask, k);
                 let entered = cost_of(mask | (1 << k));
-                let c = entered + transpose_cost(nd & !disc) + locality(mask, k, entered);
+                let c = entered
+                    + transpose_cost(nd & !disc)
+                    + locality(mask, k, entered)
+                    + scattered(mask, k);
                 (k, c)
             })
             .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -282,7 +312,11 @@ fn choose_loop_order(
                 }
                 let nd = disc | breaks(mask, k);
                 let entered = cost_of(mask | (1 << k));
-                let c = cost + entered + transpose_cost(nd & !disc) + locality(mask, k, entered);
+                let c = cost
+                    + entered
+                    + transpose_cost(nd & !disc)
+                    + locality(mask, k, entered)
+                    + scattered(mask, k);
                 if c > bound {
                     continue;
                 }
@@ -425,7 +459,7 @@ pub fn optimize(
             }
         }
         let sizes = |i: &Idx| st.sizes.get(i).map_or(1.0, |&d| d as f64);
-        let loop_order = choose_loop_order(&loops, &body, &accs, &sizes, options);
+        let loop_order = choose_loop_order(&loops, &q.idxs, &body, &accs, &sizes, options);
         st.results
             .insert(q.name.clone(), (q.idxs.clone(), out.clone()));
         planned.push(Planned {

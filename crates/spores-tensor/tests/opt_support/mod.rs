@@ -13,9 +13,13 @@ use std::path::{Path, PathBuf};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 use spores_tensor::io::subgraph::{DataGraph, QueryGraph};
+use spores_tensor::logical::{optimize_explained, LogicalOptions, Search};
+use spores_tensor::physical::{optimize, PhysicalOptions};
 use spores_tensor::plan_ast::{
-    Access, AggOp, Expr, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Program, Protocol, Query,
+    Access, AggOp, Expr, Idx, LevelFormat, LogicalPlan, MapOp, PhysExpr, PhysicalPlan,
+    PhysicalQuery, Program, Protocol, Query,
 };
+use spores_tensor::stats::{Estimator, InputStats};
 use spores_tensor::{run, CooTensor, RunOptions};
 
 pub fn idx(s: &str) -> Idx {
@@ -256,8 +260,12 @@ pub fn query_program(q: &Graph, data: &HashMap<String, CooTensor>) -> Option<Pro
 
 /// Every query file of the yeast-lite set, sorted by name.
 pub fn yeast_queries() -> Vec<(String, Graph)> {
-    let dir = data_dir().join("queries/yeast-lite");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
+    queries_in(&data_dir().join("queries/yeast-lite"))
+}
+
+/// Every query file of one directory, sorted by name, read.
+fn queries_in(dir: &Path) -> Vec<(String, Graph)> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -269,6 +277,17 @@ pub fn yeast_queries() -> Vec<(String, Graph)> {
             (n, g)
         })
         .collect()
+}
+
+/// The benchmark's true count of one query (`yeast/NAME` or `human/SET/NAME`): the last
+/// number of its `true_counts` file.
+pub fn true_count(rel: &str) -> u64 {
+    let path = data_dir().join("true_counts").join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.split_whitespace()
+        .last()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{}: no count", path.display()))
 }
 
 /// Index sizes and the tensors of the random programs.
@@ -381,19 +400,44 @@ pub fn close(a: f64, b: f64) -> bool {
 
 /// Every query file of one human set (`Chain_3`, `Graph_3`, `Star_3`, `Tree_3`), sorted.
 pub fn human_queries(set: &str) -> Vec<(String, Graph)> {
-    let dir = data_dir().join("queries/human").join(set);
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .map(|n| {
-            let g = read_graph(&dir.join(&n));
-            (n, g)
-        })
-        .collect()
+    queries_in(&data_dir().join("queries/human").join(set))
+}
+
+/// Every output of `want` has its dims and (within `close`) its values in `got`; `context`
+/// names the case in a failure.
+pub fn assert_outputs_close(
+    want: &HashMap<String, CooTensor>,
+    got: &HashMap<String, CooTensor>,
+    context: &str,
+) {
+    for (name, w) in want {
+        let g = &got[name];
+        assert_eq!(w.dims(), g.dims(), "{name}: {context}");
+        for (a, b) in w.to_dense().iter().zip(g.to_dense()) {
+            assert!(close(*a, b), "{name}: {a} vs {b}\n{context}");
+        }
+    }
+}
+
+/// Logical then physical optimization of `p` with one search and estimator.
+pub fn optimize_with(
+    p: &Program,
+    stats: &InputStats,
+    search: Search,
+    estimator: Estimator,
+) -> (LogicalPlan, PhysicalPlan) {
+    let opts = LogicalOptions {
+        search,
+        estimator,
+        ..Default::default()
+    };
+    let logical = optimize_explained(p, stats, &opts).unwrap().plan;
+    let phys = PhysicalOptions {
+        estimator,
+        ..Default::default()
+    };
+    let plan = optimize(&logical, stats, &phys).unwrap();
+    (logical, plan)
 }
 
 /// A program of `bench/tensor/ml/` (the ML benchmark's tensor programs), parsed.

@@ -28,12 +28,9 @@ pub fn equiv(
     let (Some(l), Some(r)) = (parse(lhs, "<lhs>", err), parse(rhs, "<rhs>", err)) else {
         return EXIT_USAGE;
     };
-    let env = match inputs.to_env() {
+    let env = match inputs.env_or_usage(err) {
         Ok(env) => env,
-        Err(e) => {
-            let _ = writeln!(err, "error: {e}");
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
     match canon::equiv(&l, &r, &env) {
         Ok(Equivalence::Equivalent) => {

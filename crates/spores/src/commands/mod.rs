@@ -30,6 +30,14 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
+    /// [`InputArgs::to_env`], with an error written to `err` as the usage exit code.
+    pub(crate) fn env_or_usage(&self, err: &mut dyn std::io::Write) -> Result<ShapeEnv, u8> {
+        self.to_env().map_err(|e| {
+            let _ = writeln!(err, "error: {e}");
+            EXIT_USAGE
+        })
+    }
+
     pub fn to_env(&self) -> Result<ShapeEnv, String> {
         let mut env = ShapeEnv::default();
         for arg in &self.shapes {

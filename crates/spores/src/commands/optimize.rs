@@ -24,12 +24,9 @@ pub fn optimize(
             return EXIT_USAGE;
         }
     };
-    let env = match inputs.to_env() {
+    let env = match inputs.env_or_usage(err) {
         Ok(env) => env,
-        Err(e) => {
-            let _ = writeln!(err, "error: {e}");
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
     if let Err(e) = env.shape_of(&expr) {
         let _ = writeln!(err, "error: {e}");

@@ -1,16 +1,20 @@
 //! `spores tensor PROGRAM --input NAME=PATH ...`: parse a tensor program, read its inputs,
-//! optimize, run, and print (or write) the outputs.
+//! optimize, run (on the local engine, or the logical plan on a relational engine with
+//! `--engine datafusion`), and print (or write) the outputs.
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
 
-use spores_tensor::driver::{explain_physical, EstimatorChoice, Optimizer, RunOptions};
+use spores_tensor::driver::{explain_physical, EstimatorChoice, Optimizer, RunOptions, RunReport};
 use spores_tensor::io::{read_tensor, write_tensor};
 use spores_tensor::parse::parse_program;
 use spores_tensor::CooTensor;
 
 use super::EXIT_USAGE;
+use crate::engine::RelationalEngine;
 
 /// Outputs with at most this many stored entries are printed in full.
 const PRINT_ENTRIES: usize = 20;
@@ -26,6 +30,9 @@ pub struct TensorArgs {
     pub stats: bool,
     /// Write every non-scalar output here (`NAME.mtx` for order 1-2, `NAME.tns` above).
     pub out_dir: Option<PathBuf>,
+    /// Runs the optimized logical plan (Galley's aggregation order) on this engine instead
+    /// of the local fibertree engine.
+    pub engine: Option<Arc<dyn RelationalEngine>>,
 }
 
 /// Runs the command; returns the exit code (0 ok, 1 failed while running, 2 usage/parse).
@@ -87,8 +94,22 @@ fn run(args: &TensorArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()
         optimizer: args.optimizer,
         estimator: args.estimator,
     };
-    let (outputs, report) = spores_tensor::run(&parsed.program, &inputs, &options)
-        .map_err(|e| failed(e.to_string()))?;
+    let (outputs, report) = match &args.engine {
+        None => spores_tensor::run(&parsed.program, &inputs, &options)
+            .map_err(|e| failed(e.to_string()))?,
+        Some(engine) => {
+            let mut report = RunReport::default();
+            report.physical =
+                spores_tensor::driver::plan(&parsed.program, &inputs, &options, &mut report)
+                    .map_err(|e| failed(e.to_string()))?;
+            let t = Instant::now();
+            let outputs = engine
+                .run_tensor_plan(&report.logical, &inputs)
+                .map_err(|e| failed(format!("{}: {e}", engine.name())))?;
+            report.exec_time = t.elapsed();
+            (outputs, report)
+        }
+    };
     // `--stats` prints the notes inside its summary; otherwise they go to stderr here.
     if !args.stats {
         for note in &report.notes {
@@ -105,11 +126,18 @@ fn run(args: &TensorArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()
             }
             writeln!(out).map_err(w)?;
         }
-        writeln!(
-            out,
-            "-- physical plan\n{}",
-            explain_physical(&report.physical)
-        )
+        match &args.engine {
+            None => writeln!(
+                out,
+                "-- physical plan\n{}",
+                explain_physical(&report.physical)
+            ),
+            Some(engine) => writeln!(
+                out,
+                "-- {}: each query of the logical plan as one relational query\n",
+                engine.name()
+            ),
+        }
         .map_err(w)?;
     }
     for name in &parsed.program.outputs {

@@ -164,20 +164,14 @@ pub fn guard(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dag::{lower_block, LowerContext, NoFunctions};
+    use crate::dag::lower_source;
     use crate::opt::convert::extract;
     use spores_exec::Shape;
 
     /// The verdict for each LA root of the last statement of `src`, with the inputs
     /// `X` (finite unless named in `non_finite`) of shape 4x3.
     fn verdicts(src: &str, non_finite_inputs: &[&str]) -> Vec<(String, String)> {
-        let program = spores_lang::parse(src).expect("parses");
-        let args = HashMap::new();
-        let ctx = LowerContext {
-            functions: &NoFunctions,
-            args: &args,
-        };
-        let block = lower_block(&program.body, &ctx).expect("lowers");
+        let block = lower_source(src).unwrap();
         let inputs: HashMap<String, InputMeta> = ["X", "Y"]
             .iter()
             .map(|name| {

@@ -51,6 +51,18 @@ impl FunctionScope for NoFunctions {
     }
 }
 
+/// Parses `src` and lowers its statements as one block, with no functions and no
+/// command-line arguments: one block's DAG, for tests and tools.
+pub fn lower_source(src: &str) -> Result<BlockDag, Diagnostic> {
+    let program = spores_lang::parse(src)?;
+    let args = HashMap::new();
+    let ctx = LowerContext {
+        functions: &NoFunctions,
+        args: &args,
+    };
+    lower_block(&program.body, &ctx)
+}
+
 /// A lowered basic block.
 #[derive(Clone, Debug)]
 pub struct BlockDag {
@@ -64,6 +76,21 @@ pub struct BlockDag {
 }
 
 impl BlockDag {
+    /// The same block over a rewritten `dag`, where `remap[old]` is the new id of each of
+    /// this block's nodes.
+    pub fn remapped(&self, dag: Dag, remap: &[NodeId]) -> BlockDag {
+        BlockDag {
+            dag,
+            outputs: self
+                .outputs
+                .iter()
+                .map(|(n, id)| (n.clone(), remap[*id]))
+                .collect(),
+            effects: self.effects.iter().map(|id| remap[*id]).collect(),
+            span: self.span,
+        }
+    }
+
     /// The nodes whose values the block must compute.
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.outputs

@@ -206,9 +206,16 @@ fn binary(op: BinaryOp, a: &NodeMeta, b: &NodeMeta) -> NodeMeta {
             _ => None,
         }),
         (Matrix { shape, nnz }, Scalar(s)) | (Scalar(s), Matrix { shape, nnz }) => {
-            let keeps_zeros = s
-                .is_some_and(|s| op.apply_cell(0.0, s) == 0.0 && op.apply_cell(s, 0.0) == 0.0)
-                || op == BinaryOp::Mul;
+            // A zero cell stays zero with the scalar on its side of the operator
+            // (`X^2`, `X / 4` keep X's zeros; `2^X`, `4 / X` do not).
+            let matrix_first = matches!(a, Matrix { .. });
+            let keeps_zeros = s.is_some_and(|s| {
+                if matrix_first {
+                    op.apply_cell(0.0, s) == 0.0
+                } else {
+                    op.apply_cell(s, 0.0) == 0.0
+                }
+            }) || op == BinaryOp::Mul;
             Matrix {
                 shape: *shape,
                 nnz: if keeps_zeros {
@@ -345,22 +352,25 @@ fn builtin(b: Builtin, args: &[&NodeMeta]) -> NodeMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dag::{lower_block, LowerContext};
+    use crate::dag::lower_source;
 
     fn meta_of(src: &str, inputs: &[(&str, InputMeta)]) -> (crate::dag::BlockDag, Vec<NodeMeta>) {
-        let program = spores_lang::parse(src).unwrap();
-        let args = HashMap::new();
-        let ctx = LowerContext {
-            functions: &crate::dag::NoFunctions,
-            args: &args,
-        };
-        let block = lower_block(&program.body, &ctx).unwrap();
+        let block = lower_source(src).unwrap();
         let inputs: HashMap<String, InputMeta> = inputs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect();
         let meta = infer(&block.dag, &inputs);
         (block, meta)
+    }
+
+    /// A finite input matrix of `rows x cols` with `nnz` non-zeros.
+    fn finite_matrix(rows: usize, cols: usize, nnz: usize) -> InputMeta {
+        InputMeta::Matrix {
+            shape: Shape::new(rows, cols),
+            nnz,
+            finite: true,
+        }
     }
 
     fn output<'a>(block: &crate::dag::BlockDag, meta: &'a [NodeMeta], name: &str) -> &'a NodeMeta {
@@ -370,15 +380,7 @@ mod tests {
 
     #[test]
     fn shapes_and_constants_propagate() {
-        let x = InputMeta::Matrix {
-            shape: Shape::new(100, 50),
-            nnz: 250,
-            finite: true,
-        };
-        let (block, meta) = meta_of(
-            "n = ncol(X) * 2\nR = rand(rows=n, cols=10, sparsity=0.5)\nY = t(X) %*% X\nZ = X * 3\nW = X + 1\nS = rowSums(X)\nP = X[1:10, ]\n",
-            &[("X", x)],
-        );
+        let (block, meta) = meta_of("n = ncol(X) * 2\nR = rand(rows=n, cols=10, sparsity=0.5)\nY = t(X) %*% X\nZ = X * 3\nW = X + 1\nS = rowSums(X)\nP = X[1:10, ]\nQ = X^2\nE = 2^X\n", &[("X", finite_matrix(100, 50, 250))]);
         assert_eq!(output(&block, &meta, "n"), &NodeMeta::Scalar(Some(100.0)));
         assert_eq!(
             output(&block, &meta, "R"),
@@ -406,6 +408,11 @@ mod tests {
                 nnz: 5000.0
             }
         );
+        let nnz_of = |name: &str| match output(&block, &meta, name) {
+            NodeMeta::Matrix { nnz, .. } => *nnz,
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!((nnz_of("Q"), nnz_of("E")), (250.0, 5000.0));
         assert_eq!(
             output(&block, &meta, "S"),
             &NodeMeta::Matrix {
@@ -421,15 +428,7 @@ mod tests {
 
     #[test]
     fn native_builtins_have_sizes() {
-        let x = InputMeta::Matrix {
-            shape: Shape::new(30, 4),
-            nnz: 120,
-            finite: true,
-        };
-        let (block, meta) = meta_of(
-            "C = cumsum(X)\nI = rowIndexMax(X)\nV = colVars(X)\np = prod(X)\nQ = quantile(X[, 1], matrix(\"0.25 0.75\", rows=2, cols=1))\n",
-            &[("X", x)],
-        );
+        let (block, meta) = meta_of("C = cumsum(X)\nI = rowIndexMax(X)\nV = colVars(X)\np = prod(X)\nQ = quantile(X[, 1], matrix(\"0.25 0.75\", rows=2, cols=1))\n", &[("X", finite_matrix(30, 4, 120))]);
         let shape = |name: &str| match output(&block, &meta, name) {
             NodeMeta::Matrix { shape, .. } => Some(*shape),
             _ => None,

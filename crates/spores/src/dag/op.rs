@@ -448,20 +448,17 @@ impl MaskedPlan {
         match self.output {
             MaskedOutput::Map => e,
             MaskedOutput::Sum => format!("sum{e}"),
-            MaskedOutput::LeftMul { transposed } => {
-                let a = arg(next);
-                if transposed {
-                    format!("t({a}) %*% {e}")
+            MaskedOutput::LeftMul { transposed } | MaskedOutput::RightMul { transposed } => {
+                let other = arg(next);
+                let other = if transposed {
+                    format!("t({other})")
                 } else {
-                    format!("{a} %*% {e}")
-                }
-            }
-            MaskedOutput::RightMul { transposed } => {
-                let b = arg(next);
-                if transposed {
-                    format!("{e} %*% t({b})")
+                    other
+                };
+                if matches!(self.output, MaskedOutput::LeftMul { .. }) {
+                    format!("{other} %*% {e}")
                 } else {
-                    format!("{e} %*% {b}")
+                    format!("{e} %*% {other}")
                 }
             }
         }

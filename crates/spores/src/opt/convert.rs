@@ -376,16 +376,7 @@ pub fn rebuild_with<'g>(
         };
         remap.push(new_id);
     }
-    Ok(BlockDag {
-        dag: out,
-        outputs: block
-            .outputs
-            .iter()
-            .map(|(n, id)| (n.clone(), remap[*id]))
-            .collect(),
-        effects: block.effects.iter().map(|id| remap[*id]).collect(),
-        span: block.span,
-    })
+    Ok(block.remapped(out, &remap))
 }
 
 fn add_expr(

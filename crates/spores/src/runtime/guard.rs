@@ -42,9 +42,8 @@ pub(super) fn run_guarded(
         .map(|(k, v)| (GuardedRoot::input_name(k), v))
         .collect();
     let block = &guard.as_written;
-    let meta = (planning.sized && crate::plan::wants_meta(block)).then(|| {
-        crate::dag::meta::infer(&block.dag, &super::interp::planning_input_meta(block, &env))
-    });
+    let meta = (planning.sized && crate::plan::wants_meta(block))
+        .then(|| crate::dag::meta::infer(&block.dag, &super::interp::input_meta(block, &env)));
     let planned = crate::plan::physical_with(block, meta.as_deref(), planning.fuse);
     evaluate(planned.as_ref().unwrap_or(block), &env, fx)
 }

@@ -463,7 +463,7 @@ impl<'w> Interpreter<'w> {
         let relational = match &self.options.engine {
             Some(engine) => {
                 let inputs = if inputs.is_empty() {
-                    planning_input_meta(base, env)
+                    input_meta(base, env)
                 } else {
                     inputs.clone()
                 };
@@ -500,7 +500,7 @@ impl<'w> Interpreter<'w> {
             relational
         } else if self.options.sized_planning && crate::plan::wants_meta(base) {
             let inputs = if inputs.is_empty() {
-                planning_input_meta(base, env)
+                input_meta(base, env)
             } else {
                 inputs
             };
@@ -952,36 +952,6 @@ fn reads_a_file(e: &Expr) -> bool {
     e.any(&|x| matches!(&x.kind, ExprKind::Call { name, .. } if name == "read"))
 }
 
-fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
-    block
-        .dag
-        .nodes()
-        .iter()
-        .filter_map(|n| match &n.op {
-            Op::Input(name) => env.get(name).map(|v| {
-                let meta = match v {
-                    // O(1): a dense-format matrix counts as full (its format was chosen
-                    // because it is at least 40% non-zero), a sparse one by its stored
-                    // entries; an exact count would scan every input before every block.
-                    Value::Matrix(m) => InputMeta::Matrix {
-                        shape: m.shape(),
-                        nnz: match &**m {
-                            spores_exec::Matrix::Dense(_) => m.shape().cells(),
-                            spores_exec::Matrix::Sparse(s) => s.stored(),
-                        },
-                        finite: m.all_finite(),
-                    },
-                    other => InputMeta::Scalar {
-                        finite: other.as_f64().is_none_or(f64::is_finite),
-                    },
-                };
-                (name.clone(), meta)
-            }),
-            _ => None,
-        })
-        .collect()
-}
-
 /// What a plan made for these inputs depends on: each input's name, shape and whether it
 /// is sparse enough for masked evaluation (scalars as `0 x 0`), sorted.
 fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, bool)> {
@@ -1001,10 +971,11 @@ fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, 
     signature
 }
 
-/// Input metadata for physical planning when the optimizer did not gather it: the
-/// stored entries of sparse inputs and all cells of dense ones (no pass over the data;
-/// a matrix stored dense is treated as dense).
-pub(super) fn planning_input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
+/// Input metadata for the optimizer and physical planning, in O(1) per input: the stored
+/// entries of sparse inputs and all cells of dense ones (a dense-format matrix counts as
+/// full: its format was chosen because it is at least 40% non-zero; an exact count would
+/// scan every input before every block).
+pub(super) fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
     block
         .dag
         .nodes()

@@ -748,19 +748,19 @@ fn fused(f: Fused, args: &[Value]) -> OpResult {
         }
         Fused::MmChain => {
             let x = matrix_arg(&args[0], "%*%")?;
-            if let Some(w) = args.get(2) {
-                // Planned without shapes: anything but an m x 1 `w` and an n-row `v`
-                // runs as the operators it replaced.
-                let fits = matches!(w, Value::Matrix(m) if m.rows() == x.rows() && m.cols() == 1)
-                    && matches!(&args[1], Value::Matrix(v) if v.rows() == x.cols());
-                if !fits {
-                    let xv = eval_matmul(&args[0], &args[1])?;
-                    let r = binary(BinaryOp::Mul, w, &xv)?;
-                    let r = matrix_arg(&r, "%*%")?;
-                    return Ok(Value::matrix(
-                        matmul::matmul_t(x, true, r, false).map_err(err)?,
-                    ));
-                }
+            // Planned without shapes: anything but an n-row `v` and an m x 1 `w` runs as
+            // the operators it replaced (which report a mismatch as written).
+            // Without a weight only a vector `v` is fused: for a wide `v` the two products
+            // as written run as blocked matrix products.
+            let fits = matches!(&args[1], Value::Matrix(v) if v.rows() == x.cols())
+                && match args.get(2) {
+                    Some(w) => {
+                        matches!(w, Value::Matrix(m) if m.rows() == x.rows() && m.cols() == 1)
+                    }
+                    None => matches!(&args[1], Value::Matrix(v) if v.cols() == 1),
+                };
+            if !fits {
+                return mmchain_as_written(args);
             }
             let v = dense_arg(&args[1], name)?;
             let w = args.get(2).map(|w| dense_arg(w, name)).transpose()?;
@@ -811,19 +811,22 @@ fn fused_as_written(f: &Fused, args: &[Value]) -> Option<OpResult> {
         })(),
         Fused::Sddmm => (|| binary(BinaryOp::Mul, &args[0], &low_rank()?))(),
         Fused::SddmmSum => (|| sum(binary(BinaryOp::Mul, &args[0], &low_rank()?)?))(),
-        Fused::MmChain => (|| {
-            let mut r = eval_matmul(&args[0], &args[1])?;
-            if let Some(w) = args.get(2) {
-                r = binary(BinaryOp::Mul, w, &r)?;
-            }
-            let (x, r) = (matrix_arg(&args[0], "%*%")?, matrix_arg(&r, "%*%")?);
-            Ok(Value::matrix(
-                matmul::matmul_t(x, true, r, false).map_err(|e| e.to_string())?,
-            ))
-        })(),
+        Fused::MmChain => mmchain_as_written(args),
         Fused::SumOfProduct => (|| sum(eval_matmul(&args[0], &args[1])?))(),
         _ => return None,
     })
+}
+
+/// `t(X) %*% (w * (X %*% v))` (or without `w`) as the operators it fuses, one by one.
+fn mmchain_as_written(args: &[Value]) -> OpResult {
+    let mut r = eval_matmul(&args[0], &args[1])?;
+    if let Some(w) = args.get(2) {
+        r = binary(BinaryOp::Mul, w, &r)?;
+    }
+    let (x, r) = (matrix_arg(&args[0], "%*%")?, matrix_arg(&r, "%*%")?);
+    Ok(Value::matrix(
+        matmul::matmul_t(x, true, r, false).map_err(|e| e.to_string())?,
+    ))
 }
 
 /// Runs a [`Fused::Elementwise`] node. Subexpressions over scalars only are computed

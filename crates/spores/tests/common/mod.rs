@@ -82,6 +82,37 @@ pub fn run_dml_with(name: &str, source: &str, flags: &[&str]) -> Result<String, 
     }
 }
 
+/// Runs `source` as a script named `name` and reads every number it printed.
+pub fn run_numbers(name: &str, source: &str) -> Vec<f64> {
+    numbers(&run_dml(name, source).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// Runs `source` as a script named `name`, which must fail with an error containing each
+/// of `needles`.
+pub fn assert_fails(name: &str, source: &str, needles: &[&str]) {
+    let err = match run_dml(name, source) {
+        Ok(out) => panic!("{name}: expected an error, the script printed {out:?}"),
+        Err(err) => err,
+    };
+    assert_contains(&err, needles);
+}
+
+/// Asserts that `text` contains each of `needles`.
+pub fn assert_contains(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "no {needle:?} in\n{text}");
+    }
+}
+
+/// `spores run` on `source` (written as `name`) with `flags` must exit 1 with each of
+/// `needles` in its stderr; returns its stdout.
+pub fn assert_run_fails(name: &str, source: &str, flags: &[&str], needles: &[&str]) -> String {
+    let (code, out, err) = run_file(name, source, flags);
+    assert_eq!(code, 1, "{name}: {err}");
+    assert_contains(&err, needles);
+    out
+}
+
 /// `--shape` flags for `spores equiv`/`optimize`, one per `NAME=RxC`.
 pub fn shape_flags<'a>(shapes: &[&'a str]) -> Vec<&'a str> {
     shapes.iter().flat_map(|s| ["--shape", s]).collect()
@@ -111,6 +142,33 @@ pub fn values(out: &str) -> (Vec<f64>, Vec<&str>) {
         .collect();
     let plan = out.lines().filter(|l| l.starts_with("  %")).collect();
     (vals, plan)
+}
+
+/// The values a plain and a fused run of `src` printed (see [`values`]) agree within `rtol`,
+/// there is at least one, and the plain plan has no node containing `fused_marker`;
+/// returns the fused plan's lines.
+pub fn assert_fused_agrees<'a>(
+    plain_out: &str,
+    fused_out: &'a str,
+    rtol: f64,
+    fused_marker: &str,
+    src: &str,
+) -> Vec<&'a str> {
+    let (plain, plain_plan) = values(plain_out);
+    let (fused, fused_plan) = values(fused_out);
+    assert!(!plain.is_empty(), "nothing printed by\n{src}");
+    assert_eq!(plain.len(), fused.len(), "{plain_out}\n{fused_out}");
+    for (k, (a, b)) in plain.iter().zip(&fused).enumerate() {
+        assert!(
+            same(*a, *b, rtol),
+            "value {k}: unfused {a} vs {fused_marker} {b}\n{src}"
+        );
+    }
+    assert!(
+        !plain_plan.iter().any(|l| l.contains(fused_marker)),
+        "{plain_plan:#?}"
+    );
+    fused_plan
 }
 
 /// Equal up to relative tolerance `rtol` (absolute 1e-12 near zero); NaN equals NaN.

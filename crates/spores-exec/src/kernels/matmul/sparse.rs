@@ -349,23 +349,7 @@ pub(crate) fn spgemm_impl(a: &CsrMatrix, b: &CsrMatrix) -> Matrix {
     } else {
         vec![task(0, m)]
     };
-    let stored: usize = parts.iter().map(|p| p.1.len()).sum();
-    let mut indptr = Vec::with_capacity(m + 1);
-    let mut indices = Vec::with_capacity(stored);
-    let mut values = Vec::with_capacity(stored);
-    indptr.push(0);
-    for (lens, idx, val) in parts {
-        for l in lens {
-            let last = *indptr.last().unwrap_or(&0);
-            indptr.push(last + l);
-        }
-        indices.extend_from_slice(&idx);
-        values.extend_from_slice(&val);
-    }
-    Matrix::Sparse(CsrMatrix::from_parts_unchecked(
-        m, n, indptr, indices, values,
-    ))
-    .into_best_format()
+    Matrix::Sparse(CsrMatrix::from_row_bands(m, n, parts)).into_best_format()
 }
 
 /// `t(x) %*% x` for CSR `x` (`m × n`), computing the upper triangle only.

@@ -1,0 +1,159 @@
+//! Kernels that are one pass over a sparse matrix weighted by dense vectors:
+//! `y[i] = sum[j](A[i,j] * x[j])` (SpMV), `y[j] = sum[i](x[i] * A[i,j])` (its transpose),
+//! row and column sums, and the scalar `sum[i,j](u[i] * A[i,j] * w[j])`.
+//!
+//! A path count reduces through exactly these (`1ᵀ·E·E·E·1` eliminated one index at a
+//! time: a degree vector, `E d`, a weighted sum). The general paths pay per stored entry for
+//! generality (the scan's batches, the matrix kernels' copies of the operands); here the
+//! matrix's own CSR arrays are read once, in order, with one multiply-add per entry.
+//!
+//! Taken when the body is a product of one order-2 access stored (Dense, SortedList) with
+//! fill 0 — it annihilates the product, so its stored entries are all the loop must visit —
+//! and order-1 all-dense accesses of its indices; the aggregate is `sum` over the matrix's
+//! indices that are not the (at most one) output index.
+
+use super::fibertree::FiberTensor;
+use super::scan::times;
+use crate::plan_ast::{AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
+use crate::TensorError;
+
+/// Which matrix mode a vector (or the output) runs along.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Along {
+    Rows,
+    Cols,
+}
+
+/// Runs `q` as a weighted pass over its matrix if it has that shape (module doc); `None`
+/// otherwise.
+pub fn weighted_sum<'a>(
+    q: &PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+) -> Option<Result<FiberTensor, TensorError>> {
+    if q.agg != Some(AggOp::Sum) {
+        return None;
+    }
+    let accesses: Vec<&crate::plan_ast::Access> = match &q.body {
+        PhysExpr::Access(a) => vec![a],
+        PhysExpr::Map {
+            op: MapOp::Mul,
+            args,
+        } => args
+            .iter()
+            .map(|e| match e {
+                PhysExpr::Access(a) => Some(a),
+                _ => None,
+            })
+            .collect::<Option<_>>()?,
+        _ => return None,
+    };
+    let matrices: Vec<_> = accesses.iter().filter(|a| a.idxs.len() == 2).collect();
+    let [m] = matrices.as_slice() else {
+        return None;
+    };
+    let a = tensor(&m.name, m.is_alias)?;
+    let sparse_rows = a.order() == 2
+        && a.fill == 0.0
+        && a.formats() == [LevelFormat::Dense, LevelFormat::SortedList]
+        && m.idxs[0] != m.idxs[1];
+    if !sparse_rows {
+        return None;
+    }
+    let along = |i: &crate::plan_ast::Idx| {
+        if *i == m.idxs[0] {
+            Some(Along::Rows)
+        } else if *i == m.idxs[1] {
+            Some(Along::Cols)
+        } else {
+            None
+        }
+    };
+    let mut vectors: Vec<(Along, &[f64])> = vec![];
+    for v in accesses.iter().filter(|a| a.idxs.len() != 2) {
+        let t = tensor(&v.name, v.is_alias)?;
+        let dense_vector = v.idxs.len() == 1
+            && t.order() == 1
+            && t.formats() == [LevelFormat::Dense]
+            && t.dims[0] == a.dims[usize::from(along(&v.idxs[0])? == Along::Cols)];
+        if !dense_vector {
+            return None;
+        }
+        vectors.push((along(&v.idxs[0])?, &t.vals));
+    }
+    let loops_are_the_matrix_indices = q.loop_order.len() == 2
+        && q.loop_order.iter().all(|i| along(i).is_some())
+        && q.agg_idxs.iter().all(|i| !q.output_idxs.contains(i))
+        && q.agg_idxs.len() + q.output_idxs.len() == 2;
+    if !loops_are_the_matrix_indices || q.output_idxs.len() > 1 {
+        return None;
+    }
+    let out = match q.output_idxs.first() {
+        None => None,
+        Some(i) => Some(along(i)?),
+    };
+    if out.is_some() && q.output_formats != [LevelFormat::Dense] {
+        return None;
+    }
+    let (rows, cols) = (a.dims[0], a.dims[1]);
+    let level = &a.levels[1];
+    let (ptr, idx, vals) = (&level.ptr, &level.idx, &a.vals);
+    let row_weight = |r: usize| {
+        vectors
+            .iter()
+            .filter(|v| v.0 == Along::Rows)
+            .fold(1.0, |w, v| times(w, v.1[r]))
+    };
+    let col_vectors: Vec<&[f64]> = vectors
+        .iter()
+        .filter(|v| v.0 == Along::Cols)
+        .map(|v| v.1)
+        .collect();
+    // One entry's value times the column vectors (0 annihilates, as in the interpreter).
+    let entry = |k: usize| -> f64 {
+        let c = idx[k] as usize;
+        match col_vectors.as_slice() {
+            [] => vals[k],
+            [x] => times(vals[k], x[c]),
+            xs => xs.iter().fold(vals[k], |v, x| times(v, x[c])),
+        }
+    };
+    let result = match out {
+        None => {
+            let mut total = 0.0;
+            for r in 0..rows {
+                let w = row_weight(r);
+                if w == 0.0 {
+                    continue; // annihilates the row (every product is 0)
+                }
+                total += (ptr[r]..ptr[r + 1])
+                    .map(|k| times(w, entry(k)))
+                    .sum::<f64>();
+            }
+            FiberTensor::from_sorted(&[], &[], &[total], 0.0, &[])
+        }
+        Some(Along::Rows) => {
+            let mut y = spores_exec::kernels::zeroed(rows);
+            for (r, y) in y.iter_mut().enumerate() {
+                let w = row_weight(r);
+                if w != 0.0 {
+                    *y = (ptr[r]..ptr[r + 1]).map(|k| times(w, entry(k))).sum();
+                }
+            }
+            FiberTensor::dense(&[rows], y, 0.0)
+        }
+        Some(Along::Cols) => {
+            let mut y = spores_exec::kernels::zeroed(cols);
+            for r in 0..rows {
+                let w = row_weight(r);
+                if w == 0.0 {
+                    continue;
+                }
+                for k in ptr[r]..ptr[r + 1] {
+                    y[idx[k] as usize] += times(w, entry(k));
+                }
+            }
+            FiberTensor::dense(&[cols], y, 0.0)
+        }
+    };
+    Some(Ok(result))
+}

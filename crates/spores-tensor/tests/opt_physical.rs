@@ -58,6 +58,18 @@ fn assert_valid(plan: &PhysicalPlan, inputs: &HashMap<String, CooTensor>) {
     }
 }
 
+/// The physical plan of a program of one query (its output), with default options.
+fn plan_one_query(query: Query, inputs: &HashMap<String, CooTensor>) -> PhysicalPlan {
+    let name = query.name.clone();
+    let p = program(vec![query], &[name.as_str()]);
+    optimize(
+        &naive_plan(&p).unwrap(),
+        &InputStats::from_tensors(inputs),
+        &PhysicalOptions::default(),
+    )
+    .unwrap()
+}
+
 fn single(plan: &PhysicalPlan, name: &str) -> spores_tensor::plan_ast::PhysicalQuery {
     plan.queries
         .iter()
@@ -192,6 +204,38 @@ fn formats_follow_estimated_sparsity_and_the_sparser_input_leads() {
     assert_valid(&plan, &inputs);
 }
 
+/// Below a Bytemap level there is a fiber per slot of the Bytemap, not per entry: the outer
+/// product of a tenth-full 3000-vector with itself has 3000 fibers of 3000 slots below its
+/// Bytemap rows (9 * 10^6 slots, beyond the cache, for 9 * 10^4 entries), so its columns are
+/// a sorted list, not a second slot-sized Bytemap.
+#[test]
+fn levels_below_a_bytemap_have_a_fiber_per_slot() {
+    let n = 3000;
+    let u = CooTensor::from_entries(
+        vec![n],
+        (0..n as u32)
+            .step_by(10)
+            .map(|i| (vec![i], 1.0 + f64::from(i)))
+            .collect(),
+        0.0,
+    )
+    .unwrap();
+    let inputs: HashMap<String, CooTensor> = [("u".to_string(), u)].into_iter().collect();
+    let plan = plan_one_query(
+        Query::new(
+            "O",
+            idxs(&["i", "k"]),
+            mul(vec![input("u", &["i"]), input("u", &["k"])]),
+        ),
+        &inputs,
+    );
+    assert_eq!(
+        single(&plan, "O").output_formats,
+        vec![LevelFormat::Bytemap, LevelFormat::SortedList]
+    );
+    assert_valid(&plan, &inputs);
+}
+
 /// A union has no leader: both sides are looked up (the loop walks the whole dimension).
 #[test]
 fn unions_have_no_leader() {
@@ -202,20 +246,14 @@ fn unions_have_no_leader() {
     ]
     .into_iter()
     .collect();
-    let p = program(
-        vec![Query::new(
+    let plan = plan_one_query(
+        Query::new(
             "c",
             idxs(&["i"]),
             add(vec![input("a", &["i"]), input("b", &["i"])]),
-        )],
-        &["c"],
+        ),
+        &inputs,
     );
-    let plan = optimize(
-        &naive_plan(&p).unwrap(),
-        &InputStats::from_tensors(&inputs),
-        &PhysicalOptions::default(),
-    )
-    .unwrap();
     let mut accs = vec![];
     accesses(&plan.queries[0].body, &mut accs);
     assert!(

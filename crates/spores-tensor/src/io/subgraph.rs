@@ -130,12 +130,7 @@ impl DataGraph {
                 vertex_labels.len()
             )));
         }
-        let mut entries = Vec::with_capacity(edges.len() * 2);
-        for &(u, v) in &edges {
-            entries.push((vec![u, v], 1.0));
-            entries.push((vec![v, u], 1.0));
-        }
-        let adjacency = CooTensor::from_entries(vec![vertices, vertices], entries, 0.0)?;
+        let adjacency = CooTensor::undirected_graph(vertices, edges.iter().copied())?;
         let mut by_label: BTreeMap<i64, Vec<(Vec<u32>, f64)>> = BTreeMap::new();
         for (v, labels) in vertex_labels.iter().enumerate() {
             for &l in labels {

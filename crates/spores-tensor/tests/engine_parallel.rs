@@ -142,7 +142,7 @@ fn large_kernel_split_and_serial_agree() {
     let src = "c = sum[a,b,c,d](E[a,b] * E[a,c] * E[a,d] * E[b,c] * E[b,d] * E[c,d])\nP[i,k] = sum[j](E[i,j] * E[j,k])\noutput c, P";
     let n = 400;
     let e = random_halves(vec![n, n], 0.15, 0.0, 7);
-    let ins: HashMap<String, CooTensor> = [("E".to_string(), e)].into_iter().collect();
+    let ins = named([("E", e)]);
     let parsed = parse_program(src).unwrap();
     let options = RunOptions::default();
     set_parallel_after(Duration::MAX);

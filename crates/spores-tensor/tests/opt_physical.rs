@@ -93,13 +93,7 @@ fn example_6_loop_order() {
         CooTensor::from_entries(vec![n as usize; 2], e, 0.0).unwrap()
     };
     let a = CooTensor::from_entries(vec![n as usize; 2], vec![(vec![7, 3], 2.0)], 0.0).unwrap();
-    let inputs: HashMap<String, CooTensor> = [
-        ("A".to_string(), a),
-        ("B".to_string(), band(3)),
-        ("C".to_string(), band(7)),
-    ]
-    .into_iter()
-    .collect();
+    let inputs = named([("A", a), ("B", band(3)), ("C", band(7))]);
     let body = mul(vec![
         input("A", &["i", "j"]),
         input("B", &["j", "k"]),
@@ -142,13 +136,7 @@ fn formats_follow_estimated_sparsity_and_the_sparser_input_leads() {
     let x = random_sparse(&mut r, &[n], 1.0);
     let few =
         CooTensor::from_entries(vec![n], vec![(vec![3], 1.0), (vec![200], 2.0)], 0.0).unwrap();
-    let inputs: HashMap<String, CooTensor> = [
-        ("M".to_string(), dense),
-        ("x".to_string(), x),
-        ("s".to_string(), few),
-    ]
-    .into_iter()
-    .collect();
+    let inputs = named([("M", dense), ("x", x), ("s", few)]);
     let p = program(
         vec![
             // dense matrix-vector product: dense output
@@ -220,7 +208,7 @@ fn levels_below_a_bytemap_have_a_fiber_per_slot() {
         0.0,
     )
     .unwrap();
-    let inputs: HashMap<String, CooTensor> = [("u".to_string(), u)].into_iter().collect();
+    let inputs = named([("u", u)]);
     let plan = plan_one_query(
         Query::new(
             "O",
@@ -240,12 +228,10 @@ fn levels_below_a_bytemap_have_a_fiber_per_slot() {
 #[test]
 fn unions_have_no_leader() {
     let mut r = rng(4);
-    let inputs: HashMap<String, CooTensor> = [
-        ("a".to_string(), random_sparse(&mut r, &[50], 0.1)),
-        ("b".to_string(), random_sparse(&mut r, &[50], 0.1)),
-    ]
-    .into_iter()
-    .collect();
+    let inputs = named([
+        ("a", random_sparse(&mut r, &[50], 0.1)),
+        ("b", random_sparse(&mut r, &[50], 0.1)),
+    ]);
     let plan = plan_one_query(
         Query::new(
             "c",
@@ -267,12 +253,10 @@ fn unions_have_no_leader() {
 #[test]
 fn transpositions_are_shared() {
     let mut r = rng(8);
-    let inputs: HashMap<String, CooTensor> = [
-        ("A".to_string(), random_sparse(&mut r, &[20, 30], 0.2)),
-        ("x".to_string(), random_sparse(&mut r, &[20], 1.0)),
-    ]
-    .into_iter()
-    .collect();
+    let inputs = named([
+        ("A", random_sparse(&mut r, &[20, 30], 0.2)),
+        ("x", random_sparse(&mut r, &[20], 1.0)),
+    ]);
     // y[j] = sum[i](A[i,j] * x[i]) stored j-major is the user's order; both queries need A^T
     // only if they loop j before i.
     let q = |name: &str| {
@@ -357,10 +341,7 @@ fn a_symmetric_input_is_read_swapped_instead_of_transposed() {
         &["t"],
     );
     let plan_for = |s: &CooTensor| {
-        let inputs: HashMap<String, CooTensor> =
-            [("S".to_string(), s.clone()), ("B".to_string(), b.clone())]
-                .into_iter()
-                .collect();
+        let inputs = named([("S", s.clone()), ("B", b.clone())]);
         let stats = InputStats::from_tensors(&inputs);
         let plan = optimize(
             &naive_plan(&p).unwrap(),

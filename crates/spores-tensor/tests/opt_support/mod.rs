@@ -46,6 +46,14 @@ pub fn sum(names: &[&str], body: Expr) -> Expr {
     Expr::agg(AggOp::Sum, idxs(names), body)
 }
 
+/// Inputs by name, as `run` and the statistics take them.
+pub fn named<const N: usize>(inputs: [(&str, CooTensor); N]) -> HashMap<String, CooTensor> {
+    inputs
+        .into_iter()
+        .map(|(name, t)| (name.to_string(), t))
+        .collect()
+}
+
 pub fn program(queries: Vec<Query>, outputs: &[&str]) -> Program {
     Program {
         queries,

@@ -835,16 +835,13 @@ pub fn execute_query<'a>(
             }
         }
     }
-    let formats: Vec<LevelFormat> = (0..order)
-        .map(|m| {
-            q.output_formats
-                .get(m)
-                .copied()
-                .unwrap_or(LevelFormat::SortedList)
-        })
-        .collect();
+    // Levels the plan does not name are sorted lists (`from_sorted`'s default).
     Ok(FiberTensor::from_sorted(
-        &out_dims, &coords, &vals, out_fill, &formats,
+        &out_dims,
+        &coords,
+        &vals,
+        out_fill,
+        &q.output_formats,
     ))
 }
 

@@ -565,20 +565,14 @@ pub fn optimize(
                         let src_stats = st.leaf(&access_expr(a)).expect("stats");
                         let formats =
                             choose_formats(&src_stats, &sorted, &idxs, &st.sizes, options);
-                        prelude.push(PhysicalQuery {
-                            name: t.clone(),
-                            loop_order: idxs.clone(),
-                            agg: None,
-                            agg_idxs: vec![],
-                            body: PhysExpr::Access(Access {
-                                is_alias,
-                                name: name.clone(),
-                                idxs: idxs.clone(),
-                                protocols: vec![Protocol::Iterate; idxs.len()],
-                            }),
-                            output_idxs: sorted.clone(),
-                            output_formats: formats.clone(),
-                        });
+                        prelude.push(PhysicalQuery::transpose(
+                            t.clone(),
+                            &name,
+                            is_alias,
+                            &idxs,
+                            sorted.clone(),
+                            formats.clone(),
+                        ));
                         transposes.insert(key, (t.clone(), formats.clone()));
                         (t, formats)
                     }

@@ -12,6 +12,10 @@
 //! and order-1 all-dense accesses of its indices; the aggregate is `sum` over the matrix's
 //! indices that are not the (at most one) output index.
 
+use std::ops::Range;
+
+use rayon::prelude::*;
+
 use super::fibertree::FiberTensor;
 use super::scan::times;
 use crate::plan_ast::{AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
@@ -117,43 +121,132 @@ pub fn weighted_sum<'a>(
             xs => xs.iter().fold(vals[k], |v, x| times(v, x[c])),
         }
     };
+    // Each worker takes a block of rows; below a few cache-sized blocks of entries the pass
+    // is too short to pay for waking a second core.
+    let blocks = if idx.len() >= PARALLEL_ENTRIES {
+        rayon::current_num_threads().max(1)
+    } else {
+        1
+    };
+    let row_blocks = row_blocks(ptr, rows, blocks);
+    let weighted_row = |r: usize| -> f64 {
+        let w = row_weight(r);
+        if w == 0.0 {
+            return 0.0; // annihilates the row (every product is 0)
+        }
+        (ptr[r]..ptr[r + 1]).map(|k| times(w, entry(k))).sum()
+    };
     let result = match out {
         None => {
-            let mut total = 0.0;
-            for r in 0..rows {
-                let w = row_weight(r);
-                if w == 0.0 {
-                    continue; // annihilates the row (every product is 0)
-                }
-                total += (ptr[r]..ptr[r + 1])
-                    .map(|k| times(w, entry(k)))
-                    .sum::<f64>();
-            }
-            FiberTensor::from_sorted(&[], &[], &[total], 0.0, &[])
+            // Block totals added in block order: the same sum for the same thread count.
+            let totals: Vec<f64> = row_blocks
+                .par_iter()
+                .map(|b| b.clone().map(weighted_row).sum())
+                .collect();
+            FiberTensor::from_sorted(&[], &[], &[totals.iter().sum()], 0.0, &[])
         }
         Some(Along::Rows) => {
             let mut y = spores_exec::kernels::zeroed(rows);
-            for (r, y) in y.iter_mut().enumerate() {
-                let w = row_weight(r);
-                if w != 0.0 {
-                    *y = (ptr[r]..ptr[r + 1]).map(|k| times(w, entry(k))).sum();
-                }
+            let mut parts: Vec<&mut [f64]> = Vec::with_capacity(row_blocks.len());
+            let mut rest = y.as_mut_slice();
+            for b in &row_blocks {
+                let (part, tail) = rest.split_at_mut(b.len());
+                parts.push(part);
+                rest = tail;
             }
+            parts
+                .into_par_iter()
+                .zip(&row_blocks)
+                .for_each(|(part, b)| {
+                    for (y, r) in part.iter_mut().zip(b.clone()) {
+                        *y = weighted_row(r);
+                    }
+                });
             FiberTensor::dense(&[rows], y, 0.0)
         }
         Some(Along::Cols) => {
-            let mut y = spores_exec::kernels::zeroed(cols);
-            for r in 0..rows {
-                let w = row_weight(r);
-                if w == 0.0 {
-                    continue;
-                }
-                for k in ptr[r]..ptr[r + 1] {
-                    y[idx[k] as usize] += times(w, entry(k));
+            // A private column vector per block (scattered writes), added in block order.
+            let partials: Vec<Vec<f64>> = row_blocks
+                .par_iter()
+                .map(|b| {
+                    let mut y = spores_exec::kernels::zeroed(cols);
+                    for r in b.clone() {
+                        let w = row_weight(r);
+                        if w == 0.0 {
+                            continue;
+                        }
+                        for k in ptr[r]..ptr[r + 1] {
+                            y[idx[k] as usize] += times(w, entry(k));
+                        }
+                    }
+                    y
+                })
+                .collect();
+            let mut parts = partials.into_iter();
+            let mut y = parts
+                .next()
+                .unwrap_or_else(|| spores_exec::kernels::zeroed(cols));
+            for p in parts {
+                for (a, b) in y.iter_mut().zip(p) {
+                    *a += b;
                 }
             }
             FiberTensor::dense(&[cols], y, 0.0)
         }
     };
     Some(Ok(result))
+}
+
+/// Stored entries from which a weighted pass is split across the workers.
+const PARALLEL_ENTRIES: usize = 1 << 17;
+
+/// `rows` split into at most `blocks` consecutive ranges holding about equal numbers of
+/// entries (`ptr` is the CSR row pointer), so a hub row does not leave one worker the rest.
+fn row_blocks(ptr: &[usize], rows: usize, blocks: usize) -> Vec<Range<usize>> {
+    let entries = ptr[rows];
+    let mut out = Vec::with_capacity(blocks);
+    let mut start = 0;
+    for b in 1..=blocks {
+        let end = if b == blocks {
+            rows
+        } else {
+            // The first row at or past this block's share of the entries.
+            ptr[..=rows]
+                .partition_point(|&p| p < entries * b / blocks)
+                .min(rows)
+        };
+        if end > start {
+            out.push(start..end);
+            start = end;
+        }
+    }
+    if out.is_empty() {
+        out.push(0..rows);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::row_blocks;
+
+    #[test]
+    fn row_blocks_cover_the_rows_once_with_balanced_entries() {
+        // Row 0 holds 90 of 100 entries (a hub), then nine rows of one entry and empty rows.
+        let mut ptr = vec![0, 90];
+        ptr.extend((1..=10).map(|k| 90 + k.min(10)));
+        ptr.extend([100, 100]);
+        let rows = ptr.len() - 1;
+        for blocks in 1..=4 {
+            let b = row_blocks(&ptr, rows, blocks);
+            assert_eq!(b.first().unwrap().start, 0);
+            assert_eq!(b.last().unwrap().end, rows);
+            assert!(b
+                .windows(2)
+                .all(|w| w[0].end == w[1].start && w[0].start < w[0].end));
+            assert!(b.len() <= blocks);
+        }
+        assert_eq!(row_blocks(&ptr, rows, 2), vec![0..1, 1..rows]);
+        assert_eq!(row_blocks(&[0], 0, 2), vec![0..0]);
+    }
 }

@@ -16,6 +16,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use spores_exec::kernels::{balanced_bounds, split_rows_mut, zeroed};
+
 use super::fibertree::FiberTensor;
 use super::scan::times;
 use crate::plan_ast::{AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
@@ -128,7 +130,10 @@ pub fn weighted_sum<'a>(
     } else {
         1
     };
-    let row_blocks = row_blocks(ptr, rows, blocks);
+    let row_blocks: Vec<Range<usize>> = balanced_bounds(&ptr[..=rows], blocks)
+        .windows(2)
+        .map(|w| w[0]..w[1])
+        .collect();
     let weighted_row = |r: usize| -> f64 {
         let w = row_weight(r);
         if w == 0.0 {
@@ -146,19 +151,12 @@ pub fn weighted_sum<'a>(
             FiberTensor::from_sorted(&[], &[], &[totals.iter().sum()], 0.0, &[])
         }
         Some(Along::Rows) => {
-            let mut y = spores_exec::kernels::zeroed(rows);
-            let mut parts: Vec<&mut [f64]> = Vec::with_capacity(row_blocks.len());
-            let mut rest = y.as_mut_slice();
-            for b in &row_blocks {
-                let (part, tail) = rest.split_at_mut(b.len());
-                parts.push(part);
-                rest = tail;
-            }
-            parts
+            let mut y = zeroed(rows);
+            let bounds: Vec<usize> = row_blocks.iter().map(|b| b.start).chain([rows]).collect();
+            split_rows_mut(&mut y, 1, &bounds)
                 .into_par_iter()
-                .zip(&row_blocks)
-                .for_each(|(part, b)| {
-                    for (y, r) in part.iter_mut().zip(b.clone()) {
+                .for_each(|(first, part)| {
+                    for (r, y) in (first..).zip(part.iter_mut()) {
                         *y = weighted_row(r);
                     }
                 });
@@ -169,7 +167,7 @@ pub fn weighted_sum<'a>(
             let partials: Vec<Vec<f64>> = row_blocks
                 .par_iter()
                 .map(|b| {
-                    let mut y = spores_exec::kernels::zeroed(cols);
+                    let mut y = zeroed(cols);
                     for r in b.clone() {
                         let w = row_weight(r);
                         if w == 0.0 {
@@ -183,9 +181,7 @@ pub fn weighted_sum<'a>(
                 })
                 .collect();
             let mut parts = partials.into_iter();
-            let mut y = parts
-                .next()
-                .unwrap_or_else(|| spores_exec::kernels::zeroed(cols));
+            let mut y = parts.next().unwrap_or_else(|| zeroed(cols));
             for p in parts {
                 for (a, b) in y.iter_mut().zip(p) {
                     *a += b;
@@ -199,54 +195,3 @@ pub fn weighted_sum<'a>(
 
 /// Stored entries from which a weighted pass is split across the workers.
 const PARALLEL_ENTRIES: usize = 1 << 17;
-
-/// `rows` split into at most `blocks` consecutive ranges holding about equal numbers of
-/// entries (`ptr` is the CSR row pointer), so a hub row does not leave one worker the rest.
-fn row_blocks(ptr: &[usize], rows: usize, blocks: usize) -> Vec<Range<usize>> {
-    let entries = ptr[rows];
-    let mut out = Vec::with_capacity(blocks);
-    let mut start = 0;
-    for b in 1..=blocks {
-        let end = if b == blocks {
-            rows
-        } else {
-            // The first row at or past this block's share of the entries.
-            ptr[..=rows]
-                .partition_point(|&p| p < entries * b / blocks)
-                .min(rows)
-        };
-        if end > start {
-            out.push(start..end);
-            start = end;
-        }
-    }
-    if out.is_empty() {
-        out.push(0..rows);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::row_blocks;
-
-    #[test]
-    fn row_blocks_cover_the_rows_once_with_balanced_entries() {
-        // Row 0 holds 90 of 100 entries (a hub), then nine rows of one entry and empty rows.
-        let mut ptr = vec![0, 90];
-        ptr.extend((1..=10).map(|k| 90 + k.min(10)));
-        ptr.extend([100, 100]);
-        let rows = ptr.len() - 1;
-        for blocks in 1..=4 {
-            let b = row_blocks(&ptr, rows, blocks);
-            assert_eq!(b.first().unwrap().start, 0);
-            assert_eq!(b.last().unwrap().end, rows);
-            assert!(b
-                .windows(2)
-                .all(|w| w[0].end == w[1].start && w[0].start < w[0].end));
-            assert!(b.len() <= blocks);
-        }
-        assert_eq!(row_blocks(&ptr, rows, 2), vec![0..1, 1..rows]);
-        assert_eq!(row_blocks(&[0], 0, 2), vec![0..0]);
-    }
-}

@@ -461,6 +461,17 @@ fn cheapest_path(edges: &[(u64, u64, f64)], full: u64, mut dist: impl Distances)
 mod tests {
     use super::*;
 
+    /// A seeded generator of numbers below its argument (a linear congruential step).
+    fn below(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut state = seed;
+        move |m| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        }
+    }
+
     /// The array and the hash-map distances find the same bound (the map serves above 16
     /// indices; a path of degree constraints over 10 indices exercises both).
     #[test]
@@ -486,13 +497,7 @@ mod tests {
     /// pseudo-random constraints over 1 to 4 indices (some unreachable without domains).
     #[test]
     fn the_small_search_agrees_with_the_general_one() {
-        let mut state = 11u64;
-        let mut next = |m: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
+        let mut next = below(11);
         for trial in 0..500 {
             let n = 1 + trial % SMALL_ORDER;
             let full = (1u64 << n) - 1;
@@ -523,13 +528,7 @@ mod tests {
     /// (skewed rows, empty rows and columns, a single entry, none).
     #[test]
     fn matrix_degrees_in_one_pass_equal_the_sorted_ones() {
-        let mut state = 7u64;
-        let mut next = |m: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
+        let mut next = below(7);
         for (rows, cols, entries) in [
             (50, 40, 300),
             (5, 1000, 900),

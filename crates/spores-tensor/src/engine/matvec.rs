@@ -130,10 +130,8 @@ pub fn weighted_sum<'a>(
     } else {
         1
     };
-    let row_blocks: Vec<Range<usize>> = balanced_bounds(&ptr[..=rows], blocks)
-        .windows(2)
-        .map(|w| w[0]..w[1])
-        .collect();
+    let bounds = balanced_bounds(&ptr[..=rows], blocks);
+    let row_blocks: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
     let weighted_row = |r: usize| -> f64 {
         let w = row_weight(r);
         if w == 0.0 {
@@ -152,7 +150,6 @@ pub fn weighted_sum<'a>(
         }
         Some(Along::Rows) => {
             let mut y = zeroed(rows);
-            let bounds: Vec<usize> = row_blocks.iter().map(|b| b.start).chain([rows]).collect();
             split_rows_mut(&mut y, 1, &bounds)
                 .into_par_iter()
                 .for_each(|(first, part)| {

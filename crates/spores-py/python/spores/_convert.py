@@ -16,6 +16,9 @@ import numpy as np
 import scipy.sparse as sp
 
 
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
 def is_sparse(value) -> bool:
     return sp.issparse(value)
 
@@ -42,7 +45,8 @@ def sparse_input(value) -> tuple:
     """The canonical CSR parts of a SciPy sparse matrix or array."""
     if value.ndim != 2:
         raise ValueError(f"spores matrices are 2-D, got a sparse array of shape {value.shape}")
-    csr = value.tocsr()
+    # CSR already (the common case) skips `tocsr`'s layers of calls.
+    csr = value if type(value) in _CSR_TYPES else value.tocsr()
     if not csr.has_canonical_format:
         csr = csr.copy()
         csr.sum_duplicates()

@@ -244,16 +244,10 @@ def matrix(value) -> Matrix:
         return Matrix("leaf", value, (), (int(value.shape[0]), int(value.shape[1])))
     if _convert.is_sparse(value):
         data = _convert.sparse_input(value)
-        sparse_array = not isinstance(value, _sparse_matrix_type())
+        sparse_array = not isinstance(value, _convert.sp.spmatrix)
         return Matrix("leaf", data, (), (data[1], data[2]), sparse_array)
     array = _convert.dense_input(value)
     return Matrix("leaf", array, (), (int(array.shape[0]), int(array.shape[1])))
-
-
-def _sparse_matrix_type():
-    import scipy.sparse as sp
-
-    return sp.spmatrix
 
 
 def _unary(name: str, x) -> Matrix:

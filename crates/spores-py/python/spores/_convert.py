@@ -5,7 +5,8 @@ untouched and the engine reads it in place; other dtypes (integers, booleans, fl
 converted (one copy), non-contiguous arrays are copied once by the native side, and a 1-D
 array is a column vector (a view). Sparse inputs (any SciPy sparse matrix or array) are
 converted to canonical CSR (`tocsr` copies unless they are CSR already) and handed over as
-their index and value arrays, which the engine copies into its own CSR layout.
+their index and value arrays: int32 column indices and float64 values are read in place,
+row pointers and int64 indices are converted (see the native `convert` module).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ use crate::error::{ExecError, Result};
 use crate::kernels::aggregate::{sum_rows, sum_sq};
 use crate::kernels::ew_common::{
     axpy, dot, for_union, map_stored, matrix_blocks, par_dense, row_view, uniform_blocks,
-    with_pattern_of,
+    weighted_matrix_blocks, with_pattern_of, MIN_PAR_WORK,
 };
 use crate::matrix::{DenseMatrix, Matrix, Shape};
 
@@ -53,7 +53,8 @@ fn check_factors(op: &str, x: Shape, u: &DenseMatrix, v: &DenseMatrix) -> Result
 /// `k`-vector that stays in cache) and then one dot with `u_i`.
 fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> f64 {
     let k = u.cols();
-    let blocks = matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS);
+    // Each stored entry costs k multiply-adds.
+    let blocks = weighted_matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS, k);
     if let Matrix::Sparse(csr) = x {
         macro_rules! fixed {
             ($($k:literal)*) => {
@@ -422,7 +423,32 @@ pub fn mmchain(x: &Matrix, v: &DenseMatrix, w: Option<&DenseMatrix>) -> Result<D
             ));
         }
     }
-    let blocks = matrix_blocks(x, rayon::current_num_threads());
+    mmchain_in_blocks(x, v, w, mmchain_blocks(x, n * k))
+}
+
+/// Row blocks of `mmchain` that do not depend on the thread count (so the partial sums
+/// add up in the same order on any machine): enough for the threads to balance even when
+/// one of them is scheduled late, at most one `n x k` accumulator per [`MIN_PAR_WORK`]
+/// entries read, so that summing the accumulators stays small next to the pass over `X`.
+fn mmchain_blocks(x: &Matrix, accumulator: usize) -> Vec<std::ops::Range<usize>> {
+    const MAX_MMCHAIN_BLOCKS: usize = 8;
+    let work = match x {
+        Matrix::Sparse(s) => s.stored(),
+        Matrix::Dense(d) => d.rows() * d.cols(),
+    };
+    let affordable = work / accumulator.max(MIN_PAR_WORK);
+    matrix_blocks(x, affordable.clamp(1, MAX_MMCHAIN_BLOCKS))
+}
+
+/// [`mmchain`] over the given row blocks (covering `0..m` in order), one accumulator
+/// each, summed in block order.
+fn mmchain_in_blocks(
+    x: &Matrix,
+    v: &DenseMatrix,
+    w: Option<&DenseMatrix>,
+    blocks: Vec<std::ops::Range<usize>>,
+) -> Result<DenseMatrix> {
+    let (n, k) = (x.cols(), v.cols());
     // A vector `v` on finite operands (the case of `t(X) %*% (X %*% v)`): the tight loop,
     // where skipping X's stored zeros as the general loop does changes no value.
     let vector = k == 1 && x.all_finite() && v.all_finite() && w.is_none_or(|w| w.all_finite());
@@ -484,12 +510,23 @@ fn mmchain_vector_rows(
             // The arrays once, outside the loop: a foreign (NumPy-owned) buffer is behind
             // a dynamic call that `s.line(i)` would repeat for every row.
             let (ptr, indices, values) = (s.indptr(), s.indices(), s.values());
+            // Every column index is below `s.cols()` (the invariant every constructor of a
+            // `CsrMatrix` checks or upholds), so with `v` and `acc` that long the gather and
+            // the scatter need no bounds check per entry: the loops are load-bound, and the
+            // checks cost a fifth of them.
+            assert!(
+                v.len() == s.cols() && acc.len() == s.cols(),
+                "mmchain operand lengths"
+            );
             for i in range {
                 let (cols, vals) = (&indices[ptr[i]..ptr[i + 1]], &values[ptr[i]..ptr[i + 1]]);
-                let q = sparse_dot4(cols, vals, v) * weight(i);
+                // SAFETY: see above; `cols` are column indices of `s`.
+                let q = unsafe { sparse_dot4(cols, vals, v) } * weight(i);
                 if q != 0.0 {
                     for (&j, &xv) in cols.iter().zip(vals) {
-                        acc[j as usize] += xv * q;
+                        debug_assert!((j as usize) < acc.len());
+                        // SAFETY: see above.
+                        unsafe { *acc.get_unchecked_mut(j as usize) += xv * q };
                     }
                 }
             }
@@ -509,19 +546,27 @@ fn mmchain_vector_rows(
 /// Dot product of the sparse row `(cols, vals)` with `v`, in four independent sums: the
 /// single sum's add-latency chain bounds this gather loop (about 1.3x slower measured on
 /// rows of 50 entries, where `X %*% v`'s memory traffic is not the limit).
+///
+/// # Safety
+/// Every index in `cols` must be below `v.len()`.
 #[inline]
-fn sparse_dot4(cols: &[u32], vals: &[f64], v: &[f64]) -> f64 {
+unsafe fn sparse_dot4(cols: &[u32], vals: &[f64], v: &[f64]) -> f64 {
+    let at = |j: u32| {
+        debug_assert!((j as usize) < v.len());
+        // SAFETY: the caller's guarantee.
+        unsafe { *v.get_unchecked(j as usize) }
+    };
     let mut lanes = [0.0f64; 4];
     let (col_chunks, val_chunks) = (cols.chunks_exact(4), vals.chunks_exact(4));
     let (col_rest, val_rest) = (col_chunks.remainder(), val_chunks.remainder());
     for (c, x) in col_chunks.zip(val_chunks) {
         for (lane, (&j, &xv)) in lanes.iter_mut().zip(c.iter().zip(x)) {
-            *lane += xv * v[j as usize];
+            *lane += xv * at(j);
         }
     }
     let mut s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
     for (&j, &x) in col_rest.iter().zip(val_rest) {
-        s += x * v[j as usize];
+        s += x * at(j);
     }
     s
 }
@@ -680,6 +725,56 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Any split of the rows into blocks gives the single-block answer (up to the order
+    /// of the additions), for vector and wide `v`, with and without weights, on shapes
+    /// with one row, one column or none; and inputs large enough to be split are.
+    #[test]
+    fn mmchain_blocks_match_one_block() {
+        let shapes = [
+            (0, 5),
+            (5, 0),
+            (1, 40),
+            (40, 1),
+            (1, 1),
+            (300, 70),
+            (9000, 40),
+        ];
+        for (m, n) in shapes {
+            for (density, sparse) in [(0.1, true), (1.0, false)] {
+                let x = random(m, n, density, sparse, (m * 31 + n) as u64);
+                for k in [1, 3] {
+                    let v = factor(n, k, 5);
+                    let w = factor(m, 1, 6);
+                    for weights in [None, Some(&w)] {
+                        let one =
+                            mmchain_in_blocks(&x, &v, weights, std::iter::once(0..m).collect())
+                                .unwrap();
+                        let blocks = [
+                            mmchain_blocks(&x, n * k),
+                            uniform_blocks(m, 1, 7),
+                            matrix_blocks(&x, 64),
+                        ];
+                        for split in blocks {
+                            let got = mmchain_in_blocks(&x, &v, weights, split.clone()).unwrap();
+                            assert!(
+                                Matrix::Dense(got).approx_eq(&Matrix::Dense(one.clone()), RTOL),
+                                "{m}x{n} k={k} blocks {split:?}"
+                            );
+                        }
+                        let got = mmchain(&x, &v, weights).unwrap();
+                        assert!(Matrix::Dense(got).approx_eq(&Matrix::Dense(one), RTOL));
+                    }
+                }
+            }
+        }
+        let large = random(9000, 40, 1.0, false, 3);
+        let split = mmchain_blocks(&large, 40);
+        assert!(split.len() > 1, "{split:?}");
+        assert_eq!(split.first().map(|r| r.start), Some(0));
+        assert_eq!(split.last().map(|r| r.end), Some(9000));
+        assert!(split.windows(2).all(|b| b[0].end == b[1].start));
     }
 
     #[test]

@@ -510,23 +510,12 @@ fn mmchain_vector_rows(
             // The arrays once, outside the loop: a foreign (NumPy-owned) buffer is behind
             // a dynamic call that `s.line(i)` would repeat for every row.
             let (ptr, indices, values) = (s.indptr(), s.indices(), s.values());
-            // Every column index is below `s.cols()` (the invariant every constructor of a
-            // `CsrMatrix` checks or upholds), so with `v` and `acc` that long the gather and
-            // the scatter need no bounds check per entry: the loops are load-bound, and the
-            // checks cost a fifth of them.
-            assert!(
-                v.len() == s.cols() && acc.len() == s.cols(),
-                "mmchain operand lengths"
-            );
             for i in range {
                 let (cols, vals) = (&indices[ptr[i]..ptr[i + 1]], &values[ptr[i]..ptr[i + 1]]);
-                // SAFETY: see above; `cols` are column indices of `s`.
-                let q = unsafe { sparse_dot4(cols, vals, v) } * weight(i);
+                let q = sparse_dot4(cols, vals, v) * weight(i);
                 if q != 0.0 {
                     for (&j, &xv) in cols.iter().zip(vals) {
-                        debug_assert!((j as usize) < acc.len());
-                        // SAFETY: see above.
-                        unsafe { *acc.get_unchecked_mut(j as usize) += xv * q };
+                        acc[j as usize] += xv * q;
                     }
                 }
             }
@@ -546,27 +535,19 @@ fn mmchain_vector_rows(
 /// Dot product of the sparse row `(cols, vals)` with `v`, in four independent sums: the
 /// single sum's add-latency chain bounds this gather loop (about 1.3x slower measured on
 /// rows of 50 entries, where `X %*% v`'s memory traffic is not the limit).
-///
-/// # Safety
-/// Every index in `cols` must be below `v.len()`.
 #[inline]
-unsafe fn sparse_dot4(cols: &[u32], vals: &[f64], v: &[f64]) -> f64 {
-    let at = |j: u32| {
-        debug_assert!((j as usize) < v.len());
-        // SAFETY: the caller's guarantee.
-        unsafe { *v.get_unchecked(j as usize) }
-    };
+fn sparse_dot4(cols: &[u32], vals: &[f64], v: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];
     let (col_chunks, val_chunks) = (cols.chunks_exact(4), vals.chunks_exact(4));
     let (col_rest, val_rest) = (col_chunks.remainder(), val_chunks.remainder());
     for (c, x) in col_chunks.zip(val_chunks) {
         for (lane, (&j, &xv)) in lanes.iter_mut().zip(c.iter().zip(x)) {
-            *lane += xv * at(j);
+            *lane += xv * v[j as usize];
         }
     }
     let mut s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
     for (&j, &x) in col_rest.iter().zip(val_rest) {
-        s += x * at(j);
+        s += x * v[j as usize];
     }
     s
 }

@@ -132,6 +132,13 @@ pub fn sddmm_sum(m: f64, n: f64, k: f64, sx: f64) -> f64 {
     OP_OVERHEAD_NS + SDDMM_NS_PER_NNZ_RANK * nnz * k
 }
 
+/// `wdivmm_mult(X, U, V)` = `(X * (U %*% t(V))) %*% V`: per non-zero of `X` one rank-`k`
+/// dot and one rank-`k` update of the result row, so about two `sddmm` passes.
+pub fn wdivmm_mult(m: f64, n: f64, k: f64, sx: f64) -> f64 {
+    let nnz = m * n * if sparse(sx) { sx } else { 1.0 };
+    OP_OVERHEAD_NS + 2.0 * SDDMM_NS_PER_NNZ_RANK * nnz * k
+}
+
 /// `mmchain(X, v[, w])` = `t(X) %*% ([w *] (X %*% v))`, `X` `m x n`, `v` `n x c`: two
 /// passes over the non-zeros of `X` per column of `v`, nothing materialized but the result.
 pub fn mmchain(m: f64, n: f64, c: f64, sx: f64) -> f64 {

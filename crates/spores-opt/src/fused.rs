@@ -43,6 +43,9 @@ pub enum Fused {
     Sprop,
     /// `tsmm(X)` = `t(X) %*% X`.
     Tsmm,
+    /// `wdivmm_mult(X, U, V)` = `(X * (U %*% t(V))) %*% V` (SystemDS's wdivmm, multiply
+    /// right).
+    WdivmmMult,
 }
 
 /// One side of an operand's shape.
@@ -128,7 +131,7 @@ impl FusedOp {
 use Side::{Cols, One, Rows};
 
 /// `X` `m x n`, `U` `m x k`, `V` `n x k`.
-const X_U_V: &[(Side, Side)] = &[(Rows(0), Rows(1)), (Cols(0), Rows(2)), (Cols(1), Cols(2))];
+pub const X_U_V: &[(Side, Side)] = &[(Rows(0), Rows(1)), (Cols(0), Rows(2)), (Cols(1), Cols(2))];
 
 fn b(e: LaExpr) -> Box<LaExpr> {
     Box::new(e)
@@ -245,6 +248,20 @@ pub const CATALOGUE: &[FusedOp] = &[
         cost: |m, n, _, sx| cost::tsmm(m, n, sx),
         meaning: |a| xt_times(&a[0], a[0].clone()),
     },
+    FusedOp {
+        kind: Fused::WdivmmMult,
+        name: "wdivmm_mult",
+        operands: 3,
+        constructors: Some(("LWdivmmMult", "FWdivmmMult")),
+        fits: X_U_V,
+        result: ResultShape::Of(Rows(0), Cols(2)),
+        zeros_of: None,
+        cost: cost::wdivmm_mult,
+        meaning: |a| {
+            let masked = LaExpr::Mul(b(a[0].clone()), b(u_vt(&a[1], &a[2])));
+            LaExpr::MatMul(b(masked), b(a[2].clone()))
+        },
+    },
 ];
 
 /// The entry of `kind`.
@@ -307,6 +324,7 @@ mod tests {
             ("mmchain", vec![&x, &v, &w], "t(X) %*% (w * X %*% V)"),
             ("sprop", vec![&x], "X * (1 - X)"),
             ("tsmm", vec![&x], "t(X) %*% X"),
+            ("wdivmm_mult", vec![&x, &u, &v], "(X * U %*% t(V)) %*% V"),
         ];
         for (name, args, want) in cases {
             let args: Vec<LaExpr> = args.into_iter().cloned().collect();
@@ -338,6 +356,10 @@ mod tests {
             Some((50, 50))
         );
         assert_eq!(op(Fused::Sprop).result_shape(&[(3, 4), (3, 4)], 1), None);
+        assert_eq!(
+            op(Fused::WdivmmMult).result_shape(&[(100, 50), (100, 5), (50, 5)], 1),
+            Some((100, 5))
+        );
     }
 
     /// The `(constructor NAME (ARGS) SORT)` declarations of the language and of the
@@ -378,7 +400,7 @@ mod tests {
             assert_eq!(operands, op.operands, "{rel}: {args:?}");
             checked += 1;
         }
-        assert_eq!(checked, 7);
+        assert_eq!(checked, 8);
     }
 
     #[test]

@@ -109,6 +109,7 @@ fn eval(e: &LaExpr, inputs: &HashMap<String, M>) -> M {
                 ("mmchain", [x, v, w]) => x.t().mm(&w.zip(&x.mm(v), |p, q| p * q)),
                 ("sprop", [p]) => p.map(|x| x * (1.0 - x)),
                 ("tsmm", [x]) => x.t().mm(x),
+                ("wdivmm_mult", [x, u, v]) => x.zip(&u.mm(&v.t()), |p, q| p * q).mm(v),
                 ("nrow", [x]) => M::scalar(x.r as f64),
                 ("ncol", [x]) => M::scalar(x.c as f64),
                 ("exp", [x]) => x.map(f64::exp),
@@ -267,6 +268,21 @@ fn plus_variant_exploits_sparse_x() {
     check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
     let dense = run(text, &dense_x());
     assert!(!calls(&dense.expr, "sddmm_sum"), "{}", dense.expr);
+    check_equivalent(text, &dense.expr, SMALL_LOW_RANK, &[]);
+}
+
+/// SystemDS's wdivmm (multiply right): the masked product of a sparse X feeding a product
+/// with V is one pass over X's non-zeros, never the dense `U %*% t(V)`; with a dense X
+/// the fused kernel saves nothing over the operators and is not worth its dots.
+#[test]
+fn masked_product_times_a_factor_is_wdivmm_for_sparse_x() {
+    let text = "(X * (U %*% t(V))) %*% V";
+    let out = run(text, &sparse_x());
+    assert!(calls(&out.expr, "wdivmm_mult"), "{}", out.expr);
+    assert!(!has_big_product(&out.expr, &sparse_x()), "{}", out.expr);
+    assert!(out.cost_after * 10.0 < out.cost_before);
+    check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
+    let dense = run(text, &dense_x());
     check_equivalent(text, &dense.expr, SMALL_LOW_RANK, &[]);
 }
 

@@ -155,3 +155,33 @@ fn explain_shows_the_masked_sum() {
         assert!(!text.contains("= %*%("), "{text}");
     }
 }
+
+/// SystemDS's wdivmm (multiply right) is an operator of the search: the optimizer turns
+/// the masked product feeding a product with the factor into `wdivmm_mult`, and the
+/// script prints what the operators as written print.
+#[test]
+fn the_search_chooses_wdivmm_for_a_masked_product_times_its_factor() {
+    let src = format!(
+        "{SETUP}
+V = t(H)
+for (i in 1:2) {{
+  G = (X * (W %*% t(V))) %*% V
+  print(\"v \" + sum(G) + \" \" + sum(G * G))
+}}
+"
+    );
+    let plain = run(&src, false, false);
+    let mut spores = SporesOptimizer::new(Default::default());
+    spores.full_search().min_cost(0.0);
+    let options = RunOptions {
+        optimizer: Box::new(spores),
+        explain: true,
+        ..RunOptions::default()
+    };
+    let searched = run_script(&src, options).unwrap();
+    let plan = common::assert_fused_agrees(&plain, &searched, 1e-9, "wdivmm_mult", &src);
+    assert!(
+        plan.iter().any(|l| l.contains("= wdivmm_mult(")),
+        "{plan:#?}"
+    );
+}

@@ -297,6 +297,23 @@ pub fn sddmm(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<Matrix> {
     })
 }
 
+/// `(X * (U %*% t(V))) %*% V` (SystemDS's wdivmm, multiply right) without the dense
+/// product: row `i` of the `m x k` result is `Σ_j x_ij (u_i · v_j) v_j` over the non-zeros
+/// of row `i` of `X`, one rank-`k` dot and one rank-`k` update each.
+///
+/// Errors when `U` is not `m x k` or `V` not `n x k`.
+pub fn wdivmm_mult(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<DenseMatrix> {
+    check_factors("wdivmm_mult", x.shape(), u, v)?;
+    let k = u.cols();
+    let work = (x.nnz() / x.rows().max(1)).max(1) * 2;
+    Ok(par_dense(x.rows(), k, work, |range, out| {
+        for (r, i) in range.enumerate() {
+            let (ui, o) = (u.row(i), &mut out[r * k..(r + 1) * k]);
+            row_view(x, i).for_each_nz(|j, xv| axpy(xv * dot(ui, v.row(j)), v.row(j), o));
+        }
+    }))
+}
+
 /// Which weighting of the squared loss [`wsloss`] computes (SystemDS's `wsloss`
 /// variants).
 #[derive(Clone, Copy, Debug)]
@@ -615,6 +632,17 @@ mod tests {
             assert!(got.nnz() <= x.nnz());
         }
 
+        let got = wdivmm_mult(x, &u, &v).unwrap();
+        let want_m = DenseMatrix::from_fn(m, k, |i, p| {
+            (0..n)
+                .map(|j| x.get(i, j) * uv.get(i, j) * v.get(j, p))
+                .sum()
+        });
+        assert!(
+            Matrix::Dense(got).approx_eq(&Matrix::Dense(want_m), RTOL),
+            "wdivmm_mult"
+        );
+
         let want: f64 = xs.iter().zip(uvs).map(|(a, b)| (a - b) * (a - b)).sum();
         close(
             wsloss(x, &u, &v, WeightKind::None).unwrap(),
@@ -762,6 +790,10 @@ mod tests {
         assert!(err.contains("3x4") && err.contains("4x3"), "{err}");
         assert!(wsloss(&x, &u, &v, WeightKind::Pre(&bad_w)).is_err());
         assert!(wsloss_plus(&x, &u, &factor(2, 2, 1)).is_err());
+        let err = wdivmm_mult(&x, &u, &factor(3, 3, 1))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wdivmm_mult") && err.contains("rank"), "{err}");
         assert!(mmchain(&x, &factor(4, 1, 1), None).is_err());
         assert!(mmchain(&x, &factor(3, 1, 1), Some(&factor(3, 1, 1))).is_err());
         assert!(mmchain(&x, &factor(3, 1, 1), Some(&factor(4, 2, 1))).is_err());

@@ -798,6 +798,10 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
             Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))
         }
         CatalogueOp::Sprop => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
+        CatalogueOp::WdivmmMult => {
+            let (x, u, v) = factors()?;
+            Value::matrix(Matrix::Dense(fk::wdivmm_mult(x, &u, &v).map_err(err)?))
+        }
     })
 }
 

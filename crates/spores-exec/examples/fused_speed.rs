@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use spores_exec::kernels::elementwise::BinaryOp;
-use spores_exec::kernels::fused::{mmchain, sddmm_sum, wdivmm_mult, wsloss, WeightKind};
+use spores_exec::kernels::fused::{mmchain, sddmm, sddmm_sum, wdivmm_mult, wsloss, WeightKind};
 use spores_exec::kernels::masked::{masked_right_mul, Instr, MaskedProgram, Operand};
 use spores_exec::kernels::matmul::{matmul, matmul_t};
 use spores_exec::matrix::{rand_matrix, Matrix, RandSpec};
@@ -100,6 +100,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             masked_right_mul(&x, &program, &low_rank, &v)
                 .expect("shapes fit")
                 .data()[0]
+        }),
+    );
+    report(
+        "sddmm",
+        time(reps, || sddmm(&x, &u, &v).expect("shapes fit").get(0, 0)),
+    );
+    let v_matrix = Matrix::Dense(v.clone());
+    report(
+        "sddmm %*% V",
+        time(reps, || {
+            let masked = sddmm(&x, &u, &v).expect("shapes fit");
+            matmul(&masked, &v_matrix).expect("shapes fit").get(0, 0)
         }),
     );
     let w = rand_matrix(&spec(cols, 1, 1.0, 4))?.into_dense();

@@ -132,12 +132,23 @@ pub fn sddmm_sum(m: f64, n: f64, k: f64, sx: f64) -> f64 {
     OP_OVERHEAD_NS + SDDMM_NS_PER_NNZ_RANK * nnz * k
 }
 
-/// `wdivmm_mult(X, U, V)` = `(X * (U %*% t(V))) %*% V`: per non-zero of `X` one rank-`k`
-/// dot and one rank-`k` update of the result row. Measured (`fused_speed` example, 1M
-/// non-zeros, rank 10) at about six times `sddmm_sum`'s price per non-zero and rank.
-pub fn wdivmm_mult(m: f64, n: f64, k: f64, sx: f64) -> f64 {
+/// How many times `sddmm_sum`'s price per non-zero and rank a kernel that writes a value
+/// per non-zero of `X` costs: `sddmm` (a sparse result in `X`'s pattern) and `wdivmm_mult`
+/// (a rank-`k` update per non-zero) both measure about six (`fused_speed` example, 1M
+/// non-zeros, rank 10, one and two threads), where `sddmm_sum` only accumulates.
+const PER_NNZ_WRITE_FACTOR: f64 = 6.0;
+
+/// `sddmm(X, U, V)` = `X * (U %*% t(V))` in `X`'s pattern: one rank-`k` dot and one stored
+/// value per non-zero of `X`.
+pub fn sddmm(m: f64, n: f64, k: f64, sx: f64) -> f64 {
     let nnz = m * n * if sparse(sx) { sx } else { 1.0 };
-    OP_OVERHEAD_NS + 6.0 * SDDMM_NS_PER_NNZ_RANK * nnz * k
+    OP_OVERHEAD_NS + PER_NNZ_WRITE_FACTOR * SDDMM_NS_PER_NNZ_RANK * nnz * k
+}
+
+/// `wdivmm_mult(X, U, V)` = `(X * (U %*% t(V))) %*% V`: per non-zero of `X` one rank-`k`
+/// dot and one rank-`k` update of the result row; measured at `sddmm`'s price.
+pub fn wdivmm_mult(m: f64, n: f64, k: f64, sx: f64) -> f64 {
+    sddmm(m, n, k, sx)
 }
 
 /// `mmchain(X, v[, w])` = `t(X) %*% ([w *] (X %*% v))`, `X` `m x n`, `v` `n x c`: two

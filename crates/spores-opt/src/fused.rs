@@ -194,11 +194,11 @@ pub const CATALOGUE: &[FusedOp] = &[
         kind: Fused::Sddmm,
         name: "sddmm",
         operands: 3,
-        constructors: None,
+        constructors: Some(("LSddmmMap", "FSddmmMap")),
         fits: X_U_V,
         result: ResultShape::Of(Rows(0), Cols(0)),
         zeros_of: Some(0),
-        cost: cost::sddmm_sum,
+        cost: cost::sddmm,
         meaning: |a| LaExpr::Mul(b(a[0].clone()), b(u_vt(&a[1], &a[2]))),
     },
     FusedOp {
@@ -400,7 +400,7 @@ mod tests {
             assert_eq!(operands, op.operands, "{rel}: {args:?}");
             checked += 1;
         }
-        assert_eq!(checked, 8);
+        assert_eq!(checked, 9);
     }
 
     #[test]

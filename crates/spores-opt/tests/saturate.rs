@@ -109,6 +109,7 @@ fn eval(e: &LaExpr, inputs: &HashMap<String, M>) -> M {
                 ("mmchain", [x, v, w]) => x.t().mm(&w.zip(&x.mm(v), |p, q| p * q)),
                 ("sprop", [p]) => p.map(|x| x * (1.0 - x)),
                 ("tsmm", [x]) => x.t().mm(x),
+                ("sddmm", [x, u, v]) => x.zip(&u.mm(&v.t()), |p, q| p * q),
                 ("wdivmm_mult", [x, u, v]) => x.zip(&u.mm(&v.t()), |p, q| p * q).mm(v),
                 ("nrow", [x]) => M::scalar(x.r as f64),
                 ("ncol", [x]) => M::scalar(x.c as f64),
@@ -268,6 +269,22 @@ fn plus_variant_exploits_sparse_x() {
     check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
     let dense = run(text, &dense_x());
     assert!(!calls(&dense.expr, "sddmm_sum"), "{}", dense.expr);
+    check_equivalent(text, &dense.expr, SMALL_LOW_RANK, &[]);
+}
+
+/// Masked evaluation is an operator of the search: `X * (U %*% t(V))` with a sparse X is
+/// `sddmm`, one rank-k dot per non-zero of X, chosen by its price; a dense X keeps the
+/// product.
+#[test]
+fn a_sparse_x_times_a_low_rank_product_is_sddmm() {
+    let text = "X * (U %*% t(V))";
+    let out = run(text, &sparse_x());
+    assert!(calls(&out.expr, "sddmm"), "{}", out.expr);
+    assert!(!has_big_product(&out.expr, &sparse_x()), "{}", out.expr);
+    assert!(out.cost_after * 5.0 < out.cost_before);
+    check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
+    let dense = run(text, &dense_x());
+    assert!(!calls(&dense.expr, "sddmm"), "{}", dense.expr);
     check_equivalent(text, &dense.expr, SMALL_LOW_RANK, &[]);
 }
 

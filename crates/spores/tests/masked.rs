@@ -156,17 +156,19 @@ fn explain_shows_the_masked_sum() {
     }
 }
 
-/// SystemDS's wdivmm (multiply right) is an operator of the search: the optimizer turns
-/// the masked product feeding a product with the factor into `wdivmm_mult`, and the
-/// script prints what the operators as written print.
+/// Masked evaluation of a low-rank product is an operator of the search: the optimizer
+/// turns `X * (W %*% H)` into `sddmm` and the masked product feeding a product with the
+/// factor into `wdivmm_mult` (SystemDS's wdivmm, multiply right), and the script prints
+/// what the operators as written print.
 #[test]
-fn the_search_chooses_wdivmm_for_a_masked_product_times_its_factor() {
+fn the_search_chooses_sddmm_and_wdivmm_for_masked_low_rank_products() {
     let src = format!(
         "{SETUP}
 V = t(H)
 for (i in 1:2) {{
   G = (X * (W %*% t(V))) %*% V
-  print(\"v \" + sum(G) + \" \" + sum(G * G))
+  S = X * (W %*% H)
+  print(\"v \" + sum(G) + \" \" + sum(G * G) + \" \" + sum(S[1:40, ]))
 }}
 "
     );
@@ -180,8 +182,7 @@ for (i in 1:2) {{
     };
     let searched = run_script(&src, options).unwrap();
     let plan = common::assert_fused_agrees(&plain, &searched, 1e-9, "wdivmm_mult", &src);
-    assert!(
-        plan.iter().any(|l| l.contains("= wdivmm_mult(")),
-        "{plan:#?}"
-    );
+    for op in ["= wdivmm_mult(", "= sddmm("] {
+        assert!(plan.iter().any(|l| l.contains(op)), "no {op} in {plan:#?}");
+    }
 }

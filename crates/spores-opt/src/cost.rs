@@ -151,6 +151,13 @@ pub fn wdivmm_mult(m: f64, n: f64, k: f64, sx: f64) -> f64 {
     sddmm(m, n, k, sx)
 }
 
+/// `wcemm(X, U, V)` = `sum(X * log(U %*% t(V)))`: `sddmm_sum`'s rank-`k` dot per non-zero
+/// of `X`, and one logarithm each, priced as a dense map of that many cells.
+pub fn wcemm(m: f64, n: f64, k: f64, sx: f64) -> f64 {
+    let nnz = m * n * if sparse(sx) { sx } else { 1.0 };
+    sddmm_sum(m, n, k, sx) + DENSE_EW_NS_PER_CELL * nnz
+}
+
 /// `mmchain(X, v[, w])` = `t(X) %*% ([w *] (X %*% v))`, `X` `m x n`, `v` `n x c`: two
 /// passes over the non-zeros of `X` per column of `v`, nothing materialized but the result.
 pub fn mmchain(m: f64, n: f64, c: f64, sx: f64) -> f64 {

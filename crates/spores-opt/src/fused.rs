@@ -46,6 +46,8 @@ pub enum Fused {
     /// `wdivmm_mult(X, U, V)` = `(X * (U %*% t(V))) %*% V` (SystemDS's wdivmm, multiply
     /// right).
     WdivmmMult,
+    /// `wcemm(X, U, V)` = `sum(X * log(U %*% t(V)))` (SystemDS's weighted cross-entropy).
+    Wcemm,
 }
 
 /// One side of an operand's shape.
@@ -262,6 +264,23 @@ pub const CATALOGUE: &[FusedOp] = &[
             LaExpr::MatMul(b(masked), b(a[2].clone()))
         },
     },
+    FusedOp {
+        kind: Fused::Wcemm,
+        name: "wcemm",
+        operands: 3,
+        constructors: Some(("LWcemm", "FWcemm")),
+        fits: X_U_V,
+        result: ResultShape::Scalar,
+        zeros_of: None,
+        cost: cost::wcemm,
+        meaning: |a| {
+            let log = LaExpr::Func {
+                name: "log".into(),
+                args: vec![u_vt(&a[1], &a[2])],
+            };
+            LaExpr::Sum(b(LaExpr::Mul(b(a[0].clone()), b(log))))
+        },
+    },
 ];
 
 /// The entry of `kind`.
@@ -325,6 +344,7 @@ mod tests {
             ("sprop", vec![&x], "X * (1 - X)"),
             ("tsmm", vec![&x], "t(X) %*% X"),
             ("wdivmm_mult", vec![&x, &u, &v], "(X * U %*% t(V)) %*% V"),
+            ("wcemm", vec![&x, &u, &v], "sum(X * log(U %*% t(V)))"),
         ];
         for (name, args, want) in cases {
             let args: Vec<LaExpr> = args.into_iter().cloned().collect();
@@ -400,7 +420,7 @@ mod tests {
             assert_eq!(operands, op.operands, "{rel}: {args:?}");
             checked += 1;
         }
-        assert_eq!(checked, 9);
+        assert_eq!(checked, 10);
     }
 
     #[test]

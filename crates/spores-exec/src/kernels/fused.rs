@@ -314,6 +314,27 @@ pub fn wdivmm_mult(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<Dense
     }))
 }
 
+/// `sum(X * log(U %*% t(V)))` (SystemDS's wcemm, weighted cross-entropy) in one pass over
+/// the non-zeros of `X`: one rank-`k` dot and one logarithm each; a zero of `X` contributes
+/// nothing even where the product is not positive (cell semantics).
+///
+/// Errors when `U` is not `m x k` or `V` not `n x k`.
+pub fn wcemm(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
+    check_factors("wcemm", x.shape(), u, v)?;
+    let blocks = matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS);
+    Ok(crate::kernels::ew_common::par_sum_blocks(
+        &blocks,
+        |range| {
+            let mut s = 0.0;
+            for i in range {
+                let ui = u.row(i);
+                row_view(x, i).for_each_nz(|j, xv| s += xv * dot(ui, v.row(j)).ln());
+            }
+            s
+        },
+    ))
+}
+
 /// Which weighting of the squared loss [`wsloss`] computes (SystemDS's `wsloss`
 /// variants).
 #[derive(Clone, Copy, Debug)]
@@ -773,6 +794,31 @@ mod tests {
         let v = DenseMatrix::from_vec(2, 1, vec![3.0, 4.0]).unwrap();
         assert_eq!(sddmm_sum(&x, &u, &v).unwrap(), 6.0);
         assert_eq!(wsloss(&x, &u, &v, WeightKind::PostNz).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn wcemm_sums_x_times_the_log_at_x_non_zeros_only() {
+        let positive = |rows, seed| {
+            let f = factor(rows, 3, seed);
+            DenseMatrix::from_fn(rows, 3, |i, p| f.get(i, p).abs() + 0.1)
+        };
+        for (m, n, density, sparse) in [(40, 30, 0.1, true), (20, 15, 0.6, false)] {
+            let x = random(m, n, density, sparse, 7);
+            let (u, v) = (positive(m, 8), positive(n, 9));
+            let uv = uvt(&u, &v);
+            let want: f64 = (0..m)
+                .flat_map(|i| (0..n).map(move |j| (i, j)))
+                .filter(|&(i, j)| x.get(i, j) != 0.0)
+                .map(|(i, j)| x.get(i, j) * uv.get(i, j).ln())
+                .sum();
+            assert!(want.is_finite() && want != 0.0);
+            close(wcemm(&x, &u, &v).unwrap(), want, "wcemm");
+        }
+        // Where the product is zero the log is -Inf; a zero of X there contributes 0.
+        let x = Matrix::Dense(DenseMatrix::from_vec(1, 2, vec![0.0, 2.0]).unwrap());
+        let u = DenseMatrix::from_vec(1, 1, vec![1.0]).unwrap();
+        let v = DenseMatrix::from_vec(2, 1, vec![0.0, 1.0]).unwrap();
+        assert_eq!(wcemm(&x, &u, &v).unwrap(), 0.0);
     }
 
     #[test]

@@ -798,6 +798,10 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
             Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))
         }
         CatalogueOp::Sprop => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
+        CatalogueOp::Wcemm => {
+            let (x, u, v) = factors()?;
+            Value::Double(fk::wcemm(x, &u, &v).map_err(err)?)
+        }
         CatalogueOp::WdivmmMult => {
             let (x, u, v) = factors()?;
             Value::matrix(Matrix::Dense(fk::wdivmm_mult(x, &u, &v).map_err(err)?))
@@ -1103,4 +1107,62 @@ fn masked(plan: &MaskedPlan, args: &[Value]) -> OpResult {
             ))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spores_opt::fused::{CATALOGUE, X_U_V};
+
+    fn matrix(rows: usize, cols: usize, seed: usize, sparse: bool) -> Value {
+        let m = DenseMatrix::from_fn(rows, cols, |i, j| {
+            let k = (i * 7 + j * 13 + seed * 31) % 17;
+            if sparse && k % 3 != 0 {
+                0.0
+            } else {
+                0.25 + k as f64 / 8.0
+            }
+        });
+        Value::matrix(Matrix::Dense(m).into_best_format())
+    }
+
+    fn close(a: &Value, b: &Value, what: &str) {
+        let cells = |v: &Value| match v {
+            Value::Matrix(m) => m.to_dense().into_vec(),
+            other => vec![other.as_f64().expect("a number")],
+        };
+        let (a, b) = (cells(a), cells(b));
+        assert_eq!(a.len(), b.len(), "{what}");
+        for (x, y) in a.iter().zip(&b) {
+            assert!(
+                (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
+                "{what}: {x} vs {y}"
+            );
+        }
+    }
+
+    /// Every catalogue operator's kernel computes its meaning (run operator by operator),
+    /// on a sparse and a dense X with positive cells.
+    #[test]
+    fn every_catalogue_kernel_computes_its_meaning() {
+        for sparse in [true, false] {
+            let x = matrix(12, 9, 1, sparse);
+            for op in CATALOGUE {
+                let args: Vec<Value> = if op.fits == X_U_V {
+                    vec![x.clone(), matrix(12, 3, 2, false), matrix(9, 3, 3, false)]
+                } else {
+                    match op.kind {
+                        CatalogueOp::Mmchain => vec![x.clone(), matrix(9, 1, 4, false)],
+                        CatalogueOp::MmchainW => {
+                            vec![x.clone(), matrix(9, 1, 4, false), matrix(12, 1, 5, false)]
+                        }
+                        _ => vec![x.clone()],
+                    }
+                };
+                let fused = catalogue(op.kind, &args).unwrap();
+                let written = catalogue_as_written(op, &args).unwrap();
+                close(&fused, &written, &format!("{} (sparse {sparse})", op.name));
+            }
+        }
+    }
 }

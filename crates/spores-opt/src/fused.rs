@@ -4,7 +4,9 @@
 //! Every part of the optimizer reads the operators from here: reading the e-graph
 //! ([`crate::extract`]), pricing candidates ([`crate::cost`] and both extractors),
 //! writing plans back as [`LaExpr::Func`] calls, and expanding a plan to plain LA to
-//! check it ([`crate::la::expand_fused`]). The engine dispatches on [`FusedOp::name`].
+//! check it ([`crate::la::expand_fused`]). The engine's DAG holds an operator as its
+//! [`Fused`] kind (`spores::dag::Fused::Catalogue`), names it and dispatches its kernel on
+//! the kind, and runs its [`FusedOp::meaning`] where the kernel does not apply.
 //! The e-graph side of an operator is one section of `rules/fuse.egg`: its two
 //! constructors (checked against this table by a test), the invariants of its relational
 //! node, its sum-product pattern and its raising rule. Adding an operator is an entry

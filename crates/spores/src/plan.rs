@@ -16,6 +16,16 @@
 //! * Given size estimates, `sum(A %*% B)` runs as `sum(colSums(A) %*% rowSums(B))`
 //!   (as SystemDS rewrites it), so the product is not formed for its sum; this also
 //!   frees `W %*% H` in PNMF's objective for the masked rule.
+//!
+//! The search has its own forms of the algebraic rules: `mmchain`, and masked evaluation
+//! of a low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`, `wcemm`
+//! and `wsloss` (`spores_opt::fused`), chosen by price; it derives `sum(A %*% rowSums(B))`
+//! itself. The rules here serve what the search does not see: blocks the search budget
+//! leaves unsearched (and `--no-opt`), roots kept as written because they may meet NaN
+//! or Inf (every root with `/`, `log` or `exp` inside, `dag::guard`), and element-wise
+//! trees around a product that no catalogue operator spells. `mmchain` is kept for
+//! searched roots too: the calibrated prices have the search reject it (a mat-vec is
+//! priced as a multi-column SpMM), while it measures faster than its two products.
 
 use std::collections::HashMap;
 use std::sync::Arc;

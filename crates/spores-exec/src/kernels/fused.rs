@@ -298,6 +298,44 @@ pub fn sddmm(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<Matrix> {
     })
 }
 
+/// `(X * (U %*% t(V))) %*% V` (SystemDS's wdivmm, multiply right) without the dense
+/// product: row `i` of the `m x k` result is `Σ_j x_ij (u_i · v_j) v_j` over the non-zeros
+/// of row `i` of `X`, one rank-`k` dot and one rank-`k` update each.
+///
+/// Errors when `U` is not `m x k` or `V` not `n x k`.
+pub fn wdivmm_mult(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<DenseMatrix> {
+    check_factors("wdivmm_mult", x.shape(), u, v)?;
+    let k = u.cols();
+    let work = (x.nnz() / x.rows().max(1)).max(1) * 2;
+    Ok(par_dense(x.rows(), k, work, |range, out| {
+        for (r, i) in range.enumerate() {
+            let (ui, o) = (u.row(i), &mut out[r * k..(r + 1) * k]);
+            row_view(x, i).for_each_nz(|j, xv| axpy(xv * dot(ui, v.row(j)), v.row(j), o));
+        }
+    }))
+}
+
+/// `sum(X * log(U %*% t(V)))` (SystemDS's wcemm, weighted cross-entropy) in one pass over
+/// the non-zeros of `X`: one rank-`k` dot and one logarithm each; a zero of `X` contributes
+/// nothing even where the product is not positive (cell semantics).
+///
+/// Errors when `U` is not `m x k` or `V` not `n x k`.
+pub fn wcemm(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
+    check_factors("wcemm", x.shape(), u, v)?;
+    let blocks = matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS);
+    Ok(crate::kernels::ew_common::par_sum_blocks(
+        &blocks,
+        |range| {
+            let mut s = 0.0;
+            for i in range {
+                let ui = u.row(i);
+                row_view(x, i).for_each_nz(|j, xv| s += xv * dot(ui, v.row(j)).ln());
+            }
+            s
+        },
+    ))
+}
+
 /// Which weighting of the squared loss [`wsloss`] computes (SystemDS's `wsloss`
 /// variants).
 #[derive(Clone, Copy, Debug)]
@@ -641,6 +679,17 @@ mod tests {
             assert!(got.nnz() <= x.nnz());
         }
 
+        let got = wdivmm_mult(x, &u, &v).unwrap();
+        let want_m = DenseMatrix::from_fn(m, k, |i, p| {
+            (0..n)
+                .map(|j| x.get(i, j) * uv.get(i, j) * v.get(j, p))
+                .sum()
+        });
+        assert!(
+            Matrix::Dense(got).approx_eq(&Matrix::Dense(want_m), RTOL),
+            "wdivmm_mult"
+        );
+
         let want: f64 = xs.iter().zip(uvs).map(|(a, b)| (a - b) * (a - b)).sum();
         close(
             wsloss(x, &u, &v, WeightKind::None).unwrap(),
@@ -824,6 +873,31 @@ mod tests {
     }
 
     #[test]
+    fn wcemm_sums_x_times_the_log_at_x_non_zeros_only() {
+        let positive = |rows, seed| {
+            let f = factor(rows, 3, seed);
+            DenseMatrix::from_fn(rows, 3, |i, p| f.get(i, p).abs() + 0.1)
+        };
+        for (m, n, density, sparse) in [(40, 30, 0.1, true), (20, 15, 0.6, false)] {
+            let x = random(m, n, density, sparse, 7);
+            let (u, v) = (positive(m, 8), positive(n, 9));
+            let uv = uvt(&u, &v);
+            let want: f64 = (0..m)
+                .flat_map(|i| (0..n).map(move |j| (i, j)))
+                .filter(|&(i, j)| x.get(i, j) != 0.0)
+                .map(|(i, j)| x.get(i, j) * uv.get(i, j).ln())
+                .sum();
+            assert!(want.is_finite() && want != 0.0);
+            close(wcemm(&x, &u, &v).unwrap(), want, "wcemm");
+        }
+        // Where the product is zero the log is -Inf; a zero of X there contributes 0.
+        let x = Matrix::Dense(DenseMatrix::from_vec(1, 2, vec![0.0, 2.0]).unwrap());
+        let u = DenseMatrix::from_vec(1, 1, vec![1.0]).unwrap();
+        let v = DenseMatrix::from_vec(2, 1, vec![0.0, 1.0]).unwrap();
+        assert_eq!(wcemm(&x, &u, &v).unwrap(), 0.0);
+    }
+
+    #[test]
     fn shape_errors() {
         let x = random(4, 3, 0.5, true, 1);
         let u = factor(4, 2, 1);
@@ -838,6 +912,10 @@ mod tests {
         assert!(err.contains("3x4") && err.contains("4x3"), "{err}");
         assert!(wsloss(&x, &u, &v, WeightKind::Pre(&bad_w)).is_err());
         assert!(wsloss_plus(&x, &u, &factor(2, 2, 1)).is_err());
+        let err = wdivmm_mult(&x, &u, &factor(3, 3, 1))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wdivmm_mult") && err.contains("rank"), "{err}");
         assert!(mmchain(&x, &factor(4, 1, 1), None).is_err());
         assert!(mmchain(&x, &factor(3, 1, 1), Some(&factor(3, 1, 1))).is_err());
         assert!(mmchain(&x, &factor(3, 1, 1), Some(&factor(4, 2, 1))).is_err());

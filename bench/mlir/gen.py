@@ -56,19 +56,30 @@ def timed_main(setup, call, result, ty, elem, printer):
 """
 
 
+def index_mix(weights, int_ty):
+    """Lines of a `tensor.generate` body computing `%s0`, the weighted sum of its (two or
+    three) index arguments `%i`, `%j`, `%c` as `int_ty`: the deterministic input pattern
+    each case then reduces and converts its own way."""
+    args = ["i", "j", "c"][: len(weights)]
+    lines = [f"    %{a}{a} = arith.index_cast %{a} : index to {int_ty}" for a in args]
+    lines += [f"    %w{a} = arith.constant {w} : {int_ty}" for a, w in zip(args, weights)]
+    lines += [f"    %p{a} = arith.muli %{a}{a}, %w{a} : {int_ty}" for a in args]
+    acc = f"%p{args[0]}"
+    for k, a in enumerate(args[1:]):
+        out = "%s0" if k == len(args) - 2 else f"%q{k}"
+        lines.append(f"    {out} = arith.addi {acc}, %p{a} : {int_ty}")
+        acc = out
+    return "\n".join(lines)
+
+
 def gen_matrix(name, rows, cols, seed):
     """A deterministic i64 matrix with small entries in [-3, 3]."""
     return f"""  %{name} = tensor.generate {{
   ^bb0(%i: index, %j: index):
-    %ii = arith.index_cast %i : index to i64
-    %jj = arith.index_cast %j : index to i64
+{index_mix([3, 5], "i64")}
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant {seed} : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -155,18 +166,8 @@ def grayscale(h, w, signed):
 """
     setup = f"""  %img = tensor.generate {{
   ^bb0(%i: index, %j: index, %c: index):
-    %ii = arith.index_cast %i : index to i32
-    %jj = arith.index_cast %j : index to i32
-    %cc = arith.index_cast %c : index to i32
-    %k7 = arith.constant 7 : i32
-    %k13 = arith.constant 13 : i32
-    %k29 = arith.constant 29 : i32
-    %a = arith.muli %ii, %k7 : i32
-    %b = arith.muli %jj, %k13 : i32
-    %d = arith.muli %cc, %k29 : i32
-    %s0 = arith.addi %a, %b : i32
-    %s = arith.addi %s0, %d : i32
-    %v = arith.trunci %s : i32 to i8
+{index_mix([7, 13, 29], "i32")}
+    %v = arith.trunci %s0 : i32 to i8
     tensor.yield %v : i8
   }} : tensor<{h}x{w}x3xi8>
   %init = tensor.empty() : tensor<{h}x{w}xi32>"""
@@ -278,14 +279,9 @@ func.func @kernel(%v: tensor<{n}x3xf32>, %init: tensor<{n}xf32>) -> tensor<{n}xf
 """
     setup = f"""  %v = tensor.generate {{
   ^bb0(%i: index, %j: index):
-    %ii = arith.index_cast %i : index to i32
-    %jj = arith.index_cast %j : index to i32
-    %k7 = arith.constant 7 : i32
+{index_mix([7, 3], "i32")}
     %k3 = arith.constant 3 : i32
     %k101 = arith.constant 101 : i32
-    %a = arith.muli %ii, %k7 : i32
-    %b = arith.muli %jj, %k3 : i32
-    %s0 = arith.addi %a, %b : i32
     %s1 = arith.addi %s0, %k3 : i32
     %m = arith.remsi %s1, %k101 : i32
     %m1 = arith.addi %m, %k3 : i32
@@ -333,15 +329,9 @@ def poly(n):
 """
     setup = f"""  %coef = tensor.generate {{
   ^bb0(%i: index, %j: index):
-    %ii = arith.index_cast %i : index to i32
-    %jj = arith.index_cast %j : index to i32
-    %k5 = arith.constant 5 : i32
-    %k11 = arith.constant 11 : i32
+{index_mix([5, 11], "i32")}
     %k17 = arith.constant 17 : i32
-    %a = arith.muli %ii, %k5 : i32
-    %b = arith.muli %jj, %k11 : i32
-    %s = arith.addi %a, %b : i32
-    %m = arith.remsi %s, %k17 : i32
+    %m = arith.remsi %s0, %k17 : i32
     %f = arith.sitofp %m : i32 to f64
     %c8 = arith.constant 8.0 : f64
     %g = arith.subf %f, %c8 : f64

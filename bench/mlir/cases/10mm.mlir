@@ -41,13 +41,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 1 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -57,13 +58,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 2 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -73,13 +75,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 3 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -89,13 +92,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 4 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -105,13 +109,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 5 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -121,13 +126,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 6 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -137,13 +143,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 7 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -153,13 +160,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 8 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -169,13 +177,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 9 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -185,13 +194,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 10 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64

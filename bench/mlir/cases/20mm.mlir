@@ -71,13 +71,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 1 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -87,13 +88,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 2 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -103,13 +105,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 3 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -119,13 +122,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 4 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -135,13 +139,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 5 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -151,13 +156,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 6 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -167,13 +173,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 7 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -183,13 +190,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 8 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -199,13 +207,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 9 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -215,13 +224,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 10 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -231,13 +241,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 11 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -247,13 +258,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 12 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -263,13 +275,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 13 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -279,13 +292,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 14 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -295,13 +309,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 15 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -311,13 +326,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 16 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -327,13 +343,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 17 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -343,13 +360,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 18 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -359,13 +377,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 19 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -375,13 +394,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 20 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64

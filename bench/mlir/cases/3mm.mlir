@@ -23,13 +23,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 1 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -39,13 +40,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 2 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -55,13 +57,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 3 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -71,13 +74,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 4 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64

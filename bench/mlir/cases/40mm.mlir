@@ -131,13 +131,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 1 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -147,13 +148,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 2 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -163,13 +165,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 3 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -179,13 +182,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 4 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -195,13 +199,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 5 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -211,13 +216,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 6 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -227,13 +233,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 7 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -243,13 +250,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 8 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -259,13 +267,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 9 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -275,13 +284,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 10 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -291,13 +301,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 11 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -307,13 +318,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 12 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -323,13 +335,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 13 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -339,13 +352,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 14 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -355,13 +369,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 15 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -371,13 +386,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 16 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -387,13 +403,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 17 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -403,13 +420,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 18 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -419,13 +437,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 19 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -435,13 +454,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 20 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -451,13 +471,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 21 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -467,13 +488,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 22 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -483,13 +505,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 23 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -499,13 +522,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 24 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -515,13 +539,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 25 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -531,13 +556,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 26 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -547,13 +573,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 27 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -563,13 +590,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 28 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -579,13 +607,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 29 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -595,13 +624,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 30 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -611,13 +641,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 31 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -627,13 +658,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 32 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -643,13 +675,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 33 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -659,13 +692,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 34 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -675,13 +709,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 35 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -691,13 +726,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 36 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -707,13 +743,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 37 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -723,13 +760,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 38 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -739,13 +777,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 39 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -755,13 +794,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 40 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64

@@ -251,13 +251,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 1 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -267,13 +268,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 2 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -283,13 +285,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 3 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -299,13 +302,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 4 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -315,13 +319,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 5 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -331,13 +336,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 6 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -347,13 +353,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 7 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -363,13 +370,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 8 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -379,13 +387,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 9 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -395,13 +404,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 10 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -411,13 +421,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 11 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -427,13 +438,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 12 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -443,13 +455,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 13 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -459,13 +472,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 14 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -475,13 +489,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 15 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -491,13 +506,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 16 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -507,13 +523,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 17 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -523,13 +540,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 18 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -539,13 +557,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 19 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -555,13 +574,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 20 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -571,13 +591,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 21 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -587,13 +608,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 22 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -603,13 +625,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 23 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -619,13 +642,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 24 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -635,13 +659,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 25 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -651,13 +676,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 26 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -667,13 +693,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 27 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -683,13 +710,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 28 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -699,13 +727,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 29 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -715,13 +744,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 30 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -731,13 +761,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 31 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -747,13 +778,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 32 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -763,13 +795,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 33 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -779,13 +812,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 34 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -795,13 +829,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 35 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -811,13 +846,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 36 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -827,13 +863,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 37 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -843,13 +880,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 38 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -859,13 +897,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 39 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -875,13 +914,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 40 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -891,13 +931,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 41 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -907,13 +948,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 42 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -923,13 +965,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 43 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -939,13 +982,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 44 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -955,13 +999,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 45 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -971,13 +1016,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 46 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -987,13 +1033,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 47 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1003,13 +1050,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 48 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1019,13 +1067,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 49 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1035,13 +1084,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 50 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1051,13 +1101,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 51 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1067,13 +1118,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 52 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1083,13 +1135,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 53 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1099,13 +1152,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 54 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1115,13 +1169,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 55 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1131,13 +1186,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 56 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1147,13 +1203,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 57 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1163,13 +1220,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 58 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1179,13 +1237,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 59 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1195,13 +1254,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 60 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1211,13 +1271,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 61 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1227,13 +1288,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 62 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1243,13 +1305,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 63 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1259,13 +1322,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 64 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1275,13 +1339,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 65 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1291,13 +1356,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 66 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1307,13 +1373,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 67 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1323,13 +1390,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 68 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1339,13 +1407,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 69 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1355,13 +1424,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 70 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1371,13 +1441,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 71 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1387,13 +1458,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 72 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1403,13 +1475,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 73 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1419,13 +1492,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 74 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1435,13 +1509,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 75 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1451,13 +1526,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 76 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1467,13 +1543,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 77 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1483,13 +1560,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 78 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1499,13 +1577,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 79 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64
@@ -1515,13 +1594,14 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i64
     %jj = arith.index_cast %j : index to i64
+    %wi = arith.constant 3 : i64
+    %wj = arith.constant 5 : i64
+    %pi = arith.muli %ii, %wi : i64
+    %pj = arith.muli %jj, %wj : i64
+    %s0 = arith.addi %pi, %pj : i64
     %c3 = arith.constant 3 : i64
-    %c5 = arith.constant 5 : i64
     %c7 = arith.constant 7 : i64
     %cs = arith.constant 80 : i64
-    %a = arith.muli %ii, %c3 : i64
-    %b = arith.muli %jj, %c5 : i64
-    %s0 = arith.addi %a, %b : i64
     %s = arith.addi %s0, %cs : i64
     %r = arith.remsi %s, %c7 : i64
     %v = arith.subi %r, %c3 : i64

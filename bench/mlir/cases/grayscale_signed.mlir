@@ -67,15 +67,15 @@ func.func @main() {
     %ii = arith.index_cast %i : index to i32
     %jj = arith.index_cast %j : index to i32
     %cc = arith.index_cast %c : index to i32
-    %k7 = arith.constant 7 : i32
-    %k13 = arith.constant 13 : i32
-    %k29 = arith.constant 29 : i32
-    %a = arith.muli %ii, %k7 : i32
-    %b = arith.muli %jj, %k13 : i32
-    %d = arith.muli %cc, %k29 : i32
-    %s0 = arith.addi %a, %b : i32
-    %s = arith.addi %s0, %d : i32
-    %v = arith.trunci %s : i32 to i8
+    %wi = arith.constant 7 : i32
+    %wj = arith.constant 13 : i32
+    %wc = arith.constant 29 : i32
+    %pi = arith.muli %ii, %wi : i32
+    %pj = arith.muli %jj, %wj : i32
+    %pc = arith.muli %cc, %wc : i32
+    %q0 = arith.addi %pi, %pj : i32
+    %s0 = arith.addi %q0, %pc : i32
+    %v = arith.trunci %s0 : i32 to i8
     tensor.yield %v : i8
   } : tensor<64x96x3xi8>
   %init = tensor.empty() : tensor<64x96xi32>

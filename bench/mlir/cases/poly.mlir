@@ -37,13 +37,13 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i32
     %jj = arith.index_cast %j : index to i32
-    %k5 = arith.constant 5 : i32
-    %k11 = arith.constant 11 : i32
+    %wi = arith.constant 5 : i32
+    %wj = arith.constant 11 : i32
+    %pi = arith.muli %ii, %wi : i32
+    %pj = arith.muli %jj, %wj : i32
+    %s0 = arith.addi %pi, %pj : i32
     %k17 = arith.constant 17 : i32
-    %a = arith.muli %ii, %k5 : i32
-    %b = arith.muli %jj, %k11 : i32
-    %s = arith.addi %a, %b : i32
-    %m = arith.remsi %s, %k17 : i32
+    %m = arith.remsi %s0, %k17 : i32
     %f = arith.sitofp %m : i32 to f64
     %c8 = arith.constant 8.0 : f64
     %g = arith.subf %f, %c8 : f64

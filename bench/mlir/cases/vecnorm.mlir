@@ -48,12 +48,13 @@ func.func @main() {
   ^bb0(%i: index, %j: index):
     %ii = arith.index_cast %i : index to i32
     %jj = arith.index_cast %j : index to i32
-    %k7 = arith.constant 7 : i32
+    %wi = arith.constant 7 : i32
+    %wj = arith.constant 3 : i32
+    %pi = arith.muli %ii, %wi : i32
+    %pj = arith.muli %jj, %wj : i32
+    %s0 = arith.addi %pi, %pj : i32
     %k3 = arith.constant 3 : i32
     %k101 = arith.constant 101 : i32
-    %a = arith.muli %ii, %k7 : i32
-    %b = arith.muli %jj, %k3 : i32
-    %s0 = arith.addi %a, %b : i32
     %s1 = arith.addi %s0, %k3 : i32
     %m = arith.remsi %s1, %k101 : i32
     %m1 = arith.addi %m, %k3 : i32

@@ -1,4 +1,5 @@
-//! Hand-run micro-benchmark of the fused kernels `sddmm_sum` and `wsloss(None)`.
+//! Hand-run micro-benchmark of the fused kernels `sddmm_sum`, `wsloss(None)` and
+//! `wdivmm_mult`, and of `mmchain` against the two products it fuses.
 //!
 //! ```text
 //! cargo run --release -p spores-exec --example fused_speed [rows cols nnz rank reps]
@@ -11,7 +12,10 @@
 
 use std::time::{Duration, Instant};
 
-use spores_exec::kernels::fused::{sddmm_sum, wsloss, WeightKind};
+use spores_exec::kernels::elementwise::BinaryOp;
+use spores_exec::kernels::fused::{mmchain, sddmm, sddmm_sum, wdivmm_mult, wsloss, WeightKind};
+use spores_exec::kernels::masked::{masked_right_mul, Instr, MaskedProgram, Operand};
+use spores_exec::kernels::matmul::{matmul, matmul_t};
 use spores_exec::matrix::{rand_matrix, Matrix, RandSpec};
 
 fn arg(args: &[String], i: usize, default: usize) -> usize {
@@ -75,6 +79,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "wsloss(None)",
         time(reps, || {
             wsloss(&x, &u, &v, WeightKind::None).expect("shapes fit")
+        }),
+    );
+    report(
+        "wdivmm_mult",
+        time(reps, || {
+            wdivmm_mult(&x, &u, &v).expect("shapes fit").data()[0]
+        }),
+    );
+    // The same product as a generic masked program (X * (U %*% t(V))) %*% V.
+    let program = MaskedProgram::new(vec![
+        Instr::Mask,
+        Instr::Load(0),
+        Instr::Binary(BinaryOp::Mul),
+    ])?;
+    let low_rank = [Operand::LowRank { u: &u, v: &v }];
+    report(
+        "masked E %*% V",
+        time(reps, || {
+            masked_right_mul(&x, &program, &low_rank, &v)
+                .expect("shapes fit")
+                .data()[0]
+        }),
+    );
+    report(
+        "sddmm",
+        time(reps, || sddmm(&x, &u, &v).expect("shapes fit").get(0, 0)),
+    );
+    let v_matrix = Matrix::Dense(v.clone());
+    report(
+        "sddmm %*% V",
+        time(reps, || {
+            let masked = sddmm(&x, &u, &v).expect("shapes fit");
+            matmul(&masked, &v_matrix).expect("shapes fit").get(0, 0)
+        }),
+    );
+    let w = rand_matrix(&spec(cols, 1, 1.0, 4))?.into_dense();
+    report(
+        "mmchain",
+        time(reps, || {
+            mmchain(&x, &w, None).expect("shapes fit").data()[0]
+        }),
+    );
+    let w = Matrix::Dense(w);
+    report(
+        "t(X) %*% (X %*% v)",
+        time(reps, || {
+            let xv = matmul(&x, &w).expect("shapes fit");
+            matmul_t(&x, true, &xv, false)
+                .expect("shapes fit")
+                .get(0, 0)
         }),
     );
     Ok(())

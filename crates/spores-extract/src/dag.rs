@@ -17,6 +17,16 @@ pub struct CandNode {
     pub children: Vec<usize>,
 }
 
+impl CandNode {
+    /// An operator of cost `cost` over the classes `children`.
+    pub fn new(cost: f64, children: &[usize]) -> CandNode {
+        CandNode {
+            cost,
+            children: children.to_vec(),
+        }
+    }
+}
+
 /// Classes (by position) and their candidates; `root` is the class to compute.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CandGraph {
@@ -231,21 +241,14 @@ pub fn sccs(n: usize, edges: &[Vec<usize>]) -> Vec<usize> {
 mod tests {
     use super::*;
 
-    fn node(cost: f64, children: &[usize]) -> CandNode {
-        CandNode {
-            cost,
-            children: children.to_vec(),
-        }
-    }
-
     #[test]
     fn shared_classes_are_paid_once() {
         // root = f(a, a) with a = g(leaf).
         let g = CandGraph {
             classes: vec![
-                vec![node(1.0, &[1, 1])],
-                vec![node(10.0, &[2])],
-                vec![node(100.0, &[])],
+                vec![CandNode::new(1.0, &[1, 1])],
+                vec![CandNode::new(10.0, &[2])],
+                vec![CandNode::new(100.0, &[])],
             ],
             root: 0,
         };
@@ -257,7 +260,10 @@ mod tests {
     #[test]
     fn cyclic_and_incomplete_selections_are_errors() {
         let g = CandGraph {
-            classes: vec![vec![node(1.0, &[1])], vec![node(0.0, &[0]), node(5.0, &[])]],
+            classes: vec![
+                vec![CandNode::new(1.0, &[1])],
+                vec![CandNode::new(0.0, &[0]), CandNode::new(5.0, &[])],
+            ],
             root: 0,
         };
         assert!(dag_cost(&g, &vec![Some(0), Some(0)])

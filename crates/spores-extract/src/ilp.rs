@@ -456,22 +456,15 @@ mod tests {
     use super::*;
     use crate::dag::CandNode;
 
-    fn node(cost: f64, children: &[usize]) -> CandNode {
-        CandNode {
-            cost,
-            children: children.to_vec(),
-        }
-    }
-
     /// Figure 10: the root (cost 0) needs classes A and B. A is either `op1` (cost 1)
     /// over its own class C (cost 4) or `op2` (cost 2) over B (cost 4).
     fn figure_10() -> CandGraph {
         CandGraph {
             classes: vec![
-                vec![node(0.0, &[1, 2])],               // root
-                vec![node(1.0, &[3]), node(2.0, &[2])], // A
-                vec![node(4.0, &[])],                   // B
-                vec![node(4.0, &[])],                   // C
+                vec![CandNode::new(0.0, &[1, 2])],                        // root
+                vec![CandNode::new(1.0, &[3]), CandNode::new(2.0, &[2])], // A
+                vec![CandNode::new(4.0, &[])],                            // B
+                vec![CandNode::new(4.0, &[])],                            // C
             ],
             root: 0,
         }
@@ -496,9 +489,13 @@ mod tests {
         // second cycle x -> y -> x costs nothing either.
         let g = CandGraph {
             classes: vec![
-                vec![node(1.0, &[1])],
-                vec![node(0.0, &[0]), node(0.0, &[2]), node(5.0, &[])],
-                vec![node(0.0, &[1])],
+                vec![CandNode::new(1.0, &[1])],
+                vec![
+                    CandNode::new(0.0, &[0]),
+                    CandNode::new(0.0, &[2]),
+                    CandNode::new(5.0, &[]),
+                ],
+                vec![CandNode::new(0.0, &[1])],
             ],
             root: 0,
         };
@@ -516,10 +513,13 @@ mod tests {
     fn longer_cycles_need_levels() {
         // A ring of four free classes, each also computable from a costly leaf: choosing
         // every free edge would cost nothing but is a cycle; one leaf must break the ring.
-        let mut classes = vec![vec![node(0.0, &[1, 2, 3, 4])]];
+        let mut classes = vec![vec![CandNode::new(0.0, &[1, 2, 3, 4])]];
         for i in 0..4 {
             let next = 1 + (i + 1) % 4;
-            classes.push(vec![node(0.0, &[next]), node(10.0 + i as f64, &[])]);
+            classes.push(vec![
+                CandNode::new(0.0, &[next]),
+                CandNode::new(10.0 + i as f64, &[]),
+            ]);
         }
         let g = CandGraph { classes, root: 0 };
         assert_eq!(dag_cost(&g, &g.greedy_selection()), Ok(10.0));
@@ -542,12 +542,12 @@ mod tests {
         let empty = CandGraph::default();
         assert!(solve(&empty, &vec![], Duration::from_secs(1)).is_err());
         let no_plan = CandGraph {
-            classes: vec![vec![node(1.0, &[0])]],
+            classes: vec![vec![CandNode::new(1.0, &[0])]],
             root: 0,
         };
         assert!(solve(&no_plan, &vec![None], Duration::from_secs(1)).is_err());
         let nan = CandGraph {
-            classes: vec![vec![node(f64::NAN, &[]), node(3.0, &[])]],
+            classes: vec![vec![CandNode::new(f64::NAN, &[]), CandNode::new(3.0, &[])]],
             root: 0,
         };
         let ilp = solve(&nan, &nan.greedy_selection(), Duration::from_secs(1)).unwrap();

@@ -132,6 +132,32 @@ pub fn sddmm_sum(m: f64, n: f64, k: f64, sx: f64) -> f64 {
     OP_OVERHEAD_NS + SDDMM_NS_PER_NNZ_RANK * nnz * k
 }
 
+/// How many times `sddmm_sum`'s price per non-zero and rank a kernel that writes a value
+/// per non-zero of `X` costs: `sddmm` (a sparse result in `X`'s pattern) and `wdivmm_mult`
+/// (a rank-`k` update per non-zero) both measure about six (`fused_speed` example, 1M
+/// non-zeros, rank 10, one and two threads), where `sddmm_sum` only accumulates.
+const PER_NNZ_WRITE_FACTOR: f64 = 6.0;
+
+/// `sddmm(X, U, V)` = `X * (U %*% t(V))` in `X`'s pattern: one rank-`k` dot and one stored
+/// value per non-zero of `X`.
+pub fn sddmm(m: f64, n: f64, k: f64, sx: f64) -> f64 {
+    let nnz = m * n * if sparse(sx) { sx } else { 1.0 };
+    OP_OVERHEAD_NS + PER_NNZ_WRITE_FACTOR * SDDMM_NS_PER_NNZ_RANK * nnz * k
+}
+
+/// `wdivmm_mult(X, U, V)` = `(X * (U %*% t(V))) %*% V`: per non-zero of `X` one rank-`k`
+/// dot and one rank-`k` update of the result row; measured at `sddmm`'s price.
+pub fn wdivmm_mult(m: f64, n: f64, k: f64, sx: f64) -> f64 {
+    sddmm(m, n, k, sx)
+}
+
+/// `wcemm(X, U, V)` = `sum(X * log(U %*% t(V)))`: `sddmm_sum`'s rank-`k` dot per non-zero
+/// of `X`, and one logarithm each, priced as a dense map of that many cells.
+pub fn wcemm(m: f64, n: f64, k: f64, sx: f64) -> f64 {
+    let nnz = m * n * if sparse(sx) { sx } else { 1.0 };
+    sddmm_sum(m, n, k, sx) + DENSE_EW_NS_PER_CELL * nnz
+}
+
 /// `mmchain(X, v[, w])` = `t(X) %*% ([w *] (X %*% v))`, `X` `m x n`, `v` `n x c`: two
 /// passes over the non-zeros of `X` per column of `v`, nothing materialized but the result.
 pub fn mmchain(m: f64, n: f64, c: f64, sx: f64) -> f64 {

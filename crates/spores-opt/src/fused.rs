@@ -4,7 +4,9 @@
 //! Every part of the optimizer reads the operators from here: reading the e-graph
 //! ([`crate::extract`]), pricing candidates ([`crate::cost`] and both extractors),
 //! writing plans back as [`LaExpr::Func`] calls, and expanding a plan to plain LA to
-//! check it ([`crate::la::expand_fused`]). The engine dispatches on [`FusedOp::name`].
+//! check it ([`crate::la::expand_fused`]). The engine's DAG holds an operator as its
+//! [`Fused`] kind (`spores::dag::Fused::Catalogue`), names it and dispatches its kernel on
+//! the kind, and runs its [`FusedOp::meaning`] where the kernel does not apply.
 //! The e-graph side of an operator is one section of `rules/fuse.egg`: its two
 //! constructors (checked against this table by a test), the invariants of its relational
 //! node, its sum-product pattern and its raising rule. Adding an operator is an entry
@@ -43,6 +45,11 @@ pub enum Fused {
     Sprop,
     /// `tsmm(X)` = `t(X) %*% X`.
     Tsmm,
+    /// `wdivmm_mult(X, U, V)` = `(X * (U %*% t(V))) %*% V` (SystemDS's wdivmm, multiply
+    /// right).
+    WdivmmMult,
+    /// `wcemm(X, U, V)` = `sum(X * log(U %*% t(V)))` (SystemDS's weighted cross-entropy).
+    Wcemm,
 }
 
 /// One side of an operand's shape.
@@ -128,7 +135,7 @@ impl FusedOp {
 use Side::{Cols, One, Rows};
 
 /// `X` `m x n`, `U` `m x k`, `V` `n x k`.
-const X_U_V: &[(Side, Side)] = &[(Rows(0), Rows(1)), (Cols(0), Rows(2)), (Cols(1), Cols(2))];
+pub const X_U_V: &[(Side, Side)] = &[(Rows(0), Rows(1)), (Cols(0), Rows(2)), (Cols(1), Cols(2))];
 
 fn b(e: LaExpr) -> Box<LaExpr> {
     Box::new(e)
@@ -191,11 +198,11 @@ pub const CATALOGUE: &[FusedOp] = &[
         kind: Fused::Sddmm,
         name: "sddmm",
         operands: 3,
-        constructors: None,
+        constructors: Some(("LSddmmMap", "FSddmmMap")),
         fits: X_U_V,
         result: ResultShape::Of(Rows(0), Cols(0)),
         zeros_of: Some(0),
-        cost: cost::sddmm_sum,
+        cost: cost::sddmm,
         meaning: |a| LaExpr::Mul(b(a[0].clone()), b(u_vt(&a[1], &a[2]))),
     },
     FusedOp {
@@ -244,6 +251,37 @@ pub const CATALOGUE: &[FusedOp] = &[
         zeros_of: None,
         cost: |m, n, _, sx| cost::tsmm(m, n, sx),
         meaning: |a| xt_times(&a[0], a[0].clone()),
+    },
+    FusedOp {
+        kind: Fused::WdivmmMult,
+        name: "wdivmm_mult",
+        operands: 3,
+        constructors: Some(("LWdivmmMult", "FWdivmmMult")),
+        fits: X_U_V,
+        result: ResultShape::Of(Rows(0), Cols(2)),
+        zeros_of: None,
+        cost: cost::wdivmm_mult,
+        meaning: |a| {
+            let masked = LaExpr::Mul(b(a[0].clone()), b(u_vt(&a[1], &a[2])));
+            LaExpr::MatMul(b(masked), b(a[2].clone()))
+        },
+    },
+    FusedOp {
+        kind: Fused::Wcemm,
+        name: "wcemm",
+        operands: 3,
+        constructors: Some(("LWcemm", "FWcemm")),
+        fits: X_U_V,
+        result: ResultShape::Scalar,
+        zeros_of: None,
+        cost: cost::wcemm,
+        meaning: |a| {
+            let log = LaExpr::Func {
+                name: "log".into(),
+                args: vec![u_vt(&a[1], &a[2])],
+            };
+            LaExpr::Sum(b(LaExpr::Mul(b(a[0].clone()), b(log))))
+        },
     },
 ];
 
@@ -307,6 +345,8 @@ mod tests {
             ("mmchain", vec![&x, &v, &w], "t(X) %*% (w * X %*% V)"),
             ("sprop", vec![&x], "X * (1 - X)"),
             ("tsmm", vec![&x], "t(X) %*% X"),
+            ("wdivmm_mult", vec![&x, &u, &v], "(X * U %*% t(V)) %*% V"),
+            ("wcemm", vec![&x, &u, &v], "sum(X * log(U %*% t(V)))"),
         ];
         for (name, args, want) in cases {
             let args: Vec<LaExpr> = args.into_iter().cloned().collect();
@@ -338,6 +378,10 @@ mod tests {
             Some((50, 50))
         );
         assert_eq!(op(Fused::Sprop).result_shape(&[(3, 4), (3, 4)], 1), None);
+        assert_eq!(
+            op(Fused::WdivmmMult).result_shape(&[(100, 50), (100, 5), (50, 5)], 1),
+            Some((100, 5))
+        );
     }
 
     /// The `(constructor NAME (ARGS) SORT)` declarations of the language and of the
@@ -378,7 +422,7 @@ mod tests {
             assert_eq!(operands, op.operands, "{rel}: {args:?}");
             checked += 1;
         }
-        assert_eq!(checked, 7);
+        assert_eq!(checked, 10);
     }
 
     #[test]

@@ -126,21 +126,72 @@ fn csr_from_parts(parts: &Bound<'_, PyTuple>) -> PyResult<Matrix> {
     }
 }
 
-/// A SciPy index array (int32 or int64) converted to our index type.
-fn index_array<T: TryFrom<i64>>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<T>> {
-    let bad = || PyTypeError::new_err(format!("invalid CSR input: {what}"));
+/// A SciPy index array (int32 or int64) converted to our index type (`usize` row
+/// pointers, `u32` column indices). The range is checked on the smallest and largest
+/// entry (both found in one branch-free pass), so the conversion itself is a plain cast
+/// that vectorizes.
+fn index_array<T: TryFrom<i64>>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<T>>
+where
+    i64: CastTo<T>,
+{
     if let Ok(a) = obj.extract::<PyReadonlyArray1<i32>>() {
-        let view = a.as_array();
-        return view
-            .iter()
-            .map(|&v| T::try_from(i64::from(v)).map_err(|_| bad()))
-            .collect();
+        return convert_indices(a.as_array().as_slice(), a.as_array().iter(), what);
     }
     let a: PyReadonlyArray1<i64> = obj.extract()?;
-    let view = a.as_array();
-    view.iter()
-        .map(|&v| T::try_from(v).map_err(|_| bad()))
-        .collect()
+    convert_indices(a.as_array().as_slice(), a.as_array().iter(), what)
+}
+
+/// A lossless-where-checked integer cast (`as`, after [`convert_indices`] checked the range).
+trait CastTo<T> {
+    fn cast(self) -> T;
+}
+
+impl CastTo<usize> for i64 {
+    #[inline(always)]
+    fn cast(self) -> usize {
+        self as usize
+    }
+}
+
+impl CastTo<u32> for i64 {
+    #[inline(always)]
+    fn cast(self) -> u32 {
+        self as u32
+    }
+}
+
+/// `values` (a contiguous slice when there is one, else the strided iterator) as `T`,
+/// or the error "invalid CSR input: {what}" when one does not fit.
+fn convert_indices<'a, S, T>(
+    contiguous: Option<&'a [S]>,
+    strided: impl Iterator<Item = &'a S>,
+    what: &str,
+) -> PyResult<Vec<T>>
+where
+    S: Copy + Into<i64> + 'a,
+    T: TryFrom<i64>,
+    i64: CastTo<T>,
+{
+    let bad = || PyTypeError::new_err(format!("invalid CSR input: {what}"));
+    let fits = |lo: i64, hi: i64| T::try_from(lo).is_ok() && T::try_from(hi).is_ok();
+    match contiguous {
+        Some(slice) => {
+            let (lo, hi) = slice.iter().fold((0i64, 0i64), |(lo, hi), &v| {
+                let v: i64 = v.into();
+                (lo.min(v), hi.max(v))
+            });
+            if !fits(lo, hi) {
+                return Err(bad());
+            }
+            Ok(slice.iter().map(|&v| v.into().cast()).collect())
+        }
+        None => strided
+            .map(|&v| {
+                let v: i64 = v.into();
+                T::try_from(v).map_err(|_| bad())
+            })
+            .collect(),
+    }
 }
 
 /// One input: a Python scalar or string, a 2-D `float64` NumPy array, or CSR parts.

@@ -96,18 +96,10 @@ fn main() {
             }
             let pick = |r: f64| cdf.partition_point(|&c| c < r).min(n - 1) as u32;
             let m = (n as f64 * degree / 2.0) as usize;
-            let mut entries = Vec::with_capacity(2 * m);
-            for _ in 0..m {
-                let (u, v) = (pick(rng.random()), pick(rng.random()));
-                if u != v {
-                    entries.push((vec![u, v], 1.0));
-                    entries.push((vec![v, u], 1.0));
-                }
-            }
-            let t = CooTensor::from_entries(vec![n, n], entries, 0.0).unwrap();
-            // Duplicate edges summed: back to 0/1.
-            let ones = t.iter().map(|(c, _)| (c.to_vec(), 1.0)).collect();
-            CooTensor::from_entries(vec![n, n], ones, 0.0).unwrap()
+            let edges: Vec<(u32, u32)> = (0..m)
+                .map(|_| (pick(rng.random()), pick(rng.random())))
+                .collect();
+            CooTensor::undirected_graph(n, edges).unwrap()
         }
     };
     let n = adjacency.dims()[0];

@@ -28,13 +28,26 @@ pub enum Optimizer {
 impl std::str::FromStr for Optimizer {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "greedy" => Ok(Optimizer::Greedy),
-            "exact" => Ok(Optimizer::Exact),
-            "naive" => Ok(Optimizer::Naive),
-            _ => Err(format!("unknown optimizer `{s}` (greedy, exact or naive)")),
-        }
+        use Optimizer::*;
+        parse_choice(
+            s,
+            "optimizer",
+            &[("greedy", Greedy), ("exact", Exact), ("naive", Naive)],
+        )
     }
+}
+
+/// The choice named `s` among `choices`, or an error listing them.
+fn parse_choice<T: Copy>(s: &str, what: &str, choices: &[(&str, T)]) -> Result<T, String> {
+    if let Some((_, choice)) = choices.iter().find(|(name, _)| *name == s) {
+        return Ok(*choice);
+    }
+    let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+    let (last, rest) = names.split_last().expect("at least one choice");
+    Err(format!(
+        "unknown {what} `{s}` ({} or {last})",
+        rest.join(", ")
+    ))
 }
 
 /// The sparsity estimator the optimizers use.
@@ -48,11 +61,8 @@ pub enum EstimatorChoice {
 impl std::str::FromStr for EstimatorChoice {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "uniform" => Ok(EstimatorChoice::Uniform),
-            "chain" => Ok(EstimatorChoice::Chain),
-            _ => Err(format!("unknown estimator `{s}` (uniform or chain)")),
-        }
+        use EstimatorChoice::*;
+        parse_choice(s, "estimator", &[("uniform", Uniform), ("chain", Chain)])
     }
 }
 
@@ -279,4 +289,26 @@ pub fn explain_physical(plan: &PhysicalPlan) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_parse_by_name_and_errors_list_them() {
+        assert_eq!("exact".parse::<Optimizer>(), Ok(Optimizer::Exact));
+        assert_eq!(
+            "uniform".parse::<EstimatorChoice>(),
+            Ok(EstimatorChoice::Uniform)
+        );
+        assert_eq!(
+            "fast".parse::<Optimizer>(),
+            Err("unknown optimizer `fast` (greedy, exact or naive)".to_string())
+        );
+        assert_eq!(
+            "Chain".parse::<EstimatorChoice>(),
+            Err("unknown estimator `Chain` (uniform or chain)".to_string())
+        );
+    }
 }

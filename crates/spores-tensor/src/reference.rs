@@ -4,6 +4,7 @@
 //! every coordinate of its indices), directly from the definition of the notation, so it is
 //! slow and obviously right. Use it on small tensors only.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::plan_ast::{Expr, Idx, LogicalPlan, Program};
@@ -185,16 +186,12 @@ pub fn eval_program(
     program: &Program,
     inputs: &HashMap<String, CooTensor>,
 ) -> Result<HashMap<String, CooTensor>, TensorError> {
-    let mut results = HashMap::new();
-    for q in &program.queries {
-        let t = eval_query(&q.idxs, &q.expr, inputs, &results)?;
-        results.insert(q.name.clone(), t);
-    }
-    Ok(program
-        .outputs
+    let queries = program
+        .queries
         .iter()
-        .filter_map(|n| results.get(n).map(|t| (n.clone(), t.clone())))
-        .collect())
+        .map(|q| (&q.name, &q.idxs, Cow::Borrowed(&q.expr)));
+    let outputs = program.outputs.iter().map(|n| (n, n));
+    eval_queries(queries, outputs, inputs)
 }
 
 /// Evaluates a logical plan; returns the program outputs it maps.
@@ -202,18 +199,30 @@ pub fn eval_logical(
     plan: &LogicalPlan,
     inputs: &HashMap<String, CooTensor>,
 ) -> Result<HashMap<String, CooTensor>, TensorError> {
-    let mut results = HashMap::new();
-    for q in &plan.queries {
+    let queries = plan.queries.iter().map(|q| {
         let expr = match q.agg {
-            Some(op) => Expr::agg(op, q.agg_idxs.clone(), q.body.clone()),
-            None => q.body.clone(),
+            Some(op) => Cow::Owned(Expr::agg(op, q.agg_idxs.clone(), q.body.clone())),
+            None => Cow::Borrowed(&q.body),
         };
-        let t = eval_query(&q.idxs, &expr, inputs, &results)?;
-        results.insert(q.name.clone(), t);
+        (&q.name, &q.idxs, expr)
+    });
+    let outputs = plan.outputs.iter().map(|(out, q)| (out, q));
+    eval_queries(queries, outputs, inputs)
+}
+
+/// Evaluates `(name, indices, expression)` queries in order (each may read the earlier
+/// ones); returns each `(output, query)` pair's query result under the output's name.
+fn eval_queries<'a>(
+    queries: impl Iterator<Item = (&'a String, &'a Vec<Idx>, Cow<'a, Expr>)>,
+    outputs: impl Iterator<Item = (&'a String, &'a String)>,
+    inputs: &HashMap<String, CooTensor>,
+) -> Result<HashMap<String, CooTensor>, TensorError> {
+    let mut results = HashMap::new();
+    for (name, idxs, expr) in queries {
+        let t = eval_query(idxs, &expr, inputs, &results)?;
+        results.insert(name.clone(), t);
     }
-    Ok(plan
-        .outputs
-        .iter()
+    Ok(outputs
         .filter_map(|(out, q)| results.get(q).map(|t| (out.clone(), t.clone())))
         .collect())
 }

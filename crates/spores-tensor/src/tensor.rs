@@ -51,6 +51,30 @@ impl CooTensor {
         })
     }
 
+    /// The 0/1 adjacency matrix of an undirected graph on `n` vertices: both directions of
+    /// each edge, repeated edges stored once, self-loops dropped.
+    ///
+    /// ```
+    /// use spores_tensor::CooTensor;
+    /// let g = CooTensor::undirected_graph(3, [(0, 1), (1, 0), (2, 2), (1, 2)]).unwrap();
+    /// assert_eq!(g.nnz(), 4); // (0,1) (1,0) (1,2) (2,1)
+    /// assert_eq!((g.get(&[2, 1]), g.get(&[2, 2])), (1.0, 0.0));
+    /// ```
+    pub fn undirected_graph(
+        n: usize,
+        edges: impl IntoIterator<Item = (u32, u32)>,
+    ) -> Result<CooTensor, TensorError> {
+        let mut pairs: Vec<(u32, u32)> = edges
+            .into_iter()
+            .filter(|(u, v)| u != v)
+            .flat_map(|(u, v)| [(u, v), (v, u)])
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let entries = pairs.into_iter().map(|(u, v)| (vec![u, v], 1.0)).collect();
+        CooTensor::from_entries(vec![n, n], entries, 0.0)
+    }
+
     /// Builds a tensor from coordinates already sorted and de-duplicated (`coords` holds
     /// `order` entries per value), without the per-entry allocations of
     /// [`CooTensor::from_entries`]; used to hand engine results back to the estimators.

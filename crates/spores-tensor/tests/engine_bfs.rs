@@ -15,23 +15,18 @@ use spores_tensor::CooTensor;
 /// concentrated on low-numbered vertices (hubs), as a 0/1 adjacency matrix.
 fn random_graph(seed: u64, n: usize, degree: f64) -> CooTensor {
     let mut r = rand_pcg::Pcg64::seed_from_u64(seed);
-    let mut entries = vec![];
-    for _ in 0..(n as f64 * degree / 2.0) as usize {
-        let hub = r.random_range(0..4) == 0;
-        let u = if hub {
-            r.random_range(0..(n / 50).max(1))
-        } else {
-            r.random_range(0..n)
-        } as u32;
-        let v = r.random_range(0..n) as u32;
-        if u != v {
-            entries.push((vec![u, v], 1.0));
-            entries.push((vec![v, u], 1.0));
-        }
-    }
-    let t = CooTensor::from_entries(vec![n, n], entries, 0.0).unwrap();
-    let ones = t.iter().map(|(c, _)| (c.to_vec(), 1.0)).collect();
-    CooTensor::from_entries(vec![n, n], ones, 0.0).unwrap()
+    let edges: Vec<(u32, u32)> = (0..(n as f64 * degree / 2.0) as usize)
+        .map(|_| {
+            let hub = r.random_range(0..4) == 0;
+            let u = if hub {
+                r.random_range(0..(n / 50).max(1))
+            } else {
+                r.random_range(0..n)
+            };
+            (u as u32, r.random_range(0..n) as u32)
+        })
+        .collect();
+    CooTensor::undirected_graph(n, edges).unwrap()
 }
 
 fn queue_levels(adjacency: &CooTensor, source: usize) -> Vec<Option<u32>> {
@@ -136,18 +131,9 @@ fn adaptive_formats_follow_the_frontier() {
 fn frontier_estimate_uses_the_frontiers_degrees() {
     let n = 10_000usize;
     let hub = (n - 1) as u32;
-    let mut entries = vec![];
-    for v in 0..(n - 2) as u32 {
-        entries.push((vec![v, v + 1], 1.0));
-        entries.push((vec![v + 1, v], 1.0));
-    }
-    for v in (n / 2) as u32..hub - 1 {
-        entries.push((vec![hub, v], 1.0));
-        entries.push((vec![v, hub], 1.0));
-    }
-    let g = CooTensor::from_entries(vec![n, n], entries, 0.0).unwrap();
-    let ones = g.iter().map(|(c, _)| (c.to_vec(), 1.0)).collect();
-    let g = CooTensor::from_entries(vec![n, n], ones, 0.0).unwrap();
+    let path = (0..(n - 2) as u32).map(|v| (v, v + 1));
+    let spokes = ((n / 2) as u32..hub - 1).map(|v| (hub, v));
+    let g = CooTensor::undirected_graph(n, path.chain(spokes)).unwrap();
     let r = run(&g, 0, FormatPolicy::Adaptive);
     assert_eq!(r.level_of, queue_levels(&g, 0));
     let sparse = |f: LevelFormat| matches!(f, LevelFormat::SortedList | LevelFormat::Hash);

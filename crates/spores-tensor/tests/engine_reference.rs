@@ -81,10 +81,6 @@ fn inputs(
     m
 }
 
-fn close(a: f64, b: f64) -> bool {
-    a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
-}
-
 fn check(
     src: &str,
     plan: &PhysicalPlan,
@@ -94,24 +90,12 @@ fn check(
     let want = eval_program(&parsed.program, ins).unwrap();
     let (got, _) =
         execute_plan(plan, ins).map_err(|e| TestCaseError::fail(format!("{src}: {e}")))?;
-    for (name, w) in &want {
-        let g = &got[name];
-        prop_assert_eq!(g.dims(), w.dims(), "{}", name);
-        let (gd, wd) = (g.to_dense(), w.to_dense());
-        for (k, (x, y)) in gd.iter().zip(&wd).enumerate() {
-            prop_assert!(
-                close(*x, *y),
-                "{}\n{}: cell {} engine {} reference {}\nplan {:#?}",
-                src,
-                name,
-                k,
-                x,
-                y,
-                plan
-            );
-        }
+    match outputs_differ(&want, &got) {
+        Some(diff) => Err(TestCaseError::fail(format!(
+            "{src}\nengine vs reference: {diff}\nplan {plan:#?}"
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn naive(src: &str, ins: &HashMap<String, CooTensor>) -> PhysicalPlan {
@@ -208,12 +192,9 @@ proptest! {
         };
         let (got, report) = spores_tensor::run(&parsed.program, &ins, &options)
             .map_err(|e| TestCaseError::fail(format!("{src}: {e}")))?;
-        for (name, w) in &want {
-            let (gd, wd) = (got[name].to_dense(), w.to_dense());
-            for (c, (x, y)) in gd.iter().zip(&wd).enumerate() {
-                prop_assert!(close(*x, *y), "{}\n{}: cell {} engine {} reference {}\n{}",
-                    src, name, c, x, y, spores_tensor::driver::explain_physical(&report.physical));
-            }
+        if let Some(diff) = outputs_differ(&want, &got) {
+            let plan = spores_tensor::driver::explain_physical(&report.physical);
+            return Err(TestCaseError::fail(format!("{src}\nengine vs reference: {diff}\n{plan}")));
         }
     }
 }

@@ -32,6 +32,16 @@ fn fiber(t: &CooTensor, formats: &[LevelFormat]) -> FiberTensor {
     FiberTensor::from_coo(t, formats)
 }
 
+/// A random tensor (values in [-2, 2), fill 0) stored in `formats`.
+fn random_fiber(
+    r: &mut rand_pcg::Pcg64,
+    dims: &[usize],
+    density: f64,
+    formats: &[LevelFormat],
+) -> FiberTensor {
+    fiber(&random_tensor(r, dims, density, 0.0, uniform_pm2), formats)
+}
+
 use LevelFormat::{Dense, SortedList};
 
 /// Values in [-2, 2).
@@ -62,24 +72,15 @@ fn leader_with_an_inner_loop_and_relu() {
         ins.insert("L".to_string(), fiber(&l, &[Dense, SortedList, SortedList]));
         ins.insert(
             "A".to_string(),
-            fiber(
-                &random_tensor(&mut r, &[ns, hidden], 1.0, 0.0, uniform_pm2),
-                &[Dense, Dense],
-            ),
+            random_fiber(&mut r, &[ns, hidden], 1.0, &[Dense, Dense]),
         );
         ins.insert(
             "B".to_string(),
-            fiber(
-                &random_tensor(&mut r, &[np, hidden], 1.0, 0.0, uniform_pm2),
-                &[Dense, Dense],
-            ),
+            random_fiber(&mut r, &[np, hidden], 1.0, &[Dense, Dense]),
         );
         ins.insert(
             "w".to_string(),
-            fiber(
-                &random_tensor(&mut r, &[hidden], 0.7, 0.0, uniform_pm2),
-                &[Dense],
-            ),
+            random_fiber(&mut r, &[hidden], 0.7, &[Dense]),
         );
         let q = kernel(
             "y[i] = sum[s,p,h](relu(L[i,s,p] * (A[s,h] + B[p,h])) * w[h])",
@@ -136,17 +137,11 @@ fn two_inner_loops_sparse_followers_and_other_aggregates() {
     ins.insert("L".to_string(), fiber(&l, &[SortedList, SortedList]));
     ins.insert(
         "D".to_string(),
-        fiber(
-            &random_tensor(&mut r, &[a, b, c], 1.0, 0.0, uniform_pm2),
-            &[Dense, Dense, Dense],
-        ),
+        random_fiber(&mut r, &[a, b, c], 1.0, &[Dense, Dense, Dense]),
     );
     ins.insert(
         "E".to_string(),
-        fiber(
-            &random_tensor(&mut r, &[b, c], 0.4, 0.0, uniform_pm2),
-            &[Dense, SortedList],
-        ),
+        random_fiber(&mut r, &[b, c], 0.4, &[Dense, SortedList]),
     );
     let q = kernel(
         "Z[i,k] = sum[s,j](L[i,s] * D[s,j,k] * (E[j,k] + 2))",
@@ -177,25 +172,13 @@ fn all_dense_kernels() {
     let mut ins = HashMap::new();
     ins.insert(
         "v".to_string(),
-        fiber(
-            &random_tensor(&mut r, &[5000], 1.0, 0.0, uniform_pm2),
-            &[Dense],
-        ),
+        random_fiber(&mut r, &[5000], 1.0, &[Dense]),
     );
     ins.insert(
         "M".to_string(),
-        fiber(
-            &random_tensor(&mut r, &[300, 70], 1.0, 0.0, uniform_pm2),
-            &[Dense, Dense],
-        ),
+        random_fiber(&mut r, &[300, 70], 1.0, &[Dense, Dense]),
     );
-    ins.insert(
-        "u".to_string(),
-        fiber(
-            &random_tensor(&mut r, &[70], 1.0, 0.0, uniform_pm2),
-            &[Dense],
-        ),
-    );
+    ins.insert("u".to_string(), random_fiber(&mut r, &[70], 1.0, &[Dense]));
     for (src, loops, formats) in [
         ("y[i] = sigmoid(v[i])", vec!["i"], vec![Dense]),
         (

@@ -124,3 +124,42 @@ fn deep_nesting_is_a_parse_error_not_a_stack_overflow() {
     let ok = format!("s = sum[i,j]({}A[i,j]{})", "(".repeat(200), ")".repeat(200));
     assert!(parse_program(&ok).is_ok());
 }
+
+/// Malformed subgraph files: each error names the file and the line, and well-formed
+/// records read as written.
+#[test]
+fn malformed_graph_files_name_their_line() {
+    use spores_tensor::io::subgraph::{read_data_graph, read_query_graph};
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hostile-graphs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    for (text, line, says) in [
+        ("t 2 1\nv 0 1\nv 1\n", 3, "expected `v ID LABEL ...`"),
+        ("v 0 1\nv 1 1\ne 0\n", 3, "expected `e SRC DST [LABEL]`"),
+        ("v 0 1\nx 1 2\n", 2, "unknown record `x`"),
+        ("v 0 1\nv -1 1\n", 2, "malformed vertex id `-1`"),
+        ("v 0 1\nv 1 1\ne 0 1 7\n", 3, "edge labels other than 0"),
+    ] {
+        let err = read_data_graph(&write("data.graph", text))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("data.graph:{line}")) && err.contains(says),
+            "{text:?}: {err}"
+        );
+    }
+    let err = read_query_graph(&write("query.graph", "v 0 1\nv 1 1\ne 1 1\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("query.graph:3") && err.contains("self-loop"),
+        "{err}"
+    );
+    let g = read_query_graph(&write("ok.graph", "t 2 1\nv 0 5\nv 1 -1\ne 0 1\ne 0 1\n")).unwrap();
+    assert_eq!(g.labels, vec![Some(5), None]);
+    assert_eq!(g.edges, vec![(0, 1)]);
+}

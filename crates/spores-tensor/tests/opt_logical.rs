@@ -84,13 +84,7 @@ fn als_loss_distributes_only_when_x_is_sparse() {
     let v = random_sparse(&mut r, &[n], 1.0);
     for (density, expect_distributed) in [(0.01, true), (1.0, false)] {
         let x = random_sparse(&mut r, &[n, n], density);
-        let inputs: HashMap<String, CooTensor> = [
-            ("X".to_string(), x),
-            ("U".to_string(), u.clone()),
-            ("V".to_string(), v.clone()),
-        ]
-        .into_iter()
-        .collect();
+        let inputs = named([("X", x), ("U", u.clone()), ("V", v.clone())]);
         let stats = InputStats::from_tensors(&inputs);
         let ex = optimize_explained(&program, &stats, &LogicalOptions::default()).unwrap();
         let text = ex.plan.to_string();
@@ -123,14 +117,12 @@ fn matrix_chain_starts_from_the_sparse_end() {
     let mut r = rng(5);
     let n = 60;
     let a = random_sparse(&mut r, &[n, n], 0.002);
-    let inputs: HashMap<String, CooTensor> = [
-        ("A".to_string(), a),
-        ("B".to_string(), random_sparse(&mut r, &[n, n], 0.3)),
-        ("C".to_string(), random_sparse(&mut r, &[n, n], 0.3)),
-        ("D".to_string(), random_sparse(&mut r, &[n, n], 0.3)),
-    ]
-    .into_iter()
-    .collect();
+    let inputs = named([
+        ("A", a),
+        ("B", random_sparse(&mut r, &[n, n], 0.3)),
+        ("C", random_sparse(&mut r, &[n, n], 0.3)),
+        ("D", random_sparse(&mut r, &[n, n], 0.3)),
+    ]);
     let body = mul(vec![
         input("A", &["i", "j"]),
         input("B", &["j", "k"]),
@@ -187,14 +179,12 @@ fn matrix_chain_starts_from_the_sparse_end() {
 fn logistic_regression_over_joins_pushes_j_into_both_terms() {
     let mut r = rng(9);
     let (ni, np, nc, nj) = (40, 12, 10, 30);
-    let inputs: HashMap<String, CooTensor> = [
-        ("S".to_string(), random_sparse(&mut r, &[ni, np, nc], 0.02)),
-        ("P".to_string(), random_sparse(&mut r, &[np, nj], 1.0)),
-        ("C".to_string(), random_sparse(&mut r, &[nc, nj], 1.0)),
-        ("theta".to_string(), random_sparse(&mut r, &[nj], 1.0)),
-    ]
-    .into_iter()
-    .collect();
+    let inputs = named([
+        ("S", random_sparse(&mut r, &[ni, np, nc], 0.02)),
+        ("P", random_sparse(&mut r, &[np, nj], 1.0)),
+        ("C", random_sparse(&mut r, &[nc, nj], 1.0)),
+        ("theta", random_sparse(&mut r, &[nj], 1.0)),
+    ]);
     let body = mul(vec![
         input("S", &["i", "p", "c"]),
         add(vec![

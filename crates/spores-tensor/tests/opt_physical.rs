@@ -58,6 +58,18 @@ fn assert_valid(plan: &PhysicalPlan, inputs: &HashMap<String, CooTensor>) {
     }
 }
 
+/// The physical plan of a program of one query (its output), with default options.
+fn plan_one_query(query: Query, inputs: &HashMap<String, CooTensor>) -> PhysicalPlan {
+    let name = query.name.clone();
+    let p = program(vec![query], &[name.as_str()]);
+    optimize(
+        &naive_plan(&p).unwrap(),
+        &InputStats::from_tensors(inputs),
+        &PhysicalOptions::default(),
+    )
+    .unwrap()
+}
+
 fn single(plan: &PhysicalPlan, name: &str) -> spores_tensor::plan_ast::PhysicalQuery {
     plan.queries
         .iter()
@@ -81,13 +93,7 @@ fn example_6_loop_order() {
         CooTensor::from_entries(vec![n as usize; 2], e, 0.0).unwrap()
     };
     let a = CooTensor::from_entries(vec![n as usize; 2], vec![(vec![7, 3], 2.0)], 0.0).unwrap();
-    let inputs: HashMap<String, CooTensor> = [
-        ("A".to_string(), a),
-        ("B".to_string(), band(3)),
-        ("C".to_string(), band(7)),
-    ]
-    .into_iter()
-    .collect();
+    let inputs = named([("A", a), ("B", band(3)), ("C", band(7))]);
     let body = mul(vec![
         input("A", &["i", "j"]),
         input("B", &["j", "k"]),
@@ -130,13 +136,7 @@ fn formats_follow_estimated_sparsity_and_the_sparser_input_leads() {
     let x = random_sparse(&mut r, &[n], 1.0);
     let few =
         CooTensor::from_entries(vec![n], vec![(vec![3], 1.0), (vec![200], 2.0)], 0.0).unwrap();
-    let inputs: HashMap<String, CooTensor> = [
-        ("M".to_string(), dense),
-        ("x".to_string(), x),
-        ("s".to_string(), few),
-    ]
-    .into_iter()
-    .collect();
+    let inputs = named([("M", dense), ("x", x), ("s", few)]);
     let p = program(
         vec![
             // dense matrix-vector product: dense output
@@ -192,30 +192,54 @@ fn formats_follow_estimated_sparsity_and_the_sparser_input_leads() {
     assert_valid(&plan, &inputs);
 }
 
+/// Below a Bytemap level there is a fiber per slot of the Bytemap, not per entry: the outer
+/// product of a tenth-full 3000-vector with itself has 3000 fibers of 3000 slots below its
+/// Bytemap rows (9 * 10^6 slots, beyond the cache, for 9 * 10^4 entries), so its columns are
+/// a sorted list, not a second slot-sized Bytemap.
+#[test]
+fn levels_below_a_bytemap_have_a_fiber_per_slot() {
+    let n = 3000;
+    let u = CooTensor::from_entries(
+        vec![n],
+        (0..n as u32)
+            .step_by(10)
+            .map(|i| (vec![i], 1.0 + f64::from(i)))
+            .collect(),
+        0.0,
+    )
+    .unwrap();
+    let inputs = named([("u", u)]);
+    let plan = plan_one_query(
+        Query::new(
+            "O",
+            idxs(&["i", "k"]),
+            mul(vec![input("u", &["i"]), input("u", &["k"])]),
+        ),
+        &inputs,
+    );
+    assert_eq!(
+        single(&plan, "O").output_formats,
+        vec![LevelFormat::Bytemap, LevelFormat::SortedList]
+    );
+    assert_valid(&plan, &inputs);
+}
+
 /// A union has no leader: both sides are looked up (the loop walks the whole dimension).
 #[test]
 fn unions_have_no_leader() {
     let mut r = rng(4);
-    let inputs: HashMap<String, CooTensor> = [
-        ("a".to_string(), random_sparse(&mut r, &[50], 0.1)),
-        ("b".to_string(), random_sparse(&mut r, &[50], 0.1)),
-    ]
-    .into_iter()
-    .collect();
-    let p = program(
-        vec![Query::new(
+    let inputs = named([
+        ("a", random_sparse(&mut r, &[50], 0.1)),
+        ("b", random_sparse(&mut r, &[50], 0.1)),
+    ]);
+    let plan = plan_one_query(
+        Query::new(
             "c",
             idxs(&["i"]),
             add(vec![input("a", &["i"]), input("b", &["i"])]),
-        )],
-        &["c"],
+        ),
+        &inputs,
     );
-    let plan = optimize(
-        &naive_plan(&p).unwrap(),
-        &InputStats::from_tensors(&inputs),
-        &PhysicalOptions::default(),
-    )
-    .unwrap();
     let mut accs = vec![];
     accesses(&plan.queries[0].body, &mut accs);
     assert!(
@@ -229,12 +253,10 @@ fn unions_have_no_leader() {
 #[test]
 fn transpositions_are_shared() {
     let mut r = rng(8);
-    let inputs: HashMap<String, CooTensor> = [
-        ("A".to_string(), random_sparse(&mut r, &[20, 30], 0.2)),
-        ("x".to_string(), random_sparse(&mut r, &[20], 1.0)),
-    ]
-    .into_iter()
-    .collect();
+    let inputs = named([
+        ("A", random_sparse(&mut r, &[20, 30], 0.2)),
+        ("x", random_sparse(&mut r, &[20], 1.0)),
+    ]);
     // y[j] = sum[i](A[i,j] * x[i]) stored j-major is the user's order; both queries need A^T
     // only if they loop j before i.
     let q = |name: &str| {
@@ -319,10 +341,7 @@ fn a_symmetric_input_is_read_swapped_instead_of_transposed() {
         &["t"],
     );
     let plan_for = |s: &CooTensor| {
-        let inputs: HashMap<String, CooTensor> =
-            [("S".to_string(), s.clone()), ("B".to_string(), b.clone())]
-                .into_iter()
-                .collect();
+        let inputs = named([("S", s.clone()), ("B", b.clone())]);
         let stats = InputStats::from_tensors(&inputs);
         let plan = optimize(
             &naive_plan(&p).unwrap(),

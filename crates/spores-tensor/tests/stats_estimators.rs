@@ -77,17 +77,12 @@ fn chain_and_density_bounds_are_upper_bounds_on_random_inputs() {
     for trial in 0..25 {
         let density = [0.02, 0.1, 0.3, 0.7][trial % 4];
         let n = 6 + trial % 5;
-        let tensors: HashMap<String, CooTensor> = [
-            ("A".to_string(), random_sparse(&mut r, &[n, n], density)),
-            (
-                "B".to_string(),
-                random_sparse(&mut r, &[n, n], density * 1.5),
-            ),
-            ("C".to_string(), random_sparse(&mut r, &[n, n, n], density)),
-            ("v".to_string(), random_sparse(&mut r, &[n], 0.5)),
-        ]
-        .into_iter()
-        .collect();
+        let tensors = named([
+            ("A", random_sparse(&mut r, &[n, n], density)),
+            ("B", random_sparse(&mut r, &[n, n], density * 1.5)),
+            ("C", random_sparse(&mut r, &[n, n, n], density)),
+            ("v", random_sparse(&mut r, &[n], 0.5)),
+        ]);
         let inputs = InputStats::from_tensors(&tensors);
         for (expr, out) in &shapes {
             let truth = true_nnz(expr, out, &tensors) as f64;
@@ -115,10 +110,7 @@ fn figure_12_rules() {
     let b = random_exact(&mut r, &[20, 5], 10);
     let v = random_exact(&mut r, &[20], 5);
     let t = random_exact(&mut r, &[20, 5], 2);
-    let tensors: HashMap<String, CooTensor> = [("A", a), ("B", b), ("v", v), ("T", t)]
-        .into_iter()
-        .map(|(n, t)| (n.to_string(), t))
-        .collect();
+    let tensors = named([("A", a), ("B", b), ("v", v), ("T", t)]);
     let inputs = InputStats::from_tensors(&tensors);
     let d = |e: &Expr| stats_of(e, &inputs, Estimator::DensityBound).density();
     assert_eq!(d(&input("A", &["i", "j"])), 0.1);
@@ -156,9 +148,7 @@ fn figure_12_rules() {
 fn inputs_are_exact_and_uniform_is_exact_on_dense_data() {
     let dense = CooTensor::from_dense(vec![3, 4], &[1.0; 12]).unwrap();
     let vec4 = CooTensor::from_dense(vec![4], &[2.0; 4]).unwrap();
-    let tensors: HashMap<String, CooTensor> = [("D".to_string(), dense), ("x".to_string(), vec4)]
-        .into_iter()
-        .collect();
+    let tensors = named([("D", dense), ("x", vec4)]);
     let inputs = InputStats::from_tensors(&tensors);
     for est in [Estimator::Uniform, Estimator::Chain] {
         let d = inputs.access("D", &idxs(&["i", "j"]), est).unwrap();
@@ -197,10 +187,7 @@ fn uniform_estimator_follows_the_formulas() {
             .collect();
         CooTensor::from_entries(vec![10, 10], entries, 0.0).unwrap()
     };
-    let tensors: HashMap<String, CooTensor> =
-        [("A".to_string(), pick(10)), ("B".to_string(), pick(50))]
-            .into_iter()
-            .collect();
+    let tensors = named([("A", pick(10)), ("B", pick(50))]);
     let inputs = InputStats::from_tensors(&tensors);
     let u = Estimator::Uniform;
     let join = stats_of(
@@ -242,9 +229,7 @@ fn chain_bound_of_a_worked_join() {
         0.0,
     )
     .unwrap();
-    let tensors: HashMap<String, CooTensor> = [("A".to_string(), a), ("B".to_string(), b)]
-        .into_iter()
-        .collect();
+    let tensors = named([("A", a), ("B", b)]);
     let inputs = InputStats::from_tensors(&tensors);
     let expr = mul(vec![input("A", &["i", "j"]), input("B", &["j", "k"])]);
     let s = stats_of(&expr, &inputs, Estimator::Chain);
@@ -274,9 +259,7 @@ fn fills_decide_between_join_and_union() {
     // X has fill 1: `X * A` is not annihilated by X's fill, only by A's (fill 0).
     let x = CooTensor::from_entries(vec![5], vec![(vec![0], 2.0)], 1.0).unwrap();
     let a = CooTensor::from_entries(vec![5], vec![(vec![3], 2.0), (vec![4], 1.0)], 0.0).unwrap();
-    let tensors: HashMap<String, CooTensor> = [("X".to_string(), x), ("A".to_string(), a)]
-        .into_iter()
-        .collect();
+    let tensors = named([("X", x), ("A", a)]);
     let inputs = InputStats::from_tensors(&tensors);
     for est in [Estimator::Uniform, Estimator::Chain] {
         let s = stats_of(

@@ -16,6 +16,16 @@
 //! * Given size estimates, `sum(A %*% B)` runs as `sum(colSums(A) %*% rowSums(B))`
 //!   (as SystemDS rewrites it), so the product is not formed for its sum; this also
 //!   frees `W %*% H` in PNMF's objective for the masked rule.
+//!
+//! The search has its own forms of the algebraic rules: `mmchain`, and masked evaluation
+//! of a low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`, `wcemm`
+//! and `wsloss` (`spores_opt::fused`), chosen by price; it derives `sum(A %*% rowSums(B))`
+//! itself. The rules here serve what the search does not see: blocks the search budget
+//! leaves unsearched (and `--no-opt`), roots kept as written because they may meet NaN
+//! or Inf (every root with `/`, `log` or `exp` inside, `dag::guard`), and element-wise
+//! trees around a product that no catalogue operator spells. `mmchain` is kept for
+//! searched roots too: the calibrated prices have the search reject it (a mat-vec is
+//! priced as a multi-column SpMM), while it measures faster than its two products.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,7 +34,8 @@ use spores_exec::kernels::masked::{Instr, MaskedProgram};
 
 use crate::dag::meta::NodeMeta;
 use crate::dag::{
-    AggFn, Axis, BlockDag, Dag, Fused, MaskedOperand, MaskedOutput, MaskedPlan, NodeId, Op,
+    AggFn, Axis, BlockDag, CatalogueOp, Dag, Fused, MaskedOperand, MaskedOutput, MaskedPlan,
+    NodeId, Op,
 };
 
 /// A matrix estimated sparser than this drives masked evaluation (SystemDS uses the same
@@ -220,9 +231,14 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
             (None, Op::MatMul) if mmchain_at(dag, &uses, id).is_some() => {
                 changed = true;
                 let (x, v, w) = mmchain_at(dag, &uses, id).expect("checked by the guard");
+                let kind = if w.is_some() {
+                    CatalogueOp::MmchainW
+                } else {
+                    CatalogueOp::Mmchain
+                };
                 let operands = std::iter::once(x).chain(Some(v)).chain(w);
                 out.add(
-                    Op::Fused(Fused::MmChain),
+                    Op::Fused(Fused::Catalogue(kind)),
                     operands.map(|c| remap[c]).collect(),
                     node.span,
                 )
@@ -260,7 +276,7 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
 
 /// `t(X) %*% (w * (X %*% v))` (or `(X %*% v) * w`, or `t(X) %*% (X %*% v)` without a
 /// weight) at node `id`, with the transpose, the product and the `*` read by nothing
-/// else: `(X, v, w)`, which [`Fused::MmChain`] computes in one pass over `X` (SystemDS's
+/// else: `(X, v, w)`, which the catalogue's `mmchain` computes in one pass over `X` (SystemDS's
 /// mmchain; GLM's Hessian-vector product). The runtime checks the shapes and runs the
 /// operators one by one when `w` is not an `m x 1` column vector.
 fn mmchain_at(dag: &Dag, uses: &[usize], id: NodeId) -> Option<(NodeId, NodeId, Option<NodeId>)> {

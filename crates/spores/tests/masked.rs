@@ -155,3 +155,34 @@ fn explain_shows_the_masked_sum() {
         assert!(!text.contains("= %*%("), "{text}");
     }
 }
+
+/// Masked evaluation of a low-rank product is an operator of the search: the optimizer
+/// turns `X * (W %*% H)` into `sddmm` and the masked product feeding a product with the
+/// factor into `wdivmm_mult` (SystemDS's wdivmm, multiply right), and the script prints
+/// what the operators as written print.
+#[test]
+fn the_search_chooses_sddmm_and_wdivmm_for_masked_low_rank_products() {
+    let src = format!(
+        "{SETUP}
+V = t(H)
+for (i in 1:2) {{
+  G = (X * (W %*% t(V))) %*% V
+  S = X * (W %*% H)
+  print(\"v \" + sum(G) + \" \" + sum(G * G) + \" \" + sum(S[1:40, ]))
+}}
+"
+    );
+    let plain = run(&src, false, false);
+    let mut spores = SporesOptimizer::new(Default::default());
+    spores.full_search().min_cost(0.0);
+    let options = RunOptions {
+        optimizer: Box::new(spores),
+        explain: true,
+        ..RunOptions::default()
+    };
+    let searched = run_script(&src, options).unwrap();
+    let plan = common::assert_fused_agrees(&plain, &searched, 1e-9, "wdivmm_mult", &src);
+    for op in ["= wdivmm_mult(", "= sddmm("] {
+        assert!(plan.iter().any(|l| l.contains(op)), "no {op} in {plan:#?}");
+    }
+}

@@ -22,6 +22,7 @@ use rayon::prelude::*;
 
 use super::{parse_error, try_zeros};
 use crate::error::Result;
+use crate::kernels::balanced_bounds;
 use crate::matrix::{prefer_sparse, CsrMatrix, DenseMatrix, Matrix};
 
 /// Coordinate entries (0-based, in bounds) of one piece of a file, as parallel arrays.
@@ -229,24 +230,10 @@ fn sorted_to_csr(
 /// Splits `0..rows` into one band per thread with about the same number of entries each,
 /// given the per-row counts' prefix sums `indptr` (`indptr[r]` entries before row `r`).
 fn row_bands(indptr: &[usize]) -> Vec<Range<usize>> {
-    let rows = indptr.len() - 1;
-    let total = indptr[rows];
-    let bands = rayon::current_num_threads().clamp(1, rows.max(1));
-    let mut out = Vec::with_capacity(bands);
-    let mut start = 0;
-    for b in 1..=bands {
-        let end = if b == bands {
-            rows
-        } else {
-            let target = total / bands * b;
-            indptr.partition_point(|&c| c < target).clamp(start, rows)
-        };
-        if end > start {
-            out.push(start..end);
-        }
-        start = end;
-    }
-    out
+    balanced_bounds(indptr, rayon::current_num_threads())
+        .windows(2)
+        .map(|w| w[0]..w[1])
+        .collect()
 }
 
 /// CSR from parts in any order: a counting sort by row (each thread scatters the

@@ -80,9 +80,24 @@ pub(crate) fn csr_blocks(x: &CsrMatrix, max_blocks: usize) -> Vec<Range<usize>> 
 
 /// Blocks for any matrix: balanced by stored entries (sparse) or cells (dense).
 pub(crate) fn matrix_blocks(m: &Matrix, max_blocks: usize) -> Vec<Range<usize>> {
+    weighted_matrix_blocks(m, max_blocks, 1)
+}
+
+/// [`matrix_blocks`] for a kernel that does `per_entry` units of work per stored entry
+/// (cell) of `m`, such as `k` multiply-adds for a rank-`k` factor: the block count
+/// follows the whole work, so such a kernel splits at fewer entries.
+pub(crate) fn weighted_matrix_blocks(
+    m: &Matrix,
+    max_blocks: usize,
+    per_entry: usize,
+) -> Vec<Range<usize>> {
+    let per_entry = per_entry.max(1);
     match m {
-        Matrix::Dense(d) => uniform_blocks(d.rows(), d.cols(), max_blocks),
-        Matrix::Sparse(s) => csr_blocks(s, max_blocks),
+        Matrix::Dense(d) => uniform_blocks(d.rows(), d.cols() * per_entry, max_blocks),
+        Matrix::Sparse(s) => {
+            let p = s.indptr();
+            weighted_blocks(s.rows(), max_blocks, |i| (p[i + 1] - p[i]) * per_entry + 1)
+        }
     }
 }
 

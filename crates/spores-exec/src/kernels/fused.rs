@@ -19,7 +19,7 @@ use crate::error::{ExecError, Result};
 use crate::kernels::aggregate::{sum_rows, sum_sq};
 use crate::kernels::ew_common::{
     axpy, dot, for_union, map_stored, matrix_blocks, par_dense, row_view, uniform_blocks,
-    with_pattern_of,
+    weighted_matrix_blocks, with_pattern_of, MIN_PAR_WORK,
 };
 use crate::matrix::{DenseMatrix, Matrix, Shape};
 
@@ -53,7 +53,8 @@ fn check_factors(op: &str, x: Shape, u: &DenseMatrix, v: &DenseMatrix) -> Result
 /// `k`-vector that stays in cache) and then one dot with `u_i`.
 fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> f64 {
     let k = u.cols();
-    let blocks = matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS);
+    // Each stored entry costs k multiply-adds.
+    let blocks = weighted_matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS, k);
     if let Matrix::Sparse(csr) = x {
         macro_rules! fixed {
             ($($k:literal)*) => {
@@ -297,6 +298,44 @@ pub fn sddmm(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<Matrix> {
     })
 }
 
+/// `(X * (U %*% t(V))) %*% V` (SystemDS's wdivmm, multiply right) without the dense
+/// product: row `i` of the `m x k` result is `Σ_j x_ij (u_i · v_j) v_j` over the non-zeros
+/// of row `i` of `X`, one rank-`k` dot and one rank-`k` update each.
+///
+/// Errors when `U` is not `m x k` or `V` not `n x k`.
+pub fn wdivmm_mult(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<DenseMatrix> {
+    check_factors("wdivmm_mult", x.shape(), u, v)?;
+    let k = u.cols();
+    let work = (x.nnz() / x.rows().max(1)).max(1) * 2;
+    Ok(par_dense(x.rows(), k, work, |range, out| {
+        for (r, i) in range.enumerate() {
+            let (ui, o) = (u.row(i), &mut out[r * k..(r + 1) * k]);
+            row_view(x, i).for_each_nz(|j, xv| axpy(xv * dot(ui, v.row(j)), v.row(j), o));
+        }
+    }))
+}
+
+/// `sum(X * log(U %*% t(V)))` (SystemDS's wcemm, weighted cross-entropy) in one pass over
+/// the non-zeros of `X`: one rank-`k` dot and one logarithm each; a zero of `X` contributes
+/// nothing even where the product is not positive (cell semantics).
+///
+/// Errors when `U` is not `m x k` or `V` not `n x k`.
+pub fn wcemm(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
+    check_factors("wcemm", x.shape(), u, v)?;
+    let blocks = matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS);
+    Ok(crate::kernels::ew_common::par_sum_blocks(
+        &blocks,
+        |range| {
+            let mut s = 0.0;
+            for i in range {
+                let ui = u.row(i);
+                row_view(x, i).for_each_nz(|j, xv| s += xv * dot(ui, v.row(j)).ln());
+            }
+            s
+        },
+    ))
+}
+
 /// Which weighting of the squared loss [`wsloss`] computes (SystemDS's `wsloss`
 /// variants).
 #[derive(Clone, Copy, Debug)]
@@ -422,7 +461,32 @@ pub fn mmchain(x: &Matrix, v: &DenseMatrix, w: Option<&DenseMatrix>) -> Result<D
             ));
         }
     }
-    let blocks = matrix_blocks(x, rayon::current_num_threads());
+    mmchain_in_blocks(x, v, w, mmchain_blocks(x, n * k))
+}
+
+/// Row blocks of `mmchain` that do not depend on the thread count (so the partial sums
+/// add up in the same order on any machine): enough for the threads to balance even when
+/// one of them is scheduled late, at most one `n x k` accumulator per [`MIN_PAR_WORK`]
+/// entries read, so that summing the accumulators stays small next to the pass over `X`.
+fn mmchain_blocks(x: &Matrix, accumulator: usize) -> Vec<std::ops::Range<usize>> {
+    const MAX_MMCHAIN_BLOCKS: usize = 8;
+    let work = match x {
+        Matrix::Sparse(s) => s.stored(),
+        Matrix::Dense(d) => d.rows() * d.cols(),
+    };
+    let affordable = work / accumulator.max(MIN_PAR_WORK);
+    matrix_blocks(x, affordable.clamp(1, MAX_MMCHAIN_BLOCKS))
+}
+
+/// [`mmchain`] over the given row blocks (covering `0..m` in order), one accumulator
+/// each, summed in block order.
+fn mmchain_in_blocks(
+    x: &Matrix,
+    v: &DenseMatrix,
+    w: Option<&DenseMatrix>,
+    blocks: Vec<std::ops::Range<usize>>,
+) -> Result<DenseMatrix> {
+    let (n, k) = (x.cols(), v.cols());
     // A vector `v` on finite operands (the case of `t(X) %*% (X %*% v)`): the tight loop,
     // where skipping X's stored zeros as the general loop does changes no value.
     let vector = k == 1 && x.all_finite() && v.all_finite() && w.is_none_or(|w| w.all_finite());
@@ -615,6 +679,17 @@ mod tests {
             assert!(got.nnz() <= x.nnz());
         }
 
+        let got = wdivmm_mult(x, &u, &v).unwrap();
+        let want_m = DenseMatrix::from_fn(m, k, |i, p| {
+            (0..n)
+                .map(|j| x.get(i, j) * uv.get(i, j) * v.get(j, p))
+                .sum()
+        });
+        assert!(
+            Matrix::Dense(got).approx_eq(&Matrix::Dense(want_m), RTOL),
+            "wdivmm_mult"
+        );
+
         let want: f64 = xs.iter().zip(uvs).map(|(a, b)| (a - b) * (a - b)).sum();
         close(
             wsloss(x, &u, &v, WeightKind::None).unwrap(),
@@ -680,6 +755,56 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Any split of the rows into blocks gives the single-block answer (up to the order
+    /// of the additions), for vector and wide `v`, with and without weights, on shapes
+    /// with one row, one column or none; and inputs large enough to be split are.
+    #[test]
+    fn mmchain_blocks_match_one_block() {
+        let shapes = [
+            (0, 5),
+            (5, 0),
+            (1, 40),
+            (40, 1),
+            (1, 1),
+            (300, 70),
+            (9000, 40),
+        ];
+        for (m, n) in shapes {
+            for (density, sparse) in [(0.1, true), (1.0, false)] {
+                let x = random(m, n, density, sparse, (m * 31 + n) as u64);
+                for k in [1, 3] {
+                    let v = factor(n, k, 5);
+                    let w = factor(m, 1, 6);
+                    for weights in [None, Some(&w)] {
+                        let one =
+                            mmchain_in_blocks(&x, &v, weights, std::iter::once(0..m).collect())
+                                .unwrap();
+                        let blocks = [
+                            mmchain_blocks(&x, n * k),
+                            uniform_blocks(m, 1, 7),
+                            matrix_blocks(&x, 64),
+                        ];
+                        for split in blocks {
+                            let got = mmchain_in_blocks(&x, &v, weights, split.clone()).unwrap();
+                            assert!(
+                                Matrix::Dense(got).approx_eq(&Matrix::Dense(one.clone()), RTOL),
+                                "{m}x{n} k={k} blocks {split:?}"
+                            );
+                        }
+                        let got = mmchain(&x, &v, weights).unwrap();
+                        assert!(Matrix::Dense(got).approx_eq(&Matrix::Dense(one), RTOL));
+                    }
+                }
+            }
+        }
+        let large = random(9000, 40, 1.0, false, 3);
+        let split = mmchain_blocks(&large, 40);
+        assert!(split.len() > 1, "{split:?}");
+        assert_eq!(split.first().map(|r| r.start), Some(0));
+        assert_eq!(split.last().map(|r| r.end), Some(9000));
+        assert!(split.windows(2).all(|b| b[0].end == b[1].start));
     }
 
     #[test]
@@ -748,6 +873,31 @@ mod tests {
     }
 
     #[test]
+    fn wcemm_sums_x_times_the_log_at_x_non_zeros_only() {
+        let positive = |rows, seed| {
+            let f = factor(rows, 3, seed);
+            DenseMatrix::from_fn(rows, 3, |i, p| f.get(i, p).abs() + 0.1)
+        };
+        for (m, n, density, sparse) in [(40, 30, 0.1, true), (20, 15, 0.6, false)] {
+            let x = random(m, n, density, sparse, 7);
+            let (u, v) = (positive(m, 8), positive(n, 9));
+            let uv = uvt(&u, &v);
+            let want: f64 = (0..m)
+                .flat_map(|i| (0..n).map(move |j| (i, j)))
+                .filter(|&(i, j)| x.get(i, j) != 0.0)
+                .map(|(i, j)| x.get(i, j) * uv.get(i, j).ln())
+                .sum();
+            assert!(want.is_finite() && want != 0.0);
+            close(wcemm(&x, &u, &v).unwrap(), want, "wcemm");
+        }
+        // Where the product is zero the log is -Inf; a zero of X there contributes 0.
+        let x = Matrix::Dense(DenseMatrix::from_vec(1, 2, vec![0.0, 2.0]).unwrap());
+        let u = DenseMatrix::from_vec(1, 1, vec![1.0]).unwrap();
+        let v = DenseMatrix::from_vec(2, 1, vec![0.0, 1.0]).unwrap();
+        assert_eq!(wcemm(&x, &u, &v).unwrap(), 0.0);
+    }
+
+    #[test]
     fn shape_errors() {
         let x = random(4, 3, 0.5, true, 1);
         let u = factor(4, 2, 1);
@@ -762,6 +912,10 @@ mod tests {
         assert!(err.contains("3x4") && err.contains("4x3"), "{err}");
         assert!(wsloss(&x, &u, &v, WeightKind::Pre(&bad_w)).is_err());
         assert!(wsloss_plus(&x, &u, &factor(2, 2, 1)).is_err());
+        let err = wdivmm_mult(&x, &u, &factor(3, 3, 1))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wdivmm_mult") && err.contains("rank"), "{err}");
         assert!(mmchain(&x, &factor(4, 1, 1), None).is_err());
         assert!(mmchain(&x, &factor(3, 1, 1), Some(&factor(3, 1, 1))).is_err());
         assert!(mmchain(&x, &factor(3, 1, 1), Some(&factor(4, 2, 1))).is_err());

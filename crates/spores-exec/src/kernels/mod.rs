@@ -24,4 +24,4 @@ pub mod table;
 pub mod transpose;
 pub mod unary;
 
-pub use matmul::par::zeroed;
+pub use matmul::par::{balanced_bounds, split_rows_mut, zeroed};

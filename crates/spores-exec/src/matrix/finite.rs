@@ -30,25 +30,51 @@ impl FiniteCache {
     }
 }
 
+/// Whether every value is finite, on all threads for large inputs.
+fn all_finite(values: &[f64]) -> bool {
+    const PARALLEL: usize = 1 << 16;
+    if values.len() >= PARALLEL {
+        use rayon::prelude::*;
+        values.par_chunks(PARALLEL).all(finite_dispatch)
+    } else {
+        finite_dispatch(values)
+    }
+}
+
+/// [`values_finite`] in its AVX2 build where the CPU has it (a 64-bit compare is one
+/// instruction there; the portable build emulates it).
+fn finite_dispatch(values: &[f64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports the feature the function is compiled for.
+            return unsafe { values_finite_avx2(values) };
+        }
+    }
+    values_finite(values)
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn values_finite_avx2(values: &[f64]) -> bool {
+    values_finite(values)
+}
+
 /// Whether every value is finite: its exponent bits are not all ones. Tested on the bits
 /// with a branch-free fold (it vectorizes; an early-exit `all`, or a floating-point sum,
-/// does not), a block at a time, on all threads for large inputs.
-fn all_finite(values: &[f64]) -> bool {
+/// does not), a block at a time so a non-finite value stops the scan early. Inlined into
+/// its callers so it is compiled with their target features.
+#[inline(always)]
+pub(crate) fn values_finite(values: &[f64]) -> bool {
     const BLOCK: usize = 4096;
     const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
-    let block_finite = |block: &[f64]| {
+    values.chunks(BLOCK).all(|block| {
         block.iter().fold(0u64, |bad, v| {
             bad | u64::from(v.to_bits() & EXPONENT == EXPONENT)
         }) == 0
-    };
-    if values.len() >= 16 * BLOCK {
-        use rayon::prelude::*;
-        values
-            .par_chunks(16 * BLOCK)
-            .all(|c| c.chunks(BLOCK).all(block_finite))
-    } else {
-        values.chunks(BLOCK).all(block_finite)
-    }
+    })
 }
 
 impl PartialEq for FiniteCache {

@@ -27,6 +27,7 @@ mod dense;
 mod finite;
 mod random;
 mod sparse;
+mod validate;
 
 pub use crate::shape::Shape;
 pub use cells::{Cells, ForeignSlice};

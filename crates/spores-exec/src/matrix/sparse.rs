@@ -2,6 +2,7 @@ use std::sync::Arc;
 
 use crate::error::{ExecError, Result};
 use crate::matrix::finite::FiniteCache;
+use crate::matrix::validate::check_compressed;
 use crate::matrix::{Cells, DenseMatrix, ForeignSlice, Shape};
 
 /// Compressed sparse row matrix.
@@ -36,84 +37,6 @@ pub struct CscMatrix {
     finite: FiniteCache,
 }
 
-fn check_compressed(
-    major: usize,
-    minor: usize,
-    indptr: &[usize],
-    indices: &[u32],
-    values: &[f64],
-) -> Result<()> {
-    if minor > u32::MAX as usize {
-        return Err(ExecError::invalid(format!(
-            "sparse dimension {minor} exceeds the u32 index range"
-        )));
-    }
-    if indptr.len() != major + 1 || indptr[0] != 0 {
-        return Err(ExecError::invalid(format!(
-            "pointer array must have {} entries starting at 0, has {}",
-            major + 1,
-            indptr.len()
-        )));
-    }
-    if indices.len() != values.len() || indptr[major] != indices.len() {
-        return Err(ExecError::invalid(format!(
-            "pointer end {} / {} indices / {} values disagree",
-            indptr[major],
-            indices.len(),
-            values.len()
-        )));
-    }
-    // Validation is a pass over every index of every input the Python bindings hand over,
-    // once per call: the per-line test is branch-free (so it vectorizes) and large inputs
-    // are split over the threads; the first bad line is then found and named.
-    let line_ok = |k: usize| {
-        let (start, end) = (indptr[k], indptr[k + 1]);
-        if start > end || end > indices.len() {
-            return false;
-        }
-        let segment = &indices[start..end];
-        // Each index against its successor, as two shifted slices: this form vectorizes.
-        let increasing = segment.len() < 2
-            || segment[..segment.len() - 1]
-                .iter()
-                .zip(&segment[1..])
-                .fold(0u32, |bad, (a, b)| bad | u32::from(a >= b))
-                == 0;
-        increasing && segment.last().is_none_or(|&last| (last as usize) < minor)
-    };
-    let lines_ok = |lo: usize, hi: usize| (lo..hi).all(line_ok);
-    let all_ok = if indices.len() >= PARALLEL_CHECK_ENTRIES && major > 1 {
-        use rayon::prelude::*;
-        let chunk = major.div_ceil(rayon::current_num_threads().max(1) * 4);
-        (0..major.div_ceil(chunk))
-            .into_par_iter()
-            .all(|c| lines_ok(c * chunk, ((c + 1) * chunk).min(major)))
-    } else {
-        lines_ok(0, major)
-    };
-    if all_ok {
-        return Ok(());
-    }
-    let k = (0..major).find(|&k| !line_ok(k)).unwrap_or(0);
-    let (start, end) = (indptr[k], indptr[k + 1]);
-    if start > end || end > indices.len() {
-        return Err(ExecError::invalid(format!(
-            "pointer array decreases at {k}"
-        )));
-    }
-    if indices[start..end].windows(2).any(|w| w[0] >= w[1]) {
-        return Err(ExecError::invalid(format!(
-            "indices of line {k} are not strictly increasing"
-        )));
-    }
-    Err(ExecError::invalid(format!(
-        "index out of range {minor} in line {k}"
-    )))
-}
-
-/// Inputs with at least this many entries are validated on all threads.
-const PARALLEL_CHECK_ENTRIES: usize = 1 << 16;
-
 macro_rules! compressed_common {
     ($t:ident, $column_major:literal) => {
         impl $t {
@@ -136,7 +59,7 @@ macro_rules! compressed_common {
                 values: Vec<f64>,
             ) -> Result<Self> {
                 let (major, minor) = Self::extents(rows, cols);
-                check_compressed(major, minor, &indptr, &indices, &values)?;
+                check_compressed(major, minor, &indptr, &indices, &values, false)?;
                 Ok($t {
                     rows,
                     cols,
@@ -148,7 +71,8 @@ macro_rules! compressed_common {
             }
 
             /// Validated constructor over index and value arrays that another owner
-            /// keeps (see [`ForeignSlice`]): they are read in place, not copied.
+            /// keeps (see [`ForeignSlice`]): they are read in place, not copied. The
+            /// validating pass also learns whether the values are all finite.
             pub fn from_foreign(
                 rows: usize,
                 cols: usize,
@@ -157,14 +81,15 @@ macro_rules! compressed_common {
                 values: Arc<dyn ForeignSlice<f64>>,
             ) -> Result<Self> {
                 let (major, minor) = Self::extents(rows, cols);
-                check_compressed(major, minor, &indptr, indices.slice(), values.slice())?;
+                let finite =
+                    check_compressed(major, minor, &indptr, indices.slice(), values.slice(), true)?;
                 Ok($t {
                     rows,
                     cols,
                     indptr,
                     indices: Cells::foreign(indices),
                     values: Cells::foreign(values),
-                    finite: FiniteCache::default(),
+                    finite: finite.map_or_else(FiniteCache::default, FiniteCache::known),
                 })
             }
 
@@ -179,9 +104,9 @@ macro_rules! compressed_common {
             ) -> Self {
                 let (major, minor) = Self::extents(rows, cols);
                 debug_assert!(
-                    check_compressed(major, minor, &indptr, &indices, &values).is_ok(),
+                    check_compressed(major, minor, &indptr, &indices, &values, false).is_ok(),
                     "{:?}",
-                    check_compressed(major, minor, &indptr, &indices, &values)
+                    check_compressed(major, minor, &indptr, &indices, &values, false)
                 );
                 $t {
                     rows,

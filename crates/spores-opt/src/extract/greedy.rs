@@ -209,7 +209,10 @@ impl<'a, 's> Greedy<'a, 's> {
                 RNode::F1(f, a) => out.push(Cand::F1(*f, *a)),
                 RNode::F2(f, a, b) => out.push(Cand::F2(*f, *a, *b)),
                 RNode::Pow(a, k) => out.push(Cand::Pow(*a, *k)),
-                RNode::Fused(kind, ix, args) => out.push(Cand::Fused(*kind, *ix, args.clone())),
+                RNode::Fused(kind, ix, args) if reads_fused(*kind) => {
+                    out.push(Cand::Fused(*kind, *ix, args.clone()))
+                }
+                RNode::Fused(..) => {}
                 RNode::Sprop(p) => out.push(Cand::Sprop(*p)),
                 RNode::Rename => {}
             }
@@ -558,7 +561,7 @@ impl<'a, 's> Greedy<'a, 's> {
             Cand::Fused(kind, [i, j, k], args) => {
                 let arg = |n: usize| args.get(n).copied().ok_or("missing fused argument");
                 match kind {
-                    Fused::Wsloss | Fused::WslossPlus | Fused::SddmmSum => {
+                    _ if is_scalar_loss(kind) => {
                         let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
                         let u = self.emit(arg(1)?, (Some(i), Some(k)), d)?;
                         let v = self.emit(arg(2)?, (Some(j), Some(k)), d)?;
@@ -585,9 +588,7 @@ impl<'a, 's> Greedy<'a, 's> {
                             orient(e, (Some(j), Some(k)), want)?
                         }
                     }
-                    Fused::Sddmm | Fused::Sprop => {
-                        return Err(format!("{kind:?} is not a three-index fused node"))
-                    }
+                    _ => return Err(format!("{kind:?} is not read by the table")),
                 }
             }
         })
@@ -605,6 +606,19 @@ impl<'a, 's> Greedy<'a, 's> {
     fn dim_expr(&self, k: Ix) -> Result<LaExpr, String> {
         dim_expr(self.snap, k)
     }
+}
+
+/// A fused node over `X(i,j)`, `U(i,k)`, `V(j,k)` with a scalar result (the losses):
+/// read by their operands' orientations alone.
+fn is_scalar_loss(kind: Fused) -> bool {
+    let op = fused::op(kind);
+    op.fits == fused::X_U_V && op.result == fused::ResultShape::Scalar
+}
+
+/// Whether the table reader lays out the relational fused node `kind` (the scalar
+/// losses, `mmchain`, `tsmm`); an operator it does not is left to the raising rules.
+fn reads_fused(kind: Fused) -> bool {
+    is_scalar_loss(kind) || matches!(kind, Fused::Mmchain | Fused::MmchainW | Fused::Tsmm)
 }
 
 /// The size of index `k` as an LA scalar: a number, or `nrow`/`ncol` of an input

@@ -22,7 +22,7 @@
 //! | `Agg k (Join a b)`, `a` over `i, k`, `b` over `k, j` | `a %*% b` |
 //! | `Bind i j A` / `Bind j i A` | the user's term `A` / `t(A)` |
 //! | `Lit c`, `DimOf k`, `RF1`/`RF2`/`RPow` | constant, size, the custom function |
-//! | fused nodes (`fuse.egg`) | `LWsloss`, `LWslossPlus`, `LSddmm`, `LMmchain(W)`, `LSprop` |
+//! | fused nodes (`fuse.egg`) | their LA constructors (`LWsloss`, `LMmchain`, ...; see [`crate::fused`]) |
 //! | any (`i != j`) | `t(Unbind j i R)`: computed the other way round, transposed once |
 //!
 //! `raised` builds the extraction problem from the LA classes: every LA e-node is a
@@ -592,7 +592,11 @@ impl<'t> Snapshot<'t> {
                 v.sort_unstable();
                 Some(v)
             }
-            RNode::Fused(..) => Some(vec![]),
+            // A scalar result has no free index; any other operator's schema is left to
+            // the class's other nodes.
+            RNode::Fused(kind, ..) => {
+                (fused::op(*kind).result == fused::ResultShape::Scalar).then(Vec::new)
+            }
             RNode::Rename => None,
         }
     }

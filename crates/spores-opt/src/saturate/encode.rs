@@ -278,7 +278,13 @@ impl Encoder {
                     Some(f) => f,
                     None => {
                         self.tables.funcs.push(name.clone());
-                        self.tables.funcs.len() - 1
+                        let f = self.tables.funcs.len() - 1;
+                        self.ops.push(Op::Set(
+                            "fname",
+                            vec![Arg::I64(f as i64)],
+                            Arg::Str(name.clone()),
+                        ));
+                        f
                     }
                 } as i64;
                 match args.as_slice() {

@@ -5,7 +5,8 @@ untouched and the engine reads it in place; other dtypes (integers, booleans, fl
 converted (one copy), non-contiguous arrays are copied once by the native side, and a 1-D
 array is a column vector (a view). Sparse inputs (any SciPy sparse matrix or array) are
 converted to canonical CSR (`tocsr` copies unless they are CSR already) and handed over as
-their index and value arrays, which the engine copies into its own CSR layout.
+their index and value arrays: int32 column indices and float64 values are read in place,
+row pointers and int64 indices are converted (see the native `convert` module).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
 
 
 def is_sparse(value) -> bool:
@@ -42,7 +46,8 @@ def sparse_input(value) -> tuple:
     """The canonical CSR parts of a SciPy sparse matrix or array."""
     if value.ndim != 2:
         raise ValueError(f"spores matrices are 2-D, got a sparse array of shape {value.shape}")
-    csr = value.tocsr()
+    # CSR already (the common case) skips `tocsr`'s layers of calls.
+    csr = value if type(value) in _CSR_TYPES else value.tocsr()
     if not csr.has_canonical_format:
         csr = csr.copy()
         csr.sum_duplicates()

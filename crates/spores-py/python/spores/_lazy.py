@@ -97,7 +97,12 @@ class Matrix:
         self._payload = payload
         self._args = args
         self.shape = shape
-        self._sparse_array = sparse_array or any(a._sparse_array for a in args)
+        if not sparse_array:
+            for a in args:  # a loop, not any(...): this runs for every node built
+                if a._sparse_array:
+                    sparse_array = True
+                    break
+        self._sparse_array = sparse_array
 
     # -- construction ---------------------------------------------------------------------
 
@@ -234,18 +239,15 @@ def matrix(value) -> Matrix:
     column vector."""
     if isinstance(value, Matrix):
         return value
+    if type(value) is np.ndarray and value.ndim == 2 and value.dtype == np.float64:
+        # What `dense_input` returns unchanged, without its checks.
+        return Matrix("leaf", value, (), (int(value.shape[0]), int(value.shape[1])))
     if _convert.is_sparse(value):
         data = _convert.sparse_input(value)
-        sparse_array = not isinstance(value, _sparse_matrix_type())
+        sparse_array = not isinstance(value, _convert.sp.spmatrix)
         return Matrix("leaf", data, (), (data[1], data[2]), sparse_array)
     array = _convert.dense_input(value)
     return Matrix("leaf", array, (), (int(array.shape[0]), int(array.shape[1])))
-
-
-def _sparse_matrix_type():
-    import scipy.sparse as sp
-
-    return sp.spmatrix
 
 
 def _unary(name: str, x) -> Matrix:
@@ -327,73 +329,86 @@ def _emit(roots: list[Matrix]):
 
     Iterative post-order (deep chains must not hit Python's recursion limit); a node used
     more than once is assigned to a variable so the text stays linear in the DAG's size.
-    Leaves wrapping the same array are one input.
+    Leaves wrapping the same array (or SciPy matrix) are one input. Runs on every `compute()`, so it keeps
+    to one dictionary per pass and no per-node generators.
     """
     uses: dict[int, int] = {}
     order: list[Matrix] = []
-    seen: set[int] = set()
-    stack: list[tuple[Matrix, bool]] = [(r, False) for r in reversed(roots)]
+    # Post-order without recursion: a node is pushed, then pushed again as `None, node`
+    # once its arguments are on the stack, and emitted when that marker comes back.
+    stack: list = list(reversed(roots))
+    pop, push = stack.pop, stack.append
     while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
+        node = pop()
+        if node is None:
+            order.append(pop())
             continue
-        uses[id(node)] = uses.get(id(node), 0) + 1
-        if id(node) in seen:
+        key = id(node)
+        if key in uses:
+            uses[key] += 1
             continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for a in reversed(node._args):
-            stack.append((a, False))
+        uses[key] = 1
+        push(node)
+        push(None)
+        args = node._args
+        if args:
+            stack.extend(reversed(args))
     inputs: dict[str, object] = {}
-    leaf_names: dict[int, str] = {}
-    text_of: dict[int, str] = {}
-    depth_of: dict[int, int] = {}  # parenthesis depth of a node's text
+    leaf_names: dict = {}  # array identity -> input name
+    # id -> (text, parenthesis depth of the text)
+    emitted: dict[int, tuple[str, int]] = {}
     lines: list[str] = []
-    temps = 0
     for node in order:
         kind = node._kind
         if kind == "leaf":
-            key = id(node._payload)
+            payload = node._payload
+            # Two wrappings of one SciPy matrix hold the same arrays in fresh tuples: one
+            # input, so the optimizer sees that `X.T @ (X @ v)` reads one X.
+            key = (
+                (payload[1], payload[2], id(payload[3]), id(payload[4]), id(payload[5]))
+                if type(payload) is tuple
+                else id(payload)
+            )
             name = leaf_names.get(key)
             if name is None:
                 name = f"X{len(leaf_names)}"
                 leaf_names[key] = name
-                inputs[name] = node._payload
-            text_of[id(node)] = name
-            depth_of[id(node)] = 0
+                inputs[name] = payload
+            emitted[id(node)] = (name, 0)
             continue
         if kind == "const":
             lit = _literal(node._payload)
             if lit is None:
                 lit = f"C{len(inputs)}"
                 inputs[lit] = node._payload
-            text_of[id(node)] = lit
-            depth_of[id(node)] = 0
+            emitted[id(node)] = (lit, 0)
             continue
-        args = [text_of[id(a)] for a in node._args]
-        depth = 1 + max(depth_of[id(a)] for a in node._args)
+        args = node._args
+        first, depth = emitted[id(args[0])]
+        if len(args) == 2:
+            second, second_depth = emitted[id(args[1])]
+            if second_depth > depth:
+                depth = second_depth
+        depth += 1
         if kind == "bin":
-            expr = f"({args[0]} {node._payload} {args[1]})"
-        elif kind == "un":
-            expr = f"(-{args[0]})" if node._payload == "-" else f"{node._payload}({args[0]})"
+            expr = f"({first} {node._payload} {second})"
         elif kind == "matmul":
-            expr = f"({args[0]} %*% {args[1]})"
+            expr = f"({first} %*% {second})"
         elif kind == "t":
-            expr = f"t({args[0]})"
+            expr = f"t({first})"
+        elif kind == "un":
+            expr = f"(-{first})" if node._payload == "-" else f"{node._payload}({first})"
+        elif len(args) == 2:  # "call" with two arguments
+            expr = f"{node._payload}({first}, {second})"
         else:  # "agg", "call"
-            expr = f"{node._payload}({', '.join(args)})"
-        if uses[id(node)] > 1 or depth >= _MAX_DEPTH:
-            name = f"T{temps}"
-            temps += 1
+            expr = f"{node._payload}({first})"
+        if depth >= _MAX_DEPTH or uses[id(node)] > 1:
+            name = f"T{len(lines)}"
             lines.append(f"{name} = {expr}")
             expr, depth = name, 0
-        text_of[id(node)] = expr
-        depth_of[id(node)] = depth
-    outputs = []
+        emitted[id(node)] = (expr, depth)
     for i, r in enumerate(roots):
-        lines.append(f"R{i} = {text_of[id(r)]}")
-        outputs.append(f"R{i}")
+        lines.append(f"R{i} = {emitted[id(r)][0]}")
     return "\n".join(lines) + "\n", inputs
 
 

@@ -351,83 +351,184 @@ pub(super) fn bound(dcs: &[DegreeConstraint], dims: &[usize]) -> f64 {
         return 0.0;
     }
     let full = u64::MAX >> (64 - n);
-    let mut edges: Vec<(u64, u64, f64)> =
-        dcs.iter().map(|dc| (dc.x, dc.y, dc.d.max(1.0))).collect();
-    for (k, &d) in dims.iter().enumerate() {
-        edges.push((1 << k, 0, d.max(1) as f64));
+    if n <= SMALL_ORDER {
+        return small_cheapest_path(dcs, dims, full).unwrap_or_else(|| cells_of(full, dims));
     }
+    let mut edges: Vec<(u64, u64, f64)> = Vec::with_capacity(dcs.len() + n);
+    edges.extend(dcs.iter().map(|dc| (dc.x, dc.y, dc.d.max(1.0))));
+    edges.extend((0..n).map(|k| (1 << k, 0, dims[k].max(1) as f64)));
     // Up to 16 indices the distances live in an array over all index sets (this search runs
     // for every query the logical optimizer prices: with a hash map it was a fifth of the
     // star-join programs' optimization time); above, Fx hashing.
-    if n <= 16 {
-        let mut dist = vec![f64::INFINITY; 1usize << n];
-        let mut heap = BinaryHeap::new();
-        dist[0] = 1.0;
-        heap.push(Node(1.0, 0));
-        while let Some(Node(cost, set)) = heap.pop() {
-            if set == full {
-                return cost;
-            }
-            if dist[set as usize] < cost {
+    let reached = if n <= 16 {
+        cheapest_path(&edges, full, vec![f64::INFINITY; 1usize << n])
+    } else {
+        cheapest_path(&edges, full, rustc_hash::FxHashMap::default())
+    };
+    reached.unwrap_or_else(|| cells_of(full, dims))
+}
+
+/// Up to this many indices the bound runs without allocating: the optimizers price hundreds
+/// of small intermediates per query (one or two indices for most), where building the edge
+/// list and the heap cost more than the search.
+const SMALL_ORDER: usize = 4;
+
+/// [`cheapest_path`] over at most 16 index sets on the stack: Dijkstra picking the nearest
+/// unsettled set by a scan, with the constraints and each index's domain as the edges.
+fn small_cheapest_path(dcs: &[DegreeConstraint], dims: &[usize], full: u64) -> Option<f64> {
+    let mut dist = [f64::INFINITY; 1 << SMALL_ORDER];
+    let mut settled = 0u32;
+    dist[0] = 1.0;
+    loop {
+        let set = (0..=full)
+            .filter(|&s| settled & (1 << s) == 0 && dist[s as usize].is_finite())
+            .min_by(|&a, &b| dist[a as usize].total_cmp(&dist[b as usize]))?;
+        let cost = dist[set as usize];
+        if set == full {
+            return Some(cost);
+        }
+        settled |= 1 << set;
+        let domains = dims
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| (1u64 << k, 0u64, d.max(1) as f64));
+        let constraints = dcs.iter().map(|dc| (dc.x, dc.y, dc.d.max(1.0)));
+        for (x, y, w) in constraints.chain(domains) {
+            if y & !set != 0 || x & !set == 0 {
                 continue;
             }
-            for &(x, y, w) in &edges {
-                if y & !set != 0 || x & !set == 0 {
-                    continue;
-                }
-                let next = set | x;
-                let c = cost * w;
-                if c < dist[next as usize] {
-                    dist[next as usize] = c;
-                    heap.push(Node(c, next));
-                }
-            }
+            let next = (set | x) as usize;
+            dist[next] = dist[next].min(cost * w);
         }
-        return cells_of(full, dims);
     }
-    let mut dist: rustc_hash::FxHashMap<u64, f64> = rustc_hash::FxHashMap::default();
+}
+
+/// Best distances found so far, by index set (infinite until reached).
+trait Distances {
+    fn get(&self, set: u64) -> f64;
+    fn set(&mut self, set: u64, d: f64);
+}
+
+impl Distances for Vec<f64> {
+    fn get(&self, set: u64) -> f64 {
+        self[set as usize]
+    }
+    fn set(&mut self, set: u64, d: f64) {
+        self[set as usize] = d;
+    }
+}
+
+impl Distances for rustc_hash::FxHashMap<u64, f64> {
+    fn get(&self, set: u64) -> f64 {
+        self.get(&set).copied().unwrap_or(f64::INFINITY)
+    }
+    fn set(&mut self, set: u64, d: f64) {
+        self.insert(set, d);
+    }
+}
+
+/// Dijkstra from the empty index set to `full` over `edges` `(x, y, w)`: from a set holding
+/// `y` to its union with `x`, multiplying by `w`. Degrees multiply along a path and none is
+/// below 1, so Dijkstra on products is exact (and keeps integer bounds integral, unlike
+/// summing logarithms). `None` when `full` is unreachable.
+fn cheapest_path(edges: &[(u64, u64, f64)], full: u64, mut dist: impl Distances) -> Option<f64> {
     let mut heap = BinaryHeap::new();
-    // Degrees multiply along a path; all are >= 1, so Dijkstra on products is exact (and
-    // keeps integer bounds integral, unlike summing logarithms).
-    dist.insert(0, 1.0);
+    dist.set(0, 1.0);
     heap.push(Node(1.0, 0));
     while let Some(Node(cost, set)) = heap.pop() {
         if set == full {
-            return cost;
+            return Some(cost);
         }
-        if dist.get(&set).is_some_and(|&d| d < cost) {
+        if dist.get(set) < cost {
             continue;
         }
-        for &(x, y, w) in &edges {
+        for &(x, y, w) in edges {
             if y & !set != 0 || x & !set == 0 {
                 continue;
             }
             let next = set | x;
             let c = cost * w;
-            if dist.get(&next).is_none_or(|&d| c < d) {
-                dist.insert(next, c);
+            if c < dist.get(next) {
+                dist.set(next, c);
                 heap.push(Node(c, next));
             }
         }
     }
-    cells_of(full, dims)
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The one-pass matrix statistics equal the sorting ones on pseudo-random patterns
-    /// (skewed rows, empty rows and columns, a single entry, none).
-    #[test]
-    fn matrix_degrees_in_one_pass_equal_the_sorted_ones() {
-        let mut state = 7u64;
-        let mut next = |m: u64| {
+    /// A seeded generator of numbers below its argument (a linear congruential step).
+    fn below(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut state = seed;
+        move |m| {
             state = state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (state >> 33) % m
-        };
+        }
+    }
+
+    /// The array and the hash-map distances find the same bound (the map serves above 16
+    /// indices; a path of degree constraints over 10 indices exercises both).
+    #[test]
+    fn both_distance_stores_find_the_same_bound() {
+        let n = 10;
+        let full = (1u64 << n) - 1;
+        let mut edges: Vec<(u64, u64, f64)> = (0..n).map(|k| (1 << k, 0, 50.0)).collect();
+        // D(i_{k+1} | i_k) = k + 2, and D(i_0) = 3: the chain bound is 3 * 2 * 3 * ... * 10.
+        edges.extend((0..n - 1).map(|k| (1u64 << (k + 1), 1u64 << k, k as f64 + 2.0)));
+        edges.push((1, 0, 3.0));
+        let want: f64 = 3.0 * (2..=10).map(f64::from).product::<f64>();
+        let array = cheapest_path(&edges, full, vec![f64::INFINITY; 1 << n]);
+        let map = cheapest_path(&edges, full, rustc_hash::FxHashMap::default());
+        assert_eq!(array, Some(want));
+        assert_eq!(map, Some(want));
+        assert_eq!(
+            cheapest_path(&edges[..n], full | 1 << n, vec![f64::INFINITY; 2 << n]),
+            None
+        );
+    }
+
+    /// The allocation-free search for few indices finds the bound the general one finds, on
+    /// pseudo-random constraints over 1 to 4 indices (some unreachable without domains).
+    #[test]
+    fn the_small_search_agrees_with_the_general_one() {
+        let mut next = below(11);
+        for trial in 0..500 {
+            let n = 1 + trial % SMALL_ORDER;
+            let full = (1u64 << n) - 1;
+            let dims: Vec<usize> = (0..n).map(|_| 1 + next(40) as usize).collect();
+            let dcs: Vec<DegreeConstraint> = (0..next(8))
+                .map(|_| DegreeConstraint {
+                    x: 1 + next(full),
+                    y: next(full + 1),
+                    d: 1.0 + next(30) as f64,
+                })
+                .map(|dc| DegreeConstraint {
+                    y: dc.y & !dc.x,
+                    ..dc
+                })
+                .collect();
+            let mut edges: Vec<(u64, u64, f64)> = dcs.iter().map(|dc| (dc.x, dc.y, dc.d)).collect();
+            edges.extend((0..n).map(|k| (1u64 << k, 0, dims[k] as f64)));
+            let general = cheapest_path(&edges, full, vec![f64::INFINITY; 1 << n]);
+            assert_eq!(
+                small_cheapest_path(&dcs, &dims, full),
+                general,
+                "{dcs:?} {dims:?}"
+            );
+        }
+    }
+
+    /// The one-pass matrix statistics equal the sorting ones on pseudo-random patterns
+    /// (skewed rows, empty rows and columns, a single entry, none).
+    #[test]
+    fn matrix_degrees_in_one_pass_equal_the_sorted_ones() {
+        let mut next = below(7);
         for (rows, cols, entries) in [
             (50, 40, 300),
             (5, 1000, 900),

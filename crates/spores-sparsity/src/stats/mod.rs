@@ -281,17 +281,11 @@ impl TensorStats {
         out: &[(Idx, usize)],
         fill: f64,
     ) -> Result<TensorStats, StatsError> {
-        let (idxs, dims) = sorted_idx_dims(out)?;
-        let est = annihilating
-            .first()
-            .map(|s| s.estimator())
-            .unwrap_or_default();
-        let kind = match est {
-            Estimator::Uniform => uniform::conjunction(annihilating, &dims),
+        Self::combine(annihilating, out, fill, |est, idxs, dims| match est {
+            Estimator::Uniform => uniform::conjunction(annihilating, dims),
             Estimator::DensityBound => bound::conjunction(annihilating),
-            Estimator::Chain => chain::conjunction(annihilating, &idxs, &dims),
-        };
-        Ok(TensorStats::new(idxs, dims, fill, kind))
+            Estimator::Chain => chain::conjunction(annihilating, idxs, dims),
+        })
     }
 
     /// Function 3: a non-annihilating `Map` over `out`: non-fill where any child is.
@@ -300,13 +294,24 @@ impl TensorStats {
         out: &[(Idx, usize)],
         fill: f64,
     ) -> Result<TensorStats, StatsError> {
+        Self::combine(children, out, fill, |est, idxs, dims| match est {
+            Estimator::Uniform => uniform::disjunction(children, idxs, dims),
+            Estimator::DensityBound => bound::disjunction(children),
+            Estimator::Chain => chain::disjunction(children, idxs, dims),
+        })
+    }
+
+    /// Stats over `out` (sorted) whose kind `kind_of` derives, under the children's
+    /// estimator, from the sorted indices and dimensions.
+    fn combine(
+        children: &[&TensorStats],
+        out: &[(Idx, usize)],
+        fill: f64,
+        kind_of: impl FnOnce(Estimator, &[Idx], &[usize]) -> Kind,
+    ) -> Result<TensorStats, StatsError> {
         let (idxs, dims) = sorted_idx_dims(out)?;
         let est = children.first().map(|s| s.estimator()).unwrap_or_default();
-        let kind = match est {
-            Estimator::Uniform => uniform::disjunction(children, &idxs, &dims),
-            Estimator::DensityBound => bound::disjunction(children),
-            Estimator::Chain => chain::disjunction(children, &idxs, &dims),
-        };
+        let kind = kind_of(est, &idxs, &dims);
         Ok(TensorStats::new(idxs, dims, fill, kind))
     }
 

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::fibertree::{FiberTensor, FILL};
+use super::fibertree::{FiberTensor, Level, FILL};
 use super::intersect;
 use crate::plan_ast::{AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Protocol};
 use crate::TensorError;
@@ -835,16 +835,13 @@ pub fn execute_query<'a>(
             }
         }
     }
-    let formats: Vec<LevelFormat> = (0..order)
-        .map(|m| {
-            q.output_formats
-                .get(m)
-                .copied()
-                .unwrap_or(LevelFormat::SortedList)
-        })
-        .collect();
+    // Levels the plan does not name are sorted lists (`from_sorted`'s default).
     Ok(FiberTensor::from_sorted(
-        &out_dims, &coords, &vals, out_fill, &formats,
+        &out_dims,
+        &coords,
+        &vals,
+        out_fill,
+        &q.output_formats,
     ))
 }
 
@@ -1082,6 +1079,13 @@ fn level(plan: &Plan, st: &mut State, d: usize) {
     account_skipped(plan, st, d, len);
 }
 
+/// The level `bind` walks and its parent position under the current outer coordinates.
+#[inline(always)]
+fn bound_level<'p>(plan: &'p Plan, st: &State, bind: &Bind) -> (&'p Level, usize) {
+    let level = &plan.accs[bind.access].tensor.levels[bind.mode];
+    (level, st.pos[bind.access][bind.mode])
+}
+
 /// How many coordinates level `d` walks under the current outer coordinates (a union's
 /// coordinates are left in `st.union_buf[d]` for [`walk_range`]).
 fn walk_len(plan: &Plan, st: &mut State, d: usize) -> usize {
@@ -1089,8 +1093,7 @@ fn walk_len(plan: &Plan, st: &mut State, d: usize) -> usize {
     match &lp.walk {
         Walk::Leader(b) => {
             let bind = &lp.binds[*b];
-            let level = &plan.accs[bind.access].tensor.levels[bind.mode];
-            let parent = st.pos[bind.access][bind.mode];
+            let (level, parent) = bound_level(plan, st, bind);
             if parent == FILL {
                 0
             } else if level.format == LevelFormat::Dense {
@@ -1104,9 +1107,7 @@ fn walk_len(plan: &Plan, st: &mut State, d: usize) -> usize {
             coords.clear();
             let mut dense = false;
             for &b in list {
-                let bind = &lp.binds[b];
-                let level = &plan.accs[bind.access].tensor.levels[bind.mode];
-                let parent = st.pos[bind.access][bind.mode];
+                let (level, parent) = bound_level(plan, st, &lp.binds[b]);
                 if parent == FILL {
                     continue;
                 }
@@ -1131,9 +1132,8 @@ fn walk_len(plan: &Plan, st: &mut State, d: usize) -> usize {
             // The driver: the shortest fiber under the current parents (0 if one is empty).
             let mut best = (usize::MAX, 0usize);
             for (f, &b) in fibers.iter().enumerate() {
-                let bind = &lp.binds[b];
-                let level = &plan.accs[bind.access].tensor.levels[bind.mode];
-                let len = level.fiber(st.pos[bind.access][bind.mode]).len();
+                let (level, parent) = bound_level(plan, st, &lp.binds[b]);
+                let len = level.fiber(parent).len();
                 if len < best.0 {
                     best = (len, f);
                 }
@@ -1151,8 +1151,7 @@ fn walk_range(plan: &Plan, st: &mut State, d: usize, lo: usize, hi: usize) {
     match &lp.walk {
         Walk::Leader(b) => {
             let bind = &lp.binds[*b];
-            let level = &plan.accs[bind.access].tensor.levels[bind.mode];
-            let parent = st.pos[bind.access][bind.mode];
+            let (level, parent) = bound_level(plan, st, bind);
             if parent == FILL {
                 return;
             }
@@ -1306,7 +1305,7 @@ fn walk_intersection(
         if outer == 0.0 {
             return;
         }
-        let mut values: [(&[f64], usize, &super::fibertree::Level); intersect::MAX_FIBERS] =
+        let mut values: [(&[f64], usize, &Level); intersect::MAX_FIBERS] =
             [(&[], 0, &plan.accs[0].tensor.levels[0]); intersect::MAX_FIBERS];
         for (f, &b) in fibers.iter().enumerate() {
             let bind = &lp.binds[b];

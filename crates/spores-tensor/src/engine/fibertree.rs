@@ -114,7 +114,8 @@ impl FiberTensor {
     }
 
     /// Builds a fibertree from entries sorted lexicographically by coordinates (in storage
-    /// mode order) without duplicates. `coords` holds `order` coordinates per entry.
+    /// mode order) without duplicates. `coords` holds `order` coordinates per entry. A level
+    /// `formats` does not name is a sorted list.
     pub fn from_sorted(
         dims: &[usize],
         coords: &[u32],

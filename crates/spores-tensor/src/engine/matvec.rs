@@ -12,6 +12,12 @@
 //! and order-1 all-dense accesses of its indices; the aggregate is `sum` over the matrix's
 //! indices that are not the (at most one) output index.
 
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use spores_exec::kernels::{balanced_bounds, split_rows_mut, zeroed};
+
 use super::fibertree::FiberTensor;
 use super::scan::times;
 use crate::plan_ast::{AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
@@ -117,39 +123,65 @@ pub fn weighted_sum<'a>(
             xs => xs.iter().fold(vals[k], |v, x| times(v, x[c])),
         }
     };
+    // Each worker takes a block of rows; below a few cache-sized blocks of entries the pass
+    // is too short to pay for waking a second core.
+    let blocks = if idx.len() >= PARALLEL_ENTRIES {
+        rayon::current_num_threads().max(1)
+    } else {
+        1
+    };
+    let bounds = balanced_bounds(&ptr[..=rows], blocks);
+    let row_blocks: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
+    let weighted_row = |r: usize| -> f64 {
+        let w = row_weight(r);
+        if w == 0.0 {
+            return 0.0; // annihilates the row (every product is 0)
+        }
+        (ptr[r]..ptr[r + 1]).map(|k| times(w, entry(k))).sum()
+    };
     let result = match out {
         None => {
-            let mut total = 0.0;
-            for r in 0..rows {
-                let w = row_weight(r);
-                if w == 0.0 {
-                    continue; // annihilates the row (every product is 0)
-                }
-                total += (ptr[r]..ptr[r + 1])
-                    .map(|k| times(w, entry(k)))
-                    .sum::<f64>();
-            }
-            FiberTensor::from_sorted(&[], &[], &[total], 0.0, &[])
+            // Block totals added in block order: the same sum for the same thread count.
+            let totals: Vec<f64> = row_blocks
+                .par_iter()
+                .map(|b| b.clone().map(weighted_row).sum())
+                .collect();
+            FiberTensor::from_sorted(&[], &[], &[totals.iter().sum()], 0.0, &[])
         }
         Some(Along::Rows) => {
-            let mut y = spores_exec::kernels::zeroed(rows);
-            for (r, y) in y.iter_mut().enumerate() {
-                let w = row_weight(r);
-                if w != 0.0 {
-                    *y = (ptr[r]..ptr[r + 1]).map(|k| times(w, entry(k))).sum();
-                }
-            }
+            let mut y = zeroed(rows);
+            split_rows_mut(&mut y, 1, &bounds)
+                .into_par_iter()
+                .for_each(|(first, part)| {
+                    for (r, y) in (first..).zip(part.iter_mut()) {
+                        *y = weighted_row(r);
+                    }
+                });
             FiberTensor::dense(&[rows], y, 0.0)
         }
         Some(Along::Cols) => {
-            let mut y = spores_exec::kernels::zeroed(cols);
-            for r in 0..rows {
-                let w = row_weight(r);
-                if w == 0.0 {
-                    continue;
-                }
-                for k in ptr[r]..ptr[r + 1] {
-                    y[idx[k] as usize] += times(w, entry(k));
+            // A private column vector per block (scattered writes), added in block order.
+            let partials: Vec<Vec<f64>> = row_blocks
+                .par_iter()
+                .map(|b| {
+                    let mut y = zeroed(cols);
+                    for r in b.clone() {
+                        let w = row_weight(r);
+                        if w == 0.0 {
+                            continue;
+                        }
+                        for k in ptr[r]..ptr[r + 1] {
+                            y[idx[k] as usize] += times(w, entry(k));
+                        }
+                    }
+                    y
+                })
+                .collect();
+            let mut parts = partials.into_iter();
+            let mut y = parts.next().unwrap_or_else(|| zeroed(cols));
+            for p in parts {
+                for (a, b) in y.iter_mut().zip(p) {
+                    *a += b;
                 }
             }
             FiberTensor::dense(&[cols], y, 0.0)
@@ -157,3 +189,6 @@ pub fn weighted_sum<'a>(
     };
     Some(Ok(result))
 }
+
+/// Stored entries from which a weighted pass is split across the workers.
+const PARALLEL_ENTRIES: usize = 1 << 17;

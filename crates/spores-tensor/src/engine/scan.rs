@@ -392,16 +392,12 @@ fn scan_with<'a>(
         }
         values.push(v);
     }
-    let formats: Vec<LevelFormat> = (0..out_dims.len())
-        .map(|m| {
-            q.output_formats
-                .get(m)
-                .copied()
-                .unwrap_or(LevelFormat::SortedList)
-        })
-        .collect();
     Some(Ok(Scanned::Tensor(FiberTensor::from_sorted(
-        &out_dims, &coords, &values, out_fill, &formats,
+        &out_dims,
+        &coords,
+        &values,
+        out_fill,
+        &q.output_formats,
     ))))
 }
 

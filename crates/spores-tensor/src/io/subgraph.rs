@@ -65,17 +65,10 @@ pub fn read_data_graph(path: &Path) -> Result<DataGraph, TensorError> {
     let gcare = header_is_gcare(&text);
     let mut vertex_labels: BTreeMap<u32, Vec<i64>> = BTreeMap::new();
     let mut edges: BTreeSet<(u32, u32)> = BTreeSet::new();
-    for (k, line) in text.lines().enumerate() {
-        let lineno = k + 1;
-        let f: Vec<&str> = line.split_whitespace().collect();
-        match f.first().copied() {
-            None | Some("t") => {}
-            Some("v") => {
-                if f.len() < 3 {
-                    return Err(line_error(path, lineno, "expected `v ID LABEL ...`"));
-                }
-                let id = vertex_id(path, lineno, f[1])?;
-                let labels = if gcare { &f[2..] } else { &f[2..3] };
+    for_each_record(path, &text, |lineno, record| {
+        match record {
+            Record::Vertex { id, labels } => {
+                let labels = if gcare { labels } else { &labels[..1] };
                 let labels = labels
                     .iter()
                     .map(|s| int(path, lineno, s, "label"))
@@ -88,15 +81,8 @@ pub fn read_data_graph(path: &Path) -> Result<DataGraph, TensorError> {
                     ));
                 }
             }
-            Some("e") => {
-                if f.len() < 3 {
-                    return Err(line_error(path, lineno, "expected `e SRC DST [LABEL]`"));
-                }
-                let (u, v) = (
-                    vertex_id(path, lineno, f[1])?,
-                    vertex_id(path, lineno, f[2])?,
-                );
-                if let Some(l) = f.get(3) {
+            Record::Edge { u, v, label } => {
+                if let Some(l) = label {
                     if int(path, lineno, l, "edge label")? != 0 {
                         return Err(line_error(
                             path,
@@ -109,15 +95,9 @@ pub fn read_data_graph(path: &Path) -> Result<DataGraph, TensorError> {
                     edges.insert((u.min(v), u.max(v)));
                 }
             }
-            Some(other) => {
-                return Err(line_error(
-                    path,
-                    lineno,
-                    format!("unknown record `{other}` (expected t, v or e)"),
-                ))
-            }
         }
-    }
+        Ok(())
+    })?;
     let n = vertex_labels
         .keys()
         .next_back()
@@ -150,12 +130,7 @@ impl DataGraph {
                 vertex_labels.len()
             )));
         }
-        let mut entries = Vec::with_capacity(edges.len() * 2);
-        for &(u, v) in &edges {
-            entries.push((vec![u, v], 1.0));
-            entries.push((vec![v, u], 1.0));
-        }
-        let adjacency = CooTensor::from_entries(vec![vertices, vertices], entries, 0.0)?;
+        let adjacency = CooTensor::undirected_graph(vertices, edges.iter().copied())?;
         let mut by_label: BTreeMap<i64, Vec<(Vec<u32>, f64)>> = BTreeMap::new();
         for (v, labels) in vertex_labels.iter().enumerate() {
             for &l in labels {
@@ -197,6 +172,58 @@ impl DataGraph {
     }
 }
 
+/// One `v` or `e` line of a graph file, its ids parsed.
+enum Record<'a> {
+    /// `v ID LABEL ...`: the fields after the id (at least one).
+    Vertex { id: u32, labels: &'a [&'a str] },
+    /// `e SRC DST [LABEL]`.
+    Edge {
+        u: u32,
+        v: u32,
+        label: Option<&'a str>,
+    },
+}
+
+/// Calls `visit` with each record of a graph file and its line number, skipping blank and
+/// `t` (header) lines; a short or unknown record is an error naming the line.
+fn for_each_record(
+    path: &Path,
+    text: &str,
+    mut visit: impl FnMut(usize, Record) -> Result<(), TensorError>,
+) -> Result<(), TensorError> {
+    for (k, line) in text.lines().enumerate() {
+        let lineno = k + 1;
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let record = match f.first().copied() {
+            None | Some("t") => continue,
+            Some("v") if f.len() < 3 => {
+                return Err(line_error(path, lineno, "expected `v ID LABEL ...`"))
+            }
+            Some("v") => Record::Vertex {
+                id: vertex_id(path, lineno, f[1])?,
+                labels: &f[2..],
+            },
+            Some("e") if f.len() < 3 => {
+                return Err(line_error(path, lineno, "expected `e SRC DST [LABEL]`"))
+            }
+            Some("e") => Record::Edge {
+                u: vertex_id(path, lineno, f[1])?,
+                v: vertex_id(path, lineno, f[2])?,
+                label: f.get(3).copied(),
+            },
+            Some(other) => {
+                return Err(line_error(
+                    path,
+                    lineno,
+                    format!("unknown record `{other}` (expected t, v or e)"),
+                ))
+            }
+        };
+        visit(lineno, record)?;
+    }
+    Ok(())
+}
+
 fn vertex_id(path: &Path, line: usize, s: &str) -> Result<u32, TensorError> {
     s.parse::<u32>()
         .map_err(|_| line_error(path, line, format!("malformed vertex id `{s}`")))
@@ -207,27 +234,13 @@ pub fn read_query_graph(path: &Path) -> Result<QueryGraph, TensorError> {
     let text = read_text(path)?;
     let mut labels: BTreeMap<u32, Option<i64>> = BTreeMap::new();
     let mut edges: Vec<(u32, u32)> = vec![];
-    for (k, line) in text.lines().enumerate() {
-        let lineno = k + 1;
-        let f: Vec<&str> = line.split_whitespace().collect();
-        match f.first().copied() {
-            None | Some("t") => {}
-            Some("v") => {
-                if f.len() < 3 {
-                    return Err(line_error(path, lineno, "expected `v ID LABEL ...`"));
-                }
-                let id = vertex_id(path, lineno, f[1])?;
-                let l = int(path, lineno, f[2], "label")?;
+    for_each_record(path, &text, |lineno, record| {
+        match record {
+            Record::Vertex { id, labels: fields } => {
+                let l = int(path, lineno, fields[0], "label")?;
                 labels.insert(id, (l != -1).then_some(l));
             }
-            Some("e") => {
-                if f.len() < 3 {
-                    return Err(line_error(path, lineno, "expected `e SRC DST [LABEL]`"));
-                }
-                let (u, v) = (
-                    vertex_id(path, lineno, f[1])?,
-                    vertex_id(path, lineno, f[2])?,
-                );
+            Record::Edge { u, v, .. } => {
                 if u == v {
                     return Err(line_error(
                         path,
@@ -239,15 +252,9 @@ pub fn read_query_graph(path: &Path) -> Result<QueryGraph, TensorError> {
                     edges.push((u, v));
                 }
             }
-            Some(other) => {
-                return Err(line_error(
-                    path,
-                    lineno,
-                    format!("unknown record `{other}` (expected t, v or e)"),
-                ))
-            }
         }
-    }
+        Ok(())
+    })?;
     let n = labels.keys().next_back().map_or(0, |&m| m as usize + 1);
     if labels.len() != n {
         return Err(TensorError::Invalid(format!(

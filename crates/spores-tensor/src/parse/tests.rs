@@ -176,29 +176,10 @@ fn arb_expr(alias: Option<(String, Vec<Idx>)>) -> impl Strategy<Value = Expr> {
     }
     let leaf = proptest::strategy::Union::new(leaves);
     leaf.prop_recursive(4, 24, 3, |inner| {
-        let nary = prop_oneof![
-            Just(MapOp::Add),
-            Just(MapOp::Mul),
-            Just(MapOp::Max),
-            Just(MapOp::Min),
-            Just(MapOp::And),
-            Just(MapOp::Or)
-        ];
-        let binary = prop_oneof![
-            Just(MapOp::Sub),
-            Just(MapOp::Div),
-            Just(MapOp::Pow),
-            Just(MapOp::Lt),
-            Just(MapOp::Ge),
-            Just(MapOp::Ne)
-        ];
-        let unary = prop_oneof![
-            Just(MapOp::Neg),
-            Just(MapOp::Not),
-            Just(MapOp::Sqrt),
-            Just(MapOp::Sigmoid),
-            Just(MapOp::Relu)
-        ];
+        use MapOp::*;
+        let nary = prop::sample::select(vec![Add, Mul, Max, Min, And, Or]);
+        let binary = prop::sample::select(vec![Sub, Div, Pow, Lt, Ge, Ne]);
+        let unary = prop::sample::select(vec![Neg, Not, Sqrt, Sigmoid, Relu]);
         let agg = prop_oneof![Just(AggOp::Sum), Just(AggOp::Max), Just(AggOp::Any)];
         prop_oneof![
             (nary, proptest::collection::vec(inner.clone(), 2..4))

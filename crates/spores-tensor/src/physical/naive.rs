@@ -49,20 +49,14 @@ pub fn naive_physical(
                 let mut sorted = idxs.to_vec();
                 sorted.sort_by_key(|i| loop_order.iter().position(|l| l == i));
                 let cells: usize = idxs.iter().map(|i| sizes[i].0).product();
-                prelude.push(PhysicalQuery {
-                    name: t_name.clone(),
-                    loop_order: idxs.to_vec(),
-                    agg: None,
-                    agg_idxs: vec![],
-                    body: PhysExpr::Access(Access {
-                        is_alias,
-                        name: name.to_string(),
-                        idxs: idxs.to_vec(),
-                        protocols: vec![Protocol::Iterate; idxs.len()],
-                    }),
-                    output_idxs: sorted.clone(),
-                    output_formats: vec![format_for(cells); idxs.len()],
-                });
+                prelude.push(PhysicalQuery::transpose(
+                    t_name.clone(),
+                    name,
+                    is_alias,
+                    idxs,
+                    sorted.clone(),
+                    vec![format_for(cells); idxs.len()],
+                ));
                 (t_name, sorted)
             },
         );

@@ -344,18 +344,23 @@ const CACHE_LINE_BYTES: f64 = 64.0;
 
 /// Bytes a level moves per slot or per stored entry once it no longer fits in cache:
 /// a Dense slot is zeroed and later read whole (8 + 8); a Bytemap slot costs its mask byte
-/// twice, and each of its entries a coordinate, a value and the mask update (4 + 8 + 4); a
-/// sorted entry its coordinate and value, written unordered and moved again when sorted
-/// ((4 + 8) * 2).
+/// twice and the slot it positions below (the next level's pointer or the value, 8 bytes,
+/// zeroed: [`FiberTensor::from_sorted`] sizes them by slots, not entries), and each of its
+/// entries a coordinate, a value and the mask update (4 + 8 + 4); a sorted entry its
+/// coordinate and value, written unordered and moved again when sorted ((4 + 8) * 2).
+/// Beyond the cache a Bytemap therefore never beats both others; the 2-byte slot price
+/// this replaced counted only the mask, which was cheap only while the allocator handed out
+/// fresh zero pages that untouched slots never faulted in.
+///
+/// [`FiberTensor::from_sorted`]: crate::engine::fibertree::FiberTensor::from_sorted
 const DENSE_SLOT_BYTES: f64 = 16.0;
-const BYTEMAP_SLOT_BYTES: f64 = 2.0;
+const BYTEMAP_SLOT_BYTES: f64 = 10.0;
 const BYTEMAP_ENTRY_BYTES: f64 = 16.0;
 const SORTED_ENTRY_BYTES: f64 = 24.0;
 
 /// The format of a level with `slots` positions (more than the cache holds) and `nnz`
-/// estimated entries that moves the fewest bytes: Dense only when nearly full (above 7/8),
-/// Bytemap down to 1/6, a sorted list below (a 10^8-slot wedge intermediate holding 4*10^6
-/// entries is 1.6 GB dense, 0.1 GB sorted).
+/// estimated entries that moves the fewest bytes: Dense above 2/3 full, a sorted list below
+/// (a 10^8-slot wedge intermediate holding 4*10^6 entries is 1.6 GB dense, 0.1 GB sorted).
 pub fn format_by_memory_traffic(nnz: f64, slots: f64, options: &PhysicalOptions) -> LevelFormat {
     let fits = slots <= options.max_dense_slots;
     let dense = if fits {
@@ -389,12 +394,14 @@ fn choose_formats(
     options: &PhysicalOptions,
 ) -> Vec<LevelFormat> {
     let mut formats = vec![];
-    let mut outer_nnz = 1.0f64;
+    // A level has one fiber per position of the level above: its entries if that level is
+    // a sorted list or hash, every slot if it is Dense or a Bytemap.
+    let mut outer_positions = 1.0f64;
     for k in 0..out_idxs.len() {
         let prefix = &out_idxs[..=k];
         let nnz = out.project(prefix).estimate();
         let dim = sizes.get(&out_idxs[k]).copied().unwrap_or(1).max(1) as f64;
-        let fibers = outer_nnz.max(1.0);
+        let fibers = outer_positions.max(1.0);
         let fraction = nnz / (fibers * dim);
         let slots = fibers * dim;
         // Sequential writes only if the output's modes so far are the outermost loops.
@@ -410,8 +417,11 @@ fn choose_formats(
         } else {
             LevelFormat::Hash
         };
+        outer_positions = match f {
+            LevelFormat::Dense | LevelFormat::Bytemap => slots,
+            LevelFormat::SortedList | LevelFormat::Hash => nnz,
+        };
         formats.push(f);
-        outer_nnz = nnz;
     }
     formats
 }
@@ -555,20 +565,14 @@ pub fn optimize(
                         let src_stats = st.leaf(&access_expr(a)).expect("stats");
                         let formats =
                             choose_formats(&src_stats, &sorted, &idxs, &st.sizes, options);
-                        prelude.push(PhysicalQuery {
-                            name: t.clone(),
-                            loop_order: idxs.clone(),
-                            agg: None,
-                            agg_idxs: vec![],
-                            body: PhysExpr::Access(Access {
-                                is_alias,
-                                name: name.clone(),
-                                idxs: idxs.clone(),
-                                protocols: vec![Protocol::Iterate; idxs.len()],
-                            }),
-                            output_idxs: sorted.clone(),
-                            output_formats: formats.clone(),
-                        });
+                        prelude.push(PhysicalQuery::transpose(
+                            t.clone(),
+                            &name,
+                            is_alias,
+                            &idxs,
+                            sorted.clone(),
+                            formats.clone(),
+                        ));
                         transposes.insert(key, (t.clone(), formats.clone()));
                         (t, formats)
                     }

@@ -354,6 +354,34 @@ pub struct PhysicalQuery {
     pub output_formats: Vec<LevelFormat>,
 }
 
+impl PhysicalQuery {
+    /// The kernel storing `source[idxs]` (an input, or an alias when `is_alias`) under
+    /// `name` in the mode order `to`, with `formats`: a transposition.
+    pub fn transpose(
+        name: String,
+        source: &str,
+        is_alias: bool,
+        idxs: &[Idx],
+        to: Vec<Idx>,
+        formats: Vec<LevelFormat>,
+    ) -> PhysicalQuery {
+        PhysicalQuery {
+            name,
+            loop_order: idxs.to_vec(),
+            agg: None,
+            agg_idxs: vec![],
+            body: PhysExpr::Access(Access {
+                is_alias,
+                name: source.to_string(),
+                idxs: idxs.to_vec(),
+                protocols: vec![Protocol::Iterate; idxs.len()],
+            }),
+            output_idxs: to,
+            output_formats: formats,
+        }
+    }
+}
+
 /// A physical plan: kernels in execution order; `outputs` maps program outputs to the query
 /// computing each.
 #[derive(Clone, Debug, Default, PartialEq)]

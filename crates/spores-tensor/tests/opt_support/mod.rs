@@ -46,6 +46,14 @@ pub fn sum(names: &[&str], body: Expr) -> Expr {
     Expr::agg(AggOp::Sum, idxs(names), body)
 }
 
+/// Inputs by name, as `run` and the statistics take them.
+pub fn named<const N: usize>(inputs: [(&str, CooTensor); N]) -> HashMap<String, CooTensor> {
+    inputs
+        .into_iter()
+        .map(|(name, t)| (name.to_string(), t))
+        .collect()
+}
+
 pub fn program(queries: Vec<Query>, outputs: &[&str]) -> Program {
     Program {
         queries,
@@ -401,6 +409,27 @@ pub fn close(a: f64, b: f64) -> bool {
 /// Every query file of one human set (`Chain_3`, `Graph_3`, `Star_3`, `Tree_3`), sorted.
 pub fn human_queries(set: &str) -> Vec<(String, Graph)> {
     queries_in(&data_dir().join("queries/human").join(set))
+}
+
+/// The first output of `want` whose dims or (within `close`) values differ in `got`, as a
+/// message naming the cell; for property tests, which report it as the case's failure.
+pub fn outputs_differ(
+    want: &HashMap<String, CooTensor>,
+    got: &HashMap<String, CooTensor>,
+) -> Option<String> {
+    for (name, w) in want {
+        let Some(g) = got.get(name) else {
+            return Some(format!("{name}: missing"));
+        };
+        if g.dims() != w.dims() {
+            return Some(format!("{name}: dims {:?} vs {:?}", g.dims(), w.dims()));
+        }
+        let (gd, wd) = (g.to_dense(), w.to_dense());
+        if let Some(k) = (0..gd.len()).find(|&k| !close(gd[k], wd[k])) {
+            return Some(format!("{name}: cell {k} got {} want {}", gd[k], wd[k]));
+        }
+    }
+    None
 }
 
 /// Every output of `want` has its dims and (within `close`) its values in `got`; `context`

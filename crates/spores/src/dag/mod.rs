@@ -24,8 +24,8 @@ pub use lower::{
     ResolvedFunction,
 };
 pub use op::{
-    AggFn, Axis, Builtin, EwPlan, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput,
-    MaskedPlan, Op, RelationalRoot,
+    AggFn, Axis, Builtin, CatalogueOp, EwPlan, Fused, IndexKind, Literal, MaskedOperand,
+    MaskedOutput, MaskedPlan, Op, RelationalRoot,
 };
 use spores_lang::diag::Span;
 

@@ -7,6 +7,7 @@ use spores_exec::kernels::elementwise::BinaryOp;
 use spores_exec::kernels::ew_fused::{EwOutput, EwProgram};
 use spores_exec::kernels::masked::MaskedProgram;
 use spores_exec::kernels::unary::UnaryOp;
+pub use spores_opt::fused::Fused as CatalogueOp;
 
 use super::guard::GuardedRoot;
 
@@ -308,20 +309,10 @@ pub enum Fused {
         transpose_a: bool,
         transpose_b: bool,
     },
-    /// `t(X) %*% X`. Child: X.
-    Tsmm,
-    /// `sum((X - U %*% t(V))^2)` (SystemDS's wsloss). Children: X, U, V.
-    WsLoss,
-    /// `sum((X + U %*% t(V))^2)`. Children: X, U, V.
-    WsLossPlus,
-    /// `sum(X * (U %*% t(V)))`. Children: X, U, V.
-    SddmmSum,
-    /// `X * (U %*% t(V))` with X's sparsity. Children: X, U, V.
-    Sddmm,
-    /// `t(X) %*% (X %*% v)` (children X, v) or `t(X) %*% (w * (X %*% v))` (children X, v, w).
-    MmChain,
-    /// `P * (1 - P)`. Child: P.
-    SProp,
+    /// An operator of the optimizer's catalogue ([`spores_opt::fused::CATALOGUE`]), which
+    /// gives its name, operands (the children, in catalogue order) and meaning; the
+    /// runtime dispatches its kernel on the kind.
+    Catalogue(CatalogueOp),
     /// `sum(A %*% B)`, computed as `sum(colSums(A) %*% rowSums(B))` (the product is
     /// never formed) when both operands are finite, else as written: with an Inf the
     /// two differ (`sum([Inf] %*% [1, -1])` is NaN, `Inf * 0` is 0). Children: A, B.
@@ -479,13 +470,7 @@ impl Fused {
                 transpose_b: true, ..
             } => "A%*%t(B)",
             Fused::MatMulT { .. } => "%*%",
-            Fused::Tsmm => "tsmm",
-            Fused::WsLoss => "wsloss",
-            Fused::WsLossPlus => "wsloss+",
-            Fused::SddmmSum => "sddmm_sum",
-            Fused::Sddmm => "sddmm",
-            Fused::MmChain => "mmchain",
-            Fused::SProp => "sprop",
+            Fused::Catalogue(kind) => spores_opt::fused::op(*kind).name,
             Fused::SumOfProduct => "sum(%*%)",
             Fused::Masked(plan) => plan.output.name(),
             Fused::Elementwise(plan) => plan.output.name(),

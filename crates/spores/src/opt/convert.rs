@@ -4,7 +4,8 @@
 //! shapes are known — and turns each into an [`LaExpr`] over *leaves*: block inputs and
 //! values the optimizer cannot see into (reads, `rand`, indexing, calls, scalar
 //! arithmetic), and the values of other roots (shared, so computed once). [`rebuild`] puts optimized expressions back, mapping fused operators to
-//! their kernels. One table, [`FUNCTIONS`], names the operators in both directions.
+//! their kernels. One table, [`FUNCTIONS`], names the operators in both directions; the
+//! fused operators are named by the optimizer's catalogue (`spores_opt::fused`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -58,29 +59,31 @@ const FUNCTIONS: &[(&str, usize, Op)] = &[
     ("diag", 1, Op::Builtin(Builtin::Diag)),
     ("as.scalar", 1, Op::Builtin(Builtin::AsScalar)),
     ("as.matrix", 1, Op::Builtin(Builtin::AsMatrix)),
-    // Fused operators the optimizer may choose; argument orders as in `dag::Fused`.
-    ("wsloss", 3, Op::Fused(Fused::WsLoss)),
-    ("wsloss_plus", 3, Op::Fused(Fused::WsLossPlus)),
-    ("sddmm_sum", 3, Op::Fused(Fused::SddmmSum)),
-    ("sddmm", 3, Op::Fused(Fused::Sddmm)),
-    ("mmchain", 2, Op::Fused(Fused::MmChain)),
-    ("mmchain", 3, Op::Fused(Fused::MmChain)),
-    ("sprop", 1, Op::Fused(Fused::SProp)),
-    ("tsmm", 1, Op::Fused(Fused::Tsmm)),
 ];
 
+/// The name of `op` with `arity` children as an [`LaExpr::Func`]: from [`FUNCTIONS`], or
+/// the catalogue's name of a fused operator.
 fn function_name(op: &Op, arity: usize) -> Option<&'static str> {
+    if let Op::Fused(Fused::Catalogue(kind)) = op {
+        let entry = spores_opt::fused::op(*kind);
+        return (entry.operands == arity).then_some(entry.name);
+    }
     FUNCTIONS
         .iter()
         .find(|(_, n, o)| o == op && *n == arity)
         .map(|(name, _, _)| *name)
 }
 
-fn function_op(name: &str, arity: usize) -> Option<&'static Op> {
+/// The operator an [`LaExpr::Func`] call names: one of [`FUNCTIONS`], or a fused
+/// operator of the catalogue (whose kernel the runtime dispatches on its kind).
+fn function_op(name: &str, arity: usize) -> Option<Op> {
     FUNCTIONS
         .iter()
         .find(|(n, a, _)| *n == name && *a == arity)
-        .map(|(_, _, op)| op)
+        .map(|(_, _, op)| op.clone())
+        .or_else(|| {
+            spores_opt::fused::by_name(name, arity).map(|op| Op::Fused(Fused::Catalogue(op.kind)))
+        })
 }
 
 /// One LA subgraph of a block, rooted at `node`.
@@ -424,10 +427,27 @@ fn add_expr(
         }
         LaExpr::Func { name, args } => {
             let op = function_op(name, args.len())
-                .ok_or_else(|| format!("no kernel for `{name}` with {} arguments", args.len()))?
-                .clone();
+                .ok_or_else(|| format!("no kernel for `{name}` with {} arguments", args.len()))?;
             let args: Vec<&LaExpr> = args.iter().collect();
             add(dag, op, &args)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_catalogue_operator_has_a_node_and_keeps_its_name_and_arity() {
+        for entry in spores_opt::fused::CATALOGUE {
+            let op = function_op(entry.name, entry.operands)
+                .unwrap_or_else(|| panic!("no node for {}", entry.name));
+            assert_eq!(op, Op::Fused(Fused::Catalogue(entry.kind)));
+            assert_eq!(op.name(), entry.name);
+            assert_eq!(function_name(&op, entry.operands), Some(entry.name));
+            assert_eq!(function_name(&op, entry.operands + 1), None);
+        }
+        assert_eq!(function_op("wsloss", 2), None);
     }
 }

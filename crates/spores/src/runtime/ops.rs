@@ -20,8 +20,8 @@ use spores_exec::{DenseMatrix, Matrix};
 use super::list;
 use super::value::{matrix_to_string, Value};
 use crate::dag::{
-    AggFn, Axis, Builtin, EwPlan, Fused, IndexKind, Literal, MaskedOperand, MaskedOutput,
-    MaskedPlan, Op,
+    AggFn, Axis, Builtin, CatalogueOp, EwPlan, Fused, IndexKind, Literal, MaskedOperand,
+    MaskedOutput, MaskedPlan, Op,
 };
 
 /// A runtime failure of one operator; the interpreter attaches the node's source span.
@@ -713,12 +713,8 @@ fn dense_arg(v: &Value, op: &str) -> Result<DenseMatrix, String> {
 fn fused(f: Fused, args: &[Value]) -> OpResult {
     let name = f.name();
     let err = |e: spores_exec::ExecError| e.to_string();
-    if !all_finite(args) {
-        if let Some(result) = fused_as_written(&f, args) {
-            return result;
-        }
-    }
     Ok(match f {
+        Fused::Catalogue(kind) => catalogue(kind, args)?,
         Fused::MatMulT {
             transpose_a,
             transpose_b,
@@ -731,50 +727,112 @@ fn fused(f: Fused, args: &[Value]) -> OpResult {
             )
             .map_err(err)?,
         ),
-        Fused::Tsmm => Value::matrix(Matrix::Dense(
+        Fused::SumOfProduct if !all_finite(args) => sum_value(&eval_matmul(&args[0], &args[1])?)?,
+        Fused::SumOfProduct => {
+            let column_sums = aggregate_value(AggFn::Sum, Axis::Col, &args[0])?;
+            let row_sums = aggregate_value(AggFn::Sum, Axis::Row, &args[1])?;
+            sum_value(&eval_matmul(&column_sums, &row_sums)?)?
+        }
+        Fused::Masked(plan) => masked(&plan, args)?,
+        Fused::Elementwise(plan) => fused_elementwise(&plan, args)?,
+    })
+}
+
+fn sum_value(v: &Value) -> OpResult {
+    aggregate_value(AggFn::Sum, Axis::All, v)
+}
+
+/// Runs an operator of the catalogue with its kernel. Operands with NaN or Inf, or of
+/// shapes the operator does not fit (a node planned before shapes were known), run as
+/// the operator's meaning instead ([`catalogue_as_written`]).
+fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
+    let op = spores_opt::fused::op(kind);
+    let name = op.name;
+    let err = |e: spores_exec::ExecError| e.to_string();
+    let shapes: Option<Vec<(usize, usize)>> = args
+        .iter()
+        .map(|a| match a {
+            Value::Matrix(m) => Some((m.rows(), m.cols())),
+            _ => None,
+        })
+        .collect();
+    let fits = shapes.is_some_and(|s| op.result_shape(&s, 1).is_some());
+    if !fits || !all_finite(args) {
+        return catalogue_as_written(op, args);
+    }
+    let factors = || -> Result<_, String> {
+        Ok((
+            matrix_arg(&args[0], name)?,
+            dense_arg(&args[1], name)?,
+            dense_arg(&args[2], name)?,
+        ))
+    };
+    Ok(match kind {
+        CatalogueOp::Tsmm => Value::matrix(Matrix::Dense(
             matmul::tsmm(matrix_arg(&args[0], name)?).map_err(err)?,
         )),
-        Fused::WsLoss | Fused::WsLossPlus | Fused::SddmmSum | Fused::Sddmm => {
-            let x = matrix_arg(&args[0], name)?;
-            let (u, v) = (dense_arg(&args[1], name)?, dense_arg(&args[2], name)?);
-            match f {
-                Fused::WsLoss => {
-                    Value::Double(fk::wsloss(x, &u, &v, WeightKind::None).map_err(err)?)
-                }
-                Fused::WsLossPlus => Value::Double(fk::wsloss_plus(x, &u, &v).map_err(err)?),
-                Fused::SddmmSum => Value::Double(fk::sddmm_sum(x, &u, &v).map_err(err)?),
-                _ => Value::matrix(fk::sddmm(x, &u, &v).map_err(err)?),
-            }
+        CatalogueOp::Wsloss => {
+            let (x, u, v) = factors()?;
+            Value::Double(fk::wsloss(x, &u, &v, WeightKind::None).map_err(err)?)
         }
-        Fused::MmChain => {
-            let x = matrix_arg(&args[0], "%*%")?;
-            // Planned without shapes: anything but an n-row `v` and an m x 1 `w` runs as
-            // the operators it replaced (which report a mismatch as written).
-            // Without a weight only a vector `v` is fused: for a wide `v` the two products
-            // as written run as blocked matrix products.
-            let fits = matches!(&args[1], Value::Matrix(v) if v.rows() == x.cols())
-                && match args.get(2) {
-                    Some(w) => {
-                        matches!(w, Value::Matrix(m) if m.rows() == x.rows() && m.cols() == 1)
-                    }
-                    None => matches!(&args[1], Value::Matrix(v) if v.cols() == 1),
-                };
-            if !fits {
-                return mmchain_as_written(args);
+        CatalogueOp::WslossPlus => {
+            let (x, u, v) = factors()?;
+            Value::Double(fk::wsloss_plus(x, &u, &v).map_err(err)?)
+        }
+        CatalogueOp::SddmmSum => {
+            let (x, u, v) = factors()?;
+            Value::Double(fk::sddmm_sum(x, &u, &v).map_err(err)?)
+        }
+        CatalogueOp::Sddmm => {
+            let (x, u, v) = factors()?;
+            Value::matrix(fk::sddmm(x, &u, &v).map_err(err)?)
+        }
+        CatalogueOp::Mmchain | CatalogueOp::MmchainW => {
+            // Without a weight only a vector `v` is fused: for a wide `v` the two
+            // products as written run as blocked matrix products.
+            if kind == CatalogueOp::Mmchain && matches!(&args[1], Value::Matrix(v) if v.cols() != 1)
+            {
+                return catalogue_as_written(op, args);
             }
+            let x = matrix_arg(&args[0], name)?;
             let v = dense_arg(&args[1], name)?;
             let w = args.get(2).map(|w| dense_arg(w, name)).transpose()?;
             Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))
         }
-        Fused::SProp => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
-        Fused::SumOfProduct => {
-            let column_sums = aggregate_value(AggFn::Sum, Axis::Col, &args[0])?;
-            let row_sums = aggregate_value(AggFn::Sum, Axis::Row, &args[1])?;
-            let product = eval_matmul(&column_sums, &row_sums)?;
-            aggregate_value(AggFn::Sum, Axis::All, &product)?
+        CatalogueOp::Sprop => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
+        CatalogueOp::Wcemm => {
+            let (x, u, v) = factors()?;
+            Value::Double(fk::wcemm(x, &u, &v).map_err(err)?)
         }
-        Fused::Masked(plan) => masked(&plan, args)?,
-        Fused::Elementwise(plan) => fused_elementwise(&plan, args)?,
+        CatalogueOp::WdivmmMult => {
+            let (x, u, v) = factors()?;
+            Value::matrix(Matrix::Dense(fk::wdivmm_mult(x, &u, &v).map_err(err)?))
+        }
+    })
+}
+
+/// A catalogue operator as the operators of its meaning, one by one (the reference
+/// semantics of `spores_opt::eval`, which runs the same kernels): for operands with NaN
+/// or Inf, where the kernels' algebra (`wsloss` expands the square) or their plain dot
+/// products (`0 * Inf` is NaN in IEEE arithmetic, 0 under the cell semantics) would give
+/// another number than the operators as written, and for operands the kernel does not
+/// take, whose errors are then the operators'.
+fn catalogue_as_written(op: &spores_opt::fused::FusedOp, args: &[Value]) -> OpResult {
+    let mut inputs = std::collections::HashMap::new();
+    let mut vars = Vec::with_capacity(args.len());
+    for (k, arg) in args.iter().enumerate() {
+        let value = match arg {
+            Value::Matrix(m) => (**m).clone(),
+            other => Matrix::Dense(DenseMatrix::filled(1, 1, number_arg(other, op.name)?)),
+        };
+        let var = format!("_{k}");
+        inputs.insert(var.clone(), value);
+        vars.push(spores_opt::la::LaExpr::Var(var));
+    }
+    let result = spores_opt::eval::eval(&op.meaning(&vars), &inputs)?;
+    Ok(match op.result {
+        spores_opt::fused::ResultShape::Scalar => Value::Double(result.get(0, 0)),
+        spores_opt::fused::ResultShape::Of(..) => Value::matrix(result),
     })
 }
 
@@ -784,49 +842,6 @@ fn all_finite(args: &[Value]) -> bool {
         Value::Matrix(m) => m.all_finite(),
         _ => true,
     })
-}
-
-/// The operators a fused kernel replaces, run one by one: for operands with NaN or Inf,
-/// where the kernels' algebra (`wsloss` expands the square, `sum(A %*% B)` sums the
-/// factors first) or their plain dot products (`0 * Inf` is NaN in IEEE arithmetic, 0
-/// under the cell semantics) would give another number than the operators as written.
-/// `None` for the fused operators that are exact on any values.
-fn fused_as_written(f: &Fused, args: &[Value]) -> Option<OpResult> {
-    let low_rank = || -> OpResult {
-        let (u, v) = (matrix_arg(&args[1], "%*%")?, matrix_arg(&args[2], "%*%")?);
-        Ok(Value::matrix(
-            matmul::matmul_t(u, false, v, true).map_err(|e| e.to_string())?,
-        ))
-    };
-    let sum = |v: Value| aggregate_value(AggFn::Sum, Axis::All, &v);
-    Some(match f {
-        Fused::WsLoss | Fused::WsLossPlus => (|| {
-            let op = if *f == Fused::WsLoss {
-                BinaryOp::Sub
-            } else {
-                BinaryOp::Add
-            };
-            let r = binary(op, &args[0], &low_rank()?)?;
-            sum(binary(BinaryOp::Mul, &r, &r)?)
-        })(),
-        Fused::Sddmm => (|| binary(BinaryOp::Mul, &args[0], &low_rank()?))(),
-        Fused::SddmmSum => (|| sum(binary(BinaryOp::Mul, &args[0], &low_rank()?)?))(),
-        Fused::MmChain => mmchain_as_written(args),
-        Fused::SumOfProduct => (|| sum(eval_matmul(&args[0], &args[1])?))(),
-        _ => return None,
-    })
-}
-
-/// `t(X) %*% (w * (X %*% v))` (or without `w`) as the operators it fuses, one by one.
-fn mmchain_as_written(args: &[Value]) -> OpResult {
-    let mut r = eval_matmul(&args[0], &args[1])?;
-    if let Some(w) = args.get(2) {
-        r = binary(BinaryOp::Mul, w, &r)?;
-    }
-    let (x, r) = (matrix_arg(&args[0], "%*%")?, matrix_arg(&r, "%*%")?);
-    Ok(Value::matrix(
-        matmul::matmul_t(x, true, r, false).map_err(|e| e.to_string())?,
-    ))
 }
 
 /// Runs a [`Fused::Elementwise`] node. Subexpressions over scalars only are computed
@@ -1094,4 +1109,62 @@ fn masked(plan: &MaskedPlan, args: &[Value]) -> OpResult {
             ))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spores_opt::fused::{CATALOGUE, X_U_V};
+
+    fn matrix(rows: usize, cols: usize, seed: usize, sparse: bool) -> Value {
+        let m = DenseMatrix::from_fn(rows, cols, |i, j| {
+            let k = (i * 7 + j * 13 + seed * 31) % 17;
+            if sparse && k % 3 != 0 {
+                0.0
+            } else {
+                0.25 + k as f64 / 8.0
+            }
+        });
+        Value::matrix(Matrix::Dense(m).into_best_format())
+    }
+
+    fn close(a: &Value, b: &Value, what: &str) {
+        let cells = |v: &Value| match v {
+            Value::Matrix(m) => m.to_dense().into_vec(),
+            other => vec![other.as_f64().expect("a number")],
+        };
+        let (a, b) = (cells(a), cells(b));
+        assert_eq!(a.len(), b.len(), "{what}");
+        for (x, y) in a.iter().zip(&b) {
+            assert!(
+                (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
+                "{what}: {x} vs {y}"
+            );
+        }
+    }
+
+    /// Every catalogue operator's kernel computes its meaning (run operator by operator),
+    /// on a sparse and a dense X with positive cells.
+    #[test]
+    fn every_catalogue_kernel_computes_its_meaning() {
+        for sparse in [true, false] {
+            let x = matrix(12, 9, 1, sparse);
+            for op in CATALOGUE {
+                let args: Vec<Value> = if op.fits == X_U_V {
+                    vec![x.clone(), matrix(12, 3, 2, false), matrix(9, 3, 3, false)]
+                } else {
+                    match op.kind {
+                        CatalogueOp::Mmchain => vec![x.clone(), matrix(9, 1, 4, false)],
+                        CatalogueOp::MmchainW => {
+                            vec![x.clone(), matrix(9, 1, 4, false), matrix(12, 1, 5, false)]
+                        }
+                        _ => vec![x.clone()],
+                    }
+                };
+                let fused = catalogue(op.kind, &args).unwrap();
+                let written = catalogue_as_written(op, &args).unwrap();
+                close(&fused, &written, &format!("{} (sparse {sparse})", op.name));
+            }
+        }
+    }
 }

@@ -48,7 +48,7 @@ pub fn zeroed(len: usize) -> Vec<f64> {
 /// is non-decreasing, e.g. a CSR `indptr`; the `+ i` charges each row for its own
 /// overhead so runs of empty rows are split too). Returns the range boundaries, starting
 /// with 0 and ending with `rows`; ranges are never empty unless `rows == 0`.
-pub(crate) fn balanced_bounds(prefix: &[usize], parts: usize) -> Vec<usize> {
+pub fn balanced_bounds(prefix: &[usize], parts: usize) -> Vec<usize> {
     let rows = prefix.len().saturating_sub(1);
     let work = |i: usize| prefix[i] + i;
     let total = work(rows);
@@ -77,7 +77,7 @@ pub(crate) fn balanced_bounds(prefix: &[usize], parts: usize) -> Vec<usize> {
 
 /// Cuts a row-major buffer of `width`-wide rows at the row `bounds` from
 /// [`balanced_bounds`], giving each range its own mutable slice with its first row.
-pub(crate) fn split_rows_mut<'a>(
+pub fn split_rows_mut<'a>(
     mut data: &'a mut [f64],
     width: usize,
     bounds: &[usize],

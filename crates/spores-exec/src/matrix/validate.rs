@@ -1,0 +1,345 @@
+//! Validation of compressed (CSR/CSC) arrays handed in from outside, in one vectorized
+//! pass per array.
+//!
+//! The Python bindings validate every sparse input on every call (nothing says a writeable
+//! NumPy buffer is unchanged since the last one), so this pass is part of every call's
+//! cost. Instead of testing each line on its own (a loop per line, too short to vectorize
+//! on rows of a few entries), it tests the whole index array at once:
+//!
+//! - the pointers never decrease (one branch-free pass over them);
+//! - every index is below the minor extent (the maximum index, one pass);
+//! - indices increase within each line: over the whole array, the adjacent pairs that do
+//!   not increase must all straddle a line boundary. So the count of non-increasing pairs
+//!   must equal the count of non-increasing pairs at the (distinct, interior) boundaries,
+//!   which one gather per line finds.
+//!
+//! The values' "all finite" fact the planner asks for is taken in the same pass when the
+//! caller wants it. Only when the fast test fails are the lines walked one by one, to name
+//! the first bad one.
+
+use crate::error::{ExecError, Result};
+
+/// Inputs with at least this many entries are validated on all threads.
+const PARALLEL_CHECK_ENTRIES: usize = 1 << 16;
+
+/// Entries per counting block: a block's count of non-increasing pairs fits a `u32`.
+const COUNT_BLOCK: usize = 1 << 16;
+
+/// Checks the invariants of compressed arrays (see `CsrMatrix`); with `scan_values`,
+/// also returns whether every value is finite (`None` without it).
+pub(crate) fn check_compressed(
+    major: usize,
+    minor: usize,
+    indptr: &[usize],
+    indices: &[u32],
+    values: &[f64],
+    scan_values: bool,
+) -> Result<Option<bool>> {
+    if minor > u32::MAX as usize {
+        return Err(ExecError::invalid(format!(
+            "sparse dimension {minor} exceeds the u32 index range"
+        )));
+    }
+    if indptr.len() != major + 1 || indptr[0] != 0 {
+        return Err(ExecError::invalid(format!(
+            "pointer array must have {} entries starting at 0, has {}",
+            major + 1,
+            indptr.len()
+        )));
+    }
+    if indices.len() != values.len() || indptr[major] != indices.len() {
+        return Err(ExecError::invalid(format!(
+            "pointer end {} / {} indices / {} values disagree",
+            indptr[major],
+            indices.len(),
+            values.len()
+        )));
+    }
+    let scan = |lo: usize, hi: usize| {
+        let lines = Lines {
+            lo,
+            hi,
+            minor,
+            scan_values,
+        };
+        scan_lines(indptr, indices, values, lines)
+    };
+    let summary = if indices.len() >= PARALLEL_CHECK_ENTRIES && major > 1 {
+        use rayon::prelude::*;
+        let chunk = major.div_ceil(rayon::current_num_threads().max(1) * 4);
+        (0..major.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| scan(c * chunk, ((c + 1) * chunk).min(major)))
+            .reduce(|| Some(true), |a, b| Some(a? && b?))
+    } else {
+        scan(0, major)
+    };
+    match summary {
+        Some(finite) => Ok(scan_values.then_some(finite)),
+        None => Err(first_bad_line(major, minor, indptr, indices)),
+    }
+}
+
+/// The lines one scan covers and what it checks them against.
+#[derive(Clone, Copy)]
+struct Lines {
+    lo: usize,
+    hi: usize,
+    minor: usize,
+    scan_values: bool,
+}
+
+/// Lines `lo..hi`: `None` when one of them is invalid, else whether their values are all
+/// finite (`true` when not asked).
+fn scan_lines(indptr: &[usize], indices: &[u32], values: &[f64], lines: Lines) -> Option<bool> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports the feature the function is compiled for.
+            return unsafe { scan_lines_avx2(indptr, indices, values, lines) };
+        }
+    }
+    scan_lines_portable(indptr, indices, values, lines)
+}
+
+/// [`scan_lines_portable`] compiled with AVX2 (unsigned 32-bit and 64-bit compares in
+/// one instruction each).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_lines_avx2(
+    indptr: &[usize],
+    indices: &[u32],
+    values: &[f64],
+    lines: Lines,
+) -> Option<bool> {
+    scan_lines_portable(indptr, indices, values, lines)
+}
+
+#[inline(always)]
+fn scan_lines_portable(
+    indptr: &[usize],
+    indices: &[u32],
+    values: &[f64],
+    lines: Lines,
+) -> Option<bool> {
+    let pointers = &indptr[lines.lo..=lines.hi];
+    let decreasing = pointers
+        .iter()
+        .zip(&pointers[1..])
+        .fold(0usize, |bad, (a, b)| bad | usize::from(a > b));
+    if decreasing != 0 {
+        return None;
+    }
+    let (start, end) = (pointers[0], pointers[pointers.len() - 1]);
+    let entries = &indices[start..end];
+    if entries.len() >= 2 {
+        let (max, non_increasing) = scan_indices(entries);
+        // The first pointer of each non-empty line after the first is a boundary `b`
+        // (`start < b < end`): the pair (b - 1, b) may decrease there. The index is
+        // clamped into that range so the loop has no branch; a clamped read only happens
+        // where the condition is false.
+        let at_boundaries: usize = pointers
+            .iter()
+            .zip(&pointers[1..])
+            .map(|(&a, &b)| {
+                let at = b.clamp(start + 1, end - 1);
+                usize::from((a < b) & (b < end) & (indices[at - 1] >= indices[at]))
+            })
+            .sum();
+        if max as usize >= lines.minor || non_increasing != at_boundaries {
+            return None;
+        }
+    } else if entries.first().is_some_and(|&j| j as usize >= lines.minor) {
+        return None;
+    }
+    Some(!lines.scan_values || super::finite::values_finite(&values[start..end]))
+}
+
+/// The largest index and the number of adjacent pairs that do not increase (of at least
+/// two entries), in one branch-free fold that vectorizes.
+#[inline(always)]
+fn scan_indices(entries: &[u32]) -> (u32, usize) {
+    let (pairs_left, pairs_right) = (&entries[..entries.len() - 1], &entries[1..]);
+    let mut max = entries[entries.len() - 1];
+    let mut non_increasing = 0usize;
+    for (a, b) in pairs_left
+        .chunks(COUNT_BLOCK)
+        .zip(pairs_right.chunks(COUNT_BLOCK))
+    {
+        let (block_max, count) = a.iter().zip(b).fold((0u32, 0u32), |(m, n), (x, y)| {
+            (m.max(*x), n + u32::from(x >= y))
+        });
+        max = max.max(block_max);
+        non_increasing += count as usize;
+    }
+    (max, non_increasing)
+}
+
+/// The error naming the first invalid line (the fast test found one).
+fn first_bad_line(major: usize, minor: usize, indptr: &[usize], indices: &[u32]) -> ExecError {
+    let line_ok = |k: usize| {
+        let (start, end) = (indptr[k], indptr[k + 1]);
+        if start > end || end > indices.len() {
+            return false;
+        }
+        let segment = &indices[start..end];
+        segment.windows(2).all(|w| w[0] < w[1])
+            && segment.last().is_none_or(|&last| (last as usize) < minor)
+    };
+    let k = (0..major).find(|&k| !line_ok(k)).unwrap_or(0);
+    let (start, end) = (indptr[k], indptr[k + 1]);
+    if start > end || end > indices.len() {
+        return ExecError::invalid(format!("pointer array decreases at {k}"));
+    }
+    if indices[start..end].windows(2).any(|w| w[0] >= w[1]) {
+        return ExecError::invalid(format!("indices of line {k} are not strictly increasing"));
+    }
+    ExecError::invalid(format!("index out of range {minor} in line {k}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The per-line check the vectorized pass replaces, with the same messages.
+    fn naive(
+        major: usize,
+        minor: usize,
+        indptr: &[usize],
+        indices: &[u32],
+    ) -> std::result::Result<(), String> {
+        for k in 0..major {
+            let (start, end) = (indptr[k], indptr[k + 1]);
+            if start > end || end > indices.len() {
+                return Err(format!("pointer array decreases at {k}"));
+            }
+            let line = &indices[start..end];
+            if line.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(format!("indices of line {k} are not strictly increasing"));
+            }
+            if line.iter().any(|&j| j as usize >= minor) {
+                return Err(format!("index out of range {minor} in line {k}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Valid arrays for `lengths` (one per line, empty lines included), then one
+    /// corruption picked by `corrupt` at position `at`.
+    fn arrays(
+        lengths: &[usize],
+        minor: usize,
+        corrupt: u8,
+        at: usize,
+    ) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
+        let mut indptr = vec![0];
+        let mut indices = Vec::new();
+        for (k, &len) in lengths.iter().enumerate() {
+            let len = len.min(minor);
+            // Spread `len` increasing indices over 0..minor, shifted by the line number.
+            let step = minor / len.max(1);
+            let shift = if step > 1 { k % step } else { 0 };
+            indices.extend((0..len).map(|p| (p * step + shift) as u32));
+            indptr.push(indices.len());
+        }
+        let n = indices.len();
+        match corrupt {
+            1 if n >= 2 => {
+                let p = at % (n - 1);
+                indices.swap(p, p + 1);
+            }
+            2 if n >= 2 => {
+                let p = at % (n - 1);
+                indices[p + 1] = indices[p];
+            }
+            3 if n >= 1 => indices[at % n] = minor as u32,
+            4 if lengths.len() >= 2 => {
+                let k = 1 + at % (lengths.len() - 1);
+                indptr[k] = indptr[k + 1] + 1;
+            }
+            _ => {}
+        }
+        let values = (0..n).map(|p| p as f64).collect();
+        (indptr, indices, values)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// The vectorized pass accepts exactly the arrays the per-line check accepts and
+        /// names the same first bad line.
+        #[test]
+        fn agrees_with_the_per_line_check(
+            lengths in prop::collection::vec(0usize..12, 0..40),
+            minor in 1usize..30,
+            corrupt in 0u8..5,
+            at in 0usize..1000,
+        ) {
+            let (indptr, indices, values) = arrays(&lengths, minor, corrupt, at);
+            let major = lengths.len();
+            let got = check_compressed(major, minor, &indptr, &indices, &values, true)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            let want = naive(major, minor, &indptr, &indices);
+            match (&got, &want) {
+                (Ok(()), Ok(())) => {}
+                (Err(g), Err(w)) => prop_assert!(g.contains(w.as_str()), "{g} vs {w}"),
+                _ => prop_assert!(false, "{got:?} vs {want:?}"),
+            }
+        }
+    }
+
+    /// Inputs large enough for the parallel pass: each corruption is found, in the line
+    /// where it is, and the finite fact is right.
+    #[test]
+    fn large_inputs_split_over_threads_agree() {
+        let lengths: Vec<usize> = (0..30_000).map(|k| (k * 7) % 11).collect();
+        let minor = 64;
+        for corrupt in 0..5u8 {
+            for at in [0usize, 12_345, 99_999, 149_000] {
+                let (indptr, indices, mut values) = arrays(&lengths, minor, corrupt, at);
+                assert!(indices.len() >= PARALLEL_CHECK_ENTRIES);
+                let major = lengths.len();
+                let got = check_compressed(major, minor, &indptr, &indices, &values, true);
+                match naive(major, minor, &indptr, &indices) {
+                    Ok(()) => {
+                        assert_eq!(got.unwrap(), Some(true));
+                        let bad = at % values.len();
+                        values[bad] = f64::NEG_INFINITY;
+                        let got = check_compressed(major, minor, &indptr, &indices, &values, true);
+                        assert_eq!(got.unwrap(), Some(false));
+                        let got = check_compressed(major, minor, &indptr, &indices, &values, false);
+                        assert_eq!(got.unwrap(), None);
+                    }
+                    Err(want) => {
+                        let got = got.unwrap_err().to_string();
+                        assert!(got.contains(&want), "{got} vs {want}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn empty_and_single_entry_lines() {
+        assert_eq!(
+            check_compressed(0, 5, &[0], &[], &[], true).unwrap(),
+            Some(true)
+        );
+        assert_eq!(
+            check_compressed(3, 5, &[0, 0, 0, 0], &[], &[], true).unwrap(),
+            Some(true)
+        );
+        assert!(
+            check_compressed(2, 5, &[0, 0, 1], &[4], &[f64::NAN], true).unwrap() == Some(false)
+        );
+        let e = check_compressed(2, 5, &[0, 0, 1], &[5], &[1.0], true).unwrap_err();
+        assert!(
+            e.to_string().contains("index out of range 5 in line 1"),
+            "{e}"
+        );
+    }
+}

@@ -84,7 +84,10 @@ pub fn map_dense(cells: f64) -> f64 {
 }
 
 /// `(m x k) %*% (k x n)` with operand sparsities `sa`, `sb`, priced by the kernel the
-/// formats select: GEMM, sparse x dense, dense x sparse or SpGEMM. Each kernel's price
+/// formats select: GEMM (GEMV for a vector), sparse x dense, dense x sparse or SpGEMM.
+/// A sparse matrix times a vector on either side is a mat-vec (SpMV), priced per
+/// non-zero: SpMM and dense x sparse share each read of a non-zero between the columns
+/// (rows) of the dense operand, a mat-vec pays it per multiply-add. Each kernel's price
 /// was measured with its output written, so the output is not priced separately.
 pub fn matmul(m: f64, k: f64, n: f64, sa: f64, sb: f64) -> f64 {
     let flops = m * k * n;
@@ -92,7 +95,9 @@ pub fn matmul(m: f64, k: f64, n: f64, sa: f64, sb: f64) -> f64 {
         + match (sparse(sa) && k > 1.0, sparse(sb) && n > 1.0) {
             (false, false) if m <= 1.0 || n <= 1.0 => GEMV_NS_PER_FLOP * flops,
             (false, false) => GEMM_NS_PER_FLOP * flops,
+            (true, false) if n <= 1.0 => SPMV_NS_PER_NNZ * flops * sa,
             (true, false) => SPMM_NS_PER_FLOP * flops * sa,
+            (false, true) if m <= 1.0 => SPMV_NS_PER_NNZ * flops * sb,
             (false, true) => DENSE_SPARSE_NS_PER_FLOP * flops * sb,
             (true, true) => SPGEMM_NS_PER_FLOP * flops * sa * sb,
         }
@@ -407,6 +412,25 @@ mod tests {
             (twice - (once + product)).abs() <= 1e-9 * twice,
             "{twice} vs {once}"
         );
+    }
+
+    /// A sparse matrix times a vector, on either side, is priced per non-zero at the
+    /// mat-vec price, not at SpMM's per-column share; so one `mmchain` pass is priced
+    /// below the two mat-vecs it replaces (as measured), and a product with many columns
+    /// still pays SpMM's price per column.
+    #[test]
+    fn sparse_mat_vecs_are_priced_per_non_zero() {
+        let (m, n, s) = (1e5, 1e3, 0.01);
+        let nnz = m * n * s;
+        let column = matmul(m, n, 1.0, s, 1.0);
+        let row = matmul(1.0, m, n, 1.0, s);
+        for price in [column, row] {
+            assert!((price - (OP_OVERHEAD_NS + SPMV_NS_PER_NNZ * nnz)).abs() <= 1e-9 * price);
+        }
+        let transposed = matmul(n, m, 1.0, s, 1.0);
+        assert!(mmchain(m, n, 1.0, s) < column + transposed);
+        let wide = matmul(m, n, 20.0, s, 1.0);
+        assert!((wide - (OP_OVERHEAD_NS + SPMM_NS_PER_FLOP * nnz * 20.0)).abs() <= 1e-9 * wide);
     }
 
     #[test]

@@ -39,6 +39,19 @@ pub trait ExprOptimizer {
         let answers = es.iter().map(|e| self.optimize(e, env)).collect();
         (answers, Effort::Full)
     }
+
+    /// [`ExprOptimizer::optimize_all`] limited to the rewrites that hold when values are
+    /// NaN or ±Inf (for roots kept as written, see `crate::dag::guard`): which operators
+    /// run fused, never the algebra around them. By default nothing is rewritten.
+    fn optimize_exact(
+        &self,
+        es: &[LaExpr],
+        env: &ShapeEnv,
+        runs: u64,
+    ) -> (Vec<Option<(LaExpr, String)>>, Effort) {
+        let _ = (env, runs);
+        (vec![None; es.len()], Effort::Full)
+    }
 }
 
 /// How hard an optimizer searched, so the caller knows whether searching again, once the
@@ -255,6 +268,37 @@ impl ExprOptimizer for Saturation {
         }
         (out, effort)
     }
+
+    /// The same search and budget with only the exact rules
+    /// ([`OptimizeOptions::exact`]): translation, fusion and raising, chosen by price.
+    fn optimize_exact(
+        &self,
+        es: &[LaExpr],
+        env: &ShapeEnv,
+        runs: u64,
+    ) -> (Vec<Option<(LaExpr, String)>>, Effort) {
+        let exact = Saturation {
+            options: OptimizeOptions {
+                exact: true,
+                ..self.options.clone()
+            },
+            min_cost: self.min_cost,
+            budgeted: self.budgeted,
+        };
+        exact.optimize_all(es, env, runs)
+    }
+}
+
+/// The later of two efforts: a budgeted one is searched again when either could be.
+fn combined(a: Effort, b: Effort) -> Effort {
+    match (a, b) {
+        (Effort::Full, e) | (e, Effort::Full) => e,
+        (Effort::Budgeted { searchable_at: x }, Effort::Budgeted { searchable_at: y }) => {
+            Effort::Budgeted {
+                searchable_at: x.min(y),
+            }
+        }
+    }
 }
 
 /// `e` as physical planning runs it even without the optimizer, for pricing what the
@@ -396,27 +440,44 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
         // Rewrites hold for real numbers only: each root is rewritten freely, behind a
         // guard that falls back to it as written when a value it reads is not finite, or
         // kept as written (see `crate::dag::guard`).
+        // A root kept as written still gets the rewrites that hold with NaN and Inf: the
+        // fused operators, chosen by price (`ExprOptimizer::optimize_exact`).
         let non_finite = may_be_non_finite(&block.dag, inputs);
         let mut guards = HashMap::new();
-        extracted.roots.retain(|root| {
+        let (mut searched, mut exact) = (Vec::new(), Vec::new());
+        for root in std::mem::take(&mut extracted.roots) {
             match guard(&block.dag, root.node, &root.tree, &non_finite, inputs) {
-                Verdict::Free => true,
+                Verdict::Free => searched.push(root),
                 Verdict::Guarded(guarded, frontier) => {
                     guards.insert(root.node, (Arc::new(guarded), frontier));
-                    true
+                    searched.push(root);
                 }
                 Verdict::AsWritten(why) => {
                     let _ = writeln!(
                         notes,
-                        "  %{}: kept as written (may meet NaN or Inf, where the rewrites do not hold: {why})",
+                        "  %{}: kept as written (may meet NaN or Inf, where the rewrites do not hold: {why}); only fused operators are chosen",
                         root.node
                     );
-                    false
+                    exact.push(root);
                 }
             }
-        });
-        let exprs: Vec<LaExpr> = extracted.roots.iter().map(|r| r.expr.clone()).collect();
-        let (answers, effort) = self.inner.optimize_all(&exprs, &extracted.env, runs);
+        }
+        let exprs = |roots: &[super::convert::Root]| -> Vec<LaExpr> {
+            roots.iter().map(|r| r.expr.clone()).collect()
+        };
+        let (mut answers, effort) =
+            self.inner
+                .optimize_all(&exprs(&searched), &extracted.env, runs);
+        let mut effort = effort;
+        if !exact.is_empty() {
+            let (exact_answers, exact_effort) =
+                self.inner
+                    .optimize_exact(&exprs(&exact), &extracted.env, runs);
+            answers.extend(exact_answers);
+            effort = combined(effort, exact_effort);
+        }
+        searched.extend(exact);
+        extracted.roots = searched;
         (
             self.apply(block, &extracted, answers, guards, notes),
             effort,

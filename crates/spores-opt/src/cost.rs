@@ -337,17 +337,21 @@ pub fn shape_of(env: &ShapeEnv, e: &LaExpr) -> Result<Shape, ShapeError> {
                     None => bad(name),
                 };
             }
+            let broadcast_all = |shapes: Vec<Shape>| {
+                let mut iter = shapes.into_iter();
+                let first = iter.next().unwrap_or((one(), one()));
+                iter.try_fold(first, |acc, s| broadcast(name, acc, s))
+            };
             match (name.as_str(), shapes.as_slice()) {
                 ("nrow" | "ncol", [_]) => Ok((one(), one())),
                 ("matrix" | "diag", _) => env.shape_of(e),
+                // An element-wise function has its operands' shape, computed here: the
+                // plain rules do not know a fused operand (`exp(tsmm(X))`).
+                _ if crate::functions::is_elementwise(name, shapes.len()) => broadcast_all(shapes),
                 // Aggregating builtins (`trace`, `mean`, `rowMeans`, ...) as DML types them,
                 // when no fused operator inside keeps the plain rules from applying.
                 _ if env.shape_of(e).is_ok() => env.shape_of(e),
-                _ => {
-                    let mut iter = shapes.into_iter();
-                    let first = iter.next().unwrap_or((one(), one()));
-                    iter.try_fold(first, |acc, s| broadcast(name, acc, s))
-                }
+                _ => broadcast_all(shapes),
             }
         }
     }
@@ -411,6 +415,19 @@ mod tests {
         assert!(
             (twice - (once + product)).abs() <= 1e-9 * twice,
             "{twice} vs {once}"
+        );
+    }
+
+    /// An element-wise function of a fused operator has the operator's shape
+    /// (`exp(tsmm(X))` is `n x n`, not `X`'s `m x n`).
+    #[test]
+    fn an_elementwise_function_of_a_fused_operator_has_its_shape() {
+        let mut env = ShapeEnv::default();
+        env.add_shape_arg("X=2000x40").unwrap();
+        let e = LaExpr::parse("2 * exp(tsmm(X))").unwrap();
+        assert_eq!(
+            shape_of(&env, &e).unwrap(),
+            (Dim::Known(40), Dim::Known(40))
         );
     }
 

@@ -275,8 +275,8 @@ impl ExprOptimizer for Saturation {
     /// [`as_planned`]) is left to it: the search would find the same kernels (`wcemm` for
     /// `sum(X * log(W %*% H))`), and on PNMF's loop body (20,000 x 5,000) it took 57 ms
     /// of a 0.8 s run (at load 5; the first search in a process also loads the rules)
-    /// for no faster plan. The others (`sqrt(sum((X - U %*% t(V))^2) / n)`, which planning
-    /// runs with the dense product) are searched.
+    /// for no faster plan. The others are searched: `2 * exp(t(X) %*% X)` gets `tsmm(X)`
+    /// for a tall dense `X`.
     fn optimize_exact(
         &self,
         es: &[LaExpr],
@@ -307,7 +307,8 @@ impl ExprOptimizer for Saturation {
     }
 }
 
-/// The later of two efforts: a budgeted one is searched again when either could be.
+/// The effort of two searches of one block: searched again (from the earlier bound) if
+/// either was cut to a budget.
 fn combined(a: Effort, b: Effort) -> Effort {
     match (a, b) {
         (Effort::Full, e) | (e, Effort::Full) => e,
@@ -483,10 +484,9 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
         let exprs = |roots: &[super::convert::Root]| -> Vec<LaExpr> {
             roots.iter().map(|r| r.expr.clone()).collect()
         };
-        let (mut answers, effort) =
+        let (mut answers, mut effort) =
             self.inner
                 .optimize_all(&exprs(&searched), &extracted.env, runs);
-        let mut effort = effort;
         if !exact.is_empty() {
             let (exact_answers, exact_effort) =
                 self.inner

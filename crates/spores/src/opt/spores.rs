@@ -818,4 +818,30 @@ print(s)
         assert_eq!(numbers.len(), 2, "{out}");
         assert!((numbers[0] - numbers[1]).abs() <= 1e-9 * numbers[0].abs().max(1.0));
     }
+
+    /// GLM's Hessian-vector product on a sparse `X`: the search prices one `mmchain`
+    /// pass below the two mat-vecs and extraction chooses it (physical planning would
+    /// fuse it too, but here the plan says so).
+    #[test]
+    fn extraction_chooses_mmchain_for_a_sparse_chain() {
+        let src = "X = rand(rows=3000, cols=200, sparsity=0.05, seed=1)
+d = rand(rows=200, cols=1, seed=2)
+mu = rand(rows=3000, cols=1, seed=3)
+while(FALSE){}
+H = t(X) %*% (mu * (X %*% d))
+while(FALSE){}
+print(sum(H))
+";
+        let (out, _) = explain(src);
+        assert!(out.contains("=> mmchain(X, d, mu)"), "{out}");
+    }
+
+    #[test]
+    fn two_searches_of_a_block_are_repeated_if_either_was_budgeted() {
+        let at = |n| Effort::Budgeted { searchable_at: n };
+        assert_eq!(combined(Effort::Full, Effort::Full), Effort::Full);
+        assert_eq!(combined(Effort::Full, at(8)), at(8));
+        assert_eq!(combined(at(8), Effort::Full), at(8));
+        assert_eq!(combined(at(64), at(8)), at(8));
+    }
 }

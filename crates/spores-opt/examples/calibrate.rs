@@ -3,6 +3,7 @@
 //! ```sh
 //! cargo run --release -p spores-opt --example calibrate            # print the fit
 //! cargo run --release -p spores-opt --example calibrate -- --write  # also rewrite the table
+//! cargo run --release -p spores-opt --example calibrate -- --write --only SPMV_NS_PER_NNZ,MMCHAIN_NS_PER_NNZ_COL
 //! ```
 //!
 //! Each kernel family (dense GEMM, sparse x dense, dense x sparse, SpGEMM, transposes,
@@ -11,7 +12,10 @@
 //! for that family (flops, non-zeros or cells), summed over the sizes. These prices (ns per
 //! unit of work) and the time of a tiny operator (a fixed cost per operator) become `crates/spores-opt/src/cost/table.rs`, which
 //! [`spores_opt::cost`] reads. With `--write` the table is written atomically (a
-//! temporary file renamed over the old one).
+//! temporary file renamed over the old one). With `--only NAME,...` only the named
+//! constants are replaced (or added), each noting the load it was measured at: prices of
+//! families that compete (two mat-vecs against one `mmchain`) are best measured in one
+//! run, while re-measuring every family on a busy machine would move them all.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -139,7 +143,41 @@ fn measure(reps: usize) -> Vec<Family> {
     family(
         "SPMM_NS_PER_FLOP",
         "non-zero of A times column of B",
-        "sparse x dense product (SpMV, SpMM)",
+        "sparse x dense product with several columns (SpMM)",
+        s,
+    );
+
+    // Sparse matrix times a vector, `X %*% v`, `t(X) %*% v` (read in place, as
+    // `matmul_t` runs it) and `t(v) %*% X`: nnz(X) multiply-adds, memory-bound on X.
+    // Priced apart from SpMM and dense x sparse, whose columns (rows) share each read of
+    // a non-zero (per flop they are several times cheaper), so that a chain of mat-vecs
+    // is not priced as a multi-column product.
+    let mut s = Vec::new();
+    for (m, k, d) in [
+        (20000, 5000, 0.001),
+        (20000, 5000, 0.01),
+        (100000, 1000, 0.01),
+    ] {
+        let a = rand(m, k, d, 30);
+        let (v, u) = (rand(k, 1, 1.0, 31), rand(m, 1, 1.0, 32));
+        let t = time_ns(reps, || {
+            black_box(matmul::matmul(&a, &v).unwrap());
+        });
+        s.push((a.nnz() as f64, t));
+        let t = time_ns(reps, || {
+            black_box(matmul::matmul_t(&a, true, &u, false).unwrap());
+        });
+        s.push((a.nnz() as f64, t));
+        let row = rand(1, m, 1.0, 34);
+        let t = time_ns(reps, || {
+            black_box(matmul::matmul(&row, &a).unwrap());
+        });
+        s.push((a.nnz() as f64, t));
+    }
+    family(
+        "SPMV_NS_PER_NNZ",
+        "non-zero of A",
+        "sparse matrix times a vector (`A %*% v`, `t(A) %*% v`, `t(v) %*% A`)",
         s,
     );
 
@@ -323,18 +361,22 @@ fn measure(reps: usize) -> Vec<Family> {
         "fused sddmm_sum",
         sd,
     );
+    // The chain as GLM and least squares run it: a vector `v`, with and without the
+    // weight `w`, on the sparse inputs of the SpMV family (which prices the unfused chain).
     let mut s = Vec::new();
-    for (m, n, d, c) in [
-        (20000, 5000, 0.001, 1),
-        (20000, 5000, 0.01, 1),
-        (100000, 1000, 0.01, 3),
+    for (m, n, d) in [
+        (20000, 5000, 0.001),
+        (20000, 5000, 0.01),
+        (100000, 1000, 0.01),
     ] {
         let x = rand(m, n, d, 20);
-        let v = dense(n, c, 21);
-        let t = time_ns(reps, || {
-            black_box(fused::mmchain(&x, &v, None).unwrap());
-        });
-        s.push(((x.nnz() * c) as f64, t));
+        let (v, w) = (dense(n, 1, 21), dense(m, 1, 33));
+        for weight in [None, Some(&w)] {
+            let t = time_ns(reps, || {
+                black_box(fused::mmchain(&x, &v, weight).unwrap());
+            });
+            s.push((x.nnz() as f64, t));
+        }
     }
     family(
         "MMCHAIN_NS_PER_NNZ_COL",
@@ -413,7 +455,20 @@ fn main() {
         .ok()
         .and_then(|l| l.split_whitespace().next().map(str::to_string))
         .unwrap_or_else(|| "unknown".into());
+    let only: Option<Vec<String>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(|names| names.split(',').map(str::to_string).collect());
     let families = measure(reps);
+    if let Some(unknown) = only
+        .iter()
+        .flatten()
+        .find(|n| !families.iter().any(|f| f.name == n.as_str()))
+    {
+        eprintln!("calibrate: --only names no family `{unknown}`");
+        std::process::exit(2);
+    }
     let mut consts = String::new();
     println!("| family | ns per unit | samples (work, ms) |");
     println!("| --- | --- | --- |");
@@ -440,6 +495,17 @@ fn main() {
     if !write {
         return;
     }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cost/table.rs");
+    if let Some(only) = only {
+        let old = std::fs::read_to_string(&path).expect("read the table");
+        let chosen: Vec<&Family> = families
+            .iter()
+            .filter(|f| only.iter().any(|n| n == f.name))
+            .collect();
+        let text = replace_constants(&old, &chosen, reps, &load);
+        write_atomically(&path, &text);
+        return;
+    }
     let text = format!(
         "//! Kernel costs measured on this machine: nanoseconds per unit of work per kernel\n\
          //! family. GENERATED — do not edit; regenerate with\n\
@@ -455,9 +521,46 @@ fn main() {
          pub const OP_OVERHEAD_NS: f64 = {overhead:.1};\n",
         reps
     );
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cost/table.rs");
+    write_atomically(&path, &text);
+}
+
+/// A temporary file renamed over `path`.
+fn write_atomically(path: &Path, text: &str) {
     let tmp = path.with_extension("rs.tmp");
     std::fs::write(&tmp, text).expect("write the table");
-    std::fs::rename(&tmp, &path).expect("replace the table");
+    std::fs::rename(&tmp, path).expect("replace the table");
     println!("wrote {}", path.display());
+}
+
+/// `table` with each of `families`' constants (its doc line and definition) replaced,
+/// or added before the fixed cost when the table does not have it yet; the doc line
+/// records the runs and load of this measurement.
+fn replace_constants(table: &str, families: &[&Family], reps: usize, load: &str) -> String {
+    let mut lines: Vec<String> = table.lines().map(str::to_string).collect();
+    for f in families {
+        let doc = format!(
+            "/// {}: ns per {} (written with --only: fastest of {reps} runs, load {load}).",
+            f.doc, f.unit
+        );
+        let def = format!("pub const {}: f64 = {:.5};", f.name, f.slope());
+        let prefix = format!("pub const {}:", f.name);
+        match lines.iter().position(|l| l.starts_with(&prefix)) {
+            Some(k) => {
+                lines[k] = def;
+                if k > 0 && lines[k - 1].starts_with("///") {
+                    lines[k - 1] = doc;
+                } else {
+                    lines.insert(k, doc);
+                }
+            }
+            None => {
+                let at = lines
+                    .iter()
+                    .position(|l| l.starts_with("/// Fixed cost of running one operator"))
+                    .unwrap_or(lines.len());
+                lines.splice(at..at, [doc, def]);
+            }
+        }
+    }
+    lines.join("\n") + "\n"
 }

@@ -84,7 +84,10 @@ pub fn map_dense(cells: f64) -> f64 {
 }
 
 /// `(m x k) %*% (k x n)` with operand sparsities `sa`, `sb`, priced by the kernel the
-/// formats select: GEMM, sparse x dense, dense x sparse or SpGEMM. Each kernel's price
+/// formats select: GEMM (GEMV for a vector), sparse x dense, dense x sparse or SpGEMM.
+/// A sparse matrix times a vector on either side is a mat-vec (SpMV), priced per
+/// non-zero: SpMM and dense x sparse share each read of a non-zero between the columns
+/// (rows) of the dense operand, a mat-vec pays it per multiply-add. Each kernel's price
 /// was measured with its output written, so the output is not priced separately.
 pub fn matmul(m: f64, k: f64, n: f64, sa: f64, sb: f64) -> f64 {
     let flops = m * k * n;
@@ -92,7 +95,9 @@ pub fn matmul(m: f64, k: f64, n: f64, sa: f64, sb: f64) -> f64 {
         + match (sparse(sa) && k > 1.0, sparse(sb) && n > 1.0) {
             (false, false) if m <= 1.0 || n <= 1.0 => GEMV_NS_PER_FLOP * flops,
             (false, false) => GEMM_NS_PER_FLOP * flops,
+            (true, false) if n <= 1.0 => SPMV_NS_PER_NNZ * flops * sa,
             (true, false) => SPMM_NS_PER_FLOP * flops * sa,
+            (false, true) if m <= 1.0 => SPMV_NS_PER_NNZ * flops * sb,
             (false, true) => DENSE_SPARSE_NS_PER_FLOP * flops * sb,
             (true, true) => SPGEMM_NS_PER_FLOP * flops * sa * sb,
         }
@@ -332,17 +337,21 @@ pub fn shape_of(env: &ShapeEnv, e: &LaExpr) -> Result<Shape, ShapeError> {
                     None => bad(name),
                 };
             }
+            let broadcast_all = |shapes: Vec<Shape>| {
+                let mut iter = shapes.into_iter();
+                let first = iter.next().unwrap_or((one(), one()));
+                iter.try_fold(first, |acc, s| broadcast(name, acc, s))
+            };
             match (name.as_str(), shapes.as_slice()) {
                 ("nrow" | "ncol", [_]) => Ok((one(), one())),
                 ("matrix" | "diag", _) => env.shape_of(e),
+                // An element-wise function has its operands' shape, computed here: the
+                // plain rules do not know a fused operand (`exp(tsmm(X))`).
+                _ if crate::functions::is_elementwise(name, shapes.len()) => broadcast_all(shapes),
                 // Aggregating builtins (`trace`, `mean`, `rowMeans`, ...) as DML types them,
                 // when no fused operator inside keeps the plain rules from applying.
                 _ if env.shape_of(e).is_ok() => env.shape_of(e),
-                _ => {
-                    let mut iter = shapes.into_iter();
-                    let first = iter.next().unwrap_or((one(), one()));
-                    iter.try_fold(first, |acc, s| broadcast(name, acc, s))
-                }
+                _ => broadcast_all(shapes),
             }
         }
     }
@@ -407,6 +416,38 @@ mod tests {
             (twice - (once + product)).abs() <= 1e-9 * twice,
             "{twice} vs {once}"
         );
+    }
+
+    /// An element-wise function of a fused operator has the operator's shape
+    /// (`exp(tsmm(X))` is `n x n`, not `X`'s `m x n`).
+    #[test]
+    fn an_elementwise_function_of_a_fused_operator_has_its_shape() {
+        let mut env = ShapeEnv::default();
+        env.add_shape_arg("X=2000x40").unwrap();
+        let e = LaExpr::parse("2 * exp(tsmm(X))").unwrap();
+        assert_eq!(
+            shape_of(&env, &e).unwrap(),
+            (Dim::Known(40), Dim::Known(40))
+        );
+    }
+
+    /// A sparse matrix times a vector, on either side, is priced per non-zero at the
+    /// mat-vec price, not at SpMM's per-column share; so one `mmchain` pass is priced
+    /// below the two mat-vecs it replaces (as measured), and a product with many columns
+    /// still pays SpMM's price per column.
+    #[test]
+    fn sparse_mat_vecs_are_priced_per_non_zero() {
+        let (m, n, s) = (1e5, 1e3, 0.01);
+        let nnz = m * n * s;
+        let column = matmul(m, n, 1.0, s, 1.0);
+        let row = matmul(1.0, m, n, 1.0, s);
+        for price in [column, row] {
+            assert!((price - (OP_OVERHEAD_NS + SPMV_NS_PER_NNZ * nnz)).abs() <= 1e-9 * price);
+        }
+        let transposed = matmul(n, m, 1.0, s, 1.0);
+        assert!(mmchain(m, n, 1.0, s) < column + transposed);
+        let wide = matmul(m, n, 20.0, s, 1.0);
+        assert!((wide - (OP_OVERHEAD_NS + SPMM_NS_PER_FLOP * nnz * 20.0)).abs() <= 1e-9 * wide);
     }
 
     #[test]

@@ -106,6 +106,10 @@ enum Command {
         /// 500 ms budget then greedy) or `ilp:MS` for another budget.
         #[arg(long, default_value = "greedy")]
         extractor: spores_opt::extract::Extractor,
+        /// Only the rewrites that hold when values are NaN or Inf (which operators run
+        /// fused), as for a root `spores run` keeps as written.
+        #[arg(long)]
+        exact: bool,
     },
     /// Decide whether two LA expressions are equal for all inputs of the given shapes.
     ///
@@ -239,12 +243,14 @@ fn command() -> ExitCode {
             node_limit,
             time_limit_ms,
             extractor,
+            exact,
         } => {
             let options = match saturation_options(rules.as_deref(), extractor) {
                 Ok(options) => spores_opt::saturate::OptimizeOptions {
                     iter_limit,
                     node_limit,
                     time_limit: std::time::Duration::from_millis(time_limit_ms),
+                    exact,
                     ..options
                 },
                 Err(code) => return code,

@@ -17,15 +17,19 @@
 //!   (as SystemDS rewrites it), so the product is not formed for its sum; this also
 //!   frees `W %*% H` in PNMF's objective for the masked rule.
 //!
-//! The search has its own forms of the algebraic rules: `mmchain`, and masked evaluation
-//! of a low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`, `wcemm`
-//! and `wsloss` (`spores_opt::fused`), chosen by price; it derives `sum(A %*% rowSums(B))`
-//! itself. The rules here serve what the search does not see: blocks the search budget
-//! leaves unsearched (and `--no-opt`), roots kept as written because they may meet NaN
-//! or Inf (every root with `/`, `log` or `exp` inside, `dag::guard`), and element-wise
-//! trees around a product that no catalogue operator spells. `mmchain` is kept for
-//! searched roots too: the calibrated prices have the search reject it (a mat-vec is
-//! priced as a multi-column SpMM), while it measures faster than its two products.
+//! The search has its own forms of these rules, chosen by price: `mmchain`, and masked
+//! evaluation of a low-rank product as the catalogue's `sddmm`, `sddmm_sum`,
+//! `wdivmm_mult`, `wcemm` and `wsloss` (`spores_opt::fused`); it derives
+//! `sum(A %*% rowSums(B))` itself. Roots kept as written because they may meet NaN or Inf
+//! (every root with `/`, `log` or `exp` inside, `dag::guard`) get the search limited to
+//! the rules exact under the cell semantics (`OptimizeOptions::exact`), which fuses but
+//! does not sum the factors. The rules here serve what the search does not see: blocks
+//! the search budget leaves unsearched (a block must be predicted to cost about 67 ms
+//! over its runs before a search pays: `k_xtxv` and GLM's conjugate-gradient body, which
+//! use `mmchain`, are not searched at either benchmark size), `--no-opt`, `sum(A %*% B)`
+//! inside a root kept as written (the sum of the factors is not exact with an Inf), and
+//! element-wise trees around a product that no catalogue operator spells (PNMF's
+//! `t(W) %*% (X / (W %*% H))`).
 
 use std::collections::HashMap;
 use std::sync::Arc;

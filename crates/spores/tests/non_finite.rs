@@ -73,6 +73,8 @@ fn an_inf_input_keeps_the_rewrite_from_changing_the_result() {
         assert!(same(*x, *y, 1e-9), "{a:?} vs {b:?}");
     }
 
+    // With the Inf the root is kept as written (physical planning evaluates the product
+    // at X's non-zeros; the exact search leaves such a root to it).
     let poisoned = low_rank_script("U[3,1] = 1/0");
     let out = run(&poisoned, true);
     assert_eq!(rewrites(&out), 0, "{out}");
@@ -370,4 +372,38 @@ print(sum(R))
     let (a, b) = (printed(&planned), numbers(&unfused));
     assert_eq!(a.len(), 1, "{planned}");
     assert!(a[0].is_finite() && same(a[0], b[0], 1e-9), "{a:?} vs {b:?}");
+}
+
+/// `exp` inside `2 * exp(t(X) %*% X)` keeps the root as written; physical planning would
+/// run the Gram matrix as a product, and the search limited to the exact rules chooses
+/// `tsmm` (one triangle) by price for a tall dense `X`. It prints the `--no-opt` numbers,
+/// also when `X` holds an Inf or a NaN (the kernel then evaluates its meaning as written).
+#[test]
+fn a_root_kept_as_written_is_fused_by_the_exact_search() {
+    for (poison, finite) in [("", true), ("X[3,1] = 1/0", false), ("X[5,2] = 0/0", false)] {
+        let src = format!(
+            "X = rand(rows=2000, cols=40, min=-0.1, max=0.1, seed=1)
+{poison}
+while(FALSE){{}}
+G = 2 * exp(t(X) %*% X)
+while(FALSE){{}}
+print(sum(G))
+print(as.scalar(G[2,2]))
+print(as.scalar(G[1,3]))
+"
+        );
+        let out = run(&src, true);
+        assert!(out.contains("kept as written"), "{poison}\n{out}");
+        assert!(
+            out.lines()
+                .any(|l| l.trim_start().starts_with("=> ") && l.contains("tsmm(X)")),
+            "{poison}\n{out}"
+        );
+        let (a, b) = (printed(&out), printed(&run(&src, false)));
+        assert_eq!(a.len(), 3, "{out}");
+        for (x, y) in a.iter().zip(&b) {
+            assert!(same(*x, *y, 1e-9), "{poison}: {a:?} vs {b:?}");
+        }
+        assert_eq!(a.iter().all(|x| x.is_finite()), finite, "{poison}: {a:?}");
+    }
 }

@@ -139,6 +139,15 @@ pub struct OptimizeOptions {
     pub extra_rules: Option<String>,
     /// Matches fired per sampled rule per iteration.
     pub sample_limit: usize,
+    /// Only the rules that hold under the engine's cell semantics with NaN and ±Inf
+    /// (`0 * y = 0` for every `y`, IEEE otherwise): translation to relations, fusion and
+    /// raising. R_EQ, AC, user rules and constant folding are left out: distributing or
+    /// reassociating turns `Inf * (1 - 1)` (0) into `Inf - Inf` (NaN), and folding
+    /// `0 * s` for a scalar `s` forgets that `s` may be NaN. A fused operator is its
+    /// meaning exactly (its kernel evaluates the meaning on operands with NaN or Inf), so
+    /// what this search can choose is which operators run fused, by price: a root that
+    /// may meet NaN or Inf still gets `wcemm`, `sddmm` or `mmchain`.
+    pub exact: bool,
 }
 
 impl Default for OptimizeOptions {
@@ -150,6 +159,7 @@ impl Default for OptimizeOptions {
             extractor: Extractor::Greedy,
             extra_rules: None,
             sample_limit: 30,
+            exact: false,
         }
     }
 }
@@ -541,8 +551,13 @@ fn saturate(
     raise: bool,
 ) -> Result<(usize, StopReason), OptError> {
     let mut translation_blew_up = false;
+    let translate = if opts.exact {
+        "translate-exact"
+    } else {
+        "translate"
+    };
     for _ in 0..64 {
-        if !eg.step_rules("translate").map_err(egglog_error)?.updated {
+        if !eg.step_rules(translate).map_err(egglog_error)?.updated {
             break;
         }
         // Translation and folding terminate on sound inputs, but a folding rule that
@@ -563,6 +578,9 @@ fn saturate(
     let stop = loop {
         if translation_blew_up {
             break StopReason::NodeLimit;
+        }
+        if opts.exact {
+            break StopReason::Saturated;
         }
         if iterations >= opts.iter_limit {
             break StopReason::IterLimit;

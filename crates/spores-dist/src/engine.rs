@@ -6,7 +6,6 @@
 //! writes those files under the OS's temporary directory (or `temp_dir`). The number of
 //! partitions follows the thread count.
 
-use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,6 +22,7 @@ use spores_tensor::CooTensor;
 use crate::coo;
 use crate::error::DistError;
 use crate::lower::Lowering;
+use crate::source::Leaf;
 use crate::tensor::{self, TensorLowering};
 
 /// How the local DataFusion session is set up.
@@ -84,18 +84,20 @@ impl DataFusionEngine {
 
     /// The logical plan of `e` over `inputs`, before DataFusion's optimizer, with the
     /// result's shape.
-    pub fn logical_plan<M: Borrow<Matrix>>(
+    pub fn logical_plan<M: Leaf>(
         &self,
         e: &LaExpr,
         inputs: &HashMap<String, M>,
     ) -> Result<(LogicalPlan, usize, usize), DistError> {
-        let rel = Lowering::new(inputs).lower(e)?;
+        let rel = Lowering::new(inputs)
+            .with_partitions(self.config.threads)
+            .lower(e)?;
         Ok((rel.plan, rel.rows, rel.cols))
     }
 
     /// Evaluates `e` on `inputs` (scalars as `1 x 1` matrices) and returns the result as
     /// a local matrix.
-    pub fn run<M: Borrow<Matrix>>(
+    pub fn run<M: Leaf>(
         &self,
         e: &LaExpr,
         inputs: &HashMap<String, M>,
@@ -110,7 +112,7 @@ impl DataFusionEngine {
     }
 
     /// DataFusion's optimized logical and physical plans of `e`, as text (for `--explain`).
-    pub fn explain<M: Borrow<Matrix>>(
+    pub fn explain<M: Leaf>(
         &self,
         e: &LaExpr,
         inputs: &HashMap<String, M>,

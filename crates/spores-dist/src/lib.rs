@@ -36,7 +36,9 @@ pub mod coo;
 pub mod engine;
 pub mod error;
 pub mod lower;
+pub mod source;
 pub mod tensor;
 
 pub use engine::{DataFusionEngine, EngineConfig};
 pub use error::DistError;
+pub use source::{Input, Leaf};

@@ -24,10 +24,10 @@
 //! equals the local engine's cell semantics for finite values: the engine choice keeps
 //! blocks whose inputs may hold NaN or infinities on the local kernels.
 
-use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use datafusion::catalog::TableProvider;
 use datafusion::common::Column;
 use datafusion::datasource::{provider_as_source, MemTable};
 use datafusion::functions::expr_fn::{abs, ceil, coalesce, exp, floor, ln, power, signum, sqrt};
@@ -38,6 +38,7 @@ use spores_opt::la::{expand_fused, Dim, LaExpr};
 
 use crate::coo::{self, COL, ROW, VALUE};
 use crate::error::DistError;
+use crate::source::Leaf;
 
 /// A lowered subexpression: a plan whose output columns are [`coo::schema`]'s for its
 /// shape (unqualified `i`, `j`, `v`).
@@ -62,9 +63,11 @@ type Result<T> = std::result::Result<T, DistError>;
 
 /// Lowers LA plans over one set of named inputs (scalars are `1 x 1` matrices). Each input
 /// becomes one in-memory table, scanned wherever the plan reads it.
-pub struct Lowering<'a, M: Borrow<Matrix>> {
+pub struct Lowering<'a, M: Leaf> {
     inputs: &'a HashMap<String, M>,
-    tables: HashMap<String, Arc<MemTable>>,
+    tables: HashMap<String, (Arc<dyn TableProvider>, bool)>,
+    /// Partitions a file's scan is split into.
+    partitions: usize,
     domains: HashMap<usize, Arc<MemTable>>,
     next_alias: usize,
 }
@@ -110,14 +113,21 @@ pub fn check(e: &LaExpr, shapes: &HashMap<String, (usize, usize)>) -> Result<()>
     Lowering::new(&empty).lower(e).map(|_| ())
 }
 
-impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
+impl<'a, M: Leaf> Lowering<'a, M> {
     pub fn new(inputs: &'a HashMap<String, M>) -> Self {
         Lowering {
             inputs,
             tables: HashMap::new(),
+            partitions: 1,
             domains: HashMap::new(),
             next_alias: 0,
         }
+    }
+
+    /// Splits the scan of each file input into `partitions` streams.
+    pub fn with_partitions(mut self, partitions: usize) -> Self {
+        self.partitions = partitions.max(1);
+        self
     }
 
     fn alias(&mut self, prefix: &str) -> String {
@@ -165,30 +175,47 @@ impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
         Ok((LogicalPlanBuilder::from(plan).alias(alias.as_str())?, alias))
     }
 
-    /// The scan of an input.
+    /// The scan of an input (summed by cell when the input may repeat one).
     fn input(&mut self, name: &str) -> Result<Rel> {
-        let m: &Matrix = self
+        let leaf = self
             .inputs
             .get(name)
             .ok_or_else(|| DistError::Plan(format!("no value given for `{name}`")))?
-            .borrow();
-        let (rows, cols) = (m.rows(), m.cols());
-        let table = match self.tables.get(name) {
+            .leaf();
+        let (rows, cols) = leaf.shape();
+        let (table, repeats) = match self.tables.get(name) {
             Some(t) => t.clone(),
             None => {
-                let batch = coo::to_batch(m)?;
-                let table = Arc::new(MemTable::try_new(batch.schema(), vec![vec![batch]])?);
-                self.tables.insert(name.to_string(), table.clone());
-                table
+                let t = leaf.table(self.partitions)?;
+                self.tables.insert(name.to_string(), t.clone());
+                t
             }
         };
         let alias = self.alias("in");
         let builder = LogicalPlanBuilder::scan(alias.as_str(), provider_as_source(table), None)?;
+        let rel = self.finish(
+            builder,
+            (rows != 1).then(|| qcol(&alias, ROW)),
+            (cols != 1).then(|| qcol(&alias, COL)),
+            qcol(&alias, VALUE),
+            rows,
+            cols,
+        )?;
+        if !repeats {
+            return Ok(rel);
+        }
+        let (builder, q) = self.qualified(rel.plan)?;
+        let keys: Vec<Expr> = [(rows != 1, ROW), (cols != 1, COL)]
+            .into_iter()
+            .filter(|&(has, _)| has)
+            .map(|(_, c)| qcol(&q, c))
+            .collect();
+        let builder = builder.aggregate(keys, [sum(qcol(&q, VALUE)).alias(VALUE)])?;
         self.finish(
             builder,
-            Some(qcol(&alias, ROW)),
-            Some(qcol(&alias, COL)),
-            qcol(&alias, VALUE),
+            (rows != 1).then(|| ucol(ROW)),
+            (cols != 1).then(|| ucol(COL)),
+            ucol(VALUE),
             rows,
             cols,
         )
@@ -595,7 +622,7 @@ impl<'a, M: Borrow<Matrix>> Lowering<'a, M> {
 
     /// The shape of `e` (by lowering it; plans are cheap to build).
     fn shape_of(&self, e: &LaExpr) -> Result<(usize, usize)> {
-        let mut probe = Lowering::new(self.inputs);
+        let mut probe = Lowering::new(self.inputs).with_partitions(self.partitions);
         let rel = probe.lower(e)?;
         Ok((rel.rows, rel.cols))
     }

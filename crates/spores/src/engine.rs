@@ -32,6 +32,7 @@ use crate::dag::meta::{infer, NodeMeta};
 use crate::dag::{BlockDag, Op, RelationalRoot};
 use crate::opt::convert::{extract, rebuild_with};
 use crate::opt::InputMeta;
+use crate::runtime::file_matrix::FileMatrix;
 use crate::runtime::Value;
 
 /// An engine that evaluates whole LA expressions as relational queries.
@@ -48,7 +49,8 @@ pub trait RelationalEngine {
     ) -> Result<(), String>;
 
     /// Evaluates `expr` on `inputs` (scalars as 1x1 matrices).
-    fn run(&self, expr: &LaExpr, inputs: &HashMap<String, Arc<Matrix>>) -> Result<Matrix, String>;
+    fn run(&self, expr: &LaExpr, inputs: &HashMap<String, RelationInput>)
+        -> Result<Matrix, String>;
 
     /// Runs a tensor program's logical plan (`spores tensor --engine`) on `inputs` and
     /// returns the plan's outputs by name.
@@ -66,6 +68,14 @@ impl std::fmt::Debug for dyn RelationalEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// A leaf of a relational subgraph: a matrix in memory, or one still in its file, which
+/// the engine scans itself.
+#[derive(Clone, Debug)]
+pub enum RelationInput {
+    Matrix(Arc<Matrix>),
+    File(Arc<FileMatrix>),
 }
 
 /// Which of a block's subgraphs that the relational engine supports run on it.
@@ -218,8 +228,9 @@ pub fn run_relational(
 ) -> Result<Value, String> {
     let mut inputs = HashMap::with_capacity(args.len());
     for (name, value) in root.leaves.iter().zip(args) {
-        let matrix = match value {
-            Value::Matrix(m) => m.clone(),
+        let input = match value {
+            Value::Matrix(m) => RelationInput::Matrix(m.clone()),
+            Value::File(f) => RelationInput::File(f.clone()),
             scalar => {
                 let v = scalar.as_f64().ok_or_else(|| {
                     format!(
@@ -227,10 +238,10 @@ pub fn run_relational(
                         scalar.type_name()
                     )
                 })?;
-                Arc::new(Matrix::Dense(DenseMatrix::filled(1, 1, v)))
+                RelationInput::Matrix(Arc::new(Matrix::Dense(DenseMatrix::filled(1, 1, v))))
             }
         };
-        inputs.insert(name.clone(), matrix);
+        inputs.insert(name.clone(), input);
     }
     engine.run(&root.expr, &inputs).map(Value::matrix)
 }
@@ -250,8 +261,24 @@ impl RelationalEngine for spores_dist::DataFusionEngine {
         spores_dist::lower::check(expr, shapes).map_err(|e| e.to_string())
     }
 
-    fn run(&self, expr: &LaExpr, inputs: &HashMap<String, Arc<Matrix>>) -> Result<Matrix, String> {
-        spores_dist::DataFusionEngine::run(self, expr, inputs).map_err(|e| e.to_string())
+    fn run(
+        &self,
+        expr: &LaExpr,
+        inputs: &HashMap<String, RelationInput>,
+    ) -> Result<Matrix, String> {
+        let inputs = inputs
+            .iter()
+            .map(|(name, input)| {
+                let input = match input {
+                    RelationInput::Matrix(m) => spores_dist::Input::Matrix(m.clone()),
+                    RelationInput::File(f) => spores_exec::io::parquet_coo::CooFile::open(f.path())
+                        .map_err(|e| e.to_string())?
+                        .into(),
+                };
+                Ok((name.clone(), input))
+            })
+            .collect::<Result<HashMap<_, _>, String>>()?;
+        spores_dist::DataFusionEngine::run(self, expr, &inputs).map_err(|e| e.to_string())
     }
 
     fn run_tensor_plan(

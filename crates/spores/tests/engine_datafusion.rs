@@ -160,6 +160,60 @@ fn auto_sends_what_exceeds_the_budget_to_datafusion_and_finishes() {
 
 #[cfg(feature = "datafusion")]
 #[test]
+fn parquet_inputs_stay_in_their_files_for_datafusion() {
+    let dir = common::temp_file("lazy-x.parquet", "").with_file_name("");
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (x, u, v) = (
+        file("lazy-x.parquet"),
+        file("lazy-u.parquet"),
+        file("lazy-v.parquet"),
+    );
+    let generate = format!(
+        "X = rand(rows=300, cols=200, sparsity=0.05, min=1, max=5, seed=1)\nwrite(X, \"{x}\")\n\
+         U = rand(rows=300, cols=8, min=0, max=1, seed=2)\nwrite(U, \"{u}\")\n\
+         V = rand(rows=200, cols=8, min=0, max=1, seed=3)\nwrite(V, \"{v}\")\n"
+    );
+    run_dml_with("write_parquet.dml", &generate, &[]).unwrap();
+    let script = format!(
+        "X = read(\"{x}\")\nU = read(\"{u}\")\nV = read(\"{v}\")\n\
+         print(\"loss \" + sum((X - U %*% t(V))^2))\n\
+         print(\"cells \" + sum(X) + \" \" + as.scalar(X[3, 5]))\n"
+    );
+    let local = run_dml_with("lazy.dml", &script, &["--full-search"]).unwrap();
+    let explained = run_dml_with(
+        "lazy.dml",
+        &script,
+        &["--full-search", "--engine", "datafusion", "--explain"],
+    )
+    .unwrap();
+    // The variables hold the files (shape and cell count from the footers); the loss
+    // runs on DataFusion, which scans them; `sum(X)` and indexing read X locally.
+    assert!(
+        explained.contains(&format!("300x200 in {x} cells=")),
+        "{explained}"
+    );
+    assert!(
+        explained.contains("= relational[wsloss(X, U, V)]"),
+        "{explained}"
+    );
+    let printed: String = explained
+        .lines()
+        .filter(|l| l.starts_with("loss ") || l.starts_with("cells "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let want = common::numbers(&local);
+    assert_eq!(want.len(), 3, "{local}");
+    common::assert_close(&common::numbers(&printed), &want, 1e-9);
+    // The local engine refuses to read a file whose matrix exceeds the budget.
+    let err = run_dml_with("lazy.dml", &script, &["--memory", "20K"]).unwrap_err();
+    assert!(
+        err.contains("lazy-x.parquet") && err.contains("memory budget"),
+        "{err}"
+    );
+}
+
+#[cfg(feature = "datafusion")]
+#[test]
 fn parquet_coo_converted_from_matrix_market_reads_the_same() {
     let mtx = common::temp_file(
         "coo.mtx",

@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use spores::engine::{Placement, RelationalEngine};
+use spores::engine::{Placement, RelationInput, RelationalEngine};
 use spores::RunOptions;
 use spores_exec::Matrix;
 use spores_opt::la::{expand_fused, LaExpr};
@@ -35,12 +35,19 @@ impl RelationalEngine for Recording {
         opaque.map_or(Ok(()), |name| Err(format!("no lowering for {name}")))
     }
 
-    fn run(&self, expr: &LaExpr, inputs: &HashMap<String, Arc<Matrix>>) -> Result<Matrix, String> {
+    fn run(
+        &self,
+        expr: &LaExpr,
+        inputs: &HashMap<String, RelationInput>,
+    ) -> Result<Matrix, String> {
         self.ran.lock().unwrap().push(expr.to_string());
         let inputs: HashMap<String, Matrix> = inputs
             .iter()
-            .map(|(k, v)| (k.clone(), (**v).clone()))
-            .collect();
+            .map(|(k, v)| match v {
+                RelationInput::Matrix(m) => Ok((k.clone(), (**m).clone())),
+                RelationInput::File(f) => Err(format!("{} was not read", f.path().display())),
+            })
+            .collect::<Result<_, String>>()?;
         spores_opt::eval::eval(&expand_fused(expr), &inputs)
     }
 }

@@ -10,14 +10,16 @@
 //! the file's key-value metadata `rows` and `cols` when present (what [`write`] records),
 //! else one past the largest index. Cells may come in any order; duplicates are summed,
 //! as in Matrix Market. Errors name the file and the 1-based row of the table (as the
-//! "line" of an [`ExecError::Parse`]).
+//! "line" of an [`ExecError::Parse`]). A file whose matrix would not fit the memory
+//! budget ([`crate::memory`]) is refused before its cells are read; [`CooFile`] reads a
+//! file one row group at a time instead (what the relational engine scans).
 //!
 //! Writing: required INT64 `i`, `j` and DOUBLE `v`, the non-zeros in row-major order,
 //! Snappy-compressed, in row groups of [`ROW_GROUP_ROWS`] cells, with `rows` and `cols`
 //! in the key-value metadata. The write is atomic, like every writer of this crate.
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parquet::basic::Compression;
@@ -41,54 +43,71 @@ const BATCH: usize = 1 << 16;
 
 /// Reads a Parquet COO file (see the module documentation).
 pub fn read(path: &Path) -> Result<Matrix> {
-    let file = File::open(path).map_err(|source| io_error(path, source))?;
-    let fail = |row: usize, message: String| parse_error(path, row, message);
-    let reader = SerializedFileReader::new(file)
-        .map_err(|e| fail(0, format!("not a readable Parquet file: {e}")))?;
-    let meta = reader.metadata();
-    let schema = meta.file_metadata().schema_descr();
-    let column = |name: &str| {
-        (0..schema.num_columns())
-            .find(|&k| schema.column(k).name() == name)
-            .ok_or_else(|| {
-                fail(
-                    0,
-                    format!("no column `{name}` (a COO file has columns i, j and v)"),
-                )
-            })
-    };
-    let (ci, cj, cv) = (column("i")?, column("j")?, column("v")?);
-    let mut is: Vec<i64> = Vec::new();
-    let mut js: Vec<i64> = Vec::new();
-    let mut vs: Vec<f64> = Vec::new();
-    for g in 0..reader.num_row_groups() {
-        let group = reader
-            .get_row_group(g)
-            .map_err(|e| fail(is.len() + 1, format!("row group {g}: {e}")))?;
-        let first_row = is.len() + 1;
-        for (k, name) in [(ci, "i"), (cj, "j"), (cv, "v")] {
-            let reader = group
-                .get_column_reader(k)
-                .map_err(|e| fail(first_row, format!("column `{name}`: {e}")))?;
-            let nullable = schema.column(k).max_def_level();
-            let read = match name {
-                "v" => read_values(reader, nullable, &mut vs),
-                "i" => read_indices(reader, nullable, &mut is),
-                _ => read_indices(reader, nullable, &mut js),
-            };
-            read.map_err(|(row, message)| {
-                fail(first_row + row, format!("column `{name}`: {message}"))
-            })?;
-        }
-        if is.len() != js.len() || is.len() != vs.len() {
-            return Err(fail(
-                first_row,
-                format!("row group {g}: the columns i, j and v differ in length"),
-            ));
+    let file = CooFile::open(path)?;
+    // The matrix in CSR (a value and a column index per cell, a pointer per row): a file
+    // larger than the memory budget is refused before its cells are read.
+    let csr_bytes = 12.0 * file.cells() as f64 + 8.0 * (file.rows() as f64 + 1.0);
+    crate::memory::ensure_fits(&format!("read(\"{}\")", path.display()), csr_bytes)?;
+    let mut entries = Entries::with_capacity(file.cells() as usize);
+    for g in 0..file.row_groups() {
+        let cells = file.read_group(g)?;
+        for ((&i, &j), &v) in cells.i.iter().zip(&cells.j).zip(&cells.v) {
+            entries.push(i as usize, j as usize, v);
         }
     }
-    let recorded =
-        |key: &str| -> Result<Option<usize>> {
+    matrix_from_entries(file.rows(), file.cols(), &[&entries], path, 0)
+}
+
+/// A Parquet COO file opened by its footer: the shape, the cell count and the row groups,
+/// whose cells are read one group at a time. This is how a relational engine scans a
+/// matrix it never holds whole.
+#[derive(Clone, Debug)]
+pub struct CooFile {
+    path: PathBuf,
+    rows: usize,
+    cols: usize,
+    cells: u64,
+    /// The 1-based table row each row group starts at (for error messages).
+    group_starts: Vec<usize>,
+    columns: [usize; 3],
+    unique: bool,
+}
+
+/// The cells of one row group, columns `i`, `j`, `v` (validated against the shape).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CooCells {
+    pub i: Vec<i64>,
+    pub j: Vec<i64>,
+    pub v: Vec<f64>,
+}
+
+impl CooFile {
+    /// Reads the footer of the COO file at `path`: the columns `i`, `j` and `v`, the shape
+    /// (the `rows`/`cols` metadata, else one past the largest index, from the column
+    /// statistics or a scan of the index columns) and the row groups.
+    pub fn open(path: &Path) -> Result<CooFile> {
+        let fail = |row: usize, message: String| parse_error(path, row, message);
+        let reader = open_reader(path)?;
+        let meta = reader.metadata();
+        let schema = meta.file_metadata().schema_descr();
+        let column = |name: &str| {
+            (0..schema.num_columns())
+                .find(|&k| schema.column(k).name() == name)
+                .ok_or_else(|| {
+                    fail(
+                        0,
+                        format!("no column `{name}` (a COO file has columns i, j and v)"),
+                    )
+                })
+        };
+        let columns = [column("i")?, column("j")?, column("v")?];
+        let mut group_starts = Vec::with_capacity(meta.num_row_groups());
+        let mut cells = 0u64;
+        for g in meta.row_groups() {
+            group_starts.push(cells as usize + 1);
+            cells += g.num_rows().max(0) as u64;
+        }
+        let recorded = |key: &str| -> Result<Option<usize>> {
             let Some(kv) = meta.file_metadata().key_value_metadata() else {
                 return Ok(None);
             };
@@ -103,29 +122,165 @@ pub fn read(path: &Path) -> Result<Matrix> {
                 }),
             }
         };
-    let extent = |idx: &[i64]| idx.iter().max().map_or(0, |&m| m as usize + 1);
-    let rows = recorded("rows")?.unwrap_or_else(|| extent(&is));
-    let cols = recorded("cols")?.unwrap_or_else(|| extent(&js));
-    if rows > u32::MAX as usize || cols > u32::MAX as usize {
-        return Err(fail(
-            0,
-            format!("a {rows}x{cols} matrix is larger than the 2^32-1 rows or columns supported"),
-        ));
-    }
-    let mut entries = Entries::with_capacity(vs.len());
-    for (k, ((&i, &j), &v)) in is.iter().zip(&js).zip(&vs).enumerate() {
-        let inside = |x: i64, n: usize| x >= 0 && (x as u64) < n as u64;
-        if !inside(i, rows) || !inside(j, cols) {
+        let unique = meta.file_metadata().key_value_metadata().is_some_and(|kv| {
+            kv.iter()
+                .any(|kv| kv.key == UNIQUE_KEY && kv.value.as_deref() == Some("true"))
+        });
+        let mut file = CooFile {
+            path: path.to_path_buf(),
+            rows: 0,
+            cols: 0,
+            cells,
+            group_starts,
+            columns,
+            unique,
+        };
+        let (rows, cols) = match (recorded("rows")?, recorded("cols")?) {
+            (Some(rows), Some(cols)) => (rows, cols),
+            (rows, cols) => {
+                let (max_i, max_j) = file.largest_indices(&reader)?;
+                (rows.unwrap_or(max_i + 1), cols.unwrap_or(max_j + 1))
+            }
+        };
+        if rows > u32::MAX as usize || cols > u32::MAX as usize {
             return Err(fail(
-                k + 1,
+                0,
                 format!(
-                    "cell ({i}, {j}) is outside the {rows}x{cols} matrix (indices are 0-based)"
+                    "a {rows}x{cols} matrix is larger than the 2^32-1 rows or columns supported"
                 ),
             ));
         }
-        entries.push(i as usize, j as usize, v);
+        (file.rows, file.cols) = (rows, cols);
+        Ok(file)
     }
-    matrix_from_entries(rows, cols, &[&entries], path, 0)
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Cells stored, duplicates included.
+    pub fn cells(&self) -> u64 {
+        self.cells
+    }
+
+    pub fn row_groups(&self) -> usize {
+        self.group_starts.len()
+    }
+
+    /// Whether each cell is stored at most once (the file says so: [`write`] records it).
+    /// A file without the mark may repeat a cell, which means the sum.
+    pub fn unique_cells(&self) -> bool {
+        self.unique
+    }
+
+    /// The cells of row group `g`, each inside the shape.
+    pub fn read_group(&self, g: usize) -> Result<CooCells> {
+        self.read_group_from(&open_reader(&self.path)?, g, Some((self.rows, self.cols)))
+    }
+
+    /// Row group `g` through an open reader, its cells checked against `bounds` (rows,
+    /// columns), or only for negative indices without.
+    fn read_group_from(
+        &self,
+        reader: &SerializedFileReader<File>,
+        g: usize,
+        bounds: Option<(usize, usize)>,
+    ) -> Result<CooCells> {
+        let first_row = self.group_starts.get(g).copied().unwrap_or(0);
+        let fail = |row: usize, message: String| parse_error(&self.path, row, message);
+        let group = reader
+            .get_row_group(g)
+            .map_err(|e| fail(first_row, format!("row group {g}: {e}")))?;
+        let schema = reader.metadata().file_metadata().schema_descr();
+        let mut cells = CooCells::default();
+        for (k, name) in self.columns.into_iter().zip(["i", "j", "v"]) {
+            let column = group
+                .get_column_reader(k)
+                .map_err(|e| fail(first_row, format!("column `{name}`: {e}")))?;
+            let max_def = schema.column(k).max_def_level();
+            let read = match name {
+                "v" => read_values(column, max_def, &mut cells.v),
+                "i" => read_indices(column, max_def, &mut cells.i),
+                _ => read_indices(column, max_def, &mut cells.j),
+            };
+            read.map_err(|(row, message)| {
+                fail(first_row + row, format!("column `{name}`: {message}"))
+            })?;
+        }
+        if cells.i.len() != cells.j.len() || cells.i.len() != cells.v.len() {
+            return Err(fail(
+                first_row,
+                format!("row group {g}: the columns i, j and v differ in length"),
+            ));
+        }
+        let outside = |k: usize| {
+            let (i, j) = (cells.i[k], cells.j[k]);
+            match bounds {
+                Some((rows, cols)) => {
+                    i < 0 || j < 0 || i as u64 >= rows as u64 || j as u64 >= cols as u64
+                }
+                None => i < 0 || j < 0,
+            }
+        };
+        if let Some(k) = (0..cells.i.len()).find(|&k| outside(k)) {
+            let (i, j) = (cells.i[k], cells.j[k]);
+            let why = match bounds {
+                Some((rows, cols)) => format!("is outside the {rows}x{cols} matrix"),
+                None => "has a negative index".to_string(),
+            };
+            return Err(fail(
+                first_row + k,
+                format!("cell ({i}, {j}) {why} (indices are 0-based)"),
+            ));
+        }
+        Ok(cells)
+    }
+
+    /// The largest `i` and `j` of the file (0 when it is empty): from the row groups'
+    /// statistics when every group has them, else by reading the index columns. A
+    /// negative index is an error at its row.
+    fn largest_indices(&self, reader: &SerializedFileReader<File>) -> Result<(usize, usize)> {
+        let meta = reader.metadata();
+        let max_of = |g: usize, column: usize| -> Option<(i64, i64)> {
+            use parquet::file::statistics::Statistics;
+            match meta.row_group(g).column(column).statistics()? {
+                Statistics::Int32(s) => Some((i64::from(*s.min_opt()?), i64::from(*s.max_opt()?))),
+                Statistics::Int64(s) => Some((*s.min_opt()?, *s.max_opt()?)),
+                _ => None,
+            }
+        };
+        let mut largest = (0i64, 0i64);
+        for g in 0..self.row_groups() {
+            match (max_of(g, self.columns[0]), max_of(g, self.columns[1])) {
+                (Some((min_i, max_i)), Some((min_j, max_j))) if min_i >= 0 && min_j >= 0 => {
+                    largest = (largest.0.max(max_i), largest.1.max(max_j));
+                }
+                _ => {
+                    let cells = self.read_group_from(reader, g, None)?;
+                    let max = |x: &[i64]| x.iter().copied().max().unwrap_or(0);
+                    largest = (largest.0.max(max(&cells.i)), largest.1.max(max(&cells.j)));
+                }
+            }
+        }
+        Ok((largest.0 as usize, largest.1 as usize))
+    }
+}
+
+/// Key-value metadata [`write`] records: each cell is stored once.
+const UNIQUE_KEY: &str = "unique_cells";
+
+fn open_reader(path: &Path) -> Result<SerializedFileReader<File>> {
+    let file = File::open(path).map_err(|source| io_error(path, source))?;
+    SerializedFileReader::new(file)
+        .map_err(|e| parse_error(path, 0, format!("not a readable Parquet file: {e}")))
 }
 
 /// A column reader's values pushed onto `out`, or the row (0-based, within the row
@@ -221,7 +376,7 @@ pub fn write(m: &Matrix, path: &Path) -> Result<()> {
 }
 
 /// [`write`] with row groups of `group_rows` cells.
-fn write_groups(m: &Matrix, path: &Path, group_rows: usize) -> Result<()> {
+pub fn write_groups(m: &Matrix, path: &Path, group_rows: usize) -> Result<()> {
     let other = |e: parquet::errors::ParquetError| std::io::Error::other(e.to_string());
     super::atomic::write_atomic_file(path, |sink| {
         let schema = parse_message_type(
@@ -234,6 +389,7 @@ fn write_groups(m: &Matrix, path: &Path, group_rows: usize) -> Result<()> {
             .set_key_value_metadata(Some(vec![
                 KeyValue::new("rows".into(), m.rows().to_string()),
                 KeyValue::new("cols".into(), m.cols().to_string()),
+                KeyValue::new(UNIQUE_KEY.to_string(), "true".to_string()),
             ]))
             .build();
         let mut writer =
@@ -377,6 +533,39 @@ mod tests {
         let back = read(&path).unwrap();
         assert!(back.approx_eq(&m, 0.0));
         assert_eq!(back.nnz(), 250);
+    }
+
+    #[test]
+    fn an_opened_file_gives_its_shape_and_row_groups_without_reading_the_cells() {
+        let dir = TempDir::new();
+        let path = dir.path("groups.parquet");
+        let cells: Vec<(usize, usize, f64)> =
+            (0..150).map(|k| (k / 10, k % 10, k as f64 + 1.0)).collect();
+        let m = sparse(40, 12, &cells);
+        write_groups(&m, &path, 64).unwrap();
+        let file = CooFile::open(&path).unwrap();
+        assert_eq!((file.rows(), file.cols(), file.cells()), (40, 12, 150));
+        assert_eq!(file.row_groups(), 3);
+        assert!(file.unique_cells());
+        let last = file.read_group(2).unwrap();
+        assert_eq!(last.i.len(), 150 - 128);
+        assert_eq!((last.i[0], last.j[0], last.v[0]), (12, 8, 129.0));
+
+        // Another writer's file: no shape metadata (the extent comes from the index
+        // columns' statistics) and no promise that cells are unique.
+        let duck = dir.path("duck.parquet");
+        write_raw(
+            &duck,
+            "message t { required int32 i; required int32 j; required int32 v; }",
+            &[vec![
+                (vec![0, 6], None),
+                (vec![3, 1], None),
+                (vec![1, 2], None),
+            ]],
+        );
+        let file = CooFile::open(&duck).unwrap();
+        assert_eq!((file.rows(), file.cols(), file.cells()), (7, 4, 2));
+        assert!(!file.unique_cells());
     }
 
     #[test]

@@ -163,30 +163,40 @@ pub fn infer(dag: &Dag, inputs: &HashMap<String, InputMeta>) -> Vec<NodeMeta> {
     meta
 }
 
-/// The sum-product operators the optimizer fuses (argument orders as in [`Fused`]); the
-/// physical planner's kernels (`MatMulT`, masked, element-wise) are not known here.
+/// The optimizer's fused operators, from their catalogue entries (result shape, and
+/// whose zeros the result keeps); the physical planner's kernels (`MatMulT`, masked,
+/// element-wise) are not known here.
 fn fused(f: &Fused, args: &[&NodeMeta]) -> NodeMeta {
-    let matrix = |k: usize| match args.get(k) {
-        Some(NodeMeta::Matrix { shape, nnz }) => Some((*shape, *nnz)),
-        _ => None,
-    };
-    match f {
-        Fused::WsLoss | Fused::WsLossPlus | Fused::SddmmSum | Fused::SumOfProduct => {
-            NodeMeta::Scalar(None)
+    let op = match f {
+        Fused::SumOfProduct => return NodeMeta::Scalar(None),
+        Fused::Catalogue(kind) => spores_opt::fused::op(*kind),
+        Fused::MatMulT { .. } | Fused::Masked(_) | Fused::Elementwise(_) => {
+            return NodeMeta::Unknown
         }
-        Fused::Sddmm | Fused::SProp => match matrix(0) {
-            Some((shape, nnz)) => NodeMeta::Matrix { shape, nnz },
-            None => NodeMeta::Unknown,
+    };
+    let Some(operands) = args
+        .iter()
+        .map(|m| match m {
+            NodeMeta::Matrix { shape, nnz } => Some((*shape, *nnz)),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+    else {
+        return NodeMeta::Unknown;
+    };
+    if op.result == spores_opt::fused::ResultShape::Scalar {
+        return NodeMeta::Scalar(None);
+    }
+    let shapes: Vec<(usize, usize)> = operands.iter().map(|(s, _)| (s.rows, s.cols)).collect();
+    let Some((rows, cols)) = op.result_shape(&shapes, 1) else {
+        return NodeMeta::Unknown;
+    };
+    match op.zeros_of.and_then(|k| operands.get(k)) {
+        Some(&(_, nnz)) => NodeMeta::Matrix {
+            shape: Shape::new(rows, cols),
+            nnz,
         },
-        Fused::MmChain => match (matrix(0), matrix(1)) {
-            (Some((x, _)), Some((v, _))) => NodeMeta::dense(x.cols, v.cols),
-            _ => NodeMeta::Unknown,
-        },
-        Fused::Tsmm => match matrix(0) {
-            Some((x, _)) => NodeMeta::dense(x.cols, x.cols),
-            None => NodeMeta::Unknown,
-        },
-        Fused::MatMulT { .. } | Fused::Masked(_) | Fused::Elementwise(_) => NodeMeta::Unknown,
+        None => NodeMeta::dense(rows, cols),
     }
 }
 

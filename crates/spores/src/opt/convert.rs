@@ -143,8 +143,9 @@ fn produces_scalar(op: &Op) -> bool {
         op,
         Op::Agg(_, Axis::All)
             | Op::Builtin(Builtin::Trace | Builtin::AsScalar)
-            | Op::Fused(Fused::WsLoss | Fused::WsLossPlus | Fused::SddmmSum)
-    )
+            | Op::Fused(Fused::SumOfProduct)
+    ) || matches!(op, Op::Fused(Fused::Catalogue(kind))
+        if spores_opt::fused::op(*kind).result == spores_opt::fused::ResultShape::Scalar)
 }
 
 /// The elementwise operator of `outer(a, b, "op")`, when its operator is a literal the

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use spores_exec::io::Format;
 use spores_lang::ast::{Expr, Param, Program, Stmt, StmtKind, TypeSpec};
 use spores_lang::diag::{Diagnostic, Span};
 
@@ -336,6 +337,17 @@ impl<'w> Interpreter<'w> {
     /// taking its result (or its error, reported at that node as before) from
     /// `self.prefetched`. Nothing else runs between the statements of the run, so no
     /// `write` can change a file between the prefetch and the read it stands for.
+    /// Whether a `read` leaves its file unread (a [`Value::File`]): Parquet files, when
+    /// a relational engine may scan them.
+    fn defers(&self, request: &ReadRequest) -> bool {
+        self.options.engine.is_some() && request.format == Format::Parquet
+    }
+
+    /// [`Interpreter::defers`] for the arguments of a `read` node.
+    fn defers_read(&self, args: &[Value]) -> bool {
+        ReadRequest::from_args(args).is_ok_and(|request| self.defers(&request))
+    }
+
     fn prefetch_reads(&mut self, stmts: &[Stmt]) {
         let started = Instant::now();
         let scope = self.library.scope(self.unit);
@@ -363,7 +375,9 @@ impl<'w> Interpreter<'w> {
                         _ => None,
                     })
                     .collect::<Option<_>>()?;
-                ReadRequest::from_args(&args).ok()
+                ReadRequest::from_args(&args)
+                    .ok()
+                    .filter(|request| !self.defers(request))
             })
             .collect();
         if requests.len() < 2 {
@@ -605,6 +619,16 @@ impl<'w> Interpreter<'w> {
                 .iter()
                 .map(|&c| values[c].clone().expect("children are evaluated first"))
                 .collect();
+            // A matrix still in its file is read for every operator but the relational
+            // engine's subgraphs (which scan it) and calls (whose blocks decide).
+            let args = if matches!(node.op, Op::Relational(_) | Op::Call { .. }) {
+                args
+            } else {
+                args.into_iter()
+                    .map(Value::loaded)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|message| Diagnostic::new(message, node.span))?
+            };
             let op_started = Instant::now();
             let value = match &node.op {
                 Op::Input(name) => env.get(name).cloned().ok_or_else(|| {
@@ -645,6 +669,11 @@ impl<'w> Interpreter<'w> {
                         start: self.start,
                     };
                     super::guard::run_guarded(guard, args, &planning, &mut fx)
+                        .map_err(|message| Diagnostic::new(message, node.span))?
+                }
+                Op::Builtin(Builtin::Read) if self.defers_read(&args) => {
+                    ReadRequest::from_args(&args)
+                        .and_then(|request| request.open_file())
                         .map_err(|message| Diagnostic::new(message, node.span))?
                 }
                 Op::Builtin(Builtin::Read) if !self.prefetched.is_empty() => {
@@ -991,6 +1020,11 @@ pub(super) fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMe
                         },
                         finite: m.all_finite(),
                     },
+                    Value::File(f) => InputMeta::Matrix {
+                        shape: f.shape(),
+                        nnz: f.cells() as usize,
+                        finite: f.all_finite(),
+                    },
                     other => InputMeta::Scalar {
                         finite: other.as_f64().is_none_or(f64::is_finite),
                     },
@@ -1010,6 +1044,12 @@ fn describe(v: &Value) -> String {
             m.shape(),
             if m.is_sparse() { "sparse" } else { "dense" },
             m.nnz()
+        ),
+        Value::File(f) => format!(
+            "{} in {} cells={}",
+            f.shape(),
+            f.path().display(),
+            f.cells()
         ),
         s => s.type_name().to_string(),
     }

@@ -1,5 +1,6 @@
 //! Running a script: control flow around per-block DAGs.
 
+pub mod file_matrix;
 mod guard;
 mod interp;
 pub mod library;

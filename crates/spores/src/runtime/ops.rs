@@ -17,6 +17,7 @@ use spores_exec::kernels::{aggregate, matmul, structural, transpose};
 use spores_exec::random::{systemds_rand, systemds_sample, DatagenSpec, Pdf};
 use spores_exec::{DenseMatrix, Matrix};
 
+use super::file_matrix::FileMatrix;
 use super::list;
 use super::value::{matrix_to_string, Value};
 use crate::dag::{
@@ -587,6 +588,11 @@ impl ReadRequest {
             csv_sep: string_arg(&args[3], "sep")?.chars().next().unwrap_or(','),
         };
         Ok(ReadRequest { file, format, opts })
+    }
+
+    /// The file as a [`Value::File`], its cells unread (a Parquet COO file).
+    pub fn open_file(&self) -> OpResult {
+        FileMatrix::open_parquet(Path::new(&*self.file)).map(|f| Value::File(Arc::new(f)))
     }
 
     /// Reads the file; errors name the path.

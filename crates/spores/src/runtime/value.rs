@@ -5,11 +5,16 @@ use std::sync::Arc;
 
 use spores_exec::Matrix;
 
+use super::file_matrix::FileMatrix;
+
 /// A DML value. Matrices and lists are shared (`Arc`) because variables alias freely:
 /// `Y = X` copies nothing.
 #[derive(Clone, Debug)]
 pub enum Value {
     Matrix(Arc<Matrix>),
+    /// A matrix still in its file (see [`crate::runtime::file_matrix`]): only a
+    /// relational engine's subgraphs take it as it is; other operators get it read.
+    File(Arc<FileMatrix>),
     Double(f64),
     Int(i64),
     Bool(bool),
@@ -30,6 +35,26 @@ impl Value {
         Value::Matrix(Arc::new(m))
     }
 
+    /// The value with a [`Value::File`] read into a matrix (a list's items too).
+    pub fn loaded(self) -> Result<Value, String> {
+        match self {
+            Value::File(f) => f.load().map(Value::Matrix),
+            Value::List(l) if l.items.iter().any(|v| matches!(v, Value::File(_))) => {
+                let items = l
+                    .items
+                    .iter()
+                    .cloned()
+                    .map(Value::loaded)
+                    .collect::<Result<_, _>>()?;
+                Ok(Value::List(Arc::new(ListValue {
+                    names: l.names.clone(),
+                    items,
+                })))
+            }
+            v => Ok(v),
+        }
+    }
+
     pub fn str(s: impl Into<Arc<str>>) -> Value {
         Value::Str(s.into())
     }
@@ -37,7 +62,7 @@ impl Value {
     /// DML's name of the value's type, for error messages.
     pub fn type_name(&self) -> &'static str {
         match self {
-            Value::Matrix(_) => "matrix",
+            Value::Matrix(_) | Value::File(_) => "matrix",
             Value::Double(_) => "double",
             Value::Int(_) => "int",
             Value::Bool(_) => "boolean",
@@ -47,7 +72,7 @@ impl Value {
     }
 
     pub fn is_scalar(&self) -> bool {
-        !matches!(self, Value::Matrix(_) | Value::List(_))
+        !matches!(self, Value::Matrix(_) | Value::File(_) | Value::List(_))
     }
 
     /// The numeric value of a number or boolean scalar (TRUE = 1).
@@ -56,7 +81,7 @@ impl Value {
             Value::Double(v) => Some(*v),
             Value::Int(v) => Some(*v as f64),
             Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-            Value::Matrix(_) | Value::Str(_) | Value::List(_) => None,
+            Value::Matrix(_) | Value::File(_) | Value::Str(_) | Value::List(_) => None,
         }
     }
 
@@ -65,6 +90,7 @@ impl Value {
     pub fn is_finite(&self) -> bool {
         match self {
             Value::Matrix(m) => m.all_finite(),
+            Value::File(f) => f.all_finite(),
             Value::Double(v) => v.is_finite(),
             Value::Int(_) | Value::Bool(_) | Value::Str(_) | Value::List(_) => true,
         }
@@ -76,7 +102,7 @@ impl Value {
             Value::Bool(b) => Some(*b),
             Value::Double(v) => Some(*v != 0.0),
             Value::Int(v) => Some(*v != 0),
-            Value::Matrix(_) | Value::Str(_) | Value::List(_) => None,
+            Value::Matrix(_) | Value::File(_) | Value::Str(_) | Value::List(_) => None,
         }
     }
 }
@@ -131,6 +157,10 @@ impl fmt::Display for Value {
             Value::Bool(b) => f.write_str(if *b { "TRUE" } else { "FALSE" }),
             Value::Str(s) => f.write_str(s),
             Value::Matrix(m) => f.write_str(&matrix_to_string(m, 3, " ", "\n")),
+            Value::File(file) => match file.load() {
+                Ok(m) => f.write_str(&matrix_to_string(&m, 3, " ", "\n")),
+                Err(e) => f.write_str(&e),
+            },
             // One element a line, as `name: value` when named.
             Value::List(l) => {
                 for (name, item) in l.names.iter().zip(&l.items) {

@@ -1,0 +1,134 @@
+//! Inputs scanned from Parquet COO files, row group by row group in several partitions,
+//! give the values the same matrices give in memory; a file that may repeat a cell is
+//! summed by cell first.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use spores_dist::{DataFusionEngine, EngineConfig, Input};
+use spores_exec::io::parquet_coo::{self, CooFile};
+use spores_exec::random::{systemds_rand, DatagenSpec, Pdf};
+use spores_exec::Matrix;
+use spores_opt::eval::eval;
+use spores_opt::la::LaExpr;
+
+fn dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spores-dist-parquet");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rand(rows: usize, cols: usize, sparsity: f64, seed: i64) -> Matrix {
+    let pdf = Pdf::Uniform { min: 1.0, max: 5.0 };
+    systemds_rand(&DatagenSpec {
+        rows,
+        cols,
+        sparsity,
+        pdf,
+        seed,
+    })
+    .unwrap()
+}
+
+fn engine() -> DataFusionEngine {
+    let config = EngineConfig {
+        threads: 3,
+        ..EngineConfig::default()
+    };
+    DataFusionEngine::new(config).unwrap()
+}
+
+#[test]
+fn files_scanned_by_row_groups_give_the_in_memory_values() {
+    let x = rand(300, 200, 0.05, 1);
+    let u = rand(300, 6, 1.0, 2);
+    let path = dir().join("x.parquet");
+    // About 3000 cells in row groups of 700: five groups over three partitions.
+    parquet_coo::write_groups(&x, &path, 700).unwrap();
+    let file = CooFile::open(&path).unwrap();
+    assert_eq!(file.row_groups(), x.nnz().div_ceil(700));
+    let u_path = dir().join("u.parquet");
+    parquet_coo::write(&u, &u_path).unwrap();
+
+    let memory: HashMap<String, Matrix> = [
+        ("X", x),
+        ("U", u),
+        ("V", rand(200, 6, 1.0, 3)),
+        ("v", rand(200, 1, 1.0, 4)),
+    ]
+    .into_iter()
+    .map(|(k, m)| (k.to_string(), m))
+    .collect();
+    let mut scanned: HashMap<String, Input> = memory
+        .iter()
+        .map(|(k, m)| (k.clone(), Input::from(m.clone())))
+        .collect();
+    scanned.insert("X".into(), file.into());
+    scanned.insert("U".into(), CooFile::open(&u_path).unwrap().into());
+
+    let engine = engine();
+    for text in [
+        "wsloss(X, U, V)",
+        "sum((X - U %*% t(V))^2)",
+        "t(X) %*% (X %*% v)",
+        "(U %*% t(V) - X) %*% V + 0.1 * U",
+        "X^2 + X",
+        "sum(X / (X + 1))",
+        "rowSums(X) * 2 - t(colSums(t(X)))",
+    ] {
+        let e = LaExpr::parse(text).unwrap();
+        let want = eval(&spores_opt::la::expand_fused(&e), &memory).unwrap();
+        let got = engine.run(&e, &scanned).unwrap();
+        assert!(got.approx_eq(&want, 1e-10), "`{text}`");
+    }
+}
+
+#[test]
+fn a_file_that_may_repeat_cells_is_summed_by_cell() {
+    use parquet::data_type::{DoubleType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+
+    // What another writer may produce: (0, 0) twice, no shape, no promise of unique cells.
+    let path = dir().join("repeats.parquet");
+    let schema =
+        parse_message_type("message t { required int64 i; required int64 j; required double v; }")
+            .unwrap();
+    let props = Arc::new(WriterProperties::builder().build());
+    let file = std::fs::File::create(&path).unwrap();
+    let mut writer = SerializedFileWriter::new(file, Arc::new(schema), props).unwrap();
+    let mut group = writer.next_row_group().unwrap();
+    for k in 0..3 {
+        let mut column = group.next_column().unwrap().unwrap();
+        match k {
+            0 => column
+                .typed::<Int64Type>()
+                .write_batch(&[0, 1, 0], None, None),
+            1 => column
+                .typed::<Int64Type>()
+                .write_batch(&[0, 2, 0], None, None),
+            _ => column
+                .typed::<DoubleType>()
+                .write_batch(&[1.0, 4.0, 2.0], None, None),
+        }
+        .unwrap();
+        column.close().unwrap();
+    }
+    group.close().unwrap();
+    writer.close().unwrap();
+
+    let file = CooFile::open(&path).unwrap();
+    assert_eq!((file.rows(), file.cols()), (2, 3));
+    assert!(!file.unique_cells());
+    let inputs: HashMap<String, Input> = [("X".to_string(), Input::from(file))].into();
+    let engine = engine();
+    // X = [3 0 0; 0 0 4]: the square of the summed cell, not the sum of the squares.
+    let e = LaExpr::parse("sum(X^2)").unwrap();
+    let got = engine.run(&e, &inputs).unwrap();
+    assert_eq!(got.get(0, 0), 25.0);
+    let e = LaExpr::parse("X %*% t(X)").unwrap();
+    let got = engine.run(&e, &inputs).unwrap().to_dense();
+    assert_eq!(got.data(), &[9.0, 0.0, 0.0, 16.0]);
+}

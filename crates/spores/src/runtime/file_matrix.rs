@@ -1,0 +1,98 @@
+//! A matrix that stays in its file until a local operator needs its cells.
+//!
+//! With a relational engine (`spores run --engine datafusion|auto`), `read` of a Parquet
+//! COO file returns a [`FileMatrix`]: the file's shape and cell count from its footer, no
+//! cells. A subgraph that runs on the relational engine scans the file itself, row group
+//! by row group, so an input larger than memory is never held whole; any other operator
+//! reads the file once, on first use, and keeps the matrix.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use spores_exec::io::{self as mio, Format, ReadOptions};
+use spores_exec::{Matrix, Shape};
+
+/// A Parquet COO file standing for the matrix it holds (see the module documentation).
+#[derive(Debug)]
+pub struct FileMatrix {
+    path: PathBuf,
+    shape: Shape,
+    cells: u64,
+    loaded: OnceLock<Result<Arc<Matrix>, String>>,
+    finite: OnceLock<bool>,
+}
+
+impl FileMatrix {
+    /// Opens the Parquet COO file at `path` by its footer; errors name the path.
+    pub fn open_parquet(path: &Path) -> Result<FileMatrix, String> {
+        #[cfg(feature = "datafusion")]
+        {
+            let file = mio::parquet_coo::CooFile::open(path).map_err(|e| e.to_string())?;
+            Ok(FileMatrix {
+                path: path.to_path_buf(),
+                shape: Shape::new(file.rows(), file.cols()),
+                cells: file.cells(),
+                loaded: OnceLock::new(),
+                finite: OnceLock::new(),
+            })
+        }
+        #[cfg(not(feature = "datafusion"))]
+        {
+            Err(format!(
+                "{}: Parquet files need a build with the `datafusion` feature",
+                path.display()
+            ))
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Cells stored in the file (an upper bound on the non-zeros).
+    pub fn cells(&self) -> u64 {
+        self.cells
+    }
+
+    /// The matrix, read from the file the first time.
+    pub fn load(&self) -> Result<Arc<Matrix>, String> {
+        self.loaded
+            .get_or_init(|| {
+                let opts = ReadOptions {
+                    csv_header: false,
+                    csv_sep: ',',
+                };
+                mio::read_matrix(&self.path, Format::Parquet, &opts)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+    }
+
+    /// Whether every value is finite: a scan of the file, row group by row group, the
+    /// first time (the optimizer's rewrites apply to finite values only). An unreadable
+    /// file counts as not finite; reading it reports why.
+    pub fn all_finite(&self) -> bool {
+        *self.finite.get_or_init(|| {
+            if let Some(Ok(m)) = self.loaded.get() {
+                return m.all_finite();
+            }
+            #[cfg(feature = "datafusion")]
+            {
+                let Ok(file) = mio::parquet_coo::CooFile::open(&self.path) else {
+                    return false;
+                };
+                (0..file.row_groups()).all(|g| {
+                    file.read_group(g)
+                        .is_ok_and(|cells| cells.v.iter().all(|v| v.is_finite()))
+                })
+            }
+            #[cfg(not(feature = "datafusion"))]
+            false
+        })
+    }
+}

@@ -56,11 +56,13 @@ fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> f64 {
     // Each stored entry costs k multiply-adds.
     let blocks = weighted_matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS, k);
     if let Matrix::Sparse(csr) = x {
+        // Cached on the factors (the planner asked already when they are inputs).
+        let finite_factors = u.all_finite() && v.all_finite();
         macro_rules! fixed {
             ($($k:literal)*) => {
                 match k {
                     $($k => return crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
-                        cross_rows_dispatch::<$k>(csr, u, v, range)
+                        cross_rows_dispatch::<$k>(csr, u, v, range, finite_factors)
                     }),)*
                     _ => {}
                 }
@@ -95,16 +97,17 @@ fn cross_rows_dispatch<const K: usize>(
     u: &DenseMatrix,
     v: &DenseMatrix,
     range: std::ops::Range<usize>,
+    finite_factors: bool,
 ) -> f64 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports the features the function is compiled for.
-            return unsafe { cross_rows_avx2_fma::<K>(x, u, v, range) };
+            return unsafe { cross_rows_avx2_fma::<K>(x, u, v, range, finite_factors) };
         }
     }
-    cross_rows_fixed::<K, false>(x, u, v, range)
+    cross_rows_fixed::<K, false>(x, u, v, range, finite_factors)
 }
 
 /// [`cross_rows_fixed`] compiled with AVX2 and FMA enabled.
@@ -118,47 +121,56 @@ unsafe fn cross_rows_avx2_fma<const K: usize>(
     u: &DenseMatrix,
     v: &DenseMatrix,
     range: std::ops::Range<usize>,
+    finite_factors: bool,
 ) -> f64 {
-    cross_rows_fixed::<K, true>(x, u, v, range)
+    cross_rows_fixed::<K, true>(x, u, v, range, finite_factors)
 }
 
 /// [`cross_term`] over CSR rows `range` for a compile-time rank `K`: the `K`-vector
-/// accumulator lives in registers and the inner loops unroll completely. `FMA` selects
-/// fused multiply-adds (only where the caller is compiled with hardware FMA; the
-/// software fallback would be slow).
+/// accumulators live in registers and the inner loops unroll completely. Each row's
+/// `t = Σ_j x_ij v_j` is folded into a `K`-vector total (`total += u_i ∘ t`), summed once
+/// at the end: a dot product per row would end in a horizontal sum, which on rows of
+/// ~10 entries cost as much as the entries.
+///
+/// With `finite_factors` (no NaN or Inf in `U` or `V`) a stored zero of `X` adds exactly
+/// zero, so the entries are multiplied in without a test; otherwise zeros are skipped
+/// (they mask a NaN or Inf in `V`, and an all-zero row one in `U`, as the cell semantics
+/// of `X * (U %*% t(V))` ask). The test per entry made the loop about twice as slow.
+/// `FMA` selects fused multiply-adds (only where the caller is compiled with hardware
+/// FMA; the software fallback would be slow).
 #[inline(always)]
 fn cross_rows_fixed<const K: usize, const FMA: bool>(
     x: &crate::matrix::CsrMatrix,
     u: &DenseMatrix,
     v: &DenseMatrix,
     range: std::ops::Range<usize>,
+    finite_factors: bool,
 ) -> f64 {
     let (vd, ud) = (v.data(), u.data());
-    let mut s = 0.0;
+    let madd = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { c + a * b };
+    let mut total = [0.0f64; K];
     for i in range {
         let (idx, val) = x.line(i);
         let mut t = [0.0f64; K];
-        let mut any = false;
+        let mut any = finite_factors;
         for (&j, &xv) in idx.iter().zip(val) {
-            if xv != 0.0 {
+            if finite_factors || xv != 0.0 {
                 any = true;
                 let j = j as usize;
                 let vr: &[f64; K] = vd[j * K..(j + 1) * K].try_into().expect("K columns");
                 for p in 0..K {
-                    t[p] = if FMA {
-                        xv.mul_add(vr[p], t[p])
-                    } else {
-                        t[p] + xv * vr[p]
-                    };
+                    t[p] = madd(xv, vr[p], t[p]);
                 }
             }
         }
         if any {
             let ur: &[f64; K] = ud[i * K..(i + 1) * K].try_into().expect("K columns");
-            s += dot(ur, &t);
+            for p in 0..K {
+                total[p] = madd(ur[p], t[p], total[p]);
+            }
         }
     }
-    s
+    total.iter().sum()
 }
 
 /// Upper triangle (`p <= q`) of `t(A) %*% A` as a row-major `k x k` buffer (the lower
@@ -534,8 +546,47 @@ fn mmchain_in_blocks(
 
 /// Rows `range` of `t(X) %*% (w * (X %*% v))` for a vector `v` (length `n`), added into
 /// `acc` (length `n`): per row `q = w_i (x_i · v)`, then `acc += q x_i`, the row read
-/// twice while it is in cache.
+/// twice while it is in cache. Runs [`mmchain_vector_rows_with`] with AVX2 and FMA when
+/// the CPU has them (the crate is built for baseline x86-64): the scatter `acc[j] += x q`
+/// is one fused multiply-add per entry instead of a multiply and an add.
 fn mmchain_vector_rows(
+    x: &Matrix,
+    v: &[f64],
+    w: Option<&[f64]>,
+    range: std::ops::Range<usize>,
+    acc: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports the features the function is compiled for.
+            return unsafe { mmchain_vector_rows_avx2_fma(x, v, w, range, acc) };
+        }
+    }
+    mmchain_vector_rows_with::<false>(x, v, w, range, acc)
+}
+
+/// [`mmchain_vector_rows_with`] compiled with AVX2 and FMA enabled.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn mmchain_vector_rows_avx2_fma(
+    x: &Matrix,
+    v: &[f64],
+    w: Option<&[f64]>,
+    range: std::ops::Range<usize>,
+    acc: &mut [f64],
+) {
+    mmchain_vector_rows_with::<true>(x, v, w, range, acc)
+}
+
+/// [`mmchain_vector_rows`] with fused multiply-adds when `FMA` (only where the caller is
+/// compiled with hardware FMA).
+#[inline(always)]
+fn mmchain_vector_rows_with<const FMA: bool>(
     x: &Matrix,
     v: &[f64],
     w: Option<&[f64]>,
@@ -550,10 +601,11 @@ fn mmchain_vector_rows(
             let (ptr, indices, values) = (s.indptr(), s.indices(), s.values());
             for i in range {
                 let (cols, vals) = (&indices[ptr[i]..ptr[i + 1]], &values[ptr[i]..ptr[i + 1]]);
-                let q = sparse_dot4(cols, vals, v) * weight(i);
+                let q = sparse_dot4::<FMA>(cols, vals, v) * weight(i);
                 if q != 0.0 {
                     for (&j, &xv) in cols.iter().zip(vals) {
-                        acc[j as usize] += xv * q;
+                        let a = &mut acc[j as usize];
+                        *a = if FMA { xv.mul_add(q, *a) } else { *a + xv * q };
                     }
                 }
             }
@@ -573,14 +625,19 @@ fn mmchain_vector_rows(
 /// Dot product of the sparse row `(cols, vals)` with `v`, in four independent sums: the
 /// single sum's add-latency chain bounds this gather loop (about 1.3x slower measured on
 /// rows of 50 entries, where `X %*% v`'s memory traffic is not the limit).
-#[inline]
-fn sparse_dot4(cols: &[u32], vals: &[f64], v: &[f64]) -> f64 {
+#[inline(always)]
+fn sparse_dot4<const FMA: bool>(cols: &[u32], vals: &[f64], v: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];
     let (col_chunks, val_chunks) = (cols.chunks_exact(4), vals.chunks_exact(4));
     let (col_rest, val_rest) = (col_chunks.remainder(), val_chunks.remainder());
     for (c, x) in col_chunks.zip(val_chunks) {
         for (lane, (&j, &xv)) in lanes.iter_mut().zip(c.iter().zip(x)) {
-            *lane += xv * v[j as usize];
+            let vj = v[j as usize];
+            *lane = if FMA {
+                xv.mul_add(vj, *lane)
+            } else {
+                *lane + xv * vj
+            };
         }
     }
     let mut s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
@@ -851,16 +908,34 @@ mod tests {
     }
 
     #[test]
+    fn portable_and_simd_mmchain_rows_agree() {
+        let x = random(400, 90, 0.1, true, 8);
+        let v = factor(90, 1, 9);
+        let w: Vec<f64> = (0..400).map(|i| (i % 7) as f64 - 3.0).collect();
+        for w in [None, Some(&w[..])] {
+            let mut portable = vec![0.0; 90];
+            let mut dispatched = vec![0.0; 90];
+            mmchain_vector_rows_with::<false>(&x, v.data(), w, 0..400, &mut portable);
+            mmchain_vector_rows(&x, v.data(), w, 0..400, &mut dispatched);
+            for (p, d) in portable.iter().zip(&dispatched) {
+                close(*d, *p, "dispatched vs portable mmchain rows");
+            }
+        }
+    }
+
+    #[test]
     fn portable_and_simd_cross_terms_agree() {
         let Matrix::Sparse(x) = random(300, 200, 0.05, true, 5) else {
             unreachable!()
         };
         let (u, v) = (factor(300, 20, 6), factor(200, 20, 7));
-        let portable = cross_rows_fixed::<20, false>(&x, &u, &v, 0..300);
-        let dispatched = cross_rows_dispatch::<20>(&x, &u, &v, 0..300);
         let dynamic = cross_term(&Matrix::Dense(x.to_dense()), &u, &v);
-        close(portable, dynamic, "portable vs dense-path cross term");
-        close(dispatched, dynamic, "dispatched vs dense-path cross term");
+        for finite_factors in [false, true] {
+            let portable = cross_rows_fixed::<20, false>(&x, &u, &v, 0..300, finite_factors);
+            let dispatched = cross_rows_dispatch::<20>(&x, &u, &v, 0..300, finite_factors);
+            close(portable, dynamic, "portable vs dense-path cross term");
+            close(dispatched, dynamic, "dispatched vs dense-path cross term");
+        }
     }
 
     #[test]
@@ -870,6 +945,26 @@ mod tests {
         let v = DenseMatrix::from_vec(2, 1, vec![3.0, 4.0]).unwrap();
         assert_eq!(sddmm_sum(&x, &u, &v).unwrap(), 6.0);
         assert_eq!(wsloss(&x, &u, &v, WeightKind::PostNz).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn stored_zero_masks_nan_in_v_and_finite_factors_take_the_untested_loop() {
+        // Row 0 stores an explicit zero at column 1, where V is NaN.
+        let x = CsrMatrix::from_parts_unchecked(
+            2,
+            2,
+            vec![0, 2, 3],
+            vec![0, 1, 1],
+            vec![2.0, 0.0, 3.0],
+        );
+        let x = Matrix::Sparse(x);
+        let u = DenseMatrix::from_vec(2, 1, vec![1.0, 5.0]).unwrap();
+        let nan_v = DenseMatrix::from_vec(2, 1, vec![3.0, f64::NAN]).unwrap();
+        assert!(sddmm_sum(&x, &u, &nan_v).unwrap().is_nan()); // row 1 reads the NaN
+        let x0 = CsrMatrix::from_parts_unchecked(2, 2, vec![0, 2, 2], vec![0, 1], vec![2.0, 0.0]);
+        assert_eq!(sddmm_sum(&Matrix::Sparse(x0), &u, &nan_v).unwrap(), 6.0);
+        let v = DenseMatrix::from_vec(2, 1, vec![3.0, 4.0]).unwrap();
+        assert_eq!(sddmm_sum(&x, &u, &v).unwrap(), 2.0 * 3.0 + 5.0 * 3.0 * 4.0);
     }
 
     #[test]

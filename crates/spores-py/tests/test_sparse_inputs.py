@@ -148,6 +148,23 @@ def test_bad_indices_found_by_sddmm_sum_in_its_pass(rng, rows, cols, density):
         run()
 
 
+def test_other_sparse_operands_of_the_checking_kernels_are_checked(rng):
+    """mmchain and sddmm_sum check their first operand's indices themselves; a sparse
+    operand in another place is checked before they run."""
+    X = sparse(rng, 400, 60, density=0.1)
+    v = sparse(rng, 60, 1, density=0.2)
+    script = "R0 = t(X0) %*% (X0 %*% X1)\n"
+    values, _ = _native.run_script(script, {"X0": csr_parts(X), "X1": csr_parts(v)}, None,
+                                   ["R0"], full_search=True)
+    assert_close(values["R0"], X.T @ (X @ v))
+    bad = v.indices.copy()
+    bad[-1] = 1  # a 60 x 1 matrix has one column
+    row = int(np.searchsorted(v.indptr, len(bad) - 1, side="right") - 1)
+    with pytest.raises(TypeError, match=f"invalid CSR input: index out of range 1 in line {row}$"):
+        _native.run_script(script, {"X0": csr_parts(X), "X1": csr_parts(v, indices=bad)}, None,
+                           ["R0"], full_search=True)
+
+
 def test_a_sparse_input_returned_unread_is_checked(rng):
     """An input no operator reads (returned as it came in, or made dense on input) still
     gets its deferred index checks."""

@@ -1,10 +1,14 @@
 //! Validation of compressed (CSR/CSC) arrays handed in from outside, in one vectorized
 //! pass per array.
 //!
-//! The Python bindings validate every sparse input on every call (nothing says a writeable
-//! NumPy buffer is unchanged since the last one), so this pass is part of every call's
-//! cost. Instead of testing each line on its own (a loop per line, too short to vectorize
-//! on rows of a few entries), it tests the whole index array at once:
+//! The Python bindings check every sparse input on every call (nothing says a writeable
+//! NumPy buffer is unchanged since the last one), so this is part of every call's cost.
+//! They check the pointers and scan the values for NaN/Inf when the input is read
+//! ([`check_pointers`]) and defer the index checks ([`DeferredIndexCheck`]) to the first
+//! reader: `mmchain` and `sddmm_sum` check each line's indices in their own pass over
+//! it, every other operator runs [`check_compressed`] first. Instead of testing each line
+//! on its own (a loop per line, too short to vectorize on rows of a few entries),
+//! [`check_compressed`] tests the whole index array at once:
 //!
 //! - the pointers never decrease (one branch-free pass over them);
 //! - every index is below the minor extent (the maximum index, one pass);

@@ -48,9 +48,9 @@ pub fn literal(l: &Literal) -> Value {
 /// Evaluates every operator except inputs, calls and extraction, which need the
 /// interpreter.
 pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
-    if !checks_sparse_indices_itself(op) {
-        check_deferred_indices(args)?;
-    }
+    // The kernels that check indices themselves do so for `X`, their first operand.
+    let skip = usize::from(checks_sparse_indices_itself(op));
+    check_deferred_indices(&args[skip.min(args.len())..])?;
     match op {
         Op::Literal(l) => Ok(literal(l)),
         Op::Binary(b) => binary(*b, &args[0], &args[1]),
@@ -77,7 +77,8 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
 /// Whether the operator's kernel checks the indices of a sparse input whose checks were
 /// deferred (`IndexChecks::Deferred`, the Python bindings' inputs) as it reads
 /// them, sparing the separate pass over them: `mmchain` and `sddmm_sum`, where the pass
-/// over `X` is the whole work. Their other paths check first ([`catalogue`]).
+/// over `X` (their first operand) is the whole work. Their other paths check first
+/// ([`catalogue`]).
 fn checks_sparse_indices_itself(op: &Op) -> bool {
     matches!(
         op,

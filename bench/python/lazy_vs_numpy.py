@@ -1,7 +1,7 @@
 """The expression kernels of bench/workloads, written once in NumPy/SciPy (as a user would)
 and once with spores' lazy API, timed in one Python process with Python overhead included.
 
-    bench/.venv/bin/python bench/python/lazy_vs_numpy.py [--sizes small,large] [--runs N] [--systemds small]
+    bench/.venv/bin/python bench/python/lazy_vs_numpy.py [--sizes small,large] [--runs N] [--systemds small] [--threads N]
 
 Data as bench/workloads.py generates it (seeded, same shapes and densities), built in
 memory. Each kernel runs at least `--runs` times per system (fast ones up to 50 times or
@@ -205,8 +205,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--systemds", default="", help="comma-separated sizes on which to also time "
                     "SystemDS's Python API (needs the systemds package and Java 17)")
+    ap.add_argument("--threads", type=int, default=0, help="spores' kernel threads (default: "
+                    "one per core); NumPy's BLAS threads follow OPENBLAS_NUM_THREADS")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "out")
     ns = ap.parse_args(argv)
+    if ns.threads:
+        spores.set_threads(ns.threads)
     kernels = [k for k in (ns.only.split(",") if ns.only else KERNELS) if k]
     rows = []
     sds_sizes = [s for s in ns.systemds.split(",") if s]

@@ -64,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let report = |name: &str, (best, median, result): (Duration, Duration, f64)| {
         println!(
-            "{name:>14}: best {:8.2} ms  median {:8.2} ms  {:6.2} GB/s  {:8.2} Mnnz/s  (result {result:.6e})",
+            "{name:>14}: best {:8.3} ms  median {:8.3} ms  {:6.2} GB/s  {:8.2} Mnnz/s  (result {result:.6e})",
             best.as_secs_f64() * 1e3,
             median.as_secs_f64() * 1e3,
             bytes as f64 / best.as_secs_f64() / 1e9,

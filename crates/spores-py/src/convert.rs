@@ -3,7 +3,8 @@
 //!
 //! Copies: a C-contiguous, aligned `float64` array is read in place ([`NumpySlice`]);
 //! any other array is copied once into a row-major buffer. A CSR input's int32 column
-//! indices and float64 values are read in place too; its row pointers are converted
+//! indices and float64 values are read in place too (their index checks deferred to the
+//! first reader, see `IndexChecks::Deferred`); its row pointers are converted
 //! (our CSR keeps `usize` row pointers: one per row), and int64 column indices are
 //! converted to our `u32`. Results move into NumPy without a copy (the array owns the Rust
 //! buffer); a sparse result's values move, its index arrays are converted to SciPy's
@@ -21,7 +22,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use spores::Value;
-use spores_exec::matrix::{CsrMatrix, DenseMatrix, ForeignSlice, Matrix};
+use spores_exec::matrix::{CsrMatrix, DenseMatrix, ForeignSlice, IndexChecks, Matrix};
 
 /// Elements of a NumPy array that a matrix reads without copying.
 ///
@@ -109,7 +110,11 @@ fn csr_from_parts(parts: &Bound<'_, PyTuple>) -> PyResult<Matrix> {
         .and_then(|a| foreign::<_, _, u32>(a))
         .zip(foreign::<_, _, f64>(data));
     let csr = match in_place {
-        Some((indices, values)) => CsrMatrix::from_foreign(rows, cols, indptr, indices, values),
+        // The index checks run where the matrix is first read: by a kernel that checks
+        // them in its own pass (mmchain), else before the first operator that reads it.
+        Some((indices, values)) => {
+            CsrMatrix::from_foreign((rows, cols), indptr, indices, values, IndexChecks::Deferred)
+        }
         None => {
             let indices: Vec<u32> = index_array(&indices_obj, "column index out of range")?;
             let values = data.readonly().as_array().to_vec();
@@ -122,6 +127,8 @@ fn csr_from_parts(parts: &Bound<'_, PyTuple>) -> PyResult<Matrix> {
     if spores_exec::matrix::prefer_sparse(rows, cols, csr.stored()) {
         Ok(Matrix::Sparse(csr))
     } else {
+        csr.check_indices()
+            .map_err(|e| PyTypeError::new_err(e.to_string()))?;
         Ok(Matrix::Dense(csr.to_dense()))
     }
 }
@@ -241,6 +248,9 @@ pub fn matrix_to_python<'py>(py: Python<'py>, m: Arc<Matrix>) -> PyResult<Bound<
             Ok(flat.reshape([rows, cols])?.into_any())
         }
         Matrix::Sparse(s) => {
+            // An input returned as it came in was never read by an operator.
+            s.check_indices()
+                .map_err(|e| PyTypeError::new_err(e.to_string()))?;
             let (rows, cols, indptr, indices, values) = s.into_parts();
             let indptr: Vec<i64> = indptr.iter().map(|&p| p as i64).collect();
             let indices = if cols <= i32::MAX as usize {

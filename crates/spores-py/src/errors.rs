@@ -4,7 +4,7 @@
 //! CLI's text for the same error (file:line:col, the source line and a caret).
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
 use spores::ScriptError;
 
@@ -62,6 +62,11 @@ pub fn script_error(e: &ScriptError, name: &str, source: &str) -> PyErr {
         ScriptError::Runtime(_) if d.static_error => UnsupportedError::new_err(text),
         ScriptError::Runtime(_) if d.message.contains("shape mismatch") => {
             ShapeError::new_err(text)
+        }
+        // Checks of a sparse input deferred to its first reader: the error converting
+        // the input raises, whichever operator ran them.
+        ScriptError::Runtime(_) if d.message.starts_with("invalid CSR input: ") => {
+            PyTypeError::new_err(d.message.clone())
         }
         ScriptError::Runtime(_) => ExecutionError::new_err(text),
     }

@@ -187,6 +187,55 @@ def test_deep_chains_do_not_recurse(rng):
     assert_close(expr.compute(), a + 3000.0)
 
 
+def test_tree_pass_writes_the_same_block_as_the_general_one(rng):
+    """`compute()` writes a tree (only leaves shared) in one recursive pass; on every tree
+    it must give the text and inputs of the general pass, and leave the rest to it (a
+    shared inner node, an Inf constant, nesting at the variable threshold)."""
+    from spores import _lazy
+
+    arrays = [dense(rng, 3, 3) for _ in range(3)]
+    pick = np.random.default_rng(7)
+
+    def expr(depth):
+        if depth == 0 or pick.random() < 0.2:
+            leaf = spores.matrix(arrays[pick.integers(3)])
+            return leaf * float("inf") if pick.random() < 0.05 else leaf
+        a = expr(depth - 1)
+        kind = pick.integers(6)
+        if kind == 0:
+            return a + expr(depth - 1)
+        if kind == 1:
+            return a @ expr(depth - 1)
+        if kind == 2:
+            return a.T
+        if kind == 3:
+            return spores.exp(-a)
+        if kind == 4:
+            return spores.maximum(a, 2.0) - (-1.5)
+        return abs(a) ** 0.5
+
+    trees = 0
+    for _ in range(400):
+        roots = [expr(int(pick.integers(1, 7))) for _ in range(int(pick.integers(1, 3)))]
+        if pick.random() < 0.3:
+            roots.append(roots[0] * 2.0)  # an inner node shared between roots
+        text, inputs = _lazy._emit(roots)
+        try:
+            tree_text, tree_inputs = _lazy._emit_tree(roots)
+        except _lazy._NotATree:
+            continue
+        trees += 1
+        assert tree_text == text
+        assert list(tree_inputs) == list(inputs)
+        assert all(tree_inputs[k] is inputs[k] for k in inputs)
+    assert trees > 100
+    for depth in (62, 63, 64, 65):
+        chain = spores.matrix(arrays[0])
+        for _ in range(depth):
+            chain = chain + 1.0
+        assert _lazy._block([chain])[0] == _lazy._emit([chain])[0]
+
+
 def test_sparse_results_are_scipy_csr_and_dense_are_numpy(rng):
     X = sparse(rng, 50, 40, density=0.02)
     out = (spores.matrix(X) * 3.0).compute()

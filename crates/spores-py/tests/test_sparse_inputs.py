@@ -99,6 +99,92 @@ def test_invalid_csr_arrays_name_the_first_bad_line(rng, rows, cols, density, in
         run_sum(csr_parts(X, indptr=short, index_dtype=index_dtype))
 
 
+@pytest.mark.parametrize("rows,cols,density", SIZES)
+@pytest.mark.parametrize("k", [1, 3])
+def test_bad_indices_found_by_mmchain_in_its_pass(rng, rows, cols, density, k):
+    """`t(X) %*% (X %*% v)` runs as mmchain, which checks the indices of a CSR input read
+    in place as its pass reads them (no separate validating pass): a bad one raises the
+    same TypeError as anywhere else, naming the first bad line. With k = 3 the general
+    loop runs and the full check first; either way nothing is read out of range."""
+    X = sparse(rng, rows, cols, density=density)
+    v = dense(rng, cols, k)
+    script = "R0 = t(X0) %*% (X0 %*% X1)\n"
+    _, printed = _native.run_script(script, {"X0": csr_parts(X), "X1": v}, None, ["R0"], True)
+    assert "mmchain" in printed  # the plan that the checks below go through
+    values, _ = _native.run_script(script, {"X0": csr_parts(X), "X1": v}, None, ["R0"])
+    assert_close(values["R0"], X.T @ (X @ v))
+    row = second_entry_row(X, rows // 2)
+    start, end = X.indptr[row], X.indptr[row + 1]
+    out_of_range = X.indices.copy()
+    out_of_range[end - 1] = cols
+    repeated = X.indices.copy()
+    repeated[start + 1] = repeated[start]
+    for indices, message in (
+        (out_of_range, f"invalid CSR input: index out of range {cols} in line {row}$"),
+        (repeated, f"invalid CSR input: indices of line {row} are not strictly increasing$"),
+    ):
+        with pytest.raises(TypeError, match=message):
+            _native.run_script(script, {"X0": csr_parts(X, indices=indices), "X1": v}, None, ["R0"])
+
+
+@pytest.mark.parametrize("rows,cols,density", [(50, 12, 0.3), (4000, 60, 0.1)])
+def test_bad_indices_found_by_sddmm_sum_in_its_pass(rng, rows, cols, density):
+    """`sum(X * (U %*% t(V)))` runs as sddmm_sum, which checks deferred indices line by
+    line in its pass, as mmchain does."""
+    X = sparse(rng, rows, cols, density=density)
+    U, V = dense(rng, rows, 10), dense(rng, cols, 10)
+    script = "R0 = sum(X0 * (X1 %*% t(X2)))\n"
+    inputs = {"X0": csr_parts(X), "X1": U, "X2": V}
+    run = lambda **kw: _native.run_script(script, inputs, None, ["R0"], full_search=True, **kw)
+    _, printed = run(explain=True)
+    assert "sddmm_sum" in printed
+    values, _ = run()
+    assert values["R0"] == pytest.approx(X.multiply(U @ V.T).sum(), rel=1e-9)
+    row = second_entry_row(X, rows // 2)
+    bad = X.indices.copy()
+    bad[X.indptr[row + 1] - 1] = cols
+    inputs["X0"] = csr_parts(X, indices=bad)
+    with pytest.raises(TypeError, match=f"invalid CSR input: index out of range {cols} in line {row}$"):
+        run()
+
+
+def test_other_sparse_operands_of_the_checking_kernels_are_checked(rng):
+    """mmchain and sddmm_sum check their first operand's indices themselves; a sparse
+    operand in another place is checked before they run."""
+    X = sparse(rng, 400, 60, density=0.1)
+    v = sparse(rng, 60, 1, density=0.2)
+    script = "R0 = t(X0) %*% (X0 %*% X1)\n"
+    values, _ = _native.run_script(script, {"X0": csr_parts(X), "X1": csr_parts(v)}, None,
+                                   ["R0"], full_search=True)
+    assert_close(values["R0"], X.T @ (X @ v))
+    bad = v.indices.copy()
+    bad[-1] = 1  # a 60 x 1 matrix has one column
+    row = int(np.searchsorted(v.indptr, len(bad) - 1, side="right") - 1)
+    with pytest.raises(TypeError, match=f"invalid CSR input: index out of range 1 in line {row}$"):
+        _native.run_script(script, {"X0": csr_parts(X), "X1": csr_parts(v, indices=bad)}, None,
+                           ["R0"], full_search=True)
+
+
+def test_a_sparse_input_returned_unread_is_checked(rng):
+    """An input no operator reads (returned as it came in, or made dense on input) still
+    gets its deferred index checks."""
+    X = sparse(rng, 50, 12, density=0.3)
+    row = second_entry_row(X)
+    bad = X.indices.copy()
+    bad[X.indptr[row]], bad[X.indptr[row] + 1] = bad[X.indptr[row] + 1], bad[X.indptr[row]]
+    message = f"invalid CSR input: indices of line {row} are not strictly increasing"
+    with pytest.raises(TypeError, match=message):
+        _native.run_script("R0 = X0\n", {"X0": csr_parts(X, indices=bad)}, None, ["R0"])
+    values, _ = _native.run_script("R0 = X0\n", {"X0": csr_parts(X)}, None, ["R0"])
+    assert values["R0"][0] == "csr"
+    dense_enough = sparse(rng, 20, 10, density=0.9)  # converted to a dense matrix on input
+    row = second_entry_row(dense_enough)
+    bad = dense_enough.indices.copy()
+    bad[dense_enough.indptr[row + 1] - 1] = 10
+    with pytest.raises(TypeError, match=f"index out of range 10 in line {row}"):
+        run_sum(csr_parts(dense_enough, indices=bad))
+
+
 def test_rows_may_start_below_where_the_last_one_ended(rng):
     """Indices fall at a line boundary in a valid matrix: that is not a decrease."""
     X = sp.csr_matrix(

@@ -51,39 +51,78 @@ fn check_factors(op: &str, x: Shape, u: &DenseMatrix, v: &DenseMatrix) -> Result
 
 /// `Σ_ij x_ij (u_i · v_j)` over the non-zeros of `X`: per row, `t = Σ_j x_ij v_j` (a
 /// `k`-vector that stays in cache) and then one dot with `u_i`.
-fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> f64 {
+fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
     let k = u.cols();
-    // Each stored entry costs k multiply-adds.
-    let blocks = weighted_matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS, k);
+    // Each stored entry costs k multiply-adds, four to a vector instruction. Counted one
+    // unit per multiply-add, a rank-10 pass over 20,000 entries (2000 x 1000 at 1%,
+    // 30 µs) would go to 6 blocks, where a second thread gained nothing measurable on 2
+    // cores and waking it cost more when the other core was busy; counted per vector
+    // instruction, a rank-10 pass splits from about 21,000 entries on.
+    let blocks = weighted_matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS, k.div_ceil(4));
     if let Matrix::Sparse(csr) = x {
+        // Cached on the factors (the planner asked already when they are inputs).
+        let finite_factors = u.all_finite() && v.all_finite();
+        // Deferred index checks run in the pass, line by line (see `mmchain_vector_rows`).
+        let check = csr.indices_pending();
+        type Rows = fn(
+            &crate::matrix::CsrMatrix,
+            &DenseMatrix,
+            &DenseMatrix,
+            std::ops::Range<usize>,
+            bool,
+            bool,
+        ) -> Option<f64>;
         macro_rules! fixed {
             ($($k:literal)*) => {
                 match k {
-                    $($k => return crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
-                        cross_rows_dispatch::<$k>(csr, u, v, range)
-                    }),)*
-                    _ => {}
+                    $($k => Some(cross_rows_dispatch::<$k> as Rows),)*
+                    _ => None,
                 }
             };
         }
-        fixed!(1 2 3 4 5 6 8 10 12 16 20 24 25 30 32 40 50 64);
-    }
-    crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
-        let mut t = vec![0.0; k];
-        let mut s = 0.0;
-        for i in range {
-            t.fill(0.0);
-            let mut any = false;
-            row_view(x, i).for_each_nz(|j, xv| {
-                any = true;
-                axpy(xv, v.row(j), &mut t)
+        if let Some(rows) = fixed!(1 2 3 4 5 6 8 10 12 16 20 24 25 30 32 40 50 64) {
+            let failed = std::sync::atomic::AtomicBool::new(false);
+            let sum = crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
+                rows(csr, u, v, range, finite_factors, check).unwrap_or_else(|| {
+                    failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                    0.0
+                })
             });
-            if any {
-                s += dot(u.row(i), &t);
+            if failed.into_inner() {
+                return Err(deferred_check_error(csr));
             }
+            return Ok(sum);
         }
-        s
-    })
+        csr.check_indices()?;
+    }
+    Ok(crate::kernels::ew_common::par_sum_blocks(
+        &blocks,
+        |range| {
+            let mut t = vec![0.0; k];
+            let mut s = 0.0;
+            for i in range {
+                t.fill(0.0);
+                let mut any = false;
+                row_view(x, i).for_each_nz(|j, xv| {
+                    any = true;
+                    axpy(xv, v.row(j), &mut t)
+                });
+                if any {
+                    s += dot(u.row(i), &t);
+                }
+            }
+            s
+        },
+    ))
+}
+
+/// The error for a line that failed a kernel's own check of deferred indices: the full
+/// check names the first bad line, as validating on input would.
+fn deferred_check_error(x: &crate::matrix::CsrMatrix) -> ExecError {
+    match x.check_indices() {
+        Err(e) => e,
+        Ok(()) => ExecError::invalid("the indices of a sparse input changed while it was read"),
+    }
 }
 
 /// Runs [`cross_rows_fixed`] with AVX2 + FMA when the CPU has them (the crate is built
@@ -95,16 +134,18 @@ fn cross_rows_dispatch<const K: usize>(
     u: &DenseMatrix,
     v: &DenseMatrix,
     range: std::ops::Range<usize>,
-) -> f64 {
+    finite_factors: bool,
+    check: bool,
+) -> Option<f64> {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports the features the function is compiled for.
-            return unsafe { cross_rows_avx2_fma::<K>(x, u, v, range) };
+            return unsafe { cross_rows_avx2_fma::<K>(x, u, v, range, finite_factors, check) };
         }
     }
-    cross_rows_fixed::<K, false>(x, u, v, range)
+    cross_rows_fixed::<K, false>(x, u, v, range, finite_factors, check)
 }
 
 /// [`cross_rows_fixed`] compiled with AVX2 and FMA enabled.
@@ -118,47 +159,65 @@ unsafe fn cross_rows_avx2_fma<const K: usize>(
     u: &DenseMatrix,
     v: &DenseMatrix,
     range: std::ops::Range<usize>,
-) -> f64 {
-    cross_rows_fixed::<K, true>(x, u, v, range)
+    finite_factors: bool,
+    check: bool,
+) -> Option<f64> {
+    cross_rows_fixed::<K, true>(x, u, v, range, finite_factors, check)
 }
 
 /// [`cross_term`] over CSR rows `range` for a compile-time rank `K`: the `K`-vector
-/// accumulator lives in registers and the inner loops unroll completely. `FMA` selects
-/// fused multiply-adds (only where the caller is compiled with hardware FMA; the
-/// software fallback would be slow).
+/// accumulators live in registers and the inner loops unroll completely. Each row's
+/// `t = Σ_j x_ij v_j` is folded into a `K`-vector total (`total += u_i ∘ t`), summed once
+/// at the end: a dot product per row would end in a horizontal sum, which on rows of
+/// ~10 entries cost as much as the entries.
+///
+/// With `finite_factors` (no NaN or Inf in `U` or `V`) a stored zero of `X` adds exactly
+/// zero, so the entries are multiplied in without a test; otherwise zeros are skipped
+/// (they mask a NaN or Inf in `V`, and an all-zero row one in `U`, as the cell semantics
+/// of `X * (U %*% t(V))` ask). The test per entry made the loop about twice as slow.
+/// `FMA` selects fused multiply-adds (only where the caller is compiled with hardware
+/// FMA; the software fallback would be slow). With `check` (deferred index checks), each
+/// line's indices are checked before use; `None` at the first that fails.
 #[inline(always)]
 fn cross_rows_fixed<const K: usize, const FMA: bool>(
     x: &crate::matrix::CsrMatrix,
     u: &DenseMatrix,
     v: &DenseMatrix,
     range: std::ops::Range<usize>,
-) -> f64 {
+    finite_factors: bool,
+    check: bool,
+) -> Option<f64> {
     let (vd, ud) = (v.data(), u.data());
-    let mut s = 0.0;
+    // The arrays once, outside the loop (as in `mmchain_vector_rows_with`); the indices
+    // unchecked, as `check` says.
+    let (ptr, indices, values) = x.arrays_unchecked();
+    let madd = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { c + a * b };
+    let mut total = [0.0f64; K];
     for i in range {
-        let (idx, val) = x.line(i);
+        let (idx, val) = (&indices[ptr[i]..ptr[i + 1]], &values[ptr[i]..ptr[i + 1]]);
+        if check && !line_indices_valid(idx, x.cols()) {
+            return None;
+        }
         let mut t = [0.0f64; K];
-        let mut any = false;
+        let mut any = finite_factors;
         for (&j, &xv) in idx.iter().zip(val) {
-            if xv != 0.0 {
+            if finite_factors || xv != 0.0 {
                 any = true;
                 let j = j as usize;
                 let vr: &[f64; K] = vd[j * K..(j + 1) * K].try_into().expect("K columns");
                 for p in 0..K {
-                    t[p] = if FMA {
-                        xv.mul_add(vr[p], t[p])
-                    } else {
-                        t[p] + xv * vr[p]
-                    };
+                    t[p] = madd(xv, vr[p], t[p]);
                 }
             }
         }
         if any {
             let ur: &[f64; K] = ud[i * K..(i + 1) * K].try_into().expect("K columns");
-            s += dot(ur, &t);
+            for p in 0..K {
+                total[p] = madd(ur[p], t[p], total[p]);
+            }
         }
     }
-    s
+    Some(total.iter().sum())
 }
 
 /// Upper triangle (`p <= q`) of `t(A) %*% A` as a row-major `k x k` buffer (the lower
@@ -262,7 +321,7 @@ fn dense_cells(
 /// Errors when `U` is not `m x k` or `V` not `n x k`.
 pub fn sddmm_sum(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
     check_factors("sddmm_sum", x.shape(), u, v)?;
-    Ok(cross_term(x, u, v))
+    cross_term(x, u, v)
 }
 
 /// `X * (U %*% t(V))` with `X`'s sparsity pattern (the sampled dense-dense product):
@@ -379,7 +438,7 @@ pub fn wsloss(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix, w: WeightKind) -> Re
     };
     Ok(match w {
         WeightKind::None => match x {
-            Matrix::Sparse(_) => sum_sq(x) - 2.0 * cross_term(x, u, v) + low_rank_sum_sq(u, v),
+            Matrix::Sparse(_) => sum_sq(x) - 2.0 * cross_term(x, u, v)? + low_rank_sum_sq(u, v),
             Matrix::Dense(d) => dense_cells(d, u, v, |xv, uv| (xv - uv) * (xv - uv)),
         },
         WeightKind::PostNz => sum_rows(x, |i| {
@@ -430,7 +489,7 @@ pub fn wsloss(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix, w: WeightKind) -> Re
 pub fn wsloss_plus(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
     check_factors("wsloss_plus", x.shape(), u, v)?;
     Ok(match x {
-        Matrix::Sparse(_) => sum_sq(x) + 2.0 * cross_term(x, u, v) + low_rank_sum_sq(u, v),
+        Matrix::Sparse(_) => sum_sq(x) + 2.0 * cross_term(x, u, v)? + low_rank_sum_sq(u, v),
         Matrix::Dense(d) => dense_cells(d, u, v, |xv, uv| (xv + uv) * (xv + uv)),
     })
 }
@@ -490,13 +549,22 @@ fn mmchain_in_blocks(
     // A vector `v` on finite operands (the case of `t(X) %*% (X %*% v)`): the tight loop,
     // where skipping X's stored zeros as the general loop does changes no value.
     let vector = k == 1 && x.all_finite() && v.all_finite() && w.is_none_or(|w| w.all_finite());
-    let partial: Vec<Vec<f64>> = blocks
+    // The vector loop checks the indices of an input whose checks were deferred as it
+    // reads them; the general loop reads them through the checked accessors.
+    let deferred = match x {
+        Matrix::Sparse(s) if s.indices_pending() => Some(s),
+        _ => None,
+    };
+    if let (Some(s), false) = (deferred, vector) {
+        s.check_indices()?;
+    }
+    let partial: Vec<Option<Vec<f64>>> = blocks
         .into_par_iter()
         .map(|range| {
             let mut acc = vec![0.0; n * k];
             if vector {
-                mmchain_vector_rows(x, v.data(), w.map(|w| w.data()), range, &mut acc);
-                return acc;
+                let valid = mmchain_vector_rows(x, v.data(), w.map(|w| w.data()), range, &mut acc);
+                return valid.then_some(acc);
             }
             let mut q = vec![0.0; k];
             for i in range {
@@ -519,9 +587,13 @@ fn mmchain_in_blocks(
                     row.for_each_nz(|j, xv| axpy(xv, &q, &mut acc[j * k..(j + 1) * k]));
                 }
             }
-            acc
+            Some(acc)
         })
         .collect();
+    let Some(partial) = partial.into_iter().collect::<Option<Vec<_>>>() else {
+        let s = deferred.expect("only deferred indices are checked in the loop");
+        return Err(deferred_check_error(s));
+    };
     let mut parts = partial.into_iter();
     let mut out = parts.next().unwrap_or_else(|| vec![0.0; n * k]);
     for part in parts {
@@ -534,26 +606,76 @@ fn mmchain_in_blocks(
 
 /// Rows `range` of `t(X) %*% (w * (X %*% v))` for a vector `v` (length `n`), added into
 /// `acc` (length `n`): per row `q = w_i (x_i · v)`, then `acc += q x_i`, the row read
-/// twice while it is in cache.
+/// twice while it is in cache. Runs [`mmchain_vector_rows_with`] with AVX2 and FMA when
+/// the CPU has them (the crate is built for baseline x86-64): the scatter `acc[j] += x q`
+/// is one fused multiply-add per entry instead of a multiply and an add.
+///
+/// A sparse `X` whose index checks were deferred (see `CsrMatrix::from_foreign`)
+/// has each line's indices checked here, just before they are used, while the line is in
+/// cache: strictly increasing and below `n`. Returns false at the first line that fails
+/// (`acc` is then partial). The gather and scatter keep their bounds checks regardless:
+/// foreign arrays may change while they are read.
 fn mmchain_vector_rows(
     x: &Matrix,
     v: &[f64],
     w: Option<&[f64]>,
     range: std::ops::Range<usize>,
     acc: &mut [f64],
-) {
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports the features the function is compiled for.
+            return unsafe { mmchain_vector_rows_avx2_fma(x, v, w, range, acc) };
+        }
+    }
+    mmchain_vector_rows_with::<false>(x, v, w, range, acc)
+}
+
+/// [`mmchain_vector_rows_with`] compiled with AVX2 and FMA enabled.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn mmchain_vector_rows_avx2_fma(
+    x: &Matrix,
+    v: &[f64],
+    w: Option<&[f64]>,
+    range: std::ops::Range<usize>,
+    acc: &mut [f64],
+) -> bool {
+    mmchain_vector_rows_with::<true>(x, v, w, range, acc)
+}
+
+/// [`mmchain_vector_rows`] with fused multiply-adds when `FMA` (only where the caller is
+/// compiled with hardware FMA).
+#[inline(always)]
+fn mmchain_vector_rows_with<const FMA: bool>(
+    x: &Matrix,
+    v: &[f64],
+    w: Option<&[f64]>,
+    range: std::ops::Range<usize>,
+    acc: &mut [f64],
+) -> bool {
     let weight = |i: usize| w.map_or(1.0, |w| w[i]);
     match x {
         Matrix::Sparse(s) => {
             // The arrays once, outside the loop: a foreign (NumPy-owned) buffer is behind
             // a dynamic call that `s.line(i)` would repeat for every row.
-            let (ptr, indices, values) = (s.indptr(), s.indices(), s.values());
+            let check = s.indices_pending();
+            let (ptr, indices, values) = s.arrays_unchecked();
             for i in range {
                 let (cols, vals) = (&indices[ptr[i]..ptr[i + 1]], &values[ptr[i]..ptr[i + 1]]);
-                let q = sparse_dot4(cols, vals, v) * weight(i);
+                if check && !line_indices_valid(cols, v.len()) {
+                    return false;
+                }
+                let q = sparse_dot4::<FMA>(cols, vals, v) * weight(i);
                 if q != 0.0 {
                     for (&j, &xv) in cols.iter().zip(vals) {
-                        acc[j as usize] += xv * q;
+                        let a = &mut acc[j as usize];
+                        *a = if FMA { xv.mul_add(q, *a) } else { *a + xv * q };
                     }
                 }
             }
@@ -568,19 +690,39 @@ fn mmchain_vector_rows(
             }
         }
     }
+    true
+}
+
+/// Whether a line's indices strictly increase and stay below `n` (so each is in range),
+/// in one branch-free fold over adjacent pairs that vectorizes.
+#[inline(always)]
+fn line_indices_valid(cols: &[u32], n: usize) -> bool {
+    let Some(&last) = cols.last() else {
+        return true;
+    };
+    let not_increasing = cols
+        .iter()
+        .zip(&cols[1..])
+        .fold(0u32, |bad, (a, b)| bad | u32::from(a >= b));
+    not_increasing == 0 && (last as usize) < n
 }
 
 /// Dot product of the sparse row `(cols, vals)` with `v`, in four independent sums: the
 /// single sum's add-latency chain bounds this gather loop (about 1.3x slower measured on
 /// rows of 50 entries, where `X %*% v`'s memory traffic is not the limit).
-#[inline]
-fn sparse_dot4(cols: &[u32], vals: &[f64], v: &[f64]) -> f64 {
+#[inline(always)]
+fn sparse_dot4<const FMA: bool>(cols: &[u32], vals: &[f64], v: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];
     let (col_chunks, val_chunks) = (cols.chunks_exact(4), vals.chunks_exact(4));
     let (col_rest, val_rest) = (col_chunks.remainder(), val_chunks.remainder());
     for (c, x) in col_chunks.zip(val_chunks) {
         for (lane, (&j, &xv)) in lanes.iter_mut().zip(c.iter().zip(x)) {
-            *lane += xv * v[j as usize];
+            let vj = v[j as usize];
+            *lane = if FMA {
+                xv.mul_add(vj, *lane)
+            } else {
+                *lane + xv * vj
+            };
         }
     }
     let mut s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
@@ -850,17 +992,144 @@ mod tests {
         check_all(&x, 6, 78);
     }
 
+    /// A CSR matrix read as the Python bindings read NumPy arrays: foreign arrays, index
+    /// checks deferred to the first reader.
+    fn deferred_csr(x: &CsrMatrix, indices: Vec<u32>) -> CsrMatrix {
+        #[derive(Debug)]
+        struct Kept<T>(Vec<T>);
+        impl<T: std::fmt::Debug + Send + Sync> crate::matrix::ForeignSlice<T> for Kept<T> {
+            fn slice(&self) -> &[T] {
+                &self.0
+            }
+        }
+        CsrMatrix::from_foreign(
+            (x.rows(), x.cols()),
+            x.indptr().to_vec(),
+            std::sync::Arc::new(Kept(indices)),
+            std::sync::Arc::new(Kept(x.values().to_vec())),
+            crate::matrix::IndexChecks::Deferred,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn mmchain_checks_deferred_indices_in_its_pass() {
+        let Matrix::Sparse(x) = random(3000, 80, 0.1, true, 12) else {
+            unreachable!()
+        };
+        let v = factor(80, 1, 13);
+        let wide = factor(80, 3, 14);
+        let eager = Matrix::Sparse(x.clone());
+        let good = Matrix::Sparse(deferred_csr(&x, x.indices().to_vec()));
+        for v in [&v, &wide] {
+            let want = mmchain(&eager, v, None).unwrap();
+            let got = mmchain(&good, v, None).unwrap();
+            for (g, w) in got.data().iter().zip(want.data()) {
+                close(*g, *w, "mmchain on deferred indices");
+            }
+        }
+        let row = 2000;
+        let (start, end) = (x.indptr()[row], x.indptr()[row + 1]);
+        assert!(end - start >= 2);
+        let mut out_of_range = x.indices().to_vec();
+        out_of_range[end - 1] = 80;
+        let mut repeated = x.indices().to_vec();
+        repeated[start + 1] = repeated[start];
+        let cases = [
+            (
+                out_of_range,
+                format!("invalid CSR input: index out of range 80 in line {row}"),
+            ),
+            (
+                repeated,
+                format!("invalid CSR input: indices of line {row} are not strictly increasing"),
+            ),
+        ];
+        for (indices, message) in cases {
+            // The vector loop (k = 1) finds it in its pass; the general loop (k = 3) runs
+            // the full check first.
+            for v in [&v, &wide] {
+                let bad = Matrix::Sparse(deferred_csr(&x, indices.clone()));
+                let Matrix::Sparse(s) = &bad else {
+                    unreachable!()
+                };
+                assert!(s.indices_pending());
+                assert_eq!(mmchain(&bad, v, None).unwrap_err().to_string(), message);
+            }
+        }
+    }
+
+    #[test]
+    fn sddmm_sum_checks_deferred_indices_in_its_pass() {
+        let Matrix::Sparse(x) = random(500, 60, 0.1, true, 15) else {
+            unreachable!()
+        };
+        for k in [10, 7] {
+            // k = 10 has a fixed-rank loop that checks each line; k = 7 checks first.
+            let (u, v) = (factor(500, k, 16), factor(60, k, 17));
+            let want = sddmm_sum(&Matrix::Sparse(x.clone()), &u, &v).unwrap();
+            let good = Matrix::Sparse(deferred_csr(&x, x.indices().to_vec()));
+            close(
+                sddmm_sum(&good, &u, &v).unwrap(),
+                want,
+                "sddmm_sum on deferred indices",
+            );
+            let row = 321;
+            let end = x.indptr()[row + 1];
+            assert!(end > x.indptr()[row]);
+            let mut bad = x.indices().to_vec();
+            bad[end - 1] = 60;
+            let bad = Matrix::Sparse(deferred_csr(&x, bad));
+            assert_eq!(
+                sddmm_sum(&bad, &u, &v).unwrap_err().to_string(),
+                format!("invalid CSR input: index out of range 60 in line {row}")
+            );
+        }
+    }
+
+    #[test]
+    fn portable_and_simd_mmchain_rows_agree() {
+        let x = random(400, 90, 0.1, true, 8);
+        let v = factor(90, 1, 9);
+        let w: Vec<f64> = (0..400).map(|i| (i % 7) as f64 - 3.0).collect();
+        for w in [None, Some(&w[..])] {
+            let mut portable = vec![0.0; 90];
+            let mut dispatched = vec![0.0; 90];
+            assert!(mmchain_vector_rows_with::<false>(
+                &x,
+                v.data(),
+                w,
+                0..400,
+                &mut portable
+            ));
+            assert!(mmchain_vector_rows(
+                &x,
+                v.data(),
+                w,
+                0..400,
+                &mut dispatched
+            ));
+            for (p, d) in portable.iter().zip(&dispatched) {
+                close(*d, *p, "dispatched vs portable mmchain rows");
+            }
+        }
+    }
+
     #[test]
     fn portable_and_simd_cross_terms_agree() {
         let Matrix::Sparse(x) = random(300, 200, 0.05, true, 5) else {
             unreachable!()
         };
         let (u, v) = (factor(300, 20, 6), factor(200, 20, 7));
-        let portable = cross_rows_fixed::<20, false>(&x, &u, &v, 0..300);
-        let dispatched = cross_rows_dispatch::<20>(&x, &u, &v, 0..300);
-        let dynamic = cross_term(&Matrix::Dense(x.to_dense()), &u, &v);
-        close(portable, dynamic, "portable vs dense-path cross term");
-        close(dispatched, dynamic, "dispatched vs dense-path cross term");
+        let dynamic = cross_term(&Matrix::Dense(x.to_dense()), &u, &v).unwrap();
+        for finite_factors in [false, true] {
+            let portable =
+                cross_rows_fixed::<20, false>(&x, &u, &v, 0..300, finite_factors, true).unwrap();
+            let dispatched =
+                cross_rows_dispatch::<20>(&x, &u, &v, 0..300, finite_factors, false).unwrap();
+            close(portable, dynamic, "portable vs dense-path cross term");
+            close(dispatched, dynamic, "dispatched vs dense-path cross term");
+        }
     }
 
     #[test]
@@ -870,6 +1139,26 @@ mod tests {
         let v = DenseMatrix::from_vec(2, 1, vec![3.0, 4.0]).unwrap();
         assert_eq!(sddmm_sum(&x, &u, &v).unwrap(), 6.0);
         assert_eq!(wsloss(&x, &u, &v, WeightKind::PostNz).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn stored_zero_masks_nan_in_v_and_finite_factors_take_the_untested_loop() {
+        // Row 0 stores an explicit zero at column 1, where V is NaN.
+        let x = CsrMatrix::from_parts_unchecked(
+            2,
+            2,
+            vec![0, 2, 3],
+            vec![0, 1, 1],
+            vec![2.0, 0.0, 3.0],
+        );
+        let x = Matrix::Sparse(x);
+        let u = DenseMatrix::from_vec(2, 1, vec![1.0, 5.0]).unwrap();
+        let nan_v = DenseMatrix::from_vec(2, 1, vec![3.0, f64::NAN]).unwrap();
+        assert!(sddmm_sum(&x, &u, &nan_v).unwrap().is_nan()); // row 1 reads the NaN
+        let x0 = CsrMatrix::from_parts_unchecked(2, 2, vec![0, 2, 2], vec![0, 1], vec![2.0, 0.0]);
+        assert_eq!(sddmm_sum(&Matrix::Sparse(x0), &u, &nan_v).unwrap(), 6.0);
+        let v = DenseMatrix::from_vec(2, 1, vec![3.0, 4.0]).unwrap();
+        assert_eq!(sddmm_sum(&x, &u, &v).unwrap(), 2.0 * 3.0 + 5.0 * 3.0 * 4.0);
     }
 
     #[test]

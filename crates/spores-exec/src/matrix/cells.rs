@@ -119,7 +119,9 @@ impl<T: fmt::Debug> fmt::Debug for Cells<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matrix::IndexChecks::{Deferred, Now};
     use crate::matrix::{CsrMatrix, DenseMatrix};
+    use std::panic::AssertUnwindSafe;
 
     /// Foreign elements for the tests: a vector another owner keeps.
     #[derive(Debug)]
@@ -149,15 +151,65 @@ mod tests {
     fn foreign_csr_arrays_are_validated() {
         let indices: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(vec![0, 2, 1]));
         let values: Arc<dyn ForeignSlice<f64>> = Arc::new(Kept(vec![1.0, 2.0, 3.0]));
-        let m = CsrMatrix::from_foreign(2, 3, vec![0, 2, 3], indices, values.clone()).unwrap();
+        let m =
+            CsrMatrix::from_foreign((2, 3), vec![0, 2, 3], indices, values.clone(), Now).unwrap();
         assert_eq!(m.get(0, 2), 2.0);
         assert_eq!(m.get(1, 1), 3.0);
         assert_eq!(m.values().as_ptr(), values.slice().as_ptr());
         let (_, _, _, idx, vals) = m.into_parts();
         assert_eq!((idx, vals), (vec![0, 2, 1], vec![1.0, 2.0, 3.0]));
         let unsorted: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(vec![2, 0, 1]));
-        assert!(CsrMatrix::from_foreign(2, 3, vec![0, 2, 3], unsorted, values.clone()).is_err());
+        assert!(
+            CsrMatrix::from_foreign((2, 3), vec![0, 2, 3], unsorted, values.clone(), Now).is_err()
+        );
         let out_of_range: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(vec![0, 3, 1]));
-        assert!(CsrMatrix::from_foreign(2, 3, vec![0, 2, 3], out_of_range, values).is_err());
+        assert!(CsrMatrix::from_foreign((2, 3), vec![0, 2, 3], out_of_range, values, Now).is_err());
+    }
+
+    /// Foreign CSR arrays with the index checks deferred, as the Python bindings read
+    /// them (`IndexChecks::Deferred`).
+    fn deferred(indices: Vec<u32>, indptr: Vec<usize>) -> crate::Result<CsrMatrix> {
+        let n = indices.len();
+        let indices: Arc<dyn ForeignSlice<u32>> = Arc::new(Kept(indices));
+        let values: Arc<dyn ForeignSlice<f64>> =
+            Arc::new(Kept((1..=n).map(|k| k as f64).collect()));
+        CsrMatrix::from_foreign((3, 4), indptr, indices, values, Deferred)
+    }
+
+    #[test]
+    fn deferred_index_checks_give_the_eager_errors_and_guard_every_accessor() {
+        let good = deferred(vec![0, 3, 1, 2], vec![0, 2, 2, 4]).unwrap();
+        assert!(good.indices_pending());
+        assert_eq!(good.get(0, 3), 2.0); // an accessor runs the check, which passes
+        assert!(!good.indices_pending());
+        let cases = [
+            (
+                vec![3, 0, 1, 2],
+                "invalid CSR input: indices of line 0 are not strictly increasing",
+            ),
+            (
+                vec![0, 3, 2, 2],
+                "invalid CSR input: indices of line 2 are not strictly increasing",
+            ),
+            (
+                vec![0, 3, 1, 4],
+                "invalid CSR input: index out of range 4 in line 2",
+            ),
+        ];
+        for (indices, message) in cases {
+            let bad = deferred(indices, vec![0, 2, 2, 4]).unwrap();
+            assert!(bad.indices_pending());
+            assert_eq!(bad.check_indices().unwrap_err().to_string(), message);
+            assert!(bad.indices_pending()); // remembered, still not valid
+            let line = std::panic::catch_unwind(AssertUnwindSafe(|| bad.line(0).0.len()));
+            assert!(line.is_err(), "an accessor handed out unchecked indices");
+            let parts = std::panic::catch_unwind(AssertUnwindSafe(|| bad.clone().into_parts()));
+            assert!(parts.is_err(), "into_parts handed out unchecked indices");
+        }
+        // The pointers are checked up front: every line's range lies inside the arrays.
+        let e = deferred(vec![0, 3, 1, 2], vec![0, 3, 2, 4]).unwrap_err();
+        assert!(e.to_string().contains("line 0"), "{e}");
+        assert!(deferred(vec![0, 3, 1, 2], vec![0, 2, 2, 5]).is_err());
+        assert!(deferred(vec![0, 3, 1, 2], vec![0, 2, 4]).is_err());
     }
 }

@@ -31,7 +31,7 @@ impl FiniteCache {
 }
 
 /// Whether every value is finite, on all threads for large inputs.
-fn all_finite(values: &[f64]) -> bool {
+pub(crate) fn all_finite(values: &[f64]) -> bool {
     const PARALLEL: usize = 1 << 16;
     if values.len() >= PARALLEL {
         use rayon::prelude::*;

@@ -33,7 +33,7 @@ pub use crate::shape::Shape;
 pub use cells::{Cells, ForeignSlice};
 pub use dense::DenseMatrix;
 pub use random::{rand_matrix, RandSpec};
-pub use sparse::{CscMatrix, CsrMatrix};
+pub use sparse::{CscMatrix, CsrMatrix, IndexChecks};
 
 /// Density below which a matrix is kept in a sparse format (SystemDS's
 /// `MatrixBlock.SPARSITY_TURN_POINT`).

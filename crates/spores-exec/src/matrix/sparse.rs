@@ -2,8 +2,17 @@ use std::sync::Arc;
 
 use crate::error::{ExecError, Result};
 use crate::matrix::finite::FiniteCache;
-use crate::matrix::validate::check_compressed;
+use crate::matrix::validate::{check_compressed, check_pointers, DeferredIndexCheck};
 use crate::matrix::{Cells, DenseMatrix, ForeignSlice, Shape};
+
+/// When [`CsrMatrix::from_foreign`] checks the column indices of arrays it reads in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexChecks {
+    /// Before it returns, with everything else.
+    Now,
+    /// When the matrix is first read (see [`CsrMatrix::from_foreign`]).
+    Deferred,
+}
 
 /// Compressed sparse row matrix.
 ///
@@ -22,6 +31,8 @@ pub struct CsrMatrix {
     indices: Cells<u32>,
     values: Cells<f64>,
     finite: FiniteCache,
+    /// Index checks not run yet (only for [`IndexChecks::Deferred`]).
+    deferred: DeferredIndexCheck,
 }
 
 /// Compressed sparse column matrix: the CSR of the transpose, with the same invariants
@@ -35,6 +46,8 @@ pub struct CscMatrix {
     indices: Cells<u32>,
     values: Cells<f64>,
     finite: FiniteCache,
+    /// Index checks not run yet (only for [`IndexChecks::Deferred`]).
+    deferred: DeferredIndexCheck,
 }
 
 macro_rules! compressed_common {
@@ -67,30 +80,107 @@ macro_rules! compressed_common {
                     indices: indices.into(),
                     values: values.into(),
                     finite: FiniteCache::default(),
+                    deferred: DeferredIndexCheck::default(),
                 })
             }
 
-            /// Validated constructor over index and value arrays that another owner
-            /// keeps (see [`ForeignSlice`]): they are read in place, not copied. The
-            /// validating pass also learns whether the values are all finite.
+            /// Constructor over index and value arrays that another owner keeps (see
+            /// [`ForeignSlice`]): they are read in place, not copied. The validating pass
+            /// also learns whether the values are all finite.
+            ///
+            /// With [`IndexChecks::Deferred`] only the lengths and pointers are checked
+            /// here (so every line's range lies inside the arrays) and the values scanned
+            /// for NaN/Inf; the indices (each below the minor extent, strictly increasing
+            /// within a line) are checked by [`Self::check_indices`], which every accessor
+            /// that hands them out runs first (panicking on invalid ones, so callers run
+            /// it themselves to report the error), except [`Self::arrays_unchecked`], for
+            /// a kernel that checks the indices it reads as it reads them.
             pub fn from_foreign(
-                rows: usize,
-                cols: usize,
+                (rows, cols): (usize, usize),
                 indptr: Vec<usize>,
                 indices: Arc<dyn ForeignSlice<u32>>,
                 values: Arc<dyn ForeignSlice<f64>>,
+                checks: IndexChecks,
             ) -> Result<Self> {
-                let (major, minor) = Self::extents(rows, cols);
-                let finite =
-                    check_compressed(major, minor, &indptr, indices.slice(), values.slice(), true)?;
+                let extents = Self::extents(rows, cols);
+                let (idx, vals) = (indices.slice(), values.slice());
+                let (finite, deferred) = match checks {
+                    IndexChecks::Deferred => {
+                        let finite = check_pointers(extents, &indptr, idx, vals)?;
+                        (finite, DeferredIndexCheck::pending())
+                    }
+                    IndexChecks::Now => {
+                        let finite =
+                            check_compressed(extents.0, extents.1, &indptr, idx, vals, true)?;
+                        (finite == Some(true), DeferredIndexCheck::default())
+                    }
+                };
                 Ok($t {
                     rows,
                     cols,
                     indptr,
                     indices: Cells::foreign(indices),
                     values: Cells::foreign(values),
-                    finite: finite.map_or_else(FiniteCache::default, FiniteCache::known),
+                    finite: FiniteCache::known(finite),
+                    deferred,
                 })
+            }
+
+            /// Runs the index checks [`IndexChecks::Deferred`] deferred (once;
+            /// the outcome is remembered); `Ok` for a matrix built any other way.
+            /// Its error reads as the constructor's would, prefixed `invalid CSR input:`
+            /// (`CSC` for the column-major type): the arrays came from outside.
+            pub fn check_indices(&self) -> Result<()> {
+                self.deferred.run(|| {
+                    let (major, minor) = Self::extents(self.rows, self.cols);
+                    check_compressed(
+                        major,
+                        minor,
+                        &self.indptr,
+                        &self.indices,
+                        &self.values,
+                        false,
+                    )
+                    .map(|_| ())
+                    .map_err(|e| {
+                        let format = if $column_major { "CSC" } else { "CSR" };
+                        ExecError::invalid(format!("invalid {format} input: {e}"))
+                    })
+                })
+            }
+
+            /// Whether the indices are not known to be valid yet (see
+            /// [`IndexChecks::Deferred`]).
+            #[inline]
+            pub fn indices_pending(&self) -> bool {
+                self.deferred.is_pending()
+            }
+
+            /// The pointer, index and value arrays without the deferred index checks:
+            /// the pointers are valid (every line's range lies inside the other two), but
+            /// while [`Self::indices_pending`] an index may be out of range or out of
+            /// order, so the caller must check each index it uses (and must not skip
+            /// bounds checks on them).
+            pub fn arrays_unchecked(&self) -> (&[usize], &[u32], &[f64]) {
+                (&self.indptr, &self.indices, &self.values)
+            }
+
+            /// Panics when deferred index checks fail: reached only by a caller that did
+            /// not run [`Self::check_indices`] first (the interpreter does before every
+            /// operator), so invalid indices never reach a kernel that trusts them.
+            #[inline(always)]
+            fn assert_indices_checked(&self) {
+                if self.deferred.is_pending() {
+                    self.assert_indices_checked_slow();
+                }
+            }
+
+            #[cold]
+            #[inline(never)]
+            fn assert_indices_checked_slow(&self) {
+                if let Err(e) = self.check_indices() {
+                    panic!("invalid sparse input reached a kernel unchecked: {e}");
+                }
             }
 
             /// Constructor for kernels that build the arrays themselves and uphold the
@@ -115,6 +205,7 @@ macro_rules! compressed_common {
                     indices: indices.into(),
                     values: values.into(),
                     finite: FiniteCache::default(),
+                    deferred: DeferredIndexCheck::default(),
                 }
             }
 
@@ -128,6 +219,7 @@ macro_rules! compressed_common {
                     indices: Vec::new().into(),
                     values: Vec::new().into(),
                     finite: FiniteCache::known(true),
+                    deferred: DeferredIndexCheck::default(),
                 }
             }
 
@@ -138,6 +230,7 @@ macro_rules! compressed_common {
             }
 
             pub fn indices(&self) -> &[u32] {
+                self.assert_indices_checked();
                 &self.indices
             }
 
@@ -172,6 +265,7 @@ macro_rules! compressed_common {
 
             /// Decomposes into `(rows, cols, indptr, indices, values)`.
             pub fn into_parts(self) -> (usize, usize, Vec<usize>, Vec<u32>, Vec<f64>) {
+                self.assert_indices_checked();
                 (
                     self.rows,
                     self.cols,
@@ -183,6 +277,7 @@ macro_rules! compressed_common {
 
             /// The same matrix without explicitly stored zeros.
             pub fn pruned(&self) -> Self {
+                self.assert_indices_checked();
                 let (major, _) = Self::extents(self.rows, self.cols);
                 let mut indptr = Vec::with_capacity(major + 1);
                 let mut indices = Vec::with_capacity(self.values.len());
@@ -204,6 +299,7 @@ macro_rules! compressed_common {
                     indices: indices.into(),
                     values: values.into(),
                     finite: FiniteCache::default(),
+                    deferred: DeferredIndexCheck::default(),
                 }
             }
 
@@ -222,13 +318,15 @@ macro_rules! compressed_common {
             /// The arrays of the other compression of the same matrix (a counting-sort
             /// transpose of these).
             fn transposed_arrays(&self) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
+                self.assert_indices_checked();
                 let (major, minor) = Self::extents(self.rows, self.cols);
                 transpose_compressed(major, minor, &self.indptr, &self.indices, &self.values)
             }
 
             /// Indices and values of major line `k` (a row for CSR, a column for CSC).
-            #[inline]
+            #[inline(always)]
             pub fn line(&self, k: usize) -> (&[u32], &[f64]) {
+                self.assert_indices_checked();
                 let range = self.indptr[k]..self.indptr[k + 1];
                 (&self.indices[range.clone()], &self.values[range])
             }

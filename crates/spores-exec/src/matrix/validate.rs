@@ -1,10 +1,14 @@
 //! Validation of compressed (CSR/CSC) arrays handed in from outside, in one vectorized
 //! pass per array.
 //!
-//! The Python bindings validate every sparse input on every call (nothing says a writeable
-//! NumPy buffer is unchanged since the last one), so this pass is part of every call's
-//! cost. Instead of testing each line on its own (a loop per line, too short to vectorize
-//! on rows of a few entries), it tests the whole index array at once:
+//! The Python bindings check every sparse input on every call (nothing says a writeable
+//! NumPy buffer is unchanged since the last one), so this is part of every call's cost.
+//! They check the pointers and scan the values for NaN/Inf when the input is read
+//! ([`check_pointers`]) and defer the index checks ([`DeferredIndexCheck`]) to the first
+//! reader: `mmchain` and `sddmm_sum` check each line's indices in their own pass over
+//! it, every other operator runs [`check_compressed`] first. Instead of testing each line
+//! on its own (a loop per line, too short to vectorize on rows of a few entries),
+//! [`check_compressed`] tests the whole index array at once:
 //!
 //! - the pointers never decrease (one branch-free pass over them);
 //! - every index is below the minor extent (the maximum index, one pass);
@@ -16,6 +20,8 @@
 //! The values' "all finite" fact the planner asks for is taken in the same pass when the
 //! caller wants it. Only when the fast test fails are the lines walked one by one, to name
 //! the first bad one.
+
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{ExecError, Result};
 
@@ -35,26 +41,7 @@ pub(crate) fn check_compressed(
     values: &[f64],
     scan_values: bool,
 ) -> Result<Option<bool>> {
-    if minor > u32::MAX as usize {
-        return Err(ExecError::invalid(format!(
-            "sparse dimension {minor} exceeds the u32 index range"
-        )));
-    }
-    if indptr.len() != major + 1 || indptr[0] != 0 {
-        return Err(ExecError::invalid(format!(
-            "pointer array must have {} entries starting at 0, has {}",
-            major + 1,
-            indptr.len()
-        )));
-    }
-    if indices.len() != values.len() || indptr[major] != indices.len() {
-        return Err(ExecError::invalid(format!(
-            "pointer end {} / {} indices / {} values disagree",
-            indptr[major],
-            indices.len(),
-            values.len()
-        )));
-    }
+    check_lengths(major, minor, indptr, indices, values)?;
     let scan = |lo: usize, hi: usize| {
         let lines = Lines {
             lo,
@@ -78,6 +65,104 @@ pub(crate) fn check_compressed(
         Some(finite) => Ok(scan_values.then_some(finite)),
         None => Err(first_bad_line(major, minor, indptr, indices)),
     }
+}
+
+/// The checks of [`check_compressed`] that keep every line's range inside the arrays
+/// (lengths, pointers from 0 to the end, never decreasing), in a pass over the pointers
+/// only; the indices are left to [`check_compressed`] (see [`DeferredIndexCheck`]).
+/// Returns whether every value is finite (the values are scanned for that).
+pub(crate) fn check_pointers(
+    (major, minor): (usize, usize),
+    indptr: &[usize],
+    indices: &[u32],
+    values: &[f64],
+) -> Result<bool> {
+    check_lengths(major, minor, indptr, indices, values)?;
+    let decreasing = indptr
+        .iter()
+        .zip(&indptr[1..])
+        .fold(0usize, |bad, (a, b)| bad | usize::from(a > b));
+    if decreasing != 0 {
+        return Err(first_bad_line(major, minor, indptr, indices));
+    }
+    Ok(super::finite::all_finite(values))
+}
+
+/// The index checks of a compressed matrix whose arrays came from outside, run once on
+/// first need and remembered (shared by clones). A kernel that checks the indices it
+/// reads itself (as `mmchain` does, in the pass that reads them) saves the separate
+/// pass over them; every other reader asks for this check first.
+#[derive(Clone, Default)]
+pub(crate) struct DeferredIndexCheck(Option<Arc<OnceLock<std::result::Result<(), String>>>>);
+
+impl DeferredIndexCheck {
+    /// A check still to run.
+    pub(crate) fn pending() -> Self {
+        DeferredIndexCheck(Some(Arc::new(OnceLock::new())))
+    }
+
+    /// Whether the indices are not known to be valid yet (never checked, or found invalid).
+    #[inline(always)]
+    pub(crate) fn is_pending(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|cell| !matches!(cell.get(), Some(Ok(()))))
+    }
+
+    /// The outcome of `check` (run at most once); `Ok` when nothing is deferred.
+    pub(crate) fn run(&self, check: impl FnOnce() -> Result<()>) -> Result<()> {
+        match &self.0 {
+            None => Ok(()),
+            Some(cell) => cell
+                .get_or_init(|| check().map_err(|e| e.to_string()))
+                .clone()
+                .map_err(ExecError::invalid),
+        }
+    }
+}
+
+/// Every matrix compares equal here: the check is a cache, not part of the value.
+impl PartialEq for DeferredIndexCheck {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for DeferredIndexCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.is_pending() { "pending" } else { "_" })
+    }
+}
+
+/// Lengths and pointer ends of compressed arrays (see `CsrMatrix`).
+fn check_lengths(
+    major: usize,
+    minor: usize,
+    indptr: &[usize],
+    indices: &[u32],
+    values: &[f64],
+) -> Result<()> {
+    if minor > u32::MAX as usize {
+        return Err(ExecError::invalid(format!(
+            "sparse dimension {minor} exceeds the u32 index range"
+        )));
+    }
+    if indptr.len() != major + 1 || indptr[0] != 0 {
+        return Err(ExecError::invalid(format!(
+            "pointer array must have {} entries starting at 0, has {}",
+            major + 1,
+            indptr.len()
+        )));
+    }
+    if indices.len() != values.len() || indptr[major] != indices.len() {
+        return Err(ExecError::invalid(format!(
+            "pointer end {} / {} indices / {} values disagree",
+            indptr[major],
+            indices.len(),
+            values.len()
+        )));
+    }
+    Ok(())
 }
 
 /// The lines one scan covers and what it checks them against.

@@ -191,7 +191,7 @@ class Matrix:
 
     def dml(self) -> str:
         """The DML block `compute()` runs (inputs appear as `X0`, `X1`, ...)."""
-        text, _ = _emit([self])
+        text, _ = _block([self])
         return text
 
     def __array__(self, dtype=None, copy=None):
@@ -324,6 +324,69 @@ def _literal(value: float) -> str | None:
     return f"({text})" if value < 0 else text
 
 
+def _leaf_name(payload, leaf_names: dict, inputs: dict) -> str:
+    """The input name of a leaf, `X0`, `X1`, ... in order of first use; a new one is
+    bound in `inputs`. Two wrappings of one SciPy matrix hold the same arrays in fresh
+    tuples: one input, so the optimizer sees that `X.T @ (X @ v)` reads one X."""
+    key = (
+        (payload[1], payload[2], id(payload[3]), id(payload[4]), id(payload[5]))
+        if type(payload) is tuple
+        else id(payload)
+    )
+    name = leaf_names.get(key)
+    if name is None:
+        name = f"X{len(leaf_names)}"
+        leaf_names[key] = name
+        inputs[name] = payload
+    return name
+
+
+class _NotATree(Exception):
+    """A DAG that [`_emit_tree`] leaves to [`_emit`]: a shared inner node, or deep nesting."""
+
+
+def _emit_tree(roots: list[Matrix]):
+    """[`_emit`] for the common case of a tree (only leaves shared) nested less than
+    `_MAX_DEPTH` deep: one recursive pass that writes each node's text as it returns,
+    about half the work of the general pass, which counts uses first. The same text and
+    inputs as `_emit` (leaves named in the same post-order); raises `_NotATree` otherwise.
+    """
+    inputs: dict[str, object] = {}
+    leaf_names: dict = {}
+    seen: set = set()
+
+    def text(node, depth):
+        kind = node._kind
+        if kind == "leaf":
+            return _leaf_name(node._payload, leaf_names, inputs)
+        if kind == "const":
+            lit = _literal(node._payload)
+            if lit is None:  # bound as an input, once per node: `_emit` counts the uses
+                raise _NotATree
+            return lit
+        # `_emit` names a node whose text nests `_MAX_DEPTH` deep: one at this depth
+        # from the top has a text at least that deep.
+        if depth >= _MAX_DEPTH - 1 or id(node) in seen:
+            raise _NotATree
+        seen.add(id(node))
+        args = node._args
+        first = text(args[0], depth + 1)
+        if kind == "bin":
+            return f"({first} {node._payload} {text(args[1], depth + 1)})"
+        if kind == "matmul":
+            return f"({first} %*% {text(args[1], depth + 1)})"
+        if kind == "t":
+            return f"t({first})"
+        if kind == "un":
+            return f"(-{first})" if node._payload == "-" else f"{node._payload}({first})"
+        if len(args) == 2:  # "call" with two arguments
+            return f"{node._payload}({first}, {text(args[1], depth + 1)})"
+        return f"{node._payload}({first})"  # "agg", "call"
+
+    lines = [f"R{i} = {text(r, 0)}" for i, r in enumerate(roots)]
+    return "\n".join(lines) + "\n", inputs
+
+
 def _emit(roots: list[Matrix]):
     """The DML block computing `roots` (as `R0`, `R1`, ...) and its inputs by name.
 
@@ -361,20 +424,7 @@ def _emit(roots: list[Matrix]):
     for node in order:
         kind = node._kind
         if kind == "leaf":
-            payload = node._payload
-            # Two wrappings of one SciPy matrix hold the same arrays in fresh tuples: one
-            # input, so the optimizer sees that `X.T @ (X @ v)` reads one X.
-            key = (
-                (payload[1], payload[2], id(payload[3]), id(payload[4]), id(payload[5]))
-                if type(payload) is tuple
-                else id(payload)
-            )
-            name = leaf_names.get(key)
-            if name is None:
-                name = f"X{len(leaf_names)}"
-                leaf_names[key] = name
-                inputs[name] = payload
-            emitted[id(node)] = (name, 0)
+            emitted[id(node)] = (_leaf_name(node._payload, leaf_names, inputs), 0)
             continue
         if kind == "const":
             lit = _literal(node._payload)
@@ -412,9 +462,17 @@ def _emit(roots: list[Matrix]):
     return "\n".join(lines) + "\n", inputs
 
 
+def _block(roots: list[Matrix]):
+    """The DML block computing `roots` and its inputs (see `_emit`)."""
+    try:
+        return _emit_tree(roots)
+    except _NotATree:
+        return _emit(roots)
+
+
 def _run(roots: list[Matrix], optimize: bool, explain: bool, dot: bool = False):
     roots = [_lift(r) for r in roots]
-    text, inputs = _emit(roots)
+    text, inputs = _block(roots)
     names = [f"R{i}" for i in range(len(roots))]
     values, printed = _native.run_script(
         text, inputs, None, names, explain, optimize, "<expression>", None, None, dot,

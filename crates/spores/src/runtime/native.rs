@@ -242,6 +242,7 @@ pub fn eval(b: Builtin, args: &[Value]) -> NativeResult {
 
 /// Evaluates a builtin with several results (`eigen`, and `remove` of a list).
 pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, String> {
+    super::ops::check_deferred_indices(args)?;
     match b {
         Builtin::Eigen => {
             let a = matrix(&args[0], "the argument of `eigen`")?;

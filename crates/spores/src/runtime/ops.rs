@@ -49,6 +49,9 @@ pub fn literal(l: &Literal) -> Value {
 /// Evaluates every operator except inputs, calls and extraction, which need the
 /// interpreter.
 pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
+    // The kernels that check indices themselves do so for `X`, their first operand.
+    let skip = usize::from(checks_sparse_indices_itself(op));
+    check_deferred_indices(&args[skip.min(args.len())..])?;
     match op {
         Op::Literal(l) => Ok(literal(l)),
         Op::Binary(b) => binary(*b, &args[0], &args[1]),
@@ -72,6 +75,34 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
             ))
         }
     }
+}
+
+/// Whether the operator's kernel checks the indices of a sparse input whose checks were
+/// deferred (`IndexChecks::Deferred`, the Python bindings' inputs) as it reads
+/// them, sparing the separate pass over them: `mmchain` and `sddmm_sum`, where the pass
+/// over `X` (their first operand) is the whole work. Their other paths check first
+/// ([`catalogue`]).
+fn checks_sparse_indices_itself(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Fused(Fused::Catalogue(
+            CatalogueOp::Mmchain | CatalogueOp::MmchainW | CatalogueOp::SddmmSum
+        ))
+    )
+}
+
+/// Runs the deferred index checks of the sparse matrices among `args` (each once per
+/// matrix); the error names the first bad line, as validating on input would. Every
+/// operator runs this before its kernel: the sparse accessors refuse unchecked indices.
+pub(crate) fn check_deferred_indices(args: &[Value]) -> Result<(), String> {
+    for arg in args {
+        if let Value::Matrix(m) = arg {
+            if let Matrix::Sparse(s) = &**m {
+                s.check_indices().map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `a %*% b` as the unfused operator computes it.
@@ -764,6 +795,7 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
         .collect();
     let fits = shapes.is_some_and(|s| op.result_shape(&s, 1).is_some());
     if !fits || !all_finite(args) {
+        check_deferred_indices(args)?;
         return catalogue_as_written(op, args);
     }
     let factors = || -> Result<_, String> {
@@ -798,6 +830,7 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
             // products as written run as blocked matrix products.
             if kind == CatalogueOp::Mmchain && matches!(&args[1], Value::Matrix(v) if v.cols() != 1)
             {
+                check_deferred_indices(args)?;
                 return catalogue_as_written(op, args);
             }
             let x = matrix_arg(&args[0], name)?;

@@ -13,9 +13,10 @@ included, writing the result to Parquet) on:
   - spores, local engine (`spores run --memory M`): refuses what does not fit;
   - spores on DataFusion (`--engine datafusion --memory M`), the optimized plan, and the
     plan as written (`--no-opt`) lowered the same way;
-  - DuckDB (memory_limit M, 2 threads) and PySpark local[2] (driver memory M) on the SQL
-    of the program as written (what a user writes for the LA expression) and of the
-    optimized plan (what spores's optimizer chose, written out by hand).
+  - DuckDB (memory_limit M, 2 threads) and PySpark local[2] (driver memory M, at least
+    1g, which Spark needs to start) on the SQL of the program as written (what a user
+    writes for the LA expression) and of the optimized plan (what spores's optimizer
+    chose, written out by hand).
 Every finished run's result is checked against the others (relative 1e-6). A run that
 exceeds --timeout is reported as such.
 """
@@ -169,8 +170,10 @@ def timed(cmd, timeout, env=None):
         return None, f"over {timeout} s"
     took = time.perf_counter() - start
     if p.returncode != 0:
-        last = (p.stderr.strip().splitlines() or ["?"])[-1]
-        return None, last[:160]
+        lines = p.stderr.strip().splitlines() or ["?"]
+        keys = ("Resources exhausted", "Out of Memory", "OutOfMemory", "error", "Error", "Exception")
+        first = next((l for l in lines if any(k in l for k in keys)), lines[-1])
+        return None, "failed: " + " ".join(first.split())[:120].replace("|", "/")
     return took, ""
 
 
@@ -209,9 +212,16 @@ spark.stop()
 """
 
 
+def max_spark(memory):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    size = float(memory[:-1]) * units[memory[-1].upper()]
+    return memory.lower() if size >= (1 << 30) else "1g"
+
+
 def run_sql(engine, d, sql, memory, timeout, out, tmp):
     template = DUCKDB if engine == "duckdb" else SPARK
-    mem = memory.replace("G", "GB").replace("M", "MB") if engine == "duckdb" else memory.lower()
+    # Spark's driver needs about 450 MB of heap to start at all.
+    mem = memory.replace("G", "GB").replace("M", "MB") if engine == "duckdb" else max_spark(memory)
     code = template.format(memory=mem, tmp=tmp, d=d, sql=" ".join(sql.split()), out=out)
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     return timed([sys.executable, "-c", code], timeout, env)

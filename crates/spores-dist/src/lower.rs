@@ -85,6 +85,11 @@ fn indicator(cond: Expr) -> Result<Expr> {
     Ok(when(cond, lit(1.0)).otherwise(lit(0.0))?)
 }
 
+/// The cells of a relation's shape: an upper bound on its tuples.
+fn cells(r: &Rel) -> f64 {
+    r.rows as f64 * r.cols as f64
+}
+
 /// DML's broadcasting of one dimension: equal sizes, or 1 against anything.
 fn broadcast_dim(op: &str, a: usize, b: usize) -> Result<usize> {
     match (a, b) {
@@ -428,6 +433,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             )));
         }
         let (rows, cols) = (a.rows, b.cols);
+        let a_larger = cells(&a) > cells(&b);
         let (l, r) = (self.alias("l"), self.alias("r"));
         let left = LogicalPlanBuilder::from(a.plan).alias(l.as_str())?;
         let right = LogicalPlanBuilder::from(b.plan)
@@ -446,15 +452,28 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                 cols,
             );
         }
-        let joined = left.join(
-            right,
-            JoinType::Inner,
-            (
-                vec![Column::new(Some(l.as_str()), COL)],
-                vec![Column::new(Some(r.as_str()), ROW)],
-            ),
-            None,
-        )?;
+        let (left_key, right_key) = (
+            Column::new(Some(l.as_str()), COL),
+            Column::new(Some(r.as_str()), ROW),
+        );
+        // DataFusion builds its hash table on the left input and, without statistics
+        // (a file's scan has none), keeps the order given: the operand with fewer cells
+        // goes left, so a large sparse operand streams through the probe side.
+        let joined = if a_larger {
+            LogicalPlanBuilder::from(right).join(
+                left.build()?,
+                JoinType::Inner,
+                (vec![right_key], vec![left_key]),
+                None,
+            )?
+        } else {
+            left.join(
+                right,
+                JoinType::Inner,
+                (vec![left_key], vec![right_key]),
+                None,
+            )?
+        };
         // One tuple per (i, k, j), summed over k.
         let terms = self.finish(
             joined,
@@ -500,27 +519,33 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             keys_v.0.push(Column::new(Some(au.as_str()), COL));
             keys_v.1.push(Column::new(Some(av.as_str()), COL));
         }
-        let builder = LogicalPlanBuilder::from(x.plan)
-            .alias(ax.as_str())?
-            .join(
-                LogicalPlanBuilder::from(u.plan)
-                    .alias(au.as_str())?
-                    .build()?,
+        let x_rows = Column::new(Some(ax.as_str()), ROW);
+        let u_rows = Column::new(Some(au.as_str()), ROW);
+        let factors_smaller = cells(&x) > cells(&u).max(cells(&v));
+        let (x_plan, u_plan, v_plan) = (
+            LogicalPlanBuilder::from(x.plan).alias(ax.as_str())?,
+            LogicalPlanBuilder::from(u.plan).alias(au.as_str())?,
+            LogicalPlanBuilder::from(v.plan).alias(av.as_str())?,
+        );
+        let builder = if factors_smaller {
+            // The factors are the hash tables (left inputs), `X` streams: V ⋈ (U ⋈ X).
+            let ux = u_plan.join(
+                x_plan.build()?,
                 JoinType::Inner,
-                (
-                    vec![Column::new(Some(ax.as_str()), ROW)],
-                    vec![Column::new(Some(au.as_str()), ROW)],
-                ),
-                None,
-            )?
-            .join(
-                LogicalPlanBuilder::from(v.plan)
-                    .alias(av.as_str())?
-                    .build()?,
-                JoinType::Inner,
-                keys_v,
+                (vec![u_rows], vec![x_rows]),
                 None,
             )?;
+            v_plan.join(ux.build()?, JoinType::Inner, (keys_v.1, keys_v.0), None)?
+        } else {
+            x_plan
+                .join(
+                    u_plan.build()?,
+                    JoinType::Inner,
+                    (vec![x_rows], vec![u_rows]),
+                    None,
+                )?
+                .join(v_plan.build()?, JoinType::Inner, keys_v, None)?
+        };
         let terms = self.finish(
             builder,
             Some(qcol(&ax, ROW)),

@@ -14,8 +14,8 @@ pub const GEMM_NS_PER_FLOP: f64 = 0.03773;
 pub const GEMV_NS_PER_FLOP: f64 = 0.30015;
 /// sparse x dense product with several columns (SpMM): ns per non-zero of A times column of B.
 pub const SPMM_NS_PER_FLOP: f64 = 0.14538;
-/// sparse matrix times a vector (`A %*% v`, `t(A) %*% v`, `t(v) %*% A`): ns per non-zero of A (written with --only: fastest of 21 runs, load 5.36).
-pub const SPMV_NS_PER_NNZ: f64 = 1.18973;
+/// sparse matrix times a vector (`A %*% v`, `t(A) %*% v`, `t(v) %*% A`): ns per non-zero of A (written with --only: fastest of 7 runs, load 1.59).
+pub const SPMV_NS_PER_NNZ: f64 = 0.72157;
 /// dense x sparse product: ns per row of A times non-zero of B.
 pub const DENSE_SPARSE_NS_PER_FLOP: f64 = 0.38994;
 /// sparse x sparse product (Gustavson): ns per multiply-add.
@@ -36,8 +36,8 @@ pub const SPARSE_AGG_NS_PER_NNZ: f64 = 1.04066;
 pub const WSLOSS_NS_PER_NNZ_RANK: f64 = 0.15667;
 /// fused sddmm_sum: ns per non-zero of X times rank.
 pub const SDDMM_NS_PER_NNZ_RANK: f64 = 0.11803;
-/// fused mmchain (t(X) %*% (X %*% v)): ns per non-zero of X times column of v (written with --only: fastest of 21 runs, load 5.36).
-pub const MMCHAIN_NS_PER_NNZ_COL: f64 = 1.70896;
+/// fused mmchain (t(X) %*% (X %*% v)): ns per non-zero of X times column of v (written with --only: fastest of 7 runs, load 1.59).
+pub const MMCHAIN_NS_PER_NNZ_COL: f64 = 1.17159;
 /// tsmm (t(X) %*% X), dense X: ns per multiply-add of the full product.
 pub const TSMM_DENSE_NS_PER_FLOP: f64 = 0.03110;
 /// tsmm (t(X) %*% X), sparse X: ns per multiply-add of the full product times X's density squared.

@@ -17,19 +17,19 @@
 //!   (as SystemDS rewrites it), so the product is not formed for its sum; this also
 //!   frees `W %*% H` in PNMF's objective for the masked rule.
 //!
-//! The search has its own forms of these rules, chosen by price: `mmchain`, and masked
-//! evaluation of a low-rank product as the catalogue's `sddmm`, `sddmm_sum`,
-//! `wdivmm_mult`, `wcemm` and `wsloss` (`spores_opt::fused`); it derives
-//! `sum(A %*% rowSums(B))` itself. Roots kept as written because they may meet NaN or Inf
-//! (every root with `/`, `log` or `exp` inside, `dag::guard`) get the search limited to
-//! the rules exact under the cell semantics (`OptimizeOptions::exact`), which fuses but
-//! does not sum the factors. The rules here serve what the search does not see: blocks
-//! the search budget leaves unsearched (a block must be predicted to cost about 67 ms
-//! over its runs before a search pays: `k_xtxv` and GLM's conjugate-gradient body, which
-//! use `mmchain`, are not searched at either benchmark size), `--no-opt`, `sum(A %*% B)`
-//! inside a root kept as written (the sum of the factors is not exact with an Inf), and
-//! element-wise trees around a product that no catalogue operator spells (PNMF's
-//! `t(W) %*% (X / (W %*% H))`).
+//! The search has its own forms of these rules, chosen by price: masked evaluation of a
+//! low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`, `wcemm` and
+//! `wsloss` (`spores_opt::fused`); it derives `sum(A %*% rowSums(B))` itself. The fused
+//! operators of the catalogue (`mmchain`, `tsmm`, ...) come from extraction only: a block
+//! whose predicted cost cannot pay for the full search still gets the fusion-only one
+//! (`opt::Saturation`). Roots kept as written because they may meet NaN or Inf (every
+//! root with `/`, `log` or `exp` inside, `dag::guard`) get the search limited to the
+//! rules exact under the cell semantics (`OptimizeOptions::exact`), which fuses but does
+//! not sum the factors. The rules here serve what the search does not spell yet: masked
+//! evaluation of element-wise trees around a product that no catalogue operator names
+//! (PNMF's `t(W) %*% (X / (W %*% H))`), `sum(A %*% B)` inside a root kept as written (the
+//! sum of the factors is not exact with an Inf, so its node checks finiteness when it
+//! runs), and `--no-opt`, which runs the block as written but for these kernels.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -38,8 +38,7 @@ use spores_exec::kernels::masked::{Instr, MaskedProgram};
 
 use crate::dag::meta::NodeMeta;
 use crate::dag::{
-    AggFn, Axis, BlockDag, CatalogueOp, Dag, Fused, MaskedOperand, MaskedOutput, MaskedPlan,
-    NodeId, Op,
+    AggFn, Axis, BlockDag, Dag, Fused, MaskedOperand, MaskedOutput, MaskedPlan, NodeId, Op,
 };
 
 /// A matrix estimated sparser than this drives masked evaluation (SystemDS uses the same
@@ -51,18 +50,9 @@ pub const MASK_DENSITY: f64 = 0.4;
 /// per-non-zero work grows with them.
 pub const MAX_RANK: usize = 256;
 
-/// What replaces a node of the input DAG.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Rewrite {
-    /// One node with these (input-DAG) children.
-    Node(Op, Vec<NodeId>),
-    /// `sum(colSums(a) %*% rowSums(b))` for `sum(a %*% b)`.
-    SumOfProduct(NodeId, NodeId),
-}
-
-/// Whether a block has the shape the size-driven rules look for (a `*` or `/` over an
-/// element-wise or product subtree, or a sum of a product), so that the interpreter
-/// gathers input metadata only for such blocks.
+/// Whether a block has the shape the size-driven rule looks for (a `*` or `/` over an
+/// element-wise or product subtree), so that the interpreter gathers input metadata only
+/// for such blocks.
 pub fn wants_meta(block: &BlockDag) -> bool {
     let dag = &block.dag;
     dag.nodes().iter().any(|n| match &n.op {
@@ -71,7 +61,6 @@ pub fn wants_meta(block: &BlockDag) -> bool {
             .children
             .iter()
             .any(|&c| matches!(dag.node(c).op, Op::Binary(_) | Op::Unary(_) | Op::MatMul)),
-        Op::Agg(AggFn::Sum, Axis::All) => matches!(dag.node(n.children[0]).op, Op::MatMul),
         _ => false,
     })
 }
@@ -207,9 +196,9 @@ pub fn fuse_elementwise(block: &BlockDag) -> Option<BlockDag> {
 /// The kernel-choice and size-driven rules (everything but element-wise fusion).
 fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag> {
     let dag = &block.dag;
-    let (needed, mut uses) = block.needed_and_uses();
+    let (needed, uses) = block.needed_and_uses();
     let rewrites = match meta {
-        Some(meta) if meta.len() == dag.len() => size_rewrites(dag, &needed, &mut uses, meta),
+        Some(meta) if meta.len() == dag.len() => size_rewrites(dag, &needed, &uses, meta),
         _ => HashMap::new(),
     };
     // A transpose only this product reads; both children being the same single-use
@@ -222,31 +211,11 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
     for (id, node) in dag.nodes().iter().enumerate() {
         let children: Vec<usize> = node.children.iter().map(|&c| remap[c]).collect();
         let id = match (rewrites.get(&id), &node.op) {
-            (Some(Rewrite::Node(op, kids)), _) => out.add(
+            (Some((op, kids)), _) => out.add(
                 op.clone(),
                 kids.iter().map(|&c| remap[c]).collect(),
                 node.span,
             ),
-            (Some(Rewrite::SumOfProduct(a, b)), _) => out.add(
-                Op::Fused(Fused::SumOfProduct),
-                vec![remap[*a], remap[*b]],
-                node.span,
-            ),
-            (None, Op::MatMul) if mmchain_at(dag, &uses, id).is_some() => {
-                changed = true;
-                let (x, v, w) = mmchain_at(dag, &uses, id).expect("checked by the guard");
-                let kind = if w.is_some() {
-                    CatalogueOp::MmchainW
-                } else {
-                    CatalogueOp::Mmchain
-                };
-                let operands = std::iter::once(x).chain(Some(v)).chain(w);
-                out.add(
-                    Op::Fused(Fused::Catalogue(kind)),
-                    operands.map(|c| remap[c]).collect(),
-                    node.span,
-                )
-            }
             (None, Op::MatMul)
                 if private_transpose(node.children[0]) || private_transpose(node.children[1]) =>
             {
@@ -278,42 +247,6 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
     changed.then(|| block.remapped(out, &remap))
 }
 
-/// `t(X) %*% (w * (X %*% v))` (or `(X %*% v) * w`, or `t(X) %*% (X %*% v)` without a
-/// weight) at node `id`, with the transpose, the product and the `*` read by nothing
-/// else: `(X, v, w)`, which the catalogue's `mmchain` computes in one pass over `X` (SystemDS's
-/// mmchain; GLM's Hessian-vector product). The runtime checks the shapes and runs the
-/// operators one by one when `w` is not an `m x 1` column vector.
-fn mmchain_at(dag: &Dag, uses: &[usize], id: NodeId) -> Option<(NodeId, NodeId, Option<NodeId>)> {
-    use spores_exec::kernels::elementwise::BinaryOp;
-    let node = dag.node(id);
-    let (a, b) = (node.children[0], node.children[1]);
-    let private = |n: NodeId| uses[n] == 1;
-    let an = dag.node(a);
-    if an.op != Op::Transpose || !private(a) || !private(b) {
-        return None;
-    }
-    let x = an.children[0];
-    let is_product = |p: NodeId| {
-        let pn = dag.node(p);
-        pn.op == Op::MatMul && private(p) && pn.children[0] == x
-    };
-    if is_product(b) {
-        return Some((x, dag.node(b).children[1], None));
-    }
-    let bn = dag.node(b);
-    if bn.op != Op::Binary(BinaryOp::Mul) {
-        return None;
-    }
-    let (c0, c1) = (bn.children[0], bn.children[1]);
-    if is_product(c1) && c0 != c1 {
-        Some((x, dag.node(c1).children[1], Some(c0)))
-    } else if is_product(c0) && c0 != c1 {
-        Some((x, dag.node(c0).children[1], Some(c1)))
-    } else {
-        None
-    }
-}
-
 fn matrix_shape(meta: &NodeMeta) -> Option<(usize, usize)> {
     match meta {
         NodeMeta::Matrix { shape, .. } => Some((shape.rows, shape.cols)),
@@ -321,15 +254,13 @@ fn matrix_shape(meta: &NodeMeta) -> Option<(usize, usize)> {
     }
 }
 
-/// Chooses the size-driven rewrites; `uses` is updated for the nodes they stop reading
-/// (which is what lets a product feeding both `sum(W %*% H)` and `log(W %*% H)` become
-/// a low-rank leaf).
+/// Chooses the size-driven rewrites: masked evaluation (see [`masked_at`]).
 fn size_rewrites(
     dag: &Dag,
     needed: &[bool],
-    uses: &mut [usize],
+    uses: &[usize],
     meta: &[NodeMeta],
-) -> HashMap<NodeId, Rewrite> {
+) -> HashMap<NodeId, (Op, Vec<NodeId>)> {
     let mut rewrites = HashMap::new();
     let mut parents: Vec<Vec<NodeId>> = vec![Vec::new(); dag.len()];
     for (id, node) in dag.nodes().iter().enumerate() {
@@ -338,42 +269,6 @@ fn size_rewrites(
                 if !parents[c].contains(&id) {
                     parents[c].push(id);
                 }
-            }
-        }
-    }
-    // sum(A %*% B): the sum of a product does not need the product. Rewritten when
-    // nothing else needs the product, or only element-wise nodes do, which masked
-    // evaluation may absorb (PNMF's `sum(W %*% H) - sum(X * log(W %*% H))`); when the
-    // product is an output or feeds anything else it is computed anyway, and summing
-    // it keeps its factors private.
-    for (id, node) in dag.nodes().iter().enumerate() {
-        if !needed[id] || node.op != Op::Agg(AggFn::Sum, Axis::All) {
-            continue;
-        }
-        let p = node.children[0];
-        if dag.node(p).op != Op::MatMul {
-            continue;
-        }
-        let others: Vec<NodeId> = parents[p].iter().copied().filter(|&q| q != id).collect();
-        let other_uses: usize = others
-            .iter()
-            .map(|&q| dag.node(q).children.iter().filter(|&&c| c == p).count())
-            .sum();
-        let elementwise_only = others
-            .iter()
-            .all(|&q| matches!(dag.node(q).op, Op::Binary(_) | Op::Unary(_)));
-        // `uses` also counts the product being a block output.
-        if !(elementwise_only && uses[p] == other_uses + 1) {
-            continue;
-        }
-        let (a, b) = (dag.node(p).children[0], dag.node(p).children[1]);
-        if let (Some((m, k)), Some((k2, n))) = (matrix_shape(&meta[a]), matrix_shape(&meta[b])) {
-            // Worth it once the product is larger than its factors' sums.
-            if k == k2 && m * n > m + n {
-                rewrites.insert(id, Rewrite::SumOfProduct(a, b));
-                uses[p] -= 1;
-                uses[a] += 1;
-                uses[b] += 1;
             }
         }
     }
@@ -461,10 +356,7 @@ fn size_rewrites(
             operands: found.operands,
             output,
         };
-        rewrites.insert(
-            target,
-            Rewrite::Node(Op::Fused(Fused::Masked(Arc::new(plan))), children),
-        );
+        rewrites.insert(target, (Op::Fused(Fused::Masked(Arc::new(plan))), children));
     }
     rewrites
 }

@@ -88,6 +88,15 @@ const MIN_SEARCH: Duration = Duration::from_millis(10);
 /// expressions; budgets below it shrink the node limit in proportion.
 const FULL_SEARCH: Duration = Duration::from_millis(60);
 
+/// Roots predicted to cost less than this (ns of kernel time over the block's runs so
+/// far) get no search at all, not even the fusion-only one: no plan can save more than
+/// the root costs, and a fusion-only search takes milliseconds (10-50 ms in a debug
+/// build). SystemDS's builtins run thousands of such blocks (`xgboost`'s driver: roots
+/// of 60-250 ns, each block with new shapes), which searched took minutes instead of a
+/// second. The benchmarks' smallest fused root, `k_xtxv` on 2,000 x 1,000 (29 us), is
+/// above it.
+const FUSE_ONLY_MIN_COST: f64 = 1e4;
+
 /// Smallest node limit a budgeted search gets: enough to translate and fuse a
 /// five-operator expression such as the squared loss.
 const MIN_NODES: usize = 400;
@@ -184,16 +193,22 @@ impl Saturation {
     /// block, not from a pattern matcher after it: the conjugate-gradient body of GLM on
     /// small data runs `mmchain` although no full search pays there. Roots that physical
     /// planning runs masked are left to it, as in [`ExprOptimizer::optimize_exact`].
-    /// `roots` are indices into `es`; their answers go to `out`.
+    /// Roots predicted below [`FUSE_ONLY_MIN_COST`] over their runs (`costs`) are not
+    /// searched. `roots` are indices into `es`; their answers go to `out`.
     fn fuse_only(
         &self,
         es: &[LaExpr],
         env: &ShapeEnv,
+        costs: &[f64],
         roots: impl Iterator<Item = usize>,
         out: &mut [Option<(LaExpr, String)>],
     ) {
         let open: Vec<usize> = roots
-            .filter(|&k| has_product(&es[k]) && !runs_masked(&es[k], env))
+            .filter(|&k| {
+                (costs[k] >= FUSE_ONLY_MIN_COST || self.min_cost == 0.0)
+                    && has_product(&es[k])
+                    && !runs_masked(&es[k], env)
+            })
             .collect();
         if open.is_empty() {
             return;
@@ -206,9 +221,7 @@ impl Saturation {
         };
         if let Ok(results) = saturate::optimize_all(&chosen, env, &options) {
             for (&k, result) in open.iter().zip(&results) {
-                if beats_planning(&es[k], result.cost_after, env) {
-                    out[k] = Self::answer(&es[k], result, chosen.len());
-                }
+                out[k] = Self::answer(&es[k], result, chosen.len());
             }
         }
     }
@@ -244,7 +257,7 @@ impl ExprOptimizer for Saturation {
         let Some((mut options, effort)) =
             self.limits(budget, skipped).filter(|_| !worth.is_empty())
         else {
-            self.fuse_only(es, env, 0..es.len(), &mut out);
+            self.fuse_only(es, env, &costs, 0..es.len(), &mut out);
             return (out, skipped);
         };
         let effort = if worth.len() < es.len() {
@@ -286,7 +299,7 @@ impl ExprOptimizer for Saturation {
             Err(_) => {}
         }
         let unsearched = (0..es.len()).filter(|k| !worth.contains(k));
-        self.fuse_only(es, env, unsearched, &mut out);
+        self.fuse_only(es, env, &costs, unsearched, &mut out);
         (out, effort)
     }
 
@@ -296,9 +309,8 @@ impl ExprOptimizer for Saturation {
     /// it: the search would find the same kernels (`wcemm` for `sum(X * log(W %*% H))`),
     /// and on PNMF's loop body (20,000 x 5,000) it took 57 ms of a 0.8 s run (at load 5;
     /// the first search in a process also loads the rules) for no faster plan. The
-    /// others are searched, and a plan is taken when it is no dearer than the root as
-    /// physical planning would run it: `2 * exp(t(X) %*% X)` gets `tsmm(X)` for a tall
-    /// dense `X`, `sum(A %*% B) / n` gets `sum_mm(A, B) / n`.
+    /// others are searched: `2 * exp(t(X) %*% X)` gets `tsmm(X)` for a tall dense `X`,
+    /// `sum(A %*% B) / n` gets `sum_mm(A, B) / n`.
     fn optimize_exact(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers {
         let exact = Saturation {
             options: OptimizeOptions {
@@ -318,10 +330,7 @@ impl ExprOptimizer for Saturation {
         let chosen: Vec<LaExpr> = open.iter().map(|&k| es[k].clone()).collect();
         let (answers, effort) = exact.optimize_all(&chosen, env, runs);
         for (k, answer) in open.into_iter().zip(answers) {
-            out[k] = answer.filter(|(plan, _)| {
-                spores_opt::cost::la_cost(plan, env)
-                    .is_ok_and(|cost| beats_planning(&es[k], cost, env))
-            });
+            out[k] = answer;
         }
         (out, effort)
     }
@@ -330,12 +339,6 @@ impl ExprOptimizer for Saturation {
 /// Whether physical planning runs part of `e` masked (at a sparse matrix's non-zeros).
 fn runs_masked(e: &LaExpr, env: &ShapeEnv) -> bool {
     as_planned(e, env) != *e
-}
-
-/// Whether a plan of predicted cost `cost` for `e` is no dearer than `e` as physical
-/// planning would run it ([`as_planned`]), so extraction's choice is taken.
-fn beats_planning(e: &LaExpr, cost: f64, env: &ShapeEnv) -> bool {
-    spores_opt::cost::la_cost(&as_planned(e, env), env).is_ok_and(|planned| cost <= planned)
 }
 
 /// Whether `e` multiplies matrices somewhere.

@@ -163,6 +163,14 @@ pub fn wcemm(m: f64, n: f64, k: f64, sx: f64) -> f64 {
     sddmm_sum(m, n, k, sx) + DENSE_EW_NS_PER_CELL * nnz
 }
 
+/// `sum_mm(A, B)` = `sum(A %*% B)` for `A` `m x k` with sparsity `sa` and `B` `k x n`:
+/// `colSums(A)` and `rowSums(B)` (one pass over each) and their dot product, the product
+/// never formed. A catalogue price sees only the first operand's sparsity, so `B` is
+/// priced dense, an upper bound.
+pub fn sum_mm(m: f64, k: f64, n: f64, sa: f64) -> f64 {
+    OP_OVERHEAD_NS + aggregate(m * k, sa, k) + aggregate(k * n, 1.0, k) + GEMV_NS_PER_FLOP * k
+}
+
 /// `mmchain(X, v[, w])` = `t(X) %*% ([w *] (X %*% v))`, `X` `m x n`, `v` `n x c`: two
 /// passes over the non-zeros of `X` per column of `v`, nothing materialized but the result.
 pub fn mmchain(m: f64, n: f64, c: f64, sx: f64) -> f64 {

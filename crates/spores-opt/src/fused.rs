@@ -50,6 +50,8 @@ pub enum Fused {
     WdivmmMult,
     /// `wcemm(X, U, V)` = `sum(X * log(U %*% t(V)))` (SystemDS's weighted cross-entropy).
     Wcemm,
+    /// `sum_mm(A, B)` = `sum(A %*% B)`, from `colSums(A)` and `rowSums(B)`.
+    SumMm,
 }
 
 /// One side of an operand's shape.
@@ -283,6 +285,17 @@ pub const CATALOGUE: &[FusedOp] = &[
             LaExpr::Sum(b(LaExpr::Mul(b(a[0].clone()), b(log))))
         },
     },
+    FusedOp {
+        kind: Fused::SumMm,
+        name: "sum_mm",
+        operands: 2,
+        constructors: Some(("LSumMm", "FSumMm")),
+        fits: &[(Cols(0), Rows(1))],
+        result: ResultShape::Scalar,
+        zeros_of: None,
+        cost: cost::sum_mm,
+        meaning: |a| LaExpr::Sum(b(x_v(&a[0], &a[1]))),
+    },
 ];
 
 /// The entry of `kind`.
@@ -422,7 +435,7 @@ mod tests {
             assert_eq!(operands, op.operands, "{rel}: {args:?}");
             checked += 1;
         }
-        assert_eq!(checked, 10);
+        assert_eq!(checked, 11);
     }
 
     #[test]

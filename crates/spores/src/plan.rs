@@ -17,19 +17,19 @@
 //!   (as SystemDS rewrites it), so the product is not formed for its sum; this also
 //!   frees `W %*% H` in PNMF's objective for the masked rule.
 //!
-//! The search has its own forms of these rules, chosen by price: `mmchain`, and masked
-//! evaluation of a low-rank product as the catalogue's `sddmm`, `sddmm_sum`,
-//! `wdivmm_mult`, `wcemm` and `wsloss` (`spores_opt::fused`); it derives
-//! `sum(A %*% rowSums(B))` itself. Roots kept as written because they may meet NaN or Inf
+//! The search has its own forms of these rules, chosen by price: masked evaluation of a
+//! low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`, `wcemm` and
+//! `wsloss` (`spores_opt::fused`), `mmchain`, and `sum_mm` for `sum(A %*% B)` (from the
+//! factors' sums; no rule here any more). A block whose predicted cost cannot pay for the
+//! full search still gets the fusion-only one (`opt::Saturation`) when its roots are
+//! predicted at 10 us or more; roots kept as written because they may meet NaN or Inf
 //! (every root with `/`, `log` or `exp` inside, `dag::guard`) get the search limited to
-//! the rules exact under the cell semantics (`OptimizeOptions::exact`), which fuses but
-//! does not sum the factors. The rules here serve what the search does not see: blocks
-//! the search budget leaves unsearched (a block must be predicted to cost about 67 ms
-//! over its runs before a search pays: `k_xtxv` and GLM's conjugate-gradient body, which
-//! use `mmchain`, are not searched at either benchmark size), `--no-opt`, `sum(A %*% B)`
-//! inside a root kept as written (the sum of the factors is not exact with an Inf), and
-//! element-wise trees around a product that no catalogue operator spells (PNMF's
-//! `t(W) %*% (X / (W %*% H))`).
+//! the rules exact under the cell semantics (`OptimizeOptions::exact`). The rules here
+//! serve what the search does not spell or see: masked evaluation of element-wise trees
+//! around a product that no catalogue operator names (PNMF's `t(W) %*% (X / (W %*% H))`),
+//! `mmchain` in roots too small for any search and under `--no-opt` (without it, the
+//! driver of SystemDS's `xgboost` builtin in `tests/systemds_builtins` did not end within
+//! 300 s, against 1.3 s with it; why is not known yet).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,18 +51,9 @@ pub const MASK_DENSITY: f64 = 0.4;
 /// per-non-zero work grows with them.
 pub const MAX_RANK: usize = 256;
 
-/// What replaces a node of the input DAG.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Rewrite {
-    /// One node with these (input-DAG) children.
-    Node(Op, Vec<NodeId>),
-    /// `sum(colSums(a) %*% rowSums(b))` for `sum(a %*% b)`.
-    SumOfProduct(NodeId, NodeId),
-}
-
-/// Whether a block has the shape the size-driven rules look for (a `*` or `/` over an
-/// element-wise or product subtree, or a sum of a product), so that the interpreter
-/// gathers input metadata only for such blocks.
+/// Whether a block has the shape the size-driven rule looks for (a `*` or `/` over an
+/// element-wise or product subtree), so that the interpreter gathers input metadata only
+/// for such blocks.
 pub fn wants_meta(block: &BlockDag) -> bool {
     let dag = &block.dag;
     dag.nodes().iter().any(|n| match &n.op {
@@ -71,7 +62,6 @@ pub fn wants_meta(block: &BlockDag) -> bool {
             .children
             .iter()
             .any(|&c| matches!(dag.node(c).op, Op::Binary(_) | Op::Unary(_) | Op::MatMul)),
-        Op::Agg(AggFn::Sum, Axis::All) => matches!(dag.node(n.children[0]).op, Op::MatMul),
         _ => false,
     })
 }
@@ -207,9 +197,9 @@ pub fn fuse_elementwise(block: &BlockDag) -> Option<BlockDag> {
 /// The kernel-choice and size-driven rules (everything but element-wise fusion).
 fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag> {
     let dag = &block.dag;
-    let (needed, mut uses) = block.needed_and_uses();
+    let (needed, uses) = block.needed_and_uses();
     let rewrites = match meta {
-        Some(meta) if meta.len() == dag.len() => size_rewrites(dag, &needed, &mut uses, meta),
+        Some(meta) if meta.len() == dag.len() => size_rewrites(dag, &needed, &uses, meta),
         _ => HashMap::new(),
     };
     // A transpose only this product reads; both children being the same single-use
@@ -222,14 +212,9 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
     for (id, node) in dag.nodes().iter().enumerate() {
         let children: Vec<usize> = node.children.iter().map(|&c| remap[c]).collect();
         let id = match (rewrites.get(&id), &node.op) {
-            (Some(Rewrite::Node(op, kids)), _) => out.add(
+            (Some((op, kids)), _) => out.add(
                 op.clone(),
                 kids.iter().map(|&c| remap[c]).collect(),
-                node.span,
-            ),
-            (Some(Rewrite::SumOfProduct(a, b)), _) => out.add(
-                Op::Fused(Fused::SumOfProduct),
-                vec![remap[*a], remap[*b]],
                 node.span,
             ),
             (None, Op::MatMul) if mmchain_at(dag, &uses, id).is_some() => {
@@ -321,15 +306,13 @@ fn matrix_shape(meta: &NodeMeta) -> Option<(usize, usize)> {
     }
 }
 
-/// Chooses the size-driven rewrites; `uses` is updated for the nodes they stop reading
-/// (which is what lets a product feeding both `sum(W %*% H)` and `log(W %*% H)` become
-/// a low-rank leaf).
+/// Chooses the size-driven rewrites: masked evaluation (see [`masked_at`]).
 fn size_rewrites(
     dag: &Dag,
     needed: &[bool],
-    uses: &mut [usize],
+    uses: &[usize],
     meta: &[NodeMeta],
-) -> HashMap<NodeId, Rewrite> {
+) -> HashMap<NodeId, (Op, Vec<NodeId>)> {
     let mut rewrites = HashMap::new();
     let mut parents: Vec<Vec<NodeId>> = vec![Vec::new(); dag.len()];
     for (id, node) in dag.nodes().iter().enumerate() {
@@ -338,42 +321,6 @@ fn size_rewrites(
                 if !parents[c].contains(&id) {
                     parents[c].push(id);
                 }
-            }
-        }
-    }
-    // sum(A %*% B): the sum of a product does not need the product. Rewritten when
-    // nothing else needs the product, or only element-wise nodes do, which masked
-    // evaluation may absorb (PNMF's `sum(W %*% H) - sum(X * log(W %*% H))`); when the
-    // product is an output or feeds anything else it is computed anyway, and summing
-    // it keeps its factors private.
-    for (id, node) in dag.nodes().iter().enumerate() {
-        if !needed[id] || node.op != Op::Agg(AggFn::Sum, Axis::All) {
-            continue;
-        }
-        let p = node.children[0];
-        if dag.node(p).op != Op::MatMul {
-            continue;
-        }
-        let others: Vec<NodeId> = parents[p].iter().copied().filter(|&q| q != id).collect();
-        let other_uses: usize = others
-            .iter()
-            .map(|&q| dag.node(q).children.iter().filter(|&&c| c == p).count())
-            .sum();
-        let elementwise_only = others
-            .iter()
-            .all(|&q| matches!(dag.node(q).op, Op::Binary(_) | Op::Unary(_)));
-        // `uses` also counts the product being a block output.
-        if !(elementwise_only && uses[p] == other_uses + 1) {
-            continue;
-        }
-        let (a, b) = (dag.node(p).children[0], dag.node(p).children[1]);
-        if let (Some((m, k)), Some((k2, n))) = (matrix_shape(&meta[a]), matrix_shape(&meta[b])) {
-            // Worth it once the product is larger than its factors' sums.
-            if k == k2 && m * n > m + n {
-                rewrites.insert(id, Rewrite::SumOfProduct(a, b));
-                uses[p] -= 1;
-                uses[a] += 1;
-                uses[b] += 1;
             }
         }
     }
@@ -461,10 +408,7 @@ fn size_rewrites(
             operands: found.operands,
             output,
         };
-        rewrites.insert(
-            target,
-            Rewrite::Node(Op::Fused(Fused::Masked(Arc::new(plan))), children),
-        );
+        rewrites.insert(target, (Op::Fused(Fused::Masked(Arc::new(plan))), children));
     }
     rewrites
 }

@@ -267,10 +267,10 @@ print(toString(t(I) %*% I))
     }
 }
 
-/// The fused kernels the planner picks without the optimizer (masked products,
-/// `sum(A %*% B)` from sums, `mmchain`) agree with the operators they replace, one at a
-/// time, on non-finite values. Each statement is a block of its own so that no product
-/// is shared (a shared one is not fused).
+/// The fused kernels the planner picks without the optimizer (masked products), and
+/// those the optimizer's extraction picks (`sum_mm`, `mmchain`), agree with the operators
+/// they replace, one at a time, on non-finite values. Each statement is a block of its
+/// own so that no product is shared (a shared one is not fused).
 #[test]
 fn fused_kernels_follow_the_operators_on_non_finite_values() {
     let src = "X = rand(rows=600, cols=500, sparsity=0.05, min=1, max=2, seed=4)
@@ -285,8 +285,10 @@ print(sum(t(U) %*% (X / (U %*% t(V)))))
 while(FALSE){}
 print(sum((X / (U %*% t(V))) %*% V))
 while(FALSE){}
-A = matrix(1, rows=1, cols=1) / 0
-B = matrix(\"1 -1\", rows=1, cols=2)
+A = matrix(1, rows=30, cols=3)
+A[1,1] = 1/0
+B = matrix(1, rows=3, cols=30)
+B[1,2] = -1
 while(FALSE){}
 print(sum(A %*% B))
 v = rand(rows=500, cols=1, seed=7)
@@ -296,7 +298,7 @@ print(sum(t(X) %*% (X %*% v)))
 ";
     let planned = planned(src);
     assert!(
-        planned.contains("masked_sum[") && planned.contains("sum(%*%)("),
+        planned.contains("masked_sum[") && planned.contains("masked_left_mm["),
         "{planned}"
     );
     let one_by_one = run_script(
@@ -312,11 +314,16 @@ print(sum(t(X) %*% (X %*% v)))
     assert_eq!(a.len(), 5, "{planned}");
     // `X / ±Inf` is a zero, and a zero annihilates the Inf of `V`: a finite sum.
     assert!(a[2].is_finite(), "{a:?}");
-    assert!(a[3].is_nan(), "sum([Inf] %*% [1 -1]) = Inf - Inf: {a:?}");
+    assert!(a[3].is_nan(), "sum(A %*% B) holds Inf - Inf: {a:?}");
     for (k, (x, y)) in a.iter().zip(&b).enumerate() {
         assert!(same(*x, *y, 1e-9), "value {k}: {a:?} fused vs {b:?}");
     }
-    let optimized = printed(&run(src, true));
+    let optimized_out = run(src, true);
+    assert!(
+        optimized_out.contains("= mmchain(") && optimized_out.contains("= sum_mm("),
+        "{optimized_out}"
+    );
+    let optimized = printed(&optimized_out);
     for (k, (x, y)) in a.iter().zip(&optimized).enumerate() {
         assert!(
             same(*x, *y, 1e-9),

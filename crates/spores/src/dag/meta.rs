@@ -168,7 +168,6 @@ pub fn infer(dag: &Dag, inputs: &HashMap<String, InputMeta>) -> Vec<NodeMeta> {
 /// element-wise) are not known here.
 fn fused(f: &Fused, args: &[&NodeMeta]) -> NodeMeta {
     let op = match f {
-        Fused::SumOfProduct => return NodeMeta::Scalar(None),
         Fused::Catalogue(kind) => spores_opt::fused::op(*kind),
         Fused::MatMulT { .. } | Fused::Masked(_) | Fused::Elementwise(_) => {
             return NodeMeta::Unknown

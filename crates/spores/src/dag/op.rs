@@ -313,10 +313,6 @@ pub enum Fused {
     /// gives its name, operands (the children, in catalogue order) and meaning; the
     /// runtime dispatches its kernel on the kind.
     Catalogue(CatalogueOp),
-    /// `sum(A %*% B)`, computed as `sum(colSums(A) %*% rowSums(B))` (the product is
-    /// never formed) when both operands are finite, else as written: with an Inf the
-    /// two differ (`sum([Inf] %*% [1, -1])` is NaN, `Inf * 0` is 0). Children: A, B.
-    SumOfProduct,
     /// An element-wise expression `E` evaluated only at the non-zeros of a sparse mask
     /// `X`, possibly with its consumer fused (see [`MaskedPlan`]). Children: X, then
     /// the operands' nodes in program order (two for a low-rank operand), then the
@@ -471,7 +467,6 @@ impl Fused {
             } => "A%*%t(B)",
             Fused::MatMulT { .. } => "%*%",
             Fused::Catalogue(kind) => spores_opt::fused::op(*kind).name,
-            Fused::SumOfProduct => "sum(%*%)",
             Fused::Masked(plan) => plan.output.name(),
             Fused::Elementwise(plan) => plan.output.name(),
         }

@@ -141,9 +141,7 @@ fn is_la(dag: &Dag, meta: &[NodeMeta], id: NodeId) -> bool {
 fn produces_scalar(op: &Op) -> bool {
     matches!(
         op,
-        Op::Agg(_, Axis::All)
-            | Op::Builtin(Builtin::Trace | Builtin::AsScalar)
-            | Op::Fused(Fused::SumOfProduct)
+        Op::Agg(_, Axis::All) | Op::Builtin(Builtin::Trace | Builtin::AsScalar)
     ) || matches!(op, Op::Fused(Fused::Catalogue(kind))
         if spores_opt::fused::op(*kind).result == spores_opt::fused::ResultShape::Scalar)
 }

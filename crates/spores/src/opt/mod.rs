@@ -14,7 +14,7 @@ use std::rc::Rc;
 use spores_exec::Shape;
 
 pub use self::spores::{
-    Effort, ExprOptimizer, Saturation, SporesOptimizer, DEFAULT_MIN_COST, SEARCH_SHARE,
+    Answers, Effort, ExprOptimizer, Saturation, SporesOptimizer, DEFAULT_MIN_COST, SEARCH_SHARE,
 };
 use crate::dag::BlockDag;
 

@@ -19,39 +19,26 @@ use crate::dag::guard::{guard, GuardedRoot, Verdict};
 use crate::dag::meta::infer;
 use crate::dag::{BlockDag, NodeId};
 
+/// One answer per root (a cheaper equivalent with a note for `--explain`, or `None` to
+/// keep the root), and how hard the optimizer searched.
+pub type Answers = (Vec<Option<(LaExpr, String)>>, Effort);
+
 /// Rewrites one LA expression; the seam inside the seam, so the DAG plumbing can be
 /// tested on its own.
 pub trait ExprOptimizer {
     /// A cheaper equivalent of `e` with a note for `--explain`, or `None` to keep `e`.
     fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)>;
 
-    /// [`ExprOptimizer::optimize`] for all roots of a block at once (an optimizer that can
-    /// share work or plans between them overrides this); one answer per root. `runs` is
-    /// how often the block has run with these inputs so far (1 the first time): an
-    /// optimizer may scale its effort with it (see [`Saturation`]).
-    fn optimize_all(
-        &self,
-        es: &[LaExpr],
-        env: &ShapeEnv,
-        runs: u64,
-    ) -> (Vec<Option<(LaExpr, String)>>, Effort) {
-        let _ = runs;
-        let answers = es.iter().map(|e| self.optimize(e, env)).collect();
-        (answers, Effort::Full)
-    }
+    /// [`ExprOptimizer::optimize`] for all roots of a block at once, so work and plans
+    /// can be shared between them; one answer per root. `runs` is how often the block
+    /// has run with these inputs so far (1 the first time): an optimizer may scale its
+    /// effort with it (see [`Saturation`]).
+    fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers;
 
     /// [`ExprOptimizer::optimize_all`] limited to the rewrites that hold when values are
     /// NaN or ±Inf (for roots kept as written, see `crate::dag::guard`): which operators
-    /// run fused, never the algebra around them. By default nothing is rewritten.
-    fn optimize_exact(
-        &self,
-        es: &[LaExpr],
-        env: &ShapeEnv,
-        runs: u64,
-    ) -> (Vec<Option<(LaExpr, String)>>, Effort) {
-        let _ = (env, runs);
-        (vec![None; es.len()], Effort::Full)
-    }
+    /// run fused, never the algebra around them.
+    fn optimize_exact(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers;
 }
 
 /// How hard an optimizer searched, so the caller knows whether searching again, once the
@@ -100,6 +87,15 @@ const MIN_SEARCH: Duration = Duration::from_millis(10);
 /// About what the full search (the default limits) takes on the paper's largest
 /// expressions; budgets below it shrink the node limit in proportion.
 const FULL_SEARCH: Duration = Duration::from_millis(60);
+
+/// Roots predicted to cost less than this (ns of kernel time over the block's runs so
+/// far) get no search at all, not even the fusion-only one: no plan can save more than
+/// the root costs, and a fusion-only search takes milliseconds (10-50 ms in a debug
+/// build). SystemDS's builtins run thousands of such blocks (`xgboost`'s driver: roots
+/// of 60-250 ns, each block with new shapes), which searched took minutes instead of a
+/// second. The benchmarks' smallest fused root, `k_xtxv` on 2,000 x 1,000 (29 us), is
+/// above it.
+const FUSE_ONLY_MIN_COST: f64 = 1e4;
 
 /// Smallest node limit a budgeted search gets: enough to translate and fuse a
 /// five-operator expression such as the squared loss.
@@ -188,6 +184,47 @@ impl Saturation {
         );
         Some((result.expr.clone(), note))
     }
+
+    /// The search for roots whose predicted cost cannot pay for [`Saturation::limits`]'s
+    /// search: only the exact rules (translation, fusion, raising; no algebra), on the
+    /// smallest node limit, for the roots with a matrix product (every operator of the
+    /// catalogue reads one but `sprop`, whose element-wise form the fused element-wise
+    /// pass runs in one pass anyway). So the fused operators come from extraction in every
+    /// block, not from a pattern matcher after it: the conjugate-gradient body of GLM on
+    /// small data runs `mmchain` although no full search pays there. Roots that physical
+    /// planning runs masked are left to it, as in [`ExprOptimizer::optimize_exact`].
+    /// Roots predicted below [`FUSE_ONLY_MIN_COST`] over their runs (`costs`) are not
+    /// searched. `roots` are indices into `es`; their answers go to `out`.
+    fn fuse_only(
+        &self,
+        es: &[LaExpr],
+        env: &ShapeEnv,
+        costs: &[f64],
+        roots: impl Iterator<Item = usize>,
+        out: &mut [Option<(LaExpr, String)>],
+    ) {
+        let open: Vec<usize> = roots
+            .filter(|&k| {
+                (costs[k] >= FUSE_ONLY_MIN_COST || self.min_cost == 0.0)
+                    && has_product(&es[k])
+                    && !runs_masked(&es[k], env)
+            })
+            .collect();
+        if open.is_empty() {
+            return;
+        }
+        let chosen: Vec<LaExpr> = open.iter().map(|&k| es[k].clone()).collect();
+        let options = OptimizeOptions {
+            exact: true,
+            node_limit: MIN_NODES * chosen.len().min(MAX_ROOTS_ROOM),
+            ..self.options.clone()
+        };
+        if let Ok(results) = saturate::optimize_all(&chosen, env, &options) {
+            for (&k, result) in open.iter().zip(&results) {
+                out[k] = Self::answer(&es[k], result, chosen.len());
+            }
+        }
+    }
 }
 
 impl ExprOptimizer for Saturation {
@@ -202,12 +239,7 @@ impl ExprOptimizer for Saturation {
     /// saturated in one e-graph and extracted jointly, within the budget their predicted
     /// cost pays for ([`SEARCH_SHARE`]); the node limit grows with their number (up to
     /// [`MAX_ROOTS_ROOM`]), so a few roots get about the room each would have alone.
-    fn optimize_all(
-        &self,
-        es: &[LaExpr],
-        env: &ShapeEnv,
-        runs: u64,
-    ) -> (Vec<Option<(LaExpr, String)>>, Effort) {
+    fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers {
         let per_run: Vec<f64> = es
             .iter()
             .map(|e| spores_opt::cost::la_cost(&as_planned(e, env), env).unwrap_or(0.0))
@@ -221,11 +253,11 @@ impl ExprOptimizer for Saturation {
         let skipped = Effort::Budgeted {
             searchable_at: self.searchable_at(&per_run),
         };
-        if worth.is_empty() {
-            return (out, skipped);
-        }
         let budget = Duration::from_secs_f64((work * SEARCH_SHARE / 1e9).min(3600.0));
-        let Some((mut options, effort)) = self.limits(budget, skipped) else {
+        let Some((mut options, effort)) =
+            self.limits(budget, skipped).filter(|_| !worth.is_empty())
+        else {
+            self.fuse_only(es, env, &costs, 0..es.len(), &mut out);
             return (out, skipped);
         };
         let effort = if worth.len() < es.len() {
@@ -266,23 +298,20 @@ impl ExprOptimizer for Saturation {
             }
             Err(_) => {}
         }
+        let unsearched = (0..es.len()).filter(|k| !worth.contains(k));
+        self.fuse_only(es, env, &costs, unsearched, &mut out);
         (out, effort)
     }
 
     /// The same search and budget with only the exact rules
     /// ([`OptimizeOptions::exact`]): translation, fusion and raising, chosen by price.
-    /// A root that physical planning already runs masked or from its factors' sums (see
-    /// [`as_planned`]) is left to it: the search would find the same kernels (`wcemm` for
-    /// `sum(X * log(W %*% H))`), and on PNMF's loop body (20,000 x 5,000) it took 57 ms
-    /// of a 0.8 s run (at load 5; the first search in a process also loads the rules)
-    /// for no faster plan. The others are searched: `2 * exp(t(X) %*% X)` gets `tsmm(X)`
-    /// for a tall dense `X`.
-    fn optimize_exact(
-        &self,
-        es: &[LaExpr],
-        env: &ShapeEnv,
-        runs: u64,
-    ) -> (Vec<Option<(LaExpr, String)>>, Effort) {
+    /// A root that physical planning already runs masked (see [`runs_masked`]) is left to
+    /// it: the search would find the same kernels (`wcemm` for `sum(X * log(W %*% H))`),
+    /// and on PNMF's loop body (20,000 x 5,000) it took 57 ms of a 0.8 s run (at load 5;
+    /// the first search in a process also loads the rules) for no faster plan. The
+    /// others are searched: `2 * exp(t(X) %*% X)` gets `tsmm(X)` for a tall dense `X`,
+    /// `sum(A %*% B) / n` gets `sum_mm(A, B) / n`.
+    fn optimize_exact(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers {
         let exact = Saturation {
             options: OptimizeOptions {
                 exact: true,
@@ -292,7 +321,7 @@ impl ExprOptimizer for Saturation {
             budgeted: self.budgeted,
         };
         let open: Vec<usize> = (0..es.len())
-            .filter(|&k| as_planned(&es[k], env) == es[k])
+            .filter(|&k| !runs_masked(&es[k], env))
             .collect();
         let mut out = vec![None; es.len()];
         if open.is_empty() {
@@ -305,6 +334,18 @@ impl ExprOptimizer for Saturation {
         }
         (out, effort)
     }
+}
+
+/// Whether physical planning runs part of `e` masked (at a sparse matrix's non-zeros).
+fn runs_masked(e: &LaExpr, env: &ShapeEnv) -> bool {
+    as_planned(e, env) != *e
+}
+
+/// Whether `e` multiplies matrices somewhere.
+fn has_product(e: &LaExpr) -> bool {
+    let mut found = matches!(e, LaExpr::MatMul(..));
+    e.for_each_child(|c| found = found || has_product(c));
+    found
 }
 
 /// The effort of two searches of one block: searched again (from the earlier bound) if
@@ -321,12 +362,11 @@ fn combined(a: Effort, b: Effort) -> Effort {
 }
 
 /// `e` as physical planning runs it even without the optimizer, for pricing what the
-/// optimizer could save: `sum(A %*% B)` runs from the factors' sums, and a sparse `X`
-/// times (or divided by) a function of a product `f(A %*% B)` is evaluated at `X`'s
-/// non-zeros only, which costs what `sddmm(X, A, t(B))` costs (see `crate::plan`).
+/// optimizer could save: a sparse `X` times (or divided by) a function of a product
+/// `f(A %*% B)` is evaluated at `X`'s non-zeros only, which costs what
+/// `sddmm(X, A, t(B))` costs (see `crate::plan`).
 fn as_planned(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
     use LaExpr::*;
-    let b = |x: &LaExpr| Box::new(x.clone());
     let sparse = |x: &LaExpr| match x {
         Var(name) => spores_opt::cost::input_sparsity(env, name) < crate::plan::MASK_DENSITY,
         _ => false,
@@ -349,10 +389,6 @@ fn as_planned(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
         })
     };
     e.map(&|x| match x {
-        Sum(inner) => match &**inner {
-            MatMul(p, q) => Some(MatMul(Box::new(ColSums(b(p))), Box::new(RowSums(b(q))))),
-            _ => None,
-        },
         Mul(p, q) => masked(p, q).or_else(|| masked(q, p)),
         Func { name, args } if name == "/" && args.len() == 2 => masked(&args[0], &args[1]),
         _ => None,
@@ -657,20 +693,34 @@ print(total)
         (out, fused)
     }
 
-    /// Run once, the loss is predicted to take a few milliseconds: a search (tens of
-    /// milliseconds) cannot pay, so there is none.
+    /// Run once, the loss is predicted to take a few milliseconds: a full search (tens of
+    /// milliseconds) cannot pay, so it gets only the fusion search, which finds `wsloss`
+    /// but none of the algebra: the gradient `(U %*% t(V) - X) %*% V` keeps its dense
+    /// product, which the full search distributes into `U %*% tsmm(V) - X %*% V`.
     #[test]
-    fn a_block_that_runs_once_on_small_data_is_not_searched() {
+    fn a_block_that_runs_once_on_small_data_gets_only_the_fusion_search() {
         let (out, fused) = loss_runs(1);
-        assert_eq!(fused, 0, "{out}");
+        assert_eq!(fused, 1, "{out}");
         let src = "X = rand(rows=2000, cols=1000, sparsity=0.01, seed=1)
 U = rand(rows=2000, cols=10, seed=2)
 V = rand(rows=1000, cols=10, seed=3)
 while(FALSE){}
-print(sum((X - U %*% t(V))^2))
+G = (U %*% t(V) - X) %*% V
+while(FALSE){}
+print(sum(G))
 ";
+        let once = run_explained(src, false);
+        assert!(!once.contains("tsmm("), "{once}");
         let full = run_explained(src, true);
-        assert!(full.contains("=> wsloss(X, U, V)"), "{full}");
+        assert!(full.contains("tsmm("), "{full}");
+        let value = |text: &str| -> f64 {
+            text.lines()
+                .filter_map(|l| l.trim().parse().ok())
+                .next_back()
+                .expect("a number")
+        };
+        let (a, b) = (value(&once), value(&full));
+        assert!((a - b).abs() <= 1e-9 * a.abs(), "{a} vs {b}");
     }
 
     /// In a loop the same block's runs add up: once they pay for a search (at a power

@@ -764,12 +764,6 @@ fn fused(f: Fused, args: &[Value]) -> OpResult {
             )
             .map_err(err)?,
         ),
-        Fused::SumOfProduct if !all_finite(args) => sum_value(&eval_matmul(&args[0], &args[1])?)?,
-        Fused::SumOfProduct => {
-            let column_sums = aggregate_value(AggFn::Sum, Axis::Col, &args[0])?;
-            let row_sums = aggregate_value(AggFn::Sum, Axis::Row, &args[1])?;
-            sum_value(&eval_matmul(&column_sums, &row_sums)?)?
-        }
         Fused::Masked(plan) => masked(&plan, args)?,
         Fused::Elementwise(plan) => fused_elementwise(&plan, args)?,
     })
@@ -839,6 +833,11 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
             Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))
         }
         CatalogueOp::Sprop => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
+        CatalogueOp::SumMm => {
+            let column_sums = aggregate_value(AggFn::Sum, Axis::Col, &args[0])?;
+            let row_sums = aggregate_value(AggFn::Sum, Axis::Row, &args[1])?;
+            sum_value(&eval_matmul(&column_sums, &row_sums)?)?
+        }
         CatalogueOp::Wcemm => {
             let (x, u, v) = factors()?;
             Value::Double(fk::wcemm(x, &u, &v).map_err(err)?)
@@ -1197,6 +1196,7 @@ mod tests {
                         CatalogueOp::MmchainW => {
                             vec![x.clone(), matrix(9, 1, 4, false), matrix(12, 1, 5, false)]
                         }
+                        CatalogueOp::SumMm => vec![x.clone(), matrix(9, 4, 6, false)],
                         _ => vec![x.clone()],
                     }
                 };

@@ -24,6 +24,7 @@ exceeds --timeout is reported as such.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -184,7 +185,9 @@ def run_spores(binary, d, name, body, flags, memory, timeout, out):
         + f"\n{body}\nwrite(out, \"{out}\")\n"
     )
     cmd = [binary, "run", str(script), "--memory", memory, "--threads", "2"] + flags
-    return timed(cmd, timeout)
+    # DataFusion spills under TMPDIR; `run` empties it after each run (a run stopped by the
+    # timeout cannot remove its own files).
+    return timed(cmd, timeout, env={**os.environ, "TMPDIR": str(d / "tmp")})
 
 
 DUCKDB = """
@@ -258,6 +261,8 @@ def run(args):
                 continue
             out = d / f"out-{name}-{len(results)}.parquet"
             took, why = go(out)
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
             check = None
             if took is not None:
                 path = spark_result(out) if "Spark" in label else out

@@ -1,8 +1,8 @@
 //! Running lowered plans on a local DataFusion session.
 //!
-//! The session's memory pool is a [`FairSpillPool`] of the budget given (by default
-//! `spores_exec::memory::budget()`, which `spores run --memory` sets): joins, aggregates and
-//! sorts that outgrow it spill to temporary files instead of failing, and the disk manager
+//! The session's memory pool is a [`BudgetPool`] of the budget given (by default
+//! `spores_exec::memory::budget()`, which `spores run --memory` sets): aggregates and sorts
+//! that outgrow it spill to temporary files instead of failing, and the disk manager
 //! writes those files under the OS's temporary directory (or `temp_dir`). The number of
 //! partitions follows the thread count.
 
@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
-use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -22,6 +21,7 @@ use spores_tensor::CooTensor;
 use crate::coo;
 use crate::error::DistError;
 use crate::lower::Lowering;
+use crate::memory::BudgetPool;
 use crate::source::Leaf;
 use crate::tensor::{self, TensorLowering};
 
@@ -73,7 +73,7 @@ impl DataFusionEngine {
             None => DiskManagerMode::OsTmpDirectory,
         };
         let runtime = RuntimeEnvBuilder::new()
-            .with_memory_pool(Arc::new(FairSpillPool::new(self.config.memory_bytes)))
+            .with_memory_pool(Arc::new(BudgetPool::new(self.config.memory_bytes)))
             .with_disk_manager_builder(DiskManagerBuilder::default().with_mode(mode))
             .build_arc()?;
         let config = SessionConfig::new()

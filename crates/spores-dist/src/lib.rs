@@ -11,8 +11,10 @@
 //!   aggregates), fused operators expanded to theirs, as a DataFusion `LogicalPlan`.
 //! - [`tensor`]: a tensor program's logical plan (Galley's aggregation order), query by
 //!   query, over relations of stored entries with fill values.
-//! - [`engine`]: a local `SessionContext` whose memory pool is the memory budget, spilling
-//!   to disk beyond it.
+//! - [`source`]: a leaf's tuples, from a matrix in memory or a Parquet COO file scanned
+//!   row group by row group.
+//! - [`engine`]: a local `SessionContext` whose memory pool ([`memory`]) is the memory
+//!   budget, spilling to disk beyond it.
 //!
 //! ```
 //! use std::collections::HashMap;
@@ -36,6 +38,7 @@ pub mod coo;
 pub mod engine;
 pub mod error;
 pub mod lower;
+pub mod memory;
 pub mod source;
 pub mod tensor;
 

@@ -1,6 +1,6 @@
 //! Inputs scanned from Parquet COO files, row group by row group in several partitions,
 //! give the values the same matrices give in memory; a file that may repeat a cell is
-//! summed by cell first.
+//! summed by cell first; a small memory budget does not stall a scan's repartitions.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -131,4 +131,50 @@ fn a_file_that_may_repeat_cells_is_summed_by_cell() {
     let e = LaExpr::parse("X %*% t(X)").unwrap();
     let got = engine.run(&e, &inputs).unwrap().to_dense();
     assert_eq!(got.data(), &[9.0, 0.0, 0.0, 16.0]);
+}
+
+#[test]
+fn repartitions_under_a_small_budget_do_not_stall() {
+    // `t(X) %*% (X %*% v)` over a file of 10 row groups (1M non-zeros) in pools far
+    // smaller than the repartitioned tuples. Under DataFusion 55.2's `FairSpillPool` the
+    // repartitions' spill files stalled such runs for good (every worker parked) in about
+    // two of nine runs at 16 MB, so each run has a deadline.
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let n = 100_000;
+    let x = rand(n, n, 1e-4, 11);
+    let v = rand(n, 1, 1.0, 12);
+    let dir = dir();
+    let path = dir.join("stall.parquet");
+    parquet_coo::write_groups(&x, &path, n).unwrap();
+    let e = LaExpr::parse("t(X) %*% (X %*% v)").unwrap();
+    let memory: HashMap<String, Matrix> =
+        [("X".to_string(), x), ("v".to_string(), v.clone())].into();
+    let want = eval(&e, &memory).unwrap();
+    let inputs: HashMap<String, Input> = [
+        ("X".to_string(), CooFile::open(&path).unwrap().into()),
+        ("v".to_string(), Input::from(v)),
+    ]
+    .into();
+
+    for megabytes in [12, 16, 16, 16, 16, 16, 24] {
+        let (send, receive) = mpsc::channel();
+        let (e, inputs, dir) = (e.clone(), inputs.clone(), dir.clone());
+        std::thread::spawn(move || {
+            let engine = DataFusionEngine::new(EngineConfig {
+                memory_bytes: megabytes << 20,
+                threads: 2,
+                temp_dir: Some(dir),
+            })
+            .unwrap();
+            let got = engine.run(&e, &inputs).map_err(|err| err.to_string());
+            let _ = send.send(got);
+        });
+        let got = receive
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the plan stalled under a {megabytes} MB budget"))
+            .unwrap_or_else(|err| panic!("{megabytes} MB: {err}"));
+        assert!(got.approx_eq(&want, 1e-10), "{megabytes} MB");
+    }
 }

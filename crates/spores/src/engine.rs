@@ -278,6 +278,12 @@ impl RelationalEngine for spores_dist::DataFusionEngine {
                 Ok((name.clone(), input))
             })
             .collect::<Result<HashMap<_, _>, String>>()?;
+        if log::log_enabled!(log::Level::Debug) {
+            match self.explain(expr, &inputs) {
+                Ok(plans) => log::debug!("datafusion plans of `{expr}`:\n{plans}"),
+                Err(e) => log::debug!("datafusion cannot explain `{expr}`: {e}"),
+            }
+        }
         spores_dist::DataFusionEngine::run(self, expr, &inputs).map_err(|e| e.to_string())
     }
 

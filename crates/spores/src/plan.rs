@@ -634,7 +634,7 @@ mod tests {
         let matrix = |r, c, nnz| InputMeta::Matrix {
             shape: Shape::new(r, c),
             nnz,
-            finite: true,
+            finite: crate::opt::Finiteness::Finite,
         };
         let inputs: HashMap<String, InputMeta> = [
             ("X".to_string(), matrix(1000, 500, 5000)),

@@ -51,7 +51,15 @@ fn check_factors(op: &str, x: Shape, u: &DenseMatrix, v: &DenseMatrix) -> Result
 
 /// `Σ_ij x_ij (u_i · v_j)` over the non-zeros of `X`: per row, `t = Σ_j x_ij v_j` (a
 /// `k`-vector that stays in cache) and then one dot with `u_i`.
-fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
+///
+/// `finite_factors` says that `U` and `V` hold no NaN or Inf (`None`: ask them; see
+/// [`cross_rows_fixed`] for what it changes).
+fn cross_term(
+    x: &Matrix,
+    u: &DenseMatrix,
+    v: &DenseMatrix,
+    finite_factors: Option<bool>,
+) -> Result<f64> {
     let k = u.cols();
     // Each stored entry costs k multiply-adds, four to a vector instruction. Counted one
     // unit per multiply-add, a rank-10 pass over 20,000 entries (2000 x 1000 at 1%,
@@ -61,7 +69,7 @@ fn cross_term(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
     let blocks = weighted_matrix_blocks(x, crate::kernels::ew_common::MAX_BLOCKS, k.div_ceil(4));
     if let Matrix::Sparse(csr) = x {
         // Cached on the factors (the planner asked already when they are inputs).
-        let finite_factors = u.all_finite() && v.all_finite();
+        let finite_factors = finite_factors.unwrap_or_else(|| u.all_finite() && v.all_finite());
         // Deferred index checks run in the pass, line by line (see `mmchain_vector_rows`).
         let check = csr.indices_pending();
         type Rows = fn(
@@ -321,7 +329,30 @@ fn dense_cells(
 /// Errors when `U` is not `m x k` or `V` not `n x k`.
 pub fn sddmm_sum(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
     check_factors("sddmm_sum", x.shape(), u, v)?;
-    cross_term(x, u, v)
+    cross_term(x, u, v, None)
+}
+
+/// [`sddmm_sum`] for operands that may hold NaN or Inf, without scanning any of them
+/// first: `None` when they do (where it matters), for the caller to compute the
+/// expression as written. The pass multiplies every stored entry in as if `U` and `V`
+/// were finite (no test for stored zeros). A NaN or Inf among the values it multiplies
+/// makes the total NaN or Inf (nothing in a sum of products turns it finite again), so
+/// a finite total means every value met was finite, and then the total is what the
+/// exact loop gives; a NaN or Inf only in rows of `U` or `V` that no stored entry
+/// reaches is never met, as the cell semantics ask. Every stored value of `X` is met, so
+/// a finite total also records that `X` is finite (a later check of it is free). A
+/// non-finite total (a NaN or Inf met, or an overflow) gives `None`.
+pub fn sddmm_sum_if_finite(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<Option<f64>> {
+    check_factors("sddmm_sum", x.shape(), u, v)?;
+    if x.finite_if_known() == Some(false) {
+        return Ok(None);
+    }
+    let total = cross_term(x, u, v, Some(true))?;
+    if !total.is_finite() {
+        return Ok(None);
+    }
+    x.record_all_finite();
+    Ok(Some(total))
 }
 
 /// `X * (U %*% t(V))` with `X`'s sparsity pattern (the sampled dense-dense product):
@@ -438,7 +469,9 @@ pub fn wsloss(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix, w: WeightKind) -> Re
     };
     Ok(match w {
         WeightKind::None => match x {
-            Matrix::Sparse(_) => sum_sq(x) - 2.0 * cross_term(x, u, v)? + low_rank_sum_sq(u, v),
+            Matrix::Sparse(_) => {
+                sum_sq(x) - 2.0 * cross_term(x, u, v, None)? + low_rank_sum_sq(u, v)
+            }
             Matrix::Dense(d) => dense_cells(d, u, v, |xv, uv| (xv - uv) * (xv - uv)),
         },
         WeightKind::PostNz => sum_rows(x, |i| {
@@ -489,7 +522,7 @@ pub fn wsloss(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix, w: WeightKind) -> Re
 pub fn wsloss_plus(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
     check_factors("wsloss_plus", x.shape(), u, v)?;
     Ok(match x {
-        Matrix::Sparse(_) => sum_sq(x) + 2.0 * cross_term(x, u, v)? + low_rank_sum_sq(u, v),
+        Matrix::Sparse(_) => sum_sq(x) + 2.0 * cross_term(x, u, v, None)? + low_rank_sum_sq(u, v),
         Matrix::Dense(d) => dense_cells(d, u, v, |xv, uv| (xv + uv) * (xv + uv)),
     })
 }
@@ -503,6 +536,49 @@ pub fn wsloss_plus(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> 
 /// `v` is `n x k` (any `k`, including the usual `k = 1`), `w` is `m x 1`; the result is
 /// `n x k`. Errors on shape mismatches.
 pub fn mmchain(x: &Matrix, v: &DenseMatrix, w: Option<&DenseMatrix>) -> Result<DenseMatrix> {
+    check_mmchain(x, v, w)?;
+    // A vector `v` on finite operands (the case of `t(X) %*% (X %*% v)`): the tight loop,
+    // where skipping X's stored zeros as the general loop does changes no value.
+    let vector =
+        v.cols() == 1 && x.all_finite() && v.all_finite() && w.is_none_or(|w| w.all_finite());
+    mmchain_in_blocks(x, v, w, mmchain_blocks(x, x.cols() * v.cols()), vector)
+}
+
+/// [`mmchain`] without scanning `X` for NaN or Inf first (`v` and `w`, vectors, are
+/// asked): `None` when the result is not finite, for the caller to compute the
+/// expression as written. With finite `v` and `w` a NaN or Inf in `X` reaches the
+/// result: row `i`'s `q = w_i (x_i · v)` is then NaN or Inf, and every entry of the row
+/// adds `x_ij q` to the result (a `q` of exactly zero, skipped, is finite). So a finite
+/// result means `X` is finite (recorded, so a later check of it is free) and equals
+/// what [`mmchain`] gives; a non-finite one (a NaN or Inf in `X`, or an overflow) gives
+/// `None`. A wide `v` runs the general loop when everything is finite.
+pub fn mmchain_if_finite(
+    x: &Matrix,
+    v: &DenseMatrix,
+    w: Option<&DenseMatrix>,
+) -> Result<Option<DenseMatrix>> {
+    check_mmchain(x, v, w)?;
+    let factors_finite = v.all_finite() && w.is_none_or(|w| w.all_finite());
+    if !factors_finite || x.finite_if_known() == Some(false) {
+        return Ok(None);
+    }
+    let blocks = mmchain_blocks(x, x.cols() * v.cols());
+    let out = if v.cols() == 1 {
+        mmchain_in_blocks(x, v, w, blocks, true)?
+    } else if x.all_finite() {
+        mmchain_in_blocks(x, v, w, blocks, false)?
+    } else {
+        return Ok(None);
+    };
+    if !out.all_finite() {
+        return Ok(None);
+    }
+    x.record_all_finite();
+    Ok(Some(out))
+}
+
+/// The shape checks of [`mmchain`].
+fn check_mmchain(x: &Matrix, v: &DenseMatrix, w: Option<&DenseMatrix>) -> Result<()> {
     let (m, n, k) = (x.rows(), x.cols(), v.cols());
     if v.rows() != n {
         return Err(ExecError::shape_mismatch(
@@ -520,7 +596,7 @@ pub fn mmchain(x: &Matrix, v: &DenseMatrix, w: Option<&DenseMatrix>) -> Result<D
             ));
         }
     }
-    mmchain_in_blocks(x, v, w, mmchain_blocks(x, n * k))
+    Ok(())
 }
 
 /// Row blocks of `mmchain` that do not depend on the thread count (so the partial sums
@@ -538,17 +614,16 @@ fn mmchain_blocks(x: &Matrix, accumulator: usize) -> Vec<std::ops::Range<usize>>
 }
 
 /// [`mmchain`] over the given row blocks (covering `0..m` in order), one accumulator
-/// each, summed in block order.
+/// each, summed in block order; `vector`: the tight loop for a vector `v` (which does not
+/// skip stored zeros, so it is exact only on finite operands), else the general loop.
 fn mmchain_in_blocks(
     x: &Matrix,
     v: &DenseMatrix,
     w: Option<&DenseMatrix>,
     blocks: Vec<std::ops::Range<usize>>,
+    vector: bool,
 ) -> Result<DenseMatrix> {
     let (n, k) = (x.cols(), v.cols());
-    // A vector `v` on finite operands (the case of `t(X) %*% (X %*% v)`): the tight loop,
-    // where skipping X's stored zeros as the general loop does changes no value.
-    let vector = k == 1 && x.all_finite() && v.all_finite() && w.is_none_or(|w| w.all_finite());
     // The vector loop checks the indices of an input whose checks were deferred as it
     // reads them; the general loop reads them through the checked accessors.
     let deferred = match x {
@@ -920,16 +995,22 @@ mod tests {
                     let v = factor(n, k, 5);
                     let w = factor(m, 1, 6);
                     for weights in [None, Some(&w)] {
-                        let one =
-                            mmchain_in_blocks(&x, &v, weights, std::iter::once(0..m).collect())
-                                .unwrap();
+                        let one = mmchain_in_blocks(
+                            &x,
+                            &v,
+                            weights,
+                            std::iter::once(0..m).collect(),
+                            k == 1,
+                        )
+                        .unwrap();
                         let blocks = [
                             mmchain_blocks(&x, n * k),
                             uniform_blocks(m, 1, 7),
                             matrix_blocks(&x, 64),
                         ];
                         for split in blocks {
-                            let got = mmchain_in_blocks(&x, &v, weights, split.clone()).unwrap();
+                            let got =
+                                mmchain_in_blocks(&x, &v, weights, split.clone(), k == 1).unwrap();
                             assert!(
                                 Matrix::Dense(got).approx_eq(&Matrix::Dense(one.clone()), RTOL),
                                 "{m}x{n} k={k} blocks {split:?}"
@@ -1010,6 +1091,85 @@ mod tests {
             crate::matrix::IndexChecks::Deferred,
         )
         .unwrap()
+    }
+
+    /// The kernels that learn X's finiteness in their own pass: on finite operands the
+    /// answer of the checked kernels, and X recorded finite without a scan of its own;
+    /// `None` as soon as a NaN or Inf is met (in X, or in a factor row a stored entry
+    /// reaches, a stored zero included), and the answer where the non-finite value is
+    /// never met.
+    #[test]
+    fn kernels_learn_finiteness_in_their_pass() {
+        let Matrix::Sparse(csr) = random(400, 60, 0.1, true, 21) else {
+            unreachable!()
+        };
+        let (u, v, w) = (factor(400, 10, 22), factor(60, 10, 23), factor(60, 1, 24));
+        let fresh = || Matrix::Sparse(deferred_csr(&csr, csr.indices().to_vec()));
+        let x = fresh();
+        assert_eq!(x.finite_if_known(), None);
+        let want = sddmm_sum(&Matrix::Sparse(csr.clone()), &u, &v).unwrap();
+        let got = sddmm_sum_if_finite(&x, &u, &v).unwrap().unwrap();
+        assert!((got - want).abs() <= 1e-12 * want.abs(), "{got} vs {want}");
+        assert_eq!(x.finite_if_known(), Some(true));
+        let x = fresh();
+        let want = mmchain(&Matrix::Sparse(csr.clone()), &w, None).unwrap();
+        let got = mmchain_if_finite(&x, &w, None).unwrap().unwrap();
+        assert!(Matrix::Dense(got).approx_eq(&Matrix::Dense(want), RTOL));
+        assert_eq!(x.finite_if_known(), Some(true));
+
+        // A NaN or Inf in X, at the first, a middle and the last stored entry.
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for at in [0, csr.stored() / 2, csr.stored() - 1] {
+                let mut values = csr.values().to_vec();
+                values[at] = bad;
+                let poisoned = CsrMatrix::new(
+                    csr.rows(),
+                    csr.cols(),
+                    csr.indptr().to_vec(),
+                    csr.indices().to_vec(),
+                    values,
+                )
+                .unwrap();
+                let x = Matrix::Sparse(poisoned);
+                assert_eq!(
+                    sddmm_sum_if_finite(&x, &u, &v).unwrap(),
+                    None,
+                    "{bad} at {at}"
+                );
+                assert!(
+                    mmchain_if_finite(&x, &w, None).unwrap().is_none(),
+                    "{bad} at {at}"
+                );
+            }
+        }
+        // A NaN in the row of V that a stored entry reaches is met; one in a row of V
+        // that no entry reaches (an empty column of X) is not.
+        let (j_used, j_unused) = (csr.indices()[0] as usize, 60);
+        let mut wider = csr.clone().into_parts();
+        wider.1 += 1; // one more column, empty
+        let x =
+            Matrix::Sparse(CsrMatrix::new(wider.0, wider.1, wider.2, wider.3, wider.4).unwrap());
+        let with_nan_at = |j: usize| {
+            DenseMatrix::from_fn(61, 10, |r, c| {
+                if r == j {
+                    f64::NAN
+                } else {
+                    v.get(r.min(59), c)
+                }
+            })
+        };
+        assert_eq!(
+            sddmm_sum_if_finite(&x, &u, &with_nan_at(j_used)).unwrap(),
+            None
+        );
+        let got = sddmm_sum_if_finite(&x, &u, &with_nan_at(j_unused))
+            .unwrap()
+            .unwrap();
+        let want = sddmm_sum(&x, &u, &with_nan_at(j_unused)).unwrap();
+        assert!((got - want).abs() <= 1e-12 * want.abs(), "{got} vs {want}");
+        // A non-finite v is not run here at all.
+        let nan_v = DenseMatrix::filled(60, 1, f64::NAN);
+        assert!(mmchain_if_finite(&fresh(), &nan_v, None).unwrap().is_none());
     }
 
     #[test]
@@ -1121,7 +1281,7 @@ mod tests {
             unreachable!()
         };
         let (u, v) = (factor(300, 20, 6), factor(200, 20, 7));
-        let dynamic = cross_term(&Matrix::Dense(x.to_dense()), &u, &v).unwrap();
+        let dynamic = cross_term(&Matrix::Dense(x.to_dense()), &u, &v, None).unwrap();
         for finite_factors in [false, true] {
             let portable =
                 cross_rows_fixed::<20, false>(&x, &u, &v, 0..300, finite_factors, true).unwrap();

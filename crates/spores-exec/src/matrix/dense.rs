@@ -66,6 +66,16 @@ impl DenseMatrix {
         })
     }
 
+    /// [`Self::all_finite`] if it is known without a scan.
+    pub fn finite_if_known(&self) -> Option<bool> {
+        self.finite.known_answer()
+    }
+
+    /// Records that every cell is finite, which a kernel learned in its own pass.
+    pub fn record_all_finite(&self) {
+        self.finite.record(true);
+    }
+
     /// Whether the cells are read in place from a foreign owner (see [`ForeignSlice`]).
     pub fn is_foreign(&self) -> bool {
         self.data.is_foreign()

@@ -3,7 +3,10 @@
 //! Kernels whose fast paths are only right on finite values (a dense product computes
 //! `0 * Inf` as NaN where the cell semantics say 0) and the optimizer (whose real-number
 //! rewrites do not hold with Inf or NaN) ask [`FiniteCache::get_or_scan`]; the scan runs
-//! once per matrix, and a mutable borrow of the values forgets the answer.
+//! once per matrix, and a mutable borrow of the values forgets the answer. A kernel that
+//! learns the answer in its own pass over the values (`sddmm_sum_if_finite`,
+//! `mmchain_if_finite`) records it, so that a matrix read in place from outside is never
+//! scanned on its own.
 
 use std::sync::OnceLock;
 
@@ -22,6 +25,17 @@ impl FiniteCache {
     /// Whether every value of `values` is finite, scanning them on the first call only.
     pub(crate) fn get_or_scan(&self, values: &[f64]) -> bool {
         *self.0.get_or_init(|| all_finite(values))
+    }
+
+    /// The answer if it is known, without scanning.
+    pub(crate) fn known_answer(&self) -> Option<bool> {
+        self.0.get().copied()
+    }
+
+    /// Records the answer a kernel learned in its own pass over the values (kept if an
+    /// answer is known already).
+    pub(crate) fn record(&self, all_finite: bool) {
+        let _ = self.0.set(all_finite);
     }
 
     /// Forgets the answer (the values are about to change).

@@ -101,6 +101,34 @@ impl Matrix {
         }
     }
 
+    /// [`Self::all_finite`] if it is known without a scan: always for matrices the
+    /// engine made (their scan runs when first asked), not for one read in place from
+    /// outside until it was asked or a kernel's pass recorded the answer.
+    pub fn finite_if_known(&self) -> Option<bool> {
+        match self {
+            Matrix::Dense(d) => d.finite_if_known(),
+            Matrix::Sparse(s) => s.finite_if_known(),
+        }
+    }
+
+    /// Records that every cell is finite, which a kernel learned in its own pass over
+    /// all of them.
+    pub fn record_all_finite(&self) {
+        match self {
+            Matrix::Dense(d) => d.record_all_finite(),
+            Matrix::Sparse(s) => s.record_all_finite(),
+        }
+    }
+
+    /// Whether the values are read in place from a foreign owner (see [`ForeignSlice`]):
+    /// nothing is known about them until they are read.
+    pub fn is_foreign(&self) -> bool {
+        match self {
+            Matrix::Dense(d) => d.is_foreign(),
+            Matrix::Sparse(s) => s.is_foreign(),
+        }
+    }
+
     /// Number of non-zero cells (for sparse matrices: stored entries that are non-zero).
     pub fn nnz(&self) -> usize {
         match self {

@@ -89,8 +89,8 @@ macro_rules! compressed_common {
             /// also learns whether the values are all finite.
             ///
             /// With [`IndexChecks::Deferred`] only the lengths and pointers are checked
-            /// here (so every line's range lies inside the arrays) and the values scanned
-            /// for NaN/Inf; the indices (each below the minor extent, strictly increasing
+            /// here (so every line's range lies inside the arrays); the values are not
+            /// scanned for NaN/Inf (see [`Self::finite_if_known`]), and the indices (each below the minor extent, strictly increasing
             /// within a line) are checked by [`Self::check_indices`], which every accessor
             /// that hands them out runs first (panicking on invalid ones, so callers run
             /// it themselves to report the error), except [`Self::arrays_unchecked`], for
@@ -106,13 +106,16 @@ macro_rules! compressed_common {
                 let (idx, vals) = (indices.slice(), values.slice());
                 let (finite, deferred) = match checks {
                     IndexChecks::Deferred => {
-                        let finite = check_pointers(extents, &indptr, idx, vals)?;
-                        (finite, DeferredIndexCheck::pending())
+                        check_pointers(extents, &indptr, idx, vals)?;
+                        (FiniteCache::default(), DeferredIndexCheck::pending())
                     }
                     IndexChecks::Now => {
                         let finite =
                             check_compressed(extents.0, extents.1, &indptr, idx, vals, true)?;
-                        (finite == Some(true), DeferredIndexCheck::default())
+                        (
+                            FiniteCache::known(finite == Some(true)),
+                            DeferredIndexCheck::default(),
+                        )
                     }
                 };
                 Ok($t {
@@ -121,7 +124,7 @@ macro_rules! compressed_common {
                     indptr,
                     indices: Cells::foreign(indices),
                     values: Cells::foreign(values),
-                    finite: FiniteCache::known(finite),
+                    finite,
                     deferred,
                 })
             }
@@ -247,6 +250,25 @@ macro_rules! compressed_common {
             /// then cached.
             pub fn all_finite(&self) -> bool {
                 self.finite.get_or_scan(&self.values)
+            }
+
+            /// [`Self::all_finite`] if it is known without a scan (a matrix read in place
+            /// from outside is not scanned until asked, or until a kernel that reads
+            /// every value records the answer with [`Self::record_all_finite`]).
+            pub fn finite_if_known(&self) -> Option<bool> {
+                self.finite.known_answer()
+            }
+
+            /// Records that every stored value is finite, which a kernel learned in its
+            /// own pass over them.
+            pub fn record_all_finite(&self) {
+                self.finite.record(true);
+            }
+
+            /// Whether the values are read in place from a foreign owner (see
+            /// [`ForeignSlice`]).
+            pub fn is_foreign(&self) -> bool {
+                self.values.is_foreign()
             }
 
             /// Stored entries, including explicit zeros.

@@ -3,9 +3,9 @@
 //!
 //! The Python bindings check every sparse input on every call (nothing says a writeable
 //! NumPy buffer is unchanged since the last one), so this is part of every call's cost.
-//! They check the pointers and scan the values for NaN/Inf when the input is read
-//! ([`check_pointers`]) and defer the index checks ([`DeferredIndexCheck`]) to the first
-//! reader: `mmchain` and `sddmm_sum` check each line's indices in their own pass over
+//! They check the pointers when the input is read ([`check_pointers`]) and defer the
+//! values' NaN/Inf scan (to the first that asks, see `FiniteCache`) and the index checks
+//! ([`DeferredIndexCheck`]) to the first reader: `mmchain` and `sddmm_sum` check each line's indices in their own pass over
 //! it, every other operator runs [`check_compressed`] first. Instead of testing each line
 //! on its own (a loop per line, too short to vectorize on rows of a few entries),
 //! [`check_compressed`] tests the whole index array at once:
@@ -69,14 +69,14 @@ pub(crate) fn check_compressed(
 
 /// The checks of [`check_compressed`] that keep every line's range inside the arrays
 /// (lengths, pointers from 0 to the end, never decreasing), in a pass over the pointers
-/// only; the indices are left to [`check_compressed`] (see [`DeferredIndexCheck`]).
-/// Returns whether every value is finite (the values are scanned for that).
+/// only; the indices are left to [`check_compressed`] (see [`DeferredIndexCheck`]), the
+/// values' finiteness to whoever asks first.
 pub(crate) fn check_pointers(
     (major, minor): (usize, usize),
     indptr: &[usize],
     indices: &[u32],
     values: &[f64],
-) -> Result<bool> {
+) -> Result<()> {
     check_lengths(major, minor, indptr, indices, values)?;
     let decreasing = indptr
         .iter()
@@ -85,7 +85,7 @@ pub(crate) fn check_pointers(
     if decreasing != 0 {
         return Err(first_bad_line(major, minor, indptr, indices));
     }
-    Ok(super::finite::all_finite(values))
+    Ok(())
 }
 
 /// The index checks of a compressed matrix whose arrays came from outside, run once on

@@ -18,7 +18,8 @@
 //!   would lose its masked evaluation. At the top of the tree such an operator is
 //!   harmless: the rewritten plan applies it to values equal to the as-written ones.
 //! * **Guarded**: some inputs may be non-finite, and only when the block runs is it known
-//!   (`alpha = rr / sum(D * HD)` read by `S + alpha * D`; a matrix returned by a call). The
+//!   (`alpha = rr / sum(D * HD)` read by `S + alpha * D`; a matrix returned by a call; a
+//!   block input left unchecked, see [`crate::opt::Finiteness::Unchecked`]). The
 //!   root becomes an [`Op::Guarded`] node whose children are the rewritten value and the
 //!   as-written root's inputs. When it runs it asks each input that may be non-finite
 //!   whether it is — for a matrix a flag computed once and cached on the matrix, so a
@@ -26,6 +27,11 @@
 //!   scalar is one comparison — and uses the rewritten value if all are finite. Otherwise
 //!   it evaluates the root as written from the same inputs, planned as `--no-opt` plans
 //!   it (`runtime::guard`), so the block prints exactly the unoptimized numbers.
+//!
+//! A rewritten root that only fuses operators (its expansion is the root as written)
+//! drops its guard (`crate::opt::SporesOptimizer` does not add it): a fused kernel computes its operands as
+//! written when they are not finite, and `sddmm_sum` and `mmchain` learn that in their
+//! own pass over `X`, so `t(X) %*% (X %*% v)` on an unchecked `X` reads it once.
 //!
 //! The guard is a node of the block's DAG, so the plan caches (the optimizer's per input
 //! signature, the interpreter's physical plans) keep it like any other node and the
@@ -126,7 +132,7 @@ pub fn guard(
                 Op::Literal(_) => as_written.add(child.op.clone(), vec![], child.span),
                 _ => {
                     if let Op::Input(name) = &child.op {
-                        if inputs.get(name).is_some_and(|m| !m.is_finite()) {
+                        if inputs.get(name).is_some_and(InputMeta::is_known_non_finite) {
                             return Verdict::AsWritten(format!("`{name}` holds NaN or Inf"));
                         }
                     }
@@ -178,7 +184,7 @@ mod tests {
                 let meta = InputMeta::Matrix {
                     shape: Shape::new(4, 3),
                     nnz: 12,
-                    finite: !non_finite_inputs.contains(name),
+                    finite: (!non_finite_inputs.contains(name)).into(),
                 };
                 (name.to_string(), meta)
             })

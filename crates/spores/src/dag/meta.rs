@@ -378,7 +378,7 @@ mod tests {
         InputMeta::Matrix {
             shape: Shape::new(rows, cols),
             nnz,
-            finite: true,
+            finite: crate::opt::Finiteness::Finite,
         }
     }
 

@@ -13,6 +13,7 @@ use spores_opt::la::{expand_fused, LaExpr, ShapeEnv};
 use spores_opt::saturate::{self, OptimizeOptions};
 
 use super::convert::{extract, rebuild, Extracted, Replacement};
+use super::Finiteness;
 use super::{DagOptimizer, InputMeta, Optimization};
 use crate::dag::finite::may_be_non_finite;
 use crate::dag::guard::{guard, GuardedRoot, Verdict};
@@ -398,7 +399,7 @@ fn as_planned(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
 /// Rounds what the optimizer depends on: exact shapes, and density to within a factor
 /// of about 1.4, so a block is re-optimized when its inputs' sparsity really changes but
 /// not on every small drift of an intermediate's non-zero count.
-fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, i32, bool)> {
+fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, i32, Finiteness)> {
     let mut sig: Vec<_> = inputs
         .iter()
         .map(|(name, meta)| match meta {
@@ -414,17 +415,17 @@ fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, 
                     shape.rows,
                     shape.cols,
                     bucket,
-                    meta.is_finite(),
+                    meta.finiteness(),
                 )
             }
-            InputMeta::Scalar { .. } => (name.clone(), 1, 1, i32::MIN, meta.is_finite()),
+            InputMeta::Scalar { finite } => (name.clone(), 1, 1, i32::MIN, *finite),
         })
         .collect();
     sig.sort();
     sig
 }
 
-type CacheKey = (usize, Vec<(String, usize, usize, i32, bool)>);
+type CacheKey = (usize, Vec<(String, usize, usize, i32, Finiteness)>);
 
 /// A cached plan, how often its block has run since, and how hard it was searched.
 struct Cached {
@@ -565,7 +566,13 @@ impl<E: ExprOptimizer> SporesOptimizer<E> {
                     continue;
                 }
             }
-            let guard = guards.remove(&root.node);
+            // A plan that only fuses operators (its expansion is the root as written)
+            // holds with NaN and Inf: each fused kernel computes its operands as written
+            // when they are not finite. It needs no guard, so nothing is checked that
+            // the kernels do not check themselves.
+            let guard = guards
+                .remove(&root.node)
+                .filter(|_| expand_fused(&better) != root.expr);
             let checks = match &guard {
                 Some((guarded, frontier)) => {
                     let checked: Vec<String> = guarded

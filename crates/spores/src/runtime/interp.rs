@@ -22,7 +22,7 @@ use crate::dag::{
     Op,
 };
 use crate::engine::{relational_block, run_relational, Placement, RelationalEngine};
-use crate::opt::{DagOptimizer, InputMeta, NoOptimizer};
+use crate::opt::{DagOptimizer, Finiteness, InputMeta, NoOptimizer};
 
 /// The message of the error a run stops with when [`RunOptions::cancel`] is set.
 pub const INTERRUPTED: &str = "interrupted";
@@ -1018,15 +1018,15 @@ pub(super) fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMe
                             spores_exec::Matrix::Sparse(s) => s.stored(),
                             dense => dense.shape().cells(),
                         },
-                        finite: m.all_finite(),
+                        finite: finiteness(m),
                     },
                     Value::File(f) => InputMeta::Matrix {
                         shape: f.shape(),
                         nnz: f.cells() as usize,
-                        finite: f.all_finite(),
+                        finite: f.all_finite().into(),
                     },
                     other => InputMeta::Scalar {
-                        finite: other.as_f64().is_none_or(f64::is_finite),
+                        finite: other.as_f64().is_none_or(f64::is_finite).into(),
                     },
                 };
                 (name.clone(), meta)
@@ -1034,6 +1034,19 @@ pub(super) fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMe
             _ => None,
         })
         .collect()
+}
+
+/// What planning knows about a matrix input's cells: a matrix read in place from outside
+/// (the Python bindings' inputs, new on every call) is left unchecked unless something
+/// asked already, so that no call scans it on its own (see [`Finiteness::Unchecked`]);
+/// any other is scanned once (the answer is cached on the matrix).
+fn finiteness(m: &spores_exec::Matrix) -> Finiteness {
+    if m.is_foreign() {
+        m.finite_if_known()
+            .map_or(Finiteness::Unchecked, Finiteness::from)
+    } else {
+        m.all_finite().into()
+    }
 }
 
 /// One-line description of a value for `--explain`.

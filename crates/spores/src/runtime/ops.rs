@@ -788,10 +788,20 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
         })
         .collect();
     let fits = shapes.is_some_and(|s| op.result_shape(&s, 1).is_some());
-    if !fits || !all_finite(args) {
+    // `sddmm_sum` and `mmchain` learn whether the values they meet are finite in their
+    // own pass (see `sddmm_sum_if_finite`): their operands are not scanned first.
+    let checks_in_pass = matches!(
+        kind,
+        CatalogueOp::SddmmSum | CatalogueOp::Mmchain | CatalogueOp::MmchainW
+    );
+    if !fits || (!checks_in_pass && !all_finite(args)) {
         check_deferred_indices(args)?;
         return catalogue_as_written(op, args);
     }
+    let as_written = || {
+        check_deferred_indices(args)?;
+        catalogue_as_written(op, args)
+    };
     let factors = || -> Result<_, String> {
         Ok((
             matrix_arg(&args[0], name)?,
@@ -813,7 +823,10 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
         }
         CatalogueOp::SddmmSum => {
             let (x, u, v) = factors()?;
-            Value::Double(fk::sddmm_sum(x, &u, &v).map_err(err)?)
+            match fk::sddmm_sum_if_finite(x, &u, &v).map_err(err)? {
+                Some(total) => Value::Double(total),
+                None => return as_written(),
+            }
         }
         CatalogueOp::Sddmm => {
             let (x, u, v) = factors()?;
@@ -824,13 +837,15 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
             // products as written run as blocked matrix products.
             if kind == CatalogueOp::Mmchain && matches!(&args[1], Value::Matrix(v) if v.cols() != 1)
             {
-                check_deferred_indices(args)?;
-                return catalogue_as_written(op, args);
+                return as_written();
             }
             let x = matrix_arg(&args[0], name)?;
             let v = dense_arg(&args[1], name)?;
             let w = args.get(2).map(|w| dense_arg(w, name)).transpose()?;
-            Value::matrix(Matrix::Dense(fk::mmchain(x, &v, w.as_ref()).map_err(err)?))
+            match fk::mmchain_if_finite(x, &v, w.as_ref()).map_err(err)? {
+                Some(out) => Value::matrix(Matrix::Dense(out)),
+                None => return as_written(),
+            }
         }
         CatalogueOp::Sprop => Value::matrix(fk::sprop(matrix_arg(&args[0], name)?)),
         CatalogueOp::SumMm => {

@@ -73,11 +73,13 @@ fn an_inf_input_keeps_the_rewrite_from_changing_the_result() {
         assert!(same(*x, *y, 1e-9), "{a:?} vs {b:?}");
     }
 
-    // With the Inf the root is kept as written (physical planning evaluates the product
-    // at X's non-zeros; the exact search leaves such a root to it).
+    // With the Inf the root is kept as written but for the fused operator the exact
+    // search chooses: the product evaluated at X's non-zeros (`sddmm`), not R_EQ's
+    // `U * (X %*% V)`.
     let poisoned = low_rank_script("U[3,1] = 1/0");
     let out = run(&poisoned, true);
-    assert_eq!(rewrites(&out), 0, "{out}");
+    assert_eq!(rewrites(&out), 1, "{out}");
+    assert!(out.contains("=> rowSums(sddmm(X, U, V))"), "{out}");
     assert!(
         out.contains("kept as written (may meet NaN or Inf"),
         "{out}"

@@ -13,20 +13,22 @@
 //!   `m x n` product is never formed; a consumer `sum(.)`, `t(A) %*% .` / `A %*% .` or
 //!   `. %*% B` / `. %*% t(B)` is fused as well (SystemDS's wcemm and wdivmm). Only
 //!   nodes no one else reads are absorbed; a shared intermediate is read as a leaf.
-//! * Given size estimates, `sum(A %*% B)` runs as `sum(colSums(A) %*% rowSums(B))`
-//!   (as SystemDS rewrites it), so the product is not formed for its sum; this also
-//!   frees `W %*% H` in PNMF's objective for the masked rule.
+//! * Last, each tree of element-wise nodes left runs as one [`Fused::Elementwise`] pass
+//!   ([`fuse_elementwise`]).
 //!
 //! The search has its own forms of these rules, chosen by price: masked evaluation of a
-//! low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`, `wcemm` and
-//! `wsloss` (`spores_opt::fused`), `mmchain`, and `sum_mm` for `sum(A %*% B)` (from the
-//! factors' sums; no rule here any more). A block whose predicted cost cannot pay for the
-//! full search still gets the fusion-only one (`opt::Saturation`) when its roots are
-//! predicted at 10 us or more; roots kept as written because they may meet NaN or Inf
-//! (every root with `/`, `log` or `exp` inside, `dag::guard`) get the search limited to
-//! the rules exact under the cell semantics (`OptimizeOptions::exact`). The rules here
-//! serve what the search does not spell or see: masked evaluation of element-wise trees
-//! around a product that no catalogue operator names (PNMF's `t(W) %*% (X / (W %*% H))`).
+//! low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`,
+//! `wdivmm_left`, `wdivmm_right`, `wcemm` and `wsloss` (`spores_opt::fused`), `mmchain`,
+//! and `sum_mm` for `sum(A %*% B)` (from the factors' sums). A block whose predicted cost
+//! cannot pay for the full search still gets the fusion-only one (`opt::Saturation`) when
+//! its roots are predicted at 10 us or more; roots kept as written because they may meet
+//! NaN or Inf (every root with `/`, `log` or `exp` inside, `dag::guard`) get the search
+//! limited to the rules exact under the cell semantics (`OptimizeOptions::exact`). So
+//! PNMF's `t(W) %*% (X / (W %*% H))` is `wdivmm_left` from extraction, and what the
+//! masked rule here still sees is what the search does not: element-wise trees around a
+//! product that no catalogue operator names (`X * exp(W %*% H)`), roots too cheap for
+//! any search, and `--no-opt`. Reading a private transpose in place and fusing
+//! element-wise trees stay here by design (docs/ARCHITECTURE.md, physical planning).
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -270,7 +270,8 @@ print(toString(t(I) %*% I))
 }
 
 /// The fused kernels the planner picks without the optimizer (masked products), and
-/// those the optimizer's extraction picks (`sum_mm`, `mmchain`), agree with the operators
+/// those the optimizer's extraction picks (`sum_mm`, `mmchain`, `wdivmm_left`,
+/// `wdivmm_right`, which meet V's Inf and run as written), agree with the operators
 /// they replace, one at a time, on non-finite values. Each statement is a block of its
 /// own so that no product is shared (a shared one is not fused).
 #[test]
@@ -321,10 +322,14 @@ print(sum(t(X) %*% (X %*% v)))
         assert!(same(*x, *y, 1e-9), "value {k}: {a:?} fused vs {b:?}");
     }
     let optimized_out = run(src, true);
-    assert!(
-        optimized_out.contains("= mmchain(") && optimized_out.contains("= sum_mm("),
-        "{optimized_out}"
-    );
+    for op in [
+        "= mmchain(",
+        "= sum_mm(",
+        "= wdivmm_left(",
+        "= wdivmm_right(",
+    ] {
+        assert!(optimized_out.contains(op), "no {op} in {optimized_out}");
+    }
     let optimized = printed(&optimized_out);
     for (k, (x, y)) in a.iter().zip(&optimized).enumerate() {
         assert!(

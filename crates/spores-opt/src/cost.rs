@@ -151,7 +151,8 @@ pub fn sddmm(m: f64, n: f64, k: f64, sx: f64) -> f64 {
 }
 
 /// `wdivmm_mult(X, U, V)` = `(X * (U %*% t(V))) %*% V`: per non-zero of `X` one rank-`k`
-/// dot and one rank-`k` update of the result row; measured at `sddmm`'s price.
+/// dot and one rank-`k` update of the result row; measured at `sddmm`'s price. The
+/// divide forms (`wdivmm_left`, `wdivmm_right`) do the same work per non-zero.
 pub fn wdivmm_mult(m: f64, n: f64, k: f64, sx: f64) -> f64 {
     sddmm(m, n, k, sx)
 }

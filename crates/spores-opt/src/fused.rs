@@ -52,6 +52,12 @@ pub enum Fused {
     Wcemm,
     /// `sum_mm(A, B)` = `sum(A %*% B)`, from `colSums(A)` and `rowSums(B)`.
     SumMm,
+    /// `wdivmm_left(X, U, V)` = `t(U) %*% (X / (U %*% t(V)))` (SystemDS's wdivmm, divide
+    /// left; PNMF's update of `H`).
+    WdivmmLeft,
+    /// `wdivmm_right(X, U, V)` = `(X / (U %*% t(V))) %*% V` (SystemDS's wdivmm, divide
+    /// right; PNMF's update of `W`).
+    WdivmmRight,
 }
 
 /// One side of an operand's shape.
@@ -153,6 +159,14 @@ fn xt_times(x: &LaExpr, e: LaExpr) -> LaExpr {
 
 fn x_v(x: &LaExpr, v: &LaExpr) -> LaExpr {
     LaExpr::MatMul(b(x.clone()), b(v.clone()))
+}
+
+/// `X / (U %*% t(V))`, the quotient `wdivmm` evaluates at `X`'s non-zeros only.
+fn x_over_u_vt(x: &LaExpr, u: &LaExpr, v: &LaExpr) -> LaExpr {
+    LaExpr::Func {
+        name: "/".into(),
+        args: vec![x.clone(), u_vt(u, v)],
+    }
 }
 
 /// Every fused operator.
@@ -296,6 +310,28 @@ pub const CATALOGUE: &[FusedOp] = &[
         cost: cost::sum_mm,
         meaning: |a| LaExpr::Sum(b(x_v(&a[0], &a[1]))),
     },
+    FusedOp {
+        kind: Fused::WdivmmLeft,
+        name: "wdivmm_left",
+        operands: 3,
+        constructors: Some(("LWdivmmLeft", "FWdivmmLeft")),
+        fits: X_U_V,
+        result: ResultShape::Of(Cols(1), Cols(0)),
+        zeros_of: None,
+        cost: cost::wdivmm_mult,
+        meaning: |a| xt_times(&a[1], x_over_u_vt(&a[0], &a[1], &a[2])),
+    },
+    FusedOp {
+        kind: Fused::WdivmmRight,
+        name: "wdivmm_right",
+        operands: 3,
+        constructors: Some(("LWdivmmRight", "FWdivmmRight")),
+        fits: X_U_V,
+        result: ResultShape::Of(Rows(0), Cols(2)),
+        zeros_of: None,
+        cost: cost::wdivmm_mult,
+        meaning: |a| x_v(&x_over_u_vt(&a[0], &a[1], &a[2]), &a[2]),
+    },
 ];
 
 /// The entry of `kind`.
@@ -360,6 +396,12 @@ mod tests {
             ("tsmm", vec![&x], "t(X) %*% X"),
             ("wdivmm_mult", vec![&x, &u, &v], "(X * U %*% t(V)) %*% V"),
             ("wcemm", vec![&x, &u, &v], "sum(X * log(U %*% t(V)))"),
+            (
+                "wdivmm_left",
+                vec![&x, &u, &v],
+                "t(U) %*% (X / (U %*% t(V)))",
+            ),
+            ("wdivmm_right", vec![&x, &u, &v], "(X / (U %*% t(V))) %*% V"),
         ];
         for (name, args, want) in cases {
             let args: Vec<LaExpr> = args.into_iter().cloned().collect();
@@ -394,6 +436,14 @@ mod tests {
         assert_eq!(
             op(Fused::WdivmmMult).result_shape(&[(100, 50), (100, 5), (50, 5)], 1),
             Some((100, 5))
+        );
+        assert_eq!(
+            op(Fused::WdivmmLeft).result_shape(&[(100, 50), (100, 5), (50, 5)], 1),
+            Some((5, 50))
+        );
+        assert_eq!(
+            op(Fused::WdivmmRight).result_shape(&[(100, 50), (100, 5), (50, 4)], 1),
+            None
         );
     }
 
@@ -435,7 +485,7 @@ mod tests {
             assert_eq!(operands, op.operands, "{rel}: {args:?}");
             checked += 1;
         }
-        assert_eq!(checked, 11);
+        assert_eq!(checked, 13);
     }
 
     #[test]

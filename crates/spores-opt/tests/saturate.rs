@@ -118,6 +118,8 @@ fn eval(e: &LaExpr, inputs: &HashMap<String, M>) -> M {
                 ("sum_mm", [a, b]) => M::scalar(a.mm(b).sum()),
                 ("wcemm", [x, u, v]) => M::scalar(x.zip(&u.mm(&v.t()), |p, q| p * q.ln()).sum()),
                 ("/", [x, y]) => x.zip(y, |p, q| p / q),
+                ("wdivmm_left", [x, u, v]) => u.t().mm(&x.zip(&u.mm(&v.t()), |p, q| p / q)),
+                ("wdivmm_right", [x, u, v]) => x.zip(&u.mm(&v.t()), |p, q| p / q).mm(v),
                 _ => panic!("evaluator lacks {name}"),
             }
         }
@@ -504,6 +506,36 @@ fn the_exact_search_fuses_and_does_not_rewrite_the_algebra() {
         "no algebra: {}",
         out.expr
     );
+}
+
+/// SystemDS's wdivmm, divide left and right: PNMF's multiplicative updates divide a
+/// sparse X by the low-rank product, and the exact search (they are kept as written:
+/// `/` may make NaN or Inf) evaluates the quotient at X's non-zeros only.
+#[test]
+fn pnmf_updates_are_wdivmm_for_sparse_x_under_the_exact_search() {
+    let exact = OptimizeOptions {
+        exact: true,
+        ..OptimizeOptions::default()
+    };
+    let sparse = env(&["X=mxn", "W=mx10", "H=10xn"], &[("X", 1e4)]);
+    let shapes = &[("X", 7, 6), ("W", 7, 10), ("H", 10, 6)];
+    for (text, plan) in [
+        ("t(W) %*% (X / (W %*% H))", "wdivmm_left(X, W, t(H))"),
+        ("(X / (W %*% H)) %*% t(H)", "wdivmm_right(X, W, t(H))"),
+        (
+            "H * (t(W) %*% (X / (W %*% H))) / t(colSums(W))",
+            "H * wdivmm_left(X, W, t(H)) / t(colSums(W))",
+        ),
+    ] {
+        let out = run_with(text, &sparse, &exact);
+        assert_eq!(out.expr.to_string(), plan, "{text}");
+        assert!(out.cost_after * 5.0 < out.cost_before, "{text}");
+        check_equivalent(text, &out.expr, shapes, &["X"]);
+    }
+    // A dense X gains nothing from masking: the products stay.
+    let dense = env(&["X=mxn", "W=mx10", "H=10xn"], &[]);
+    let out = run_with("t(W) %*% (X / (W %*% H))", &dense, &exact);
+    assert!(!calls(&out.expr, "wdivmm_left"), "{}", out.expr);
 }
 
 /// `tsmm` (one triangle of `t(X) %*% X`) is chosen where its price is lower: a tall dense

@@ -386,8 +386,9 @@ struct RunFlags {
     #[arg(long, value_name = "FILE.egg")]
     rules: Option<PathBuf>,
     /// Turn off size-driven physical planning: sparse-driven (masked) evaluation of
-    /// `X * f(..)` / `X / g(..)` over a sparse X, and `sum(A %*% B)` from row and
-    /// column sums.
+    /// `X * f(..)` / `X / g(..)` over a sparse X where the optimizer did not choose a
+    /// fused operator (`--no-opt`, roots too cheap to search, trees no fused operator
+    /// names).
     #[arg(long)]
     no_masked: bool,
     /// Run chains of element-wise operators one operator at a time instead of fusing

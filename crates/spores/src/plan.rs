@@ -13,23 +13,22 @@
 //!   `m x n` product is never formed; a consumer `sum(.)`, `t(A) %*% .` / `A %*% .` or
 //!   `. %*% B` / `. %*% t(B)` is fused as well (SystemDS's wcemm and wdivmm). Only
 //!   nodes no one else reads are absorbed; a shared intermediate is read as a leaf.
-//! * Given size estimates, `sum(A %*% B)` runs as `sum(colSums(A) %*% rowSums(B))`
-//!   (as SystemDS rewrites it), so the product is not formed for its sum; this also
-//!   frees `W %*% H` in PNMF's objective for the masked rule.
+//! * Last, each tree of element-wise nodes left runs as one [`Fused::Elementwise`] pass
+//!   ([`fuse_elementwise`]).
 //!
 //! The search has its own forms of these rules, chosen by price: masked evaluation of a
-//! low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`, `wcemm` and
-//! `wsloss` (`spores_opt::fused`), `mmchain`, and `sum_mm` for `sum(A %*% B)` (from the
-//! factors' sums; no rule here any more). A block whose predicted cost cannot pay for the
-//! full search still gets the fusion-only one (`opt::Saturation`) when its roots are
-//! predicted at 10 us or more; roots kept as written because they may meet NaN or Inf
-//! (every root with `/`, `log` or `exp` inside, `dag::guard`) get the search limited to
-//! the rules exact under the cell semantics (`OptimizeOptions::exact`). The rules here
-//! serve what the search does not spell or see: masked evaluation of element-wise trees
-//! around a product that no catalogue operator names (PNMF's `t(W) %*% (X / (W %*% H))`),
-//! `mmchain` in roots too small for any search and under `--no-opt` (without it, the
-//! driver of SystemDS's `xgboost` builtin in `tests/systemds_builtins` did not end within
-//! 300 s, against 1.3 s with it; why is not known yet).
+//! low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`,
+//! `wdivmm_left`, `wdivmm_right`, `wcemm` and `wsloss` (`spores_opt::fused`), `mmchain`,
+//! and `sum_mm` for `sum(A %*% B)` (from the factors' sums). A block whose predicted cost
+//! cannot pay for the full search still gets the fusion-only one (`opt::Saturation`) when
+//! its roots are predicted at 10 us or more; roots kept as written because they may meet
+//! NaN or Inf (every root with `/`, `log` or `exp` inside, `dag::guard`) get the search
+//! limited to the rules exact under the cell semantics (`OptimizeOptions::exact`). So
+//! PNMF's `t(W) %*% (X / (W %*% H))` is `wdivmm_left` from extraction, and what the
+//! masked rule here still sees is what the search does not: element-wise trees around a
+//! product that no catalogue operator names (`X * exp(W %*% H)`), roots too cheap for
+//! any search, and `--no-opt`. Reading a private transpose in place and fusing
+//! element-wise trees stay here by design (docs/ARCHITECTURE.md, physical planning).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -38,8 +37,7 @@ use spores_exec::kernels::masked::{Instr, MaskedProgram};
 
 use crate::dag::meta::NodeMeta;
 use crate::dag::{
-    AggFn, Axis, BlockDag, CatalogueOp, Dag, Fused, MaskedOperand, MaskedOutput, MaskedPlan,
-    NodeId, Op,
+    AggFn, Axis, BlockDag, Dag, Fused, MaskedOperand, MaskedOutput, MaskedPlan, NodeId, Op,
 };
 
 /// A matrix estimated sparser than this drives masked evaluation (SystemDS uses the same
@@ -217,21 +215,6 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
                 kids.iter().map(|&c| remap[c]).collect(),
                 node.span,
             ),
-            (None, Op::MatMul) if mmchain_at(dag, &uses, id).is_some() => {
-                changed = true;
-                let (x, v, w) = mmchain_at(dag, &uses, id).expect("checked by the guard");
-                let kind = if w.is_some() {
-                    CatalogueOp::MmchainW
-                } else {
-                    CatalogueOp::Mmchain
-                };
-                let operands = std::iter::once(x).chain(Some(v)).chain(w);
-                out.add(
-                    Op::Fused(Fused::Catalogue(kind)),
-                    operands.map(|c| remap[c]).collect(),
-                    node.span,
-                )
-            }
             (None, Op::MatMul)
                 if private_transpose(node.children[0]) || private_transpose(node.children[1]) =>
             {
@@ -261,42 +244,6 @@ fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDa
         remap.push(id);
     }
     changed.then(|| block.remapped(out, &remap))
-}
-
-/// `t(X) %*% (w * (X %*% v))` (or `(X %*% v) * w`, or `t(X) %*% (X %*% v)` without a
-/// weight) at node `id`, with the transpose, the product and the `*` read by nothing
-/// else: `(X, v, w)`, which the catalogue's `mmchain` computes in one pass over `X` (SystemDS's
-/// mmchain; GLM's Hessian-vector product). The runtime checks the shapes and runs the
-/// operators one by one when `w` is not an `m x 1` column vector.
-fn mmchain_at(dag: &Dag, uses: &[usize], id: NodeId) -> Option<(NodeId, NodeId, Option<NodeId>)> {
-    use spores_exec::kernels::elementwise::BinaryOp;
-    let node = dag.node(id);
-    let (a, b) = (node.children[0], node.children[1]);
-    let private = |n: NodeId| uses[n] == 1;
-    let an = dag.node(a);
-    if an.op != Op::Transpose || !private(a) || !private(b) {
-        return None;
-    }
-    let x = an.children[0];
-    let is_product = |p: NodeId| {
-        let pn = dag.node(p);
-        pn.op == Op::MatMul && private(p) && pn.children[0] == x
-    };
-    if is_product(b) {
-        return Some((x, dag.node(b).children[1], None));
-    }
-    let bn = dag.node(b);
-    if bn.op != Op::Binary(BinaryOp::Mul) {
-        return None;
-    }
-    let (c0, c1) = (bn.children[0], bn.children[1]);
-    if is_product(c1) && c0 != c1 {
-        Some((x, dag.node(c1).children[1], Some(c0)))
-    } else if is_product(c0) && c0 != c1 {
-        Some((x, dag.node(c0).children[1], Some(c1)))
-    } else {
-        None
-    }
 }
 
 fn matrix_shape(meta: &NodeMeta) -> Option<(usize, usize)> {

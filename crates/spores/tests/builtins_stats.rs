@@ -159,6 +159,34 @@ print(max(3, 7, 5) + " " + min(3, 7, 5) + " " + max(2, 3.5) + " " + min(4.0, 2))
 }
 
 #[test]
+fn round_is_a_java_long_as_in_systemds() {
+    // The numbers SystemDS 3.4 printed: NaN rounds to 0 and +-Inf saturates at +-2^63, so a loop
+    // halving `round(x)` until it is 0 ends (SystemDS's `glm` prints with such a loop, and
+    // meets NaN when a Newton step is exactly zero).
+    let out = run_dml(
+        "round.dml",
+        r#"x = 0 / 0
+print(round(x) + " " + round(1 / 0) + " " + round(-1 / 0) + " " + round(1e300))
+print(toString(t(round(matrix("-1 1 0 1e300", rows=4, cols=1) / 0))))
+res = abs(round(log(abs(x)) / log(10.0) - 0.5))
+steps = 0
+while (res != 0 & steps < 100) {
+  res = round(res / 2.0 - 0.3)
+  steps = steps + 1
+}
+print("steps " + steps)
+"#,
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        "0.0 9.223372036854776E18 -9.223372036854776E18 9.223372036854776E18\n\
+         -9223372036854775808.000 9223372036854775808.000 0.000 9223372036854775808.000\n\n\
+         steps 0\n"
+    );
+}
+
+#[test]
 fn trigonometry_and_special_values() {
     let got = run(
         "trig.dml",

@@ -19,11 +19,14 @@ fn run(src: &str, fuse: bool) -> Result<String, String> {
     })
 }
 
-/// Runs `src` with the optimizer `spores run` uses (budgeted: blocks this small get the
-/// fusion-only search) and `--explain`.
-fn run_optimized(src: &str) -> Result<String, String> {
+/// Runs `src` (with `--explain`) with the optimizer's full search in every block, however small its data
+/// (`spores run --full-search`): what extraction picks, where the default budget would
+/// keep a root of a few hundred nanoseconds as written.
+fn run_full_search(src: &str) -> Result<String, String> {
+    let mut optimizer = spores::opt::SporesOptimizer::new(Default::default());
+    optimizer.min_cost(0.0).full_search();
     let options = RunOptions {
-        optimizer: Box::new(spores::opt::SporesOptimizer::new(Default::default())),
+        optimizer: Box::new(optimizer),
         explain: true,
         ..RunOptions::default()
     };
@@ -170,21 +173,23 @@ fn mmchain_is_chosen_and_falls_back_on_other_shapes() {
         "#,
         &[],
     );
-    let out = run_optimized(
+    // The search picks it (extraction, not a pattern matched after it); on data this
+    // small only the full search looks.
+    let out = run_full_search(
         "X = rand(rows=30, cols=4, seed=1)\nd = rand(rows=4, cols=1, seed=2)\nw = rand(rows=30, cols=1, seed=3)\nfor (k in 1:1) {\n  print(sum(t(X) %*% (w * (X %*% d))))\n}\n",
     )
     .unwrap();
     assert!(out.contains("mmchain("), "{out}");
     // Without a weight (`X.T @ (X @ v)`): one pass over a sparse X for a vector `v`
     // (for a dense one the two mat-vecs are priced the same, and stay).
-    let out = run_optimized(
+    let out = run_full_search(
         "X = rand(rows=300, cols=40, sparsity=0.1, seed=1)\nd = rand(rows=40, cols=1, seed=2)\nfor (k in 1:1) {\n  print(sum(t(X) %*% (X %*% d)))\n}\n",
     )
     .unwrap();
     assert!(out.contains("mmchain("), "{out}");
     // Against the chain as written: a product that is also a block output is a value
     // of its own (a leaf of the other root), so `t(X) %*% (w * q)` runs as written.
-    let out = run_optimized(
+    let out = run_full_search(
         r#"
         X = rand(rows=300, cols=40, min=0, max=1, sparsity=0.1, seed=1)
         d = rand(rows=40, cols=1, min=-1, max=1, seed=2)

@@ -26,6 +26,18 @@ fn run(src: &str, sized_planning: bool, optimized: bool) -> String {
     run_script(src, options).unwrap_or_else(|e| panic!("{}", e.diagnostic().render("t.dml", src)))
 }
 
+/// Runs `src` with the full search in every block, however small (`--explain`).
+fn run_full_search(src: &str) -> String {
+    let mut spores = SporesOptimizer::new(Default::default());
+    spores.full_search().min_cost(0.0);
+    let options = RunOptions {
+        optimizer: Box::new(spores),
+        explain: true,
+        ..RunOptions::default()
+    };
+    run_script(src, options).unwrap_or_else(|e| panic!("{}", e.diagnostic().render("t.dml", src)))
+}
+
 /// Runs `src` masked and unfused (each with and without the optimizer), checks the
 /// values agree and that the masked plans use every operator in `expect_ops`.
 fn check(src: &str, expect_ops: &[&str]) {
@@ -173,16 +185,42 @@ for (i in 1:2) {{
 "
     );
     let plain = run(&src, false, false);
-    let mut spores = SporesOptimizer::new(Default::default());
-    spores.full_search().min_cost(0.0);
-    let options = RunOptions {
-        optimizer: Box::new(spores),
-        explain: true,
-        ..RunOptions::default()
-    };
-    let searched = run_script(&src, options).unwrap();
+    let searched = run_full_search(&src);
     let plan = common::assert_fused_agrees(&plain, &searched, 1e-9, "wdivmm_mult", &src);
     for op in ["= wdivmm_mult(", "= sddmm("] {
         assert!(plan.iter().any(|l| l.contains(op)), "no {op} in {plan:#?}");
     }
+}
+
+/// PNMF's multiplicative updates and objective under the full search: the quotients are
+/// `wdivmm_left` and `wdivmm_right` (SystemDS's wdivmm, divide) and the cross-entropy is
+/// `wcemm`, chosen by extraction, and the script prints what the operators as written
+/// print, also where `W %*% H0` has a zero column, which makes the quotient Inf at X's
+/// non-zeros there and 0 / 0 at its zeros (0 under the cell semantics).
+#[test]
+fn the_search_chooses_wdivmm_left_and_right_for_pnmf() {
+    let src = format!(
+        "{SETUP}
+H0 = H
+H0[, 5] = matrix(0, rows=4, cols=1)
+for (i in 1:2) {{
+  H = (H * (t(W) %*% (X / (W %*% H)))) / t(colSums(W))
+  W = (W * ((X / (W %*% H)) %*% t(H))) / t(rowSums(H))
+  obj = sum(W %*% H) - sum(X * log(W %*% H))
+  G = t(W) %*% (X / (W %*% H0))
+  print(\"v \" + obj + \" \" + sum(W) + \" \" + sum(H) + \" \" + sum(G) + \" \" + sum(G[, 1:4]))
+}}
+"
+    );
+    let plain = run(&src, false, false);
+    let searched = run_full_search(&src);
+    let plan = common::assert_fused_agrees(&plain, &searched, 1e-9, "wdivmm", &src);
+    for op in ["= wdivmm_left(", "= wdivmm_right(", "= wcemm("] {
+        assert!(plan.iter().any(|l| l.contains(op)), "no {op} in {plan:#?}");
+    }
+    let (vals, _) = values(&plain);
+    assert!(
+        vals.iter().any(|v| v.is_infinite()),
+        "the zero column makes Inf: {vals:?}"
+    );
 }

@@ -73,11 +73,13 @@ fn an_inf_input_keeps_the_rewrite_from_changing_the_result() {
         assert!(same(*x, *y, 1e-9), "{a:?} vs {b:?}");
     }
 
-    // With the Inf the root is kept as written (physical planning evaluates the product
-    // at X's non-zeros; the exact search leaves such a root to it).
+    // With the Inf the root is kept as written but for the fused operator the exact
+    // search chooses: the product evaluated at X's non-zeros (`sddmm`), not R_EQ's
+    // `U * (X %*% V)`.
     let poisoned = low_rank_script("U[3,1] = 1/0");
     let out = run(&poisoned, true);
-    assert_eq!(rewrites(&out), 0, "{out}");
+    assert_eq!(rewrites(&out), 1, "{out}");
+    assert!(out.contains("=> rowSums(sddmm(X, U, V))"), "{out}");
     assert!(
         out.contains("kept as written (may meet NaN or Inf"),
         "{out}"
@@ -268,7 +270,8 @@ print(toString(t(I) %*% I))
 }
 
 /// The fused kernels the planner picks without the optimizer (masked products), and
-/// those the optimizer's extraction picks (`sum_mm`, `mmchain`), agree with the operators
+/// those the optimizer's extraction picks (`sum_mm`, `mmchain`, `wdivmm_left`,
+/// `wdivmm_right`, which meet V's Inf and run as written), agree with the operators
 /// they replace, one at a time, on non-finite values. Each statement is a block of its
 /// own so that no product is shared (a shared one is not fused).
 #[test]
@@ -319,10 +322,14 @@ print(sum(t(X) %*% (X %*% v)))
         assert!(same(*x, *y, 1e-9), "value {k}: {a:?} fused vs {b:?}");
     }
     let optimized_out = run(src, true);
-    assert!(
-        optimized_out.contains("= mmchain(") && optimized_out.contains("= sum_mm("),
-        "{optimized_out}"
-    );
+    for op in [
+        "= mmchain(",
+        "= sum_mm(",
+        "= wdivmm_left(",
+        "= wdivmm_right(",
+    ] {
+        assert!(optimized_out.contains(op), "no {op} in {optimized_out}");
+    }
     let optimized = printed(&optimized_out);
     for (k, (x, y)) in a.iter().zip(&optimized).enumerate() {
         assert!(

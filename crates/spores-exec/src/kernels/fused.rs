@@ -405,6 +405,30 @@ pub fn wdivmm_mult(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<Dense
     }))
 }
 
+/// `t(U) %*% (X / (U %*% t(V)))` (SystemDS's wdivmm, divide left) and, with `left` false,
+/// `(X / (U %*% t(V))) %*% V` (divide right), without the dense product: the quotient is
+/// evaluated at the non-zeros of `X` only (cell semantics: `0 / y = 0` for every `y`),
+/// one rank-`k` dot and one rank-`k` update each, by the masked kernels' specialized loop.
+///
+/// Errors when `U` is not `m x k` or `V` not `n x k`.
+pub fn wdivmm_div(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix, left: bool) -> Result<DenseMatrix> {
+    use crate::kernels::elementwise::BinaryOp;
+    use crate::kernels::masked::{self, Instr, MaskedProgram, Operand};
+    let name = if left { "wdivmm_left" } else { "wdivmm_right" };
+    check_factors(name, x.shape(), u, v)?;
+    let quotient = MaskedProgram::new(vec![
+        Instr::Mask,
+        Instr::Load(0),
+        Instr::Binary(BinaryOp::Div),
+    ])?;
+    let operands = [Operand::LowRank { u, v }];
+    if left {
+        masked::masked_left_mul(x, &quotient, &operands, u)
+    } else {
+        masked::masked_right_mul(x, &quotient, &operands, v)
+    }
+}
+
 /// `sum(X * log(U %*% t(V)))` (SystemDS's wcemm, weighted cross-entropy) in one pass over
 /// the non-zeros of `X`: one rank-`k` dot and one logarithm each; a zero of `X` contributes
 /// nothing even where the product is not positive (cell semantics).

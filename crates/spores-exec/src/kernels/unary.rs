@@ -102,12 +102,24 @@ impl UnaryOp {
             UnaryOp::Abs => x.abs(),
             UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
             UnaryOp::Round => {
-                // Java's Math.round, as SystemDS: halves go up (`round(-2.5) = -2`).
-                let f = x.floor();
-                if x - f >= 0.5 {
-                    f + 1.0
+                // Java's Math.round, as SystemDS: halves go up (`round(-2.5) = -2`), the
+                // result is a `long` (NaN is 0, beyond +-2^63 saturates), so rounding
+                // never makes NaN or Inf. Scripts rely on it: SystemDS's `glm` ends its
+                // `round_to_print` loop on `round(NaN) == 0`.
+                const LONG_BOUND: f64 = 9_223_372_036_854_775_808.0; // 2^63
+                if x.is_nan() {
+                    0.0
+                } else if x >= LONG_BOUND {
+                    LONG_BOUND
+                } else if x <= -LONG_BOUND {
+                    -LONG_BOUND
                 } else {
-                    f
+                    let f = x.floor();
+                    if x - f >= 0.5 {
+                        f + 1.0
+                    } else {
+                        f
+                    }
                 }
             }
             UnaryOp::Floor => x.floor(),
@@ -251,6 +263,12 @@ mod tests {
         assert_eq!(Round.apply(-1.5), -1.0);
         assert_eq!(Round.apply(0.49999999999999994), 0.0);
         assert_eq!(Round.apply(-2.4), -2.0);
+        // A Java `long`, as SystemDS prints it: NaN is 0, +-Inf and huge values saturate.
+        assert_eq!(Round.apply(f64::NAN), 0.0);
+        assert_eq!(Round.apply(f64::INFINITY), 9.223372036854776e18);
+        assert_eq!(Round.apply(f64::NEG_INFINITY), -9.223372036854776e18);
+        assert_eq!(Round.apply(1e300), 9.223372036854776e18);
+        assert_eq!(Round.apply(-1e10), -1e10);
         assert_eq!(Sign.apply(-0.0), 0.0);
         assert_eq!(Sign.apply(-3.0), -1.0);
         assert_eq!(Sign.apply(0.1), 1.0);

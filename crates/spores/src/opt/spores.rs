@@ -192,8 +192,8 @@ impl Saturation {
     /// catalogue reads one but `sprop`, whose element-wise form the fused element-wise
     /// pass runs in one pass anyway). So the fused operators come from extraction in every
     /// block, not from a pattern matcher after it: the conjugate-gradient body of GLM on
-    /// small data runs `mmchain` although no full search pays there. Roots that physical
-    /// planning runs masked are left to it, as in [`ExprOptimizer::optimize_exact`].
+    /// small data runs `mmchain` although no full search pays there, and PNMF's updates
+    /// run `wdivmm_left` and `wdivmm_right`.
     /// Roots predicted below [`FUSE_ONLY_MIN_COST`] over their runs (`costs`) are not
     /// searched. `roots` are indices into `es`; their answers go to `out`.
     fn fuse_only(
@@ -206,9 +206,7 @@ impl Saturation {
     ) {
         let open: Vec<usize> = roots
             .filter(|&k| {
-                (costs[k] >= FUSE_ONLY_MIN_COST || self.min_cost == 0.0)
-                    && has_product(&es[k])
-                    && !runs_masked(&es[k], env)
+                (costs[k] >= FUSE_ONLY_MIN_COST || self.min_cost == 0.0) && has_product(&es[k])
             })
             .collect();
         if open.is_empty() {
@@ -306,12 +304,12 @@ impl ExprOptimizer for Saturation {
 
     /// The same search and budget with only the exact rules
     /// ([`OptimizeOptions::exact`]): translation, fusion and raising, chosen by price.
-    /// A root that physical planning already runs masked (see [`runs_masked`]) is left to
-    /// it: the search would find the same kernels (`wcemm` for `sum(X * log(W %*% H))`),
-    /// and on PNMF's loop body (20,000 x 5,000) it took 57 ms of a 0.8 s run (at load 5;
-    /// the first search in a process also loads the rules) for no faster plan. The
-    /// others are searched: `2 * exp(t(X) %*% X)` gets `tsmm(X)` for a tall dense `X`,
-    /// `sum(A %*% B) / n` gets `sum_mm(A, B) / n`.
+    /// Every root is searched, those physical planning could run masked too: the masked
+    /// forms the catalogue names (`wcemm` for `sum(X * log(W %*% H))`, `wdivmm_left` for
+    /// `t(W) %*% (X / (W %*% H))`) come from extraction, by price. On PNMF's loop body
+    /// (20,000 x 5,000) the search took 57 ms of a 0.8 s run (at load 5; the first search
+    /// in a process also loads the rules). `2 * exp(t(X) %*% X)` gets `tsmm(X)` for a tall
+    /// dense `X`, `sum(A %*% B) / n` gets `sum_mm(A, B) / n`.
     fn optimize_exact(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers {
         let exact = Saturation {
             options: OptimizeOptions {
@@ -321,25 +319,8 @@ impl ExprOptimizer for Saturation {
             min_cost: self.min_cost,
             budgeted: self.budgeted,
         };
-        let open: Vec<usize> = (0..es.len())
-            .filter(|&k| !runs_masked(&es[k], env))
-            .collect();
-        let mut out = vec![None; es.len()];
-        if open.is_empty() {
-            return (out, Effort::Full);
-        }
-        let chosen: Vec<LaExpr> = open.iter().map(|&k| es[k].clone()).collect();
-        let (answers, effort) = exact.optimize_all(&chosen, env, runs);
-        for (k, answer) in open.into_iter().zip(answers) {
-            out[k] = answer;
-        }
-        (out, effort)
+        exact.optimize_all(es, env, runs)
     }
-}
-
-/// Whether physical planning runs part of `e` masked (at a sparse matrix's non-zeros).
-fn runs_masked(e: &LaExpr, env: &ShapeEnv) -> bool {
-    as_planned(e, env) != *e
 }
 
 /// Whether `e` multiplies matrices somewhere.

@@ -861,6 +861,11 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
             let (x, u, v) = factors()?;
             Value::matrix(Matrix::Dense(fk::wdivmm_mult(x, &u, &v).map_err(err)?))
         }
+        CatalogueOp::WdivmmLeft | CatalogueOp::WdivmmRight => {
+            let (x, u, v) = factors()?;
+            let left = kind == CatalogueOp::WdivmmLeft;
+            Value::matrix(Matrix::Dense(fk::wdivmm_div(x, &u, &v, left).map_err(err)?))
+        }
     })
 }
 

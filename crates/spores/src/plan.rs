@@ -20,8 +20,8 @@
 //! low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`,
 //! `wdivmm_left`, `wdivmm_right`, `wcemm` and `wsloss` (`spores_opt::fused`), `mmchain`,
 //! and `sum_mm` for `sum(A %*% B)` (from the factors' sums). A block whose predicted cost
-//! cannot pay for the full search still gets the fusion-only one (`opt::Saturation`) when
-//! its roots are predicted at 10 us or more; roots kept as written because they may meet
+//! cannot pay for the full search still gets the fusion-only one (`opt::Saturation`) once
+//! its roots' predicted cost pays for that (about 5 ms); roots kept as written because they may meet
 //! NaN or Inf (every root with `/`, `log` or `exp` inside, `dag::guard`) get the search
 //! limited to the rules exact under the cell semantics (`OptimizeOptions::exact`). So
 //! PNMF's `t(W) %*% (X / (W %*% H))` is `wdivmm_left` from extraction, and what the

@@ -230,6 +230,12 @@ struct Template {
     egraph: EGraph,
 }
 
+/// Whether this thread has loaded the built-in rules already (its first search pays
+/// for parsing them; later ones copy the prepared e-graph).
+pub fn rules_loaded() -> bool {
+    TEMPLATES.with(|t| t.borrow().iter().any(|tp| tp.extra.is_none()))
+}
+
 /// A fresh e-graph with the rules loaded, and its sampling scheduler.
 fn prepared(
     extra: &Option<String>,

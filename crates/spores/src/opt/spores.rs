@@ -91,12 +91,23 @@ const FULL_SEARCH: Duration = Duration::from_millis(60);
 
 /// Roots predicted to cost less than this (ns of kernel time over the block's runs so
 /// far) get no search at all, not even the fusion-only one: no plan can save more than
-/// the root costs, and a fusion-only search takes milliseconds (10-50 ms in a debug
-/// build). SystemDS's builtins run thousands of such blocks (`xgboost`'s driver: roots
-/// of 60-250 ns, each block with new shapes), which searched took minutes instead of a
-/// second. The benchmarks' smallest fused root, `k_xtxv` on 2,000 x 1,000 (29 us), is
-/// above it.
+/// the root costs. SystemDS's builtins run thousands of such blocks (`xgboost`'s driver:
+/// roots of 60-250 ns, each block with new shapes).
 const FUSE_ONLY_MIN_COST: f64 = 1e4;
+
+/// About what a fusion-only search takes in a release build: 5-6.5 ms for the 10-120
+/// e-node graphs of the example scripts (cloning the prepared e-graph 0.5 ms, then
+/// translation, one fusion step and raising about 1.5 ms each). Under the budget the
+/// roots' predicted cost over the runs so far must be at least this (plus
+/// [`RULES_LOAD`] before a thread's first search): the search may cost as much as the
+/// roots as written, not a share of it as the full search, because it is exact, cheap, and
+/// what it finds saves most of the roots' cost (PNMF's `sum(W %*% H)`, 2.2e6 -> 1.5e4 ns
+/// predicted). Searched at a 10 us floor instead, the examples and small workloads, which
+/// run in 6-150 ms, took 20-70 ms longer than as written.
+const FUSE_ONLY_SEARCH: Duration = Duration::from_millis(5);
+
+/// About what loading the rules takes at a thread's first search (release build).
+const RULES_LOAD: Duration = Duration::from_millis(30);
 
 /// Smallest node limit a budgeted search gets: enough to translate and fuse a
 /// five-operator expression such as the squared loss.
@@ -158,7 +169,22 @@ impl Saturation {
         }
         let work: f64 = costs.iter().sum();
         let by_budget = runs_for(MIN_SEARCH.as_secs_f64() * 1e9 / SEARCH_SHARE, work);
-        by_root.max(by_budget)
+        // The fusion-only search may pay earlier (counting every root's work, not only
+        // the roots with a product, and leaving out loading the rules keeps this on the
+        // safe side too).
+        let fusion = runs_for(FUSE_ONLY_SEARCH.as_secs_f64() * 1e9, work);
+        by_root.max(by_budget).min(fusion)
+    }
+
+    /// Whether roots predicted to cost `work` (over the runs so far) pay for a
+    /// fusion-only search ([`FUSE_ONLY_SEARCH`], and [`RULES_LOAD`] if this thread has
+    /// not searched yet); always without a budget.
+    fn fusion_pays(&self, work: f64) -> bool {
+        let mut search = FUSE_ONLY_SEARCH;
+        if !saturate::rules_loaded() {
+            search += RULES_LOAD;
+        }
+        self.min_cost == 0.0 || !self.budgeted || work >= search.as_secs_f64() * 1e9
     }
 }
 
@@ -191,11 +217,13 @@ impl Saturation {
     /// smallest node limit, for the roots with a matrix product (every operator of the
     /// catalogue reads one but `sprop`, whose element-wise form the fused element-wise
     /// pass runs in one pass anyway). So the fused operators come from extraction in every
-    /// block, not from a pattern matcher after it: the conjugate-gradient body of GLM on
-    /// small data runs `mmchain` although no full search pays there, and PNMF's updates
-    /// run `wdivmm_left` and `wdivmm_right`.
+    /// block that pays for this search, not from a pattern matcher after it: PNMF's
+    /// updates on the examples' 2000 x 1000 input run `wdivmm_left` and `wdivmm_right`
+    /// from the loop's 4th run on, although no full search pays there.
     /// Roots predicted below [`FUSE_ONLY_MIN_COST`] over their runs (`costs`) are not
-    /// searched. `roots` are indices into `es`; their answers go to `out`.
+    /// searched, nor roots whose costs together do not pay for the search
+    /// ([`Saturation::fusion_pays`]). `roots` are indices into `es`; their answers go to
+    /// `out`.
     fn fuse_only(
         &self,
         es: &[LaExpr],
@@ -209,7 +237,7 @@ impl Saturation {
                 (costs[k] >= FUSE_ONLY_MIN_COST || self.min_cost == 0.0) && has_product(&es[k])
             })
             .collect();
-        if open.is_empty() {
+        if open.is_empty() || !self.fusion_pays(open.iter().map(|&k| costs[k]).sum()) {
             return;
         }
         let chosen: Vec<LaExpr> = open.iter().map(|&k| es[k].clone()).collect();
@@ -681,14 +709,15 @@ print(total)
         (out, fused)
     }
 
-    /// Run once, the loss is predicted to take a few milliseconds: a full search (tens of
-    /// milliseconds) cannot pay, so it gets only the fusion search, which finds `wsloss`
-    /// but none of the algebra: the gradient `(U %*% t(V) - X) %*% V` keeps its dense
-    /// product, which the full search distributes into `U %*% tsmm(V) - X %*% V`.
+    /// Run once, the loss is predicted at about 4.6 ms: neither a full search (tens of
+    /// milliseconds) nor the fusion-only one (5 ms, plus 30 ms to load the rules at the
+    /// thread's first search) can pay, so it runs as written, and so does the gradient
+    /// `(U %*% t(V) - X) %*% V`, which the full search distributes into
+    /// `U %*% tsmm(V) - X %*% V`.
     #[test]
-    fn a_block_that_runs_once_on_small_data_gets_only_the_fusion_search() {
+    fn a_block_that_runs_once_on_small_data_is_not_searched() {
         let (out, fused) = loss_runs(1);
-        assert_eq!(fused, 1, "{out}");
+        assert_eq!(fused, 0, "{out}");
         let src = "X = rand(rows=2000, cols=1000, sparsity=0.01, seed=1)
 U = rand(rows=2000, cols=10, seed=2)
 V = rand(rows=1000, cols=10, seed=3)
@@ -779,12 +808,14 @@ print(s)
             min_cost: DEFAULT_MIN_COST,
             budgeted: true,
         };
-        // 1 ms of predicted work per run: 10 ms / 0.15 / 1 ms = 66.7 runs.
-        assert_eq!(saturation.searchable_at(&[1e6]), 66);
+        // 1 ms of predicted work per run: the full search pays at 10 ms / 0.15 / 1 ms =
+        // 66.7 runs, the fusion-only one at 5 ms / 1 ms = 5 runs, the earlier bound.
+        assert_eq!(saturation.searchable_at(&[1e6]), 5);
         // Two roots of 0.5 ms: the budget counts their sum.
-        assert_eq!(saturation.searchable_at(&[5e5, 5e5]), 66);
-        // Tiny roots: each must reach min_cost (1e6) too; the budget is the later bound.
-        assert_eq!(saturation.searchable_at(&[1e3]), 66_666);
+        assert_eq!(saturation.searchable_at(&[5e5, 5e5]), 5);
+        // Tiny roots: no full search before each reaches min_cost (1e6) and the budget
+        // pays (66,666 runs); the fusion-only search pays at 5 ms / 1 us.
+        assert_eq!(saturation.searchable_at(&[1e3]), 5000);
         // Nothing to price: never.
         assert_eq!(saturation.searchable_at(&[0.0]), u64::MAX);
         let unbudgeted = Saturation {
@@ -797,6 +828,26 @@ print(s)
             Duration::from_secs_f64(work * SEARCH_SHARE / 1e9) < MIN_SEARCH
         };
         assert!(below(65) && !below(67));
+    }
+
+    /// The fusion-only search must be paid for by the roots' predicted cost: 5 ms, and the
+    /// rules' loading (30 ms) before this thread's first search; without a budget always.
+    #[test]
+    fn a_fusion_only_search_is_paid_for_by_the_roots() {
+        let saturation = Saturation {
+            options: OptimizeOptions::default(),
+            min_cost: DEFAULT_MIN_COST,
+            budgeted: true,
+        };
+        // Each test runs on a thread of its own, which has not searched yet.
+        assert!(!saturate::rules_loaded());
+        assert!(!saturation.fusion_pays(3.4e7));
+        assert!(saturation.fusion_pays(3.5e7));
+        let unbudgeted = Saturation {
+            budgeted: false,
+            ..saturation
+        };
+        assert!(unbudgeted.fusion_pays(1e4));
     }
 
     /// A 30 ms budget buys about half the full search's e-nodes; the time limit is only a

@@ -35,6 +35,9 @@ fn scheduler_port() -> u16 {
     let (_, port) = CLUSTER.get_or_init(|| {
         // `RUST_LOG=ballista_scheduler=info,...` shows what the cluster does.
         let _ = env_logger::builder().is_test(true).try_init();
+        // The executors' work directories (shuffle files) go under $TMPDIR: the target
+        // directory's, not the machine's.
+        std::env::set_var("TMPDIR", dir("work"));
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()

@@ -23,6 +23,8 @@ mod cluster {
             let mut child = Command::new(env!("CARGO_BIN_EXE_spores"))
                 .args(["ballista", "cluster", "--slots", "1", "--memory", "64M"])
                 .args(["--executors", &executors.to_string()])
+                // The executors' work directories (shuffle files) under the target's.
+                .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())
                 .spawn()

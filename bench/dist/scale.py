@@ -3,6 +3,7 @@ PySpark running the same programs as SQL.
 
     python bench/dist/scale.py gen --nnz 1e7 --out bench/out/dist     # Parquet COO inputs
     python bench/dist/scale.py run --dir bench/out/dist --memory 1G    # the table
+    python bench/dist/scale.py ballista --dir bench/out/dist --memory 1G   # 1 vs 2 executors
 
 `gen` writes X (rows x cols, `nnz` non-zeros spread evenly over the rows, uniform in
 [1, 5)), the rank-r factors U and V and a vector v as Parquet COO files (`i`, `j`, `v`,
@@ -19,6 +20,12 @@ included, writing the result to Parquet) on:
     chose, written out by hand).
 Every finished run's result is checked against the others (relative 1e-6). A run that
 exceeds --timeout is reported as such.
+
+`ballista` times the optimized plans of the same programs on a Ballista cluster of 1 and
+of 2 executors (`spores ballista cluster`, a scheduler and the executors in one process,
+each executor with --slots task slots and a --memory pool; a build with the `ballista`
+feature), each plan in --partitions partitions, beside spores on DataFusion in this
+process (`--engine datafusion`, --memory, 2 threads); results checked against each other.
 """
 
 import argparse
@@ -178,13 +185,13 @@ def timed(cmd, timeout, env=None):
     return took, ""
 
 
-def run_spores(binary, d, name, body, flags, memory, timeout, out):
+def run_spores(binary, d, name, body, flags, memory, timeout, out, threads=2):
     script = d / f"{name}.dml"
     script.write_text(
         "\n".join(f'{m} = read("{d / (m + ".parquet")}")' for m in ["X", "U", "V", "v"])
         + f"\n{body}\nwrite(out, \"{out}\")\n"
     )
-    cmd = [binary, "run", str(script), "--memory", memory, "--threads", "2"] + flags
+    cmd = [binary, "run", str(script), "--memory", memory, "--threads", str(threads)] + flags
     # DataFusion spills under TMPDIR; `run` empties it after each run (a run stopped by the
     # timeout cannot remove its own files).
     return timed(cmd, timeout, env={**os.environ, "TMPDIR": str(d / "tmp")})
@@ -291,6 +298,72 @@ def run(args):
     Path(args.table).write_text(text)
 
 
+def start_cluster(binary, executors, slots, memory, tmp):
+    """A `spores ballista cluster` process and its scheduler's address."""
+    cmd = [binary, "ballista", "cluster", "--executors", str(executors), "--slots", str(slots), "--memory", memory]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "TMPDIR": str(tmp)})
+    address = proc.stdout.readline().strip()
+    if not address.startswith("ballista://"):
+        proc.kill()
+        raise SystemExit(f"`{' '.join(cmd)}` printed {address!r}, not a scheduler address")
+    return proc, address
+
+
+def ballista(args):
+    d = Path(args.dir).resolve()
+    shape = json.loads((d / "shape.json").read_text())
+    binary = args.spores
+    tmp = d / "tmp"
+    columns = ["spores on DataFusion"] + [f"Ballista, {n} executor{'s' if n > 1 else ''}" for n in (1, 2)]
+    results = {name: {} for name in args.programs.split(",")}
+
+    def measure(name, label, flags, threads=2):
+        out = d / f"out-{name}-{label.split(',')[-1].strip().replace(' ', '')}.parquet"
+        took, why = run_spores(binary, d, name, PROGRAMS[name][0], flags + ["--full-search"], args.memory, args.timeout, out, threads)
+        results[name][label] = (took, why, checksum(out) if took is not None else None)
+        print(f"{name:6} {label:25} {f'{took:.1f} s' if took is not None else why}", flush=True)
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    for name in results:
+        measure(name, columns[0], ["--engine", "datafusion"])
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+    for executors, label in zip((1, 2), columns[1:]):
+        proc, address = start_cluster(binary, executors, args.slots, args.memory, tmp)
+        try:
+            for name in results:
+                measure(name, label, ["--engine", address], args.partitions)
+        finally:
+            proc.kill()
+            proc.wait()
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
+    for name, runs in results.items():
+        sums = [c for (_, _, c) in runs.values() if c is not None]
+        for c in sums:
+            for a, b in zip(c, sums[0]):
+                assert abs(a - b) <= 1e-6 * max(1.0, abs(b)), f"{name}: results differ: {sums}"
+    load = os.getloadavg()[0]
+    lines = [
+        f"X {shape['rows']}x{shape['cols']} with {shape['nnz']:,} non-zeros, rank {shape['rank']}; "
+        f"--memory {args.memory} (each executor's); Ballista plans in {args.partitions} partitions, "
+        f"{args.slots} task slots per executor; load average (1 min) at the end {load:.1f}; "
+        "seconds (wall, reading Parquet and writing the result included)",
+        "",
+        "| program | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
+    for name, runs in results.items():
+        cells = [f"{runs[c][0]:.1f}" if runs[c][0] is not None else runs[c][1] for c in columns]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    Path(args.table).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.table).write_text(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -308,8 +381,17 @@ def main():
     r.add_argument("--systems", default="", help="comma-separated substrings of the run labels to keep")
     r.add_argument("--spores", default=str(ROOT / "target/release/spores"))
     r.add_argument("--table", default="bench/out/dist_scale.md")
+    b = sub.add_parser("ballista")
+    b.add_argument("--dir", default="bench/out/dist")
+    b.add_argument("--memory", default="1G")
+    b.add_argument("--timeout", type=float, default=900)
+    b.add_argument("--programs", default="chain,loss,als")
+    b.add_argument("--slots", type=int, default=2, help="task slots per executor")
+    b.add_argument("--partitions", type=int, default=4, help="partitions of each Ballista plan")
+    b.add_argument("--spores", default=str(ROOT / "target/release/spores"))
+    b.add_argument("--table", default="bench/out/dist_ballista.md")
     args = ap.parse_args()
-    gen(args) if args.cmd == "gen" else run(args)
+    {"gen": gen, "run": run, "ballista": ballista}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -5,11 +5,16 @@
 //! that outgrow it spill to temporary files instead of failing, and the disk manager
 //! writes those files under the OS's temporary directory (or `temp_dir`). The number of
 //! partitions follows the thread count.
+//!
+//! The same engine can send its plans to a Ballista cluster instead
+//! ([`DataFusionEngine::on_ballista`], feature `ballista`): lowering and physical planning
+//! stay here, the execution (and the budget, the executors' own) is the cluster's.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::logical_expr::LogicalPlan;
@@ -22,7 +27,7 @@ use crate::coo;
 use crate::error::DistError;
 use crate::lower::Lowering;
 use crate::memory::BudgetPool;
-use crate::source::Leaf;
+use crate::source::{FileScan, Leaf};
 use crate::tensor::{self, TensorLowering};
 
 /// How the local DataFusion session is set up.
@@ -47,24 +52,81 @@ impl Default for EngineConfig {
     }
 }
 
-/// A local DataFusion engine: one Tokio runtime, a fresh session per plan.
+/// A DataFusion engine: one Tokio runtime, a fresh session per plan, run here or (with
+/// the `ballista` feature) on a Ballista cluster.
 pub struct DataFusionEngine {
     config: EngineConfig,
     runtime: tokio::runtime::Runtime,
+    #[cfg(feature = "ballista")]
+    cluster: Option<crate::ballista::Cluster>,
 }
 
 impl DataFusionEngine {
     pub fn new(config: EngineConfig) -> Result<Self, DistError> {
+        // Timers and sockets (when compiled in) for a Ballista cluster's gRPC client.
         let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
             .worker_threads(config.threads.max(1))
             .thread_name("spores-datafusion")
             .build()
             .map_err(|e| DistError::Plan(format!("cannot start the Tokio runtime: {e}")))?;
-        Ok(DataFusionEngine { config, runtime })
+        Ok(DataFusionEngine {
+            config,
+            runtime,
+            #[cfg(feature = "ballista")]
+            cluster: None,
+        })
+    }
+
+    /// An engine whose plans run on the Ballista `cluster` (`config.threads` is then the
+    /// number of partitions of each plan).
+    #[cfg(feature = "ballista")]
+    pub fn on_ballista(
+        config: EngineConfig,
+        cluster: crate::ballista::Cluster,
+    ) -> Result<Self, DistError> {
+        let mut engine = DataFusionEngine::new(config)?;
+        engine.cluster = Some(cluster);
+        Ok(engine)
+    }
+
+    /// `ballista` when plans run on a cluster, else `datafusion`.
+    pub fn name(&self) -> &'static str {
+        #[cfg(feature = "ballista")]
+        if self.cluster.is_some() {
+            return "ballista";
+        }
+        "datafusion"
     }
 
     pub fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    /// How file inputs are scanned: by path when remote executors read them.
+    fn file_scan(&self) -> FileScan {
+        #[cfg(feature = "ballista")]
+        if self.cluster.is_some() {
+            return FileScan::Parquet;
+        }
+        FileScan::RowGroups
+    }
+
+    /// Runs `plan` to its batches, here or on the cluster.
+    fn collect(&self, plan: LogicalPlan) -> Result<Vec<RecordBatch>, DistError> {
+        let ctx = self.session()?;
+        #[cfg(feature = "ballista")]
+        if let Some(cluster) = &self.cluster {
+            let partitions = self.config.threads.max(1);
+            return self
+                .runtime
+                .block_on(cluster.collect(&ctx, plan, partitions));
+        }
+        let batches = self.runtime.block_on(async move {
+            let frame = ctx.execute_logical_plan(plan).await?;
+            frame.collect().await
+        })?;
+        Ok(batches)
     }
 
     fn session(&self) -> Result<SessionContext, DistError> {
@@ -91,6 +153,7 @@ impl DataFusionEngine {
     ) -> Result<(LogicalPlan, usize, usize), DistError> {
         let rel = Lowering::new(inputs)
             .with_partitions(self.config.threads)
+            .with_file_scan(self.file_scan())
             .lower(e)?;
         Ok((rel.plan, rel.rows, rel.cols))
     }
@@ -103,11 +166,7 @@ impl DataFusionEngine {
         inputs: &HashMap<String, M>,
     ) -> Result<Matrix, DistError> {
         let (plan, rows, cols) = self.logical_plan(e, inputs)?;
-        let ctx = self.session()?;
-        let batches = self.runtime.block_on(async move {
-            let frame = ctx.execute_logical_plan(plan).await?;
-            frame.collect().await
-        })?;
+        let batches = self.collect(plan)?;
         coo::from_batches(&batches, rows, cols)
     }
 
@@ -139,11 +198,7 @@ impl DataFusionEngine {
         for q in &plan.queries {
             let (logical, dims, fill) = lowering.query(q)?;
             let schema = Arc::new(logical.schema().as_arrow().clone());
-            let ctx = self.session()?;
-            let batches = self.runtime.block_on(async move {
-                let frame = ctx.execute_logical_plan(logical).await?;
-                frame.collect().await
-            })?;
+            let batches = self.collect(logical)?;
             lowering.store(&q.name, tensor::stored(batches, schema, dims, fill));
         }
         plan.outputs

@@ -14,6 +14,9 @@ pub enum DistError {
     /// DataFusion (or Arrow) refused or failed, e.g. out of memory with spilling exhausted.
     #[error("DataFusion: {0}")]
     Engine(#[from] datafusion::error::DataFusionError),
+    /// A Ballista scheduler or executor could not be started, reached or used.
+    #[error("Ballista: {0}")]
+    Cluster(String),
     #[error("Arrow: {0}")]
     Arrow(#[from] datafusion::arrow::error::ArrowError),
     /// The result relation does not describe a matrix of the expected shape.

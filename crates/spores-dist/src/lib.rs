@@ -15,6 +15,8 @@
 //!   row group by row group.
 //! - [`engine`]: a local `SessionContext` whose memory pool ([`memory`]) is the memory
 //!   budget, spilling to disk beyond it.
+//! - `ballista` (feature `ballista`): the same plans submitted to an Apache Ballista
+//!   scheduler, and an in-process scheduler with executors.
 //!
 //! ```
 //! use std::collections::HashMap;
@@ -34,6 +36,8 @@
 //! DataFusion 55 with `default-features = false` (no SQL front end, no file formats, no
 //! compression): see the crate README for the measured clean build time and binary size.
 
+#[cfg(feature = "ballista")]
+pub mod ballista;
 pub mod coo;
 pub mod engine;
 pub mod error;
@@ -44,4 +48,4 @@ pub mod tensor;
 
 pub use engine::{DataFusionEngine, EngineConfig};
 pub use error::DistError;
-pub use source::{Input, Leaf};
+pub use source::{FileScan, Input, Leaf};

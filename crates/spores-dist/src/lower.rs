@@ -38,7 +38,7 @@ use spores_opt::la::{expand_fused, Dim, LaExpr};
 
 use crate::coo::{self, COL, ROW, VALUE};
 use crate::error::DistError;
-use crate::source::Leaf;
+use crate::source::{FileScan, Leaf};
 
 /// A lowered subexpression: a plan whose output columns are [`coo::schema`]'s for its
 /// shape (unqualified `i`, `j`, `v`).
@@ -68,6 +68,8 @@ pub struct Lowering<'a, M: Leaf> {
     tables: HashMap<String, (Arc<dyn TableProvider>, bool)>,
     /// Partitions a file's scan is split into.
     partitions: usize,
+    /// How file inputs are scanned.
+    scan: FileScan,
     domains: HashMap<usize, Arc<MemTable>>,
     next_alias: usize,
 }
@@ -124,6 +126,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             inputs,
             tables: HashMap::new(),
             partitions: 1,
+            scan: FileScan::default(),
             domains: HashMap::new(),
             next_alias: 0,
         }
@@ -132,6 +135,12 @@ impl<'a, M: Leaf> Lowering<'a, M> {
     /// Splits the scan of each file input into `partitions` streams.
     pub fn with_partitions(mut self, partitions: usize) -> Self {
         self.partitions = partitions.max(1);
+        self
+    }
+
+    /// Scans file inputs this way.
+    pub fn with_file_scan(mut self, scan: FileScan) -> Self {
+        self.scan = scan;
         self
     }
 
@@ -191,7 +200,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         let (table, repeats) = match self.tables.get(name) {
             Some(t) => t.clone(),
             None => {
-                let t = leaf.table(self.partitions)?;
+                let t = leaf.table(self.partitions, self.scan)?;
                 self.tables.insert(name.to_string(), t.clone());
                 t
             }
@@ -647,7 +656,9 @@ impl<'a, M: Leaf> Lowering<'a, M> {
 
     /// The shape of `e` (by lowering it; plans are cheap to build).
     fn shape_of(&self, e: &LaExpr) -> Result<(usize, usize)> {
-        let mut probe = Lowering::new(self.inputs).with_partitions(self.partitions);
+        let mut probe = Lowering::new(self.inputs)
+            .with_partitions(self.partitions)
+            .with_file_scan(self.scan);
         let rel = probe.lower(e)?;
         Ok((rel.rows, rel.cols))
     }

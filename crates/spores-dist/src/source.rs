@@ -6,6 +6,12 @@
 //! row groups `p, p + P, ...` through [`CooFile::read_group`], which checks every cell
 //! against the file's shape. A file that does not promise each cell once
 //! ([`CooFile::unique_cells`]) is summed by cell first, as Matrix Market duplicates are.
+//!
+//! That scan is a plan node only this process can run. A plan sent to a Ballista cluster
+//! scans the file with DataFusion's own Parquet reader instead ([`FileScan::Parquet`]),
+//! which every executor can decode: by its absolute path, so the file must be visible to
+//! the executors at that path. That reader does not check indices against the shape; a
+//! result cell outside it is refused when the result is read back.
 
 use std::borrow::Borrow;
 use std::sync::Arc;
@@ -25,6 +31,18 @@ use spores_exec::Matrix;
 
 use crate::coo;
 use crate::error::DistError;
+
+/// How a Parquet COO file input is scanned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FileScan {
+    /// Row group by row group through [`CooFile`], every cell checked against the shape.
+    #[default]
+    RowGroups,
+    /// DataFusion's Parquet scan of the file's absolute path, split in byte ranges: a
+    /// plan node that remote executors decode (builds with the `ballista` feature).
+    #[cfg(feature = "ballista")]
+    Parquet,
+}
 
 /// A leaf of a lowered plan.
 #[derive(Clone, Debug)]
@@ -89,14 +107,23 @@ impl LeafRef<'_> {
 
     /// The table of the leaf's non-zero cells, in [`coo::schema`]'s columns, and whether
     /// a cell may appear more than once (then its tuples are to be summed).
-    pub fn table(self, partitions: usize) -> Result<(Arc<dyn TableProvider>, bool), DistError> {
+    pub fn table(
+        self,
+        partitions: usize,
+        scan: FileScan,
+    ) -> Result<(Arc<dyn TableProvider>, bool), DistError> {
         match self {
+            #[cfg(feature = "ballista")]
+            LeafRef::File(f) if scan == FileScan::Parquet => {
+                Ok((parquet_table(f)?, !f.unique_cells()))
+            }
             LeafRef::Matrix(m) => {
                 let batch = coo::to_batch(m)?;
                 let table = MemTable::try_new(batch.schema(), vec![vec![batch]])?;
                 Ok((Arc::new(table), false))
             }
             LeafRef::File(f) => {
+                let _ = scan;
                 let file = Arc::new(f.clone());
                 let schema = coo::schema(f.rows(), f.cols());
                 let count = partitions.clamp(1, f.row_groups().max(1));
@@ -115,6 +142,30 @@ impl LeafRef<'_> {
             }
         }
     }
+}
+
+/// DataFusion's listing table of one Parquet file, with [`coo::schema`]'s columns (the
+/// file's other columns are not read; INT32 indices and FLOAT values are cast).
+#[cfg(feature = "ballista")]
+fn parquet_table(f: &CooFile) -> Result<Arc<dyn TableProvider>, DistError> {
+    use datafusion::datasource::file_format::parquet::ParquetFormat;
+    use datafusion::datasource::listing::{
+        ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+    };
+    let path = std::path::absolute(f.path())
+        .map_err(|e| DistError::Plan(format!("{}: no absolute path: {e}", f.path().display())))?;
+    let text = path
+        .to_str()
+        .ok_or_else(|| DistError::Plan(format!("{}: the path is not UTF-8", path.display())))?;
+    let url = ListingTableUrl::parse(text)?;
+    let options = ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension(
+        path.extension()
+            .map_or(String::new(), |e| format!(".{}", e.to_string_lossy())),
+    );
+    let config = ListingTableConfig::new(url)
+        .with_listing_options(options)
+        .with_schema(coo::schema(f.rows(), f.cols()));
+    Ok(Arc::new(ListingTable::try_new(config)?))
 }
 
 /// One partition of a file's scan: row groups `first, first + step, ...`.

@@ -2,13 +2,17 @@
 //! give the values the same matrices give in memory; a file that may repeat a cell is
 //! summed by cell first; a small memory budget does not stall a scan's repartitions.
 
+#[path = "../../spores-opt/tests/common/mod.rs"]
+mod common;
+mod differential;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use differential::{factorization_inputs, rand, X_GROUP};
 use spores_dist::{DataFusionEngine, EngineConfig, Input};
 use spores_exec::io::parquet_coo::{self, CooFile};
-use spores_exec::random::{systemds_rand, DatagenSpec, Pdf};
 use spores_exec::Matrix;
 use spores_opt::eval::eval;
 use spores_opt::la::LaExpr;
@@ -17,18 +21,6 @@ fn dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spores-dist-parquet");
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn rand(rows: usize, cols: usize, sparsity: f64, seed: i64) -> Matrix {
-    let pdf = Pdf::Uniform { min: 1.0, max: 5.0 };
-    systemds_rand(&DatagenSpec {
-        rows,
-        cols,
-        sparsity,
-        pdf,
-        seed,
-    })
-    .unwrap()
 }
 
 fn engine() -> DataFusionEngine {
@@ -41,31 +33,10 @@ fn engine() -> DataFusionEngine {
 
 #[test]
 fn files_scanned_by_row_groups_give_the_in_memory_values() {
-    let x = rand(300, 200, 0.05, 1);
-    let u = rand(300, 6, 1.0, 2);
-    let path = dir().join("x.parquet");
+    let (memory, scanned) = factorization_inputs(&dir());
     // About 3000 cells in row groups of 700: five groups over three partitions.
-    parquet_coo::write_groups(&x, &path, 700).unwrap();
-    let file = CooFile::open(&path).unwrap();
-    assert_eq!(file.row_groups(), x.nnz().div_ceil(700));
-    let u_path = dir().join("u.parquet");
-    parquet_coo::write(&u, &u_path).unwrap();
-
-    let memory: HashMap<String, Matrix> = [
-        ("X", x),
-        ("U", u),
-        ("V", rand(200, 6, 1.0, 3)),
-        ("v", rand(200, 1, 1.0, 4)),
-    ]
-    .into_iter()
-    .map(|(k, m)| (k.to_string(), m))
-    .collect();
-    let mut scanned: HashMap<String, Input> = memory
-        .iter()
-        .map(|(k, m)| (k.clone(), Input::from(m.clone())))
-        .collect();
-    scanned.insert("X".into(), file.into());
-    scanned.insert("U".into(), CooFile::open(&u_path).unwrap().into());
+    let file = CooFile::open(&dir().join("x.parquet")).unwrap();
+    assert_eq!(file.row_groups(), memory["X"].nnz().div_ceil(X_GROUP));
 
     let engine = engine();
     for text in [

@@ -5,125 +5,17 @@
 
 #[path = "../../spores-opt/tests/common/mod.rs"]
 mod common;
+mod differential;
 
-use std::collections::{BTreeMap, HashMap};
-
-use common::random_expr::{dims, gen};
-use common::{close, Rng};
+use differential::assert_none;
+use differential::la::{cases, random_program_failures};
 use spores_dist::{DataFusionEngine, EngineConfig};
-use spores_exec::{DenseMatrix, Matrix};
-use spores_opt::eval::eval;
-use spores_opt::la::{Dim, LaExpr, ShapeEnv};
-use spores_opt::saturate::{optimize, OptimizeOptions};
-
-const SHAPES: [&str; 7] = [
-    "X=mxn", "Y=mxn", "U=mx10", "V=nx10", "A=mxm", "u=mx1", "v=nx1",
-];
-const M: usize = 13;
-const N: usize = 9;
-
-fn symbolic_env() -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for s in SHAPES {
-        env.add_shape_arg(s).unwrap();
-    }
-    env
-}
-
-fn size(d: &Dim) -> usize {
-    match d {
-        Dim::Known(n) => *n,
-        Dim::Sym(s) if s == "m" => M,
-        Dim::Sym(_) => N,
-    }
-}
-
-/// A `rows x cols` matrix whose cells are non-zero with probability `density`, values in
-/// [-2, 2) in steps of 1/8 (exact in binary, so sums differ only by rounding order).
-fn random_matrix(rng: &mut Rng, rows: usize, cols: usize, density: f64) -> Matrix {
-    let d = DenseMatrix::from_fn(rows, cols, |_, _| {
-        if (rng.below(1000) as f64) < density * 1000.0 {
-            (rng.below(32) as f64 - 16.0) / 8.0
-        } else {
-            0.0
-        }
-    });
-    Matrix::Dense(d).into_best_format()
-}
-
-/// Inputs of every shape in [`SHAPES`]: `X` sparse (15 %), `Y` half full, the others
-/// mostly dense.
-fn inputs(env: &ShapeEnv, rng: &mut Rng) -> HashMap<String, Matrix> {
-    let mut names: Vec<&String> = env.shapes.keys().collect();
-    names.sort();
-    names
-        .into_iter()
-        .map(|name| {
-            let (r, c) = &env.shapes[name];
-            let density = match name.as_str() {
-                "X" => 0.15,
-                "Y" => 0.5,
-                _ => 0.9,
-            };
-            (name.clone(), random_matrix(rng, size(r), size(c), density))
-        })
-        .collect()
-}
-
-fn concrete_env(inputs: &HashMap<String, Matrix>) -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for (name, m) in inputs {
-        env.matrix(name, Dim::Known(m.rows()), Dim::Known(m.cols()));
-        env.set_nnz(name, m.nnz() as f64);
-    }
-    env
-}
-
-fn cases() -> u64 {
-    std::env::var("SPORES_DIST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40)
-}
 
 #[test]
 fn random_programs_and_their_optimized_plans_match_the_local_engine() {
     let engine = DataFusionEngine::new(EngineConfig::default()).unwrap();
-    let env = symbolic_env();
-    let sizes: BTreeMap<String, usize> = [("m".to_string(), M), ("n".to_string(), N)].into();
-    let mut failures = Vec::new();
-    let mut fused = 0;
-    for seed in 0..cases() {
-        let mut rng = Rng(seed);
-        let d = dims();
-        let (r, c) = (d[rng.below(4)].clone(), d[rng.below(4)].clone());
-        let e = gen(&env, &r, &c, 3, &mut rng, &mut Vec::new()).with_sizes(&sizes);
-        let data = inputs(&env, &mut rng);
-        let expected = eval(&e, &data).unwrap_or_else(|err| panic!("seed {seed}: {e}: {err}"));
-        let plan = optimize(&e, &concrete_env(&data), &OptimizeOptions::default())
-            .unwrap_or_else(|err| panic!("seed {seed}: {e}: {err}"))
-            .expr;
-        let mut has_fused = false;
-        plan.visit(&mut |x| has_fused |= matches!(x, LaExpr::Func { name, .. } if ["wsloss", "wsloss_plus", "sddmm", "sddmm_sum", "mmchain", "tsmm", "sprop"].contains(&name.as_str())));
-        fused += usize::from(has_fused);
-        for (what, program) in [("as written", &e), ("optimized", &plan)] {
-            match engine.run(program, &data) {
-                Ok(got) if close(&got, &expected, 1e-9) => {}
-                Ok(got) => failures.push(format!(
-                    "seed {seed} {what}: `{program}` gave {:?}, the local engine {:?}",
-                    got.to_dense().data(),
-                    expected.to_dense().data()
-                )),
-                Err(err) => failures.push(format!("seed {seed} {what}: `{program}`: {err}")),
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    let (failures, fused) = random_program_failures(&engine, 0..cases());
+    assert_none(&failures);
     eprintln!(
         "{} programs, {fused} optimized plans with fused operators",
         cases()

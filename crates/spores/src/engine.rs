@@ -18,7 +18,8 @@
 //! per subgraph.
 //!
 //! The trait keeps the dependency one way: this crate knows no SQL engine; the binary
-//! plugs DataFusion in (feature `datafusion`, crate `spores-dist`).
+//! plugs DataFusion in (feature `datafusion`, crate `spores-dist`), on this machine or on a
+//! Ballista cluster (feature `ballista`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -246,11 +247,11 @@ pub fn run_relational(
     engine.run(&root.expr, &inputs).map(Value::matrix)
 }
 
-/// DataFusion on this machine, through `spores-dist`.
+/// DataFusion on this machine, or on a Ballista cluster, through `spores-dist`.
 #[cfg(feature = "datafusion")]
 impl RelationalEngine for spores_dist::DataFusionEngine {
     fn name(&self) -> &'static str {
-        "datafusion"
+        spores_dist::DataFusionEngine::name(self)
     }
 
     fn supports(
@@ -280,8 +281,8 @@ impl RelationalEngine for spores_dist::DataFusionEngine {
             .collect::<Result<HashMap<_, _>, String>>()?;
         if log::log_enabled!(log::Level::Debug) {
             match self.explain(expr, &inputs) {
-                Ok(plans) => log::debug!("datafusion plans of `{expr}`:\n{plans}"),
-                Err(e) => log::debug!("datafusion cannot explain `{expr}`: {e}"),
+                Ok(plans) => log::debug!("{} plans of `{expr}`:\n{plans}", self.name()),
+                Err(e) => log::debug!("{} cannot explain `{expr}`: {e}", self.name()),
             }
         }
         spores_dist::DataFusionEngine::run(self, expr, &inputs).map_err(|e| e.to_string())

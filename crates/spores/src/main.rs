@@ -132,6 +132,9 @@ enum Command {
     ///
     /// Exit code 0: success; 1: the program failed while running; 2: usage or parse error.
     Tensor(TensorFlags),
+    /// Ballista helpers (builds with the `ballista` feature).
+    #[command(subcommand)]
+    Ballista(BallistaCommand),
 }
 
 /// What is known about the inputs of an expression.
@@ -221,6 +224,7 @@ fn command() -> ExitCode {
     init_logging(cli.verbose);
     match cli.command {
         Command::Run(flags) => run(flags),
+        Command::Ballista(BallistaCommand::Cluster(flags)) => ballista_cluster(flags),
         Command::Convert { input, output } => {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::convert(
@@ -279,11 +283,13 @@ fn command() -> ExitCode {
                 out_dir: flags.out_dir,
                 engine: None,
             };
-            let choice = match flags.engine {
-                TensorEngineChoice::Local => EngineChoice::Local,
-                TensorEngineChoice::Datafusion => EngineChoice::Datafusion,
-            };
-            let args = match relational_engine(choice, None) {
+            if matches!(flags.engine, EngineChoice::Auto) {
+                eprintln!(
+                    "error: --engine auto is for `spores run`; tensor programs run on one engine"
+                );
+                return ExitCode::from(2);
+            }
+            let args = match relational_engine(flags.engine, None) {
                 Ok(engine) => spores::commands::TensorArgs { engine, ..args },
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -329,18 +335,12 @@ struct TensorFlags {
     /// Write every non-scalar output to DIR (NAME.mtx, or NAME.tns above order 2).
     #[arg(short = 'o', value_name = "DIR")]
     out_dir: Option<PathBuf>,
-    /// Which engine runs the program: `local` (the fibertree engine, on the physical plan)
-    /// or `datafusion` (each query of the optimized logical plan as an Apache DataFusion
-    /// query; needs a build with the `datafusion` feature).
-    #[arg(long, value_enum, default_value = "local")]
-    engine: TensorEngineChoice,
-}
-
-/// `spores tensor --engine`.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum TensorEngineChoice {
-    Local,
-    Datafusion,
+    /// Which engine runs the program: `local` (the fibertree engine, on the physical plan),
+    /// `datafusion` (each query of the optimized logical plan as an Apache DataFusion
+    /// query; needs a build with the `datafusion` feature) or `ballista://HOST:PORT` (those
+    /// queries on a Ballista cluster; needs the `ballista` feature).
+    #[arg(long, value_name = "ENGINE", value_parser = parse_engine, default_value = "local")]
+    engine: EngineChoice,
 }
 
 /// The flags of `spores run`.
@@ -379,8 +379,10 @@ struct RunFlags {
     /// `datafusion` (Apache DataFusion on this machine, holding at most --memory and
     /// spilling to disk beyond it; needs a build with the `datafusion` feature), or
     /// `auto` (DataFusion for the subgraphs whose estimated inputs or intermediates
-    /// exceed --memory, the kernels for the rest).
-    #[arg(long, value_enum, default_value = "local")]
+    /// exceed --memory, the kernels for the rest), or `ballista://HOST:PORT` (every one on
+    /// the Ballista scheduler there, `df://HOST:PORT` too; needs the `ballista` feature;
+    /// Parquet inputs must be readable by the executors at their absolute paths).
+    #[arg(long, value_name = "ENGINE", value_parser = parse_engine, default_value = "local")]
     engine: EngineChoice,
     /// User rewrite rules (egglog) added to the optimizer's shipped ones.
     #[arg(long, value_name = "FILE.egg")]
@@ -401,12 +403,85 @@ struct RunFlags {
     builtins: Option<PathBuf>,
 }
 
-/// `spores run --engine`.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+/// `spores run --engine` and `spores tensor --engine`.
+#[derive(Clone, Debug)]
 enum EngineChoice {
     Local,
     Datafusion,
     Auto,
+    /// The scheduler's address as given (`ballista://HOST:PORT` or `df://HOST:PORT`).
+    Ballista(String),
+}
+
+fn parse_engine(text: &str) -> Result<EngineChoice, String> {
+    match text {
+        "local" => Ok(EngineChoice::Local),
+        "datafusion" => Ok(EngineChoice::Datafusion),
+        "auto" => Ok(EngineChoice::Auto),
+        _ if text.starts_with("ballista://") || text.starts_with("df://") => {
+            Ok(EngineChoice::Ballista(text.to_string()))
+        }
+        _ => Err(format!(
+            "`{text}` is not an engine: local, datafusion, auto or ballista://HOST:PORT"
+        )),
+    }
+}
+
+/// `spores ballista ...`.
+#[derive(Subcommand)]
+enum BallistaCommand {
+    /// Start a Ballista scheduler and executors in this process, on localhost ports the
+    /// OS picks, print the scheduler's address (`ballista://localhost:PORT`) and serve
+    /// until stopped. A cluster on one machine, for trying `--engine ballista://...` and
+    /// measuring executors; across machines, run Ballista's own `ballista-scheduler` and
+    /// `ballista-executor` processes.
+    Cluster(ClusterFlags),
+}
+
+/// The flags of `spores ballista cluster`.
+#[derive(clap::Args)]
+struct ClusterFlags {
+    /// Number of executors.
+    #[arg(long, default_value_t = 2)]
+    executors: usize,
+    /// Tasks each executor runs at once (default: the cores).
+    #[arg(long, value_name = "N")]
+    slots: Option<usize>,
+    /// Memory each executor's operators may hold before they spill (bytes, or with
+    /// K/M/G/T; default: the physical memory).
+    #[arg(long, value_name = "SIZE", value_parser = spores_exec::memory::parse_size)]
+    memory: Option<u64>,
+}
+
+#[cfg(feature = "ballista")]
+fn ballista_cluster(flags: ClusterFlags) -> ExitCode {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let config = spores_dist::ballista::ExecutorConfig {
+        task_slots: flags.slots.unwrap_or(cores).max(1),
+        memory_bytes: flags.memory.map_or_else(
+            || spores_exec::memory::budget().min(usize::MAX as f64) as usize,
+            |m| m.min(usize::MAX as u64) as usize,
+        ),
+    };
+    let error = spores_dist::ballista::serve_local_cluster(flags.executors, config, |address| {
+        println!("ballista://localhost:{}", address.port());
+        let _ = std::io::stdout().flush();
+        eprintln!(
+            "{} executors of {} task slots and {} bytes each; stop with Ctrl-C",
+            flags.executors, config.task_slots, config.memory_bytes
+        );
+    });
+    eprintln!("error: {error}");
+    ExitCode::FAILURE
+}
+
+#[cfg(not(feature = "ballista"))]
+fn ballista_cluster(_: ClusterFlags) -> ExitCode {
+    eprintln!(
+        "error: this spores was built without the `ballista` feature \
+         (build it with `cargo build --release -p spores --features ballista`)"
+    );
+    ExitCode::from(2)
 }
 
 /// The relational engine `--engine` asks for (`None` for the local kernels). Call after
@@ -415,15 +490,31 @@ fn relational_engine(
     choice: EngineChoice,
     threads: Option<u64>,
 ) -> Result<Option<std::sync::Arc<dyn spores::engine::RelationalEngine>>, String> {
+    #[cfg(feature = "datafusion")]
+    let config = || {
+        let mut config = spores_dist::EngineConfig::default();
+        if let Some(n) = threads {
+            config.threads = n as usize;
+        }
+        config
+    };
     match choice {
         EngineChoice::Local => Ok(None),
+        #[cfg(feature = "ballista")]
+        EngineChoice::Ballista(url) => {
+            let cluster = spores_dist::ballista::Cluster::parse(&url).map_err(|e| e.to_string())?;
+            let engine = spores_dist::DataFusionEngine::on_ballista(config(), cluster)
+                .map_err(|e| e.to_string())?;
+            Ok(Some(std::sync::Arc::new(engine)))
+        }
+        #[cfg(not(feature = "ballista"))]
+        EngineChoice::Ballista(url) => Err(format!(
+            "--engine {url}: this spores was built without the `ballista` feature \
+             (build it with `cargo build --release -p spores --features ballista`)"
+        )),
         #[cfg(feature = "datafusion")]
         EngineChoice::Datafusion | EngineChoice::Auto => {
-            let mut config = spores_dist::EngineConfig::default();
-            if let Some(n) = threads {
-                config.threads = n as usize;
-            }
-            let engine = spores_dist::DataFusionEngine::new(config).map_err(|e| e.to_string())?;
+            let engine = spores_dist::DataFusionEngine::new(config()).map_err(|e| e.to_string())?;
             Ok(Some(std::sync::Arc::new(engine)))
         }
         #[cfg(not(feature = "datafusion"))]
@@ -472,7 +563,9 @@ fn run(flags: RunFlags) -> ExitCode {
         EngineChoice::Auto => spores::engine::Placement::OverBudget {
             bytes: spores_exec::memory::budget().min(u64::MAX as f64) as u64,
         },
-        EngineChoice::Local | EngineChoice::Datafusion => spores::engine::Placement::Everything,
+        EngineChoice::Local | EngineChoice::Datafusion | EngineChoice::Ballista(_) => {
+            spores::engine::Placement::Everything
+        }
     };
     let engine = match relational_engine(engine, threads) {
         Ok(engine) => engine,

@@ -56,15 +56,7 @@ fn datafusion_prints_what_the_local_engine_prints() {
             .any(|l| l.contains("= wsloss(") && !l.contains("relational")),
         "{explained}"
     );
-    let printed: String = explained
-        .lines()
-        .filter(|l| {
-            ["loss ", "chain ", "alpha "]
-                .iter()
-                .any(|p| l.starts_with(p))
-        })
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let printed = common::lines_starting_with(&explained, &["loss ", "chain ", "alpha "]);
     let want = common::numbers(&local);
     assert_eq!(want.len(), 5, "{local}");
     common::assert_close(&common::numbers(&printed), &want, 1e-9);

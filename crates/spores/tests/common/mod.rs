@@ -178,3 +178,11 @@ pub fn same(a: f64, b: f64, rtol: f64) -> bool {
         || (a - b).abs() <= rtol * a.abs().max(b.abs())
         || (a - b).abs() < 1e-12
 }
+
+/// The lines of `out` that start with one of `prefixes`, each with its newline.
+pub fn lines_starting_with(out: &str, prefixes: &[&str]) -> String {
+    out.lines()
+        .filter(|l| prefixes.iter().any(|p| l.starts_with(p)))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}

@@ -1,0 +1,229 @@
+//! Lowered plans on an Apache Ballista cluster (feature `ballista`).
+//!
+//! The client side ([`Cluster`]): the plan is lowered and physically planned here, as for
+//! the local engine, and the physical plan is submitted to the scheduler, which cuts it
+//! into stages at its repartitions and hands their tasks to the executors; the result
+//! comes back over Arrow Flight. Every node of a submitted plan is one DataFusion's
+//! protobuf codec carries: in-memory inputs travel inside the plan, Parquet inputs are
+//! scanned by path ([`crate::source::FileScan::Parquet`]), so stock `ballista-scheduler` and
+//! `ballista-executor` processes run them, given the files at the same absolute paths.
+//!
+//! The in-process side ([`start_local_cluster`]): a scheduler and executors on
+//! `localhost` ports the OS picks, in the calling Tokio runtime, each executor's memory
+//! pool a [`BudgetPool`] (what the tests and `spores ballista cluster` start).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use ballista_core::execution_plans::execute_physical_plan;
+use ballista_core::extension::SessionConfigExt;
+use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
+use ballista_core::serde::BallistaCodec;
+use ballista_core::{ConfigProducer, RuntimeProducer};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
+use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion_proto::protobuf::PhysicalPlanNode;
+
+use crate::error::DistError;
+use crate::memory::BudgetPool;
+
+/// The URL schemes `--engine` accepts for a scheduler: `ballista://HOST:PORT`, or
+/// Ballista's own `df://HOST:PORT`.
+const SCHEMES: [&str; 2] = ["ballista://", "df://"];
+
+/// The largest gRPC message between client, scheduler and executors: a plan carries its
+/// in-memory inputs (Ballista's default, 16 MiB, would refuse a 300,000 x 10 factor).
+pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
+
+/// Ballista's session settings with spores' message limit.
+fn session_config() -> SessionConfig {
+    SessionConfig::new_with_ballista().with_ballista_grpc_client_max_message_size(MAX_MESSAGE_BYTES)
+}
+
+/// A Ballista scheduler that plans are sent to.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// `HOST:PORT` of the scheduler's gRPC service.
+    address: String,
+    /// Shuffle reads through Arrow Flight even when the executor holds the partition
+    /// (what a cluster of machines does; tests force it on one machine).
+    force_remote_read: bool,
+}
+
+fn cluster_error(what: impl std::fmt::Display) -> DistError {
+    DistError::Cluster(what.to_string())
+}
+
+impl Cluster {
+    /// The scheduler at `ballista://HOST:PORT` or `df://HOST:PORT`.
+    pub fn parse(url: &str) -> Result<Cluster, DistError> {
+        let rest = SCHEMES
+            .iter()
+            .find_map(|s| url.strip_prefix(s))
+            .ok_or_else(|| {
+                DistError::Plan(format!(
+                    "`{url}` is not a Ballista scheduler address (ballista://HOST:PORT or df://HOST:PORT)"
+                ))
+            })?;
+        let valid = rest
+            .rsplit_once(':')
+            .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+        if !valid {
+            return Err(DistError::Plan(format!(
+                "`{url}`: expected HOST:PORT after the scheme (e.g. ballista://localhost:50050)"
+            )));
+        }
+        Ok(Cluster {
+            address: rest.to_string(),
+            force_remote_read: false,
+        })
+    }
+
+    /// Shuffle reads through Arrow Flight even where the partition is local.
+    pub fn with_force_remote_read(mut self, on: bool) -> Self {
+        self.force_remote_read = on;
+        self
+    }
+
+    /// `HOST:PORT` of the scheduler.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// Plans `plan` in `ctx` with `partitions` partitions, runs it on the cluster and
+    /// returns the result's batches.
+    pub(crate) async fn collect(
+        &self,
+        ctx: &SessionContext,
+        plan: LogicalPlan,
+        partitions: usize,
+    ) -> Result<Vec<RecordBatch>, DistError> {
+        // Without dynamic filters: Ballista's scheduler swaps the inputs of hash joins by
+        // the sizes its stages produced, which DataFusion refuses once a join has built
+        // one, and the job then never ends.
+        let mut state = ctx.state();
+        let optimizer = &mut state.config_mut().options_mut().optimizer;
+        optimizer.enable_dynamic_filter_pushdown = false;
+        optimizer.enable_join_dynamic_filter_pushdown = false;
+        optimizer.enable_topk_dynamic_filter_pushdown = false;
+        optimizer.enable_aggregate_dynamic_filter_pushdown = false;
+        let physical = state.create_physical_plan(&plan).await?;
+        // The scheduler returns the final stage's partitions; one keeps the result whole.
+        let physical: Arc<dyn ExecutionPlan> =
+            if physical.output_partitioning().partition_count() > 1 {
+                Arc::new(CoalescePartitionsExec::new(physical))
+            } else {
+                physical
+            };
+        let config = session_config()
+            .with_target_partitions(partitions)
+            .with_ballista_shuffle_reader_force_remote_read(self.force_remote_read);
+        let codec = config.ballista_physical_extension_codec();
+        let stream = execute_physical_plan::<PhysicalPlanNode>(
+            format!("http://{}", self.address),
+            &config.ballista_config(),
+            physical,
+            codec.as_ref(),
+            ctx.session_id(),
+            config,
+        )
+        .await
+        .map_err(|e| {
+            cluster_error(format!(
+                "the scheduler at {} did not run the plan: {e}",
+                self.address
+            ))
+        })?;
+        Ok(datafusion::physical_plan::common::collect(stream).await?)
+    }
+}
+
+/// How each executor of an in-process cluster is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct ExecutorConfig {
+    /// Tasks it runs at once.
+    pub task_slots: usize,
+    /// Bytes its tasks' operators may hold before they spill.
+    pub memory_bytes: usize,
+}
+
+/// Starts a scheduler and `executors` executors on `localhost` in the current Tokio
+/// runtime (they live as long as it does) and returns the scheduler's address.
+pub async fn start_local_cluster(
+    executors: usize,
+    config: ExecutorConfig,
+) -> Result<SocketAddr, DistError> {
+    let session: ConfigProducer = Arc::new(session_config);
+    let scheduler = ballista_scheduler::standalone::new_standalone_scheduler_with_builder(
+        Arc::new(ballista_core::utils::default_session_builder),
+        session.clone(),
+        BallistaCodec::default(),
+    )
+    .await
+    .map_err(|e| cluster_error(format!("cannot start a scheduler: {e}")))?;
+    let url = format!("http://localhost:{}", scheduler.port());
+    for _ in 0..executors {
+        // The scheduler's service starts in a spawned task: retry for up to 5 s.
+        let mut attempts = 50;
+        let client = loop {
+            match SchedulerGrpcClient::connect(url.clone()).await {
+                Ok(client) => break client,
+                Err(e) if attempts == 0 => {
+                    return Err(cluster_error(format!(
+                        "cannot reach the scheduler at {url}: {e}"
+                    )))
+                }
+                Err(_) => {
+                    attempts -= 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+            }
+        };
+        let memory = config.memory_bytes;
+        let runtime: RuntimeProducer = Arc::new(move |_: &SessionConfig| {
+            RuntimeEnvBuilder::new()
+                .with_memory_pool(Arc::new(BudgetPool::new(memory)))
+                .build_arc()
+        });
+        ballista_executor::new_standalone_executor_from_builder(
+            client,
+            config.task_slots.max(1),
+            session.clone(),
+            runtime,
+            BallistaCodec::default(),
+            Default::default(),
+        )
+        .await
+        .map_err(|e| cluster_error(format!("cannot start an executor: {e}")))?;
+    }
+    Ok(scheduler)
+}
+
+/// Starts [`start_local_cluster`] on a Tokio runtime of its own, calls `ready` with the
+/// scheduler's address and serves until the process ends; returns only if the cluster
+/// cannot start.
+pub fn serve_local_cluster(
+    executors: usize,
+    config: ExecutorConfig,
+    ready: impl FnOnce(SocketAddr),
+) -> DistError {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("spores-ballista")
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => return cluster_error(format!("cannot start the Tokio runtime: {e}")),
+    };
+    match runtime.block_on(start_local_cluster(executors, config)) {
+        Ok(address) => ready(address),
+        Err(e) => return e,
+    }
+    loop {
+        std::thread::park();
+    }
+}

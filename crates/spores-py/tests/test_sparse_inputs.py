@@ -102,19 +102,22 @@ def test_invalid_csr_arrays_name_the_first_bad_line(rng, rows, cols, density, in
 @pytest.mark.parametrize("rows,cols,density", [(50, 12, 0.3), (4000, 60, 0.1)])
 @pytest.mark.parametrize("k", [1, 3])
 def test_bad_indices_found_by_mmchain_in_its_pass(rng, rows, cols, density, k):
-    """`t(X) %*% (X %*% v)` on a sparse X runs as mmchain (chosen by price), which checks
-    the indices of a CSR input read in place as its pass reads them (no separate
-    validating pass): a bad one raises the same TypeError as anywhere else, naming the
-    first bad line. With k = 3 the two products and mmchain are priced close, and
-    either may run (the products check first); either way nothing is read out of
-    range."""
+    """`t(X) %*% (X %*% v)` on a sparse X runs as mmchain (chosen by price under the full
+    search, as lazy expressions run; a script's budget does not pay for a search on
+    inputs this small), which checks the indices of a CSR input read in place as its
+    pass reads them (no separate validating pass): a bad one raises the same TypeError
+    as anywhere else, naming the first bad line. With k = 3 the two products and mmchain
+    are priced close, and either may run (the products check first); either way nothing
+    is read out of range."""
     X = sparse(rng, rows, cols, density=density)
     v = dense(rng, cols, k)
     script = "R0 = t(X0) %*% (X0 %*% X1)\n"
-    _, printed = _native.run_script(script, {"X0": csr_parts(X), "X1": v}, None, ["R0"], True)
+    run = lambda X0, **kw: _native.run_script(script, {"X0": X0, "X1": v}, None, ["R0"],
+                                              full_search=True, **kw)
+    _, printed = run(csr_parts(X), explain=True)
     if k == 1:
         assert "mmchain" in printed  # the plan that the checks below go through
-    values, _ = _native.run_script(script, {"X0": csr_parts(X), "X1": v}, None, ["R0"])
+    values, _ = run(csr_parts(X))
     assert_close(values["R0"], X.T @ (X @ v))
     row = second_entry_row(X, rows // 2)
     start, end = X.indptr[row], X.indptr[row + 1]
@@ -127,7 +130,7 @@ def test_bad_indices_found_by_mmchain_in_its_pass(rng, rows, cols, density, k):
         (repeated, f"invalid CSR input: indices of line {row} are not strictly increasing$"),
     ):
         with pytest.raises(TypeError, match=message):
-            _native.run_script(script, {"X0": csr_parts(X, indices=indices), "X1": v}, None, ["R0"])
+            run(csr_parts(X, indices=indices))
 
 
 @pytest.mark.parametrize("rows,cols,density", [(50, 12, 0.3), (4000, 60, 0.1)])

@@ -98,10 +98,7 @@ fn scripts_and_tensor_programs_print_what_the_local_engine_prints() {
     assert_eq!(want.len(), 6, "{local}");
     common::assert_close(&common::numbers(&printed), &want, 1e-9);
 
-    let a = common::temp_file(
-        "ballista_a.mtx",
-        "%%MatrixMarket matrix coordinate real general\n3 4 5\n1 1 2\n1 3 1.5\n2 2 -1\n3 4 4\n3 1 0.5\n",
-    );
+    let a = common::temp_file("ballista_a.mtx", common::SMALL_SPARSE_MTX);
     let program = common::temp_file(
         "ballista.tn",
         "y[i] = sum[j](A[i,j] * A[i,j])\nt = max[i](y[i])\noutput y, t\n",

@@ -271,10 +271,7 @@ fn without_the_feature_parquet_says_how_to_build_it() {
 #[cfg(feature = "datafusion")]
 #[test]
 fn tensor_programs_print_the_same_on_datafusion() {
-    let a = common::temp_file(
-        "tensor_a.mtx",
-        "%%MatrixMarket matrix coordinate real general\n3 4 5\n1 1 2\n1 3 1.5\n2 2 -1\n3 4 4\n3 1 0.5\n",
-    );
+    let a = common::temp_file("tensor_a.mtx", common::SMALL_SPARSE_MTX);
     let x = common::temp_file(
         "tensor_x.mtx",
         "%%MatrixMarket matrix array real general\n4 1\n1\n2\n3\n4\n",

@@ -61,6 +61,11 @@ pub fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
     path
 }
 
+/// A 3 x 4 sparse matrix (5 entries, one negative) in Matrix Market form, the input of the
+/// engines' tensor-program tests.
+pub const SMALL_SPARSE_MTX: &str =
+    "%%MatrixMarket matrix coordinate real general\n3 4 5\n1 1 2\n1 3 1.5\n2 2 -1\n3 4 4\n3 1 0.5\n";
+
 /// `spores run` on `source` (written as `name`) with extra `flags`: (exit code, stdout,
 /// stderr).
 pub fn run_file(name: &str, source: &str, flags: &[&str]) -> (i32, String, String) {

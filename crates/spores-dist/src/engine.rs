@@ -23,11 +23,12 @@ use spores_exec::Matrix;
 use spores_opt::la::LaExpr;
 use spores_tensor::CooTensor;
 
+use crate::broadcast::dense_bytes;
 use crate::coo;
 use crate::error::DistError;
-use crate::lower::Lowering;
+use crate::lower::{Lowering, Materialize, Rel};
 use crate::memory::BudgetPool;
-use crate::source::{FileScan, Leaf};
+use crate::source::{FileScan, Leaf, LeafRef};
 use crate::tensor::{self, TensorLowering};
 
 /// How the local DataFusion session is set up.
@@ -39,15 +40,21 @@ pub struct EngineConfig {
     pub threads: usize,
     /// Where spill files go (the OS's temporary directory when `None`).
     pub temp_dir: Option<PathBuf>,
+    /// Bytes of small operands (vectors, rank-k factors) held in memory and read by index
+    /// beside a file input larger than this ([`crate::broadcast`]); they come out of the
+    /// pool's share. 0 holds none; by default half the budget.
+    pub hold_bytes: usize,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let memory_bytes = spores_exec::memory::budget().min(usize::MAX as f64) as usize;
         EngineConfig {
-            memory_bytes: spores_exec::memory::budget().min(usize::MAX as f64) as usize,
+            memory_bytes,
             threads,
             temp_dir: None,
+            hold_bytes: memory_bytes / 2,
         }
     }
 }
@@ -114,7 +121,16 @@ impl DataFusionEngine {
 
     /// Runs `plan` to its batches, here or on the cluster.
     fn collect(&self, plan: LogicalPlan) -> Result<Vec<RecordBatch>, DistError> {
-        let ctx = self.session()?;
+        self.collect_within(plan, self.config.memory_bytes)
+    }
+
+    /// Runs `plan` to its batches with a memory pool of `pool_bytes` (here).
+    fn collect_within(
+        &self,
+        plan: LogicalPlan,
+        pool_bytes: usize,
+    ) -> Result<Vec<RecordBatch>, DistError> {
+        let ctx = self.session(pool_bytes)?;
         #[cfg(feature = "ballista")]
         if let Some(cluster) = &self.cluster {
             let partitions = self.config.threads.max(1);
@@ -129,13 +145,13 @@ impl DataFusionEngine {
         Ok(batches)
     }
 
-    fn session(&self) -> Result<SessionContext, DistError> {
+    fn session(&self, pool_bytes: usize) -> Result<SessionContext, DistError> {
         let mode = match &self.config.temp_dir {
             Some(dir) => DiskManagerMode::Directories(vec![dir.clone()]),
             None => DiskManagerMode::OsTmpDirectory,
         };
         let runtime = RuntimeEnvBuilder::new()
-            .with_memory_pool(Arc::new(BudgetPool::new(self.config.memory_bytes)))
+            .with_memory_pool(Arc::new(BudgetPool::new(pool_bytes)))
             .with_disk_manager_builder(DiskManagerBuilder::default().with_mode(mode))
             .build_arc()?;
         let config = SessionConfig::new()
@@ -144,17 +160,53 @@ impl DataFusionEngine {
         Ok(SessionContext::new_with_config_rt(config, runtime))
     }
 
+    /// Whether small operands are held in memory and read by index
+    /// ([`crate::broadcast`]): when an input is a file too large to hold, and the plan
+    /// runs here (a Ballista executor cannot decode the lookups).
+    fn holds<M: Leaf>(&self, inputs: &HashMap<String, M>) -> bool {
+        #[cfg(feature = "ballista")]
+        if self.cluster.is_some() {
+            return false;
+        }
+        let share = self.config.hold_bytes as f64;
+        share > 0.0
+            && inputs.values().any(|input| match input.leaf() {
+                LeafRef::File(f) => dense_bytes(f.rows(), f.cols()) > share,
+                LeafRef::Matrix(_) => false,
+            })
+    }
+
+    /// The lowering of `e` over `inputs`: small operands held when [`Self::holds`] says
+    /// so, and small intermediates feeding a product run first when `materialize`.
+    fn lowered<'a, M: Leaf>(
+        &self,
+        e: &LaExpr,
+        inputs: &'a HashMap<String, M>,
+        materialize: Option<Materialize<'a>>,
+    ) -> Result<(Rel, usize), DistError> {
+        let mut lowering = Lowering::new(inputs)
+            .with_partitions(self.config.threads)
+            .with_file_scan(self.file_scan());
+        if self.holds(inputs) {
+            lowering = lowering.with_holding(
+                self.config.memory_bytes,
+                self.config.hold_bytes,
+                materialize,
+            );
+        }
+        let rel = lowering.lower(e)?;
+        Ok((rel, lowering.held_bytes()))
+    }
+
     /// The logical plan of `e` over `inputs`, before DataFusion's optimizer, with the
-    /// result's shape.
+    /// result's shape (no subplan is run: an intermediate that [`Self::run`] would hold
+    /// stays a join here).
     pub fn logical_plan<M: Leaf>(
         &self,
         e: &LaExpr,
         inputs: &HashMap<String, M>,
     ) -> Result<(LogicalPlan, usize, usize), DistError> {
-        let rel = Lowering::new(inputs)
-            .with_partitions(self.config.threads)
-            .with_file_scan(self.file_scan())
-            .lower(e)?;
+        let (rel, _) = self.lowered(e, inputs, None)?;
         Ok((rel.plan, rel.rows, rel.cols))
     }
 
@@ -165,9 +217,12 @@ impl DataFusionEngine {
         e: &LaExpr,
         inputs: &HashMap<String, M>,
     ) -> Result<Matrix, DistError> {
-        let (plan, rows, cols) = self.logical_plan(e, inputs)?;
-        let batches = self.collect(plan)?;
-        coo::from_batches(&batches, rows, cols)
+        let materialize = |plan: LogicalPlan, pool: usize| self.collect_within(plan, pool);
+        let (rel, held) = self.lowered(e, inputs, Some(&materialize))?;
+        // The operands held take their bytes from the plan's pool.
+        let pool = self.config.memory_bytes.saturating_sub(held);
+        let batches = self.collect_within(rel.plan, pool)?;
+        coo::from_batches(&batches, rel.rows, rel.cols)
     }
 
     /// DataFusion's optimized logical and physical plans of `e`, as text (for `--explain`).
@@ -177,7 +232,7 @@ impl DataFusionEngine {
         inputs: &HashMap<String, M>,
     ) -> Result<String, DistError> {
         let (plan, _, _) = self.logical_plan(e, inputs)?;
-        let ctx = self.session()?;
+        let ctx = self.session(self.config.memory_bytes)?;
         self.runtime.block_on(async move {
             let state = ctx.state();
             let optimized = state.optimize(&plan)?;

@@ -9,6 +9,8 @@
 //!   record batches; a dimension of size 1 carries no index (scalars are one-row relations).
 //! - [`lower`]: each LA operator becomes its relational meaning (joins, unions,
 //!   aggregates), fused operators expanded to theirs, as a DataFusion `LogicalPlan`.
+//! - [`broadcast`]: beside an input too large to hold, small operands (a vector, rank-k
+//!   factors) are held in memory and read by index instead of joined.
 //! - [`tensor`]: a tensor program's logical plan (Galley's aggregation order), query by
 //!   query, over relations of stored entries with fill values.
 //! - [`source`]: a leaf's tuples, from a matrix in memory or a Parquet COO file scanned
@@ -38,6 +40,7 @@
 
 #[cfg(feature = "ballista")]
 pub mod ballista;
+pub mod broadcast;
 pub mod coo;
 pub mod engine;
 pub mod error;

@@ -19,6 +19,13 @@
 //! | `mmchain`, `tsmm` | their products (`t(X) %*% (X %*% v)`, ...), never a dense `m x n` intermediate |
 //! | `mean trace nrow ncol length diag as.scalar as.matrix` | aggregates, filters `i = j`, constants, renames |
 //!
+//!
+//! Beside a file input too large to hold, small operands are held in memory instead
+//! ([`Lowering::with_holding`], [`crate::broadcast`]): a product with a held vector, an
+//! elementwise product with a held operand and `sddmm`/`sddmm_sum` with held factors read
+//! them by index in a projection of the streamed relation, and a subexpression over held
+//! inputs alone (e.g. the gram matrices of `wsloss`) runs on the local kernels.
+//!
 //! A relation stores only non-zero cells (it may also hold zeros a sum cancelled); a
 //! missing tuple is 0. That is the sparse reading of every sum-product operator, and it
 //! equals the local engine's cell semantics for finite values: the engine choice keeps
@@ -27,18 +34,22 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::TableProvider;
 use datafusion::common::Column;
 use datafusion::datasource::{provider_as_source, MemTable};
 use datafusion::functions::expr_fn::{abs, ceil, coalesce, exp, floor, ln, power, signum, sqrt};
 use datafusion::functions_aggregate::expr_fn::sum;
 use datafusion::logical_expr::{col, lit, when, Expr, JoinType, LogicalPlan, LogicalPlanBuilder};
+use spores_exec::io::parquet_coo;
 use spores_exec::{CsrMatrix, Matrix};
-use spores_opt::la::{expand_fused, Dim, LaExpr};
+use spores_opt::eval::eval;
+use spores_opt::la::{expand_fused, Dim, LaExpr, ShapeEnv};
 
+use crate::broadcast::{cell, dense_bytes, row_dot, Held};
 use crate::coo::{self, COL, ROW, VALUE};
 use crate::error::DistError;
-use crate::source::{FileScan, Leaf};
+use crate::source::{FileScan, Leaf, LeafRef};
 
 /// A lowered subexpression: a plan whose output columns are [`coo::schema`]'s for its
 /// shape (unqualified `i`, `j`, `v`).
@@ -47,6 +58,10 @@ pub struct Rel {
     pub plan: LogicalPlan,
     pub rows: usize,
     pub cols: usize,
+    /// The input it scans, when it is one.
+    leaf: Option<String>,
+    /// Its cells in memory, when held (see [`crate::broadcast`]).
+    held: Option<Held>,
 }
 
 impl Rel {
@@ -61,6 +76,31 @@ impl Rel {
 
 type Result<T> = std::result::Result<T, DistError>;
 
+/// Runs a plan to its batches within a memory pool of the given bytes.
+pub type Materialize<'a> = &'a dyn Fn(LogicalPlan, usize) -> Result<Vec<RecordBatch>>;
+
+/// Small operands held in memory instead of joined ([`crate::broadcast`]), within a
+/// share of the memory budget.
+struct Holding<'a> {
+    /// The whole memory budget; held operands take from it what the plan's pool lacks.
+    budget: usize,
+    /// Bytes operands may hold in all.
+    limit: usize,
+    /// Bytes held.
+    used: usize,
+    /// Inputs read into memory, by name.
+    leaves: HashMap<String, Held>,
+    /// Runs a subplan, so that a small intermediate (e.g. `X %*% v`) is held for the
+    /// product it feeds; without it only inputs and local evaluations are held.
+    materialize: Option<Materialize<'a>>,
+}
+
+impl Holding<'_> {
+    fn fits(&self, bytes: f64) -> bool {
+        bytes <= (self.limit - self.used) as f64
+    }
+}
+
 /// Lowers LA plans over one set of named inputs (scalars are `1 x 1` matrices). Each input
 /// becomes one in-memory table, scanned wherever the plan reads it.
 pub struct Lowering<'a, M: Leaf> {
@@ -72,6 +112,7 @@ pub struct Lowering<'a, M: Leaf> {
     scan: FileScan,
     domains: HashMap<usize, Arc<MemTable>>,
     next_alias: usize,
+    holding: Option<Holding<'a>>,
 }
 
 fn qcol(alias: &str, name: &str) -> Expr {
@@ -110,6 +151,30 @@ fn known(d: &Dim, what: &str) -> Result<usize> {
     }
 }
 
+fn children(e: &LaExpr) -> Vec<&LaExpr> {
+    use LaExpr::*;
+    match e {
+        Var(_) | Const(_) => vec![],
+        Add(a, b) | Sub(a, b) | Mul(a, b) | MatMul(a, b) => vec![a, b],
+        Transpose(a) | Neg(a) | Sum(a) | RowSums(a) | ColSums(a) | Pow(a, _) | Fill(a, _, _) => {
+            vec![a]
+        }
+        Func { args, .. } => args.iter().collect(),
+    }
+}
+
+/// The largest dense size (bytes) of `e` and its subexpressions, if all have a known shape.
+fn largest_node(env: &ShapeEnv, e: &LaExpr) -> Option<f64> {
+    let (Dim::Known(rows), Dim::Known(cols)) = env.shape_of(e).ok()? else {
+        return None;
+    };
+    let mut largest = dense_bytes(rows, cols);
+    for child in children(e) {
+        largest = largest.max(largest_node(env, child)?);
+    }
+    Some(largest)
+}
+
 /// Checks that `e` lowers for inputs of these shapes (rows, columns), without data: the
 /// plan's shape depends on the inputs' shapes only.
 pub fn check(e: &LaExpr, shapes: &HashMap<String, (usize, usize)>) -> Result<()> {
@@ -129,7 +194,34 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             scan: FileScan::default(),
             domains: HashMap::new(),
             next_alias: 0,
+            holding: None,
         }
+    }
+
+    /// Holds small operands in memory, up to `limit` bytes of the memory `budget`, and
+    /// reads them by index where a streamed relation would join them
+    /// ([`crate::broadcast`]); runs subexpressions whose inputs are all held on the local
+    /// kernels. `materialize` runs a subplan whose small result feeds a product (none:
+    /// inputs and local results only).
+    pub fn with_holding(
+        mut self,
+        budget: usize,
+        limit: usize,
+        materialize: Option<Materialize<'a>>,
+    ) -> Self {
+        self.holding = Some(Holding {
+            budget,
+            limit: limit.min(budget),
+            used: 0,
+            leaves: HashMap::new(),
+            materialize,
+        });
+        self
+    }
+
+    /// Bytes of the operands held.
+    pub fn held_bytes(&self) -> usize {
+        self.holding.as_ref().map_or(0, |h| h.used)
     }
 
     /// Splits the scan of each file input into `partitions` streams.
@@ -178,6 +270,8 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             plan: builder.project(exprs)?.build()?,
             rows,
             cols,
+            leaf: None,
+            held: None,
         })
     }
 
@@ -205,18 +299,12 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                 t
             }
         };
-        let alias = self.alias("in");
-        let builder = LogicalPlanBuilder::scan(alias.as_str(), provider_as_source(table), None)?;
-        let rel = self.finish(
-            builder,
-            (rows != 1).then(|| qcol(&alias, ROW)),
-            (cols != 1).then(|| qcol(&alias, COL)),
-            qcol(&alias, VALUE),
-            rows,
-            cols,
-        )?;
+        let rel = self.scan(table, "in", rows, cols)?;
         if !repeats {
-            return Ok(rel);
+            return Ok(Rel {
+                leaf: Some(name.to_string()),
+                ..rel
+            });
         }
         let (builder, q) = self.qualified(rel.plan)?;
         let keys: Vec<Expr> = [(rows != 1, ROW), (cols != 1, COL)]
@@ -225,14 +313,149 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             .map(|(_, c)| qcol(&q, c))
             .collect();
         let builder = builder.aggregate(keys, [sum(qcol(&q, VALUE)).alias(VALUE)])?;
-        self.finish(
+        let rel = self.finish(
             builder,
             (rows != 1).then(|| ucol(ROW)),
             (cols != 1).then(|| ucol(COL)),
             ucol(VALUE),
             rows,
             cols,
+        )?;
+        Ok(Rel {
+            leaf: Some(name.to_string()),
+            ..rel
+        })
+    }
+
+    /// The scan of a table of a `rows x cols` relation's tuples, under a fresh alias.
+    fn scan(
+        &mut self,
+        table: Arc<dyn TableProvider>,
+        prefix: &str,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Rel> {
+        let alias = self.alias(prefix);
+        let builder = LogicalPlanBuilder::scan(alias.as_str(), provider_as_source(table), None)?;
+        self.finish(
+            builder,
+            (rows != 1).then(|| qcol(&alias, ROW)),
+            (cols != 1).then(|| qcol(&alias, COL)),
+            qcol(&alias, VALUE),
+            rows,
+            cols,
         )
+    }
+
+    /// A matrix computed here, as an in-memory table, held too.
+    fn local(&mut self, m: Matrix, held: Held) -> Result<Rel> {
+        let batch = coo::to_batch(&m)?;
+        let table = Arc::new(MemTable::try_new(batch.schema(), vec![vec![batch]])?);
+        let rel = self.scan(table, "loc", m.rows(), m.cols())?;
+        Ok(Rel {
+            held: Some(held),
+            ..rel
+        })
+    }
+
+    /// The cells of `r` in memory, when they fit the holding's share: an input read once,
+    /// or a small intermediate run on its own (`materialize`).
+    fn hold(&mut self, r: &Rel) -> Result<Option<Held>> {
+        if let Some(h) = &r.held {
+            return Ok(Some(h.clone()));
+        }
+        let Some(holding) = self.holding.as_mut() else {
+            return Ok(None);
+        };
+        let bytes = dense_bytes(r.rows, r.cols);
+        if let Some(name) = &r.leaf {
+            if let Some(h) = holding.leaves.get(name) {
+                return Ok(Some(h.clone()));
+            }
+            let leaf = self
+                .inputs
+                .get(name)
+                .ok_or_else(|| DistError::Plan(format!("no value given for `{name}`")))?
+                .leaf();
+            let dense = match leaf {
+                LeafRef::Matrix(m) if holding.fits(bytes) => m.to_dense(),
+                // Read as (row, column, value) entries, then into the array.
+                LeafRef::File(f) if holding.fits(bytes + 36.0 * f.cells() as f64) => {
+                    parquet_coo::read(f.path())
+                        .map_err(|e| DistError::Plan(e.to_string()))?
+                        .into_dense()
+                }
+                _ => return Ok(None),
+            };
+            let held = Held::new(dense);
+            holding.used += held.bytes();
+            holding.leaves.insert(name.clone(), held.clone());
+            log::debug!("holding `{name}` ({} bytes)", held.bytes());
+            return Ok(Some(held));
+        }
+        let Some(run) = holding.materialize else {
+            return Ok(None);
+        };
+        // Its tuples come back as batches, then fill the array.
+        if !holding.fits(4.0 * bytes) {
+            return Ok(None);
+        }
+        let pool = holding.budget - holding.used;
+        let batches = run(r.plan.clone(), pool)?;
+        let held = Held::new(coo::from_batches(&batches, r.rows, r.cols)?.into_dense());
+        holding.used += held.bytes();
+        log::debug!("holding a {}x{} intermediate", r.rows, r.cols);
+        Ok(Some(held))
+    }
+
+    /// `e` evaluated on the local kernels, when every input it reads can be held and every
+    /// node's result is small beside the holding's share: e.g. `t(U) %*% U` for factors
+    /// `U` next to a matrix scanned from a file.
+    fn try_local(&mut self, e: &LaExpr) -> Result<Option<Rel>> {
+        if self.holding.is_none() || matches!(e, LaExpr::Var(_) | LaExpr::Const(_)) {
+            return Ok(None);
+        }
+        let names = e.vars();
+        if names.is_empty() {
+            return Ok(None);
+        }
+        let mut env = ShapeEnv::default();
+        for (name, input) in self.inputs.iter() {
+            let (rows, cols) = input.leaf().shape();
+            env.matrix(name, Dim::Known(rows), Dim::Known(cols));
+        }
+        // The result and its tuples (24 bytes a cell), and each intermediate, in what is left.
+        let Some(largest) = largest_node(&env, e) else {
+            return Ok(None);
+        };
+        let left = self
+            .holding
+            .as_ref()
+            .map_or(0.0, |h| (h.limit - h.used) as f64);
+        if 4.0 * largest > left {
+            return Ok(None);
+        }
+        let mut values = HashMap::new();
+        for name in names {
+            let r = self.input(&name)?;
+            let Some(h) = self.hold(&r)? else {
+                return Ok(None);
+            };
+            values.insert(name, Matrix::Dense(h.matrix().clone()));
+        }
+        let m = match eval(e, &values) {
+            Ok(m) => m,
+            Err(err) => {
+                log::debug!("{e} stays relational: {err}");
+                return Ok(None);
+            }
+        };
+        let held = Held::new(m.to_dense());
+        if let Some(h) = self.holding.as_mut() {
+            h.used += held.bytes();
+        }
+        log::debug!("{e} evaluated here");
+        self.local(m, held).map(Some)
     }
 
     /// The relation `{k : 0 <= k < size}` in one column named `column`, aliased.
@@ -356,6 +579,40 @@ impl<'a, M: Leaf> Lowering<'a, M> {
     ) -> Result<Rel> {
         let rows = broadcast_dim(op, a.rows, b.rows)?;
         let cols = broadcast_dim(op, a.cols, b.cols)?;
+        // A held side whose indices the other has: read by index (its missing cells are
+        // 0, as the join's missing tuples are).
+        let covers = |big: &Rel, small: &Rel| {
+            (big.has_row() || !small.has_row())
+                && (big.has_col() || !small.has_col())
+                && (big.rows, big.cols) == (rows, cols)
+                && cells(big) > cells(small)
+        };
+        if self.holding.is_some() {
+            for held_first in [false, true] {
+                let (big, small) = if held_first { (&b, &a) } else { (&a, &b) };
+                if !covers(big, small) || (small.held.is_none() && small.leaf.is_none()) {
+                    continue;
+                }
+                let Some(held) = self.hold(small)? else {
+                    continue;
+                };
+                let (builder, q) = self.qualified(big.plan.clone())?;
+                let looked_up = cell(&held, Some(qcol(&q, ROW)), Some(qcol(&q, COL)));
+                let value = if held_first {
+                    f(looked_up, qcol(&q, VALUE))?
+                } else {
+                    f(qcol(&q, VALUE), looked_up)?
+                };
+                return self.finish(
+                    builder,
+                    Some(qcol(&q, ROW)),
+                    Some(qcol(&q, COL)),
+                    value,
+                    rows,
+                    cols,
+                );
+            }
+        }
         let (l, r) = (self.alias("l"), self.alias("r"));
         let mut keys = (Vec::new(), Vec::new());
         for (both, name) in [
@@ -442,6 +699,9 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             )));
         }
         let (rows, cols) = (a.rows, b.cols);
+        if let Some(rel) = self.matmul_held_vector(&a, &b)? {
+            return Ok(rel);
+        }
         let a_larger = cells(&a) > cells(&b);
         let (l, r) = (self.alias("l"), self.alias("r"));
         let left = LogicalPlanBuilder::from(a.plan).alias(l.as_str())?;
@@ -495,6 +755,42 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         self.sum_by(LogicalPlanBuilder::from(terms.plan), rows, cols)
     }
 
+    /// `a %*% v` or `t(v) %*% b` with the vector held: the matrix streams, each tuple
+    /// multiplied by the vector's cell at its inner index, and is summed by its outer one.
+    fn matmul_held_vector(&mut self, a: &Rel, b: &Rel) -> Result<Option<Rel>> {
+        if self.holding.is_none() || a.cols == 1 {
+            return Ok(None);
+        }
+        // The vector's side, the matrix's side, and which index of the matrix is inner.
+        let (vector, matrix, inner, outer) = if b.cols == 1 && cells(a) > cells(b) {
+            (b, a, COL, ROW)
+        } else if a.rows == 1 && cells(b) > cells(a) {
+            (a, b, ROW, COL)
+        } else {
+            return Ok(None);
+        };
+        let Some(held) = self.hold(vector)? else {
+            return Ok(None);
+        };
+        let (rows, cols) = (a.rows, b.cols);
+        let (builder, q) = self.qualified(matrix.plan.clone())?;
+        let (row, col) = if inner == COL {
+            (Some(qcol(&q, COL)), None)
+        } else {
+            (None, Some(qcol(&q, ROW)))
+        };
+        let value = qcol(&q, VALUE) * cell(&held, row, col);
+        let outer_index = Some(qcol(&q, outer));
+        let (row, col) = if outer == ROW {
+            (outer_index, None)
+        } else {
+            (None, outer_index)
+        };
+        let terms = self.finish(builder, row, col, value, rows, cols)?;
+        self.sum_by(LogicalPlanBuilder::from(terms.plan), rows, cols)
+            .map(Some)
+    }
+
     fn transpose(&mut self, a: Rel) -> Result<Rel> {
         let (rows, cols) = (a.cols, a.rows);
         let (had_row, had_col) = (a.has_row(), a.has_col());
@@ -517,6 +813,9 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                 "sddmm: X is {}x{}, U {}x{}, V {}x{}",
                 x.rows, x.cols, u.rows, u.cols, v.rows, v.cols
             )));
+        }
+        if let Some(terms) = self.sddmm_held(&x, &u, &v)? {
+            return self.sum_by(LogicalPlanBuilder::from(terms.plan), x.rows, x.cols);
         }
         let rank_index = u.has_col();
         let (ax, au, av) = (self.alias("x"), self.alias("u"), self.alias("v"));
@@ -566,9 +865,34 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         self.sum_by(LogicalPlanBuilder::from(terms.plan), x.rows, x.cols)
     }
 
+    /// `x(i,j) <U[i,:], V[j,:]>` per tuple of `x`, with both factors held (not summed by
+    /// cell: `x` may repeat one).
+    fn sddmm_held(&mut self, x: &Rel, u: &Rel, v: &Rel) -> Result<Option<Rel>> {
+        if self.holding.is_none() {
+            return Ok(None);
+        }
+        let (Some(hu), Some(hv)) = (self.hold(u)?, self.hold(v)?) else {
+            return Ok(None);
+        };
+        let (builder, q) = self.qualified(x.plan.clone())?;
+        let value = qcol(&q, VALUE) * row_dot(&hu, &hv, qcol(&q, ROW), qcol(&q, COL));
+        self.finish(
+            builder,
+            Some(qcol(&q, ROW)),
+            Some(qcol(&q, COL)),
+            value,
+            x.rows,
+            x.cols,
+        )
+        .map(Some)
+    }
+
     /// Lowers `e`.
     pub fn lower(&mut self, e: &LaExpr) -> Result<Rel> {
         use LaExpr::*;
+        if let Some(rel) = self.try_local(e)? {
+            return Ok(rel);
+        }
         Ok(match e {
             Var(name) => self.input(name)?,
             Const(c) => self.scalar(*c)?,
@@ -673,6 +997,15 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             }
             // Σ X(i,j) U(i,k) V(j,k) = Σ U(i,k) (X V)(i,k): linear in nnz(X) k.
             ("sddmm_sum", [x, u, v]) => {
+                if self.holding.is_some() {
+                    let (lx, lu, lv) = (self.lower(x)?, self.lower(u)?, self.lower(v)?);
+                    let shapes_fit = lu.rows == lx.rows && lv.rows == lx.cols && lu.cols == lv.cols;
+                    if shapes_fit && lx.has_row() && lx.has_col() {
+                        if let Some(terms) = self.sddmm_held(&lx, &lu, &lv)? {
+                            return self.aggregate(terms, false, false);
+                        }
+                    }
+                }
                 return self.lower(&Sum(Box::new(Mul(b(u), Box::new(MatMul(b(x), b(v)))))));
             }
             ("wsloss" | "wsloss_plus", [x, u, v]) => {

@@ -22,6 +22,7 @@ fn an_aggregate_larger_than_the_budget_spills_and_finishes() {
         memory_bytes: 16 << 20,
         threads: 2,
         temp_dir: Some(spill_dir),
+        hold_bytes: 0,
     })
     .unwrap();
     let e = LaExpr::parse("sum(X + 1)").unwrap();

@@ -55,6 +55,47 @@ fn files_scanned_by_row_groups_give_the_in_memory_values() {
     }
 }
 
+/// Beside a file too large to hold (X, 480 KB dense against 100 KB), the factors and the
+/// vector are held and read by index: the plans call the lookups instead of joining, and
+/// give the in-memory values.
+#[test]
+fn small_operands_beside_a_large_file_are_held_and_read_by_index() {
+    let (memory, scanned) = factorization_inputs(&dir());
+    let engine = DataFusionEngine::new(EngineConfig {
+        threads: 3,
+        hold_bytes: 100_000,
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    for (text, lookup) in [
+        ("wsloss(X, U, V)", "held_row_dot"),
+        ("sddmm_sum(X, U, V)", "held_row_dot"),
+        ("sddmm(X, U, V)", "held_row_dot"),
+        ("t(X) %*% (X %*% v)", "held_cell"),
+        ("t(v) %*% t(X)", "held_cell"),
+        ("X * t(v) + X", "held_cell"),
+        ("(U %*% t(V) - X) %*% V + 0.1 * U", ""),
+        ("sum(X / (X + 1))", ""),
+    ] {
+        let e = LaExpr::parse(text).unwrap();
+        let want = eval(&spores_opt::la::expand_fused(&e), &memory).unwrap();
+        let got = engine
+            .run(&e, &scanned)
+            .unwrap_or_else(|err| panic!("`{text}`: {err}"));
+        assert!(got.approx_eq(&want, 1e-10), "`{text}`");
+        let plan = engine.explain(&e, &scanned).unwrap();
+        assert!(
+            plan.contains(lookup),
+            "`{text}` does not call {lookup}:\n{plan}"
+        );
+    }
+    // The gram matrices of wsloss run here: no join of U with itself.
+    let plan = engine
+        .explain(&LaExpr::parse("wsloss(X, U, V)").unwrap(), &scanned)
+        .unwrap();
+    assert_eq!(plan.matches("HashJoinExec").count(), 0, "{plan}");
+}
+
 #[test]
 fn a_file_that_may_repeat_cells_is_summed_by_cell() {
     use parquet::data_type::{DoubleType, Int64Type};
@@ -137,6 +178,7 @@ fn repartitions_under_a_small_budget_do_not_stall() {
                 memory_bytes: megabytes << 20,
                 threads: 2,
                 temp_dir: Some(dir),
+                hold_bytes: 0,
             })
             .unwrap();
             let got = engine.run(&e, &inputs).map_err(|err| err.to_string());

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::common::random_expr::{dims, gen};
 use crate::common::{close, Rng};
-use spores_dist::DataFusionEngine;
+use spores_dist::{DataFusionEngine, Input};
 use spores_exec::{DenseMatrix, Matrix};
 use spores_opt::eval::eval;
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
@@ -49,7 +49,7 @@ fn random_matrix(rng: &mut Rng, rows: usize, cols: usize, density: f64) -> Matri
 
 /// Inputs of every shape in [`SHAPES`]: `X` sparse (15 %), `Y` half full, the others
 /// mostly dense.
-fn inputs(env: &ShapeEnv, rng: &mut Rng) -> HashMap<String, Matrix> {
+fn random_inputs(env: &ShapeEnv, rng: &mut Rng) -> HashMap<String, Matrix> {
     let mut names: Vec<&String> = env.shapes.keys().collect();
     names.sort();
     names
@@ -89,6 +89,20 @@ pub fn random_program_failures(
     engine: &DataFusionEngine,
     seeds: std::ops::Range<u64>,
 ) -> (Vec<String>, usize) {
+    random_program_failures_with(engine, seeds, |_, data| {
+        data.iter()
+            .map(|(name, m)| (name.clone(), Input::from(m.clone())))
+            .collect()
+    })
+}
+
+/// [`random_program_failures`] with the engine's inputs made from each seed's data by
+/// `inputs` (e.g. some written to Parquet files).
+pub fn random_program_failures_with(
+    engine: &DataFusionEngine,
+    seeds: std::ops::Range<u64>,
+    inputs: impl Fn(u64, &HashMap<String, Matrix>) -> HashMap<String, Input>,
+) -> (Vec<String>, usize) {
     let env = symbolic_env();
     let sizes: BTreeMap<String, usize> = [("m".to_string(), M), ("n".to_string(), N)].into();
     let mut failures = Vec::new();
@@ -98,7 +112,8 @@ pub fn random_program_failures(
         let d = dims();
         let (r, c) = (d[rng.below(4)].clone(), d[rng.below(4)].clone());
         let e = gen(&env, &r, &c, 3, &mut rng, &mut Vec::new()).with_sizes(&sizes);
-        let data = inputs(&env, &mut rng);
+        let data = random_inputs(&env, &mut rng);
+        let given = inputs(seed, &data);
         let expected = eval(&e, &data).unwrap_or_else(|err| panic!("seed {seed}: {e}: {err}"));
         let plan = optimize(&e, &concrete_env(&data), &OptimizeOptions::default())
             .unwrap_or_else(|err| panic!("seed {seed}: {e}: {err}"))
@@ -107,7 +122,7 @@ pub fn random_program_failures(
         plan.visit(&mut |x| has_fused |= matches!(x, LaExpr::Func { name, .. } if ["wsloss", "wsloss_plus", "sddmm", "sddmm_sum", "mmchain", "tsmm", "sprop"].contains(&name.as_str())));
         fused += usize::from(has_fused);
         for (what, program) in [("as written", &e), ("optimized", &plan)] {
-            match engine.run(program, &data) {
+            match engine.run(program, &given) {
                 Ok(got) if close(&got, &expected, 1e-9) => {}
                 Ok(got) => failures.push(format!(
                     "seed {seed} {what}: `{program}` gave {:?}, the local engine {:?}",

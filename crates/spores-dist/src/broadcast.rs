@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, Float64Array, Int64Array};
 use datafusion::arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
 use datafusion::common::{exec_err, Result as DfResult};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
@@ -98,27 +99,47 @@ pub fn row_dot(u: &Held, v: &Held, row: Expr, col: Expr) -> Expr {
     ScalarUDF::from(udf).call(vec![row, col])
 }
 
-/// The index column `k` of a call, as positions below `size`.
-fn positions<'a>(
-    arrays: &'a [Arc<dyn Array>],
-    k: usize,
-    size: usize,
-    what: &str,
-) -> DfResult<&'a [i64]> {
-    let Some(a) = arrays
-        .get(k)
-        .and_then(|a| a.as_any().downcast_ref::<Int64Array>())
-    else {
-        return exec_err!("{what}: index argument {k} is not an Int64 column");
-    };
-    if a.null_count() > 0 {
-        return exec_err!("{what}: a null index");
+/// An index argument of a call: a column of positions, or one position for every tuple
+/// (a literal, e.g. the column of a factor read a column at a time).
+enum Index<'a> {
+    Column(&'a [i64]),
+    Fixed(usize),
+}
+
+impl Index<'_> {
+    #[inline]
+    fn at(&self, k: usize) -> usize {
+        match self {
+            Index::Column(c) => c[k] as usize,
+            Index::Fixed(p) => *p,
+        }
     }
-    let values = a.values().as_ref();
-    if let Some(p) = values.iter().find(|&&p| p < 0 || p as usize >= size) {
-        return exec_err!("{what}: index {p} outside 0..{size}");
+}
+
+/// Argument `k` of a call as positions below `size`.
+fn index<'a>(args: &'a [ColumnarValue], k: usize, size: usize, what: &str) -> DfResult<Index<'a>> {
+    match args.get(k) {
+        Some(ColumnarValue::Scalar(ScalarValue::Int64(Some(p))))
+            if (0..size as i64).contains(p) =>
+        {
+            Ok(Index::Fixed(*p as usize))
+        }
+        Some(ColumnarValue::Scalar(s)) => exec_err!("{what}: index {s} outside 0..{size}"),
+        Some(ColumnarValue::Array(a)) => {
+            let Some(a) = a.as_any().downcast_ref::<Int64Array>() else {
+                return exec_err!("{what}: index argument {k} is not an Int64 column");
+            };
+            if a.null_count() > 0 {
+                return exec_err!("{what}: a null index");
+            }
+            let values = a.values().as_ref();
+            if let Some(p) = values.iter().find(|&&p| p < 0 || p as usize >= size) {
+                return exec_err!("{what}: index {p} outside 0..{size}");
+            }
+            Ok(Index::Column(values))
+        }
+        None => exec_err!("{what}: index argument {k} is missing"),
     }
-    Ok(values)
 }
 
 #[derive(Debug)]
@@ -157,28 +178,29 @@ impl ScalarUDFImpl for Cell {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
-        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
         let m = self.held.matrix();
         let (rows, cols, data) = (m.rows(), m.cols(), m.data());
-        let n = args.number_rows;
-        let values: Vec<f64> = match (self.has_row, self.has_col) {
-            (true, true) => {
-                let r = positions(&arrays, 0, rows, "held_cell")?;
-                let c = positions(&arrays, 1, cols, "held_cell")?;
-                r.iter()
-                    .zip(c)
-                    .map(|(&r, &c)| data[r as usize * cols + c as usize])
-                    .collect()
+        let row = match self.has_row {
+            true => index(&args.args, 0, rows, "held_cell")?,
+            false => Index::Fixed(0),
+        };
+        let col = match self.has_col {
+            true => index(&args.args, usize::from(self.has_row), cols, "held_cell")?,
+            false => Index::Fixed(0),
+        };
+        let values: Vec<f64> = match (row, col) {
+            (Index::Column(r), Index::Column(c)) => r
+                .iter()
+                .zip(c)
+                .map(|(&r, &c)| data[r as usize * cols + c as usize])
+                .collect(),
+            (Index::Column(r), Index::Fixed(c)) => {
+                r.iter().map(|&r| data[r as usize * cols + c]).collect()
             }
-            (true, false) => positions(&arrays, 0, rows, "held_cell")?
-                .iter()
-                .map(|&r| data[r as usize])
-                .collect(),
-            (false, true) => positions(&arrays, 0, cols, "held_cell")?
-                .iter()
-                .map(|&c| data[c as usize])
-                .collect(),
-            (false, false) => vec![data[0]; n],
+            (Index::Fixed(r), Index::Column(c)) => {
+                c.iter().map(|&c| data[r * cols + c as usize]).collect()
+            }
+            (Index::Fixed(r), Index::Fixed(c)) => vec![data[r * cols + c]; args.number_rows],
         };
         Ok(ColumnarValue::Array(Arc::new(Float64Array::from(values))))
     }
@@ -219,20 +241,17 @@ impl ScalarUDFImpl for RowDot {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
-        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
         let (u, v) = (self.u.matrix(), self.v.matrix());
         let k = u.cols();
         if v.cols() != k {
             return exec_err!("held_row_dot: rows of {} and {} cells", k, v.cols());
         }
-        let r = positions(&arrays, 0, u.rows(), "held_row_dot")?;
-        let c = positions(&arrays, 1, v.rows(), "held_row_dot")?;
+        let r = index(&args.args, 0, u.rows(), "held_row_dot")?;
+        let c = index(&args.args, 1, v.rows(), "held_row_dot")?;
         let (ud, vd) = (u.data(), v.data());
-        let values: Vec<f64> = r
-            .iter()
-            .zip(c)
-            .map(|(&r, &c)| {
-                let (r, c) = (r as usize * k, c as usize * k);
+        let values: Vec<f64> = (0..args.number_rows)
+            .map(|t| {
+                let (r, c) = (r.at(t) * k, c.at(t) * k);
                 ud[r..r + k]
                     .iter()
                     .zip(&vd[c..c + k])

@@ -151,6 +151,10 @@ fn known(d: &Dim, what: &str) -> Result<usize> {
     }
 }
 
+/// The widest held right operand of a product computed a row at a time
+/// ([`Lowering::matmul_held_narrow`]): rank-k factors, not wide matrices.
+const NARROW: usize = 16;
+
 fn children(e: &LaExpr) -> Vec<&LaExpr> {
     use LaExpr::*;
     match e {
@@ -443,7 +447,8 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             };
             values.insert(name, Matrix::Dense(h.matrix().clone()));
         }
-        let m = match eval(e, &values) {
+        // The reference evaluator knows the fused operators by their expansions.
+        let m = match eval(&expand_fused(e), &values) {
             Ok(m) => m,
             Err(err) => {
                 log::debug!("{e} stays relational: {err}");
@@ -702,6 +707,9 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         if let Some(rel) = self.matmul_held_vector(&a, &b)? {
             return Ok(rel);
         }
+        if let Some(rel) = self.matmul_held_narrow(&a, &b)? {
+            return Ok(rel);
+        }
         let a_larger = cells(&a) > cells(&b);
         let (l, r) = (self.alias("l"), self.alias("r"));
         let left = LogicalPlanBuilder::from(a.plan).alias(l.as_str())?;
@@ -789,6 +797,62 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         let terms = self.finish(builder, row, col, value, rows, cols)?;
         self.sum_by(LogicalPlanBuilder::from(terms.plan), rows, cols)
             .map(Some)
+    }
+
+    /// `a %*% B` with `B` held and narrow (`n x k`, `k` at most [`NARROW`]): each tuple of
+    /// `a` gives `k` products at once, `x * B[j, 0..k]` as `k` columns, summed by `a`'s
+    /// row (one group per row, not per cell of the result), then unpivoted to `(i, k)`
+    /// cells by a cross join with the `k` column indices.
+    fn matmul_held_narrow(&mut self, a: &Rel, b: &Rel) -> Result<Option<Rel>> {
+        let k = b.cols;
+        if self.holding.is_none() || !(2..=NARROW).contains(&k) || !a.has_col() {
+            return Ok(None);
+        }
+        if cells(a) <= cells(b) {
+            return Ok(None);
+        }
+        let Some(held) = self.hold(b)? else {
+            return Ok(None);
+        };
+        log::debug!(
+            "a product with a held {}x{k} operand, a row at a time",
+            b.rows
+        );
+        let rows = a.rows;
+        let wide = |c: usize| format!("c{c}");
+        let (builder, q) = self.qualified(a.plan.clone())?;
+        let mut products = Vec::with_capacity(k + 1);
+        if a.has_row() {
+            products.push(qcol(&q, ROW).alias(ROW));
+        }
+        for c in 0..k {
+            let entry = cell(&held, Some(qcol(&q, COL)), Some(lit(c as i64)));
+            products.push((qcol(&q, VALUE) * entry).alias(wide(c)));
+        }
+        let groups: Vec<Expr> = if a.has_row() { vec![ucol(ROW)] } else { vec![] };
+        let sums: Vec<Expr> = (0..k).map(|c| sum(ucol(&wide(c))).alias(wide(c))).collect();
+        let w = self.alias("w");
+        let builder = builder
+            .project(products)?
+            .aggregate(groups, sums)?
+            .alias(w.as_str())?;
+        let (columns, d) = self.domain(k, COL)?;
+        let builder = builder.cross_join(columns)?;
+        let mut value = when(qcol(&d, COL).eq(lit(0i64)), qcol(&w, &wide(0)));
+        for c in 1..k {
+            value = value.when(qcol(&d, COL).eq(lit(c as i64)), qcol(&w, &wide(c)));
+        }
+        // An aggregate without groups sums nothing to NULL: that is 0.
+        let value = coalesce(vec![value.otherwise(lit(0.0))?, lit(0.0)]);
+        self.finish(
+            builder,
+            Some(qcol(&w, ROW)),
+            Some(qcol(&d, COL)),
+            value,
+            rows,
+            k,
+        )
+        .map(Some)
     }
 
     fn transpose(&mut self, a: Rel) -> Result<Rel> {

@@ -243,6 +243,11 @@ def spark_result(out):
     return parts[0] if parts else None
 
 
+def systems(spec):
+    """`--systems`: substrings of run labels, separated by `;` (labels hold commas) or `,`."""
+    return [s.strip() for s in spec.split(";" if ";" in spec else ",") if s.strip()]
+
+
 def run(args):
     d = Path(args.dir).resolve()
     shape = json.loads((d / "shape.json").read_text())
@@ -264,7 +269,7 @@ def run(args):
         ]
         results = {}
         for label, go in runs:
-            if args.systems and not any(s in label for s in args.systems.split(",")):
+            if args.systems and not any(s in label for s in systems(args.systems)):
                 continue
             out = d / f"out-{name}-{len(results)}.parquet"
             took, why = go(out)
@@ -378,7 +383,7 @@ def main():
     r.add_argument("--memory", default="1G")
     r.add_argument("--timeout", type=float, default=900)
     r.add_argument("--programs", default="loss,chain,als")
-    r.add_argument("--systems", default="", help="comma-separated substrings of the run labels to keep")
+    r.add_argument("--systems", default="", help="substrings of the run labels to keep, separated by ';' or ','")
     r.add_argument("--spores", default=str(ROOT / "target/release/spores"))
     r.add_argument("--table", default="bench/out/dist_scale.md")
     b = sub.add_parser("ballista")

@@ -351,9 +351,12 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         )
     }
 
-    /// A matrix computed here, as an in-memory table, held too.
+    /// A matrix computed here, as an in-memory table, held too (both counted as held).
     fn local(&mut self, m: Matrix, held: Held) -> Result<Rel> {
         let batch = coo::to_batch(&m)?;
+        if let Some(h) = self.holding.as_mut() {
+            h.used += held.bytes() + batch.get_array_memory_size();
+        }
         let table = Arc::new(MemTable::try_new(batch.schema(), vec![vec![batch]])?);
         let rel = self.scan(table, "loc", m.rows(), m.cols())?;
         Ok(Rel {
@@ -429,7 +432,8 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             env.matrix(name, Dim::Known(rows), Dim::Known(cols));
         }
         // The result and its tuples (24 bytes a cell), and each intermediate, in what is left.
-        let Some(largest) = largest_node(&env, e) else {
+        let expanded = expand_fused(e);
+        let Some(largest) = largest_node(&env, &expanded) else {
             return Ok(None);
         };
         let left = self
@@ -448,7 +452,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             values.insert(name, Matrix::Dense(h.matrix().clone()));
         }
         // The reference evaluator knows the fused operators by their expansions.
-        let m = match eval(&expand_fused(e), &values) {
+        let m = match eval(&expanded, &values) {
             Ok(m) => m,
             Err(err) => {
                 log::debug!("{e} stays relational: {err}");
@@ -456,9 +460,6 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             }
         };
         let held = Held::new(m.to_dense());
-        if let Some(h) = self.holding.as_mut() {
-            h.used += held.bytes();
-        }
         log::debug!("{e} evaluated here");
         self.local(m, held).map(Some)
     }

@@ -14,6 +14,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ballista_core::execution_plans::execute_physical_plan;
 use ballista_core::extension::SessionConfigExt;
@@ -52,6 +53,9 @@ pub struct Cluster {
     /// Shuffle reads through Arrow Flight even when the executor holds the partition
     /// (what a cluster of machines does; tests force it on one machine).
     force_remote_read: bool,
+    /// How long the client waits for a plan's result: a scheduler that never ends a job
+    /// (one that failed inside its status handling, say) would otherwise hang the client.
+    timeout: Option<Duration>,
 }
 
 fn cluster_error(what: impl std::fmt::Display) -> DistError {
@@ -59,8 +63,25 @@ fn cluster_error(what: impl std::fmt::Display) -> DistError {
 }
 
 impl Cluster {
-    /// The scheduler at `ballista://HOST:PORT` or `df://HOST:PORT`.
+    /// The scheduler at `ballista://HOST:PORT` or `df://HOST:PORT`, with an optional
+    /// `?timeout=SECONDS` after which the client gives up on a plan.
     pub fn parse(url: &str) -> Result<Cluster, DistError> {
+        let (url_address, timeout) = match url.split_once('?') {
+            None => (url, None),
+            Some((address, query)) => {
+                let seconds = query
+                    .strip_prefix("timeout=")
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .filter(|s| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| {
+                        DistError::Plan(format!(
+                            "`{url}`: the only setting after `?` is timeout=SECONDS (a positive number)"
+                        ))
+                    })?;
+                (address, Some(Duration::from_secs_f64(seconds)))
+            }
+        };
+        let url = url_address;
         let rest = SCHEMES
             .iter()
             .find_map(|s| url.strip_prefix(s))
@@ -80,6 +101,7 @@ impl Cluster {
         Ok(Cluster {
             address: rest.to_string(),
             force_remote_read: false,
+            timeout,
         })
     }
 
@@ -94,9 +116,35 @@ impl Cluster {
         &self.address
     }
 
+    /// How long the client waits for a plan's result (unbounded when `None`).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
     /// Plans `plan` in `ctx` with `partitions` partitions, runs it on the cluster and
-    /// returns the result's batches.
+    /// returns the result's batches, or an error once the timeout passes.
     pub(crate) async fn collect(
+        &self,
+        ctx: &SessionContext,
+        plan: LogicalPlan,
+        partitions: usize,
+    ) -> Result<Vec<RecordBatch>, DistError> {
+        let Some(limit) = self.timeout else {
+            return self.collect_unbounded(ctx, plan, partitions).await;
+        };
+        tokio::time::timeout(limit, self.collect_unbounded(ctx, plan, partitions))
+            .await
+            .unwrap_or_else(|_| {
+                Err(cluster_error(format!(
+                    "the scheduler at {} did not return the result within {} s (the job may \
+                     still run there)",
+                    self.address,
+                    limit.as_secs_f64()
+                )))
+            })
+    }
+
+    async fn collect_unbounded(
         &self,
         ctx: &SessionContext,
         plan: LogicalPlan,

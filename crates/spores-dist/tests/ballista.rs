@@ -176,6 +176,33 @@ fn an_unreachable_scheduler_is_named_in_the_error() {
 }
 
 #[test]
+fn a_scheduler_that_never_answers_ends_in_the_timeout() {
+    // A listener that accepts connections and never answers: the client's gRPC call
+    // waits until the `?timeout=` passes.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let held: Vec<_> = listener.incoming().take(8).collect();
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        drop(held);
+    });
+    let cluster = Cluster::parse(&format!("ballista://127.0.0.1:{port}?timeout=1.5")).unwrap();
+    assert_eq!(
+        cluster.timeout(),
+        Some(std::time::Duration::from_millis(1500))
+    );
+    let engine = DataFusionEngine::on_ballista(EngineConfig::default(), cluster).unwrap();
+    let inputs: HashMap<String, Matrix> = [("X".to_string(), rand(3, 3, 1.0, 5))].into();
+    let started = std::time::Instant::now();
+    let err = engine
+        .run(&LaExpr::parse("sum(X)").unwrap(), &inputs)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("within 1.5 s"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
+#[test]
 fn addresses_name_a_scheme_host_and_port() {
     assert_eq!(
         Cluster::parse("ballista://localhost:50050")
@@ -187,11 +214,14 @@ fn addresses_name_a_scheme_host_and_port() {
         Cluster::parse("df://10.0.0.2:7").unwrap().address(),
         "10.0.0.2:7"
     );
+    assert_eq!(Cluster::parse("df://h:1").unwrap().timeout(), None);
     for bad in [
         "localhost:50050",
         "ballista://localhost",
         "df://:1",
         "ballista://h:x",
+        "ballista://h:1?timeout=0",
+        "ballista://h:1?deadline=5",
     ] {
         let err = Cluster::parse(bad).unwrap_err().to_string();
         assert!(err.contains(bad), "{bad}: {err}");

@@ -2,6 +2,7 @@
 spores.tensor, errors and interruption."""
 
 import pathlib
+import signal
 import threading
 import time
 import _thread
@@ -112,7 +113,10 @@ def test_bad_input_types():
 
 
 def test_ctrl_c_interrupts_a_long_run():
-    # A loop of many small blocks; a simulated Ctrl-C arrives after 0.3 s.
+    # A loop of many small blocks; a simulated Ctrl-C arrives after 0.3 s. Python's own
+    # SIGINT handler is installed for the test: a process started in the background by a
+    # shell ignores SIGINT, and `interrupt_main` then does nothing.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     try:
@@ -120,6 +124,7 @@ def test_ctrl_c_interrupts_a_long_run():
             spores.run("s = 0\nfor (i in 1:100000000) { s = s + i }\n")
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_gil_is_released_while_computing():

@@ -207,6 +207,45 @@ fn parquet_inputs_stay_in_their_files_for_datafusion() {
 
 #[cfg(feature = "datafusion")]
 #[test]
+fn a_parquet_input_holding_an_infinity_stays_on_the_local_engine() {
+    // The file's value column is scanned for non-finite values (row groups in parallel):
+    // the one infinite cell keeps the product local, finite files go to DataFusion.
+    let dir = common::temp_file("inf-x.parquet", "").with_file_name("");
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (bad, good) = (file("inf-x.parquet"), file("fin-x.parquet"));
+    let generate = format!(
+        "X = rand(rows=40, cols=30, sparsity=0.2, min=1, max=5, seed=4)\nwrite(X, \"{good}\")\n\
+         X[7, 3] = 1 / 0\nwrite(X, \"{bad}\")\n"
+    );
+    run_dml_with("write_inf.dml", &generate, &[]).unwrap();
+    for (path, finite) in [(&bad, false), (&good, true)] {
+        let script = format!(
+            "X = read(\"{path}\")\nv = matrix(1, rows=30, cols=1)\nprint(sum(t(X) %*% (X %*% v)))\n"
+        );
+        let local = run_dml_with("inf_read.dml", &script, &[]).unwrap();
+        let explained = run_dml_with(
+            "inf_read.dml",
+            &script,
+            &["--engine", "datafusion", "--explain"],
+        )
+        .unwrap();
+        assert_eq!(explained.contains("relational["), finite, "{explained}");
+        let printed = explained
+            .lines()
+            .filter(|l| *l == "Infinity" || l.parse::<f64>().is_ok())
+            .collect::<Vec<_>>()
+            .join("\n");
+        if finite {
+            common::assert_close(&common::numbers(&printed), &common::numbers(&local), 1e-9);
+        } else {
+            assert_eq!(local.trim(), "Infinity", "{local}");
+            assert_eq!(printed, "Infinity", "{explained}");
+        }
+    }
+}
+
+#[cfg(feature = "datafusion")]
+#[test]
 fn parquet_coo_converted_from_matrix_market_reads_the_same() {
     let mtx = common::temp_file(
         "coo.mtx",

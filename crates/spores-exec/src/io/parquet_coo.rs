@@ -186,6 +186,31 @@ impl CooFile {
         self.read_group_from(&open_reader(&self.path)?, g, Some((self.rows, self.cols)))
     }
 
+    /// The values (column `v`) of row group `g` alone, in file order: what a scan for
+    /// non-finite values needs, without decoding the indices.
+    pub fn read_group_values(&self, g: usize) -> Result<Vec<f64>> {
+        let reader = open_reader(&self.path)?;
+        let first_row = self.group_starts.get(g).copied().unwrap_or(0);
+        let fail = |row: usize, message: String| parse_error(&self.path, row, message);
+        let group = reader
+            .get_row_group(g)
+            .map_err(|e| fail(first_row, format!("row group {g}: {e}")))?;
+        let k = self.columns[2];
+        let column = group
+            .get_column_reader(k)
+            .map_err(|e| fail(first_row, format!("column `v`: {e}")))?;
+        let max_def = reader
+            .metadata()
+            .file_metadata()
+            .schema_descr()
+            .column(k)
+            .max_def_level();
+        let mut values = Vec::new();
+        read_values(column, max_def, &mut values)
+            .map_err(|(row, message)| fail(first_row + row, format!("column `v`: {message}")))?;
+        Ok(values)
+    }
+
     /// Row group `g` through an open reader, its cells checked against `bounds` (rows,
     /// columns), or only for negative indices without.
     fn read_group_from(
@@ -550,6 +575,7 @@ mod tests {
         let last = file.read_group(2).unwrap();
         assert_eq!(last.i.len(), 150 - 128);
         assert_eq!((last.i[0], last.j[0], last.v[0]), (12, 8, 129.0));
+        assert_eq!(file.read_group_values(2).unwrap(), last.v);
 
         // Another writer's file: no shape metadata (the extent comes from the index
         // columns' statistics) and no promise that cells are unique.
@@ -566,6 +592,7 @@ mod tests {
         let file = CooFile::open(&duck).unwrap();
         assert_eq!((file.rows(), file.cols(), file.cells()), (7, 4, 2));
         assert!(!file.unique_cells());
+        assert_eq!(file.read_group_values(0).unwrap(), vec![1.0, 2.0]);
     }
 
     #[test]

@@ -96,8 +96,13 @@ struct Holding<'a> {
 }
 
 impl Holding<'_> {
+    /// Bytes still free (a local result's table may take a little more than its share).
+    fn left(&self) -> f64 {
+        self.limit.saturating_sub(self.used) as f64
+    }
+
     fn fits(&self, bytes: f64) -> bool {
-        bytes <= (self.limit - self.used) as f64
+        bytes <= self.left()
     }
 }
 
@@ -407,7 +412,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         if !holding.fits(4.0 * bytes) {
             return Ok(None);
         }
-        let pool = holding.budget - holding.used;
+        let pool = holding.budget.saturating_sub(holding.used);
         let batches = run(r.plan.clone(), pool)?;
         let held = Held::new(coo::from_batches(&batches, r.rows, r.cols)?.into_dense());
         holding.used += held.bytes();
@@ -436,10 +441,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         let Some(largest) = largest_node(&env, &expanded) else {
             return Ok(None);
         };
-        let left = self
-            .holding
-            .as_ref()
-            .map_or(0.0, |h| (h.limit - h.used) as f64);
+        let left = self.holding.as_ref().map_or(0.0, Holding::left);
         if 4.0 * largest > left {
             return Ok(None);
         }

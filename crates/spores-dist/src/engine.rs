@@ -124,7 +124,8 @@ impl DataFusionEngine {
         self.collect_within(plan, self.config.memory_bytes)
     }
 
-    /// Runs `plan` to its batches with a memory pool of `pool_bytes` (here).
+    /// Runs `plan` to its batches, here with a memory pool of `pool_bytes` (a cluster's
+    /// executors have pools of their own).
     fn collect_within(
         &self,
         plan: LogicalPlan,

@@ -244,7 +244,7 @@ impl ScalarUDFImpl for RowDot {
         let (u, v) = (self.u.matrix(), self.v.matrix());
         let k = u.cols();
         if v.cols() != k {
-            return exec_err!("held_row_dot: rows of {} and {} cells", k, v.cols());
+            return exec_err!("held_row_dot: rows of {k} and {} columns", v.cols());
         }
         let r = index(&args.args, 0, u.rows(), "held_row_dot")?;
         let c = index(&args.args, 1, v.rows(), "held_row_dot")?;

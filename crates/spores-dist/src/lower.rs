@@ -379,32 +379,10 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         let Some(holding) = self.holding.as_mut() else {
             return Ok(None);
         };
-        let bytes = dense_bytes(r.rows, r.cols);
         if let Some(name) = &r.leaf {
-            if let Some(h) = holding.leaves.get(name) {
-                return Ok(Some(h.clone()));
-            }
-            let leaf = self
-                .inputs
-                .get(name)
-                .ok_or_else(|| DistError::Plan(format!("no value given for `{name}`")))?
-                .leaf();
-            let dense = match leaf {
-                LeafRef::Matrix(m) if holding.fits(bytes) => m.to_dense(),
-                // Read as (row, column, value) entries, then into the array.
-                LeafRef::File(f) if holding.fits(bytes + 36.0 * f.cells() as f64) => {
-                    parquet_coo::read(f.path())
-                        .map_err(|e| DistError::Plan(e.to_string()))?
-                        .into_dense()
-                }
-                _ => return Ok(None),
-            };
-            let held = Held::new(dense);
-            holding.used += held.bytes();
-            holding.leaves.insert(name.clone(), held.clone());
-            log::debug!("holding `{name}` ({} bytes)", held.bytes());
-            return Ok(Some(held));
+            return self.hold_leaf(name);
         }
+        let bytes = dense_bytes(r.rows, r.cols);
         let Some(run) = holding.materialize else {
             return Ok(None);
         };
@@ -417,6 +395,38 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         let held = Held::new(coo::from_batches(&batches, r.rows, r.cols)?.into_dense());
         holding.used += held.bytes();
         log::debug!("holding a {}x{} intermediate", r.rows, r.cols);
+        Ok(Some(held))
+    }
+
+    /// The input `name` in memory (read once), when it fits the holding's share.
+    fn hold_leaf(&mut self, name: &str) -> Result<Option<Held>> {
+        let Some(holding) = self.holding.as_mut() else {
+            return Ok(None);
+        };
+        if let Some(h) = holding.leaves.get(name) {
+            return Ok(Some(h.clone()));
+        }
+        let leaf = self
+            .inputs
+            .get(name)
+            .ok_or_else(|| DistError::Plan(format!("no value given for `{name}`")))?
+            .leaf();
+        let (rows, cols) = leaf.shape();
+        let bytes = dense_bytes(rows, cols);
+        let dense = match leaf {
+            LeafRef::Matrix(m) if holding.fits(bytes) => m.to_dense(),
+            // Read as (row, column, value) entries, then into the array.
+            LeafRef::File(f) if holding.fits(bytes + 36.0 * f.cells() as f64) => {
+                parquet_coo::read(f.path())
+                    .map_err(|e| DistError::Plan(e.to_string()))?
+                    .into_dense()
+            }
+            _ => return Ok(None),
+        };
+        let held = Held::new(dense);
+        holding.used += held.bytes();
+        holding.leaves.insert(name.to_string(), held.clone());
+        log::debug!("holding `{name}` ({} bytes)", held.bytes());
         Ok(Some(held))
     }
 
@@ -447,8 +457,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         }
         let mut values = HashMap::new();
         for name in names {
-            let r = self.input(&name)?;
-            let Some(h) = self.hold(&r)? else {
+            let Some(h) = self.hold_leaf(&name)? else {
                 return Ok(None);
             };
             values.insert(name, Matrix::Dense(h.matrix().clone()));
@@ -1064,16 +1073,16 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             }
             // Σ X(i,j) U(i,k) V(j,k) = Σ U(i,k) (X V)(i,k): linear in nnz(X) k.
             ("sddmm_sum", [x, u, v]) => {
-                if self.holding.is_some() {
-                    let (lx, lu, lv) = (self.lower(x)?, self.lower(u)?, self.lower(v)?);
-                    let shapes_fit = lu.rows == lx.rows && lv.rows == lx.cols && lu.cols == lv.cols;
-                    if shapes_fit && lx.has_row() && lx.has_col() {
-                        if let Some(terms) = self.sddmm_held(&lx, &lu, &lv)? {
-                            return self.aggregate(terms, false, false);
-                        }
+                let (x, u, v) = (self.lower(x)?, self.lower(u)?, self.lower(v)?);
+                let shapes_fit = u.rows == x.rows && v.rows == x.cols && u.cols == v.cols;
+                if shapes_fit && x.has_row() && x.has_col() {
+                    if let Some(terms) = self.sddmm_held(&x, &u, &v)? {
+                        return self.aggregate(terms, false, false);
                     }
                 }
-                return self.lower(&Sum(Box::new(Mul(b(u), Box::new(MatMul(b(x), b(v)))))));
+                let xv = self.matmul(x, v)?;
+                let terms = self.join_cells("*", u, xv, |a, b| Ok(a * b))?;
+                return self.aggregate(terms, false, false);
             }
             ("wsloss" | "wsloss_plus", [x, u, v]) => {
                 let cross = Mul(

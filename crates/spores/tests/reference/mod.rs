@@ -155,7 +155,11 @@ fn call(name: &str, args: &[Arg], env: &HashMap<String, Val>) -> Result<Val, Str
         "rowMeans" => Val::matrix(r, 1, |i, _| sum(row(i)) / c as f64),
         "colSums" => Val::matrix(1, c, |_, j| sum(col(j))),
         "colMeans" => Val::matrix(1, c, |_, j| sum(col(j)) / r as f64),
-        "abs" => Val::matrix(r, c, |i, j| x.at(i, j).abs()),
+        // A scalar's `abs` is a scalar, so `0 * abs(s)` stays IEEE (NaN for an infinite `s`).
+        "abs" => match x {
+            Val::Scalar(v) => Val::Scalar(v.abs()),
+            m => Val::matrix(r, c, |i, j| m.at(i, j).abs()),
+        },
         "diag" => Val::matrix(r, 1, |i, _| x.at(i, i)),
         "trace" => Val::Scalar(sum((0..r).map(|i| x.at(i, i)).collect())),
         "as.scalar" => Val::Scalar(x.scalar()?),

@@ -17,7 +17,7 @@
 
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use datafusion::arrow::array::{Array, Float64Array, Int64Array};
 use datafusion::arrow::datatypes::DataType;
@@ -26,7 +26,7 @@ use datafusion::common::{exec_err, Result as DfResult};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
-use spores_exec::DenseMatrix;
+use spores_exec::{DenseMatrix, Matrix};
 
 /// A dense matrix held for lookups. Its id tells two holdings apart: DataFusion compares
 /// and hashes functions when it rewrites plans, and comparing ids is what equality of
@@ -34,7 +34,8 @@ use spores_exec::DenseMatrix;
 #[derive(Clone, Debug)]
 pub struct Held {
     id: u64,
-    matrix: Arc<DenseMatrix>,
+    /// Always [`Matrix::Dense`]: the kernels read it as a matrix, the lookups as an array.
+    matrix: Arc<Matrix>,
 }
 
 impl Held {
@@ -42,8 +43,13 @@ impl Held {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         Held {
             id: NEXT.fetch_add(1, Ordering::Relaxed),
-            matrix: Arc::new(matrix),
+            matrix: Arc::new(Matrix::Dense(matrix)),
         }
+    }
+
+    /// The cells as a matrix for the local kernels (dense).
+    pub fn as_matrix(&self) -> &Matrix {
+        &self.matrix
     }
 
     pub fn rows(&self) -> usize {
@@ -60,7 +66,20 @@ impl Held {
     }
 
     pub fn matrix(&self) -> &DenseMatrix {
-        &self.matrix
+        match self.matrix.as_ref() {
+            Matrix::Dense(d) => d,
+            Matrix::Sparse(_) => unreachable!("a held matrix is made dense"),
+        }
+    }
+
+    /// The cells as a matrix, copied only when another holder still reads them.
+    pub fn into_matrix(self) -> Matrix {
+        Arc::try_unwrap(self.matrix).unwrap_or_else(|shared| shared.as_ref().clone())
+    }
+
+    /// A reference that does not keep the cells alive (to count what is still held).
+    pub fn weak(&self) -> Weak<Matrix> {
+        Arc::downgrade(&self.matrix)
     }
 }
 

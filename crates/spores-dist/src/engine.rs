@@ -18,15 +18,19 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
+use datafusion::physical_plan::ExecutionPlanProperties;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use spores_exec::Matrix;
+use futures::StreamExt;
+use spores_exec::{DenseMatrix, Matrix};
 use spores_opt::la::LaExpr;
 use spores_tensor::CooTensor;
 
 use crate::broadcast::dense_bytes;
 use crate::coo;
 use crate::error::DistError;
-use crate::lower::{Lowering, Materialize, Rel};
+use crate::fold::DenseFold;
+use crate::lower::{Lowering, Rel, Runner};
 use crate::memory::BudgetPool;
 use crate::source::{FileScan, Leaf, LeafRef};
 use crate::tensor::{self, TensorLowering};
@@ -56,6 +60,55 @@ impl Default for EngineConfig {
             temp_dir: None,
             hold_bytes: memory_bytes / 2,
         }
+    }
+}
+
+impl Runner for DataFusionEngine {
+    fn collect(&self, plan: LogicalPlan, pool: usize) -> Result<Vec<RecordBatch>, DistError> {
+        self.collect_within(plan, pool)
+    }
+
+    /// Runs `plan` here with a pool of `pool` bytes and folds each output stream's tuples
+    /// into an array of its own (at most `streams` streams: a plan with more output
+    /// partitions is merged into one), then sums the arrays.
+    fn fold(
+        &self,
+        plan: LogicalPlan,
+        pool: usize,
+        fold: &DenseFold,
+        streams: usize,
+    ) -> Result<DenseMatrix, DistError> {
+        let ctx = self.session(pool)?;
+        let arrays = self.runtime.block_on(async move {
+            let frame = ctx.execute_logical_plan(plan).await?;
+            let mut physical = frame.create_physical_plan().await?;
+            if physical.output_partitioning().partition_count() > streams.max(1) {
+                physical = Arc::new(CoalescePartitionsExec::new(physical));
+            }
+            let task = ctx.task_ctx();
+            let partitions = physical.output_partitioning().partition_count();
+            let mut workers = Vec::with_capacity(partitions);
+            for p in 0..partitions {
+                let mut stream = physical.execute(p, task.clone())?;
+                let fold = fold.clone();
+                workers.push(tokio::spawn(async move {
+                    let mut acc = fold.zeros();
+                    while let Some(batch) = stream.next().await {
+                        fold.add(&batch?, &mut acc)?;
+                    }
+                    Ok::<_, DistError>(acc)
+                }));
+            }
+            let mut arrays = Vec::with_capacity(partitions);
+            for w in workers {
+                let acc = w
+                    .await
+                    .map_err(|e| DistError::Plan(format!("a fold's worker failed: {e}")))??;
+                arrays.push(acc);
+            }
+            Ok::<_, DistError>(arrays)
+        })?;
+        fold.finish(arrays)
     }
 }
 
@@ -178,25 +231,22 @@ impl DataFusionEngine {
     }
 
     /// The lowering of `e` over `inputs`: small operands held when [`Self::holds`] says
-    /// so, and small intermediates feeding a product run first when `materialize`.
+    /// so, and small intermediates and sums run first when there is a `runner`.
     fn lowered<'a, M: Leaf>(
         &self,
         e: &LaExpr,
         inputs: &'a HashMap<String, M>,
-        materialize: Option<Materialize<'a>>,
-    ) -> Result<(Rel, usize), DistError> {
+        runner: Option<&'a dyn Runner>,
+    ) -> Result<(Rel, usize, Vec<String>), DistError> {
         let mut lowering = Lowering::new(inputs)
             .with_partitions(self.config.threads)
             .with_file_scan(self.file_scan());
         if self.holds(inputs) {
-            lowering = lowering.with_holding(
-                self.config.memory_bytes,
-                self.config.hold_bytes,
-                materialize,
-            );
+            lowering =
+                lowering.with_holding(self.config.memory_bytes, self.config.hold_bytes, runner);
         }
         let rel = lowering.lower(e)?;
-        Ok((rel, lowering.held_bytes()))
+        Ok((rel, lowering.held_bytes(), lowering.steps().to_vec()))
     }
 
     /// The logical plan of `e` over `inputs`, before DataFusion's optimizer, with the
@@ -207,7 +257,7 @@ impl DataFusionEngine {
         e: &LaExpr,
         inputs: &HashMap<String, M>,
     ) -> Result<(LogicalPlan, usize, usize), DistError> {
-        let (rel, _) = self.lowered(e, inputs, None)?;
+        let (rel, _, _) = self.lowered(e, inputs, None)?;
         Ok((rel.plan, rel.rows, rel.cols))
     }
 
@@ -218,12 +268,25 @@ impl DataFusionEngine {
         e: &LaExpr,
         inputs: &HashMap<String, M>,
     ) -> Result<Matrix, DistError> {
-        let materialize = |plan: LogicalPlan, pool: usize| self.collect_within(plan, pool);
-        let (rel, held) = self.lowered(e, inputs, Some(&materialize))?;
+        self.run_with_steps(e, inputs).map(|(m, _)| m)
+    }
+
+    /// [`Self::run`], with what ran before the plan and how operands were held
+    /// ([`Lowering::steps`]).
+    pub fn run_with_steps<M: Leaf>(
+        &self,
+        e: &LaExpr,
+        inputs: &HashMap<String, M>,
+    ) -> Result<(Matrix, Vec<String>), DistError> {
+        let (rel, held, steps) = self.lowered(e, inputs, Some(self))?;
+        let (plan, rows, cols) = (rel.plan.clone(), rel.rows, rel.cols);
+        if let Some(result) = rel.into_held() {
+            return Ok((result.into_matrix().into_best_format(), steps));
+        }
         // The operands held take their bytes from the plan's pool.
         let pool = self.config.memory_bytes.saturating_sub(held);
-        let batches = self.collect_within(rel.plan, pool)?;
-        coo::from_batches(&batches, rel.rows, rel.cols)
+        let batches = self.collect_within(plan, pool)?;
+        Ok((coo::from_batches(&batches, rows, cols)?, steps))
     }
 
     /// DataFusion's optimized logical and physical plans of `e`, as text (for `--explain`).

@@ -11,6 +11,8 @@
 //!   aggregates), fused operators expanded to theirs, as a DataFusion `LogicalPlan`.
 //! - [`broadcast`]: beside an input too large to hold, small operands (a vector, rank-k
 //!   factors) are held in memory and read by index instead of joined.
+//! - [`fold`]: a small result of a streamed relation (`X %*% v`, `X %*% V` with rank-k
+//!   `V`) summed into a dense array per stream instead of a hash aggregate.
 //! - [`tensor`]: a tensor program's logical plan (Galley's aggregation order), query by
 //!   query, over relations of stored entries with fill values.
 //! - [`source`]: a leaf's tuples, from a matrix in memory or a Parquet COO file scanned
@@ -44,6 +46,7 @@ pub mod broadcast;
 pub mod coo;
 pub mod engine;
 pub mod error;
+pub mod fold;
 pub mod lower;
 pub mod memory;
 pub mod source;

@@ -32,7 +32,7 @@
 //! blocks whose inputs may hold NaN or infinities on the local kernels.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::TableProvider;
@@ -42,14 +42,15 @@ use datafusion::functions::expr_fn::{abs, ceil, coalesce, exp, floor, ln, power,
 use datafusion::functions_aggregate::expr_fn::sum;
 use datafusion::logical_expr::{col, lit, when, Expr, JoinType, LogicalPlan, LogicalPlanBuilder};
 use spores_exec::io::parquet_coo;
-use spores_exec::{CsrMatrix, Matrix};
-use spores_opt::eval::eval;
+use spores_exec::{CsrMatrix, DenseMatrix, Matrix};
+use spores_opt::eval::{apply, eval};
 use spores_opt::la::{expand_fused, Dim, LaExpr, ShapeEnv};
 
 use crate::broadcast::{cell, dense_bytes, row_dot, Held};
 use crate::coo::{self, COL, ROW, VALUE};
 use crate::error::DistError;
-use crate::source::{FileScan, Leaf, LeafRef};
+use crate::fold::DenseFold;
+use crate::source::{held_table, FileScan, Leaf, LeafRef};
 
 /// A lowered subexpression: a plan whose output columns are [`coo::schema`]'s for its
 /// shape (unqualified `i`, `j`, `v`).
@@ -65,6 +66,11 @@ pub struct Rel {
 }
 
 impl Rel {
+    /// Its cells in memory, when they are held (the plan that scans them is dropped).
+    pub fn into_held(self) -> Option<Held> {
+        self.held
+    }
+
     fn has_row(&self) -> bool {
         self.rows != 1
     }
@@ -76,8 +82,22 @@ impl Rel {
 
 type Result<T> = std::result::Result<T, DistError>;
 
-/// Runs a plan to its batches within a memory pool of the given bytes.
-pub type Materialize<'a> = &'a dyn Fn(LogicalPlan, usize) -> Result<Vec<RecordBatch>>;
+/// Runs subplans while a plan is lowered, so that small results are held in memory for
+/// the operators that read them (an engine running here; a cluster holds nothing).
+pub trait Runner {
+    /// Runs `plan` to its batches within a memory pool of `pool` bytes.
+    fn collect(&self, plan: LogicalPlan, pool: usize) -> Result<Vec<RecordBatch>>;
+
+    /// Runs `plan` within a pool of `pool` bytes and folds its tuples into a dense array
+    /// ([`crate::fold`]), one array per stream, at most `streams` streams at once.
+    fn fold(
+        &self,
+        plan: LogicalPlan,
+        pool: usize,
+        fold: &DenseFold,
+        streams: usize,
+    ) -> Result<DenseMatrix>;
+}
 
 /// Small operands held in memory instead of joined ([`crate::broadcast`]), within a
 /// share of the memory budget.
@@ -86,19 +106,35 @@ struct Holding<'a> {
     budget: usize,
     /// Bytes operands may hold in all.
     limit: usize,
-    /// Bytes held.
-    used: usize,
+    /// What is held: an array counts while a plan, a lookup or the lowering still
+    /// references it (an intermediate read by the local kernels is freed after).
+    held: Vec<Weak<Matrix>>,
     /// Inputs read into memory, by name.
     leaves: HashMap<String, Held>,
-    /// Runs a subplan, so that a small intermediate (e.g. `X %*% v`) is held for the
-    /// product it feeds; without it only inputs and local evaluations are held.
-    materialize: Option<Materialize<'a>>,
+    /// Runs subplans, so that a small intermediate (e.g. `X %*% v`) is held for the
+    /// product it feeds and small sums are folded into arrays; without it only inputs
+    /// and local evaluations are held.
+    runner: Option<&'a dyn Runner>,
 }
 
 impl Holding<'_> {
-    /// Bytes still free (a local result's table may take a little more than its share).
+    /// Bytes of the arrays held and still referenced.
+    fn used(&self) -> usize {
+        self.held
+            .iter()
+            .filter_map(|w| w.upgrade())
+            .map(|m| 8 * m.rows() * m.cols())
+            .sum()
+    }
+
+    fn register(&mut self, held: &Held) {
+        self.held.retain(|w| w.strong_count() > 0);
+        self.held.push(held.weak());
+    }
+
+    /// Bytes still free.
     fn left(&self) -> f64 {
-        self.limit.saturating_sub(self.used) as f64
+        self.limit.saturating_sub(self.used()) as f64
     }
 
     fn fits(&self, bytes: f64) -> bool {
@@ -118,6 +154,8 @@ pub struct Lowering<'a, M: Leaf> {
     domains: HashMap<usize, Arc<MemTable>>,
     next_alias: usize,
     holding: Option<Holding<'a>>,
+    /// What ran before the plan and how operands were held, in order (see [`Self::steps`]).
+    steps: Vec<String>,
 }
 
 fn qcol(alias: &str, name: &str) -> Expr {
@@ -204,33 +242,45 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             domains: HashMap::new(),
             next_alias: 0,
             holding: None,
+            steps: Vec::new(),
         }
     }
 
     /// Holds small operands in memory, up to `limit` bytes of the memory `budget`, and
     /// reads them by index where a streamed relation would join them
     /// ([`crate::broadcast`]); runs subexpressions whose inputs are all held on the local
-    /// kernels. `materialize` runs a subplan whose small result feeds a product (none:
-    /// inputs and local results only).
+    /// kernels. `runner` runs the subplans whose small results are held (none: inputs
+    /// and local results only).
     pub fn with_holding(
         mut self,
         budget: usize,
         limit: usize,
-        materialize: Option<Materialize<'a>>,
+        runner: Option<&'a dyn Runner>,
     ) -> Self {
         self.holding = Some(Holding {
             budget,
             limit: limit.min(budget),
-            used: 0,
+            held: Vec::new(),
             leaves: HashMap::new(),
-            materialize,
+            runner,
         });
         self
     }
 
     /// Bytes of the operands held.
     pub fn held_bytes(&self) -> usize {
-        self.holding.as_ref().map_or(0, |h| h.used)
+        self.holding.as_ref().map_or(0, Holding::used)
+    }
+
+    /// What the lowering held, folded and evaluated on the local kernels, in order: e.g.
+    /// `holding v (800000 bytes)`, `X %*% v: folded into a 1000000x1 array`.
+    pub fn steps(&self) -> &[String] {
+        &self.steps
+    }
+
+    fn step(&mut self, step: String) {
+        log::debug!("{step}");
+        self.steps.push(step);
     }
 
     /// Splits the scan of each file input into `partitions` streams.
@@ -356,22 +406,44 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         )
     }
 
-    /// A matrix computed here, as an in-memory table, held too (both counted as held).
-    fn local(&mut self, m: Matrix, held: Held) -> Result<Rel> {
-        let batch = coo::to_batch(&m)?;
+    /// A matrix computed here, held, and scanned from the array where a relation reads it.
+    fn local(&mut self, held: Held) -> Result<Rel> {
         if let Some(h) = self.holding.as_mut() {
-            h.used += held.bytes() + batch.get_array_memory_size();
+            h.register(&held);
         }
-        let table = Arc::new(MemTable::try_new(batch.schema(), vec![vec![batch]])?);
-        let rel = self.scan(table, "loc", m.rows(), m.cols())?;
+        let rel = self.scan(held_table(&held)?, "loc", held.rows(), held.cols())?;
         Ok(Rel {
             held: Some(held),
             ..rel
         })
     }
 
+    /// The tuples of `plan` folded into a dense array ([`crate::fold`]) and held, when a
+    /// runner is at hand and an array per stream, and the result, fit the holding's
+    /// share.
+    fn fold(&mut self, plan: LogicalPlan, fold: DenseFold) -> Result<Option<Rel>> {
+        let streams = self.partitions;
+        let Some(holding) = self.holding.as_ref() else {
+            return Ok(None);
+        };
+        let Some(runner) = holding.runner else {
+            return Ok(None);
+        };
+        let arrays = fold.bytes() * (streams + 1) as f64;
+        if !holding.fits(arrays) {
+            return Ok(None);
+        }
+        let pool = (holding.budget.saturating_sub(holding.used()) as f64 - arrays).max(0.0);
+        let dense = runner.fold(plan, pool as usize, &fold, streams)?;
+        self.step(format!(
+            "a sum folded into a {}x{} array",
+            fold.rows, fold.cols
+        ));
+        self.local(Held::new(dense)).map(Some)
+    }
+
     /// The cells of `r` in memory, when they fit the holding's share: an input read once,
-    /// or a small intermediate run on its own (`materialize`).
+    /// or a small intermediate run on its own (by the holding's runner).
     fn hold(&mut self, r: &Rel) -> Result<Option<Held>> {
         if let Some(h) = &r.held {
             return Ok(Some(h.clone()));
@@ -383,18 +455,18 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             return self.hold_leaf(name);
         }
         let bytes = dense_bytes(r.rows, r.cols);
-        let Some(run) = holding.materialize else {
+        let Some(runner) = holding.runner else {
             return Ok(None);
         };
         // Its tuples come back as batches, then fill the array.
         if !holding.fits(4.0 * bytes) {
             return Ok(None);
         }
-        let pool = holding.budget.saturating_sub(holding.used);
-        let batches = run(r.plan.clone(), pool)?;
+        let pool = holding.budget.saturating_sub(holding.used());
+        let batches = runner.collect(r.plan.clone(), pool)?;
         let held = Held::new(coo::from_batches(&batches, r.rows, r.cols)?.into_dense());
-        holding.used += held.bytes();
-        log::debug!("holding a {}x{} intermediate", r.rows, r.cols);
+        holding.register(&held);
+        self.step(format!("holding a {}x{} intermediate", r.rows, r.cols));
         Ok(Some(held))
     }
 
@@ -424,9 +496,9 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             _ => return Ok(None),
         };
         let held = Held::new(dense);
-        holding.used += held.bytes();
+        holding.register(&held);
         holding.leaves.insert(name.to_string(), held.clone());
-        log::debug!("holding `{name}` ({} bytes)", held.bytes());
+        self.step(format!("holding `{name}` ({} bytes)", held.bytes()));
         Ok(Some(held))
     }
 
@@ -460,7 +532,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             let Some(h) = self.hold_leaf(&name)? else {
                 return Ok(None);
             };
-            values.insert(name, Matrix::Dense(h.matrix().clone()));
+            values.insert(name, h.as_matrix().clone());
         }
         // The reference evaluator knows the fused operators by their expansions.
         let m = match eval(&expanded, &values) {
@@ -470,9 +542,8 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                 return Ok(None);
             }
         };
-        let held = Held::new(m.to_dense());
-        log::debug!("{e} evaluated here");
-        self.local(m, held).map(Some)
+        self.step(format!("{e}: evaluated on the local kernels"));
+        self.local(Held::new(m.into_dense())).map(Some)
     }
 
     /// The relation `{k : 0 <= k < size}` in one column named `column`, aliased.
@@ -677,7 +748,19 @@ impl<'a, M: Leaf> Lowering<'a, M> {
     }
 
     /// Sums the values of `builder`'s tuples per index of a `rows x cols` result.
-    fn sum_by(&self, builder: LogicalPlanBuilder, rows: usize, cols: usize) -> Result<Rel> {
+    fn sum_by(&mut self, builder: LogicalPlanBuilder, rows: usize, cols: usize) -> Result<Rel> {
+        if rows * cols > 1 {
+            let plan = builder.build()?;
+            if let Some(rel) = self.fold(plan.clone(), DenseFold::cells(rows, cols))? {
+                return Ok(rel);
+            }
+            return self.sum_by_groups(LogicalPlanBuilder::from(plan), rows, cols);
+        }
+        self.sum_by_groups(builder, rows, cols)
+    }
+
+    /// [`Self::sum_by`] as DataFusion's aggregate.
+    fn sum_by_groups(&self, builder: LogicalPlanBuilder, rows: usize, cols: usize) -> Result<Rel> {
         let groups: Vec<Expr> = [(rows != 1, ROW), (cols != 1, COL)]
             .into_iter()
             .filter(|(present, _)| *present)
@@ -699,7 +782,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
     }
 
     /// Sums `a` over the indices for which `keep_*` is false.
-    fn aggregate(&self, a: Rel, keep_row: bool, keep_col: bool) -> Result<Rel> {
+    fn aggregate(&mut self, a: Rel, keep_row: bool, keep_col: bool) -> Result<Rel> {
         let rows = if keep_row { a.rows } else { 1 };
         let cols = if keep_col { a.cols } else { 1 };
         if (rows, cols) == (a.rows, a.cols) {
@@ -793,6 +876,16 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             return Ok(None);
         };
         let (rows, cols) = (a.rows, b.cols);
+        let fold = DenseFold::product(
+            (rows, cols),
+            (matrix.rows, matrix.cols),
+            held.clone(),
+            Some(outer),
+            inner,
+        );
+        if let Some(rel) = self.fold(matrix.plan.clone(), fold)? {
+            return Ok(Some(rel));
+        }
         let (builder, q) = self.qualified(matrix.plan.clone())?;
         let (row, col) = if inner == COL {
             (Some(qcol(&q, COL)), None)
@@ -831,6 +924,16 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             b.rows
         );
         let rows = a.rows;
+        let fold = DenseFold::product(
+            (rows, k),
+            (a.rows, a.cols),
+            held.clone(),
+            a.has_row().then_some(ROW),
+            COL,
+        );
+        if let Some(rel) = self.fold(a.plan.clone(), fold)? {
+            return Ok(Some(rel));
+        }
         let wide = |c: usize| format!("c{c}");
         let (builder, q) = self.qualified(a.plan.clone())?;
         let mut products = Vec::with_capacity(k + 1);
@@ -969,60 +1072,102 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         if let Some(rel) = self.try_local(e)? {
             return Ok(rel);
         }
-        Ok(match e {
-            Var(name) => self.input(name)?,
-            Const(c) => self.scalar(*c)?,
-            Add(a, b) => {
-                let (a, b) = (self.lower(a)?, self.lower(b)?);
-                self.add(a, b)?
-            }
-            Sub(a, b) => {
-                let (a, b) = (self.lower(a)?, self.lower(b)?);
-                let b = self.map(b, |v| -v)?;
-                self.add(a, b)?
-            }
-            Mul(a, b) => {
-                let (a, b) = (self.lower(a)?, self.lower(b)?);
-                self.join_cells("*", a, b, |x, y| Ok(x * y))?
-            }
-            MatMul(a, b) => {
-                let (a, b) = (self.lower(a)?, self.lower(b)?);
-                self.matmul(a, b)?
-            }
-            Transpose(a) => {
-                let a = self.lower(a)?;
-                self.transpose(a)?
-            }
-            Neg(a) => {
-                let a = self.lower(a)?;
-                self.map(a, |v| -v)?
-            }
-            Sum(a) => {
-                let a = self.lower(a)?;
-                self.aggregate(a, false, false)?
-            }
-            RowSums(a) => {
-                let a = self.lower(a)?;
-                self.aggregate(a, true, false)?
-            }
-            ColSums(a) => {
-                let a = self.lower(a)?;
-                self.aggregate(a, false, true)?
-            }
-            Pow(a, k) => {
-                let a = self.lower(a)?;
-                self.pow(a, *k)?
-            }
+        match e {
+            Var(name) => return self.input(name),
+            Const(c) => return self.scalar(*c),
             Fill(v, r, c) => {
                 let (rows, cols) = (known(r, "matrix")?, known(c, "matrix")?);
                 let v = self.lower(v)?;
                 if v.has_row() || v.has_col() {
                     return Err(DistError::Plan(format!("{e}: the value is not a scalar")));
                 }
-                self.broadcast(v, rows, cols)?
+                return self.broadcast(v, rows, cols);
             }
-            Func { name, args } => self.func(e, name, args)?,
-        })
+            Func { name, args } => return self.func(e, name, args),
+            _ => {}
+        }
+        let mut operands = children(e)
+            .into_iter()
+            .map(|c| self.lower(c))
+            .collect::<Result<Vec<Rel>>>()?;
+        if let Some(rel) = self.local_node(e, &operands)? {
+            return Ok(rel);
+        }
+        let b = if operands.len() == 2 {
+            operands.pop()
+        } else {
+            None
+        };
+        let a = operands
+            .pop()
+            .ok_or_else(|| DistError::Plan(format!("{e}: no operand")))?;
+        let second = |b: Option<Rel>| b.ok_or_else(|| DistError::Plan(format!("{e}: one operand")));
+        match e {
+            Add(..) => self.add(a, second(b)?),
+            Sub(..) => {
+                let b = self.map(second(b)?, |v| -v)?;
+                self.add(a, b)
+            }
+            Mul(..) => self.join_cells("*", a, second(b)?, |x, y| Ok(x * y)),
+            MatMul(..) => self.matmul(a, second(b)?),
+            Transpose(_) => self.transpose(a),
+            Neg(_) => self.map(a, |v| -v),
+            Sum(_) => self.aggregate(a, false, false),
+            RowSums(_) => self.aggregate(a, true, false),
+            ColSums(_) => self.aggregate(a, false, true),
+            Pow(_, k) => self.pow(a, *k),
+            Var(_) | Const(_) | Fill(..) | Func { .. } => unreachable!("lowered above"),
+        }
+    }
+
+    /// `e` evaluated on the local kernels when each of its operands, already lowered, is
+    /// held (or a constant) and its result is small beside the holding's share: e.g.
+    /// `U %*% G - X %*% V` once both products are held arrays, instead of a union and a
+    /// sum of their 10^7 tuples each.
+    fn local_node(&mut self, e: &LaExpr, operands: &[Rel]) -> Result<Option<Rel>> {
+        let Some(holding) = self.holding.as_ref() else {
+            return Ok(None);
+        };
+        let constants: Vec<Option<Matrix>> = children(e)
+            .into_iter()
+            .map(|kid| match kid {
+                LaExpr::Const(c) => Some(Matrix::Dense(DenseMatrix::filled(1, 1, *c))),
+                _ => None,
+            })
+            .collect();
+        let mut values = Vec::with_capacity(operands.len());
+        for (rel, constant) in operands.iter().zip(&constants) {
+            match (constant, &rel.held) {
+                (Some(c), _) => values.push(c),
+                (None, Some(held)) => values.push(held.as_matrix()),
+                (None, None) => return Ok(None),
+            }
+        }
+        let (rows, cols) = match e {
+            LaExpr::MatMul(..) => (operands[0].rows, operands[1].cols),
+            LaExpr::Transpose(_) => (operands[0].cols, operands[0].rows),
+            LaExpr::Sum(_) => (1, 1),
+            LaExpr::RowSums(_) => (operands[0].rows, 1),
+            LaExpr::ColSums(_) => (1, operands[0].cols),
+            _ => operands
+                .iter()
+                .fold((1, 1), |(r, c), o| (r.max(o.rows), c.max(o.cols))),
+        };
+        // The result, and a temporary as large (a dense result may be made a copy).
+        if 2.0 * dense_bytes(rows, cols) > holding.left() {
+            return Ok(None);
+        }
+        let m = match apply(e, &values) {
+            Ok(m) => m,
+            Err(err) => {
+                log::debug!("{e} stays relational: {err}");
+                return Ok(None);
+            }
+        };
+        self.step(format!(
+            "{e}: evaluated on the local kernels from held operands"
+        ));
+        self.local(Held::new(m.into_dense())).map(Some)
     }
 
     fn pow(&mut self, a: Rel, k: f64) -> Result<Rel> {

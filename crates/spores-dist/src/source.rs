@@ -29,6 +29,7 @@ use datafusion::physical_plan::streaming::PartitionStream;
 use spores_exec::io::parquet_coo::{CooCells, CooFile};
 use spores_exec::Matrix;
 
+use crate::broadcast::Held;
 use crate::coo;
 use crate::error::DistError;
 
@@ -191,6 +192,57 @@ impl PartitionStream for RowGroups {
                 .read_group(g)
                 .map_err(|e| DataFusionError::External(Box::new(e)))?;
             to_batch(cells, &schema, file.rows(), file.cols())
+        });
+        Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            futures::stream::iter(batches),
+        ))
+    }
+}
+
+/// The table of a held matrix's non-zero cells, made a batch at a time as it is scanned
+/// (a held result of 10^7 cells is not copied into tuples whole).
+pub fn held_table(held: &Held) -> Result<Arc<dyn TableProvider>, DistError> {
+    let schema = coo::schema(held.rows(), held.cols());
+    let stream = Arc::new(HeldCells {
+        held: held.clone(),
+        schema: schema.clone(),
+    }) as Arc<dyn PartitionStream>;
+    Ok(Arc::new(StreamingTable::try_new(schema, vec![stream])?))
+}
+
+/// The one partition of a held matrix's scan.
+#[derive(Debug)]
+struct HeldCells {
+    held: Held,
+    schema: SchemaRef,
+}
+
+/// Cells per batch of a held matrix's scan.
+const HELD_BATCH_CELLS: usize = 1 << 16;
+
+impl PartitionStream for HeldCells {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        let (held, schema) = (self.held.clone(), self.schema.clone());
+        let (rows, cols) = (held.rows(), held.cols());
+        let rows_per_batch = (HELD_BATCH_CELLS / cols.max(1)).max(1);
+        let batches = (0..rows).step_by(rows_per_batch).map(move |first| {
+            let last = (first + rows_per_batch).min(rows);
+            let mut cells = CooCells::default();
+            for i in first..last {
+                for (j, &v) in held.matrix().row(i).iter().enumerate() {
+                    if v != 0.0 {
+                        cells.i.push(i as i64);
+                        cells.j.push(j as i64);
+                        cells.v.push(v);
+                    }
+                }
+            }
+            to_batch(cells, &schema, rows, cols)
         });
         Box::pin(RecordBatchStreamAdapter::new(
             self.schema.clone(),

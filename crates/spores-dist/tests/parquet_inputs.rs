@@ -90,6 +90,36 @@ fn small_operands_beside_a_large_file_are_held_and_read_by_index() {
             "`{text}` does not call {lookup}:\n{plan}"
         );
     }
+    // Run, the products with a held operand are folded into arrays, and what reads only
+    // held arrays runs on the local kernels.
+    for (text, steps) in [
+        (
+            "t(X) %*% (X %*% v)",
+            &[
+                "a sum folded into a 300x1 array",
+                "a sum folded into a 200x1 array",
+            ][..],
+        ),
+        (
+            "U %*% (t(V) %*% V) - X %*% V + 0.1 * U",
+            &[
+                "a sum folded into a 300x6 array",
+                "X %*% V: evaluated on the local kernels from held operands",
+            ][..],
+        ),
+        ("rowSums(X * 2)", &["a sum folded into a 300x1 array"][..]),
+    ] {
+        let e = LaExpr::parse(text).unwrap();
+        let want = eval(&spores_opt::la::expand_fused(&e), &memory).unwrap();
+        let (got, taken) = engine.run_with_steps(&e, &scanned).unwrap();
+        assert!(got.approx_eq(&want, 1e-10), "`{text}`");
+        for step in steps {
+            assert!(
+                taken.iter().any(|t| t.contains(step)),
+                "`{text}`: no `{step}` in {taken:?}"
+            );
+        }
+    }
     // The gram matrices of wsloss run here: no join of U with itself.
     let plan = engine
         .explain(&LaExpr::parse("wsloss(X, U, V)").unwrap(), &scanned)

@@ -28,8 +28,9 @@ fn random_programs_and_their_optimized_plans_match_the_local_engine() {
 
 /// With `X`, `Y` and `A` scanned from files too large to hold, the small operands beside
 /// them (`v`, `u`, `V` within 900 bytes) are held and read by index, subexpressions over
-/// them alone run on the local kernels, and small intermediates feeding a product are run
-/// first and held: the values stay the local engine's.
+/// them alone run on the local kernels, small intermediates feeding a product are run
+/// first and held, and small sums are folded into arrays: the values stay the local
+/// engine's.
 #[test]
 fn random_programs_with_held_operands_match_the_local_engine() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spores-dist-held");
@@ -53,6 +54,9 @@ fn random_programs_with_held_operands_match_the_local_engine() {
             })
             .collect()
     };
-    let (failures, _) = random_program_failures_with(&engine, 0..cases(), on_files);
+    let (failures, _, steps) = random_program_failures_with(&engine, 0..cases(), on_files);
     assert_none(&failures);
+    // Sums of products with held operands were folded into arrays.
+    let folded = steps.iter().filter(|s| s.contains("folded")).count();
+    assert!(folded >= 5, "{folded} folds in {steps:?}");
 }

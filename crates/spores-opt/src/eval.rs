@@ -33,16 +33,15 @@ pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, Stri
             .cloned()
             .ok_or_else(|| format!("no value given for `{name}`"))?,
         LaExpr::Const(c) => scalar(*c),
-        LaExpr::Add(a, b) => binary(BinaryOp::Add, &ev(a)?, &ev(b)?)?,
-        LaExpr::Sub(a, b) => binary(BinaryOp::Sub, &ev(a)?, &ev(b)?)?,
-        LaExpr::Mul(a, b) => binary(BinaryOp::Mul, &ev(a)?, &ev(b)?)?,
-        LaExpr::MatMul(a, b) => matmul::matmul(&ev(a)?, &ev(b)?).map_err(|e| e.to_string())?,
-        LaExpr::Transpose(a) => transpose::transpose(&ev(a)?),
-        LaExpr::Neg(a) => unary::unary(UnaryOp::Neg, &ev(a)?),
-        LaExpr::Sum(a) => scalar(aggregate::sum(&ev(a)?)),
-        LaExpr::RowSums(a) => aggregate::row_sums(&ev(a)?),
-        LaExpr::ColSums(a) => aggregate::col_sums(&ev(a)?),
-        LaExpr::Pow(a, k) => elementwise::binary_scalar(BinaryOp::Pow, &ev(a)?, *k, false),
+        LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
+            apply(e, &[&ev(a)?, &ev(b)?])?
+        }
+        LaExpr::Transpose(a)
+        | LaExpr::Neg(a)
+        | LaExpr::Sum(a)
+        | LaExpr::RowSums(a)
+        | LaExpr::ColSums(a)
+        | LaExpr::Pow(a, _) => apply(e, &[&ev(a)?])?,
         LaExpr::Fill(v, r, c) => {
             let (Dim::Known(rows), Dim::Known(cols)) = (r, c) else {
                 return Err(format!(
@@ -69,6 +68,31 @@ pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, Stri
             let values = args.iter().map(ev).collect::<Result<Vec<_>, _>>()?;
             func(name, &values)?
         }
+    })
+}
+
+/// The operator at the top of `e` applied to its operands' values (in order): `+ - *
+/// %*%` of two, `t`, unary minus, the sums and `^` of one. The fills and functions are
+/// [`eval`]'s alone (an error here).
+pub fn apply(e: &LaExpr, operands: &[&Matrix]) -> Result<Matrix, String> {
+    let arg = |k: usize| {
+        operands
+            .get(k)
+            .copied()
+            .ok_or_else(|| format!("{e}: operand {k} is missing"))
+    };
+    Ok(match e {
+        LaExpr::Add(..) => binary(BinaryOp::Add, arg(0)?, arg(1)?)?,
+        LaExpr::Sub(..) => binary(BinaryOp::Sub, arg(0)?, arg(1)?)?,
+        LaExpr::Mul(..) => binary(BinaryOp::Mul, arg(0)?, arg(1)?)?,
+        LaExpr::MatMul(..) => matmul::matmul(arg(0)?, arg(1)?).map_err(|e| e.to_string())?,
+        LaExpr::Transpose(_) => transpose::transpose(arg(0)?),
+        LaExpr::Neg(_) => unary::unary(UnaryOp::Neg, arg(0)?),
+        LaExpr::Sum(_) => scalar(aggregate::sum(arg(0)?)),
+        LaExpr::RowSums(_) => aggregate::row_sums(arg(0)?),
+        LaExpr::ColSums(_) => aggregate::col_sums(arg(0)?),
+        LaExpr::Pow(_, k) => elementwise::binary_scalar(BinaryOp::Pow, arg(0)?, *k, false),
+        _ => return Err(format!("{e}: not an operator over its operands' values")),
     })
 }
 

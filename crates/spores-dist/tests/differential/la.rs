@@ -89,24 +89,27 @@ pub fn random_program_failures(
     engine: &DataFusionEngine,
     seeds: std::ops::Range<u64>,
 ) -> (Vec<String>, usize) {
-    random_program_failures_with(engine, seeds, |_, data| {
+    let (failures, fused, _) = random_program_failures_with(engine, seeds, |_, data| {
         data.iter()
             .map(|(name, m)| (name.clone(), Input::from(m.clone())))
             .collect()
-    })
+    });
+    (failures, fused)
 }
 
 /// [`random_program_failures`] with the engine's inputs made from each seed's data by
-/// `inputs` (e.g. some written to Parquet files).
+/// `inputs` (e.g. some written to Parquet files), and the steps of the runs
+/// ([`DataFusionEngine::run_with_steps`]).
 pub fn random_program_failures_with(
     engine: &DataFusionEngine,
     seeds: std::ops::Range<u64>,
     inputs: impl Fn(u64, &HashMap<String, Matrix>) -> HashMap<String, Input>,
-) -> (Vec<String>, usize) {
+) -> (Vec<String>, usize, Vec<String>) {
     let env = symbolic_env();
     let sizes: BTreeMap<String, usize> = [("m".to_string(), M), ("n".to_string(), N)].into();
     let mut failures = Vec::new();
     let mut fused = 0;
+    let mut steps = Vec::new();
     for seed in seeds {
         let mut rng = Rng(seed);
         let d = dims();
@@ -122,9 +125,9 @@ pub fn random_program_failures_with(
         plan.visit(&mut |x| has_fused |= matches!(x, LaExpr::Func { name, .. } if ["wsloss", "wsloss_plus", "sddmm", "sddmm_sum", "mmchain", "tsmm", "sprop"].contains(&name.as_str())));
         fused += usize::from(has_fused);
         for (what, program) in [("as written", &e), ("optimized", &plan)] {
-            match engine.run(program, &given) {
-                Ok(got) if close(&got, &expected, 1e-9) => {}
-                Ok(got) => failures.push(format!(
+            match engine.run_with_steps(program, &given) {
+                Ok((got, taken)) if close(&got, &expected, 1e-9) => steps.extend(taken),
+                Ok((got, _)) => failures.push(format!(
                     "seed {seed} {what}: `{program}` gave {:?}, the local engine {:?}",
                     got.to_dense().data(),
                     expected.to_dense().data()
@@ -133,5 +136,5 @@ pub fn random_program_failures_with(
             }
         }
     }
-    (failures, fused)
+    (failures, fused, steps)
 }

@@ -267,13 +267,13 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         self
     }
 
-    /// Bytes of the operands held.
+    /// Bytes of the arrays held and still read by the plan (or kept as inputs).
     pub fn held_bytes(&self) -> usize {
         self.holding.as_ref().map_or(0, Holding::used)
     }
 
     /// What the lowering held, folded and evaluated on the local kernels, in order: e.g.
-    /// `holding v (800000 bytes)`, `X %*% v: folded into a 1000000x1 array`.
+    /// `` holding `v` (800000 bytes) ``, `a sum folded into a 1000000x1 array`.
     pub fn steps(&self) -> &[String] {
         &self.steps
     }

@@ -194,6 +194,14 @@ fn known(d: &Dim, what: &str) -> Result<usize> {
     }
 }
 
+/// The input `name` of `inputs`.
+fn leaf_of<'a, M: Leaf>(inputs: &'a HashMap<String, M>, name: &str) -> Result<LeafRef<'a>> {
+    inputs
+        .get(name)
+        .map(Leaf::leaf)
+        .ok_or_else(|| DistError::Plan(format!("no value given for `{name}`")))
+}
+
 /// The widest held right operand of a product computed a row at a time
 /// ([`Lowering::matmul_held_narrow`]): rank-k factors, not wide matrices.
 const NARROW: usize = 16;
@@ -344,11 +352,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
 
     /// The scan of an input (summed by cell when the input may repeat one).
     fn input(&mut self, name: &str) -> Result<Rel> {
-        let leaf = self
-            .inputs
-            .get(name)
-            .ok_or_else(|| DistError::Plan(format!("no value given for `{name}`")))?
-            .leaf();
+        let leaf = leaf_of(self.inputs, name)?;
         let (rows, cols) = leaf.shape();
         let (table, repeats) = match self.tables.get(name) {
             Some(t) => t.clone(),
@@ -478,11 +482,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         if let Some(h) = holding.leaves.get(name) {
             return Ok(Some(h.clone()));
         }
-        let leaf = self
-            .inputs
-            .get(name)
-            .ok_or_else(|| DistError::Plan(format!("no value given for `{name}`")))?
-            .leaf();
+        let leaf = leaf_of(self.inputs, name)?;
         let (rows, cols) = leaf.shape();
         let bytes = dense_bytes(rows, cols);
         let dense = match leaf {

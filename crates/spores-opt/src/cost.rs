@@ -164,6 +164,21 @@ pub fn wcemm(m: f64, n: f64, k: f64, sx: f64) -> f64 {
     sddmm_sum(m, n, k, sx) + DENSE_EW_NS_PER_CELL * nnz
 }
 
+/// A masked operator (`masked_mul(X, E)` = `X * E`, `masked_div(X, E)` = `X / E`, sparse
+/// `X`): the element-wise tree `E` evaluated at the `nnz` non-zeros of `X` only, `instrs`
+/// element-wise operators per cell and low-rank products `U %*% t(V)` of total inner
+/// size `rank` read as a dot per cell; one stored value written per non-zero. A low-rank
+/// dot is priced as in `sddmm` (which writes too), so where a catalogue operator names
+/// the same tree it is the cheaper one.
+pub fn masked(nnz: f64, instrs: f64, rank: f64) -> f64 {
+    OP_OVERHEAD_NS + nnz * (SPARSE_EW_NS_PER_NNZ + masked_per_cell(instrs, rank))
+}
+
+/// What a masked operator's tree costs per non-zero of the mask (see [`masked`]).
+pub fn masked_per_cell(instrs: f64, rank: f64) -> f64 {
+    DENSE_EW_NS_PER_CELL * instrs + PER_NNZ_WRITE_FACTOR * SDDMM_NS_PER_NNZ_RANK * rank
+}
+
 /// `sum_mm(A, B)` = `sum(A %*% B)` for `A` `m x k` with sparsity `sa` and `B` `k x n`:
 /// `colSums(A)` and `rowSums(B)` (one pass over each) and their dot product, the product
 /// never formed. A catalogue price sees only the first operand's sparsity, so `B` is
@@ -291,6 +306,11 @@ impl<'a> LaCost<'a> {
         if seen.insert(key, ()).is_some() {
             return Ok(0.0);
         }
+        if let LaExpr::Func { name, args } = e {
+            if fused::by_name(name, args.len()).is_some_and(|op| op.kind.is_masked()) {
+                return self.walk_masked(&args[0], &args[1], seen);
+            }
+        }
         let mut total = self.op_cost(e)?;
         for child in children(e) {
             match (e, child) {
@@ -299,6 +319,61 @@ impl<'a> LaCost<'a> {
                 (LaExpr::MatMul(..), LaExpr::Transpose(x)) => total += self.walk(x, seen)?,
                 _ => total += self.walk(child, seen)?,
             }
+        }
+        Ok(total)
+    }
+}
+
+impl LaCost<'_> {
+    /// `masked_mul(x, e)` or `masked_div(x, e)`: the tree `e` at `x`'s non-zeros (priced as
+    /// the extractor's masked candidates are, [`masked`]), then `x` and the tree's leaves.
+    fn walk_masked(
+        &self,
+        x: &LaExpr,
+        e: &LaExpr,
+        seen: &mut HashMap<String, ()>,
+    ) -> Result<f64, ShapeError> {
+        let shape = self.dims(x)?;
+        let (mut instrs, mut rank) = (0.0, 0.0);
+        let mut leaves = Vec::new();
+        let mut stack = vec![e];
+        while let Some(n) = stack.pop() {
+            if self.dims(n)? != shape {
+                leaves.push(n);
+                continue;
+            }
+            match n {
+                LaExpr::MatMul(u, v) if self.dims(u)?.1 <= crate::extract::MAX_RANK as f64 => {
+                    rank += self.dims(u)?.1;
+                    leaves.push(u);
+                    leaves.push(match &**v {
+                        LaExpr::Transpose(inner) => inner,
+                        _ => v,
+                    });
+                }
+                LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) => {
+                    instrs += 1.0;
+                    stack.extend([&**a, &**b]);
+                }
+                LaExpr::Neg(a) | LaExpr::Pow(a, _) => {
+                    instrs += 1.0;
+                    stack.push(a);
+                }
+                LaExpr::Func { name, args }
+                    if (1..=2).contains(&args.len())
+                        && fused::by_name(name, args.len()).is_none() =>
+                {
+                    instrs += 1.0;
+                    stack.extend(args.iter());
+                }
+                _ => leaves.push(n),
+            }
+        }
+        let (r, c) = shape;
+        let mut total = masked(r * c * self.sparsity(x)?.min(1.0), instrs, rank);
+        total += self.walk(x, seen)?;
+        for leaf in leaves {
+            total += self.walk(leaf, seen)?;
         }
         Ok(total)
     }

@@ -58,6 +58,19 @@ pub enum Fused {
     /// `wdivmm_right(X, U, V)` = `(X / (U %*% t(V))) %*% V` (SystemDS's wdivmm, divide
     /// right; PNMF's update of `W`).
     WdivmmRight,
+    /// `masked_mul(X, E)` = `X * E`, the element-wise tree `E` evaluated only at the
+    /// non-zeros of a sparse `X` (see [`crate::extract`]'s masked candidates).
+    MaskedMul,
+    /// `masked_div(X, E)` = `X / E`, likewise.
+    MaskedDiv,
+}
+
+impl Fused {
+    /// Whether this is a masked operator, whose second operand is an element-wise tree
+    /// evaluated at the first one's non-zeros rather than a value computed first.
+    pub fn is_masked(self) -> bool {
+        matches!(self, Fused::MaskedMul | Fused::MaskedDiv)
+    }
 }
 
 /// One side of an operand's shape.
@@ -167,6 +180,13 @@ fn x_over_u_vt(x: &LaExpr, u: &LaExpr, v: &LaExpr) -> LaExpr {
         name: "/".into(),
         args: vec![x.clone(), u_vt(u, v)],
     }
+}
+
+/// A masked operator's price as a node alone: one value written per non-zero of `X`.
+/// Its tree is priced where it is known: [`crate::cost::LaCost`] and the extractor's
+/// masked candidates.
+fn masked_node_cost(m: f64, n: f64, _: f64, sx: f64) -> f64 {
+    cost::masked(m * n * sx.min(1.0), 0.0, 0.0)
 }
 
 /// Every fused operator.
@@ -331,6 +351,31 @@ pub const CATALOGUE: &[FusedOp] = &[
         zeros_of: None,
         cost: cost::wdivmm_mult,
         meaning: |a| x_v(&x_over_u_vt(&a[0], &a[1], &a[2]), &a[2]),
+    },
+    FusedOp {
+        kind: Fused::MaskedMul,
+        name: "masked_mul",
+        operands: 2,
+        constructors: None,
+        fits: &[(Rows(0), Rows(1)), (Cols(0), Cols(1))],
+        result: ResultShape::Of(Rows(0), Cols(0)),
+        zeros_of: Some(0),
+        cost: masked_node_cost,
+        meaning: |a| LaExpr::Mul(b(a[0].clone()), b(a[1].clone())),
+    },
+    FusedOp {
+        kind: Fused::MaskedDiv,
+        name: "masked_div",
+        operands: 2,
+        constructors: None,
+        fits: &[(Rows(0), Rows(1)), (Cols(0), Cols(1))],
+        result: ResultShape::Of(Rows(0), Cols(0)),
+        zeros_of: Some(0),
+        cost: masked_node_cost,
+        meaning: |a| LaExpr::Func {
+            name: "/".into(),
+            args: vec![a[0].clone(), a[1].clone()],
+        },
     },
 ];
 

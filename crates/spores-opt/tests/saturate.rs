@@ -118,6 +118,11 @@ fn eval(e: &LaExpr, inputs: &HashMap<String, M>) -> M {
                 ("sum_mm", [a, b]) => M::scalar(a.mm(b).sum()),
                 ("wcemm", [x, u, v]) => M::scalar(x.zip(&u.mm(&v.t()), |p, q| p * q.ln()).sum()),
                 ("/", [x, y]) => x.zip(y, |p, q| p / q),
+                ("abs", [x]) => x.map(f64::abs),
+                ("sqrt", [x]) => x.map(f64::sqrt),
+                // The tree is not needed where X is zero (cell semantics: zero).
+                ("masked_mul", [x, e]) => x.zip(e, |p, q| if p == 0.0 { 0.0 } else { p * q }),
+                ("masked_div", [x, e]) => x.zip(e, |p, q| if p == 0.0 { 0.0 } else { p / q }),
                 ("wdivmm_left", [x, u, v]) => u.t().mm(&x.zip(&u.mm(&v.t()), |p, q| p / q)),
                 ("wdivmm_right", [x, u, v]) => x.zip(&u.mm(&v.t()), |p, q| p / q).mm(v),
                 _ => panic!("evaluator lacks {name}"),
@@ -217,14 +222,34 @@ fn calls(e: &LaExpr, f: &str) -> bool {
     contains(e, &|x| matches!(x, LaExpr::Func { name, .. } if name == f))
 }
 
-/// Whether some matrix product in `e` has an `m x n`-sized (dense outer) result.
+/// Whether some matrix product in `e` has an `m x n`-sized (dense outer) result. A
+/// masked operator's tree is evaluated at the mask's non-zeros only: its products are
+/// dots per cell, never formed.
 fn has_big_product(e: &LaExpr, env: &ShapeEnv) -> bool {
-    contains(e, &|x| {
-        matches!(x, LaExpr::MatMul(..))
-            && spores_opt::cost::LaCost::new(env)
-                .dims(x)
-                .is_ok_and(|(r, c)| r > 100.0 && c > 100.0)
-    })
+    if let LaExpr::Func { name, args } = e {
+        if name.starts_with("masked_") {
+            return has_big_product(&args[0], env) || masked_leaves_have_big_product(&args[1], env);
+        }
+    }
+    let big = matches!(e, LaExpr::MatMul(..))
+        && spores_opt::cost::LaCost::new(env)
+            .dims(e)
+            .is_ok_and(|(r, c)| r > 100.0 && c > 100.0);
+    big || children(e).into_iter().any(|c| has_big_product(c, env))
+}
+
+/// [`has_big_product`] over a masked tree: its products' factors are read as they are.
+fn masked_leaves_have_big_product(e: &LaExpr, env: &ShapeEnv) -> bool {
+    match e {
+        LaExpr::MatMul(a, b) => has_big_product(a, env) || has_big_product(b, env),
+        _ => children(e)
+            .into_iter()
+            .any(|c| masked_leaves_have_big_product(c, env)),
+    }
+}
+
+fn children(e: &LaExpr) -> Vec<&LaExpr> {
+    spores_opt::cost::children(e)
 }
 
 const LOW_RANK: &[&str] = &["X=mxn", "U=mx10", "V=nx10"];
@@ -324,6 +349,62 @@ fn weighted_cross_entropy_is_wcemm_for_sparse_x() {
     // exp is another function: no wcemm.
     let other = run("sum(X * exp(U %*% t(V)))", &sparse_x());
     assert!(!calls(&other.expr, "wcemm"), "{}", other.expr);
+}
+
+/// Masked evaluation of a tree no catalogue operator names: `X * exp(U %*% t(V))` and
+/// `X / (1 + abs(U %*% t(V)))` with a sparse X evaluate the tree at X's non-zeros only
+/// (`masked_mul`, `masked_div`, the product a rank-k dot per cell), chosen by price under
+/// the full and the exact search; with a dense X the trees stay as written.
+#[test]
+fn trees_no_operator_names_are_masked_for_sparse_x() {
+    let exact = OptimizeOptions {
+        exact: true,
+        ..OptimizeOptions::default()
+    };
+    for (text, op, positive) in [
+        ("sum(X * exp(U %*% t(V)))", "masked_mul", false),
+        ("X / (1 + abs(U %*% t(V)))", "masked_div", false),
+        ("t(U) %*% (X * exp(-(U %*% t(V))))", "masked_mul", false),
+        ("X * sqrt(U %*% t(V)) + X", "masked_mul", true),
+    ] {
+        for opts in [OptimizeOptions::default(), exact.clone()] {
+            let out = run_with(text, &sparse_x(), &opts);
+            assert!(calls(&out.expr, op), "{text}: {}", out.expr);
+            assert!(!has_big_product(&out.expr, &sparse_x()), "{}", out.expr);
+            assert!(
+                out.cost_after * 5.0 < out.cost_before,
+                "{text}: {}",
+                out.expr
+            );
+            if positive {
+                let orig = LaExpr::parse(text).unwrap();
+                for seed in 0..3 {
+                    let ins: HashMap<String, M> = inputs(SMALL_LOW_RANK, &["X"], seed)
+                        .into_iter()
+                        .map(|(name, m)| (name, m.map(f64::abs)))
+                        .collect();
+                    assert_close(&eval(&orig, &ins), &eval(&out.expr, &ins), text);
+                }
+            } else {
+                check_equivalent(text, &out.expr, SMALL_LOW_RANK, &["X"]);
+            }
+        }
+        let dense = run(text, &dense_x());
+        assert!(!calls(&dense.expr, op), "{text}: {}", dense.expr);
+    }
+    // Where a catalogue operator names the tree, it is cheaper for the same work.
+    for (text, op) in [
+        ("sum(X * log(U %*% t(V)))", "wcemm"),
+        ("X * (U %*% t(V))", "sddmm"),
+        ("sum(X * (U %*% t(V)))", "sddmm_sum"),
+    ] {
+        let out = run(text, &sparse_x());
+        assert!(
+            calls(&out.expr, op) && !calls(&out.expr, "masked_mul"),
+            "{}",
+            out.expr
+        );
+    }
 }
 
 /// The sign-flipped loss with a sparse, non-square X: the fused `wsloss_plus` on X as it

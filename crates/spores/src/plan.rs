@@ -37,7 +37,8 @@ use spores_exec::kernels::masked::{Instr, MaskedProgram};
 
 use crate::dag::meta::NodeMeta;
 use crate::dag::{
-    AggFn, Axis, BlockDag, Dag, Fused, MaskedOperand, MaskedOutput, MaskedPlan, NodeId, Op,
+    AggFn, Axis, BlockDag, CatalogueOp, Dag, Fused, MaskedOperand, MaskedOutput, MaskedPlan,
+    NodeId, Op,
 };
 
 /// A matrix estimated sparser than this drives masked evaluation (SystemDS uses the same
@@ -55,6 +56,7 @@ pub const MAX_RANK: usize = 256;
 pub fn wants_meta(block: &BlockDag) -> bool {
     let dag = &block.dag;
     dag.nodes().iter().any(|n| match &n.op {
+        Op::Fused(Fused::Catalogue(kind)) => kind.is_masked(),
         Op::Binary(spores_exec::kernels::elementwise::BinaryOp::Mul)
         | Op::Binary(spores_exec::kernels::elementwise::BinaryOp::Div) => n
             .children
@@ -415,7 +417,12 @@ impl Compiler<'_> {
                 self.worth = true;
                 Some(())
             }
-            Op::MatMul if private && self.low_rank(node.children[0], node.children[1]) => {
+            // A low-rank product is read as a dot per cell even when something else
+            // reads it too: the dense product is then computed for that reader only, and
+            // not at all when the readers are all masked.
+            Op::MatMul
+                if self.full_size(n) && self.low_rank(node.children[0], node.children[1]) =>
+            {
                 let (u, v) = (node.children[0], node.children[1]);
                 let vn = self.dag.node(v);
                 let (v, v_transposed) = if vn.op == Op::Transpose && self.uses[v] == 1 {
@@ -477,10 +484,15 @@ impl Compiler<'_> {
 fn masked_at(dag: &Dag, uses: &[usize], meta: &[NodeMeta], r: NodeId) -> Option<Found> {
     use spores_exec::kernels::elementwise::BinaryOp;
     let node = dag.node(r);
-    let Op::Binary(op @ (BinaryOp::Mul | BinaryOp::Div)) = node.op else {
-        return None;
+    // A masked operator the search chose (`masked_mul(X, E)`, `masked_div(X, E)`) is
+    // compiled whatever `X`'s density: the search priced it.
+    let (op, chosen) = match node.op {
+        Op::Binary(op @ (BinaryOp::Mul | BinaryOp::Div)) => (op, false),
+        Op::Fused(Fused::Catalogue(CatalogueOp::MaskedMul)) => (BinaryOp::Mul, true),
+        Op::Fused(Fused::Catalogue(CatalogueOp::MaskedDiv)) => (BinaryOp::Div, true),
+        _ => return None,
     };
-    let sides: &[(usize, usize)] = if op == BinaryOp::Mul {
+    let sides: &[(usize, usize)] = if op == BinaryOp::Mul && !chosen {
         &[(0, 1), (1, 0)]
     } else {
         &[(0, 1)]
@@ -492,7 +504,7 @@ fn masked_at(dag: &Dag, uses: &[usize], meta: &[NodeMeta], r: NodeId) -> Option<
         };
         let cells = shape.cells() as f64;
         if cells == 0.0
-            || *nnz >= MASK_DENSITY * cells
+            || (!chosen && *nnz >= MASK_DENSITY * cells)
             || matrix_shape(&meta[r]) != Some((shape.rows, shape.cols))
         {
             continue;
@@ -513,7 +525,7 @@ fn masked_at(dag: &Dag, uses: &[usize], meta: &[NodeMeta], r: NodeId) -> Option<
         if mask_side == 0 {
             c.instrs.push(Instr::Mask);
         }
-        if c.compile(other).is_none() || !c.worth {
+        if c.compile(other).is_none() || !(c.worth || chosen) {
             continue;
         }
         if mask_side == 1 {

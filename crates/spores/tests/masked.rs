@@ -224,3 +224,45 @@ for (i in 1:2) {{
         "the zero column makes Inf: {vals:?}"
     );
 }
+
+/// Trees no catalogue operator names are masked by the search too (`masked_mul`,
+/// `masked_div`, chosen by their price), and physical planning compiles them into the
+/// masked kernels with their consumers; without planning (`--no-masked`) the operator
+/// runs as written. All three print what the script as written prints, with the low-rank
+/// product shared by three trees never formed.
+#[test]
+fn the_search_masks_trees_no_operator_names() {
+    let src = format!(
+        "{SETUP}
+B = rand(rows=200, cols=5, min=-1, max=1, seed=5)
+for (i in 1:2) {{
+  R = (X * exp(W %*% H)) %*% B
+  Z = X / (1 + abs(W %*% H))
+  s = sum(X * exp(-(W %*% H)))
+  print(\"v \" + sum(R) + \" \" + as.scalar(R[11, 3]) + \" \" + sum(Z) + \" \" + s)
+  W = W * 0.9
+}}
+"
+    );
+    let plain = run(&src, false, false);
+    let searched = run_full_search(&src);
+    let plan = common::assert_fused_agrees(&plain, &searched, 1e-9, "masked", &src);
+    assert!(searched.contains("masked_mul(X, exp("), "{searched}");
+    assert!(searched.contains("masked_div(X, 1 + abs("), "{searched}");
+    for op in ["masked_right_mm[", "masked[", "masked_sum["] {
+        assert!(plan.iter().any(|l| l.contains(op)), "no {op} in {plan:#?}");
+    }
+    assert!(!plan.iter().any(|l| l.contains("%*%(")), "{plan:#?}");
+    // The chosen operators without physical planning: `X * E`, `X / E` as written.
+    let mut spores = SporesOptimizer::new(Default::default());
+    spores.full_search().min_cost(0.0);
+    let options = RunOptions {
+        optimizer: Box::new(spores),
+        sized_planning: false,
+        explain: true,
+        ..RunOptions::default()
+    };
+    let unplanned = run_script(&src, options).unwrap();
+    assert!(unplanned.contains("masked_mul("), "{unplanned}");
+    common::assert_fused_agrees(&plain, &unplanned, 1e-9, "masked_mul", &src);
+}

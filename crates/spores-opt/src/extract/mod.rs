@@ -84,6 +84,7 @@
 //! lower-bound and dominance pruning the 14-operator case (then 965 binaries) took 7.6 s.
 
 mod greedy;
+mod masked;
 mod raised;
 
 use std::collections::HashMap;
@@ -100,6 +101,7 @@ use crate::la::LaExpr;
 use crate::tables::Tables;
 
 pub use greedy::extract_greedy;
+pub use masked::{MASK_DENSITY, MAX_RANK};
 /// The extraction problem and the ILP extractor live in their own crate, shared with
 /// `spores-mlir`; they are re-exported here under their old paths.
 pub use spores_extract::{dag, ilp};

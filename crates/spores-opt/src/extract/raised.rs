@@ -19,8 +19,10 @@
 //! plans are chosen.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::dag::{CandGraph, CandNode, Selection};
+use super::masked::{MaskedTree, TreeRef};
 use super::{Fused, Ix, MId, MNode, Snapshot};
 use crate::cost;
 use crate::fused;
@@ -28,7 +30,7 @@ use crate::la::{broadcast, Dim, LaExpr};
 
 /// One LA operator; its operands are the candidate's children (LA classes).
 #[derive(Clone, Debug, PartialEq)]
-enum Op {
+pub(super) enum Op {
     Var(usize),
     Const(f64),
     Dim(Ix),
@@ -46,12 +48,18 @@ enum Op {
     F1(usize),
     F2(usize),
     Fused(Fused),
+    /// `X * E` (`X / E` when `div`) with the tree `E` evaluated at `X`'s non-zeros:
+    /// children `X`, then the tree's leaves ([`super::masked`]).
+    Masked {
+        div: bool,
+        tree: Arc<MaskedTree>,
+    },
 }
 
-#[derive(Clone, Debug)]
-struct Cand {
-    op: Op,
-    children: Vec<MId>,
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Cand {
+    pub(super) op: Op,
+    pub(super) children: Vec<MId>,
 }
 
 /// The LA-class extraction problem of a snapshot, and emitting LA for a selection.
@@ -123,6 +131,20 @@ impl<'a, 's> Raised<'a, 's> {
                 })
                 .collect();
             class.extend(swapped);
+        }
+        // Masked evaluation of `X * E` and `X / E` over a sparse `X`.
+        let alone: Vec<f64> = (0..n)
+            .map(|m| {
+                cands[m]
+                    .iter()
+                    .filter_map(|c| op_cost(snap, m, c))
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect();
+        let is_div = |f: usize| snap.tables.funcs.get(f).is_some_and(|name| name == "/");
+        for m in 0..n {
+            let masked = super::masked::candidates(snap, &cands, &alone, m, is_div);
+            cands[m].extend(masked);
         }
         let mut classes: Vec<Vec<CandNode>> = (0..n)
             .map(|m| {
@@ -223,6 +245,13 @@ impl<'a, 's> Raised<'a, 's> {
         for &ch in &cand.children {
             args.push(self.emit(ch, memo, depth + 1)?);
         }
+        let e = self.build(&cand.op, args)?;
+        memo.insert(m, e.clone());
+        Ok(e)
+    }
+
+    /// The LA expression of `op` over `args`, its operands' expressions.
+    fn build(&self, op: &Op, args: Vec<LaExpr>) -> Result<LaExpr, String> {
         let b = Box::new;
         let t = |e: LaExpr, yes: bool| {
             if yes {
@@ -231,9 +260,12 @@ impl<'a, 's> Raised<'a, 's> {
                 e
             }
         };
+        if let Op::Masked { div, tree } = op {
+            return self.build_masked(*div, tree, args);
+        }
         let mut it = args.into_iter();
         let mut next = || it.next().ok_or("missing operand");
-        let e = match &cand.op {
+        Ok(match op {
             Op::Var(v) => LaExpr::Var(
                 self.snap
                     .tables
@@ -269,9 +301,38 @@ impl<'a, 's> Raised<'a, 's> {
                 args: it.collect(),
             },
             Op::Fused(kind) => fused::op(*kind).call(it.collect()),
+            Op::Masked { .. } => unreachable!("built above"),
+        })
+    }
+
+    /// `masked_mul(X, E)` or `masked_div(X, E)`: `args` are `X` and the tree's leaves.
+    fn build_masked(
+        &self,
+        div: bool,
+        tree: &MaskedTree,
+        args: Vec<LaExpr>,
+    ) -> Result<LaExpr, String> {
+        let mut args = args.into_iter();
+        let x = args.next().ok_or("missing mask")?;
+        let leaves: Vec<LaExpr> = args.collect();
+        let mut built: Vec<LaExpr> = Vec::with_capacity(tree.nodes.len());
+        for (op, refs) in &tree.nodes {
+            let operands = refs
+                .iter()
+                .map(|r| match *r {
+                    TreeRef::Node(k) => built.get(k).cloned().ok_or("bad tree"),
+                    TreeRef::Leaf(k) => leaves.get(k).cloned().ok_or("bad tree"),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            built.push(self.build(op, operands)?);
+        }
+        let e = built.pop().ok_or("empty tree")?;
+        let kind = if div {
+            Fused::MaskedDiv
+        } else {
+            Fused::MaskedMul
         };
-        memo.insert(m, e.clone());
-        Ok(e)
+        Ok(fused::op(kind).call(vec![x, e]))
     }
 }
 
@@ -349,6 +410,7 @@ fn result_shape(snap: &Snapshot, m: MId, cand: &Cand) -> Option<(i64, i64)> {
         (Op::RowSums, [a]) => (a.0, 1),
         (Op::ColSums, [a]) => (1, a.1),
         (Op::Fused(kind), shapes) => fused::op(*kind).result_shape(shapes, 1)?,
+        (Op::Masked { .. }, [x, ..]) => *x,
         _ => return None,
     })
 }
@@ -393,5 +455,6 @@ fn op_cost(snap: &Snapshot, m: MId, cand: &Cand) -> Option<f64> {
             };
             (fused::op(*kind).cost)(size(x.0), size(x.1), other, sp(ch[0]))
         }
+        Op::Masked { tree, .. } => cost::masked(cells * sp(ch[0]), tree.instrs as f64, tree.rank),
     })
 }

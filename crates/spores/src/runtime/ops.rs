@@ -810,6 +810,10 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
         ))
     };
     Ok(match kind {
+        // Physical planning compiles the tree into a masked kernel
+        // (`plan::compile_masked`); a node it could not compile (shapes unknown when
+        // planned) has its tree computed as a value, and is `X * E` or `X / E` as written.
+        CatalogueOp::MaskedMul | CatalogueOp::MaskedDiv => return as_written(),
         CatalogueOp::Tsmm => Value::matrix(Matrix::Dense(
             matmul::tsmm(matrix_arg(&args[0], name)?).map_err(err)?,
         )),
@@ -1217,6 +1221,9 @@ mod tests {
                             vec![x.clone(), matrix(9, 1, 4, false), matrix(12, 1, 5, false)]
                         }
                         CatalogueOp::SumMm => vec![x.clone(), matrix(9, 4, 6, false)],
+                        CatalogueOp::MaskedMul | CatalogueOp::MaskedDiv => {
+                            vec![x.clone(), matrix(12, 9, 7, false)]
+                        }
                         _ => vec![x.clone()],
                     }
                 };

@@ -388,10 +388,9 @@ struct RunFlags {
     /// User rewrite rules (egglog) added to the optimizer's shipped ones.
     #[arg(long, value_name = "FILE.egg")]
     rules: Option<PathBuf>,
-    /// Turn off size-driven physical planning: sparse-driven (masked) evaluation of
-    /// `X * f(..)` / `X / g(..)` over a sparse X where the optimizer did not choose a
-    /// fused operator (`--no-opt`, roots too cheap to search, trees no fused operator
-    /// names).
+    /// Run the masked operators the optimizer chose (`masked_mul(X, E)`,
+    /// `masked_div(X, E)`) as written, `X * E` and `X / E`, instead of compiling their
+    /// trees into the masked kernels.
     #[arg(long)]
     no_masked: bool,
     /// Run chains of element-wise operators one operator at a time instead of fusing

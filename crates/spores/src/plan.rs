@@ -1,34 +1,22 @@
 //! Physical planning: kernel choices made on the DAG that the optimizer returns, just
-//! before it runs.
+//! before it runs. Every choice here is about how one node of the chosen plan runs, not
+//! which plan runs: the search decides that (docs/ARCHITECTURE.md, physical planning).
 //!
 //! Rules:
 //! * A product with a transposed operand (`X %*% t(Y)`, `t(X) %*% y`) runs as
 //!   [`Fused::MatMulT`], which reads the operand through its transposed layout instead
 //!   of copying it, provided nothing else needs the transposed copy.
-//! * Given size estimates ([`NodeMeta`]), `X * e` or `X / e` with a sparse `X` (estimated
-//!   density below [`MASK_DENSITY`]) runs as a [`Fused::Masked`] node that evaluates the
-//!   element-wise tree `e` only at `X`'s non-zeros: under the zero-annihilating cell
-//!   semantics the result is zero elsewhere whatever `e` is. Low-rank products
-//!   `U %*% V` / `U %*% t(V)` inside `e` become per-cell dot products, so the dense
-//!   `m x n` product is never formed; a consumer `sum(.)`, `t(A) %*% .` / `A %*% .` or
-//!   `. %*% B` / `. %*% t(B)` is fused as well (SystemDS's wcemm and wdivmm). Only
-//!   nodes no one else reads are absorbed; a shared intermediate is read as a leaf.
+//! * A masked operator the search chose (`masked_mul(X, E)` = `X * E`, `masked_div(X, E)`
+//!   = `X / E`: the element-wise tree `E` evaluated only at the non-zeros of a sparse
+//!   `X`, see `spores_opt::extract`) runs as a [`Fused::Masked`] node: its tree is
+//!   compiled into a program over `X`'s non-zeros, low-rank products `U %*% V` /
+//!   `U %*% t(V)` inside it become per-cell dot products (the dense `m x n` product is
+//!   never formed), and a consumer `sum(.)`, `t(A) %*% .` / `A %*% .` or `. %*% B` /
+//!   `. %*% t(B)` is fused as well (SystemDS's wcemm and wdivmm). Only nodes no one else
+//!   reads are absorbed; a shared intermediate is read as a leaf. Shapes must be known
+//!   ([`NodeMeta`]); a masked operator planned without them runs as `X * E`.
 //! * Last, each tree of element-wise nodes left runs as one [`Fused::Elementwise`] pass
 //!   ([`fuse_elementwise`]).
-//!
-//! The search has its own forms of these rules, chosen by price: masked evaluation of a
-//! low-rank product as the catalogue's `sddmm`, `sddmm_sum`, `wdivmm_mult`,
-//! `wdivmm_left`, `wdivmm_right`, `wcemm` and `wsloss` (`spores_opt::fused`), `mmchain`,
-//! and `sum_mm` for `sum(A %*% B)` (from the factors' sums). A block whose predicted cost
-//! cannot pay for the full search still gets the fusion-only one (`opt::Saturation`) once
-//! its roots' predicted cost pays for that (about 5 ms); roots kept as written because they may meet
-//! NaN or Inf (every root with `/`, `log` or `exp` inside, `dag::guard`) get the search
-//! limited to the rules exact under the cell semantics (`OptimizeOptions::exact`). So
-//! PNMF's `t(W) %*% (X / (W %*% H))` is `wdivmm_left` from extraction, and what the
-//! masked rule here still sees is what the search does not: element-wise trees around a
-//! product that no catalogue operator names (`X * exp(W %*% H)`), roots too cheap for
-//! any search, and `--no-opt`. Reading a private transpose in place and fusing
-//! element-wise trees stay here by design (docs/ARCHITECTURE.md, physical planning).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -41,33 +29,23 @@ use crate::dag::{
     NodeId, Op,
 };
 
-/// A matrix estimated sparser than this drives masked evaluation (SystemDS uses the same
-/// threshold to pick sparse formats for its quaternary operators' inputs).
-pub const MASK_DENSITY: f64 = 0.4;
+/// Largest inner dimension of a product read as a low-rank leaf (the search's bound), and
+/// largest column count of a fused product's other operand: both are converted to dense
+/// copies and the per-non-zero work grows with them.
+pub use spores_opt::extract::MAX_RANK;
 
-/// Largest inner dimension of a product read as a low-rank leaf, and largest column
-/// count of a fused product's other operand: both are converted to dense copies and the
-/// per-non-zero work grows with them.
-pub const MAX_RANK: usize = 256;
-
-/// Whether a block has the shape the size-driven rule looks for (a `*` or `/` over an
-/// element-wise or product subtree), so that the interpreter gathers input metadata only
-/// for such blocks.
+/// Whether a block has a masked operator, whose compilation needs shapes, so that the
+/// interpreter gathers input metadata only for such blocks.
 pub fn wants_meta(block: &BlockDag) -> bool {
-    let dag = &block.dag;
-    dag.nodes().iter().any(|n| match &n.op {
-        Op::Fused(Fused::Catalogue(kind)) => kind.is_masked(),
-        Op::Binary(spores_exec::kernels::elementwise::BinaryOp::Mul)
-        | Op::Binary(spores_exec::kernels::elementwise::BinaryOp::Div) => n
-            .children
-            .iter()
-            .any(|&c| matches!(dag.node(c).op, Op::Binary(_) | Op::Unary(_) | Op::MatMul)),
-        _ => false,
-    })
+    block
+        .dag
+        .nodes()
+        .iter()
+        .any(|n| matches!(&n.op, Op::Fused(Fused::Catalogue(kind)) if kind.is_masked()))
 }
 
 /// Returns the planned block, or `None` when nothing changed. `meta` (one entry per node
-/// of `block.dag`, from [`crate::dag::meta::infer`]) enables the size-driven rules.
+/// of `block.dag`, from [`crate::dag::meta::infer`]) enables compiling masked operators.
 /// Element-wise fusion ([`fuse_elementwise`]) runs last, on what the other rules left.
 pub fn physical(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag> {
     physical_with(block, meta, true)
@@ -194,7 +172,7 @@ pub fn fuse_elementwise(block: &BlockDag) -> Option<BlockDag> {
     Some(block.remapped(out, &remap))
 }
 
-/// The kernel-choice and size-driven rules (everything but element-wise fusion).
+/// The kernel-choice rules but element-wise fusion.
 fn physical_rules(block: &BlockDag, meta: Option<&[NodeMeta]>) -> Option<BlockDag> {
     let dag = &block.dag;
     let (needed, uses) = block.needed_and_uses();
@@ -255,7 +233,7 @@ fn matrix_shape(meta: &NodeMeta) -> Option<(usize, usize)> {
     }
 }
 
-/// Chooses the size-driven rewrites: masked evaluation (see [`masked_at`]).
+/// Compiles the masked operators (see [`masked_at`]), with their consumers.
 fn size_rewrites(
     dag: &Dag,
     needed: &[bool],
@@ -385,8 +363,6 @@ struct Compiler<'a> {
     absorbed: Vec<NodeId>,
     /// Operand index of each leaf node already seen (a leaf read twice is one operand).
     leaves: HashMap<NodeId, usize>,
-    /// Whether the tree does any work that masking saves (an operation or a product).
-    worth: bool,
 }
 
 impl Compiler<'_> {
@@ -407,14 +383,12 @@ impl Compiler<'_> {
                 self.compile(node.children[1])?;
                 self.instrs.push(Instr::Binary(*op));
                 self.absorbed.push(n);
-                self.worth = true;
                 Some(())
             }
             Op::Unary(op) if private => {
                 self.compile(node.children[0])?;
                 self.instrs.push(Instr::Unary(*op));
                 self.absorbed.push(n);
-                self.worth = true;
                 Some(())
             }
             // A low-rank product is read as a dot per cell even when something else
@@ -432,7 +406,6 @@ impl Compiler<'_> {
                     (v, false)
                 };
                 self.absorbed.push(n);
-                self.worth = true;
                 let k = self.operands.len();
                 self.operands.push(MaskedOperand::LowRank { v_transposed });
                 self.children.extend([u, v]);
@@ -479,70 +452,45 @@ impl Compiler<'_> {
     }
 }
 
-/// The masked evaluation of node `r` when it is `X * e`, `e * X` or `X / e` with a
-/// sparse `X` and an `e` worth evaluating only at `X`'s non-zeros.
+/// The masked evaluation of node `r` when it is a masked operator `masked_mul(X, E)` or
+/// `masked_div(X, E)` whose tree compiles (shapes known, the program within the kernel's
+/// limits).
 fn masked_at(dag: &Dag, uses: &[usize], meta: &[NodeMeta], r: NodeId) -> Option<Found> {
     use spores_exec::kernels::elementwise::BinaryOp;
     let node = dag.node(r);
-    // A masked operator the search chose (`masked_mul(X, E)`, `masked_div(X, E)`) is
-    // compiled whatever `X`'s density: the search priced it.
-    let (op, chosen) = match node.op {
-        Op::Binary(op @ (BinaryOp::Mul | BinaryOp::Div)) => (op, false),
-        Op::Fused(Fused::Catalogue(CatalogueOp::MaskedMul)) => (BinaryOp::Mul, true),
-        Op::Fused(Fused::Catalogue(CatalogueOp::MaskedDiv)) => (BinaryOp::Div, true),
+    let op = match node.op {
+        Op::Fused(Fused::Catalogue(CatalogueOp::MaskedMul)) => BinaryOp::Mul,
+        Op::Fused(Fused::Catalogue(CatalogueOp::MaskedDiv)) => BinaryOp::Div,
         _ => return None,
     };
-    let sides: &[(usize, usize)] = if op == BinaryOp::Mul && !chosen {
-        &[(0, 1), (1, 0)]
-    } else {
-        &[(0, 1)]
+    let (mask, other) = (node.children[0], node.children[1]);
+    let NodeMeta::Matrix { shape, .. } = &meta[mask] else {
+        return None;
     };
-    for &(mask_side, other_side) in sides {
-        let (mask, other) = (node.children[mask_side], node.children[other_side]);
-        let NodeMeta::Matrix { shape, nnz } = &meta[mask] else {
-            continue;
-        };
-        let cells = shape.cells() as f64;
-        if cells == 0.0
-            || (!chosen && *nnz >= MASK_DENSITY * cells)
-            || matrix_shape(&meta[r]) != Some((shape.rows, shape.cols))
-        {
-            continue;
-        }
-        let mut c = Compiler {
-            dag,
-            uses,
-            meta,
-            mask,
-            shape: (shape.rows, shape.cols),
-            instrs: Vec::new(),
-            operands: Vec::new(),
-            children: vec![mask],
-            absorbed: Vec::new(),
-            leaves: HashMap::new(),
-            worth: false,
-        };
-        if mask_side == 0 {
-            c.instrs.push(Instr::Mask);
-        }
-        if c.compile(other).is_none() || !(c.worth || chosen) {
-            continue;
-        }
-        if mask_side == 1 {
-            c.instrs.push(Instr::Mask);
-        }
-        c.instrs.push(Instr::Binary(op));
-        let Ok(program) = MaskedProgram::new(c.instrs) else {
-            continue;
-        };
-        return Some(Found {
-            program,
-            operands: c.operands,
-            children: c.children,
-            absorbed: c.absorbed,
-        });
+    if shape.cells() == 0 || matrix_shape(&meta[r]) != Some((shape.rows, shape.cols)) {
+        return None;
     }
-    None
+    let mut c = Compiler {
+        dag,
+        uses,
+        meta,
+        mask,
+        shape: (shape.rows, shape.cols),
+        instrs: vec![Instr::Mask],
+        operands: Vec::new(),
+        children: vec![mask],
+        absorbed: Vec::new(),
+        leaves: HashMap::new(),
+    };
+    c.compile(other)?;
+    c.instrs.push(Instr::Binary(op));
+    let program = MaskedProgram::new(c.instrs).ok()?;
+    Some(Found {
+        program,
+        operands: c.operands,
+        children: c.children,
+        absorbed: c.absorbed,
+    })
 }
 
 #[cfg(test)]
@@ -586,28 +534,61 @@ mod tests {
         );
     }
 
+    /// `src` lowered, each `X * e` and `X / e` replaced by the masked operator the search
+    /// would choose (`masked_mul(X, e)`, `masked_div(X, e)`).
+    fn lowered_masked(src: &str) -> BlockDag {
+        use spores_exec::kernels::elementwise::BinaryOp;
+        let block = lower_source(src).unwrap();
+        let dag = &block.dag;
+        let is_x = |c: NodeId| matches!(&dag.node(c).op, Op::Input(name) if name == "X");
+        let mut out = Dag::new();
+        let mut remap = Vec::with_capacity(dag.len());
+        for node in dag.nodes() {
+            let children: Vec<NodeId> = node.children.iter().map(|&c| remap[c]).collect();
+            let op = match node.op {
+                Op::Binary(BinaryOp::Mul) if is_x(node.children[0]) => {
+                    Op::Fused(Fused::Catalogue(CatalogueOp::MaskedMul))
+                }
+                Op::Binary(BinaryOp::Div) if is_x(node.children[0]) => {
+                    Op::Fused(Fused::Catalogue(CatalogueOp::MaskedDiv))
+                }
+                _ => node.op.clone(),
+            };
+            remap.push(if op.is_pure() {
+                out.add(op, children, node.span)
+            } else {
+                out.add_unique(op, children, node.span)
+            });
+        }
+        block.remapped(out, &remap)
+    }
+
     fn planned_with_sizes(src: &str) -> BlockDag {
+        let block = lowered_masked(src);
+        let meta = crate::dag::meta::infer(&block.dag, &sizes());
+        physical(&block, Some(&meta)).unwrap_or(block)
+    }
+
+    /// X sparse (1%), W and H its rank-10 factors.
+    fn sizes() -> HashMap<String, crate::opt::InputMeta> {
         use crate::opt::InputMeta;
         use spores_exec::Shape;
-        let block = lower_source(src).unwrap();
         let matrix = |r, c, nnz| InputMeta::Matrix {
             shape: Shape::new(r, c),
             nnz,
             finite: crate::opt::Finiteness::Finite,
         };
-        let inputs: HashMap<String, InputMeta> = [
+        [
             ("X".to_string(), matrix(1000, 500, 5000)),
             ("W".to_string(), matrix(1000, 10, 10_000)),
             ("H".to_string(), matrix(10, 500, 5000)),
         ]
         .into_iter()
-        .collect();
-        let meta = crate::dag::meta::infer(&block.dag, &inputs);
-        physical(&block, Some(&meta)).unwrap_or(block)
+        .collect()
     }
 
     #[test]
-    fn sparse_masks_drive_the_elementwise_tree_and_its_consumer() {
+    fn masked_operators_compile_with_their_consumer() {
         // Each statement alone: a product shared by two masked expressions is
         // materialized (and read as a leaf) today.
         for (src, op) in [
@@ -619,13 +600,14 @@ mod tests {
             assert!(ops.contains(&op.to_string()), "{ops:?}");
             assert!(!ops.contains(&"log".to_string()), "{ops:?}");
             assert!(!ops.contains(&"t".to_string()), "{ops:?}");
-            // At most the 1x1 product of the column and row sums is left.
+            assert!(!ops.iter().any(|o| o.starts_with("masked_mul")), "{ops:?}");
+            // At most the product `sum(W %*% H)` reads is left.
             assert!(ops.iter().filter(|o| *o == "%*%").count() <= 1, "{ops:?}");
         }
     }
 
     #[test]
-    fn a_product_needed_elsewhere_is_read_as_a_leaf() {
+    fn a_product_needed_elsewhere_is_computed_for_that_reader_only() {
         let ops = live_ops(&planned_with_sizes(
             "P = W %*% H
 Y = X * exp(P)
@@ -634,13 +616,15 @@ Y = X * exp(P)
         assert!(ops.contains(&"masked".to_string()), "{ops:?}");
         assert!(ops.contains(&"%*%".to_string()), "{ops:?}");
         assert!(!ops.contains(&"exp".to_string()), "{ops:?}");
-        // A dense "mask" is left alone; without sizes nothing changes.
-        let ops = live_ops(&planned_with_sizes(
-            "Y = W * exp(W)
-",
-        ));
+        // Planning chooses no masked evaluation the search did not: `X * exp(W %*% H)`
+        // as written stays, and without sizes a masked operator is not compiled.
+        let block = lower_source("Y = X * exp(W %*% H)\n").unwrap();
+        let meta = crate::dag::meta::infer(&block.dag, &sizes());
+        let ops = live_ops(&physical(&block, Some(&meta)).unwrap_or(block));
         assert!(!ops.iter().any(|o| o.starts_with("masked")), "{ops:?}");
-        let ops = live_ops(&planned("Y = X * exp(W %*% H)\n"));
-        assert!(!ops.iter().any(|o| o.starts_with("masked")), "{ops:?}");
+        let block = lowered_masked("Y = X * exp(W %*% H)\n");
+        let ops = live_ops(&physical(&block, None).unwrap_or(block));
+        assert!(ops.contains(&"masked_mul".to_string()), "{ops:?}");
+        assert!(!ops.contains(&"masked".to_string()), "{ops:?}");
     }
 }

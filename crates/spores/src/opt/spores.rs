@@ -269,7 +269,7 @@ impl ExprOptimizer for Saturation {
     fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers {
         let per_run: Vec<f64> = es
             .iter()
-            .map(|e| spores_opt::cost::la_cost(&as_planned(e, env), env).unwrap_or(0.0))
+            .map(|e| spores_opt::cost::la_cost(e, env).unwrap_or(0.0))
             .collect();
         let costs: Vec<f64> = per_run.iter().map(|c| c * runs as f64).collect();
         let work: f64 = costs.iter().sum();
@@ -369,40 +369,6 @@ fn combined(a: Effort, b: Effort) -> Effort {
             }
         }
     }
-}
-
-/// `e` as physical planning runs it even without the optimizer, for pricing what the
-/// optimizer could save: a sparse `X` times (or divided by) a function of a product
-/// `f(A %*% B)` is evaluated at `X`'s non-zeros only, which costs what
-/// `sddmm(X, A, t(B))` costs (see `crate::plan`).
-fn as_planned(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
-    use LaExpr::*;
-    let sparse = |x: &LaExpr| match x {
-        Var(name) => spores_opt::cost::input_sparsity(env, name) < crate::plan::MASK_DENSITY,
-        _ => false,
-    };
-    let product = |y: &LaExpr| -> Option<(LaExpr, LaExpr)> {
-        match y {
-            MatMul(p, q) => Some(((**p).clone(), (**q).clone())),
-            Func { args, .. } if args.len() == 1 => match &args[0] {
-                MatMul(p, q) => Some(((**p).clone(), (**q).clone())),
-                _ => None,
-            },
-            _ => None,
-        }
-    };
-    let masked = |x: &LaExpr, y: &LaExpr| {
-        let (p, q) = product(y)?;
-        sparse(x).then(|| Func {
-            name: "sddmm".into(),
-            args: vec![x.clone(), p, Transpose(Box::new(q))],
-        })
-    };
-    e.map(&|x| match x {
-        Mul(p, q) => masked(p, q).or_else(|| masked(q, p)),
-        Func { name, args } if name == "/" && args.len() == 2 => masked(&args[0], &args[1]),
-        _ => None,
-    })
 }
 
 /// Rounds what the optimizer depends on: exact shapes, and density to within a factor

@@ -38,8 +38,8 @@ pub struct RunOptions {
     /// Print those explanations as Graphviz digraphs instead of text.
     pub explain_dot: bool,
     pub optimizer: Box<dyn DagOptimizer>,
-    /// Physical planning with size estimates (masked sparse-driven evaluation, sums of
-    /// products); on by default, off to compare against the unfused plans.
+    /// Physical planning with size estimates: the masked operators the optimizer chose
+    /// compiled into the masked kernels; on by default, off to run them as written.
     pub sized_planning: bool,
     /// Fuse chains of element-wise operators into one pass ([`crate::plan::fuse_elementwise`]);
     /// on by default, off to compare against the operators one at a time.
@@ -991,7 +991,7 @@ fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, 
                 name.clone(),
                 shape.rows,
                 shape.cols,
-                (*nnz as f64) < crate::plan::MASK_DENSITY * shape.cells() as f64,
+                (*nnz as f64) < spores_opt::extract::MASK_DENSITY * shape.cells() as f64,
             ),
             InputMeta::Scalar { .. } => (name.clone(), 0, 0, false),
         })

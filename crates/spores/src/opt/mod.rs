@@ -88,7 +88,17 @@ pub trait DagOptimizer {
     /// Returns a block that computes the same outputs and effects as `block`, given the
     /// metadata of its inputs. The result is shared: optimizers cache it per block and
     /// input signature, and the interpreter caches what it derives from it.
-    fn optimize(&self, block: &BlockDag, inputs: &HashMap<String, InputMeta>) -> Rc<Optimization>;
+    ///
+    /// `runs_ahead` is how often the interpreter knows the block will run from this run
+    /// on (this one included): the product of the trip counts of the `for` loops around
+    /// it, 1 outside loops and in `while` loops. An optimizer may spend on a block what
+    /// those runs, not only the runs so far, would repay.
+    fn optimize(
+        &self,
+        block: &BlockDag,
+        inputs: &HashMap<String, InputMeta>,
+        runs_ahead: u64,
+    ) -> Rc<Optimization>;
 
     /// Whether [`DagOptimizer::optimize`] reads the input metadata (counting non-zeros of
     /// dense inputs costs a pass over them, so the interpreter skips it when not needed).
@@ -110,6 +120,7 @@ impl DagOptimizer for NoOptimizer {
         &self,
         _block: &BlockDag,
         _inputs: &HashMap<String, InputMeta>,
+        _runs_ahead: u64,
     ) -> Rc<Optimization> {
         thread_local! {
             static NOTHING: Rc<Optimization> = Rc::new(Optimization::default());

@@ -120,6 +120,10 @@ pub struct Interpreter<'w> {
     prefetched: Vec<(ReadRequest, Result<Value, String>)>,
     next_seed: u64,
     call_depth: usize,
+    /// How often a block run now will run from here on, as far as known: the product of
+    /// the trip counts of the `for` loops running (1 outside them; a `while` loop's is
+    /// unknown and counts 1). The optimizer budgets a search by it.
+    runs_ahead: u64,
     start: Instant,
     pub stats: Stats,
 }
@@ -148,6 +152,7 @@ impl<'w> Interpreter<'w> {
             pending_notes: HashMap::new(),
             prefetched: Vec::new(),
             next_seed: start.elapsed().as_nanos() as u64 ^ std::process::id() as u64,
+            runs_ahead: 1,
             call_depth: 0,
             start,
             stats: Stats::default(),
@@ -270,16 +275,23 @@ impl<'w> Interpreter<'w> {
                 Some(_) => None,
             };
             if let Some(step) = step {
+                let trips = (i128::from(*last) - i128::from(*first)) / i128::from(step) + 1;
+                let outer = self.enter_loop(u64::try_from(trips.max(0)).unwrap_or(u64::MAX));
                 let mut x = *first;
+                let mut result = Ok(());
                 while (step > 0 && x <= *last) || (step < 0 && x >= *last) {
                     env.insert(var.to_string(), Value::Int(x));
-                    self.exec_stmts(body, env)?;
+                    result = self.exec_stmts(body, env);
+                    if result.is_err() {
+                        break;
+                    }
                     match x.checked_add(step) {
                         Some(next) => x = next,
                         None => break,
                     }
                 }
-                return Ok(());
+                self.runs_ahead = outer;
+                return result;
             }
         }
         const EXACT: f64 = 9007199254740992.0; // 2^53
@@ -296,12 +308,26 @@ impl<'w> Interpreter<'w> {
         if iterations < 0.0 {
             return Ok(());
         }
+        let outer = self.enter_loop((iterations as u64).saturating_add(1));
+        let mut result = Ok(());
         for k in 0..=(iterations as u64) {
             let x = a + k as f64 * step;
             env.insert(var.to_string(), Value::Double(x));
-            self.exec_stmts(body, env)?;
+            result = self.exec_stmts(body, env);
+            if result.is_err() {
+                break;
+            }
         }
-        Ok(())
+        self.runs_ahead = outer;
+        result
+    }
+
+    /// Enters a loop of `trips` iterations: blocks run from now on run that many times
+    /// more often. Returns the count to restore when the loop ends.
+    fn enter_loop(&mut self, trips: u64) -> u64 {
+        let outer = self.runs_ahead;
+        self.runs_ahead = outer.saturating_mul(trips.max(1));
+        outer
     }
 
     fn condition(&mut self, cond: &Expr, env: &mut Env) -> Result<bool, Diagnostic> {
@@ -444,7 +470,10 @@ impl<'w> Interpreter<'w> {
             HashMap::new()
         };
         let optimizing = Instant::now();
-        let optimization = self.options.optimizer.optimize(&compiled.lowered, &inputs);
+        let optimization =
+            self.options
+                .optimizer
+                .optimize(&compiled.lowered, &inputs, self.runs_ahead);
         let optimize_time = optimizing.elapsed();
         let span = compiled.lowered.span;
         let block_stats = self.block_stats(key, span);
@@ -468,8 +497,9 @@ impl<'w> Interpreter<'w> {
                     .clone()
             }
         };
-        // The size-driven rules (masked evaluation) depend on the inputs' shapes and
-        // sparsity: plan again per input signature, from the unplanned block.
+        // Compiling masked operators depends on the inputs' shapes (and the relational
+        // engine's plans on their sparsity): plan again per input signature, from the
+        // unplanned block.
         let (base_id, base): (usize, &BlockDag) = match &optimization.block {
             None => (Rc::as_ptr(&compiled.lowered) as usize, &compiled.lowered),
             Some(better) => (Rc::as_ptr(&optimization) as usize, better),

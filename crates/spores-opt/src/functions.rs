@@ -15,6 +15,16 @@ pub const ELEMENTWISE_BINARY: &[&str] = &[
     "/", "^", "<", ">", "<=", ">=", "==", "!=", "&", "|", "min", "max", "%%", "%/%",
 ];
 
+/// One-argument functions with `f(0) = 0`: the result keeps its argument's zeros, so it
+/// is at most as dense (for the sparsity estimates).
+pub const ZERO_AT_ZERO_UNARY: &[&str] = &[
+    "sqrt", "abs", "sign", "round", "floor", "ceil", "ceiling", "sin", "tan", "asin", "atan",
+    "sinh", "tanh",
+];
+
+/// Comparisons with `0 op 0` false (0): `X != 0`, `X > 0` and `X < 0` keep `X`'s zeros.
+pub const ZERO_AGAINST_ZERO_BINARY: &[&str] = &["!=", "<", ">"];
+
 /// Two-argument functions whose arguments may be swapped.
 pub const COMMUTATIVE_BINARY: &[&str] = &["min", "max", "==", "!=", "&", "|"];
 
@@ -35,6 +45,15 @@ pub fn is_commutative(name: &str, arity: usize) -> bool {
     arity == 2 && COMMUTATIVE_BINARY.contains(&name)
 }
 
+/// Whether `name(x)` is zero where `x` is (one argument), or `name(x, 0)` is (two).
+pub fn keeps_zeros(name: &str, arity: usize) -> bool {
+    match arity {
+        1 => ZERO_AT_ZERO_UNARY.contains(&name),
+        2 => ZERO_AGAINST_ZERO_BINARY.contains(&name),
+        _ => false,
+    }
+}
+
 /// Whether `name` with `arity` arguments aggregates all cells of its argument.
 pub fn is_full_aggregate(name: &str, arity: usize) -> bool {
     arity == 1 && FULL_AGGREGATES.contains(&name)
@@ -50,5 +69,18 @@ mod tests {
         assert!(is_full_aggregate("max", 1) && !is_elementwise("max", 1));
         assert!(!is_commutative("/", 2) && is_elementwise("/", 2));
         assert!(is_elementwise("tanh", 1) && !is_elementwise("tanh", 2));
+    }
+
+    /// Every function said to keep zeros acts cell by cell and gives 0 at 0 (against 0).
+    #[test]
+    fn functions_that_keep_zeros_give_zero_at_zero() {
+        for name in ZERO_AT_ZERO_UNARY {
+            assert!(is_elementwise(name, 1), "{name}");
+        }
+        for name in ZERO_AGAINST_ZERO_BINARY {
+            assert!(is_elementwise(name, 2), "{name}");
+        }
+        assert!(keeps_zeros("abs", 1) && keeps_zeros("!=", 2));
+        assert!(!keeps_zeros("exp", 1) && !keeps_zeros("==", 2) && !keeps_zeros("/", 2));
     }
 }

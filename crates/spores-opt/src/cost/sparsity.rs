@@ -74,6 +74,12 @@ pub fn la_stats(
             if let Some(k) = crate::fused::by_name(name, args.len()).and_then(|op| op.zeros_of) {
                 return la_stats(env, &args[k], row, col, fresh);
             }
+            // `abs(X)`, `X != 0`: zeros kept, at most as dense as X (and of its shape).
+            let keeps = crate::functions::keeps_zeros(name, args.len())
+                && args.get(1).is_none_or(|b| *b == Const(0.0));
+            if keeps {
+                return la_stats(env, &args[0], row, col, fresh);
+            }
             known(1.0, shape_of(env, e)?)
         }
         Transpose(a) => {

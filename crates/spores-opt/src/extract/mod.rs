@@ -83,6 +83,7 @@
 //! default 500 ms budget a few large instances fall back to greedy). Without the
 //! lower-bound and dominance pruning the 14-operator case (then 965 binaries) took 7.6 s.
 
+mod as_written;
 mod greedy;
 mod masked;
 mod raised;
@@ -100,6 +101,7 @@ pub use crate::fused::Fused;
 use crate::la::LaExpr;
 use crate::tables::Tables;
 
+pub use as_written::extract_as_written;
 pub use greedy::extract_greedy;
 pub use masked::{MASK_DENSITY, MAX_RANK};
 /// The extraction problem and the ILP extractor live in their own crate, shared with

@@ -133,7 +133,7 @@ fn collect_known_dims(e: &LaExpr, env: &ShapeEnv, out: &mut Vec<i64>) {
 
 /// Replaces each call the rules cannot see into with a fresh input of the same shape,
 /// optimizing the call's arguments on their own.
-fn hide_opaque(
+pub(crate) fn hide_opaque(
     e: &LaExpr,
     env: &ShapeEnv,
     tables: &mut Tables,
@@ -284,6 +284,13 @@ impl Encoder {
                             vec![Arg::I64(f as i64)],
                             Arg::Str(name.clone()),
                         ));
+                        if crate::functions::keeps_zeros(name, args.len()) {
+                            self.ops.push(Op::Set(
+                                "keeps-zeros",
+                                vec![Arg::I64(f as i64)],
+                                Arg::I64(args.len() as i64),
+                            ));
+                        }
                         f
                     }
                 } as i64;

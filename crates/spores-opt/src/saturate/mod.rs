@@ -230,6 +230,16 @@ struct Template {
     egraph: EGraph,
 }
 
+/// The built-in rules parsed into an e-graph.
+fn parse_built_in() -> Result<EGraph, OptError> {
+    let mut eg = EGraph::default();
+    for (name, text) in RULES {
+        eg.parse_and_run_program(Some(name.to_string()), text)
+            .map_err(|e| OptError::Rules(format!("{name}: {e}")))?;
+    }
+    Ok(eg)
+}
+
 /// Whether this thread has loaded the built-in rules already (its first search pays
 /// for parsing them; later ones copy the prepared e-graph).
 pub fn rules_loaded() -> bool {
@@ -251,11 +261,7 @@ fn prepared(
             let scheduler = eg.add_scheduler(Box::new(sched::Sampler::new(sample_limit, SAMPLED)));
             return Ok((eg, scheduler));
         }
-        let mut eg = EGraph::default();
-        for (name, text) in RULES {
-            eg.parse_and_run_program(Some(name.to_string()), text)
-                .map_err(|e| OptError::Rules(format!("{name}: {e}")))?;
-        }
+        let mut eg = parse_built_in()?;
         if let Some(text) = extra {
             eg.parse_and_run_program(Some("extra_rules".into()), text)
                 .map_err(|e| OptError::Rules(format!("extra rules: {e}")))?;
@@ -806,6 +812,40 @@ fn egglog_error(e: egglog::Error) -> OptError {
 /// Number of e-nodes in the relational and LA tables (analysis rows not counted).
 fn enode_count(eg: &EGraph) -> usize {
     extract::constructors().map(|name| eg.get_size(name)).sum()
+}
+
+/// The roots as written, extracted without any rule: the plan extraction's own
+/// candidates give (masked evaluation of a sparse `X * E`, products reading a transposed
+/// operand in place), one per root, with the predicted cost before and after; `None`
+/// for a root it does not make cheaper. For roots too cheap for any search: it costs a
+/// pass over them, no e-graph.
+pub fn extract_as_written(
+    roots: &[LaExpr],
+    env: &ShapeEnv,
+) -> Result<Vec<Option<(LaExpr, f64, f64)>>, OptError> {
+    let mut tables = Tables {
+        env: env.clone(),
+        ..Tables::default()
+    };
+    let hidden = roots
+        .iter()
+        .map(|e| encode::hide_opaque(e, env, &mut tables, &mut |a, _| Ok(a.clone())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(plans) =
+        extract::extract_as_written(&hidden, &mut tables).map_err(OptError::Extract)?
+    else {
+        return Ok(vec![None; roots.len()]);
+    };
+    Ok(roots
+        .iter()
+        .zip(plans)
+        .map(|(e, plan)| {
+            let plan = substitute_leaves(&plan, &tables);
+            let before = la_cost(e, env).ok()?;
+            let after = la_cost(&plan, env).ok()?;
+            (after < before * 0.99).then_some((plan, before, after))
+        })
+        .collect())
 }
 
 /// Puts the opaque calls back in place of their placeholders.

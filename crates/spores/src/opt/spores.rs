@@ -180,8 +180,12 @@ impl Saturation {
     /// fusion-only search ([`FUSE_ONLY_SEARCH`], and [`RULES_LOAD`] if this thread has
     /// not searched yet); always without a budget.
     fn fusion_pays(&self, work: f64) -> bool {
+        self.fusion_pays_with(work, saturate::rules_loaded())
+    }
+
+    fn fusion_pays_with(&self, work: f64, rules_loaded: bool) -> bool {
         let mut search = FUSE_ONLY_SEARCH;
-        if !saturate::rules_loaded() {
+        if !rules_loaded {
             search += RULES_LOAD;
         }
         self.min_cost == 0.0 || !self.budgeted || work >= search.as_secs_f64() * 1e9
@@ -237,7 +241,10 @@ impl Saturation {
                 (costs[k] >= FUSE_ONLY_MIN_COST || self.min_cost == 0.0) && has_product(&es[k])
             })
             .collect();
-        if open.is_empty() || !self.fusion_pays(open.iter().map(|&k| costs[k]).sum()) {
+        if open.is_empty() {
+            return;
+        }
+        if !self.fusion_pays(open.iter().map(|&k| costs[k]).sum()) {
             return;
         }
         let chosen: Vec<LaExpr> = open.iter().map(|&k| es[k].clone()).collect();
@@ -254,6 +261,36 @@ impl Saturation {
     }
 }
 
+impl Saturation {
+    /// Extraction over the roots as written, one answer per root: no rule runs, but
+    /// extraction's own candidates are priced against the roots as they are, masked
+    /// evaluation of a sparse `X * E` / `X / E` (`masked_mul`, `masked_div`) among them,
+    /// with the predicted cost per run of the plan found. A pass over the roots that
+    /// multiply or divide by a matrix estimated sparse ([`may_mask`]), no e-graph.
+    fn as_written(&self, es: &[LaExpr], env: &ShapeEnv) -> Vec<Option<(LaExpr, String, f64)>> {
+        let mut out = vec![None; es.len()];
+        let open: Vec<usize> = (0..es.len()).filter(|&k| may_mask(&es[k], env)).collect();
+        if open.is_empty() {
+            return out;
+        }
+        let started = std::time::Instant::now();
+        let chosen: Vec<LaExpr> = open.iter().map(|&k| es[k].clone()).collect();
+        let Ok(plans) = saturate::extract_as_written(&chosen, env) else {
+            return out;
+        };
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        for (&k, plan) in open.iter().zip(plans) {
+            if let Some((plan, before, after)) = plan {
+                let note = format!(
+                    "cost {before:.3e} -> {after:.3e} ns; extracted as written (no search), {ms:.2} ms"
+                );
+                out[k] = Some((plan, note, after));
+            }
+        }
+        out
+    }
+}
+
 impl ExprOptimizer for Saturation {
     fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)> {
         self.optimize_all(std::slice::from_ref(e), env, 1)
@@ -266,11 +303,54 @@ impl ExprOptimizer for Saturation {
     /// saturated in one e-graph and extracted jointly, within the budget their predicted
     /// cost pays for ([`SEARCH_SHARE`]); the node limit grows with their number (up to
     /// [`MAX_ROOTS_ROOM`]), so a few roots get about the room each would have alone.
+    ///
+    /// Each root's plan without any search is extraction over it as written
+    /// ([`Saturation::as_written`]: masked evaluation of a sparse `X * E` where cheaper);
+    /// a search is priced against that plan, and a root no search improves runs it.
     fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers {
+        let written = self.as_written(es, env);
         let per_run: Vec<f64> = es
             .iter()
-            .map(|e| spores_opt::cost::la_cost(e, env).unwrap_or(0.0))
+            .zip(&written)
+            .map(|(e, w)| match w {
+                Some((_, _, after)) => *after,
+                None => spores_opt::cost::la_cost(e, env).unwrap_or(0.0),
+            })
             .collect();
+        let (mut out, effort) = self.search_all(es, env, runs, &per_run);
+        for (answer, w) in out.iter_mut().zip(written) {
+            if answer.is_none() {
+                *answer = w.map(|(plan, note, _)| (plan, note));
+            }
+        }
+        (out, effort)
+    }
+
+    /// The same search and budget with only the exact rules
+    /// ([`OptimizeOptions::exact`]): translation, fusion and raising, chosen by price.
+    /// Masked evaluation comes from extraction, by price: the forms the catalogue names
+    /// (`wcemm` for `sum(X * log(W %*% H))`, `wdivmm_left` for `t(W) %*% (X / (W %*% H))`)
+    /// and `masked_mul`/`masked_div` for any other tree. On PNMF's loop body
+    /// (20,000 x 5,000) the search took 57 ms of a 0.8 s run (at load 5; the first search
+    /// in a process also loads the rules). `2 * exp(t(X) %*% X)` gets `tsmm(X)` for a tall
+    /// dense `X`, `sum(A %*% B) / n` gets `sum_mm(A, B) / n`.
+    fn optimize_exact(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers {
+        let exact = Saturation {
+            options: OptimizeOptions {
+                exact: true,
+                ..self.options.clone()
+            },
+            min_cost: self.min_cost,
+            budgeted: self.budgeted,
+        };
+        exact.optimize_all(es, env, runs)
+    }
+}
+
+impl Saturation {
+    /// [`ExprOptimizer::optimize_all`]'s searches, for roots predicted to cost `per_run`
+    /// each per run without one.
+    fn search_all(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64, per_run: &[f64]) -> Answers {
         let costs: Vec<f64> = per_run.iter().map(|c| c * runs as f64).collect();
         let work: f64 = costs.iter().sum();
         let worth: Vec<usize> = (0..es.len())
@@ -278,7 +358,7 @@ impl ExprOptimizer for Saturation {
             .collect();
         let mut out = vec![None; es.len()];
         let skipped = Effort::Budgeted {
-            searchable_at: self.searchable_at(&per_run),
+            searchable_at: self.searchable_at(per_run),
         };
         let budget = Duration::from_secs_f64((work * SEARCH_SHARE / 1e9).min(3600.0));
         let Some((mut options, effort)) =
@@ -329,29 +409,27 @@ impl ExprOptimizer for Saturation {
         self.fuse_only(es, env, &costs, unsearched, &mut out);
         (out, effort)
     }
-
-    /// The same search and budget with only the exact rules
-    /// ([`OptimizeOptions::exact`]): translation, fusion and raising, chosen by price.
-    /// Masked evaluation comes from extraction, by price: the forms the catalogue names
-    /// (`wcemm` for `sum(X * log(W %*% H))`, `wdivmm_left` for `t(W) %*% (X / (W %*% H))`)
-    /// and `masked_mul`/`masked_div` for any other tree. On PNMF's loop body
-    /// (20,000 x 5,000) the search took 57 ms of a 0.8 s run (at load 5; the first search
-    /// in a process also loads the rules). `2 * exp(t(X) %*% X)` gets `tsmm(X)` for a tall
-    /// dense `X`, `sum(A %*% B) / n` gets `sum_mm(A, B) / n`.
-    fn optimize_exact(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers {
-        let exact = Saturation {
-            options: OptimizeOptions {
-                exact: true,
-                ..self.options.clone()
-            },
-            min_cost: self.min_cost,
-            budgeted: self.budgeted,
-        };
-        exact.optimize_all(es, env, runs)
-    }
 }
 
 /// Whether `e` multiplies matrices somewhere.
+/// Whether `e` multiplies or divides by a matrix estimated sparse enough to be a mask
+/// (a candidate for `masked_mul` / `masked_div`).
+fn may_mask(e: &LaExpr, env: &ShapeEnv) -> bool {
+    let cost = spores_opt::cost::LaCost::new(env);
+    let sparse = |x: &LaExpr| {
+        cost.sparsity(x)
+            .is_ok_and(|s| s < spores_opt::extract::MASK_DENSITY)
+    };
+    let here = match e {
+        LaExpr::Mul(a, b) => sparse(a) || sparse(b),
+        LaExpr::Func { name, args } if name == "/" && args.len() == 2 => sparse(&args[0]),
+        _ => false,
+    };
+    let mut found = here;
+    e.for_each_child(|c| found = found || may_mask(c, env));
+    found
+}
+
 fn has_product(e: &LaExpr) -> bool {
     let mut found = matches!(e, LaExpr::MatMul(..));
     e.for_each_child(|c| found = found || has_product(c));
@@ -859,10 +937,11 @@ print(s)
             min_cost: DEFAULT_MIN_COST,
             budgeted: true,
         };
-        // Each test runs on a thread of its own, which has not searched yet.
-        assert!(!saturate::rules_loaded());
-        assert!(!saturation.fusion_pays(3.4e7));
-        assert!(saturation.fusion_pays(3.5e7));
+        // Before the thread's first search, the search costs loading the rules too.
+        assert!(!saturation.fusion_pays_with(3.4e7, false));
+        assert!(saturation.fusion_pays_with(3.5e7, false));
+        assert!(saturation.fusion_pays_with(5e6, true));
+        assert!(!saturation.fusion_pays_with(4.9e6, true));
         let unbudgeted = Saturation {
             budgeted: false,
             ..saturation

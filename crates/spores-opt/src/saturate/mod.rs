@@ -814,15 +814,22 @@ fn enode_count(eg: &EGraph) -> usize {
     extract::constructors().map(|name| eg.get_size(name)).sum()
 }
 
+/// A root's plan from [`extract_as_written`], with its predicted cost (ns per run).
+#[derive(Clone, Debug)]
+pub struct WrittenPlan {
+    pub expr: LaExpr,
+    pub cost_before: f64,
+    pub cost_after: f64,
+}
+
 /// The roots as written, extracted without any rule: the plan extraction's own
 /// candidates give (masked evaluation of a sparse `X * E`, products reading a transposed
-/// operand in place), one per root, with the predicted cost before and after; `None`
-/// for a root it does not make cheaper. For roots too cheap for any search: it costs a
-/// pass over them, no e-graph.
+/// operand in place), one per root; `None` for a root it does not make cheaper. For
+/// roots too cheap for any search: it costs a pass over them, no e-graph.
 pub fn extract_as_written(
     roots: &[LaExpr],
     env: &ShapeEnv,
-) -> Result<Vec<Option<(LaExpr, f64, f64)>>, OptError> {
+) -> Result<Vec<Option<WrittenPlan>>, OptError> {
     let mut tables = Tables {
         env: env.clone(),
         ..Tables::default()
@@ -840,10 +847,14 @@ pub fn extract_as_written(
         .iter()
         .zip(plans)
         .map(|(e, plan)| {
-            let plan = substitute_leaves(&plan, &tables);
-            let before = la_cost(e, env).ok()?;
-            let after = la_cost(&plan, env).ok()?;
-            (after < before * 0.99).then_some((plan, before, after))
+            let expr = substitute_leaves(&plan, &tables);
+            let cost_before = la_cost(e, env).ok()?;
+            let cost_after = la_cost(&expr, env).ok()?;
+            (cost_after < cost_before * 0.99).then_some(WrittenPlan {
+                expr,
+                cost_before,
+                cost_after,
+            })
         })
         .collect())
 }

@@ -280,11 +280,12 @@ impl Saturation {
         };
         let ms = started.elapsed().as_secs_f64() * 1e3;
         for (&k, plan) in open.iter().zip(plans) {
-            if let Some((plan, before, after)) = plan {
+            if let Some(p) = plan {
                 let note = format!(
-                    "cost {before:.3e} -> {after:.3e} ns; extracted as written (no search), {ms:.2} ms"
+                    "cost {:.3e} -> {:.3e} ns; extracted as written (no search), {ms:.2} ms",
+                    p.cost_before, p.cost_after
                 );
-                out[k] = Some((plan, note, after));
+                out[k] = Some((p.expr, note, p.cost_after));
             }
         }
         out

@@ -105,6 +105,10 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             )
                 .prop_map(|(a, b, op)| format!("outer({a}, t({b}), \"{op}\")")),
             sub(MN).prop_map(|a| format!("({a} / nrow(X))")),
+            // Trees over the sparse X that only masked evaluation names (`masked_div`,
+            // `masked_mul`); the denominators are at least 1, the exponent at most 0.
+            sub(MN).prop_map(|a| format!("(X / (1 + abs({a})))")),
+            sub(MN).prop_map(|a| format!("(X * exp(-abs({a})))")),
         ]
         .boxed(),
         MK => prop_oneof![

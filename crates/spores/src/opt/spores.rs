@@ -241,10 +241,7 @@ impl Saturation {
                 (costs[k] >= FUSE_ONLY_MIN_COST || self.min_cost == 0.0) && has_product(&es[k])
             })
             .collect();
-        if open.is_empty() {
-            return;
-        }
-        if !self.fusion_pays(open.iter().map(|&k| costs[k]).sum()) {
+        if open.is_empty() || !self.fusion_pays(open.iter().map(|&k| costs[k]).sum()) {
             return;
         }
         let chosen: Vec<LaExpr> = open.iter().map(|&k| es[k].clone()).collect();
@@ -258,37 +255,6 @@ impl Saturation {
                 out[k] = Self::answer(&es[k], result, chosen.len());
             }
         }
-    }
-}
-
-impl Saturation {
-    /// Extraction over the roots as written, one answer per root: no rule runs, but
-    /// extraction's own candidates are priced against the roots as they are, masked
-    /// evaluation of a sparse `X * E` / `X / E` (`masked_mul`, `masked_div`) among them,
-    /// with the predicted cost per run of the plan found. A pass over the roots that
-    /// multiply or divide by a matrix estimated sparse ([`may_mask`]), no e-graph.
-    fn as_written(&self, es: &[LaExpr], env: &ShapeEnv) -> Vec<Option<(LaExpr, String, f64)>> {
-        let mut out = vec![None; es.len()];
-        let open: Vec<usize> = (0..es.len()).filter(|&k| may_mask(&es[k], env)).collect();
-        if open.is_empty() {
-            return out;
-        }
-        let started = std::time::Instant::now();
-        let chosen: Vec<LaExpr> = open.iter().map(|&k| es[k].clone()).collect();
-        let Ok(plans) = saturate::extract_as_written(&chosen, env) else {
-            return out;
-        };
-        let ms = started.elapsed().as_secs_f64() * 1e3;
-        for (&k, plan) in open.iter().zip(plans) {
-            if let Some(p) = plan {
-                let note = format!(
-                    "cost {:.3e} -> {:.3e} ns; extracted as written (no search), {ms:.2} ms",
-                    p.cost_before, p.cost_after
-                );
-                out[k] = Some((p.expr, note, p.cost_after));
-            }
-        }
-        out
     }
 }
 
@@ -410,9 +376,37 @@ impl Saturation {
         self.fuse_only(es, env, &costs, unsearched, &mut out);
         (out, effort)
     }
+
+    /// Extraction over the roots as written, one answer per root: no rule runs, but
+    /// extraction's own candidates are priced against the roots as they are, masked
+    /// evaluation of a sparse `X * E` / `X / E` (`masked_mul`, `masked_div`) among them,
+    /// with the predicted cost per run of the plan found. A pass over the roots that
+    /// multiply or divide by a matrix estimated sparse ([`may_mask`]), no e-graph.
+    fn as_written(&self, es: &[LaExpr], env: &ShapeEnv) -> Vec<Option<(LaExpr, String, f64)>> {
+        let mut out = vec![None; es.len()];
+        let open: Vec<usize> = (0..es.len()).filter(|&k| may_mask(&es[k], env)).collect();
+        if open.is_empty() {
+            return out;
+        }
+        let started = std::time::Instant::now();
+        let chosen: Vec<LaExpr> = open.iter().map(|&k| es[k].clone()).collect();
+        let Ok(plans) = saturate::extract_as_written(&chosen, env) else {
+            return out;
+        };
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        for (&k, plan) in open.iter().zip(plans) {
+            if let Some(p) = plan {
+                let note = format!(
+                    "cost {:.3e} -> {:.3e} ns; extracted as written (no search), {ms:.2} ms",
+                    p.cost_before, p.cost_after
+                );
+                out[k] = Some((p.expr, note, p.cost_after));
+            }
+        }
+        out
+    }
 }
 
-/// Whether `e` multiplies matrices somewhere.
 /// Whether `e` multiplies or divides by a matrix estimated sparse enough to be a mask
 /// (a candidate for `masked_mul` / `masked_div`).
 fn may_mask(e: &LaExpr, env: &ShapeEnv) -> bool {
@@ -431,6 +425,7 @@ fn may_mask(e: &LaExpr, env: &ShapeEnv) -> bool {
     found
 }
 
+/// Whether `e` multiplies matrices somewhere.
 fn has_product(e: &LaExpr) -> bool {
     let mut found = matches!(e, LaExpr::MatMul(..));
     e.for_each_child(|c| found = found || has_product(c));

@@ -17,6 +17,7 @@
 //! | `sddmm_sum(X, U, V)` | `sum(U * (X %*% V))` |
 //! | `wsloss(X, U, V)` | `sum(X^2) - 2 sddmm_sum(X, U, V) + sum((t(U) %*% U) * (t(V) %*% V))`, as the local kernel computes it for a sparse `X` |
 //! | `mmchain`, `tsmm` | their products (`t(X) %*% (X %*% v)`, ...), never a dense `m x n` intermediate |
+//! | `masked_mul(X, E)`, `masked_div(X, E)` | `X * E`, and `X / E` joined on `X`'s tuples (E dense) |
 //! | `mean trace nrow ncol length diag as.scalar as.matrix` | aggregates, filters `i = j`, constants, renames |
 //!
 //!
@@ -1250,6 +1251,16 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             }
             ("mmchain", [_, _]) | ("mmchain", [_, _, _]) | ("tsmm", [_]) => {
                 return self.lower(&expand_fused(e));
+            }
+            // `X * E` joins on X's tuples, which is masked evaluation already.
+            ("masked_mul", [_, _]) => return self.lower(&expand_fused(e)),
+            // `X / E` at X's tuples only (a zero of X stays 0 whatever E is, as the local
+            // masked kernels give), E read densely so that `x / 0` is there.
+            ("masked_div", [x, tree]) => {
+                let x = self.lower(x)?;
+                let tree = self.lower(tree)?;
+                let tree = self.densify(tree)?;
+                return self.join_cells("/", x, tree, |a, b| Ok(a / b));
             }
             ("sprop", [p]) => {
                 let p = self.lower(p)?;

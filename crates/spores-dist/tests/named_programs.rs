@@ -121,6 +121,20 @@ fn broadcasting_fills_and_dense_functions() {
     }
 }
 
+/// Masked evaluation the optimizer chose (`masked_mul`, `masked_div`): joined on X's
+/// tuples, with the values of the local engine (a zero of X stays 0 whatever the tree).
+#[test]
+fn masked_operators_join_on_the_mask() {
+    for (text, op) in [
+        ("X / (1 + abs(U %*% t(V)))", "masked_div"),
+        ("sum(X * exp(-(U %*% t(V))))", "masked_mul"),
+        ("X / (U %*% t(V) - 3)", "masked_div"),
+    ] {
+        let plan = check(text);
+        assert!(plan.to_string().contains(op), "`{text}`: {plan}");
+    }
+}
+
 #[test]
 fn unsupported_operators_are_named_in_the_error() {
     let engine = DataFusionEngine::new(EngineConfig::default()).unwrap();

@@ -160,6 +160,10 @@ fn call(name: &str, args: &[Arg], env: &HashMap<String, Val>) -> Result<Val, Str
             Val::Scalar(v) => Val::Scalar(v.abs()),
             m => Val::matrix(r, c, |i, j| m.at(i, j).abs()),
         },
+        "exp" => match x {
+            Val::Scalar(v) => Val::Scalar(v.exp()),
+            m => Val::matrix(r, c, |i, j| m.at(i, j).exp()),
+        },
         "diag" => Val::matrix(r, 1, |i, _| x.at(i, i)),
         "trace" => Val::Scalar(sum((0..r).map(|i| x.at(i, i)).collect())),
         "as.scalar" => Val::Scalar(x.scalar()?),

@@ -260,9 +260,6 @@ impl<'a, 's> Raised<'a, 's> {
                 e
             }
         };
-        if let Op::Masked { div, tree } = op {
-            return self.build_masked(*div, tree, args);
-        }
         let mut it = args.into_iter();
         let mut next = || it.next().ok_or("missing operand");
         Ok(match op {
@@ -301,7 +298,7 @@ impl<'a, 's> Raised<'a, 's> {
                 args: it.collect(),
             },
             Op::Fused(kind) => fused::op(*kind).call(it.collect()),
-            Op::Masked { .. } => unreachable!("built above"),
+            Op::Masked { div, tree } => return self.build_masked(*div, tree, it.collect()),
         })
     }
 

@@ -177,6 +177,7 @@ pub fn extract(block: &BlockDag, meta: &[NodeMeta]) -> Extracted {
             }
         }
     }
+    cut_large_shared_nodes(dag, &needed, &la, &mut is_root);
     let mut out = Extracted::default();
     for id in 0..dag.len() {
         if la[id] && is_root[id] {
@@ -197,6 +198,43 @@ pub fn extract(block: &BlockDag, meta: &[NodeMeta]) -> Extracted {
         }
     }
     out
+}
+
+/// A shared LA node (read more than once inside the LA subgraphs) whose subtree, written
+/// out as a tree, has more nodes than this becomes a root of its own (a leaf where it is
+/// read). Expressions are trees: inlining a node at each of its reads copies its subtree,
+/// so a block of `X = X + X` lines would double its expression with every line. Small
+/// shared subtrees stay inlined, so that `E = X - U %*% t(V); s = sum(E * E)` is still
+/// one expression the search can fuse into `wsloss`.
+const MAX_INLINED_SHARED: usize = 64;
+
+/// Marks as roots the shared LA nodes whose written-out subtree is larger than
+/// [`MAX_INLINED_SHARED`], so that every root's expression stays within a constant factor
+/// of the block's size. One pass in topological order (children have smaller ids).
+fn cut_large_shared_nodes(dag: &Dag, needed: &[bool], la: &[bool], is_root: &mut [bool]) {
+    let mut reads = vec![0usize; dag.len()];
+    for (id, node) in dag.nodes().iter().enumerate() {
+        if needed[id] && la[id] {
+            for &c in &node.children {
+                reads[c] += 1;
+            }
+        }
+    }
+    // Nodes of each LA node's expression as a tree, roots counted as one (a leaf).
+    let mut written = vec![1usize; dag.len()];
+    for (id, node) in dag.nodes().iter().enumerate() {
+        if !(needed[id] && la[id]) {
+            continue;
+        }
+        written[id] = node
+            .children
+            .iter()
+            .filter(|&&c| la[c] && !is_root[c])
+            .fold(1usize, |n, &c| n.saturating_add(written[c]));
+        if reads[id] > 1 && written[id] > MAX_INLINED_SHARED {
+            is_root[id] = true;
+        }
+    }
 }
 
 fn to_expr(
@@ -448,5 +486,77 @@ mod tests {
             assert_eq!(function_name(&op, entry.operands + 1), None);
         }
         assert_eq!(function_op("wsloss", 2), None);
+    }
+
+    /// The LA roots of `src` (inputs `X`, `U`, `V` of shape 40x40), with the number of
+    /// operator nodes of each root's expression.
+    fn roots_of(src: &str) -> Vec<(LaExpr, usize)> {
+        use crate::opt::InputMeta;
+        let block = crate::dag::lower_source(src).unwrap();
+        let inputs: HashMap<String, InputMeta> = ["X", "U", "V"]
+            .iter()
+            .map(|name| {
+                let meta = InputMeta::Matrix {
+                    shape: spores_exec::Shape::new(40, 40),
+                    nnz: 1600,
+                    finite: true.into(),
+                };
+                (name.to_string(), meta)
+            })
+            .collect();
+        let meta = crate::dag::meta::infer(&block.dag, &inputs);
+        fn operators(e: &LaExpr) -> usize {
+            let mut n = usize::from(!matches!(e, LaExpr::Var(_) | LaExpr::Const(_)));
+            e.for_each_child(|c| n += operators(c));
+            n
+        }
+        extract(&block, &meta)
+            .roots
+            .into_iter()
+            .map(|r| {
+                let n = operators(&r.expr);
+                (r.expr, n)
+            })
+            .collect()
+    }
+
+    /// Each line doubles the written-out expression; the block is cut at large shared
+    /// nodes, so its roots stay small and together linear in the number of lines.
+    #[test]
+    fn a_chain_of_doublings_is_cut_into_roots_of_bounded_size() {
+        for line in ["X = X + X", "X = X %*% X / 3"] {
+            let operators = |lines: usize| -> (usize, usize) {
+                let src = format!("{}\nZ = X\n", vec![line; lines].join("\n"));
+                let roots = roots_of(&src);
+                let total = roots.iter().map(|(_, n)| n).sum();
+                let largest = roots.iter().map(|(_, n)| *n).max().unwrap_or(0);
+                (total, largest)
+            };
+            let (total_100, largest_100) = operators(100);
+            let (total_200, largest_200) = operators(200);
+            assert!(
+                largest_100.max(largest_200) <= 2 * MAX_INLINED_SHARED + 2,
+                "{line}"
+            );
+            assert!(total_100 >= 100, "{line}: {total_100} operators");
+            assert!(
+                total_200 as f64 <= 2.2 * total_100 as f64,
+                "{line}: {total_100} operators for 100 lines, {total_200} for 200"
+            );
+        }
+    }
+
+    /// A small shared subexpression (one node of the block, read twice) stays inlined at
+    /// each read: the sum is one expression over `X`, `U` and `V`, which the search can
+    /// fuse.
+    #[test]
+    fn a_small_shared_subexpression_stays_inlined() {
+        let roots = roots_of("s = sum((X - U %*% t(V)) * (X - U %*% t(V)))\n");
+        let exprs: Vec<String> = roots.iter().map(|(e, _)| e.to_string()).collect();
+        assert_eq!(
+            exprs,
+            ["sum((X - U %*% t(V)) * (X - U %*% t(V)))"],
+            "{exprs:?}"
+        );
     }
 }

@@ -99,8 +99,9 @@ enum Command {
         /// Stop saturating when the e-graph has this many e-nodes.
         #[arg(long, default_value_t = 2000)]
         node_limit: usize,
-        /// Stop saturating after this many milliseconds.
-        #[arg(long, default_value_t = 500)]
+        /// A safety net: stop saturating after this many milliseconds, even if the work
+        /// budget (iterations, e-nodes) is not spent. The work budget decides the search.
+        #[arg(long, default_value_t = 5000)]
         time_limit_ms: u64,
         /// Plan extraction: `greedy`, `ilp` (optimal, shared subexpressions paid once,
         /// 500 ms budget then greedy) or `ilp:MS` for another budget.

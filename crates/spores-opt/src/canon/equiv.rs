@@ -104,7 +104,7 @@ const NOISE: f64 = 1e-12;
 /// (symbolic dimensions standing for every size > 1; `env.nnz[X] == 0` marking `X` as
 /// all zeros). See the module documentation for the procedure.
 pub fn equiv(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<Equivalence, EquivError> {
-    decide(lhs, rhs, env, true)
+    decide(lhs, rhs, env, true, None)
 }
 
 /// Whether the canonical forms of `lhs` and `rhs` are isomorphic, i.e. [`equiv`] would
@@ -112,7 +112,22 @@ pub fn equiv(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<Equivalence, 
 /// uses it to check every plan it is about to run.
 pub fn provably_equivalent(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
     Ok(matches!(
-        decide(lhs, rhs, env, false)?,
+        decide(lhs, rhs, env, false, None)?,
+        Equivalence::Equivalent
+    ))
+}
+
+/// [`provably_equivalent`] that gives up ([`EquivError::TooLarge`]) past `deadline`, for
+/// a caller with a time limit of its own (`spores optimize --time-limit-ms`). The answer
+/// then depends on the machine's speed, which the optimizer's own checks must not.
+pub fn provably_equivalent_until(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    deadline: std::time::Instant,
+) -> Result<bool, EquivError> {
+    Ok(matches!(
+        decide(lhs, rhs, env, false, Some(deadline))?,
         Equivalence::Equivalent
     ))
 }
@@ -122,6 +137,7 @@ fn decide(
     rhs: &LaExpr,
     env: &ShapeEnv,
     want_witness: bool,
+    deadline: Option<std::time::Instant>,
 ) -> Result<Equivalence, EquivError> {
     let resolve = |e: &LaExpr, side: &'static str| {
         e.resolve(env).map_err(|err| EquivError::Shape {
@@ -148,6 +164,7 @@ fn decide(
         });
     }
     let mut norm = Normalizer::new(env);
+    norm.deadline = deadline;
     let pl = norm.top(lhs)?;
     let pr = norm.top(rhs)?;
     let mut diff = Poly {

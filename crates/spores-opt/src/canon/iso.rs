@@ -9,7 +9,6 @@
 //! next atom shares as many indices as possible with the ones already matched, so the
 //! bijection is mostly forced and the search is near-linear for the terms LA produces.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
@@ -25,8 +24,10 @@ use crate::la::Dim;
 /// would share one bucket of quadratic pairwise isomorphism tests.
 type TermKey = u64;
 
+/// Fx, not SipHash: keys are only bucket labels (an isomorphism test decides), and
+/// hashing was a quarter of normalizing a 200-operator expression.
 fn hash_of<T: Hash>(x: &T) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = rustc_hash::FxHasher::default();
     x.hash(&mut h);
     h.finish()
 }
@@ -36,7 +37,7 @@ fn bound_dim(t: &Term, i: Idx) -> Option<&Dim> {
 }
 
 fn term_key(t: &Term) -> TermKey {
-    let pos: HashMap<Idx, usize> = t
+    let pos: rustc_hash::FxHashMap<Idx, usize> = t
         .bound
         .iter()
         .enumerate()
@@ -227,7 +228,7 @@ pub(crate) fn isomorphic(a: &Term, b: &Term) -> bool {
 /// coefficient is zero: the result is canonical up to isomorphism.
 pub(crate) fn combine(terms: Vec<Term>) -> Vec<Term> {
     let mut out: Vec<Term> = Vec::new();
-    let mut buckets: HashMap<TermKey, Vec<usize>> = HashMap::new();
+    let mut buckets: rustc_hash::FxHashMap<TermKey, Vec<usize>> = Default::default();
     for mut t in terms {
         if t.coef.is_zero() {
             continue;

@@ -38,7 +38,9 @@ use std::fmt;
 
 use crate::la::{Dim, Shape};
 
-pub use equiv::{differs, equiv, magnitude, provably_equivalent, Equivalence, Witness};
+pub use equiv::{
+    differs, equiv, magnitude, provably_equivalent, provably_equivalent_until, Equivalence, Witness,
+};
 pub use error::EquivError;
 pub use normal::normalize;
 

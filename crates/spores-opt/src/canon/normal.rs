@@ -55,23 +55,13 @@ pub(crate) struct Normalizer<'a> {
     next: Idx,
     /// Terms built so far, against [`WORK_LIMIT`].
     work: std::cell::Cell<usize>,
+    /// When set, normalization gives up past it, as past [`WORK_LIMIT`] (a caller's time
+    /// limit; the work limit alone is what makes the optimizer's verdicts deterministic).
+    pub(crate) deadline: Option<std::time::Instant>,
 }
 
 fn internal(what: &str) -> EquivError {
     EquivError::Internal(what.to_string())
-}
-
-/// Counts `atoms` more atoms built; fails once the whole normalization exceeds
-/// [`WORK_LIMIT`].
-fn spend(work: &std::cell::Cell<usize>, atoms: usize) -> Result<(), EquivError> {
-    let total = work.get().saturating_add(atoms);
-    work.set(total);
-    if total > WORK_LIMIT {
-        return Err(EquivError::TooLarge(format!(
-            "normalizing would build more than {WORK_LIMIT} atoms in all"
-        )));
-    }
-    Ok(())
 }
 
 /// The atoms of `terms`, each term counted as at least one.
@@ -188,7 +178,29 @@ impl<'a> Normalizer<'a> {
             inputs: HashMap::new(),
             next: 2,
             work: std::cell::Cell::new(0),
+            deadline: None,
         }
+    }
+
+    /// Counts `atoms` more atoms built; fails once the whole normalization exceeds
+    /// [`WORK_LIMIT`], or its deadline.
+    fn spend(&self, atoms: usize) -> Result<(), EquivError> {
+        let total = self.work.get().saturating_add(atoms);
+        self.work.set(total);
+        if total > WORK_LIMIT {
+            return Err(EquivError::TooLarge(format!(
+                "normalizing would build more than {WORK_LIMIT} atoms in all"
+            )));
+        }
+        if self
+            .deadline
+            .is_some_and(|deadline| std::time::Instant::now() > deadline)
+        {
+            return Err(EquivError::TooLarge(
+                "normalizing took longer than the time limit".to_string(),
+            ));
+        }
+        Ok(())
     }
 
     fn fresh(&mut self) -> Idx {
@@ -237,7 +249,7 @@ impl<'a> Normalizer<'a> {
     /// re-keys) every term again.
     fn bind(&self, terms: Vec<Term>, idx: Option<Idx>, dim: &Dim) -> Result<Vec<Term>, EquivError> {
         if idx.is_some() {
-            spend(&self.work, atoms_of(&terms))?;
+            self.spend(atoms_of(&terms))?;
         }
         Ok(bind(terms, idx, dim))
     }
@@ -274,10 +286,7 @@ impl<'a> Normalizer<'a> {
         if a.len().saturating_mul(b.len()) > TERM_LIMIT {
             return Err(too_large("a product"));
         }
-        spend(
-            &self.work,
-            atoms_of(a).saturating_mul(b.len()) + atoms_of(b).saturating_mul(a.len()),
-        )?;
+        self.spend(atoms_of(a).saturating_mul(b.len()) + atoms_of(b).saturating_mul(a.len()))?;
         let mut out = Vec::with_capacity(a.len() * b.len());
         for x in a {
             for y in b {
@@ -333,7 +342,7 @@ impl<'a> Normalizer<'a> {
                 if t.len() > TERM_LIMIT {
                     return Err(too_large("a sum"));
                 }
-                spend(&self.work, atoms_of(&t))?;
+                self.spend(atoms_of(&t))?;
                 combine(t)
             }
             LaExpr::Sub(a, b) => {
@@ -342,7 +351,7 @@ impl<'a> Normalizer<'a> {
                 if ta.len() + tb.len() > TERM_LIMIT {
                     return Err(too_large("a difference"));
                 }
-                spend(&self.work, atoms_of(&ta) + atoms_of(&tb))?;
+                self.spend(atoms_of(&ta) + atoms_of(&tb))?;
                 difference(&ta, &tb)
             }
             LaExpr::Neg(a) => negate(self.norm(a, row, col)?),

@@ -128,11 +128,21 @@ pub const RULES: &[(&str, &str)] = &[
 const SAMPLED: &[&str] = &["ac", "user"];
 
 /// Limits and choices for [`optimize`].
+///
+/// The search is bounded by a budget of work, `iter_limit` iterations and `node_limit`
+/// e-nodes: counted, not timed, so the same expression on the same inputs always gets the
+/// same search and the same plan, on an idle or a busy machine. `time_limit` is only a
+/// safety net, set well above what the work budget takes, for searches whose steps are
+/// far slower than usual.
 #[derive(Clone, Debug)]
 pub struct OptimizeOptions {
     pub iter_limit: usize,
     /// Checked between rulesets: the graph may overshoot by one ruleset step.
     pub node_limit: usize,
+    /// The safety net: checked between rulesets, and before each iteration against the
+    /// time the next iteration and the phases after it are predicted to take (the last
+    /// iteration's time, scaled by how it grew the graph), so that one long step does not
+    /// overrun it far.
     pub time_limit: Duration,
     pub extractor: Extractor,
     /// egglog text appended after the shipped rules (rules may use ruleset `user`).
@@ -155,7 +165,7 @@ impl Default for OptimizeOptions {
         OptimizeOptions {
             iter_limit: 8,
             node_limit: 2_000,
-            time_limit: Duration::from_millis(500),
+            time_limit: DEFAULT_TIME_LIMIT,
             extractor: Extractor::Greedy,
             extra_rules: None,
             sample_limit: 30,
@@ -164,13 +174,31 @@ impl Default for OptimizeOptions {
     }
 }
 
-/// Why saturation stopped.
+/// The default safety net: the default work budget takes 10-120 ms on an idle machine
+/// (docs/BENCHMARKS.md), and a machine loaded several times over stretches that by as much.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(5);
+
+/// Why saturation stopped: saturated, one of the two work budgets, or the time safety net.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StopReason {
     Saturated,
+    /// The work budget's iterations were spent.
     IterLimit,
+    /// The work budget's e-nodes were spent.
     NodeLimit,
+    /// The wall-clock safety net stopped the search before its work budget did.
     TimeLimit,
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StopReason::Saturated => "saturated",
+            StopReason::IterLimit => "work budget (iterations)",
+            StopReason::NodeLimit => "work budget (e-nodes)",
+            StopReason::TimeLimit => "time safety net",
+        })
+    }
 }
 
 /// What saturation did.
@@ -306,7 +334,7 @@ pub fn optimize_all(
             let before: f64 = plans.iter().map(|p| p.cost_before).sum();
             let after: f64 = plans.iter().map(|p| p.cost_after).sum();
             log::info!(
-                "optimized {} root(s) in {:?}: {} iterations, {} e-nodes, stopped by {:?}; cost {before:.3e} -> {after:.3e}",
+                "optimized {} root(s) in {:?}: {} iterations, {} e-nodes, stopped by {}; cost {before:.3e} -> {after:.3e}",
                 plans.len(),
                 start.elapsed(),
                 report.iterations,
@@ -530,6 +558,11 @@ pub fn contains(
     ))
 }
 
+/// What an iteration, then fusion and raising on the graph it leaves, take together, in
+/// units of the iteration alone: fusion matches the whole graph once (on a 40-factor chain
+/// of 122,695 e-nodes 2.6 times the iteration that grew it), raising adds a little.
+const PHASES_AFTER_A_STEP: f64 = 4.0;
+
 /// A step that leaves more than `OVERSHOOT` times the node limit is undone (when a copy
 /// of the graph from before it was kept), so one explosive step cannot cost seconds of
 /// analysis, fusion and extraction.
@@ -587,6 +620,7 @@ fn saturate(
     let mut iterations = 0;
     let mut last_size = 0;
     let mut growth = 1.0;
+    let mut last_iteration = Duration::ZERO;
     let stop = loop {
         if translation_blew_up {
             break StopReason::NodeLimit;
@@ -612,6 +646,18 @@ fn saturate(
             );
             break StopReason::NodeLimit;
         }
+        // The safety net holds within a step too: an iteration is not started when it, and
+        // fusion and raising on the graph it leaves, are predicted to overrun the time
+        // limit (from the last iteration's time, scaled by the growth).
+        let predicted = last_iteration.mul_f64(growth.max(1.0) * PHASES_AFTER_A_STEP);
+        if start.elapsed() + predicted > opts.time_limit {
+            log::debug!(
+                "stopping before iteration {}: the next steps are predicted to take {predicted:?}",
+                iterations + 1
+            );
+            break StopReason::TimeLimit;
+        }
+        let iteration_started = Instant::now();
         iterations += 1;
         let mut updated = false;
         let mut can_stop = true;
@@ -622,10 +668,13 @@ fn saturate(
             }
             // One step can multiply the graph (distributivity over a class that many
             // terms were merged into, e.g. all-zero relations): once the graph is big
-            // enough for that to matter, keep a copy to return to.
+            // enough for that to matter, keep a copy to return to. A sampled step fires
+            // at most `sample_limit` matches per rule, so it cannot; copying before it
+            // took a sixth of the full search on the loss (2,234 e-nodes).
             let before = enode_count(eg);
-            let backup = (before > guard_from).then(|| eg.clone());
-            let report = if SAMPLED.contains(&ruleset) {
+            let sampled = SAMPLED.contains(&ruleset);
+            let backup = (before > guard_from && !sampled).then(|| eg.clone());
+            let report = if sampled {
                 eg.step_rules_with_scheduler(sched_id, ruleset)
             } else {
                 eg.step_rules(ruleset)
@@ -673,6 +722,7 @@ fn saturate(
                 break;
             }
         }
+        last_iteration = iteration_started.elapsed();
         log::debug!(
             "iteration {iterations}: {} e-nodes, {:?}",
             enode_count(eg),

@@ -163,14 +163,18 @@ fn decide(
             rhs: show(&sr),
         });
     }
+    let _deadline = super::iso::Deadline::set(deadline);
     let mut norm = Normalizer::new(env);
-    norm.deadline = deadline;
     let pl = norm.top(lhs)?;
     let pr = norm.top(rhs)?;
     let mut diff = Poly {
         free: pl.free.clone(),
         terms: difference(&pl.terms, &pr.terms),
     };
+    // Past the deadline, merging stops midway: no answer from here on can be trusted.
+    if super::iso::Deadline::passed() {
+        return Err(super::normal::past_deadline());
+    }
     if diff.terms.is_empty() {
         return Ok(Equivalence::Equivalent);
     }
@@ -184,6 +188,9 @@ fn decide(
         let Some(dim) = small else { break };
         diff = norm.expand(&diff, &dim)?;
         expanded.push(dim);
+        if super::iso::Deadline::passed() {
+            return Err(super::normal::past_deadline());
+        }
         if diff.terms.is_empty() {
             return Ok(Equivalence::Equivalent);
         }
@@ -453,5 +460,39 @@ impl fmt::Display for Witness {
         }
         writeln!(f, "# lhs = {}", fmt_matrix(&self.lhs))?;
         write!(f, "# rhs = {}", fmt_matrix(&self.rhs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn env() -> ShapeEnv {
+        let mut env = ShapeEnv::default();
+        for s in ["A=mxm", "B=mxm"] {
+            env.add_shape_arg(s).unwrap();
+        }
+        env
+    }
+
+    /// A deadline that has passed ends the decision with an error, never with a verdict:
+    /// merging stops midway past it, so a difference it leaves proves nothing.
+    #[test]
+    fn a_passed_deadline_is_an_error_not_a_verdict() {
+        let lhs = LaExpr::parse("(A + B) %*% (A + B) %*% (A - B)").unwrap();
+        let rhs = LaExpr::parse("(A %*% A + A %*% B + B %*% A + B %*% B) %*% (A - B)").unwrap();
+        let env = env();
+        assert_eq!(provably_equivalent(&lhs, &rhs, &env).ok(), Some(true));
+        let past = Instant::now() - Duration::from_millis(1);
+        let late = provably_equivalent_until(&lhs, &rhs, &env, past);
+        assert!(matches!(late, Err(EquivError::TooLarge(_))), "{late:?}");
+        let ahead = Instant::now() + Duration::from_secs(60);
+        assert_eq!(
+            provably_equivalent_until(&lhs, &rhs, &env, ahead).ok(),
+            Some(true)
+        );
+        // The deadline ends with the decision: the next one on this thread has none.
+        assert_eq!(provably_equivalent(&lhs, &rhs, &env).ok(), Some(true));
     }
 }

@@ -9,11 +9,51 @@
 //! next atom shares as many indices as possible with the ones already matched, so the
 //! bijection is mostly forced and the search is near-linear for the terms LA produces.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::time::Instant;
 
 use super::{Atom, Coef, Idx, Slot, Term};
 use crate::la::Dim;
+
+thread_local! {
+    /// The deadline of the decision running on this thread, if its caller set one
+    /// ([`Deadline`]), and whether it has passed.
+    static DEADLINE: Cell<(Option<Instant>, bool)> = const { Cell::new((None, false)) };
+}
+
+/// A time limit on the canonical-form work of this thread while the value lives. Past it,
+/// [`combine`] stops merging (its result is then meaningless) and [`Deadline::passed`]
+/// says so: the caller must check it before trusting any answer.
+pub(crate) struct Deadline;
+
+impl Deadline {
+    pub(crate) fn set(at: Option<Instant>) -> Deadline {
+        DEADLINE.with(|d| d.set((at, false)));
+        Deadline
+    }
+
+    /// Whether the deadline has passed (checked now, and remembered).
+    pub(crate) fn passed() -> bool {
+        DEADLINE.with(|d| {
+            let (at, passed) = d.get();
+            let passed = passed || at.is_some_and(|at| Instant::now() > at);
+            d.set((at, passed));
+            passed
+        })
+    }
+}
+
+impl Drop for Deadline {
+    fn drop(&mut self) {
+        DEADLINE.with(|d| d.set((None, false)));
+    }
+}
+
+/// Terms [`combine`] merges between two looks at the clock: merging a long polyterm is the
+/// longest stretch of normalizing without one.
+const TERMS_PER_CLOCK_CHECK: usize = 1024;
 
 /// An isomorphism invariant of a term, equal for isomorphic terms: a colour refinement
 /// (Weisfeiler–Lehman) hash of the term's index/atom incidence structure. Bound indices
@@ -229,7 +269,10 @@ pub(crate) fn isomorphic(a: &Term, b: &Term) -> bool {
 pub(crate) fn combine(terms: Vec<Term>) -> Vec<Term> {
     let mut out: Vec<Term> = Vec::new();
     let mut buckets: rustc_hash::FxHashMap<TermKey, Vec<usize>> = Default::default();
-    for mut t in terms {
+    for (n, mut t) in terms.into_iter().enumerate() {
+        if n % TERMS_PER_CLOCK_CHECK == TERMS_PER_CLOCK_CHECK - 1 && Deadline::passed() {
+            return out;
+        }
         if t.coef.is_zero() {
             continue;
         }

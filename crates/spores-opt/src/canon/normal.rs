@@ -55,9 +55,11 @@ pub(crate) struct Normalizer<'a> {
     next: Idx,
     /// Terms built so far, against [`WORK_LIMIT`].
     work: std::cell::Cell<usize>,
-    /// When set, normalization gives up past it, as past [`WORK_LIMIT`] (a caller's time
-    /// limit; the work limit alone is what makes the optimizer's verdicts deterministic).
-    pub(crate) deadline: Option<std::time::Instant>,
+}
+
+/// The error of a decision stopped by its caller's time limit.
+pub(crate) fn past_deadline() -> EquivError {
+    EquivError::TooLarge("normalizing took longer than the time limit".to_string())
 }
 
 fn internal(what: &str) -> EquivError {
@@ -178,12 +180,11 @@ impl<'a> Normalizer<'a> {
             inputs: HashMap::new(),
             next: 2,
             work: std::cell::Cell::new(0),
-            deadline: None,
         }
     }
 
     /// Counts `atoms` more atoms built; fails once the whole normalization exceeds
-    /// [`WORK_LIMIT`], or its deadline.
+    /// [`WORK_LIMIT`], or the caller's deadline ([`super::iso::Deadline`]).
     fn spend(&self, atoms: usize) -> Result<(), EquivError> {
         let total = self.work.get().saturating_add(atoms);
         self.work.set(total);
@@ -192,13 +193,8 @@ impl<'a> Normalizer<'a> {
                 "normalizing would build more than {WORK_LIMIT} atoms in all"
             )));
         }
-        if self
-            .deadline
-            .is_some_and(|deadline| std::time::Instant::now() > deadline)
-        {
-            return Err(EquivError::TooLarge(
-                "normalizing took longer than the time limit".to_string(),
-            ));
+        if super::iso::Deadline::passed() {
+            return Err(past_deadline());
         }
         Ok(())
     }

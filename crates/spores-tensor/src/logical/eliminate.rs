@@ -21,11 +21,17 @@
 //! A new query whose body multiplies the result of an earlier one from the same elimination may
 //! *absorb* it (`sum[k](sum[j](A*B) * C)` as one query over `j,k`) when that is cheaper: a
 //! triangle count is then one query, not three.
+//!
+//! What a move does depends on its aggregate alone: [`super::moves`] prices each move once and
+//! keeps the moves of a state up to date as the search goes.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
 
-use super::normalize::{flattens, make_agg, rebuild_map, rename_free, substitute};
+use rustc_hash::{FxHashMap, FxHasher};
+
+use super::normalize::{flattens, is_rebuilt, make_agg, rebuild_map, rename_free, substitute};
 use super::CostModel;
 use crate::plan_ast::{AggOp, Expr, Idx, LogicalQuery, MapOp};
 use crate::stats::{expr_stats, Estimator, InputStats, TensorStats};
@@ -51,7 +57,8 @@ pub struct State {
 }
 
 /// What the optimizer knows while planning: statistics of inputs and of every query created
-/// (names are never reused, so abandoned branches cannot clash), index sizes, name counters.
+/// (a name stands for one query: abandoned branches cannot clash, and the branches of one
+/// search that reuse a priced move share its query), index sizes, name counters.
 pub struct Ctx<'a> {
     pub inputs: &'a InputStats,
     pub estimator: Estimator,
@@ -64,14 +71,16 @@ pub struct Ctx<'a> {
     /// cut out again and again — by every greedy step, every distributed form and every
     /// inlining candidate — under a fresh name each time; its statistics are computed once.
     /// Value: (structural id, result statistics, nnz of the body, nnz of the result).
-    memo: RefCell<rustc_hash::FxHashMap<u64, (usize, TensorStats, f64, f64)>>,
+    memo: RefCell<FxHashMap<u64, (usize, TensorStats, f64, f64)>>,
     /// Structural id of the definition each result name currently stands for (aliases are
     /// keyed by it, so queries over equal definitions under different names share a key).
     canon: RefCell<HashMap<String, usize>>,
     counter: Cell<usize>,
+    /// Search effort so far ([`Ctx::effort`]).
+    effort: Cell<usize>,
     pub prefix: RefCell<String>,
-    /// The search gives up (an error from [`successors`]) once more than this many queries
-    /// have been named: a bound on optional searches such as alias inlining candidates.
+    /// The search gives up ([`Ctx::check_budget`]) once its [`Ctx::effort`] passes this: a
+    /// bound on optional searches such as alias inlining candidates.
     pub budget: Cell<usize>,
     /// The exact search's budget ([`super::SearchBudget`]): its deadline, the partial plans it
     /// may still expand, and whether it ran out.
@@ -94,6 +103,7 @@ impl<'a> Ctx<'a> {
             memo: RefCell::new(Default::default()),
             canon: RefCell::new(HashMap::new()),
             counter: Cell::new(0),
+            effort: Cell::new(0),
             prefix: RefCell::new(String::new()),
             budget: Cell::new(usize::MAX),
             exact_deadline: Cell::new(None),
@@ -135,9 +145,28 @@ impl<'a> Ctx<'a> {
         self.exact_stopped.get()
     }
 
-    /// Queries named so far (a measure of search effort).
-    pub fn named(&self) -> usize {
-        self.counter.get()
+    /// Search effort so far, in queries: each state a search lists counts every move that
+    /// cuts out a query, as if it were priced again, and each sum term planned on its own
+    /// counts one. Moves are priced once ([`super::moves`]); counting them per listing keeps
+    /// the [`Ctx::budget`] of a search bounding what it bounded when every listing re-priced
+    /// them (the inlining candidates dropped for their effort stay the same).
+    pub fn effort(&self) -> usize {
+        self.effort.get()
+    }
+
+    /// Adds `n` to the [`Ctx::effort`].
+    pub fn charge(&self, n: usize) {
+        self.effort.set(self.effort.get() + n);
+    }
+
+    /// Fails once the [`Ctx::effort`] has passed the [`Ctx::budget`].
+    pub fn check_budget(&self) -> Result<(), TensorError> {
+        if self.effort() > self.budget.get() {
+            return Err(TensorError::Invalid(
+                "logical search budget exhausted".to_string(),
+            ));
+        }
+        Ok(())
     }
 
     pub fn fresh_name(&self) -> String {
@@ -214,70 +243,18 @@ impl<'a> Ctx<'a> {
     /// thousands of queries one optimization prices) could only misprice a plan, never make
     /// it compute something else (statistics steer choices, not semantics).
     fn query_key(&self, q: &LogicalQuery) -> u64 {
-        use std::hash::{Hash, Hasher};
         let sizes = self.sizes.borrow();
         let canon = self.canon.borrow();
-        let mut h = rustc_hash::FxHasher::default();
-        let idxs = |h: &mut rustc_hash::FxHasher, idxs: &[Idx]| {
-            idxs.len().hash(h);
-            for i in idxs {
-                i.name().hash(h);
-                sizes.get(i).copied().unwrap_or(1).hash(h);
-            }
+        let structure = Structure {
+            sizes: &sizes,
+            canon: &canon,
+            alias_names: false,
         };
-        fn body(
-            h: &mut rustc_hash::FxHasher,
-            e: &Expr,
-            canon: &HashMap<String, usize>,
-            idxs: &dyn Fn(&mut rustc_hash::FxHasher, &[Idx]),
-        ) {
-            match e {
-                Expr::Input { tensor, idxs: ix } => {
-                    0u8.hash(h);
-                    tensor.hash(h);
-                    idxs(h, ix);
-                }
-                Expr::Alias { name, idxs: ix } => {
-                    match canon.get(name) {
-                        Some(id) => {
-                            1u8.hash(h);
-                            id.hash(h);
-                        }
-                        None => {
-                            2u8.hash(h);
-                            name.hash(h);
-                        }
-                    }
-                    idxs(h, ix);
-                }
-                Expr::Literal(v) => {
-                    3u8.hash(h);
-                    v.to_bits().hash(h);
-                }
-                Expr::Map { op, args } => {
-                    4u8.hash(h);
-                    op.name().hash(h);
-                    args.len().hash(h);
-                    for a in args {
-                        body(h, a, canon, idxs);
-                    }
-                }
-                Expr::Agg {
-                    op,
-                    idxs: ix,
-                    body: b,
-                } => {
-                    5u8.hash(h);
-                    op.hash(h);
-                    idxs(h, ix);
-                    body(h, b, canon, idxs);
-                }
-            }
-        }
+        let mut h = FxHasher::default();
         q.agg.hash(&mut h);
-        idxs(&mut h, &q.idxs);
-        idxs(&mut h, &q.agg_idxs);
-        body(&mut h, &q.body, &canon, &idxs);
+        structure.idxs(&mut h, &q.idxs);
+        structure.idxs(&mut h, &q.agg_idxs);
+        structure.expr(&mut h, &q.body);
         h.finish()
     }
 
@@ -323,6 +300,70 @@ impl<'a> Ctx<'a> {
             nnz_body,
             cost,
         })
+    }
+}
+
+/// Hashes expressions by structure: index names with their sizes, inputs by name, aliases by
+/// the structural id of their definition (by name where none is recorded).
+struct Structure<'c> {
+    sizes: &'c HashMap<Idx, usize>,
+    canon: &'c HashMap<String, usize>,
+    /// Whether aliases are also told apart by name: query statistics do not depend on it, the
+    /// node a move leaves behind does.
+    alias_names: bool,
+}
+
+impl Structure<'_> {
+    fn idxs(&self, h: &mut FxHasher, idxs: &[Idx]) {
+        idxs.len().hash(h);
+        for i in idxs {
+            i.name().hash(h);
+            self.sizes.get(i).copied().unwrap_or(1).hash(h);
+        }
+    }
+
+    fn expr(&self, h: &mut FxHasher, e: &Expr) {
+        match e {
+            Expr::Input { tensor, idxs } => {
+                0u8.hash(h);
+                tensor.hash(h);
+                self.idxs(h, idxs);
+            }
+            Expr::Alias { name, idxs } => {
+                match self.canon.get(name) {
+                    Some(id) => {
+                        1u8.hash(h);
+                        id.hash(h);
+                        if self.alias_names {
+                            name.hash(h);
+                        }
+                    }
+                    None => {
+                        2u8.hash(h);
+                        name.hash(h);
+                    }
+                }
+                self.idxs(h, idxs);
+            }
+            Expr::Literal(v) => {
+                3u8.hash(h);
+                v.to_bits().hash(h);
+            }
+            Expr::Map { op, args } => {
+                4u8.hash(h);
+                op.name().hash(h);
+                args.len().hash(h);
+                for a in args {
+                    self.expr(h, a);
+                }
+            }
+            Expr::Agg { op, idxs, body } => {
+                5u8.hash(h);
+                op.hash(h);
+                self.idxs(h, idxs);
+                self.expr(h, body);
+            }
+        }
     }
 }
 
@@ -377,7 +418,7 @@ pub fn agg_nodes(e: &Expr) -> Vec<(Vec<usize>, AggOp, Vec<Idx>)> {
     out
 }
 
-fn at<'e>(e: &'e Expr, path: &[usize]) -> &'e Expr {
+pub(super) fn at<'e>(e: &'e Expr, path: &[usize]) -> &'e Expr {
     match (path.split_first(), e) {
         (None, _) => e,
         (Some((&k, rest)), Expr::Map { args, .. }) => at(&args[k], rest),
@@ -386,21 +427,52 @@ fn at<'e>(e: &'e Expr, path: &[usize]) -> &'e Expr {
     }
 }
 
-/// `e` with the node at `path` replaced by `new`; maps on the way are rebuilt (flattened,
-/// aggregates lifted) so the tree stays normalized.
-fn replace_at(e: &Expr, path: &[usize], new: Expr) -> Expr {
-    match (path.split_first(), e) {
-        (None, _) => new,
-        (Some((&k, rest)), Expr::Map { op, args }) => {
-            let mut args = args.clone();
-            args[k] = replace_at(&args[k], rest, new);
-            rebuild_map(op, args)
+/// Replaces the node at `path` of `e` by `new`; maps on the way are rebuilt (flattened,
+/// aggregates lifted) so the tree stays normalized. In place: nodes on the way with nothing to
+/// rebuild are left as they are, the others are rebuilt from their moved children, nothing is
+/// copied. Returns whether every node on the way kept its shape (operator and number of
+/// children or indices), so that nodes off the path kept their paths.
+pub(super) fn replace_at(e: &mut Expr, path: &[usize], new: Expr) -> bool {
+    let Some((&k, rest)) = path.split_first() else {
+        *e = new;
+        return true;
+    };
+    let kept = match e {
+        Expr::Map { op, args } => {
+            let kept = replace_at(&mut args[k], rest, new);
+            if is_rebuilt(op, args) {
+                return kept;
+            }
+            kept
         }
-        (Some((_, rest)), Expr::Agg { op, idxs, body }) => {
-            make_agg(*op, idxs.clone(), replace_at(body, rest, new))
+        Expr::Agg { op, idxs, body } => {
+            let kept = replace_at(body, rest, new);
+            let merges = matches!(&**body, Expr::Agg { op: inner, .. } if inner == op);
+            if !idxs.is_empty() && !merges {
+                return kept;
+            }
+            kept
         }
         _ => unreachable!("path follows the tree"),
-    }
+    };
+    let (rebuilt, same) = match std::mem::replace(e, Expr::Literal(0.0)) {
+        Expr::Map { op, args } => {
+            let arity = args.len();
+            let rebuilt = rebuild_map(&op, args);
+            let same =
+                matches!(&rebuilt, Expr::Map { op: o, args } if *o == op && args.len() == arity);
+            (rebuilt, same)
+        }
+        Expr::Agg { op, idxs, body } => {
+            let count = idxs.len();
+            let rebuilt = make_agg(op, idxs, *body);
+            let same = matches!(&rebuilt, Expr::Agg { op: o, idxs, .. } if *o == op && idxs.len() == count);
+            (rebuilt, same)
+        }
+        _ => unreachable!("path follows the tree"),
+    };
+    *e = rebuilt;
+    kept && same
 }
 
 /// The MSE traversal for one index (see the module doc).
@@ -512,94 +584,120 @@ impl Pusher<'_, '_> {
     }
 }
 
-/// A move: eliminate `x` of the aggregate at `path`, splitting over `g`'s own operator or not.
-#[derive(Clone, Debug)]
-pub struct Move {
-    pub path: Vec<usize>,
-    pub x: Idx,
-    pub split: bool,
+/// What eliminating one index does to the aggregate it applies to.
+#[derive(Debug)]
+pub(super) struct Outcome {
+    /// What replaces the aggregate.
+    pub node: Expr,
+    /// The query cut out, after absorbing earlier ones.
+    pub cut: Option<Planned>,
+    /// The earlier queries it absorbed, with their costs, in the order absorbed.
+    pub absorbed: Vec<(String, f64)>,
+    pub did_split: bool,
 }
 
-/// Every allowed move from `state` with the state it leads to.
-pub fn successors(ctx: &Ctx, state: &State) -> Result<Vec<(Move, State)>, TensorError> {
-    if ctx.named() > ctx.budget.get() {
-        return Err(TensorError::Invalid(
-            "logical search budget exhausted".to_string(),
-        ));
+impl Ctx<'_> {
+    /// A hash of an aggregate node for [`super::moves`]: its structure with alias names (they
+    /// end up in the node a move leaves) and their definitions (they steer the prices).
+    pub(super) fn node_key(&self, node: &Expr) -> u64 {
+        let sizes = self.sizes.borrow();
+        let canon = self.canon.borrow();
+        let structure = Structure {
+            sizes: &sizes,
+            canon: &canon,
+            alias_names: true,
+        };
+        let mut h = FxHasher::default();
+        structure.expr(&mut h, node);
+        h.finish()
     }
-    let mut out = vec![];
-    for (path, g, idxs) in agg_nodes(&state.expr) {
-        for x in &idxs {
-            for split in [true, false] {
-                let mv = Move {
-                    path: path.clone(),
-                    x: x.clone(),
-                    split,
-                };
-                match apply(ctx, state, &mv, g)? {
-                    Some((next, did_split)) => {
-                        out.push((mv, next));
-                        if !did_split {
-                            break; // the non-split move is the same
-                        }
-                    }
-                    None => break,
-                }
-            }
-        }
-    }
-    Ok(out)
 }
 
-/// Applies a move; `None` if the MSE still holds an aggregate. Also says whether it split.
-fn apply(
+/// Prices eliminating `x` from the aggregate at `path`, splitting over its own operator or
+/// not; `None` if the MSE still holds an aggregate.
+pub(super) fn evaluate(
     ctx: &Ctx,
     state: &State,
-    mv: &Move,
-    g: AggOp,
-) -> Result<Option<(State, bool)>, TensorError> {
-    let Expr::Agg { idxs, body, .. } = at(&state.expr, &mv.path) else {
+    path: &[usize],
+    x: &Idx,
+    split: bool,
+) -> Result<Option<Outcome>, TensorError> {
+    let Expr::Agg { op: g, idxs, body } = at(&state.expr, path) else {
         unreachable!("moves point at aggregates")
     };
     let mut pusher = Pusher {
         ctx,
-        x: mv.x.clone(),
-        g,
-        split: mv.split,
+        x: x.clone(),
+        g: *g,
+        split,
         did_split: false,
         mse: None,
     };
     let Ok(new_body) = pusher.push(body) else {
         return Ok(None);
     };
-    let rest: Vec<Idx> = idxs.iter().filter(|i| **i != mv.x).cloned().collect();
-    let new_node = make_agg(g, rest, new_body);
-    let mut next = State {
-        expr: replace_at(&state.expr, &mv.path, new_node),
-        queries: state.queries.clone(),
-        cost: state.cost,
-        done: state.done.clone(),
+    let rest: Vec<Idx> = idxs.iter().filter(|i| *i != x).cloned().collect();
+    let node = make_agg(*g, rest, new_body);
+    let Some((mse_body, alias)) = pusher.mse else {
+        return Ok(Some(Outcome {
+            node,
+            cut: None,
+            absorbed: vec![],
+            did_split: pusher.did_split,
+        }));
     };
-    next.done.insert(mv.x.clone());
-    if let Some((mse_body, alias)) = pusher.mse {
-        let Expr::Alias { name, idxs } = alias else {
-            unreachable!("extract returns an alias")
-        };
-        let q = LogicalQuery {
-            name,
-            idxs,
-            agg: Some(g),
-            agg_idxs: vec![mv.x.clone()],
-            body: mse_body,
-        };
-        add_with_absorption(ctx, &mut next, q)?;
-    }
-    Ok(Some((next, pusher.did_split)))
+    let Expr::Alias { name, idxs } = alias else {
+        unreachable!("extract returns an alias")
+    };
+    let q = LogicalQuery {
+        name,
+        idxs,
+        agg: Some(*g),
+        agg_idxs: vec![x.clone()],
+        body: mse_body,
+    };
+    let after = After {
+        state,
+        path,
+        node: &node,
+    };
+    let (cut, absorbed) = absorb(ctx, &after, q)?;
+    Ok(Some(Outcome {
+        node,
+        cut: Some(cut),
+        absorbed,
+        did_split: pusher.did_split,
+    }))
 }
 
-/// Earlier queries of this elimination that `q`'s body could absorb: referenced once, directly
-/// under a map distributing over their aggregate (or as the whole body), same aggregate.
-fn absorbable(state: &State, q: &LogicalQuery) -> Vec<usize> {
+/// A state as it is after a move, without building it: its aggregate at `path` replaced by
+/// `node` and the query cut out not yet added.
+struct After<'s> {
+    state: &'s State,
+    path: &'s [usize],
+    node: &'s Expr,
+}
+
+impl After<'_> {
+    /// How many times `name` is read by the residual and by the queries not in `absorbed`.
+    fn uses(&self, name: &str, absorbed: &[(String, f64)]) -> usize {
+        let residual = refs(&self.state.expr, name) - refs(at(&self.state.expr, self.path), name)
+            + refs(self.node, name);
+        let queries: usize = self
+            .state
+            .queries
+            .iter()
+            .filter(|p| !absorbed.iter().any(|(a, _)| *a == p.q.name))
+            .map(|p| refs(&p.q.body, name))
+            .sum();
+        residual + queries
+    }
+}
+
+/// Earlier queries of this elimination that `q`'s body could absorb (positions in the state's
+/// queries, none of `absorbed`): referenced once, directly under a map distributing over their
+/// aggregate (or as the whole body), same aggregate.
+fn absorbable(after: &After, absorbed: &[(String, f64)], q: &LogicalQuery) -> Vec<usize> {
     let Some(g) = q.agg else { return vec![] };
     let direct: Vec<&Expr> = match &q.body {
         a @ Expr::Alias { .. } => vec![a],
@@ -610,13 +708,17 @@ fn absorbable(state: &State, q: &LogicalQuery) -> Vec<usize> {
         }
         _ => vec![],
     };
+    let queries = &after.state.queries;
     let mut out = vec![];
     for a in direct {
         let Expr::Alias { name, .. } = a else {
             continue;
         };
-        if let Some(k) = state.queries.iter().position(|p| &p.q.name == name) {
-            if state.queries[k].q.agg == Some(g) && uses(state, name) == 0 {
+        if absorbed.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        if let Some(k) = queries.iter().position(|p| &p.q.name == name) {
+            if queries[k].q.agg == Some(g) && after.uses(name, absorbed) == 0 {
                 out.push(k);
             }
         }
@@ -624,23 +726,25 @@ fn absorbable(state: &State, q: &LogicalQuery) -> Vec<usize> {
     out
 }
 
+/// How many times `name` is read in `e`.
+fn refs(e: &Expr, name: &str) -> usize {
+    let mut n = 0;
+    e.for_each_access(&mut |a| {
+        if matches!(a, Expr::Alias { name: m, .. } if m == name) {
+            n += 1;
+        }
+    });
+    n
+}
+
 /// How many times `name` is referenced by the residual and the planned queries.
 fn uses(state: &State, name: &str) -> usize {
-    let mut n = 0;
-    let mut count = |e: &Expr| {
-        e.for_each_access(&mut |a| {
-            if let Expr::Alias { name: m, .. } = a {
-                if m == name {
-                    n += 1;
-                }
-            }
-        })
-    };
-    count(&state.expr);
-    for p in &state.queries {
-        count(&p.q.body);
-    }
-    n
+    refs(&state.expr, name)
+        + state
+            .queries
+            .iter()
+            .map(|p| refs(&p.q.body, name))
+            .sum::<usize>()
 }
 
 /// `q` with the earlier query `p` (referenced in its body) inlined.
@@ -673,27 +777,28 @@ fn fuse(q: &LogicalQuery, p: &LogicalQuery) -> LogicalQuery {
     }
 }
 
-/// Adds `q` to the state, first absorbing earlier queries into it while that lowers the cost.
-pub fn add_with_absorption(
+/// `q` priced after absorbing earlier queries into it while that lowers the cost, with the
+/// names and costs of those it absorbed, in order.
+fn absorb(
     ctx: &Ctx,
-    state: &mut State,
+    after: &After,
     q: LogicalQuery,
-) -> Result<(), TensorError> {
+) -> Result<(Planned, Vec<(String, f64)>), TensorError> {
+    let queries = &after.state.queries;
+    let mut absorbed = vec![];
     let mut current = ctx.plan_query(q)?;
     loop {
         let mut best: Option<(usize, Planned, f64)> = None;
-        for k in absorbable(state, &current.q) {
-            let fused = ctx.plan_query(fuse(&current.q, &state.queries[k].q))?;
-            let saving = current.cost + state.queries[k].cost - fused.cost;
+        for k in absorbable(after, &absorbed, &current.q) {
+            let fused = ctx.plan_query(fuse(&current.q, &queries[k].q))?;
+            let saving = current.cost + queries[k].cost - fused.cost;
             if saving > 0.0 && best.as_ref().is_none_or(|b| saving > b.2) {
                 best = Some((k, fused, saving));
             }
         }
-        // Re-record the statistics of the kept version under the shared name.
         match best {
             Some((k, fused, _)) => {
-                let old = state.queries.remove(k);
-                state.cost -= old.cost;
+                absorbed.push((queries[k].q.name.clone(), queries[k].cost));
                 current = fused;
             }
             None => {
@@ -703,9 +808,7 @@ pub fn add_with_absorption(
             }
         }
     }
-    state.cost += current.cost;
-    state.queries.push(current);
-    Ok(())
+    Ok((current, absorbed))
 }
 
 impl Ctx<'_> {
@@ -790,16 +893,15 @@ pub fn finish(ctx: &Ctx, mut state: State, name: &str, idxs: &[Idx]) -> Result<S
         let props = op.props();
         for (k, p) in state.queries.iter().enumerate() {
             let Some(g) = p.q.agg else { continue };
+            // The operator first: counting uses reads the whole state, for every query.
+            if !op.distributes_over(g) || !props.commutative || !props.associative {
+                continue;
+            }
             let hits = args
                 .iter()
                 .filter(|a| matches!(a, Expr::Alias { name, .. } if name == &p.q.name))
                 .count();
-            if hits != 1
-                || uses(&state, &p.q.name) != 1
-                || !op.distributes_over(g)
-                || !props.commutative
-                || !props.associative
-            {
+            if hits != 1 || uses(&state, &p.q.name) != 1 {
                 continue;
             }
             let as_agg = LogicalQuery {

@@ -25,7 +25,7 @@
 //!   consumer appears in `a` — so the fused loop nest is `T`'s own and `B` is evaluated once
 //!   per term, as before (never a larger loop nest than the two kernels it replaces).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::normalize::{all_idx_names, fresh_idx, rebuild_map, rename_free, substitute};
 use crate::plan_ast::{AggOp, Expr, Idx, LogicalPlan, LogicalQuery};
@@ -43,16 +43,16 @@ pub fn fuse_single_terms(plan: &LogicalPlan, inputs: &InputStats) -> (LogicalPla
 }
 
 fn fuse_one(plan: &mut LogicalPlan, inputs: &InputStats) -> bool {
+    let readers = readers(plan);
     for p in 0..plan.queries.len() {
         let producer = &plan.queries[p];
         if plan.outputs.iter().any(|(_, q)| q == &producer.name) {
             continue;
         }
-        let readers: Vec<usize> = (0..plan.queries.len())
-            .filter(|&k| reads(&plan.queries[k].body, &producer.name) > 0)
-            .collect();
-        let [c] = readers[..] else { continue };
-        if c <= p || reads(&plan.queries[c].body, &producer.name) != 1 {
+        let Some(&[(c, 1)]) = readers.get(producer.name.as_str()).map(Vec::as_slice) else {
+            continue;
+        };
+        if c <= p {
             continue;
         }
         if !single_term(producer, inputs) {
@@ -67,15 +67,24 @@ fn fuse_one(plan: &mut LogicalPlan, inputs: &InputStats) -> bool {
     false
 }
 
-/// How many accesses of alias `name` `e` holds.
-fn reads(e: &Expr, name: &str) -> usize {
-    let mut n = 0;
-    e.for_each_access(&mut |a| {
-        if matches!(a, Expr::Alias { name: m, .. } if m == name) {
-            n += 1;
-        }
-    });
-    n
+/// Per alias name, the queries reading it (positions, first to last) with how many times
+/// each does: one pass over the plan (a pass per producer was quadratic in its queries).
+fn readers(plan: &LogicalPlan) -> HashMap<String, Vec<(usize, usize)>> {
+    let mut out: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    for (k, q) in plan.queries.iter().enumerate() {
+        q.body.for_each_access(&mut |a| {
+            let Expr::Alias { name, .. } = a else { return };
+            let Some(list) = out.get_mut(name) else {
+                out.insert(name.clone(), vec![(k, 1)]);
+                return;
+            };
+            match list.last_mut() {
+                Some((c, n)) if *c == k => *n += 1,
+                _ => list.push((k, 1)),
+            }
+        });
+    }
+    out
 }
 
 /// Whether `f` maps 0 to 0 in argument `k` whatever the other arguments are.

@@ -15,6 +15,7 @@ mod eliminate;
 pub mod fuse;
 pub mod inline;
 pub mod keyjoin;
+mod moves;
 mod naive;
 pub mod normalize;
 pub mod pushdown;
@@ -263,9 +264,9 @@ pub fn optimize_explained(
             let Some(b) = budget else {
                 return optimize_query(&ctx, expr, &q.name, &q.idxs, opts, climb).map(Some);
             };
-            ctx.budget.set(ctx.named().saturating_add(b));
+            ctx.budget.set(ctx.effort().saturating_add(b));
             let r = optimize_query(&ctx, expr, &q.name, &q.idxs, opts, climb);
-            let over = ctx.named() > ctx.budget.get();
+            let over = ctx.effort() > ctx.budget.get();
             ctx.budget.set(usize::MAX);
             match r {
                 Ok(s) => Ok(Some(s)),

@@ -5,7 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::eliminate::{finish, successors, Ctx, State};
+use super::eliminate::{finish, Ctx, State};
+use super::moves::{moves, Frontier, PricedMoves};
 use crate::plan_ast::{Expr, Idx};
 use crate::TensorError;
 
@@ -14,24 +15,33 @@ const MAX_LAYER_STATES: usize = 20_000;
 
 /// The greedy elimination of `expr`: repeatedly the move whose new queries cost least.
 pub fn greedy(ctx: &Ctx, expr: &Expr, name: &str, idxs: &[Idx]) -> Result<State, TensorError> {
+    greedy_with(ctx, &mut PricedMoves::default(), expr, name, idxs)
+}
+
+/// [`greedy`], pricing moves into `priced`.
+fn greedy_with(
+    ctx: &Ctx,
+    priced: &mut PricedMoves,
+    expr: &Expr,
+    name: &str,
+    idxs: &[Idx],
+) -> Result<State, TensorError> {
     let mut state = State {
         expr: expr.clone(),
         queries: vec![],
         cost: 0.0,
         done: BTreeSet::new(),
     };
-    while state.expr.has_agg() {
-        let next = successors(ctx, &state)?
-            .into_iter()
-            .map(|(_, s)| s)
-            .min_by(|a, b| a.cost.total_cmp(&b.cost))
-            .ok_or_else(|| {
-                TensorError::Invalid(format!(
-                    "query {name}: no aggregate can be eliminated from {}",
-                    state.expr
-                ))
-            })?;
-        state = next;
+    let mut frontier = Frontier::new(ctx, priced, &state)?;
+    while !frontier.is_empty() {
+        ctx.check_budget()?;
+        let step = frontier.cheapest(ctx, &state).ok_or_else(|| {
+            TensorError::Invalid(format!(
+                "query {name}: no aggregate can be eliminated from {}",
+                state.expr
+            ))
+        })?;
+        frontier.take(ctx, priced, &mut state, &step)?;
     }
     finish(ctx, state, name, idxs)
 }
@@ -41,7 +51,9 @@ pub fn greedy(ctx: &Ctx, expr: &Expr, name: &str, idxs: &[Idx]) -> Result<State,
 /// [`super::SearchBudget`] is spent (checked before every expanded partial plan, so a stop
 /// comes within one state's pricing of the deadline).
 pub fn exact(ctx: &Ctx, expr: &Expr, name: &str, idxs: &[Idx]) -> Result<State, TensorError> {
-    let mut best = greedy(ctx, expr, name, idxs)?;
+    // One search: the partial plans reuse the moves greedy priced.
+    let mut priced = PricedMoves::default();
+    let mut best = greedy_with(ctx, &mut priced, expr, name, idxs)?;
     if ctx.budget_stopped() {
         return Ok(best);
     }
@@ -68,16 +80,17 @@ pub fn exact(ctx: &Ctx, expr: &Expr, name: &str, idxs: &[Idx]) -> Result<State, 
                 }
                 continue;
             }
-            for (_, s) in successors(ctx, &state)? {
-                if s.cost >= best.cost {
+            for step in moves(ctx, &mut priced, &state)? {
+                if step.cost >= best.cost {
                     continue; // bound: costs never decrease along a path
                 }
-                match next.get(&s.done) {
-                    Some(old) if old.cost <= s.cost => {}
-                    _ => {
-                        next.insert(s.done.clone(), s);
-                    }
+                let done = step.done(&state);
+                if next.get(&done).is_some_and(|old| old.cost <= step.cost) {
+                    continue;
                 }
+                let mut s = state.clone();
+                step.apply(&mut s);
+                next.insert(done, s);
             }
         }
         if next.len() > MAX_LAYER_STATES {

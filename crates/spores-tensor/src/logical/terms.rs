@@ -78,6 +78,7 @@ pub fn plan_terms(
                 Some(s) => s,
                 None => {
                     let term_name = ctx.fresh_name();
+                    ctx.charge(1); // a term planned on its own counts as a query named
                     let s = search(&sub, &term_name, &free)?;
                     ctx.term_plans.borrow_mut().insert(key, s.clone());
                     s

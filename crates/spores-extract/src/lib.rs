@@ -1,4 +1,5 @@
-//! Extraction reduced to a graph problem, below both e-graph optimizers.
+//! Extraction reduced to a graph problem, below both e-graph optimizers, and what bounds
+//! their searches ([`runner`]: work budgets, the time safety net, stop reasons).
 //!
 //! `spores-opt` (LA expressions) and `spores-mlir` (MLIR programs) each strip their e-graph
 //! down to a [`dag::CandGraph`]: classes, each with candidate operators that have a cost of
@@ -22,3 +23,4 @@
 
 pub mod dag;
 pub mod ilp;
+pub mod runner;

@@ -31,6 +31,7 @@ pub mod terms;
 use std::time::{Duration, Instant};
 
 use egglog::EGraph;
+use spores_extract::runner::Clock;
 
 use crate::ir::{Module, Operation};
 
@@ -69,14 +70,8 @@ impl Default for OptOptions {
     }
 }
 
-/// Why saturation stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    Saturated,
-    IterLimit,
-    NodeLimit,
-    TimeLimit,
-}
+/// Why saturation stopped: the stop reasons of every e-graph search spores runs.
+pub use spores_extract::runner::StopReason;
 
 /// What the optimizer did, and how long each phase took (the paper's Table 2 columns).
 #[derive(Clone, Debug)]
@@ -208,16 +203,14 @@ pub fn optimize(
     )));
     let mut sat = Saturator {
         opts,
-        started: t2,
+        clock: Clock::new(t2, opts.time_limit),
         iterations: 0,
         debug,
         rule_times: Default::default(),
         budget,
         allowance,
         pace: None,
-        last_step: Duration::ZERO,
         slowdown: 1.0,
-        last_size: 0,
     };
     // The default ruleset, then each declared ruleset as a stage followed by the default
     // ruleset again (for what the stage built), each to saturation.
@@ -290,7 +283,8 @@ pub fn optimize(
 /// Runs rulesets to saturation under the shared limits of one optimization.
 struct Saturator<'o> {
     opts: &'o OptOptions,
-    started: Instant,
+    /// The time safety net, and the last step's duration and starting size.
+    clock: Clock,
     /// Iterations over all stages.
     iterations: usize,
     debug: bool,
@@ -301,11 +295,8 @@ struct Saturator<'o> {
     allowance: budget::StepAllowance,
     /// Matches the last step fired per second.
     pace: Option<f64>,
-    /// How long the last step took, and how many times longer than the one before.
-    last_step: Duration,
+    /// How many times longer the last step took than the one before.
     slowdown: f64,
-    /// The e-graph's size when the last step started.
-    last_size: usize,
 }
 
 impl Saturator<'_> {
@@ -332,7 +323,7 @@ impl Saturator<'_> {
             if *iterations >= self.opts.iter_limit {
                 return Ok(StopReason::IterLimit);
             }
-            if self.started.elapsed() >= self.opts.time_limit {
+            if self.clock.expired() {
                 return Ok(StopReason::TimeLimit);
             }
             let size = eg.num_tuples();
@@ -349,11 +340,11 @@ impl Saturator<'_> {
             // when just matching the rules (about the last step's time, scaled by how the
             // graph has grown since) would outlast the time left. So the limits hold
             // within a step too.
-            let elapsed = self.started.elapsed();
-            let time_left = self.opts.time_limit.saturating_sub(elapsed).as_secs_f64();
-            let last_step = self.last_step.as_secs_f64();
-            let growth = size as f64 / self.last_size.max(1) as f64;
-            if last_step * growth > time_left {
+            let elapsed = self.clock.elapsed();
+            let time_left = self.clock.left().as_secs_f64();
+            let last_step = self.clock.last_step().as_secs_f64();
+            let growth = self.clock.growth(size);
+            if self.clock.would_overrun(size, 1.0) {
                 return Ok(StopReason::TimeLimit);
             }
             let bounded = size * 32 >= self.opts.node_limit
@@ -385,9 +376,8 @@ impl Saturator<'_> {
                 report.num_matches_per_rule.values().sum()
             };
             self.pace = Some((fired as f64 / took.as_secs_f64().max(1e-6)).max(1.0));
-            self.slowdown = (took.as_secs_f64() / self.last_step.as_secs_f64().max(1e-4)).max(1.0);
-            self.last_step = took;
-            self.last_size = size;
+            self.slowdown = (took.as_secs_f64() / last_step.max(1e-4)).max(1.0);
+            self.clock.record_step(size, took);
             log::debug!(
                 "step {}: {size} -> {} tuples in {took:?}, {fired} matches fired (bounded: {bounded})",
                 self.iterations,

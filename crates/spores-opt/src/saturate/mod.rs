@@ -100,11 +100,14 @@ use std::time::{Duration, Instant};
 use egglog::scheduler::SchedulerId;
 use egglog::EGraph;
 
+use spores_extract::runner::Clock;
+
 use crate::cost::la_cost;
 use crate::extract::{self, ExtractionReport, Extractor};
 use crate::la::{LaExpr, ShapeEnv, ShapeError};
 
 pub use crate::tables::Tables;
+pub use spores_extract::runner::StopReason;
 
 /// The rules, as data, one file per ruleset. `lang.egg` (the declarations) comes first and
 /// `schedule.egg` (the combined rulesets the driver steps) last; `fuse.egg` holds all of
@@ -177,29 +180,6 @@ impl Default for OptimizeOptions {
 /// The default safety net: the default work budget takes 10-120 ms on an idle machine
 /// (docs/BENCHMARKS.md), and a machine loaded several times over stretches that by as much.
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(5);
-
-/// Why saturation stopped: saturated, one of the two work budgets, or the time safety net.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    Saturated,
-    /// The work budget's iterations were spent.
-    IterLimit,
-    /// The work budget's e-nodes were spent.
-    NodeLimit,
-    /// The wall-clock safety net stopped the search before its work budget did.
-    TimeLimit,
-}
-
-impl std::fmt::Display for StopReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            StopReason::Saturated => "saturated",
-            StopReason::IterLimit => "work budget (iterations)",
-            StopReason::NodeLimit => "work budget (e-nodes)",
-            StopReason::TimeLimit => "time safety net",
-        })
-    }
-}
 
 /// What saturation did.
 #[derive(Clone, Debug)]
@@ -620,7 +600,7 @@ fn saturate(
     let mut iterations = 0;
     let mut last_size = 0;
     let mut growth = 1.0;
-    let mut last_iteration = Duration::ZERO;
+    let mut clock = Clock::new(start, opts.time_limit);
     let stop = loop {
         if translation_blew_up {
             break StopReason::NodeLimit;
@@ -649,11 +629,11 @@ fn saturate(
         // The safety net holds within a step too: an iteration is not started when it, and
         // fusion and raising on the graph it leaves, are predicted to overrun the time
         // limit (from the last iteration's time, scaled by the growth).
-        let predicted = last_iteration.mul_f64(growth.max(1.0) * PHASES_AFTER_A_STEP);
-        if start.elapsed() + predicted > opts.time_limit {
+        if clock.would_overrun(size, PHASES_AFTER_A_STEP) {
             log::debug!(
-                "stopping before iteration {}: the next steps are predicted to take {predicted:?}",
-                iterations + 1
+                "stopping before iteration {}: the next steps are predicted to take {:?}",
+                iterations + 1,
+                clock.predicted_step(size).mul_f64(PHASES_AFTER_A_STEP)
             );
             break StopReason::TimeLimit;
         }
@@ -713,7 +693,7 @@ fn saturate(
                 limited = Some(StopReason::NodeLimit);
                 break;
             }
-            if start.elapsed() > opts.time_limit {
+            if clock.expired() {
                 limited = Some(StopReason::TimeLimit);
                 break;
             }
@@ -722,7 +702,7 @@ fn saturate(
                 break;
             }
         }
-        last_iteration = iteration_started.elapsed();
+        clock.record_step(size, iteration_started.elapsed());
         log::debug!(
             "iteration {iterations}: {} e-nodes, {:?}",
             enode_count(eg),

@@ -26,7 +26,9 @@ fn split_sep<'a>(line: &'a [u8], sep: &'a [u8]) -> impl Iterator<Item = &'a [u8]
     let mut rest = Some(line);
     std::iter::from_fn(move || {
         let r = rest?;
-        let found = if sep.len() == 1 {
+        let found = if sep.is_empty() {
+            None
+        } else if sep.len() == 1 {
             r.iter().position(|&b| b == sep[0])
         } else {
             r.windows(sep.len()).position(|w| w == sep)
@@ -99,9 +101,9 @@ fn parse_piece(text: &[u8], sep: &[u8]) -> Result<(Rows, usize), LineError> {
 }
 
 /// Parses a CSV file held in memory; `path` is only used in errors.
-pub fn parse(bytes: &[u8], path: &Path, header: bool, sep: char) -> Result<Matrix> {
-    let mut sep_buf = [0u8; 4];
-    let sep = sep.encode_utf8(&mut sep_buf).as_bytes();
+/// `sep` is matched whole; an empty one reads each line as one field.
+pub fn parse(bytes: &[u8], path: &Path, header: bool, sep: &str) -> Result<Matrix> {
+    let sep = sep.as_bytes();
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let (start, first_line) = if header {
         (next_line(bytes, 0).0, 2)
@@ -146,9 +148,8 @@ pub fn parse(bytes: &[u8], path: &Path, header: bool, sep: char) -> Result<Matri
 }
 
 /// Writes every cell of `m`, one row per line.
-pub fn write(m: &Matrix, w: &mut dyn Write, header: bool, sep: char) -> std::io::Result<()> {
-    let mut sep_buf = [0u8; 4];
-    let sep = sep.encode_utf8(&mut sep_buf).as_bytes();
+pub fn write(m: &Matrix, w: &mut dyn Write, header: bool, sep: &str) -> std::io::Result<()> {
+    let sep = sep.as_bytes();
     let cols = m.cols();
     if header {
         for j in 0..cols {

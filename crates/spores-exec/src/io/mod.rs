@@ -97,15 +97,16 @@ impl Format {
 pub struct ReadOptions {
     /// The first line of a CSV file is a header (column names) and is skipped.
     pub csv_header: bool,
-    /// CSV field separator.
-    pub csv_sep: char,
+    /// CSV field separator: a non-empty string, matched whole (SystemDS splits on the
+    /// whole separator, `sep="::"` included).
+    pub csv_sep: String,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             csv_header: false,
-            csv_sep: ',',
+            csv_sep: ",".to_string(),
         }
     }
 }
@@ -115,15 +116,16 @@ impl Default for ReadOptions {
 pub struct WriteOptions {
     /// Write a header line `C1,C2,...` before the data (SystemDS's column names).
     pub csv_header: bool,
-    /// CSV field separator.
-    pub csv_sep: char,
+    /// CSV field separator: a non-empty string, matched whole (SystemDS splits on the
+    /// whole separator, `sep="::"` included).
+    pub csv_sep: String,
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             csv_header: false,
-            csv_sep: ',',
+            csv_sep: ",".to_string(),
         }
     }
 }
@@ -139,7 +141,7 @@ pub fn read_matrix(path: &Path, format: Format, opts: &ReadOptions) -> Result<Ma
     let bytes = read_file(path)?;
     match format {
         Format::MatrixMarket => matrix_market::parse(&bytes, path),
-        Format::Csv => csv::parse(&bytes, path, opts.csv_header, opts.csv_sep),
+        Format::Csv => csv::parse(&bytes, path, opts.csv_header, &opts.csv_sep),
         Format::Npy => npy::parse(&bytes, path),
         Format::Parquet => unreachable!("read above"),
     }
@@ -168,7 +170,7 @@ pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions
     }
     write_atomic(path, |w| match format {
         Format::MatrixMarket => matrix_market::write(m, w),
-        Format::Csv => csv::write(m, w, opts.csv_header, opts.csv_sep),
+        Format::Csv => csv::write(m, w, opts.csv_header, &opts.csv_sep),
         Format::Npy => npy::write(m, w),
         Format::Parquet => unreachable!("written above"),
     })

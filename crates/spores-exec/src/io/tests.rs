@@ -17,7 +17,7 @@ fn mm(text: &str) -> Result<Matrix> {
 }
 
 fn csv_parse(text: &str) -> Result<Matrix> {
-    csv::parse(text.as_bytes(), Path::new(P), false, ',')
+    csv::parse(text.as_bytes(), Path::new(P), false, ",")
 }
 
 /// The 1-based line of a parse error (panics on anything else, as tests should).
@@ -265,11 +265,17 @@ fn mm_error_line_in_parallel_chunks() {
 fn csv_basic_header_sep_and_empty_fields() {
     let m = csv_parse("1,2,3\n4,,6\n\n").unwrap();
     assert!(same_values(&m, &dense(2, 3, &[1., 2., 3., 4., 0., 6.])));
-    let m = csv::parse(b"a;b\n 1 ; -2.5e1\r\n3;NaN", Path::new(P), true, ';').unwrap();
+    let m = csv::parse(b"a;b\n 1 ; -2.5e1\r\n3;NaN", Path::new(P), true, ";").unwrap();
     assert_eq!(m.get(0, 1), -25.0);
     assert!(m.get(1, 1).is_nan());
-    let m = csv::parse("1\u{2016}2\n".as_bytes(), Path::new(P), false, '\u{2016}').unwrap();
+    let m = csv::parse("1\u{2016}2\n".as_bytes(), Path::new(P), false, "\u{2016}").unwrap();
     assert_eq!((m.rows(), m.cols()), (1, 2));
+    // A separator of several characters is matched whole, as SystemDS splits.
+    let m = csv::parse(b"1::2\n3::4\n", Path::new(P), false, "::").unwrap();
+    assert!(same_values(&m, &dense(2, 2, &[1., 2., 3., 4.])));
+    let mut written = Vec::new();
+    csv::write(&m, &mut written, false, "::").unwrap();
+    assert_eq!(String::from_utf8(written).unwrap(), "1::2\n3::4\n");
     let m = csv_parse("").unwrap();
     assert_eq!((m.rows(), m.cols()), (0, 0));
     let m = csv_parse("\u{feff}Infinity,-inf\n").unwrap();
@@ -283,7 +289,7 @@ fn csv_errors_have_line_numbers() {
     assert_eq!(err_line(csv_parse("1,2\n\n3,4,5\n")), 3);
     assert_eq!(err_line(csv_parse("1,2\n3,x\n")), 2);
     assert_eq!(
-        err_line(csv::parse(b"h\n1,2\n3,4,\n", Path::new(P), true, ',')),
+        err_line(csv::parse(b"h\n1,2\n3,4,\n", Path::new(P), true, ",")),
         3
     );
     // Across parallel chunks.
@@ -521,7 +527,7 @@ fn round_trips_all_formats() {
     // CSV with header and another separator.
     let opts = WriteOptions {
         csv_header: true,
-        csv_sep: '\t',
+        csv_sep: "\t".to_string(),
     };
     let m = &test_matrices()[2];
     let path = dir.path("h.csv");
@@ -530,7 +536,7 @@ fn round_trips_all_formats() {
     assert!(text.starts_with("C1\tC2\tC3\tC4\n"));
     let ropts = ReadOptions {
         csv_header: true,
-        csv_sep: '\t',
+        csv_sep: "\t".to_string(),
     };
     assert!(same_bits(
         m,
@@ -637,7 +643,7 @@ fn parse_any(format: Format, bytes: &[u8]) -> Result<Matrix> {
     let path = Path::new(P);
     match format {
         Format::MatrixMarket => matrix_market::parse(bytes, path),
-        Format::Csv => csv::parse(bytes, path, false, ','),
+        Format::Csv => csv::parse(bytes, path, false, ","),
         Format::Npy => npy::parse(bytes, path),
         Format::Parquet => unreachable!("Parquet is read from a file"),
     }
@@ -754,7 +760,7 @@ proptest! {
             bytes = apply(&bytes, m);
         }
         let _ = parse_any(format, &bytes);
-        let _ = csv::parse(&bytes, Path::new(P), true, ';');
+        let _ = csv::parse(&bytes, Path::new(P), true, ";");
     }
 
     #[test]
@@ -769,7 +775,7 @@ proptest! {
             let mut buf = Vec::new();
             match format {
                 Format::MatrixMarket => matrix_market::write(&m, &mut buf).unwrap(),
-                Format::Csv => csv::write(&m, &mut buf, false, ',').unwrap(),
+                Format::Csv => csv::write(&m, &mut buf, false, ",").unwrap(),
                 Format::Npy => npy::write(&m, &mut buf).unwrap(),
                 Format::Parquet => unreachable!("not among the formats tried"),
             }

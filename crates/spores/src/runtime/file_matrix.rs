@@ -64,7 +64,7 @@ impl FileMatrix {
             .get_or_init(|| {
                 let opts = ReadOptions {
                     csv_header: false,
-                    csv_sep: ',',
+                    csv_sep: ",".to_string(),
                 };
                 mio::read_matrix(&self.path, Format::Parquet, &opts)
                     .map(Arc::new)

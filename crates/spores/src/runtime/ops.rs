@@ -267,9 +267,11 @@ fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
             Mul => i.checked_mul(*j),
             Min => Some(*i.min(j)),
             Max => Some(*i.max(j)),
-            // Truncating, as Java and SystemDS (`-7 %/% 2 = -3`, `-7 %% 3 = -1`).
-            IntDiv if *j != 0 => Some(i / j),
-            Mod if *j != 0 => Some(i % j),
+            // Truncating, as Java and SystemDS (`-7 %/% 2 = -3`, `-7 %% 3 = -1`). The
+            // smallest integer divided by -1 overflows: a double, as `+` gives; its
+            // remainder is 0 (`wrapping_rem`).
+            IntDiv if *j != 0 => i.checked_div(*j),
+            Mod if *j != 0 => Some(i.wrapping_rem(*j)),
             // SystemDS computes NaN and stores it in an integer: 0.
             Mod => Some(0),
             _ => None,
@@ -295,8 +297,13 @@ fn unary_value(op: UnaryOp, v: &Value) -> OpResult {
             }
             Ok(Value::matrix(unary::unary(op, m)))
         }
-        Value::Int(i) if op == UnaryOp::Neg => Ok(Value::Int(-i)),
-        Value::Int(i) if op == UnaryOp::Abs => Ok(Value::Int(i.abs())),
+        // The smallest integer has no integer negation: it becomes a double, as `0 - x` does.
+        Value::Int(i) if op == UnaryOp::Neg => Ok(i
+            .checked_neg()
+            .map_or(Value::Double(-(*i as f64)), Value::Int)),
+        Value::Int(i) if op == UnaryOp::Abs => Ok(i
+            .checked_abs()
+            .map_or(Value::Double((*i as f64).abs()), Value::Int)),
         s => {
             let x = s
                 .as_f64()
@@ -565,7 +572,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             let format = file_format(&file, &string_arg(&args[2], "format")?)?;
             let opts = WriteOptions {
                 csv_header: args[3].as_bool().unwrap_or(false),
-                csv_sep: string_arg(&args[4], "sep")?.chars().next().unwrap_or(','),
+                csv_sep: csv_separator(&args[4])?,
             };
             mio::write_matrix(&m, Path::new(&*file), format, &opts).map_err(exec_err)?;
             Ok(Value::Int(0))
@@ -610,13 +617,22 @@ pub struct ReadRequest {
     pub opts: ReadOptions,
 }
 
+/// The `sep` argument of `read`/`write`: matched whole, as SystemDS does (`sep="::"`).
+fn csv_separator(arg: &Value) -> Result<String, String> {
+    let sep = string_arg(arg, "sep")?;
+    if sep.is_empty() {
+        return Err("`sep` must not be empty".to_string());
+    }
+    Ok(sep.to_string())
+}
+
 impl ReadRequest {
     pub fn from_args(args: &[Value]) -> Result<ReadRequest, String> {
         let file = string_arg(&args[0], "read: file name")?;
         let format = file_format(&file, &string_arg(&args[1], "format")?)?;
         let opts = ReadOptions {
             csv_header: args[2].as_bool().unwrap_or(false),
-            csv_sep: string_arg(&args[3], "sep")?.chars().next().unwrap_or(','),
+            csv_sep: csv_separator(&args[3])?,
         };
         Ok(ReadRequest { file, format, opts })
     }
@@ -1188,6 +1204,38 @@ mod tests {
             }
         });
         Value::matrix(Matrix::Dense(m).into_best_format())
+    }
+
+    /// The smallest integer has no integer negation, absolute value or quotient by -1:
+    /// each is the double `0 - x` gives, never a panic or a wrapped negative; its remainder
+    /// by -1 is 0.
+    #[test]
+    fn the_smallest_integer_overflows_into_doubles() {
+        let min = Value::Int(i64::MIN);
+        let minus_one = Value::Int(-1);
+        let positive = -(i64::MIN as f64);
+        let double = |v: OpResult| match v {
+            Ok(Value::Double(x)) => x,
+            other => panic!("expected a double, got {other:?}"),
+        };
+        assert_eq!(double(unary_value(UnaryOp::Neg, &min)), positive);
+        assert_eq!(double(unary_value(UnaryOp::Abs, &min)), positive);
+        assert_eq!(
+            double(scalar_binary(BinaryOp::IntDiv, &min, &minus_one)),
+            positive
+        );
+        assert!(matches!(
+            scalar_binary(BinaryOp::Mod, &min, &minus_one),
+            Ok(Value::Int(0))
+        ));
+        assert!(matches!(
+            unary_value(UnaryOp::Neg, &Value::Int(7)),
+            Ok(Value::Int(-7))
+        ));
+        assert!(matches!(
+            scalar_binary(BinaryOp::IntDiv, &Value::Int(-7), &Value::Int(2)),
+            Ok(Value::Int(-3))
+        ));
     }
 
     fn close(a: &Value, b: &Value, what: &str) {

@@ -331,9 +331,8 @@ fn aggregate_value(f: AggFn, axis: Axis, v: &Value) -> OpResult {
             ))
         }
     };
-    if axis == Axis::All && m.rows() * m.cols() == 0 && f != AggFn::Sum {
-        return Err(format!("{f:?} of an empty {} matrix", m.shape()).to_lowercase());
-    }
+    // A matrix without cells aggregates as SystemDS's does: sum 0, mean NaN (0 / 0),
+    // min +Inf, max -Inf (the identities), the same values the optimized plans compute.
     Ok(match (f, axis) {
         (AggFn::Sum, Axis::All) => Value::Double(aggregate::sum(m)),
         (AggFn::Mean, Axis::All) => Value::Double(aggregate::mean(m)),
@@ -1236,6 +1235,21 @@ mod tests {
             scalar_binary(BinaryOp::IntDiv, &Value::Int(-7), &Value::Int(2)),
             Ok(Value::Int(-3))
         ));
+    }
+
+    /// Full aggregates of a matrix without cells give SystemDS's values, not an error: the
+    /// optimizer's rewrite of `mean` (a sum over a count) gives NaN too.
+    #[test]
+    fn full_aggregates_of_an_empty_matrix_are_their_identities() {
+        let empty = Value::matrix(Matrix::Dense(DenseMatrix::zeros(0, 3)));
+        let full = |f| match aggregate_value(f, Axis::All, &empty) {
+            Ok(Value::Double(x)) => x,
+            other => panic!("{f:?}: {other:?}"),
+        };
+        assert_eq!(full(AggFn::Sum), 0.0);
+        assert!(full(AggFn::Mean).is_nan());
+        assert_eq!(full(AggFn::Min), f64::INFINITY);
+        assert_eq!(full(AggFn::Max), f64::NEG_INFINITY);
     }
 
     fn close(a: &Value, b: &Value, what: &str) {

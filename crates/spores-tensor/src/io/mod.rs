@@ -122,11 +122,20 @@ pub fn from_matrix(m: &Matrix) -> CooTensor {
     CooTensor::from_entries(dims, entries, 0.0).expect("matrix entries are in bounds")
 }
 
+/// Most cells a result with a non-zero fill may have to be written as a dense Matrix
+/// Market array (every cell is then a value; 2^28 cells are 2 GiB of values in memory).
+const MAX_DENSE_CELLS: usize = 1 << 28;
+
 /// Writes `t` atomically: Matrix Market for order 1 and 2 (`.mtx`), FROSTT `.tns` otherwise
-/// (and for any path ending in `.tns`). Entries equal to the fill value are not written; a
-/// non-zero fill is recorded in a comment line.
+/// (and for any path ending in `.tns`). Entries equal to the fill value are not written to
+/// a coordinate file; in a `.tns` file a non-zero fill is recorded on its `# dims` line. A
+/// Matrix Market coordinate file's missing entries are zeros to every reader, so a result
+/// of order 1 or 2 with a non-zero fill is written as a dense `array` file instead.
 pub fn write_tensor(t: &CooTensor, path: &Path) -> Result<(), TensorError> {
     let tns = path.extension().is_some_and(|e| e == "tns") || t.order() > 2 || t.order() == 0;
+    if !tns && t.fill() != 0.0 {
+        return write_dense_matrix_market(t, path);
+    }
     write_atomic(path, |w| {
         if tns {
             writeln!(w, "# dims {:?} fill {}", t.dims(), t.fill())?;
@@ -141,14 +150,37 @@ pub fn write_tensor(t: &CooTensor, path: &Path) -> Result<(), TensorError> {
             }
         } else {
             writeln!(w, "%%MatrixMarket matrix coordinate real general")?;
-            if t.fill() != 0.0 {
-                writeln!(w, "% fill {}", t.fill())?;
-            }
             let (rows, cols) = (t.dims()[0], t.dims().get(1).copied().unwrap_or(1));
             writeln!(w, "{rows} {cols} {}", t.nnz())?;
             for (c, v) in t.iter() {
                 writeln!(w, "{} {} {v}", c[0] + 1, c.get(1).map_or(1, |x| x + 1))?;
             }
+        }
+        Ok(())
+    })
+}
+
+/// `t` (order 1 or 2) as a Matrix Market `array` file: every cell, column by column.
+fn write_dense_matrix_market(t: &CooTensor, path: &Path) -> Result<(), TensorError> {
+    let (rows, cols) = (t.dims()[0], t.dims().get(1).copied().unwrap_or(1));
+    let cells = rows.checked_mul(cols).filter(|&n| n <= MAX_DENSE_CELLS);
+    let Some(cells) = cells else {
+        return Err(TensorError::Invalid(format!(
+            "cannot write {}: a {rows}x{cols} result with fill {} has a value in every cell,              more than {MAX_DENSE_CELLS} for a dense Matrix Market file; write it as .tns",
+            path.display(),
+            t.fill()
+        )));
+    };
+    let mut values = vec![t.fill(); cells];
+    for (c, v) in t.iter() {
+        let (i, j) = (c[0] as usize, c.get(1).map_or(0, |&x| x as usize));
+        values[j * rows + i] = v;
+    }
+    write_atomic(path, |w| {
+        writeln!(w, "%%MatrixMarket matrix array real general")?;
+        writeln!(w, "{rows} {cols}")?;
+        for v in &values {
+            writeln!(w, "{v}")?;
         }
         Ok(())
     })

@@ -48,6 +48,40 @@ fn written_tensors_read_back() {
     assert_eq!(read_tensor(&p).unwrap(), m);
 }
 
+/// A result with a non-zero fill keeps its value in every cell when written: a Matrix
+/// Market order 1 or 2 file is then a dense array (a coordinate file's missing entries are
+/// zeros to every reader), a `.tns` file records the fill on its `# dims` line.
+#[test]
+fn a_non_zero_fill_survives_writing_and_reading() {
+    let m = CooTensor::from_entries(vec![2, 2], vec![(vec![0, 0], 6.0)], 1.0).unwrap();
+    let v = CooTensor::from_entries(vec![3], vec![(vec![2], -2.0)], 0.5).unwrap();
+    let cube = CooTensor::from_entries(vec![2, 2, 2], vec![(vec![1, 1, 1], 3.0)], 1.0).unwrap();
+    for (t, name, sum) in [
+        (m, "f.mtx", 9.0),
+        (v, "f1.mtx", -1.0),
+        (cube, "f.tns", 10.0),
+    ] {
+        let p = tmp(name, "");
+        write_tensor(&t, &p).unwrap();
+        let back = read_tensor(&p).unwrap();
+        assert_eq!(back.dims(), t.dims(), "{name}");
+        let cells: Vec<Vec<u32>> = match t.dims() {
+            [n] => (0..*n as u32).map(|i| vec![i]).collect(),
+            [r, c] => (0..*r as u32)
+                .flat_map(|i| (0..*c as u32).map(move |j| vec![i, j]))
+                .collect(),
+            _ => (0..8u32)
+                .map(|k| vec![k >> 2, (k >> 1) & 1, k & 1])
+                .collect(),
+        };
+        let total: f64 = cells.iter().map(|c| back.get(c)).sum();
+        assert_eq!(total, sum, "{name}");
+        for c in &cells {
+            assert_eq!(back.get(c), t.get(c), "{name} at {c:?}");
+        }
+    }
+}
+
 #[test]
 fn edge_lists_and_missing_files() {
     let p = tmp("g.edges", "# graph\n0 1\n1 2 2.5\n0 1\n");

@@ -1,5 +1,6 @@
 //! Sparse tensor programs in tensor index notation, optimized the way Galley does it
-//! (../shared/papers/galley.txt) and run on our own sparse tensor engine.
+//! (Deeds et al., "Galley: Modern Query Optimization for Sparse Tensor Programs") and run
+//! on our own sparse tensor engine.
 //!
 //! Where it sits: front end, optimizer and engine of tensor programs in one crate, on the
 //! shared `spores-diag` (spans), `spores-sparsity` (statistics) and `spores-exec` (kernels);

@@ -123,7 +123,7 @@ pub fn from_matrix(m: &Matrix) -> CooTensor {
 }
 
 /// Most cells a result with a non-zero fill may have to be written as a dense Matrix
-/// Market array (every cell is then a value; 2^28 cells are 2 GiB of values in memory).
+/// Market array (every cell is then a line of the file: 2^28 lines are several GiB).
 const MAX_DENSE_CELLS: usize = 1 << 28;
 
 /// Writes `t` atomically: Matrix Market for order 1 and 2 (`.mtx`), FROSTT `.tns` otherwise
@@ -171,16 +171,27 @@ fn write_dense_matrix_market(t: &CooTensor, path: &Path) -> Result<(), TensorErr
             t.fill()
         )));
     };
-    let mut values = vec![t.fill(); cells];
-    for (c, v) in t.iter() {
-        let (i, j) = (c[0] as usize, c.get(1).map_or(0, |&x| x as usize));
-        values[j * rows + i] = v;
-    }
+    // The stored entries in column-major order; every other cell is the fill. Streamed, so
+    // no dense copy of the result is held.
+    let mut stored: Vec<(usize, f64)> = t
+        .iter()
+        .map(|(c, v)| {
+            (
+                c.get(1).map_or(0, |&j| j as usize) * rows + c[0] as usize,
+                v,
+            )
+        })
+        .collect();
+    stored.sort_unstable_by_key(|&(cell, _)| cell);
     write_atomic(path, |w| {
         writeln!(w, "%%MatrixMarket matrix array real general")?;
         writeln!(w, "{rows} {cols}")?;
-        for v in &values {
-            writeln!(w, "{v}")?;
+        let mut next = stored.iter().peekable();
+        for cell in 0..cells {
+            match next.next_if(|&&(c, _)| c == cell) {
+                Some(&(_, v)) => writeln!(w, "{v}")?,
+                None => writeln!(w, "{}", t.fill())?,
+            }
         }
         Ok(())
     })

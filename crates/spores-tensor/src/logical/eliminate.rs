@@ -243,18 +243,29 @@ impl<'a> Ctx<'a> {
     /// thousands of queries one optimization prices) could only misprice a plan, never make
     /// it compute something else (statistics steer choices, not semantics).
     fn query_key(&self, q: &LogicalQuery) -> u64 {
+        self.structural_hash(false, |structure, h| {
+            q.agg.hash(h);
+            structure.idxs(h, &q.idxs);
+            structure.idxs(h, &q.agg_idxs);
+            structure.expr(h, &q.body);
+        })
+    }
+
+    /// A hash written by `write` with this context's index sizes and alias definitions.
+    fn structural_hash(
+        &self,
+        alias_names: bool,
+        write: impl FnOnce(&Structure, &mut FxHasher),
+    ) -> u64 {
         let sizes = self.sizes.borrow();
         let canon = self.canon.borrow();
         let structure = Structure {
             sizes: &sizes,
             canon: &canon,
-            alias_names: false,
+            alias_names,
         };
         let mut h = FxHasher::default();
-        q.agg.hash(&mut h);
-        structure.idxs(&mut h, &q.idxs);
-        structure.idxs(&mut h, &q.agg_idxs);
-        structure.expr(&mut h, &q.body);
+        write(&structure, &mut h);
         h.finish()
     }
 
@@ -600,16 +611,7 @@ impl Ctx<'_> {
     /// A hash of an aggregate node for [`super::moves`]: its structure with alias names (they
     /// end up in the node a move leaves) and their definitions (they steer the prices).
     pub(super) fn node_key(&self, node: &Expr) -> u64 {
-        let sizes = self.sizes.borrow();
-        let canon = self.canon.borrow();
-        let structure = Structure {
-            sizes: &sizes,
-            canon: &canon,
-            alias_names: true,
-        };
-        let mut h = FxHasher::default();
-        structure.expr(&mut h, node);
-        h.finish()
+        self.structural_hash(true, |structure, h| structure.expr(h, node))
     }
 }
 

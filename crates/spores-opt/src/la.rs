@@ -152,6 +152,27 @@ impl ShapeEnv {
         Ok(())
     }
 
+    /// Parses `NAME=N`, as `--nnz` takes it: a non-negative number of non-zeros for an
+    /// input whose shape is already given.
+    pub fn add_nnz_arg(&mut self, arg: &str) -> Result<(), String> {
+        let (name, n) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("expected NAME=N for --nnz, got `{arg}`"))?;
+        let n: f64 = n
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n: &f64| *n >= 0.0 && n.is_finite())
+            .ok_or_else(|| format!("--nnz {name}: `{n}` is not a non-negative number"))?;
+        if !self.shapes.contains_key(name) {
+            return Err(format!(
+                "--nnz {name}: give its shape with --shape {name}=ROWSxCOLS first"
+            ));
+        }
+        self.set_nnz(name, n);
+        Ok(())
+    }
+
     /// The shape of an expression under DML's rules, or an error naming the offending
     /// operator and both shapes.
     pub fn shape_of(&self, e: &LaExpr) -> Result<Shape, ShapeError> {

@@ -17,5 +17,7 @@ pub mod extract;
 pub mod functions;
 pub mod fused;
 pub mod la;
+pub mod policy;
 pub mod saturate;
 mod tables;
+pub mod verified;

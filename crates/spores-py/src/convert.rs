@@ -11,7 +11,7 @@
 //! integer types.
 //!
 //! Nothing scans an input for NaN/Inf here: arrays read in place are planned as
-//! unchecked (`spores::opt::Finiteness::Unchecked`), and the kernels that read every
+//! unchecked (`spores_dml::opt::Finiteness::Unchecked`), and the kernels that read every
 //! value (`sddmm_sum`, `mmchain`) find out in their own pass.
 
 use std::collections::HashMap;
@@ -25,7 +25,7 @@ use numpy::{
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use spores::Value;
+use spores_dml::Value;
 use spores_exec::matrix::{CsrMatrix, DenseMatrix, ForeignSlice, IndexChecks, Matrix};
 
 /// Elements of a NumPy array that a matrix reads without copying.

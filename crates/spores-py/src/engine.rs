@@ -27,8 +27,8 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use spores::runtime::{Interpreter, RunOptions};
-use spores::{ScriptError, Value};
+use spores_dml::runtime::{Interpreter, RunOptions};
+use spores_dml::{ScriptError, Value};
 use spores_lang::ast::Program;
 
 /// How often a waiting caller looks for a pending Ctrl-C.
@@ -372,14 +372,14 @@ impl Drop for CachedScript {
 /// The run options for a script (the optimizer `spores run` uses unless `optimize` is off).
 /// `explain`: `None` for no explanation, `Some(dot)` for text or Graphviz.
 fn run_options(key: &ScriptKey, explain: Option<bool>, cancel: Arc<AtomicBool>) -> RunOptions {
-    let optimizer: Box<dyn spores::opt::DagOptimizer> = if key.optimize {
-        let mut spores = spores::opt::SporesOptimizer::new(Default::default());
+    let optimizer: Box<dyn spores_dml::opt::DagOptimizer> = if key.optimize {
+        let mut spores = spores_dml::opt::SporesOptimizer::new(Default::default());
         if key.full_search {
             spores.min_cost(0.0).full_search();
         }
         Box::new(spores)
     } else {
-        Box::new(spores::opt::NoOptimizer)
+        Box::new(spores_dml::opt::NoOptimizer)
     };
     RunOptions {
         args: key.args.iter().cloned().collect(),

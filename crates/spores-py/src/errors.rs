@@ -6,7 +6,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
-use spores::ScriptError;
+use spores_dml::ScriptError;
 
 create_exception!(
     spores,
@@ -56,7 +56,7 @@ pub fn script_error(e: &ScriptError, name: &str, source: &str) -> PyErr {
     let text = d.render_in(name, source).trim_end().to_string();
     match e {
         ScriptError::Parse(_) => ParseError::new_err(text),
-        ScriptError::Runtime(_) if d.message == spores::runtime::INTERRUPTED => {
+        ScriptError::Runtime(_) if d.message == spores_dml::runtime::INTERRUPTED => {
             PyKeyboardInterrupt::new_err(text)
         }
         ScriptError::Runtime(_) if d.static_error => UnsupportedError::new_err(text),

@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use spores::commands::InputArgs;
+use spores_opt::la::{LaExpr, ShapeEnv};
 
 /// Runs a DML script with `inputs` bound as variables. Returns the requested outputs
 /// (every variable the script leaves, except the inputs, when `outputs` is None) and
@@ -98,22 +98,26 @@ fn run_script<'py>(
     Ok((out, printed))
 }
 
-/// Parses the shape description shared by `optimize` and `equiv`.
-fn input_args(
-    shapes: HashMap<String, (usize, usize)>,
-    nnz: HashMap<String, f64>,
-    scalars: Vec<String>,
-) -> InputArgs {
-    let mut names: Vec<_> = shapes.keys().cloned().collect();
-    names.sort();
-    InputArgs {
-        shapes: names
-            .iter()
-            .map(|n| format!("{n}={}x{}", shapes[n].0, shapes[n].1))
-            .collect(),
-        nnz: nnz.iter().map(|(n, v)| format!("{n}={v}")).collect(),
-        scalars,
+/// The inputs' description shared by `optimize` and `equiv`, checked as the CLI's
+/// `--shape`, `--nnz` and `--scalar` are.
+fn shape_env(
+    shapes: &HashMap<String, (usize, usize)>,
+    nnz: &HashMap<String, f64>,
+    scalars: &[String],
+) -> Result<ShapeEnv, String> {
+    let mut env = ShapeEnv::default();
+    for (name, (rows, cols)) in shapes {
+        env.add_shape_arg(&format!("{name}={rows}x{cols}"))?;
     }
+    for name in scalars {
+        env.scalar(name);
+    }
+    let mut nnz: Vec<_> = nnz.iter().collect();
+    nnz.sort_by(|a, b| a.0.cmp(b.0));
+    for (name, n) in nnz {
+        env.add_nnz_arg(&format!("{name}={n}"))?;
+    }
+    Ok(env)
 }
 
 /// `spores optimize`: the optimized plan of one expression with its costs, as the CLI
@@ -127,17 +131,20 @@ fn optimize_expr(
     nnz: HashMap<String, f64>,
     scalars: Vec<String>,
 ) -> PyResult<String> {
-    let inputs = input_args(shapes, nnz, scalars);
-    let (code, out, err) = engine::submit(py, move |_| {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let options = spores_opt::saturate::OptimizeOptions::default();
-        let code = spores::commands::optimize(&expr, &inputs, &options, &mut out, &mut err);
-        (code, out, err)
+    use spores_opt::saturate::{OptError, OptimizeOptions};
+    let parsed =
+        LaExpr::parse(&expr).map_err(|d| errors::command_error(2, &d.render("<expr>", &expr)))?;
+    let env = shape_env(&shapes, &nnz, &scalars)
+        .map_err(|e| errors::command_error(2, &format!("error: {e}")))?;
+    let options = OptimizeOptions::default();
+    let plan = engine::submit(py, move |_| {
+        spores_opt::verified::optimize_verified(&parsed, &env, &options)
     })?;
-    if code != 0 {
-        return Err(errors::command_error(code, &String::from_utf8_lossy(&err)));
+    match plan {
+        Ok(plan) => Ok(plan.to_string()),
+        Err(e @ OptError::Shape(_)) => Err(errors::command_error(2, &format!("error: {e}"))),
+        Err(e) => Err(errors::command_error(1, &format!("error: {e}"))),
     }
-    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// `spores equiv`: whether two expressions are equal for all inputs; returns
@@ -154,15 +161,12 @@ fn equiv_exprs<'py>(
     scalars: Vec<String>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     use spores_opt::canon::{self, Equivalence};
-    use spores_opt::la::LaExpr;
     let parse = |text: &str, side: &str| {
         LaExpr::parse(text)
             .map_err(|d| errors::ParseError::new_err(d.render(side, text).trim_end().to_string()))
     };
     let (l, r) = (parse(&lhs, "<lhs>")?, parse(&rhs, "<rhs>")?);
-    let env = input_args(shapes, HashMap::new(), scalars)
-        .to_env()
-        .map_err(errors::ShapeError::new_err)?;
+    let env = shape_env(&shapes, &HashMap::new(), &scalars).map_err(errors::ShapeError::new_err)?;
     let verdict = engine::submit(py, move |_| canon::equiv(&l, &r, &env))?
         .map_err(|e| errors::ShapeError::new_err(format!("error: {e}")))?;
     let witness = PyDict::new(py);
@@ -216,28 +220,32 @@ fn mlir_opt(
     rules: Option<String>,
     extractor: String,
 ) -> PyResult<String> {
+    use spores_mlir::egg::{optimize, Extractor, OptOptions};
+    let extractor: Extractor = extractor
+        .parse()
+        .map_err(|e| errors::command_error(2, &format!("error: {e}")))?;
     let input = TempFile::with_text(".mlir", &text)?;
-    let rules = rules.map(|r| TempFile::with_text(".egg", &r)).transpose()?;
-    let args = spores::commands::MlirOptArgs {
-        input: input.0.clone(),
-        rules: rules.as_ref().map(|r| r.0.clone()),
-        output: None,
-        stats: false,
+    let module = spores_mlir::load(&input.0, &spores_mlir::LoadOptions::default())
+        .map_err(|e| errors::command_error(2, &format!("error: {e}")))?;
+    drop(input);
+    let (rules, rules_name) = match rules {
+        Some(text) => (text, "<rules>".to_string()),
+        None => (String::new(), "no rules".to_string()),
+    };
+    let options = OptOptions {
         iter_limit: 100,
         node_limit: 2_000_000,
-        time_limit_ms: 10_000,
+        time_limit: std::time::Duration::from_secs(10),
         extractor,
     };
-    let (code, out, err) = engine::submit(py, move |_| {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = spores::commands::mlir_opt(&args, &mut out, &mut err);
-        (code, out, err)
-    })?;
-    drop((input, rules));
-    if code != 0 {
-        return Err(errors::command_error(code, &String::from_utf8_lossy(&err)));
-    }
-    Ok(String::from_utf8_lossy(&out).into_owned())
+    let (result, _) = engine::submit(py, move |_| {
+        optimize(&module, &rules, &rules_name, &options)
+    })?
+    .map_err(|e| errors::command_error(1, &format!("error: {e}")))?;
+    Ok(spores_mlir::print(
+        &result,
+        spores_mlir::PrintOptions::default(),
+    ))
 }
 
 /// Sets how many threads the kernels use (default: one per core).

@@ -17,8 +17,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
-use spores::{Interpreter, RunOptions};
+use spores_dml::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
+use spores_dml::{Interpreter, RunOptions};
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 use spores_opt::saturate::{optimize, OptimizeOptions};
 

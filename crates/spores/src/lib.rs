@@ -1,54 +1,9 @@
-//! spores: optimizing and running linear-algebra scripts.
+//! spores: the command line of the spores system.
 //!
-//! The pipeline, module by module:
-//! 1. [`spores_lang`] parses a DML script into an AST;
-//! 2. [`dag`] lowers each basic block into one DAG with common subexpressions shared;
-//! 3. [`opt`] is where an optimizer rewrites a block's DAG into a cheaper equivalent;
-//! 4. [`plan`] makes local kernel choices (e.g. products of transposes without copies);
-//! 5. [`runtime`] runs the control flow and evaluates each DAG on the kernels of
-//!    [`spores_exec`], or hands its sum-product subgraphs to a relational [`engine`].
-//!
-//! ```
-//! let out = spores::run_script("x = sum(matrix(2, rows=3, cols=4))\nprint(\"x = \" + x)", Default::default())
-//!     .unwrap();
-//! assert_eq!(out, "x = 24.0\n");
-//! ```
+//! The binary (`main.rs`) parses flags and hands each subcommand to [`commands`], where it
+//! is a library function that writes to the given streams and returns the exit code, so
+//! tests can call it directly. The work itself lives in the crates below: DML scripts in
+//! [`spores_dml`], LA expressions in [`spores_opt`], tensor programs in [`spores_tensor`],
+//! MLIR in [`spores_mlir`].
 
 pub mod commands;
-pub mod dag;
-pub mod engine;
-pub mod opt;
-pub mod plan;
-pub mod runtime;
-
-use spores_lang::diag::Diagnostic;
-
-pub use runtime::{Interpreter, RunOptions, Value};
-
-/// Why a script did not run to the end.
-#[derive(Debug)]
-pub enum ScriptError {
-    /// The script does not parse.
-    Parse(Diagnostic),
-    /// It parsed but failed while running (including `stop()`).
-    Runtime(Diagnostic),
-}
-
-impl ScriptError {
-    pub fn diagnostic(&self) -> &Diagnostic {
-        match self {
-            ScriptError::Parse(d) | ScriptError::Runtime(d) => d,
-        }
-    }
-}
-
-/// Parses and runs a script, returning what it printed. Convenient for tests and
-/// embedding; the CLI uses [`Interpreter`] directly to stream output and keep stats.
-pub fn run_script(source: &str, options: RunOptions) -> Result<String, ScriptError> {
-    let program = spores_lang::parse(source).map_err(ScriptError::Parse)?;
-    let mut out = Vec::new();
-    let mut interp = Interpreter::new(&program, options, &mut out);
-    interp.run(&program).map_err(ScriptError::Runtime)?;
-    drop(interp);
-    Ok(String::from_utf8_lossy(&out).into_owned())
-}

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use spores::runtime::{Interpreter, RunOptions};
+use spores_dml::runtime::{Interpreter, RunOptions};
 
 /// Kernels write every result into a fresh buffer. glibc's allocator hands large buffers
 /// back to the OS on free and maps them anew on the next allocation, so each result paid
@@ -44,6 +44,7 @@ fn init_logging(verbose: u8) {
     // Only our crates: egglog and the solver log their own internals at debug level.
     for krate in [
         "spores",
+        "spores_dml",
         "spores_opt",
         "spores_mlir",
         "spores_tensor",
@@ -490,7 +491,7 @@ fn ballista_cluster(_: ClusterFlags) -> ExitCode {
 fn relational_engine(
     choice: EngineChoice,
     threads: Option<u64>,
-) -> Result<Option<std::sync::Arc<dyn spores::engine::RelationalEngine>>, String> {
+) -> Result<Option<std::sync::Arc<dyn spores_dml::engine::RelationalEngine>>, String> {
     #[cfg(feature = "datafusion")]
     let config = || {
         let mut config = spores_dist::EngineConfig::default();
@@ -561,11 +562,11 @@ fn run(flags: RunFlags) -> ExitCode {
         }
     }
     let placement = match engine {
-        EngineChoice::Auto => spores::engine::Placement::OverBudget {
+        EngineChoice::Auto => spores_dml::engine::Placement::OverBudget {
             bytes: spores_exec::memory::budget().min(u64::MAX as f64) as u64,
         },
         EngineChoice::Local | EngineChoice::Datafusion | EngineChoice::Ballista(_) => {
-            spores::engine::Placement::Everything
+            spores_dml::engine::Placement::Everything
         }
     };
     let engine = match relational_engine(engine, threads) {
@@ -591,8 +592,8 @@ fn run(flags: RunFlags) -> ExitCode {
         }
     };
     let parse_time = started.elapsed();
-    let optimizer: Box<dyn spores::opt::DagOptimizer> = if no_opt {
-        Box::new(spores::opt::NoOptimizer)
+    let optimizer: Box<dyn spores_dml::opt::DagOptimizer> = if no_opt {
+        Box::new(spores_dml::opt::NoOptimizer)
     } else {
         let options = match saturation_options(rules.as_deref(), extractor) {
             Ok(options) => options,
@@ -611,7 +612,7 @@ fn run(flags: RunFlags) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
-        let mut spores = spores::opt::SporesOptimizer::new(options);
+        let mut spores = spores_dml::opt::SporesOptimizer::new(options);
         if full_search {
             spores.min_cost(0.0).full_search();
         }

@@ -291,7 +291,10 @@ fn verbose_logs_the_optimizer_and_the_engine_to_stderr_only_when_asked() {
     assert_eq!(code, 0, "{err}");
     // The log never mixes into the script's output.
     assert_eq!(out, quiet_out);
-    assert!(err.contains("DEBUG spores::runtime::stats] ran "), "{err}");
+    assert!(
+        err.contains("DEBUG spores_dml::runtime::stats] ran "),
+        "{err}"
+    );
 
     let optimize = [
         "optimize",

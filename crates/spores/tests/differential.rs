@@ -22,8 +22,8 @@ mod common;
 mod reference;
 
 use reference::Val;
-use spores::runtime::Interpreter;
-use spores::{run_script, RunOptions, Value};
+use spores_dml::runtime::Interpreter;
+use spores_dml::{run_script, RunOptions, Value};
 use spores_exec::{CsrMatrix, DenseMatrix, Matrix};
 
 /// Shapes the generator builds expressions for: m = 7, n = 5, k = 3.

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use spores::runtime::{Interpreter, RunOptions, INTERRUPTED};
-use spores::Value;
+use spores_dml::runtime::{Interpreter, RunOptions, INTERRUPTED};
+use spores_dml::Value;
 use spores_exec::matrix::{DenseMatrix, Matrix};
 
 fn run(

@@ -8,8 +8,8 @@ mod common;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use spores::engine::{Placement, RelationInput, RelationalEngine};
-use spores::RunOptions;
+use spores_dml::engine::{Placement, RelationInput, RelationalEngine};
+use spores_dml::RunOptions;
 use spores_exec::Matrix;
 use spores_opt::la::{expand_fused, LaExpr};
 
@@ -76,7 +76,7 @@ fn run_placed(script: &str, engine: Option<Arc<Recording>>, placement: Placement
         placement,
         ..RunOptions::default()
     };
-    spores::run_script(script, options).unwrap_or_else(|e| panic!("{:?}", e.diagnostic()))
+    spores_dml::run_script(script, options).unwrap_or_else(|e| panic!("{:?}", e.diagnostic()))
 }
 
 #[test]

@@ -6,7 +6,7 @@
 mod common;
 
 use common::values;
-use spores::{run_script, RunOptions, ScriptError};
+use spores_dml::{run_script, RunOptions, ScriptError};
 
 fn run(src: &str, fuse: bool) -> Result<String, String> {
     let options = RunOptions {
@@ -23,7 +23,7 @@ fn run(src: &str, fuse: bool) -> Result<String, String> {
 /// (`spores run --full-search`): what extraction picks, where the default budget would
 /// keep a root of a few hundred nanoseconds as written.
 fn run_full_search(src: &str) -> Result<String, String> {
-    let mut optimizer = spores::opt::SporesOptimizer::new(Default::default());
+    let mut optimizer = spores_dml::opt::SporesOptimizer::new(Default::default());
     optimizer.min_cost(0.0).full_search();
     let options = RunOptions {
         optimizer: Box::new(optimizer),

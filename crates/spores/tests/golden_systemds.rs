@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use spores::{run_script, RunOptions};
+use spores_dml::{run_script, RunOptions};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

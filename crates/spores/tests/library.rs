@@ -6,8 +6,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use spores::opt::SporesOptimizer;
-use spores::{run_script, RunOptions, ScriptError};
+use spores_dml::opt::SporesOptimizer;
+use spores_dml::{run_script, RunOptions, ScriptError};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")

@@ -10,8 +10,8 @@ mod common;
 use common::values;
 use std::process::Command;
 
-use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
-use spores::{run_script, RunOptions};
+use spores_dml::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
+use spores_dml::{run_script, RunOptions};
 
 fn run(src: &str, sized_planning: bool, optimized: bool) -> String {
     let optimizer: Box<dyn DagOptimizer> = if optimized {

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{numbers, same};
-use spores::{run_script, RunOptions};
+use spores_dml::{run_script, RunOptions};
 
 /// The script's output with the optimizer on every expression (`min_cost` 0) or off,
 /// with `--explain`.
@@ -31,7 +31,7 @@ fn printed(out: &str) -> Vec<f64> {
 /// The output of `src` under the full search in every block (the masked operators
 /// extraction chooses compiled into the masked kernels), with `--explain`.
 fn planned(src: &str) -> String {
-    let mut spores = spores::opt::SporesOptimizer::new(Default::default());
+    let mut spores = spores_dml::opt::SporesOptimizer::new(Default::default());
     spores.full_search().min_cost(0.0);
     let options = RunOptions {
         optimizer: Box::new(spores),
@@ -190,7 +190,7 @@ for (i in 1:6) {
             ..RunOptions::default()
         };
         let mut out = Vec::new();
-        let mut interp = spores::Interpreter::new(&program, options, &mut out);
+        let mut interp = spores_dml::Interpreter::new(&program, options, &mut out);
         interp.run(&program).expect("runs");
         let searches = interp.stats.optimize_times.len();
         drop(interp);

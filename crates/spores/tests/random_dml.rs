@@ -1,8 +1,8 @@
 //! DML `rand` and `sample` with a seed print what SystemDS 3.4 printed for the same
 //! script (recorded from `bench/systemds.sh`); unseeded calls stay independent.
 
-use spores::opt::SporesOptimizer;
-use spores::{run_script, RunOptions};
+use spores_dml::opt::SporesOptimizer;
+use spores_dml::{run_script, RunOptions};
 
 const SCRIPT: &str = r#"
 f = function(Integer s) return (Matrix[Double] X) {

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use spores::{run_script, RunOptions, ScriptError};
+use spores_dml::{run_script, RunOptions, ScriptError};
 
 fn run(src: &str) -> String {
     match run_script(src, RunOptions::default()) {
@@ -267,9 +267,9 @@ fn consecutive_reads_match_reading_one_after_the_other() {
 
 #[test]
 fn common_subexpressions_are_computed_once() {
-    use spores::dag::Op;
+    use spores_dml::dag::Op;
     let src = "A = t(X) %*% y\nB = t(X) %*% y + 1\nC = sum(t(X))\n";
-    let block = spores::dag::lower_source(src).unwrap();
+    let block = spores_dml::dag::lower_source(src).unwrap();
     let count = |want: &Op| block.dag.nodes().iter().filter(|n| &n.op == want).count();
     assert_eq!(count(&Op::Transpose), 1);
     assert_eq!(count(&Op::MatMul), 1);

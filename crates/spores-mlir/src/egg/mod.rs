@@ -48,6 +48,32 @@ pub enum Extractor {
     Ilp(Duration),
 }
 
+/// An `--extractor` argument that is not `greedy`, `ilp` or `ilp:MS`.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractorArgError {
+    #[error("--extractor ilp:MS needs a number of milliseconds, got `{0}`")]
+    Milliseconds(String),
+    #[error("--extractor must be greedy, ilp or ilp:MS, got `{0}`")]
+    Unknown(String),
+}
+
+impl std::str::FromStr for Extractor {
+    type Err = ExtractorArgError;
+
+    /// `greedy`, `ilp` (500 ms) or `ilp:MS`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.split_once(':') {
+            None if s == "greedy" => Ok(Extractor::Greedy),
+            None if s == "ilp" => Ok(Extractor::Ilp(Duration::from_millis(500))),
+            Some(("ilp", ms)) => ms
+                .parse::<u64>()
+                .map(|ms| Extractor::Ilp(Duration::from_millis(ms)))
+                .map_err(|_| ExtractorArgError::Milliseconds(ms.to_string())),
+            _ => Err(ExtractorArgError::Unknown(s.to_string())),
+        }
+    }
+}
+
 /// Limits and choices.
 #[derive(Clone, Debug)]
 pub struct OptOptions {

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::runtime::library::Library;
+use spores_dml::runtime::library::Library;
 
 use super::EXIT_USAGE;
 

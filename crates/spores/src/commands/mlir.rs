@@ -46,20 +46,6 @@ pub struct MlirOptArgs {
     pub extractor: String,
 }
 
-fn parse_extractor(s: &str) -> Result<Extractor, String> {
-    match s.split_once(':') {
-        None if s == "greedy" => Ok(Extractor::Greedy),
-        None if s == "ilp" => Ok(Extractor::Ilp(Duration::from_millis(500))),
-        Some(("ilp", ms)) => ms
-            .parse::<u64>()
-            .map(|ms| Extractor::Ilp(Duration::from_millis(ms)))
-            .map_err(|_| format!("--extractor ilp:MS needs a number of milliseconds, got `{ms}`")),
-        _ => Err(format!(
-            "--extractor must be greedy, ilp or ilp:MS, got `{s}`"
-        )),
-    }
-}
-
 /// Runs a subcommand; returns the exit code (0 ok, 1 optimization failed, 2 usage/input).
 pub fn mlir(cmd: &MlirCommand, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     match cmd {
@@ -69,7 +55,7 @@ pub fn mlir(cmd: &MlirCommand, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 
 /// `spores mlir opt`.
 pub fn mlir_opt(args: &MlirOptArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    let extractor = match parse_extractor(&args.extractor) {
+    let extractor = match args.extractor.parse::<Extractor>() {
         Ok(e) => e,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");

@@ -47,21 +47,7 @@ impl InputArgs {
             env.scalar(name);
         }
         for arg in &self.nnz {
-            let (name, n) = arg
-                .split_once('=')
-                .ok_or_else(|| format!("expected NAME=N for --nnz, got `{arg}`"))?;
-            let n: f64 = n
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n: &f64| *n >= 0.0 && n.is_finite())
-                .ok_or_else(|| format!("--nnz {name}: `{n}` is not a non-negative number"))?;
-            if !env.shapes.contains_key(name) {
-                return Err(format!(
-                    "--nnz {name}: give its shape with --shape {name}=ROWSxCOLS first"
-                ));
-            }
-            env.set_nnz(name, n);
+            env.add_nnz_arg(arg)?;
         }
         Ok(env)
     }

@@ -14,7 +14,7 @@ use spores_tensor::parse::parse_program;
 use spores_tensor::CooTensor;
 
 use super::EXIT_USAGE;
-use crate::engine::RelationalEngine;
+use spores_dml::engine::RelationalEngine;
 
 /// Outputs with at most this many stored entries are printed in full.
 const PRINT_ENTRIES: usize = 20;

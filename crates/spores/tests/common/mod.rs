@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use spores::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
+use spores_dml::opt::{DagOptimizer, NoOptimizer, SporesOptimizer};
 
 /// The optimizer a test runs with: SPORES on every LA subgraph (a zero cost threshold,
 /// so that small inputs too go through saturation and plan verification), or none.

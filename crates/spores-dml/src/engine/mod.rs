@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use spores_exec::{DenseMatrix, Matrix};
+use spores_exec::Matrix;
 use spores_opt::la::LaExpr;
 use spores_tensor::CooTensor;
 
@@ -33,8 +33,10 @@ use crate::dag::meta::{infer, NodeMeta};
 use crate::dag::{BlockDag, Op, RelationalRoot};
 use crate::opt::convert::{extract, rebuild_with};
 use crate::opt::InputMeta;
-use crate::runtime::file_matrix::FileMatrix;
-use crate::runtime::Value;
+
+pub mod file_matrix;
+
+use file_matrix::FileMatrix;
 
 /// An engine that evaluates whole LA expressions as relational queries.
 pub trait RelationalEngine {
@@ -219,32 +221,6 @@ pub fn relational_block(
         Ok(Some((value, None)))
     });
     rebuilt.ok()
-}
-
-/// Runs an [`Op::Relational`] node on its leaves' values.
-pub fn run_relational(
-    engine: &dyn RelationalEngine,
-    root: &RelationalRoot,
-    args: &[Value],
-) -> Result<Value, String> {
-    let mut inputs = HashMap::with_capacity(args.len());
-    for (name, value) in root.leaves.iter().zip(args) {
-        let input = match value {
-            Value::Matrix(m) => RelationInput::Matrix(m.clone()),
-            Value::File(f) => RelationInput::File(f.clone()),
-            scalar => {
-                let v = scalar.as_f64().ok_or_else(|| {
-                    format!(
-                        "`{name}` is a {}, not a number or matrix",
-                        scalar.type_name()
-                    )
-                })?;
-                RelationInput::Matrix(Arc::new(Matrix::Dense(DenseMatrix::filled(1, 1, v))))
-            }
-        };
-        inputs.insert(name.clone(), input);
-    }
-    engine.run(&root.expr, &inputs).map(Value::matrix)
 }
 
 /// DataFusion on this machine, or on a Ballista cluster, through `spores-dist`.

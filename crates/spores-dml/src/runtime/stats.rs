@@ -16,7 +16,7 @@ pub struct Stats {
     pub optimize_times: Vec<Duration>,
     /// Per block (keyed by the interpreter's block key): where it is, how often it ran,
     /// the optimizer's time on it and its execution time.
-    pub blocks: HashMap<(usize, usize), BlockStats>,
+    pub blocks: HashMap<super::BlockKey, BlockStats>,
 }
 
 /// What one basic block cost, for `--stats`.

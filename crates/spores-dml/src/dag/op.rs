@@ -50,7 +50,7 @@ impl std::hash::Hash for Literal {
 impl fmt::Display for Literal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Literal::Double(v) => f.write_str(&crate::runtime::value::format_double(*v)),
+            Literal::Double(v) => f.write_str(&crate::number::format_double(*v)),
             Literal::Int(v) => write!(f, "{v}"),
             Literal::Bool(v) => f.write_str(if *v { "TRUE" } else { "FALSE" }),
             Literal::Str(v) => write!(f, "{v:?}"),

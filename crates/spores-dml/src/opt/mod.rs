@@ -11,69 +11,9 @@ mod spores;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use spores_exec::Shape;
-
-pub use self::spores::{
-    Answers, Effort, ExprOptimizer, Saturation, SporesOptimizer, DEFAULT_MIN_COST, SEARCH_SHARE,
-};
+pub use self::spores::SporesOptimizer;
+pub use crate::dag::input::{Finiteness, InputMeta};
 use crate::dag::BlockDag;
-
-/// What is known about a block input when the block is compiled.
-#[derive(Clone, Debug, PartialEq)]
-pub enum InputMeta {
-    /// `finite`: whether every cell is a finite number (no NaN, no ±Inf).
-    Matrix {
-        shape: Shape,
-        nnz: usize,
-        finite: Finiteness,
-    },
-    Scalar {
-        finite: Finiteness,
-    },
-}
-
-/// Whether an input's cells are all finite numbers, as far as planning knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Finiteness {
-    Finite,
-    /// At least one NaN or ±Inf.
-    NonFinite,
-    /// Not looked at yet: a matrix read in place from outside (the Python bindings'
-    /// NumPy and SciPy inputs), whose scan would cost a pass of its own on every call.
-    /// Roots reading it are planned as for a value computed in the block: rewritten
-    /// behind a guard that checks it when it runs (see `crate::dag::guard`), which a
-    /// kernel that reads every value can answer from its own pass.
-    Unchecked,
-}
-
-impl From<bool> for Finiteness {
-    fn from(all_finite: bool) -> Self {
-        if all_finite {
-            Finiteness::Finite
-        } else {
-            Finiteness::NonFinite
-        }
-    }
-}
-
-impl InputMeta {
-    pub fn finiteness(&self) -> Finiteness {
-        match self {
-            InputMeta::Matrix { finite, .. } | InputMeta::Scalar { finite } => *finite,
-        }
-    }
-
-    /// Whether the input is known to hold only finite numbers (the optimizer's rewrites,
-    /// valid for real numbers, are only applied freely to such values).
-    pub fn is_finite(&self) -> bool {
-        self.finiteness() == Finiteness::Finite
-    }
-
-    /// Whether the input is known to hold a NaN or ±Inf (not merely unchecked).
-    pub fn is_known_non_finite(&self) -> bool {
-        self.finiteness() == Finiteness::NonFinite
-    }
-}
 
 /// The result of optimizing one block.
 #[derive(Clone, Debug, Default)]

@@ -13,7 +13,7 @@ use spores_exec::kernels::elementwise::BinaryOp;
 use spores_exec::Shape;
 
 use super::{AggFn, Axis, Builtin, Dag, Fused, IndexKind, Literal, Op};
-use crate::opt::InputMeta;
+use crate::dag::input::InputMeta;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum NodeMeta {
@@ -378,7 +378,7 @@ mod tests {
         InputMeta::Matrix {
             shape: Shape::new(rows, cols),
             nnz,
-            finite: crate::opt::Finiteness::Finite,
+            finite: crate::dag::input::Finiteness::Finite,
         }
     }
 

@@ -17,13 +17,13 @@ use spores_exec::kernels::{aggregate, matmul, structural, transpose};
 use spores_exec::random::{systemds_rand, systemds_sample, DatagenSpec, Pdf};
 use spores_exec::{DenseMatrix, Matrix};
 
-use super::file_matrix::FileMatrix;
 use super::list;
 use super::value::{matrix_to_string, Value};
 use crate::dag::{
     AggFn, Axis, Builtin, CatalogueOp, EwPlan, Fused, IndexKind, Literal, MaskedOperand,
     MaskedOutput, MaskedPlan, Op,
 };
+use crate::engine::file_matrix::FileMatrix;
 
 /// A runtime failure of one operator; the interpreter attaches the node's source span.
 pub type OpResult = Result<Value, String>;

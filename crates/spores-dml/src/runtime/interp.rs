@@ -13,15 +13,17 @@ use spores_exec::io::Format;
 use spores_lang::ast::{Expr, Param, Program, Stmt, StmtKind, TypeSpec};
 use spores_lang::diag::{Diagnostic, Span};
 
+use super::compiler::{BlockCompiler, BlockKey};
 use super::library::{Library, UnitId, MAIN_UNIT};
 use super::ops::{self, EffectContext, ReadRequest};
+use super::relational::run_relational;
 use super::stats::{BlockStats, Stats};
 use super::value::Value;
 use crate::dag::{
     explain, explain_dot, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext,
     Op,
 };
-use crate::engine::{relational_block, run_relational, Placement, RelationalEngine};
+use crate::engine::{Placement, RelationalEngine};
 use crate::opt::{DagOptimizer, Finiteness, InputMeta, NoOptimizer};
 
 /// The message of the error a run stops with when [`RunOptions::cancel`] is set.
@@ -77,16 +79,7 @@ impl Default for RunOptions {
     }
 }
 
-type Env = HashMap<String, Value>;
-
-/// Unplanned block address, and each input's name, shape and whether it is sparse.
-type SizedPlanKey = (usize, Vec<(String, usize, usize, bool)>);
-
-/// A lowered block, and its physical plan when planning changed anything.
-struct Compiled {
-    lowered: Rc<BlockDag>,
-    planned: Option<Rc<BlockDag>>,
-}
+pub(super) type Env = HashMap<String, Value>;
 
 pub struct Interpreter<'w> {
     /// The script's functions and those of the files it sources or calls as builtins.
@@ -97,24 +90,12 @@ pub struct Interpreter<'w> {
     calls_a_function: HashMap<usize, bool>,
     options: RunOptions,
     out: &'w mut dyn Write,
-    /// Lowered blocks and expressions, keyed by the address and length of their statements
-    /// (or the address of the expression) in the program, which lives as long as the run.
-    blocks: HashMap<(usize, usize), Rc<Compiled>>,
-    explained: HashSet<(usize, usize)>,
-    /// Physical plans of optimized blocks, keyed by the optimization's address.
-    planned_optimizations: HashMap<usize, Rc<BlockDag>>,
-    /// Physical plans made with size estimates, keyed by the unplanned block's address
-    /// (lowered block or optimization) and the inputs' shapes and sparsity.
-    sized_plans: HashMap<SizedPlanKey, Rc<BlockDag>>,
-    /// Blocks with their sum-product subgraphs on the relational engine, keyed like
-    /// `sized_plans` (`None`: no subgraph qualified).
-    relational_plans: HashMap<SizedPlanKey, Option<Rc<BlockDag>>>,
-    /// The optimizations whose addresses key the plan caches, each kept once (a loop
-    /// gets the same cached optimization every iteration).
-    optimizations: HashMap<usize, Rc<crate::opt::Optimization>>,
-    explained_optimizations: HashSet<usize>,
+    /// Lowered, optimized and planned blocks.
+    compiler: BlockCompiler,
+    /// Blocks whose plan was printed for `--explain`.
+    explained: HashSet<BlockKey>,
     /// Optimizer notes waiting to be printed with the block's `--explain` output.
-    pending_notes: HashMap<(usize, usize), String>,
+    pending_notes: HashMap<BlockKey, String>,
     /// Files read ahead of their `read` nodes by [`Interpreter::prefetch_reads`], each
     /// taken (removed) by the first `read` node that asks for the same request.
     prefetched: Vec<(ReadRequest, Result<Value, String>)>,
@@ -142,13 +123,8 @@ impl<'w> Interpreter<'w> {
             calls_a_function: HashMap::new(),
             options,
             out,
-            blocks: HashMap::new(),
+            compiler: BlockCompiler::default(),
             explained: HashSet::new(),
-            planned_optimizations: HashMap::new(),
-            sized_plans: HashMap::new(),
-            relational_plans: HashMap::new(),
-            optimizations: HashMap::new(),
-            explained_optimizations: HashSet::new(),
             pending_notes: HashMap::new(),
             prefetched: Vec::new(),
             next_seed: fresh_seed(),
@@ -349,7 +325,7 @@ impl<'w> Interpreter<'w> {
 
     /// Evaluates a condition or loop bound.
     fn scalar(&mut self, expr: &Expr, env: &mut Env) -> Result<Value, Diagnostic> {
-        let key = (expr as *const Expr as usize, 0);
+        let key = BlockKey::of_expression(expr);
         let block = self.compile(key, env, |ctx| lower_expr(expr, ctx))?;
         let mut results = self.eval_block(&block, env, key)?;
         Ok(results.remove(0))
@@ -428,7 +404,7 @@ impl<'w> Interpreter<'w> {
                 return Err(Diagnostic::new(INTERRUPTED, stmts[0].span));
             }
         }
-        let key = (stmts.as_ptr() as usize, stmts.len());
+        let key = BlockKey::of_statements(stmts);
         let block = self.compile(key, env, |ctx| lower_block(stmts, ctx))?;
         let results = self.eval_block(&block, env, key)?;
         for ((name, _), value) in block.outputs.iter().zip(results) {
@@ -437,142 +413,34 @@ impl<'w> Interpreter<'w> {
         Ok(())
     }
 
-    /// Lowers (once, then cached), optimizes for the current inputs and plans a block.
+    /// Compiles a block for the current inputs ([`BlockCompiler::compile`]), with its
+    /// statistics and `--explain` notes.
     fn compile(
         &mut self,
-        key: (usize, usize),
+        key: BlockKey,
         env: &Env,
         lower: impl FnOnce(&LowerContext) -> Result<BlockDag, Diagnostic>,
     ) -> Result<Rc<BlockDag>, Diagnostic> {
         let started = Instant::now();
-        let fuse = self.options.fuse_elementwise;
-        let compiled = match self.blocks.get(&key) {
-            Some(block) => block.clone(),
-            None => {
-                let scope = self.library.scope(self.unit);
-                let ctx = LowerContext {
-                    functions: &scope,
-                    args: &self.options.args,
-                };
-                let lowered = lower(&ctx)?;
-                let block = Rc::new(Compiled {
-                    planned: crate::plan::physical_with(&lowered, None, fuse).map(Rc::new),
-                    lowered: Rc::new(lowered),
-                });
-                self.blocks.insert(key, block.clone());
-                self.stats.blocks_compiled += 1;
-                block
-            }
+        let scope = self.library.scope(self.unit);
+        let ctx = LowerContext {
+            functions: &scope,
+            args: &self.options.args,
         };
-        let inputs = if self.options.optimizer.needs_input_meta() {
-            input_meta(&compiled.lowered, env)
-        } else {
-            HashMap::new()
-        };
-        let optimizing = Instant::now();
-        let optimization =
-            self.options
-                .optimizer
-                .optimize(&compiled.lowered, &inputs, self.runs_ahead);
-        let optimize_time = optimizing.elapsed();
-        let span = compiled.lowered.span;
-        let block_stats = self.block_stats(key, span);
-        block_stats.optimize += optimize_time;
-        block_stats.runs += 1;
-        let result = match &optimization.block {
-            None => compiled
-                .planned
-                .clone()
-                .unwrap_or_else(|| compiled.lowered.clone()),
-            Some(better) => {
-                let id = Rc::as_ptr(&optimization) as usize;
-                self.planned_optimizations
-                    .entry(id)
-                    .or_insert_with(|| {
-                        Rc::new(
-                            crate::plan::physical_with(better, None, fuse)
-                                .unwrap_or_else(|| better.clone()),
-                        )
-                    })
-                    .clone()
-            }
-        };
-        // Compiling masked operators depends on the inputs' shapes (and the relational
-        // engine's plans on their sparsity): plan again per input signature, from the
-        // unplanned block.
-        let (base_id, base): (usize, &BlockDag) = match &optimization.block {
-            None => (Rc::as_ptr(&compiled.lowered) as usize, &compiled.lowered),
-            Some(better) => (Rc::as_ptr(&optimization) as usize, better),
-        };
-        let relational = match &self.options.engine {
-            Some(engine) => {
-                let inputs = if inputs.is_empty() {
-                    input_meta(base, env)
-                } else {
-                    inputs.clone()
-                };
-                // Finiteness decides which subgraphs may go: it is part of the key.
-                let mut key = (base_id, signature(&inputs));
-                key.1.extend(
-                    inputs
-                        .iter()
-                        .filter(|(_, m)| !m.is_finite())
-                        .map(|(name, _)| (name.clone(), usize::MAX, 0, false)),
-                );
-                let placement = self.options.placement;
-                // Against a budget, so do the sizes: each input's non-zeros, to a factor
-                // of two.
-                if let Placement::OverBudget { .. } = placement {
-                    key.1.extend(inputs.iter().filter_map(|(name, m)| match m {
-                        InputMeta::Matrix { nnz, .. } => {
-                            let magnitude = (usize::BITS - nnz.leading_zeros()) as usize;
-                            Some((name.clone(), usize::MAX - 1, magnitude, false))
-                        }
-                        InputMeta::Scalar { .. } => None,
-                    }));
-                }
-                self.relational_plans
-                    .entry(key)
-                    .or_insert_with(|| {
-                        relational_block(base, &inputs, engine.as_ref(), placement).map(Rc::new)
-                    })
-                    .clone()
-            }
-            None => None,
-        };
-        let result = if let Some(relational) = relational {
-            relational
-        } else if self.options.sized_planning && crate::plan::wants_meta(base) {
-            let inputs = if inputs.is_empty() {
-                input_meta(base, env)
-            } else {
-                inputs
-            };
-            let signature = signature(&inputs);
-            self.sized_plans
-                .entry((base_id, signature))
-                .or_insert_with(|| {
-                    let meta = crate::dag::meta::infer(&base.dag, &inputs);
-                    crate::plan::physical_with(base, Some(&meta), fuse).map_or(result, Rc::new)
-                })
-                .clone()
-        } else {
-            result
-        };
-        if self.options.explain
-            && !optimization.notes.is_empty()
-            && self
-                .explained_optimizations
-                .insert(Rc::as_ptr(&optimization) as usize)
-        {
-            self.pending_notes.insert(key, optimization.notes.clone());
+        let compiled = self
+            .compiler
+            .compile(key, env, &self.options, self.runs_ahead, || lower(&ctx))?;
+        if compiled.lowered_now {
+            self.stats.blocks_compiled += 1;
         }
-        // Keep the optimization alive while its address keys the plan cache.
-        self.optimizations
-            .entry(Rc::as_ptr(&optimization) as usize)
-            .or_insert(optimization);
+        let block_stats = self.block_stats(key, compiled.span);
+        block_stats.optimize += compiled.optimize_time;
+        block_stats.runs += 1;
+        if let Some(notes) = compiled.new_notes {
+            self.pending_notes.insert(key, notes);
+        }
         self.stats.compile += started.elapsed();
-        Ok(result)
+        Ok(compiled.plan)
     }
 
     /// Evaluates the nodes a block needs in id order (which keeps effects in statement
@@ -582,7 +450,7 @@ impl<'w> Interpreter<'w> {
         &mut self,
         block: &BlockDag,
         env: &Env,
-        key: (usize, usize),
+        key: BlockKey,
     ) -> Result<Vec<Value>, Diagnostic> {
         let started = Instant::now();
         let result = self.eval_block_untimed(block, env, key);
@@ -591,7 +459,7 @@ impl<'w> Interpreter<'w> {
     }
 
     /// The `--stats` entry of a block, created (with its `file:line`) on first use.
-    fn block_stats(&mut self, key: (usize, usize), span: Span) -> &mut BlockStats {
+    fn block_stats(&mut self, key: BlockKey, span: Span) -> &mut BlockStats {
         let unit = self.unit;
         let library = &self.library;
         self.stats.blocks.entry(key).or_insert_with(|| {
@@ -620,7 +488,7 @@ impl<'w> Interpreter<'w> {
         &mut self,
         block: &BlockDag,
         env: &Env,
-        key: (usize, usize),
+        key: BlockKey,
     ) -> Result<Vec<Value>, Diagnostic> {
         let dag = &block.dag;
         let needed = dag.reachable(block.roots());
@@ -1009,25 +877,6 @@ fn read_run(stmts: &[Stmt], start: usize) -> usize {
 fn reads_a_file(e: &Expr) -> bool {
     use spores_lang::ast::ExprKind;
     e.any(&|x| matches!(&x.kind, ExprKind::Call { name, .. } if name == "read"))
-}
-
-/// What a plan made for these inputs depends on: each input's name, shape and whether it
-/// is sparse enough for masked evaluation (scalars as `0 x 0`), sorted.
-fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, bool)> {
-    let mut signature: Vec<(String, usize, usize, bool)> = inputs
-        .iter()
-        .map(|(name, m)| match m {
-            InputMeta::Matrix { shape, nnz, .. } => (
-                name.clone(),
-                shape.rows,
-                shape.cols,
-                (*nnz as f64) < spores_opt::extract::MASK_DENSITY * shape.cells() as f64,
-            ),
-            InputMeta::Scalar { .. } => (name.clone(), 0, 0, false),
-        })
-        .collect();
-    signature.sort();
-    signature
 }
 
 /// Input metadata for the optimizer and physical planning, in O(1) per input: the stored

@@ -1,6 +1,6 @@
 //! Running a script: control flow around per-block DAGs.
 
-pub mod file_matrix;
+mod compiler;
 mod guard;
 mod interp;
 pub mod library;
@@ -8,9 +8,11 @@ pub mod list;
 pub mod native;
 pub mod ops;
 mod printf;
+mod relational;
 pub mod stats;
 pub mod value;
 
+pub use compiler::BlockKey;
 pub use interp::{Interpreter, RunOptions, INTERRUPTED};
 pub use stats::Stats;
 pub use value::Value;

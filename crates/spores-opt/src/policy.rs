@@ -1,45 +1,81 @@
-//! The SPORES optimizer behind the DAG seam: each LA subgraph of a block is saturated,
-//! the cheapest plan extracted, checked, and put back.
+//! The search policy: what a search of a block's roots may spend, and which searches run.
+//!
+//! A block's LA roots come in through [`BlockOptimizer`]; one answer per root (a cheaper
+//! plan with a note for `--explain`, or none) and the [`Effort`] spent come out.
+//! [`Saturation`], the default, prices each search from the cost model: a search may take
+//! at most [`SEARCH_SHARE`] of the execution time predicted for the roots as written
+//! (times the runs so far), spent as a work budget (e-nodes and iterations), so the same
+//! roots on the same inputs get the same search on an idle or a busy machine. Roots that
+//! cannot pay for an algebraic search get the fusion-only one or none.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::fmt::Write;
-use std::rc::Rc;
-use std::sync::Arc;
 use std::time::Duration;
 
-use spores_opt::canon;
-use spores_opt::la::{expand_fused, LaExpr, ShapeEnv};
-use spores_opt::saturate::{self, OptimizeOptions};
-
-use super::convert::{extract, rebuild, Extracted, Replacement};
-use super::Finiteness;
-use super::{DagOptimizer, InputMeta, Optimization};
-use crate::dag::finite::may_be_non_finite;
-use crate::dag::guard::{guard, GuardedRoot, Verdict};
-use crate::dag::meta::infer;
-use crate::dag::{BlockDag, NodeId};
+use crate::la::{LaExpr, ShapeEnv};
+use crate::saturate::{self, OptimizeOptions};
 
 /// One answer per root (a cheaper equivalent with a note for `--explain`, or `None` to
 /// keep the root), and how hard the optimizer searched.
 pub type Answers = (Vec<Option<(LaExpr, String)>>, Effort);
 
-/// Rewrites one LA expression; the seam inside the seam, so the DAG plumbing can be
-/// tested on its own.
-pub trait ExprOptimizer {
+/// Which rewrites a root may get.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rewrites {
+    /// Every rule: the algebra holds for the root's values (real numbers).
+    Algebraic,
+    /// Only the rewrites that hold when values are NaN or ±Inf: which operators run
+    /// fused, never the algebra around them.
+    FusionOnly,
+}
+
+/// The optimizer's front door: a block's LA roots in, one answer per root and the effort
+/// spent out. The DML runtime calls [`BlockOptimizer::optimize_block`] once per block.
+pub trait BlockOptimizer {
     /// A cheaper equivalent of `e` with a note for `--explain`, or `None` to keep `e`.
     fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)>;
 
-    /// [`ExprOptimizer::optimize`] for all roots of a block at once, so work and plans
+    /// [`BlockOptimizer::optimize`] for all roots of a block at once, so work and plans
     /// can be shared between them; one answer per root. `runs` is how often the block
     /// has run with these inputs so far (1 the first time): an optimizer may scale its
     /// effort with it (see [`Saturation`]).
     fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers;
 
-    /// [`ExprOptimizer::optimize_all`] limited to the rewrites that hold when values are
-    /// NaN or ±Inf (for roots kept as written, see `crate::dag::guard`): which operators
-    /// run fused, never the algebra around them.
+    /// [`BlockOptimizer::optimize_all`] limited to [`Rewrites::FusionOnly`].
     fn optimize_exact(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers;
+
+    /// A whole block: each root with the rewrites it may get, one answer per root in
+    /// order. The roots of each kind are searched together.
+    fn optimize_block(&self, roots: &[(LaExpr, Rewrites)], env: &ShapeEnv, runs: u64) -> Answers {
+        let of = |kind: Rewrites| -> (Vec<usize>, Vec<LaExpr>) {
+            roots
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, r))| *r == kind)
+                .map(|(k, (e, _))| (k, e.clone()))
+                .unzip()
+        };
+        let (free_at, free) = of(Rewrites::Algebraic);
+        let (exact_at, exact) = of(Rewrites::FusionOnly);
+        let mut out = vec![None; roots.len()];
+        let mut effort = Effort::Full;
+        for (at, es, search) in [
+            (
+                free_at,
+                free,
+                Self::optimize_all as fn(&Self, &[LaExpr], &ShapeEnv, u64) -> Answers,
+            ),
+            (exact_at, exact, Self::optimize_exact),
+        ] {
+            if es.is_empty() {
+                continue;
+            }
+            let (answers, spent) = search(self, &es, env, runs);
+            for (k, answer) in at.into_iter().zip(answers) {
+                out[k] = answer;
+            }
+            effort = effort.and(spent);
+        }
+        (out, effort)
+    }
 }
 
 /// How hard an optimizer searched, so the caller knows whether searching again, once the
@@ -56,7 +92,22 @@ pub enum Effort {
     Budgeted { searchable_at: u64 },
 }
 
-/// Relational equality saturation (`spores_opt::saturate`), with a budget that pays for
+impl Effort {
+    /// The effort of two searches of one block: searched again (from the earlier bound)
+    /// if either was cut to a budget.
+    pub fn and(self, other: Effort) -> Effort {
+        match (self, other) {
+            (Effort::Full, e) | (e, Effort::Full) => e,
+            (Effort::Budgeted { searchable_at: x }, Effort::Budgeted { searchable_at: y }) => {
+                Effort::Budgeted {
+                    searchable_at: x.min(y),
+                }
+            }
+        }
+    }
+}
+
+/// Relational equality saturation ([`saturate`]), with a budget that pays for
 /// itself: the search may take at most [`SEARCH_SHARE`] of the execution time the cost
 /// model predicts for the block as written (times the runs so far), so a block that
 /// runs once on small inputs gets a light search or none, and a hot loop body or a
@@ -263,7 +314,7 @@ impl Saturation {
     }
 }
 
-impl ExprOptimizer for Saturation {
+impl BlockOptimizer for Saturation {
     fn optimize(&self, e: &LaExpr, env: &ShapeEnv) -> Option<(LaExpr, String)> {
         self.optimize_all(std::slice::from_ref(e), env, 1)
             .0
@@ -274,10 +325,10 @@ impl ExprOptimizer for Saturation {
     /// The roots worth optimizing (predicted to cost at least `min_cost` over `runs`) are
     /// saturated in one e-graph and extracted jointly, within the budget their predicted
     /// cost pays for ([`SEARCH_SHARE`]); the node limit grows with their number (up to
-    /// [`MAX_ROOTS_ROOM`]), so a few roots get about the room each would have alone.
+    /// `MAX_ROOTS_ROOM`), so a few roots get about the room each would have alone.
     ///
     /// Each root's plan without any search is extraction over it as written
-    /// ([`Saturation::as_written`]: masked evaluation of a sparse `X * E` where cheaper);
+    /// (`Saturation::as_written`: masked evaluation of a sparse `X * E` where cheaper);
     /// a search is priced against that plan, and a root no search improves runs it.
     fn optimize_all(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64) -> Answers {
         let written = self.as_written(es, env);
@@ -286,7 +337,7 @@ impl ExprOptimizer for Saturation {
             .zip(&written)
             .map(|(e, w)| match w {
                 Some((_, _, after)) => *after,
-                None => spores_opt::cost::la_cost(e, env).unwrap_or(0.0),
+                None => crate::cost::la_cost(e, env).unwrap_or(0.0),
             })
             .collect();
         let (mut out, effort) = self.search_all(es, env, runs, &per_run);
@@ -320,7 +371,7 @@ impl ExprOptimizer for Saturation {
 }
 
 impl Saturation {
-    /// [`ExprOptimizer::optimize_all`]'s searches, for roots predicted to cost `per_run`
+    /// [`BlockOptimizer::optimize_all`]'s searches, for roots predicted to cost `per_run`
     /// each per run without one.
     fn search_all(&self, es: &[LaExpr], env: &ShapeEnv, runs: u64, per_run: &[f64]) -> Answers {
         let costs: Vec<f64> = per_run.iter().map(|c| c * runs as f64).collect();
@@ -415,10 +466,10 @@ impl Saturation {
 /// Whether `e` multiplies or divides by a matrix estimated sparse enough to be a mask
 /// (a candidate for `masked_mul` / `masked_div`).
 fn may_mask(e: &LaExpr, env: &ShapeEnv) -> bool {
-    let cost = spores_opt::cost::LaCost::new(env);
+    let cost = crate::cost::LaCost::new(env);
     let sparse = |x: &LaExpr| {
         cost.sparsity(x)
-            .is_ok_and(|s| s < spores_opt::extract::MASK_DENSITY)
+            .is_ok_and(|s| s < crate::extract::MASK_DENSITY)
     };
     let here = match e {
         LaExpr::Mul(a, b) => sparse(a) || sparse(b),
@@ -437,466 +488,9 @@ fn has_product(e: &LaExpr) -> bool {
     found
 }
 
-/// The effort of two searches of one block: searched again (from the earlier bound) if
-/// either was cut to a budget.
-fn combined(a: Effort, b: Effort) -> Effort {
-    match (a, b) {
-        (Effort::Full, e) | (e, Effort::Full) => e,
-        (Effort::Budgeted { searchable_at: x }, Effort::Budgeted { searchable_at: y }) => {
-            Effort::Budgeted {
-                searchable_at: x.min(y),
-            }
-        }
-    }
-}
-
-/// Rounds what the optimizer depends on: exact shapes, and density to within a factor
-/// of about 1.4, so a block is re-optimized when its inputs' sparsity really changes but
-/// not on every small drift of an intermediate's non-zero count.
-fn signature(inputs: &HashMap<String, InputMeta>) -> Vec<(String, usize, usize, i32, Finiteness)> {
-    let mut sig: Vec<_> = inputs
-        .iter()
-        .map(|(name, meta)| match meta {
-            InputMeta::Matrix { shape, nnz, .. } => {
-                let density = *nnz as f64 / shape.cells().max(1) as f64;
-                let bucket = if density >= 1.0 {
-                    i32::MAX
-                } else {
-                    (density.log2() * 2.0).floor() as i32
-                };
-                (
-                    name.clone(),
-                    shape.rows,
-                    shape.cols,
-                    bucket,
-                    meta.finiteness(),
-                )
-            }
-            InputMeta::Scalar { finite } => (name.clone(), 1, 1, i32::MIN, *finite),
-        })
-        .collect();
-    sig.sort();
-    sig
-}
-
-type CacheKey = (usize, Vec<(String, usize, usize, i32, Finiteness)>);
-
-/// A cached plan, how often its block has run since, and how hard it was searched.
-struct Cached {
-    optimization: Rc<Optimization>,
-    runs: u64,
-    /// The runs its search was budgeted for (at least `runs`: a `for` loop's trip count).
-    budgeted_runs: u64,
-    effort: Effort,
-}
-
-/// A budgeted plan is searched again, with the budget of all runs so far, when the
-/// block's runs reach this and every power of two after it: the budgets of a hot block
-/// double, so all its searches together stay within twice [`SEARCH_SHARE`] of its
-/// predicted execution.
-const RESEARCH_AFTER: u64 = 4;
-
-/// The DAG optimizer `spores run` uses by default.
-pub struct SporesOptimizer<E: ExprOptimizer = Saturation> {
-    inner: E,
-    /// Check every plan against its input with the canonical-form decision procedure and
-    /// keep the input when they are not provably equivalent.
-    pub verify: bool,
-    cache: RefCell<HashMap<CacheKey, Cached>>,
-    times: RefCell<Vec<std::time::Duration>>,
-}
-
-impl SporesOptimizer<Saturation> {
-    /// Sets the predicted cost below which expressions are not optimized (see
-    /// [`Saturation::min_cost`]).
-    pub fn min_cost(&mut self, min_cost: f64) -> &mut Self {
-        self.inner.min_cost = min_cost;
-        self
-    }
-
-    pub fn new(options: OptimizeOptions) -> Self {
-        SporesOptimizer::with(Saturation {
-            options,
-            min_cost: DEFAULT_MIN_COST,
-            budgeted: true,
-        })
-    }
-
-    /// Gives every expression predicted to cost at least `min_cost` the full search,
-    /// whatever the block can save (no budget).
-    pub fn full_search(&mut self) -> &mut Self {
-        self.inner.budgeted = false;
-        self
-    }
-}
-
-impl<E: ExprOptimizer> SporesOptimizer<E> {
-    pub fn with(inner: E) -> Self {
-        SporesOptimizer {
-            inner,
-            verify: true,
-            cache: RefCell::new(HashMap::new()),
-            times: RefCell::new(Vec::new()),
-        }
-    }
-
-    fn optimize_uncached(
-        &self,
-        block: &BlockDag,
-        inputs: &HashMap<String, InputMeta>,
-        runs: u64,
-    ) -> (Optimization, Effort) {
-        let meta = infer(&block.dag, inputs);
-        let mut extracted = extract(block, &meta);
-        let mut notes = String::new();
-        // Rewrites hold for real numbers only: each root is rewritten freely, behind a
-        // guard that falls back to it as written when a value it reads is not finite, or
-        // kept as written (see `crate::dag::guard`).
-        // A root kept as written still gets the rewrites that hold with NaN and Inf: the
-        // fused operators, chosen by price (`ExprOptimizer::optimize_exact`).
-        let non_finite = may_be_non_finite(&block.dag, inputs);
-        let mut guards = HashMap::new();
-        let (mut searched, mut exact) = (Vec::new(), Vec::new());
-        for root in std::mem::take(&mut extracted.roots) {
-            match guard(&block.dag, root.node, &root.tree, &non_finite, inputs) {
-                Verdict::Free => searched.push(root),
-                Verdict::Guarded(guarded, frontier) => {
-                    guards.insert(root.node, (Arc::new(guarded), frontier));
-                    searched.push(root);
-                }
-                Verdict::AsWritten(why) => {
-                    let _ = writeln!(
-                        notes,
-                        "  %{}: kept as written (may meet NaN or Inf, where the rewrites do not hold: {why}); only fused operators are chosen",
-                        root.node
-                    );
-                    exact.push(root);
-                }
-            }
-        }
-        let exprs = |roots: &[super::convert::Root]| -> Vec<LaExpr> {
-            roots.iter().map(|r| r.expr.clone()).collect()
-        };
-        let (mut answers, mut effort) =
-            self.inner
-                .optimize_all(&exprs(&searched), &extracted.env, runs);
-        if !exact.is_empty() {
-            let (exact_answers, exact_effort) =
-                self.inner
-                    .optimize_exact(&exprs(&exact), &extracted.env, runs);
-            answers.extend(exact_answers);
-            effort = combined(effort, exact_effort);
-        }
-        searched.extend(exact);
-        extracted.roots = searched;
-        (
-            self.apply(block, &extracted, answers, guards, notes),
-            effort,
-        )
-    }
-
-    /// Verifies the answers and rebuilds the block with those that pass, each behind its
-    /// guard (if in `guards`); `notes` already says which roots were kept as written.
-    fn apply(
-        &self,
-        block: &BlockDag,
-        extracted: &Extracted,
-        answers: Vec<Option<(LaExpr, String)>>,
-        mut guards: HashMap<NodeId, (Arc<GuardedRoot>, Vec<NodeId>)>,
-        mut notes: String,
-    ) -> Optimization {
-        let mut replacements = HashMap::new();
-        for (root, answer) in extracted.roots.iter().zip(answers) {
-            let Some((better, note)) = answer else {
-                continue;
-            };
-            if self.verify {
-                let verdict =
-                    canon::provably_equivalent(&root.expr, &expand_fused(&better), &extracted.env);
-                if !matches!(verdict, Ok(true)) {
-                    let why = match verdict {
-                        Err(e) => e.to_string(),
-                        _ => "not provably equivalent".to_string(),
-                    };
-                    let _ = writeln!(notes, "  %{}: plan rejected ({why}): {better}", root.node);
-                    continue;
-                }
-            }
-            // A plan that only fuses operators (its expansion is the root as written)
-            // holds with NaN and Inf: each fused kernel computes its operands as written
-            // when they are not finite. It needs no guard, so nothing is checked that
-            // the kernels do not check themselves.
-            let guard = guards
-                .remove(&root.node)
-                .filter(|_| expand_fused(&better) != root.expr);
-            let checks = match &guard {
-                Some((guarded, frontier)) => {
-                    let checked: Vec<String> = guarded
-                        .checked
-                        .iter()
-                        .map(|&k| format!("%{}", frontier[k]))
-                        .collect();
-                    format!(
-                        "\n    guarded: as written unless {} finite",
-                        checked.join(", ")
-                    )
-                }
-                None => String::new(),
-            };
-            let _ = writeln!(
-                notes,
-                "  %{}: {}\n    => {}\n    {note}{checks}",
-                root.node, root.expr, better
-            );
-            replacements.insert(
-                root.node,
-                Replacement {
-                    expr: better,
-                    guard,
-                },
-            );
-        }
-        if replacements.is_empty() {
-            return Optimization { block: None, notes };
-        }
-        match rebuild(block, &replacements, &extracted.leaves) {
-            Ok(better) => Optimization {
-                block: Some(better),
-                notes,
-            },
-            Err(e) => Optimization {
-                block: None,
-                notes: format!("{notes}  plan not used: {e}\n"),
-            },
-        }
-    }
-}
-
-impl<E: ExprOptimizer> DagOptimizer for SporesOptimizer<E> {
-    fn optimize(
-        &self,
-        block: &BlockDag,
-        inputs: &HashMap<String, InputMeta>,
-        runs_ahead: u64,
-    ) -> Rc<Optimization> {
-        let key = (block as *const BlockDag as usize, signature(inputs));
-        let mut runs = 1;
-        if let Some(hit) = self.cache.borrow_mut().get_mut(&key) {
-            hit.runs += 1;
-            let search_again = match hit.effort {
-                Effort::Full => false,
-                Effort::Budgeted { searchable_at } => {
-                    hit.runs.is_power_of_two()
-                        && hit.runs >= RESEARCH_AFTER.max(searchable_at)
-                        && hit.runs > hit.budgeted_runs
-                }
-            };
-            if !search_again {
-                return hit.optimization.clone();
-            }
-            runs = hit.runs;
-        }
-        // The budget is what the runs so far, or the runs known to come, repay.
-        let budgeted_runs = runs.max(runs_ahead);
-        let started = std::time::Instant::now();
-        let (optimization, effort) = self.optimize_uncached(block, inputs, budgeted_runs);
-        let optimization = Rc::new(optimization);
-        self.times.borrow_mut().push(started.elapsed());
-        self.cache.borrow_mut().insert(
-            key,
-            Cached {
-                optimization: optimization.clone(),
-                runs,
-                budgeted_runs,
-                effort,
-            },
-        );
-        optimization
-    }
-
-    fn block_times(&self) -> Vec<std::time::Duration> {
-        self.times.borrow().clone()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{run_script, RunOptions};
-
-    /// Runs `src` with the optimizer on every expression and `--explain`, returning the
-    /// output and the number of matrix products in the printed plans.
-    fn explain(src: &str) -> (String, usize) {
-        let out = run_explained(src, true);
-        let products = out.lines().filter(|l| l.contains("= %*%(")).count();
-        (out, products)
-    }
-
-    /// Runs `src` with the optimizer (budgeted, or the full search on every block) and
-    /// `--explain`; the output.
-    fn run_explained(src: &str, full_search: bool) -> String {
-        let mut spores = SporesOptimizer::new(OptimizeOptions::default());
-        if full_search {
-            spores.min_cost(0.0);
-        }
-        let options = RunOptions {
-            optimizer: Box::new(spores),
-            explain: true,
-            ..RunOptions::default()
-        };
-        run_script(src, options).expect("script runs")
-    }
-
-    /// The loss on 2000 x 1000 (1% non-zeros) with rank-10 factors, `iters` times, each
-    /// time in a block of its own; the output and the number of plans that fused it.
-    fn loss_runs(iters: usize) -> (String, usize) {
-        let src = format!(
-            "X = rand(rows=2000, cols=1000, sparsity=0.01, seed=1)
-U = rand(rows=2000, cols=10, seed=2)
-V = rand(rows=1000, cols=10, seed=3)
-total = 0
-for (i in 1:{iters}) {{
-  total = total + sum((X - U %*% t(V))^2)
-}}
-print(total)
-"
-        );
-        let out = run_explained(&src, false);
-        let fused = out.matches("=> wsloss(X, U, V)").count();
-        (out, fused)
-    }
-
-    /// Run once, the loss is predicted at about 4.6 ms: neither a full search (tens of
-    /// milliseconds) nor the fusion-only one (5 ms, plus 30 ms to load the rules at the
-    /// thread's first search) can pay, so it runs as written, and so does the gradient
-    /// `(U %*% t(V) - X) %*% V`, which the full search distributes into
-    /// `U %*% tsmm(V) - X %*% V`.
-    #[test]
-    fn a_block_that_runs_once_on_small_data_is_not_searched() {
-        let (out, fused) = loss_runs(1);
-        assert_eq!(fused, 0, "{out}");
-        let src = "X = rand(rows=2000, cols=1000, sparsity=0.01, seed=1)
-U = rand(rows=2000, cols=10, seed=2)
-V = rand(rows=1000, cols=10, seed=3)
-while(FALSE){}
-G = (U %*% t(V) - X) %*% V
-while(FALSE){}
-print(sum(G))
-";
-        let once = run_explained(src, false);
-        assert!(!once.contains("tsmm("), "{once}");
-        let full = run_explained(src, true);
-        assert!(full.contains("tsmm("), "{full}");
-        let value = |text: &str| -> f64 {
-            text.lines()
-                .filter_map(|l| l.trim().parse().ok())
-                .next_back()
-                .expect("a number")
-        };
-        let (a, b) = (value(&once), value(&full));
-        assert!((a - b).abs() <= 1e-9 * a.abs(), "{a} vs {b}");
-    }
-
-    /// In a loop the same block's runs add up: once they pay for a search (at a power
-    /// of two of runs), it is searched and the loss fuses; budgeted searches are repeated
-    /// at most once per doubling of the runs; the sum is the same.
-    #[test]
-    fn a_hot_loop_body_is_searched_when_its_runs_pay_for_it() {
-        let (out, fused) = loss_runs(64);
-        assert!((1..=5).contains(&fused), "{fused} searches\n{out}");
-        let last_plan = out.rsplit("optimized:").next().unwrap_or("");
-        assert!(last_plan.contains("= wsloss("), "{out}");
-        let (once, _) = loss_runs(1);
-        let value = |text: &str| -> f64 {
-            text.lines()
-                .filter_map(|l| l.trim().parse().ok())
-                .next_back()
-                .expect("a number")
-        };
-        let (a, b) = (value(&out), value(&once) * 64.0);
-        assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} vs {b}");
-    }
-
-    /// A `for` loop's trip count is known when it starts: its body is budgeted for all
-    /// its runs at the first, so the loss fuses from the first iteration on; the same
-    /// body in a `while` loop (trip count unknown) runs as written until its runs so far
-    /// pay for the search.
-    #[test]
-    fn a_for_loop_body_is_budgeted_for_its_trip_count() {
-        let body = "  total = total + sum((X - U %*% t(V))^2)\n  print(total)\n";
-        let setup = "X = rand(rows=2000, cols=1000, sparsity=0.01, seed=1)
-U = rand(rows=2000, cols=10, seed=2)
-V = rand(rows=1000, cols=10, seed=3)
-total = 0
-";
-        let first_loss_plan = |out: &str| -> String {
-            out.split("--- block")
-                .find(|section| section.contains("%*%") || section.contains("wsloss"))
-                .unwrap_or_default()
-                .to_string()
-        };
-        let for_loop = run_explained(&format!("{setup}for (i in 1:8) {{\n{body}}}\n"), false);
-        assert!(
-            first_loss_plan(&for_loop).contains("=> wsloss(X, U, V)"),
-            "{for_loop}"
-        );
-        let while_loop = run_explained(
-            &format!("{setup}i = 0\nwhile (i < 8) {{\n  i = i + 1\n{body}}}\n"),
-            false,
-        );
-        assert!(
-            !first_loss_plan(&while_loop).contains("wsloss"),
-            "{while_loop}"
-        );
-        assert!(while_loop.contains("=> wsloss(X, U, V)"), "{while_loop}");
-        let last = |text: &str| -> f64 {
-            text.lines()
-                .filter_map(|l| l.trim().parse().ok())
-                .next_back()
-                .expect("a number")
-        };
-        let (a, b) = (last(&for_loop), last(&while_loop));
-        assert!((a - b).abs() <= 1e-9 * a.abs(), "{a} vs {b}");
-    }
-
-    /// How many times the optimizer translated and priced a block (cache misses and
-    /// re-searches) while running `src`, how many blocks it has, and the output.
-    fn optimizations_of(src: &str) -> (usize, usize, String) {
-        let program = spores_lang::parse(src).expect("parses");
-        let mut out = Vec::new();
-        let options = RunOptions {
-            optimizer: Box::new(SporesOptimizer::new(OptimizeOptions::default())),
-            ..RunOptions::default()
-        };
-        let mut interp = crate::runtime::Interpreter::new(&program, options, &mut out);
-        interp.run(&program).expect("script runs");
-        let count = interp.stats.optimize_times.len();
-        let blocks = interp.stats.blocks_compiled;
-        drop(interp);
-        (count, blocks, String::from_utf8_lossy(&out).into_owned())
-    }
-
-    /// A loop body predicted to cost microseconds per run would need thousands of runs to
-    /// pay for the smallest search: it is translated and priced on its first run only,
-    /// not again at the 4th, 8th, 16th, ... (where a search could not happen anyway).
-    #[test]
-    fn a_block_that_cannot_pay_for_a_search_is_not_priced_again() {
-        let src = "x = rand(rows=100, cols=1, seed=1)
-s = 0
-for (i in 1:300) {
-  x = x * 0.5 + 1
-  s = s + sum(x * x)
-}
-print(s)
-";
-        let (count, blocks, out) = optimizations_of(src);
-        // Each block once (five, with the loop's range), not 7 more times for the body's
-        // re-search points 4, 8, ..., 256.
-        assert_eq!(blocks, 5, "{out}");
-        assert_eq!(count, blocks, "{out}");
-        let printed: f64 = out.trim().parse().expect("a number");
-        assert!(printed > 300.0 * 100.0, "{printed}");
-    }
 
     /// The bound is necessary for a search: below it the budget is under [`MIN_SEARCH`]
     /// or no expression reaches `min_cost`; at it (or soon after), one of them pays.
@@ -983,54 +577,12 @@ print(s)
         assert_eq!(options.time_limit, OptimizeOptions::default().time_limit);
     }
 
-    /// Two roots of one block read `X %*% W`: the sum reads the product's value (180000
-    /// cells) instead of computing its own `sum(rowSums(W) * t(colSums(X)))`, which is
-    /// cheaper than `sum(X %*% W)` alone but not once `X %*% W` is computed anyway.
-    #[test]
-    fn a_root_inside_another_root_is_computed_once() {
-        let src = "X = rand(rows=600, cols=400, min=-1, max=1, seed=1)
-W = rand(rows=400, cols=300, min=-1, max=1, seed=2)
-while(FALSE){}
-A = X %*% W
-s = sum(X %*% W)
-while(FALSE){}
-print(sum(A))
-print(s)
-";
-        let (out, products) = explain(src);
-        assert_eq!(products, 1, "{out}");
-        assert!(
-            !out.contains("colsum(") && !out.contains("rowsum("),
-            "{out}"
-        );
-        let numbers: Vec<f64> = out.lines().filter_map(|l| l.trim().parse().ok()).collect();
-        assert_eq!(numbers.len(), 2, "{out}");
-        assert!((numbers[0] - numbers[1]).abs() <= 1e-9 * numbers[0].abs().max(1.0));
-    }
-
-    /// GLM's Hessian-vector product on a sparse `X`: the search prices one `mmchain`
-    /// pass below the two mat-vecs and extraction chooses it (physical planning would
-    /// fuse it too, but here the plan says so).
-    #[test]
-    fn extraction_chooses_mmchain_for_a_sparse_chain() {
-        let src = "X = rand(rows=3000, cols=200, sparsity=0.05, seed=1)
-d = rand(rows=200, cols=1, seed=2)
-mu = rand(rows=3000, cols=1, seed=3)
-while(FALSE){}
-H = t(X) %*% (mu * (X %*% d))
-while(FALSE){}
-print(sum(H))
-";
-        let (out, _) = explain(src);
-        assert!(out.contains("=> mmchain(X, d, mu)"), "{out}");
-    }
-
     #[test]
     fn two_searches_of_a_block_are_repeated_if_either_was_budgeted() {
         let at = |n| Effort::Budgeted { searchable_at: n };
-        assert_eq!(combined(Effort::Full, Effort::Full), Effort::Full);
-        assert_eq!(combined(Effort::Full, at(8)), at(8));
-        assert_eq!(combined(at(8), Effort::Full), at(8));
-        assert_eq!(combined(at(64), at(8)), at(8));
+        assert_eq!(Effort::Full.and(Effort::Full), Effort::Full);
+        assert_eq!(Effort::Full.and(at(8)), at(8));
+        assert_eq!(at(8).and(Effort::Full), at(8));
+        assert_eq!(at(64).and(at(8)), at(8));
     }
 }

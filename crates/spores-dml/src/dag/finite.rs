@@ -15,7 +15,7 @@ use spores_exec::kernels::elementwise::BinaryOp;
 use spores_exec::kernels::unary::UnaryOp;
 
 use super::{Builtin, Dag, Fused, Literal, NodeId, Op};
-use crate::opt::InputMeta;
+use crate::dag::input::InputMeta;
 
 /// For each node of `dag`, whether its value may contain NaN or ±Inf, given what is known
 /// about the block's inputs (an input without metadata may).

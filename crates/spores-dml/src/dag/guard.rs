@@ -19,7 +19,7 @@
 //!   harmless: the rewritten plan applies it to values equal to the as-written ones.
 //! * **Guarded**: some inputs may be non-finite, and only when the block runs is it known
 //!   (`alpha = rr / sum(D * HD)` read by `S + alpha * D`; a matrix returned by a call; a
-//!   block input left unchecked, see [`crate::opt::Finiteness::Unchecked`]). The
+//!   block input left unchecked, see [`crate::dag::input::Finiteness::Unchecked`]). The
 //!   root becomes an [`Op::Guarded`] node whose children are the rewritten value and the
 //!   as-written root's inputs. When it runs it asks each input that may be non-finite
 //!   whether it is — for a matrix a flag computed once and cached on the matrix, so a
@@ -46,7 +46,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::finite::makes_non_finite;
 use super::{BlockDag, Dag, NodeId, Op};
-use crate::opt::InputMeta;
+use crate::dag::input::InputMeta;
 
 /// What an [`Op::Guarded`] node falls back to, and what it checks.
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 //! shapes are known — and turns each into an [`LaExpr`] over *leaves*: block inputs and
 //! values the optimizer cannot see into (reads, `rand`, indexing, calls, scalar
 //! arithmetic), and the values of other roots (shared, so computed once). [`rebuild`] puts optimized expressions back, mapping fused operators to
-//! their kernels. One table, [`FUNCTIONS`], names the operators in both directions; the
+//! their kernels. One table, `FUNCTIONS`, names the operators in both directions; the
 //! fused operators are named by the optimizer's catalogue (`spores_opt::fused`).
 
 use std::collections::HashMap;

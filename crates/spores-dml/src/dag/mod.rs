@@ -12,6 +12,7 @@
 mod explain;
 pub mod finite;
 pub mod guard;
+pub mod input;
 mod lower;
 pub mod meta;
 mod op;

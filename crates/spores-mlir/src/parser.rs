@@ -377,7 +377,7 @@ impl<'a> Parser<'a> {
     fn string_text(&self, raw: &str, off: usize) -> PResult<String> {
         match decode_string(raw) {
             Ok(b) => Ok(String::from_utf8_lossy(&b).into_owned()),
-            Err(e) => self.err_at(off, e),
+            Err(e) => self.err_at(off, e.to_string()),
         }
     }
 
@@ -765,7 +765,7 @@ impl<'a> Parser<'a> {
             Tok::Int(_) | Tok::Float(_) | Tok::Punct('-') => self.number_attr(start),
             Tok::Str(raw) => {
                 let (_, off) = self.next()?;
-                let value = decode_string(raw).or_else(|e| self.err_at(off, e))?;
+                let value = decode_string(raw).or_else(|e| self.err_at(off, e.to_string()))?;
                 let ty = if self.eat(':')? {
                     Some(self.ty()?)
                 } else {
@@ -1004,7 +1004,7 @@ impl<'a> Parser<'a> {
             Tok::BareId("true") if !neg => Ok(DenseLit::Bool(true)),
             Tok::BareId("false") if !neg => Ok(DenseLit::Bool(false)),
             Tok::Str(r) if !neg => Ok(DenseLit::Str(
-                decode_string(r).or_else(|e| self.err_at(off, e))?,
+                decode_string(r).or_else(|e| self.err_at(off, e.to_string()))?,
             )),
             Tok::Punct('(') if !neg => {
                 let re = self.dense_lit()?;

@@ -1209,13 +1209,34 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         Ok((rel.rows, rel.cols))
     }
 
+    /// A function call: the fused operators, then the structural and aggregating
+    /// functions, then the elementwise ones by their number of arguments.
     fn func(&mut self, e: &LaExpr, name: &str, args: &[LaExpr]) -> Result<Rel> {
+        if let Some(rel) = self.fused_func(e, name, args)? {
+            return Ok(rel);
+        }
+        if let Some(rel) = self.structural_func(name, args)? {
+            return Ok(rel);
+        }
+        match args {
+            [a] => self.elementwise_unary(name, a),
+            [x, y] => self.elementwise_binary(name, x, y),
+            _ => Err(DistError::Unsupported(format!(
+                "`{name}` of {} arguments",
+                args.len()
+            ))),
+        }
+    }
+
+    /// The fused operators (`sddmm`, `wsloss`, `mmchain`, the masked ones, ...) as the
+    /// joins and aggregates they stand for; `None` for any other call.
+    fn fused_func(&mut self, e: &LaExpr, name: &str, args: &[LaExpr]) -> Result<Option<Rel>> {
         use LaExpr::*;
         let b = |x: &LaExpr| Box::new(x.clone());
-        match (name, args) {
+        let rel = match (name, args) {
             ("sddmm", [x, u, v]) => {
                 let (x, u, v) = (self.lower(x)?, self.lower(u)?, self.lower(v)?);
-                return self.sddmm(x, u, v);
+                self.sddmm(x, u, v)?
             }
             // Σ X(i,j) U(i,k) V(j,k) = Σ U(i,k) (X V)(i,k): linear in nnz(X) k.
             ("sddmm_sum", [x, u, v]) => {
@@ -1223,12 +1244,12 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                 let shapes_fit = u.rows == x.rows && v.rows == x.cols && u.cols == v.cols;
                 if shapes_fit && x.has_row() && x.has_col() {
                     if let Some(terms) = self.sddmm_held(&x, &u, &v)? {
-                        return self.aggregate(terms, false, false);
+                        return self.aggregate(terms, false, false).map(Some);
                     }
                 }
                 let xv = self.matmul(x, v)?;
                 let terms = self.join_cells("*", u, xv, |a, b| Ok(a * b))?;
-                return self.aggregate(terms, false, false);
+                self.aggregate(terms, false, false)?
             }
             ("wsloss" | "wsloss_plus", [x, u, v]) => {
                 let cross = Mul(
@@ -1247,26 +1268,35 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                     )),
                     Box::new(low_rank),
                 );
-                return self.lower(&total);
+                self.lower(&total)?
             }
             ("mmchain", [_, _]) | ("mmchain", [_, _, _]) | ("tsmm", [_]) => {
-                return self.lower(&expand_fused(e));
+                self.lower(&expand_fused(e))?
             }
             // `X * E` joins on X's tuples, which is masked evaluation already.
-            ("masked_mul", [_, _]) => return self.lower(&expand_fused(e)),
+            ("masked_mul", [_, _]) => self.lower(&expand_fused(e))?,
             // `X / E` at X's tuples only (a zero of X stays 0 whatever E is, as the local
             // masked kernels give), E read densely so that `x / 0` is there.
             ("masked_div", [x, tree]) => {
                 let x = self.lower(x)?;
                 let tree = self.lower(tree)?;
                 let tree = self.densify(tree)?;
-                return self.join_cells("/", x, tree, |a, b| Ok(a / b));
+                self.join_cells("/", x, tree, |a, b| Ok(a / b))?
             }
             ("sprop", [p]) => {
                 let p = self.lower(p)?;
-                return self.map(p, |v| v.clone() * (lit(1.0) - v));
+                self.map(p, |v| v.clone() * (lit(1.0) - v))?
             }
-            ("as.matrix", [a]) => return self.lower(a),
+            _ => return Ok(None),
+        };
+        Ok(Some(rel))
+    }
+
+    /// Conversions, sizes, means, `trace`, `diag` and `matrix(v, rows, cols)`; `None`
+    /// for any other call.
+    fn structural_func(&mut self, name: &str, args: &[LaExpr]) -> Result<Option<Rel>> {
+        let rel = match (name, args) {
+            ("as.matrix", [a]) => self.lower(a)?,
             ("as.scalar", [a]) => {
                 let a = self.lower(a)?;
                 if a.has_row() || a.has_col() {
@@ -1275,7 +1305,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                         a.rows, a.cols
                     )));
                 }
-                return Ok(a);
+                a
             }
             ("nrow" | "ncol" | "length", [a]) => {
                 let (rows, cols) = self.shape_of(a)?;
@@ -1284,7 +1314,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                     "ncol" => cols,
                     _ => rows * cols,
                 };
-                return self.scalar(n as f64);
+                self.scalar(n as f64)?
             }
             ("mean" | "rowMeans" | "colMeans", [a]) => {
                 let a = self.lower(a)?;
@@ -1296,99 +1326,107 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                 };
                 let total = self.aggregate(a, keep_row, keep_col)?;
                 let scale = 1.0 / count as f64;
-                return self.map(total, |v| v * lit(scale));
+                self.map(total, |v| v * lit(scale))?
             }
-            ("trace", [a]) => {
-                let a = self.lower(a)?;
-                if a.rows != a.cols {
-                    return Err(DistError::Plan(format!(
-                        "trace of a {}x{} matrix",
-                        a.rows, a.cols
-                    )));
-                }
-                if !a.has_row() {
-                    return Ok(a);
-                }
-                let diagonal = self.diagonal(a)?;
-                return self.aggregate(diagonal, false, false);
-            }
-            ("diag", [a]) => {
-                let a = self.lower(a)?;
-                if a.cols == 1 {
-                    // A column vector becomes the diagonal matrix.
-                    let n = a.rows;
-                    let (builder, q) = self.qualified(a.plan)?;
-                    return self.finish(
-                        builder,
-                        Some(qcol(&q, ROW)),
-                        Some(qcol(&q, ROW)),
-                        qcol(&q, VALUE),
-                        n,
-                        n,
-                    );
-                }
-                if a.rows != a.cols {
-                    return Err(DistError::Plan(format!(
-                        "diag of a {}x{} matrix",
-                        a.rows, a.cols
-                    )));
-                }
-                return self.diagonal(a);
-            }
+            ("trace", [a]) => self.trace(a)?,
+            ("diag", [a]) => self.diag(a)?,
             ("matrix", [v, r, c]) => {
-                let fill = Fill(
-                    b(v),
+                let fill = LaExpr::Fill(
+                    Box::new(v.clone()),
                     Dim::Known(self.size_arg(r)?),
                     Dim::Known(self.size_arg(c)?),
                 );
-                return self.lower(&fill);
+                self.lower(&fill)?
             }
-            _ => {}
+            _ => return Ok(None),
+        };
+        Ok(Some(rel))
+    }
+
+    /// `trace(a)`: the sum of a square matrix's diagonal.
+    fn trace(&mut self, a: &LaExpr) -> Result<Rel> {
+        let a = self.lower(a)?;
+        if a.rows != a.cols {
+            return Err(DistError::Plan(format!(
+                "trace of a {}x{} matrix",
+                a.rows, a.cols
+            )));
         }
-        // Elementwise functions.
-        if let [a] = args {
-            let a = self.lower(a)?;
-            let zero_preserving: Option<fn(Expr) -> Expr> = match name {
-                "abs" => Some(abs),
-                "sqrt" => Some(sqrt),
-                "sign" => Some(signum),
-                "floor" => Some(floor),
-                "ceil" => Some(ceil),
-                _ => None,
-            };
-            if let Some(f) = zero_preserving {
-                return self.map(a, f);
-            }
-            let dense_fn: fn(Expr) -> Expr = match name {
-                "exp" => exp,
-                "log" => ln,
-                "sigmoid" => |v| lit(1.0) / (lit(1.0) + exp(-v)),
-                _ => return Err(DistError::Unsupported(format!("`{name}` of one argument"))),
-            };
-            let dense = self.densify(a)?;
-            return self.map(dense, dense_fn);
+        if !a.has_row() {
+            return Ok(a);
         }
-        if let [x, y] = args {
-            let op: fn(Expr, Expr) -> Result<Expr> = match name {
-                "/" => |a, b| Ok(a / b),
-                "min" => |a: Expr, b: Expr| Ok(when(a.clone().lt_eq(b.clone()), a).otherwise(b)?),
-                "max" => |a: Expr, b: Expr| Ok(when(a.clone().gt_eq(b.clone()), a).otherwise(b)?),
-                "==" => |a: Expr, b| indicator(a.eq(b)),
-                "!=" => |a: Expr, b| indicator(a.not_eq(b)),
-                "<" => |a: Expr, b| indicator(a.lt(b)),
-                "<=" => |a: Expr, b| indicator(a.lt_eq(b)),
-                ">" => |a: Expr, b| indicator(a.gt(b)),
-                ">=" => |a: Expr, b| indicator(a.gt_eq(b)),
-                _ => return Err(DistError::Unsupported(format!("`{name}` of two arguments"))),
-            };
-            let (x, y) = (self.lower(x)?, self.lower(y)?);
-            let (x, y) = (self.densify(x)?, self.densify(y)?);
-            return self.join_cells(name, x, y, op);
+        let diagonal = self.diagonal(a)?;
+        self.aggregate(diagonal, false, false)
+    }
+
+    /// `diag(a)`: a column vector becomes the diagonal matrix, a square matrix its
+    /// diagonal as a column vector.
+    fn diag(&mut self, a: &LaExpr) -> Result<Rel> {
+        let a = self.lower(a)?;
+        if a.cols == 1 {
+            let n = a.rows;
+            let (builder, q) = self.qualified(a.plan)?;
+            return self.finish(
+                builder,
+                Some(qcol(&q, ROW)),
+                Some(qcol(&q, ROW)),
+                qcol(&q, VALUE),
+                n,
+                n,
+            );
         }
-        Err(DistError::Unsupported(format!(
-            "`{name}` of {} arguments",
-            args.len()
-        )))
+        if a.rows != a.cols {
+            return Err(DistError::Plan(format!(
+                "diag of a {}x{} matrix",
+                a.rows, a.cols
+            )));
+        }
+        self.diagonal(a)
+    }
+
+    /// An elementwise function of one argument: on the stored cells when it keeps zeros
+    /// zero, else on the densified matrix.
+    fn elementwise_unary(&mut self, name: &str, a: &LaExpr) -> Result<Rel> {
+        let a = self.lower(a)?;
+        let zero_preserving: Option<fn(Expr) -> Expr> = match name {
+            "abs" => Some(abs),
+            "sqrt" => Some(sqrt),
+            "sign" => Some(signum),
+            "floor" => Some(floor),
+            "ceil" => Some(ceil),
+            _ => None,
+        };
+        if let Some(f) = zero_preserving {
+            return self.map(a, f);
+        }
+        let dense_fn: fn(Expr) -> Expr = match name {
+            "exp" => exp,
+            "log" => ln,
+            "sigmoid" => |v| lit(1.0) / (lit(1.0) + exp(-v)),
+            _ => return Err(DistError::Unsupported(format!("`{name}` of one argument"))),
+        };
+        let dense = self.densify(a)?;
+        self.map(dense, dense_fn)
+    }
+
+    /// An elementwise function of two arguments (`/`, `min`, `max`, comparisons), on
+    /// both operands densified.
+    fn elementwise_binary(&mut self, name: &str, x: &LaExpr, y: &LaExpr) -> Result<Rel> {
+        let op: fn(Expr, Expr) -> Result<Expr> = match name {
+            "/" => |a, b| Ok(a / b),
+            "min" => |a: Expr, b: Expr| Ok(when(a.clone().lt_eq(b.clone()), a).otherwise(b)?),
+            "max" => |a: Expr, b: Expr| Ok(when(a.clone().gt_eq(b.clone()), a).otherwise(b)?),
+            "==" => |a: Expr, b| indicator(a.eq(b)),
+            "!=" => |a: Expr, b| indicator(a.not_eq(b)),
+            "<" => |a: Expr, b| indicator(a.lt(b)),
+            "<=" => |a: Expr, b| indicator(a.lt_eq(b)),
+            ">" => |a: Expr, b| indicator(a.gt(b)),
+            ">=" => |a: Expr, b| indicator(a.gt_eq(b)),
+            _ => return Err(DistError::Unsupported(format!("`{name}` of two arguments"))),
+        };
+        let (x, y) = (self.lower(x)?, self.lower(y)?);
+        let (x, y) = (self.densify(x)?, self.densify(y)?);
+        self.join_cells(name, x, y, op)
     }
 
     /// The tuples of a square matrix with `i = j`, as a column vector over `i`.

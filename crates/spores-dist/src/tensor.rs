@@ -299,6 +299,14 @@ fn owner_of<'a>(args: &[Term], aliases: &'a [(usize, String)], i: &Idx) -> &'a s
         .expect("a joined argument has the index")
 }
 
+/// The tuples a map is computed at: a plan over the columns of `idxs`, plus, for each
+/// argument it already joined (`joined`: position and column), that argument's value.
+struct MapBase {
+    plan: LogicalPlan,
+    idxs: Vec<Idx>,
+    joined: Vec<(usize, String)>,
+}
+
 /// Lowers the queries of one tensor logical plan, in order, over named inputs.
 pub struct TensorLowering {
     tensors: HashMap<String, StoredTensor>,
@@ -512,113 +520,148 @@ impl TensorLowering {
             .filter(|(k, a)| matches!(a, Term::Rel { fill, .. } if annihilates(op, *k, *fill)))
             .map(|(k, _)| k)
             .collect();
-        // One relation among constants: a projection of its tuples.
         if relations == 1 {
-            let (plan, idxs) = args
-                .iter()
-                .find_map(|a| match a {
-                    Term::Rel { plan, idxs, .. } => Some((plan.clone(), idxs.clone())),
-                    Term::Const(_) => None,
-                })
-                .expect("one relation");
-            let alias = self.alias("q");
-            let builder = LogicalPlanBuilder::from(plan).alias(alias.as_str())?;
-            let values = args
-                .iter()
-                .map(|a| match a {
-                    Term::Const(c) => lit(*c),
-                    Term::Rel { .. } => qcol(&alias, VALUE),
-                })
-                .collect();
-            let mut exprs: Vec<Expr> = idxs
-                .iter()
-                .map(|i| qcol(&alias, &idx_column(i)).alias(idx_column(i)))
-                .collect();
-            exprs.push(map_expr(op, values)?.alias(VALUE));
-            return Ok(Term::Rel {
-                plan: builder.project(exprs)?.build()?,
-                idxs,
-                fill,
-            });
+            return self.map_one_relation(op, &args, fill);
         }
         // The tuples that may differ from the fill: the join of the annihilating
         // arguments, else the union of every argument's index tuples.
-        let (base, base_idxs, joined) = if driving.is_empty() {
-            let mut keys: Option<LogicalPlanBuilder> = None;
-            for a in &args {
-                if let Term::Rel { plan, idxs, .. } = a {
-                    let (builder, at, _) = self.cover(plan.clone(), idxs, &out)?;
-                    let projected = builder
-                        .project(out.iter().map(|i| at[i].clone().alias(idx_column(i))))?
-                        .build()?;
-                    keys = Some(match keys {
-                        None => LogicalPlanBuilder::from(projected),
-                        Some(k) => k.union(projected)?,
-                    });
-                }
+        let base = if driving.is_empty() {
+            MapBase {
+                plan: self.union_of_tuples(&args, &out)?,
+                idxs: out.clone(),
+                joined: Vec::new(),
             }
-            let keys = keys.expect("two relations").distinct()?.build()?;
-            (keys, out.clone(), Vec::new())
         } else {
-            let mut joined_idxs: Vec<Idx> = Vec::new();
-            let mut builder: Option<(LogicalPlanBuilder, Vec<(usize, String)>)> = None;
-            for &k in &driving {
-                let Term::Rel { plan, idxs, .. } = &args[k] else {
-                    unreachable!("driving arguments are relations")
-                };
-                let alias = self.alias("d");
-                let right = LogicalPlanBuilder::from(plan.clone())
-                    .alias(alias.as_str())?
+            self.join_driving(&args, &driving)?
+        };
+        self.map_over_base(op, &args, base, out, fill)
+    }
+
+    /// `op` over one relation among constants: a projection of its tuples.
+    fn map_one_relation(&mut self, op: &MapOp, args: &[Term], fill: f64) -> Result<Term> {
+        let (plan, idxs) = args
+            .iter()
+            .find_map(|a| match a {
+                Term::Rel { plan, idxs, .. } => Some((plan.clone(), idxs.clone())),
+                Term::Const(_) => None,
+            })
+            .expect("one relation");
+        let alias = self.alias("q");
+        let builder = LogicalPlanBuilder::from(plan).alias(alias.as_str())?;
+        let values = args
+            .iter()
+            .map(|a| match a {
+                Term::Const(c) => lit(*c),
+                Term::Rel { .. } => qcol(&alias, VALUE),
+            })
+            .collect();
+        let mut exprs: Vec<Expr> = idxs
+            .iter()
+            .map(|i| qcol(&alias, &idx_column(i)).alias(idx_column(i)))
+            .collect();
+        exprs.push(map_expr(op, values)?.alias(VALUE));
+        Ok(Term::Rel {
+            plan: builder.project(exprs)?.build()?,
+            idxs,
+            fill,
+        })
+    }
+
+    /// The distinct index tuples (over `out`) of all relation arguments: where a map
+    /// without an annihilating argument may differ from its fill.
+    fn union_of_tuples(&mut self, args: &[Term], out: &[Idx]) -> Result<LogicalPlan> {
+        let mut keys: Option<LogicalPlanBuilder> = None;
+        for a in args {
+            if let Term::Rel { plan, idxs, .. } = a {
+                let (builder, at, _) = self.cover(plan.clone(), idxs, out)?;
+                let projected = builder
+                    .project(out.iter().map(|i| at[i].clone().alias(idx_column(i))))?
                     .build()?;
-                builder = Some(match builder {
-                    None => (LogicalPlanBuilder::from(right), vec![(k, alias.clone())]),
-                    Some((b, mut aliases)) => {
-                        let shared: Vec<&Idx> =
-                            idxs.iter().filter(|i| joined_idxs.contains(i)).collect();
-                        let b = if shared.is_empty() {
-                            b.cross_join(right)?
-                        } else {
-                            let left_keys = shared
-                                .iter()
-                                .map(|i| {
-                                    Column::new(Some(owner_of(&args, &aliases, i)), idx_column(i))
-                                })
-                                .collect::<Vec<_>>();
-                            let right_keys = shared
-                                .iter()
-                                .map(|i| Column::new(Some(alias.as_str()), idx_column(i)))
-                                .collect::<Vec<_>>();
-                            b.join(right, JoinType::Inner, (left_keys, right_keys), None)?
-                        };
-                        aliases.push((k, alias.clone()));
-                        (b, aliases)
-                    }
+                keys = Some(match keys {
+                    None => LogicalPlanBuilder::from(projected),
+                    Some(k) => k.union(projected)?,
                 });
-                for i in idxs {
-                    if !joined_idxs.contains(i) {
-                        joined_idxs.push(i.clone());
-                    }
+            }
+        }
+        Ok(keys.expect("two relations").distinct()?.build()?)
+    }
+
+    /// The join of the annihilating arguments `driving` (the only tuples where the map
+    /// may differ from its fill), with one column per index and each one's value.
+    fn join_driving(&mut self, args: &[Term], driving: &[usize]) -> Result<MapBase> {
+        let mut joined_idxs: Vec<Idx> = Vec::new();
+        let mut builder: Option<(LogicalPlanBuilder, Vec<(usize, String)>)> = None;
+        for &k in driving {
+            let Term::Rel { plan, idxs, .. } = &args[k] else {
+                unreachable!("driving arguments are relations")
+            };
+            let alias = self.alias("d");
+            let right = LogicalPlanBuilder::from(plan.clone())
+                .alias(alias.as_str())?
+                .build()?;
+            builder = Some(match builder {
+                None => (LogicalPlanBuilder::from(right), vec![(k, alias.clone())]),
+                Some((b, mut aliases)) => {
+                    let shared: Vec<&Idx> =
+                        idxs.iter().filter(|i| joined_idxs.contains(i)).collect();
+                    let b = if shared.is_empty() {
+                        b.cross_join(right)?
+                    } else {
+                        let left_keys = shared
+                            .iter()
+                            .map(|i| Column::new(Some(owner_of(args, &aliases, i)), idx_column(i)))
+                            .collect::<Vec<_>>();
+                        let right_keys = shared
+                            .iter()
+                            .map(|i| Column::new(Some(alias.as_str()), idx_column(i)))
+                            .collect::<Vec<_>>();
+                        b.join(right, JoinType::Inner, (left_keys, right_keys), None)?
+                    };
+                    aliases.push((k, alias.clone()));
+                    (b, aliases)
+                }
+            });
+            for i in idxs {
+                if !joined_idxs.contains(i) {
+                    joined_idxs.push(i.clone());
                 }
             }
-            let (builder, aliases) = builder.expect("an annihilating argument");
-            // One column per index and one value per driving argument, renamed.
-            let mut exprs: Vec<Expr> = joined_idxs
+        }
+        let (builder, aliases) = builder.expect("an annihilating argument");
+        // One column per index and one value per driving argument, renamed.
+        let mut exprs: Vec<Expr> = joined_idxs
+            .iter()
+            .map(|i| qcol(owner_of(args, &aliases, i), &idx_column(i)).alias(idx_column(i)))
+            .collect();
+        let joined: Vec<(usize, String)> = aliases
+            .iter()
+            .map(|(k, _)| (*k, format!("{VALUE}{k}")))
+            .collect();
+        exprs.extend(
+            aliases
                 .iter()
-                .map(|i| qcol(owner_of(&args, &aliases, i), &idx_column(i)).alias(idx_column(i)))
-                .collect();
-            let joined: Vec<(usize, String)> = aliases
-                .iter()
-                .map(|(k, _)| (*k, format!("{VALUE}{k}")))
-                .collect();
-            exprs.extend(
-                aliases
-                    .iter()
-                    .zip(&joined)
-                    .map(|((_, owner), (_, name))| qcol(owner, VALUE).alias(name.as_str())),
-            );
-            (builder.project(exprs)?.build()?, joined_idxs, joined)
-        };
-        let (mut builder, at, base_alias) = self.cover(base, &base_idxs, &out)?;
+                .zip(&joined)
+                .map(|((_, owner), (_, name))| qcol(owner, VALUE).alias(name.as_str())),
+        );
+        Ok(MapBase {
+            plan: builder.project(exprs)?.build()?,
+            idxs: joined_idxs,
+            joined,
+        })
+    }
+
+    /// `op` at the tuples of `base` covered to `out`: the arguments `base` did not join
+    /// are left-joined (their fill where they have no tuple).
+    fn map_over_base(
+        &mut self,
+        op: &MapOp,
+        args: &[Term],
+        base: MapBase,
+        out: Vec<Idx>,
+        fill: f64,
+    ) -> Result<Term> {
+        let MapBase { plan, idxs, joined } = base;
+        let (mut builder, at, base_alias) = self.cover(plan, &idxs, &out)?;
         let mut values: Vec<Expr> = Vec::with_capacity(args.len());
         for (k, a) in args.iter().enumerate() {
             let value = match a {

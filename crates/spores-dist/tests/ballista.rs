@@ -76,10 +76,7 @@ fn dir(name: &str) -> PathBuf {
 }
 
 fn cases() -> u64 {
-    std::env::var("SPORES_BALLISTA_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(12)
+    differential::env_count("SPORES_BALLISTA_CASES", 12)
 }
 
 #[test]

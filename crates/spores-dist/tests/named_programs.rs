@@ -2,12 +2,17 @@
 //! the matrix-multiplication chain and an ALS gradient step — on sparse data: DataFusion's
 //! values for the program as written and for the optimized plan equal the local engine's.
 
+#[path = "../../spores-opt/tests/common/mod.rs"]
+mod common;
+mod differential;
+
 use std::collections::HashMap;
 
+use differential::shape_env;
 use spores_dist::{DataFusionEngine, DistError, EngineConfig};
 use spores_exec::{DenseMatrix, Matrix};
 use spores_opt::eval::eval;
-use spores_opt::la::{Dim, LaExpr, ShapeEnv};
+use spores_opt::la::LaExpr;
 use spores_opt::saturate::{optimize, OptimizeOptions};
 
 /// A deterministic `rows x cols` matrix with about `density` of its cells non-zero.
@@ -44,15 +49,6 @@ fn inputs() -> HashMap<String, Matrix> {
     inputs
 }
 
-fn env(inputs: &HashMap<String, Matrix>) -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for (name, m) in inputs {
-        env.matrix(name, Dim::Known(m.rows()), Dim::Known(m.cols()));
-        env.set_nnz(name, m.nnz() as f64);
-    }
-    env
-}
-
 /// Runs `text` as written and optimized on DataFusion, checks both against the local
 /// engine, and returns the optimized plan.
 fn check(text: &str) -> LaExpr {
@@ -60,7 +56,7 @@ fn check(text: &str) -> LaExpr {
     let engine = DataFusionEngine::new(EngineConfig::default()).unwrap();
     let e = LaExpr::parse(text).unwrap();
     let expected = eval(&e, &data).unwrap_or_else(|err| panic!("`{text}`: {err}"));
-    let plan = optimize(&e, &env(&data), &OptimizeOptions::default())
+    let plan = optimize(&e, &shape_env(&data), &OptimizeOptions::default())
         .unwrap()
         .expr;
     for program in [&e, &plan] {

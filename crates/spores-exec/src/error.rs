@@ -17,6 +17,16 @@ pub enum ExecError {
     /// An argument outside what the operator accepts (negative size, bad index, ...).
     #[error("{0}")]
     InvalidArgument(String),
+    /// Compressed (CSR/CSC) arrays that break the format's invariants.
+    #[error(transparent)]
+    Compressed(#[from] CompressedError),
+    /// Compressed arrays handed in from outside (`format` is `CSR` or `CSC`) whose
+    /// deferred index checks failed.
+    #[error("invalid {format} input: {source}")]
+    ForeignCompressed {
+        format: &'static str,
+        source: CompressedError,
+    },
     /// A file could not be opened, read or written.
     #[error("{path}: {source}")]
     Io {
@@ -32,6 +42,28 @@ pub enum ExecError {
         line: usize,
         message: String,
     },
+}
+
+/// What is wrong with compressed (CSR/CSC) arrays: the first problem found. Lines are
+/// rows of a CSR matrix and columns of a CSC one; `minor` is the other extent.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompressedError {
+    #[error("sparse dimension {minor} exceeds the u32 index range")]
+    DimensionTooLarge { minor: usize },
+    #[error("pointer array must have {expected} entries starting at 0, has {found}")]
+    PointerLength { expected: usize, found: usize },
+    #[error("pointer end {end} / {indices} indices / {values} values disagree")]
+    LengthsDisagree {
+        end: usize,
+        indices: usize,
+        values: usize,
+    },
+    #[error("pointer array decreases at {line}")]
+    PointerDecreases { line: usize },
+    #[error("indices of line {line} are not strictly increasing")]
+    NotIncreasing { line: usize },
+    #[error("index out of range {minor} in line {line}")]
+    OutOfRange { minor: usize, line: usize },
 }
 
 impl ExecError {

@@ -25,5 +25,5 @@ pub mod memory;
 pub mod random;
 mod shape;
 
-pub use error::{ExecError, Result};
+pub use error::{CompressedError, ExecError, Result};
 pub use matrix::{CscMatrix, CsrMatrix, DenseMatrix, Matrix, Shape};

@@ -71,9 +71,20 @@ fn human(bytes: f64) -> String {
     }
 }
 
+/// Why a `--memory` value was refused (see [`parse_size`]); each names the text given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseSizeError {
+    /// Not a number with an optional unit.
+    #[error("`{0}`: expected a size like 512M or 4G")]
+    Malformed(String),
+    /// Below one byte, or beyond what a `u64` counts.
+    #[error("`{0}`: the size must be at least one byte")]
+    OutOfRange(String),
+}
+
 /// Parses a `--memory` value: bytes, or a number with `K`, `M`, `G` or `T` (powers of
 /// 1024), e.g. `512M`, `4G`.
-pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+pub fn parse_size(text: &str) -> std::result::Result<u64, ParseSizeError> {
     let t = text.trim();
     let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
         Some((k, _)) => t.split_at(k),
@@ -85,15 +96,15 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
         "M" => 1024.0 * 1024.0,
         "G" => 1024.0 * 1024.0 * 1024.0,
         "T" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
-        _ => return Err(format!("`{text}`: expected a size like 512M or 4G")),
+        _ => return Err(ParseSizeError::Malformed(text.to_string())),
     };
     let value: f64 = number
         .trim()
         .parse()
-        .map_err(|_| format!("`{text}`: expected a size like 512M or 4G"))?;
+        .map_err(|_| ParseSizeError::Malformed(text.to_string()))?;
     let bytes = value * scale;
     if !(bytes >= 1.0 && bytes < u64::MAX as f64) {
-        return Err(format!("`{text}`: the size must be at least one byte"));
+        return Err(ParseSizeError::OutOfRange(text.to_string()));
     }
     Ok(bytes as u64)
 }
@@ -110,6 +121,14 @@ mod tests {
         assert!(parse_size("lots").is_err());
         assert!(parse_size("0").is_err());
         assert!(parse_size("-5G").is_err());
+        assert_eq!(
+            parse_size("lots").unwrap_err().to_string(),
+            "`lots`: expected a size like 512M or 4G"
+        );
+        assert_eq!(
+            parse_size("0").unwrap_err().to_string(),
+            "`0`: the size must be at least one byte"
+        );
     }
 
     #[test]

@@ -122,10 +122,32 @@ impl CandGraph {
     }
 }
 
+/// Why a selection has no DAG cost (see [`dag_cost`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DagCostError {
+    #[error("root class out of range")]
+    RootOutOfRange,
+    /// A class the selection reaches has no choice.
+    #[error("class {class} is used but has no chosen candidate")]
+    NoChoice { class: usize },
+    /// The choice names a candidate the class does not have.
+    #[error("class {class} has no candidate {candidate}")]
+    NoCandidate { class: usize, candidate: usize },
+    /// The chosen candidate's cost is not finite.
+    #[error("class {class}: candidate {candidate} has no cost")]
+    NoCost { class: usize, candidate: usize },
+    /// A chosen candidate names a class the graph does not have.
+    #[error("class {class} refers to missing class {child}")]
+    MissingClass { class: usize, child: usize },
+    /// The choices form a cycle: no evaluation order exists.
+    #[error("the selection is cyclic at {class}")]
+    Cyclic { class: usize },
+}
+
 /// The DAG cost of `sel`: each class reachable from the root through chosen candidates
 /// is paid once. Errors if a reachable class has no (valid) choice, a cost is not finite,
 /// or the choices form a cycle (no evaluation order exists).
-pub fn dag_cost(g: &CandGraph, sel: &Selection) -> Result<f64, String> {
+pub fn dag_cost(g: &CandGraph, sel: &Selection) -> Result<f64, DagCostError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
         New,
@@ -136,24 +158,28 @@ pub fn dag_cost(g: &CandGraph, sel: &Selection) -> Result<f64, String> {
     let mut total = 0.0;
     // Iterative DFS (deep plans must not overflow the stack): (class, next child).
     let mut stack: Vec<(usize, usize)> = Vec::new();
-    let enter = |c: usize, mark: &mut [Mark], total: &mut f64| -> Result<(), String> {
+    let enter = |c: usize, mark: &mut [Mark], total: &mut f64| -> Result<(), DagCostError> {
         let n = sel
             .get(c)
             .copied()
             .flatten()
-            .ok_or_else(|| format!("class {c} is used but has no chosen candidate"))?;
-        let node = g
-            .node(c, n)
-            .ok_or_else(|| format!("class {c} has no candidate {n}"))?;
+            .ok_or(DagCostError::NoChoice { class: c })?;
+        let node = g.node(c, n).ok_or(DagCostError::NoCandidate {
+            class: c,
+            candidate: n,
+        })?;
         if !node.cost.is_finite() {
-            return Err(format!("class {c}: candidate {n} has no cost"));
+            return Err(DagCostError::NoCost {
+                class: c,
+                candidate: n,
+            });
         }
         *total += node.cost;
         mark[c] = Mark::Open;
         Ok(())
     };
     if g.root >= g.classes.len() {
-        return Err("root class out of range".into());
+        return Err(DagCostError::RootOutOfRange);
     }
     enter(g.root, &mut mark, &mut total)?;
     stack.push((g.root, 0));
@@ -163,8 +189,8 @@ pub fn dag_cost(g: &CandGraph, sel: &Selection) -> Result<f64, String> {
         if let Some(&child) = node.children.get(*next) {
             *next += 1;
             match mark.get(child) {
-                None => return Err(format!("class {c} refers to missing class {child}")),
-                Some(Mark::Open) => return Err(format!("the selection is cyclic at {child}")),
+                None => return Err(DagCostError::MissingClass { class: c, child }),
+                Some(Mark::Open) => return Err(DagCostError::Cyclic { class: child }),
                 Some(Mark::Done) => {}
                 Some(Mark::New) => {
                     enter(child, &mut mark, &mut total)?;
@@ -266,9 +292,14 @@ mod tests {
             ],
             root: 0,
         };
-        assert!(dag_cost(&g, &vec![Some(0), Some(0)])
-            .unwrap_err()
-            .contains("cyclic"));
+        assert_eq!(
+            dag_cost(&g, &vec![Some(0), Some(0)]),
+            Err(DagCostError::Cyclic { class: 0 })
+        );
+        assert_eq!(
+            DagCostError::Cyclic { class: 0 }.to_string(),
+            "the selection is cyclic at 0"
+        );
         assert!(dag_cost(&g, &vec![Some(0), None]).is_err());
         assert_eq!(dag_cost(&g, &vec![Some(0), Some(1)]), Ok(6.0));
         assert_eq!(g.greedy_selection(), vec![Some(0), Some(1)]);

@@ -53,13 +53,13 @@
 
 use std::time::{Duration, Instant};
 
-use good_lp::solvers::microlp::microlp;
+use good_lp::solvers::microlp::{microlp, MicroLpProblem};
 use good_lp::{
     variable, variables, Expression, ResolutionError, Solution, SolutionStatus, SolverModel,
     Variable, WithTimeLimit,
 };
 
-use crate::dag::{dag_cost, sccs, CandGraph, Selection};
+use crate::dag::{dag_cost, sccs, CandGraph, CandNode, Selection};
 
 /// Instances with more binaries than this are not attempted: on extraction-shaped
 /// problems microlp's time grows steeply beyond a few thousand binaries, so building such
@@ -96,10 +96,8 @@ pub struct IlpFailure {
 /// selection) if it is a valid plan.
 pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSolution, IlpFailure> {
     let start = Instant::now();
-    let fail = |reason: String, binaries: usize| IlpFailure { reason, binaries };
-    let n = g.classes.len();
-    if g.root >= n {
-        return Err(fail("root class out of range".into(), 0));
+    if g.root >= g.classes.len() {
+        return Err(fail("root class out of range", 0));
     }
     let bound = dag_cost(g, warm).ok();
     if bound == Some(0.0) {
@@ -111,15 +109,107 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
             binaries: 0,
         });
     }
+    let pruned = prune(g, warm, bound)?;
+    let binaries = pruned.binaries;
+    let (model, vars) = build_model(g, warm, bound, &pruned);
+    let left = budget.saturating_sub(start.elapsed());
+    if left.is_zero() {
+        return Err(fail(
+            format!("time limit of {budget:?} reached while building the model"),
+            binaries,
+        ));
+    }
+    let model = model.with_time_limit(left.as_secs_f64());
+    let (selection, proven_optimal) = match run_solver(model, &vars, &pruned.classes) {
+        Ok(Ok(x)) => x,
+        Ok(Err(e)) => {
+            let reason = if start.elapsed() >= budget {
+                format!("time limit of {budget:?} reached ({e})")
+            } else {
+                format!("solver: {e}")
+            };
+            return Err(fail(reason, binaries));
+        }
+        Err(_) => return Err(fail("the solver panicked", binaries)),
+    };
+    let cost = dag_cost(g, &selection)
+        .map_err(|e| fail(format!("the solver's selection is invalid: {e}"), binaries))?;
+    check_against_greedy(cost, proven_optimal, bound, (budget, binaries))?;
+    Ok(IlpSolution {
+        selection,
+        cost,
+        proven_optimal,
+        binaries,
+    })
+}
 
-    // Prune: live classes, affordable acyclic-to-self candidates, reachable classes.
+/// The failure for `reason` on a model of `binaries` binaries.
+fn fail(reason: impl Into<String>, binaries: usize) -> IlpFailure {
+    IlpFailure {
+        reason: reason.into(),
+        binaries,
+    }
+}
+
+/// Refuses a solver plan greedy's (of cost `bound`, when valid) is at least as good as:
+/// unproven and no cheaper, or dearer (numerical trouble); and an unproven plan without
+/// a greedy plan to compare with.
+fn check_against_greedy(
+    cost: f64,
+    proven_optimal: bool,
+    bound: Option<f64>,
+    (budget, binaries): (Duration, usize),
+) -> Result<(), IlpFailure> {
+    let reason = match bound {
+        Some(b) if !proven_optimal && cost >= b => {
+            format!("time limit of {budget:?} reached without improving on greedy")
+        }
+        Some(b) if cost > b * (1.0 + 1e-9) => {
+            format!("the solver's plan costs {cost:e}, greedy's {b:e} (numerical trouble)")
+        }
+        None if !proven_optimal => format!("time limit of {budget:?} reached"),
+        _ => return Ok(()),
+    };
+    Err(fail(reason, binaries))
+}
+
+/// What pruning leaves of the graph for the model.
+struct Pruned {
+    /// Per class, whether each candidate may be chosen.
+    keep: Vec<Vec<bool>>,
+    /// The classes reachable from the root through kept candidates, in order.
+    classes: Vec<usize>,
+    /// The binaries the model needs: one per class with one kept candidate, one per
+    /// class and one per candidate otherwise.
+    binaries: usize,
+}
+
+impl Pruned {
+    /// The kept candidates of class `c`, with their positions.
+    fn kept<'a>(
+        &'a self,
+        g: &'a CandGraph,
+        c: usize,
+    ) -> impl Iterator<Item = (usize, &'a CandNode)> + 'a {
+        g.classes[c]
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| self.keep[c][*i])
+    }
+}
+
+/// Drops the classes without a plan, the candidates no plan within `bound` can use and
+/// the dominated ones, then the classes the root no longer reaches: what makes microlp
+/// usable here (see "Pruning and warm start" above). Fails when the root has no plan or
+/// the model would exceed [`MAX_BINARIES`].
+fn prune(g: &CandGraph, warm: &Selection, bound: Option<f64>) -> Result<Pruned, IlpFailure> {
     let live: Vec<bool> = g.tree_costs().iter().map(Option::is_some).collect();
     if !live[g.root] {
-        return Err(fail("the root class has no plan".into(), 0));
+        return Err(fail("the root class has no plan", 0));
     }
     let limit = bound.map(|b| b * (1.0 + 1e-9));
     let lb = g.lower_bounds();
-    let keep: Vec<Vec<bool>> = (0..n)
+    let keep: Vec<Vec<bool>> = (0..g.classes.len())
         .map(|c| {
             g.classes[c]
                 .iter()
@@ -141,94 +231,100 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
                 .collect()
         })
         .collect();
-    let keep = drop_dominated(g, keep, warm);
-    let mut reach = vec![false; n];
-    let mut todo = vec![g.root];
-    reach[g.root] = true;
-    while let Some(c) = todo.pop() {
-        for (cand, &k) in g.classes[c].iter().zip(&keep[c]) {
-            if !k {
-                continue;
-            }
-            for &d in &cand.children {
-                if !reach[d] {
-                    reach[d] = true;
-                    todo.push(d);
-                }
-            }
-        }
-    }
-    let keep = &keep;
-    let kept = move |c: usize| {
-        g.classes[c]
-            .iter()
-            .enumerate()
-            .filter(move |(i, _)| keep[c][*i])
+    let mut pruned = Pruned {
+        keep: drop_dominated(g, keep, warm),
+        classes: Vec::new(),
+        binaries: 0,
     };
-    let classes: Vec<usize> = (0..n).filter(|&c| reach[c]).collect();
-    let binaries = classes
+    let reach = reachable(g, |c| pruned.kept(g, c).map(|(_, cand)| cand));
+    pruned.classes = (0..g.classes.len()).filter(|&c| reach[c]).collect();
+    pruned.binaries = pruned
+        .classes
         .iter()
-        .map(|&c| match kept(c).count() {
+        .map(|&c| match pruned.kept(g, c).count() {
             1 => 1,
             k => k + 1,
         })
         .sum::<usize>();
-    if binaries > MAX_BINARIES {
+    if pruned.binaries > MAX_BINARIES {
         return Err(fail(
-            format!("{binaries} binaries exceed the limit of {MAX_BINARIES}"),
-            binaries,
+            format!(
+                "{} binaries exceed the limit of {MAX_BINARIES}",
+                pruned.binaries
+            ),
+            pruned.binaries,
         ));
     }
+    Ok(pruned)
+}
 
-    // Components of the reachable, kept class graph: levels only where cycles can be.
-    let edges: Vec<Vec<usize>> = (0..n)
-        .map(|c| {
-            if !reach[c] {
-                return vec![];
-            }
-            kept(c)
-                .flat_map(|(_, cand)| cand.children.clone())
-                .collect()
-        })
-        .collect();
+/// Each class's strongly connected component in the kept class graph, and each
+/// component's size in reachable classes: levels are only needed where cycles can be,
+/// inside a component of more than one class.
+fn components(g: &CandGraph, pruned: &Pruned) -> (Vec<usize>, Vec<usize>) {
+    let n = g.classes.len();
+    let mut edges: Vec<Vec<usize>> = vec![vec![]; n];
+    for &c in &pruned.classes {
+        edges[c] = pruned
+            .kept(g, c)
+            .flat_map(|(_, cand)| cand.children.clone())
+            .collect();
+    }
     let comp = sccs(n, &edges);
     let mut comp_size = vec![0usize; n];
-    for &c in &classes {
+    for &c in &pruned.classes {
         comp_size[comp[c]] += 1;
     }
+    (comp, comp_size)
+}
 
+/// The model's variables: `S_c` per class, `B_n` per kept candidate (`S_c` itself for a
+/// class with one), `L_c` per class of a component with cycles.
+struct Vars {
+    s: Vec<Option<Variable>>,
+    b: Vec<Vec<Option<Variable>>>,
+    l: Vec<Option<Variable>>,
+}
+
+/// The model of the module doc's encoding over what `pruned` kept, its objective scaled
+/// by greedy's cost `bound` and its variables starting at greedy's choices (`warm`, when
+/// it is a valid plan).
+fn build_model(
+    g: &CandGraph,
+    warm: &Selection,
+    bound: Option<f64>,
+    pruned: &Pruned,
+) -> (MicroLpProblem, Vars) {
+    let n = g.classes.len();
+    let (comp, comp_size) = components(g, pruned);
     // The warm start: greedy's choices and, inside each component, heights.
-    let warm_ok = bound.is_some();
-    let warm_used = if warm_ok {
-        used_classes(g, warm)
+    let (warm_used, warm_level) = if bound.is_some() {
+        let used = used_classes(g, warm);
+        let level = levels(g, warm, &used, &comp);
+        (used, level)
     } else {
-        vec![false; n]
-    };
-    let warm_level = if warm_ok {
-        levels(g, warm, &warm_used, &comp)
-    } else {
-        vec![0.0; n]
+        (vec![false; n], vec![0.0; n])
     };
     let warm_pick = |c: usize, i: usize| warm_used[c] && warm[c] == Some(i);
-
     let scale = bound.filter(|b| *b > 0.0 && b.is_finite()).unwrap_or(1.0);
-    let mut vars = variables!();
-    let mut s_var: Vec<Option<Variable>> = vec![None; n];
-    let mut b_var: Vec<Vec<Option<Variable>>> =
-        g.classes.iter().map(|c| vec![None; c.len()]).collect();
-    let mut l_var: Vec<Option<Variable>> = vec![None; n];
-    let mut objective = Expression::with_capacity(binaries);
+    let mut problem = variables!();
+    let mut vars = Vars {
+        s: vec![None; n],
+        b: g.classes.iter().map(|c| vec![None; c.len()]).collect(),
+        l: vec![None; n],
+    };
+    let mut objective = Expression::with_capacity(pruned.binaries);
     let flag = |b: bool| if b { 1.0 } else { 0.0 };
-    for &c in &classes {
-        let sc = vars.add(variable().binary().initial(flag(warm_used[c])));
-        s_var[c] = Some(sc);
-        let single = kept(c).count() == 1;
-        for (i, cand) in kept(c) {
+    for &c in &pruned.classes {
+        let sc = problem.add(variable().binary().initial(flag(warm_used[c])));
+        vars.s[c] = Some(sc);
+        let single = pruned.kept(g, c).count() == 1;
+        for (i, cand) in pruned.kept(g, c) {
             // A class with one candidate needs no second variable: `B_n = S_c`.
             let v = if single {
                 sc
             } else {
-                vars.add(variable().binary().initial(flag(warm_pick(c, i))))
+                problem.add(variable().binary().initial(flag(warm_pick(c, i))))
             };
             let tie = if warm.get(c).copied().flatten() == Some(i) {
                 0.0
@@ -236,38 +332,44 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
                 TIE_BREAK
             };
             objective.add_mul(cand.cost / scale + tie, v);
-            b_var[c][i] = Some(v);
+            vars.b[c][i] = Some(v);
         }
         let size = comp_size[comp[c]];
         if size > 1 {
-            l_var[c] = Some(
-                vars.add(
-                    variable()
-                        .min(0.0)
-                        .max((size - 1) as f64)
-                        .initial(warm_level[c]),
-                ),
-            );
+            let level = variable().min(0.0).max((size - 1) as f64);
+            vars.l[c] = Some(problem.add(level.initial(warm_level[c])));
         }
     }
-    let mut model = vars.minimise(objective).using(microlp);
-    let var_of = |c: usize| s_var[c];
-    if let Some(root) = var_of(g.root) {
+    let model = problem.minimise(objective).using(microlp);
+    let model = add_constraints(g, pruned, &vars, (&comp, &comp_size), model);
+    (model, vars)
+}
+
+/// The encoding's constraints: the root is chosen, a chosen class chooses one candidate,
+/// a chosen candidate its children, and inside a component a chosen edge raises the level.
+fn add_constraints(
+    g: &CandGraph,
+    pruned: &Pruned,
+    vars: &Vars,
+    (comp, comp_size): (&[usize], &[usize]),
+    mut model: MicroLpProblem,
+) -> MicroLpProblem {
+    if let Some(root) = vars.s[g.root] {
         model = model.with(Expression::from(root).eq(1.0));
     }
-    for &c in &classes {
-        let Some(sc) = var_of(c) else { continue };
+    for &c in &pruned.classes {
+        let Some(sc) = vars.s[c] else { continue };
         let mut choose = Expression::with_capacity(g.classes[c].len());
-        for (i, cand) in kept(c) {
-            let Some(b) = b_var[c][i] else { continue };
+        for (i, cand) in pruned.kept(g, c) {
+            let Some(b) = vars.b[c][i] else { continue };
             choose.add_mul(1.0, b);
             let mut children = cand.children.clone();
             children.sort_unstable();
             children.dedup();
             for d in children {
-                let Some(sd) = var_of(d) else { continue };
+                let Some(sd) = vars.s[d] else { continue };
                 model = model.with(Expression::from(b).leq(sd));
-                if let (Some(lc), Some(ld)) = (l_var[c], l_var[d]) {
+                if let (Some(lc), Some(ld)) = (vars.l[c], vars.l[d]) {
                     if comp[c] == comp[d] {
                         let m = comp_size[comp[c]] as f64;
                         let mut e = Expression::from(ld);
@@ -278,28 +380,30 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
                 }
             }
         }
-        if kept(c).count() > 1 {
+        if pruned.kept(g, c).count() > 1 {
             model = model.with(choose.eq(sc));
         }
     }
+    model
+}
 
-    let left = budget.saturating_sub(start.elapsed());
-    if left.is_zero() {
-        return Err(fail(
-            format!("time limit of {budget:?} reached while building the model"),
-            binaries,
-        ));
-    }
-    model = model.with_time_limit(left.as_secs_f64());
-    // microlp is a dependency we do not control: a panic inside it must not take the
-    // optimizer down, and greedy is always available.
-    let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+/// Runs microlp on `model` and reads the chosen candidate of each chosen class, with
+/// whether optimality was proven. microlp is a dependency we do not control: a panic
+/// inside it must not take the optimizer down (the outer `Err`), and greedy is always
+/// available.
+fn run_solver(
+    model: MicroLpProblem,
+    vars: &Vars,
+    classes: &[usize],
+) -> std::thread::Result<Result<(Selection, bool), ResolutionError>> {
+    let n = vars.s.len();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
         let sol = model.solve()?;
         let optimal = matches!(sol.status(), SolutionStatus::Optimal);
         let mut selection: Selection = vec![None; n];
-        for &c in &classes {
-            if s_var[c].is_some_and(|s| sol.value(s) > 0.5) {
-                selection[c] = b_var[c]
+        for &c in classes {
+            if vars.s[c].is_some_and(|s| sol.value(s) > 0.5) {
+                selection[c] = vars.b[c]
                     .iter()
                     .enumerate()
                     .filter_map(|(i, v)| v.map(|v| (i, sol.value(v))))
@@ -308,44 +412,8 @@ pub fn solve(g: &CandGraph, warm: &Selection, budget: Duration) -> Result<IlpSol
                     .map(|(i, _)| i);
             }
         }
-        Ok::<_, ResolutionError>((selection, optimal))
-    }));
-    let (selection, proven_optimal) = match solved {
-        Ok(Ok(x)) => x,
-        Ok(Err(e)) => {
-            let reason = if start.elapsed() >= budget {
-                format!("time limit of {budget:?} reached ({e})")
-            } else {
-                format!("solver: {e}")
-            };
-            return Err(fail(reason, binaries));
-        }
-        Err(_) => return Err(fail("the solver panicked".into(), binaries)),
-    };
-    let cost = dag_cost(g, &selection)
-        .map_err(|e| fail(format!("the solver's selection is invalid: {e}"), binaries))?;
-    if let Some(b) = bound {
-        if !proven_optimal && cost >= b {
-            return Err(fail(
-                format!("time limit of {budget:?} reached without improving on greedy"),
-                binaries,
-            ));
-        }
-        if cost > b * (1.0 + 1e-9) {
-            return Err(fail(
-                format!("the solver's plan costs {cost:e}, greedy's {b:e} (numerical trouble)"),
-                binaries,
-            ));
-        }
-    } else if !proven_optimal {
-        return Err(fail(format!("time limit of {budget:?} reached"), binaries));
-    }
-    Ok(IlpSolution {
-        selection,
-        cost,
-        proven_optimal,
-        binaries,
-    })
+        Ok((selection, optimal))
+    }))
 }
 
 /// Drops each candidate another kept candidate of its class dominates: no dearer, and
@@ -397,21 +465,29 @@ fn drop_dominated(g: &CandGraph, mut keep: Vec<Vec<bool>>, warm: &Selection) -> 
 
 /// Classes reachable from the root through `sel`'s choices.
 fn used_classes(g: &CandGraph, sel: &Selection) -> Vec<bool> {
-    let mut used = vec![false; g.classes.len()];
+    reachable(g, |c| sel[c].and_then(|i| g.classes[c].get(i)).into_iter())
+}
+
+/// Classes reachable from the root through the candidates `through` yields for each
+/// class: one walk for the pruned graph and for a selection.
+fn reachable<'a, I>(g: &CandGraph, through: impl Fn(usize) -> I) -> Vec<bool>
+where
+    I: Iterator<Item = &'a CandNode>,
+{
+    let mut seen = vec![false; g.classes.len()];
     let mut todo = vec![g.root];
-    used[g.root] = true;
+    seen[g.root] = true;
     while let Some(c) = todo.pop() {
-        let Some(cand) = sel[c].and_then(|i| g.classes[c].get(i)) else {
-            continue;
-        };
-        for &d in &cand.children {
-            if d < used.len() && !used[d] {
-                used[d] = true;
-                todo.push(d);
+        for cand in through(c) {
+            for &d in &cand.children {
+                if d < seen.len() && !seen[d] {
+                    seen[d] = true;
+                    todo.push(d);
+                }
             }
         }
     }
-    used
+    seen
 }
 
 /// For an acyclic selection: each used class's height over chosen edges inside its own
@@ -454,7 +530,6 @@ fn levels(g: &CandGraph, sel: &Selection, used: &[bool], comp: &[usize]) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dag::CandNode;
 
     /// Figure 10: the root (cost 0) needs classes A and B. A is either `op1` (cost 1)
     /// over its own class C (cost 4) or `op2` (cost 2) over B (cost 4).

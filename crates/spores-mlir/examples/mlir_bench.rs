@@ -55,7 +55,7 @@ fn ms(d: Duration) -> String {
 
 /// Runs a lowered program once; returns its result numbers and its kernel times in s.
 fn run(tc: &Toolchain, lowered: &str) -> Result<(Vec<f64>, Vec<f64>), String> {
-    let out = tc.run(lowered)?;
+    let out = tc.run(lowered).map_err(|e| e.to_string())?;
     let (body, times) = split_times(&out, REPS).ok_or("no kernel times in the output")?;
     Ok((numbers(&body), times))
 }

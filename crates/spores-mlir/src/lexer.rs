@@ -406,13 +406,25 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// Why a string literal could not be decoded (see [`decode_string`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StringLitError {
+    /// Not enclosed in double quotes.
+    #[error("malformed string literal")]
+    Malformed,
+    #[error("string ends in a backslash")]
+    TrailingBackslash,
+    #[error("unknown escape sequence in string")]
+    UnknownEscape,
+}
+
 /// Decodes the raw text of a string literal (with quotes) into bytes: `\\`, `\"`, `\n`, `\t`
 /// and two-digit hex escapes `\XX`.
-pub fn decode_string(raw: &str) -> Result<Vec<u8>, String> {
+pub fn decode_string(raw: &str) -> Result<Vec<u8>, StringLitError> {
     let inner = raw
         .strip_prefix('"')
         .and_then(|s| s.strip_suffix('"'))
-        .ok_or_else(|| "malformed string literal".to_string())?;
+        .ok_or(StringLitError::Malformed)?;
     let b = inner.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -423,7 +435,7 @@ pub fn decode_string(raw: &str) -> Result<Vec<u8>, String> {
             continue;
         }
         let Some(&e) = b.get(i + 1) else {
-            return Err("string ends in a backslash".into());
+            return Err(StringLitError::TrailingBackslash);
         };
         match e {
             b'\\' | b'"' => {
@@ -443,7 +455,7 @@ pub fn decode_string(raw: &str) -> Result<Vec<u8>, String> {
                     .get(i + 1..i + 3)
                     .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| "unknown escape sequence in string".to_string())?;
+                    .ok_or(StringLitError::UnknownEscape)?;
                 out.push(hex);
                 i += 3;
             }

@@ -129,9 +129,34 @@ pub fn normalize_file(tool: &Path, path: &Path, keep_locations: bool) -> Result<
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// A tool that could not be run on some input (see [`run_with_input`]).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("cannot run {}: {source}", tool.display())]
+    Start {
+        tool: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} did not finish: {source}", tool.display())]
+    Wait {
+        tool: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Why [`verify_text`] refused MLIR text.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// `mlir-opt` rejected the text; its diagnostics.
+    #[error("{0}")]
+    Rejected(String),
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
 /// Runs `mlir-opt --allow-unregistered-dialect` on MLIR text (parsing and verifying it);
 /// `Err` holds its diagnostics. This is the check every file spores writes must pass.
-pub fn verify_text(tool: &Path, text: &str) -> Result<(), String> {
+pub fn verify_text(tool: &Path, text: &str) -> Result<(), VerifyError> {
     let mut command = Command::new(tool);
     command
         .arg("--allow-unregistered-dialect")
@@ -143,7 +168,9 @@ pub fn verify_text(tool: &Path, text: &str) -> Result<(), String> {
     if out.status.success() {
         Ok(())
     } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        Err(VerifyError::Rejected(
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
     }
 }
 
@@ -153,12 +180,15 @@ pub(crate) fn run_with_input(
     mut command: Command,
     tool: &Path,
     input: &str,
-) -> Result<std::process::Output, String> {
+) -> Result<std::process::Output, RunError> {
     let mut child = command
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+        .map_err(|source| RunError::Start {
+            tool: tool.to_path_buf(),
+            source,
+        })?;
     // Feed stdin from another thread so that a tool writing much to stderr before reading
     // all its input cannot deadlock against us.
     let stdin = child.stdin.take();
@@ -166,7 +196,10 @@ pub(crate) fn run_with_input(
         s.spawn(move || stdin.map(|mut i| i.write_all(input.as_bytes())));
         child.wait_with_output()
     })
-    .map_err(|e| format!("{} did not finish: {e}", tool.display()))
+    .map_err(|source| RunError::Wait {
+        tool: tool.to_path_buf(),
+        source,
+    })
 }
 
 /// Reads an MLIR file, normalizing it through `mlir-opt` as [`LoadOptions::normalize`] says.

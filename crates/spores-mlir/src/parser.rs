@@ -377,7 +377,7 @@ impl<'a> Parser<'a> {
     fn string_text(&self, raw: &str, off: usize) -> PResult<String> {
         match decode_string(raw) {
             Ok(b) => Ok(String::from_utf8_lossy(&b).into_owned()),
-            Err(e) => self.err_at(off, e),
+            Err(e) => self.err_at(off, e.to_string()),
         }
     }
 
@@ -541,29 +541,37 @@ impl<'a> Parser<'a> {
                 };
                 Ok(Type::Function { inputs, results })
             }
-            Tok::Bang(id) => {
-                let has_body = self.lx.peek_byte() == Some(b'<');
-                if !has_body && !id.contains('.') {
-                    return match self.type_aliases.get(id) {
-                        Some(t) => Ok(t.clone()),
-                        None => self.err_at(off, format!("undefined type alias `!{id}`")),
-                    };
-                }
-                let (dialect, name) = id.split_once('.').unwrap_or((id, ""));
-                let body = if has_body {
-                    Some(self.lx.balanced().map_err(|e| self.lex_err(e))?.to_string())
-                } else {
-                    None
-                };
-                Ok(Type::Dialect {
-                    dialect: dialect.to_string(),
-                    name: name.to_string(),
+            Tok::Bang(id) => match self.dialect_item(id)? {
+                Some((dialect, name, body)) => Ok(Type::Dialect {
+                    dialect,
+                    name,
                     body,
-                })
-            }
+                }),
+                None => match self.type_aliases.get(id) {
+                    Some(t) => Ok(t.clone()),
+                    None => self.err_at(off, format!("undefined type alias `!{id}`")),
+                },
+            },
             Tok::BareId(id) => self.builtin_type(id, off),
             _ => self.err_at(off, format!("expected a type, found {}", describe(&t))),
         }
+    }
+
+    /// The dialect, name and `<...>` body (kept verbatim) of a dialect type `!id<...>` or
+    /// attribute `#id<...>` whose token `id` was just read; `None` for an alias (no dot
+    /// and no body), which the caller looks up.
+    fn dialect_item(&mut self, id: &str) -> PResult<Option<(String, String, Option<String>)>> {
+        let has_body = self.lx.peek_byte() == Some(b'<');
+        if !has_body && !id.contains('.') {
+            return Ok(None);
+        }
+        let (dialect, name) = id.split_once('.').unwrap_or((id, ""));
+        let body = if has_body {
+            Some(self.lx.balanced().map_err(|e| self.lex_err(e))?.to_string())
+        } else {
+            None
+        };
+        Ok(Some((dialect.to_string(), name.to_string(), body)))
     }
 
     fn builtin_type(&mut self, id: &str, off: usize) -> PResult<Type> {
@@ -765,7 +773,7 @@ impl<'a> Parser<'a> {
             Tok::Int(_) | Tok::Float(_) | Tok::Punct('-') => self.number_attr(start),
             Tok::Str(raw) => {
                 let (_, off) = self.next()?;
-                let value = decode_string(raw).or_else(|e| self.err_at(off, e))?;
+                let value = decode_string(raw).or_else(|e| self.err_at(off, e.to_string()))?;
                 let ty = if self.eat(':')? {
                     Some(self.ty()?)
                 } else {
@@ -827,18 +835,11 @@ impl<'a> Parser<'a> {
             }
             Tok::Hash(id) => {
                 let (_, off) = self.next()?;
-                let has_body = self.lx.peek_byte() == Some(b'<');
-                if !has_body && !id.contains('.') {
+                let Some((dialect, name, body)) = self.dialect_item(id)? else {
                     return match self.attr_aliases.get(id) {
                         Some(a) => Ok(a.clone()),
                         None => self.err_at(off, format!("undefined attribute alias `#{id}`")),
                     };
-                }
-                let (dialect, name) = id.split_once('.').unwrap_or((id, ""));
-                let body = if has_body {
-                    Some(self.lx.balanced().map_err(|e| self.lex_err(e))?.to_string())
-                } else {
-                    None
                 };
                 let ty = if self.eat(':')? {
                     Some(self.ty()?)
@@ -846,8 +847,8 @@ impl<'a> Parser<'a> {
                     None
                 };
                 Ok(Attribute::Dialect {
-                    dialect: dialect.to_string(),
-                    name: name.to_string(),
+                    dialect,
+                    name,
                     body,
                     ty,
                 })
@@ -1004,7 +1005,7 @@ impl<'a> Parser<'a> {
             Tok::BareId("true") if !neg => Ok(DenseLit::Bool(true)),
             Tok::BareId("false") if !neg => Ok(DenseLit::Bool(false)),
             Tok::Str(r) if !neg => Ok(DenseLit::Str(
-                decode_string(r).or_else(|e| self.err_at(off, e))?,
+                decode_string(r).or_else(|e| self.err_at(off, e.to_string()))?,
             )),
             Tok::Punct('(') if !neg => {
                 let re = self.dense_lit()?;

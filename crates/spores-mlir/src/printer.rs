@@ -57,7 +57,8 @@ impl Printer {
         }
     }
 
-    /// Writes each of `items` with `item`, separated by `, `.
+    /// Writes each of `items` with `item`, separated by `, ` (see [`write_comma_list`]
+    /// for the free functions).
     fn comma_list<T>(&mut self, items: &[T], mut item: impl FnMut(&mut Self, &T)) {
         for (i, x) in items.iter().enumerate() {
             if i > 0 {
@@ -113,12 +114,7 @@ impl Printer {
         let _ = write!(self.out, "^{}", s.label);
         if !s.args.is_empty() {
             self.out.push('(');
-            for (i, v) in s.args.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                write_value(&mut self.out, v);
-            }
+            write_comma_list(&mut self.out, &s.args, write_value);
             self.out.push_str(" : ");
             write_type_list(&mut self.out, &s.arg_types);
             self.out.push(')');
@@ -148,16 +144,13 @@ impl Printer {
             let _ = write!(self.out, "^{l}");
             if !b.args.is_empty() {
                 self.out.push('(');
-                for (i, a) in b.args.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
+                self.comma_list(&b.args, |p, a| {
+                    let _ = write!(p.out, "%{}: ", a.name);
+                    write_type(&mut p.out, &a.ty);
+                    if let (true, Some(loc)) = (p.opts.locations, &a.loc) {
+                        let _ = write!(p.out, " loc({})", loc.0);
                     }
-                    let _ = write!(self.out, "%{}: ", a.name);
-                    write_type(&mut self.out, &a.ty);
-                    if let (true, Some(loc)) = (self.opts.locations, &a.loc) {
-                        let _ = write!(self.out, " loc({})", loc.0);
-                    }
-                }
+                });
                 self.out.push(')');
             }
             self.out.push_str(":\n");
@@ -212,13 +205,19 @@ fn is_symbol_id(s: &str) -> bool {
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.' | b'-'))
 }
 
-fn write_type_list(out: &mut String, ts: &[Type]) {
-    for (i, t) in ts.iter().enumerate() {
+/// Writes each of `items` with `item`, separated by `, `: the lists of types,
+/// attributes and dense elements.
+fn write_comma_list<T>(out: &mut String, items: &[T], mut item: impl FnMut(&mut String, &T)) {
+    for (i, x) in items.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        write_type(out, t);
+        item(out, x);
     }
+}
+
+fn write_type_list(out: &mut String, ts: &[Type]) {
+    write_comma_list(out, ts, write_type);
 }
 
 fn write_function_type(out: &mut String, inputs: &[Type], results: &[Type]) {
@@ -388,10 +387,7 @@ fn special_bits(v: f64, k: &FloatKind) -> Option<String> {
 
 fn write_dict(out: &mut String, d: &[NamedAttr]) {
     out.push('{');
-    for (i, a) in d.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
+    write_comma_list(out, d, |out, a| {
         if is_bare_id(&a.name) {
             out.push_str(&a.name);
         } else {
@@ -401,7 +397,7 @@ fn write_dict(out: &mut String, d: &[NamedAttr]) {
             out.push_str(" = ");
             write_attr(out, &a.value);
         }
-    }
+    });
     out.push('}');
 }
 
@@ -463,12 +459,7 @@ pub fn write_attr(out: &mut String, a: &Attribute) {
         Attribute::Type(t) => write_type(out, t),
         Attribute::Array(v) => {
             out.push('[');
-            for (i, a) in v.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_attr(out, a);
-            }
+            write_comma_list(out, v, write_attr);
             out.push(']');
         }
         Attribute::Dict(d) => write_dict(out, d),
@@ -529,12 +520,7 @@ fn write_dense(out: &mut String, e: &DenseElements) {
         DenseElements::Splat(l) => write_dense_lit(out, l),
         DenseElements::List(v) => {
             out.push('[');
-            for (i, x) in v.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_dense(out, x);
-            }
+            write_comma_list(out, v, write_dense);
             out.push(']');
         }
     }

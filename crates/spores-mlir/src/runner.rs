@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::normalize::find_mlir_opt;
+use crate::normalize::{find_mlir_opt, RunError};
 
 /// The passes from tensors and linalg (MLIR 19) down to the LLVM dialect.
 pub const LOWERING: &[&str] = &[
@@ -81,25 +81,38 @@ pub fn find_toolchain() -> Option<Toolchain> {
     })
 }
 
+/// Why a tool of the toolchain gave no output.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// The tool ran and failed; `args` joined by spaces, and what it wrote to stderr.
+    #[error("{} {args} failed: {stderr}", tool.display())]
+    Failed {
+        tool: PathBuf,
+        args: String,
+        stderr: String,
+    },
+}
+
 /// Runs `tool args..` with `input` on stdin; returns stdout, or an error with stderr.
-fn pipe(tool: &Path, args: &[&str], input: &str) -> Result<String, String> {
+fn pipe(tool: &Path, args: &[&str], input: &str) -> Result<String, ToolError> {
     let mut command = Command::new(tool);
     command.args(args).stdout(Stdio::piped());
     let out = crate::normalize::run_with_input(command, tool, input)?;
     if !out.status.success() {
-        return Err(format!(
-            "{} {} failed: {}",
-            tool.display(),
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(ToolError::Failed {
+            tool: tool.to_path_buf(),
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 impl Toolchain {
     /// `mlir-opt --canonicalize`, in generic form.
-    pub fn canonicalize(&self, text: &str) -> Result<String, String> {
+    pub fn canonicalize(&self, text: &str) -> Result<String, ToolError> {
         pipe(
             &self.mlir_opt,
             &["--canonicalize", "--mlir-print-op-generic", "-"],
@@ -108,14 +121,14 @@ impl Toolchain {
     }
 
     /// Lowers tensor/linalg/scf/arith/math/func code to the LLVM dialect.
-    pub fn lower(&self, text: &str) -> Result<String, String> {
+    pub fn lower(&self, text: &str) -> Result<String, ToolError> {
         let mut args: Vec<&str> = LOWERING.to_vec();
         args.push("-");
         pipe(&self.mlir_opt, &args, text)
     }
 
     /// Runs lowered code's `@main` (JIT at -O3); returns what it prints.
-    pub fn run(&self, lowered: &str) -> Result<String, String> {
+    pub fn run(&self, lowered: &str) -> Result<String, ToolError> {
         let libs = self
             .libs
             .iter()
@@ -169,16 +182,33 @@ pub fn numbers(text: &str) -> Vec<f64> {
         .collect()
 }
 
+/// Where two result lists disagree (see [`agree`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Disagreement {
+    #[error("{left} numbers vs {right}")]
+    Lengths { left: usize, right: usize },
+    /// The first pair too far apart, at position `at`.
+    #[error("number {at}: {left} vs {right}")]
+    Number { at: usize, left: f64, right: f64 },
+}
+
 /// Whether two result lists agree: same length, each pair within `rel` relative error (or
 /// both tiny).
-pub fn agree(a: &[f64], b: &[f64], rel: f64) -> Result<(), String> {
+pub fn agree(a: &[f64], b: &[f64], rel: f64) -> Result<(), Disagreement> {
     if a.len() != b.len() {
-        return Err(format!("{} numbers vs {}", a.len(), b.len()));
+        return Err(Disagreement::Lengths {
+            left: a.len(),
+            right: b.len(),
+        });
     }
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         let scale = x.abs().max(y.abs()).max(1e-30);
         if (x - y).abs() > rel * scale && (x - y).abs() > 1e-12 {
-            return Err(format!("number {i}: {x} vs {y}"));
+            return Err(Disagreement::Number {
+                at: i,
+                left: *x,
+                right: *y,
+            });
         }
     }
     Ok(())

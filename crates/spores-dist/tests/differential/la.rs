@@ -66,20 +66,9 @@ fn random_inputs(env: &ShapeEnv, rng: &mut Rng) -> HashMap<String, Matrix> {
         .collect()
 }
 
-fn concrete_env(inputs: &HashMap<String, Matrix>) -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for (name, m) in inputs {
-        env.matrix(name, Dim::Known(m.rows()), Dim::Known(m.cols()));
-        env.set_nnz(name, m.nnz() as f64);
-    }
-    env
-}
-
+/// How many random programs a test runs (`SPORES_DIST_CASES`, default 40).
 pub fn cases() -> u64 {
-    std::env::var("SPORES_DIST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40)
+    super::env_count("SPORES_DIST_CASES", 40)
 }
 
 /// What `engine` got wrong on the random programs of `seeds`, as written and optimized
@@ -118,7 +107,7 @@ pub fn random_program_failures_with(
         let data = random_inputs(&env, &mut rng);
         let given = inputs(seed, &data);
         let expected = eval(&e, &data).unwrap_or_else(|err| panic!("seed {seed}: {e}: {err}"));
-        let plan = optimize(&e, &concrete_env(&data), &OptimizeOptions::default())
+        let plan = optimize(&e, &super::shape_env(&data), &OptimizeOptions::default())
             .unwrap_or_else(|err| panic!("seed {seed}: {e}: {err}"))
             .expr;
         let mut has_fused = false;

@@ -13,6 +13,26 @@ use spores_dist::Input;
 use spores_exec::io::parquet_coo::{self, CooFile};
 use spores_exec::random::{systemds_rand, DatagenSpec, Pdf};
 use spores_exec::Matrix;
+use spores_opt::la::{Dim, ShapeEnv};
+
+/// The number in the environment variable `var` (how many random cases a test runs),
+/// else `default`.
+pub fn env_count(var: &str, default: u64) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The shapes and non-zero counts of `inputs`, for the optimizer.
+pub fn shape_env(inputs: &HashMap<String, Matrix>) -> ShapeEnv {
+    let mut env = ShapeEnv::default();
+    for (name, m) in inputs {
+        env.matrix(name, Dim::Known(m.rows()), Dim::Known(m.cols()));
+        env.set_nnz(name, m.nnz() as f64);
+    }
+    env
+}
 
 /// Fails listing `failures`, if any.
 pub fn assert_none(failures: &[String]) {

@@ -208,11 +208,9 @@ fn gen_expr(
     }
 }
 
+/// How many random programs a test runs (`SPORES_DIST_CASES`, default 100).
 pub fn cases() -> u64 {
-    std::env::var("SPORES_DIST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100)
+    super::env_count("SPORES_DIST_CASES", 100)
 }
 
 /// What `engine` got wrong on the random programs of `seeds`, and how many of them

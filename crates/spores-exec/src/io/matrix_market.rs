@@ -157,40 +157,65 @@ fn is_data_line(line: &[u8]) -> bool {
     !(is_blank(line) || line.first() == Some(&b'%'))
 }
 
+/// What is wrong with an entry line the fast path did not accept (see [`slow_entry`]).
+#[derive(Debug, thiserror::Error)]
+enum EntryError {
+    #[error("expected {expected} fields per entry, found {found}")]
+    TooFewFields { expected: usize, found: usize },
+    #[error("expected {expected} fields per entry, found more")]
+    TooManyFields { expected: usize },
+    /// A 1-based index outside the size line's extents; `what` is `row` or `column`.
+    #[error("{what} index {index} out of bounds for a {rows}x{cols} matrix (1-based)")]
+    IndexOutOfBounds {
+        what: &'static str,
+        index: usize,
+        rows: usize,
+        cols: usize,
+    },
+    #[error("bad {what} index '{text}'")]
+    BadIndex { what: &'static str, text: String },
+    #[error("bad value '{0}'")]
+    BadValue(String),
+}
+
 /// An entry line parsed with full diagnostics: `Ok(None)` for comments and blank lines,
-/// `Ok(Some((i, j, v)))` (0-based, in bounds) or a message saying what is wrong.
-fn slow_entry(line: &[u8], h: &Header) -> Result<Option<(usize, usize, f64)>, String> {
+/// `Ok(Some((i, j, v)))` (0-based, in bounds) or what is wrong.
+fn slow_entry(
+    line: &[u8],
+    h: &Header,
+) -> std::result::Result<Option<(usize, usize, f64)>, EntryError> {
     if !is_data_line(line) {
         return Ok(None);
     }
     let nfields = if h.field == Field::Pattern { 2 } else { 3 };
     let f: Vec<&[u8]> = fields(line).take(nfields + 1).collect();
-    if f.len() != nfields {
-        let found = if f.len() > nfields {
-            "more".to_string()
-        } else {
-            f.len().to_string()
-        };
-        return Err(format!(
-            "expected {nfields} fields per entry, found {found}"
-        ));
+    if f.len() > nfields {
+        return Err(EntryError::TooManyFields { expected: nfields });
     }
-    let index = |text: &[u8], what: &str, extent: usize| match parse_usize(text) {
+    if f.len() < nfields {
+        return Err(EntryError::TooFewFields {
+            expected: nfields,
+            found: f.len(),
+        });
+    }
+    let index = |text: &[u8], what: &'static str, extent: usize| match parse_usize(text) {
         Some(v) if v >= 1 && v <= extent => Ok(v - 1),
-        Some(v) => Err(format!(
-            "{what} index {v} out of bounds for a {}x{} matrix (1-based)",
-            h.rows, h.cols
-        )),
-        None => Err(format!(
-            "bad {what} index '{}'",
-            String::from_utf8_lossy(text)
-        )),
+        Some(index) => Err(EntryError::IndexOutOfBounds {
+            what,
+            index,
+            rows: h.rows,
+            cols: h.cols,
+        }),
+        None => Err(EntryError::BadIndex {
+            what,
+            text: String::from_utf8_lossy(text).into_owned(),
+        }),
     };
     let i = index(f[0], "row", h.rows)?;
     let j = index(f[1], "column", h.cols)?;
     let text = f.get(2).copied().unwrap_or_default();
     let v = parse_value(h.field, text)
-        .ok_or_else(|| format!("bad value '{}'", String::from_utf8_lossy(text)))?;
+        .ok_or_else(|| EntryError::BadValue(String::from_utf8_lossy(text).into_owned()))?;
     Ok(Some((i, j, v)))
 }
 
@@ -216,7 +241,7 @@ fn parse_coordinate_piece(text: &[u8], h: &Header) -> Result<((Entries, usize), 
                         k += 1;
                         continue;
                     }
-                    Err(m) => return Err(LineError::new(k, m)),
+                    Err(e) => return Err(LineError::new(k, e.to_string())),
                 }
             }
         };

@@ -95,6 +95,30 @@ enum Value {
     Tuple(Vec<usize>),
 }
 
+/// What is wrong with the header dictionary; positions are bytes of the header.
+#[derive(Debug, thiserror::Error)]
+enum HeaderError {
+    #[error("expected '{expected}' at byte {at} of the header")]
+    Expected { expected: char, at: usize },
+    #[error("expected a string at byte {0} of the header")]
+    ExpectedString(usize),
+    #[error("unterminated string in the header")]
+    UnterminatedString,
+    #[error("bad dimension at byte {0} of the header")]
+    BadDimension(usize),
+    #[error("expected ',' or ')' in the shape")]
+    ShapeSeparator,
+    #[error("unexpected value at byte {0} of the header")]
+    UnexpectedValue(usize),
+    #[error("expected ',' or '}}' in the header")]
+    EntrySeparator,
+    #[error("unexpected text after the header dictionary")]
+    TrailingText,
+}
+
+/// The outcome of parsing (part of) the header dictionary.
+type HeaderResult<T> = std::result::Result<T, HeaderError>;
+
 /// A tiny parser for the Python dict literal of the header, e.g.
 /// `{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }`.
 struct DictParser<'a> {
@@ -114,38 +138,33 @@ impl DictParser<'_> {
         self.s.get(self.pos).copied()
     }
 
-    fn expect(&mut self, c: u8) -> std::result::Result<(), String> {
+    fn expect(&mut self, c: u8) -> HeaderResult<()> {
         if self.peek() == Some(c) {
             self.pos += 1;
             Ok(())
         } else {
-            Err(format!(
-                "expected '{}' at byte {} of the header",
-                c as char, self.pos
-            ))
+            Err(HeaderError::Expected {
+                expected: c as char,
+                at: self.pos,
+            })
         }
     }
 
-    fn string(&mut self) -> std::result::Result<String, String> {
+    fn string(&mut self) -> HeaderResult<String> {
         let quote = match self.peek() {
             Some(q @ (b'\'' | b'"')) => q,
-            _ => {
-                return Err(format!(
-                    "expected a string at byte {} of the header",
-                    self.pos
-                ))
-            }
+            _ => return Err(HeaderError::ExpectedString(self.pos)),
         };
         let start = self.pos + 1;
         let len = self.s[start..]
             .iter()
             .position(|&b| b == quote)
-            .ok_or("unterminated string in the header")?;
+            .ok_or(HeaderError::UnterminatedString)?;
         self.pos = start + len + 1;
         Ok(String::from_utf8_lossy(&self.s[start..start + len]).into_owned())
     }
 
-    fn value(&mut self) -> std::result::Result<Value, String> {
+    fn value(&mut self) -> HeaderResult<Value> {
         match self.peek() {
             Some(b'\'' | b'"') => Ok(Value::Str(self.string()?)),
             Some(b'(') => {
@@ -161,12 +180,12 @@ impl DictParser<'_> {
                         self.pos += 1;
                     }
                     let dim = super::parse_usize(&self.s[start..self.pos])
-                        .ok_or_else(|| format!("bad dimension at byte {start} of the header"))?;
+                        .ok_or(HeaderError::BadDimension(start))?;
                     dims.push(dim);
                     match self.peek() {
                         Some(b',') => self.pos += 1,
                         Some(b')') => {}
-                        _ => return Err("expected ',' or ')' in the shape".into()),
+                        _ => return Err(HeaderError::ShapeSeparator),
                     }
                 }
                 Ok(Value::Tuple(dims))
@@ -180,16 +199,13 @@ impl DictParser<'_> {
                     self.pos += 5;
                     Ok(Value::Bool(false))
                 } else {
-                    Err(format!(
-                        "unexpected value at byte {} of the header",
-                        self.pos
-                    ))
+                    Err(HeaderError::UnexpectedValue(self.pos))
                 }
             }
         }
     }
 
-    fn dict(&mut self) -> std::result::Result<Vec<(String, Value)>, String> {
+    fn dict(&mut self) -> HeaderResult<Vec<(String, Value)>> {
         self.expect(b'{')?;
         let mut entries = Vec::new();
         loop {
@@ -204,12 +220,12 @@ impl DictParser<'_> {
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {}
-                _ => return Err("expected ',' or '}' in the header".into()),
+                _ => return Err(HeaderError::EntrySeparator),
             }
         }
         self.ws();
         if self.pos != self.s.len() {
-            return Err("unexpected text after the header dictionary".into());
+            return Err(HeaderError::TrailingText);
         }
         Ok(entries)
     }

@@ -134,22 +134,23 @@ macro_rules! compressed_common {
             /// Its error reads as the constructor's would, prefixed `invalid CSR input:`
             /// (`CSC` for the column-major type): the arrays came from outside.
             pub fn check_indices(&self) -> Result<()> {
-                self.deferred.run(|| {
-                    let (major, minor) = Self::extents(self.rows, self.cols);
-                    check_compressed(
-                        major,
-                        minor,
-                        &self.indptr,
-                        &self.indices,
-                        &self.values,
-                        false,
-                    )
-                    .map(|_| ())
-                    .map_err(|e| {
-                        let format = if $column_major { "CSC" } else { "CSR" };
-                        ExecError::invalid(format!("invalid {format} input: {e}"))
+                self.deferred
+                    .run(|| {
+                        let (major, minor) = Self::extents(self.rows, self.cols);
+                        check_compressed(
+                            major,
+                            minor,
+                            &self.indptr,
+                            &self.indices,
+                            &self.values,
+                            false,
+                        )
+                        .map(|_| ())
                     })
-                })
+                    .map_err(|source| ExecError::ForeignCompressed {
+                        format: if $column_major { "CSC" } else { "CSR" },
+                        source,
+                    })
             }
 
             /// Whether the indices are not known to be valid yet (see

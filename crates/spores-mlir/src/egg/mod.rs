@@ -144,7 +144,7 @@ pub enum OptError {
     #[error("egglog: {0}")]
     Egglog(String),
     #[error("reading the e-graph: {0}")]
-    Snapshot(String),
+    Snapshot(#[from] terms::ReadError),
 }
 
 /// The e-graph with the prelude and `rules` loaded, and the op declarations.
@@ -265,8 +265,7 @@ pub fn optimize(
     }
 
     let t3 = Instant::now();
-    let snap =
-        snapshot::Snapshot::read(&eg, &decls, egg.values.len()).map_err(OptError::Snapshot)?;
+    let snap = snapshot::Snapshot::read(&eg, &decls, egg.values.len())?;
     let read_time = t3.elapsed();
 
     let t4 = Instant::now();

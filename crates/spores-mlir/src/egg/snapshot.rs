@@ -7,7 +7,7 @@ use egglog::{EGraph, Value};
 
 use super::decls::{Decls, OpDecl};
 use super::eggify::ValId;
-use super::terms::DataNodes;
+use super::terms::{DataNodes, ReadError};
 
 /// What an e-node is.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,7 +57,7 @@ pub struct Snapshot<'e> {
 
 impl<'e> Snapshot<'e> {
     /// Reads `eg`; `values` is the number of input values.
-    pub fn read(eg: &'e EGraph, decls: &Decls, values: usize) -> Result<Snapshot<'e>, String> {
+    pub fn read(eg: &'e EGraph, decls: &Decls, values: usize) -> Result<Snapshot<'e>, ReadError> {
         let decl_list: Vec<OpDecl> = decls
             .order
             .iter()
@@ -66,7 +66,6 @@ impl<'e> Snapshot<'e> {
         let mut classes: HashMap<Value, Vec<ONode>> = HashMap::new();
         let mut class_of: Vec<Option<Value>> = vec![None; values];
         let mut enodes = 0;
-        let err = |name: &str, e: egglog::Error| format!("reading {name}: {e}");
         eg.constructor_enodes("Value", |en| {
             let id = eg.value_to_base::<i64>(en.children[0]);
             if let Ok(id) = usize::try_from(id) {
@@ -81,14 +80,14 @@ impl<'e> Snapshot<'e> {
                 enodes += 1;
             }
         })
-        .map_err(|e| err("Value", e))?;
+        .map_err(ReadError::of("Value"))?;
         eg.constructor_enodes("Ssa", |en| {
             let id = eg.value_to_base::<i64>(en.children[0]);
             if let Some(slot) = usize::try_from(id).ok().and_then(|i| class_of.get_mut(i)) {
                 *slot = Some(en.eclass);
             }
         })
-        .map_err(|e| err("Ssa", e))?;
+        .map_err(ReadError::of("Ssa"))?;
         for (i, d) in decl_list.iter().enumerate() {
             let mut table: HashMap<Vec<Value>, i64> = HashMap::new();
             if let Some(t) = &d.cost_table {
@@ -99,7 +98,7 @@ impl<'e> Snapshot<'e> {
                         .and_modify(|old| *old = (*old).min(c))
                         .or_insert(c);
                 })
-                .map_err(|e| err(t, e))?;
+                .map_err(ReadError::of(t))?;
             }
             eg.constructor_enodes(&d.ctor, |en| {
                 if en.subsumed {
@@ -121,7 +120,7 @@ impl<'e> Snapshot<'e> {
                 });
                 enodes += 1;
             })
-            .map_err(|e| err(&d.ctor, e))?;
+            .map_err(ReadError::of(&d.ctor))?;
         }
         Ok(Snapshot {
             decls: decl_list,

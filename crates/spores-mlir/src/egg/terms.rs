@@ -237,6 +237,24 @@ pub const DATA_CTORS: &[&str] = &[
     "NamedAttr",
 ];
 
+/// A table of the saturated e-graph that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("reading {table}: {source}")]
+pub struct ReadError {
+    pub table: String,
+    pub source: egglog::Error,
+}
+
+impl ReadError {
+    /// The error of reading `table`.
+    pub fn of(table: &str) -> impl FnOnce(egglog::Error) -> ReadError + '_ {
+        move |source| ReadError {
+            table: table.to_string(),
+            source,
+        }
+    }
+}
+
 /// The data e-nodes of a saturated e-graph: one node per class (the first seen), enough to
 /// decode types and attributes back to MLIR.
 pub struct DataNodes<'e> {
@@ -246,7 +264,7 @@ pub struct DataNodes<'e> {
 
 impl<'e> DataNodes<'e> {
     /// Reads the data constructors' tables.
-    pub fn read(eg: &'e EGraph) -> Result<DataNodes<'e>, String> {
+    pub fn read(eg: &'e EGraph) -> Result<DataNodes<'e>, ReadError> {
         let mut nodes = HashMap::new();
         for &name in DATA_CTORS {
             eg.constructor_enodes(name, |en| {
@@ -254,7 +272,7 @@ impl<'e> DataNodes<'e> {
                     .entry(en.eclass)
                     .or_insert_with(|| (name, en.children.to_vec()));
             })
-            .map_err(|e| format!("reading {name}: {e}"))?;
+            .map_err(ReadError::of(name))?;
         }
         Ok(DataNodes { eg, nodes })
     }

@@ -392,6 +392,31 @@ fn rows_per_task(m: usize, work_per_row: usize) -> usize {
     (PAR_WORK / work_per_row.max(1)).clamp(1, m.div_ceil(4 * threads()).max(1))
 }
 
+/// The `m × n` result of a dense × sparse kernel of inner extent `k`: `task(i0, rows)`
+/// fills whole output rows from row `i0` on, in parallel blocks when the work
+/// (`work_per_row` per row) pays for it. The kernels differ only in their task; all
+/// zeros when an extent is 0.
+fn rows_in_tasks(
+    (m, k, n): (usize, usize, usize),
+    work_per_row: usize,
+    task: impl Fn(usize, &mut [f64]) + Sync,
+) -> DenseMatrix {
+    let mut c = zeroed(m * n);
+    if m == 0 || n == 0 || k == 0 {
+        return DenseMatrix::from_vec(m, n, c).expect("m*n");
+    }
+    let rows_per = rows_per_task(m, work_per_row);
+    let par = m.saturating_mul(work_per_row) >= PAR_WORK && threads() > 1 && m > 1;
+    if par {
+        c.par_chunks_mut(rows_per * n)
+            .enumerate()
+            .for_each(|(t, cc)| task(t * rows_per, cc));
+    } else {
+        task(0, &mut c);
+    }
+    DenseMatrix::from_vec(m, n, c).expect("m*n")
+}
+
 /// `a %*% b` for dense `a` (`m × k`, possibly a transposed view) and CSR `b` (`k × n`).
 ///
 /// Row-wise axpy formulation: output row `i` accumulates `a[i,p] * b[p,:]` over the
@@ -401,14 +426,7 @@ fn rows_per_task(m: usize, work_per_row: usize) -> usize {
 pub(crate) fn dense_sparse_view(a: DView<'_>, b: &CsrMatrix) -> DenseMatrix {
     let (m, k, n) = (a.rows, a.cols, b.cols());
     debug_assert_eq!(k, b.rows());
-    let mut c = zeroed(m * n);
-    if m == 0 || n == 0 || k == 0 {
-        return DenseMatrix::from_vec(m, n, c).expect("m*n");
-    }
-    let per_row = b.stored() + k;
-    let rows_per = rows_per_task(m, per_row);
-    let par = m.saturating_mul(per_row) >= PAR_WORK && threads() > 1 && m > 1;
-    let task = |i0: usize, cc: &mut [f64]| {
+    rows_in_tasks((m, k, n), b.stored() + k, |i0: usize, cc: &mut [f64]| {
         let rows = cc.len() / n;
         if a.cs == 1 {
             for d in 0..rows {
@@ -440,15 +458,7 @@ pub(crate) fn dense_sparse_view(a: DView<'_>, b: &CsrMatrix) -> DenseMatrix {
                 }
             }
         }
-    };
-    if par {
-        c.par_chunks_mut(rows_per * n)
-            .enumerate()
-            .for_each(|(t, cc)| task(t * rows_per, cc));
-    } else {
-        task(0, &mut c);
-    }
-    DenseMatrix::from_vec(m, n, c).expect("m*n")
+    })
 }
 
 /// `a %*% t(b)` for dense `a` (`m × k`, a view) and CSR `b` stored `n × k`: cell `(i, j)`
@@ -457,14 +467,7 @@ pub(crate) fn dense_sparse_view(a: DView<'_>, b: &CsrMatrix) -> DenseMatrix {
 pub(crate) fn dense_sparse_t_view(a: DView<'_>, b: &CsrMatrix) -> DenseMatrix {
     let (m, k, n) = (a.rows, a.cols, b.rows());
     debug_assert_eq!(k, b.cols());
-    let mut c = zeroed(m * n);
-    if m == 0 || n == 0 || k == 0 {
-        return DenseMatrix::from_vec(m, n, c).expect("m*n");
-    }
-    let per_row = b.stored() + n;
-    let rows_per = rows_per_task(m, per_row);
-    let par = m.saturating_mul(per_row) >= PAR_WORK && threads() > 1 && m > 1;
-    let task = |i0: usize, cc: &mut [f64]| {
+    rows_in_tasks((m, k, n), b.stored() + n, |i0: usize, cc: &mut [f64]| {
         let mut arow = Vec::new();
         for (d, crow) in cc.chunks_mut(n).enumerate() {
             let i = i0 + d;
@@ -484,13 +487,5 @@ pub(crate) fn dense_sparse_t_view(a: DView<'_>, b: &CsrMatrix) -> DenseMatrix {
                 *cij = s;
             }
         }
-    };
-    if par {
-        c.par_chunks_mut(rows_per * n)
-            .enumerate()
-            .for_each(|(t, cc)| task(t * rows_per, cc));
-    } else {
-        task(0, &mut c);
-    }
-    DenseMatrix::from_vec(m, n, c).expect("m*n")
+    })
 }

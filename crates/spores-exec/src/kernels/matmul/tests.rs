@@ -77,6 +77,17 @@ fn naive_t(d: &DenseMatrix) -> DenseMatrix {
     DenseMatrix::from_fn(d.cols(), d.rows(), |i, j| d.get(j, i))
 }
 
+/// Checks `kernel`'s product `got` of `a` and `b` against the naive one, naming the
+/// kernel and the extents on failure.
+fn assert_product(got: DenseMatrix, a: &DenseMatrix, b: &DenseMatrix, kernel: &str) {
+    let (m, k, n) = (a.rows(), a.cols(), b.cols());
+    assert_close(
+        &Matrix::Dense(got),
+        &naive(a, b),
+        &format!("{kernel} {m}x{k}x{n}"),
+    );
+}
+
 fn assert_close(got: &Matrix, want: &DenseMatrix, what: &str) {
     let want = Matrix::Dense(want.clone());
     assert_eq!(got.shape(), want.shape(), "{what}: shape");
@@ -229,12 +240,7 @@ fn gemm_matches_naive_on_parallel_panel_shapes() {
     for (m, k, n, seed) in [(203, 150, 97, 1), (3, 700, 1001, 2), (260, 260, 260, 3)] {
         let a = random_dense(m, k, 1.0, seed, false);
         let b = random_dense(k, n, 1.0, seed + 7, false);
-        let got = gemm(&a, &b).unwrap();
-        assert_close(
-            &Matrix::Dense(got),
-            &naive(&a, &b),
-            &format!("gemm {m}x{k}x{n}"),
-        );
+        assert_product(gemm(&a, &b).unwrap(), &a, &b, "gemm");
     }
 }
 
@@ -290,11 +296,7 @@ fn spmm_and_spmv_match_naive() {
         let a = random_dense(m, k, density, seed, true);
         let b = random_dense(k, n, 1.0, seed + 1, false);
         let got = spmm(&csr_with_explicit_zeros(&a), &b).unwrap();
-        assert_close(
-            &Matrix::Dense(got),
-            &naive(&a, &b),
-            &format!("spmm {m}x{k}x{n}"),
-        );
+        assert_product(got, &a, &b, "spmm");
     }
 }
 
@@ -309,11 +311,7 @@ fn dense_sparse_matches_naive() {
         let a = random_dense(m, k, 0.7, seed, false);
         let b = random_dense(k, n, density, seed + 1, true);
         let got = dense_sparse(&a, &csr_with_explicit_zeros(&b)).unwrap();
-        assert_close(
-            &Matrix::Dense(got),
-            &naive(&a, &b),
-            &format!("dense_sparse {m}x{k}x{n}"),
-        );
+        assert_product(got, &a, &b, "dense_sparse");
     }
 }
 

@@ -469,75 +469,14 @@ impl<'a> Lowerer<'a> {
         if name == "ifdef" {
             return self.ifdef(args, span);
         }
-        // `print(format, values...)` and `eval(name, arguments...)` take any number of
-        // positional arguments.
-        let variadic = match name {
-            "print" if args.len() > 1 => Some(Builtin::Printf),
-            "eval" => Some(Builtin::Eval),
-            _ => None,
-        };
-        if let Some(builtin) = variadic {
-            if let Some(named) = args.iter().find(|a| a.name.is_some()) {
-                return Err(Diagnostic::new(
-                    format!("`{name}` takes positional arguments only"),
-                    named.value.span,
-                ));
-            }
-            if args.is_empty() {
-                return Err(Diagnostic::new(
-                    format!("`{name}` needs at least one argument"),
-                    span,
-                ));
-            }
-            let children = args
-                .iter()
-                .map(|a| self.expr(&a.value))
-                .collect::<Result<Vec<_>, _>>()?;
-            return Ok(self.dag.add(Op::Builtin(builtin), children, span));
+        match name {
+            "print" if args.len() > 1 => return self.variadic(Builtin::Printf, name, args, span),
+            "eval" => return self.variadic(Builtin::Eval, name, args, span),
+            _ => {}
         }
         // SystemDS accepts the capitalized spelling too.
         let name = if name == "Rand" { "rand" } else { name };
-        let unary = |op| Some((Op::Unary(op), 1));
-        let agg = |f, axis| Some((Op::Agg(f, axis), 1));
-        let simple: Option<(Op, usize)> = match name {
-            "t" => Some((Op::Transpose, 1)),
-            "exp" => unary(UnaryOp::Exp),
-            "sqrt" => unary(UnaryOp::Sqrt),
-            "abs" => unary(UnaryOp::Abs),
-            "sigmoid" => unary(UnaryOp::Sigmoid),
-            "round" => unary(UnaryOp::Round),
-            "floor" => unary(UnaryOp::Floor),
-            "ceil" | "ceiling" => unary(UnaryOp::Ceil),
-            "sign" => unary(UnaryOp::Sign),
-            "sum" => agg(AggFn::Sum, Axis::All),
-            "mean" => agg(AggFn::Mean, Axis::All),
-            "rowSums" => agg(AggFn::Sum, Axis::Row),
-            "colSums" => agg(AggFn::Sum, Axis::Col),
-            "rowMeans" => agg(AggFn::Mean, Axis::Row),
-            "colMeans" => agg(AggFn::Mean, Axis::Col),
-            "rowMaxs" => agg(AggFn::Max, Axis::Row),
-            "colMaxs" => agg(AggFn::Max, Axis::Col),
-            "rowMins" => agg(AggFn::Min, Axis::Row),
-            "colMins" => agg(AggFn::Min, Axis::Col),
-            "nrow" => Some((Op::Builtin(Builtin::Nrow), 1)),
-            "ncol" => Some((Op::Builtin(Builtin::Ncol), 1)),
-            "length" => Some((Op::Builtin(Builtin::Length), 1)),
-            "as.scalar" | "castAsScalar" => Some((Op::Builtin(Builtin::AsScalar), 1)),
-            "as.matrix" => Some((Op::Builtin(Builtin::AsMatrix), 1)),
-            "as.double" => Some((Op::Builtin(Builtin::AsDouble), 1)),
-            "as.integer" => Some((Op::Builtin(Builtin::AsInteger), 1)),
-            "as.logical" => Some((Op::Builtin(Builtin::AsLogical), 1)),
-            "as.list" => Some((Op::Builtin(Builtin::AsList), 1)),
-            "diag" => Some((Op::Builtin(Builtin::Diag), 1)),
-            "trace" => Some((Op::Builtin(Builtin::Trace), 1)),
-            "print" => Some((Op::Builtin(Builtin::Print), 1)),
-            "stop" => Some((Op::Builtin(Builtin::Stop), 1)),
-            "assert" => Some((Op::Builtin(Builtin::Assert), 1)),
-            "time" => Some((Op::Builtin(Builtin::Time), 0)),
-            "append" => Some((Op::Builtin(Builtin::Append), 2)),
-            _ => native_simple(name),
-        };
-        if let Some((op, arity)) = simple {
+        if let Some((op, arity)) = simple_builtin(name) {
             if args.len() != arity || args.iter().any(|a| a.name.is_some() && arity != 1) {
                 return Err(Diagnostic::new(
                     format!(
@@ -554,82 +493,11 @@ impl<'a> Lowerer<'a> {
             return Ok(self.dag.add(op, children, span));
         }
         match name {
-            "min" | "max" => {
-                let (agg, bin) = if name == "min" {
-                    (AggFn::Min, BinaryOp::Min)
-                } else {
-                    (AggFn::Max, BinaryOp::Max)
-                };
-                let children = args
-                    .iter()
-                    .map(|a| self.expr(&a.value))
-                    .collect::<Result<Vec<_>, _>>()?;
-                match children.as_slice() {
-                    [] => Err(Diagnostic::new(
-                        format!("`{name}` needs at least one argument"),
-                        span,
-                    )),
-                    [one] => Ok(self.dag.add(Op::Agg(agg, Axis::All), vec![*one], span)),
-                    [first, rest @ ..] => Ok(rest.iter().fold(*first, |acc, &next| {
-                        self.dag.add(Op::Binary(bin), vec![acc, next], span)
-                    })),
-                }
-            }
-            "cbind" | "rbind" => {
-                let builtin = if name == "cbind" {
-                    Builtin::Cbind
-                } else {
-                    Builtin::Rbind
-                };
-                let children = args
-                    .iter()
-                    .map(|a| self.expr(&a.value))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if children.len() < 2 {
-                    return Err(Diagnostic::new(
-                        format!("`{name}` needs at least two arguments"),
-                        span,
-                    ));
-                }
-                Ok(children[1..].iter().fold(children[0], |acc, &next| {
-                    self.dag.add(Op::Builtin(builtin), vec![acc, next], span)
-                }))
-            }
-            "list" => {
-                let mut children = Vec::with_capacity(2 * args.len());
-                for arg in args {
-                    let name = arg.name.clone().unwrap_or_default();
-                    children.push(self.lit(Literal::Str(name), arg.value.span));
-                    children.push(self.expr(&arg.value)?);
-                }
-                Ok(self.dag.add(Op::Builtin(Builtin::List), children, span))
-            }
-            "log" => {
-                let bound = bind_args(name, &["x", "base"], 1, args, span)?;
-                let x = self.expr(bound[0].expect("required"))?;
-                let ln_x = self.dag.add(Op::Unary(UnaryOp::Log), vec![x], span);
-                match bound[1] {
-                    None => Ok(ln_x),
-                    Some(base) => {
-                        let base = self.expr(base)?;
-                        let ln_base = self.dag.add(Op::Unary(UnaryOp::Log), vec![base], span);
-                        Ok(self
-                            .dag
-                            .add(Op::Binary(BinaryOp::Div), vec![ln_x, ln_base], span))
-                    }
-                }
-            }
-            "xor" => {
-                let bound = bind_args(name, &["a", "b"], 2, args, span)?;
-                let zero = self.lit(Literal::Int(0), span);
-                let mut truth = |e: &Expr| -> Result<NodeId, Diagnostic> {
-                    let v = self.expr(e)?;
-                    Ok(self.dag.add(Op::Binary(BinaryOp::Ne), vec![v, zero], span))
-                };
-                let a = truth(bound[0].expect("required"))?;
-                let b = truth(bound[1].expect("required"))?;
-                Ok(self.dag.add(Op::Binary(BinaryOp::Ne), vec![a, b], span))
-            }
+            "min" | "max" => self.min_max(name, args, span),
+            "cbind" | "rbind" => self.bind(name, args, span),
+            "list" => self.list(args, span),
+            "log" => self.log(args, span),
+            "xor" => self.xor(args, span),
             "table" => self.table(args, span),
             "eigen" => Err(Diagnostic::new(
                 "`eigen` returns 2 values; use `[values, vectors] = eigen(A)`",
@@ -640,26 +508,143 @@ impl<'a> Lowerer<'a> {
                 span,
             )),
             _ if distribution_signature(name).is_some() => self.distribution(name, args, span),
-            _ => {
-                let Some((builtin, signature, defaults)) = builtin_signature(name) else {
-                    return self.dml_builtin(name, args, span);
-                };
-                let bound = bind_args(name, signature.params, signature.required, args, span)?;
-                let mut children = Vec::with_capacity(bound.len());
-                for (k, arg) in bound.into_iter().enumerate() {
-                    match arg {
-                        Some(e) => children.push(self.expr(e)?),
-                        None => match defaults.get(k).cloned().flatten() {
-                            Some(lit) => children.push(self.lit(lit, span)),
-                            // An optional parameter without a default (seq's incr) ends the list.
-                            None => break,
-                        },
-                    }
-                }
-                // `Dag::add` keeps unseeded random calls apart.
-                Ok(self.dag.add(Op::Builtin(builtin), children, span))
+            _ => self.by_signature(name, args, span),
+        }
+    }
+
+    /// `print(format, values...)` and `eval(name, arguments...)`: positional arguments, as many as given.
+    fn variadic(
+        &mut self,
+        builtin: Builtin,
+        name: &str,
+        args: &[Arg],
+        span: Span,
+    ) -> Result<NodeId, Diagnostic> {
+        if let Some(named) = args.iter().find(|a| a.name.is_some()) {
+            return Err(Diagnostic::new(
+                format!("`{name}` takes positional arguments only"),
+                named.value.span,
+            ));
+        }
+        if args.is_empty() {
+            return Err(Diagnostic::new(
+                format!("`{name}` needs at least one argument"),
+                span,
+            ));
+        }
+        let children = args
+            .iter()
+            .map(|a| self.expr(&a.value))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.dag.add(Op::Builtin(builtin), children, span))
+    }
+
+    /// `min(x)`/`max(x)` aggregate one argument; of several, the cellwise minimum or maximum.
+    fn min_max(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let (agg, bin) = if name == "min" {
+            (AggFn::Min, BinaryOp::Min)
+        } else {
+            (AggFn::Max, BinaryOp::Max)
+        };
+        let children = args
+            .iter()
+            .map(|a| self.expr(&a.value))
+            .collect::<Result<Vec<_>, _>>()?;
+        match children.as_slice() {
+            [] => Err(Diagnostic::new(
+                format!("`{name}` needs at least one argument"),
+                span,
+            )),
+            [one] => Ok(self.dag.add(Op::Agg(agg, Axis::All), vec![*one], span)),
+            [first, rest @ ..] => Ok(rest.iter().fold(*first, |acc, &next| {
+                self.dag.add(Op::Binary(bin), vec![acc, next], span)
+            })),
+        }
+    }
+
+    /// `cbind`/`rbind` of two or more arguments, as a chain of pairs.
+    fn bind(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let builtin = if name == "cbind" {
+            Builtin::Cbind
+        } else {
+            Builtin::Rbind
+        };
+        let children = args
+            .iter()
+            .map(|a| self.expr(&a.value))
+            .collect::<Result<Vec<_>, _>>()?;
+        if children.len() < 2 {
+            return Err(Diagnostic::new(
+                format!("`{name}` needs at least two arguments"),
+                span,
+            ));
+        }
+        Ok(children[1..].iter().fold(children[0], |acc, &next| {
+            self.dag.add(Op::Builtin(builtin), vec![acc, next], span)
+        }))
+    }
+
+    /// `list(...)`: each element after its name (empty when positional).
+    fn list(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let mut children = Vec::with_capacity(2 * args.len());
+        for arg in args {
+            let name = arg.name.clone().unwrap_or_default();
+            children.push(self.lit(Literal::Str(name), arg.value.span));
+            children.push(self.expr(&arg.value)?);
+        }
+        Ok(self.dag.add(Op::Builtin(Builtin::List), children, span))
+    }
+
+    /// `log(x)` and `log(x, base)` = `log(x) / log(base)`.
+    fn log(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let bound = bind_args("log", &["x", "base"], 1, args, span)?;
+        let x = self.expr(bound[0].expect("required"))?;
+        let ln_x = self.dag.add(Op::Unary(UnaryOp::Log), vec![x], span);
+        match bound[1] {
+            None => Ok(ln_x),
+            Some(base) => {
+                let base = self.expr(base)?;
+                let ln_base = self.dag.add(Op::Unary(UnaryOp::Log), vec![base], span);
+                Ok(self
+                    .dag
+                    .add(Op::Binary(BinaryOp::Div), vec![ln_x, ln_base], span))
             }
         }
+    }
+
+    /// `xor(a, b)` = `(a != 0) != (b != 0)`.
+    fn xor(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let bound = bind_args("xor", &["a", "b"], 2, args, span)?;
+        let zero = self.lit(Literal::Int(0), span);
+        let mut truth = |e: &Expr| -> Result<NodeId, Diagnostic> {
+            let v = self.expr(e)?;
+            Ok(self.dag.add(Op::Binary(BinaryOp::Ne), vec![v, zero], span))
+        };
+        let a = truth(bound[0].expect("required"))?;
+        let b = truth(bound[1].expect("required"))?;
+        Ok(self.dag.add(Op::Binary(BinaryOp::Ne), vec![a, b], span))
+    }
+
+    /// A builtin with named parameters and defaults (`builtin_signature`), or else a
+    /// DML-bodied one.
+    fn by_signature(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let Some((builtin, signature, defaults)) = builtin_signature(name) else {
+            return self.dml_builtin(name, args, span);
+        };
+        let bound = bind_args(name, signature.params, signature.required, args, span)?;
+        let mut children = Vec::with_capacity(bound.len());
+        for (k, arg) in bound.into_iter().enumerate() {
+            match arg {
+                Some(e) => children.push(self.expr(e)?),
+                None => match defaults.get(k).cloned().flatten() {
+                    Some(lit) => children.push(self.lit(lit, span)),
+                    // An optional parameter without a default (seq's incr) ends the list.
+                    None => break,
+                },
+            }
+        }
+        // `Dag::add` keeps unseeded random calls apart.
+        Ok(self.dag.add(Op::Builtin(builtin), children, span))
     }
 
     /// `table(A, B)`, `table(A, B, W)`, `table(A, B, odim1, odim2)`,
@@ -895,6 +880,51 @@ fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Liter
 
 /// One-argument builtins (unary element-wise functions and matrix functions) that
 /// take their argument as a child of the node.
+/// The builtins that are one operator over a fixed number of arguments: the operator
+/// and its arity.
+fn simple_builtin(name: &str) -> Option<(Op, usize)> {
+    let unary = |op| Some((Op::Unary(op), 1));
+    let agg = |f, axis| Some((Op::Agg(f, axis), 1));
+    match name {
+        "t" => Some((Op::Transpose, 1)),
+        "exp" => unary(UnaryOp::Exp),
+        "sqrt" => unary(UnaryOp::Sqrt),
+        "abs" => unary(UnaryOp::Abs),
+        "sigmoid" => unary(UnaryOp::Sigmoid),
+        "round" => unary(UnaryOp::Round),
+        "floor" => unary(UnaryOp::Floor),
+        "ceil" | "ceiling" => unary(UnaryOp::Ceil),
+        "sign" => unary(UnaryOp::Sign),
+        "sum" => agg(AggFn::Sum, Axis::All),
+        "mean" => agg(AggFn::Mean, Axis::All),
+        "rowSums" => agg(AggFn::Sum, Axis::Row),
+        "colSums" => agg(AggFn::Sum, Axis::Col),
+        "rowMeans" => agg(AggFn::Mean, Axis::Row),
+        "colMeans" => agg(AggFn::Mean, Axis::Col),
+        "rowMaxs" => agg(AggFn::Max, Axis::Row),
+        "colMaxs" => agg(AggFn::Max, Axis::Col),
+        "rowMins" => agg(AggFn::Min, Axis::Row),
+        "colMins" => agg(AggFn::Min, Axis::Col),
+        "nrow" => Some((Op::Builtin(Builtin::Nrow), 1)),
+        "ncol" => Some((Op::Builtin(Builtin::Ncol), 1)),
+        "length" => Some((Op::Builtin(Builtin::Length), 1)),
+        "as.scalar" | "castAsScalar" => Some((Op::Builtin(Builtin::AsScalar), 1)),
+        "as.matrix" => Some((Op::Builtin(Builtin::AsMatrix), 1)),
+        "as.double" => Some((Op::Builtin(Builtin::AsDouble), 1)),
+        "as.integer" => Some((Op::Builtin(Builtin::AsInteger), 1)),
+        "as.logical" => Some((Op::Builtin(Builtin::AsLogical), 1)),
+        "as.list" => Some((Op::Builtin(Builtin::AsList), 1)),
+        "diag" => Some((Op::Builtin(Builtin::Diag), 1)),
+        "trace" => Some((Op::Builtin(Builtin::Trace), 1)),
+        "print" => Some((Op::Builtin(Builtin::Print), 1)),
+        "stop" => Some((Op::Builtin(Builtin::Stop), 1)),
+        "assert" => Some((Op::Builtin(Builtin::Assert), 1)),
+        "time" => Some((Op::Builtin(Builtin::Time), 0)),
+        "append" => Some((Op::Builtin(Builtin::Append), 2)),
+        _ => native_simple(name),
+    }
+}
+
 fn native_simple(name: &str) -> Option<(Op, usize)> {
     let unary = |op| Some((Op::Unary(op), 1));
     let builtin = |b| Some((Op::Builtin(b), 1));

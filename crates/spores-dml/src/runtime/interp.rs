@@ -21,7 +21,7 @@ use super::stats::{BlockStats, Stats};
 use super::value::Value;
 use crate::dag::{
     explain, explain_dot, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext,
-    Op,
+    Node, NodeId, Op,
 };
 use crate::engine::{Placement, RelationalEngine};
 use crate::opt::{DagOptimizer, Finiteness, InputMeta, NoOptimizer};
@@ -528,81 +528,7 @@ impl<'w> Interpreter<'w> {
                     .map_err(|message| Diagnostic::new(message, node.span))?
             };
             let op_started = Instant::now();
-            let value = match &node.op {
-                Op::Input(name) => env.get(name).cloned().ok_or_else(|| {
-                    Diagnostic::new(
-                        format!("variable `{name}` is used before it is assigned"),
-                        node.span,
-                    )
-                })?,
-                Op::Call { name, deferred, .. } => {
-                    let results = self.call(name, args, deferred, node.span)?;
-                    call_results.insert(id, results);
-                    Value::Int(0)
-                }
-                Op::Builtin(Builtin::Eval) => self.eval_by_name(args, node.span)?,
-                Op::Builtin(b) if b.outputs() > 1 => {
-                    let results = super::native::eval_multi(*b, &args)
-                        .map_err(|message| Diagnostic::new(message, node.span))?;
-                    call_results.insert(id, results);
-                    Value::Int(0)
-                }
-                Op::Extract(k) => call_results[&node.children[0]][*k].clone(),
-                Op::Relational(root) => {
-                    let engine = self.options.engine.as_deref().ok_or_else(|| {
-                        Diagnostic::new("internal error: no relational engine", node.span)
-                    })?;
-                    run_relational(engine, root, &args)
-                        .map_err(|message| Diagnostic::new(message, node.span))?
-                }
-                Op::Guarded(guard) => {
-                    let planning = super::guard::Planning {
-                        sized: self.options.sized_planning,
-                        fuse: self.options.fuse_elementwise,
-                        explain: self.options.explain,
-                    };
-                    let mut fx = EffectContext {
-                        out: &mut *self.out,
-                        next_seed: &mut self.next_seed,
-                        start: self.start,
-                    };
-                    super::guard::run_guarded(guard, args, &planning, &mut fx)
-                        .map_err(|message| Diagnostic::new(message, node.span))?
-                }
-                Op::Builtin(Builtin::Read) if self.defers_read(&args) => {
-                    ReadRequest::from_args(&args)
-                        .and_then(|request| request.open_file())
-                        .map_err(|message| Diagnostic::new(message, node.span))?
-                }
-                Op::Builtin(Builtin::Read) if !self.prefetched.is_empty() => {
-                    let taken = ReadRequest::from_args(&args).ok().and_then(|request| {
-                        let k = self.prefetched.iter().position(|(r, _)| *r == request)?;
-                        Some(self.prefetched.swap_remove(k).1)
-                    });
-                    match taken {
-                        Some(result) => result,
-                        None => ops::eval(
-                            &node.op,
-                            &args,
-                            &mut EffectContext {
-                                out: &mut *self.out,
-                                next_seed: &mut self.next_seed,
-                                start: self.start,
-                            },
-                        ),
-                    }
-                    .map_err(|message| Diagnostic::new(message, node.span))?
-                }
-                op => {
-                    let mut fx = EffectContext {
-                        out: &mut *self.out,
-                        next_seed: &mut self.next_seed,
-                        start: self.start,
-                    };
-                    ops::eval(op, &args, &mut fx)
-                        .map_err(|message| Diagnostic::new(message, node.span))?
-                }
-            };
+            let value = self.eval_node(id, node, args, env, &mut call_results)?;
             if !matches!(
                 node.op,
                 Op::Input(_) | Op::Literal(_) | Op::Call { .. } | Op::Extract(_)
@@ -621,22 +547,114 @@ impl<'w> Interpreter<'w> {
             }
             values[id] = Some(value);
         }
-        if explain_now && self.options.explain_dot {
-            let caption = self.pending_notes.remove(&key).unwrap_or_default();
-            let _ = write!(self.out, "{}", explain_dot(block, Some(&notes), &caption));
-        } else if explain_now {
-            let header = format!("--- block ({} nodes) ---", dag.len());
-            let _ = writeln!(self.out, "{header}");
-            if let Some(optimizer_notes) = self.pending_notes.remove(&key) {
-                let _ = write!(self.out, "optimized:\n{optimizer_notes}plan:\n");
-            }
-            let _ = write!(self.out, "{}", explain(block, Some(&notes)));
+        if explain_now {
+            self.print_explanation(block, &notes, key);
         }
         Ok(block
             .outputs
             .iter()
             .map(|(_, id)| values[*id].clone().expect("outputs are evaluated"))
             .collect())
+    }
+
+    /// One node's value from its arguments' (a call's or multi-output builtin's results
+    /// go to `call_results`, read back by `Op::Extract`).
+    fn eval_node(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        args: Vec<Value>,
+        env: &Env,
+        call_results: &mut HashMap<usize, Vec<Value>>,
+    ) -> Result<Value, Diagnostic> {
+        Ok(match &node.op {
+            Op::Input(name) => env.get(name).cloned().ok_or_else(|| {
+                Diagnostic::new(
+                    format!("variable `{name}` is used before it is assigned"),
+                    node.span,
+                )
+            })?,
+            Op::Call { name, deferred, .. } => {
+                let results = self.call(name, args, deferred, node.span)?;
+                call_results.insert(id, results);
+                Value::Int(0)
+            }
+            Op::Builtin(Builtin::Eval) => self.eval_by_name(args, node.span)?,
+            Op::Builtin(b) if b.outputs() > 1 => {
+                let results = super::native::eval_multi(*b, &args)
+                    .map_err(|message| Diagnostic::new(message, node.span))?;
+                call_results.insert(id, results);
+                Value::Int(0)
+            }
+            Op::Extract(k) => call_results[&node.children[0]][*k].clone(),
+            Op::Relational(root) => {
+                let engine = self.options.engine.as_deref().ok_or_else(|| {
+                    Diagnostic::new("internal error: no relational engine", node.span)
+                })?;
+                run_relational(engine, root, &args)
+                    .map_err(|message| Diagnostic::new(message, node.span))?
+            }
+            Op::Guarded(guard) => {
+                let planning = super::guard::Planning {
+                    sized: self.options.sized_planning,
+                    fuse: self.options.fuse_elementwise,
+                    explain: self.options.explain,
+                };
+                let mut fx = EffectContext {
+                    out: &mut *self.out,
+                    next_seed: &mut self.next_seed,
+                    start: self.start,
+                };
+                super::guard::run_guarded(guard, args, &planning, &mut fx)
+                    .map_err(|message| Diagnostic::new(message, node.span))?
+            }
+            Op::Builtin(Builtin::Read) if self.defers_read(&args) => ReadRequest::from_args(&args)
+                .and_then(|request| request.open_file())
+                .map_err(|message| Diagnostic::new(message, node.span))?,
+            Op::Builtin(Builtin::Read) if !self.prefetched.is_empty() => {
+                let taken = ReadRequest::from_args(&args).ok().and_then(|request| {
+                    let k = self.prefetched.iter().position(|(r, _)| *r == request)?;
+                    Some(self.prefetched.swap_remove(k).1)
+                });
+                match taken {
+                    Some(result) => result,
+                    None => ops::eval(
+                        &node.op,
+                        &args,
+                        &mut EffectContext {
+                            out: &mut *self.out,
+                            next_seed: &mut self.next_seed,
+                            start: self.start,
+                        },
+                    ),
+                }
+                .map_err(|message| Diagnostic::new(message, node.span))?
+            }
+            op => {
+                let mut fx = EffectContext {
+                    out: &mut *self.out,
+                    next_seed: &mut self.next_seed,
+                    start: self.start,
+                };
+                ops::eval(op, &args, &mut fx)
+                    .map_err(|message| Diagnostic::new(message, node.span))?
+            }
+        })
+    }
+
+    /// `--explain`: the block's plan with each node's value, after the optimizer's notes.
+    fn print_explanation(&mut self, block: &BlockDag, notes: &[String], key: BlockKey) {
+        if self.options.explain_dot {
+            let caption = self.pending_notes.remove(&key).unwrap_or_default();
+            let _ = write!(self.out, "{}", explain_dot(block, Some(notes), &caption));
+        } else {
+            let header = format!("--- block ({} nodes) ---", block.dag.len());
+            let _ = writeln!(self.out, "{header}");
+            if let Some(optimizer_notes) = self.pending_notes.remove(&key) {
+                let _ = write!(self.out, "optimized:\n{optimizer_notes}plan:\n");
+            }
+            let _ = write!(self.out, "{}", explain(block, Some(notes)));
+        }
     }
 
     /// Where the basic block starting at `start` ends: before the next control-flow

@@ -385,104 +385,9 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             [Value::Matrix(_), Value::Matrix(_)] => builtin(Builtin::Cbind, args, fx),
             _ => list::append(args),
         },
-        Builtin::Rand => {
-            let pdf = match &*string_arg(&args[6], "pdf")? {
-                "uniform" => Pdf::Uniform {
-                    min: number_arg(&args[2], "min")?,
-                    max: number_arg(&args[3], "max")?,
-                },
-                "normal" => Pdf::Normal,
-                "poisson" => Pdf::Poisson {
-                    mean: number_arg(&args[7], "lambda")?,
-                },
-                other => {
-                    return Err(format!(
-                        "rand: pdf \"{other}\" is not supported (it must be \"uniform\", \"normal\" or \"poisson\")"
-                    ))
-                }
-            };
-            let spec = DatagenSpec {
-                rows: size_arg(&args[0], "rows")?,
-                cols: size_arg(&args[1], "cols")?,
-                sparsity: number_arg(&args[4], "sparsity")?,
-                pdf,
-                seed: seed_arg(&args[5], fx)?,
-            };
-            systemds_rand(&spec).map(Value::matrix).map_err(exec_err)
-        }
-        Builtin::Sample => {
-            // sample(range, size, seed): a number in third place is the seed.
-            let (replace, seed) = match &args[2] {
-                Value::Bool(replace) => (*replace, &args[3]),
-                seed => (false, seed),
-            };
-            let range = number_arg(&args[0], "range")?;
-            if range.fract() != 0.0 || !range.is_finite() {
-                return Err(format!("sample: range must be an integer, got {range}"));
-            }
-            let size = size_arg(&args[1], "size")?;
-            systemds_sample(range as i64, size, replace, seed_arg(seed, fx)?)
-                .map(Value::matrix)
-                .map_err(exec_err)
-        }
-        Builtin::Matrix => {
-            let rows = size_arg(&args[1], "rows")?;
-            let cols = size_arg(&args[2], "cols")?;
-            let byrow = args[3].as_bool().unwrap_or(true);
-            match &args[0] {
-                Value::Matrix(m) if !byrow => {
-                    // Column-major in and out: reshape the transpose, transpose back.
-                    let t = transpose::transpose(m);
-                    let r = structural::reshape(&t, cols, rows).map_err(exec_err)?;
-                    Ok(Value::matrix(transpose::transpose(&r)))
-                }
-                Value::Matrix(m) => structural::reshape(m, rows, cols)
-                    .map(Value::matrix)
-                    .map_err(exec_err),
-                Value::Str(text) => {
-                    let values: Vec<f64> = text
-                        .split(|c: char| c.is_whitespace() || c == ',')
-                        .filter(|t| !t.is_empty())
-                        .map(|t| {
-                            t.parse::<f64>()
-                                .map_err(|_| format!("matrix: `{t}` is not a number"))
-                        })
-                        .collect::<Result<_, _>>()?;
-                    if values.len() != rows * cols {
-                        return Err(format!(
-                            "matrix: {} values given for a {rows}x{cols} matrix",
-                            values.len()
-                        ));
-                    }
-                    let mut d = DenseMatrix::from_vec(rows, cols, values).map_err(exec_err)?;
-                    if !byrow {
-                        let t =
-                            DenseMatrix::from_vec(cols, rows, d.into_vec()).map_err(exec_err)?;
-                        d = transpose::transpose(&Matrix::Dense(t)).into_dense();
-                    }
-                    Ok(Value::matrix(Matrix::Dense(d).into_best_format()))
-                }
-                s => {
-                    let x = number_arg(s, "matrix data")?;
-                    // A zero fill is stored sparse: its row pointers still take 8 bytes
-                    // per row.
-                    if x == 0.0 && cols > 1 {
-                        spores_exec::memory::ensure_fits(
-                            &format!("matrix: an empty {rows}x{cols} matrix"),
-                            8.0 * rows as f64,
-                        )
-                        .map_err(exec_err)?;
-                        return Ok(Value::matrix(Matrix::Sparse(
-                            spores_exec::CsrMatrix::zeros(rows, cols),
-                        )));
-                    }
-                    spores_exec::memory::ensure_dense("matrix", rows, cols).map_err(exec_err)?;
-                    Ok(Value::matrix(
-                        Matrix::Dense(DenseMatrix::filled(rows, cols, x)).into_best_format(),
-                    ))
-                }
-            }
-        }
+        Builtin::Rand => rand(args, fx),
+        Builtin::Sample => sample(args, fx),
+        Builtin::Matrix => matrix(args),
         Builtin::Seq => {
             let from = number_arg(&args[0], "from")?;
             let to = number_arg(&args[1], "to")?;
@@ -548,34 +453,9 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             let replacement = number_arg(&args[2], "replacement")?;
             Ok(Value::matrix(structural::replace(m, pattern, replacement)))
         }
-        Builtin::ToString => {
-            let matrix_text = |m: &Matrix| -> Result<String, String> {
-                let rows = size_arg(&args[1], "rows")?.min(m.rows());
-                let cols = size_arg(&args[2], "cols")?.min(m.cols());
-                let shown = structural::slice(m, 0..rows, 0..cols).map_err(exec_err)?;
-                let decimal = size_arg(&args[3], "decimal")?;
-                let sep = string_arg(&args[4], "sep")?;
-                let linesep = string_arg(&args[5], "linesep")?;
-                Ok(matrix_to_string(&shown, decimal, &sep, &linesep))
-            };
-            match &args[0] {
-                Value::Matrix(m) => Ok(Value::str(matrix_text(m)?)),
-                Value::List(l) => Ok(Value::str(list::to_string(l, &matrix_text)?)),
-                s => Ok(Value::str(s.to_string())),
-            }
-        }
+        Builtin::ToString => to_string(args),
         Builtin::Read => ReadRequest::from_args(args)?.run(),
-        Builtin::Write => {
-            let file = string_arg(&args[1], "write: file name")?;
-            let m = to_matrix(&args[0])?;
-            let format = file_format(&file, &string_arg(&args[2], "format")?)?;
-            let opts = WriteOptions {
-                csv_header: args[3].as_bool().unwrap_or(false),
-                csv_sep: csv_separator(&args[4])?,
-            };
-            mio::write_matrix(&m, Path::new(&*file), format, &opts).map_err(exec_err)?;
-            Ok(Value::Int(0))
-        }
+        Builtin::Write => write(args),
         Builtin::Print => {
             writeln!(fx.out, "{}", args[0]).map_err(|e| format!("print: {e}"))?;
             Ok(Value::Int(0))
@@ -601,6 +481,146 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         b if super::native::handles(b) => super::native::eval(b, args),
         b => Err(format!("internal error: no evaluation for `{}`", b.name())),
     }
+}
+
+/// `rand(rows, cols, min, max, sparsity, seed, pdf, lambda)`: SystemDS's generator.
+fn rand(args: &[Value], fx: &mut EffectContext) -> OpResult {
+    let exec_err = |e: spores_exec::ExecError| e.to_string();
+    let pdf = match &*string_arg(&args[6], "pdf")? {
+        "uniform" => Pdf::Uniform {
+            min: number_arg(&args[2], "min")?,
+            max: number_arg(&args[3], "max")?,
+        },
+        "normal" => Pdf::Normal,
+        "poisson" => Pdf::Poisson {
+            mean: number_arg(&args[7], "lambda")?,
+        },
+        other => {
+            return Err(format!(
+                "rand: pdf \"{other}\" is not supported (it must be \"uniform\", \"normal\" or \"poisson\")"
+            ))
+        }
+    };
+    let spec = DatagenSpec {
+        rows: size_arg(&args[0], "rows")?,
+        cols: size_arg(&args[1], "cols")?,
+        sparsity: number_arg(&args[4], "sparsity")?,
+        pdf,
+        seed: seed_arg(&args[5], fx)?,
+    };
+    systemds_rand(&spec).map(Value::matrix).map_err(exec_err)
+}
+
+/// `sample(range, size, [replace,] seed)`.
+fn sample(args: &[Value], fx: &mut EffectContext) -> OpResult {
+    let exec_err = |e: spores_exec::ExecError| e.to_string();
+    // sample(range, size, seed): a number in third place is the seed.
+    let (replace, seed) = match &args[2] {
+        Value::Bool(replace) => (*replace, &args[3]),
+        seed => (false, seed),
+    };
+    let range = number_arg(&args[0], "range")?;
+    if range.fract() != 0.0 || !range.is_finite() {
+        return Err(format!("sample: range must be an integer, got {range}"));
+    }
+    let size = size_arg(&args[1], "size")?;
+    systemds_sample(range as i64, size, replace, seed_arg(seed, fx)?)
+        .map(Value::matrix)
+        .map_err(exec_err)
+}
+
+/// `matrix(data, rows, cols, byrow)`: a reshape, a matrix from a string of numbers, or a
+/// fill.
+fn matrix(args: &[Value]) -> OpResult {
+    let exec_err = |e: spores_exec::ExecError| e.to_string();
+    let rows = size_arg(&args[1], "rows")?;
+    let cols = size_arg(&args[2], "cols")?;
+    let byrow = args[3].as_bool().unwrap_or(true);
+    match &args[0] {
+        Value::Matrix(m) if !byrow => {
+            // Column-major in and out: reshape the transpose, transpose back.
+            let t = transpose::transpose(m);
+            let r = structural::reshape(&t, cols, rows).map_err(exec_err)?;
+            Ok(Value::matrix(transpose::transpose(&r)))
+        }
+        Value::Matrix(m) => structural::reshape(m, rows, cols)
+            .map(Value::matrix)
+            .map_err(exec_err),
+        Value::Str(text) => {
+            let values: Vec<f64> = text
+                .split(|c: char| c.is_whitespace() || c == ',')
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    t.parse::<f64>()
+                        .map_err(|_| format!("matrix: `{t}` is not a number"))
+                })
+                .collect::<Result<_, _>>()?;
+            if values.len() != rows * cols {
+                return Err(format!(
+                    "matrix: {} values given for a {rows}x{cols} matrix",
+                    values.len()
+                ));
+            }
+            let mut d = DenseMatrix::from_vec(rows, cols, values).map_err(exec_err)?;
+            if !byrow {
+                let t = DenseMatrix::from_vec(cols, rows, d.into_vec()).map_err(exec_err)?;
+                d = transpose::transpose(&Matrix::Dense(t)).into_dense();
+            }
+            Ok(Value::matrix(Matrix::Dense(d).into_best_format()))
+        }
+        s => {
+            let x = number_arg(s, "matrix data")?;
+            // A zero fill is stored sparse: its row pointers still take 8 bytes
+            // per row.
+            if x == 0.0 && cols > 1 {
+                spores_exec::memory::ensure_fits(
+                    &format!("matrix: an empty {rows}x{cols} matrix"),
+                    8.0 * rows as f64,
+                )
+                .map_err(exec_err)?;
+                return Ok(Value::matrix(Matrix::Sparse(
+                    spores_exec::CsrMatrix::zeros(rows, cols),
+                )));
+            }
+            spores_exec::memory::ensure_dense("matrix", rows, cols).map_err(exec_err)?;
+            Ok(Value::matrix(
+                Matrix::Dense(DenseMatrix::filled(rows, cols, x)).into_best_format(),
+            ))
+        }
+    }
+}
+
+/// `toString(x, rows, cols, decimal, sep, linesep)`.
+fn to_string(args: &[Value]) -> OpResult {
+    let exec_err = |e: spores_exec::ExecError| e.to_string();
+    let matrix_text = |m: &Matrix| -> Result<String, String> {
+        let rows = size_arg(&args[1], "rows")?.min(m.rows());
+        let cols = size_arg(&args[2], "cols")?.min(m.cols());
+        let shown = structural::slice(m, 0..rows, 0..cols).map_err(exec_err)?;
+        let decimal = size_arg(&args[3], "decimal")?;
+        let sep = string_arg(&args[4], "sep")?;
+        let linesep = string_arg(&args[5], "linesep")?;
+        Ok(matrix_to_string(&shown, decimal, &sep, &linesep))
+    };
+    match &args[0] {
+        Value::Matrix(m) => Ok(Value::str(matrix_text(m)?)),
+        Value::List(l) => Ok(Value::str(list::to_string(l, &matrix_text)?)),
+        s => Ok(Value::str(s.to_string())),
+    }
+}
+
+/// `write(x, file, format, header, sep)`, written atomically.
+fn write(args: &[Value]) -> OpResult {
+    let exec_err = |e: spores_exec::ExecError| e.to_string();
+    let file = string_arg(&args[1], "write: file name")?;
+    let m = to_matrix(&args[0])?;
+    let format = file_format(&file, &string_arg(&args[2], "format")?)?;
+    let opts = WriteOptions {
+        csv_header: args[3].as_bool().unwrap_or(false),
+        csv_sep: csv_separator(&args[4])?,
+    };
+    mio::write_matrix(&m, Path::new(&*file), format, &opts).map_err(exec_err)?;
+    Ok(Value::Int(0))
 }
 
 /// What a `read` node reads: the file, its format and the reader options, from the

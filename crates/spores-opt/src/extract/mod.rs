@@ -365,95 +365,8 @@ impl<'t> Snapshot<'t> {
         tables: &'t Tables,
         roots: &[Value],
     ) -> Result<Snapshot<'t>, String> {
-        let eg_roots = roots;
         let mut ids = Ids::default();
-        let mut r_nodes: Vec<(RId, RNode)> = Vec::new();
-        let mut m_nodes: Vec<(MId, MNode)> = Vec::new();
-        let f = |v: Value| -> f64 { eg.value_to_base::<F>(v).0.into_inner() };
-        let int = |v: Value| -> i64 { eg.value_to_base::<i64>(v) };
-        let idx = |v: Value| -> usize { usize::try_from(eg.value_to_base::<i64>(v)).unwrap_or(0) };
-        for name in constructors() {
-            let mut err = None;
-            let res = eg.constructor_enodes(name, |en| {
-                let c = en.children;
-                let arity_ok = |n: usize| c.len() == n;
-                let node = match name {
-                    "LVar" if arity_ok(1) => Some(Err(MNode::Var(idx(c[0])))),
-                    "LConst" if arity_ok(1) => Some(Err(MNode::Const(f(c[0])))),
-                    "LAdd" | "LSub" | "LMul" | "LMM" if arity_ok(2) => {
-                        let (a, b) = (ids.m(c[0]), ids.m(c[1]));
-                        Some(Err(match name {
-                            "LAdd" => MNode::Add(a, b),
-                            "LSub" => MNode::Sub(a, b),
-                            "LMul" => MNode::Mul(a, b),
-                            _ => MNode::MatMul(a, b),
-                        }))
-                    }
-                    "LT" | "LNeg" | "LSum" | "LRowSums" | "LColSums" if arity_ok(1) => {
-                        let a = ids.m(c[0]);
-                        Some(Err(match name {
-                            "LT" => MNode::T(a),
-                            "LNeg" => MNode::Neg(a),
-                            "LSum" => MNode::Sum(a),
-                            "LRowSums" => MNode::RowSums(a),
-                            _ => MNode::ColSums(a),
-                        }))
-                    }
-                    "LPow" if arity_ok(2) => Some(Err(MNode::Pow(ids.m(c[0]), f(c[1])))),
-                    "LF1" if arity_ok(2) => Some(Err(MNode::F1(idx(c[0]), ids.m(c[1])))),
-                    "LF2" if arity_ok(3) => {
-                        Some(Err(MNode::F2(idx(c[0]), ids.m(c[1]), ids.m(c[2]))))
-                    }
-                    "LDim" if arity_ok(1) => Some(Err(MNode::Dim(ids.ix(c[0])))),
-                    "Unbind" if arity_ok(3) => {
-                        Some(Err(MNode::Unbind(ids.ix(c[0]), ids.ix(c[1]), ids.r(c[2]))))
-                    }
-                    "LaRoot" if arity_ok(1) => Some(Err(MNode::Root(idx(c[0])))),
-                    "Bind" if arity_ok(3) => {
-                        Some(Ok(RNode::Bind(ids.ix(c[0]), ids.ix(c[1]), ids.m(c[2]))))
-                    }
-                    "Join" if arity_ok(2) => Some(Ok(RNode::Join(ids.r(c[0]), ids.r(c[1])))),
-                    "Union" if arity_ok(2) => Some(Ok(RNode::Union(ids.r(c[0]), ids.r(c[1])))),
-                    "Agg" if arity_ok(2) => Some(Ok(RNode::Agg(ids.ix(c[0]), ids.r(c[1])))),
-                    "Lit" if arity_ok(1) => Some(Ok(RNode::Lit(f(c[0])))),
-                    "DimOf" if arity_ok(1) => Some(Ok(RNode::DimOf(ids.ix(c[0])))),
-                    "RF1" if arity_ok(2) => Some(Ok(RNode::F1(idx(c[0]), ids.r(c[1])))),
-                    "RF2" if arity_ok(3) => {
-                        Some(Ok(RNode::F2(idx(c[0]), ids.r(c[1]), ids.r(c[2]))))
-                    }
-                    "RPow" if arity_ok(2) => Some(Ok(RNode::Pow(ids.r(c[0]), f(c[1])))),
-                    "Rename" => Some(Ok(RNode::Rename)),
-                    _ => match (
-                        fused::by_la_constructor(name),
-                        fused::by_rel_constructor(name),
-                    ) {
-                        (Some(op), _) if arity_ok(op.operands) => {
-                            let args = c.iter().map(|&v| ids.m(v)).collect();
-                            Some(Err(MNode::Fused(op.kind, args)))
-                        }
-                        (_, Some(op)) if op.kind == Fused::Sprop && arity_ok(1) => {
-                            Some(Ok(RNode::Sprop(ids.r(c[0]))))
-                        }
-                        (_, Some(op)) if arity_ok(3 + op.operands) => {
-                            let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
-                            let args = c[3..].iter().map(|&v| ids.r(v)).collect();
-                            Some(Ok(RNode::Fused(op.kind, ix, args)))
-                        }
-                        _ => None,
-                    },
-                };
-                match node {
-                    Some(Ok(r)) => r_nodes.push((ids.r(en.eclass), r)),
-                    Some(Err(m)) => m_nodes.push((ids.m(en.eclass), m)),
-                    None => err = Some(format!("unexpected e-node shape for {name}")),
-                }
-            });
-            res.map_err(|e| e.to_string())?;
-            if let Some(e) = err {
-                return Err(e);
-            }
-        }
-
+        let (r_nodes, m_nodes) = read_enodes(eg, &mut ids)?;
         let mut r_classes = vec![RClass::default(); ids.r.len()];
         for (c, n) in r_nodes {
             r_classes[c].nodes.push(n);
@@ -463,54 +376,8 @@ impl<'t> Snapshot<'t> {
             m_classes[c].nodes.push(n);
         }
         let mut ix_dims = vec![None; ids.ix.len()];
-
-        let read_fn = |name: &str, f: &mut dyn FnMut(Value, Value)| -> Result<(), String> {
-            eg.function_entries(name, |e| {
-                if let Some(k) = e.inputs.first() {
-                    f(*k, e.output)
-                }
-            })
-            .map_err(|e| e.to_string())
-        };
-        read_fn("idim", &mut |k, v| {
-            if let Some(ix) = ids.ix.get(&k) {
-                ix_dims[*ix] = Some(int(v));
-            }
-        })?;
-        read_fn("rows", &mut |k, v| {
-            if let Some(m) = ids.m.get(&k) {
-                m_classes[*m].rows = Some(int(v));
-            }
-        })?;
-        read_fn("cols", &mut |k, v| {
-            if let Some(m) = ids.m.get(&k) {
-                m_classes[*m].cols = Some(int(v));
-            }
-        })?;
-        read_fn("lsp", &mut |k, v| {
-            if let Some(m) = ids.m.get(&k) {
-                m_classes[*m].sparsity = Some(f(v).clamp(0.0, 1.0));
-            }
-        })?;
-        for c in r_classes.iter_mut() {
-            c.sparsity = 1.0;
-        }
-        read_fn("sp", &mut |k, v| {
-            if let Some(r) = ids.r.get(&k) {
-                r_classes[*r].sparsity = f(v).clamp(0.0, 1.0);
-            }
-        })?;
-        let roots = if eg_roots.is_empty() {
-            let mut root = None;
-            read_fn("root-mark", &mut |k, _| root = ids.r.get(&k).copied())?;
-            vec![root.ok_or("the root class was not found")?]
-        } else {
-            eg_roots
-                .iter()
-                .map(|v| ids.r.get(v).copied().ok_or("a root class was not found"))
-                .collect::<Result<Vec<_>, _>>()?
-        };
-
+        read_class_facts(eg, &ids, &mut r_classes, &mut m_classes, &mut ix_dims)?;
+        let roots = root_classes(eg, &ids, roots)?;
         let mut la_roots = vec![None; roots.len()];
         for (c, class) in m_classes.iter().enumerate() {
             for n in &class.nodes {
@@ -757,6 +624,173 @@ fn solve(
     let exprs = g.emit_roots()?;
     report.time = start.elapsed();
     Extraction::new(exprs, report)
+}
+
+/// Every e-node of the constructor tables, by class.
+#[allow(clippy::type_complexity)]
+fn read_enodes(
+    eg: &EGraph,
+    ids: &mut Ids,
+) -> Result<(Vec<(RId, RNode)>, Vec<(MId, MNode)>), String> {
+    let mut r_nodes = Vec::new();
+    let mut m_nodes = Vec::new();
+    for name in constructors() {
+        let mut err = None;
+        eg.constructor_enodes(name, |en| match decode_enode(eg, name, en.children, ids) {
+            Some(Ok(r)) => r_nodes.push((ids.r(en.eclass), r)),
+            Some(Err(m)) => m_nodes.push((ids.m(en.eclass), m)),
+            None => err = Some(format!("unexpected e-node shape for {name}")),
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some(e) = err {
+            return Err(e);
+        }
+    }
+    Ok((r_nodes, m_nodes))
+}
+
+/// One e-node of a constructor table: a relational node (`Ok`) or an LA node (`Err`),
+/// or `None` when its shape is not the constructor's.
+fn decode_enode(
+    eg: &EGraph,
+    name: &str,
+    c: &[Value],
+    ids: &mut Ids,
+) -> Option<Result<RNode, MNode>> {
+    let arity_ok = |n: usize| c.len() == n;
+    let f = |v: Value| -> f64 { eg.value_to_base::<F>(v).0.into_inner() };
+    let idx = |v: Value| -> usize { usize::try_from(eg.value_to_base::<i64>(v)).unwrap_or(0) };
+    match name {
+        "LVar" if arity_ok(1) => Some(Err(MNode::Var(idx(c[0])))),
+        "LConst" if arity_ok(1) => Some(Err(MNode::Const(f(c[0])))),
+        "LAdd" | "LSub" | "LMul" | "LMM" if arity_ok(2) => {
+            let (a, b) = (ids.m(c[0]), ids.m(c[1]));
+            Some(Err(match name {
+                "LAdd" => MNode::Add(a, b),
+                "LSub" => MNode::Sub(a, b),
+                "LMul" => MNode::Mul(a, b),
+                _ => MNode::MatMul(a, b),
+            }))
+        }
+        "LT" | "LNeg" | "LSum" | "LRowSums" | "LColSums" if arity_ok(1) => {
+            let a = ids.m(c[0]);
+            Some(Err(match name {
+                "LT" => MNode::T(a),
+                "LNeg" => MNode::Neg(a),
+                "LSum" => MNode::Sum(a),
+                "LRowSums" => MNode::RowSums(a),
+                _ => MNode::ColSums(a),
+            }))
+        }
+        "LPow" if arity_ok(2) => Some(Err(MNode::Pow(ids.m(c[0]), f(c[1])))),
+        "LF1" if arity_ok(2) => Some(Err(MNode::F1(idx(c[0]), ids.m(c[1])))),
+        "LF2" if arity_ok(3) => Some(Err(MNode::F2(idx(c[0]), ids.m(c[1]), ids.m(c[2])))),
+        "LDim" if arity_ok(1) => Some(Err(MNode::Dim(ids.ix(c[0])))),
+        "Unbind" if arity_ok(3) => {
+            Some(Err(MNode::Unbind(ids.ix(c[0]), ids.ix(c[1]), ids.r(c[2]))))
+        }
+        "LaRoot" if arity_ok(1) => Some(Err(MNode::Root(idx(c[0])))),
+        "Bind" if arity_ok(3) => Some(Ok(RNode::Bind(ids.ix(c[0]), ids.ix(c[1]), ids.m(c[2])))),
+        "Join" if arity_ok(2) => Some(Ok(RNode::Join(ids.r(c[0]), ids.r(c[1])))),
+        "Union" if arity_ok(2) => Some(Ok(RNode::Union(ids.r(c[0]), ids.r(c[1])))),
+        "Agg" if arity_ok(2) => Some(Ok(RNode::Agg(ids.ix(c[0]), ids.r(c[1])))),
+        "Lit" if arity_ok(1) => Some(Ok(RNode::Lit(f(c[0])))),
+        "DimOf" if arity_ok(1) => Some(Ok(RNode::DimOf(ids.ix(c[0])))),
+        "RF1" if arity_ok(2) => Some(Ok(RNode::F1(idx(c[0]), ids.r(c[1])))),
+        "RF2" if arity_ok(3) => Some(Ok(RNode::F2(idx(c[0]), ids.r(c[1]), ids.r(c[2])))),
+        "RPow" if arity_ok(2) => Some(Ok(RNode::Pow(ids.r(c[0]), f(c[1])))),
+        "Rename" => Some(Ok(RNode::Rename)),
+        _ => match (
+            fused::by_la_constructor(name),
+            fused::by_rel_constructor(name),
+        ) {
+            (Some(op), _) if arity_ok(op.operands) => {
+                let args = c.iter().map(|&v| ids.m(v)).collect();
+                Some(Err(MNode::Fused(op.kind, args)))
+            }
+            (_, Some(op)) if op.kind == Fused::Sprop && arity_ok(1) => {
+                Some(Ok(RNode::Sprop(ids.r(c[0]))))
+            }
+            (_, Some(op)) if arity_ok(3 + op.operands) => {
+                let ix = [ids.ix(c[0]), ids.ix(c[1]), ids.ix(c[2])];
+                let args = c[3..].iter().map(|&v| ids.r(v)).collect();
+                Some(Ok(RNode::Fused(op.kind, ix, args)))
+            }
+            _ => None,
+        },
+    }
+}
+
+/// The analyses' facts about the classes: index sizes, LA shapes and sparsities.
+fn read_class_facts(
+    eg: &EGraph,
+    ids: &Ids,
+    r_classes: &mut [RClass],
+    m_classes: &mut [MClass],
+    ix_dims: &mut [Option<i64>],
+) -> Result<(), String> {
+    let f = |v: Value| -> f64 { eg.value_to_base::<F>(v).0.into_inner() };
+    let int = |v: Value| -> i64 { eg.value_to_base::<i64>(v) };
+    let read_fn = |name: &str, f: &mut dyn FnMut(Value, Value)| read_function(eg, name, f);
+    read_fn("idim", &mut |k, v| {
+        if let Some(ix) = ids.ix.get(&k) {
+            ix_dims[*ix] = Some(int(v));
+        }
+    })?;
+    read_fn("rows", &mut |k, v| {
+        if let Some(m) = ids.m.get(&k) {
+            m_classes[*m].rows = Some(int(v));
+        }
+    })?;
+    read_fn("cols", &mut |k, v| {
+        if let Some(m) = ids.m.get(&k) {
+            m_classes[*m].cols = Some(int(v));
+        }
+    })?;
+    read_fn("lsp", &mut |k, v| {
+        if let Some(m) = ids.m.get(&k) {
+            m_classes[*m].sparsity = Some(f(v).clamp(0.0, 1.0));
+        }
+    })?;
+    for c in r_classes.iter_mut() {
+        c.sparsity = 1.0;
+    }
+    read_fn("sp", &mut |k, v| {
+        if let Some(r) = ids.r.get(&k) {
+            r_classes[*r].sparsity = f(v).clamp(0.0, 1.0);
+        }
+    })?;
+    Ok(())
+}
+
+/// The relational classes of the roots (`roots`, or the `root-mark` when there are none).
+fn root_classes(eg: &EGraph, ids: &Ids, roots: &[Value]) -> Result<Vec<RId>, String> {
+    let read_fn = |name: &str, f: &mut dyn FnMut(Value, Value)| read_function(eg, name, f);
+    if roots.is_empty() {
+        let mut root = None;
+        read_fn("root-mark", &mut |k, _| root = ids.r.get(&k).copied())?;
+        Ok(vec![root.ok_or("the root class was not found")?])
+    } else {
+        roots
+            .iter()
+            .map(|v| {
+                ids.r
+                    .get(v)
+                    .copied()
+                    .ok_or_else(|| "a root class was not found".to_string())
+            })
+            .collect()
+    }
+}
+
+/// Calls `f` with the key and value of each entry of the one-argument function `name`.
+fn read_function(eg: &EGraph, name: &str, f: &mut dyn FnMut(Value, Value)) -> Result<(), String> {
+    eg.function_entries(name, |e| {
+        if let Some(k) = e.inputs.first() {
+            f(*k, e.output)
+        }
+    })
+    .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@
 //! loop has that property (a union such as `A[i] + B[i]`), every access there is a
 //! `Lookup`: the engine must walk the loop's whole dimension (or the union of coordinates).
 
-pub mod bfs;
 mod naive;
 mod optimize;
 

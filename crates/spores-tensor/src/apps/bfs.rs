@@ -19,10 +19,10 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::{optimize, PhysicalOptions};
 use crate::engine::{execute_query, fastpath, scan, FiberTensor};
 use crate::logical::{self, LogicalOptions};
 use crate::parse::parse_program;
+use crate::physical::{optimize, PhysicalOptions};
 use crate::plan_ast::{Access, LevelFormat, PhysExpr, PhysicalPlan, Program, Protocol};
 use crate::stats::{Estimator, InputStats};
 use crate::tensor::CooTensor;

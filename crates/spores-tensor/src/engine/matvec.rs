@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use spores_exec::kernels::{balanced_bounds, split_rows_mut, zeroed};
 
 use super::fibertree::FiberTensor;
-use super::scan::times;
+use super::times;
 use crate::plan_ast::{AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
 use crate::TensorError;
 

@@ -21,6 +21,7 @@
 //!   aggregate.
 
 use super::fibertree::{FiberTensor, FILL};
+use super::times;
 use crate::plan_ast::{AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Protocol};
 use crate::TensorError;
 
@@ -825,16 +826,6 @@ fn combine(acc: &mut [f64], rhs: &Operand, f: impl Fn(f64, f64) -> f64) {
             .zip(s.iter())
             .for_each(|(x, &y)| *x = f(*x, y)),
         Operand::Scalar(y) => acc.iter_mut().for_each(|x| *x = f(*x, *y)),
-    }
-}
-
-/// The engine's `*`: a zero annihilates (0 * inf = 0).
-#[inline(always)]
-pub(super) fn times(x: f64, y: f64) -> f64 {
-    if x == 0.0 || y == 0.0 {
-        0.0
-    } else {
-        x * y
     }
 }
 

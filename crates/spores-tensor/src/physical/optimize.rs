@@ -19,7 +19,7 @@ use super::reads::{Read, Reader};
 use crate::plan_ast::{
     Access, Expr, Idx, LogicalPlan, LogicalQuery, PhysExpr, PhysicalPlan, PhysicalQuery,
 };
-use crate::stats::{Estimator, InputStats, TensorStats};
+use crate::stats::{query_result_stats, Estimator, InputStats, TensorStats};
 use crate::TensorError;
 
 /// Options of [`optimize`].
@@ -113,17 +113,9 @@ fn plan_loops(
 ) -> Result<Planned, TensorError> {
     register_sizes(st, q)?;
     let body = st.expr(&q.body)?;
-    let out = match q.agg {
-        Some(g) => {
-            let over: Vec<(Idx, usize)> = q
-                .agg_idxs
-                .iter()
-                .map(|i| (i.clone(), st.sizes.get(i).copied().unwrap_or(1)))
-                .collect();
-            body.aggregate(g, &over)
-        }
-        None => body.clone(),
-    };
+    let out = query_result_stats(&body, q.agg, &q.agg_idxs, &|i| {
+        st.sizes.get(i).copied().unwrap_or(1)
+    });
     let mut accs = vec![];
     collect_accesses(&q.body, true, st, &mut accs)?;
     let mut loops: Vec<Idx> = q.body.free_idxs().into_iter().collect();

@@ -192,22 +192,30 @@ fn bound_level<'p>(plan: &'p Plan, st: &State, bind: &Bind) -> (&'p Level, usize
     (level, st.pos[bind.access][bind.mode])
 }
 
+/// The leader bind `b` of `lp` with its level and parent position under the current outer
+/// coordinates; `None` where the parent misses (the leader has no fiber: nothing to walk).
+#[inline(always)]
+fn leader_fiber<'p>(
+    plan: &'p Plan,
+    st: &State,
+    lp: &'p LevelPlan,
+    b: usize,
+) -> Option<(&'p Bind, &'p Level, usize)> {
+    let bind = &lp.binds[b];
+    let (level, parent) = bound_level(plan, st, bind);
+    (parent != FILL).then_some((bind, level, parent))
+}
+
 /// How many coordinates level `d` walks under the current outer coordinates (a union's
 /// coordinates are left in `st.union_buf[d]` for [`walk_range`]).
 pub(super) fn walk_len(plan: &Plan, st: &mut State, d: usize) -> usize {
     let lp = &plan.levels[d];
     match &lp.walk {
-        Walk::Leader(b) => {
-            let bind = &lp.binds[*b];
-            let (level, parent) = bound_level(plan, st, bind);
-            if parent == FILL {
-                0
-            } else if level.format == LevelFormat::Dense {
-                lp.dim
-            } else {
-                level.fiber(parent).len()
-            }
-        }
+        Walk::Leader(b) => match leader_fiber(plan, st, lp, *b) {
+            None => 0,
+            Some((_, level, _)) if level.format == LevelFormat::Dense => lp.dim,
+            Some((_, level, parent)) => level.fiber(parent).len(),
+        },
         Walk::Union(list) => {
             let mut coords = std::mem::take(&mut st.union_buf[d]);
             coords.clear();
@@ -256,11 +264,9 @@ pub(super) fn walk_range(plan: &Plan, st: &mut State, d: usize, lo: usize, hi: u
     let lp = &plan.levels[d];
     match &lp.walk {
         Walk::Leader(b) => {
-            let bind = &lp.binds[*b];
-            let (level, parent) = bound_level(plan, st, bind);
-            if parent == FILL {
+            let Some((bind, level, parent)) = leader_fiber(plan, st, lp, *b) else {
                 return;
-            }
+            };
             if level.format == LevelFormat::Dense {
                 let t = plan.accs[bind.access].tensor;
                 for c in lo..hi {

@@ -1,5 +1,5 @@
 //! Breadth-first search through the optimizers (Galley §8.3): every level is the tensor
-//! program of [`spores_tensor::physical::bfs::STEP_PROGRAM`], planned per level by the
+//! program of [`spores_tensor::apps::bfs::STEP_PROGRAM`], planned per level by the
 //! logical and physical optimizers from the current frontier's statistics (`adaptive`), or
 //! planned once with every output level forced dense (`all-dense`) or sorted (`all-sparse`).
 //!
@@ -12,8 +12,8 @@
 use std::collections::VecDeque;
 
 use rand::{RngExt, SeedableRng};
+use spores_tensor::apps::bfs::{bfs, FormatPolicy};
 use spores_tensor::engine::FiberTensor;
-use spores_tensor::physical::bfs::{bfs, FormatPolicy};
 use spores_tensor::plan_ast::LevelFormat;
 use spores_tensor::stats::{Estimator, InputStats};
 use spores_tensor::CooTensor;

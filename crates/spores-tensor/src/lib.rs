@@ -18,7 +18,10 @@
 //! - [`parse`]: the text syntax of programs.
 //! - [`io`]: tensor and graph file readers, atomic writers.
 //! - [`engine`]: fibertree tensors and the interpreter of physical plans.
+//! - [`driver`]: the pipeline end to end (plan, then run), timed per phase.
+//! - [`apps`]: applications that run the whole pipeline repeatedly (BFS).
 
+pub mod apps;
 pub mod driver;
 pub mod engine;
 pub mod io;

@@ -1,12 +1,12 @@
-//! BFS through the optimizers (`physical::bfs`): every policy reaches every vertex at the level
+//! BFS through the optimizers (`apps::bfs`): every policy reaches every vertex at the level
 //! a plain queue BFS gives, and the adaptive policy switches the frontier's format with its
 //! size.
 
 use std::collections::VecDeque;
 
 use rand::{RngExt, SeedableRng};
+use spores_tensor::apps::bfs::{bfs, FormatPolicy};
 use spores_tensor::engine::FiberTensor;
-use spores_tensor::physical::bfs::{bfs, FormatPolicy};
 use spores_tensor::plan_ast::LevelFormat;
 use spores_tensor::stats::{Estimator, InputStats};
 use spores_tensor::CooTensor;
@@ -53,7 +53,7 @@ fn run(
     adjacency: &CooTensor,
     source: u32,
     policy: FormatPolicy,
-) -> spores_tensor::physical::bfs::BfsRun {
+) -> spores_tensor::apps::bfs::BfsRun {
     let e = FiberTensor::from_coo(adjacency, &[LevelFormat::Dense, LevelFormat::SortedList]);
     let mut stats = InputStats::default();
     stats.insert("E", adjacency);

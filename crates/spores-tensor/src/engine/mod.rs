@@ -173,3 +173,14 @@ pub fn execute_converted(
     }
     Ok((out, report))
 }
+
+/// The engine's product: 0 annihilates (`0 * inf == 0`), unlike IEEE `*`; every kernel path
+/// (interpreter, scan, weighted sums) multiplies with it so they agree.
+#[inline(always)]
+pub(crate) fn times(x: f64, y: f64) -> f64 {
+    if x == 0.0 || y == 0.0 {
+        0.0
+    } else {
+        x * y
+    }
+}

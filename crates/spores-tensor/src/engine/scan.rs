@@ -21,7 +21,8 @@
 //!   aggregate.
 
 use super::fibertree::{FiberTensor, FILL};
-use crate::plan_ast::{AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Protocol};
+use super::times;
+use crate::plan_ast::{Access, AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Protocol};
 use crate::TensorError;
 
 /// Outputs up to this many cells are accumulated densely; larger ones go to the interpreter.
@@ -56,7 +57,7 @@ fn fold(e: &PhysExpr, at_fill: &dyn Fn(usize) -> Option<f64>, next: &mut usize) 
     }
 }
 
-fn collect_accesses<'e>(e: &'e PhysExpr, out: &mut Vec<&'e crate::plan_ast::Access>) {
+fn collect_accesses<'e>(e: &'e PhysExpr, out: &mut Vec<&'e Access>) {
     match e {
         PhysExpr::Access(a) => out.push(a),
         PhysExpr::Literal(_) => {}
@@ -103,197 +104,315 @@ enum Scanned {
     Gram(Vec<f64>),
 }
 
+/// A kernel that has the scan's shape (see the module doc): its accesses, their tensors
+/// and loop levels, the loop sizes and the sparse leader, if any.
+struct Shape<'q, 'a> {
+    accs: Vec<&'q Access>,
+    tensors: Vec<&'a FiberTensor>,
+    /// Loop level of each mode of each access.
+    levels_of: Vec<Vec<usize>>,
+    dims: Vec<usize>,
+    leader: Option<usize>,
+    fills: Vec<f64>,
+}
+
+impl<'q, 'a> Shape<'q, 'a> {
+    /// `q`'s accesses resolved and checked: concordant with the loops, sizes agreeing,
+    /// every loop an output or aggregate index, a sparse leader or all-dense accesses, and
+    /// no sparse follower the plan iterates. `None` when `q` is no scan.
+    fn of(
+        q: &'q PhysicalQuery,
+        tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+    ) -> Option<Shape<'q, 'a>> {
+        let n = q.loop_order.len();
+        let mut accs = vec![];
+        collect_accesses(&q.body, &mut accs);
+        let mut tensors = Vec::with_capacity(accs.len());
+        for a in &accs {
+            let t = tensor(&a.name, a.is_alias)?;
+            if t.order() != a.idxs.len() {
+                return None;
+            }
+            tensors.push(t);
+        }
+        // Loop level of each mode of each access; concordant accesses only.
+        let mut levels_of = vec![];
+        let mut dims: Vec<Option<usize>> = vec![None; n];
+        for (a, t) in accs.iter().zip(&tensors) {
+            let mut ls = vec![];
+            for (m, i) in a.idxs.iter().enumerate() {
+                let l = q.loop_order.iter().position(|x| x == i)?;
+                if ls.last().is_some_and(|&p| p >= l) {
+                    return None;
+                }
+                match dims[l] {
+                    Some(d) if d != t.dims[m] => return None, // the interpreter reports it
+                    _ => dims[l] = Some(t.dims[m]),
+                }
+                ls.push(l);
+            }
+            levels_of.push(ls);
+        }
+        let dims: Vec<usize> = dims.into_iter().collect::<Option<_>>()?;
+        if q.loop_order
+            .iter()
+            .any(|i| !q.agg_idxs.contains(i) && !q.output_idxs.contains(i))
+        {
+            return None;
+        }
+        // The sparse leader, if any.
+        let leader = (0..accs.len()).find(|&a| {
+            let m = accs[a].idxs.len();
+            m > 0
+                && !all_dense(tensors[a])
+                && levels_of[a] == (0..m).collect::<Vec<_>>()
+                && accs[a].protocols.iter().all(|p| *p == Protocol::Iterate)
+        });
+        // Without a leader every access must be all-dense; with one, the others may be in
+        // any format (looked up level by level) when the dense loops are short.
+        if leader.is_none() && tensors.iter().any(|t| !all_dense(t)) {
+            return None;
+        }
+        // A sparse access that the plan iterates inside the leader's loops drives those
+        // loops in the interpreter (only its stored entries are visited); walking them in
+        // full here would turn a sparse intersection into a dense scan (a subgraph count's
+        // last kernel went from 0.07 ms to 58 ms that way).
+        let sparse_follower_iterates = (0..accs.len()).any(|a| {
+            Some(a) != leader
+                && !all_dense(tensors[a])
+                && accs[a].protocols.iter().any(|p| *p != Protocol::Lookup)
+        });
+        if sparse_follower_iterates {
+            return None;
+        }
+        let fills: Vec<f64> = tensors.iter().map(|t| t.fill).collect();
+        Some(Shape {
+            accs,
+            tensors,
+            levels_of,
+            dims,
+            leader,
+            fills,
+        })
+    }
+
+    /// The first loop inside the leader's (0 without a leader), if the scan is exact there:
+    /// a `sum` (or no aggregate) of a body the leader annihilates over short dense loops,
+    /// or, without a leader, a loop nest no larger than twice the largest access.
+    fn first_dense_loop(&self, q: &PhysicalQuery) -> Option<usize> {
+        let dims = &self.dims;
+        match self.leader {
+            Some(a) => {
+                if !matches!(q.agg, None | Some(AggOp::Sum)) {
+                    return None;
+                }
+                let at = |k: usize| (k == a).then_some(self.fills[a]);
+                if fold(&q.body, &at, &mut 0) != Some(0.0) {
+                    return None;
+                }
+                let m = self.accs[a].idxs.len();
+                let tail: usize = dims[m..].iter().product();
+                if tail > MAX_TAIL_CELLS {
+                    return None;
+                }
+                Some(m)
+            }
+            None => {
+                let cells = dims.iter().try_fold(1usize, |c, &d| c.checked_mul(d))?;
+                let largest = self.tensors.iter().map(|t| t.vals.len()).max().unwrap_or(1);
+                if cells > 2 * largest.max(1) {
+                    return None;
+                }
+                Some(0)
+            }
+        }
+    }
+
+    /// The result's fill: 0 under a leader (it annihilates the body), else the body's value
+    /// over all fills, aggregated.
+    fn result_fill(&self, q: &PhysicalQuery) -> Option<f64> {
+        Some(match self.leader {
+            Some(_) => 0.0,
+            None => {
+                let body_fill = fold(&q.body, &|k| Some(self.fills[k]), &mut 0)?;
+                let agg_cells = q
+                    .loop_order
+                    .iter()
+                    .zip(&self.dims)
+                    .filter(|(i, _)| q.agg_idxs.contains(i))
+                    .map(|(_, &d)| d as f64)
+                    .product();
+                q.agg.map_or(body_fill, |g| g.repeat(body_fill, agg_cells))
+            }
+        })
+    }
+
+    /// Where the inner block of loops (evaluated at once per entry) starts. Without a
+    /// leader the outer dense loops play its part (their cells are the "entries"), keeping
+    /// the inner block small.
+    fn split(&self, first_dense_loop: usize) -> usize {
+        match self.leader {
+            Some(_) => first_dense_loop,
+            None => {
+                let dims = &self.dims;
+                let mut split = dims.len();
+                let mut tail = 1usize;
+                while split > 0 && tail * dims[split - 1] <= BATCH {
+                    split -= 1;
+                    tail *= dims[split];
+                }
+                split
+            }
+        }
+    }
+}
+
+/// The output of a scan: a dense array over the output modes.
+struct Output {
+    dims: Vec<usize>,
+    cells: usize,
+    /// Per loop level, the stride of its output mode (0 for aggregate loops).
+    stride: Vec<usize>,
+}
+
+impl Output {
+    /// The output of `q` over loops of sizes `dims`, if it is small enough to be dense.
+    fn of(q: &PhysicalQuery, dims: &[usize]) -> Option<Output> {
+        let out_levels: Vec<usize> = q
+            .output_idxs
+            .iter()
+            .map(|i| q.loop_order.iter().position(|x| x == i))
+            .collect::<Option<_>>()?;
+        let out_dims: Vec<usize> = out_levels.iter().map(|&l| dims[l]).collect();
+        let cells = out_dims.iter().try_fold(1usize, |c, &d| c.checked_mul(d))?;
+        if cells > MAX_OUTPUT_CELLS {
+            return None;
+        }
+        let mut stride = vec![0usize; dims.len()];
+        let mut s = 1;
+        for (k, &l) in out_levels.iter().enumerate().rev() {
+            stride[l] = s;
+            s *= out_dims[k];
+        }
+        Some(Output {
+            dims: out_dims,
+            cells,
+            stride,
+        })
+    }
+}
+
+/// [`scan`] and [`scan_gram`] in one: `q` run as a scan into its result tensor, or with
+/// `gram` into the Gram matrix of that result; `None` when `q` is no scan.
 fn scan_with<'a>(
     q: &PhysicalQuery,
     tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
     gram: Option<&crate::plan_ast::Idx>,
 ) -> Option<Result<Scanned, TensorError>> {
-    let n = q.loop_order.len();
-    let mut accs = vec![];
-    collect_accesses(&q.body, &mut accs);
-    let mut tensors = Vec::with_capacity(accs.len());
-    for a in &accs {
-        let t = tensor(&a.name, a.is_alias)?;
-        if t.order() != a.idxs.len() {
-            return None;
-        }
-        tensors.push(t);
-    }
-    // Loop level of each mode of each access; concordant accesses only.
-    let mut levels_of = vec![];
-    let mut dims: Vec<Option<usize>> = vec![None; n];
-    for (a, t) in accs.iter().zip(&tensors) {
-        let mut ls = vec![];
-        for (m, i) in a.idxs.iter().enumerate() {
-            let l = q.loop_order.iter().position(|x| x == i)?;
-            if ls.last().is_some_and(|&p| p >= l) {
-                return None;
-            }
-            match dims[l] {
-                Some(d) if d != t.dims[m] => return None, // the interpreter reports it
-                _ => dims[l] = Some(t.dims[m]),
-            }
-            ls.push(l);
-        }
-        levels_of.push(ls);
-    }
-    let dims: Vec<usize> = dims.into_iter().collect::<Option<_>>()?;
-    if q.loop_order
-        .iter()
-        .any(|i| !q.agg_idxs.contains(i) && !q.output_idxs.contains(i))
-    {
-        return None;
-    }
-    // The sparse leader, if any.
-    let leader = (0..accs.len()).find(|&a| {
-        let m = accs[a].idxs.len();
-        m > 0
-            && !all_dense(tensors[a])
-            && levels_of[a] == (0..m).collect::<Vec<_>>()
-            && accs[a].protocols.iter().all(|p| *p == Protocol::Iterate)
-    });
-    // Without a leader every access must be all-dense; with one, the others may be in any
-    // format (looked up level by level) when the dense loops are short.
-    if leader.is_none() && tensors.iter().any(|t| !all_dense(t)) {
-        return None;
-    }
-    // A sparse access that the plan iterates inside the leader's loops drives those loops
-    // in the interpreter (only its stored entries are visited); walking them in full here
-    // would turn a sparse intersection into a dense scan (a subgraph count's last kernel
-    // went from 0.07 ms to 58 ms that way).
-    let sparse_follower_iterates = (0..accs.len()).any(|a| {
-        Some(a) != leader
-            && !all_dense(tensors[a])
-            && accs[a].protocols.iter().any(|p| *p != Protocol::Lookup)
-    });
-    if sparse_follower_iterates {
-        return None;
-    }
-    let fills: Vec<f64> = tensors.iter().map(|t| t.fill).collect();
-    let first_dense_loop = match leader {
-        Some(a) => {
-            if !matches!(q.agg, None | Some(AggOp::Sum)) {
-                return None;
-            }
-            let at = |k: usize| (k == a).then_some(fills[a]);
-            if fold(&q.body, &at, &mut 0) != Some(0.0) {
-                return None;
-            }
-            let m = accs[a].idxs.len();
-            let tail: usize = dims[m..].iter().product();
-            if tail > MAX_TAIL_CELLS {
-                return None;
-            }
-            m
-        }
-        None => {
-            let cells = dims.iter().try_fold(1usize, |c, &d| c.checked_mul(d))?;
-            let largest = tensors.iter().map(|t| t.vals.len()).max().unwrap_or(1);
-            if cells > 2 * largest.max(1) {
-                return None;
-            }
-            0
-        }
-    };
-    let out_levels: Vec<usize> = q
-        .output_idxs
-        .iter()
-        .map(|i| q.loop_order.iter().position(|x| x == i))
-        .collect::<Option<_>>()?;
-    let out_dims: Vec<usize> = out_levels.iter().map(|&l| dims[l]).collect();
-    let cells = out_dims.iter().try_fold(1usize, |c, &d| c.checked_mul(d))?;
-    if cells > MAX_OUTPUT_CELLS {
-        return None;
-    }
-    let mut out_stride = vec![0usize; n];
-    let mut s = 1;
-    for (k, &l) in out_levels.iter().enumerate().rev() {
-        out_stride[l] = s;
-        s *= out_dims[k];
-    }
-    // The body's value over all fills gives the result's fill (all-dense kernels).
-    let out_fill = match leader {
-        Some(_) => 0.0,
-        None => {
-            let body_fill = fold(&q.body, &|k| Some(fills[k]), &mut 0)?;
-            let agg_cells = q
-                .loop_order
-                .iter()
-                .zip(&dims)
-                .filter(|(i, _)| q.agg_idxs.contains(i))
-                .map(|(_, &d)| d as f64)
-                .product();
-            q.agg.map_or(body_fill, |g| g.repeat(body_fill, agg_cells))
-        }
-    };
+    let shape = Shape::of(q, tensor)?;
+    let first_dense_loop = shape.first_dense_loop(q)?;
+    let output = Output::of(q, &shape.dims)?;
+    let out_fill = shape.result_fill(q)?;
     let init = q.agg.map_or(out_fill, AggOp::init);
-    // Without a leader the outer dense loops play its part (their cells are the "entries"),
-    // keeping the inner block of loops evaluated at once small.
-    let split = match leader {
-        Some(_) => first_dense_loop,
-        None => {
-            let mut split = n;
-            let mut tail = 1usize;
-            while split > 0 && tail * dims[split - 1] <= BATCH {
-                split -= 1;
-                tail *= dims[split];
-            }
-            split
-        }
-    };
-    let plan = BatchPlan::new(&q.body, &accs, &tensors, &levels_of, &dims, split, leader);
-    let mut batch = Batch::new(&plan, accs.len());
+    let split = shape.split(first_dense_loop);
+    let plan = BatchPlan::new(
+        &q.body,
+        &shape.accs,
+        &shape.tensors,
+        &shape.levels_of,
+        &shape.dims,
+        split,
+        shape.leader,
+    );
+    let mut batch = Batch::new(&plan, shape.accs.len());
     if let Some(obs) = gram {
-        let (Some(a), Some(AggOp::Sum)) = (leader, q.agg) else {
-            return None;
-        };
-        let j = &q.loop_order[n - 1];
-        let shape_ok = split + 1 == n
-            && q.loop_order[0] == *obs
-            && q.output_idxs.len() == 2
-            && q.output_idxs.contains(obs)
-            && q.output_idxs.contains(j)
-            && obs != j
-            && plan.tail_len > 0;
-        if !shape_ok {
-            return None;
-        }
-        let t = tensors[a];
-        let key = |c: &[u32]| out_key(c, &out_stride, split);
-        // The rows of one observation lie under one first-level entry of the leader, so
-        // parts of its first level are independent: with several workers each walks its
-        // part into a private d x d accumulator (the result is only d x d).
-        let first = t.first_level_len();
-        let workers = rayon::current_num_threads()
-            .min(first / GRAM_PART_MIN)
-            .max(1);
-        let mut g = if workers == 1 {
-            gram_rows(t, 0..first, &plan, &mut batch, key)
-        } else {
-            use rayon::prelude::*;
-            let per = first.div_ceil(workers);
-            (0..workers)
-                .into_par_iter()
-                .map(|w| {
-                    let mut batch = Batch::new(&plan, accs.len());
-                    let part = w * per..((w + 1) * per).min(first);
-                    gram_rows(t, part, &plan, &mut batch, key)
-                })
-                .reduce_with(|mut x, y| {
-                    x.iter_mut().zip(&y).for_each(|(a, b)| *a += b);
-                    x
-                })
-                .expect("at least one worker")
-        };
-        spores_exec::kernels::gram::mirror_upper(&mut g, plan.tail_len);
+        let g = gram_scan(q, &shape, &plan, &mut batch, &output, obs)?;
         return Some(Ok(Scanned::Gram(g)));
     }
+    let out = scan_values(q, &shape, &plan, &mut batch, &output, init);
+    Some(Ok(Scanned::Tensor(dense_result(
+        q,
+        &output.dims,
+        out,
+        out_fill,
+    ))))
+}
+
+/// The Gram matrix of the scan's result (see [`scan_gram`]), if `q` has its shape: the
+/// leader's first index the observations, one inner loop, a sum.
+fn gram_scan(
+    q: &PhysicalQuery,
+    shape: &Shape,
+    plan: &BatchPlan,
+    batch: &mut Batch,
+    output: &Output,
+    obs: &crate::plan_ast::Idx,
+) -> Option<Vec<f64>> {
+    let n = q.loop_order.len();
+    let split = plan.split;
+    let (Some(a), Some(AggOp::Sum)) = (shape.leader, q.agg) else {
+        return None;
+    };
+    let j = &q.loop_order[n - 1];
+    let shape_ok = split + 1 == n
+        && q.loop_order[0] == *obs
+        && q.output_idxs.len() == 2
+        && q.output_idxs.contains(obs)
+        && q.output_idxs.contains(j)
+        && obs != j
+        && plan.tail_len > 0;
+    if !shape_ok {
+        return None;
+    }
+    let t = shape.tensors[a];
+    let key = |c: &[u32]| out_key(c, &output.stride, split);
+    // The rows of one observation lie under one first-level entry of the leader, so
+    // parts of its first level are independent: with several workers each walks its
+    // part into a private d x d accumulator (the result is only d x d).
+    let first = t.first_level_len();
+    let workers = rayon::current_num_threads()
+        .min(first / GRAM_PART_MIN)
+        .max(1);
+    let mut g = if workers == 1 {
+        gram_rows(t, 0..first, plan, batch, key)
+    } else {
+        use rayon::prelude::*;
+        let per = first.div_ceil(workers);
+        (0..workers)
+            .into_par_iter()
+            .map(|w| {
+                let mut batch = Batch::new(plan, shape.accs.len());
+                let part = w * per..((w + 1) * per).min(first);
+                gram_rows(t, part, plan, &mut batch, key)
+            })
+            .reduce_with(|mut x, y| {
+                x.iter_mut().zip(&y).for_each(|(a, b)| *a += b);
+                x
+            })
+            .expect("at least one worker")
+    };
+    spores_exec::kernels::gram::mirror_upper(&mut g, plan.tail_len);
+    Some(g)
+}
+
+/// The scan itself: every entry of the leader (or every outer dense cell) evaluated over
+/// the inner block a batch at a time, accumulated into a dense output starting at `init`.
+fn scan_values(
+    q: &PhysicalQuery,
+    shape: &Shape,
+    plan: &BatchPlan,
+    batch: &mut Batch,
+    output: &Output,
+    init: f64,
+) -> Vec<f64> {
+    let n = q.loop_order.len();
+    let (split, dims, out_stride) = (plan.split, &shape.dims, &output.stride);
     // A zero start comes from spores-exec's allocator of big zeroed buffers (huge pages:
     // the 96 MB feature matrix took ~60 ms of first-touch page faults on 4 KiB pages).
     let mut out = if init == 0.0 {
-        spores_exec::kernels::zeroed(cells)
+        spores_exec::kernels::zeroed(output.cells)
     } else {
-        vec![init; cells]
+        vec![init; output.cells]
     };
     let out_tail: Vec<usize> = plan
         .tail_cells()
@@ -301,7 +420,7 @@ fn scan_with<'a>(
         .collect();
     let agg = q.agg;
     let flush = |batch: &mut Batch, out: &mut Vec<f64>| {
-        batch.evaluate(&plan);
+        batch.evaluate(plan);
         let t = plan.tail_len;
         let vals = &batch.result;
         for (e, &base) in batch.out_base.iter().enumerate() {
@@ -326,18 +445,18 @@ fn scan_with<'a>(
         }
         batch.clear();
     };
-    let out_key = |coord: &[u32]| -> usize { out_key(coord, &out_stride, split) };
+    let out_key = |coord: &[u32]| -> usize { out_key(coord, out_stride, split) };
     let mut coord = vec![0u32; n];
-    match leader {
+    match shape.leader {
         Some(a) => {
-            let t = tensors[a];
+            let t = shape.tensors[a];
             t.for_each_stored(|coord, v| {
                 if v == t.fill {
                     return; // annihilates the body
                 }
-                batch.push(&plan, coord, v, out_key(coord));
-                if batch.full(&plan) {
-                    flush(&mut batch, &mut out);
+                batch.push(plan, coord, v, out_key(coord));
+                if batch.full(plan) {
+                    flush(batch, &mut out);
                 }
             });
         }
@@ -349,33 +468,34 @@ fn scan_with<'a>(
                     coord[l] = (r % dims[l]) as u32;
                     r /= dims[l];
                 }
-                batch.push(&plan, &coord, 0.0, out_key(&coord));
-                if batch.full(&plan) {
-                    flush(&mut batch, &mut out);
+                batch.push(plan, &coord, 0.0, out_key(&coord));
+                if batch.full(plan) {
+                    flush(batch, &mut out);
                 }
             }
         }
     }
     if !batch.is_empty() {
-        flush(&mut batch, &mut out);
+        flush(batch, &mut out);
     }
+    out
+}
 
-    // Materialize in the requested formats.
+/// The dense output array `out` as the result tensor, in the formats `q` requests (cells
+/// holding the fill are not stored).
+fn dense_result(
+    q: &PhysicalQuery,
+    out_dims: &[usize],
+    out: Vec<f64>,
+    out_fill: f64,
+) -> FiberTensor {
     if out_dims.is_empty() {
-        return Some(Ok(Scanned::Tensor(FiberTensor::from_sorted(
-            &[],
-            &[],
-            &[out[0]],
-            out_fill,
-            &[],
-        ))));
+        return FiberTensor::from_sorted(&[], &[], &[out[0]], out_fill, &[]);
     }
     if q.output_formats.len() == out_dims.len()
         && q.output_formats.iter().all(|f| *f == LevelFormat::Dense)
     {
-        return Some(Ok(Scanned::Tensor(FiberTensor::dense(
-            &out_dims, out, out_fill,
-        ))));
+        return FiberTensor::dense(out_dims, out, out_fill);
     }
     let mut coords = vec![];
     let mut values = vec![];
@@ -392,13 +512,7 @@ fn scan_with<'a>(
         }
         values.push(v);
     }
-    Some(Ok(Scanned::Tensor(FiberTensor::from_sorted(
-        &out_dims,
-        &coords,
-        &values,
-        out_fill,
-        &q.output_formats,
-    ))))
+    FiberTensor::from_sorted(out_dims, &coords, &values, out_fill, &q.output_formats)
 }
 
 /// The output position of an entry: its coordinates at the loops outside the inner block.
@@ -406,13 +520,13 @@ fn out_key(coord: &[u32], out_stride: &[usize], split: usize) -> usize {
     (0..split).map(|l| coord[l] as usize * out_stride[l]).sum()
 }
 
+/// Leader first-level entries per worker below which the Gram scan stays on one thread.
+const GRAM_PART_MIN: usize = 1 << 15;
+
 /// Walks the leader `t` and adds the Gram matrix of the result rows (one per distinct
 /// output key, entries of one key being consecutive in the walk) into a `d × d` buffer,
 /// a batch at a time, for the leader's first-level entries `part`; returns its upper
 /// triangle.
-/// Leader first-level entries per worker below which the Gram scan stays on one thread.
-const GRAM_PART_MIN: usize = 1 << 15;
-
 fn gram_rows(
     t: &FiberTensor,
     part: std::ops::Range<usize>,
@@ -825,16 +939,6 @@ fn combine(acc: &mut [f64], rhs: &Operand, f: impl Fn(f64, f64) -> f64) {
             .zip(s.iter())
             .for_each(|(x, &y)| *x = f(*x, y)),
         Operand::Scalar(y) => acc.iter_mut().for_each(|x| *x = f(*x, *y)),
-    }
-}
-
-/// The engine's `*`: a zero annihilates (0 * inf = 0).
-#[inline(always)]
-pub(super) fn times(x: f64, y: f64) -> f64 {
-    if x == 0.0 || y == 0.0 {
-        0.0
-    } else {
-        x * y
     }
 }
 

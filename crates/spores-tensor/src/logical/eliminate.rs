@@ -34,7 +34,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 use super::normalize::{flattens, is_rebuilt, make_agg, rebuild_map, rename_free, substitute};
 use super::CostModel;
 use crate::plan_ast::{AggOp, Expr, Idx, LogicalQuery, MapOp};
-use crate::stats::{expr_stats, Estimator, InputStats, TensorStats};
+use crate::stats::{expr_stats, query_result_stats, Estimator, InputStats, TensorStats};
 use crate::TensorError;
 
 /// One logical query with its estimates.
@@ -277,17 +277,7 @@ impl<'a> Ctx<'a> {
             Some(h) => h,
             None => {
                 let body = self.stats(&q.body)?;
-                let out = match q.agg {
-                    Some(g) => {
-                        let over: Vec<(Idx, usize)> = q
-                            .agg_idxs
-                            .iter()
-                            .map(|i| (i.clone(), self.size(i)))
-                            .collect();
-                        body.aggregate(g, &over)
-                    }
-                    None => body.clone(),
-                };
+                let out = query_result_stats(&body, q.agg, &q.agg_idxs, &|i| self.size(i));
                 let id = self.memo.borrow().len();
                 let (nnz_body, nnz_out) = (body.estimate(), out.estimate());
                 let entry = (id, out, nnz_body, nnz_out);

@@ -87,6 +87,14 @@ fn rewrite(e: &Expr, inputs: &InputStats, merged: &mut usize) -> Expr {
     }
 }
 
+/// The input tensor and indices of a factor that is an input access or a power of one.
+fn power_input(e: &Expr) -> Option<(&String, &Vec<Idx>)> {
+    match power_access(e)? {
+        (Expr::Input { tensor, idxs }, _) => Some((tensor, idxs)),
+        _ => None,
+    }
+}
+
 /// `T[..]` or `T[..]^n` (a literal integer `n >= 1`, from an earlier merge): the access and
 /// its exponent.
 fn power_access(e: &Expr) -> Option<(&Expr, u32)> {
@@ -114,25 +122,11 @@ type Pair = (usize, usize, Vec<(Idx, Idx)>);
 /// Two factors accessing the same input that collapse (see [`Pair`]).
 fn find_pair(factors: &[Expr], bound: &[Idx], inputs: &InputStats) -> Option<Pair> {
     for a in 0..factors.len() {
-        let Some((
-            Expr::Input {
-                tensor: ta,
-                idxs: xa,
-            },
-            _,
-        )) = power_access(&factors[a])
-        else {
+        let Some((ta, xa)) = power_input(&factors[a]) else {
             continue;
         };
         for b in a + 1..factors.len() {
-            let Some((
-                Expr::Input {
-                    tensor: tb,
-                    idxs: xb,
-                },
-                _,
-            )) = power_access(&factors[b])
-            else {
+            let Some((tb, xb)) = power_input(&factors[b]) else {
                 continue;
             };
             if ta != tb || xa.len() != xb.len() || !distinct(xa) || !distinct(xb) {

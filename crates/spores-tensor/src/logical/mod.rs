@@ -9,6 +9,11 @@
 //! (`eliminate`), in the order a greedy or branch-and-bound search (`search`) finds cheapest
 //! under the cost `a·nnz(Agg) + b·nnz(Map)` estimated by [`crate::stats`]; pointwise
 //! distributivity is explored around that search (`distribute`).
+//!
+//! The program is planned query by query (`planner`): each query's candidates (as
+//! written, or with earlier aliases inlined), the cheapest kept, and which earlier
+//! definitions are still built. Whole-plan passes run after it: filter push-down
+//! ([`pushdown`]) and fusion of single-term sums ([`fuse`]).
 
 mod distribute;
 mod eliminate;
@@ -18,16 +23,16 @@ pub mod keyjoin;
 mod moves;
 mod naive;
 pub mod normalize;
+mod planner;
 pub mod pushdown;
 mod search;
 mod terms;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 pub use naive::naive_plan;
 
 use crate::plan_ast::{Expr, Idx, LogicalPlan, Program};
-use crate::reference::index_sizes;
 use crate::stats::{Estimator, InputStats, TensorStats};
 use crate::tensor::CooTensor;
 use crate::TensorError;
@@ -174,7 +179,9 @@ pub fn optimize_tensors(
     optimize(program, &InputStats::from_tensors(inputs), options)
 }
 
-/// [`optimize`], also returning the estimates behind the plan.
+/// [`optimize`], also returning the estimates behind the plan: the program's queries are
+/// planned one after another ([`planner::Planner`]), each seeing the definitions and
+/// statistics of the ones before it.
 pub fn optimize_explained(
     program: &Program,
     inputs: &InputStats,
@@ -182,220 +189,11 @@ pub fn optimize_explained(
 ) -> Result<Explained, TensorError> {
     let ctx = Ctx::new(inputs, options.estimator, options.cost);
     ctx.start_exact_budget(options.budget);
-    let mut plan = LogicalPlan::default();
-    let mut estimates = vec![];
-    let mut total = 0.0;
-    let mut result_dims: HashMap<String, Vec<usize>> = HashMap::new();
-    // Alias inlining (see `inline`): per program query, its chosen definition, planned
-    // queries and cost; how many later queries still read it; whether all readers so far
-    // inlined it.
-    let mut defs: HashMap<String, (Vec<Idx>, Expr)> = HashMap::new();
-    let mut planned: Vec<(String, Vec<eliminate::Planned>, f64)> = vec![];
-    let mut readers_left: HashMap<String, usize> = HashMap::new();
-    let mut all_inlined: HashMap<String, bool> = HashMap::new();
-    let mut lazy_planned: HashSet<String> = HashSet::new();
-    // Per name, the later queries reading it, once per earlier definition of the name:
-    // one pass (a pass per pair of queries made chains of aliases quadratic).
-    let mut definitions: HashMap<&str, usize> = HashMap::new();
+    let mut planner = planner::Planner::new(&ctx, program, inputs, options);
     for q in &program.queries {
-        for name in inline::alias_refs(&q.expr, &|n| definitions.contains_key(n)) {
-            *readers_left.entry(name.clone()).or_default() += definitions[name.as_str()];
-        }
-        *definitions.entry(q.name.as_str()).or_default() += 1;
+        planner.plan(q)?;
     }
-    let is_output = |n: &str| program.outputs.iter().any(|o| o == n);
-    for q in &program.queries {
-        naive::check_output_idxs(q)?;
-        // Term plans are shared between the candidates of one program query only (their
-        // queries are copied into each plan that uses them).
-        ctx.term_plans.borrow_mut().clear();
-        let refs = inline::alias_refs(&q.expr, &|n| defs.contains_key(n));
-        let mut candidates: Vec<(Expr, std::collections::BTreeSet<String>, bool)> =
-            if options.no_inline {
-                vec![(q.expr.clone(), Default::default(), false)]
-            } else {
-                inline::candidates(&q.expr, &refs, &defs)
-                    .into_iter()
-                    .map(|(e, set)| (e, set, false))
-                    .collect()
-            };
-        // An alias read several times (`t(X) %*% X`) is inlined only where its copies
-        // collapse on a key (checked below, after normalization).
-        if !options.no_inline && !options.no_key_joins {
-            if let Some((e, set)) = inline::shared_candidate(&q.expr, &refs, &defs) {
-                candidates.push((e, set, true));
-            }
-        }
-        // With several candidates they are compared by greedy plans (the exact search over
-        // an inlined star join is much larger); a winner that inlines nothing is then
-        // re-planned with the requested search.
-        let several = candidates.len() > 1;
-        // A definition its single reader may inline is first planned without the
-        // distributivity search: when the reader inlines it (the star-join regressions and
-        // the network inline `X`), that search was wasted (a fifth of their optimization
-        // time). If it is kept, it is planned in full once its reader has decided (below).
-        // Its reader then compares against the undistributed plan's cost, an upper bound on
-        // the final one. Not when the definition has inlining candidates of its own: those
-        // are chosen by their plans' costs, which need the distributivity search (the
-        // network's `H` inlines `X` only once `W1` distributes into the star; with matrix
-        // products priced at the engine's rate the undistributed comparison kept `X`).
-        let lazy = !several
-            && !options.no_inline
-            && !options.no_distribute
-            && readers_left.get(&q.name) == Some(&1)
-            && !is_output(&q.name);
-        let full = if lazy {
-            LogicalOptions {
-                no_distribute: true,
-                ..*options
-            }
-        } else {
-            *options
-        };
-        let compare = if several {
-            LogicalOptions {
-                search: Search::Greedy,
-                ..full
-            }
-        } else {
-            full
-        };
-        let plan_with = |expr: &Expr, opts: &LogicalOptions, budget: Option<usize>, climb: bool| {
-            let Some(b) = budget else {
-                return optimize_query(&ctx, expr, &q.name, &q.idxs, opts, climb).map(Some);
-            };
-            ctx.budget.set(ctx.effort().saturating_add(b));
-            let r = optimize_query(&ctx, expr, &q.name, &q.idxs, opts, climb);
-            let over = ctx.effort() > ctx.budget.get();
-            ctx.budget.set(usize::MAX);
-            match r {
-                Ok(s) => Ok(Some(s)),
-                Err(_) if over => Ok(None),
-                Err(e) => Err(e),
-            }
-        };
-        // (effective cost, state, normalized expression, candidate, inlined aliases)
-        let mut best: Option<(f64, State, Expr, Expr, std::collections::BTreeSet<String>)> = None;
-        for (cand, inlined, shared) in candidates {
-            let expr = normalize::normalize(&cand, &q.idxs);
-            let expr = if options.no_key_joins {
-                expr
-            } else {
-                let (unified, merged) = keyjoin::unify_key_self_joins(&expr, inputs);
-                if shared && merged == 0 {
-                    continue;
-                }
-                unified
-            };
-            let dims_of = |name: &str| result_dims.get(name).cloned().or_else(|| inputs.dims(name));
-            let sizes = index_sizes(&expr, &dims_of)
-                .map_err(|e| TensorError::Invalid(format!("query {}: {e}", q.name)))?;
-            ctx.sizes
-                .borrow_mut()
-                .extend(sizes.iter().map(|(i, (d, _))| (i.clone(), *d)));
-            check_agg_sizes(&ctx, &expr, &q.name)?;
-            *ctx.prefix.borrow_mut() = q.name.clone();
-            // Inlining candidates are optional: one whose search runs past the budget is
-            // dropped (the query as written is always planned, without a budget).
-            let budget = (!inlined.is_empty()).then_some(INLINE_SEARCH_BUDGET);
-            // A collapsed self-product is searched as written and fully distributed only
-            // (Galley's covariance plan is the fully distributed one): the one-step
-            // distribution climb over its many partial forms cost 40-80 ms per program.
-            let Some(state) = plan_with(&expr, &compare, budget, !shared)? else {
-                continue;
-            };
-            // An alias this candidate inlines and nobody else reads any more is not built.
-            let saved: f64 = inlined
-                .iter()
-                .filter(|a| !is_output(a) && readers_left.get(*a) == Some(&1) && all_inlined[*a])
-                .map(|a| planned.iter().find(|p| &p.0 == a).map_or(0.0, |p| p.2))
-                .sum();
-            let eff = state.cost - saved;
-            if best.as_ref().is_none_or(|b| eff < b.0) {
-                best = Some((eff, state, expr, cand, inlined));
-            }
-        }
-        let (_, mut state, expr, chosen, inlined) = best.expect("at least the query as written");
-        // An inlined winner keeps its greedy plan: the exact search over a star join with
-        // its distributed forms runs for minutes (linear regression at sf 0.01: ~100 s).
-        if several && options.search != Search::Greedy && inlined.is_empty() {
-            if let Some(s) = plan_with(&expr, &full, None, true)? {
-                if s.cost <= state.cost {
-                    state = s;
-                }
-            }
-        }
-        for a in &refs {
-            if let Some(n) = readers_left.get_mut(a) {
-                *n -= 1;
-            }
-            if !inlined.contains(a) {
-                all_inlined.insert(a.clone(), false);
-            }
-            if readers_left.get(a) == Some(&0) && all_inlined[a] && !is_output(a) {
-                planned.retain(|p| &p.0 != a);
-            }
-            // A lazily planned definition that is kept: plan it in full now.
-            if readers_left.get(a) == Some(&0) && !all_inlined[a] && lazy_planned.remove(a) {
-                let (a_idxs, a_def) = defs[a].clone();
-                let a_expr = normalize::normalize(&a_def, &a_idxs);
-                *ctx.prefix.borrow_mut() = a.clone();
-                let s = optimize_query(&ctx, &a_expr, a, &a_idxs, options, true)?;
-                if let Some(entry) = planned.iter_mut().find(|p| &p.0 == a) {
-                    if s.cost < entry.2 {
-                        let last = s.queries.last().expect("a final query").clone();
-                        ctx.plan_query(last.q)?;
-                        entry.1 = s.queries;
-                        entry.2 = s.cost;
-                    }
-                }
-            }
-        }
-        if lazy {
-            lazy_planned.insert(q.name.clone());
-        }
-        all_inlined.insert(q.name.clone(), true);
-        defs.insert(q.name.clone(), (q.idxs.clone(), chosen));
-        // The final query's statistics were recorded under its name when it was priced, but
-        // other candidates with the same name may have overwritten them: record them again.
-        let last = state.queries.last().expect("a final query").clone();
-        ctx.plan_query(last.q)?;
-        let dims = q.idxs.iter().map(|i| ctx.size(i)).collect::<Vec<usize>>();
-        result_dims.insert(q.name.clone(), dims);
-        planned.push((q.name.clone(), state.queries, state.cost));
-    }
-    for (_, queries, cost) in planned {
-        total += cost;
-        for p in queries {
-            estimates.push(QueryEstimate {
-                name: p.q.name.clone(),
-                nnz_out: p.nnz_out,
-                nnz_body: p.nnz_body,
-                cost: p.cost,
-            });
-            plan.queries.push(p.q);
-        }
-    }
-    plan.outputs = program
-        .outputs
-        .iter()
-        .map(|o| (o.clone(), o.clone()))
-        .collect();
-    let names: HashSet<&str> = plan.queries.iter().map(|q| q.name.as_str()).collect();
-    let result_stats = ctx
-        .results
-        .borrow()
-        .iter()
-        .filter(|(n, _)| names.contains(n.as_str()))
-        .map(|(n, s)| (n.clone(), s.clone()))
-        .collect();
-    Ok(Explained {
-        plan,
-        estimates,
-        cost: total,
-        result_stats,
-        budget_stopped: ctx.budget_stopped(),
-    })
+    Ok(planner.finish())
 }
 
 /// Every aggregated index must have a size (from some tensor it indexes).

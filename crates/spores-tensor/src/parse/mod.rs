@@ -277,6 +277,20 @@ impl Parser {
         }
     }
 
+    /// After an item of a `,`-separated list: `None` at a comma (another item follows), the
+    /// span of `close` where the list ends (`closer` names it in the error), an error at
+    /// anything else.
+    fn list_end(&mut self, close: Tok, closer: &str) -> Result<Option<Span>, ParseError> {
+        match self.next() {
+            (Tok::Comma, _) => Ok(None),
+            (tok, span) if tok == close => Ok(Some(span)),
+            (other, span) => Err(ParseError::new(
+                format!("expected `,` or {closer}, found {}", other.describe()),
+                span,
+            )),
+        }
+    }
+
     fn expect_ident(&mut self, word: &str) -> Result<(), ParseError> {
         let (tok, span) = self.next();
         match tok {
@@ -351,16 +365,8 @@ impl Parser {
                 ));
             }
             idxs.push(Idx::new(&name));
-            let (tok, span) = self.next();
-            match tok {
-                Tok::Comma => continue,
-                Tok::RBracket => return Ok((idxs, Span::new(open.start, span.end))),
-                other => {
-                    return Err(ParseError::new(
-                        format!("expected `,` or `]`, found {}", other.describe()),
-                        span,
-                    ))
-                }
+            if let Some(span) = self.list_end(Tok::RBracket, "`]`")? {
+                return Ok((idxs, Span::new(open.start, span.end)));
             }
         }
     }
@@ -440,15 +446,8 @@ impl Parser {
                 return Err(ParseError::new(format!("parameter `{p}` repeats"), pspan));
             }
             params.push(p);
-            match self.next() {
-                (Tok::Comma, _) => continue,
-                (Tok::RParen, _) => break,
-                (other, span) => {
-                    return Err(ParseError::new(
-                        format!("expected `,` or `)`, found {}", other.describe()),
-                        span,
-                    ))
-                }
+            if self.list_end(Tok::RParen, "`)`")?.is_some() {
+                break;
             }
         }
         self.expect(Tok::Assign, "`=`")?;
@@ -489,15 +488,8 @@ impl Parser {
                         ))
                     }
                 }
-                match self.next() {
-                    (Tok::Comma, _) => continue,
-                    (Tok::RBracket, _) => break,
-                    (other, span) => {
-                        return Err(ParseError::new(
-                            format!("expected `,` or `]`, found {}", other.describe()),
-                            span,
-                        ))
-                    }
+                if self.list_end(Tok::RBracket, "`]`")?.is_some() {
+                    break;
                 }
             }
         }
@@ -704,15 +696,8 @@ impl Parser {
         if self.peek() != &Tok::RParen {
             loop {
                 args.push(self.expr()?);
-                match self.next() {
-                    (Tok::Comma, _) => continue,
-                    (Tok::RParen, _) => break,
-                    (other, s) => {
-                        return Err(ParseError::new(
-                            format!("expected `,` or `)`, found {}", other.describe()),
-                            s,
-                        ))
-                    }
+                if self.list_end(Tok::RParen, "`)`")?.is_some() {
+                    break;
                 }
             }
         } else {

@@ -122,13 +122,23 @@ impl Expr {
 
 fn write_idxs(f: &mut fmt::Formatter<'_>, idxs: &[Idx]) -> fmt::Result {
     write!(f, "[")?;
-    for (k, i) in idxs.iter().enumerate() {
-        if k > 0 {
-            write!(f, ",")?;
-        }
-        write!(f, "{i}")?;
-    }
+    write_joined(f, idxs, ",")?;
     write!(f, "]")
+}
+
+/// Writes `items` separated by `sep` (index lists and call arguments).
+fn write_joined<T: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    items: &[T],
+    sep: &str,
+) -> fmt::Result {
+    for (k, x) in items.iter().enumerate() {
+        if k > 0 {
+            write!(f, "{sep}")?;
+        }
+        write!(f, "{x}")?;
+    }
+    Ok(())
 }
 
 fn is_infix(op: &MapOp) -> bool {
@@ -183,12 +193,7 @@ impl fmt::Display for Expr {
             } if args.len() == 1 => write!(f, "-({})", args[0]),
             Expr::Map { op, args } => {
                 write!(f, "{op}(")?;
-                for (k, a) in args.iter().enumerate() {
-                    if k > 0 {
-                        write!(f, ", ")?;
-                    }
-                    write!(f, "{a}")?;
-                }
+                write_joined(f, args, ", ")?;
                 write!(f, ")")
             }
             Expr::Agg { op, idxs, body } => {

@@ -2,7 +2,7 @@
 //! and earlier results, `Map` nodes by [`map_stats`], `Agg` nodes by projection.
 
 use super::{map_stats, Estimator, TensorStats};
-use crate::plan_ast::{Expr, Idx};
+use crate::plan_ast::{AggOp, Expr, Idx};
 use crate::TensorError;
 
 /// Statistics of `expr`. `leaf` gives the statistics of an `Input` or `Alias` access;
@@ -40,5 +40,23 @@ pub fn expr_stats(
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(inner.aggregate(*op, &over))
         }
+    }
+}
+
+/// Statistics of a query's result from those of its pointwise `body`: aggregated by `agg`
+/// over `agg_idxs` (their dimensions from `size`), or the body's own without an aggregate.
+/// The logical optimizer prices queries by it and the physical one lays out their results.
+pub fn query_result_stats(
+    body: &TensorStats,
+    agg: Option<AggOp>,
+    agg_idxs: &[Idx],
+    size: &dyn Fn(&Idx) -> usize,
+) -> TensorStats {
+    match agg {
+        Some(g) => {
+            let over: Vec<(Idx, usize)> = agg_idxs.iter().map(|i| (i.clone(), size(i))).collect();
+            body.aggregate(g, &over)
+        }
+        None => body.clone(),
     }
 }

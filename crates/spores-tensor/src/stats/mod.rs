@@ -5,7 +5,7 @@
 
 mod expr;
 
-pub use expr::expr_stats;
+pub use expr::{expr_stats, query_result_stats};
 pub use spores_sparsity::stats::{
     map_stats, DegreeConstraint, Estimator, InputStats, TensorStats, MAX_STATS_IDXS,
 };

@@ -19,10 +19,10 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::{optimize, PhysicalOptions};
 use crate::engine::{execute_query, fastpath, scan, FiberTensor};
 use crate::logical::{self, LogicalOptions};
 use crate::parse::parse_program;
+use crate::physical::{optimize, PhysicalOptions};
 use crate::plan_ast::{Access, LevelFormat, PhysExpr, PhysicalPlan, Program, Protocol};
 use crate::stats::{Estimator, InputStats};
 use crate::tensor::CooTensor;
@@ -334,6 +334,38 @@ fn output(
         .ok_or_else(|| TensorError::Invalid(format!("kernel {kernel} was not run")))
 }
 
+/// The number of vertices of the graph `adjacency` (square), of which `source` must be one.
+fn vertices(adjacency: &FiberTensor, source: u32) -> Result<usize, TensorError> {
+    let dims = &adjacency.dims;
+    if dims.len() != 2 || dims[0] != dims[1] {
+        return Err(TensorError::Invalid(format!(
+            "BFS needs a square adjacency matrix, got dims {dims:?}"
+        )));
+    }
+    let n = dims[0];
+    if source as usize >= n {
+        return Err(TensorError::Invalid(format!(
+            "BFS source {source} is not a vertex of a {n}-vertex graph"
+        )));
+    }
+    Ok(n)
+}
+
+/// Records `level` for the vertices of the next frontier `next` not reached before;
+/// returns how many vertices `next` holds (0: the search is over).
+fn record_level(run: &mut BfsRun, next: &FiberTensor, level: u32) -> Result<usize, TensorError> {
+    let mut new = 0usize;
+    let reached = vector_coo(next)?;
+    for (c, _) in reached.iter() {
+        let v = c[0] as usize;
+        if run.level_of[v].is_none() {
+            run.level_of[v] = Some(level);
+        }
+        new += 1;
+    }
+    Ok(new)
+}
+
 /// BFS from `source` over the 0/1 adjacency matrix `adjacency` (square, fill 0; `E[i,j]` is
 /// an edge i → j), converted once to `adjacency_fibers` (CSR-like) by the caller, whose
 /// degree statistics are in `adjacency_stats`. `estimator` is the optimizers' sparsity
@@ -347,18 +379,7 @@ pub fn bfs(
     policy: FormatPolicy,
     estimator: Estimator,
 ) -> Result<BfsRun, TensorError> {
-    let dims = &adjacency_fibers.dims;
-    if dims.len() != 2 || dims[0] != dims[1] {
-        return Err(TensorError::Invalid(format!(
-            "BFS needs a square adjacency matrix, got dims {dims:?}"
-        )));
-    }
-    let n = dims[0];
-    if source as usize >= n {
-        return Err(TensorError::Invalid(format!(
-            "BFS source {source} is not a vertex of a {n}-vertex graph"
-        )));
-    }
+    let n = vertices(adjacency_fibers, source)?;
     let start = Instant::now();
     let program = step_program();
     let seed = CooTensor::from_sorted_parts(vec![n], vec![source], vec![1.0], 0.0)?;
@@ -429,15 +450,7 @@ pub fn bfs(
             .push((next.levels[0].format, now_visited.levels[0].format));
         run.level_times.push(level_start.elapsed());
         level += 1;
-        let mut new = 0usize;
-        let reached = vector_coo(&next)?;
-        for (c, _) in reached.iter() {
-            let v = c[0] as usize;
-            if run.level_of[v].is_none() {
-                run.level_of[v] = Some(level);
-            }
-            new += 1;
-        }
+        let new = record_level(&mut run, &next, level)?;
         if new == 0 {
             break;
         }

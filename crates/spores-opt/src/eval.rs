@@ -100,7 +100,12 @@ fn scalar(v: f64) -> Matrix {
     Matrix::Dense(DenseMatrix::filled(1, 1, v))
 }
 
+/// Two scalars (1×1 values) combine as numbers do in `spores run` (IEEE: `0 / 0` is NaN,
+/// `0 * Inf` is NaN); anything else cell by cell, zero-annihilating.
 fn binary(op: BinaryOp, a: &Matrix, b: &Matrix) -> Result<Matrix, String> {
+    if let (Some(x), Some(y)) = (a.as_scalar(), b.as_scalar()) {
+        return Ok(scalar(op.apply(x, y)));
+    }
     elementwise::binary(op, a, b).map_err(|e| e.to_string())
 }
 

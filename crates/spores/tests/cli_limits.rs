@@ -18,8 +18,29 @@ fn a_dense_matrix_beyond_the_budget_is_refused_by_size() {
     );
 }
 
+/// Doubling a matrix by binding it to itself stops at the budget, dense or sparse, with
+/// the sizes in megabytes below a gigabyte.
 #[test]
-fn the_issue_reproducers_end_with_clean_errors() {
+fn cbind_and_rbind_ask_the_budget() {
+    assert_run_fails(
+        "cbind.dml",
+        "X = rand(rows=100, cols=100, seed=1)\nfor (i in 1:40) { X = cbind(X, X) }\nprint(sum(X))\n",
+        &["--memory", "64M"],
+        &[
+            "cbind: a dense 100x102400 result needs about 81.9 MB, more than the memory budget of 67.1 MB",
+            "cbind.dml:2:23",
+        ],
+    );
+    assert_run_fails(
+        "rbind.dml",
+        "X = rand(rows=100, cols=100, sparsity=0.01, seed=1)\nfor (i in 1:40) { X = rbind(X, X) }\nprint(sum(X))\n",
+        &["--memory", "64M"],
+        &["rbind: a sparse result with", "more than the memory budget of 67.1 MB"],
+    );
+}
+
+#[test]
+fn oversized_results_end_with_clean_errors() {
     // A zero fill is sparse, but a billion row pointers still exceed a 1 GB budget.
     assert_run_fails(
         "zeros.dml",

@@ -163,6 +163,20 @@ fn decide(
             rhs: show(&sr),
         });
     }
+    // A constant that is NaN or ±Inf (`0/0`) is a value the sum-product algebra has no
+    // room for (`0 * NaN` is NaN, `NaN - NaN` is not 0): such sides are compared by
+    // evaluating them, as `spores run` computes them.
+    if let Some(constant) = non_finite_constant(lhs, env).or_else(|| non_finite_constant(rhs, env))
+    {
+        return Ok(decide_by_evaluation(
+            lhs,
+            rhs,
+            &written,
+            env,
+            want_witness,
+            &constant,
+        ));
+    }
     let _deadline = super::iso::Deadline::set(deadline);
     let mut norm = Normalizer::new(env);
     let pl = norm.top(lhs)?;
@@ -222,6 +236,62 @@ fn decide(
     Ok(search_witness(
         lhs, rhs, &written, env, &room, opaque, shown,
     ))
+}
+
+/// The first scalar constant subexpression of `e` (one without inputs) whose value is NaN
+/// or ±Inf, as text.
+fn non_finite_constant(e: &LaExpr, env: &ShapeEnv) -> Option<String> {
+    let mut found = None;
+    e.visit(&mut |x| {
+        if found.is_some() || !x.vars().is_empty() || matches!(x, LaExpr::Const(_)) {
+            return;
+        }
+        let scalar = matches!(env.shape_of(x), Ok((r, c)) if r.is_one() && c.is_one());
+        if !scalar {
+            return;
+        }
+        if let Ok(value) = eval(x, &HashMap::new()) {
+            if value.to_dense().data().iter().any(|v| !v.is_finite()) {
+                found = Some(x.to_string());
+            }
+        }
+    });
+    if found.is_none() {
+        e.visit(&mut |x| {
+            if let LaExpr::Const(c) = x {
+                if !c.is_finite() && found.is_none() {
+                    found = Some(x.to_string());
+                }
+            }
+        });
+    }
+    found
+}
+
+/// [`decide`] for sides with a NaN or ±Inf constant: equal as written, or told apart by
+/// a witness on which their values differ (NaN equal to NaN), or else unknown.
+fn decide_by_evaluation(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    written: &[String],
+    env: &ShapeEnv,
+    want_witness: bool,
+    constant: &str,
+) -> Equivalence {
+    if lhs == rhs {
+        return Equivalence::Equivalent;
+    }
+    let why =
+        format!("`{constant}` is NaN or infinite, where the sum-product algebra does not hold");
+    if !want_witness {
+        return Equivalence::Unknown(why);
+    }
+    match search_witness(lhs, rhs, written, env, &BTreeMap::new(), true, why.clone()) {
+        Equivalence::Unknown(_) => Equivalence::Unknown(format!(
+            "{why}; no input on which the two sides differ was found in {ATTEMPTS} tries"
+        )),
+        decided => decided,
+    }
 }
 
 /// Longest canonical difference shown in full in a witness or an `Unknown` reason.
@@ -474,6 +544,46 @@ mod tests {
             env.add_shape_arg(s).unwrap();
         }
         env
+    }
+
+    fn decide_text(lhs: &str, rhs: &str) -> Equivalence {
+        let mut env = ShapeEnv::default();
+        env.add_shape_arg("X=2x3").unwrap();
+        equiv(
+            &LaExpr::parse(lhs).unwrap(),
+            &LaExpr::parse(rhs).unwrap(),
+            &env,
+        )
+        .unwrap()
+    }
+
+    /// `0/0` is NaN, as `spores run` computes it: `X + 0/0` is NaN in every cell, not `X`,
+    /// and the witness shows it; an expression still equals itself, and a constant
+    /// divisor that is not zero is a plain scale.
+    #[test]
+    fn a_nan_constant_is_reasoned_with_as_run_computes_it() {
+        match decide_text("X + (0/0)", "X") {
+            Equivalence::NotEquivalent(w) => {
+                assert!(w.lhs.to_dense().data().iter().all(|v| v.is_nan()), "{w:?}");
+                assert!(
+                    w.rhs.to_dense().data().iter().all(|v| v.is_finite()),
+                    "{w:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            decide_text("X + (0/0)", "X + (0/0)"),
+            Equivalence::Equivalent
+        ));
+        assert!(matches!(
+            decide_text("X * (1/0) - X * (1/0)", "0 * X"),
+            Equivalence::NotEquivalent(_)
+        ));
+        assert!(matches!(
+            decide_text("sum(X) / 2", "sum(X * 0.5)"),
+            Equivalence::Equivalent
+        ));
     }
 
     /// A deadline that has passed ends the decision with an error, never with a verdict:

@@ -17,7 +17,7 @@ pub(crate) mod sparse;
 use self::dense::{dense_sparse_t_view, dense_sparse_view, gemm_view, tsmm_dense, DView};
 use crate::error::{ExecError, Result};
 use crate::kernels::transpose::transpose_dense;
-use crate::matrix::{prefer_sparse, CsrMatrix, DenseMatrix, Matrix, Shape};
+use crate::matrix::{prefer_sparse, CsrMatrix, DenseMatrix, Matrix, Shape, SPARSITY_TURN_POINT};
 
 /// `A %*% B` for any format combination.
 ///
@@ -90,7 +90,7 @@ pub fn matmul_t(a: &Matrix, transpose_a: bool, b: &Matrix, transpose_b: bool) ->
         return Ok(annihilating_product(a, transpose_a, b, transpose_b));
     }
     if transpose_a && !transpose_b && std::ptr::eq(a, b) {
-        return tsmm(a).map(Matrix::Dense);
+        return gram(a);
     }
     let result = match (a, b) {
         (Matrix::Dense(x), Matrix::Dense(y)) => Matrix::Dense(gemm_view(
@@ -218,9 +218,10 @@ pub fn spgemm(a: &CsrMatrix, b: &CsrMatrix) -> Result<Matrix> {
 /// `t(X) %*% X` (SystemDS's `tsmm`), an `n × n` dense result for an `m × n` `X`, computing
 /// only one triangle of the symmetric result and mirroring it. Dense `X`: per-thread Gram
 /// matrices of row chunks (narrow `X`) or the upper block triangle via GEMM (wide `X`).
-/// Sparse `X`: output rows from a CSC copy of `X`, in parallel. Never fails; the `Result`
-/// keeps the signature uniform with the other kernels.
+/// Sparse `X`: output rows from a CSC copy of `X`, in parallel. Fails only when the dense
+/// result is beyond the memory budget.
 pub fn tsmm(x: &Matrix) -> Result<DenseMatrix> {
+    crate::memory::ensure_dense("t(X) %*% X", x.cols(), x.cols())?;
     if !x.all_finite() {
         return Ok(annihilating_product(x, true, x, false).to_dense());
     }
@@ -228,6 +229,30 @@ pub fn tsmm(x: &Matrix) -> Result<DenseMatrix> {
         Matrix::Dense(d) => tsmm_dense(d),
         Matrix::Sparse(s) => sparse::tsmm_sparse(s),
     })
+}
+
+/// `t(X) %*% X` in the format its result wants: [`tsmm`]'s dense result, or for a sparse
+/// `X` whose Gram matrix is bound to be sparse, Gustavson's SpGEMM. A row with `r`
+/// non-zeros contributes at most `r²` cells, so the row counts bound the result's
+/// non-zeros before anything is computed (one entry in a 10^6 x 10^6 `X` gives one cell,
+/// not a dense 8 TB result).
+pub fn gram(x: &Matrix) -> Result<Matrix> {
+    let n = x.cols();
+    if let Matrix::Sparse(s) = x {
+        let bound: f64 = (0..s.rows())
+            .map(|i| (s.line(i).0.len() as f64).powi(2))
+            .sum();
+        let cells = n as f64 * n as f64;
+        if bound < SPARSITY_TURN_POINT * cells {
+            let entries = bound.min(cells);
+            crate::memory::ensure_fits(
+                &format!("t(X) %*% X: a sparse {n}x{n} result with up to {entries} entries"),
+                12.0 * entries + 8.0 * (n as f64 + 1.0),
+            )?;
+            return Ok(sparse::spgemm_impl(&s.transpose(), s).into_best_format());
+        }
+    }
+    tsmm(x).map(Matrix::Dense)
 }
 
 #[cfg(test)]

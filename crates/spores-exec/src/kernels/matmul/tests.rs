@@ -513,3 +513,23 @@ fn non_finite_cells_give_the_same_product_in_every_format() {
     d.set(0, 0, f64::NAN);
     assert!(!d.all_finite());
 }
+
+/// `t(X) %*% X` of a sparse `X` whose Gram matrix is bound to be sparse comes out sparse
+/// (one entry in a 10^6-column `X` is one cell, not a dense 8 TB result); a denser `X`
+/// still gets the dense `tsmm`; both equal the naive product.
+#[test]
+fn gram_of_a_sparse_matrix_is_sparse_when_its_bound_says_so() {
+    let one = CsrMatrix::from_triplets(1_000_000, 1_000_000, &[(0, 0, 5.0)]).unwrap();
+    let x = Matrix::Sparse(one);
+    let g = matmul_t(&x, true, &x, false).unwrap();
+    assert!(g.is_sparse());
+    assert_eq!((g.rows(), g.cols(), g.nnz()), (1_000_000, 1_000_000, 1));
+    assert_eq!(g.get(0, 0), 25.0);
+    for (density, sparse) in [(0.02, true), (0.5, false)] {
+        let d = random_dense(60, 40, density, 7, false);
+        let x = as_format(&d, true);
+        let g = matmul_t(&x, true, &x, false).unwrap();
+        assert_eq!(g.is_sparse(), sparse, "density {density}");
+        assert_close(&g, &naive(&naive_t(&d), &d), "gram");
+    }
+}

@@ -1,8 +1,9 @@
 //! The memory budget: results that cannot fit are refused with a clear error before
 //! anything is allocated, instead of the allocator aborting the process.
 //!
-//! The budget defaults to the machine's physical memory (Linux's `/proc/meminfo`) and can
-//! be set once per process ([`set_budget`], `spores run --memory`). Operators that
+//! The budget defaults to the smaller of the machine's physical memory (Linux's
+//! `/proc/meminfo`) and the process's address-space limit (`ulimit -v`, read from
+//! `/proc/self/limits`), and can be set once per process ([`set_budget`], `spores run --memory`). Operators that
 //! allocate a result whose size their operands do not bound (a dense `rows x cols`
 //! matrix, `matrix(0, rows, cols)`, `X + 1` on a huge sparse `X`, a product's dense
 //! result) call [`ensure_fits`] first.
@@ -11,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{ExecError, Result};
 
-/// 0 means "not set": use the physical memory.
+/// 0 means "not set": use the physical memory or the address-space limit.
 static BUDGET: AtomicU64 = AtomicU64::new(0);
 
 /// Sets the budget in bytes for the rest of the process.
@@ -19,13 +20,41 @@ pub fn set_budget(bytes: u64) {
     BUDGET.store(bytes.max(1), Ordering::Relaxed);
 }
 
-/// The budget in bytes: what [`set_budget`] set, else the physical memory, else
-/// (platforms that do not tell) the largest allocation Rust allows.
+/// The budget in bytes: what [`set_budget`] set, else the smaller of the physical memory
+/// and the address-space limit, else (platforms that tell neither) the largest allocation
+/// Rust allows.
 pub fn budget() -> f64 {
     match BUDGET.load(Ordering::Relaxed) {
-        0 => physical_memory().unwrap_or(isize::MAX as f64),
+        0 => {
+            let physical = physical_memory().unwrap_or(isize::MAX as f64);
+            address_space_limit().map_or(physical, |limit| physical.min(limit))
+        }
         set => set as f64,
     }
+}
+
+/// The process's address-space limit in bytes (`ulimit -v`), where one is set and the
+/// platform tells (Linux's `/proc/self/limits`). The program's own code and stacks live
+/// in the same space, so a result may take at most three quarters of it.
+pub fn address_space_limit() -> Option<f64> {
+    static LIMIT: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+        parse_address_space_limit(&limits).map(|bytes| 0.75 * bytes)
+    })
+}
+
+/// The soft limit of the "Max address space" line of a `/proc/self/limits` text, in
+/// bytes; `None` when unlimited or absent.
+fn parse_address_space_limit(limits: &str) -> Option<f64> {
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let soft = line
+        .trim_start_matches("Max address space")
+        .split_whitespace()
+        .next()?;
+    soft.parse::<f64>().ok()
 }
 
 /// Total physical memory in bytes, where the platform tells (Linux's `/proc/meminfo`).
@@ -114,6 +143,17 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, ParseSizeError> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_address_space_limit_is_read_from_proc_limits() {
+        let unlimited = "Limit                     Soft Limit           Hard Limit           Units\n\
+                         Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(super::parse_address_space_limit(unlimited), None);
+        let limited = "Max address space         4096000000           unlimited            bytes\n";
+        assert_eq!(super::parse_address_space_limit(limited), Some(4.096e9));
+        assert_eq!(super::parse_address_space_limit(""), None);
+    }
+
     use super::*;
 
     #[test]

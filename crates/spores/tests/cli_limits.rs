@@ -175,3 +175,29 @@ fn write_keeps_the_mode_and_follows_links() {
         .is_symlink());
     assert!(std::fs::read_to_string(&target).unwrap().starts_with("1"));
 }
+
+/// Under `ulimit -v` the default budget is the address space left for results (three
+/// quarters of the limit), not the physical memory: a result beyond it is refused by size
+/// instead of the allocator aborting.
+#[test]
+fn the_default_budget_respects_the_address_space_limit() {
+    let script = file(
+        "ulimit.dml",
+        "X = matrix(0, rows=1e9, cols=1e9)\nprint(sum(X))\n",
+    );
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 4000000 && exec '{}' run '{}'",
+            env!("CARGO_BIN_EXE_spores"),
+            script.display()
+        ))
+        .output()
+        .expect("sh runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("needs about 8.0 GB, more than the memory budget of 3.1 GB"),
+        "{err}"
+    );
+}

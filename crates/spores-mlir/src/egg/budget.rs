@@ -1,19 +1,18 @@
-//! Keeps one saturation step within the size and time limits.
+//! Keeps one saturation step within the size limit.
 //!
 //! The limits are checked between iterations, but one iteration of commutativity and
 //! associativity over a long chain can multiply the e-graph (a 60-op chain went from
-//! under 2M to tens of millions of tuples, and past the time limit, in one step). Once the
-//! graph is big enough for that to matter, or the next step may take a good share of the
-//! time left (guessed from the last step: see `Saturator::steps`), steps run under
-//! [`Budget`]: an egglog scheduler that lets the rules of one step fire a bounded number
-//! of matches in all (a share of the room left under the size limit and of what the last
-//! step's pace fits into the time left), and none once the time limit has passed.
-//! Matches not fired wait for the next step, so nothing is lost while room lasts.
+//! under 2M to tens of millions of tuples in one step). Once the graph is big enough for
+//! that to matter (see `Saturator::step`), steps run under [`Budget`]: an egglog scheduler
+//! that lets the rules of one step fire a bounded number of matches in all (a share of the
+//! room left under the size limit). The allowance is counted, never timed, so a search
+//! does not depend on the machine's load; the time limit is the runner's safety net
+//! between steps (`spores_extract::runner`). Matches not fired wait for the next step, so
+//! nothing is lost while room lasts.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use egglog::scheduler::{Matches, Scheduler};
 
@@ -46,16 +45,14 @@ impl StepAllowance {
 #[derive(Clone)]
 pub struct Budget {
     pub allowance: StepAllowance,
-    pub deadline: Instant,
     /// Rules with matches left waiting.
     delayed: HashSet<String>,
 }
 
 impl Budget {
-    pub fn new(allowance: StepAllowance, deadline: Instant) -> Self {
+    pub fn new(allowance: StepAllowance) -> Self {
         Budget {
             allowance,
-            deadline,
             delayed: HashSet::new(),
         }
     }
@@ -68,11 +65,7 @@ impl Scheduler for Budget {
 
     fn filter_matches(&mut self, rule: &str, _ruleset: &str, matches: &mut Matches) -> bool {
         let total = matches.match_size();
-        let granted = if Instant::now() >= self.deadline {
-            0
-        } else {
-            self.allowance.take(total)
-        };
+        let granted = self.allowance.take(total);
         if granted == total {
             matches.choose_all();
             self.delayed.remove(rule);

@@ -85,11 +85,15 @@
 //! folding and analyses) and the sampled AC rules once; fusion rules run once on the
 //! final graph (nothing else consumes fused nodes), and raising runs last, to its
 //! fixpoint (nothing but extraction consumes LA terms; see [`raise_to_la`] for why it is
-//! not interleaved). Node and time limits are checked between steps, so the graph may
-//! overshoot the node limit by one step; a step that overshoots it more than twofold is
-//! undone (see `OVERSHOOT`). Raising is not cut by the limits (a root without LA terms
-//! would leave only the fallback reader); it builds LA terms for demanded classes only,
-//! adding 1.5-3x the relational graph's e-nodes (measured in docs/BENCHMARKS.md).
+//! not interleaved). The iterations run under the shared e-graph runner
+//! ([`spores_extract::runner::Runner`]), which owns the loop, the work budget, the time
+//! safety net and the stop reason; one iteration is a `LaSearch` step. Node and time
+//! limits are checked between steps, so the graph may overshoot the node limit by one
+//! step; a step that overshoots it more than twofold is undone (see `OVERSHOOT`), and a
+//! step predicted to (the last iteration's growth, repeated) is not started. Raising is
+//! not cut by the limits (a root without LA terms would leave only the fallback reader);
+//! it builds LA terms for demanded classes only, adding 1.5-3x the relational graph's
+//! e-nodes (measured in docs/BENCHMARKS.md).
 
 mod encode;
 mod sched;
@@ -100,7 +104,7 @@ use std::time::{Duration, Instant};
 use egglog::scheduler::SchedulerId;
 use egglog::EGraph;
 
-use spores_extract::runner::Clock;
+use spores_extract::runner::{Runner, Search, StepContext, StepOutcome};
 
 use crate::cost::la_cost;
 use crate::extract::{self, ExtractionReport, Extractor};
@@ -560,10 +564,11 @@ const ZERO_GUARD_FRACTION: usize = 64;
 /// Runs the rulesets until saturation or a limit.
 ///
 /// Translation (`lower`) and constant folding terminate on their own, so they run to a
-/// fixpoint first. Each iteration then steps the sampled R_EQ and AC rulesets (and user
-/// rules) once, folding after. Fusion rules produce nothing any other rule matches, so
-/// they run once, on the final graph, whatever stopped the loop: that finds every
-/// fusion opportunity at the cost of one (large) match.
+/// fixpoint first (capped, as a guard against a folding cycle). The iterations then run
+/// under the [`Runner`]: each steps the R_EQ and sampled AC rulesets (and user rules)
+/// once, folding after ([`LaSearch`]). Fusion rules produce nothing any other rule
+/// matches, so they run once, on the final graph, whatever stopped the loop: that finds
+/// every fusion opportunity at the cost of one (large) match.
 /// `guard_from`: the size from which a copy of the graph is kept before each step, to
 /// undo a step that overshoots (see [`GUARD_FRACTION`]). With `raise`, the way back to
 /// LA (`raise.egg`) runs last, as its own phase (see [`raise`]).
@@ -597,51 +602,74 @@ fn saturate(
         enode_count(eg),
         start.elapsed()
     );
-    let mut iterations = 0;
-    let mut last_size = 0;
-    let mut growth = 1.0;
-    let mut clock = Clock::new(start, opts.time_limit);
-    let stop = loop {
-        if translation_blew_up {
-            break StopReason::NodeLimit;
+    let mut runner = Runner::new()
+        .with_iter_limit(opts.iter_limit)
+        .with_node_limit(opts.node_limit)
+        .with_time_limit(opts.time_limit)
+        .with_start(start)
+        .with_overshoot(OVERSHOOT as f64)
+        .with_steps_after(PHASES_AFTER_A_STEP);
+    let stop = if translation_blew_up {
+        StopReason::NodeLimit
+    } else if opts.exact {
+        StopReason::Saturated
+    } else {
+        let mut search = LaSearch {
+            eg: &mut *eg,
+            sched_id,
+            opts,
+            start,
+            guard_from,
+        };
+        let stop = runner.run(&mut search)?;
+        if let Some(why) = runner.stop_detail() {
+            log::debug!("{why}");
         }
-        if opts.exact {
-            break StopReason::Saturated;
-        }
-        if iterations >= opts.iter_limit {
-            break StopReason::IterLimit;
-        }
-        // The next iteration is predicted to grow the graph as much as the last one did:
-        // if that lands far past the node limit, stop now rather than pay for the step
-        // (and its analysis) only to undo it.
-        let size = enode_count(eg);
-        if iterations > 0 {
-            growth = size as f64 / last_size.max(1) as f64;
-        }
-        last_size = size;
-        if size as f64 * growth > (opts.node_limit * OVERSHOOT) as f64 {
-            log::debug!(
-                "stopping before iteration {}: {size} e-nodes, last growth {growth:.1}x",
-                iterations + 1
-            );
-            break StopReason::NodeLimit;
-        }
-        // The safety net holds within a step too: an iteration is not started when it, and
-        // fusion and raising on the graph it leaves, are predicted to overrun the time
-        // limit (from the last iteration's time, scaled by the growth).
-        if clock.would_overrun(size, PHASES_AFTER_A_STEP) {
-            log::debug!(
-                "stopping before iteration {}: the next steps are predicted to take {:?}",
-                iterations + 1,
-                clock.predicted_step(size).mul_f64(PHASES_AFTER_A_STEP)
-            );
-            break StopReason::TimeLimit;
-        }
-        let iteration_started = Instant::now();
-        iterations += 1;
-        let mut updated = false;
-        let mut can_stop = true;
-        let mut limited = None;
+        stop
+    };
+    let iterations = runner.iterations().len();
+    eg.step_rules("fuse").map_err(egglog_error)?;
+    // Invariants must be complete for extraction whatever stopped us.
+    run_analysis(eg)?;
+    log::debug!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed());
+    if raise {
+        let t0 = Instant::now();
+        let steps = raise_to_la(eg)?;
+        log::debug!(
+            "raised: {} e-nodes after {steps} steps in {:?}, {:?}",
+            enode_count(eg),
+            t0.elapsed(),
+            start.elapsed()
+        );
+    }
+    Ok((iterations, stop))
+}
+
+/// One iteration of the LA search, for the [`Runner`]: R_EQ, then the sampled AC and user
+/// rulesets, each stepped once and followed by the analyses. Between rulesets it undoes a
+/// step that overshot the node limit more than [`OVERSHOOT`]-fold (from a copy kept once
+/// the graph has `guard_from` e-nodes) and stops at the node limit or the time limit.
+struct LaSearch<'a> {
+    eg: &'a mut EGraph,
+    sched_id: SchedulerId,
+    opts: &'a OptimizeOptions,
+    start: Instant,
+    guard_from: usize,
+}
+
+impl Search for LaSearch<'_> {
+    type Error = OptError;
+
+    fn size(&self) -> usize {
+        enode_count(self.eg)
+    }
+
+    fn step(&mut self, ctx: &StepContext) -> Result<StepOutcome, OptError> {
+        let (eg, opts) = (&mut *self.eg, self.opts);
+        let mut outcome = StepOutcome {
+            can_stop: true,
+            ..StepOutcome::default()
+        };
         for ruleset in ["rewrite", "ac", "user"] {
             if ruleset == "user" && opts.extra_rules.is_none() {
                 continue;
@@ -653,17 +681,18 @@ fn saturate(
             // (copies before every step took 10-15 ms of the loss's 60 ms full search).
             let before = enode_count(eg);
             let sampled = SAMPLED.contains(&ruleset);
-            let backup = (before > guard_from && !sampled).then(|| eg.clone());
+            let backup = (before > self.guard_from && !sampled).then(|| eg.clone());
             let report = if sampled {
-                eg.step_rules_with_scheduler(sched_id, ruleset)
+                eg.step_rules_with_scheduler(self.sched_id, ruleset)
             } else {
                 eg.step_rules(ruleset)
             }
             .map_err(egglog_error)?;
-            updated |= report.updated;
-            can_stop &= report.can_stop;
+            outcome.updated |= report.updated;
+            outcome.can_stop &= report.can_stop;
+            outcome.matches += report.num_matches_per_rule.values().sum::<usize>();
             let t0 = Instant::now();
-            updated |= run_analysis(eg)?;
+            outcome.updated |= run_analysis(eg)?;
             if log::log_enabled!(log::Level::Trace) {
                 let mut m: Vec<_> = report
                     .num_matches_per_rule
@@ -683,53 +712,33 @@ fn saturate(
                 );
             }
             let after = enode_count(eg);
-            if after > opts.node_limit.saturating_mul(OVERSHOOT) {
+            if after > ctx.node_limit.saturating_mul(OVERSHOOT) {
                 if let Some(backup) = backup {
                     log::debug!(
                         "{ruleset} grew the graph from {before} to {after} e-nodes: undone"
                     );
                     *eg = backup;
                 }
-                limited = Some(StopReason::NodeLimit);
+                outcome.stopped = Some(StopReason::NodeLimit);
                 break;
             }
-            if clock.expired() {
-                limited = Some(StopReason::TimeLimit);
+            if ctx.clock.expired() {
+                outcome.stopped = Some(StopReason::TimeLimit);
                 break;
             }
-            if after > opts.node_limit {
-                limited = Some(StopReason::NodeLimit);
+            if after > ctx.node_limit {
+                outcome.stopped = Some(StopReason::NodeLimit);
                 break;
             }
         }
-        clock.record_step(size, iteration_started.elapsed());
         log::debug!(
-            "iteration {iterations}: {} e-nodes, {:?}",
+            "iteration {}: {} e-nodes, {:?}",
+            ctx.iteration,
             enode_count(eg),
-            start.elapsed()
+            self.start.elapsed()
         );
-        if let Some(reason) = limited {
-            break reason;
-        }
-        if !updated && can_stop {
-            break StopReason::Saturated;
-        }
-    };
-    eg.step_rules("fuse").map_err(egglog_error)?;
-    // Invariants must be complete for extraction whatever stopped us.
-    run_analysis(eg)?;
-    log::debug!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed());
-    if raise {
-        let t0 = Instant::now();
-        let steps = raise_to_la(eg)?;
-        log::debug!(
-            "raised: {} e-nodes after {steps} steps in {:?}, {:?}",
-            enode_count(eg),
-            t0.elapsed(),
-            start.elapsed()
-        );
+        Ok(outcome)
     }
-    Ok((iterations, stop))
 }
 
 /// Steps of the raising phase at most. Raising only builds LA terms for demanded

@@ -592,7 +592,7 @@ impl<'w> Interpreter<'w> {
                     Diagnostic::new("internal error: no relational engine", node.span)
                 })?;
                 run_relational(engine, root, &args)
-                    .map_err(|message| Diagnostic::new(message, node.span))?
+                    .map_err(|e| Diagnostic::new(e.to_string(), node.span))?
             }
             Op::Guarded(guard) => {
                 let planning = super::guard::Planning {

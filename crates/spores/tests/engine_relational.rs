@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use spores_dml::engine::{Placement, RelationInput, RelationalEngine};
+use spores_dml::engine::{Placement, RelationError, RelationInput, RelationalEngine};
 use spores_dml::RunOptions;
 use spores_exec::Matrix;
 use spores_opt::la::{expand_fused, LaExpr};
@@ -23,7 +23,11 @@ impl RelationalEngine for Recording {
         "recording"
     }
 
-    fn supports(&self, expr: &LaExpr, _: &HashMap<String, (usize, usize)>) -> Result<(), String> {
+    fn supports(
+        &self,
+        expr: &LaExpr,
+        _: &HashMap<String, (usize, usize)>,
+    ) -> Result<(), RelationError> {
         let mut opaque = None;
         expr.visit(&mut |e| {
             if let LaExpr::Func { name, .. } = e {
@@ -32,14 +36,14 @@ impl RelationalEngine for Recording {
                 }
             }
         });
-        opaque.map_or(Ok(()), |name| Err(format!("no lowering for {name}")))
+        opaque.map_or(Ok(()), |name| Err(format!("no lowering for {name}").into()))
     }
 
     fn run(
         &self,
         expr: &LaExpr,
         inputs: &HashMap<String, RelationInput>,
-    ) -> Result<Matrix, String> {
+    ) -> Result<Matrix, RelationError> {
         self.ran.lock().unwrap().push(expr.to_string());
         let inputs: HashMap<String, Matrix> = inputs
             .iter()
@@ -48,7 +52,7 @@ impl RelationalEngine for Recording {
                 RelationInput::File(f) => Err(format!("{} was not read", f.path().display())),
             })
             .collect::<Result<_, String>>()?;
-        spores_opt::eval::eval(&expand_fused(expr), &inputs)
+        spores_opt::eval::eval(&expand_fused(expr), &inputs).map_err(RelationError::engine)
     }
 }
 

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use spores_exec::io::{self as mio, Format, ReadOptions};
-use spores_exec::{Matrix, Shape};
+use spores_exec::{ExecError, Matrix, Shape};
+
+use crate::runtime::error::FileError;
 
 /// A Parquet COO file standing for the matrix it holds (see the module documentation).
 #[derive(Debug)]
@@ -18,16 +20,17 @@ pub struct FileMatrix {
     path: PathBuf,
     shape: Shape,
     cells: u64,
-    loaded: OnceLock<Result<Arc<Matrix>, String>>,
+    loaded: OnceLock<Result<Arc<Matrix>, Arc<ExecError>>>,
     finite: OnceLock<bool>,
 }
 
 impl FileMatrix {
     /// Opens the Parquet COO file at `path` by its footer; errors name the path.
-    pub fn open_parquet(path: &Path) -> Result<FileMatrix, String> {
+    pub fn open_parquet(path: &Path) -> Result<FileMatrix, FileError> {
         #[cfg(feature = "datafusion")]
         {
-            let file = mio::parquet_coo::CooFile::open(path).map_err(|e| e.to_string())?;
+            let file =
+                mio::parquet_coo::CooFile::open(path).map_err(|e| FileError::Read(Arc::new(e)))?;
             Ok(FileMatrix {
                 path: path.to_path_buf(),
                 shape: Shape::new(file.rows(), file.cols()),
@@ -38,10 +41,9 @@ impl FileMatrix {
         }
         #[cfg(not(feature = "datafusion"))]
         {
-            Err(format!(
-                "{}: Parquet files need a build with the `datafusion` feature",
-                path.display()
-            ))
+            Err(FileError::ParquetNeedsFeature {
+                path: path.to_path_buf(),
+            })
         }
     }
 
@@ -59,7 +61,7 @@ impl FileMatrix {
     }
 
     /// The matrix, read from the file the first time.
-    pub fn load(&self) -> Result<Arc<Matrix>, String> {
+    pub fn load(&self) -> Result<Arc<Matrix>, FileError> {
         self.loaded
             .get_or_init(|| {
                 let opts = ReadOptions {
@@ -68,9 +70,10 @@ impl FileMatrix {
                 };
                 mio::read_matrix(&self.path, Format::Parquet, &opts)
                     .map(Arc::new)
-                    .map_err(|e| e.to_string())
+                    .map_err(Arc::new)
             })
             .clone()
+            .map_err(FileError::Read)
     }
 
     /// Whether every value is finite: a scan of the file, row group by row group, the

@@ -38,6 +38,33 @@ pub mod file_matrix;
 
 use file_matrix::FileMatrix;
 
+/// Why a relational engine does not lower a subgraph, or failed running it.
+#[derive(Debug, thiserror::Error)]
+pub enum RelationError {
+    /// A leaf of the subgraph holds a value that is neither a number nor a matrix.
+    #[error("`{leaf}` is a {found}, not a number or matrix")]
+    NotANumber { leaf: String, found: &'static str },
+    /// `spores tensor --engine` with an engine that runs LA expressions only.
+    #[error("{engine} does not run tensor programs")]
+    NoTensorPrograms { engine: &'static str },
+    /// The engine's own error (its text as it gives it).
+    #[error(transparent)]
+    Engine(#[from] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl RelationError {
+    /// An engine's error, or its message.
+    pub fn engine(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> RelationError {
+        RelationError::Engine(e.into())
+    }
+}
+
+impl From<String> for RelationError {
+    fn from(message: String) -> RelationError {
+        RelationError::engine(message)
+    }
+}
+
 /// An engine that evaluates whole LA expressions as relational queries.
 pub trait RelationalEngine {
     /// Its name for `--explain`, `--stats` and logs.
@@ -49,11 +76,14 @@ pub trait RelationalEngine {
         &self,
         expr: &LaExpr,
         shapes: &HashMap<String, (usize, usize)>,
-    ) -> Result<(), String>;
+    ) -> Result<(), RelationError>;
 
     /// Evaluates `expr` on `inputs` (scalars as 1x1 matrices).
-    fn run(&self, expr: &LaExpr, inputs: &HashMap<String, RelationInput>)
-        -> Result<Matrix, String>;
+    fn run(
+        &self,
+        expr: &LaExpr,
+        inputs: &HashMap<String, RelationInput>,
+    ) -> Result<Matrix, RelationError>;
 
     /// Runs a tensor program's logical plan (`spores tensor --engine`) on `inputs` and
     /// returns the plan's outputs by name.
@@ -61,9 +91,11 @@ pub trait RelationalEngine {
         &self,
         plan: &spores_tensor::plan_ast::LogicalPlan,
         inputs: &HashMap<String, CooTensor>,
-    ) -> Result<HashMap<String, CooTensor>, String> {
+    ) -> Result<HashMap<String, CooTensor>, RelationError> {
         let _ = (plan, inputs);
-        Err(format!("{} does not run tensor programs", self.name()))
+        Err(RelationError::NoTensorPrograms {
+            engine: self.name(),
+        })
     }
 }
 
@@ -234,42 +266,42 @@ impl RelationalEngine for spores_dist::DataFusionEngine {
         &self,
         expr: &LaExpr,
         shapes: &HashMap<String, (usize, usize)>,
-    ) -> Result<(), String> {
-        spores_dist::lower::check(expr, shapes).map_err(|e| e.to_string())
+    ) -> Result<(), RelationError> {
+        spores_dist::lower::check(expr, shapes).map_err(RelationError::engine)
     }
 
     fn run(
         &self,
         expr: &LaExpr,
         inputs: &HashMap<String, RelationInput>,
-    ) -> Result<Matrix, String> {
+    ) -> Result<Matrix, RelationError> {
         let inputs = inputs
             .iter()
             .map(|(name, input)| {
                 let input = match input {
                     RelationInput::Matrix(m) => spores_dist::Input::Matrix(m.clone()),
                     RelationInput::File(f) => spores_exec::io::parquet_coo::CooFile::open(f.path())
-                        .map_err(|e| e.to_string())?
+                        .map_err(RelationError::engine)?
                         .into(),
                 };
                 Ok((name.clone(), input))
             })
-            .collect::<Result<HashMap<_, _>, String>>()?;
+            .collect::<Result<HashMap<_, _>, RelationError>>()?;
         if log::log_enabled!(log::Level::Debug) {
             match self.explain(expr, &inputs) {
                 Ok(plans) => log::debug!("{} plans of `{expr}`:\n{plans}", self.name()),
                 Err(e) => log::debug!("{} cannot explain `{expr}`: {e}", self.name()),
             }
         }
-        spores_dist::DataFusionEngine::run(self, expr, &inputs).map_err(|e| e.to_string())
+        spores_dist::DataFusionEngine::run(self, expr, &inputs).map_err(RelationError::engine)
     }
 
     fn run_tensor_plan(
         &self,
         plan: &spores_tensor::plan_ast::LogicalPlan,
         inputs: &HashMap<String, CooTensor>,
-    ) -> Result<HashMap<String, CooTensor>, String> {
+    ) -> Result<HashMap<String, CooTensor>, RelationError> {
         spores_dist::DataFusionEngine::run_tensor_plan(self, plan, inputs)
-            .map_err(|e| e.to_string())
+            .map_err(RelationError::engine)
     }
 }

@@ -18,6 +18,19 @@ use crate::dag::guard::GuardedRoot;
 use crate::dag::meta::NodeMeta;
 use crate::dag::{AggFn, Axis, BlockDag, Builtin, Dag, Fused, Literal, NodeId, Op};
 
+/// Why an optimized expression cannot be put back into a block (the caller keeps the
+/// block as it was).
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    #[error("the optimizer returned an unknown input `{name}`")]
+    UnknownInput { name: String },
+    /// A fill whose size is not a number (the expression, as it reads).
+    #[error("{expr}: a size is symbolic")]
+    SymbolicSize { expr: Box<LaExpr> },
+    #[error("no kernel for `{name}` with {arity} arguments")]
+    NoKernel { name: String, arity: usize },
+}
+
 /// DAG operators that the optimizer sees as opaque functions, with their names in
 /// [`LaExpr::Func`]. Add/Sub/Mul, `%*%`, `t`, unary minus, sums and constant powers are
 /// core LA operators and are not listed.
@@ -351,7 +364,7 @@ pub fn rebuild(
     block: &BlockDag,
     replacements: &HashMap<NodeId, Replacement>,
     leaves: &HashMap<String, NodeId>,
-) -> Result<BlockDag, String> {
+) -> Result<BlockDag, ConvertError> {
     rebuild_with(block, |out, id, remap| {
         let Some(Replacement { expr, guard }) = replacements.get(&id) else {
             return Ok(None);
@@ -380,8 +393,8 @@ pub fn rebuild_with<'g>(
         &mut Dag,
         NodeId,
         &[NodeId],
-    ) -> Result<Option<(NodeId, Option<&'g RootGuard>)>, String>,
-) -> Result<BlockDag, String> {
+    ) -> Result<Option<(NodeId, Option<&'g RootGuard>)>, ConvertError>,
+) -> Result<BlockDag, ConvertError> {
     let mut out = Dag::new();
     let mut remap: Vec<NodeId> = Vec::with_capacity(block.dag.len());
     for (id, node) in block.dag.nodes().iter().enumerate() {
@@ -424,8 +437,8 @@ fn add_expr(
     e: &LaExpr,
     leaf: &dyn Fn(&str) -> Option<NodeId>,
     span: spores_lang::diag::Span,
-) -> Result<NodeId, String> {
-    let add = |dag: &mut Dag, op: Op, args: &[&LaExpr]| -> Result<NodeId, String> {
+) -> Result<NodeId, ConvertError> {
+    let add = |dag: &mut Dag, op: Op, args: &[&LaExpr]| -> Result<NodeId, ConvertError> {
         let children = args
             .iter()
             .map(|a| add_expr(dag, a, leaf, span))
@@ -434,7 +447,7 @@ fn add_expr(
     };
     match e {
         LaExpr::Var(name) => {
-            leaf(name).ok_or_else(|| format!("the optimizer returned an unknown input `{name}`"))
+            leaf(name).ok_or_else(|| ConvertError::UnknownInput { name: name.clone() })
         }
         LaExpr::Const(c) => Ok(dag.add(Op::Literal(Literal::Double(*c)), vec![], span)),
         LaExpr::Add(a, b) => add(dag, Op::Binary(BinaryOp::Add), &[a, b]),
@@ -449,7 +462,9 @@ fn add_expr(
         LaExpr::Pow(a, k) => add(dag, Op::Binary(BinaryOp::Pow), &[a, &LaExpr::Const(*k)]),
         LaExpr::Fill(v, r, c) => {
             let (Dim::Known(rows), Dim::Known(cols)) = (r, c) else {
-                return Err(format!("{e}: a size is symbolic"));
+                return Err(ConvertError::SymbolicSize {
+                    expr: Box::new(e.clone()),
+                });
             };
             let value = add_expr(dag, v, leaf, span)?;
             let int = |n: usize| Op::Literal(Literal::Int(n as i64));
@@ -463,8 +478,10 @@ fn add_expr(
             ))
         }
         LaExpr::Func { name, args } => {
-            let op = function_op(name, args.len())
-                .ok_or_else(|| format!("no kernel for `{name}` with {} arguments", args.len()))?;
+            let op = function_op(name, args.len()).ok_or_else(|| ConvertError::NoKernel {
+                name: name.clone(),
+                arity: args.len(),
+            })?;
             let args: Vec<&LaExpr> = args.iter().collect();
             add(dag, op, &args)
         }

@@ -98,7 +98,7 @@ pub struct Interpreter<'w> {
     pending_notes: HashMap<BlockKey, String>,
     /// Files read ahead of their `read` nodes by [`Interpreter::prefetch_reads`], each
     /// taken (removed) by the first `read` node that asks for the same request.
-    prefetched: Vec<(ReadRequest, Result<Value, String>)>,
+    prefetched: Vec<(ReadRequest, ops::OpResult)>,
     next_seed: u64,
     call_depth: usize,
     /// How often a block run now will run from here on, as far as known: the product of
@@ -386,8 +386,7 @@ impl<'w> Interpreter<'w> {
             return;
         }
         use rayon::prelude::*;
-        let results: Vec<Result<Value, String>> =
-            requests.par_iter().map(ReadRequest::run).collect();
+        let results: Vec<ops::OpResult> = requests.par_iter().map(ReadRequest::run).collect();
         self.prefetched = requests.into_iter().zip(results).collect();
         // The time is the reads' (counted once, not per file); each `read` node then adds
         // its count and the moment it takes to hand over its result.
@@ -525,7 +524,7 @@ impl<'w> Interpreter<'w> {
                 args.into_iter()
                     .map(Value::loaded)
                     .collect::<Result<Vec<_>, _>>()
-                    .map_err(|message| Diagnostic::new(message, node.span))?
+                    .map_err(|e| at(e, node.span))?
             };
             let op_started = Instant::now();
             let value = self.eval_node(id, node, args, env, &mut call_results)?;
@@ -581,8 +580,7 @@ impl<'w> Interpreter<'w> {
             }
             Op::Builtin(Builtin::Eval) => self.eval_by_name(args, node.span)?,
             Op::Builtin(b) if b.outputs() > 1 => {
-                let results = super::native::eval_multi(*b, &args)
-                    .map_err(|message| Diagnostic::new(message, node.span))?;
+                let results = super::native::eval_multi(*b, &args).map_err(|e| at(e, node.span))?;
                 call_results.insert(id, results);
                 Value::Int(0)
             }
@@ -591,8 +589,7 @@ impl<'w> Interpreter<'w> {
                 let engine = self.options.engine.as_deref().ok_or_else(|| {
                     Diagnostic::new("internal error: no relational engine", node.span)
                 })?;
-                run_relational(engine, root, &args)
-                    .map_err(|message| Diagnostic::new(message, node.span))?
+                run_relational(engine, root, &args).map_err(|e| at(e, node.span))?
             }
             Op::Guarded(guard) => {
                 let planning = super::guard::Planning {
@@ -606,11 +603,11 @@ impl<'w> Interpreter<'w> {
                     start: self.start,
                 };
                 super::guard::run_guarded(guard, args, &planning, &mut fx)
-                    .map_err(|message| Diagnostic::new(message, node.span))?
+                    .map_err(|e| at(e, node.span))?
             }
             Op::Builtin(Builtin::Read) if self.defers_read(&args) => ReadRequest::from_args(&args)
                 .and_then(|request| request.open_file())
-                .map_err(|message| Diagnostic::new(message, node.span))?,
+                .map_err(|e| at(e, node.span))?,
             Op::Builtin(Builtin::Read) if !self.prefetched.is_empty() => {
                 let taken = ReadRequest::from_args(&args).ok().and_then(|request| {
                     let k = self.prefetched.iter().position(|(r, _)| *r == request)?;
@@ -628,7 +625,7 @@ impl<'w> Interpreter<'w> {
                         },
                     ),
                 }
-                .map_err(|message| Diagnostic::new(message, node.span))?
+                .map_err(|e| at(e, node.span))?
             }
             op => {
                 let mut fx = EffectContext {
@@ -636,8 +633,7 @@ impl<'w> Interpreter<'w> {
                     next_seed: &mut self.next_seed,
                     start: self.start,
                 };
-                ops::eval(op, &args, &mut fx)
-                    .map_err(|message| Diagnostic::new(message, node.span))?
+                ops::eval(op, &args, &mut fx).map_err(|e| at(e, node.span))?
             }
         })
     }
@@ -901,6 +897,11 @@ fn reads_a_file(e: &Expr) -> bool {
 /// entries of sparse inputs and all cells of dense ones (a dense-format matrix counts as
 /// full: its format was chosen because it is at least 40% non-zero; an exact count would
 /// scan every input before every block).
+/// A runtime error as a diagnostic at `span`.
+fn at(e: impl std::error::Error, span: Span) -> Diagnostic {
+    Diagnostic::new(e.to_string(), span)
+}
+
 pub(super) fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
     block
         .dag

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use spores_exec::{DenseMatrix, Matrix};
 
+use super::error::{ListError, RuntimeError};
+use super::ops::OpResult;
 use super::value::{ListValue, Value};
 use crate::dag::{Builtin, IndexKind};
-
-type OpResult = Result<Value, String>;
 
 /// `list(...)`: the arguments come as (name, value) pairs, the name `""` for a
 /// positional element.
@@ -20,7 +20,9 @@ pub fn construct(args: &[Value]) -> OpResult {
     let mut list = ListValue::default();
     for pair in args.chunks(2) {
         let [Value::Str(name), value] = pair else {
-            return Err("internal error: list elements come as (name, value) pairs".into());
+            return Err(RuntimeError::internal(
+                "list elements come as (name, value) pairs",
+            ));
         };
         list.names
             .push((!name.is_empty()).then(|| name.to_string()));
@@ -36,11 +38,11 @@ pub fn append(args: &[Value]) -> OpResult {
         return Ok(Value::str(format!("{s}\n{t}")));
     }
     let Value::List(list) = &args[0] else {
-        return Err(format!(
-            "`append` needs a list, two strings or two matrices, got a {} and a {}",
-            args[0].type_name(),
-            args[1].type_name()
-        ));
+        return Err(ListError::Append {
+            first: args[0].type_name(),
+            second: args[1].type_name(),
+        }
+        .into());
     };
     let mut out = (**list).clone();
     match &args[1] {
@@ -59,25 +61,24 @@ pub fn append(args: &[Value]) -> OpResult {
 /// `l[i]`, `l[a:b]` (1-based, inclusive) or `l["name"]`: a list of the selected elements.
 pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value]) -> OpResult {
     if cols != IndexKind::All {
-        return Err("a list is indexed with one position, as in `l[i]` or `l[\"name\"]`".into());
+        return Err(ListError::TwoIndices.into());
     }
     let n = list.items.len();
-    let position = |v: &Value| -> Result<usize, String> {
+    let position = |v: &Value| -> Result<usize, ListError> {
         if let Value::Str(name) = v {
             return list
                 .names
                 .iter()
                 .position(|k| k.as_deref() == Some(&**name))
-                .ok_or_else(|| format!("the list has no element named \"{name}\""));
+                .ok_or_else(|| ListError::NoElementNamed {
+                    name: name.to_string(),
+                });
         }
-        let x = v.as_f64().ok_or_else(|| {
-            format!(
-                "a list index must be a number or a name, got a {}",
-                v.type_name()
-            )
+        let x = v.as_f64().ok_or(ListError::IndexType {
+            found: v.type_name(),
         })?;
         if x.fract() != 0.0 || x < 1.0 || x > n as f64 {
-            return Err(format!("list index {x} is out of bounds 1..{n}"));
+            return Err(ListError::IndexOutOfBounds { index: x, len: n });
         }
         Ok(x as usize - 1)
     };
@@ -90,7 +91,11 @@ pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value
         IndexKind::Range => {
             let (a, b) = (position(&bounds[0])?, position(&bounds[1])?);
             if a > b {
-                return Err(format!("list range {}:{} is empty", a + 1, b + 1));
+                return Err(ListError::EmptyRange {
+                    first: a + 1,
+                    last: b + 1,
+                }
+                .into());
             }
             a..b + 1
         }
@@ -107,8 +112,8 @@ pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value
 /// shown.
 pub fn to_string(
     list: &ListValue,
-    matrix_text: &dyn Fn(&Matrix) -> Result<String, String>,
-) -> Result<String, String> {
+    matrix_text: &dyn Fn(&Matrix) -> Result<String, RuntimeError>,
+) -> Result<String, RuntimeError> {
     let items = list
         .items
         .iter()
@@ -117,7 +122,7 @@ pub fn to_string(
             Value::List(inner) => to_string(inner, matrix_text),
             scalar => Ok(scalar.to_string()),
         })
-        .collect::<Result<Vec<String>, String>>()?;
+        .collect::<Result<Vec<String>, _>>()?;
     Ok(format!("List containing:\n[{}]", items.join(", ")))
 }
 
@@ -134,19 +139,20 @@ pub fn as_list(v: &Value) -> Value {
 
 /// `[rest, element] = remove(l, pos)`: the list without its `pos`-th element (1-based),
 /// and that element.
-pub fn remove(args: &[Value]) -> Result<Vec<Value>, String> {
+pub fn remove(args: &[Value]) -> Result<Vec<Value>, ListError> {
     let Value::List(list) = &args[0] else {
-        return Err(format!(
-            "`remove` needs a list, got a {}",
-            args[0].type_name()
-        ));
+        return Err(ListError::RemoveFromNonList {
+            found: args[0].type_name(),
+        });
     };
     let n = list.items.len();
     let pos = args[1]
         .as_f64()
         .filter(|p| p.fract() == 0.0 && *p >= 1.0 && *p <= n as f64)
-        .ok_or_else(|| format!("remove: position {} is not in 1..{n}", args[1]))?
-        as usize
+        .ok_or_else(|| ListError::RemovePosition {
+            position: args[1].to_string(),
+            len: n,
+        })? as usize
         - 1;
     let mut rest = (**list).clone();
     rest.names.remove(pos);
@@ -161,7 +167,7 @@ pub fn length(list: &ListValue) -> Value {
 
 /// The arguments of a cast (`as.matrix`, `as.scalar`, ...) with a one-element list
 /// replaced by its element; `None` when there is nothing to unwrap.
-pub fn unwrap_cast_args(b: Builtin, args: &[Value]) -> Option<Result<Vec<Value>, String>> {
+pub fn unwrap_cast_args(b: Builtin, args: &[Value]) -> Option<Result<Vec<Value>, RuntimeError>> {
     let casts = matches!(
         b,
         Builtin::AsMatrix
@@ -174,41 +180,42 @@ pub fn unwrap_cast_args(b: Builtin, args: &[Value]) -> Option<Result<Vec<Value>,
         Some(Value::List(list)) if b == Builtin::AsMatrix && list.items.len() > 1 => {
             Some(column_of_scalars(list).map(|v| vec![v]))
         }
-        Some(Value::List(list)) if casts => Some(single(list, b.name()).map(|v| vec![v])),
+        Some(Value::List(list)) if casts => Some(
+            single(list, b.name())
+                .map(|v| vec![v])
+                .map_err(RuntimeError::from),
+        ),
         _ => None,
     }
 }
 
 /// `as.matrix(list(a, b, ...))` of several scalars (or 1 x 1 matrices): the column
 /// vector of their values, as SystemDS builds it.
-fn column_of_scalars(list: &ListValue) -> Result<Value, String> {
+fn column_of_scalars(list: &ListValue) -> OpResult {
     let cells = list
         .items
         .iter()
         .enumerate()
         .map(|(k, item)| match item {
             Value::Matrix(m) if m.rows() == 1 && m.cols() == 1 => Ok(m.get(0, 0)),
-            v => v.as_f64().ok_or_else(|| {
-                format!(
-                    "`as.matrix` of a list of {} elements needs scalars, element {} is a {}",
-                    list.items.len(),
-                    k + 1,
-                    v.type_name()
-                )
+            v => v.as_f64().ok_or(ListError::NotScalars {
+                len: list.items.len(),
+                element: k + 1,
+                found: v.type_name(),
             }),
         })
-        .collect::<Result<Vec<f64>, String>>()?;
-    let column = DenseMatrix::from_vec(cells.len(), 1, cells).map_err(|e| e.to_string())?;
+        .collect::<Result<Vec<f64>, _>>()?;
+    let column = DenseMatrix::from_vec(cells.len(), 1, cells)?;
     Ok(Value::matrix(Matrix::Dense(column)))
 }
 
 /// The one element of a list, or an error naming `what` needed it.
-pub fn single(list: &ListValue, what: &str) -> Result<Value, String> {
+pub fn single(list: &ListValue, what: &'static str) -> Result<Value, ListError> {
     match list.items.as_slice() {
         [one] => Ok(one.clone()),
-        items => Err(format!(
-            "`{what}` of a list needs a list of one element, got {}",
-            items.len()
-        )),
+        items => Err(ListError::NotSingle {
+            builtin: what,
+            len: items.len(),
+        }),
     }
 }

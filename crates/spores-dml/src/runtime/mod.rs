@@ -1,6 +1,7 @@
 //! Running a script: control flow around per-block DAGs.
 
 mod compiler;
+pub mod error;
 mod guard;
 mod interp;
 pub mod library;
@@ -13,6 +14,7 @@ pub mod stats;
 pub mod value;
 
 pub use compiler::BlockKey;
+pub use error::RuntimeError;
 pub use interp::{Interpreter, RunOptions, INTERRUPTED};
 pub use stats::Stats;
 pub use value::Value;

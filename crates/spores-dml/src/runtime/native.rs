@@ -12,38 +12,37 @@ use spores_exec::kernels::table::{self, GroupFn, TableArg};
 use spores_exec::kernels::{linalg, sort, stats};
 use spores_exec::{DenseMatrix, Matrix};
 
-use super::ops::{matrix_arg as matrix, number_arg as number, string_arg};
+use super::error::{ArgError, Expected, Param, RuntimeError};
+use super::ops::{matrix_arg as matrix, number_arg as number, string_arg, OpResult};
 use super::value::Value;
 use crate::dag::Builtin;
 
-type NativeResult = Result<Value, String>;
-
-fn exec_err(e: spores_exec::ExecError) -> String {
-    e.to_string()
-}
-
-fn boolean(v: &Value, what: &str) -> Result<bool, String> {
+fn boolean(v: &Value, what: impl Into<Param>) -> Result<bool, ArgError> {
     v.as_bool()
-        .ok_or_else(|| format!("{what} must be a boolean, got a {}", v.type_name()))
+        .ok_or_else(|| ArgError::wrong_type(what, Expected::Boolean, v))
 }
 
 /// A positive integer argument (`by`, `ngroups`, ...).
-fn count(v: &Value, what: &str) -> Result<usize, String> {
+fn count(v: &Value, what: (&'static str, &'static str)) -> Result<usize, ArgError> {
     let x = number(v, what)?;
     if x < 1.0 || x.fract() != 0.0 || !x.is_finite() {
-        return Err(format!("{what} must be a positive integer, got {x}"));
+        return Err(ArgError::out_of_range(what, Expected::PositiveInteger, x));
     }
     Ok(x as usize)
 }
 
 /// A dimension that may be left to the data (given as a negative number).
-fn optional_dim(v: &Value, what: &str) -> Result<Option<usize>, String> {
+fn optional_dim(v: &Value, what: (&'static str, &'static str)) -> Result<Option<usize>, ArgError> {
     let x = number(v, what)?;
     if x < 0.0 {
         return Ok(None);
     }
     if x.fract() != 0.0 || !x.is_finite() {
-        return Err(format!("{what} must be a non-negative integer, got {x}"));
+        return Err(ArgError::out_of_range(
+            what,
+            Expected::NonNegativeInteger,
+            x,
+        ));
     }
     Ok(Some(x as usize))
 }
@@ -90,16 +89,20 @@ pub fn handles(b: Builtin) -> bool {
     )
 }
 
+/// The `k`-th argument of `b`, which must be a matrix.
+fn matrix_operand(b: Builtin, args: &[Value], k: usize) -> Result<&Matrix, ArgError> {
+    matrix(&args[k], format!("the argument of `{}`", b.name()))
+}
+
 /// Evaluates a builtin with one result (see [`handles`]).
-pub fn eval(b: Builtin, args: &[Value]) -> NativeResult {
+pub fn eval(b: Builtin, args: &[Value]) -> OpResult {
     use Builtin::*;
-    let name = b.name();
-    let m = |k: usize| matrix(&args[k], &format!("the argument of `{name}`"));
+    let m = |k: usize| matrix_operand(b, args, k);
     let wrap = |x: spores_exec::Matrix| Ok(Value::matrix(x));
     match b {
         Contains => {
-            let target = matrix(&args[0], "contains: target")?;
-            let pattern = number(&args[1], "contains: pattern")?;
+            let target = matrix(&args[0], ("contains", "target"))?;
+            let pattern = number(&args[1], ("contains", "pattern"))?;
             Ok(Value::Bool(select::contains(target, pattern)))
         }
         CumSum | CumProd | CumMin | CumMax => {
@@ -111,161 +114,200 @@ pub fn eval(b: Builtin, args: &[Value]) -> NativeResult {
             };
             wrap(cumulative(op, m(0)?))
         }
-        CumSumProd => cumsumprod(m(0)?).map(Value::matrix).map_err(exec_err),
+        CumSumProd => wrap(cumsumprod(m(0)?)?),
         Prod => Ok(Value::Double(aggregate::prod(m(0)?))),
         RowIndexMax => wrap(select::row_index_extremum(m(0)?, Extremum::Max)),
         RowIndexMin => wrap(select::row_index_extremum(m(0)?, Extremum::Min)),
-        Table => {
-            let arg = |k: usize| -> Result<TableArg, String> {
-                Ok(match &args[k] {
-                    Value::Matrix(x) => TableArg::Vector(x),
-                    s => TableArg::Scalar(number(s, "table argument")?),
-                })
-            };
-            let dims = match (
-                optional_dim(&args[3], "table: odim1")?,
-                optional_dim(&args[4], "table: odim2")?,
-            ) {
-                (Some(r), Some(c)) => Some((r, c)),
-                (None, None) => None,
-                _ => return Err("table: give both odim1 and odim2, or neither".into()),
-            };
-            table::table(arg(0)?, arg(1)?, arg(2)?, dims)
-                .map(Value::matrix)
-                .map_err(exec_err)
+        Table => table(args),
+        RemoveEmpty => remove_empty(args),
+        Order => order(args),
+        Solve => wrap(linalg::solve(m(0)?, m(1)?)?),
+        Inv => wrap(linalg::inverse(m(0)?)?),
+        Cholesky => wrap(linalg::cholesky(m(0)?)?),
+        Var | Sd | RowVars | ColVars | RowSds | ColSds => variance(b, args),
+        Median | InterQuartileMean | Quantile | Moment | Cov => statistic(b, args),
+        Cdf | Icdf => distribution(b, args),
+        Rev => wrap(select::rev(m(0)?)),
+        Outer => outer(args),
+        LowerTri | UpperTri => triangle(b, args),
+        Aggregate => grouped_aggregate(args),
+        Unique => wrap(sort::unique(m(0)?)?),
+        _ => Err(RuntimeError::internal(format!(
+            "`{}` is not a native builtin",
+            b.name()
+        ))),
+    }
+}
+
+/// `table(a, b, w, odim1, odim2)`.
+fn table(args: &[Value]) -> OpResult {
+    let arg = |k: usize| -> Result<TableArg, ArgError> {
+        Ok(match &args[k] {
+            Value::Matrix(x) => TableArg::Vector(x),
+            s => TableArg::Scalar(number(s, "table argument")?),
+        })
+    };
+    let dims = match (
+        optional_dim(&args[3], ("table", "odim1"))?,
+        optional_dim(&args[4], ("table", "odim2"))?,
+    ) {
+        (Some(r), Some(c)) => Some((r, c)),
+        (None, None) => None,
+        _ => return Err(ArgError::TableDims.into()),
+    };
+    Ok(Value::matrix(table::table(
+        arg(0)?,
+        arg(1)?,
+        arg(2)?,
+        dims,
+    )?))
+}
+
+/// `removeEmpty(target, margin, empty.return, select)`.
+fn remove_empty(args: &[Value]) -> OpResult {
+    let target = matrix(&args[0], ("removeEmpty", "target"))?;
+    let margin = match &*string_arg(&args[1], ("removeEmpty", "margin"))? {
+        "rows" => Margin::Rows,
+        "cols" => Margin::Cols,
+        other => {
+            return Err(ArgError::Margin {
+                margin: other.to_string(),
+            }
+            .into())
         }
-        RemoveEmpty => {
-            let target = matrix(&args[0], "removeEmpty: target")?;
-            let margin = match &*string_arg(&args[1], "removeEmpty: margin")? {
-                "rows" => Margin::Rows,
-                "cols" => Margin::Cols,
-                other => {
-                    return Err(format!(
-                        "removeEmpty: margin must be \"rows\" or \"cols\", got \"{other}\""
-                    ))
-                }
-            };
-            let empty_return = boolean(&args[2], "removeEmpty: empty.return")?;
-            let select = args
-                .get(3)
-                .map(|v| matrix(v, "removeEmpty: select"))
-                .transpose()?;
-            select::remove_empty(target, margin, select, empty_return)
-                .map(Value::matrix)
-                .map_err(exec_err)
-        }
-        Order => {
-            let target = matrix(&args[0], "order: target")?;
-            let by = count(&args[1], "order: by")?;
-            let decreasing = boolean(&args[2], "order: decreasing")?;
-            let index_return = boolean(&args[3], "order: index.return")?;
-            sort::order(target, by - 1, decreasing, index_return)
-                .map(Value::matrix)
-                .map_err(exec_err)
-        }
-        Solve => {
-            let (a, rhs) = (m(0)?, m(1)?);
-            linalg::solve(a, rhs).map(Value::matrix).map_err(exec_err)
-        }
-        Inv => linalg::inverse(m(0)?).map(Value::matrix).map_err(exec_err),
-        Cholesky => linalg::cholesky(m(0)?).map(Value::matrix).map_err(exec_err),
-        Var => Ok(Value::Double(stats::variance(m(0)?))),
-        Sd => Ok(Value::Double(stats::variance(m(0)?).sqrt())),
-        RowVars => wrap(stats::row_variances(m(0)?)),
-        ColVars => wrap(stats::col_variances(m(0)?)),
-        RowSds => wrap(stats::sqrt_cells(stats::row_variances(m(0)?))),
-        ColSds => wrap(stats::sqrt_cells(stats::col_variances(m(0)?))),
-        Median => stats::quantile(m(0)?, 0.5)
-            .map(Value::Double)
-            .map_err(exec_err),
+    };
+    let empty_return = boolean(&args[2], ("removeEmpty", "empty.return"))?;
+    let select = args
+        .get(3)
+        .map(|v| matrix(v, ("removeEmpty", "select")))
+        .transpose()?;
+    Ok(Value::matrix(select::remove_empty(
+        target,
+        margin,
+        select,
+        empty_return,
+    )?))
+}
+
+/// `order(target, by, decreasing, index.return)`.
+fn order(args: &[Value]) -> OpResult {
+    let target = matrix(&args[0], ("order", "target"))?;
+    let by = count(&args[1], ("order", "by"))?;
+    let decreasing = boolean(&args[2], ("order", "decreasing"))?;
+    let index_return = boolean(&args[3], ("order", "index.return"))?;
+    Ok(Value::matrix(sort::order(
+        target,
+        by - 1,
+        decreasing,
+        index_return,
+    )?))
+}
+
+/// `var`, `sd` and their row and column forms.
+fn variance(b: Builtin, args: &[Value]) -> OpResult {
+    use Builtin::*;
+    let x = matrix_operand(b, args, 0)?;
+    Ok(match b {
+        Var => Value::Double(stats::variance(x)),
+        Sd => Value::Double(stats::variance(x).sqrt()),
+        RowVars => Value::matrix(stats::row_variances(x)),
+        ColVars => Value::matrix(stats::col_variances(x)),
+        RowSds => Value::matrix(stats::sqrt_cells(stats::row_variances(x))),
+        _ => Value::matrix(stats::sqrt_cells(stats::col_variances(x))),
+    })
+}
+
+/// `median`, `interQuartileMean`, `quantile`, `moment` and `cov`.
+fn statistic(b: Builtin, args: &[Value]) -> OpResult {
+    use Builtin::*;
+    let m = |k: usize| matrix_operand(b, args, k);
+    Ok(match b {
+        Median => Value::Double(stats::quantile(m(0)?, 0.5)?),
         InterQuartileMean => {
             let weights = args.get(1).map(|_| m(1)).transpose()?;
-            stats::inter_quartile_mean(m(0)?, weights)
-                .map(Value::Double)
-                .map_err(exec_err)
+            Value::Double(stats::inter_quartile_mean(m(0)?, weights)?)
         }
         Quantile => {
             let target = m(0)?;
             match &args[1] {
-                Value::Matrix(p) if !p.shape().is_scalar() => stats::quantiles(target, p)
-                    .map(Value::matrix)
-                    .map_err(exec_err),
-                p => stats::quantile(target, number(p, "quantile: p")?)
-                    .map(Value::Double)
-                    .map_err(exec_err),
+                Value::Matrix(p) if !p.shape().is_scalar() => {
+                    Value::matrix(stats::quantiles(target, p)?)
+                }
+                p => Value::Double(stats::quantile(target, number(p, ("quantile", "p"))?)?),
             }
         }
         Moment => {
-            let k = count(&args[1], "moment: order")?;
-            stats::moment(m(0)?, k as u32)
-                .map(Value::Double)
-                .map_err(exec_err)
+            let k = count(&args[1], ("moment", "order"))?;
+            Value::Double(stats::moment(m(0)?, k as u32)?)
         }
-        Cov => {
+        _ => {
             let weights = match &args[2] {
                 Value::Str(s) if s.is_empty() => None,
                 _ => Some(m(2)?),
             };
-            stats::covariance(m(0)?, m(1)?, weights)
-                .map(Value::Double)
-                .map_err(exec_err)
+            Value::Double(stats::covariance(m(0)?, m(1)?, weights)?)
         }
-        Cdf | Icdf => distribution(b, args),
-        Rev => wrap(select::rev(m(0)?)),
-        Outer => outer(args),
-        LowerTri | UpperTri => {
-            let which = if b == LowerTri {
-                Triangle::Lower
-            } else {
-                Triangle::Upper
-            };
-            let diag = boolean(&args[1], &format!("{name}: diag"))?;
-            let values = boolean(&args[2], &format!("{name}: values"))?;
-            wrap(select::triangle(m(0)?, which, diag, values))
-        }
-        Aggregate => {
-            let target = matrix(&args[0], "aggregate: target")?;
-            let groups = matrix(&args[1], "aggregate: groups")?;
-            let f = &*string_arg(&args[2], "aggregate: fn")?;
-            let f = GroupFn::from_name(f).ok_or_else(|| {
-                format!("aggregate: fn must be one of sum, count, mean, min, max, variance; got \"{f}\"")
-            })?;
-            let ngroups = optional_dim(&args[3], "aggregate: ngroups")?;
-            table::grouped_aggregate(target, groups, f, ngroups)
-                .map(Value::matrix)
-                .map_err(exec_err)
-        }
-        Unique => sort::unique(m(0)?).map(Value::matrix).map_err(exec_err),
-        _ => Err(format!("internal error: `{name}` is not a native builtin")),
-    }
+    })
+}
+
+/// `lower.tri`/`upper.tri(target, diag, values)`.
+fn triangle(b: Builtin, args: &[Value]) -> OpResult {
+    let name = b.name();
+    let which = if b == Builtin::LowerTri {
+        Triangle::Lower
+    } else {
+        Triangle::Upper
+    };
+    let diag = boolean(&args[1], (name, "diag"))?;
+    let values = boolean(&args[2], (name, "values"))?;
+    let target = matrix_operand(b, args, 0)?;
+    Ok(Value::matrix(select::triangle(target, which, diag, values)))
+}
+
+/// `aggregate(target, groups, fn, ngroups)`.
+fn grouped_aggregate(args: &[Value]) -> OpResult {
+    let target = matrix(&args[0], ("aggregate", "target"))?;
+    let groups = matrix(&args[1], ("aggregate", "groups"))?;
+    let f = &*string_arg(&args[2], ("aggregate", "fn"))?;
+    let f = GroupFn::from_name(f).ok_or_else(|| ArgError::GroupFn {
+        name: f.to_string(),
+    })?;
+    let ngroups = optional_dim(&args[3], ("aggregate", "ngroups"))?;
+    Ok(Value::matrix(table::grouped_aggregate(
+        target, groups, f, ngroups,
+    )?))
 }
 
 /// Evaluates a builtin with several results (`eigen`, and `remove` of a list).
-pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, String> {
+pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, RuntimeError> {
     super::ops::check_deferred_indices(args)?;
     match b {
         Builtin::Eigen => {
             let a = matrix(&args[0], "the argument of `eigen`")?;
-            let (values, vectors) = linalg::eigen_symmetric(a).map_err(exec_err)?;
+            let (values, vectors) = linalg::eigen_symmetric(a)?;
             Ok(vec![Value::matrix(values), Value::matrix(vectors)])
         }
-        Builtin::Remove => super::list::remove(args),
-        other => Err(format!(
-            "internal error: `{}` does not return several values",
+        Builtin::Remove => Ok(super::list::remove(args)?),
+        other => Err(RuntimeError::internal(format!(
+            "`{}` does not return several values",
             other.name()
-        )),
+        ))),
     }
 }
 
 /// `cdf`/`icdf` (children in `DISTRIBUTION_PARAMS` order of `dag::lower`).
-fn distribution(b: Builtin, args: &[Value]) -> NativeResult {
+fn distribution(b: Builtin, args: &[Value]) -> OpResult {
     let name = b.name();
-    let x = number(&args[0], &format!("{name}: target"))?;
-    let dist = &*string_arg(&args[1], &format!("{name}: dist"))?;
-    let param = |k: usize, what: &str| -> Result<f64, String> {
-        let v = number(&args[k], &format!("{name}: {what}"))?;
+    let x = number(&args[0], (name, "target"))?;
+    let dist = &*string_arg(&args[1], (name, "dist"))?;
+    let param = |k: usize, what: &'static str| -> Result<f64, ArgError> {
+        let v = number(&args[k], (name, what))?;
         if v.is_nan() {
-            return Err(format!("{name}: dist=\"{dist}\" needs {what}="));
+            return Err(ArgError::DistributionParam {
+                builtin: name,
+                dist: dist.to_string(),
+                param: what,
+            });
         }
         Ok(v)
     };
@@ -288,41 +330,43 @@ fn distribution(b: Builtin, args: &[Value]) -> NativeResult {
             df2: param(4, "df2")?,
         },
         other => {
-            return Err(format!(
-                "{name}: unknown distribution \"{other}\" (use normal, exp, chisq, t or f)"
-            ))
+            return Err(ArgError::UnknownDistribution {
+                builtin: name,
+                dist: other.to_string(),
+            }
+            .into())
         }
     };
     let r = if b == Builtin::Cdf {
-        let lower_tail = boolean(&args[8], &format!("{name}: lower.tail"))?;
+        let lower_tail = boolean(&args[8], (name, "lower.tail"))?;
         d.cdf(x, lower_tail)
     } else {
         d.icdf(x)
     };
-    r.map(Value::Double).map_err(exec_err)
+    Ok(Value::Double(r?))
 }
 
 /// DML `outer(a, b, op)`: `a` (`n x 1`) combined with `b` (`1 x m`) by `op` into an
 /// `n x m` matrix.
-fn outer(args: &[Value]) -> NativeResult {
-    let a = matrix(&args[0], "outer: a")?;
-    let b = matrix(&args[1], "outer: b")?;
-    let symbol = &*string_arg(&args[2], "outer: op")?;
+fn outer(args: &[Value]) -> OpResult {
+    let a = matrix(&args[0], ("outer", "a"))?;
+    let b = matrix(&args[1], ("outer", "b"))?;
+    let symbol = &*string_arg(&args[2], ("outer", "op"))?;
     let op = BinaryOp::ALL
         .into_iter()
         .find(|o| o.symbol() == symbol)
-        .ok_or_else(|| format!("outer: unknown operator \"{symbol}\""))?;
+        .ok_or_else(|| ArgError::UnknownOperator {
+            symbol: symbol.to_string(),
+        })?;
     if a.cols() != 1 || b.rows() != 1 {
-        return Err(format!(
-            "outer needs a column vector and a row vector, got {} and {}",
-            a.shape(),
-            b.shape()
-        ));
+        return Err(ArgError::OuterShapes {
+            a: a.shape(),
+            b: b.shape(),
+        }
+        .into());
     }
     // Broadcast the column vector over the row vector's columns: a %*% 1 (1 x m) op b.
     let ones = Matrix::Dense(DenseMatrix::filled(1, b.cols(), 1.0));
-    let wide = spores_exec::kernels::matmul::matmul(a, &ones).map_err(exec_err)?;
-    elementwise::binary(op, &wide, b)
-        .map(Value::matrix)
-        .map_err(exec_err)
+    let wide = spores_exec::kernels::matmul::matmul(a, &ones)?;
+    Ok(Value::matrix(elementwise::binary(op, &wide, b)?))
 }

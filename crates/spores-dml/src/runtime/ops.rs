@@ -15,8 +15,9 @@ use spores_exec::kernels::masked::{self as mk, Operand as MaskedArg};
 use spores_exec::kernels::unary::{self, UnaryOp};
 use spores_exec::kernels::{aggregate, matmul, structural, transpose};
 use spores_exec::random::{systemds_rand, systemds_sample, DatagenSpec, Pdf};
-use spores_exec::{DenseMatrix, Matrix};
+use spores_exec::{DenseMatrix, ExecError, Matrix};
 
+use super::error::{ArgError, Expected, FileError, Param, RuntimeError};
 use super::list;
 use super::value::{matrix_to_string, Value};
 use crate::dag::{
@@ -26,7 +27,7 @@ use crate::dag::{
 use crate::engine::file_matrix::FileMatrix;
 
 /// A runtime failure of one operator; the interpreter attaches the node's source span.
-pub type OpResult = Result<Value, String>;
+pub type OpResult = Result<Value, RuntimeError>;
 
 /// The state effectful operators touch.
 pub struct EffectContext<'a> {
@@ -69,10 +70,10 @@ pub fn eval(op: &Op, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Op::Fused(Fused::Elementwise(plan)) => fused_elementwise(plan, args),
         Op::Fused(f) => fused(f.clone(), args),
         Op::Input(_) | Op::Call { .. } | Op::Extract(_) | Op::Guarded(_) | Op::Relational(_) => {
-            Err(format!(
-                "internal error: `{}` is evaluated by the interpreter",
+            Err(RuntimeError::internal(format!(
+                "`{}` is evaluated by the interpreter",
                 op.name()
-            ))
+            )))
         }
     }
 }
@@ -94,11 +95,11 @@ fn checks_sparse_indices_itself(op: &Op) -> bool {
 /// Runs the deferred index checks of the sparse matrices among `args` (each once per
 /// matrix); the error names the first bad line, as validating on input would. Every
 /// operator runs this before its kernel: the sparse accessors refuse unchecked indices.
-pub(crate) fn check_deferred_indices(args: &[Value]) -> Result<(), String> {
+pub(crate) fn check_deferred_indices(args: &[Value]) -> Result<(), ExecError> {
     for arg in args {
         if let Value::Matrix(m) = arg {
             if let Matrix::Sparse(s) = &**m {
-                s.check_indices().map_err(|e| e.to_string())?;
+                s.check_indices()?;
             }
         }
     }
@@ -108,49 +109,47 @@ pub(crate) fn check_deferred_indices(args: &[Value]) -> Result<(), String> {
 /// `a %*% b` as the unfused operator computes it.
 fn eval_matmul(a: &Value, b: &Value) -> OpResult {
     let (a, b) = (matrix_arg(a, "%*%")?, matrix_arg(b, "%*%")?);
-    Ok(Value::matrix(
-        matmul::matmul(a, b).map_err(|e| e.to_string())?,
-    ))
+    Ok(Value::matrix(matmul::matmul(a, b)?))
 }
 
-pub(crate) fn matrix_arg<'v>(v: &'v Value, op: &str) -> Result<&'v Matrix, String> {
+pub(crate) fn matrix_arg(v: &Value, op: impl Into<Param>) -> Result<&Matrix, ArgError> {
     match v {
         Value::Matrix(m) => Ok(m),
-        other => Err(format!(
-            "`{op}` needs a matrix, got a {}",
-            other.type_name()
-        )),
+        other => Err(ArgError::NotAMatrix {
+            op: op.into(),
+            found: other.type_name(),
+        }),
     }
 }
 
-pub(crate) fn number_arg(v: &Value, what: &str) -> Result<f64, String> {
+pub(crate) fn number_arg(v: &Value, what: impl Into<Param>) -> Result<f64, ArgError> {
     match v {
         Value::Matrix(m) if m.shape().is_scalar() => Ok(m.get(0, 0)),
         other => other
             .as_f64()
-            .ok_or_else(|| format!("{what} must be a number, got a {}", other.type_name())),
+            .ok_or_else(|| ArgError::wrong_type(what, Expected::Number, other)),
     }
 }
 
 /// A size (`rows=`, `cols=`, `decimal=`): a non-negative number, rounded down as SystemDS
 /// casts it (`rows=max_iter/100` with `max_iter = 50` is 0 rows).
-fn size_arg(v: &Value, what: &str) -> Result<usize, String> {
+fn size_arg(v: &Value, what: &'static str) -> Result<usize, ArgError> {
     let x = number_arg(v, what)?;
     if x < 0.0 || !x.is_finite() {
-        return Err(format!("{what} must be a non-negative number, got {x}"));
+        return Err(ArgError::out_of_range(what, Expected::NonNegativeNumber, x));
     }
     Ok(x.floor() as usize)
 }
 
 /// A `seed` argument: `-1` (SystemDS's "unspecified") takes the next seed of the
 /// interpreter's clock-seeded stream, anything else is used as it is.
-fn seed_arg(v: &Value, fx: &mut EffectContext) -> Result<i64, String> {
+fn seed_arg(v: &Value, fx: &mut EffectContext) -> Result<i64, ArgError> {
     let seed = match v {
         Value::Int(i) => *i,
         other => {
             let x = number_arg(other, "seed")?;
             if x.fract() != 0.0 || !x.is_finite() {
-                return Err(format!("seed must be an integer, got {x}"));
+                return Err(ArgError::out_of_range("seed", Expected::Integer, x));
             }
             x as i64
         }
@@ -168,13 +167,10 @@ fn seed_arg(v: &Value, fx: &mut EffectContext) -> Result<i64, String> {
     Ok(if seed == -1 { 0 } else { seed })
 }
 
-pub(crate) fn string_arg(v: &Value, what: &str) -> Result<Arc<str>, String> {
+pub(crate) fn string_arg(v: &Value, what: impl Into<Param>) -> Result<Arc<str>, ArgError> {
     match v {
         Value::Str(s) => Ok(s.clone()),
-        other => Err(format!(
-            "{what} must be a string, got a {}",
-            other.type_name()
-        )),
+        other => Err(ArgError::wrong_type(what, Expected::String, other)),
     }
 }
 
@@ -182,9 +178,7 @@ pub(crate) fn string_arg(v: &Value, what: &str) -> Result<Arc<str>, String> {
 pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
     ensure_binary_fits(op, a, b)?;
     match (a, b) {
-        (Value::Matrix(x), Value::Matrix(y)) => elementwise::binary(op, x, y)
-            .map(Value::matrix)
-            .map_err(|e| e.to_string()),
+        (Value::Matrix(x), Value::Matrix(y)) => Ok(Value::matrix(elementwise::binary(op, x, y)?)),
         (Value::Matrix(x), s) if s.as_f64().is_some() => Ok(Value::matrix(
             elementwise::binary_scalar(op, x, s.as_f64().unwrap(), false),
         )),
@@ -199,7 +193,7 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
 /// allocated. The result stays sparse (and bounded by its sparse operand) when a
 /// full-size sparse operand meets `*`/`&`, another sparse operand under an operator with
 /// `0 op 0 = 0`, or a scalar that maps zero to zero; otherwise it is dense.
-fn ensure_binary_fits(op: BinaryOp, a: &Value, b: &Value) -> Result<(), String> {
+fn ensure_binary_fits(op: BinaryOp, a: &Value, b: &Value) -> Result<(), ExecError> {
     let shape = |v: &Value| match v {
         Value::Matrix(m) => Some(m.shape()),
         _ => None,
@@ -224,7 +218,7 @@ fn ensure_binary_fits(op: BinaryOp, a: &Value, b: &Value) -> Result<(), String> 
     if stays_sparse {
         return Ok(());
     }
-    spores_exec::memory::ensure_dense(op.symbol(), rows, cols).map_err(|e| e.to_string())
+    spores_exec::memory::ensure_dense(op.symbol(), rows, cols)
 }
 
 fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
@@ -235,24 +229,12 @@ fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
                 let equal = a.to_string() == b.to_string();
                 Ok(Value::Bool(equal == (op == BinaryOp::Eq)))
             }
-            _ => Err(format!(
-                "`{}` is not defined for a {} and a {}",
-                op.symbol(),
-                a.type_name(),
-                b.type_name()
-            )),
+            _ => Err(undefined(op, a, b).into()),
         };
     }
     let (x, y) = match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) => (x, y),
-        _ => {
-            return Err(format!(
-                "`{}` is not defined for a {} and a {}",
-                op.symbol(),
-                a.type_name(),
-                b.type_name()
-            ))
-        }
+        _ => return Err(undefined(op, a, b).into()),
     };
     use BinaryOp::*;
     match op {
@@ -283,6 +265,15 @@ fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
     Ok(Value::Double(op.apply(x, y)))
 }
 
+/// `a op b` is not defined for the types of `a` and `b`.
+fn undefined(op: BinaryOp, a: &Value, b: &Value) -> ArgError {
+    ArgError::Undefined {
+        op: op.symbol(),
+        left: a.type_name(),
+        right: b.type_name(),
+    }
+}
+
 fn unary_value(op: UnaryOp, v: &Value) -> OpResult {
     match v {
         Value::Matrix(m) => {
@@ -291,8 +282,7 @@ fn unary_value(op: UnaryOp, v: &Value) -> OpResult {
                 let zero = Matrix::Dense(DenseMatrix::zeros(1, 1));
                 if !(m.is_sparse() && unary::unary(op, &zero).get(0, 0) == 0.0) {
                     let what = format!("{op:?}").to_lowercase();
-                    spores_exec::memory::ensure_dense(&what, m.rows(), m.cols())
-                        .map_err(|e| e.to_string())?;
+                    spores_exec::memory::ensure_dense(&what, m.rows(), m.cols())?;
                 }
             }
             Ok(Value::matrix(unary::unary(op, m)))
@@ -305,9 +295,10 @@ fn unary_value(op: UnaryOp, v: &Value) -> OpResult {
             .checked_abs()
             .map_or(Value::Double((*i as f64).abs()), Value::Int)),
         s => {
-            let x = s
-                .as_f64()
-                .ok_or_else(|| format!("`{op:?}` needs a number, got a {}", s.type_name()))?;
+            let x = s.as_f64().ok_or(ArgError::NotANumber {
+                op,
+                found: s.type_name(),
+            })?;
             if op == UnaryOp::Not {
                 return Ok(Value::Bool(x == 0.0));
             }
@@ -325,10 +316,10 @@ fn aggregate_value(f: AggFn, axis: Axis, v: &Value) -> OpResult {
             return Ok(Value::Double(s.as_f64().unwrap()))
         }
         other => {
-            return Err(format!(
-                "aggregate needs a matrix, got a {}",
-                other.type_name()
-            ))
+            return Err(ArgError::AggregateOfNonMatrix {
+                found: other.type_name(),
+            }
+            .into())
         }
     };
     // A matrix without cells aggregates as SystemDS's does: sum 0, mean NaN (0 / 0),
@@ -349,7 +340,7 @@ fn aggregate_value(f: AggFn, axis: Axis, v: &Value) -> OpResult {
     })
 }
 
-fn to_matrix(v: &Value) -> Result<Arc<Matrix>, String> {
+fn to_matrix(v: &Value) -> Result<Arc<Matrix>, ArgError> {
     match v {
         Value::Matrix(m) => Ok(m.clone()),
         s => {
@@ -361,18 +352,17 @@ fn to_matrix(v: &Value) -> Result<Arc<Matrix>, String> {
 
 /// The number a cast (`as.double`, `as.integer`) reads: a number, a boolean, a 1x1
 /// matrix or a string holding a number.
-fn cast_number(v: &Value, cast: &str) -> Result<f64, String> {
+fn cast_number(v: &Value, cast: &'static str) -> Result<f64, ArgError> {
     match v {
-        Value::Str(s) => s
-            .trim()
-            .parse::<f64>()
-            .map_err(|_| format!("{cast}: \"{s}\" is not a number")),
-        v => number_arg(v, &format!("{cast} argument")),
+        Value::Str(s) => s.trim().parse::<f64>().map_err(|_| ArgError::CastOfText {
+            cast,
+            text: s.to_string(),
+        }),
+        v => number_arg(v, format!("{cast} argument")),
     }
 }
 
 fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
-    let exec_err = |e: spores_exec::ExecError| e.to_string();
     if let Some(unwrapped) = list::unwrap_cast_args(b, args) {
         return builtin(b, &unwrapped?, fx);
     }
@@ -396,9 +386,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
                 None if from <= to => 1.0,
                 None => -1.0,
             };
-            structural::seq(from, to, by)
-                .map(Value::matrix)
-                .map_err(exec_err)
+            Ok(Value::matrix(structural::seq(from, to, by)?))
         }
         Builtin::Nrow | Builtin::Ncol | Builtin::Length => {
             let m = matrix_arg(&args[0], b.name())?;
@@ -409,10 +397,14 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             } as i64))
         }
         Builtin::AsScalar => match &args[0] {
-            Value::Matrix(m) => m
-                .as_scalar()
-                .map(Value::Double)
-                .ok_or_else(|| format!("as.scalar needs a 1x1 matrix, got {}", m.shape())),
+            Value::Matrix(m) => m.as_scalar().map(Value::Double).ok_or_else(|| {
+                ArgError::Shape {
+                    builtin: "as.scalar",
+                    expected: "1x1",
+                    shape: m.shape(),
+                }
+                .into()
+            }),
             s => Ok(s.clone()),
         },
         Builtin::AsMatrix => Ok(Value::Matrix(to_matrix(&args[0])?)),
@@ -423,17 +415,25 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             Value::Str(s) => match s.to_ascii_lowercase().as_str() {
                 "true" => Ok(Value::Bool(true)),
                 "false" => Ok(Value::Bool(false)),
-                _ => Err(format!("as.logical: \"{s}\" is not TRUE or FALSE")),
+                _ => Err(ArgError::NotLogical {
+                    text: s.to_string(),
+                }
+                .into()),
             },
             v => Ok(Value::Bool(number_arg(v, "as.logical argument")? != 0.0)),
         },
-        Builtin::Diag => structural::diag(matrix_arg(&args[0], "diag")?)
-            .map(Value::matrix)
-            .map_err(exec_err),
+        Builtin::Diag => Ok(Value::matrix(structural::diag(matrix_arg(
+            &args[0], "diag",
+        )?)?)),
         Builtin::Trace => {
             let m = matrix_arg(&args[0], "trace")?;
             if m.rows() != m.cols() {
-                return Err(format!("trace needs a square matrix, got {}", m.shape()));
+                return Err(ArgError::Shape {
+                    builtin: "trace",
+                    expected: "square",
+                    shape: m.shape(),
+                }
+                .into());
             }
             Ok(Value::Double((0..m.rows()).map(|i| m.get(i, i)).sum()))
         }
@@ -444,7 +444,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             } else {
                 structural::rbind(&x, &y)
             };
-            r.map(Value::matrix).map_err(exec_err)
+            Ok(Value::matrix(r?))
         }
         Builtin::IfElse => if_else(args),
         Builtin::Replace => {
@@ -457,35 +457,39 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Builtin::Read => ReadRequest::from_args(args)?.run(),
         Builtin::Write => write(args),
         Builtin::Print => {
-            writeln!(fx.out, "{}", args[0]).map_err(|e| format!("print: {e}"))?;
+            writeln!(fx.out, "{}", args[0]).map_err(RuntimeError::Output)?;
             Ok(Value::Int(0))
         }
         Builtin::Printf => {
             let template = string_arg(&args[0], "print: format")?;
             let line = super::printf::format(&template, &args[1..])?;
-            writeln!(fx.out, "{line}").map_err(|e| format!("print: {e}"))?;
+            writeln!(fx.out, "{line}").map_err(RuntimeError::Output)?;
             Ok(Value::Int(0))
         }
         Builtin::Assert => match args[0].as_bool() {
             Some(true) => Ok(Value::Int(0)),
-            Some(false) => Err("assertion failed".into()),
-            None => Err(format!(
-                "assert needs a boolean, got a {}",
-                args[0].type_name()
-            )),
+            Some(false) => Err(RuntimeError::AssertionFailed),
+            None => Err(ArgError::AssertOfNonBoolean {
+                found: args[0].type_name(),
+            }
+            .into()),
         },
-        Builtin::Eval => Err("internal error: `eval` is evaluated by the interpreter".into()),
-        Builtin::Stop => Err(format!("stop: {}", args[0])),
+        Builtin::Stop => Err(RuntimeError::Stop(args[0].to_string())),
         Builtin::Time => Ok(Value::Int(fx.start.elapsed().as_nanos() as i64)),
-        Builtin::Eigen => Err("internal error: `eigen` is evaluated by the interpreter".into()),
+        Builtin::Eval | Builtin::Eigen => Err(RuntimeError::internal(format!(
+            "`{}` is evaluated by the interpreter",
+            b.name()
+        ))),
         b if super::native::handles(b) => super::native::eval(b, args),
-        b => Err(format!("internal error: no evaluation for `{}`", b.name())),
+        b => Err(RuntimeError::internal(format!(
+            "no evaluation for `{}`",
+            b.name()
+        ))),
     }
 }
 
 /// `rand(rows, cols, min, max, sparsity, seed, pdf, lambda)`: SystemDS's generator.
 fn rand(args: &[Value], fx: &mut EffectContext) -> OpResult {
-    let exec_err = |e: spores_exec::ExecError| e.to_string();
     let pdf = match &*string_arg(&args[6], "pdf")? {
         "uniform" => Pdf::Uniform {
             min: number_arg(&args[2], "min")?,
@@ -496,9 +500,10 @@ fn rand(args: &[Value], fx: &mut EffectContext) -> OpResult {
             mean: number_arg(&args[7], "lambda")?,
         },
         other => {
-            return Err(format!(
-                "rand: pdf \"{other}\" is not supported (it must be \"uniform\", \"normal\" or \"poisson\")"
-            ))
+            return Err(ArgError::UnknownPdf {
+                pdf: other.to_string(),
+            }
+            .into())
         }
     };
     let spec = DatagenSpec {
@@ -508,12 +513,11 @@ fn rand(args: &[Value], fx: &mut EffectContext) -> OpResult {
         pdf,
         seed: seed_arg(&args[5], fx)?,
     };
-    systemds_rand(&spec).map(Value::matrix).map_err(exec_err)
+    Ok(Value::matrix(systemds_rand(&spec)?))
 }
 
 /// `sample(range, size, [replace,] seed)`.
 fn sample(args: &[Value], fx: &mut EffectContext) -> OpResult {
-    let exec_err = |e: spores_exec::ExecError| e.to_string();
     // sample(range, size, seed): a number in third place is the seed.
     let (replace, seed) = match &args[2] {
         Value::Bool(replace) => (*replace, &args[3]),
@@ -521,18 +525,21 @@ fn sample(args: &[Value], fx: &mut EffectContext) -> OpResult {
     };
     let range = number_arg(&args[0], "range")?;
     if range.fract() != 0.0 || !range.is_finite() {
-        return Err(format!("sample: range must be an integer, got {range}"));
+        return Err(ArgError::out_of_range(("sample", "range"), Expected::Integer, range).into());
     }
     let size = size_arg(&args[1], "size")?;
-    systemds_sample(range as i64, size, replace, seed_arg(seed, fx)?)
-        .map(Value::matrix)
-        .map_err(exec_err)
+    let seed = seed_arg(seed, fx)?;
+    Ok(Value::matrix(systemds_sample(
+        range as i64,
+        size,
+        replace,
+        seed,
+    )?))
 }
 
 /// `matrix(data, rows, cols, byrow)`: a reshape, a matrix from a string of numbers, or a
 /// fill.
 fn matrix(args: &[Value]) -> OpResult {
-    let exec_err = |e: spores_exec::ExecError| e.to_string();
     let rows = size_arg(&args[1], "rows")?;
     let cols = size_arg(&args[2], "cols")?;
     let byrow = args[3].as_bool().unwrap_or(true);
@@ -540,30 +547,31 @@ fn matrix(args: &[Value]) -> OpResult {
         Value::Matrix(m) if !byrow => {
             // Column-major in and out: reshape the transpose, transpose back.
             let t = transpose::transpose(m);
-            let r = structural::reshape(&t, cols, rows).map_err(exec_err)?;
+            let r = structural::reshape(&t, cols, rows)?;
             Ok(Value::matrix(transpose::transpose(&r)))
         }
-        Value::Matrix(m) => structural::reshape(m, rows, cols)
-            .map(Value::matrix)
-            .map_err(exec_err),
+        Value::Matrix(m) => Ok(Value::matrix(structural::reshape(m, rows, cols)?)),
         Value::Str(text) => {
             let values: Vec<f64> = text
                 .split(|c: char| c.is_whitespace() || c == ',')
                 .filter(|t| !t.is_empty())
                 .map(|t| {
-                    t.parse::<f64>()
-                        .map_err(|_| format!("matrix: `{t}` is not a number"))
+                    t.parse::<f64>().map_err(|_| ArgError::MatrixCell {
+                        text: t.to_string(),
+                    })
                 })
                 .collect::<Result<_, _>>()?;
             if values.len() != rows * cols {
-                return Err(format!(
-                    "matrix: {} values given for a {rows}x{cols} matrix",
-                    values.len()
-                ));
+                return Err(ArgError::MatrixValues {
+                    given: values.len(),
+                    rows,
+                    cols,
+                }
+                .into());
             }
-            let mut d = DenseMatrix::from_vec(rows, cols, values).map_err(exec_err)?;
+            let mut d = DenseMatrix::from_vec(rows, cols, values)?;
             if !byrow {
-                let t = DenseMatrix::from_vec(cols, rows, d.into_vec()).map_err(exec_err)?;
+                let t = DenseMatrix::from_vec(cols, rows, d.into_vec())?;
                 d = transpose::transpose(&Matrix::Dense(t)).into_dense();
             }
             Ok(Value::matrix(Matrix::Dense(d).into_best_format()))
@@ -576,13 +584,12 @@ fn matrix(args: &[Value]) -> OpResult {
                 spores_exec::memory::ensure_fits(
                     &format!("matrix: an empty {rows}x{cols} matrix"),
                     8.0 * rows as f64,
-                )
-                .map_err(exec_err)?;
+                )?;
                 return Ok(Value::matrix(Matrix::Sparse(
                     spores_exec::CsrMatrix::zeros(rows, cols),
                 )));
             }
-            spores_exec::memory::ensure_dense("matrix", rows, cols).map_err(exec_err)?;
+            spores_exec::memory::ensure_dense("matrix", rows, cols)?;
             Ok(Value::matrix(
                 Matrix::Dense(DenseMatrix::filled(rows, cols, x)).into_best_format(),
             ))
@@ -592,11 +599,10 @@ fn matrix(args: &[Value]) -> OpResult {
 
 /// `toString(x, rows, cols, decimal, sep, linesep)`.
 fn to_string(args: &[Value]) -> OpResult {
-    let exec_err = |e: spores_exec::ExecError| e.to_string();
-    let matrix_text = |m: &Matrix| -> Result<String, String> {
+    let matrix_text = |m: &Matrix| -> Result<String, RuntimeError> {
         let rows = size_arg(&args[1], "rows")?.min(m.rows());
         let cols = size_arg(&args[2], "cols")?.min(m.cols());
-        let shown = structural::slice(m, 0..rows, 0..cols).map_err(exec_err)?;
+        let shown = structural::slice(m, 0..rows, 0..cols)?;
         let decimal = size_arg(&args[3], "decimal")?;
         let sep = string_arg(&args[4], "sep")?;
         let linesep = string_arg(&args[5], "linesep")?;
@@ -611,7 +617,6 @@ fn to_string(args: &[Value]) -> OpResult {
 
 /// `write(x, file, format, header, sep)`, written atomically.
 fn write(args: &[Value]) -> OpResult {
-    let exec_err = |e: spores_exec::ExecError| e.to_string();
     let file = string_arg(&args[1], "write: file name")?;
     let m = to_matrix(&args[0])?;
     let format = file_format(&file, &string_arg(&args[2], "format")?)?;
@@ -619,7 +624,7 @@ fn write(args: &[Value]) -> OpResult {
         csv_header: args[3].as_bool().unwrap_or(false),
         csv_sep: csv_separator(&args[4])?,
     };
-    mio::write_matrix(&m, Path::new(&*file), format, &opts).map_err(exec_err)?;
+    mio::write_matrix(&m, Path::new(&*file), format, &opts)?;
     Ok(Value::Int(0))
 }
 
@@ -637,16 +642,16 @@ pub struct ReadRequest {
 }
 
 /// The `sep` argument of `read`/`write`: matched whole, as SystemDS does (`sep="::"`).
-fn csv_separator(arg: &Value) -> Result<String, String> {
+fn csv_separator(arg: &Value) -> Result<String, ArgError> {
     let sep = string_arg(arg, "sep")?;
     if sep.is_empty() {
-        return Err("`sep` must not be empty".to_string());
+        return Err(ArgError::EmptySeparator);
     }
     Ok(sep.to_string())
 }
 
 impl ReadRequest {
-    pub fn from_args(args: &[Value]) -> Result<ReadRequest, String> {
+    pub fn from_args(args: &[Value]) -> Result<ReadRequest, RuntimeError> {
         let file = string_arg(&args[0], "read: file name")?;
         let format = file_format(&file, &string_arg(&args[1], "format")?)?;
         let opts = ReadOptions {
@@ -658,26 +663,25 @@ impl ReadRequest {
 
     /// The file as a [`Value::File`], its cells unread (a Parquet COO file).
     pub fn open_file(&self) -> OpResult {
-        FileMatrix::open_parquet(Path::new(&*self.file)).map(|f| Value::File(Arc::new(f)))
+        let file = FileMatrix::open_parquet(Path::new(&*self.file))?;
+        Ok(Value::File(Arc::new(file)))
     }
 
     /// Reads the file; errors name the path.
     pub fn run(&self) -> OpResult {
-        mio::read_matrix(Path::new(&*self.file), self.format, &self.opts)
-            .map(Value::matrix)
-            .map_err(|e| e.to_string())
+        let m = mio::read_matrix(Path::new(&*self.file), self.format, &self.opts)?;
+        Ok(Value::matrix(m))
     }
 }
 
 /// The format of a `read`/`write`: DML's `format=` name, or the file extension.
-fn file_format(file: &str, name: &str) -> Result<Format, String> {
+fn file_format(file: &str, name: &str) -> Result<Format, FileError> {
     if name.is_empty() {
-        Format::from_path(Path::new(file)).ok_or_else(|| {
-            format!("cannot tell the format of `{file}` from its extension; pass format=\"mm\", \"csv\", \"npy\" or \"parquet\"")
-        })
+        Format::from_path(Path::new(file))
+            .ok_or_else(|| FileError::UnknownExtension { path: file.into() })
     } else {
-        Format::from_name(name).ok_or_else(|| {
-            format!("unsupported format \"{name}\" (use \"mm\", \"csv\", \"npy\" or \"parquet\")")
+        Format::from_name(name).ok_or_else(|| FileError::UnsupportedFormat {
+            name: name.to_string(),
         })
     }
 }
@@ -688,19 +692,20 @@ fn if_else(args: &[Value]) -> OpResult {
         _ => None,
     });
     let Some(shape) = shape else {
-        let test = args[0]
-            .as_bool()
-            .ok_or("ifelse: the test must be a boolean or number")?;
+        let test = args[0].as_bool().ok_or(ArgError::IfElseTest)?;
         return Ok(if test {
             args[1].clone()
         } else {
             args[2].clone()
         });
     };
-    let cell = |v: &Value, i: usize, j: usize| -> Result<f64, String> {
+    let cell = |v: &Value, i: usize, j: usize| -> Result<f64, ArgError> {
         match v {
             Value::Matrix(m) if m.shape() == shape => Ok(m.get(i, j)),
-            Value::Matrix(m) => Err(format!("ifelse: shapes {} and {shape} differ", m.shape())),
+            Value::Matrix(m) => Err(ArgError::IfElseShapes {
+                found: m.shape(),
+                expected: shape,
+            }),
             s => number_arg(s, "ifelse argument"),
         }
     };
@@ -723,12 +728,16 @@ fn bounds(
     kind: IndexKind,
     args: &[Value],
     extent: usize,
-    dim: &str,
-) -> Result<Range<usize>, String> {
-    let one_based = |v: &Value| -> Result<usize, String> {
+    dim: &'static str,
+) -> Result<Range<usize>, ArgError> {
+    let one_based = |v: &Value| -> Result<usize, ArgError> {
         let x = number_arg(v, "index")?;
         if x.fract() != 0.0 || x < 1.0 || x > extent as f64 {
-            return Err(format!("{dim} index {x} is out of bounds 1..{extent}"));
+            return Err(ArgError::IndexOutOfBounds {
+                dim,
+                index: x,
+                extent,
+            });
         }
         Ok(x as usize)
     };
@@ -741,7 +750,11 @@ fn bounds(
         IndexKind::Range => {
             let (a, b) = (one_based(&args[0])?, one_based(&args[1])?);
             if a > b {
-                return Err(format!("{dim} range {a}:{b} is empty"));
+                return Err(ArgError::EmptyRange {
+                    dim,
+                    first: a,
+                    last: b,
+                });
             }
             Ok(a - 1..b)
         }
@@ -755,9 +768,7 @@ fn right_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
     let m = matrix_arg(&args[0], "indexing")?;
     let r = bounds(rows, &args[1..], m.rows(), "row")?;
     let c = bounds(cols, &args[1 + rows.arity()..], m.cols(), "column")?;
-    structural::slice(m, r, c)
-        .map(Value::matrix)
-        .map_err(|e| e.to_string())
+    Ok(Value::matrix(structural::slice(m, r, c)?))
 }
 
 fn left_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
@@ -772,33 +783,27 @@ fn left_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
             number_arg(s, "assigned value")?,
         ))),
     };
-    structural::assign_slice(m, r, c, &value)
-        .map(Value::matrix)
-        .map_err(|e| e.to_string())
+    Ok(Value::matrix(structural::assign_slice(m, r, c, &value)?))
 }
 
-fn dense_arg(v: &Value, op: &str) -> Result<DenseMatrix, String> {
+fn dense_arg(v: &Value, op: &'static str) -> Result<DenseMatrix, ArgError> {
     Ok(matrix_arg(v, op)?.to_dense())
 }
 
 /// Runs a fused operator; each kernel checks its operands' shapes.
 fn fused(f: Fused, args: &[Value]) -> OpResult {
     let name = f.name();
-    let err = |e: spores_exec::ExecError| e.to_string();
     Ok(match f {
         Fused::Catalogue(kind) => catalogue(kind, args)?,
         Fused::MatMulT {
             transpose_a,
             transpose_b,
-        } => Value::matrix(
-            matmul::matmul_t(
-                matrix_arg(&args[0], name)?,
-                transpose_a,
-                matrix_arg(&args[1], name)?,
-                transpose_b,
-            )
-            .map_err(err)?,
-        ),
+        } => Value::matrix(matmul::matmul_t(
+            matrix_arg(&args[0], name)?,
+            transpose_a,
+            matrix_arg(&args[1], name)?,
+            transpose_b,
+        )?),
         Fused::Masked(plan) => masked(&plan, args)?,
         Fused::Elementwise(plan) => fused_elementwise(&plan, args)?,
     })
@@ -814,7 +819,6 @@ fn sum_value(v: &Value) -> OpResult {
 fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
     let op = spores_opt::fused::op(kind);
     let name = op.name;
-    let err = |e: spores_exec::ExecError| e.to_string();
     let shapes: Option<Vec<(usize, usize)>> = args
         .iter()
         .map(|a| match a {
@@ -837,7 +841,7 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
         check_deferred_indices(args)?;
         catalogue_as_written(op, args)
     };
-    let factors = || -> Result<_, String> {
+    let factors = || -> Result<_, ArgError> {
         Ok((
             matrix_arg(&args[0], name)?,
             dense_arg(&args[1], name)?,
@@ -849,27 +853,27 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
         // (`plan::compile_masked`); a node it could not compile (shapes unknown when
         // planned) has its tree computed as a value, and is `X * E` or `X / E` as written.
         CatalogueOp::MaskedMul | CatalogueOp::MaskedDiv => return as_written(),
-        CatalogueOp::Tsmm => Value::matrix(Matrix::Dense(
-            matmul::tsmm(matrix_arg(&args[0], name)?).map_err(err)?,
-        )),
+        CatalogueOp::Tsmm => {
+            Value::matrix(Matrix::Dense(matmul::tsmm(matrix_arg(&args[0], name)?)?))
+        }
         CatalogueOp::Wsloss => {
             let (x, u, v) = factors()?;
-            Value::Double(fk::wsloss(x, &u, &v, WeightKind::None).map_err(err)?)
+            Value::Double(fk::wsloss(x, &u, &v, WeightKind::None)?)
         }
         CatalogueOp::WslossPlus => {
             let (x, u, v) = factors()?;
-            Value::Double(fk::wsloss_plus(x, &u, &v).map_err(err)?)
+            Value::Double(fk::wsloss_plus(x, &u, &v)?)
         }
         CatalogueOp::SddmmSum => {
             let (x, u, v) = factors()?;
-            match fk::sddmm_sum_if_finite(x, &u, &v).map_err(err)? {
+            match fk::sddmm_sum_if_finite(x, &u, &v)? {
                 Some(total) => Value::Double(total),
                 None => return as_written(),
             }
         }
         CatalogueOp::Sddmm => {
             let (x, u, v) = factors()?;
-            Value::matrix(fk::sddmm(x, &u, &v).map_err(err)?)
+            Value::matrix(fk::sddmm(x, &u, &v)?)
         }
         CatalogueOp::Mmchain | CatalogueOp::MmchainW => {
             // Without a weight only a vector `v` is fused: for a wide `v` the two
@@ -881,7 +885,7 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
             let x = matrix_arg(&args[0], name)?;
             let v = dense_arg(&args[1], name)?;
             let w = args.get(2).map(|w| dense_arg(w, name)).transpose()?;
-            match fk::mmchain_if_finite(x, &v, w.as_ref()).map_err(err)? {
+            match fk::mmchain_if_finite(x, &v, w.as_ref())? {
                 Some(out) => Value::matrix(Matrix::Dense(out)),
                 None => return as_written(),
             }
@@ -894,16 +898,16 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
         }
         CatalogueOp::Wcemm => {
             let (x, u, v) = factors()?;
-            Value::Double(fk::wcemm(x, &u, &v).map_err(err)?)
+            Value::Double(fk::wcemm(x, &u, &v)?)
         }
         CatalogueOp::WdivmmMult => {
             let (x, u, v) = factors()?;
-            Value::matrix(Matrix::Dense(fk::wdivmm_mult(x, &u, &v).map_err(err)?))
+            Value::matrix(Matrix::Dense(fk::wdivmm_mult(x, &u, &v)?))
         }
         CatalogueOp::WdivmmLeft | CatalogueOp::WdivmmRight => {
             let (x, u, v) = factors()?;
             let left = kind == CatalogueOp::WdivmmLeft;
-            Value::matrix(Matrix::Dense(fk::wdivmm_div(x, &u, &v, left).map_err(err)?))
+            Value::matrix(Matrix::Dense(fk::wdivmm_div(x, &u, &v, left)?))
         }
     })
 }
@@ -926,7 +930,8 @@ fn catalogue_as_written(op: &spores_opt::fused::FusedOp, args: &[Value]) -> OpRe
         inputs.insert(var.clone(), value);
         vars.push(spores_opt::la::LaExpr::Var(var));
     }
-    let result = spores_opt::eval::eval(&op.meaning(&vars), &inputs)?;
+    let result = spores_opt::eval::eval(&op.meaning(&vars), &inputs)
+        .map_err(|e| RuntimeError::Reference(e.to_string()))?;
     Ok(match op.result {
         spores_opt::fused::ResultShape::Scalar => Value::Double(result.get(0, 0)),
         spores_opt::fused::ResultShape::Of(..) => Value::matrix(result),
@@ -1039,7 +1044,7 @@ fn fused_elementwise_fast(plan: &EwPlan, args: &[Value]) -> Option<Value> {
 /// The operators of a [`Fused::Elementwise`] node one at a time.
 fn fused_elementwise_unfused(plan: &EwPlan, args: &[Value]) -> OpResult {
     let mut stack: Vec<Value> = Vec::new();
-    let underflow = || "internal error: malformed element-wise program".to_string();
+    let underflow = || RuntimeError::internal("malformed element-wise program");
     for ins in plan.program.instrs() {
         let v = match *ins {
             EwInstr::Load(k) => args.get(k).ok_or_else(underflow)?.clone(),
@@ -1068,7 +1073,7 @@ fn fused_elementwise_unfused(plan: &EwPlan, args: &[Value]) -> OpResult {
 }
 
 /// A matrix argument as a dense matrix, borrowed when it already is one.
-fn dense_ref<'v>(v: &'v Value, op: &str) -> Result<Cow<'v, DenseMatrix>, String> {
+fn dense_ref<'v>(v: &'v Value, op: &'static str) -> Result<Cow<'v, DenseMatrix>, ArgError> {
     Ok(match matrix_arg(v, op)? {
         Matrix::Dense(d) => Cow::Borrowed(d),
         m => Cow::Owned(m.to_dense()),
@@ -1089,7 +1094,7 @@ fn maybe_transposed(m: Cow<'_, DenseMatrix>, transpose: bool) -> Cow<'_, DenseMa
 /// product `U %*% t(V)` skips them (0).
 fn masked_as_written(plan: &MaskedPlan, args: &[Value]) -> OpResult {
     use spores_exec::kernels::masked::Instr;
-    let internal = || "internal error: malformed masked program".to_string();
+    let internal = || RuntimeError::internal("malformed masked program");
     let mut operands: Vec<Value> = Vec::with_capacity(plan.operands.len());
     let mut next = 1;
     for operand in &plan.operands {
@@ -1101,7 +1106,7 @@ fn masked_as_written(plan: &MaskedPlan, args: &[Value]) -> OpResult {
             MaskedOperand::LowRank { v_transposed } => {
                 let u = matrix_arg(args.get(next).ok_or_else(internal)?, "%*%")?;
                 let v = matrix_arg(args.get(next + 1).ok_or_else(internal)?, "%*%")?;
-                let uv = matmul::matmul_t(u, false, v, *v_transposed).map_err(|e| e.to_string())?;
+                let uv = matmul::matmul_t(u, false, v, *v_transposed)?;
                 operands.push(Value::matrix(uv));
                 next += 2;
             }
@@ -1125,9 +1130,7 @@ fn masked_as_written(plan: &MaskedPlan, args: &[Value]) -> OpResult {
     let other = || args.get(next).ok_or_else(internal);
     let product = |a: &Value, ta: bool, b: &Value, tb: bool| -> OpResult {
         let (a, b) = (matrix_arg(a, "%*%")?, matrix_arg(b, "%*%")?);
-        Ok(Value::matrix(
-            matmul::matmul_t(a, ta, b, tb).map_err(|e| e.to_string())?,
-        ))
+        Ok(Value::matrix(matmul::matmul_t(a, ta, b, tb)?))
     };
     match plan.output {
         MaskedOutput::Map => Ok(e),
@@ -1147,19 +1150,18 @@ fn masked(plan: &MaskedPlan, args: &[Value]) -> OpResult {
         return masked_as_written(plan, args);
     }
     let name = plan.output.name();
-    let err = |e: spores_exec::ExecError| e.to_string();
     enum Held<'v> {
         Scalar(f64),
         Matrix(&'v Matrix),
         LowRank(Cow<'v, DenseMatrix>, Cow<'v, DenseMatrix>),
     }
-    let x = matrix_arg(args.first().ok_or("masked: no mask")?, name)?;
+    let x = matrix_arg(args.first().ok_or(ArgError::NoMask)?, name)?;
     let mut next = 1;
     let mut held = Vec::with_capacity(plan.operands.len());
     for operand in &plan.operands {
         let arg = |k: usize| {
             args.get(k)
-                .ok_or_else(|| format!("internal error: `{name}` is missing operands"))
+                .ok_or_else(|| RuntimeError::internal(format!("`{name}` is missing operands")))
         };
         match operand {
             MaskedOperand::Value => {
@@ -1187,23 +1189,24 @@ fn masked(plan: &MaskedPlan, args: &[Value]) -> OpResult {
         .collect();
     let program = &plan.program;
     let last = || {
-        args.get(next)
-            .ok_or_else(|| format!("internal error: `{name}` is missing its product operand"))
+        args.get(next).ok_or_else(|| {
+            RuntimeError::internal(format!("`{name}` is missing its product operand"))
+        })
     };
     Ok(match plan.output {
-        MaskedOutput::Map => Value::matrix(mk::masked_map(x, program, &operands).map_err(err)?),
-        MaskedOutput::Sum => Value::Double(mk::masked_sum(x, program, &operands).map_err(err)?),
+        MaskedOutput::Map => Value::matrix(mk::masked_map(x, program, &operands)?),
+        MaskedOutput::Sum => Value::Double(mk::masked_sum(x, program, &operands)?),
         MaskedOutput::LeftMul { transposed } => {
             let a = maybe_transposed(dense_ref(last()?, name)?, !transposed);
-            Value::matrix(Matrix::Dense(
-                mk::masked_left_mul(x, program, &operands, &a).map_err(err)?,
-            ))
+            Value::matrix(Matrix::Dense(mk::masked_left_mul(
+                x, program, &operands, &a,
+            )?))
         }
         MaskedOutput::RightMul { transposed } => {
             let b = maybe_transposed(dense_ref(last()?, name)?, transposed);
-            Value::matrix(Matrix::Dense(
-                mk::masked_right_mul(x, program, &operands, &b).map_err(err)?,
-            ))
+            Value::matrix(Matrix::Dense(mk::masked_right_mul(
+                x, program, &operands, &b,
+            )?))
         }
     })
 }

@@ -3,10 +3,11 @@
 //! (6 fraction digits unless a precision is given), `%s` and `%%`, with the `-` and `0`
 //! flags and a width. As in Java, `%d` of a double is an error.
 
+use super::error::PrintfError;
 use super::value::Value;
 
 /// The formatted text, or an error naming the conversion that does not fit.
-pub fn format(template: &str, args: &[Value]) -> Result<String, String> {
+pub fn format(template: &str, args: &[Value]) -> Result<String, PrintfError> {
     let mut out = String::new();
     let mut next = args.iter();
     let mut chars = template.chars().peekable();
@@ -20,7 +21,7 @@ pub fn format(template: &str, args: &[Value]) -> Result<String, String> {
             match chars.next() {
                 Some(ch) if ch.is_ascii_digit() || matches!(ch, '-' | '.' | '+') => spec.push(ch),
                 Some(ch) => break ch,
-                None => return Err(format!("print: the format ends inside `%{spec}`")),
+                None => return Err(PrintfError::Unterminated { spec }),
             }
         };
         if conversion == '%' {
@@ -31,11 +32,9 @@ pub fn format(template: &str, args: &[Value]) -> Result<String, String> {
             out.push('\n');
             continue;
         }
-        let arg = next.next().ok_or_else(|| {
-            format!(
-                "print: the format has more conversions than arguments (at `%{spec}{conversion}`)"
-            )
-        })?;
+        let Some(arg) = next.next() else {
+            return Err(PrintfError::MissingArgument { spec, conversion });
+        };
         let left = spec.starts_with('-');
         let flags = spec.trim_start_matches(['-', '+']);
         let zero = flags.starts_with('0');
@@ -47,24 +46,25 @@ pub fn format(template: &str, args: &[Value]) -> Result<String, String> {
         let precision = precision
             .map(|p| p.parse::<usize>())
             .transpose()
-            .map_err(|_| format!("print: bad precision in `%{spec}{conversion}`"))?;
+            .map_err(|_| PrintfError::BadPrecision {
+                spec: spec.clone(),
+                conversion,
+            })?;
         let text = match conversion {
             'd' => match arg {
                 Value::Int(i) => i.to_string(),
-                Value::Bool(b) => return Err(format!("print: %d needs an integer, got {b}")),
+                Value::Bool(b) => return Err(PrintfError::BooleanForInteger { value: *b }),
                 other => {
-                    return Err(format!(
-                        "print: %d needs an integer, got the {} {other}",
-                        other.type_name()
-                    ))
+                    return Err(PrintfError::NotAnInteger {
+                        found: other.type_name(),
+                        value: other.to_string(),
+                    })
                 }
             },
             'f' | 'e' => {
-                let x = arg.as_f64().ok_or_else(|| {
-                    format!(
-                        "print: %{conversion} needs a number, got a {}",
-                        arg.type_name()
-                    )
+                let x = arg.as_f64().ok_or(PrintfError::NotANumber {
+                    conversion,
+                    found: arg.type_name(),
                 })?;
                 let p = precision.unwrap_or(6);
                 if conversion == 'f' {
@@ -80,7 +80,12 @@ pub fn format(template: &str, args: &[Value]) -> Result<String, String> {
                     None => s,
                 }
             }
-            other => return Err(format!("print: unsupported conversion `%{spec}{other}`")),
+            other => {
+                return Err(PrintfError::Unsupported {
+                    spec,
+                    conversion: other,
+                })
+            }
         };
         let pad = width.saturating_sub(text.chars().count());
         if left {

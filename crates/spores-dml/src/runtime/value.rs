@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use spores_exec::Matrix;
 
+use super::error::FileError;
 use crate::engine::file_matrix::FileMatrix;
 pub use crate::number::format_double;
 
@@ -37,7 +38,7 @@ impl Value {
     }
 
     /// The value with a [`Value::File`] read into a matrix (a list's items too).
-    pub fn loaded(self) -> Result<Value, String> {
+    pub fn loaded(self) -> Result<Value, FileError> {
         match self {
             Value::File(f) => f.load().map(Value::Matrix),
             Value::List(l) if l.items.iter().any(|v| matches!(v, Value::File(_))) => {
@@ -119,7 +120,7 @@ impl fmt::Display for Value {
             Value::Matrix(m) => f.write_str(&matrix_to_string(m, 3, " ", "\n")),
             Value::File(file) => match file.load() {
                 Ok(m) => f.write_str(&matrix_to_string(&m, 3, " ", "\n")),
-                Err(e) => f.write_str(&e),
+                Err(e) => write!(f, "{e}"),
             },
             // One element a line, as `name: value` when named.
             Value::List(l) => {

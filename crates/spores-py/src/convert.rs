@@ -282,9 +282,11 @@ pub fn matrix_to_python<'py>(py: Python<'py>, m: Arc<Matrix>) -> PyResult<Bound<
 pub fn value_to_python<'py>(py: Python<'py>, v: Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Matrix(m) => matrix_to_python(py, m)?,
-        Value::File(f) => {
-            matrix_to_python(py, f.load().map_err(crate::errors::SporesError::new_err)?)?
-        }
+        Value::File(f) => matrix_to_python(
+            py,
+            f.load()
+                .map_err(|e| crate::errors::SporesError::new_err(e.to_string()))?,
+        )?,
         Value::Double(x) => x.into_pyobject(py)?.into_any(),
         Value::Int(x) => x.into_pyobject(py)?.into_any(),
         Value::Bool(b) => PyBool::new(py, b).to_owned().into_any(),

@@ -18,10 +18,10 @@ fn a_dense_matrix_beyond_the_budget_is_refused_by_size() {
     );
 }
 
-/// Doubling a matrix by binding it to itself stops at the budget, dense or sparse, with
-/// the sizes in megabytes below a gigabyte.
+/// Doubling a matrix by binding it to itself, or a string by concatenating it to itself,
+/// stops at the budget, with the sizes in megabytes below a gigabyte.
 #[test]
-fn cbind_and_rbind_ask_the_budget() {
+fn cbind_rbind_and_strings_ask_the_budget() {
     assert_run_fails(
         "cbind.dml",
         "X = rand(rows=100, cols=100, seed=1)\nfor (i in 1:40) { X = cbind(X, X) }\nprint(sum(X))\n",
@@ -36,6 +36,12 @@ fn cbind_and_rbind_ask_the_budget() {
         "X = rand(rows=100, cols=100, sparsity=0.01, seed=1)\nfor (i in 1:40) { X = rbind(X, X) }\nprint(sum(X))\n",
         &["--memory", "64M"],
         &["rbind: a sparse result with", "more than the memory budget of 67.1 MB"],
+    );
+    assert_run_fails(
+        "strings.dml",
+        "s = \"abcdefgh\"\nfor (i in 1:45) { s = s + s }\nprint(s)\n",
+        &["--memory", "64M"],
+        &["+: a string of 134217728 bytes needs about 134.2 MB, more than the memory budget of 67.1 MB"],
     );
 }
 

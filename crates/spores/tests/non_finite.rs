@@ -376,6 +376,24 @@ fn loops_count_exactly_beyond_two_to_the_fifty_three() {
     assert!(text.contains("goes past 2^53"), "{text}");
 }
 
+/// A NaN or infinite loop bound is an error naming it, as `seq` with one is, not a loop
+/// that runs once.
+#[test]
+fn a_loop_bound_that_is_not_finite_is_an_error() {
+    for (src, bound) in [
+        ("for (i in seq(1, 0/0)) print(i)\n", "NaN"),
+        ("for (i in 1:(1/0)) print(i)\n", "Infinity"),
+        ("for (i in (0/0):3) print(i)\n", "NaN"),
+    ] {
+        let err = run_script(src, RunOptions::default()).unwrap_err();
+        let text = err.diagnostic().render("t.dml", src);
+        assert!(
+            text.contains(&format!("loop bound must be a finite number, got {bound}")),
+            "{src}: {text}"
+        );
+    }
+}
+
 /// A masked product whose cells become Inf inside the kernel (`X / 0` where a row of `W`
 /// is zero): `t(W) %*% E` must skip the zeros of `W` as the product does (`0 * Inf = 0`).
 /// (`abs` keeps the tree from being `wdivmm_left`, which runs as written on a zero row.)

@@ -231,6 +231,17 @@ impl<'w> Interpreter<'w> {
             })
         };
         let (a, b) = (number(&from_v, from)?, number(&to_v, to)?);
+        for (bound, e) in [(a, from), (b, to)] {
+            if !bound.is_finite() {
+                return Err(Diagnostic::new(
+                    format!(
+                        "loop bound must be a finite number, got {}",
+                        crate::number::format_double(bound)
+                    ),
+                    e.span,
+                ));
+            }
+        }
         let step = match (&by_v, by) {
             (Some(v), Some(e)) => number(v, e)?,
             _ if a <= b => 1.0,

@@ -224,7 +224,12 @@ fn ensure_binary_fits(op: BinaryOp, a: &Value, b: &Value) -> Result<(), ExecErro
 fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
     if let (Value::Str(_), _) | (_, Value::Str(_)) = (a, b) {
         return match op {
-            BinaryOp::Add if a.is_scalar() && b.is_scalar() => Ok(Value::str(format!("{a}{b}"))),
+            BinaryOp::Add if a.is_scalar() && b.is_scalar() => {
+                let (a, b) = (a.to_string(), b.to_string());
+                let bytes = a.len() as f64 + b.len() as f64;
+                spores_exec::memory::ensure_fits(&format!("+: a string of {bytes} bytes"), bytes)?;
+                Ok(Value::str(a + &b))
+            }
             BinaryOp::Eq | BinaryOp::Ne if a.is_scalar() && b.is_scalar() => {
                 let equal = a.to_string() == b.to_string();
                 Ok(Value::Bool(equal == (op == BinaryOp::Eq)))

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{MClass, MId, MNode, Snapshot};
+use super::{ExtractError, MClass, MId, MNode, Snapshot};
 use crate::cost::{self, LaCost};
 use crate::fused;
 use crate::la::LaExpr;
@@ -109,7 +109,7 @@ impl Builder<'_> {
 pub fn extract_as_written(
     roots: &[LaExpr],
     tables: &mut Tables,
-) -> Result<Option<Vec<LaExpr>>, String> {
+) -> Result<Option<Vec<LaExpr>>, ExtractError> {
     let Some((m_classes, ids)) = classes(roots, tables) else {
         return Ok(None);
     };

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::dag::{CandGraph, CandNode, Selection};
-use super::{Fused, Ix, MId, MNode, RId, RNode, Snapshot};
+use super::{ExtractError, Fused, Ix, MId, MNode, RId, RNode, Snapshot};
 use crate::cost;
 use crate::fused;
 use crate::la::{Dim, LaExpr};
@@ -71,11 +71,11 @@ pub(super) struct Greedy<'a, 's> {
     m_cost: HashMap<MId, Option<f64>>,
     /// Tree cost of each candidate of each class, once the fixpoint is reached.
     totals: Vec<Vec<Option<f64>>>,
-    emitted: HashMap<(RId, Orient), Result<LaExpr, String>>,
+    emitted: HashMap<(RId, Orient), Result<LaExpr, ExtractError>>,
 }
 
 /// Extracts the root class as an LA expression.
-pub fn extract_greedy(snap: &Snapshot) -> Result<LaExpr, String> {
+pub fn extract_greedy(snap: &Snapshot) -> Result<LaExpr, ExtractError> {
     Greedy::new(snap).emit_root()
 }
 
@@ -138,18 +138,21 @@ impl<'a, 's> Greedy<'a, 's> {
     }
 
     /// The LA expression for the (first) root class.
-    pub(super) fn emit_root(&mut self) -> Result<LaExpr, String> {
+    pub(super) fn emit_root(&mut self) -> Result<LaExpr, ExtractError> {
         self.emit_root_class(self.snap.root)
     }
 
     /// The LA expressions for every root, in order.
-    pub(super) fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String> {
+    pub(super) fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError> {
         let roots = self.snap.roots.clone();
         roots.into_iter().map(|r| self.emit_root_class(r)).collect()
     }
 
-    fn emit_root_class(&mut self, root: RId) -> Result<LaExpr, String> {
-        let root_schema = self.schema(root).ok_or("root has no schema")?.to_vec();
+    fn emit_root_class(&mut self, root: RId) -> Result<LaExpr, ExtractError> {
+        let root_schema = self
+            .schema(root)
+            .ok_or(ExtractError::RootWithoutSchema)?
+            .to_vec();
         let want = self.root_orient(root, &root_schema)?;
         let e = self.emit(root, want, 0)?;
         Ok(simplify(e))
@@ -349,7 +352,7 @@ impl<'a, 's> Greedy<'a, 's> {
         c
     }
 
-    fn root_orient(&self, root: RId, schema: &[Ix]) -> Result<Orient, String> {
+    fn root_orient(&self, root: RId, schema: &[Ix]) -> Result<Orient, ExtractError> {
         // The root is `Bind i j input`: rows carry the first root index if present.
         // (Two roots merged into one class hold both binds; an index pair that is the
         // class's schema is right for either, as they have the same shape.)
@@ -365,7 +368,7 @@ impl<'a, 's> Greedy<'a, 's> {
         }
         match schema {
             [] => Ok((None, None)),
-            _ => Err("root orientation unknown".into()),
+            _ => Err(ExtractError::RootOrientation),
         }
     }
 
@@ -390,28 +393,29 @@ impl<'a, 's> Greedy<'a, 's> {
     /// transposed) are emitted and priced as LA, so orientation choices that the
     /// orientation-free tree costs cannot see (a `t(X)` at a leaf, `rowSums(t(W))` versus
     /// `t(colSums(W))`) are made by the real cost model.
-    fn emit(&mut self, c: RId, want: Orient, depth: usize) -> Result<LaExpr, String> {
+    fn emit(&mut self, c: RId, want: Orient, depth: usize) -> Result<LaExpr, ExtractError> {
         if let Some(e) = self.emitted.get(&(c, want)) {
             return e.clone();
         }
         if depth > 200 {
-            return Err("extraction too deep".into());
+            return Err(ExtractError::TooDeep);
         }
         // Guards against cycles through this class while it is being emitted.
-        self.emitted
-            .insert((c, want), Err("cyclic extraction".into()));
+        self.emitted.insert((c, want), Err(ExtractError::Cycle));
         let tied: Vec<Cand> = match &self.forced {
             Some(sel) => {
                 let n = sel
                     .get(c)
                     .copied()
                     .flatten()
-                    .ok_or_else(|| format!("class {c} is not in the selection"))?;
+                    .ok_or(ExtractError::NotSelected { class: c })?;
                 // Candidates with the same children and cost are interchangeable for the
                 // selection (they differ in orientation only, e.g. `wsloss(X, U, V)` and
                 // `wsloss(t(X), V, U)`): all are tried and the LA cost decides, as for
                 // greedy's ties.
-                let chosen = self.graph.classes[c].get(n).ok_or("bad selection")?;
+                let chosen = self.graph.classes[c]
+                    .get(n)
+                    .ok_or_else(|| ExtractError::internal("bad selection"))?;
                 let key = |x: &CandNode| {
                     let mut ch = x.children.clone();
                     ch.sort_unstable();
@@ -428,7 +432,7 @@ impl<'a, 's> Greedy<'a, 's> {
                 same
             }
             None => {
-                let (best, _) = self.best[c].ok_or_else(|| format!("class {c} has no LA plan"))?;
+                let (best, _) = self.best[c].ok_or(ExtractError::NoPlan { class: c })?;
                 self.cands[c]
                     .iter()
                     .zip(&self.totals[c])
@@ -440,7 +444,7 @@ impl<'a, 's> Greedy<'a, 's> {
         };
         let swapped = (want.1, want.0);
         let mut chosen: Option<(f64, LaExpr)> = None;
-        let mut last_err = String::from("no candidate");
+        let mut last_err = ExtractError::NoCandidate;
         for cand in tied {
             let mut options = vec![self.emit_cand(&cand, want, depth)];
             if swapped != want {
@@ -469,7 +473,12 @@ impl<'a, 's> Greedy<'a, 's> {
     }
 
     /// One candidate laid out as `want`.
-    fn emit_cand(&mut self, cand: &Cand, want: Orient, depth: usize) -> Result<LaExpr, String> {
+    fn emit_cand(
+        &mut self,
+        cand: &Cand,
+        want: Orient,
+        depth: usize,
+    ) -> Result<LaExpr, ExtractError> {
         let cand = cand.clone();
         let b = Box::new;
         let sub = |s: &[Ix]| -> Orient {
@@ -481,7 +490,7 @@ impl<'a, 's> Greedy<'a, 's> {
         let d = depth + 1;
         Ok(match cand {
             Cand::Bind(i, j, m) => {
-                let e = self.m_expr(m).ok_or("unreadable LA class")?;
+                let e = self.m_expr(m).ok_or(ExtractError::UnreadableLaClass)?;
                 let mc = &self.snap.m_classes[m];
                 let natural = (
                     (mc.rows != Some(1)).then_some(i),
@@ -490,8 +499,8 @@ impl<'a, 's> Greedy<'a, 's> {
                 orient(e, natural, want)?
             }
             Cand::Mul(x, y) | Cand::Add(x, y) => {
-                let sx = self.schema(x).ok_or("no schema")?.to_vec();
-                let sy = self.schema(y).ok_or("no schema")?.to_vec();
+                let sx = self.schema(x).ok_or(ExtractError::NoSchema)?.to_vec();
+                let sy = self.schema(y).ok_or(ExtractError::NoSchema)?.to_vec();
                 let ex = self.emit(x, sub(&sx), d)?;
                 let ey = self.emit(y, sub(&sy), d)?;
                 if matches!(cand, Cand::Mul(..)) {
@@ -513,7 +522,7 @@ impl<'a, 's> Greedy<'a, 's> {
                 LaExpr::Mul(b(ex), b(self.dim_expr(k)?))
             }
             Cand::Agg(k, x) => {
-                let sx = self.schema(x).ok_or("no schema")?.to_vec();
+                let sx = self.schema(x).ok_or(ExtractError::NoSchema)?.to_vec();
                 match (sx.len(), want) {
                     (1, (None, None)) => LaExpr::Sum(b(self.emit(x, (Some(k), None), d)?)),
                     (2, (Some(i), None)) => {
@@ -522,11 +531,13 @@ impl<'a, 's> Greedy<'a, 's> {
                     (2, (None, Some(i))) => {
                         LaExpr::ColSums(b(self.emit(x, (Some(k), Some(i)), d)?))
                     }
-                    _ => return Err("aggregate of unexpected shape".into()),
+                    _ => return Err(ExtractError::AggregateShape),
                 }
             }
             Cand::MatMul(k, x, y) => {
-                let (i, j) = self.matmul_shape(k, x, y).ok_or("not a product")?;
+                let (i, j) = self
+                    .matmul_shape(k, x, y)
+                    .ok_or(ExtractError::NotAProduct)?;
                 if want == (i, j) {
                     let ex = self.emit(x, (i, Some(k)), d)?;
                     let ey = self.emit(y, (Some(k), j), d)?;
@@ -536,21 +547,21 @@ impl<'a, 's> Greedy<'a, 's> {
                     let ex = self.emit(x, (Some(k), i), d)?;
                     LaExpr::MatMul(b(ey), b(ex))
                 } else {
-                    return Err("product of unexpected orientation".into());
+                    return Err(ExtractError::ProductOrientation);
                 }
             }
             Cand::Lit(v) => LaExpr::Const(v),
             Cand::DimOf(k) => self.dim_expr(k)?,
             Cand::F1(f, x) => {
-                let sx = self.schema(x).ok_or("no schema")?.to_vec();
+                let sx = self.schema(x).ok_or(ExtractError::NoSchema)?.to_vec();
                 LaExpr::Func {
                     name: self.func_name(f)?,
                     args: vec![self.emit(x, sub(&sx), d)?],
                 }
             }
             Cand::F2(f, x, y) => {
-                let sx = self.schema(x).ok_or("no schema")?.to_vec();
-                let sy = self.schema(y).ok_or("no schema")?.to_vec();
+                let sx = self.schema(x).ok_or(ExtractError::NoSchema)?.to_vec();
+                let sy = self.schema(y).ok_or(ExtractError::NoSchema)?.to_vec();
                 LaExpr::Func {
                     name: self.func_name(f)?,
                     args: vec![self.emit(x, sub(&sx), d)?, self.emit(y, sub(&sy), d)?],
@@ -559,7 +570,11 @@ impl<'a, 's> Greedy<'a, 's> {
             Cand::Pow(x, k) => LaExpr::Pow(b(self.emit(x, want, d)?), k),
             Cand::Sprop(p) => fused::op(Fused::Sprop).call(vec![self.emit(p, want, d)?]),
             Cand::Fused(kind, [i, j, k], args) => {
-                let arg = |n: usize| args.get(n).copied().ok_or("missing fused argument");
+                let arg = |n: usize| {
+                    args.get(n)
+                        .copied()
+                        .ok_or_else(|| ExtractError::internal("missing fused argument"))
+                };
                 match kind {
                     _ if is_scalar_loss(kind) => {
                         let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
@@ -568,7 +583,7 @@ impl<'a, 's> Greedy<'a, 's> {
                         fused::op(kind).call(vec![x, u, v])
                     }
                     Fused::Mmchain | Fused::MmchainW => {
-                        let sv = self.schema(arg(1)?).ok_or("no schema")?.to_vec();
+                        let sv = self.schema(arg(1)?).ok_or(ExtractError::NoSchema)?.to_vec();
                         let c = sv.iter().copied().find(|x| *x != k);
                         let x = self.emit(arg(0)?, (Some(i), Some(j)), d)?;
                         let v = self.emit(arg(1)?, (Some(k), c), d)?;
@@ -588,22 +603,22 @@ impl<'a, 's> Greedy<'a, 's> {
                             orient(e, (Some(j), Some(k)), want)?
                         }
                     }
-                    _ => return Err(format!("{kind:?} is not read by the table")),
+                    _ => return Err(ExtractError::NotInTable { kind }),
                 }
             }
         })
     }
 
-    fn func_name(&self, f: usize) -> Result<String, String> {
+    fn func_name(&self, f: usize) -> Result<String, ExtractError> {
         self.snap
             .tables
             .funcs
             .get(f)
             .cloned()
-            .ok_or_else(|| "unknown function".into())
+            .ok_or(ExtractError::UnknownFunction { number: f })
     }
 
-    fn dim_expr(&self, k: Ix) -> Result<LaExpr, String> {
+    fn dim_expr(&self, k: Ix) -> Result<LaExpr, ExtractError> {
         dim_expr(self.snap, k)
     }
 }
@@ -623,15 +638,18 @@ fn reads_fused(kind: Fused) -> bool {
 
 /// The size of index `k` as an LA scalar: a number, or `nrow`/`ncol` of an input
 /// with that symbolic dimension.
-pub(super) fn dim_expr(snap: &Snapshot, k: Ix) -> Result<LaExpr, String> {
+pub(super) fn dim_expr(snap: &Snapshot, k: Ix) -> Result<LaExpr, ExtractError> {
     let tables = snap.tables;
     let code = snap
         .ix_dims
         .get(k)
         .copied()
         .flatten()
-        .ok_or("index without size")?;
-    match tables.dim_of_code(code).ok_or("unknown dimension")? {
+        .ok_or(ExtractError::IndexWithoutSize { ix: k })?;
+    match tables
+        .dim_of_code(code)
+        .ok_or(ExtractError::UnknownDimension { code })?
+    {
         Dim::Known(n) => Ok(LaExpr::Const(n as f64)),
         d @ Dim::Sym(_) => {
             let mut names: Vec<_> = tables.env.shapes.iter().collect();
@@ -652,19 +670,19 @@ pub(super) fn dim_expr(snap: &Snapshot, k: Ix) -> Result<LaExpr, String> {
                     args: vec![LaExpr::Var(name.clone())],
                 });
             }
-            Err(format!("no input has dimension {d}"))
+            Err(ExtractError::NoInputWithDimension { dim: d })
         }
     }
 }
 
 /// `e` laid out as `natural`, transposed if `want` is the other way round.
-fn orient(e: LaExpr, natural: Orient, want: Orient) -> Result<LaExpr, String> {
+fn orient(e: LaExpr, natural: Orient, want: Orient) -> Result<LaExpr, ExtractError> {
     if natural == want {
         Ok(e)
     } else if (natural.1, natural.0) == want {
         Ok(LaExpr::Transpose(Box::new(e)))
     } else {
-        Err("operand of unexpected shape".into())
+        Err(ExtractError::OperandShape)
     }
 }
 

@@ -84,6 +84,7 @@
 //! lower-bound and dominance pruning the 14-operator case (then 965 binaries) took 7.6 s.
 
 mod as_written;
+mod error;
 mod greedy;
 mod masked;
 mod raised;
@@ -102,6 +103,7 @@ use crate::la::LaExpr;
 use crate::tables::Tables;
 
 pub use as_written::extract_as_written;
+pub use error::ExtractError;
 pub use greedy::extract_greedy;
 pub use masked::{MASK_DENSITY, MAX_RANK};
 /// The extraction problem and the ILP extractor live in their own crate, shared with
@@ -235,8 +237,11 @@ pub struct Extraction {
 }
 
 impl Extraction {
-    fn new(exprs: Vec<LaExpr>, report: ExtractionReport) -> Result<Self, String> {
-        let expr = exprs.first().cloned().ok_or("no root")?;
+    fn new(exprs: Vec<LaExpr>, report: ExtractionReport) -> Result<Self, ExtractError> {
+        let expr = exprs
+            .first()
+            .cloned()
+            .ok_or_else(|| ExtractError::internal("no root"))?;
         Ok(Extraction {
             expr,
             exprs,
@@ -354,7 +359,7 @@ impl Ids {
 impl<'t> Snapshot<'t> {
     /// Reads every constructor table and the `schema`-relevant facts out of `eg`; the
     /// root is the class marked `root-mark`.
-    pub fn read(eg: &EGraph, tables: &'t Tables) -> Result<Snapshot<'t>, String> {
+    pub fn read(eg: &EGraph, tables: &'t Tables) -> Result<Snapshot<'t>, ExtractError> {
         Self::read_roots(eg, tables, &[])
     }
 
@@ -364,7 +369,7 @@ impl<'t> Snapshot<'t> {
         eg: &EGraph,
         tables: &'t Tables,
         roots: &[Value],
-    ) -> Result<Snapshot<'t>, String> {
+    ) -> Result<Snapshot<'t>, ExtractError> {
         let mut ids = Ids::default();
         let (r_nodes, m_nodes) = read_enodes(eg, &mut ids)?;
         let mut r_classes = vec![RClass::default(); ids.r.len()];
@@ -509,7 +514,7 @@ trait Problem {
     fn graph(&self) -> &dag::CandGraph;
     /// Emit `sel` from now on (`None`: greedy's own choices).
     fn force(&mut self, sel: Option<dag::Selection>);
-    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String>;
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError>;
 }
 
 impl Problem for raised::Raised<'_, '_> {
@@ -519,7 +524,7 @@ impl Problem for raised::Raised<'_, '_> {
     fn force(&mut self, sel: Option<dag::Selection>) {
         raised::Raised::force(self, sel)
     }
-    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String> {
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError> {
         raised::Raised::emit_roots(self)
     }
 }
@@ -531,7 +536,7 @@ impl Problem for greedy::Greedy<'_, '_> {
     fn force(&mut self, sel: Option<dag::Selection>) {
         greedy::Greedy::force(self, sel)
     }
-    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, String> {
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError> {
         greedy::Greedy::emit_roots(self)
     }
 }
@@ -542,7 +547,7 @@ impl Problem for greedy::Greedy<'_, '_> {
 /// root (raising did not run, or a limit left a root without LA terms) are LA operators
 /// read off the relational classes by the table reader (`greedy`), and the report says
 /// why ([`ExtractionReport::table_fallback`]). Errors only when neither emits a plan.
-pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, String> {
+pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, ExtractError> {
     let start = Instant::now();
     let rules = raised::Raised::new(snap).and_then(|mut p| solve(&mut p, snap, extractor, start));
     match rules {
@@ -550,7 +555,7 @@ pub fn extract(snap: &Snapshot, extractor: Extractor) -> Result<Extraction, Stri
         Err(why) => {
             let mut g = greedy::Greedy::new(snap);
             let mut x = solve(&mut g, snap, extractor, start)?;
-            x.report.table_fallback = Some(why);
+            x.report.table_fallback = Some(why.to_string());
             Ok(x)
         }
     }
@@ -561,7 +566,7 @@ fn solve(
     snap: &Snapshot,
     extractor: Extractor,
     start: Instant,
-) -> Result<Extraction, String> {
+) -> Result<Extraction, ExtractError> {
     let greedy_sel = g.graph().greedy_selection();
     let greedy_dag_cost = dag::dag_cost(g.graph(), &greedy_sel).unwrap_or(f64::NAN);
     let mut report = ExtractionReport {
@@ -631,7 +636,7 @@ fn solve(
 fn read_enodes(
     eg: &EGraph,
     ids: &mut Ids,
-) -> Result<(Vec<(RId, RNode)>, Vec<(MId, MNode)>), String> {
+) -> Result<(Vec<(RId, RNode)>, Vec<(MId, MNode)>), ExtractError> {
     let mut r_nodes = Vec::new();
     let mut m_nodes = Vec::new();
     for name in constructors() {
@@ -639,9 +644,8 @@ fn read_enodes(
         eg.constructor_enodes(name, |en| match decode_enode(eg, name, en.children, ids) {
             Some(Ok(r)) => r_nodes.push((ids.r(en.eclass), r)),
             Some(Err(m)) => m_nodes.push((ids.m(en.eclass), m)),
-            None => err = Some(format!("unexpected e-node shape for {name}")),
-        })
-        .map_err(|e| e.to_string())?;
+            None => err = Some(ExtractError::UnexpectedShape { constructor: name }),
+        })?;
         if let Some(e) = err {
             return Err(e);
         }
@@ -728,7 +732,7 @@ fn read_class_facts(
     r_classes: &mut [RClass],
     m_classes: &mut [MClass],
     ix_dims: &mut [Option<i64>],
-) -> Result<(), String> {
+) -> Result<(), ExtractError> {
     let f = |v: Value| -> f64 { eg.value_to_base::<F>(v).0.into_inner() };
     let int = |v: Value| -> i64 { eg.value_to_base::<i64>(v) };
     let read_fn = |name: &str, f: &mut dyn FnMut(Value, Value)| read_function(eg, name, f);
@@ -764,33 +768,32 @@ fn read_class_facts(
 }
 
 /// The relational classes of the roots (`roots`, or the `root-mark` when there are none).
-fn root_classes(eg: &EGraph, ids: &Ids, roots: &[Value]) -> Result<Vec<RId>, String> {
+fn root_classes(eg: &EGraph, ids: &Ids, roots: &[Value]) -> Result<Vec<RId>, ExtractError> {
     let read_fn = |name: &str, f: &mut dyn FnMut(Value, Value)| read_function(eg, name, f);
     if roots.is_empty() {
         let mut root = None;
         read_fn("root-mark", &mut |k, _| root = ids.r.get(&k).copied())?;
-        Ok(vec![root.ok_or("the root class was not found")?])
+        Ok(vec![root.ok_or(ExtractError::NoRootMark)?])
     } else {
         roots
             .iter()
-            .map(|v| {
-                ids.r
-                    .get(v)
-                    .copied()
-                    .ok_or_else(|| "a root class was not found".to_string())
-            })
+            .map(|v| ids.r.get(v).copied().ok_or(ExtractError::RootNotFound))
             .collect()
     }
 }
 
 /// Calls `f` with the key and value of each entry of the one-argument function `name`.
-fn read_function(eg: &EGraph, name: &str, f: &mut dyn FnMut(Value, Value)) -> Result<(), String> {
+fn read_function(
+    eg: &EGraph,
+    name: &str,
+    f: &mut dyn FnMut(Value, Value),
+) -> Result<(), ExtractError> {
     eg.function_entries(name, |e| {
         if let Some(k) = e.inputs.first() {
             f(*k, e.output)
         }
     })
-    .map_err(|e| e.to_string())
+    .map_err(ExtractError::from)
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use super::dag::{CandGraph, CandNode, Selection};
 use super::masked::{MaskedTree, TreeRef};
-use super::{Fused, Ix, MId, MNode, Snapshot};
+use super::{ExtractError, Fused, Ix, MId, MNode, Snapshot};
 use crate::cost;
 use crate::fused;
 use crate::la::{broadcast, Dim, LaExpr};
@@ -74,14 +74,14 @@ pub(super) struct Raised<'a, 's> {
 impl<'a, 's> Raised<'a, 's> {
     /// The problem over `snap`'s LA classes, or why there is none (raising did not run
     /// or did not reach a root).
-    pub(super) fn new(snap: &'a Snapshot<'s>) -> Result<Self, String> {
+    pub(super) fn new(snap: &'a Snapshot<'s>) -> Result<Self, ExtractError> {
         let roots = snap
             .la_roots
             .iter()
-            .map(|r| r.ok_or_else(|| "a root has no LA class".to_string()))
+            .map(|r| r.ok_or(ExtractError::RootWithoutLaClass))
             .collect::<Result<Vec<_>, _>>()?;
         if roots.is_empty() {
-            return Err("no roots".into());
+            return Err(ExtractError::NoRoots);
         }
         let n = snap.m_classes.len();
         let mut cands: Vec<Vec<Cand>> = (0..n).map(|m| candidates(snap, m)).collect();
@@ -214,7 +214,7 @@ impl<'a, 's> Raised<'a, 's> {
     }
 
     /// The LA expression of every root under the current selection.
-    pub(super) fn emit_roots(&self) -> Result<Vec<LaExpr>, String> {
+    pub(super) fn emit_roots(&self) -> Result<Vec<LaExpr>, ExtractError> {
         let mut memo = HashMap::new();
         self.roots
             .iter()
@@ -227,20 +227,22 @@ impl<'a, 's> Raised<'a, 's> {
         m: MId,
         memo: &mut HashMap<MId, LaExpr>,
         depth: usize,
-    ) -> Result<LaExpr, String> {
+    ) -> Result<LaExpr, ExtractError> {
         if let Some(e) = memo.get(&m) {
             return Ok(e.clone());
         }
         if depth > 500 {
-            return Err("extraction too deep (cyclic selection?)".into());
+            return Err(ExtractError::TooDeepSelection);
         }
         let n = self
             .selection
             .get(m)
             .copied()
             .flatten()
-            .ok_or_else(|| format!("LA class {m} has no plan"))?;
-        let cand = self.cands[m].get(n).ok_or("bad selection")?;
+            .ok_or(ExtractError::NoLaPlan { class: m })?;
+        let cand = self.cands[m]
+            .get(n)
+            .ok_or_else(|| ExtractError::internal("bad selection"))?;
         let mut args = Vec::with_capacity(cand.children.len());
         for &ch in &cand.children {
             args.push(self.emit(ch, memo, depth + 1)?);
@@ -251,7 +253,7 @@ impl<'a, 's> Raised<'a, 's> {
     }
 
     /// The LA expression of `op` over `args`, its operands' expressions.
-    fn build(&self, op: &Op, args: Vec<LaExpr>) -> Result<LaExpr, String> {
+    fn build(&self, op: &Op, args: Vec<LaExpr>) -> Result<LaExpr, ExtractError> {
         let b = Box::new;
         let t = |e: LaExpr, yes: bool| {
             if yes {
@@ -261,7 +263,10 @@ impl<'a, 's> Raised<'a, 's> {
             }
         };
         let mut it = args.into_iter();
-        let mut next = || it.next().ok_or("missing operand");
+        let mut next = || {
+            it.next()
+                .ok_or_else(|| ExtractError::internal("missing operand"))
+        };
         Ok(match op {
             Op::Var(v) => LaExpr::Var(
                 self.snap
@@ -269,7 +274,7 @@ impl<'a, 's> Raised<'a, 's> {
                     .placeholders
                     .get(*v)
                     .cloned()
-                    .ok_or("unknown input")?,
+                    .ok_or(ExtractError::UnknownInput { number: *v })?,
             ),
             Op::Const(c) => LaExpr::Const(*c),
             Op::Dim(k) => super::greedy::dim_expr(self.snap, *k)?,
@@ -294,7 +299,7 @@ impl<'a, 's> Raised<'a, 's> {
                     .funcs
                     .get(*f)
                     .cloned()
-                    .ok_or("unknown function")?,
+                    .ok_or(ExtractError::UnknownFunction { number: *f })?,
                 args: it.collect(),
             },
             Op::Fused(kind) => fused::op(*kind).call(it.collect()),
@@ -308,22 +313,32 @@ impl<'a, 's> Raised<'a, 's> {
         div: bool,
         tree: &MaskedTree,
         args: Vec<LaExpr>,
-    ) -> Result<LaExpr, String> {
+    ) -> Result<LaExpr, ExtractError> {
         let mut args = args.into_iter();
-        let x = args.next().ok_or("missing mask")?;
+        let x = args
+            .next()
+            .ok_or_else(|| ExtractError::internal("missing mask"))?;
         let leaves: Vec<LaExpr> = args.collect();
         let mut built: Vec<LaExpr> = Vec::with_capacity(tree.nodes.len());
         for (op, refs) in &tree.nodes {
             let operands = refs
                 .iter()
                 .map(|r| match *r {
-                    TreeRef::Node(k) => built.get(k).cloned().ok_or("bad tree"),
-                    TreeRef::Leaf(k) => leaves.get(k).cloned().ok_or("bad tree"),
+                    TreeRef::Node(k) => built
+                        .get(k)
+                        .cloned()
+                        .ok_or_else(|| ExtractError::internal("bad tree")),
+                    TreeRef::Leaf(k) => leaves
+                        .get(k)
+                        .cloned()
+                        .ok_or_else(|| ExtractError::internal("bad tree")),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             built.push(self.build(op, operands)?);
         }
-        let e = built.pop().ok_or("empty tree")?;
+        let e = built
+            .pop()
+            .ok_or_else(|| ExtractError::internal("empty tree"))?;
         let kind = if div {
             Fused::MaskedDiv
         } else {

@@ -228,7 +228,7 @@ pub enum OptError {
     #[error("encoding: {0}")]
     Encode(String),
     #[error("extraction: {0}")]
-    Extract(String),
+    Extract(#[from] extract::ExtractError),
 }
 
 thread_local! {
@@ -399,10 +399,9 @@ fn optimize_all_unlogged(
                 })
                 .collect::<Result<Vec<_>, _>>()
         })
-        .map_err(|e| OptError::Extract(e.to_string()))?
+        .map_err(extract::ExtractError::from)?
     };
-    let snapshot = extract::Snapshot::read_roots(&eg, &encoded.tables, &root_classes)
-        .map_err(OptError::Extract)?;
+    let snapshot = extract::Snapshot::read_roots(&eg, &encoded.tables, &root_classes)?;
     let mut report = SaturationReport {
         iterations,
         enodes: snapshot.enode_count(),
@@ -508,7 +507,7 @@ pub fn contains(
         opts.node_limit / GUARD_FRACTION,
         false,
     )?;
-    let snap = extract::Snapshot::read(&eg, &encoded.tables).map_err(OptError::Extract)?;
+    let snap = extract::Snapshot::read(&eg, &encoded.tables)?;
     // The root bind `Bind i j (LAdd l r)`; then the classes of `Bind i j l`, `Bind i j r`.
     let binds = |m: usize| -> Vec<(usize, extract::RNode)> {
         snap.r_classes
@@ -537,9 +536,7 @@ pub fn contains(
             }
         }
     }
-    Err(OptError::Extract(
-        "the operands' binds are not in the e-graph".into(),
-    ))
+    Err(extract::ExtractError::BindsNotFound.into())
 }
 
 /// What an iteration, then fusion and raising on the graph it leaves, take together, in
@@ -877,9 +874,7 @@ pub fn extract_as_written(
         .iter()
         .map(|e| encode::hide_opaque(e, env, &mut tables, &mut |a, _| Ok(a.clone())))
         .collect::<Result<Vec<_>, _>>()?;
-    let Some(plans) =
-        extract::extract_as_written(&hidden, &mut tables).map_err(OptError::Extract)?
-    else {
+    let Some(plans) = extract::extract_as_written(&hidden, &mut tables)? else {
         return Ok(vec![None; roots.len()]);
     };
     Ok(roots

@@ -18,6 +18,52 @@ use spores_exec::{DenseMatrix, Matrix};
 
 use crate::la::{Dim, LaExpr};
 
+/// Why [`eval`] or [`apply`] could not compute a value.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EvalError {
+    /// A variable with no value among the inputs.
+    #[error("no value given for `{name}`")]
+    MissingInput { name: String },
+    /// A fill `matrix(value, rows, cols)` with a symbolic size.
+    #[error("matrix({value}, rows={rows}, cols={cols}): a size is symbolic")]
+    SymbolicSize {
+        value: Box<LaExpr>,
+        rows: Dim,
+        cols: Dim,
+    },
+    /// A fill whose value is not a scalar.
+    #[error("matrix({value}, ...): the value is not a scalar")]
+    FillNotScalar { value: Box<LaExpr> },
+    /// A `matrix(...)` call whose size evaluates to no non-negative integer.
+    #[error("{expr}: a size is not a non-negative integer")]
+    BadSize { expr: Box<LaExpr> },
+    /// [`apply`] was given fewer operands than the operator takes.
+    #[error("{expr}: operand {index} is missing")]
+    MissingOperand { expr: Box<LaExpr>, index: usize },
+    /// [`apply`] of an expression that is not an operator over its operands.
+    #[error("{expr}: not an operator over its operands' values")]
+    NotAnOperator { expr: Box<LaExpr> },
+    /// `as.scalar` of a value that is not 1×1.
+    #[error("as.scalar of a {rows}x{cols} matrix")]
+    AsScalar { rows: usize, cols: usize },
+    /// A function this evaluator does not know, with that many arguments.
+    #[error("cannot evaluate `{name}` of {}", arguments(*arity))]
+    Unsupported { name: String, arity: usize },
+    /// A kernel failed (operand shapes that do not fit).
+    #[error(transparent)]
+    Kernel(#[from] spores_exec::ExecError),
+}
+
+/// `one argument`, `two arguments`, `3 arguments`.
+fn arguments(n: usize) -> String {
+    match n {
+        1 => "one argument".into(),
+        2 => "two arguments".into(),
+        n => format!("{n} arguments"),
+    }
+}
+
 /// Evaluates `e` on the given inputs (every [`LaExpr::Var`] must have a value).
 ///
 /// Opaque functions supported: the unary functions `exp log sqrt abs sigmoid round floor
@@ -25,13 +71,13 @@ use crate::la::{Dim, LaExpr};
 /// |` (as two-argument functions); one-argument `min`, `max`, `mean` (full aggregates,
 /// giving a 1×1 result); `as.scalar` (of a 1×1 value) and `as.matrix`. Anything else is
 /// an error naming the function.
-pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, String> {
+pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, EvalError> {
     let ev = |x: &LaExpr| eval(x, inputs);
     Ok(match e {
         LaExpr::Var(name) => inputs
             .get(name)
             .cloned()
-            .ok_or_else(|| format!("no value given for `{name}`"))?,
+            .ok_or_else(|| EvalError::MissingInput { name: name.clone() })?,
         LaExpr::Const(c) => scalar(*c),
         LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
             apply(e, &[&ev(a)?, &ev(b)?])?
@@ -44,13 +90,15 @@ pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, Stri
         | LaExpr::Pow(a, _) => apply(e, &[&ev(a)?])?,
         LaExpr::Fill(v, r, c) => {
             let (Dim::Known(rows), Dim::Known(cols)) = (r, c) else {
-                return Err(format!(
-                    "matrix({v}, rows={r}, cols={c}): a size is symbolic"
-                ));
+                return Err(EvalError::SymbolicSize {
+                    value: v.clone(),
+                    rows: r.clone(),
+                    cols: c.clone(),
+                });
             };
             let value = ev(v)?
                 .as_scalar()
-                .ok_or_else(|| format!("matrix({v}, ...): the value is not a scalar"))?;
+                .ok_or_else(|| EvalError::FillNotScalar { value: v.clone() })?;
             Matrix::Dense(DenseMatrix::filled(*rows, *cols, value))
         }
         LaExpr::Func { name, args } if name == "matrix" && args.len() == 3 => {
@@ -59,7 +107,9 @@ pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, Stri
                 m.as_scalar()
                     .filter(|v| *v >= 0.0 && v.fract() == 0.0)
                     .map(|v| Dim::Known(v as usize))
-                    .ok_or_else(|| format!("{e}: a size is not a non-negative integer"))
+                    .ok_or_else(|| EvalError::BadSize {
+                        expr: Box::new(e.clone()),
+                    })
             };
             let fill = LaExpr::Fill(args[0].clone().into(), size(&values[1])?, size(&values[2])?);
             eval(&fill, inputs)?
@@ -74,25 +124,32 @@ pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, Stri
 /// The operator at the top of `e` applied to its operands' values (in order): `+ - *
 /// %*%` of two, `t`, unary minus, the sums and `^` of one. The fills and functions are
 /// [`eval`]'s alone (an error here).
-pub fn apply(e: &LaExpr, operands: &[&Matrix]) -> Result<Matrix, String> {
+pub fn apply(e: &LaExpr, operands: &[&Matrix]) -> Result<Matrix, EvalError> {
     let arg = |k: usize| {
         operands
             .get(k)
             .copied()
-            .ok_or_else(|| format!("{e}: operand {k} is missing"))
+            .ok_or_else(|| EvalError::MissingOperand {
+                expr: Box::new(e.clone()),
+                index: k,
+            })
     };
     Ok(match e {
         LaExpr::Add(..) => binary(BinaryOp::Add, arg(0)?, arg(1)?)?,
         LaExpr::Sub(..) => binary(BinaryOp::Sub, arg(0)?, arg(1)?)?,
         LaExpr::Mul(..) => binary(BinaryOp::Mul, arg(0)?, arg(1)?)?,
-        LaExpr::MatMul(..) => matmul::matmul(arg(0)?, arg(1)?).map_err(|e| e.to_string())?,
+        LaExpr::MatMul(..) => matmul::matmul(arg(0)?, arg(1)?)?,
         LaExpr::Transpose(_) => transpose::transpose(arg(0)?),
         LaExpr::Neg(_) => unary::unary(UnaryOp::Neg, arg(0)?),
         LaExpr::Sum(_) => scalar(aggregate::sum(arg(0)?)),
         LaExpr::RowSums(_) => aggregate::row_sums(arg(0)?),
         LaExpr::ColSums(_) => aggregate::col_sums(arg(0)?),
         LaExpr::Pow(_, k) => elementwise::binary_scalar(BinaryOp::Pow, arg(0)?, *k, false),
-        _ => return Err(format!("{e}: not an operator over its operands' values")),
+        _ => {
+            return Err(EvalError::NotAnOperator {
+                expr: Box::new(e.clone()),
+            })
+        }
     })
 }
 
@@ -102,14 +159,21 @@ fn scalar(v: f64) -> Matrix {
 
 /// Two scalars (1×1 values) combine as numbers do in `spores run` (IEEE: `0 / 0` is NaN,
 /// `0 * Inf` is NaN); anything else cell by cell, zero-annihilating.
-fn binary(op: BinaryOp, a: &Matrix, b: &Matrix) -> Result<Matrix, String> {
+fn binary(op: BinaryOp, a: &Matrix, b: &Matrix) -> Result<Matrix, EvalError> {
     if let (Some(x), Some(y)) = (a.as_scalar(), b.as_scalar()) {
         return Ok(scalar(op.apply(x, y)));
     }
-    elementwise::binary(op, a, b).map_err(|e| e.to_string())
+    Ok(elementwise::binary(op, a, b)?)
 }
 
-fn func(name: &str, args: &[Matrix]) -> Result<Matrix, String> {
+fn unsupported(name: &str, arity: usize) -> EvalError {
+    EvalError::Unsupported {
+        name: name.to_string(),
+        arity,
+    }
+}
+
+fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
     match args {
         [x] => {
             if let Some(op) = UnaryOp::ALL.into_iter().find(|op| op.name() == name) {
@@ -124,7 +188,7 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, String> {
                 "nrow" => Ok(scalar(x.rows() as f64)),
                 "ncol" => Ok(scalar(x.cols() as f64)),
                 "length" => Ok(scalar((x.rows() * x.cols()) as f64)),
-                "diag" => structural::diag(x).map_err(|e| e.to_string()),
+                "diag" => Ok(structural::diag(x)?),
                 "trace" if x.rows() == x.cols() => {
                     Ok(scalar((0..x.rows()).map(|i| x.get(i, i)).sum()))
                 }
@@ -132,18 +196,18 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, String> {
                 "as.scalar" => x
                     .as_scalar()
                     .map(scalar)
-                    .ok_or_else(|| format!("as.scalar of a {}x{} matrix", x.rows(), x.cols())),
-                _ => Err(format!("cannot evaluate `{name}` of one argument")),
+                    .ok_or_else(|| EvalError::AsScalar {
+                        rows: x.rows(),
+                        cols: x.cols(),
+                    }),
+                _ => Err(unsupported(name, 1)),
             }
         }
         [a, b] => match BinaryOp::ALL.into_iter().find(|op| op.symbol() == name) {
             Some(op) => binary(op, a, b),
-            None => Err(format!("cannot evaluate `{name}` of two arguments")),
+            None => Err(unsupported(name, 2)),
         },
-        _ => Err(format!(
-            "cannot evaluate `{name}` of {} arguments",
-            args.len()
-        )),
+        _ => Err(unsupported(name, args.len())),
     }
 }
 
@@ -171,8 +235,19 @@ mod tests {
         assert_eq!(run("min(X)").as_scalar(), Some(1.0));
         assert!((run("sum(exp(log(X)))").as_scalar().unwrap() - 10.0).abs() < 1e-12);
         let err = eval(&LaExpr::parse("foo(X)").unwrap(), &inputs).unwrap_err();
-        assert!(err.contains("foo"), "{err}");
+        assert!(err.to_string().contains("foo"), "{err}");
         let err = eval(&LaExpr::parse("Y + 1").unwrap(), &inputs).unwrap_err();
-        assert!(err.contains("`Y`"), "{err}");
+        assert!(err.to_string().contains("`Y`"), "{err}");
+        assert_eq!(err.to_string(), "no value given for `Y`");
+        fn send_sync<T: Send + Sync + 'static>() {}
+        send_sync::<EvalError>();
+        let err = |t: &str| {
+            eval(&LaExpr::parse(t).unwrap(), &inputs)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(err("foo(X)"), "cannot evaluate `foo` of one argument");
+        assert_eq!(err("foo(X, X)"), "cannot evaluate `foo` of two arguments");
+        assert_eq!(err("foo(X, X, X)"), "cannot evaluate `foo` of 3 arguments");
     }
 }

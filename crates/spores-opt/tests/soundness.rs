@@ -93,8 +93,8 @@ fn with_sizes(e: &LaExpr) -> LaExpr {
 /// `e` on `inputs` stored dense and sparse, which must agree; the dense value.
 fn in_both_formats(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, String> {
     let e = &with_sizes(e);
-    let dense = eval(e, inputs)?;
-    let sparse = eval(e, &as_sparse(inputs))?;
+    let dense = eval(e, inputs).map_err(|e| e.to_string())?;
+    let sparse = eval(e, &as_sparse(inputs)).map_err(|e| e.to_string())?;
     if !close(&dense, &sparse, 1e-9) {
         return Err(format!("{e} is {dense:?} dense but {sparse:?} sparse"));
     }

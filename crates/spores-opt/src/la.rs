@@ -66,6 +66,35 @@ pub enum LaExpr {
     Func { name: String, args: Vec<LaExpr> },
 }
 
+/// A malformed `--shape NAME=ROWSxCOLS` or `--nnz NAME=N` argument
+/// ([`ShapeEnv::add_shape_arg`], [`ShapeEnv::add_nnz_arg`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputArgError {
+    /// A `--shape` argument without `=`.
+    #[error("expected NAME=ROWSxCOLS, got `{arg}`")]
+    NoShape { arg: String },
+    /// A `--shape` argument without `x` between the sizes.
+    #[error("expected ROWSxCOLS in `{arg}`")]
+    NoRowsCols { arg: String },
+    /// A size that is neither a number nor a symbol; `rows` says which.
+    #[error("bad {} size `{size}` in `{arg}`", if *rows { "row" } else { "column" })]
+    BadSize {
+        rows: bool,
+        size: String,
+        arg: String,
+    },
+    /// A `--nnz` argument without `=`.
+    #[error("expected NAME=N for --nnz, got `{arg}`")]
+    NoNnz { arg: String },
+    /// A `--nnz` count that is not a non-negative number.
+    #[error("--nnz {name}: `{value}` is not a non-negative number")]
+    BadNnz { name: String, value: String },
+    /// A `--nnz` for an input whose shape was not given before.
+    #[error("--nnz {name}: give its shape with --shape {name}=ROWSxCOLS first")]
+    NnzBeforeShape { name: String },
+}
+
 /// One dimension of a matrix: a known size or a symbol that stands for any size > 1.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dim {
@@ -139,35 +168,44 @@ impl ShapeEnv {
     }
 
     /// Parses `NAME=ROWSxCOLS` (sizes are numbers or symbols), as `--shape` takes it.
-    pub fn add_shape_arg(&mut self, arg: &str) -> Result<(), String> {
+    pub fn add_shape_arg(&mut self, arg: &str) -> Result<(), InputArgError> {
+        let whole = || arg.to_string();
         let (name, dims) = arg
             .split_once('=')
-            .ok_or_else(|| format!("expected NAME=ROWSxCOLS, got `{arg}`"))?;
+            .ok_or_else(|| InputArgError::NoShape { arg: whole() })?;
         let (r, c) = dims
             .split_once(['x', 'X'])
-            .ok_or_else(|| format!("expected ROWSxCOLS in `{arg}`"))?;
-        let rows = Dim::parse(r).ok_or_else(|| format!("bad row size `{r}` in `{arg}`"))?;
-        let cols = Dim::parse(c).ok_or_else(|| format!("bad column size `{c}` in `{arg}`"))?;
+            .ok_or_else(|| InputArgError::NoRowsCols { arg: whole() })?;
+        let bad = |rows: bool, size: &str| InputArgError::BadSize {
+            rows,
+            size: size.to_string(),
+            arg: whole(),
+        };
+        let rows = Dim::parse(r).ok_or_else(|| bad(true, r))?;
+        let cols = Dim::parse(c).ok_or_else(|| bad(false, c))?;
         self.matrix(name.trim(), rows, cols);
         Ok(())
     }
 
     /// Parses `NAME=N`, as `--nnz` takes it: a non-negative number of non-zeros for an
     /// input whose shape is already given.
-    pub fn add_nnz_arg(&mut self, arg: &str) -> Result<(), String> {
-        let (name, n) = arg
-            .split_once('=')
-            .ok_or_else(|| format!("expected NAME=N for --nnz, got `{arg}`"))?;
+    pub fn add_nnz_arg(&mut self, arg: &str) -> Result<(), InputArgError> {
+        let (name, n) = arg.split_once('=').ok_or_else(|| InputArgError::NoNnz {
+            arg: arg.to_string(),
+        })?;
         let n: f64 = n
             .trim()
             .parse()
             .ok()
             .filter(|n: &f64| *n >= 0.0 && n.is_finite())
-            .ok_or_else(|| format!("--nnz {name}: `{n}` is not a non-negative number"))?;
+            .ok_or_else(|| InputArgError::BadNnz {
+                name: name.to_string(),
+                value: n.to_string(),
+            })?;
         if !self.shapes.contains_key(name) {
-            return Err(format!(
-                "--nnz {name}: give its shape with --shape {name}=ROWSxCOLS first"
-            ));
+            return Err(InputArgError::NnzBeforeShape {
+                name: name.to_string(),
+            });
         }
         self.set_nnz(name, n);
         Ok(())
@@ -931,5 +969,23 @@ mod tests {
         assert!(env.add_shape_arg("X=3").is_err());
         assert!(env.add_shape_arg("X=3x-1").is_err());
         assert!(env.add_shape_arg("X=3xn").is_ok());
+        let cases: [(Result<(), InputArgError>, &str); 4] = [
+            (
+                env.add_shape_arg("X=3x-1"),
+                "bad column size `-1` in `X=3x-1`",
+            ),
+            (env.add_shape_arg("X=-1x3"), "bad row size `-1` in `X=-1x3`"),
+            (
+                env.add_nnz_arg("Y=3"),
+                "--nnz Y: give its shape with --shape Y=ROWSxCOLS first",
+            ),
+            (
+                env.add_nnz_arg("X=-3"),
+                "--nnz X: `-3` is not a non-negative number",
+            ),
+        ];
+        for (result, text) in cases {
+            assert_eq!(result.unwrap_err().to_string(), text);
+        }
     }
 }

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::time::Instant;
 
-use crate::canon;
+use crate::canon::{self, EquivError};
 use crate::la::{expand_fused, LaExpr, ShapeEnv};
 use crate::saturate::{self, OptError, OptimizeOptions, Optimized};
 
@@ -21,7 +21,7 @@ pub struct VerifiedPlan {
     pub optimized: Optimized,
     /// Whether the plan's canonical form is the input's: `Ok(true)` proved, `Ok(false)`
     /// differs (an optimizer bug), `Err` undecided (with the reason, e.g. out of time).
-    pub verified: Result<bool, String>,
+    pub verified: Result<bool, EquivError>,
 }
 
 /// Optimizes `expr` and checks the plan against it, both within `options.time_limit`.
@@ -35,8 +35,7 @@ pub fn optimize_verified(
     let optimized = saturate::optimize(expr, env, options)?;
     let deadline = started + options.time_limit.mul_f64(VERIFY_SLACK);
     let plan = expand_fused(&optimized.expr);
-    let verified =
-        canon::provably_equivalent_until(expr, &plan, env, deadline).map_err(|e| e.to_string());
+    let verified = canon::provably_equivalent_until(expr, &plan, env, deadline);
     Ok(VerifiedPlan {
         optimized,
         verified,

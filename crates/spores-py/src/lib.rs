@@ -107,7 +107,8 @@ fn shape_env(
 ) -> Result<ShapeEnv, String> {
     let mut env = ShapeEnv::default();
     for (name, (rows, cols)) in shapes {
-        env.add_shape_arg(&format!("{name}={rows}x{cols}"))?;
+        env.add_shape_arg(&format!("{name}={rows}x{cols}"))
+            .map_err(|e| e.to_string())?;
     }
     for name in scalars {
         env.scalar(name);
@@ -115,7 +116,8 @@ fn shape_env(
     let mut nnz: Vec<_> = nnz.iter().collect();
     nnz.sort_by(|a, b| a.0.cmp(b.0));
     for (name, n) in nnz {
-        env.add_nnz_arg(&format!("{name}={n}"))?;
+        env.add_nnz_arg(&format!("{name}={n}"))
+            .map_err(|e| e.to_string())?;
     }
     Ok(env)
 }

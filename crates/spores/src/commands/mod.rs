@@ -41,13 +41,13 @@ impl InputArgs {
     pub fn to_env(&self) -> Result<ShapeEnv, String> {
         let mut env = ShapeEnv::default();
         for arg in &self.shapes {
-            env.add_shape_arg(arg)?;
+            env.add_shape_arg(arg).map_err(|e| e.to_string())?;
         }
         for name in &self.scalars {
             env.scalar(name);
         }
         for arg in &self.nnz {
-            env.add_nnz_arg(arg)?;
+            env.add_nnz_arg(arg).map_err(|e| e.to_string())?;
         }
         Ok(env)
     }

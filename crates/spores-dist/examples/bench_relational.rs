@@ -14,7 +14,8 @@ use spores_exec::kernels::fused::{wsloss, WeightKind};
 use spores_exec::matrix::{rand_matrix, RandSpec};
 use spores_exec::Matrix;
 use spores_opt::eval::eval;
-use spores_opt::la::{expand_fused, Dim, LaExpr, ShapeEnv};
+use spores_opt::fused::expand_fused;
+use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 use spores_opt::saturate::{optimize, OptimizeOptions};
 
 fn arg(k: usize, default: f64) -> f64 {

@@ -45,7 +45,8 @@ use datafusion::logical_expr::{col, lit, when, Expr, JoinType, LogicalPlan, Logi
 use spores_exec::io::parquet_coo;
 use spores_exec::{CsrMatrix, DenseMatrix, Matrix};
 use spores_opt::eval::{apply, eval};
-use spores_opt::la::{expand_fused, Dim, LaExpr, ShapeEnv};
+use spores_opt::fused::expand_fused;
+use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 
 use crate::broadcast::{cell, dense_bytes, row_dot, Held};
 use crate::coo::{self, COL, ROW, VALUE};

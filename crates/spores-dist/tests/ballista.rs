@@ -115,7 +115,7 @@ fn parquet_inputs_are_scanned_by_the_executors() {
         let e = LaExpr::parse(text).unwrap();
         let want = {
             let _budget = LOCAL_BUDGET.lock().unwrap();
-            eval(&spores_opt::la::expand_fused(&e), &memory).unwrap()
+            eval(&spores_opt::fused::expand_fused(&e), &memory).unwrap()
         };
         let got = engine
             .run(&e, &scanned)

@@ -49,7 +49,7 @@ fn files_scanned_by_row_groups_give_the_in_memory_values() {
         "rowSums(X) * 2 - t(colSums(t(X)))",
     ] {
         let e = LaExpr::parse(text).unwrap();
-        let want = eval(&spores_opt::la::expand_fused(&e), &memory).unwrap();
+        let want = eval(&spores_opt::fused::expand_fused(&e), &memory).unwrap();
         let got = engine.run(&e, &scanned).unwrap();
         assert!(got.approx_eq(&want, 1e-10), "`{text}`");
     }
@@ -79,7 +79,7 @@ fn small_operands_beside_a_large_file_are_held_and_read_by_index() {
         ("sum(X / (X + 1))", ""),
     ] {
         let e = LaExpr::parse(text).unwrap();
-        let want = eval(&spores_opt::la::expand_fused(&e), &memory).unwrap();
+        let want = eval(&spores_opt::fused::expand_fused(&e), &memory).unwrap();
         let got = engine
             .run(&e, &scanned)
             .unwrap_or_else(|err| panic!("`{text}`: {err}"));
@@ -110,7 +110,7 @@ fn small_operands_beside_a_large_file_are_held_and_read_by_index() {
         ("rowSums(X * 2)", &["a sum folded into a 300x1 array"][..]),
     ] {
         let e = LaExpr::parse(text).unwrap();
-        let want = eval(&spores_opt::la::expand_fused(&e), &memory).unwrap();
+        let want = eval(&spores_opt::fused::expand_fused(&e), &memory).unwrap();
         let (got, taken) = engine.run_with_steps(&e, &scanned).unwrap();
         assert!(got.approx_eq(&want, 1e-10), "`{text}`");
         for step in steps {

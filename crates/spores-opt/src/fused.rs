@@ -4,7 +4,7 @@
 //! Every part of the optimizer reads the operators from here: reading the e-graph
 //! ([`crate::extract`]), pricing candidates ([`crate::cost`] and both extractors),
 //! writing plans back as [`LaExpr::Func`] calls, and expanding a plan to plain LA to
-//! check it ([`crate::la::expand_fused`]). The engine's DAG holds an operator as its
+//! check it ([`expand_fused`]). The engine's DAG holds an operator as its
 //! [`Fused`] kind (`spores::dag::Fused::Catalogue`), names it and dispatches its kernel on
 //! the kind, and runs its [`FusedOp::meaning`] where the kernel does not apply.
 //! The e-graph side of an operator is one section of `rules/fuse.egg`: its two
@@ -23,7 +23,7 @@
 //! assert_eq!(meaning.to_string(), "sum((X - U %*% t(V))^2)");
 //! ```
 
-use crate::cost;
+use crate::cost::prices as cost;
 use crate::la::LaExpr;
 
 /// Which fused operator.
@@ -406,6 +406,25 @@ pub fn by_rel_constructor(constructor: &str) -> Option<&'static FusedOp> {
     CATALOGUE
         .iter()
         .find(|op| op.constructors.is_some_and(|(_, rel)| rel == constructor))
+}
+
+/// Replaces the fused operators ([`CATALOGUE`]) by their sum-product
+/// meaning, so that a plan using them can be checked against its input with
+/// [`crate::canon::equiv`]: `wsloss(X, U, V)` becomes `sum((X - U %*% t(V))^2)`, and so on.
+pub fn expand_fused(e: &LaExpr) -> LaExpr {
+    e.map(&|node| {
+        let LaExpr::Func { name, args } = node else {
+            return None;
+        };
+        let args: Vec<LaExpr> = args.iter().map(expand_fused).collect();
+        Some(match by_name(name, args.len()) {
+            Some(op) => op.meaning(&args),
+            None => LaExpr::Func {
+                name: name.clone(),
+                args,
+            },
+        })
+    })
 }
 
 #[cfg(test)]

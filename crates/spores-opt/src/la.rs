@@ -818,25 +818,6 @@ impl fmt::Display for LaExpr {
     }
 }
 
-/// Replaces the fused operators ([`crate::fused::CATALOGUE`]) by their sum-product
-/// meaning, so that a plan using them can be checked against its input with
-/// [`crate::canon::equiv`]: `wsloss(X, U, V)` becomes `sum((X - U %*% t(V))^2)`, and so on.
-pub fn expand_fused(e: &LaExpr) -> LaExpr {
-    e.map(&|node| {
-        let LaExpr::Func { name, args } = node else {
-            return None;
-        };
-        let args: Vec<LaExpr> = args.iter().map(expand_fused).collect();
-        Some(match crate::fused::by_name(name, args.len()) {
-            Some(op) => op.meaning(&args),
-            None => LaExpr::Func {
-                name: name.clone(),
-                args,
-            },
-        })
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

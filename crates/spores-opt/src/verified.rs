@@ -9,7 +9,8 @@ use std::fmt;
 use std::time::Instant;
 
 use crate::canon::{self, EquivError};
-use crate::la::{expand_fused, LaExpr, ShapeEnv};
+use crate::fused::expand_fused;
+use crate::la::{LaExpr, ShapeEnv};
 use crate::saturate::{self, OptError, OptimizeOptions, Optimized};
 
 /// The plan's check ends by this many times the time limit, counted from the start.

@@ -13,7 +13,8 @@ use common::Rng;
 use proptest::prelude::*;
 use spores_opt::canon::provably_equivalent;
 use spores_opt::extract::Extractor;
-use spores_opt::la::{expand_fused, LaExpr, ShapeEnv};
+use spores_opt::fused::expand_fused;
+use spores_opt::la::{LaExpr, ShapeEnv};
 use spores_opt::saturate::{optimize, OptimizeOptions, Optimized};
 
 fn run(e: &LaExpr, env: &ShapeEnv, extractor: Extractor) -> Optimized {

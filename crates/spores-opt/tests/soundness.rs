@@ -20,7 +20,8 @@ use common::{close, random_inputs, Rng};
 use spores_exec::{CsrMatrix, Matrix};
 use spores_opt::canon::provably_equivalent;
 use spores_opt::eval::eval;
-use spores_opt::la::{expand_fused, Dim, LaExpr, ShapeEnv};
+use spores_opt::fused::expand_fused;
+use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 use spores_opt::saturate::{optimize, OptimizeOptions};
 
 /// Inputs of every shape the generator asks for; `zero` names inputs that are all zeros,

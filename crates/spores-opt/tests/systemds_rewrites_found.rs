@@ -14,7 +14,7 @@ use common::figure14::METHODS;
 use common::parse;
 use spores_opt::canon::provably_equivalent;
 use spores_opt::cost::la_cost;
-use spores_opt::la::expand_fused;
+use spores_opt::fused::expand_fused;
 use spores_opt::saturate::{contains, optimize, OptimizeOptions};
 
 /// `(lhs, reason)`: the `rhs` names all-zero data the `lhs` does not mention (another

@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use spores_dml::engine::{Placement, RelationError, RelationInput, RelationalEngine};
 use spores_dml::RunOptions;
 use spores_exec::Matrix;
-use spores_opt::la::{expand_fused, LaExpr};
+use spores_opt::fused::expand_fused;
+use spores_opt::la::LaExpr;
 
 #[derive(Default)]
 struct Recording {

@@ -10,7 +10,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use spores_opt::canon;
-use spores_opt::la::{expand_fused, LaExpr};
+use spores_opt::fused::expand_fused;
+use spores_opt::la::LaExpr;
 use spores_opt::policy::{BlockOptimizer, Effort, Rewrites, Saturation, DEFAULT_MIN_COST};
 use spores_opt::saturate::OptimizeOptions;
 

@@ -31,8 +31,7 @@ use crate::cost;
 /// pick sparse formats for its quaternary operators' inputs).
 pub const MASK_DENSITY: f64 = 0.4;
 
-/// Largest inner size of a product read as a low-rank dot per cell.
-pub const MAX_RANK: usize = 256;
+pub use crate::cost::prices::MAX_RANK;
 
 /// Deepest tree considered (the kernel's evaluation stack is bounded too).
 const MAX_DEPTH: usize = 8;

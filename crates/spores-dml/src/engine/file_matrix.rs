@@ -12,8 +12,6 @@ use std::sync::{Arc, OnceLock};
 use spores_exec::io::{self as mio, Format, ReadOptions};
 use spores_exec::{ExecError, Matrix, Shape};
 
-use crate::runtime::error::FileError;
-
 /// A Parquet COO file standing for the matrix it holds (see the module documentation).
 #[derive(Debug)]
 pub struct FileMatrix {
@@ -100,4 +98,18 @@ impl FileMatrix {
             false
         })
     }
+}
+
+/// A file `read` or `write` cannot handle.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot tell the format of `{}` from its extension; pass format=\"mm\", \"csv\", \"npy\" or \"parquet\"", path.display())]
+    UnknownExtension { path: PathBuf },
+    #[error("unsupported format \"{name}\" (use \"mm\", \"csv\", \"npy\" or \"parquet\")")]
+    UnsupportedFormat { name: String },
+    #[error("{}: Parquet files need a build with the `datafusion` feature", path.display())]
+    ParquetNeedsFeature { path: PathBuf },
+    /// A file read once for every operator that needs it (the error names the path).
+    #[error(transparent)]
+    Read(Arc<ExecError>),
 }

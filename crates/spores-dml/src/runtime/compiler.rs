@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use spores_lang::diag::{Diagnostic, Span};
 
-use super::interp::{input_meta, Env, RunOptions};
+use super::env::{input_meta, Env};
+use super::options::RunOptions;
 use crate::dag::input::InputSignature;
 use crate::dag::BlockDag;
 use crate::engine::{relational_block, Placement};

@@ -9,13 +9,12 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::path::PathBuf;
-use std::sync::Arc;
 
 use spores_exec::kernels::unary::UnaryOp;
 use spores_exec::{ExecError, Shape};
 
 use super::value::Value;
+pub use crate::engine::file_matrix::FileError;
 pub use crate::engine::RelationError;
 
 /// A runtime failure of one operator; the interpreter attaches the node's source span.
@@ -253,20 +252,6 @@ impl ArgError {
             value,
         }
     }
-}
-
-/// A file `read` or `write` cannot handle.
-#[derive(Debug, thiserror::Error)]
-pub enum FileError {
-    #[error("cannot tell the format of `{}` from its extension; pass format=\"mm\", \"csv\", \"npy\" or \"parquet\"", path.display())]
-    UnknownExtension { path: PathBuf },
-    #[error("unsupported format \"{name}\" (use \"mm\", \"csv\", \"npy\" or \"parquet\")")]
-    UnsupportedFormat { name: String },
-    #[error("{}: Parquet files need a build with the `datafusion` feature", path.display())]
-    ParquetNeedsFeature { path: PathBuf },
-    /// A file read once for every operator that needs it (the error names the path).
-    #[error(transparent)]
-    Read(Arc<ExecError>),
 }
 
 /// An operation on a list that does not fit it.

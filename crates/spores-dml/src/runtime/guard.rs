@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
-use super::ops::{self, EffectContext, OpResult};
+use super::args::OpResult;
+use super::ops::{self, EffectContext};
 use super::value::Value;
 use crate::dag::guard::GuardedRoot;
 use crate::dag::{BlockDag, Op};
@@ -43,7 +44,7 @@ pub(super) fn run_guarded(
         .collect();
     let block = &guard.as_written;
     let meta = (planning.sized && crate::plan::wants_meta(block))
-        .then(|| crate::dag::meta::infer(&block.dag, &super::interp::input_meta(block, &env)));
+        .then(|| crate::dag::meta::infer(&block.dag, &super::env::input_meta(block, &env)));
     let planned = crate::plan::physical_with(block, meta.as_deref(), planning.fuse);
     evaluate(planned.as_ref().unwrap_or(block), &env, fx)
 }

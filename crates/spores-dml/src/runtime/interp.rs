@@ -3,19 +3,20 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
-use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use spores_exec::io::Format;
 use spores_lang::ast::{Expr, Param, Program, Stmt, StmtKind, TypeSpec};
 use spores_lang::diag::{Diagnostic, Span};
 
+use super::args::OpResult;
 use super::compiler::{BlockCompiler, BlockKey};
+use super::env::Env;
 use super::library::{Library, UnitId, MAIN_UNIT};
 use super::ops::{self, EffectContext, ReadRequest};
+use super::options::RunOptions;
 use super::relational::run_relational;
 use super::stats::{BlockStats, Stats};
 use super::value::Value;
@@ -23,63 +24,12 @@ use crate::dag::{
     explain, explain_dot, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext,
     Node, NodeId, Op,
 };
-use crate::engine::{Placement, RelationalEngine};
-use crate::opt::{DagOptimizer, Finiteness, InputMeta, NoOptimizer};
 
 /// The message of the error a run stops with when [`RunOptions::cancel`] is set.
 pub const INTERRUPTED: &str = "interrupted";
 
 /// How deep user functions may recurse before the run stops with an error.
 const MAX_CALL_DEPTH: usize = 256;
-
-pub struct RunOptions {
-    /// Command-line arguments, read by `$name` and `ifdef`.
-    pub args: HashMap<String, String>,
-    /// Print each block's DAG the first time it runs.
-    pub explain: bool,
-    /// Print those explanations as Graphviz digraphs instead of text.
-    pub explain_dot: bool,
-    pub optimizer: Box<dyn DagOptimizer>,
-    /// Physical planning with size estimates: the masked operators the optimizer chose
-    /// compiled into the masked kernels; on by default, off to run them as written.
-    pub sized_planning: bool,
-    /// Fuse chains of element-wise operators into one pass ([`crate::plan::fuse_elementwise`]);
-    /// on by default, off to compare against the operators one at a time.
-    pub fuse_elementwise: bool,
-    /// Where DML-bodied builtins (`NAME.dml`, function `m_NAME`) are found.
-    pub builtins: Option<PathBuf>,
-    /// Directory of the script, against which its `source(...)` paths resolve (the
-    /// working directory when `None`).
-    pub script_dir: Option<PathBuf>,
-    /// Set from another thread to stop the run before its next basic block (how the
-    /// Python bindings turn Ctrl-C into an error); a kernel already running finishes first.
-    pub cancel: Option<Arc<AtomicBool>>,
-    /// The relational engine that runs the blocks' sum-product subgraphs (see
-    /// [`crate::engine`]); `None` runs everything on the local kernels.
-    pub engine: Option<Arc<dyn RelationalEngine>>,
-    /// Which of the subgraphs it supports the relational engine runs.
-    pub placement: Placement,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            args: HashMap::new(),
-            explain: false,
-            explain_dot: false,
-            optimizer: Box::new(NoOptimizer),
-            sized_planning: true,
-            fuse_elementwise: true,
-            builtins: None,
-            script_dir: None,
-            cancel: None,
-            engine: None,
-            placement: Placement::default(),
-        }
-    }
-}
-
-pub(super) type Env = HashMap<String, Value>;
 
 pub struct Interpreter<'w> {
     /// The script's functions and those of the files it sources or calls as builtins.
@@ -98,7 +48,7 @@ pub struct Interpreter<'w> {
     pending_notes: HashMap<BlockKey, String>,
     /// Files read ahead of their `read` nodes by [`Interpreter::prefetch_reads`], each
     /// taken (removed) by the first `read` node that asks for the same request.
-    prefetched: Vec<(ReadRequest, ops::OpResult)>,
+    prefetched: Vec<(ReadRequest, OpResult)>,
     next_seed: u64,
     call_depth: usize,
     /// How often a block run now will run from here on, as far as known: the product of
@@ -397,7 +347,7 @@ impl<'w> Interpreter<'w> {
             return;
         }
         use rayon::prelude::*;
-        let results: Vec<ops::OpResult> = requests.par_iter().map(ReadRequest::run).collect();
+        let results: Vec<OpResult> = requests.par_iter().map(ReadRequest::run).collect();
         self.prefetched = requests.into_iter().zip(results).collect();
         // The time is the reads' (counted once, not per file); each `read` node then adds
         // its count and the moment it takes to hand over its result.
@@ -911,51 +861,6 @@ fn reads_a_file(e: &Expr) -> bool {
 /// A runtime error as a diagnostic at `span`.
 fn at(e: impl std::error::Error, span: Span) -> Diagnostic {
     Diagnostic::new(e.to_string(), span)
-}
-
-pub(super) fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
-    block
-        .dag
-        .nodes()
-        .iter()
-        .filter_map(|n| match &n.op {
-            Op::Input(name) => env.get(name).map(|v| {
-                let meta = match v {
-                    Value::Matrix(m) => InputMeta::Matrix {
-                        shape: m.shape(),
-                        nnz: match &**m {
-                            spores_exec::Matrix::Sparse(s) => s.stored(),
-                            dense => dense.shape().cells(),
-                        },
-                        finite: finiteness(m),
-                    },
-                    Value::File(f) => InputMeta::Matrix {
-                        shape: f.shape(),
-                        nnz: f.cells() as usize,
-                        finite: f.all_finite().into(),
-                    },
-                    other => InputMeta::Scalar {
-                        finite: other.as_f64().is_none_or(f64::is_finite).into(),
-                    },
-                };
-                (name.clone(), meta)
-            }),
-            _ => None,
-        })
-        .collect()
-}
-
-/// What planning knows about a matrix input's cells: a matrix read in place from outside
-/// (the Python bindings' inputs, new on every call) is left unchecked unless something
-/// asked already, so that no call scans it on its own (see [`Finiteness::Unchecked`]);
-/// any other is scanned once (the answer is cached on the matrix).
-fn finiteness(m: &spores_exec::Matrix) -> Finiteness {
-    if m.is_foreign() {
-        m.finite_if_known()
-            .map_or(Finiteness::Unchecked, Finiteness::from)
-    } else {
-        m.all_finite().into()
-    }
 }
 
 /// One-line description of a value for `--explain`.

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use spores_exec::{DenseMatrix, Matrix};
 
+use super::args::OpResult;
 use super::error::{ListError, RuntimeError};
-use super::ops::OpResult;
 use super::value::{ListValue, Value};
 use crate::dag::{Builtin, IndexKind};
 

@@ -1,6 +1,8 @@
 //! Running a script: control flow around per-block DAGs.
 
+mod args;
 mod compiler;
+mod env;
 pub mod error;
 mod guard;
 mod interp;
@@ -8,6 +10,7 @@ pub mod library;
 pub mod list;
 pub mod native;
 pub mod ops;
+mod options;
 mod printf;
 mod relational;
 pub mod stats;
@@ -15,6 +18,7 @@ pub mod value;
 
 pub use compiler::BlockKey;
 pub use error::RuntimeError;
-pub use interp::{Interpreter, RunOptions, INTERRUPTED};
+pub use interp::{Interpreter, INTERRUPTED};
+pub use options::RunOptions;
 pub use stats::Stats;
 pub use value::Value;

@@ -12,8 +12,8 @@ use spores_exec::kernels::table::{self, GroupFn, TableArg};
 use spores_exec::kernels::{linalg, sort, stats};
 use spores_exec::{DenseMatrix, Matrix};
 
+use super::args::{matrix_arg as matrix, number_arg as number, string_arg, OpResult};
 use super::error::{ArgError, Expected, Param, RuntimeError};
-use super::ops::{matrix_arg as matrix, number_arg as number, string_arg, OpResult};
 use super::value::Value;
 use crate::dag::Builtin;
 
@@ -280,7 +280,7 @@ fn grouped_aggregate(args: &[Value]) -> OpResult {
 
 /// Evaluates a builtin with several results (`eigen`, and `remove` of a list).
 pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, RuntimeError> {
-    super::ops::check_deferred_indices(args)?;
+    super::args::check_deferred_indices(args)?;
     match b {
         Builtin::Eigen => {
             let a = matrix(&args[0], "the argument of `eigen`")?;

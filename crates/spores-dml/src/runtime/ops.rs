@@ -17,7 +17,8 @@ use spores_exec::kernels::{aggregate, matmul, structural, transpose};
 use spores_exec::random::{systemds_rand, systemds_sample, DatagenSpec, Pdf};
 use spores_exec::{DenseMatrix, ExecError, Matrix};
 
-use super::error::{ArgError, Expected, FileError, Param, RuntimeError};
+use super::args::{check_deferred_indices, matrix_arg, number_arg, string_arg, OpResult};
+use super::error::{ArgError, Expected, FileError, RuntimeError};
 use super::list;
 use super::value::{matrix_to_string, Value};
 use crate::dag::{
@@ -27,8 +28,6 @@ use crate::dag::{
 use crate::engine::file_matrix::FileMatrix;
 
 /// A runtime failure of one operator; the interpreter attaches the node's source span.
-pub type OpResult = Result<Value, RuntimeError>;
-
 /// The state effectful operators touch.
 pub struct EffectContext<'a> {
     pub out: &'a mut dyn Write,
@@ -92,43 +91,10 @@ fn checks_sparse_indices_itself(op: &Op) -> bool {
     )
 }
 
-/// Runs the deferred index checks of the sparse matrices among `args` (each once per
-/// matrix); the error names the first bad line, as validating on input would. Every
-/// operator runs this before its kernel: the sparse accessors refuse unchecked indices.
-pub(crate) fn check_deferred_indices(args: &[Value]) -> Result<(), ExecError> {
-    for arg in args {
-        if let Value::Matrix(m) = arg {
-            if let Matrix::Sparse(s) = &**m {
-                s.check_indices()?;
-            }
-        }
-    }
-    Ok(())
-}
-
 /// `a %*% b` as the unfused operator computes it.
 fn eval_matmul(a: &Value, b: &Value) -> OpResult {
     let (a, b) = (matrix_arg(a, "%*%")?, matrix_arg(b, "%*%")?);
     Ok(Value::matrix(matmul::matmul(a, b)?))
-}
-
-pub(crate) fn matrix_arg(v: &Value, op: impl Into<Param>) -> Result<&Matrix, ArgError> {
-    match v {
-        Value::Matrix(m) => Ok(m),
-        other => Err(ArgError::NotAMatrix {
-            op: op.into(),
-            found: other.type_name(),
-        }),
-    }
-}
-
-pub(crate) fn number_arg(v: &Value, what: impl Into<Param>) -> Result<f64, ArgError> {
-    match v {
-        Value::Matrix(m) if m.shape().is_scalar() => Ok(m.get(0, 0)),
-        other => other
-            .as_f64()
-            .ok_or_else(|| ArgError::wrong_type(what, Expected::Number, other)),
-    }
 }
 
 /// A size (`rows=`, `cols=`, `decimal=`): a non-negative number, rounded down as SystemDS
@@ -165,13 +131,6 @@ fn seed_arg(v: &Value, fx: &mut EffectContext) -> Result<i64, ArgError> {
     let seed = (z ^ (z >> 31)) as i64;
     // -1 would mean "unspecified" again; any other value is a valid seed.
     Ok(if seed == -1 { 0 } else { seed })
-}
-
-pub(crate) fn string_arg(v: &Value, what: impl Into<Param>) -> Result<Arc<str>, ArgError> {
-    match v {
-        Value::Str(s) => Ok(s.clone()),
-        other => Err(ArgError::wrong_type(what, Expected::String, other)),
-    }
 }
 
 /// Binary operators on any combination of scalars and matrices.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use spores_exec::Matrix;
 
-use super::error::FileError;
+use crate::engine::file_matrix::FileError;
 use crate::engine::file_matrix::FileMatrix;
 pub use crate::number::format_double;
 

@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::raised::{Cand, Op};
+use super::candidate::{Cand, MaskedTree, Op, TreeRef};
 use super::{MId, Snapshot};
 use crate::cost;
 
@@ -35,25 +35,6 @@ pub use crate::cost::prices::MAX_RANK;
 
 /// Deepest tree considered (the kernel's evaluation stack is bounded too).
 const MAX_DEPTH: usize = 8;
-
-/// An operand of a tree node: another node, or the candidate's child `1 + k`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum TreeRef {
-    Node(usize),
-    Leaf(usize),
-}
-
-/// The element-wise tree of a masked candidate, its nodes in post-order (the last is the
-/// root). Ops are element-wise ([`Op::Add`], ..., [`Op::F2`]) or low-rank products
-/// ([`Op::MatMul`] with the first operand read as is).
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct MaskedTree {
-    pub nodes: Vec<(Op, Vec<TreeRef>)>,
-    /// Element-wise operators per cell.
-    pub instrs: usize,
-    /// Total inner size of the low-rank products.
-    pub rank: f64,
-}
 
 /// A class's best way into the tree, with its tree price.
 #[derive(Clone, Debug)]

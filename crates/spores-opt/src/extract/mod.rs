@@ -84,6 +84,7 @@
 //! lower-bound and dominance pruning the 14-operator case (then 965 binaries) took 7.6 s.
 
 mod as_written;
+mod candidate;
 mod error;
 mod greedy;
 mod masked;

@@ -19,48 +19,13 @@
 //! plans are chosen.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
+use super::candidate::{Cand, MaskedTree, Op, TreeRef};
 use super::dag::{CandGraph, CandNode, Selection};
-use super::masked::{MaskedTree, TreeRef};
-use super::{ExtractError, Fused, Ix, MId, MNode, Snapshot};
+use super::{ExtractError, Fused, MId, MNode, Snapshot};
 use crate::cost;
 use crate::fused;
 use crate::la::{broadcast, Dim, LaExpr};
-
-/// One LA operator; its operands are the candidate's children (LA classes).
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Op {
-    Var(usize),
-    Const(f64),
-    Dim(Ix),
-    Add,
-    Sub,
-    Mul,
-    /// A product; `true` reads that operand's class transposed in place.
-    MatMul(bool, bool),
-    T,
-    Neg,
-    Sum,
-    RowSums,
-    ColSums,
-    Pow(f64),
-    F1(usize),
-    F2(usize),
-    Fused(Fused),
-    /// `X * E` (`X / E` when `div`) with the tree `E` evaluated at `X`'s non-zeros:
-    /// children `X`, then the tree's leaves ([`super::masked`]).
-    Masked {
-        div: bool,
-        tree: Arc<MaskedTree>,
-    },
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Cand {
-    pub(super) op: Op,
-    pub(super) children: Vec<MId>,
-}
 
 /// The LA-class extraction problem of a snapshot, and emitting LA for a selection.
 pub(super) struct Raised<'a, 's> {

@@ -13,13 +13,7 @@ fn rules_dir() -> PathBuf {
 }
 
 fn egraph_with_rules() -> EGraph {
-    let mut eg = EGraph::default();
-    for (name, text) in RULES {
-        if let Err(e) = eg.parse_and_run_program(Some(name.to_string()), text) {
-            panic!("{name}: {e}");
-        }
-    }
-    eg
+    spores_opt::saturate::egraph_with_rules().unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn egg_files(dir: &Path) -> Vec<PathBuf> {

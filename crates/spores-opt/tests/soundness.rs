@@ -1,5 +1,5 @@
-//! Saturation never merges classes of different schemas (`schema` has no merge function,
-//! so an unsound rule ends the run with `OptError::Unsound`), and every plan it extracts
+//! Saturation never merges classes of different schemas (a merge of two schemas is
+//! recorded, and an unsound rule ends the run with `OptError::Unsound`), and every plan it extracts
 //! is provably equivalent to its input. A deterministic sweep over random expressions,
 //! with all-zero and sparse inputs among them: all-zero relations of one schema are one
 //! class, which makes cycles and merges that ordinary inputs rarely do.

@@ -39,10 +39,10 @@
 //!   `Agg i' (Join a (Rename i i' b))` and `Rename` is pushed down to the binds by rules;
 //!   a `Rename` that cannot be pushed (it would capture) just stays and is never
 //!   extracted.
-//! * Class invariants are egglog functions: `schema` (free indices, a `Set Ix`) has **no**
-//!   merge function, so merging classes of different schemas (an unsound rule) stops the
-//!   run with "Illegal merge attempted for function schema", surfaced as
-//!   [`OptError::Unsound`]; `sp` (Figure 12 sparsity) merges with `min`; constants are
+//! * Class invariants are egglog functions: `schema` (free indices, a `Set Ix`) and the LA
+//!   classes' `rows`/`cols` merge with primitives that record a conflict
+//!   ([`invariants`]), so merging classes of different schemas or shapes (an unsound
+//!   rule) stops the search with [`OptError::Unsound`]; `sp` (Figure 12 sparsity) merges with `min`; constants are
 //!   `Lit` nodes and fold as soon as children are constant (`fold.egg`).
 //! * Names (inputs, opaque functions) are integers into Rust tables, so no user string
 //!   is ever spliced into egglog source. Calls the rules cannot see into (anything not a
@@ -65,8 +65,9 @@
 //! * `(unstable-combined-ruleset name a b ..)` steps several rulesets in one backend
 //!   run; every `step_rules` call has a fixed cost (~50-100 µs), which dominates small
 //!   graphs, so translation is one combined ruleset and each iteration is two steps.
-//! * A `function` without `:merge` panics *inside egglog* on conflicting values, which
-//!   comes back as an `Err` from the run (not a Rust panic).
+//! * A `function` with `:no-merge` panics *inside egglog* on conflicting values, which
+//!   comes back as an `Err` from the run (not a Rust panic) whose only detail is its
+//!   text; a `:merge` expression may call a primitive registered from Rust instead.
 //! * Inserting the input: `EGraph::update(|fs| fs.add(ctor, RawValues(..)) / fs.set(..))`
 //!   (trait `egglog::Write`) takes microseconds; generating egglog source and
 //!   `parse_and_run_program` cost ~0.1 ms per command.
@@ -96,6 +97,7 @@
 //! e-nodes (measured in docs/BENCHMARKS.md).
 
 mod encode;
+mod invariants;
 mod sched;
 
 use std::cell::RefCell;
@@ -221,7 +223,8 @@ pub enum OptError {
     Shape(#[from] ShapeError),
     #[error("rules: {0}")]
     Rules(String),
-    #[error("unsound rule: classes with different schemas were merged ({0})")]
+    /// A rule equated classes whose invariants differ (named).
+    #[error("unsound rule: it merged classes with different {0}")]
     Unsound(String),
     #[error("egglog: {0}")]
     Egglog(String),
@@ -242,9 +245,10 @@ struct Template {
     egraph: EGraph,
 }
 
-/// The built-in rules parsed into an e-graph.
-fn parse_built_in() -> Result<EGraph, OptError> {
+/// A new e-graph holding the built-in rules ([`RULES`]) and the primitives they call.
+pub fn egraph_with_rules() -> Result<EGraph, OptError> {
     let mut eg = EGraph::default();
+    invariants::register(&mut eg);
     for (name, text) in RULES {
         eg.parse_and_run_program(Some(name.to_string()), text)
             .map_err(|e| OptError::Rules(format!("{name}: {e}")))?;
@@ -263,6 +267,7 @@ fn prepared(
     extra: &Option<String>,
     sample_limit: usize,
 ) -> Result<(EGraph, SchedulerId), OptError> {
+    invariants::begin();
     TEMPLATES.with(|t| {
         let mut t = t.borrow_mut();
         if let Some(tp) = t
@@ -273,7 +278,7 @@ fn prepared(
             let scheduler = eg.add_scheduler(Box::new(sched::Sampler::new(sample_limit, SAMPLED)));
             return Ok((eg, scheduler));
         }
-        let mut eg = parse_built_in()?;
+        let mut eg = egraph_with_rules()?;
         if let Some(text) = extra {
             eg.parse_and_run_program(Some("extra_rules".into()), text)
                 .map_err(|e| OptError::Rules(format!("extra rules: {e}")))?;
@@ -584,7 +589,7 @@ fn saturate(
         "translate"
     };
     for _ in 0..64 {
-        if !eg.step_rules(translate).map_err(egglog_error)?.updated {
+        if !checked(eg.step_rules(translate))?.updated {
             break;
         }
         // Translation and folding terminate on sound inputs, but a folding rule that
@@ -625,7 +630,7 @@ fn saturate(
         stop
     };
     let iterations = runner.iterations().len();
-    eg.step_rules("fuse").map_err(egglog_error)?;
+    checked(eg.step_rules("fuse"))?;
     // Invariants must be complete for extraction whatever stopped us.
     run_analysis(eg)?;
     log::debug!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed());
@@ -679,12 +684,11 @@ impl Search for LaSearch<'_> {
             let before = enode_count(eg);
             let sampled = SAMPLED.contains(&ruleset);
             let backup = (before > self.guard_from && !sampled).then(|| eg.clone());
-            let report = if sampled {
+            let report = checked(if sampled {
                 eg.step_rules_with_scheduler(self.sched_id, ruleset)
             } else {
                 eg.step_rules(ruleset)
-            }
-            .map_err(egglog_error)?;
+            })?;
             outcome.updated |= report.updated;
             outcome.can_stop &= report.can_stop;
             outcome.matches += report.num_matches_per_rule.values().sum::<usize>();
@@ -755,7 +759,7 @@ fn raise_to_la(eg: &mut EGraph) -> Result<usize, OptError> {
     let mut steps = 0;
     while steps < RAISE_STEPS {
         steps += 1;
-        if !eg.step_rules("raise").map_err(egglog_error)?.updated {
+        if !checked(eg.step_rules("raise"))?.updated {
             break;
         }
     }
@@ -826,7 +830,7 @@ fn insert(eg: &mut EGraph, ops: &[encode::Op]) -> Result<Vec<egglog::Value>, Opt
 fn run_analysis(eg: &mut EGraph) -> Result<bool, OptError> {
     let mut any = false;
     for _ in 0..64 {
-        let report = eg.step_rules("analysis").map_err(egglog_error)?;
+        let report = checked(eg.step_rules("analysis"))?;
         if !report.updated {
             return Ok(any);
         }
@@ -835,14 +839,12 @@ fn run_analysis(eg: &mut EGraph) -> Result<bool, OptError> {
     Ok(any)
 }
 
-fn egglog_error(e: egglog::Error) -> OptError {
-    let text = e.to_string();
-    // `schema` guards relational classes, `rows`/`cols` the LA classes raising builds.
-    if text.contains("schema") || text.contains("function rows") || text.contains("function cols") {
-        OptError::Unsound(text)
-    } else {
-        OptError::Egglog(text)
-    }
+/// What a step of the rules (`step_rules`, `step_rules_with_scheduler`) gave, failing
+/// when egglog failed or when the step broke a class invariant ([`invariants`]).
+fn checked<T>(step: Result<T, egglog::Error>) -> Result<T, OptError> {
+    let report = step.map_err(|e| OptError::Egglog(e.to_string()))?;
+    invariants::check()?;
+    Ok(report)
 }
 
 /// Number of e-nodes in the relational and LA tables (analysis rows not counted).

@@ -19,7 +19,7 @@ use crate::error::{ExecError, Result};
 use crate::kernels::aggregate::{sum_rows, sum_sq};
 use crate::kernels::ew_common::{
     axpy, dot, for_union, map_stored, matrix_blocks, par_dense, row_view, uniform_blocks,
-    weighted_matrix_blocks, with_pattern_of, MIN_PAR_WORK,
+    weighted_matrix_blocks, with_pattern_of, RowView, MIN_PAR_WORK,
 };
 use crate::matrix::{DenseMatrix, Matrix, Shape};
 
@@ -299,28 +299,61 @@ fn low_rank_sum_sq(u: &DenseMatrix, v: &DenseMatrix) -> f64 {
     diag + 2.0 * off
 }
 
-/// `Σ_ij f(x_ij, u_i · v_j)` over every cell of a dense `X`.
-fn dense_cells(
-    x: &DenseMatrix,
+/// `Σ_ij f(x_ij, u_i · v_j)` over every cell of `X`, dense or sparse (a sparse row's
+/// absent cells are zeros): `m * n * k` work, what the expression as written does
+/// without forming the `m x n` product.
+fn all_cells(
+    x: &Matrix,
     u: &DenseMatrix,
     v: &DenseMatrix,
     f: impl Fn(f64, f64) -> f64 + Sync,
 ) -> f64 {
+    let n = x.cols();
     let blocks = uniform_blocks(
         x.rows(),
-        x.cols() * (u.cols() + 1),
+        n * (u.cols() + 1),
         crate::kernels::ew_common::MAX_BLOCKS,
     );
     crate::kernels::ew_common::par_sum_blocks(&blocks, |range| {
         let mut s = 0.0;
         for i in range {
             let ui = u.row(i);
-            for (j, &xv) in x.row(i).iter().enumerate() {
-                s += f(xv, dot(ui, v.row(j)));
+            let mut cell = |j: usize, xv: f64| s += f(xv, dot(ui, v.row(j)));
+            match row_view(x, i) {
+                RowView::Dense(row) => row.iter().enumerate().for_each(|(j, &xv)| cell(j, xv)),
+                RowView::Sparse(idx, val) => {
+                    let mut stored = idx.iter().zip(val).peekable();
+                    for j in 0..n {
+                        let xv = match stored.next_if(|(&c, _)| c as usize == j) {
+                            Some((_, &xv)) => xv,
+                            None => 0.0,
+                        };
+                        cell(j, xv);
+                    }
+                }
             }
         }
         s
     })
+}
+
+/// `Σ_ij f(x_ij, u_i · v_j)` for a sparse `X` by the expansion `expanded` (linear in
+/// `nnz(X)`), unless it is not finite while `X`, `U` and `V` are: then an intermediate
+/// overflowed (`Inf - Inf` is NaN where the cells' own sum is `Inf`, or a sum of squares
+/// overflowed where the cells' differences are small), and every cell is computed as
+/// written ([`all_cells`]).
+fn expanded_or_cells(
+    x: &Matrix,
+    u: &DenseMatrix,
+    v: &DenseMatrix,
+    expanded: f64,
+    f: impl Fn(f64, f64) -> f64 + Sync,
+) -> f64 {
+    if expanded.is_finite() || !(x.all_finite() && u.all_finite() && v.all_finite()) {
+        expanded
+    } else {
+        all_cells(x, u, v, f)
+    }
 }
 
 /// `sum(X * (U %*% t(V)))` in one pass over the non-zeros of `X`, without the dense
@@ -492,12 +525,17 @@ pub fn wsloss(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix, w: WeightKind) -> Re
         }
     };
     Ok(match w {
-        WeightKind::None => match x {
-            Matrix::Sparse(_) => {
-                sum_sq(x) - 2.0 * cross_term(x, u, v, None)? + low_rank_sum_sq(u, v)
+        WeightKind::None => {
+            let cell = |xv: f64, uv: f64| (xv - uv) * (xv - uv);
+            match x {
+                Matrix::Sparse(_) => {
+                    let expanded =
+                        sum_sq(x) - 2.0 * cross_term(x, u, v, None)? + low_rank_sum_sq(u, v);
+                    expanded_or_cells(x, u, v, expanded, cell)
+                }
+                Matrix::Dense(_) => all_cells(x, u, v, cell),
             }
-            Matrix::Dense(d) => dense_cells(d, u, v, |xv, uv| (xv - uv) * (xv - uv)),
-        },
+        }
         WeightKind::PostNz => sum_rows(x, |i| {
             let ui = u.row(i);
             let mut s = 0.0;
@@ -545,9 +583,13 @@ pub fn wsloss(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix, w: WeightKind) -> Re
 /// cell by cell for a dense one. Same cost as [`wsloss`] with `WeightKind::None`.
 pub fn wsloss_plus(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<f64> {
     check_factors("wsloss_plus", x.shape(), u, v)?;
+    let cell = |xv: f64, uv: f64| (xv + uv) * (xv + uv);
     Ok(match x {
-        Matrix::Sparse(_) => sum_sq(x) + 2.0 * cross_term(x, u, v, None)? + low_rank_sum_sq(u, v),
-        Matrix::Dense(d) => dense_cells(d, u, v, |xv, uv| (xv + uv) * (xv + uv)),
+        Matrix::Sparse(_) => {
+            let expanded = sum_sq(x) + 2.0 * cross_term(x, u, v, None)? + low_rank_sum_sq(u, v);
+            expanded_or_cells(x, u, v, expanded, cell)
+        }
+        Matrix::Dense(_) => all_cells(x, u, v, cell),
     })
 }
 
@@ -1089,6 +1131,57 @@ mod tests {
         // k = 0: U V' is all zero.
         let x = random(5, 4, 0.5, true, 1);
         check_all(&x, 0, 2);
+    }
+
+    /// The squared-error sums of a sparse `X` expand into `Σx² ∓ 2Σx(uv) + Σ(uv)²`; when a
+    /// term overflows on finite operands, the cells are summed as written instead, so the
+    /// result is the expression's own: `Inf` where the cells overflow (not the expansion's
+    /// `Inf - Inf` = NaN), and a finite sum where the huge cells cancel.
+    #[test]
+    fn squared_error_sums_overflow_as_the_cells_do() {
+        let (m, n, k) = (30, 20, 3);
+        let v = factor(n, k, 2);
+        let u = factor(m, k, 1);
+        let x = random(m, n, 0.1, true, 3);
+        let direct = |x: &Matrix, u: &DenseMatrix, sign: f64| -> f64 {
+            let uv = uvt(u, &v);
+            cells(x)
+                .iter()
+                .zip(uv.data())
+                .map(|(a, b)| (a + sign * b) * (a + sign * b))
+                .sum()
+        };
+        // Every cell's u·v is about 1e160: its square overflows.
+        let huge = DenseMatrix::from_fn(m, k, |i, p| u.get(i, p) * 1e160);
+        let loss = wsloss(&x, &huge, &v, WeightKind::None).unwrap();
+        assert_eq!(loss, f64::INFINITY);
+        assert_eq!(loss, direct(&x, &huge, -1.0));
+        assert_eq!(wsloss_plus(&x, &huge, &v).unwrap(), f64::INFINITY);
+        // Row 0 of U is huge and X holds row 0 of U V' exactly (rank 1: one product per
+        // cell, so the kernel's u·v is the same number): those cells are 0, the rest
+        // small, while Σx² alone overflows.
+        let (mut u, v) = (factor(m, 1, 4), factor(n, 1, 5));
+        u.set(0, 0, u.get(0, 0) * 1e200);
+        let uv = uvt(&u, &v);
+        let mut rows = cells(&x);
+        rows[..n].copy_from_slice(&uv.data()[..n]);
+        let x = Matrix::Sparse(CsrMatrix::from_dense(
+            &DenseMatrix::from_vec(m, n, rows).unwrap(),
+        ));
+        let direct = |x: &Matrix| -> f64 {
+            cells(x)
+                .iter()
+                .zip(uv.data())
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum()
+        };
+        let want = direct(&x);
+        assert!(want.is_finite() && want > 0.0, "{want}");
+        close(
+            wsloss(&x, &u, &v, WeightKind::None).unwrap(),
+            want,
+            "wsloss",
+        );
     }
 
     #[test]

@@ -298,10 +298,8 @@ mod tests {
     use super::*;
 
     fn env(sparse: bool) -> ShapeEnv {
-        let mut env = ShapeEnv::default();
-        for arg in ["X=10000x10000", "U=10000x10", "V=10000x10"] {
-            env.add_shape_arg(arg).unwrap();
-        }
+        let mut env =
+            ShapeEnv::with_shapes(&["X=10000x10000", "U=10000x10", "V=10000x10"]).unwrap();
         if sparse {
             env.set_nnz("X", 1e6);
         }

@@ -33,11 +33,7 @@ pub const FULL_AGGREGATES: &[&str] = &["min", "max"];
 
 /// Whether `name` with `arity` arguments acts cell by cell.
 pub fn is_elementwise(name: &str, arity: usize) -> bool {
-    match arity {
-        1 => ELEMENTWISE_UNARY.contains(&name),
-        2 => ELEMENTWISE_BINARY.contains(&name),
-        _ => false,
-    }
+    listed(name, arity, ELEMENTWISE_UNARY, ELEMENTWISE_BINARY)
 }
 
 /// Whether `name` with `arity` arguments takes them in either order.
@@ -47,9 +43,14 @@ pub fn is_commutative(name: &str, arity: usize) -> bool {
 
 /// Whether `name(x)` is zero where `x` is (one argument), or `name(x, 0)` is (two).
 pub fn keeps_zeros(name: &str, arity: usize) -> bool {
+    listed(name, arity, ZERO_AT_ZERO_UNARY, ZERO_AGAINST_ZERO_BINARY)
+}
+
+/// Whether `name` is in the list for its arity: `unary` for one argument, `binary` for two.
+fn listed(name: &str, arity: usize, unary: &[&str], binary: &[&str]) -> bool {
     match arity {
-        1 => ZERO_AT_ZERO_UNARY.contains(&name),
-        2 => ZERO_AGAINST_ZERO_BINARY.contains(&name),
+        1 => unary.contains(&name),
+        2 => binary.contains(&name),
         _ => false,
     }
 }

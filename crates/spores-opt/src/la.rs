@@ -167,6 +167,24 @@ impl ShapeEnv {
         self
     }
 
+    /// The inputs of `args`, each `NAME=ROWSxCOLS` as `--shape` takes it (see
+    /// [`ShapeEnv::add_shape_arg`]), all dense.
+    ///
+    /// ```
+    /// use spores_opt::la::{Dim, ShapeEnv};
+    ///
+    /// let env = ShapeEnv::with_shapes(&["X=mxn", "v=nx1"]).unwrap();
+    /// assert_eq!(env.shapes["v"], (Dim::Sym("n".into()), Dim::Known(1)));
+    /// assert!(ShapeEnv::with_shapes(&["X=m"]).is_err());
+    /// ```
+    pub fn with_shapes(args: &[&str]) -> Result<ShapeEnv, InputArgError> {
+        let mut env = ShapeEnv::default();
+        for arg in args {
+            env.add_shape_arg(arg)?;
+        }
+        Ok(env)
+    }
+
     /// Parses `NAME=ROWSxCOLS` (sizes are numbers or symbols), as `--shape` takes it.
     pub fn add_shape_arg(&mut self, arg: &str) -> Result<(), InputArgError> {
         let whole = || arg.to_string();
@@ -823,11 +841,7 @@ mod tests {
     use super::*;
 
     fn env() -> ShapeEnv {
-        let mut env = ShapeEnv::default();
-        for arg in ["X=mxn", "U=mx10", "V=nx10", "u=mx1", "v=1xn", "s=1x1"] {
-            env.add_shape_arg(arg).unwrap();
-        }
-        env
+        ShapeEnv::with_shapes(&["X=mxn", "U=mx10", "V=nx10", "u=mx1", "v=1xn", "s=1x1"]).unwrap()
     }
 
     #[test]

@@ -411,10 +411,7 @@ fn trees_no_operator_names_are_masked_for_sparse_x() {
 /// costs more per non-zero than negating a dense factor costs per cell).
 #[test]
 fn plus_variant_does_not_transpose_sparse_x() {
-    let mut env = ShapeEnv::default();
-    for s in ["X=100000x50000", "U=100000x20", "V=50000x20"] {
-        env.add_shape_arg(s).unwrap();
-    }
+    let mut env = ShapeEnv::with_shapes(&["X=100000x50000", "U=100000x20", "V=50000x20"]).unwrap();
     env.set_nnz("X", 5e6);
     let text = "sum((X + U %*% t(V))^2)";
     let out = run(text, &env);

@@ -27,12 +27,10 @@ use spores_opt::saturate::{optimize, OptimizeOptions};
 /// Inputs of every shape the generator asks for; `zero` names inputs that are all zeros,
 /// `X` is sparse.
 fn shapes(zero: &[&str]) -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for s in [
+    let mut env = ShapeEnv::with_shapes(&[
         "X=mxn", "Y=mxn", "U=mx10", "V=nx10", "A=mxm", "u=mx1", "v=nx1",
-    ] {
-        env.add_shape_arg(s).unwrap();
-    }
+    ])
+    .unwrap();
     env.set_nnz("X", 1e4);
     for z in zero {
         env.set_nnz(z, 0.0);

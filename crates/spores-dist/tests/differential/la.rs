@@ -19,11 +19,7 @@ const M: usize = 13;
 const N: usize = 9;
 
 fn symbolic_env() -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for s in SHAPES {
-        env.add_shape_arg(s).unwrap();
-    }
-    env
+    ShapeEnv::with_shapes(&SHAPES).unwrap()
 }
 
 fn size(d: &Dim) -> usize {

@@ -266,6 +266,14 @@ mod tests {
     use super::*;
     use crate::{run_script, RunOptions};
 
+    /// The last line of `text` that is a number (what the script printed last).
+    fn last_number(text: &str) -> f64 {
+        text.lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .next_back()
+            .expect("a number")
+    }
+
     /// Runs `src` with the optimizer on every expression and `--explain`, returning the
     /// output and the number of matrix products in the printed plans.
     fn explain(src: &str) -> (String, usize) {
@@ -329,13 +337,7 @@ print(sum(G))
         assert!(!once.contains("tsmm("), "{once}");
         let full = run_explained(src, true);
         assert!(full.contains("tsmm("), "{full}");
-        let value = |text: &str| -> f64 {
-            text.lines()
-                .filter_map(|l| l.trim().parse().ok())
-                .next_back()
-                .expect("a number")
-        };
-        let (a, b) = (value(&once), value(&full));
+        let (a, b) = (last_number(&once), last_number(&full));
         assert!((a - b).abs() <= 1e-9 * a.abs(), "{a} vs {b}");
     }
 
@@ -349,13 +351,7 @@ print(sum(G))
         let last_plan = out.rsplit("optimized:").next().unwrap_or("");
         assert!(last_plan.contains("= wsloss("), "{out}");
         let (once, _) = loss_runs(1);
-        let value = |text: &str| -> f64 {
-            text.lines()
-                .filter_map(|l| l.trim().parse().ok())
-                .next_back()
-                .expect("a number")
-        };
-        let (a, b) = (value(&out), value(&once) * 64.0);
+        let (a, b) = (last_number(&out), last_number(&once) * 64.0);
         assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} vs {b}");
     }
 
@@ -391,13 +387,7 @@ total = 0
             "{while_loop}"
         );
         assert!(while_loop.contains("=> wsloss(X, U, V)"), "{while_loop}");
-        let last = |text: &str| -> f64 {
-            text.lines()
-                .filter_map(|l| l.trim().parse().ok())
-                .next_back()
-                .expect("a number")
-        };
-        let (a, b) = (last(&for_loop), last(&while_loop));
+        let (a, b) = (last_number(&for_loop), last_number(&while_loop));
         assert!((a - b).abs() <= 1e-9 * a.abs(), "{a} vs {b}");
     }
 

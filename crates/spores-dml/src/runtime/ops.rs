@@ -288,19 +288,26 @@ fn aggregate_value(f: AggFn, axis: Axis, v: &Value) -> OpResult {
     };
     // A matrix without cells aggregates as SystemDS's does: sum 0, mean NaN (0 / 0),
     // min +Inf, max -Inf (the identities), the same values the optimized plans compute.
-    Ok(match (f, axis) {
-        (AggFn::Sum, Axis::All) => Value::Double(aggregate::sum(m)),
-        (AggFn::Mean, Axis::All) => Value::Double(aggregate::mean(m)),
-        (AggFn::Min, Axis::All) => Value::Double(aggregate::min(m)),
-        (AggFn::Max, Axis::All) => Value::Double(aggregate::max(m)),
-        (AggFn::Sum, Axis::Row) => Value::matrix(aggregate::row_sums(m)),
-        (AggFn::Sum, Axis::Col) => Value::matrix(aggregate::col_sums(m)),
-        (AggFn::Mean, Axis::Row) => Value::matrix(aggregate::row_means(m)),
-        (AggFn::Mean, Axis::Col) => Value::matrix(aggregate::col_means(m)),
-        (AggFn::Min, Axis::Row) => Value::matrix(aggregate::row_mins(m)),
-        (AggFn::Min, Axis::Col) => Value::matrix(aggregate::col_mins(m)),
-        (AggFn::Max, Axis::Row) => Value::matrix(aggregate::row_maxs(m)),
-        (AggFn::Max, Axis::Col) => Value::matrix(aggregate::col_maxs(m)),
+    use aggregate::*;
+    Ok(match axis {
+        Axis::All => Value::Double(match f {
+            AggFn::Sum => sum,
+            AggFn::Mean => mean,
+            AggFn::Min => min,
+            AggFn::Max => max,
+        }(m)),
+        Axis::Row => Value::matrix(match f {
+            AggFn::Sum => row_sums,
+            AggFn::Mean => row_means,
+            AggFn::Min => row_mins,
+            AggFn::Max => row_maxs,
+        }(m)),
+        Axis::Col => Value::matrix(match f {
+            AggFn::Sum => col_sums,
+            AggFn::Mean => col_means,
+            AggFn::Min => col_mins,
+            AggFn::Max => col_maxs,
+        }(m)),
     })
 }
 

@@ -148,22 +148,17 @@ mod tests {
                 .zip(b)
                 .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
         };
-        assert!(same(
-            &get(CumulativeOp::Sum),
-            &[3.0, 1.0, 5.0, 2.0, 8.0, nan, 8.0, nan]
-        ));
-        assert!(same(
-            &get(CumulativeOp::Prod),
-            &[3.0, 1.0, 6.0, 1.0, 18.0, nan, 0.0, nan]
-        ));
-        assert!(same(
-            &get(CumulativeOp::Min),
-            &[3.0, 1.0, 2.0, 1.0, 2.0, nan, 0.0, nan]
-        ));
-        assert!(same(
-            &get(CumulativeOp::Max),
-            &[3.0, 1.0, 3.0, 1.0, 3.0, nan, 3.0, nan]
-        ));
+        for (op, want) in [
+            (CumulativeOp::Sum, [3.0, 1.0, 5.0, 2.0, 8.0, nan, 8.0, nan]),
+            (
+                CumulativeOp::Prod,
+                [3.0, 1.0, 6.0, 1.0, 18.0, nan, 0.0, nan],
+            ),
+            (CumulativeOp::Min, [3.0, 1.0, 2.0, 1.0, 2.0, nan, 0.0, nan]),
+            (CumulativeOp::Max, [3.0, 1.0, 3.0, 1.0, 3.0, nan, 3.0, nan]),
+        ] {
+            assert!(same(&get(op), &want), "{op:?}: {:?}", get(op));
+        }
     }
 
     #[test]

@@ -214,6 +214,16 @@ mod tests {
         m.to_dense().into_vec()
     }
 
+    /// `table(y, 1)`: how often each category of `y` occurs.
+    fn counts(y: &Matrix) -> Result<Matrix> {
+        table(
+            TableArg::Vector(y),
+            TableArg::Scalar(1.0),
+            TableArg::Scalar(1.0),
+            None,
+        )
+    }
+
     #[test]
     fn table_forms_as_systemds() {
         let seq = column(&[1.0, 2.0, 3.0]);
@@ -235,13 +245,7 @@ mod tests {
         .unwrap();
         assert_eq!(values(&t), [0.0, 1.0, 0.0, 0.0]);
         let y = column(&[1.0, 1.0, 2.0, 2.0, 2.0, 3.0]);
-        let t = table(
-            TableArg::Vector(&y),
-            TableArg::Scalar(1.0),
-            TableArg::Scalar(1.0),
-            None,
-        )
-        .unwrap();
+        let t = counts(&y).unwrap();
         assert_eq!(values(&t), [2.0, 3.0, 1.0]);
         let w = column(&[0.5, 2.0, 3.0]);
         let a = column(&[1.0, 2.0, 2.0]);
@@ -261,31 +265,13 @@ mod tests {
             None
         )
         .is_err());
-        assert!(table(
-            TableArg::Vector(&column(&[0.0])),
-            TableArg::Scalar(1.0),
-            TableArg::Scalar(1.0),
-            None
-        )
-        .is_err());
+        assert!(counts(&column(&[0.0])).is_err());
         // SystemDS 3.4: table(matrix("1.6 2.2 2.9 1.4 3.999 1.0", 6, 1), 1) counts 3, 2, 1
         // (categories rounded down); a NaN row is skipped; 0.4 (category 0) is an error.
         let fractional = column(&[1.6, 2.2, 2.9, 1.4, 3.999, 1.0, f64::NAN]);
-        let t = table(
-            TableArg::Vector(&fractional),
-            TableArg::Scalar(1.0),
-            TableArg::Scalar(1.0),
-            None,
-        )
-        .unwrap();
+        let t = counts(&fractional).unwrap();
         assert_eq!(values(&t), [3.0, 2.0, 1.0]);
-        assert!(table(
-            TableArg::Vector(&column(&[0.4])),
-            TableArg::Scalar(1.0),
-            TableArg::Scalar(1.0),
-            None
-        )
-        .is_err());
+        assert!(counts(&column(&[0.4])).is_err());
     }
 
     #[test]

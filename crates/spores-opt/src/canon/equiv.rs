@@ -539,11 +539,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     fn env() -> ShapeEnv {
-        let mut env = ShapeEnv::default();
-        for s in ["A=mxm", "B=mxm"] {
-            env.add_shape_arg(s).unwrap();
-        }
-        env
+        ShapeEnv::with_shapes(&["A=mxm", "B=mxm"]).unwrap()
     }
 
     fn decide_text(lhs: &str, rhs: &str) -> Equivalence {

@@ -17,10 +17,7 @@
 //! ```
 //! use spores_opt::canon::{equiv, Equivalence};
 //! use spores_opt::la::{LaExpr, ShapeEnv};
-//! let mut env = ShapeEnv::default();
-//! for s in ["X=mxn", "U=mxk", "V=nxk"] {
-//!     env.add_shape_arg(s).unwrap();
-//! }
+//! let env = ShapeEnv::with_shapes(&["X=mxn", "U=mxk", "V=nxk"]).unwrap();
 //! let lhs = LaExpr::parse("sum(X * (U %*% t(V)))").unwrap();
 //! let rhs = LaExpr::parse("sum((t(U) %*% X) * t(V))").unwrap();
 //! assert!(matches!(equiv(&lhs, &rhs, &env).unwrap(), Equivalence::Equivalent));

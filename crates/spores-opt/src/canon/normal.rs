@@ -611,11 +611,7 @@ mod tests {
     use super::*;
 
     fn env() -> ShapeEnv {
-        let mut env = ShapeEnv::default();
-        for s in ["X=mxn", "Y=mxn", "u=mx1", "v=nx1", "s=1x1"] {
-            env.add_shape_arg(s).unwrap();
-        }
-        env
+        ShapeEnv::with_shapes(&["X=mxn", "Y=mxn", "u=mx1", "v=nx1", "s=1x1"]).unwrap()
     }
 
     fn canon(text: &str) -> Polyterm {

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{ExtractError, MClass, MId, MNode, Snapshot};
+use super::{ExtractError, MClass, MId, MNode, Problem, Snapshot};
 use crate::cost::{self, LaCost};
 use crate::fused;
 use crate::la::LaExpr;
@@ -122,7 +122,7 @@ pub fn extract_as_written(
         la_roots: ids.into_iter().map(Some).collect(),
         tables,
     };
-    let raised = super::raised::Raised::new(&snap)?;
+    let mut raised = super::raised::Raised::new(&snap)?;
     raised.emit_roots().map(Some)
 }
 

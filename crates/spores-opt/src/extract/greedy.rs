@@ -79,6 +79,22 @@ pub fn extract_greedy(snap: &Snapshot) -> Result<LaExpr, ExtractError> {
     Greedy::new(snap).emit_root()
 }
 
+impl super::Problem for Greedy<'_, '_> {
+    fn graph(&self) -> &CandGraph {
+        &self.graph
+    }
+
+    fn force(&mut self, sel: Option<Selection>) {
+        self.forced = sel;
+        self.emitted.clear();
+    }
+
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError> {
+        let roots = self.snap.roots.clone();
+        roots.into_iter().map(|r| self.emit_root_class(r)).collect()
+    }
+}
+
 impl<'a, 's> Greedy<'a, 's> {
     /// Candidates, their costs and the greedy fixpoint for `snap`.
     pub(super) fn new(snap: &'a Snapshot<'s>) -> Self {
@@ -126,26 +142,9 @@ impl<'a, 's> Greedy<'a, 's> {
         g
     }
 
-    /// The extraction problem both extractors solve.
-    pub(super) fn graph(&self) -> &CandGraph {
-        &self.graph
-    }
-
-    /// Emit `sel`'s choices from now on (`None`: greedy's own).
-    pub(super) fn force(&mut self, sel: Option<Selection>) {
-        self.forced = sel;
-        self.emitted.clear();
-    }
-
     /// The LA expression for the (first) root class.
     pub(super) fn emit_root(&mut self) -> Result<LaExpr, ExtractError> {
         self.emit_root_class(self.snap.root)
-    }
-
-    /// The LA expressions for every root, in order.
-    pub(super) fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError> {
-        let roots = self.snap.roots.clone();
-        roots.into_iter().map(|r| self.emit_root_class(r)).collect()
     }
 
     fn emit_root_class(&mut self, root: RId) -> Result<LaExpr, ExtractError> {

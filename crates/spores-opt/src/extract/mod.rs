@@ -509,37 +509,15 @@ pub fn problem(snap: &Snapshot) -> dag::CandGraph {
     }
 }
 
-/// What the ILP-or-greedy driver needs from an extraction problem: the graph, and LA
-/// for a selection.
+/// What the ILP-or-greedy driver needs from an extraction problem (over LA classes,
+/// [`raised`], or relational ones, [`greedy`]): the graph, and LA for a selection.
 trait Problem {
+    /// The extraction problem both extractors solve.
     fn graph(&self) -> &dag::CandGraph;
-    /// Emit `sel` from now on (`None`: greedy's own choices).
+    /// Emit `sel`'s choices from now on (`None`: greedy's own).
     fn force(&mut self, sel: Option<dag::Selection>);
+    /// The LA expression of every root, in order, under the current selection.
     fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError>;
-}
-
-impl Problem for raised::Raised<'_, '_> {
-    fn graph(&self) -> &dag::CandGraph {
-        raised::Raised::graph(self)
-    }
-    fn force(&mut self, sel: Option<dag::Selection>) {
-        raised::Raised::force(self, sel)
-    }
-    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError> {
-        raised::Raised::emit_roots(self)
-    }
-}
-
-impl Problem for greedy::Greedy<'_, '_> {
-    fn graph(&self) -> &dag::CandGraph {
-        greedy::Greedy::graph(self)
-    }
-    fn force(&mut self, sel: Option<dag::Selection>) {
-        greedy::Greedy::force(self, sel)
-    }
-    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError> {
-        greedy::Greedy::emit_roots(self)
-    }
 }
 
 /// Extracts the cheapest LA expressions for the root classes with `extractor` (jointly:

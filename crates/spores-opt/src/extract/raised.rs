@@ -36,6 +36,24 @@ pub(super) struct Raised<'a, 's> {
     selection: Selection,
 }
 
+impl super::Problem for Raised<'_, '_> {
+    fn graph(&self) -> &CandGraph {
+        &self.graph
+    }
+
+    fn force(&mut self, sel: Option<Selection>) {
+        self.selection = sel.unwrap_or_else(|| self.graph.greedy_selection());
+    }
+
+    fn emit_roots(&mut self) -> Result<Vec<LaExpr>, ExtractError> {
+        let mut memo = HashMap::new();
+        self.roots
+            .iter()
+            .map(|&r| self.emit(r, &mut memo, 0).map(super::greedy::simplify))
+            .collect()
+    }
+}
+
 impl<'a, 's> Raised<'a, 's> {
     /// The problem over `snap`'s LA classes, or why there is none (raising did not run
     /// or did not reach a root).
@@ -167,24 +185,6 @@ impl<'a, 's> Raised<'a, 's> {
             roots,
             selection,
         })
-    }
-
-    pub(super) fn graph(&self) -> &CandGraph {
-        &self.graph
-    }
-
-    /// Emit `sel` (`None`: greedy's) from now on.
-    pub(super) fn force(&mut self, sel: Option<Selection>) {
-        self.selection = sel.unwrap_or_else(|| self.graph.greedy_selection());
-    }
-
-    /// The LA expression of every root under the current selection.
-    pub(super) fn emit_roots(&self) -> Result<Vec<LaExpr>, ExtractError> {
-        let mut memo = HashMap::new();
-        self.roots
-            .iter()
-            .map(|&r| self.emit(r, &mut memo, 0).map(super::greedy::simplify))
-            .collect()
     }
 
     fn emit(

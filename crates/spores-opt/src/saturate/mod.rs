@@ -915,10 +915,7 @@ mod tests {
 
     /// A saturated e-graph of `text` as the extractors see it.
     fn problem(text: &str, shapes: &[&str], nnz: &[(&str, f64)]) -> extract::dag::CandGraph {
-        let mut env = ShapeEnv::default();
-        for s in shapes {
-            env.add_shape_arg(s).unwrap();
-        }
+        let mut env = ShapeEnv::with_shapes(shapes).unwrap();
         for (n, z) in nnz {
             env.set_nnz(n, *z);
         }
@@ -938,10 +935,7 @@ mod tests {
     /// reading LA off relational classes, says so, and still finds the fused plan.
     #[test]
     fn without_raising_the_table_reader_is_the_fallback() {
-        let mut env = ShapeEnv::default();
-        for s in ["X=mxn", "U=mx10", "V=nx10"] {
-            env.add_shape_arg(s).unwrap();
-        }
+        let mut env = ShapeEnv::with_shapes(&["X=mxn", "U=mx10", "V=nx10"]).unwrap();
         env.set_nnz("X", 1e4);
         let e = LaExpr::parse("sum((X - U %*% t(V))^2)").unwrap();
         let opts = OptimizeOptions::default();

@@ -21,10 +21,7 @@ pub fn env(shapes: &[&str], zeros: &[&str]) -> ShapeEnv {
 
 /// `env_nnz(&["X=mxn"], &[("X", 1e4)])`: shapes, and inputs' non-zero counts.
 pub fn env_nnz(shapes: &[&str], nnz: &[(&str, f64)]) -> ShapeEnv {
-    let mut env = ShapeEnv::default();
-    for s in shapes {
-        env.add_shape_arg(s).unwrap();
-    }
+    let mut env = ShapeEnv::with_shapes(shapes).unwrap();
     for (name, n) in nnz {
         env.set_nnz(name, *n);
     }

@@ -132,28 +132,9 @@ fn gemm_into(a: DView<'_>, b: DView<'_>, c: &mut [f64]) {
     debug_assert_eq!(c.len(), m * n);
     let t = threads();
     let work = m.saturating_mul(n).saturating_mul(k);
-    // SAFETY (both calls below): the views address only cells inside their buffers
-    // (`(rows-1)*rs + (cols-1)*cs < data.len()` by construction), and `c` has `m*n` cells
-    // written with row stride `n`.
     if t == 1 || work < GEMM_PAR_WORK {
-        unsafe {
-            matrixmultiply::dgemm(
-                m,
-                k,
-                n,
-                1.0,
-                a.data.as_ptr(),
-                a.rs as isize,
-                a.cs as isize,
-                b.data.as_ptr(),
-                b.rs as isize,
-                b.cs as isize,
-                0.0,
-                c.as_mut_ptr(),
-                n as isize,
-                1,
-            );
-        }
+        // SAFETY: the whole product, into all of `c`.
+        unsafe { dgemm_block(a, b, c.as_mut_ptr(), n, (0, m), (0, n)) };
         return;
     }
     // Two panels per thread: enough slack for a busy core, few enough that each panel
@@ -164,49 +145,50 @@ fn gemm_into(a: DView<'_>, b: DView<'_>, c: &mut [f64]) {
     let panels = len.div_ceil(panel);
     let cp = SyncPtr(c.as_mut_ptr());
     (0..panels).into_par_iter().for_each(|p| {
-        let start = p * panel;
-        let size = panel.min(len - start);
-        // SAFETY: panel `p` writes rows (or columns) `start..start+size` of `c` only; the
-        // panels are disjoint, `c` outlives the parallel loop, and the operand offsets stay
-        // inside the views as above.
-        unsafe {
-            if split_rows {
-                matrixmultiply::dgemm(
-                    size,
-                    k,
-                    n,
-                    1.0,
-                    a.data.as_ptr().add(start * a.rs),
-                    a.rs as isize,
-                    a.cs as isize,
-                    b.data.as_ptr(),
-                    b.rs as isize,
-                    b.cs as isize,
-                    0.0,
-                    cp.get().add(start * n),
-                    n as isize,
-                    1,
-                );
-            } else {
-                matrixmultiply::dgemm(
-                    m,
-                    k,
-                    size,
-                    1.0,
-                    a.data.as_ptr(),
-                    a.rs as isize,
-                    a.cs as isize,
-                    b.data.as_ptr().add(start * b.cs),
-                    b.rs as isize,
-                    b.cs as isize,
-                    0.0,
-                    cp.get().add(start),
-                    n as isize,
-                    1,
-                );
-            }
-        }
+        let span = (p * panel, panel.min(len - p * panel));
+        let (rows, cols) = if split_rows {
+            (span, (0, n))
+        } else {
+            ((0, m), span)
+        };
+        // SAFETY: panel `p` writes rows (or columns) `span` of `c` only; the panels are
+        // disjoint and `c` outlives the parallel loop.
+        unsafe { dgemm_block(a, b, cp.get(), n, rows, cols) };
     });
+}
+
+/// Writes the block of `a %*% b` at rows `(first, count)` and columns `(first, count)`
+/// into the row-major output at `c` (row stride `ldc`).
+///
+/// # Safety
+/// The views address only cells inside their buffers (`(rows-1)*rs + (cols-1)*cs <
+/// data.len()` by construction, so the offsets of a block inside them stay inside), and
+/// `c` must be valid for writes of every cell of the block; no other thread may write
+/// those cells meanwhile.
+unsafe fn dgemm_block(
+    a: DView<'_>,
+    b: DView<'_>,
+    c: *mut f64,
+    ldc: usize,
+    (row, rows): (usize, usize),
+    (col, cols): (usize, usize),
+) {
+    matrixmultiply::dgemm(
+        rows,
+        a.cols,
+        cols,
+        1.0,
+        a.data.as_ptr().add(row * a.rs),
+        a.rs as isize,
+        a.cs as isize,
+        b.data.as_ptr().add(col * b.cs),
+        b.rs as isize,
+        b.cs as isize,
+        0.0,
+        c.add(row * ldc + col),
+        ldc as isize,
+        1,
+    );
 }
 
 /// `y = a %*% x` for a view `a` (`m × k`) and a contiguous `x` of length `k`.

@@ -75,6 +75,20 @@ impl ExecError {
         }
     }
 
+    /// `Ok` when the shapes `fit`, else the mismatch of `op` naming both.
+    pub fn ensure_shapes(
+        fit: bool,
+        op: impl Into<String>,
+        left: Shape,
+        right: Shape,
+    ) -> Result<(), ExecError> {
+        if fit {
+            Ok(())
+        } else {
+            Err(ExecError::shape_mismatch(op, left, right))
+        }
+    }
+
     pub fn invalid(message: impl Into<String>) -> Self {
         ExecError::InvalidArgument(message.into())
     }

@@ -24,6 +24,8 @@ pub mod matrix;
 pub mod memory;
 pub mod random;
 mod shape;
+#[cfg(test)]
+mod testing;
 
 pub use error::{CompressedError, ExecError, Result};
 pub use matrix::{CscMatrix, CsrMatrix, DenseMatrix, Matrix, Shape};

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{run_file, shape_flags, spores_cli as spores, temp_file};
+use common::{assert_contains, run_file, shape_flags, spores_cli as spores, temp_file};
 
 #[test]
 fn a_good_script_exits_zero_and_prints() {
@@ -83,14 +83,15 @@ fn stats_report_times_and_heavy_hitters() {
         &["--stats", "--threads", "1"],
     );
     assert_eq!(code, 0);
-    for needle in [
-        "Total elapsed time",
-        "Total compilation time",
-        "Total execution time",
-        "Heavy hitter operators",
-    ] {
-        assert!(err.contains(needle), "{err}");
-    }
+    assert_contains(
+        &err,
+        &[
+            "Total elapsed time",
+            "Total compilation time",
+            "Total execution time",
+            "Heavy hitter operators",
+        ],
+    );
     let matmul_line = err
         .lines()
         .find(|l| l.contains("%*%"))

@@ -37,6 +37,15 @@ enum Shape {
     Scalar,
 }
 
+const SHAPES: [Shape; 6] = [
+    Shape::MN,
+    Shape::MK,
+    Shape::NK,
+    Shape::M1,
+    Shape::N1,
+    Shape::Scalar,
+];
+
 impl Shape {
     /// Rows and columns of a value of this shape.
     fn dims(self) -> (usize, usize) {
@@ -203,17 +212,22 @@ fn run(src: &str, optimized: bool) -> Result<(Vec<f64>, usize), String> {
     Ok((numbers, rewritten))
 }
 
+/// Whether checksum `b` agrees with `a`, one of the three checksums `want` (the third
+/// is a sum of absolute values, the scale of the others' rounding): both NaN, equal, or
+/// within a relative 1e-9 of that scale.
+fn checksums_agree(want: &[f64], a: f64, b: f64) -> bool {
+    let scale = if want[2].is_finite() {
+        want[2].abs().max(1.0)
+    } else {
+        1.0
+    };
+    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-9 * scale.max(a.abs())
+}
+
 #[test]
 fn optimized_plans_agree_with_unoptimized_ones() {
     let cases = case_count(300, 1);
-    let shapes = prop_oneof![
-        Just(Shape::MN),
-        Just(Shape::MK),
-        Just(Shape::NK),
-        Just(Shape::M1),
-        Just(Shape::N1),
-        Just(Shape::Scalar)
-    ];
+    let shapes = proptest::sample::select(SHAPES.to_vec());
     let strategy = shapes.prop_flat_map(|s| (Just(s), expr(s, 3)));
     let mut runner = TestRunner::new(Config {
         cases,
@@ -326,16 +340,8 @@ fn non_finite_inputs_give_the_same_numbers_optimized_and_not() {
             prop_assert_eq!(plain.len(), 3, "{}", src);
             prop_assert_eq!(optimized.len(), 3, "{}", src);
             for (k, (a, b)) in plain.iter().zip(&optimized).enumerate() {
-                let scale = if plain[2].is_finite() {
-                    plain[2].abs().max(1.0)
-                } else {
-                    1.0
-                };
-                let ok = (a.is_nan() && b.is_nan())
-                    || a == b
-                    || (a - b).abs() <= 1e-9 * scale.max(a.abs());
                 prop_assert!(
-                    ok,
+                    checksums_agree(&plain, *a, *b),
                     "checksum {k} differs for `{e}` with `{}`: {a} unoptimized vs {b} optimized",
                     POISONS[p]
                 );
@@ -511,13 +517,12 @@ fn reference_checksums(e: &str, env: &mut HashMap<String, Val>) -> Result<Vec<f6
 #[test]
 fn non_finite_values_in_either_format_give_the_reference_numbers() {
     let cases = case_count(120, 3);
-    let shapes = prop_oneof![
-        Just(Shape::MN),
-        Just(Shape::MK),
-        Just(Shape::M1),
-        Just(Shape::N1),
-        Just(Shape::Scalar)
-    ];
+    let shapes = proptest::sample::select(
+        SHAPES
+            .into_iter()
+            .filter(|&s| s != Shape::NK)
+            .collect::<Vec<_>>(),
+    );
     let strategy = (shapes, any::<u64>(), any::<bool>(), 0..3usize, any::<u8>()).prop_flat_map(
         |(s, seed, in_block, d, formats)| {
             (
@@ -585,13 +590,9 @@ fn non_finite_values_in_either_format_give_the_reference_numbers() {
                     rewritten.set(rewritten.get() + u32::from(rewrites > 0));
                     fell_back.set(fell_back.get() + u32::from(fallback));
                     prop_assert_eq!(got.len(), 3, "{}", src);
-                    let scale = if want[2].is_finite() { want[2].abs().max(1.0) } else { 1.0 };
                     for (k, (a, b)) in want.iter().zip(&got).enumerate() {
-                        let ok = (a.is_nan() && b.is_nan())
-                            || a == b
-                            || (a - b).abs() <= 1e-9 * scale.max(a.abs());
                         prop_assert!(
-                            ok,
+                            checksums_agree(&want, *a, *b),
                             "checksum {k}: reference {a}, {} {b} (formats {formats:#b}, flipped {flip}), poisons {poisons:?}\n{src}",
                             if optimized { "optimized" } else { "--no-opt" }
                         );

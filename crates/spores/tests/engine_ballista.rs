@@ -125,27 +125,22 @@ fn scripts_and_tensor_programs_print_what_the_local_engine_prints() {
     assert_eq!(run(&cluster.address), local);
 }
 
+/// Why `print(1)` with `--engine ENGINE` fails.
+fn engine_error(engine: &str) -> String {
+    run_dml_with("tiny.dml", "print(1)\n", &["--engine", engine]).unwrap_err()
+}
+
 #[cfg(feature = "ballista")]
 #[test]
 fn an_address_without_a_port_is_a_usage_error() {
-    let err = run_dml_with(
-        "tiny.dml",
-        "print(1)\n",
-        &["--engine", "ballista://localhost"],
-    )
-    .unwrap_err();
+    let err = engine_error("ballista://localhost");
     assert!(err.contains("HOST:PORT"), "{err}");
 }
 
 #[cfg(not(feature = "ballista"))]
 #[test]
 fn without_the_feature_the_engine_and_the_cluster_say_how_to_build_it() {
-    let err = run_dml_with(
-        "tiny.dml",
-        "print(1)\n",
-        &["--engine", "ballista://localhost:50050"],
-    )
-    .unwrap_err();
+    let err = engine_error("ballista://localhost:50050");
     assert!(err.contains("--features ballista"), "{err}");
     let (code, _, err) = common::spores_cli(&["ballista", "cluster"]);
     assert_eq!(code, 2);

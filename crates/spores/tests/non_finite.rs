@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{numbers, same};
+use common::{assert_contains, numbers, same};
 use spores_dml::{run_script, RunOptions};
 
 /// The script's output with the optimizer on every expression (`min_cost` 0) or off,
@@ -338,14 +338,15 @@ print(sum(t(X) %*% (X %*% v)))
     let a = numbers(&one_by_one);
     assert!(a[2].is_finite(), "{a:?}");
     let optimized_out = run(&src, true);
-    for op in [
-        "= mmchain(",
-        "= sum_mm(",
-        "= wdivmm_left(",
-        "= wdivmm_right(",
-    ] {
-        assert!(optimized_out.contains(op), "no {op} in {optimized_out}");
-    }
+    assert_contains(
+        &optimized_out,
+        &[
+            "= mmchain(",
+            "= sum_mm(",
+            "= wdivmm_left(",
+            "= wdivmm_right(",
+        ],
+    );
     let optimized = printed(&optimized_out);
     for (k, (x, y)) in a.iter().zip(&optimized).enumerate() {
         assert!(

@@ -1012,6 +1012,12 @@ fn fused_elementwise_fast(plan: &EwPlan, args: &[Value]) -> Option<Value> {
     )
 }
 
+/// The two operands of a binary instruction of a stack program (the right one on top).
+fn pop_pair(stack: &mut Vec<Value>) -> Option<(Value, Value)> {
+    let right = stack.pop()?;
+    Some((stack.pop()?, right))
+}
+
 /// The operators of a [`Fused::Elementwise`] node one at a time.
 fn fused_elementwise_unfused(plan: &EwPlan, args: &[Value]) -> OpResult {
     let mut stack: Vec<Value> = Vec::new();
@@ -1021,8 +1027,7 @@ fn fused_elementwise_unfused(plan: &EwPlan, args: &[Value]) -> OpResult {
             EwInstr::Load(k) => args.get(k).ok_or_else(underflow)?.clone(),
             EwInstr::Unary(op) => unary_value(op, &stack.pop().ok_or_else(underflow)?)?,
             EwInstr::Binary(op) => {
-                let b = stack.pop().ok_or_else(underflow)?;
-                let a = stack.pop().ok_or_else(underflow)?;
+                let (a, b) = pop_pair(&mut stack).ok_or_else(underflow)?;
                 binary(op, &a, &b)?
             }
             EwInstr::IfElse => {
@@ -1090,8 +1095,7 @@ fn masked_as_written(plan: &MaskedPlan, args: &[Value]) -> OpResult {
             Instr::Load(k) => operands.get(k).ok_or_else(internal)?.clone(),
             Instr::Unary(op) => unary_value(op, &stack.pop().ok_or_else(internal)?)?,
             Instr::Binary(op) => {
-                let b = stack.pop().ok_or_else(internal)?;
-                let a = stack.pop().ok_or_else(internal)?;
+                let (a, b) = pop_pair(&mut stack).ok_or_else(internal)?;
                 binary(op, &a, &b)?
             }
         };

@@ -129,10 +129,7 @@ unsafe impl Sync for SharedColumns {}
 mod tests {
     use super::*;
     use crate::matrix::CsrMatrix;
-
-    fn dense(rows: usize, cols: usize, v: &[f64]) -> Matrix {
-        Matrix::Dense(DenseMatrix::from_vec(rows, cols, v.to_vec()).unwrap())
-    }
+    use crate::testing::dense;
 
     #[test]
     fn columns_accumulate_with_nan_propagating() {

@@ -646,13 +646,7 @@ pub fn mmchain_if_finite(
 /// The shape checks of [`mmchain`].
 fn check_mmchain(x: &Matrix, v: &DenseMatrix, w: Option<&DenseMatrix>) -> Result<()> {
     let (m, n, k) = (x.rows(), x.cols(), v.cols());
-    if v.rows() != n {
-        return Err(ExecError::shape_mismatch(
-            "mmchain (X %*% v)",
-            x.shape(),
-            v.shape(),
-        ));
-    }
+    ExecError::ensure_shapes(v.rows() == n, "mmchain (X %*% v)", x.shape(), v.shape())?;
     if let Some(w) = w {
         if w.rows() != m || w.cols() != 1 {
             return Err(ExecError::shape_mismatch(

@@ -451,10 +451,7 @@ fn diagonalize(d: &mut [f64], e: &mut [f64], z: &mut [Vec<f64>]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn dense(rows: usize, cols: usize, v: &[f64]) -> Matrix {
-        Matrix::Dense(DenseMatrix::from_vec(rows, cols, v.to_vec()).unwrap())
-    }
+    use crate::testing::dense;
 
     fn close(got: &Matrix, want: &[f64], tol: f64) {
         let got = got.to_dense().into_vec();

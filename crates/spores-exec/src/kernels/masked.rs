@@ -459,13 +459,12 @@ pub fn masked_left_mul(
 ) -> Result<DenseMatrix> {
     let b = Bound::new("masked t(A)%*%E", x, program, operands)?;
     let (m, n, p) = (x.rows(), x.cols(), a.cols());
-    if a.rows() != m {
-        return Err(ExecError::shape_mismatch(
-            "masked t(A)%*%E (rows of A vs rows of E)",
-            a.shape(),
-            x.shape(),
-        ));
-    }
+    ExecError::ensure_shapes(
+        a.rows() == m,
+        "masked t(A)%*%E (rows of A vs rows of E)",
+        a.shape(),
+        x.shape(),
+    )?;
     // One accumulator per thread at most: each is n * p doubles.
     let blocks = b.blocks(rayon::current_num_threads().clamp(1, MAX_BLOCKS));
     let partial: Vec<Vec<f64>> = blocks
@@ -509,13 +508,12 @@ pub fn masked_right_mul(
 ) -> Result<DenseMatrix> {
     let b = Bound::new("masked E%*%B", x, program, operands)?;
     let (m, n, p) = (x.rows(), x.cols(), bm.cols());
-    if bm.rows() != n {
-        return Err(ExecError::shape_mismatch(
-            "masked E%*%B (columns of E vs rows of B)",
-            x.shape(),
-            bm.shape(),
-        ));
-    }
+    ExecError::ensure_shapes(
+        bm.rows() == n,
+        "masked E%*%B (columns of E vs rows of B)",
+        x.shape(),
+        bm.shape(),
+    )?;
     let per_row = (b.x.stored() / m.max(1)).max(1) * (p + 1);
     Ok(par_dense(m, p, per_row / p.max(1) + 1, |range, out| {
         for (r, i) in range.enumerate() {

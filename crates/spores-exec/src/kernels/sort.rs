@@ -129,14 +129,10 @@ pub fn unique(m: &Matrix) -> Result<Matrix> {
 mod tests {
     use super::*;
 
-    fn column(v: &[f64]) -> Matrix {
-        Matrix::Dense(DenseMatrix::from_vec(v.len(), 1, v.to_vec()).unwrap())
-    }
-
     #[test]
     fn order_is_stable_in_both_directions() {
         // SystemDS 3.4: order(target=Y, by=1, decreasing=TRUE, index.return=TRUE)
-        let y = column(&[1.0, 1.0, 2.0, 2.0, 2.0, 3.0]);
+        let y = Matrix::column(&[1.0, 1.0, 2.0, 2.0, 2.0, 3.0]);
         let up = order(&y, 0, false, true).unwrap().to_dense().into_vec();
         assert_eq!(up, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         let down = order(&y, 0, true, true).unwrap().to_dense().into_vec();
@@ -153,7 +149,7 @@ mod tests {
     fn large_orders_sort_in_parallel_and_stably() {
         let n = MIN_PAR_WORK + 17;
         let v: Vec<f64> = (0..n).map(|i| ((i * 7919) % 101) as f64).collect();
-        let perm = order_permutation(&column(&v), 0, false).unwrap();
+        let perm = order_permutation(&Matrix::column(&v), 0, false).unwrap();
         for w in perm.windows(2) {
             let (a, b) = (v[w[0]], v[w[1]]);
             assert!(a < b || (a == b && w[0] < w[1]));
@@ -163,9 +159,9 @@ mod tests {
     #[test]
     fn unique_follows_java_hash_set_order() {
         // SystemDS 3.4 printed 0.7 0.35 0.1 -3 100 and 1 2 3.
-        let u = unique(&column(&[0.7, 0.1, 0.35, 0.7, 100.0, -3.0, 0.1])).unwrap();
+        let u = unique(&Matrix::column(&[0.7, 0.1, 0.35, 0.7, 100.0, -3.0, 0.1])).unwrap();
         assert_eq!(u.to_dense().into_vec(), [0.7, 0.35, 0.1, -3.0, 100.0]);
-        let u = unique(&column(&[3.0, 1.0, 3.0, 2.0, 1.0])).unwrap();
+        let u = unique(&Matrix::column(&[3.0, 1.0, 3.0, 2.0, 1.0])).unwrap();
         assert_eq!(u.to_dense().into_vec(), [1.0, 2.0, 3.0]);
     }
 }

@@ -245,15 +245,11 @@ pub fn quantiles(m: &Matrix, probabilities: &Matrix) -> Result<Matrix> {
 mod tests {
     use super::*;
 
-    fn column(v: &[f64]) -> Matrix {
-        Matrix::Dense(DenseMatrix::from_vec(v.len(), 1, v.to_vec()).unwrap())
-    }
-
     #[test]
     fn quantiles_as_systemds() {
         // Values printed by SystemDS 3.4.
-        let five = column(&[5.0, 1.0, 4.0, 2.0, 3.0]);
-        let four = column(&[5.0, 1.0, 4.0, 2.0]);
+        let five = Matrix::column(&[5.0, 1.0, 4.0, 2.0, 3.0]);
+        let four = Matrix::column(&[5.0, 1.0, 4.0, 2.0]);
         let q = |m: &Matrix, p| quantile(m, p).unwrap();
         let cases: [(&Matrix, &[(f64, f64)]); 2] = [
             (
@@ -284,19 +280,19 @@ mod tests {
                 assert_eq!(q(m, p), want, "p {p} of {m:?}");
             }
         }
-        let ps = column(&[0.25, 0.3, 0.5, 1.0]);
+        let ps = Matrix::column(&[0.25, 0.3, 0.5, 1.0]);
         assert_eq!(
             quantiles(&four, &ps).unwrap().to_dense().into_vec(),
             [1.0, 2.0, 2.0, 5.0]
         );
-        assert!(q(&column(&[3.0, f64::NAN, 1.0]), 0.5).is_nan());
+        assert!(q(&Matrix::column(&[3.0, f64::NAN, 1.0]), 0.5).is_nan());
         assert!(quantile(&five, 1.5).is_err());
         assert!(quantile(&Matrix::Dense(DenseMatrix::zeros(2, 2)), 0.5).is_err());
     }
 
     #[test]
     fn variances_and_moments() {
-        let five = column(&[5.0, 1.0, 4.0, 2.0, 3.0]);
+        let five = Matrix::column(&[5.0, 1.0, 4.0, 2.0, 3.0]);
         assert_eq!(variance(&five), 2.5);
         assert_eq!(moment(&five, 2).unwrap(), 2.0);
         assert!(moment(&five, 3).unwrap().abs() < 1e-12);
@@ -311,18 +307,18 @@ mod tests {
         for (got, want) in rv.iter().zip([7.0 / 3.0, 7.0 / 3.0, 19.0 / 3.0]) {
             assert!((got - want).abs() < 1e-14);
         }
-        assert_eq!(variance(&column(&[4.0])), 0.0);
+        assert_eq!(variance(&Matrix::column(&[4.0])), 0.0);
         assert!(moment(&five, 5).is_err());
     }
 
     #[test]
     fn inter_quartile_mean_as_systemds() {
         // SystemDS 3.4 prints 3.7, 4.0 and 3.642857142857143.
-        let x = column(&[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0]);
+        let x = Matrix::column(&[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0]);
         assert!((inter_quartile_mean(&x, None).unwrap() - 3.7).abs() < 1e-12);
-        let x11 = column(&[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0, 7.0]);
+        let x11 = Matrix::column(&[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0, 7.0]);
         assert!((inter_quartile_mean(&x11, None).unwrap() - 4.0).abs() < 1e-12);
-        let w = column(&[1.0, 2.0, 1.0, 1.0, 3.0, 1.0, 2.0, 1.0, 1.0, 1.0]);
+        let w = Matrix::column(&[1.0, 2.0, 1.0, 1.0, 3.0, 1.0, 2.0, 1.0, 1.0, 1.0]);
         let weighted = inter_quartile_mean(&x, Some(&w)).unwrap();
         assert!((weighted - 3.642857142857143).abs() < 1e-12);
     }

@@ -156,9 +156,7 @@ fn ensure_sparse_fits(what: &str, rows: usize, entries: usize) -> Result<()> {
 
 /// `cbind(a, b)`: `b`'s columns to the right of `a`'s; the row counts must agree.
 pub fn cbind(a: &Matrix, b: &Matrix) -> Result<Matrix> {
-    if a.rows() != b.rows() {
-        return Err(ExecError::shape_mismatch("cbind", a.shape(), b.shape()));
-    }
+    ExecError::ensure_shapes(a.rows() == b.rows(), "cbind", a.shape(), b.shape())?;
     let (rows, cols) = (a.rows(), a.cols() + b.cols());
     let out = match (a, b) {
         (Matrix::Dense(x), Matrix::Dense(y)) => {
@@ -198,9 +196,7 @@ pub fn cbind(a: &Matrix, b: &Matrix) -> Result<Matrix> {
 
 /// `rbind(a, b)`: `b`'s rows below `a`'s; the column counts must agree.
 pub fn rbind(a: &Matrix, b: &Matrix) -> Result<Matrix> {
-    if a.cols() != b.cols() {
-        return Err(ExecError::shape_mismatch("rbind", a.shape(), b.shape()));
-    }
+    ExecError::ensure_shapes(a.cols() == b.cols(), "rbind", a.shape(), b.shape())?;
     let (rows, cols) = (a.rows() + b.rows(), a.cols());
     let out = match (a, b) {
         (Matrix::Dense(x), Matrix::Dense(y)) => {
@@ -375,11 +371,8 @@ pub fn replace(m: &Matrix, pattern: f64, replacement: f64) -> Matrix {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::dense;
     use proptest::prelude::*;
-
-    fn dense(rows: usize, cols: usize, data: &[f64]) -> Matrix {
-        Matrix::Dense(DenseMatrix::from_vec(rows, cols, data.to_vec()).unwrap())
-    }
 
     fn sparse(m: &Matrix) -> Matrix {
         Matrix::Sparse(m.to_csr())

@@ -206,10 +206,6 @@ pub fn grouped_aggregate(
 mod tests {
     use super::*;
 
-    fn column(v: &[f64]) -> Matrix {
-        Matrix::Dense(DenseMatrix::from_vec(v.len(), 1, v.to_vec()).unwrap())
-    }
-
     fn values(m: &Matrix) -> Vec<f64> {
         m.to_dense().into_vec()
     }
@@ -226,8 +222,8 @@ mod tests {
 
     #[test]
     fn table_forms_as_systemds() {
-        let seq = column(&[1.0, 2.0, 3.0]);
-        let p = column(&[2.0, 3.0, 1.0]);
+        let seq = Matrix::column(&[1.0, 2.0, 3.0]);
+        let p = Matrix::column(&[2.0, 3.0, 1.0]);
         let t = table(
             TableArg::Vector(&seq),
             TableArg::Vector(&p),
@@ -244,12 +240,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(values(&t), [0.0, 1.0, 0.0, 0.0]);
-        let y = column(&[1.0, 1.0, 2.0, 2.0, 2.0, 3.0]);
+        let y = Matrix::column(&[1.0, 1.0, 2.0, 2.0, 2.0, 3.0]);
         let t = counts(&y).unwrap();
         assert_eq!(values(&t), [2.0, 3.0, 1.0]);
-        let w = column(&[0.5, 2.0, 3.0]);
-        let a = column(&[1.0, 2.0, 2.0]);
-        let b = column(&[1.0, 1.0, 3.0]);
+        let w = Matrix::column(&[0.5, 2.0, 3.0]);
+        let a = Matrix::column(&[1.0, 2.0, 2.0]);
+        let b = Matrix::column(&[1.0, 1.0, 3.0]);
         let t = table(
             TableArg::Vector(&a),
             TableArg::Vector(&b),
@@ -265,19 +261,19 @@ mod tests {
             None
         )
         .is_err());
-        assert!(counts(&column(&[0.0])).is_err());
+        assert!(counts(&Matrix::column(&[0.0])).is_err());
         // SystemDS 3.4: table(matrix("1.6 2.2 2.9 1.4 3.999 1.0", 6, 1), 1) counts 3, 2, 1
         // (categories rounded down); a NaN row is skipped; 0.4 (category 0) is an error.
-        let fractional = column(&[1.6, 2.2, 2.9, 1.4, 3.999, 1.0, f64::NAN]);
+        let fractional = Matrix::column(&[1.6, 2.2, 2.9, 1.4, 3.999, 1.0, f64::NAN]);
         let t = counts(&fractional).unwrap();
         assert_eq!(values(&t), [3.0, 2.0, 1.0]);
-        assert!(counts(&column(&[0.4])).is_err());
+        assert!(counts(&Matrix::column(&[0.4])).is_err());
     }
 
     #[test]
     fn grouped_aggregates() {
-        let x = column(&[1.0, 2.0, 3.0, 4.0, 5.0]);
-        let g = column(&[1.0, 2.0, 1.0, 2.0, 3.0]);
+        let x = Matrix::column(&[1.0, 2.0, 3.0, 4.0, 5.0]);
+        let g = Matrix::column(&[1.0, 2.0, 1.0, 2.0, 3.0]);
         let sum = grouped_aggregate(&x, &g, GroupFn::Sum, None).unwrap();
         assert_eq!(values(&sum), [4.0, 6.0, 5.0]);
         let count = grouped_aggregate(&x, &g, GroupFn::Count, None).unwrap();
@@ -286,9 +282,14 @@ mod tests {
         assert_eq!(values(&mean), [2.0, 3.0, 5.0, 0.0]);
         let wide =
             Matrix::Dense(DenseMatrix::from_vec(3, 2, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap());
-        let max =
-            grouped_aggregate(&wide, &column(&[2.0, 1.0, 2.0]), GroupFn::Max, Some(2)).unwrap();
+        let max = grouped_aggregate(
+            &wide,
+            &Matrix::column(&[2.0, 1.0, 2.0]),
+            GroupFn::Max,
+            Some(2),
+        )
+        .unwrap();
         assert_eq!(values(&max), [3.0, 4.0, 5.0, 6.0]);
-        assert!(grouped_aggregate(&x, &column(&[1.0]), GroupFn::Sum, None).is_err());
+        assert!(grouped_aggregate(&x, &Matrix::column(&[1.0]), GroupFn::Sum, None).is_err());
     }
 }

@@ -59,6 +59,11 @@ pub enum Matrix {
 }
 
 impl Matrix {
+    /// A dense column vector holding `values`.
+    pub fn column(values: &[f64]) -> Matrix {
+        Matrix::Dense(DenseMatrix::from_fn(values.len(), 1, |i, _| values[i]))
+    }
+
     pub fn rows(&self) -> usize {
         match self {
             Matrix::Dense(d) => d.rows(),

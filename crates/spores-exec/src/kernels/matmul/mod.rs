@@ -72,13 +72,12 @@ pub fn matmul_t(a: &Matrix, transpose_a: bool, b: &Matrix, transpose_b: bool) ->
         op_shape(a.shape(), transpose_a),
         op_shape(b.shape(), transpose_b),
     );
-    if sa.cols != sb.rows {
-        return Err(ExecError::shape_mismatch(
-            op_name(transpose_a, transpose_b),
-            a.shape(),
-            b.shape(),
-        ));
-    }
+    ExecError::ensure_shapes(
+        sa.cols == sb.rows,
+        op_name(transpose_a, transpose_b),
+        a.shape(),
+        b.shape(),
+    )?;
     let (m, k, n) = (sa.rows, sa.cols, sb.cols);
     if !(a.is_sparse() && b.is_sparse()) {
         crate::memory::ensure_dense(op_name(transpose_a, transpose_b), m, n)?;

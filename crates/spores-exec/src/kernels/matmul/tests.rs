@@ -108,33 +108,51 @@ fn assert_close(got: &Matrix, want: &DenseMatrix, what: &str) {
     }
 }
 
+/// Calls `check(a', ta, b', tb, layout)` for `a %*% b` in every layout: each operand
+/// dense or sparse, and stored as it is or transposed (`ta`, `tb`: read it transposed).
+fn every_layout(
+    a: &DenseMatrix,
+    b: &DenseMatrix,
+    mut check: impl FnMut(&Matrix, bool, &Matrix, bool, String),
+) {
+    let (at, bt) = (naive_t(a), naive_t(b));
+    for sa in [false, true] {
+        for sb in [false, true] {
+            for ta in [false, true] {
+                for tb in [false, true] {
+                    let am = as_format(if ta { &at } else { a }, sa);
+                    let bm = as_format(if tb { &bt } else { b }, sb);
+                    check(
+                        &am,
+                        ta,
+                        &bm,
+                        tb,
+                        format!("sparse=({sa},{sb}) t=({ta},{tb})"),
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Checks `matmul_t` for all formats and transpose flags on one logical problem
 /// `(m × k) %*% (k × n)`.
 fn check_all_combinations(m: usize, k: usize, n: usize, density: f64, seed: u64) {
     let a = random_dense(m, k, density, seed, true);
     let b = random_dense(k, n, density, seed + 1, false);
     let want = naive(&a, &b);
-    let (at, bt) = (naive_t(&a), naive_t(&b));
-    for sa in [false, true] {
-        for sb in [false, true] {
-            for ta in [false, true] {
-                for tb in [false, true] {
-                    let am = as_format(if ta { &at } else { &a }, sa);
-                    let bm = as_format(if tb { &bt } else { &b }, sb);
-                    let what = format!("{m}x{k}x{n} d={density} sparse=({sa},{sb}) t=({ta},{tb})");
-                    let got = matmul_t(&am, ta, &bm, tb).unwrap_or_else(|e| panic!("{what}: {e}"));
-                    assert_close(&got, &want, &what);
-                    if !(sa && sb) && m > 0 && n > 0 && k > 0 {
-                        assert!(!got.is_sparse(), "{what}: dense result expected");
-                    }
-                    if !ta && !tb {
-                        let plain = matmul(&am, &bm).unwrap();
-                        assert_close(&plain, &want, &format!("matmul {what}"));
-                    }
-                }
-            }
+    every_layout(&a, &b, |am, ta, bm, tb, layout| {
+        let what = format!("{m}x{k}x{n} d={density} {layout}");
+        let got = matmul_t(am, ta, bm, tb).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_close(&got, &want, &what);
+        if !(am.is_sparse() && bm.is_sparse()) && m > 0 && n > 0 && k > 0 {
+            assert!(!got.is_sparse(), "{what}: dense result expected");
         }
-    }
+        if !ta && !tb {
+            let plain = matmul(am, bm).unwrap();
+            assert_close(&plain, &want, &format!("matmul {what}"));
+        }
+    });
 }
 
 #[test]
@@ -479,22 +497,14 @@ fn non_finite_cells_give_the_same_product_in_every_format() {
         let a = random_non_finite(m, k, seed, true);
         let b = random_non_finite(k, n, seed + 100, false);
         let want = naive_cells(&a, &b);
-        let (at, bt) = (naive_t(&a), naive_t(&b));
-        for sa in [false, true] {
-            for sb in [false, true] {
-                for ta in [false, true] {
-                    for tb in [false, true] {
-                        let am = as_format(if ta { &at } else { &a }, sa);
-                        let bm = as_format(if tb { &bt } else { &b }, sb);
-                        let got = matmul_t(&am, ta, &bm, tb).unwrap().to_dense();
-                        let what = format!("{m}x{k}x{n} sparse=({sa},{sb}) t=({ta},{tb})");
-                        for (g, w) in got.data().iter().zip(want.data()) {
-                            assert!(same_cell(*g, *w), "{what}: got {got:?} want {want:?}");
-                        }
-                    }
-                }
+        let at = naive_t(&a);
+        every_layout(&a, &b, |am, ta, bm, tb, layout| {
+            let got = matmul_t(am, ta, bm, tb).unwrap().to_dense();
+            let what = format!("{m}x{k}x{n} {layout}");
+            for (g, w) in got.data().iter().zip(want.data()) {
+                assert!(same_cell(*g, *w), "{what}: got {got:?} want {want:?}");
             }
-        }
+        });
         for sparse in [false, true] {
             let x = as_format(&a, sparse);
             let got = tsmm(&x).unwrap();

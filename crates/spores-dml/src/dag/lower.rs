@@ -10,6 +10,7 @@ use spores_lang::ast::{
 };
 use spores_lang::diag::{Diagnostic, Span};
 
+use super::builtins::{self, ArgDefault, BuiltinSpec, CallForm};
 use super::{AggFn, Axis, Builtin, Dag, IndexKind, Literal, NodeId, Op};
 
 /// What lowering needs to know besides the statements: the functions the code can call
@@ -263,11 +264,6 @@ struct Lowerer<'a> {
 
 /// Parameter names of a builtin, in the order its node's children take; `required` of
 /// them must be given.
-struct Signature {
-    params: &'static [&'static str],
-    required: usize,
-}
-
 impl<'a> Lowerer<'a> {
     fn new(ctx: &'a LowerContext<'a>) -> Self {
         Lowerer {
@@ -472,44 +468,77 @@ impl<'a> Lowerer<'a> {
         match name {
             "print" if args.len() > 1 => return self.variadic(Builtin::Printf, name, args, span),
             "eval" => return self.variadic(Builtin::Eval, name, args, span),
+            "min" | "max" => return self.min_max(name, args, span),
+            "log" => return self.log(args, span),
+            "xor" => return self.xor(args, span),
             _ => {}
         }
-        // SystemDS accepts the capitalized spelling too.
-        let name = if name == "Rand" { "rand" } else { name };
-        if let Some((op, arity)) = simple_builtin(name) {
-            if args.len() != arity || args.iter().any(|a| a.name.is_some() && arity != 1) {
-                return Err(Diagnostic::new(
-                    format!(
-                        "`{name}` takes {arity} argument{}",
-                        if arity == 1 { "" } else { "s" }
-                    ),
-                    span,
-                ));
+        // SystemDS matches `rand` in any case (`Rand`, `RAND`).
+        let name = if name.eq_ignore_ascii_case("rand") {
+            "rand"
+        } else {
+            name
+        };
+        if let Some((op, arity)) = operator_builtin(name) {
+            return self.positional(op, name, arity, args, span);
+        }
+        if distribution_signature(name).is_some() {
+            return self.distribution(name, args, span);
+        }
+        let Some(spec) = builtins::by_name(name) else {
+            return self.dml_builtin(name, args, span);
+        };
+        if spec.results.len() > 1 {
+            return Err(Diagnostic::new(
+                format!(
+                    "`{name}` returns {} values; use `[{}] = {name}({})`",
+                    spec.results.len(),
+                    spec.results.join(", "),
+                    spec.param_names().join(", ")
+                ),
+                span,
+            ));
+        }
+        match (spec.call, spec.builtin) {
+            (CallForm::Positional, b) => {
+                self.positional(Op::Builtin(b), name, spec.params.len(), args, span)
             }
-            let children = args
-                .iter()
-                .map(|a| self.expr(&a.value))
-                .collect::<Result<Vec<_>, _>>()?;
-            return Ok(self.dag.add(op, children, span));
-        }
-        match name {
-            "min" | "max" => self.min_max(name, args, span),
-            "cbind" | "rbind" => self.bind(name, args, span),
-            "list" => self.list(args, span),
-            "log" => self.log(args, span),
-            "xor" => self.xor(args, span),
-            "table" => self.table(args, span),
-            "eigen" => Err(Diagnostic::new(
-                "`eigen` returns 2 values; use `[values, vectors] = eigen(A)`",
+            (CallForm::Named, _) => self.by_signature(spec, args, span),
+            (CallForm::Custom, Builtin::Cbind | Builtin::Rbind) => {
+                self.bind(spec.builtin, args, span)
+            }
+            (CallForm::Custom, Builtin::List) => self.list(args, span),
+            (CallForm::Custom, Builtin::Table) => self.table(args, span),
+            (CallForm::Custom, b) => Err(Diagnostic::new(
+                format!("internal error: no lowering for `{}`", b.name()),
                 span,
             )),
-            "remove" => Err(Diagnostic::new(
-                "`remove` returns 2 values; use `[rest, element] = remove(list, pos)`",
-                span,
-            )),
-            _ if distribution_signature(name).is_some() => self.distribution(name, args, span),
-            _ => self.by_signature(name, args, span),
         }
+    }
+
+    /// A call of `op` with exactly `arity` arguments by position (a lone one may be named).
+    fn positional(
+        &mut self,
+        op: Op,
+        name: &str,
+        arity: usize,
+        args: &[Arg],
+        span: Span,
+    ) -> Result<NodeId, Diagnostic> {
+        if args.len() != arity || args.iter().any(|a| a.name.is_some() && arity != 1) {
+            return Err(Diagnostic::new(
+                format!(
+                    "`{name}` takes {arity} argument{}",
+                    if arity == 1 { "" } else { "s" }
+                ),
+                span,
+            ));
+        }
+        let children = args
+            .iter()
+            .map(|a| self.expr(&a.value))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.dag.add(op, children, span))
     }
 
     /// `print(format, values...)` and `eval(name, arguments...)`: positional arguments, as many as given.
@@ -563,12 +592,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `cbind`/`rbind` of two or more arguments, as a chain of pairs.
-    fn bind(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
-        let builtin = if name == "cbind" {
-            Builtin::Cbind
-        } else {
-            Builtin::Rbind
-        };
+    fn bind(&mut self, builtin: Builtin, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let name = builtin.name();
         let children = args
             .iter()
             .map(|a| self.expr(&a.value))
@@ -625,26 +650,27 @@ impl<'a> Lowerer<'a> {
         Ok(self.dag.add(Op::Binary(BinaryOp::Ne), vec![a, b], span))
     }
 
-    /// A builtin with named parameters and defaults (`builtin_signature`), or else a
-    /// DML-bodied one.
-    fn by_signature(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
-        let Some((builtin, signature, defaults)) = builtin_signature(name) else {
-            return self.dml_builtin(name, args, span);
-        };
-        let bound = bind_args(name, signature.params, signature.required, args, span)?;
+    /// A builtin whose arguments bind to its parameters by name or position, an omitted
+    /// one taking its default ([`builtins::ArgDefault`]).
+    fn by_signature(
+        &mut self,
+        spec: &BuiltinSpec,
+        args: &[Arg],
+        span: Span,
+    ) -> Result<NodeId, Diagnostic> {
+        let names = spec.param_names();
+        let bound = bind_args(spec.name, &names, spec.required(), args, span)?;
         let mut children = Vec::with_capacity(bound.len());
-        for (k, arg) in bound.into_iter().enumerate() {
-            match arg {
-                Some(e) => children.push(self.expr(e)?),
-                None => match defaults.get(k).cloned().flatten() {
-                    Some(lit) => children.push(self.lit(lit, span)),
-                    // An optional parameter without a default (seq's incr) ends the list.
-                    None => break,
-                },
+        for (arg, param) in bound.into_iter().zip(spec.params) {
+            match (arg, default_literal(param.default)) {
+                (Some(e), _) => children.push(self.expr(e)?),
+                (None, Some(lit)) => children.push(self.lit(lit, span)),
+                // An optional parameter without a default (seq's incr) ends the list.
+                (None, None) => break,
             }
         }
         // `Dag::add` keeps unseeded random calls apart.
-        Ok(self.dag.add(Op::Builtin(builtin), children, span))
+        Ok(self.dag.add(Op::Builtin(spec.builtin), children, span))
     }
 
     /// `table(A, B)`, `table(A, B, W)`, `table(A, B, odim1, odim2)`,
@@ -654,7 +680,9 @@ impl<'a> Lowerer<'a> {
     /// given). `outputEmptyBlocks` only shapes SystemDS's distributed blocks, so it is
     /// accepted and has no effect here.
     fn table(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
-        const PARAMS: [&str; 6] = ["A", "B", "weights", "odim1", "odim2", "outputEmptyBlocks"];
+        let spec = builtins::spec(Builtin::Table);
+        let mut params = spec.param_names();
+        params.push("outputEmptyBlocks");
         let positional: Vec<&Expr> = args
             .iter()
             .filter(|a| a.name.is_none())
@@ -679,11 +707,11 @@ impl<'a> Lowerer<'a> {
         }
         for arg in args {
             let Some(name) = &arg.name else { continue };
-            let Some(k) = PARAMS.iter().position(|p| p == name) else {
+            let Some(k) = params.iter().position(|p| p == name) else {
                 return Err(Diagnostic::new(
                     format!(
                         "`table` has no parameter `{name}` (it has: {})",
-                        PARAMS.join(", ")
+                        params.join(", ")
                     ),
                     arg.value.span,
                 ));
@@ -695,34 +723,43 @@ impl<'a> Lowerer<'a> {
                 ));
             }
         }
-        let mut children = Vec::with_capacity(5);
-        for (k, slot) in slots[..5].iter().enumerate() {
-            children.push(match slot {
-                Some(e) => self.expr(e)?,
-                None if k == 2 => self.lit(Literal::Double(1.0), span),
-                None => self.lit(Literal::Int(-1), span),
+        let mut children = Vec::with_capacity(spec.params.len());
+        for (slot, param) in slots.iter().zip(spec.params) {
+            children.push(match (slot, default_literal(param.default)) {
+                (Some(e), _) => self.expr(e)?,
+                (None, Some(lit)) => self.lit(lit, span),
+                (None, None) => {
+                    return Err(Diagnostic::new(
+                        format!("missing argument `{}` of `table`", param.name),
+                        span,
+                    ))
+                }
             });
         }
         Ok(self.dag.add(Op::Builtin(Builtin::Table), children, span))
     }
 
     /// `cdf`/`icdf` and their shorthands (`pnorm`, `qchisq`, ...): a `Builtin::Cdf` or
-    /// `Builtin::Icdf` node whose children are the parameters in [`DISTRIBUTION_PARAMS`]
-    /// order, with the shorthand's distribution and the defaults filled in.
+    /// `Builtin::Icdf` node whose children are the builtin's parameters in order, with the
+    /// shorthand's distribution and the defaults filled in.
     fn distribution(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
         let (builtin, dist, params) = distribution_signature(name).expect("checked by caller");
         let required = if dist.is_none() { 2 } else { 1 };
-        let bound = bind_args(name, params, required, args, span)?;
-        let mut children = Vec::with_capacity(DISTRIBUTION_PARAMS.len());
-        for (slot, default) in DISTRIBUTION_PARAMS.iter().zip(distribution_defaults()) {
-            if builtin == Builtin::Icdf && *slot == "lower.tail" {
-                break;
-            }
-            let given = params.iter().position(|p| p == slot).and_then(|k| bound[k]);
-            children.push(match (given, *slot, dist) {
+        let bound = bind_args(name, &params, required, args, span)?;
+        let slots = builtins::spec(builtin).params;
+        let mut children = Vec::with_capacity(slots.len());
+        for slot in slots {
+            let given = params
+                .iter()
+                .position(|p| *p == slot.name)
+                .and_then(|k| bound[k]);
+            children.push(match (given, slot.name, dist) {
                 (Some(e), _, _) => self.expr(e)?,
                 (None, "dist", Some(d)) => self.lit(Literal::Str(d.to_string()), span),
-                (None, _, _) => self.lit(default, span),
+                (None, _, _) => {
+                    let default = default_literal(slot.default).expect("every slot has one");
+                    self.lit(default, span)
+                }
             });
         }
         Ok(self.dag.add(Op::Builtin(builtin), children, span))
@@ -736,12 +773,11 @@ impl<'a> Lowerer<'a> {
         args: &[Arg],
         span: Span,
     ) -> Result<Option<(NodeId, usize)>, Diagnostic> {
-        let (builtin, params): (_, &[&str]) = match name {
-            "eigen" => (Builtin::Eigen, &["A"]),
-            "remove" => (Builtin::Remove, &["target", "pos"]),
-            _ => return Ok(None),
+        let Some(spec) = builtins::by_name(name).filter(|spec| spec.results.len() > 1) else {
+            return Ok(None);
         };
-        let bound = bind_args(name, params, params.len(), args, span)?;
+        let builtin = spec.builtin;
+        let bound = bind_args(name, &spec.param_names(), spec.params.len(), args, span)?;
         let children = bound
             .into_iter()
             .map(|e| self.expr(e.expect("required")))
@@ -771,118 +807,9 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-fn builtin_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Literal>>)> {
-    use Literal::*;
-    let s = |v: &str| Some(Str(v.to_string()));
-    // SystemDS matches `rand` in any case (`Rand`, `RAND`).
-    let name = if name.eq_ignore_ascii_case("rand") {
-        "rand"
-    } else {
-        name
-    };
-    Some(match name {
-        // `Rand` is an accepted spelling (kmeans.dml uses it).
-        "rand" | "Rand" => (
-            Builtin::Rand,
-            Signature {
-                params: &[
-                    "rows", "cols", "min", "max", "sparsity", "seed", "pdf", "lambda",
-                ],
-                required: 2,
-            },
-            vec![
-                None,
-                None,
-                Some(Double(0.0)),
-                Some(Double(1.0)),
-                Some(Double(1.0)),
-                Some(Int(-1)),
-                s("uniform"),
-                Some(Double(1.0)),
-            ],
-        ),
-        // The third argument is either `replace` (a boolean) or the seed (an integer);
-        // the runtime tells them apart by type, as SystemDS does.
-        "sample" => (
-            Builtin::Sample,
-            Signature {
-                params: &["range", "size", "replace", "seed"],
-                required: 2,
-            },
-            vec![None, None, Some(Bool(false)), Some(Int(-1))],
-        ),
-        "matrix" => (
-            Builtin::Matrix,
-            Signature {
-                params: &["data", "rows", "cols", "byrow"],
-                required: 3,
-            },
-            vec![None, None, None, Some(Bool(true))],
-        ),
-        "seq" => (
-            Builtin::Seq,
-            Signature {
-                params: &["from", "to", "incr"],
-                required: 2,
-            },
-            vec![None, None, None],
-        ),
-        "ifelse" => (
-            Builtin::IfElse,
-            Signature {
-                params: &["test", "yes", "no"],
-                required: 3,
-            },
-            vec![None, None, None],
-        ),
-        "replace" => (
-            Builtin::Replace,
-            Signature {
-                params: &["target", "pattern", "replacement"],
-                required: 3,
-            },
-            vec![None, None, None],
-        ),
-        "toString" => (
-            Builtin::ToString,
-            Signature {
-                params: &["target", "rows", "cols", "decimal", "sep", "linesep"],
-                required: 1,
-            },
-            vec![
-                None,
-                Some(Int(100)),
-                Some(Int(100)),
-                Some(Int(3)),
-                s(" "),
-                s("\n"),
-            ],
-        ),
-        "read" => (
-            Builtin::Read,
-            Signature {
-                params: &["file", "format", "header", "sep"],
-                required: 1,
-            },
-            vec![None, s(""), Some(Bool(false)), s(",")],
-        ),
-        "write" => (
-            Builtin::Write,
-            Signature {
-                params: &["x", "file", "format", "header", "sep"],
-                required: 2,
-            },
-            vec![None, None, s(""), Some(Bool(false)), s(",")],
-        ),
-        _ => return native_signature(name),
-    })
-}
-
-/// One-argument builtins (unary element-wise functions and matrix functions) that
-/// take their argument as a child of the node.
-/// The builtins that are one operator over a fixed number of arguments: the operator
-/// and its arity.
-fn simple_builtin(name: &str) -> Option<(Op, usize)> {
+/// The builtins that are one operator of the DAG (a transpose, an element-wise function
+/// or an aggregate) over one argument.
+fn operator_builtin(name: &str) -> Option<(Op, usize)> {
     let unary = |op| Some((Op::Unary(op), 1));
     let agg = |f, axis| Some((Op::Agg(f, axis), 1));
     match name {
@@ -895,40 +822,6 @@ fn simple_builtin(name: &str) -> Option<(Op, usize)> {
         "floor" => unary(UnaryOp::Floor),
         "ceil" | "ceiling" => unary(UnaryOp::Ceil),
         "sign" => unary(UnaryOp::Sign),
-        "sum" => agg(AggFn::Sum, Axis::All),
-        "mean" => agg(AggFn::Mean, Axis::All),
-        "rowSums" => agg(AggFn::Sum, Axis::Row),
-        "colSums" => agg(AggFn::Sum, Axis::Col),
-        "rowMeans" => agg(AggFn::Mean, Axis::Row),
-        "colMeans" => agg(AggFn::Mean, Axis::Col),
-        "rowMaxs" => agg(AggFn::Max, Axis::Row),
-        "colMaxs" => agg(AggFn::Max, Axis::Col),
-        "rowMins" => agg(AggFn::Min, Axis::Row),
-        "colMins" => agg(AggFn::Min, Axis::Col),
-        "nrow" => Some((Op::Builtin(Builtin::Nrow), 1)),
-        "ncol" => Some((Op::Builtin(Builtin::Ncol), 1)),
-        "length" => Some((Op::Builtin(Builtin::Length), 1)),
-        "as.scalar" | "castAsScalar" => Some((Op::Builtin(Builtin::AsScalar), 1)),
-        "as.matrix" => Some((Op::Builtin(Builtin::AsMatrix), 1)),
-        "as.double" => Some((Op::Builtin(Builtin::AsDouble), 1)),
-        "as.integer" => Some((Op::Builtin(Builtin::AsInteger), 1)),
-        "as.logical" => Some((Op::Builtin(Builtin::AsLogical), 1)),
-        "as.list" => Some((Op::Builtin(Builtin::AsList), 1)),
-        "diag" => Some((Op::Builtin(Builtin::Diag), 1)),
-        "trace" => Some((Op::Builtin(Builtin::Trace), 1)),
-        "print" => Some((Op::Builtin(Builtin::Print), 1)),
-        "stop" => Some((Op::Builtin(Builtin::Stop), 1)),
-        "assert" => Some((Op::Builtin(Builtin::Assert), 1)),
-        "time" => Some((Op::Builtin(Builtin::Time), 0)),
-        "append" => Some((Op::Builtin(Builtin::Append), 2)),
-        _ => native_simple(name),
-    }
-}
-
-fn native_simple(name: &str) -> Option<(Op, usize)> {
-    let unary = |op| Some((Op::Unary(op), 1));
-    let builtin = |b| Some((Op::Builtin(b), 1));
-    match name {
         "sin" => unary(UnaryOp::Sin),
         "cos" => unary(UnaryOp::Cos),
         "tan" => unary(UnaryOp::Tan),
@@ -940,149 +833,57 @@ fn native_simple(name: &str) -> Option<(Op, usize)> {
         "tanh" => unary(UnaryOp::Tanh),
         "isNaN" | "is.na" | "is.nan" => unary(UnaryOp::IsNaN),
         "isInf" => unary(UnaryOp::IsInf),
-        "cumsum" => builtin(Builtin::CumSum),
-        "cumprod" => builtin(Builtin::CumProd),
-        "cummin" => builtin(Builtin::CumMin),
-        "cummax" => builtin(Builtin::CumMax),
-        "cumsumprod" => builtin(Builtin::CumSumProd),
-        "prod" => builtin(Builtin::Prod),
-        "rowIndexMax" => builtin(Builtin::RowIndexMax),
-        "rowIndexMin" => builtin(Builtin::RowIndexMin),
-        "inv" => builtin(Builtin::Inv),
-        "cholesky" => builtin(Builtin::Cholesky),
-        "var" => builtin(Builtin::Var),
-        "sd" => builtin(Builtin::Sd),
-        "rowVars" => builtin(Builtin::RowVars),
-        "colVars" => builtin(Builtin::ColVars),
-        "rowSds" => builtin(Builtin::RowSds),
-        "colSds" => builtin(Builtin::ColSds),
-        "median" => builtin(Builtin::Median),
-        "rev" => builtin(Builtin::Rev),
-        "unique" => builtin(Builtin::Unique),
+        "sum" => agg(AggFn::Sum, Axis::All),
+        "mean" => agg(AggFn::Mean, Axis::All),
+        "rowSums" => agg(AggFn::Sum, Axis::Row),
+        "colSums" => agg(AggFn::Sum, Axis::Col),
+        "rowMeans" => agg(AggFn::Mean, Axis::Row),
+        "colMeans" => agg(AggFn::Mean, Axis::Col),
+        "rowMaxs" => agg(AggFn::Max, Axis::Row),
+        "colMaxs" => agg(AggFn::Max, Axis::Col),
+        "rowMins" => agg(AggFn::Min, Axis::Row),
+        "colMins" => agg(AggFn::Min, Axis::Col),
         _ => None,
     }
-}
-
-/// Builtins with several (named) parameters, beyond the core ones.
-fn native_signature(name: &str) -> Option<(Builtin, Signature, Vec<Option<Literal>>)> {
-    use Literal::*;
-    let sig = |params: &'static [&'static str], required| Signature { params, required };
-    Some(match name {
-        "contains" => (
-            Builtin::Contains,
-            sig(&["target", "pattern"], 2),
-            vec![None, None],
-        ),
-        "removeEmpty" => (
-            Builtin::RemoveEmpty,
-            sig(&["target", "margin", "empty.return", "select"], 2),
-            vec![None, None, Some(Bool(true)), None],
-        ),
-        "order" => (
-            Builtin::Order,
-            sig(&["target", "by", "decreasing", "index.return"], 1),
-            vec![None, Some(Int(1)), Some(Bool(false)), Some(Bool(false))],
-        ),
-        "solve" => (Builtin::Solve, sig(&["A", "b"], 2), vec![None, None]),
-        "quantile" => (
-            Builtin::Quantile,
-            sig(&["target", "p"], 2),
-            vec![None, None],
-        ),
-        "cov" => (
-            Builtin::Cov,
-            sig(&["x", "y", "weights"], 2),
-            vec![None, None, Some(Literal::Str("".into()))],
-        ),
-        "interQuartileMean" => (
-            Builtin::InterQuartileMean,
-            sig(&["target", "weights"], 1),
-            vec![None, None],
-        ),
-        "moment" => (
-            Builtin::Moment,
-            sig(&["target", "order"], 2),
-            vec![None, None],
-        ),
-        "outer" => (
-            Builtin::Outer,
-            sig(&["a", "b", "op"], 3),
-            vec![None, None, None],
-        ),
-        "lower.tri" | "upper.tri" => (
-            if name == "lower.tri" {
-                Builtin::LowerTri
-            } else {
-                Builtin::UpperTri
-            },
-            sig(&["target", "diag", "values"], 1),
-            vec![None, Some(Bool(false)), Some(Bool(false))],
-        ),
-        "aggregate" => (
-            Builtin::Aggregate,
-            sig(&["target", "groups", "fn", "ngroups"], 3),
-            vec![None, None, None, Some(Int(-1))],
-        ),
-        _ => return None,
-    })
-}
-
-/// The children of a `Builtin::Cdf` node, in order (`Builtin::Icdf`: all but the last).
-const DISTRIBUTION_PARAMS: [&str; 9] = [
-    "target",
-    "dist",
-    "df",
-    "df1",
-    "df2",
-    "mean",
-    "sd",
-    "rate",
-    "lower.tail",
-];
-
-/// Defaults of [`DISTRIBUTION_PARAMS`]; NaN marks a parameter the distribution must get.
-fn distribution_defaults() -> [Literal; 9] {
-    use Literal::*;
-    [
-        Double(f64::NAN),
-        Str(String::new()),
-        Double(f64::NAN),
-        Double(f64::NAN),
-        Double(f64::NAN),
-        Double(0.0),
-        Double(1.0),
-        Double(1.0),
-        Bool(true),
-    ]
 }
 
 /// `cdf`, `icdf` and their shorthands: the node's builtin, the distribution a shorthand
 /// fixes, and the parameters the call accepts.
 fn distribution_signature(
     name: &str,
-) -> Option<(Builtin, Option<&'static str>, &'static [&'static str])> {
+) -> Option<(Builtin, Option<&'static str>, Vec<&'static str>)> {
+    let named = |builtin, dist, params: &[&'static str]| (builtin, Some(dist), params.to_vec());
     Some(match name {
-        "cdf" => (Builtin::Cdf, None, &DISTRIBUTION_PARAMS),
-        "icdf" => (Builtin::Icdf, None, &DISTRIBUTION_PARAMS[..8]),
-        "pnorm" => (
+        "cdf" | "icdf" => {
+            let spec = builtins::by_name(name)?;
+            (spec.builtin, None, spec.param_names())
+        }
+        "pnorm" => named(
             Builtin::Cdf,
-            Some("normal"),
+            "normal",
             &["target", "mean", "sd", "lower.tail"],
         ),
-        "qnorm" => (Builtin::Icdf, Some("normal"), &["target", "mean", "sd"]),
-        "pt" => (Builtin::Cdf, Some("t"), &["target", "df", "lower.tail"]),
-        "qt" => (Builtin::Icdf, Some("t"), &["target", "df"]),
-        "pf" => (
-            Builtin::Cdf,
-            Some("f"),
-            &["target", "df1", "df2", "lower.tail"],
-        ),
-        "qf" => (Builtin::Icdf, Some("f"), &["target", "df1", "df2"]),
-        "pchisq" => (Builtin::Cdf, Some("chisq"), &["target", "df", "lower.tail"]),
-        "qchisq" => (Builtin::Icdf, Some("chisq"), &["target", "df"]),
-        "pexp" => (Builtin::Cdf, Some("exp"), &["target", "rate", "lower.tail"]),
-        "qexp" => (Builtin::Icdf, Some("exp"), &["target", "rate"]),
+        "qnorm" => named(Builtin::Icdf, "normal", &["target", "mean", "sd"]),
+        "pt" => named(Builtin::Cdf, "t", &["target", "df", "lower.tail"]),
+        "qt" => named(Builtin::Icdf, "t", &["target", "df"]),
+        "pf" => named(Builtin::Cdf, "f", &["target", "df1", "df2", "lower.tail"]),
+        "qf" => named(Builtin::Icdf, "f", &["target", "df1", "df2"]),
+        "pchisq" => named(Builtin::Cdf, "chisq", &["target", "df", "lower.tail"]),
+        "qchisq" => named(Builtin::Icdf, "chisq", &["target", "df"]),
+        "pexp" => named(Builtin::Cdf, "exp", &["target", "rate", "lower.tail"]),
+        "qexp" => named(Builtin::Icdf, "exp", &["target", "rate"]),
         _ => return None,
+    })
+}
+
+/// The literal an omitted argument with `default` takes; `None` when it takes none.
+fn default_literal(default: ArgDefault) -> Option<Literal> {
+    Some(match default {
+        ArgDefault::Required | ArgDefault::Absent => return None,
+        ArgDefault::Double(v) => Literal::Double(v),
+        ArgDefault::Int(v) => Literal::Int(v),
+        ArgDefault::Bool(v) => Literal::Bool(v),
+        ArgDefault::Str(v) => Literal::Str(v.to_string()),
     })
 }
 

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use spores_exec::kernels::elementwise::BinaryOp;
 use spores_exec::Shape;
 
+use super::builtins::{self, ResultShape};
 use super::{AggFn, Axis, Builtin, Dag, Fused, IndexKind, Literal, Op};
 use crate::dag::input::InputMeta;
 
@@ -297,49 +298,9 @@ fn builtin(b: Builtin, args: &[&NodeMeta]) -> NodeMeta {
         Builtin::Nrow => NodeMeta::Scalar(shape_of(args[0]).map(|s| s.rows as f64)),
         Builtin::Ncol => NodeMeta::Scalar(shape_of(args[0]).map(|s| s.cols as f64)),
         Builtin::Length => NodeMeta::Scalar(shape_of(args[0]).map(|s| s.cells() as f64)),
-        Builtin::AsScalar
-        | Builtin::AsDouble
-        | Builtin::AsInteger
-        | Builtin::AsLogical
-        | Builtin::Trace => NodeMeta::Scalar(None),
         Builtin::AsMatrix => match args[0] {
             NodeMeta::Scalar(_) => NodeMeta::dense(1, 1),
             other => other.clone(),
-        },
-        Builtin::Time
-        | Builtin::Prod
-        | Builtin::Var
-        | Builtin::Sd
-        | Builtin::Median
-        | Builtin::InterQuartileMean
-        | Builtin::Moment
-        | Builtin::Cov
-        | Builtin::Cdf
-        | Builtin::Icdf => NodeMeta::Scalar(None),
-        Builtin::CumSum
-        | Builtin::CumProd
-        | Builtin::CumMin
-        | Builtin::CumMax
-        | Builtin::Inv
-        | Builtin::Cholesky => match shape_of(args[0]) {
-            Some(s) => NodeMeta::dense(s.rows, s.cols),
-            None => NodeMeta::Unknown,
-        },
-        Builtin::Rev | Builtin::LowerTri | Builtin::UpperTri => match args[0] {
-            m @ NodeMeta::Matrix { .. } => m.clone(),
-            _ => NodeMeta::Unknown,
-        },
-        Builtin::CumSumProd
-        | Builtin::RowIndexMax
-        | Builtin::RowIndexMin
-        | Builtin::RowVars
-        | Builtin::RowSds => match shape_of(args[0]) {
-            Some(s) => NodeMeta::dense(s.rows, 1),
-            None => NodeMeta::Unknown,
-        },
-        Builtin::ColVars | Builtin::ColSds => match shape_of(args[0]) {
-            Some(s) => NodeMeta::dense(1, s.cols),
-            None => NodeMeta::Unknown,
         },
         Builtin::Quantile => match args[1] {
             NodeMeta::Matrix { shape, .. } if !shape.is_scalar() => NodeMeta::dense(shape.rows, 1),
@@ -354,7 +315,20 @@ fn builtin(b: Builtin, args: &[&NodeMeta]) -> NodeMeta {
             (Some(a), Some(b)) => NodeMeta::dense(a.rows, b.cols),
             _ => NodeMeta::Unknown,
         },
-        _ => NodeMeta::Unknown,
+        _ => match (builtins::spec(b).shape, args.first()) {
+            (ResultShape::Scalar, _) => NodeMeta::Scalar(None),
+            (ResultShape::LikeFirst, Some(m @ NodeMeta::Matrix { .. })) => (*m).clone(),
+            (ResultShape::SameAsFirst, Some(m)) => {
+                shape_of(m).map_or(NodeMeta::Unknown, |s| NodeMeta::dense(s.rows, s.cols))
+            }
+            (ResultShape::ColumnPerRow, Some(m)) => {
+                shape_of(m).map_or(NodeMeta::Unknown, |s| NodeMeta::dense(s.rows, 1))
+            }
+            (ResultShape::RowPerColumn, Some(m)) => {
+                shape_of(m).map_or(NodeMeta::Unknown, |s| NodeMeta::dense(1, s.cols))
+            }
+            _ => NodeMeta::Unknown,
+        },
     }
 }
 

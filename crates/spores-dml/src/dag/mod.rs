@@ -9,6 +9,7 @@
 //! This is the seam between the front end and the optimizer: [`crate::opt`] takes a
 //! `Dag` and returns an equivalent one.
 
+pub mod builtins;
 mod explain;
 pub mod finite;
 pub mod guard;

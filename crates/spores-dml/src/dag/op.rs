@@ -77,16 +77,14 @@ pub enum Axis {
 }
 
 /// Builtin functions that are neither elementwise nor aggregates. Their arguments are
-/// the node's children in the order of the builtin's signature (see `lower.rs`).
+/// the node's children in the order of the builtin's parameters, and everything else
+/// every stage needs to know of them is their row of the builtin table
+/// ([`super::builtins`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
-    /// rows, cols, min, max, sparsity, seed, pdf, lambda
     Rand,
-    /// range, size, replace (or the seed when it is a number), seed
     Sample,
-    /// data, rows, cols, byrow
     Matrix,
-    /// from, to, incr (incr may be absent)
     Seq,
     Nrow,
     Ncol,
@@ -100,18 +98,12 @@ pub enum Builtin {
     Trace,
     Cbind,
     Rbind,
-    /// test, yes, no
     IfElse,
-    /// target, pattern, replacement
     Replace,
-    /// target, rows, cols, decimal, sep, linesep
     ToString,
-    /// file, format, header, sep
     Read,
-    /// value, file, format, header, sep
     Write,
     Print,
-    /// format, values: `print("%d of %f", i, x)` (Java's `String.format`)
     Printf,
     /// condition: stops the script when it is false
     Assert,
@@ -120,12 +112,10 @@ pub enum Builtin {
     Eval,
     Stop,
     Time,
-    /// (name, value) pairs, the name `""` for a positional element
     List,
     /// `append(list, value)`, `append(string, string)` (joined by a line break) or
     /// `append(X, Y)` (= `cbind`)
     Append,
-    /// target, pattern
     Contains,
     CumSum,
     CumProd,
@@ -137,19 +127,13 @@ pub enum Builtin {
     Prod,
     RowIndexMax,
     RowIndexMin,
-    /// A, B, weights, odim1, odim2 (a negative odim: from the data)
     Table,
-    /// target, margin, empty.return, select (select may be absent)
     RemoveEmpty,
-    /// target, by, decreasing, index.return
     Order,
-    /// A, b
     Solve,
     Inv,
     Cholesky,
-    /// Two results (values, vectors), read with `Op::Extract`.
     Eigen,
-    /// list, position: two results (the list without the element, the element).
     Remove,
     /// A list as it is; any other value as a list of one element.
     AsList,
@@ -160,124 +144,18 @@ pub enum Builtin {
     RowSds,
     ColSds,
     Median,
-    /// target, weights (weights may be absent)
     InterQuartileMean,
-    /// target, p
     Quantile,
-    /// target, order
     Moment,
     Cov,
-    /// target, dist, df, df1, df2, mean, sd, rate, lower.tail
     Cdf,
-    /// target, dist, df, df1, df2, mean, sd, rate
     Icdf,
     Rev,
-    /// a, b, op
     Outer,
-    /// target, diag, values
     LowerTri,
-    /// target, diag, values
     UpperTri,
-    /// target, groups, fn, ngroups (negative: from the data)
     Aggregate,
     Unique,
-}
-
-impl Builtin {
-    /// Whether the builtin neither has an effect nor a non-deterministic result, so
-    /// two calls with the same arguments may be merged.
-    pub fn is_pure(self) -> bool {
-        !matches!(
-            self,
-            Builtin::Read
-                | Builtin::Write
-                | Builtin::Print
-                | Builtin::Printf
-                | Builtin::Assert
-                | Builtin::Eval
-                | Builtin::Stop
-                | Builtin::Time
-        )
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Builtin::Rand => "rand",
-            Builtin::Sample => "sample",
-            Builtin::Matrix => "matrix",
-            Builtin::Seq => "seq",
-            Builtin::Nrow => "nrow",
-            Builtin::Ncol => "ncol",
-            Builtin::Length => "length",
-            Builtin::AsScalar => "as.scalar",
-            Builtin::AsMatrix => "as.matrix",
-            Builtin::AsDouble => "as.double",
-            Builtin::AsInteger => "as.integer",
-            Builtin::AsLogical => "as.logical",
-            Builtin::Diag => "diag",
-            Builtin::Trace => "trace",
-            Builtin::Cbind => "cbind",
-            Builtin::Rbind => "rbind",
-            Builtin::IfElse => "ifelse",
-            Builtin::Replace => "replace",
-            Builtin::ToString => "toString",
-            Builtin::Read => "read",
-            Builtin::Write => "write",
-            Builtin::Print | Builtin::Printf => "print",
-            Builtin::Assert => "assert",
-            Builtin::Eval => "eval",
-            Builtin::Stop => "stop",
-            Builtin::Time => "time",
-            Builtin::List => "list",
-            Builtin::Append => "append",
-            Builtin::Contains => "contains",
-            Builtin::CumSum => "cumsum",
-            Builtin::CumProd => "cumprod",
-            Builtin::CumMin => "cummin",
-            Builtin::CumMax => "cummax",
-            Builtin::CumSumProd => "cumsumprod",
-            Builtin::Prod => "prod",
-            Builtin::RowIndexMax => "rowIndexMax",
-            Builtin::RowIndexMin => "rowIndexMin",
-            Builtin::Table => "table",
-            Builtin::RemoveEmpty => "removeEmpty",
-            Builtin::Order => "order",
-            Builtin::Solve => "solve",
-            Builtin::Inv => "inv",
-            Builtin::Cholesky => "cholesky",
-            Builtin::Eigen => "eigen",
-            Builtin::Var => "var",
-            Builtin::Sd => "sd",
-            Builtin::RowVars => "rowVars",
-            Builtin::ColVars => "colVars",
-            Builtin::RowSds => "rowSds",
-            Builtin::ColSds => "colSds",
-            Builtin::Median => "median",
-            Builtin::Remove => "remove",
-            Builtin::AsList => "as.list",
-            Builtin::InterQuartileMean => "interQuartileMean",
-            Builtin::Quantile => "quantile",
-            Builtin::Moment => "moment",
-            Builtin::Cov => "cov",
-            Builtin::Cdf => "cdf",
-            Builtin::Icdf => "icdf",
-            Builtin::Rev => "rev",
-            Builtin::Outer => "outer",
-            Builtin::LowerTri => "lower.tri",
-            Builtin::UpperTri => "upper.tri",
-            Builtin::Aggregate => "aggregate",
-            Builtin::Unique => "unique",
-        }
-    }
-
-    /// How many values the builtin returns; those with more than one are read with
-    /// `Op::Extract`.
-    pub fn outputs(self) -> usize {
-        match self {
-            Builtin::Eigen | Builtin::Remove => 2,
-            _ => 1,
-        }
-    }
 }
 
 /// How one dimension of an indexing node is given; the bounds are children.

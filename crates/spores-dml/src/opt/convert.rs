@@ -4,8 +4,9 @@
 //! shapes are known — and turns each into an [`LaExpr`] over *leaves*: block inputs and
 //! values the optimizer cannot see into (reads, `rand`, indexing, calls, scalar
 //! arithmetic), and the values of other roots (shared, so computed once). [`rebuild`] puts optimized expressions back, mapping fused operators to
-//! their kernels. One table, `FUNCTIONS`, names the operators in both directions; the
-//! fused operators are named by the optimizer's catalogue (`spores_opt::fused`).
+//! their kernels. One table, `FUNCTIONS`, names the operators in both directions, the
+//! builtins handed over keep their DML names, and the fused operators are named by the
+//! optimizer's catalogue (`spores_opt::fused`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -68,18 +69,27 @@ const FUNCTIONS: &[(&str, usize, Op)] = &[
     ("colMins", 1, Op::Agg(AggFn::Min, Axis::Col)),
     ("rowMaxs", 1, Op::Agg(AggFn::Max, Axis::Row)),
     ("colMaxs", 1, Op::Agg(AggFn::Max, Axis::Col)),
-    ("trace", 1, Op::Builtin(Builtin::Trace)),
-    ("diag", 1, Op::Builtin(Builtin::Diag)),
-    ("as.scalar", 1, Op::Builtin(Builtin::AsScalar)),
-    ("as.matrix", 1, Op::Builtin(Builtin::AsMatrix)),
 ];
 
-/// The name of `op` with `arity` children as an [`LaExpr::Func`]: from [`FUNCTIONS`], or
-/// the catalogue's name of a fused operator.
+/// Builtins of one argument that the optimizer sees as opaque functions, named by their
+/// DML name ([`Builtin::name`]).
+const OPAQUE_BUILTINS: [Builtin; 4] = [
+    Builtin::Trace,
+    Builtin::Diag,
+    Builtin::AsScalar,
+    Builtin::AsMatrix,
+];
+
+/// The name of `op` with `arity` children as an [`LaExpr::Func`]: from [`FUNCTIONS`] or
+/// [`OPAQUE_BUILTINS`], or the catalogue's name of a fused operator.
 fn function_name(op: &Op, arity: usize) -> Option<&'static str> {
-    if let Op::Fused(Fused::Catalogue(kind)) = op {
-        let entry = spores_opt::fused::op(*kind);
-        return (entry.operands == arity).then_some(entry.name);
+    match op {
+        Op::Fused(Fused::Catalogue(kind)) => {
+            let entry = spores_opt::fused::op(*kind);
+            return (entry.operands == arity).then_some(entry.name);
+        }
+        Op::Builtin(b) if arity == 1 && OPAQUE_BUILTINS.contains(b) => return Some(b.name()),
+        _ => {}
     }
     FUNCTIONS
         .iter()
@@ -87,13 +97,20 @@ fn function_name(op: &Op, arity: usize) -> Option<&'static str> {
         .map(|(name, _, _)| *name)
 }
 
-/// The operator an [`LaExpr::Func`] call names: one of [`FUNCTIONS`], or a fused
-/// operator of the catalogue (whose kernel the runtime dispatches on its kind).
+/// The operator an [`LaExpr::Func`] call names: one of [`FUNCTIONS`] or
+/// [`OPAQUE_BUILTINS`], or a fused operator of the catalogue (whose kernel the runtime
+/// dispatches on its kind).
 fn function_op(name: &str, arity: usize) -> Option<Op> {
     FUNCTIONS
         .iter()
         .find(|(n, a, _)| *n == name && *a == arity)
         .map(|(_, _, op)| op.clone())
+        .or_else(|| {
+            OPAQUE_BUILTINS
+                .into_iter()
+                .find(|b| arity == 1 && b.name() == name)
+                .map(Op::Builtin)
+        })
         .or_else(|| {
             spores_opt::fused::by_name(name, arity).map(|op| Op::Fused(Fused::Catalogue(op.kind)))
         })

@@ -14,6 +14,7 @@ use spores_exec::kernels::unary::UnaryOp;
 use spores_exec::{ExecError, Shape};
 
 use super::value::Value;
+use crate::dag::Builtin;
 pub use crate::engine::file_matrix::FileError;
 pub use crate::engine::RelationError;
 
@@ -95,6 +96,16 @@ impl From<(&'static str, &'static str)> for Param {
         Param {
             builtin: Some(builtin),
             name: Cow::Borrowed(name),
+        }
+    }
+}
+
+/// Parameter `k` of a builtin, named as its row of the builtin table names it.
+impl From<(Builtin, usize)> for Param {
+    fn from((builtin, k): (Builtin, usize)) -> Param {
+        Param {
+            builtin: Some(builtin.name()),
+            name: Cow::Borrowed(builtin.param(k)),
         }
     }
 }

@@ -23,7 +23,7 @@ fn boolean(v: &Value, what: impl Into<Param>) -> Result<bool, ArgError> {
 }
 
 /// A positive integer argument (`by`, `ngroups`, ...).
-fn count(v: &Value, what: (&'static str, &'static str)) -> Result<usize, ArgError> {
+fn count(v: &Value, what: (Builtin, usize)) -> Result<usize, ArgError> {
     let x = number(v, what)?;
     if x < 1.0 || x.fract() != 0.0 || !x.is_finite() {
         return Err(ArgError::out_of_range(what, Expected::PositiveInteger, x));
@@ -32,7 +32,7 @@ fn count(v: &Value, what: (&'static str, &'static str)) -> Result<usize, ArgErro
 }
 
 /// A dimension that may be left to the data (given as a negative number).
-fn optional_dim(v: &Value, what: (&'static str, &'static str)) -> Result<Option<usize>, ArgError> {
+fn optional_dim(v: &Value, what: (Builtin, usize)) -> Result<Option<usize>, ArgError> {
     let x = number(v, what)?;
     if x < 0.0 {
         return Ok(None);
@@ -101,8 +101,8 @@ pub fn eval(b: Builtin, args: &[Value]) -> OpResult {
     let wrap = |x: spores_exec::Matrix| Ok(Value::matrix(x));
     match b {
         Contains => {
-            let target = matrix(&args[0], ("contains", "target"))?;
-            let pattern = number(&args[1], ("contains", "pattern"))?;
+            let target = matrix(&args[0], (Builtin::Contains, 0))?;
+            let pattern = number(&args[1], (Builtin::Contains, 1))?;
             Ok(Value::Bool(select::contains(target, pattern)))
         }
         CumSum | CumProd | CumMin | CumMax => {
@@ -148,8 +148,8 @@ fn table(args: &[Value]) -> OpResult {
         })
     };
     let dims = match (
-        optional_dim(&args[3], ("table", "odim1"))?,
-        optional_dim(&args[4], ("table", "odim2"))?,
+        optional_dim(&args[3], (Builtin::Table, 3))?,
+        optional_dim(&args[4], (Builtin::Table, 4))?,
     ) {
         (Some(r), Some(c)) => Some((r, c)),
         (None, None) => None,
@@ -165,8 +165,8 @@ fn table(args: &[Value]) -> OpResult {
 
 /// `removeEmpty(target, margin, empty.return, select)`.
 fn remove_empty(args: &[Value]) -> OpResult {
-    let target = matrix(&args[0], ("removeEmpty", "target"))?;
-    let margin = match &*string_arg(&args[1], ("removeEmpty", "margin"))? {
+    let target = matrix(&args[0], (Builtin::RemoveEmpty, 0))?;
+    let margin = match &*string_arg(&args[1], (Builtin::RemoveEmpty, 1))? {
         "rows" => Margin::Rows,
         "cols" => Margin::Cols,
         other => {
@@ -176,10 +176,10 @@ fn remove_empty(args: &[Value]) -> OpResult {
             .into())
         }
     };
-    let empty_return = boolean(&args[2], ("removeEmpty", "empty.return"))?;
+    let empty_return = boolean(&args[2], (Builtin::RemoveEmpty, 2))?;
     let select = args
         .get(3)
-        .map(|v| matrix(v, ("removeEmpty", "select")))
+        .map(|v| matrix(v, (Builtin::RemoveEmpty, 3)))
         .transpose()?;
     Ok(Value::matrix(select::remove_empty(
         target,
@@ -191,10 +191,10 @@ fn remove_empty(args: &[Value]) -> OpResult {
 
 /// `order(target, by, decreasing, index.return)`.
 fn order(args: &[Value]) -> OpResult {
-    let target = matrix(&args[0], ("order", "target"))?;
-    let by = count(&args[1], ("order", "by"))?;
-    let decreasing = boolean(&args[2], ("order", "decreasing"))?;
-    let index_return = boolean(&args[3], ("order", "index.return"))?;
+    let target = matrix(&args[0], (Builtin::Order, 0))?;
+    let by = count(&args[1], (Builtin::Order, 1))?;
+    let decreasing = boolean(&args[2], (Builtin::Order, 2))?;
+    let index_return = boolean(&args[3], (Builtin::Order, 3))?;
     Ok(Value::matrix(sort::order(
         target,
         by - 1,
@@ -233,11 +233,11 @@ fn statistic(b: Builtin, args: &[Value]) -> OpResult {
                 Value::Matrix(p) if !p.shape().is_scalar() => {
                     Value::matrix(stats::quantiles(target, p)?)
                 }
-                p => Value::Double(stats::quantile(target, number(p, ("quantile", "p"))?)?),
+                p => Value::Double(stats::quantile(target, number(p, (Builtin::Quantile, 1))?)?),
             }
         }
         Moment => {
-            let k = count(&args[1], ("moment", "order"))?;
+            let k = count(&args[1], (Builtin::Moment, 1))?;
             Value::Double(stats::moment(m(0)?, k as u32)?)
         }
         _ => {
@@ -266,13 +266,13 @@ fn triangle(b: Builtin, args: &[Value]) -> OpResult {
 
 /// `aggregate(target, groups, fn, ngroups)`.
 fn grouped_aggregate(args: &[Value]) -> OpResult {
-    let target = matrix(&args[0], ("aggregate", "target"))?;
-    let groups = matrix(&args[1], ("aggregate", "groups"))?;
-    let f = &*string_arg(&args[2], ("aggregate", "fn"))?;
+    let target = matrix(&args[0], (Builtin::Aggregate, 0))?;
+    let groups = matrix(&args[1], (Builtin::Aggregate, 1))?;
+    let f = &*string_arg(&args[2], (Builtin::Aggregate, 2))?;
     let f = GroupFn::from_name(f).ok_or_else(|| ArgError::GroupFn {
         name: f.to_string(),
     })?;
-    let ngroups = optional_dim(&args[3], ("aggregate", "ngroups"))?;
+    let ngroups = optional_dim(&args[3], (Builtin::Aggregate, 3))?;
     Ok(Value::matrix(table::grouped_aggregate(
         target, groups, f, ngroups,
     )?))
@@ -349,9 +349,9 @@ fn distribution(b: Builtin, args: &[Value]) -> OpResult {
 /// DML `outer(a, b, op)`: `a` (`n x 1`) combined with `b` (`1 x m`) by `op` into an
 /// `n x m` matrix.
 fn outer(args: &[Value]) -> OpResult {
-    let a = matrix(&args[0], ("outer", "a"))?;
-    let b = matrix(&args[1], ("outer", "b"))?;
-    let symbol = &*string_arg(&args[2], ("outer", "op"))?;
+    let a = matrix(&args[0], (Builtin::Outer, 0))?;
+    let b = matrix(&args[1], (Builtin::Outer, 1))?;
+    let symbol = &*string_arg(&args[2], (Builtin::Outer, 2))?;
     let op = BinaryOp::ALL
         .into_iter()
         .find(|o| o.symbol() == symbol)

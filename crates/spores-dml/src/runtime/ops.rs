@@ -496,7 +496,7 @@ fn sample(args: &[Value], fx: &mut EffectContext) -> OpResult {
     };
     let range = number_arg(&args[0], "range")?;
     if range.fract() != 0.0 || !range.is_finite() {
-        return Err(ArgError::out_of_range(("sample", "range"), Expected::Integer, range).into());
+        return Err(ArgError::out_of_range((Builtin::Sample, 0), Expected::Integer, range).into());
     }
     let size = size_arg(&args[1], "size")?;
     let seed = seed_arg(seed, fx)?;

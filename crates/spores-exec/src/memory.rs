@@ -92,7 +92,7 @@ pub fn ensure_dense(what: &str, rows: usize, cols: usize) -> Result<()> {
 
 /// `1.5 GB`, `8.0e9 GB`: bytes in gigabytes; `67.1 MB` below one gigabyte, where a tenth
 /// of a gigabyte would not tell a size from a budget.
-fn human(bytes: f64) -> String {
+pub(crate) fn human(bytes: f64) -> String {
     let gb = bytes / 1e9;
     if gb >= 1e6 {
         format!("{gb:.1e} GB")

@@ -44,6 +44,10 @@ pub enum TensorError {
     Unknown(String),
     #[error("{0}")]
     Invalid(String),
+    /// A result the memory budget (`spores_exec::memory`, `--memory`) has no room for,
+    /// refused before it is allocated (see [`engine::budget`]).
+    #[error(transparent)]
+    Memory(#[from] spores_exec::ExecError),
 }
 
 impl From<spores_sparsity::StatsError> for TensorError {

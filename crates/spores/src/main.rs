@@ -271,6 +271,10 @@ fn command() -> ExitCode {
             ))
         }
         Command::Tensor(flags) => {
+            // Before the engine is made: a relational engine's memory pool is the budget.
+            if let Some(bytes) = flags.memory {
+                spores_exec::memory::set_budget(bytes);
+            }
             let args = spores::commands::TensorArgs {
                 program: flags.program,
                 inputs: flags
@@ -343,6 +347,11 @@ struct TensorFlags {
     /// queries on a Ballista cluster; needs the `ballista` feature).
     #[arg(long, value_name = "ENGINE", value_parser = parse_engine, default_value = "local")]
     engine: EngineChoice,
+    /// Memory budget (bytes, or with K/M/G/T: `4G`); a kernel whose result would not fit
+    /// stops the program with an error naming it and its size (default: the physical
+    /// memory).
+    #[arg(long, value_name = "SIZE", value_parser = spores_exec::memory::parse_size)]
+    memory: Option<u64>,
 }
 
 /// The flags of `spores run`.

@@ -1,5 +1,6 @@
-//! Results too large for memory stop the script with exit 1 and an error naming the
-//! size and the budget, before anything is allocated (never an allocator abort).
+//! Results too large for memory stop the script (or tensor program) with exit 1 and an
+//! error naming the size and the budget, before anything is allocated (never an
+//! allocator abort).
 
 mod common;
 
@@ -105,6 +106,114 @@ fn a_bad_memory_size_is_a_usage_error() {
     let (code, _, err) = run("ok.dml", "print(1)\n", &["--memory", "lots"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("expected a size like 512M or 4G"), "{err}");
+}
+
+/// A column vector of `n` entries `1, 2, 3, 1, 2, 3, ...` in Matrix Market form (read as
+/// an order-1 tensor by `spores tensor`).
+fn vector_mtx(name: &str, n: usize) -> std::path::PathBuf {
+    let mut text = format!("%%MatrixMarket matrix coordinate real general\n{n} 1 {n}\n");
+    for i in 0..n {
+        text.push_str(&format!("{} 1 {}\n", i + 1, 1 + i % 3));
+    }
+    file(name, &text)
+}
+
+/// `T[i,j] = A[i] * B[j]` over two 100,000-entry vectors has 10^10 non-zero cells: the
+/// tensor engine stops at the budget `--memory` sets, naming the kernel, its size and the
+/// budget, where the allocator aborted before. Over 1,000-entry vectors the same program
+/// fits and gives exact numbers.
+#[test]
+fn the_tensor_engine_stops_at_the_memory_budget() {
+    let program = file(
+        "outer.tp",
+        "T[i,j] = A[i] * B[j]\ns = sum[i,j](A[i] * B[j])\n",
+    );
+    let program = program.to_str().unwrap();
+    // The program over two `n`-entry vectors, under a 1 GiB budget.
+    let outer = |n: usize| {
+        let a = vector_mtx(&format!("outer_a_{n}.mtx"), n);
+        let b = vector_mtx(&format!("outer_b_{n}.mtx"), n);
+        let (a, b) = (format!("A={}", a.display()), format!("B={}", b.display()));
+        spores_cli(&[
+            "tensor", program, "--input", &a, "--input", &b, "--memory", "1G",
+        ])
+    };
+    let (code, out, err) = outer(100_000);
+    assert_eq!(code, 1, "{out}{err}");
+    common::assert_contains(
+        &err,
+        &[
+            "error: kernel T: a sparse result of more than ",
+            " entries needs about ",
+            "more than the memory budget of 1.1 GB (set with --memory)",
+        ],
+    );
+    assert!(!err.contains("panicked"), "{err}");
+
+    let (code, out, err) = outer(1000);
+    assert_eq!(code, 0, "{err}");
+    // sum(A) = sum(B) = 333 * 6 + 1 = 1999.
+    common::assert_contains(
+        &out,
+        &[
+            "T: dims [1000, 1000], fill 0, 1000000 entries",
+            "  (0,0) 1\n  (0,1) 2\n  (0,2) 3\n  (0,3) 1\n",
+            "\ns = 3996001\n",
+        ],
+    );
+
+    let (code, _, err) = spores_cli(&["tensor", program, "--memory", "lots"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("expected a size like 512M or 4G"), "{err}");
+}
+
+/// A dense file of a 1e8 x 1e8 matrix with one entry (2e16 bytes of CSV, 8e16 of
+/// `.npy`) is refused at once, before anything is written, naming the path, the size
+/// and the free space; no file (nor temporary file) is left behind.
+#[test]
+fn dense_files_beyond_the_free_space_are_refused_before_writing() {
+    let mtx = file(
+        "one_entry.mtx",
+        "%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n1 1 5\n",
+    );
+    let dir = mtx.with_file_name("no_space");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let started = std::time::Instant::now();
+
+    let csv = dir.join("x.csv");
+    let src = format!(
+        "X = read($X)\nwrite(X, \"{}\", format=\"csv\")\n",
+        csv.display()
+    );
+    let x = format!("X={}", mtx.display());
+    let (code, out, err) = run("write_csv.dml", &src, &["--arg", &x]);
+    assert_eq!(code, 1, "{out}{err}");
+    common::assert_contains(
+        &err,
+        &[
+            &format!(
+                "{}: the file needs at least 2.0e7 GB, more than the ",
+                csv.display()
+            ),
+            " free on its filesystem",
+        ],
+    );
+
+    let npy = dir.join("x.npy");
+    let (code, out, err) = spores_cli(&["convert", mtx.to_str().unwrap(), npy.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    common::assert_contains(
+        &err,
+        &[&format!(
+            "error: {}: the file needs at least 8.0e7 GB, more than the ",
+            npy.display()
+        )],
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
 }
 
 /// `optimize` on a 200-operator expression ends near its time limit (it ran 15-17 s

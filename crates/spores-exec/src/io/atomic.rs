@@ -36,13 +36,25 @@ pub fn write_atomic(
     path: &Path,
     body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    write_atomic_file(path, |w| body(w))
+    write_atomic_file(path, None, |w| body(w))
 }
 
-/// [`write_atomic`] for a body that needs the writer's type (one that must be `Send`,
-/// such as Parquet's file writer).
+/// [`write_atomic`] of a file known to take at least `bytes`: when the filesystem that
+/// will hold it has less free space, fails with [`std::io::ErrorKind::StorageFull`]
+/// before anything is created, instead of filling the disk and failing on the way.
+pub fn write_atomic_sized(
+    path: &Path,
+    bytes: f64,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    write_atomic_file(path, Some(bytes), |w| body(w))
+}
+
+/// [`write_atomic`] (or, with `bytes`, [`write_atomic_sized`]) for a body that needs the
+/// writer's type (one that must be `Send`, such as Parquet's file writer).
 pub fn write_atomic_file(
     path: &Path,
+    bytes: Option<f64>,
     body: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let target = resolve_links(path)?;
@@ -53,6 +65,9 @@ pub fn write_atomic_file(
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    if let Some(needed) = bytes {
+        ensure_free_space(&dir, needed)?;
+    }
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(file_name);
     tmp_name.push(format!(
@@ -84,6 +99,50 @@ pub fn write_atomic_file(
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Fails when the filesystem holding `dir` has less than `needed` bytes free for this
+/// user. The file is written whole beside the one it replaces, so the old file's space
+/// does not count. Where the platform does not tell, nothing is checked.
+fn ensure_free_space(dir: &Path, needed: f64) -> std::io::Result<()> {
+    match free_space(dir) {
+        Some(free) if needed > free as f64 => Err(std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            format!(
+                "the file needs at least {}, more than the {} free on its filesystem",
+                crate::memory::human(needed),
+                crate::memory::human(free as f64)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes an unprivileged user may still write to the filesystem holding `dir`
+/// (`statvfs`: available blocks times the fragment size).
+#[cfg(unix)]
+pub fn free_space(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c_path` is a NUL-terminated string that outlives the call, and `stats`
+    // points to writable memory of the struct's size, which statvfs fills on success.
+    let status = unsafe { libc::statvfs(c_path.as_ptr(), stats.as_mut_ptr()) };
+    if status != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so it initialized the struct.
+    let stats = unsafe { stats.assume_init() };
+    // The fields' types differ between Unix platforms (32-bit block counts on some).
+    #[allow(clippy::unnecessary_cast)]
+    let (blocks, size) = (stats.f_bavail as u64, stats.f_frsize as u64);
+    Some(blocks.saturating_mul(size))
+}
+
+/// Not known on this platform.
+#[cfg(not(unix))]
+pub fn free_space(_dir: &Path) -> Option<u64> {
+    None
 }
 
 #[cfg(all(test, unix))]

@@ -147,6 +147,15 @@ pub fn parse(bytes: &[u8], path: &Path, header: bool, sep: &str) -> Result<Matri
     Ok(Matrix::Dense(d).into_best_format())
 }
 
+/// The fewest bytes [`write`] can write for `m`: every cell at least one character
+/// (`0`), a separator between cells, a newline per row, and a header of at least two
+/// characters per column (`C1`).
+pub fn min_file_bytes(m: &Matrix, header: bool, sep: &str) -> f64 {
+    let (rows, cols) = (m.rows() as f64, m.cols() as f64);
+    let line = |cell: f64| cols * cell + (cols - 1.0).max(0.0) * sep.len() as f64 + 1.0;
+    rows * line(1.0) + if header { line(2.0) } else { 0.0 }
+}
+
 /// Writes every cell of `m`, one row per line.
 pub fn write(m: &Matrix, w: &mut dyn Write, header: bool, sep: &str) -> std::io::Result<()> {
     let sep = sep.as_bytes();

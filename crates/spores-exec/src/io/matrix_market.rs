@@ -411,6 +411,18 @@ fn parse_array(body: &[u8], first_line: usize, h: &Header, path: &Path) -> Resul
     Ok(Matrix::Dense(DenseMatrix::from_vec(rows, cols, data)?).into_best_format())
 }
 
+/// The fewest bytes [`write`] can write for `m`: its two header lines, and each non-zero
+/// at least as long as `1 1 1` and a newline.
+pub fn min_file_bytes(m: &Matrix) -> f64 {
+    let header = format!(
+        "%%MatrixMarket matrix coordinate real general\n{} {} {}\n",
+        m.rows(),
+        m.cols(),
+        m.nnz()
+    );
+    header.len() as f64 + 6.0 * m.nnz() as f64
+}
+
 /// Writes `m` as `coordinate real general`: the non-zero cells in row-major order.
 pub fn write(m: &Matrix, w: &mut dyn Write) -> std::io::Result<()> {
     writeln!(w, "%%MatrixMarket matrix coordinate real general")?;

@@ -168,12 +168,22 @@ pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions
         #[cfg(not(feature = "parquet"))]
         return Err(no_parquet(path));
     }
-    write_atomic(path, |w| match format {
+    // What the file will take at least, checked against the free space before anything
+    // is written: a dense file of a huge sparse matrix (a 1e8 x 1e8 CSV is 2e16 bytes)
+    // is refused at once instead of filling the disk.
+    let bytes = match format {
+        Format::MatrixMarket => matrix_market::min_file_bytes(m),
+        Format::Csv => csv::min_file_bytes(m, opts.csv_header, &opts.csv_sep),
+        Format::Npy => npy::file_bytes(m.rows(), m.cols()),
+        Format::Parquet => unreachable!("written above"),
+    };
+    atomic::write_atomic_sized(path, bytes, |w| match format {
         Format::MatrixMarket => matrix_market::write(m, w),
         Format::Csv => csv::write(m, w, opts.csv_header, &opts.csv_sep),
         Format::Npy => npy::write(m, w),
         Format::Parquet => unreachable!("written above"),
     })
+    .map_err(|source| io_error(path, source))
 }
 
 /// Files at least this large are mapped into memory instead of read.
@@ -275,14 +285,6 @@ pub(crate) fn parse_error(path: &Path, line: usize, message: impl Into<String>) 
         line,
         message: message.into(),
     }
-}
-
-/// [`atomic::write_atomic`] with the error naming `path`.
-fn write_atomic(
-    path: &Path,
-    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<()> {
-    atomic::write_atomic(path, body).map_err(|source| io_error(path, source))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -319,9 +319,9 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Matrix> {
     Ok(Matrix::Dense(DenseMatrix::from_vec(rows, cols, values)?).into_best_format())
 }
 
-/// Writes `m` as a two-dimensional C-order `<f8` array.
-pub fn write(m: &Matrix, w: &mut dyn Write) -> std::io::Result<()> {
-    let (rows, cols) = (m.rows(), m.cols());
+/// The header of a two-dimensional C-order `<f8` array of `rows x cols`: magic, version,
+/// length and the dictionary, padded so the data starts on a 64-byte boundary.
+fn header(rows: usize, cols: usize) -> Vec<u8> {
     let mut dict =
         format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
     // Pad with spaces and end with '\n' so the data starts on a 64-byte boundary.
@@ -335,15 +335,27 @@ pub fn write(m: &Matrix, w: &mut dyn Write) -> std::io::Result<()> {
         dict.push(' ');
     }
     dict.push('\n');
-    w.write_all(MAGIC)?;
+    let mut out = MAGIC.to_vec();
     if prefix == 10 {
-        w.write_all(&[1, 0])?;
-        w.write_all(&(dict.len() as u16).to_le_bytes())?;
+        out.extend_from_slice(&[1, 0]);
+        out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
     } else {
-        w.write_all(&[2, 0])?;
-        w.write_all(&(dict.len() as u32).to_le_bytes())?;
+        out.extend_from_slice(&[2, 0]);
+        out.extend_from_slice(&(dict.len() as u32).to_le_bytes());
     }
-    w.write_all(dict.as_bytes())?;
+    out.extend_from_slice(dict.as_bytes());
+    out
+}
+
+/// The bytes [`write`] writes for a `rows x cols` matrix: its header and 8 per cell.
+pub fn file_bytes(rows: usize, cols: usize) -> f64 {
+    header(rows, cols).len() as f64 + 8.0 * rows as f64 * cols as f64
+}
+
+/// Writes `m` as a two-dimensional C-order `<f8` array.
+pub fn write(m: &Matrix, w: &mut dyn Write) -> std::io::Result<()> {
+    let (rows, cols) = (m.rows(), m.cols());
+    w.write_all(&header(rows, cols))?;
     let mut buf = Vec::with_capacity(cols.max(1) * 8);
     let mut row = vec![0.0; cols];
     for i in 0..rows {

@@ -403,7 +403,7 @@ pub fn write(m: &Matrix, path: &Path) -> Result<()> {
 /// [`write`] with row groups of `group_rows` cells.
 pub fn write_groups(m: &Matrix, path: &Path, group_rows: usize) -> Result<()> {
     let other = |e: parquet::errors::ParquetError| std::io::Error::other(e.to_string());
-    super::atomic::write_atomic_file(path, |sink| {
+    super::atomic::write_atomic_file(path, None, |sink| {
         let schema = parse_message_type(
             "message coo { required int64 i; required int64 j; required double v; }",
         )

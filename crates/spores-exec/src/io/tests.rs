@@ -1171,3 +1171,48 @@ proptest! {
         }
     }
 }
+
+/// A dense file of a huge sparse matrix (10^6 x 4*10^9, one entry: at least 8e15 bytes
+/// of CSV, 3.2e16 of `.npy`) is refused before anything is written, naming the path, the
+/// size and the free space; nothing is left behind, not even the temporary file.
+#[cfg(unix)]
+#[test]
+fn a_file_beyond_the_free_space_is_refused_before_it_is_written() {
+    let (rows, cols) = (1_000_000, 4_000_000_000);
+    let mut ptr = vec![1usize; rows + 1];
+    ptr[0] = 0;
+    let m = Matrix::Sparse(CsrMatrix::new(rows, cols, ptr, vec![7], vec![5.0]).unwrap());
+    let dir = TempDir::new();
+    for (name, format, needed) in [
+        ("x.csv", Format::Csv, "8.0e6 GB"),
+        ("x.npy", Format::Npy, "3.2e7 GB"),
+    ] {
+        let path = dir.path(name);
+        let started = std::time::Instant::now();
+        let e = write_matrix(&m, &path, format, &WriteOptions::default()).unwrap_err();
+        let text = e.to_string();
+        let prefix = format!(
+            "{}: the file needs at least {needed}, more than the ",
+            path.display()
+        );
+        assert!(text.starts_with(&prefix), "{text}");
+        assert!(text.ends_with(" free on its filesystem"), "{text}");
+        match e {
+            ExecError::Io { source, .. } => {
+                assert_eq!(source.kind(), std::io::ErrorKind::StorageFull)
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+    assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0);
+    // The sizes asked: exact for `.npy`, a lower bound for text.
+    assert_eq!(npy::file_bytes(2, 3), 128.0 + 48.0);
+    let small = dense(2, 3, &[0.0, 1.5, 0.0, 0.0, 0.0, -2.0]);
+    let mut buf = Vec::new();
+    npy::write(&small, &mut buf).unwrap();
+    assert_eq!(buf.len(), 176);
+    // "0,1.5,0\n0,0,-2\n" is 15 bytes; every cell counted as one character: 12.
+    assert_eq!(csv::min_file_bytes(&small, false, ","), 12.0);
+    assert_eq!(matrix_market::min_file_bytes(&small), 52.0 + 12.0);
+}

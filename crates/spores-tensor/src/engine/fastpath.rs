@@ -165,6 +165,9 @@ fn gram(
     // Observations run along mode `ka`, features along the other.
     let (n, d) = (ta.dims[ka], ta.dims[1 - ka]);
     let (rs, cs) = if ka == 0 { (d, 1) } else { (1, n) };
+    if let Err(e) = super::budget::ensure_dense(&q.name, &[d, d], 8.0) {
+        return Some(Err(e));
+    }
     let g = match spores_exec::kernels::gram::gram_strided(&ta.vals, n, d, rs, cs) {
         Ok(g) => g,
         Err(e) => return Some(Err(TensorError::Invalid(format!("kernel {}: {e}", q.name)))),

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 use spores_exec::kernels::{balanced_bounds, split_rows_mut, zeroed};
 
+use super::budget;
 use super::fibertree::FiberTensor;
 use super::times;
 use crate::plan_ast::{AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
@@ -36,7 +37,15 @@ pub fn weighted_sum<'a>(
     q: &PhysicalQuery,
     tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
 ) -> Option<Result<FiberTensor, TensorError>> {
-    Some(Ok(WeightedPass::of(q, tensor)?.run()))
+    let pass = WeightedPass::of(q, tensor)?;
+    // The output vector, one per block when it runs along the columns (scattered writes).
+    let (rows, cols) = (pass.a.dims[0], pass.a.dims[1]);
+    let fits = match pass.out {
+        None => Ok(()),
+        Some(Along::Rows) => budget::ensure_dense(&q.name, &[rows], 8.0),
+        Some(Along::Cols) => budget::ensure_dense(&q.name, &[cols], 8.0 * pass.blocks() as f64),
+    };
+    Some(fits.map(|()| pass.run()))
 }
 
 /// A kernel matched as a weighted pass: its matrix, the dense vectors weighting its rows or
@@ -120,6 +129,16 @@ impl<'a> WeightedPass<'a> {
         Some(WeightedPass { a, vectors, out })
     }
 
+    /// Blocks of rows the pass is split into, one per worker; below a few cache-sized
+    /// blocks of entries the pass is too short to pay for waking a second core.
+    fn blocks(&self) -> usize {
+        if self.a.levels[1].idx.len() >= PARALLEL_ENTRIES {
+            rayon::current_num_threads().max(1)
+        } else {
+            1
+        }
+    }
+
     /// The pass: each stored entry read once, in order, times its row's and column's weights.
     fn run(&self) -> FiberTensor {
         let (a, vectors, out) = (self.a, &self.vectors, self.out);
@@ -146,13 +165,7 @@ impl<'a> WeightedPass<'a> {
                 xs => xs.iter().fold(vals[k], |v, x| times(v, x[c])),
             }
         };
-        // Each worker takes a block of rows; below a few cache-sized blocks of entries the pass
-        // is too short to pay for waking a second core.
-        let blocks = if idx.len() >= PARALLEL_ENTRIES {
-            rayon::current_num_threads().max(1)
-        } else {
-            1
-        };
+        let blocks = self.blocks();
         let bounds = balanced_bounds(&ptr[..=rows], blocks);
         let row_blocks: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
         let weighted_row = |r: usize| -> f64 {

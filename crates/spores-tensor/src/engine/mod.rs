@@ -7,6 +7,7 @@
 //! [`CooTensor`]s.
 
 pub mod band;
+pub mod budget;
 mod closed_form;
 pub mod exec;
 pub mod fastpath;
@@ -166,6 +167,10 @@ pub fn execute_converted(
                 "output {name} names kernel {query}, which the plan does not compute"
             ))
         })?;
+        budget::ensure_fits(
+            &format!("output {name}: {} entries", t.vals.len()),
+            budget::coo_bytes(t.vals.len(), t.order()),
+        )?;
         out.insert(name.clone(), t.to_coo()?);
     }
     for (name, time, stored, formats) in &report.kernels {

@@ -326,8 +326,10 @@ fn scan_with<'a>(
     );
     let mut batch = Batch::new(&plan, shape.accs.len());
     if let Some(obs) = gram {
-        let g = gram_scan(q, &shape, &plan, &mut batch, &output, obs)?;
-        return Some(Ok(Scanned::Gram(g)));
+        return Some(gram_scan(q, &shape, &plan, &mut batch, &output, obs)?.map(Scanned::Gram));
+    }
+    if let Err(e) = super::budget::ensure_dense(&q.name, &output.dims, 8.0) {
+        return Some(Err(e));
     }
     let out = scan_values(q, &shape, &plan, &mut batch, &output, init);
     Some(Ok(Scanned::Tensor(dense_result(
@@ -347,7 +349,7 @@ fn gram_scan(
     batch: &mut Batch,
     output: &Output,
     obs: &crate::plan_ast::Idx,
-) -> Option<Vec<f64>> {
+) -> Option<Result<Vec<f64>, TensorError>> {
     let n = q.loop_order.len();
     let split = plan.split;
     let (Some(a), Some(AggOp::Sum)) = (shape.leader, q.agg) else {
@@ -373,6 +375,11 @@ fn gram_scan(
     let workers = rayon::current_num_threads()
         .min(first / GRAM_PART_MIN)
         .max(1);
+    // A d x d accumulator per worker and the sum of theirs.
+    let d = plan.tail_len;
+    if let Err(e) = super::budget::ensure_dense(&q.name, &[d, d], 8.0 * (workers + 1) as f64) {
+        return Some(Err(e));
+    }
     let mut g = if workers == 1 {
         gram_rows(t, 0..first, plan, batch, key)
     } else {
@@ -392,7 +399,7 @@ fn gram_scan(
             .expect("at least one worker")
     };
     spores_exec::kernels::gram::mirror_upper(&mut g, plan.tail_len);
-    Some(g)
+    Some(Ok(g))
 }
 
 /// The scan itself: every entry of the leader (or every outer dense cell) evaluated over

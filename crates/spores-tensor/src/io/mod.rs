@@ -136,7 +136,10 @@ pub fn write_tensor(t: &CooTensor, path: &Path) -> Result<(), TensorError> {
     if !tns && t.fill() != 0.0 {
         return write_dense_matrix_market(t, path);
     }
-    write_atomic(path, |w| {
+    // Each entry takes at least a one-digit coordinate and a separator per mode, a
+    // one-digit value and a newline; checked against the free space before writing.
+    let bytes = 64.0 + t.nnz() as f64 * (2.0 * t.order() as f64 + 2.0);
+    write_atomic_sized(path, bytes, |w| {
         if tns {
             writeln!(w, "# dims {:?} fill {}", t.dims(), t.fill())?;
             for (c, v) in t.iter() {
@@ -183,7 +186,8 @@ fn write_dense_matrix_market(t: &CooTensor, path: &Path) -> Result<(), TensorErr
         })
         .collect();
     stored.sort_unstable_by_key(|&(cell, _)| cell);
-    write_atomic(path, |w| {
+    // Every cell is a line of at least one digit.
+    write_atomic_sized(path, 64.0 + 2.0 * cells as f64, |w| {
         writeln!(w, "%%MatrixMarket matrix array real general")?;
         writeln!(w, "{rows} {cols}")?;
         let mut next = stored.iter().peekable();
@@ -203,7 +207,25 @@ pub fn write_atomic(
     path: &Path,
     body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), TensorError> {
-    spores_exec::io::atomic::write_atomic(path, body)
+    write_file(path, None, body)
+}
+
+/// [`write_atomic`] of a file of at least `bytes`, refused before anything is written
+/// when its filesystem has less free space.
+fn write_atomic_sized(
+    path: &Path,
+    bytes: f64,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), TensorError> {
+    write_file(path, Some(bytes), body)
+}
+
+fn write_file(
+    path: &Path,
+    bytes: Option<f64>,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), TensorError> {
+    spores_exec::io::atomic::write_atomic_file(path, bytes, |w| body(w))
         .map_err(|e| TensorError::Invalid(format!("cannot write {}: {e}", path.display())))
 }
 

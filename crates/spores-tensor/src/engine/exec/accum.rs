@@ -7,7 +7,9 @@
 //! ([`write_cell`](super::loops::write_cell)).
 
 use rustc_hash::FxHashMap;
+use spores_exec::ExecError;
 
+use crate::engine::budget::{self, Held};
 use crate::engine::fibertree::{FiberTensor, MAX_DENSE_POSITIONS};
 use crate::plan_ast::{AggOp, LevelFormat, PhysicalQuery};
 use crate::TensorError;
@@ -26,7 +28,64 @@ pub(super) enum Accumulator {
 /// Dense accumulation up to this many cells; hashed beyond.
 const DENSE_ACCUMULATOR_CELLS: usize = 1 << 22;
 
+/// Bytes of one entry of a sequential accumulator (key and value).
+const SEQUENTIAL_ENTRY_BYTES: usize = 16;
+
+/// Entries a growing accumulator makes room for at least: the budget is asked once per
+/// step, not per entry.
+const MIN_GROWTH: usize = 1024;
+
+/// Bytes of a hash accumulator with room for `capacity` entries: its buckets (a power of
+/// two, at most 7/8 full) of a key, a value and a control byte.
+fn hash_bytes(capacity: usize) -> usize {
+    (capacity.max(1) * 8 / 7).next_power_of_two() * (SEQUENTIAL_ENTRY_BYTES + 1)
+}
+
 impl Accumulator {
+    /// The bytes it holds (its capacity, not its length: what was allocated).
+    pub(super) fn bytes(&self) -> usize {
+        match self {
+            Accumulator::Sequential(v) => v.capacity() * SEQUENTIAL_ENTRY_BYTES,
+            Accumulator::Dense { vals, touched } => vals.len() * 8 + touched.len(),
+            Accumulator::Hash(h) => hash_bytes(h.capacity()),
+        }
+    }
+
+    /// Its entries: the cells written (every cell of a dense one without a mask).
+    pub(super) fn entries(&self) -> usize {
+        match self {
+            Accumulator::Sequential(v) => v.len(),
+            Accumulator::Dense { vals, touched } if touched.is_empty() => vals.len(),
+            Accumulator::Dense { touched, .. } => touched.iter().filter(|&&t| t).count(),
+            Accumulator::Hash(h) => h.len(),
+        }
+    }
+
+    /// Makes room for `more` entries beyond its length, asking the budget (through `held`,
+    /// which counts what the kernel's accumulators hold) before it grows: at least doubling,
+    /// so the question is asked once per growth step. A dense accumulator has room already.
+    pub(super) fn reserve(&mut self, more: usize, held: &Held) -> Result<(), ExecError> {
+        match self {
+            Accumulator::Sequential(v) if v.capacity() - v.len() < more => {
+                let want = (v.len() + more).max(2 * v.capacity()).max(MIN_GROWTH);
+                let (from, to) = (v.capacity(), want);
+                held.grow(
+                    from * SEQUENTIAL_ENTRY_BYTES,
+                    to * SEQUENTIAL_ENTRY_BYTES,
+                    v.len(),
+                )?;
+                v.reserve_exact(want - v.len());
+            }
+            Accumulator::Hash(h) if h.capacity() - h.len() < more => {
+                let want = (h.len() + more).max(2 * h.capacity()).max(MIN_GROWTH);
+                held.grow(hash_bytes(h.capacity()), hash_bytes(want), h.len())?;
+                h.reserve(want - h.len());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// An empty accumulator of the same kind and size (a worker thread's private output).
     pub(super) fn empty_like(&self, init: f64) -> Accumulator {
         match self {
@@ -137,56 +196,58 @@ pub(super) fn all_dense_output(q: &PhysicalQuery, out_dims: &[usize], cells: u64
 
 /// The accumulator of a kernel: in place for an all-dense output, in key order when cells
 /// arrive in order (`sequential`), a dense scratch array for small dense-shaped outputs,
-/// else a hash map.
+/// else a hash map. A dense one is asked of the budget first and counted in `held`; the
+/// others ask as they grow ([`Accumulator::reserve`]).
 pub(super) fn new_accumulator(
     q: &PhysicalQuery,
-    all_dense: bool,
-    sequential: bool,
-    cells: u64,
+    out_dims: &[usize],
+    (all_dense, sequential): (bool, bool),
     out_fill: f64,
-) -> Accumulator {
+    held: &Held,
+) -> Result<Accumulator, TensorError> {
+    let cells: usize = out_dims.iter().product();
     // When an untouched cell's initial value already is the result's fill (sums with fill
     // 0, the common case), no touched mask is kept: a zeroed array costs only the pages
     // actually written.
     let init = q.agg.map_or(out_fill, AggOp::init);
     let needs_mask = !(init == out_fill && (q.agg.is_some() || init == 0.0));
+    let dense = |mask: bool| -> Result<Accumulator, TensorError> {
+        budget::ensure_dense(&q.name, out_dims, if mask { 9.0 } else { 8.0 })?;
+        let acc = Accumulator::Dense {
+            vals: vec![init; cells],
+            touched: if mask { vec![false; cells] } else { vec![] },
+        };
+        held.charge(acc.bytes());
+        Ok(acc)
+    };
     if all_dense {
-        Accumulator::Dense {
-            vals: vec![init; cells as usize],
-            touched: if needs_mask {
-                vec![false; cells as usize]
-            } else {
-                vec![]
-            },
-        }
+        dense(needs_mask)
     } else if sequential {
-        Accumulator::Sequential(vec![])
-    } else if (cells as usize) <= DENSE_ACCUMULATOR_CELLS
+        Ok(Accumulator::Sequential(vec![]))
+    } else if cells <= DENSE_ACCUMULATOR_CELLS
         && q.output_formats
             .iter()
             .any(|f| matches!(f, LevelFormat::Dense | LevelFormat::Bytemap))
     {
         // Dense-shaped outputs may pay for a dense scratch array; sparse ones (SortedList,
         // Hash) pay only per written cell, which is what makes them cheap for small results.
-        Accumulator::Dense {
-            vals: vec![q.agg.map_or(out_fill, AggOp::init); cells as usize],
-            touched: vec![false; cells as usize],
-        }
+        dense(true)
     } else {
-        Accumulator::Hash(FxHashMap::default())
+        Ok(Accumulator::Hash(FxHashMap::default()))
     }
 }
 
 /// The accumulated cells as the result tensor, in the formats `q` requests (cells holding
-/// the fill are not stored).
+/// the fill are not stored). A sparse result is built beside the accumulator: both are
+/// asked of the budget together (`held` counts the accumulator).
 pub(super) fn materialize(
     q: &PhysicalQuery,
     acc: Accumulator,
     strides: &[u64],
     out_dims: &[usize],
     out_fill: f64,
-    all_dense: bool,
-) -> FiberTensor {
+    (all_dense, held): (bool, &Held),
+) -> Result<FiberTensor, TensorError> {
     let order = out_dims.len();
     if all_dense {
         if let Accumulator::Dense { mut vals, touched } = acc {
@@ -197,9 +258,17 @@ pub(super) fn materialize(
                     }
                 }
             }
-            return FiberTensor::dense(out_dims, vals, out_fill);
+            return Ok(FiberTensor::dense(out_dims, vals, out_fill));
         }
     }
+    let entries = acc.entries();
+    budget::ensure_fits(
+        &format!(
+            "kernel {}: a sparse result of {entries} entries",
+            held.kernel()
+        ),
+        held.bytes() + budget::sparse_bytes(entries, out_dims, &q.output_formats),
+    )?;
     let mut coords: Vec<u32> = vec![];
     let mut vals: Vec<f64> = vec![];
     let mut push = |key: u64, v: f64| {
@@ -223,7 +292,7 @@ pub(super) fn materialize(
             }
             Accumulator::Hash(h) => h.get(&0).copied().unwrap_or(out_fill),
         };
-        return FiberTensor::from_sorted(&[], &[], &[v], out_fill, &[]);
+        return Ok(FiberTensor::from_sorted(&[], &[], &[v], out_fill, &[]));
     }
     match acc {
         Accumulator::Sequential(entries) => {
@@ -247,5 +316,11 @@ pub(super) fn materialize(
         }
     }
     // Levels the plan does not name are sorted lists (`from_sorted`'s default).
-    FiberTensor::from_sorted(out_dims, &coords, &vals, out_fill, &q.output_formats)
+    Ok(FiberTensor::from_sorted(
+        out_dims,
+        &coords,
+        &vals,
+        out_fill,
+        &q.output_formats,
+    ))
 }

@@ -12,6 +12,7 @@ use super::plan::{Bind, LevelPlan, Plan, Skipped, Walk};
 use crate::engine::fibertree::{Level, FILL};
 use crate::engine::{intersect, times};
 use crate::plan_ast::{AggOp, LevelFormat};
+use spores_exec::ExecError;
 
 /// The interpreter's mutable state while walking the loops.
 pub(super) struct State {
@@ -25,6 +26,8 @@ pub(super) struct State {
     pub(super) driver: Vec<usize>,
     /// Per level: the stationary fiber of a `Walk::Gallop` level, scattered.
     pub(super) marks: Vec<intersect::Marks>,
+    /// Set when the memory budget refused the output room to grow: the loops stop.
+    pub(super) refused: Option<ExecError>,
 }
 
 impl State {
@@ -48,6 +51,7 @@ impl State {
             union_buf: vec![vec![]; n],
             driver: vec![0; n],
             marks: vec![intersect::Marks::default(); n],
+            refused: None,
         }
     }
 }
@@ -93,6 +97,21 @@ pub(super) fn write_cell(plan: &Plan, st: &mut State, v: f64, combine: bool) {
         (Some(a), true) => a.combine(old, v),
         _ => v,
     };
+    // A new entry that needs the accumulator to grow first asks the budget (once per
+    // growth step: the length reaches the capacity only then).
+    let grows = match &st.out {
+        Accumulator::Sequential(entries) => {
+            entries.len() == entries.capacity() && entries.last().is_none_or(|l| l.0 != key)
+        }
+        Accumulator::Hash(h) => h.len() == h.capacity() && !h.contains_key(&key),
+        Accumulator::Dense { .. } => false,
+    };
+    if grows {
+        if let Err(e) = st.out.reserve(1, &plan.held) {
+            st.refused = Some(e);
+            return;
+        }
+    }
     match &mut st.out {
         Accumulator::Sequential(entries) => match entries.last_mut() {
             Some(last) if last.0 == key => last.1 = merge(last.1),
@@ -123,7 +142,12 @@ pub(super) fn write_cell(plan: &Plan, st: &mut State, v: f64, combine: bool) {
 }
 
 /// Runs level `d` and everything inside it, accumulating locally where the plan says so.
+/// Nothing once the budget refused the output room: each enclosing loop then runs out
+/// its remaining coordinates at one check each.
 pub(super) fn go(plan: &Plan, st: &mut State, d: usize) {
+    if st.refused.is_some() {
+        return;
+    }
     if plan.local_at == Some(d) {
         st.acc = plan.agg.map_or(0.0, AggOp::init);
         level(plan, st, d);

@@ -48,6 +48,7 @@ use plan::{
     result_fill, LevelPlan, Numbered, Plan, Skips,
 };
 
+use super::budget::Held;
 use super::fibertree::FiberTensor;
 use crate::plan_ast::{AggOp, PhysicalQuery};
 use crate::TensorError;
@@ -86,13 +87,14 @@ pub fn execute_query<'a>(
     mark_sum_of_products(&mut levels, q, &body, local_at);
     let in_order = loops.out_levels.windows(2).all(|w| w[0] < w[1]);
     let all_dense = all_dense_output(q, &out_dims, cells);
+    let held = Held::new(&q.name);
     let out = new_accumulator(
         q,
-        all_dense,
-        local_at.is_some() && in_order,
-        cells,
+        &out_dims,
+        (all_dense, local_at.is_some() && in_order),
         out_fill,
-    );
+        &held,
+    )?;
     let program = compile(&body, accs.len());
     let plan = Plan {
         fills,
@@ -103,16 +105,20 @@ pub fn execute_query<'a>(
         strides,
         program,
         accs,
+        held,
     };
     let mut st = State::new(&plan, out);
     st.acc = q.agg.map_or(out_fill, AggOp::init);
     run_top(&plan, &mut st);
-    Ok(materialize(
+    if let Some(e) = st.refused {
+        return Err(e.into());
+    }
+    materialize(
         q,
         st.out,
         &plan.strides,
         &out_dims,
         out_fill,
-        all_dense,
-    ))
+        (all_dense, &plan.held),
+    )
 }

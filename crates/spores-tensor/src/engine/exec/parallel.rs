@@ -15,6 +15,7 @@ use super::accum::Accumulator;
 use super::loops::{account_skipped, go, walk_len, walk_range, write_cell, State};
 use super::plan::Plan;
 use crate::plan_ast::AggOp;
+use spores_exec::ExecError;
 
 /// Serial work on the outermost loop before the rest is split across threads, in
 /// nanoseconds (25 ms): kernels that finish sooner never pay for threads or private
@@ -54,22 +55,29 @@ pub(super) fn run_top(plan: &Plan, st: &mut State) {
     let after = Duration::from_nanos(PARALLEL_AFTER_NS.load(Ordering::Relaxed));
     let start = Instant::now();
     let mut done = 0;
-    while done < len && start.elapsed() < after {
+    while done < len && start.elapsed() < after && st.refused.is_none() {
         let hi = (done + step).min(len);
         walk_range(plan, st, 0, done, hi);
         done = hi;
     }
     // Only now ask rayon about threads: the first question starts its pool, which a kernel
     // that already finished must not pay for.
-    let threads = if done < len && st.out.dense_cells() <= MAX_PARALLEL_DENSE_CELLS {
-        rayon::current_num_threads()
-    } else {
-        1
-    };
-    if done < len && threads < 2 {
+    let threads =
+        if done < len && st.refused.is_none() && st.out.dense_cells() <= MAX_PARALLEL_DENSE_CELLS {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+    let pieces = (threads * 8).min(len - done);
+    // Workers' private dense outputs (at most one per piece) only where the budget has
+    // room for them all; else the loop stays on one thread.
+    let private_dense = (pieces * st.out.bytes()) as f64;
+    let serial = threads < 2
+        || (st.out.dense_cells() > 0
+            && plan.held.bytes() + private_dense > spores_exec::memory::budget());
+    if done < len && serial {
         walk_range(plan, st, 0, done, len);
     } else if done < len {
-        let pieces = (threads * 8).min(len - done);
         let chunks: Vec<(usize, usize)> = (0..pieces)
             .map(|k| {
                 let lo = done + (len - done) * k / pieces;
@@ -80,7 +88,7 @@ pub(super) fn run_top(plan: &Plan, st: &mut State) {
         let union0 = st.union_buf[0].clone();
         let driver0 = st.driver[0];
         let out_init = st.out.empty_like(init);
-        let parts: Vec<(Accumulator, f64)> = chunks
+        let parts: Vec<(Accumulator, f64, Option<ExecError>)> = chunks
             .par_iter()
             .fold(
                 || {
@@ -95,20 +103,50 @@ pub(super) fn run_top(plan: &Plan, st: &mut State) {
                     ws
                 },
             )
-            .map(|ws| (ws.out, ws.acc))
+            .map(|ws| (ws.out, ws.acc, ws.refused))
             .collect();
-        for (out, acc) in parts {
-            st.out.merge(out, plan.agg, init);
-            if local {
-                if let Some(agg) = plan.agg {
-                    st.acc = agg.combine(st.acc, acc);
-                }
-            }
-        }
+        merge_parts(plan, st, parts, init);
     }
     account_skipped(plan, st, 0, len);
     if local {
         let v = st.acc;
         write_cell(plan, st, v, false);
+    }
+}
+
+/// Merges the workers' outputs and local sums into `st` in loop order. A worker's refusal
+/// by the budget is the kernel's; a merged output grows only after the budget was asked
+/// (its parts are held meanwhile), and each part's bytes are released once merged.
+fn merge_parts(
+    plan: &Plan,
+    st: &mut State,
+    parts: Vec<(Accumulator, f64, Option<ExecError>)>,
+    init: f64,
+) {
+    let local = plan.local_at == Some(0);
+    for (out, acc, refused) in parts {
+        if let Some(e) = refused {
+            st.refused.get_or_insert(e);
+        }
+        if st.refused.is_some() {
+            continue;
+        }
+        // A dense output has room for every cell already.
+        let more = match out {
+            Accumulator::Dense { .. } => 0,
+            _ => out.entries(),
+        };
+        if let Err(e) = st.out.reserve(more, &plan.held) {
+            st.refused = Some(e);
+            continue;
+        }
+        let bytes = out.bytes();
+        st.out.merge(out, plan.agg, init);
+        plan.held.release(bytes);
+        if local {
+            if let Some(agg) = plan.agg {
+                st.acc = agg.combine(st.acc, acc);
+            }
+        }
     }
 }

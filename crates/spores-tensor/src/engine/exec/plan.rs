@@ -7,6 +7,7 @@
 //! loops ([`super::loops`]) only read it.
 
 use super::body::{neutral, simplify, Node, Program};
+use crate::engine::budget::Held;
 use crate::engine::fibertree::FiberTensor;
 use crate::engine::intersect;
 use crate::plan_ast::{AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Protocol};
@@ -91,6 +92,8 @@ pub(super) struct Plan<'a> {
     pub(super) local_at: Option<usize>,
     pub(super) out_levels: Vec<usize>,
     pub(super) strides: Vec<u64>,
+    /// What the kernel's output accumulators hold, asked of the memory budget as they grow.
+    pub(super) held: Held,
 }
 
 /// The accesses of a kernel body, numbered left to right, and the size of every loop.

@@ -43,7 +43,7 @@ pub use ir::{
     Block, BlockArg, Location, Module, NamedAttr, Operation, Region, ResultGroup, Successor, Value,
 };
 pub use normalize::{find_mlir_opt, verify_text, LoadError, LoadOptions, Normalize};
-pub use parser::{ParseError, ParseOptions};
+pub use parser::{ParseError, ParseErrorKind, ParseOptions};
 pub use printer::PrintOptions;
 
 /// Parses MLIR text in generic form, keeping locations.

@@ -45,6 +45,17 @@ pub struct ParseError {
     pub col: usize,
     /// What was expected or found.
     pub message: String,
+    /// Whether the text is not MLIR's generic form, or is but breaks SSA's rules.
+    pub kind: ParseErrorKind,
+}
+
+/// What kind of text a [`ParseError`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// Not the generic form: a syntax error, or custom syntax `mlir-opt` may normalize.
+    Syntax,
+    /// Generic form whose values break SSA's rules (`mlir-opt` would refuse it too).
+    Ssa,
 }
 
 impl fmt::Display for ParseError {
@@ -145,6 +156,7 @@ impl<'a> Parser<'a> {
             line: pos.line,
             col: pos.col,
             message: message.into(),
+            kind: ParseErrorKind::Syntax,
         })
     }
 
@@ -196,6 +208,7 @@ impl<'a> Parser<'a> {
             line: pos.line,
             col: pos.col,
             message,
+            kind: ParseErrorKind::Ssa,
         }
     }
 
@@ -206,6 +219,7 @@ impl<'a> Parser<'a> {
             line: pos.line,
             col: pos.col,
             message: e.message,
+            kind: ParseErrorKind::Syntax,
         }
     }
 

@@ -142,3 +142,53 @@ fn rule_files_cannot_run_outside_the_limits() {
         );
     }
 }
+
+/// Without mlir-opt, invalid SSA in a generic-form file is the reader's error (naming the
+/// value and its line and column), not an optimized program printed as invalid MLIR, nor
+/// a request to install mlir-opt.
+#[test]
+fn invalid_ssa_is_refused_without_mlir_opt() {
+    let head = "\"func.func\"() <{function_type = (f64) -> f64, sym_name = \"f\"}> ({\n\
+                ^bb0(%a: f64):\n";
+    let tail = "  \"func.return\"(%0) : (f64) -> ()\n}) : () -> ()\n";
+    for (name, body, message) in [
+        (
+            "before.mlir",
+            "  %1 = \"arith.addf\"(%0, %a) : (f64, f64) -> f64\n  \
+             %0 = \"arith.mulf\"(%a, %a) : (f64, f64) -> f64\n",
+            "3:21: `%0` is used before its definition at 4:3 (in the same block)",
+        ),
+        (
+            "own.mlir",
+            "  %0 = \"arith.addf\"(%0, %a) : (f64, f64) -> f64\n",
+            "3:21: `%0` is used by the operation that defines it",
+        ),
+        (
+            "undefined.mlir",
+            "  %0 = \"arith.addf\"(%a, %b) : (f64, f64) -> f64\n",
+            "3:25: use of undefined value `%b`",
+        ),
+        (
+            "twice.mlir",
+            "  %0 = \"arith.addf\"(%a, %a) : (f64, f64) -> f64\n  \
+             %0 = \"arith.mulf\"(%a, %a) : (f64, f64) -> f64\n",
+            "4:3: redefinition of `%0` (first defined at 3:3)",
+        ),
+    ] {
+        let input = file(name, &format!("{head}{body}{tail}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_spores"))
+            .args(["mlir", "opt", input.to_str().unwrap()])
+            .env("SPORES_MLIR_OPT", "/nonexistent/mlir-opt")
+            .output()
+            .expect("the spores binary runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            (out.status.code(), out.stdout.is_empty(), err.as_ref()),
+            (
+                Some(2),
+                true,
+                format!("error: {}:{message}\n", input.display()).as_str()
+            )
+        );
+    }
+}

@@ -1,5 +1,7 @@
-//! Extraction reduced to a graph problem, below both e-graph optimizers, and what bounds
-//! their searches ([`runner`]: work budgets, the time safety net, stop reasons).
+//! Extraction reduced to a graph problem, below both e-graph optimizers, what bounds
+//! their searches ([`runner`]: work budgets, the time safety net, stop reasons), and the
+//! one check of a user's rule file both take ([`rules_file`]: commands that would run
+//! outside the limits are refused, includes resolved with a cycle check and a depth limit).
 //!
 //! `spores-opt` (LA expressions) and `spores-mlir` (MLIR programs) each strip their e-graph
 //! down to a [`dag::CandGraph`]: classes, each with candidate operators that have a cost of
@@ -23,4 +25,5 @@
 
 pub mod dag;
 pub mod ilp;
+pub mod rules_file;
 pub mod runner;

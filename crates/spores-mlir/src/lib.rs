@@ -13,7 +13,8 @@
 //!
 //! - [`ir`]: modules, operations, regions, blocks, values.
 //! - [`builtin`]: builtin types and attributes.
-//! - [`lexer`], [`parser`]: text → IR; [`printer`]: IR → text.
+//! - [`lexer`], [`parser`]: text → IR, with SSA checks (`ssa.rs`: definitions before uses,
+//!   dominance, no redefinitions); [`printer`]: IR → text.
 //! - [`normalize`]: `mlir-opt` discovery, normalization and verification.
 //! - [`egg`]: the optimizer: MLIR → egglog terms (prelude `egg/prelude.egg` plus the user's
 //!   rules and costs) → saturation → extraction → MLIR (`spores mlir opt`).
@@ -32,6 +33,7 @@ pub mod output;
 pub mod parser;
 pub mod printer;
 pub mod runner;
+mod ssa;
 
 use std::path::Path;
 
@@ -41,7 +43,7 @@ pub use ir::{
     Block, BlockArg, Location, Module, NamedAttr, Operation, Region, ResultGroup, Successor, Value,
 };
 pub use normalize::{find_mlir_opt, verify_text, LoadError, LoadOptions, Normalize};
-pub use parser::{ParseError, ParseOptions};
+pub use parser::{ParseError, ParseErrorKind, ParseOptions};
 pub use printer::PrintOptions;
 
 /// Parses MLIR text in generic form, keeping locations.

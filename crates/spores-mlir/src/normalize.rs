@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::ir::Module;
-use crate::parser::{parse_module, ParseError, ParseOptions};
+use crate::parser::{parse_module, ParseError, ParseErrorKind, ParseOptions};
 
 /// The environment variable that overrides where `mlir-opt` is looked for.
 pub const MLIR_OPT_ENV: &str = "SPORES_MLIR_OPT";
@@ -236,10 +236,13 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Module, LoadError> {
     })?;
     match parse_module(&text, popts) {
         Ok(m) => Ok(m),
-        Err(e) if opts.normalize == Normalize::Auto => Err(LoadError::MlirOptMissing {
-            path: path.to_path_buf(),
-            error: with_file(e),
-        }),
+        // An SSA error is in generic form already: mlir-opt would not help.
+        Err(e) if opts.normalize == Normalize::Auto && e.kind == ParseErrorKind::Syntax => {
+            Err(LoadError::MlirOptMissing {
+                path: path.to_path_buf(),
+                error: with_file(e),
+            })
+        }
         Err(e) => Err(LoadError::Parse(with_file(e))),
     }
 }

@@ -45,6 +45,17 @@ pub struct ParseError {
     pub col: usize,
     /// What was expected or found.
     pub message: String,
+    /// Whether the text is not MLIR's generic form, or is but breaks SSA's rules.
+    pub kind: ParseErrorKind,
+}
+
+/// What kind of text a [`ParseError`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// Not the generic form: a syntax error, or custom syntax `mlir-opt` may normalize.
+    Syntax,
+    /// Generic form whose values break SSA's rules (`mlir-opt` would refuse it too).
+    Ssa,
 }
 
 impl fmt::Display for ParseError {
@@ -64,8 +75,11 @@ pub fn parse_module(src: &str, opts: ParseOptions) -> Result<Module, ParseError>
         attr_aliases: HashMap::new(),
         type_aliases: HashMap::new(),
         depth: 0,
+        ssa_at: Vec::new(),
     };
-    p.module()
+    let module = p.module()?;
+    crate::ssa::verify(&module, &p.ssa_at).map_err(|e| p.ssa_error(e))?;
+    Ok(module)
 }
 
 struct Parser<'a> {
@@ -74,6 +88,9 @@ struct Parser<'a> {
     attr_aliases: HashMap<String, Attribute>,
     type_aliases: HashMap<String, Type>,
     depth: usize,
+    /// Offsets of SSA definitions, uses and block labels in reading order, for the SSA
+    /// check's messages ([`crate::ssa::verify`]).
+    ssa_at: Vec<usize>,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -139,7 +156,60 @@ impl<'a> Parser<'a> {
             line: pos.line,
             col: pos.col,
             message: message.into(),
+            kind: ParseErrorKind::Syntax,
         })
+    }
+
+    /// An SSA error as a parse error at its position, naming the other positions it
+    /// refers to by line and column.
+    fn ssa_error(&self, e: crate::ssa::SsaError) -> ParseError {
+        use crate::ssa::SsaErrorKind as K;
+        let at = |offset: usize| {
+            let p = self.lx.position(offset);
+            format!("{}:{}", p.line, p.col)
+        };
+        let message = match e.kind {
+            K::Undefined { value } => format!("use of undefined value `{value}`"),
+            K::UsedBeforeDefinition { value, def } => format!(
+                "`{value}` is used before its definition at {} (in the same block)",
+                at(def)
+            ),
+            K::UsesOwnResult { value } => {
+                format!("`{value}` is used by the operation that defines it")
+            }
+            K::NotDominating { value, def, block } => format!(
+                "`{value}` is defined at {} in block {block}, which does not dominate this use",
+                at(def)
+            ),
+            K::Redefinition { name, first } => {
+                format!("redefinition of `{name}` (first defined at {})", at(first))
+            }
+            K::NoSuchResult {
+                value,
+                index,
+                count,
+            } => format!("`{value}` names result #{index} of a definition with {count} result(s)"),
+            K::OutsideIsolated { value, op, def } => format!(
+                "`{value}` is defined at {}, outside the enclosing `{op}`, whose regions are \
+                 isolated from above",
+                at(def)
+            ),
+            K::UndefinedBlock { label } => format!("reference to undefined block `^{label}`"),
+            K::DuplicateBlock { label, first } => {
+                format!(
+                    "redefinition of block `^{label}` (first defined at {})",
+                    at(first)
+                )
+            }
+        };
+        let pos = self.lx.position(e.at);
+        ParseError {
+            file: None,
+            line: pos.line,
+            col: pos.col,
+            message,
+            kind: ParseErrorKind::Ssa,
+        }
     }
 
     fn lex_err(&self, e: LexError) -> ParseError {
@@ -149,6 +219,7 @@ impl<'a> Parser<'a> {
             line: pos.line,
             col: pos.col,
             message: e.message,
+            kind: ParseErrorKind::Syntax,
         }
     }
 
@@ -275,6 +346,7 @@ impl<'a> Parser<'a> {
                         format!("expected a result name, found {}", describe(&t)),
                     );
                 };
+                self.ssa_at.push(off);
                 let mut count = 1;
                 if self.eat(':')? {
                     let (t, off) = self.next()?;
@@ -389,6 +461,7 @@ impl<'a> Parser<'a> {
                 format!("expected an SSA value, found {}", describe(&t)),
             );
         };
+        self.ssa_at.push(off);
         let mut index = None;
         if self.lx.peek_byte() == Some(b'#') {
             let (t, off) = self.next()?;
@@ -414,6 +487,7 @@ impl<'a> Parser<'a> {
                 format!("expected a block label, found {}", describe(&t)),
             );
         };
+        self.ssa_at.push(off);
         let mut s = Successor {
             label: label.to_string(),
             args: Vec::new(),
@@ -452,7 +526,8 @@ impl<'a> Parser<'a> {
             region.blocks.push(entry);
         }
         while let Tok::Caret(label) = self.peek()? {
-            self.next()?;
+            let (_, off) = self.next()?;
+            self.ssa_at.push(off);
             let mut b = Block {
                 label: Some(label.to_string()),
                 ..Block::default()
@@ -466,6 +541,7 @@ impl<'a> Parser<'a> {
                             format!("expected a block argument, found {}", describe(&t)),
                         );
                     };
+                    self.ssa_at.push(off);
                     self.expect(':', "after a block argument name")?;
                     let ty = self.ty()?;
                     let loc = self.opt_location()?;

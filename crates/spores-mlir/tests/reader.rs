@@ -37,7 +37,8 @@ fn ty(src: &str) -> Type {
 fn multi_result_ops_and_uses() {
     let m = round_trip(
         r#"%r:2, %s = "a.b"(%x, %y#3) : (i32, f32) -> (i32, i32, f32)
-"c.d"(%r#1, %s) : (i32, f32) -> ()"#,
+"c.d"(%r#1, %s) : (i32, f32) -> ()
+%x, %y:4 = "p.q"() : () -> (i32, f32, f32, f32, f32)"#,
     );
     let op = &m.ops[0];
     assert_eq!(op.num_results(), 3);
@@ -101,7 +102,8 @@ fn regions_blocks_and_successors() {
 #[test]
 fn properties_and_attributes_by_name() {
     let m = round_trip(
-        r#"%0 = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<nnan, ninf>}> {tag = "x"} : (f32, f32) -> f32"#,
+        r#"%0 = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<nnan, ninf>}> {tag = "x"} : (f32, f32) -> f32
+%a, %b = "p.q"() : () -> (f32, f32)"#,
     );
     let op = &m.ops[0];
     assert_eq!(op.dialect(), "arith");

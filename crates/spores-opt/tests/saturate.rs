@@ -11,7 +11,7 @@ use common::env_nnz as env;
 use spores_opt::cost::la_cost;
 use spores_opt::extract::Extractor;
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
-use spores_opt::saturate::{optimize, OptError, OptimizeOptions, Optimized, StopReason};
+use spores_opt::saturate::{optimize, OptError, OptimizeOptions, Optimized, RulesFile, StopReason};
 
 // ---------- a tiny dense evaluator ----------
 
@@ -666,7 +666,13 @@ fn iteration_and_time_limits_are_reported() {
 #[test]
 fn an_unsound_user_rule_fails_loudly() {
     let opts = OptimizeOptions {
-        extra_rules: Some("(rule ((= e (Agg i a))) ((union e a)) :ruleset user)".into()),
+        extra_rules: Some(
+            RulesFile::from_text(
+                "(rule ((= e (Agg i a))) ((union e a)) :ruleset user)",
+                "unsound.egg",
+            )
+            .unwrap(),
+        ),
         ..OptimizeOptions::default()
     };
     let e = LaExpr::parse("sum(X)").unwrap();
@@ -768,9 +774,12 @@ fn plans_come_from_the_raising_rules() {
 fn an_unsound_raising_rule_fails_loudly() {
     let opts = OptimizeOptions {
         extra_rules: Some(
-            "(rule ((= e (Unbind i (NoIx) r)) (= s (schema r)) (set-contains s i)) \
-             ((union e (Unbind (NoIx) i r))) :ruleset raise)"
-                .into(),
+            RulesFile::from_text(
+                "(rule ((= e (Unbind i (NoIx) r)) (= s (schema r)) (set-contains s i)) \
+                 ((union e (Unbind (NoIx) i r))) :ruleset raise)",
+                "raising.egg",
+            )
+            .unwrap(),
         ),
         ..OptimizeOptions::default()
     };

@@ -173,12 +173,15 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.to_string()))
 }
 
-/// The text of a user rule file, if one was given; an unreadable file is reported (naming
-/// the path) and gives the usage exit code.
-fn read_rules(path: Option<&std::path::Path>) -> Result<Option<String>, ExitCode> {
+/// The user rule file, if one was given, checked as `spores mlir opt` checks its own
+/// (refused commands, includes); an unreadable or refused file is reported (naming the
+/// file, and the line) and gives the usage exit code.
+fn read_rules(
+    path: Option<&std::path::Path>,
+) -> Result<Option<spores_opt::saturate::RulesFile>, ExitCode> {
     path.map(|p| {
-        std::fs::read_to_string(p).map_err(|e| {
-            eprintln!("error: cannot read {}: {e}", p.display());
+        spores_opt::saturate::RulesFile::read(p).map_err(|e| {
+            eprintln!("error: {e}");
             ExitCode::from(2)
         })
     })

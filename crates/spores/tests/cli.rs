@@ -277,6 +277,32 @@ fn run_reports_broken_user_rules() {
     assert!(err.contains("/nonexistent/rules.egg"));
 }
 
+/// `spores optimize --rules F` and `spores run --rules F` check the rule file as
+/// `spores mlir opt` does (`mlir_limits.rs`): `(push 10000)` is refused with its line
+/// instead of copying the e-graph ten thousand times, and a file including itself is a
+/// cycle instead of a stack overflow.
+#[test]
+fn optimize_and_run_refuse_rule_files_that_run_away() {
+    let push = temp_file("push.egg", "(sort S)\n  (push 10000)\n");
+    let me = push.with_file_name("self.egg");
+    let cycle = temp_file("self.egg", &format!("(include \"{}\")\n", me.display()));
+    let (push, cycle) = (push.display().to_string(), cycle.display().to_string());
+    let refused = format!(
+        "error: {push}:2:3: `push` is not allowed in a rule file: the optimizer runs the \
+         rules itself, under its iteration, size and time limits\n"
+    );
+    let looped = format!("error: {cycle}:1:1: include cycle: {cycle} -> {cycle}\n");
+    let script = "X = matrix(1, rows=3, cols=3)\nprint(sum(X %*% X))\n";
+    for (rules, expected) in [(&push, &refused), (&cycle, &looped)] {
+        let started = std::time::Instant::now();
+        let (code, out, err) = optimize("sum(X %*% X)", &["X=3x3"], &["--rules", rules]);
+        assert_eq!((code, out.as_str(), &err), (2, "", expected));
+        let (code, out, err) = run_file("rules.dml", script, &["--rules", rules]);
+        assert_eq!((code, out.as_str(), &err), (2, "", expected));
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+}
+
 #[test]
 fn verbose_logs_the_optimizer_and_the_engine_to_stderr_only_when_asked() {
     let path = temp_file(

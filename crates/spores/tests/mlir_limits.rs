@@ -1,6 +1,7 @@
 //! `spores mlir opt` under hostile inputs: a 10,000-op chain does not overflow the stack,
 //! commutativity and associativity on a 60-op chain stay within the time and size
-//! limits (and say which one stopped them), and rule files cannot run outside them.
+//! limits (and say which one stopped them), and rule files cannot run outside them nor
+//! include themselves.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -130,15 +131,96 @@ fn associativity_on_a_long_chain_stops_at_the_limits_and_says_so() {
 fn rule_files_cannot_run_outside_the_limits() {
     let input = file("chain3.mlir", &chain(3));
     for (name, text, what) in [
-        ("push.egg", "(push 10000)\n", "`push`"),
-        ("run.egg", "(run 1000000)\n", "`run` / `run-schedule`"),
+        ("push.egg", "(push 10000)\n", "1:1: `push`"),
+        (
+            "run.egg",
+            "\n(run 1000000)\n",
+            "2:1: `run` / `run-schedule`",
+        ),
     ] {
         let rules = file(name, text);
-        let (code, _, err, _) = opt(&input, &["--rules", rules.to_str().unwrap()]);
-        assert_eq!(code, 1, "{err}");
-        assert!(
-            err.contains(&format!("{name}: {what} is not allowed in a rule file")),
-            "{err}"
+        let (code, out, err, _) = opt(&input, &["--rules", rules.to_str().unwrap()]);
+        assert_eq!(
+            (code, out.as_str(), err),
+            (
+                2,
+                "",
+                format!(
+                    "error: {}:{what} is not allowed in a rule file: the optimizer runs the \
+                     rules itself, under its iteration, size and time limits\n",
+                    rules.display()
+                )
+            )
+        );
+    }
+}
+
+/// egglog reads an include by recursing without bound: a rule file that includes itself
+/// overflowed the stack after seconds. The shared check finds the cycle first.
+#[test]
+fn a_rule_file_that_includes_itself_is_a_cycle() {
+    let input = file("chain3.mlir", &chain(3));
+    let me = file("self.egg", "");
+    let rules = file("self.egg", &format!("(include \"{}\")\n", me.display()));
+    let (code, out, err, took) = opt(&input, &["--rules", rules.to_str().unwrap()]);
+    let r = rules.display();
+    assert_eq!(
+        (code, out.as_str(), err),
+        (
+            2,
+            "",
+            format!("error: {r}:1:1: include cycle: {r} -> {r}\n")
+        )
+    );
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+/// Without mlir-opt, invalid SSA in a generic-form file is the reader's error (naming the
+/// value and its line and column), not an optimized program printed as invalid MLIR, nor
+/// a request to install mlir-opt.
+#[test]
+fn invalid_ssa_is_refused_without_mlir_opt() {
+    let head = "\"func.func\"() <{function_type = (f64) -> f64, sym_name = \"f\"}> ({\n\
+                ^bb0(%a: f64):\n";
+    let tail = "  \"func.return\"(%0) : (f64) -> ()\n}) : () -> ()\n";
+    for (name, body, message) in [
+        (
+            "before.mlir",
+            "  %1 = \"arith.addf\"(%0, %a) : (f64, f64) -> f64\n  \
+             %0 = \"arith.mulf\"(%a, %a) : (f64, f64) -> f64\n",
+            "3:21: `%0` is used before its definition at 4:3 (in the same block)",
+        ),
+        (
+            "own.mlir",
+            "  %0 = \"arith.addf\"(%0, %a) : (f64, f64) -> f64\n",
+            "3:21: `%0` is used by the operation that defines it",
+        ),
+        (
+            "undefined.mlir",
+            "  %0 = \"arith.addf\"(%a, %b) : (f64, f64) -> f64\n",
+            "3:25: use of undefined value `%b`",
+        ),
+        (
+            "twice.mlir",
+            "  %0 = \"arith.addf\"(%a, %a) : (f64, f64) -> f64\n  \
+             %0 = \"arith.mulf\"(%a, %a) : (f64, f64) -> f64\n",
+            "4:3: redefinition of `%0` (first defined at 3:3)",
+        ),
+    ] {
+        let input = file(name, &format!("{head}{body}{tail}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_spores"))
+            .args(["mlir", "opt", input.to_str().unwrap()])
+            .env("SPORES_MLIR_OPT", "/nonexistent/mlir-opt")
+            .output()
+            .expect("the spores binary runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            (out.status.code(), out.stdout.is_empty(), err.as_ref()),
+            (
+                Some(2),
+                true,
+                format!("error: {}:{message}\n", input.display()).as_str()
+            )
         );
     }
 }

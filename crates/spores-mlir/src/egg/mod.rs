@@ -34,6 +34,8 @@ pub mod terms;
 use std::time::{Duration, Instant};
 
 use egglog::EGraph;
+/// The check of a user's rule file, shared with the LA optimizer.
+pub use spores_extract::rules_file::{RulesFile, RulesFileError};
 use spores_extract::runner::{Runner, Search, StepContext, StepOutcome};
 
 use crate::ir::{Module, Operation};
@@ -144,6 +146,8 @@ impl OptStats {
 /// Why optimization failed.
 #[derive(Debug, thiserror::Error)]
 pub enum OptError {
+    #[error(transparent)]
+    RulesFile(#[from] RulesFileError),
     #[error("rules: {0}")]
     Rules(String),
     #[error("egglog: {0}")]
@@ -152,20 +156,23 @@ pub enum OptError {
     Snapshot(#[from] terms::ReadError),
 }
 
-/// The e-graph with the prelude and `rules` loaded, and the op declarations.
+/// The e-graph with the prelude and `rules` (egglog source named `rules_name`, checked
+/// as [`RulesFile::from_text`] does) loaded, and the op declarations.
 pub fn load_rules(rules: &str, rules_name: &str) -> Result<(EGraph, decls::Decls), OptError> {
+    load_checked_rules(&RulesFile::from_text(rules, rules_name)?)
+}
+
+/// The e-graph with the prelude and a checked rule file loaded, and the op declarations.
+pub fn load_checked_rules(rules: &RulesFile) -> Result<(EGraph, decls::Decls), OptError> {
     let mut eg = EGraph::default();
     let prelude = eg
         .parse_program(Some("prelude.egg".into()), PRELUDE)
         .map_err(|e| OptError::Rules(format!("prelude: {e}")))?;
     eg.run_program(prelude.clone())
         .map_err(|e| OptError::Rules(format!("prelude: {e}")))?;
-    let user = eg
-        .parse_program(Some(rules_name.to_string()), rules)
-        .map_err(|e| OptError::Rules(e.to_string()))?;
-    for command in &user {
-        refuse_unbounded(command, rules_name)?;
-    }
+    // Parsed by this e-graph's parser, includes spliced in: the declarations of an
+    // included file count like the others.
+    let user = rules.commands(&mut eg.parser)?;
     let mut all = prelude;
     all.extend(user.iter().cloned());
     let decls = decls::Decls::read(&all);
@@ -188,25 +195,6 @@ pub fn load_rules(rules: &str, rules_name: &str) -> Result<(EGraph, decls::Decls
     Ok((eg, decls))
 }
 
-/// Refuses the commands that would run outside the optimizer's limits when the rule file
-/// is loaded: `(run ...)`/`(run-schedule ...)` saturate with no size or time limit, and
-/// `(push n)` copies the whole e-graph `n` times. A rule file declares sorts, ops, costs,
-/// rules and rulesets; the optimizer runs them.
-fn refuse_unbounded(command: &egglog::ast::Command, rules_name: &str) -> Result<(), OptError> {
-    use egglog::ast::GenericCommand as C;
-    let what = match command {
-        C::RunSchedule(_) => "`run` / `run-schedule`",
-        C::Push(_) => "`push`",
-        C::Pop(..) => "`pop`",
-        C::Fail(_, inner) => return refuse_unbounded(inner, rules_name),
-        _ => return Ok(()),
-    };
-    Err(OptError::Rules(format!(
-        "{rules_name}: {what} is not allowed in a rule file: the optimizer runs the rules \
-         itself, under its iteration, size and time limits"
-    )))
-}
-
 /// Optimizes `module` with the prelude plus `rules` (egglog source; `rules_name` names it in
 /// messages).
 pub fn optimize(
@@ -215,8 +203,17 @@ pub fn optimize(
     rules_name: &str,
     opts: &OptOptions,
 ) -> Result<(Module, OptStats), OptError> {
+    optimize_with(module, &RulesFile::from_text(rules, rules_name)?, opts)
+}
+
+/// Optimizes `module` with the prelude plus a checked rule file.
+pub fn optimize_with(
+    module: &Module,
+    rules: &RulesFile,
+    opts: &OptOptions,
+) -> Result<(Module, OptStats), OptError> {
     let t0 = Instant::now();
-    let (mut eg, decls) = load_rules(rules, rules_name)?;
+    let (mut eg, decls) = load_checked_rules(rules)?;
     let load_rules = t0.elapsed();
 
     let t1 = Instant::now();

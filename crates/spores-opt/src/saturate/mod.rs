@@ -113,6 +113,8 @@ use crate::extract::{self, ExtractionReport, Extractor};
 use crate::la::{LaExpr, ShapeEnv, ShapeError};
 
 pub use crate::tables::Tables;
+/// The check of a user's rule file, shared with the MLIR optimizer.
+pub use spores_extract::rules_file::{RulesFile, RulesFileError};
 pub use spores_extract::runner::StopReason;
 
 /// The rules, as data, one file per ruleset. `lang.egg` (the declarations) comes first and
@@ -154,8 +156,10 @@ pub struct OptimizeOptions {
     /// overrun it far.
     pub time_limit: Duration,
     pub extractor: Extractor,
-    /// egglog text appended after the shipped rules (rules may use ruleset `user`).
-    pub extra_rules: Option<String>,
+    /// A user's rule file, loaded after the shipped rules (rules may use ruleset `user`);
+    /// checked when it was read ([`RulesFile`]: no `run`, `push` or `pop`, includes
+    /// bounded).
+    pub extra_rules: Option<RulesFile>,
     /// Matches fired per sampled rule per iteration.
     pub sample_limit: usize,
     /// Only the rules that hold under the engine's cell semantics with NaN and ±Inf
@@ -221,6 +225,8 @@ pub struct Optimized {
 pub enum OptError {
     #[error("{0}")]
     Shape(#[from] ShapeError),
+    #[error(transparent)]
+    RulesFile(#[from] RulesFileError),
     #[error("rules: {0}")]
     Rules(String),
     /// A rule equated classes whose invariants differ (named).
@@ -240,7 +246,7 @@ thread_local! {
 }
 
 struct Template {
-    extra: Option<String>,
+    extra: Option<RulesFile>,
     sample_limit: usize,
     egraph: EGraph,
 }
@@ -264,7 +270,7 @@ pub fn rules_loaded() -> bool {
 
 /// A fresh e-graph with the rules loaded, and its sampling scheduler.
 fn prepared(
-    extra: &Option<String>,
+    extra: &Option<RulesFile>,
     sample_limit: usize,
 ) -> Result<(EGraph, SchedulerId), OptError> {
     invariants::begin();
@@ -279,9 +285,10 @@ fn prepared(
             return Ok((eg, scheduler));
         }
         let mut eg = egraph_with_rules()?;
-        if let Some(text) = extra {
-            eg.parse_and_run_program(Some("extra_rules".into()), text)
-                .map_err(|e| OptError::Rules(format!("extra rules: {e}")))?;
+        if let Some(rules) = extra {
+            let commands = rules.commands(&mut eg.parser)?;
+            eg.run_program(commands)
+                .map_err(|e| OptError::Rules(format!("{}: {e}", rules.name())))?;
         }
         if t.len() >= 4 {
             t.remove(0);

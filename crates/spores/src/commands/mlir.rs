@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use spores_mlir::egg::{optimize, Extractor, OptOptions, OptStats};
+use spores_mlir::egg::{optimize_with, Extractor, OptOptions, OptStats, RulesFile};
 use spores_mlir::{load, print, LoadOptions, PrintOptions};
 
 use super::EXIT_USAGE;
@@ -62,15 +62,17 @@ pub fn mlir_opt(args: &MlirOptArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             return EXIT_USAGE;
         }
     };
-    let (rules, rules_name) = match &args.rules {
-        Some(p) => match std::fs::read_to_string(p) {
-            Ok(t) => (t, p.display().to_string()),
-            Err(e) => {
-                let _ = writeln!(err, "error: cannot read {}: {e}", p.display());
-                return EXIT_USAGE;
-            }
-        },
-        None => (String::new(), "no rules".to_string()),
+    // The rule file is checked as `spores optimize` and `spores run` check theirs.
+    let rules = match &args.rules {
+        Some(p) => RulesFile::read(p),
+        None => RulesFile::from_text("", "no rules"),
+    };
+    let rules = match rules {
+        Ok(rules) => rules,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return EXIT_USAGE;
+        }
     };
     let module = match load(&args.input, &LoadOptions::default()) {
         Ok(m) => m,
@@ -85,7 +87,7 @@ pub fn mlir_opt(args: &MlirOptArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         time_limit: Duration::from_millis(args.time_limit_ms),
         extractor,
     };
-    let (result, stats) = match optimize(&module, &rules, &rules_name, &opts) {
+    let (result, stats) = match optimize_with(&module, &rules, &opts) {
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");

@@ -369,6 +369,15 @@ def ballista(args):
     Path(args.table).write_text(text)
 
 
+def runs(parser, programs):
+    """The options every command that runs the programs takes; returns `parser`."""
+    parser.add_argument("--dir", default="bench/out/dist")
+    parser.add_argument("--memory", default="1G")
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--programs", default=programs)
+    return parser
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -378,19 +387,11 @@ def main():
     g.add_argument("--cols", type=int, default=100_000)
     g.add_argument("--rank", type=int, default=10)
     g.add_argument("--out", default="bench/out/dist")
-    r = sub.add_parser("run")
-    r.add_argument("--dir", default="bench/out/dist")
-    r.add_argument("--memory", default="1G")
-    r.add_argument("--timeout", type=float, default=900)
-    r.add_argument("--programs", default="loss,chain,als")
+    r = runs(sub.add_parser("run"), programs="loss,chain,als")
     r.add_argument("--systems", default="", help="substrings of the run labels to keep, separated by ';' or ','")
     r.add_argument("--spores", default=str(ROOT / "target/release/spores"))
     r.add_argument("--table", default="bench/out/dist_scale.md")
-    b = sub.add_parser("ballista")
-    b.add_argument("--dir", default="bench/out/dist")
-    b.add_argument("--memory", default="1G")
-    b.add_argument("--timeout", type=float, default=900)
-    b.add_argument("--programs", default="chain,loss,als")
+    b = runs(sub.add_parser("ballista"), programs="chain,loss,als")
     b.add_argument("--slots", type=int, default=2, help="task slots per executor")
     b.add_argument("--partitions", type=int, default=4, help="partitions of each Ballista plan")
     b.add_argument("--spores", default=str(ROOT / "target/release/spores"))

@@ -21,82 +21,69 @@ fn func(body: &str) -> String {
     )
 }
 
+/// Asserts that a function whose body is `body` is refused with `message`.
+fn refused(body: &str, message: &str) {
+    assert_eq!(error(&func(body)), message);
+}
+
 #[test]
 fn a_use_before_its_definition_is_an_error() {
-    let text = func(
+    refused(
         "    %1 = \"arith.addf\"(%0, %a) : (f64, f64) -> f64\n\
          \x20   %0 = \"arith.mulf\"(%a, %a) : (f64, f64) -> f64\n\
          \x20   \"func.return\"(%1) : (f64) -> ()\n",
-    );
-    assert_eq!(
-        error(&text),
-        "3:23: `%0` is used before its definition at 4:5 (in the same block)"
+        "3:23: `%0` is used before its definition at 4:5 (in the same block)",
     );
 }
 
 #[test]
 fn an_operation_using_its_own_result_is_an_error() {
-    let text = func(
+    refused(
         "    %0 = \"arith.addf\"(%0, %a) : (f64, f64) -> f64\n\
          \x20   \"func.return\"(%0) : (f64) -> ()\n",
-    );
-    assert_eq!(
-        error(&text),
-        "3:23: `%0` is used by the operation that defines it"
+        "3:23: `%0` is used by the operation that defines it",
     );
     // From inside one of its own regions too.
-    let text = func(
+    refused(
         "    %0 = \"scf.execute_region\"() ({\n\
          \x20     \"scf.yield\"(%0) : (f64) -> ()\n\
          \x20   }) : () -> f64\n\
          \x20   \"func.return\"(%0) : (f64) -> ()\n",
-    );
-    assert_eq!(
-        error(&text),
-        "4:19: `%0` is used by the operation that defines it"
+        "4:19: `%0` is used by the operation that defines it",
     );
 }
 
 #[test]
 fn an_undefined_value_is_an_error() {
-    let text = func(
+    refused(
         "    %0 = \"arith.addf\"(%a, %nowhere) : (f64, f64) -> f64\n\
          \x20   \"func.return\"(%0) : (f64) -> ()\n",
+        "3:27: use of undefined value `%nowhere`",
     );
-    assert_eq!(error(&text), "3:27: use of undefined value `%nowhere`");
     // A result number past the definition's results.
-    let text = func(
+    refused(
         "    %p:2 = \"t.pair\"(%a) : (f64) -> (f64, f64)\n\
          \x20   \"func.return\"(%p#2) : (f64) -> ()\n",
-    );
-    assert_eq!(
-        error(&text),
-        "4:19: `%p#2` names result #2 of a definition with 2 result(s)"
+        "4:19: `%p#2` names result #2 of a definition with 2 result(s)",
     );
 }
 
 #[test]
 fn a_value_defined_twice_is_an_error() {
-    let text = func(
+    refused(
         "    %0 = \"arith.addf\"(%a, %a) : (f64, f64) -> f64\n\
          \x20   %0 = \"arith.mulf\"(%a, %a) : (f64, f64) -> f64\n\
          \x20   \"func.return\"(%0) : (f64) -> ()\n",
-    );
-    assert_eq!(
-        error(&text),
-        "4:5: redefinition of `%0` (first defined at 3:5)"
+        "4:5: redefinition of `%0` (first defined at 3:5)",
     );
     // A nested region cannot redefine a value of an enclosing one, nor a block argument.
-    let text = func(
+    refused(
         "    %0 = \"scf.execute_region\"() ({\n\
          \x20     %a = \"arith.constant\"() <{value = 1.0 : f64}> : () -> f64\n\
          \x20     \"scf.yield\"(%a) : (f64) -> ()\n\
          \x20   }) : () -> f64\n\
          \x20   \"func.return\"(%0) : (f64) -> ()\n",
-    );
-    assert_eq!(
-        error(&text),
-        "4:7: redefinition of `%a` (first defined at 2:6)"
+        "4:7: redefinition of `%a` (first defined at 2:6)",
     );
 }
 

@@ -104,18 +104,8 @@ fn scripts_and_tensor_programs_print_what_the_local_engine_prints() {
         "y[i] = sum[j](A[i,j] * A[i,j])\nt = max[i](y[i])\noutput y, t\n",
     );
     let a_input = format!("--input=A={}", a.display());
-    let run = |engine: &str| {
-        let args = [
-            "tensor",
-            program.to_str().unwrap(),
-            &a_input,
-            "--engine",
-            engine,
-        ];
-        let (code, out, err) = common::spores_cli(&args);
-        assert_eq!(code, 0, "{engine}: {err}");
-        out
-    };
+    let program = program.to_str().unwrap();
+    let run = |engine: &str| common::spores_ok(&["tensor", program, &a_input, "--engine", engine]);
     let local = run("local");
     assert_eq!(
         common::numbers(&local),

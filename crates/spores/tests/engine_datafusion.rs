@@ -334,10 +334,7 @@ fn tensor_programs_print_the_same_on_datafusion() {
     };
     let run = |engine| {
         let args = args(engine);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let (code, out, err) = common::spores_cli(&args);
-        assert_eq!(code, 0, "{engine}: {err}");
-        out
+        common::spores_ok(&args.iter().map(String::as_str).collect::<Vec<_>>())
     };
     let local = run("local");
     assert_eq!(

@@ -142,6 +142,18 @@ const fn row(
     }
 }
 
+/// A builtin whose arguments bind by name, with a value whose shape is worked out case by
+/// case.
+const fn named(builtin: Builtin, name: &'static str, params: &'static [Param]) -> BuiltinSpec {
+    row(
+        builtin,
+        name,
+        params,
+        CallForm::Named,
+        ResultShape::Computed,
+    )
+}
+
 /// A builtin that takes one matrix positionally.
 const fn of_target(builtin: Builtin, name: &'static str, shape: ResultShape) -> BuiltinSpec {
     row(builtin, name, TARGET, CallForm::Positional, shape)
@@ -189,7 +201,7 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     BuiltinSpec {
         // SystemDS matches `rand` in any case (kmeans.dml writes `Rand`).
         aliases: &["Rand"],
-        ..row(
+        ..named(
             Builtin::Rand,
             "rand",
             &[
@@ -202,13 +214,11 @@ pub const BUILTINS: &[BuiltinSpec] = &[
                 opt("pdf", Str("uniform")),
                 opt("lambda", Double(1.0)),
             ],
-            Named,
-            Computed,
         )
     },
     // The third argument is either `replace` (a boolean) or the seed (an integer); the
     // runtime tells them apart by type, as SystemDS does.
-    row(
+    named(
         Builtin::Sample,
         "sample",
         &[
@@ -217,10 +227,8 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             opt("replace", Bool(false)),
             opt("seed", Int(-1)),
         ],
-        Named,
-        Computed,
     ),
-    row(
+    named(
         Builtin::Matrix,
         "matrix",
         &[
@@ -229,15 +237,11 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             req("cols"),
             opt("byrow", Bool(true)),
         ],
-        Named,
-        Computed,
     ),
-    row(
+    named(
         Builtin::Seq,
         "seq",
         &[req("from"), req("to"), opt("incr", Absent)],
-        Named,
-        Computed,
     ),
     of_target(Builtin::Nrow, "nrow", Computed),
     of_target(Builtin::Ncol, "ncol", Computed),
@@ -266,21 +270,17 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         Custom,
         Computed,
     ),
-    row(
+    named(
         Builtin::IfElse,
         "ifelse",
         &[req("test"), req("yes"), req("no")],
-        Named,
-        Computed,
     ),
-    row(
+    named(
         Builtin::Replace,
         "replace",
         &[req("target"), req("pattern"), req("replacement")],
-        Named,
-        Computed,
     ),
-    row(
+    named(
         Builtin::ToString,
         "toString",
         &[
@@ -291,8 +291,6 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             opt("sep", Str(" ")),
             opt("linesep", Str("\n")),
         ],
-        Named,
-        Computed,
     ),
     effect(
         Builtin::Read,
@@ -337,12 +335,10 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         Positional,
         Computed,
     ),
-    row(
+    named(
         Builtin::Contains,
         "contains",
         &[req("target"), req("pattern")],
-        Named,
-        Computed,
     ),
     of_target(Builtin::CumSum, "cumsum", SameAsFirst),
     of_target(Builtin::CumProd, "cumprod", SameAsFirst),
@@ -366,7 +362,7 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         Custom,
         Computed,
     ),
-    row(
+    named(
         Builtin::RemoveEmpty,
         "removeEmpty",
         &[
@@ -375,10 +371,8 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             opt("empty.return", Bool(true)),
             opt("select", Absent),
         ],
-        Named,
-        Computed,
     ),
-    row(
+    named(
         Builtin::Order,
         "order",
         &[
@@ -387,31 +381,17 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             opt("decreasing", Bool(false)),
             opt("index.return", Bool(false)),
         ],
-        Named,
-        Computed,
     ),
-    row(
-        Builtin::Solve,
-        "solve",
-        &[req("A"), req("b")],
-        Named,
-        Computed,
-    ),
+    named(Builtin::Solve, "solve", &[req("A"), req("b")]),
     of_target(Builtin::Inv, "inv", SameAsFirst),
     of_target(Builtin::Cholesky, "cholesky", SameAsFirst),
     BuiltinSpec {
         results: &["values", "vectors"],
-        ..row(Builtin::Eigen, "eigen", &[req("A")], Named, Computed)
+        ..named(Builtin::Eigen, "eigen", &[req("A")])
     },
     BuiltinSpec {
         results: &["rest", "element"],
-        ..row(
-            Builtin::Remove,
-            "remove",
-            &[req("target"), req("pos")],
-            Named,
-            Computed,
-        )
+        ..named(Builtin::Remove, "remove", &[req("target"), req("pos")])
     },
     of_target(Builtin::AsList, "as.list", Computed),
     of_target(Builtin::Var, "var", Scalar),
@@ -428,13 +408,7 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         Named,
         Scalar,
     ),
-    row(
-        Builtin::Quantile,
-        "quantile",
-        &[req("target"), req("p")],
-        Named,
-        Computed,
-    ),
+    named(Builtin::Quantile, "quantile", &[req("target"), req("p")]),
     row(
         Builtin::Moment,
         "moment",
@@ -458,17 +432,11 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         Scalar,
     ),
     of_target(Builtin::Rev, "rev", LikeFirst),
-    row(
-        Builtin::Outer,
-        "outer",
-        &[req("a"), req("b"), req("op")],
-        Named,
-        Computed,
-    ),
+    named(Builtin::Outer, "outer", &[req("a"), req("b"), req("op")]),
     row(Builtin::LowerTri, "lower.tri", TRIANGLE, Named, LikeFirst),
     row(Builtin::UpperTri, "upper.tri", TRIANGLE, Named, LikeFirst),
     // A negative ngroups: the number of groups is taken from the data.
-    row(
+    named(
         Builtin::Aggregate,
         "aggregate",
         &[
@@ -477,8 +445,6 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             req("fn"),
             opt("ngroups", Int(-1)),
         ],
-        Named,
-        Computed,
     ),
     of_target(Builtin::Unique, "unique", Computed),
 ];

@@ -126,15 +126,8 @@ impl<'w> Interpreter<'w> {
                     }
                     i += 1;
                 }
-                StmtKind::For {
-                    var,
-                    from,
-                    to,
-                    by,
-                    body,
-                    ..
-                } => {
-                    self.exec_for(var, from, to, by.as_ref(), body, env, stmts[i].span)?;
+                StmtKind::For { .. } => {
+                    self.exec_for(&stmts[i], env)?;
                     i += 1;
                 }
                 _ => {
@@ -158,17 +151,20 @@ impl<'w> Interpreter<'w> {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn exec_for(
-        &mut self,
-        var: &str,
-        from: &Expr,
-        to: &Expr,
-        by: Option<&Expr>,
-        body: &[Stmt],
-        env: &mut Env,
-        span: Span,
-    ) -> Result<(), Diagnostic> {
+    /// A `for` (or `parfor`, run in order) loop `stmt`: its bounds are evaluated once.
+    fn exec_for(&mut self, stmt: &Stmt, env: &mut Env) -> Result<(), Diagnostic> {
+        let StmtKind::For {
+            var,
+            from,
+            to,
+            by,
+            body,
+            ..
+        } = &stmt.kind
+        else {
+            return Err(Diagnostic::new("internal error: not a for loop", stmt.span));
+        };
+        let (by, span) = (by.as_ref(), stmt.span);
         let from_v = self.scalar(from, env)?;
         let to_v = self.scalar(to, env)?;
         let by_v = by.map(|b| self.scalar(b, env)).transpose()?;

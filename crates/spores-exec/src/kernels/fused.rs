@@ -146,12 +146,9 @@ fn cross_rows_dispatch<const K: usize>(
     check: bool,
 ) -> Option<f64> {
     #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function is compiled for.
-            return unsafe { cross_rows_avx2_fma::<K>(x, u, v, range, finite_factors, check) };
-        }
+    if super::cpu::avx2_fma() {
+        // SAFETY: the CPU supports the features the function is compiled for.
+        return unsafe { cross_rows_avx2_fma::<K>(x, u, v, range, finite_factors, check) };
     }
     cross_rows_fixed::<K, false>(x, u, v, range, finite_factors, check)
 }
@@ -758,12 +755,9 @@ fn mmchain_vector_rows(
     acc: &mut [f64],
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function is compiled for.
-            return unsafe { mmchain_vector_rows_avx2_fma(x, v, w, range, acc) };
-        }
+    if super::cpu::avx2_fma() {
+        // SAFETY: the CPU supports the features the function is compiled for.
+        return unsafe { mmchain_vector_rows_avx2_fma(x, v, w, range, acc) };
     }
     mmchain_vector_rows_with::<false>(x, v, w, range, acc)
 }

@@ -114,8 +114,7 @@ impl View<'_> {
     /// tiles ran at about a third of the speed), else the portable tiles.
     fn accumulate(&self, from: usize, to: usize, g: &mut [f64]) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
+        if super::cpu::avx2_fma() {
             // SAFETY: the CPU supports the features the function is compiled for.
             unsafe { self.accumulate_avx2(from, to, g) };
             return;

@@ -6,6 +6,7 @@
 //! sparse wherever the operator maps zero to zero.
 
 pub mod aggregate;
+mod cpu;
 pub mod cumulative;
 pub mod distribution;
 pub mod elementwise;

@@ -25,6 +25,13 @@ pub fn spores_cli(args: &[&str]) -> (i32, String, String) {
     spores_cli_with(args, &[], None)
 }
 
+/// Runs the `spores` binary with `args`, which must succeed: its stdout.
+pub fn spores_ok(args: &[&str]) -> String {
+    let (code, out, err) = spores_cli(args);
+    assert_eq!(code, 0, "spores {}: {err}", args.join(" "));
+    out
+}
+
 /// [`spores_cli`] with variables added to (or, with `None`, removed from) its environment
 /// and, optionally, another working directory.
 pub fn spores_cli_with(

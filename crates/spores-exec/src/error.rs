@@ -17,6 +17,18 @@ pub enum ExecError {
     /// An argument outside what the operator accepts (negative size, bad index, ...).
     #[error("{0}")]
     InvalidArgument(String),
+    /// A result that does not fit the memory budget (`--memory`), refused before anything
+    /// was allocated ([`crate::memory::ensure_fits`]).
+    #[error(
+        "{what} needs about {}, more than the memory budget of {} (set with --memory)",
+        crate::memory::human(*bytes),
+        crate::memory::human(*budget)
+    )]
+    OverBudget {
+        what: String,
+        bytes: f64,
+        budget: f64,
+    },
     /// Compressed (CSR/CSC) arrays that break the format's invariants.
     #[error(transparent)]
     Compressed(#[from] CompressedError),

@@ -73,11 +73,11 @@ pub fn physical_memory() -> Option<f64> {
 pub fn ensure_fits(what: &str, bytes: f64) -> Result<()> {
     let limit = budget().min(isize::MAX as f64);
     if bytes > limit {
-        return Err(ExecError::invalid(format!(
-            "{what} needs about {}, more than the memory budget of {} (set with --memory)",
-            human(bytes),
-            human(limit)
-        )));
+        return Err(ExecError::OverBudget {
+            what: what.to_string(),
+            bytes,
+            budget: limit,
+        });
     }
     Ok(())
 }

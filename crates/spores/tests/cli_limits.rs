@@ -19,6 +19,40 @@ fn a_dense_matrix_beyond_the_budget_is_refused_by_size() {
     );
 }
 
+/// With the DataFusion engine built in, a result over the budget says how the script
+/// could run anyway (`--engine auto`).
+#[test]
+fn an_oversized_result_suggests_the_relational_engine_where_it_is_built_in() {
+    let script = "X = matrix(1, rows=1e5, cols=1e5)\nprint(sum(X))\n";
+    let hint = "with `--engine auto`, the subgraphs too large for memory run on DataFusion";
+    let (code, _, err) = run("hint.dml", script, &["--memory", "1G"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("memory budget"), "{err}");
+    assert_eq!(err.contains(hint), cfg!(feature = "datafusion"), "{err}");
+}
+
+/// A Matrix Market header declaring 10^8 rows asks the budget for their row pointers
+/// (800 MB) before allocating them.
+#[test]
+fn a_file_whose_declared_size_is_over_the_budget_is_refused() {
+    let mtx = file(
+        "tall.mtx",
+        "%%MatrixMarket matrix coordinate real general\n100000000 3 1\n1 1 5\n",
+    );
+    let script = format!("X = read(\"{}\")\nprint(sum(X))\n", mtx.display());
+    assert_run_fails(
+        "tall.dml",
+        &script,
+        &["--memory", "256M"],
+        &[
+            "tall.mtx:2: the declared size (100000001 elements) needs about 800.0 MB, more than the memory budget of 268.4 MB",
+        ],
+    );
+    // Within the budget it reads.
+    let (code, out, err) = run("tall.dml", &script, &["--memory", "2G"]);
+    assert_eq!((code, out.trim()), (0, "5.0"), "{err}");
+}
+
 /// Doubling a matrix by binding it to itself, or a string by concatenating it to itself,
 /// stops at the budget, with the sizes in megabytes below a gigabyte.
 #[test]

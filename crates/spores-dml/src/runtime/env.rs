@@ -10,7 +10,10 @@ use crate::opt::{Finiteness, InputMeta};
 /// The variables in scope, by name.
 pub(super) type Env = HashMap<String, Value>;
 
-/// What the optimizer sees of each input of `block` bound in `env`.
+/// What the optimizer and physical planning see of each input of `block` bound in `env`,
+/// in O(1) per input: the stored entries of sparse inputs and all cells of dense ones (a
+/// dense-format matrix counts as full: its format was chosen because it is at least 40%
+/// non-zero; an exact count would scan every input before every block).
 pub(super) fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMeta> {
     block
         .dag

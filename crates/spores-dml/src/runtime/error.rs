@@ -61,6 +61,16 @@ impl RuntimeError {
     pub fn internal(message: impl Into<String>) -> RuntimeError {
         RuntimeError::Internal(message.into())
     }
+
+    /// Whether a result was refused because it does not fit the memory budget.
+    pub fn is_over_budget(&self) -> bool {
+        let kernel = match self {
+            RuntimeError::Kernel(e) => e,
+            RuntimeError::File(FileError::Read(e)) => &**e,
+            _ => return false,
+        };
+        matches!(kernel, ExecError::OverBudget { .. })
+    }
 }
 
 /// The argument an error is about: a builtin's parameter (`removeEmpty: target`), or

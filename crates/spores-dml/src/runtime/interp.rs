@@ -14,6 +14,7 @@ use spores_lang::diag::{Diagnostic, Span};
 use super::args::OpResult;
 use super::compiler::{BlockCompiler, BlockKey};
 use super::env::Env;
+use super::error::RuntimeError;
 use super::library::{Library, UnitId, MAIN_UNIT};
 use super::ops::{self, EffectContext, ReadRequest};
 use super::options::RunOptions;
@@ -464,6 +465,7 @@ impl<'w> Interpreter<'w> {
         let mut notes = vec![String::new(); if explain_now { dag.len() } else { 0 }];
         let mut values: Vec<Option<Value>> = vec![None; dag.len()];
         let mut call_results: HashMap<usize, Vec<Value>> = HashMap::new();
+        let suggest_engine = cfg!(feature = "datafusion") && self.options.engine.is_none();
         for (id, node) in dag.nodes().iter().enumerate() {
             if !needed[id] {
                 continue;
@@ -481,7 +483,7 @@ impl<'w> Interpreter<'w> {
                 args.into_iter()
                     .map(Value::loaded)
                     .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| at(e, node.span))?
+                    .map_err(|e| runtime_at(e, node.span, suggest_engine))?
             };
             let op_started = Instant::now();
             let value = self.eval_node(id, node, args, env, &mut call_results)?;
@@ -523,6 +525,7 @@ impl<'w> Interpreter<'w> {
         env: &Env,
         call_results: &mut HashMap<usize, Vec<Value>>,
     ) -> Result<Value, Diagnostic> {
+        let suggest_engine = cfg!(feature = "datafusion") && self.options.engine.is_none();
         Ok(match &node.op {
             Op::Input(name) => env.get(name).cloned().ok_or_else(|| {
                 Diagnostic::new(
@@ -537,7 +540,8 @@ impl<'w> Interpreter<'w> {
             }
             Op::Builtin(Builtin::Eval) => self.eval_by_name(args, node.span)?,
             Op::Builtin(b) if b.outputs() > 1 => {
-                let results = super::native::eval_multi(*b, &args).map_err(|e| at(e, node.span))?;
+                let results = super::native::eval_multi(*b, &args)
+                    .map_err(|e| runtime_at(e, node.span, suggest_engine))?;
                 call_results.insert(id, results);
                 Value::Int(0)
             }
@@ -560,7 +564,7 @@ impl<'w> Interpreter<'w> {
                     start: self.start,
                 };
                 super::guard::run_guarded(guard, args, &planning, &mut fx)
-                    .map_err(|e| at(e, node.span))?
+                    .map_err(|e| runtime_at(e, node.span, suggest_engine))?
             }
             Op::Builtin(Builtin::Read) if self.defers_read(&args) => ReadRequest::from_args(&args)
                 .and_then(|request| request.open_file())
@@ -590,7 +594,8 @@ impl<'w> Interpreter<'w> {
                     next_seed: &mut self.next_seed,
                     start: self.start,
                 };
-                ops::eval(op, &args, &mut fx).map_err(|e| at(e, node.span))?
+                ops::eval(op, &args, &mut fx)
+                    .map_err(|e| runtime_at(e, node.span, suggest_engine))?
             }
         })
     }
@@ -850,10 +855,20 @@ fn reads_a_file(e: &Expr) -> bool {
     e.any(&|x| matches!(&x.kind, ExprKind::Call { name, .. } if name == "read"))
 }
 
-/// Input metadata for the optimizer and physical planning, in O(1) per input: the stored
-/// entries of sparse inputs and all cells of dense ones (a dense-format matrix counts as
-/// full: its format was chosen because it is at least 40% non-zero; an exact count would
-/// scan every input before every block).
+/// An operator's error as a diagnostic at `span`. With `suggest_engine` (the DataFusion
+/// engine is built in and the run uses none), a result over the memory budget says how
+/// the script could run anyway.
+fn runtime_at(e: impl Into<RuntimeError>, span: Span, suggest_engine: bool) -> Diagnostic {
+    let e = e.into();
+    let mut diagnostic = at(&e, span);
+    if suggest_engine && e.is_over_budget() {
+        diagnostic.message.push_str(
+            "; with `--engine auto`, the subgraphs too large for memory run on DataFusion",
+        );
+    }
+    diagnostic
+}
+
 /// A runtime error as a diagnostic at `span`.
 fn at(e: impl std::error::Error, span: Span) -> Diagnostic {
     Diagnostic::new(e.to_string(), span)

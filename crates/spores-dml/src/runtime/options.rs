@@ -8,6 +8,8 @@ use std::sync::Arc;
 use crate::engine::{Placement, RelationalEngine};
 use crate::opt::{DagOptimizer, NoOptimizer};
 
+/// How the interpreter runs a script: arguments, what to print, the optimizer and the
+/// engines.
 pub struct RunOptions {
     /// Command-line arguments, read by `$name` and `ifdef`.
     pub args: HashMap<String, String>,

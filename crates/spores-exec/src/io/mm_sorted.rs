@@ -105,8 +105,13 @@ fn entry_at(text: &[u8], pos: usize, h: &Header) -> Option<((usize, usize), f64,
     Some(((i - 1, j - 1), v, next))
 }
 
-/// Fallible `vec![zero; n]`: `None` instead of aborting when it cannot be allocated.
+/// Fallible `vec![zero; n]`: `None` instead of aborting when it cannot be allocated or is
+/// over the memory budget.
 fn zeros<T: Clone + Default>(n: usize) -> Option<Vec<T>> {
+    // Over the memory budget: the general reader reports it (`super::try_zeros`).
+    if n as f64 * std::mem::size_of::<T>() as f64 > crate::memory::budget() {
+        return None;
+    }
     let mut probe: Vec<T> = Vec::new();
     probe.try_reserve_exact(n).ok()?;
     drop(probe);

@@ -535,11 +535,18 @@ pub(crate) fn write_rows_parallel(
     Ok(())
 }
 
-/// Allocates `n` zeros, or fails with a parse error instead of aborting when the declared
-/// size cannot be allocated (a corrupt header must not kill the process). The zeros come
-/// from `vec!`, i.e. from zeroed pages the OS maps lazily, so a large declared shape
-/// costs memory only where it is written.
+/// Allocates `n` zeros, or fails instead of aborting when the declared size is over the
+/// memory budget (`--memory`) or cannot be allocated (a corrupt header must not kill
+/// the process). The zeros come from `vec!`, i.e. from zeroed pages the OS maps lazily,
+/// but the readers write every one of them (row pointers, dense cells), so all count.
 pub(crate) fn try_zeros<T: Clone + Default>(n: usize, path: &Path, line: usize) -> Result<Vec<T>> {
+    crate::memory::ensure_fits(
+        &format!(
+            "{}:{line}: the declared size ({n} elements)",
+            path.display()
+        ),
+        n as f64 * std::mem::size_of::<T>() as f64,
+    )?;
     let mut probe: Vec<T> = Vec::new();
     probe.try_reserve_exact(n).map_err(|_| {
         parse_error(

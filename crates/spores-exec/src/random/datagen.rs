@@ -280,15 +280,13 @@ fn ensure_memory(spec: &DatagenSpec, dense: bool, expected_nnz: f64) -> Result<(
         // (held twice while the rows are assembled).
         32.0 * (rows + 1.0) + 28.0 * expected_nnz
     };
-    let too_large = || {
-        ExecError::invalid(format!(
-            "rand: a {}x{} matrix with sparsity {} needs about {:.1} GB, more than the memory budget of {:.1} GB (set with --memory)",
-            spec.rows,
-            spec.cols,
-            spec.sparsity,
-            bytes / 1e9,
-            crate::memory::budget() / 1e9
-        ))
+    let too_large = || ExecError::OverBudget {
+        what: format!(
+            "rand: a {}x{} matrix with sparsity {}",
+            spec.rows, spec.cols, spec.sparsity
+        ),
+        bytes,
+        budget: crate::memory::budget().min(isize::MAX as f64),
     };
     if bytes > crate::memory::budget() || bytes > isize::MAX as f64 {
         return Err(too_large());

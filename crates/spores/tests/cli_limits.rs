@@ -1,9 +1,11 @@
 //! Results too large for memory stop the script with exit 1 and an error naming the
-//! size and the budget, before anything is allocated (never an allocator abort).
+//! size and the budget, before anything is allocated (never an allocator abort). Long
+//! expressions run up to the front end's bounds, and past them end with clean errors
+//! (never a stack overflow).
 
 mod common;
 
-use common::{assert_run_fails, run_file as run, spores_cli, temp_file as file};
+use common::{assert_contains, assert_run_fails, run_file as run, spores_cli, temp_file as file};
 
 #[test]
 fn a_dense_matrix_beyond_the_budget_is_refused_by_size() {
@@ -205,5 +207,51 @@ fn the_default_budget_respects_the_address_space_limit() {
     assert!(
         err.contains("needs about 8.0 GB, more than the memory budget of 3.1 GB"),
         "{err}"
+    );
+}
+
+/// A flat sum of 10,000 terms is a chain, not nesting: it parses, lowers, optimizes and
+/// runs, left to right, optimized or not.
+#[test]
+fn a_flat_sum_of_10000_terms_prints_10000() {
+    let source = format!("x = 1{}\nprint(x)\n", " + 1".repeat(9_999));
+    for flags in [&[][..], &["--no-opt"]] {
+        let (code, out, err) = run("flat_sum.dml", &source, flags);
+        assert_eq!(code, 0, "{flags:?}: {err}");
+        assert_eq!(out, "10000\n", "{flags:?}");
+    }
+}
+
+/// One operator past the parser's bound on the operators of an expression
+/// (`spores_lang::parser::MAX_OPERATORS`) is a parse error at that operator, not a crash.
+#[test]
+fn an_expression_past_the_operator_bound_is_a_parse_error() {
+    let n = spores_lang::parser::MAX_OPERATORS;
+    let source = format!("x = 1{}\nprint(x)\n", " + 1".repeat(n + 1));
+    let (code, _, err) = run("long_sum.dml", &source, &[]);
+    assert_eq!(code, 2, "{err}");
+    // The operator past the bound: after `x = 1` and `n` times ` + 1`, at column 7 + 4n.
+    assert_contains(
+        &err,
+        &[
+            &format!("long_sum.dml:1:{}: error", 7 + 4 * n),
+            &format!("expression too long (more than {n} binary operators)"),
+        ],
+    );
+}
+
+/// Nesting that is real (parentheses) keeps the parser's depth bound, reported with the
+/// line and column where it was passed.
+#[test]
+fn three_hundred_parentheses_are_nested_too_deeply() {
+    let source = format!("x = 1\ny = {}1{}\n", "(".repeat(300), ")".repeat(300));
+    let (code, _, err) = run("parens.dml", &source, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert_contains(
+        &err,
+        &[
+            "parens.dml:2:",
+            "error: program nested too deeply (more than 256 levels)",
+        ],
     );
 }

@@ -1,7 +1,7 @@
 //! Results too large for memory stop the script with exit 1 and an error naming the
 //! size and the budget, before anything is allocated (never an allocator abort). Long
-//! expressions run up to the front end's bounds, and past them end with clean errors
-//! (never a stack overflow).
+//! expressions and deep recursions run up to the front end's and the interpreter's
+//! bounds, and past them end with clean errors (never a stack overflow).
 
 mod common;
 
@@ -252,6 +252,39 @@ fn three_hundred_parentheses_are_nested_too_deeply() {
         &[
             "parens.dml:2:",
             "error: program nested too deeply (more than 256 levels)",
+        ],
+    );
+}
+
+/// `f(n)` recursing down to `f(0)`: `n` calls nested in the first.
+fn recursion(n: usize) -> String {
+    format!(
+        "f = function(Double n) return (Double r) {{\n  if (n <= 0) {{ r = 0 }} else {{ r = 1 + f(n - 1) }}\n}}\nprint(f({n}))\n"
+    )
+}
+
+/// The interpreter holds 10,000 nested DML calls (in a debug build, where a call level
+/// takes the most stack), optimized or not.
+#[test]
+fn a_recursion_10000_deep_prints_10000() {
+    for flags in [&[][..], &["--no-opt"]] {
+        let (code, out, err) = run("deep.dml", &recursion(10_000), flags);
+        assert_eq!(code, 0, "{flags:?}: {err}");
+        assert_eq!(out, "10000\n", "{flags:?}");
+    }
+}
+
+/// Past the call depth bound a runaway recursion ends with an error at the call, exit 1,
+/// not a stack overflow (which would end the process with a signal).
+#[test]
+fn a_recursion_past_the_bound_is_a_clean_error() {
+    let (code, out, err) = run("runaway.dml", &recursion(20_000), &[]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out, "");
+    assert_contains(
+        &err,
+        &[
+            "runaway.dml:2:40: error: calls nested deeper than 10000 levels (runaway recursion in `f`?)",
         ],
     );
 }

@@ -25,6 +25,17 @@ use spores_lang::diag::Diagnostic;
 
 pub use runtime::{Interpreter, RunOptions, Value};
 
+/// Stack a thread needs to run any script the front end accepts. The interpreter and the
+/// passes over a block recurse: a DML call takes about 18 KB of stack per level in a debug
+/// build (4 KB in release; the interpreter allows 10,000 nested calls, about 180 MB), and
+/// a chain of binary operators about 6 KB per operator, in lowering (the parser allows
+/// 50,000 in one expression, about 300 MB). 1 GiB holds both at once with room to spare;
+/// the memory is reserved, not committed, so a run touches only what it uses.
+/// [`run_script`] runs on the caller's thread: callers that take scripts they did not
+/// write run it on a thread with this stack, as the `spores` binary and the Python package
+/// do.
+pub const STACK_BYTES: usize = 1 << 30;
+
 /// Why a script did not run to the end.
 #[derive(Debug)]
 pub enum ScriptError {

@@ -7,8 +7,11 @@
 //! statement can start with a binary operator, and DML itself treats newlines as blanks).
 //!
 //! The parser stops at the first error. Nesting is capped at [`MAX_DEPTH`] so that hostile
-//! input gets a diagnostic instead of a stack overflow, and so that later passes walking
-//! the tree recursively are safe too.
+//! input gets a diagnostic instead of a stack overflow. A left-associative chain
+//! (`1 + 1 + ... + 1`) is parsed by a loop and is not nesting, but it still makes a tree
+//! as tall as it is long, which later passes walk recursively: [`MAX_OPERATORS`] bounds
+//! it, so that the height of any expression tree stays within what those passes hold on
+//! the stack a run gets.
 
 use crate::ast::{
     Arg, AssignTarget, BinaryOp, Expr, ExprKind, FunctionDef, Index, Param, Program, SourceImport,
@@ -18,9 +21,20 @@ use crate::diag::{line_col, Diagnostic, Span};
 use crate::lexer::{tokenize, CompoundOp, Token, TokenKind};
 use crate::precedence::{binary_level, operand_levels, unary_operand_level, Level};
 
-/// Deepest nesting of expressions and statements accepted. Chains of binary operators
-/// count too (`a + b + c` nests as `(a + b) + c`), so this bounds the height of the tree.
+/// Deepest nesting of expressions and statements accepted: parentheses, calls, indexing,
+/// unary operators, `^` (right-associative), blocks. A chain of left-associative binary
+/// operators is not nesting and does not count here (see [`MAX_OPERATORS`]).
 pub const MAX_DEPTH: usize = 256;
+
+/// Most binary operators in one expression (a statement's, with everything nested in it).
+/// A chain of them is parsed without recursion, but the passes after the parser
+/// (lowering, the optimizer's translation, evaluation, printing) recurse once per level of
+/// the tree, and a chain of `n` operators is a tree `n` levels tall. The deepest of those
+/// passes, lowering, takes about 6 KB of stack per level in a debug build (a chain of
+/// 183,000 filled the 1 GiB thread `spores` runs a command on): 50,000 levels take about
+/// 300 MB, which fit beside the interpreter's 10,000 nested calls with room to spare, and
+/// are five times the 10,000-term sums that generated scripts write.
+pub const MAX_OPERATORS: usize = 50_000;
 
 type PResult<T> = Result<T, Diagnostic>;
 
@@ -47,6 +61,11 @@ struct Parser<'s> {
     tokens: Vec<Token>,
     pos: usize,
     depth: usize,
+    /// Binary operators so far in the outermost expression being parsed.
+    operators: usize,
+    /// Whether an expression is being parsed ([`Parser::expr`] starts the count at the
+    /// outermost one).
+    in_expr: bool,
 }
 
 fn binary_op(kind: &TokenKind) -> Option<BinaryOp> {
@@ -82,6 +101,8 @@ impl<'s> Parser<'s> {
             tokens: tokenize(src)?,
             pos: 0,
             depth: 0,
+            operators: 0,
+            in_expr: false,
         })
     }
 
@@ -706,7 +727,26 @@ impl<'s> Parser<'s> {
     // ---- expressions --------------------------------------------------------------
 
     fn expr(&mut self) -> PResult<Expr> {
-        self.expr_bp(0)
+        if self.in_expr {
+            return self.expr_bp(0);
+        }
+        self.in_expr = true;
+        self.operators = 0;
+        let e = self.expr_bp(0);
+        self.in_expr = false;
+        e
+    }
+
+    /// Counts one more binary operator of the outermost expression (see [`MAX_OPERATORS`]).
+    fn operator(&mut self) -> PResult<()> {
+        self.operators += 1;
+        if self.operators > MAX_OPERATORS {
+            return Err(Diagnostic::new(
+                format!("expression too long (more than {MAX_OPERATORS} binary operators)"),
+                self.span(),
+            ));
+        }
+        Ok(())
     }
 
     /// Precedence climbing: parses an expression whose binary operators all bind at least
@@ -727,10 +767,12 @@ impl<'s> Parser<'s> {
                 if binary_level(op) < min {
                     break;
                 }
+                p.operator()?;
                 p.bump();
                 p.skip_newlines();
-                // Each link of a chain makes the tree one level taller.
-                p.deeper()?;
+                // A link of a left-associative chain is parsed by this loop, not by
+                // recursion, so it costs no depth: `1 + 1 + ... + 1` is flat, however
+                // long. `^` nests to the right, and its right operand's `expr_bp` counts.
                 let rhs = p.expr_bp(operand_levels(op).1)?;
                 let span = lhs.span.to(rhs.span);
                 lhs = mk(

@@ -3,6 +3,7 @@
 
 mod common;
 use common::err;
+use spores_lang::ast::{ExprKind, StmtKind};
 
 #[track_caller]
 fn check(src: &str, expected: &str) {
@@ -230,6 +231,60 @@ fn caret_snippet_points_at_the_token() {
     );
 }
 
+/// A chain of left-associative operators is not nesting: it parses however long, up to the
+/// bound on the operators of one expression, at any precedence level. Run on a thread
+/// with a large stack because dropping the tree recurses once per level.
+#[test]
+fn long_chains_parse_up_to_the_operator_bound() {
+    let check = || {
+        for op in ["+", "-", "*", "/", "%*%", "&", "|", "==", "<"] {
+            let chain = format!("x = 1{}", format!(" {op} 1").repeat(10_000));
+            let program = spores_lang::parse(&chain).unwrap_or_else(|d| panic!("{op}: {d:?}"));
+            let StmtKind::Assign { value, .. } = &program.body[0].kind else {
+                panic!("{op}: not an assignment");
+            };
+            // Left-associative: the last operand is the root's right operand, a literal.
+            let ExprKind::Binary { rhs, .. } = &value.kind else {
+                panic!("{op}: not a binary operator");
+            };
+            assert_eq!(rhs.kind, ExprKind::Int(1), "{op}");
+            // The printer writes the chain back as it was, without parentheses.
+            assert_eq!(value.to_string(), chain["x = ".len()..], "{op}");
+        }
+        let n = spores_lang::parser::MAX_OPERATORS;
+        let at_bound = format!("x = 1{}", " + 1".repeat(n));
+        assert!(spores_lang::parse(&at_bound).is_ok());
+        let past = format!("x = 1{}", " + 1".repeat(n + 1));
+        // Reported at the operator past the bound, after `x = 1` and `n` times ` + 1`.
+        assert_eq!(
+            err(&past),
+            format!(
+                "t.dml:1:{}: error: expression too long (more than {n} binary operators)",
+                7 + 4 * n
+            )
+        );
+        // Newlines between the links of a chain, and chains nested in parentheses, count
+        // against the same bound as one expression.
+        let nested = format!(
+            "x = (1{})
+ + (1{})",
+            " +\n 1".repeat(n / 2),
+            " + 1".repeat(n / 2)
+        );
+        assert!(
+            err(&nested).contains("expression too long"),
+            "{}",
+            err(&nested)
+        );
+    };
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(check)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
     let deep = format!("x = {}1{}", "(".repeat(10_000), ")".repeat(10_000));
@@ -238,8 +293,6 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert!(spores_lang::parse(&ok).is_ok());
     let unary = format!("x = {}1", "-".repeat(10_000));
     assert!(err(&unary).contains("nested too deeply"));
-    let chain = format!("x = 1{}", " + 1".repeat(10_000));
-    assert!(err(&chain).contains("nested too deeply"));
     let ifs = format!("{}x = 1", "if (c) ".repeat(10_000));
     assert!(err(&ifs).contains("nested too deeply"));
     let idx = format!("x = X{}", "[1]".repeat(10_000));

@@ -108,6 +108,8 @@ fn start(threads: usize) -> Result<Engine, String> {
     let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
     std::thread::Builder::new()
         .name("spores-engine".into())
+        // Scripts recurse as deep as `spores run` lets them (10,000 nested calls).
+        .stack_size(spores_dml::STACK_BYTES)
         .spawn(move || {
             // The engine thread is worker 0 of its pool: kernels it calls run in this pool.
             let pool = rayon::ThreadPoolBuilder::new()

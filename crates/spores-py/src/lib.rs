@@ -134,18 +134,23 @@ fn optimize_expr(
     scalars: Vec<String>,
 ) -> PyResult<String> {
     use spores_opt::saturate::{OptError, OptimizeOptions};
-    let parsed =
-        LaExpr::parse(&expr).map_err(|d| errors::command_error(2, &d.render("<expr>", &expr)))?;
     let env = shape_env(&shapes, &nnz, &scalars)
         .map_err(|e| errors::command_error(2, &format!("error: {e}")))?;
     let options = OptimizeOptions::default();
+    // Parsed, optimized and printed on the engine thread: an expression may be a chain of
+    // 50,000 operators, whose tree the passes walk recursively, deeper than the calling
+    // thread's stack holds.
     let plan = engine::submit(py, move |_| {
+        let parsed = LaExpr::parse(&expr).map_err(|d| Err(d.render("<expr>", &expr)))?;
         spores_opt::verified::optimize_verified(&parsed, &env, &options)
+            .map(|plan| plan.to_string())
+            .map_err(Ok)
     })?;
     match plan {
-        Ok(plan) => Ok(plan.to_string()),
-        Err(e @ OptError::Shape(_)) => Err(errors::command_error(2, &format!("error: {e}"))),
-        Err(e) => Err(errors::command_error(1, &format!("error: {e}"))),
+        Ok(plan) => Ok(plan),
+        Err(Err(parse)) => Err(errors::command_error(2, &parse)),
+        Err(Ok(e @ OptError::Shape(_))) => Err(errors::command_error(2, &format!("error: {e}"))),
+        Err(Ok(e)) => Err(errors::command_error(1, &format!("error: {e}"))),
     }
 }
 
@@ -163,14 +168,18 @@ fn equiv_exprs<'py>(
     scalars: Vec<String>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     use spores_opt::canon::{self, Equivalence};
-    let parse = |text: &str, side: &str| {
-        LaExpr::parse(text)
-            .map_err(|d| errors::ParseError::new_err(d.render(side, text).trim_end().to_string()))
-    };
-    let (l, r) = (parse(&lhs, "<lhs>")?, parse(&rhs, "<rhs>")?);
     let env = shape_env(&shapes, &HashMap::new(), &scalars).map_err(errors::ShapeError::new_err)?;
-    let verdict = engine::submit(py, move |_| canon::equiv(&l, &r, &env))?
-        .map_err(|e| errors::ShapeError::new_err(format!("error: {e}")))?;
+    // Parsed and decided on the engine thread, whose stack holds the deepest expressions
+    // the parser accepts (see `optimize_expr`).
+    let verdict = engine::submit(py, move |_| {
+        let parse = |text: &str, side: &str| {
+            LaExpr::parse(text).map_err(|d| d.render(side, text).trim_end().to_string())
+        };
+        let (l, r) = (parse(&lhs, "<lhs>")?, parse(&rhs, "<rhs>")?);
+        Ok::<_, String>(canon::equiv(&l, &r, &env))
+    })?
+    .map_err(errors::ParseError::new_err)?
+    .map_err(|e| errors::ShapeError::new_err(format!("error: {e}")))?;
     let witness = PyDict::new(py);
     let text = match verdict {
         Equivalence::Equivalent => "equivalent".to_string(),

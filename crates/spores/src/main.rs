@@ -206,9 +206,11 @@ const MAX_THREADS: u64 = 1024;
 
 /// Stack of the thread that runs a command. Deep inputs recurse deeply in the readers,
 /// the optimizers and the printers (a straight chain of 10,000 dependent MLIR ops needs
-/// more than the 8 MB a main thread gets); the memory is reserved, not committed, so
-/// only what a run really uses is touched.
+/// more than the 8 MB a main thread gets), and DML scripts need [`spores_dml::STACK_BYTES`]
+/// (10,000 nested calls, 50,000-operator expressions); the memory is reserved, not
+/// committed, so only what a run really uses is touched.
 const STACK_BYTES: usize = 1 << 30;
+const _: () = assert!(STACK_BYTES >= spores_dml::STACK_BYTES);
 
 /// Exit codes: 0 success, 1 the script failed while running, 2 usage or parse error.
 fn main() -> ExitCode {

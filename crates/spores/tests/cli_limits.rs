@@ -1,10 +1,12 @@
 //! Results too large for memory stop the script (or tensor program) with exit 1 and an
 //! error naming the size and the budget, before anything is allocated (never an
-//! allocator abort).
+//! allocator abort). Long expressions and deep recursions run up to the front end's and
+//! the interpreter's bounds, and past them end with clean errors (never a stack
+//! overflow).
 
 mod common;
 
-use common::{assert_run_fails, run_file as run, spores_cli, temp_file as file};
+use common::{assert_contains, assert_run_fails, run_file as run, spores_cli, temp_file as file};
 
 #[test]
 fn a_dense_matrix_beyond_the_budget_is_refused_by_size() {
@@ -348,5 +350,84 @@ fn the_default_budget_respects_the_address_space_limit() {
     assert!(
         err.contains("needs about 8.0 GB, more than the memory budget of 3.1 GB"),
         "{err}"
+    );
+}
+
+/// A flat sum of 10,000 terms is a chain, not nesting: it parses, lowers, optimizes and
+/// runs, left to right, optimized or not.
+#[test]
+fn a_flat_sum_of_10000_terms_prints_10000() {
+    let source = format!("x = 1{}\nprint(x)\n", " + 1".repeat(9_999));
+    for flags in [&[][..], &["--no-opt"]] {
+        let (code, out, err) = run("flat_sum.dml", &source, flags);
+        assert_eq!(code, 0, "{flags:?}: {err}");
+        assert_eq!(out, "10000\n", "{flags:?}");
+    }
+}
+
+/// One operator past the parser's bound on the operators of an expression
+/// (`spores_lang::parser::MAX_OPERATORS`) is a parse error at that operator, not a crash.
+#[test]
+fn an_expression_past_the_operator_bound_is_a_parse_error() {
+    let n = spores_lang::parser::MAX_OPERATORS;
+    let source = format!("x = 1{}\nprint(x)\n", " + 1".repeat(n + 1));
+    let (code, _, err) = run("long_sum.dml", &source, &[]);
+    assert_eq!(code, 2, "{err}");
+    // The operator past the bound: after `x = 1` and `n` times ` + 1`, at column 7 + 4n.
+    assert_contains(
+        &err,
+        &[
+            &format!("long_sum.dml:1:{}: error", 7 + 4 * n),
+            &format!("expression too long (more than {n} binary operators)"),
+        ],
+    );
+}
+
+/// Nesting that is real (parentheses) keeps the parser's depth bound, reported with the
+/// line and column where it was passed.
+#[test]
+fn three_hundred_parentheses_are_nested_too_deeply() {
+    let source = format!("x = 1\ny = {}1{}\n", "(".repeat(300), ")".repeat(300));
+    let (code, _, err) = run("parens.dml", &source, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert_contains(
+        &err,
+        &[
+            "parens.dml:2:",
+            "error: program nested too deeply (more than 256 levels)",
+        ],
+    );
+}
+
+/// `f(n)` recursing down to `f(0)`: `n` calls nested in the first.
+fn recursion(n: usize) -> String {
+    format!(
+        "f = function(Double n) return (Double r) {{\n  if (n <= 0) {{ r = 0 }} else {{ r = 1 + f(n - 1) }}\n}}\nprint(f({n}))\n"
+    )
+}
+
+/// The interpreter holds 10,000 nested DML calls (in a debug build, where a call level
+/// takes the most stack), optimized or not.
+#[test]
+fn a_recursion_10000_deep_prints_10000() {
+    for flags in [&[][..], &["--no-opt"]] {
+        let (code, out, err) = run("deep.dml", &recursion(10_000), flags);
+        assert_eq!(code, 0, "{flags:?}: {err}");
+        assert_eq!(out, "10000\n", "{flags:?}");
+    }
+}
+
+/// Past the call depth bound a runaway recursion ends with an error at the call, exit 1,
+/// not a stack overflow (which would end the process with a signal).
+#[test]
+fn a_recursion_past_the_bound_is_a_clean_error() {
+    let (code, out, err) = run("runaway.dml", &recursion(20_000), &[]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out, "");
+    assert_contains(
+        &err,
+        &[
+            "runaway.dml:2:40: error: calls nested deeper than 10000 levels (runaway recursion in `f`?)",
+        ],
     );
 }

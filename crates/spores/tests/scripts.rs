@@ -187,8 +187,19 @@ fn runtime_errors_point_at_the_code() {
     let err = runtime_error("X = read(\"/nonexistent/x.mtx\")");
     assert!(err.contains("/nonexistent/x.mtx"), "{err}");
 
-    let err = runtime_error("f = function(double x) return (double y) { y = f(x) }\nprint(f(1))");
-    assert!(err.contains("nested deeper"), "{err}");
+    // 10,000 nested calls need more stack than a test thread has: the stack a run gets.
+    let err = std::thread::Builder::new()
+        .stack_size(spores_dml::STACK_BYTES)
+        .spawn(|| {
+            runtime_error("f = function(double x) return (double y) { y = f(x) }\nprint(f(1))")
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(
+        err.contains("calls nested deeper than 10000 levels"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -75,101 +75,233 @@ impl<'a> LaCost<'a> {
 
     /// Cost of the operator at the root of `e` alone (its children already computed).
     pub fn op_cost(&self, e: &LaExpr) -> Result<f64, ShapeError> {
-        use LaExpr::*;
-        let (r, c) = self.dims(e)?;
-        let cells = r * c;
-        Ok(match e {
-            Var(_) | Const(_) => 0.0,
-            Mul(a, b) => mul(cells, self.sparsity(a)?, self.sparsity(b)?),
-            Add(a, b) | Sub(a, b) => add(cells, self.sparsity(a)?, self.sparsity(b)?),
-            Neg(a) => map_sparse(cells, self.sparsity(a)?),
-            Pow(a, k) if *k > 0.0 => map_sparse(cells, self.sparsity(a)?),
-            Pow(..) => map_dense(cells),
-            Transpose(a) => transpose(r, c, self.sparsity(a)?),
-            MatMul(a, b) => {
-                let (m, k) = self.dims(a)?;
-                matmul(m, k, c, self.sparsity(a)?, self.sparsity(b)?)
-            }
-            Sum(a) | RowSums(a) | ColSums(a) => {
-                let (ar, ac) = self.dims(a)?;
-                aggregate(ar * ac, self.sparsity(a)?, cells)
-            }
-            Fill(v, ..) => {
-                if matches!(**v, Const(c) if c == 0.0) {
-                    0.0
-                } else {
-                    map_dense(cells)
-                }
-            }
-            Func { name, args } => self.func_cost(name, args, cells)?,
-        })
-    }
-
-    fn func_cost(&self, name: &str, args: &[LaExpr], cells: f64) -> Result<f64, ShapeError> {
-        if let Some(op) = fused::by_name(name, args.len()) {
-            let (m, n) = self.dims(&args[0])?;
-            let other = match args.get(1) {
-                Some(a) => self.dims(a)?.1,
-                None => 1.0,
-            };
-            return Ok((op.cost)(m, n, other, self.sparsity(&args[0])?));
-        }
-        Ok(match name {
-            "nrow" | "ncol" => 0.0,
-            _ => map_dense(cells),
-        })
+        price_op(&mut Direct(self), e)
     }
 
     /// Total cost of `e` as a DAG: structurally equal subexpressions are computed once.
     pub fn total(&self, e: &LaExpr) -> Result<f64, ShapeError> {
-        let mut seen: HashMap<String, ()> = HashMap::new();
-        self.walk(e, &mut seen)
+        Pricing::new(self).walk(e)
     }
 
-    fn walk(&self, e: &LaExpr, seen: &mut HashMap<String, ()>) -> Result<f64, ShapeError> {
-        let key = format!("{e:?}");
-        if seen.insert(key, ()).is_some() {
+    /// What pricing needs of the nodes of one expression, each computed once (see
+    /// [`NodeFacts`]).
+    pub fn node_facts<'e>(&self) -> NodeFacts<'_, 'a, 'e> {
+        NodeFacts {
+            cost: self,
+            stats: HashMap::new(),
+            fresh: 0,
+            _nodes: std::marker::PhantomData,
+        }
+    }
+}
+
+/// What pricing an operator needs of its operands, nodes that live for `'e`.
+trait Operands<'e> {
+    fn dims(&mut self, e: &'e LaExpr) -> Result<(f64, f64), ShapeError>;
+    fn sparsity(&mut self, e: &'e LaExpr) -> Result<f64, ShapeError>;
+}
+
+/// Operands whose facts are derived from scratch at each question.
+struct Direct<'c, 'a>(&'c LaCost<'a>);
+
+impl<'e> Operands<'e> for Direct<'_, '_> {
+    fn dims(&mut self, e: &'e LaExpr) -> Result<(f64, f64), ShapeError> {
+        self.0.dims(e)
+    }
+
+    fn sparsity(&mut self, e: &'e LaExpr) -> Result<f64, ShapeError> {
+        self.0.sparsity(e)
+    }
+}
+
+/// The shape and estimated sparsity of the nodes of expressions that live for `'e`, each
+/// derived once from its operands' and kept by address: pricing every node of a tree is
+/// then linear in its size, where deriving each node's facts from scratch walks its whole
+/// subtree (a sum of 4,000 terms took seconds).
+pub struct NodeFacts<'c, 'a, 'e> {
+    cost: &'c LaCost<'a>,
+    stats: sparsity::NodeStats,
+    fresh: usize,
+    _nodes: std::marker::PhantomData<&'e LaExpr>,
+}
+
+impl<'e> NodeFacts<'_, '_, 'e> {
+    /// Estimated sparsity and shape of `e`.
+    fn facts(&mut self, e: &'e LaExpr) -> Result<(f64, Shape), ShapeError> {
+        let key: *const LaExpr = e;
+        if let Some(known) = self.stats.get(&key) {
+            return Ok(known.clone());
+        }
+        let (row, col) = (
+            spores_sparsity::Idx::new("i"),
+            spores_sparsity::Idx::new("j"),
+        );
+        let (stats, shape) = sparsity::la_stats_memo(
+            self.cost.env,
+            e,
+            &row,
+            &col,
+            &mut self.fresh,
+            &mut self.stats,
+        )?;
+        Ok((stats.density(), shape))
+    }
+}
+
+impl<'e> Operands<'e> for NodeFacts<'_, '_, 'e> {
+    fn dims(&mut self, e: &'e LaExpr) -> Result<(f64, f64), ShapeError> {
+        let (_, (r, c)) = self.facts(e)?;
+        Ok((dim_size(&r), dim_size(&c)))
+    }
+
+    /// Estimated sparsity (non-zeros / cells) of `e`.
+    fn sparsity(&mut self, e: &'e LaExpr) -> Result<f64, ShapeError> {
+        Ok(self.facts(e)?.0)
+    }
+}
+
+impl<'e> NodeFacts<'_, '_, 'e> {
+    /// Estimated sparsity (non-zeros / cells) of `e`.
+    pub fn sparsity_of(&mut self, e: &'e LaExpr) -> Result<f64, ShapeError> {
+        Ok(self.facts(e)?.0)
+    }
+}
+
+/// Cost of the operator at the root of `e` alone (its children already computed).
+fn price_op<'e>(ops: &mut impl Operands<'e>, e: &'e LaExpr) -> Result<f64, ShapeError> {
+    use LaExpr::*;
+    let (r, c) = ops.dims(e)?;
+    let cells = r * c;
+    Ok(match e {
+        Var(_) | Const(_) => 0.0,
+        Mul(a, b) => mul(cells, ops.sparsity(a)?, ops.sparsity(b)?),
+        Add(a, b) | Sub(a, b) => add(cells, ops.sparsity(a)?, ops.sparsity(b)?),
+        Neg(a) => map_sparse(cells, ops.sparsity(a)?),
+        Pow(a, k) if *k > 0.0 => map_sparse(cells, ops.sparsity(a)?),
+        Pow(..) => map_dense(cells),
+        Transpose(a) => transpose(r, c, ops.sparsity(a)?),
+        MatMul(a, b) => {
+            let (m, k) = ops.dims(a)?;
+            matmul(m, k, c, ops.sparsity(a)?, ops.sparsity(b)?)
+        }
+        Sum(a) | RowSums(a) | ColSums(a) => {
+            let (ar, ac) = ops.dims(a)?;
+            aggregate(ar * ac, ops.sparsity(a)?, cells)
+        }
+        Fill(v, ..) => {
+            if matches!(**v, Const(c) if c == 0.0) {
+                0.0
+            } else {
+                map_dense(cells)
+            }
+        }
+        Func { name, args } => {
+            if let Some(op) = fused::by_name(name, args.len()) {
+                let (m, n) = ops.dims(&args[0])?;
+                let other = match args.get(1) {
+                    Some(a) => ops.dims(a)?.1,
+                    None => 1.0,
+                };
+                return Ok((op.cost)(m, n, other, ops.sparsity(&args[0])?));
+            }
+            match name.as_str() {
+                "nrow" | "ncol" => 0.0,
+                _ => map_dense(cells),
+            }
+        }
+    })
+}
+
+/// One pricing walk over expressions that live for `'e`: their nodes' facts, and the
+/// subexpressions already paid for (structurally equal ones are computed once).
+struct Pricing<'c, 'a, 'e> {
+    facts: NodeFacts<'c, 'a, 'e>,
+    /// Structural hash of each node, by address.
+    hashes: HashMap<*const LaExpr, u64>,
+    /// The subexpressions paid for, by structural hash.
+    paid: HashMap<u64, Vec<&'e LaExpr>>,
+}
+
+impl<'c, 'a, 'e> Pricing<'c, 'a, 'e> {
+    fn new(cost: &'c LaCost<'a>) -> Self {
+        Pricing {
+            facts: cost.node_facts(),
+            hashes: HashMap::new(),
+            paid: HashMap::new(),
+        }
+    }
+
+    /// A hash of `e`'s structure, from its operands' (kept by address).
+    fn hash(&mut self, e: &'e LaExpr) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let key: *const LaExpr = e;
+        if let Some(&h) = self.hashes.get(&key) {
+            return h;
+        }
+        let mut state = std::collections::hash_map::DefaultHasher::new();
+        std::mem::discriminant(e).hash(&mut state);
+        match e {
+            LaExpr::Var(name) => name.hash(&mut state),
+            LaExpr::Const(x) | LaExpr::Pow(_, x) => x.to_bits().hash(&mut state),
+            LaExpr::Fill(_, r, c) => format!("{r:?}{c:?}").hash(&mut state),
+            LaExpr::Func { name, .. } => name.hash(&mut state),
+            _ => {}
+        }
+        for child in children(e) {
+            self.hash(child).hash(&mut state);
+        }
+        let h = state.finish();
+        self.hashes.insert(key, h);
+        h
+    }
+
+    /// Whether a subexpression equal to `e` was paid for already; if not, it is now.
+    fn pay(&mut self, e: &'e LaExpr) -> bool {
+        let h = self.hash(e);
+        let same = self.paid.entry(h).or_default();
+        if same.contains(&e) {
+            return true;
+        }
+        same.push(e);
+        false
+    }
+
+    fn walk(&mut self, e: &'e LaExpr) -> Result<f64, ShapeError> {
+        if self.pay(e) {
             return Ok(0.0);
         }
         if let LaExpr::Func { name, args } = e {
             if fused::by_name(name, args.len()).is_some_and(|op| op.kind.is_masked()) {
-                return self.walk_masked(&args[0], &args[1], seen);
+                return self.walk_masked(&args[0], &args[1]);
             }
         }
-        let mut total = self.op_cost(e)?;
+        let mut total = price_op(&mut self.facts, e)?;
         for child in children(e) {
             match (e, child) {
                 // `t(A) %*% B` and `A %*% t(B)` run as one kernel that reads the
                 // transposed operand in place (`matmul_t`): the transpose is free.
-                (LaExpr::MatMul(..), LaExpr::Transpose(x)) => total += self.walk(x, seen)?,
-                _ => total += self.walk(child, seen)?,
+                (LaExpr::MatMul(..), LaExpr::Transpose(x)) => total += self.walk(x)?,
+                _ => total += self.walk(child)?,
             }
         }
         Ok(total)
     }
-}
 
-impl LaCost<'_> {
     /// `masked_mul(x, e)` or `masked_div(x, e)`: the tree `e` at `x`'s non-zeros (priced as
     /// the extractor's masked candidates are, [`masked`]), then `x` and the tree's leaves.
-    fn walk_masked(
-        &self,
-        x: &LaExpr,
-        e: &LaExpr,
-        seen: &mut HashMap<String, ()>,
-    ) -> Result<f64, ShapeError> {
-        let shape = self.dims(x)?;
+    fn walk_masked(&mut self, x: &'e LaExpr, e: &'e LaExpr) -> Result<f64, ShapeError> {
+        let shape = self.facts.dims(x)?;
         let (mut instrs, mut rank) = (0.0, 0.0);
         let mut leaves = Vec::new();
         let mut stack = vec![e];
         while let Some(n) = stack.pop() {
-            if self.dims(n)? != shape {
+            if self.facts.dims(n)? != shape {
                 leaves.push(n);
                 continue;
             }
             match n {
-                LaExpr::MatMul(u, v) if self.dims(u)?.1 <= MAX_RANK as f64 => {
-                    rank += self.dims(u)?.1;
+                LaExpr::MatMul(u, v) if self.facts.dims(u)?.1 <= MAX_RANK as f64 => {
+                    rank += self.facts.dims(u)?.1;
                     leaves.push(u);
                     leaves.push(match &**v {
                         LaExpr::Transpose(inner) => inner,
@@ -195,10 +327,10 @@ impl LaCost<'_> {
             }
         }
         let (r, c) = shape;
-        let mut total = masked(r * c * self.sparsity(x)?.min(1.0), instrs, rank);
-        total += self.walk(x, seen)?;
+        let mut total = masked(r * c * self.facts.sparsity(x)?.min(1.0), instrs, rank);
+        total += self.walk(x)?;
         for leaf in leaves {
-            total += self.walk(leaf, seen)?;
+            total += self.walk(leaf)?;
         }
         Ok(total)
     }
@@ -275,8 +407,8 @@ pub fn la_cost(e: &LaExpr, env: &ShapeEnv) -> Result<f64, ShapeError> {
 /// is paid once.
 pub fn la_cost_all(es: &[LaExpr], env: &ShapeEnv) -> Result<f64, ShapeError> {
     let cost = LaCost::new(env);
-    let mut seen = HashMap::new();
-    es.iter().map(|e| cost.walk(e, &mut seen)).sum()
+    let mut pricing = Pricing::new(&cost);
+    es.iter().map(|e| pricing.walk(e)).sum()
 }
 
 /// The direct subexpressions of `e`.

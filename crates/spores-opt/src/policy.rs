@@ -467,18 +467,25 @@ impl Saturation {
 /// (a candidate for `masked_mul` / `masked_div`).
 fn may_mask(e: &LaExpr, env: &ShapeEnv) -> bool {
     let cost = crate::cost::LaCost::new(env);
-    let sparse = |x: &LaExpr| {
-        cost.sparsity(x)
-            .is_ok_and(|s| s < crate::extract::MASK_DENSITY)
-    };
-    let here = match e {
-        LaExpr::Mul(a, b) => sparse(a) || sparse(b),
-        LaExpr::Func { name, args } if name == "/" && args.len() == 2 => sparse(&args[0]),
-        _ => false,
-    };
-    let mut found = here;
-    e.for_each_child(|c| found = found || may_mask(c, env));
-    found
+    let mut facts = cost.node_facts();
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        let mut sparse = |x| {
+            facts
+                .sparsity_of(x)
+                .is_ok_and(|s| s < crate::extract::MASK_DENSITY)
+        };
+        let here = match e {
+            LaExpr::Mul(a, b) => sparse(a) || sparse(b),
+            LaExpr::Func { name, args } if name == "/" && args.len() == 2 => sparse(&args[0]),
+            _ => false,
+        };
+        if here {
+            return true;
+        }
+        stack.extend(crate::cost::children(e));
+    }
+    false
 }
 
 /// Whether `e` multiplies matrices somewhere.

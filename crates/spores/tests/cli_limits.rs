@@ -365,6 +365,22 @@ fn a_flat_sum_of_10000_terms_prints_10000() {
     }
 }
 
+/// A sum of 10,000 matrix terms in one block is optimized and run: the optimizer prices
+/// each node of the expression once (pricing that derived every node's shape and sparsity
+/// from its whole subtree took minutes here).
+#[test]
+fn a_flat_sum_of_10000_matrices_is_optimized() {
+    let source = format!(
+        "X = matrix(\"1 2 3 4\", rows=2, cols=2)\nwhile(FALSE){{}}\nY = X{}\nprint(sum(Y))\n",
+        " + X".repeat(9_999)
+    );
+    for flags in [&[][..], &["--no-opt"]] {
+        let (code, out, err) = run("matrix_sum.dml", &source, flags);
+        assert_eq!(code, 0, "{flags:?}: {err}");
+        assert_eq!(out, "100000.0\n", "{flags:?}");
+    }
+}
+
 /// One operator past the parser's bound on the operators of an expression
 /// (`spores_lang::parser::MAX_OPERATORS`) is a parse error at that operator, not a crash.
 #[test]

@@ -13,6 +13,7 @@
 //! egglog for relational classes; `tests/sparsity_shared.rs` checks the two agree.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use spores_sparsity::stats::{map_stats, Estimator, TensorStats};
 use spores_sparsity::{AggOp, Idx, MapOp};
@@ -38,6 +39,60 @@ pub fn la_stats(
     col: &Idx,
     fresh: &mut usize,
 ) -> Result<(TensorStats, Shape), ShapeError> {
+    la_stats_memo(env, e, row, col, fresh, &mut NodeStats::default())
+}
+
+/// The density and shape of each node one walk has estimated, by address: the nodes of one
+/// expression, alive while the walk reads them. The estimator is a density bound, so a
+/// node's statistics over any two indices follow from these two facts.
+pub(crate) type NodeStats = HashMap<*const LaExpr, (f64, Shape)>;
+
+/// [`la_stats`] reusing and recording in `memo` what other walks over the same nodes
+/// estimated, so that pricing every node of a tree is linear in its size.
+pub(crate) fn la_stats_memo(
+    env: &ShapeEnv,
+    e: &LaExpr,
+    row: &Idx,
+    col: &Idx,
+    fresh: &mut usize,
+    memo: &mut NodeStats,
+) -> Result<(TensorStats, Shape), ShapeError> {
+    let key: *const LaExpr = e;
+    if let Some((density, shape)) = memo.get(&key) {
+        return with_density(*density, shape.clone(), row, col);
+    }
+    let (stats, shape) = la_stats_node(env, e, row, col, fresh, memo)?;
+    memo.insert(key, (stats.density(), shape.clone()));
+    Ok((stats, shape))
+}
+
+/// Statistics of density `density` over `row` and `col` (either dropped if its size is 1).
+fn with_density(
+    density: f64,
+    shape: Shape,
+    row: &Idx,
+    col: &Idx,
+) -> Result<(TensorStats, Shape), ShapeError> {
+    let idx_dims: Vec<(Idx, usize)> = [(row, &shape.0), (col, &shape.1)]
+        .into_iter()
+        .filter(|(_, d)| !d.is_one())
+        .map(|(i, d)| (i.clone(), dim_size(d) as usize))
+        .collect();
+    TensorStats::with_density(Estimator::DensityBound, &idx_dims, density, 0.0)
+        .map(|s| (s, shape))
+        .map_err(|err| ShapeError(format!("sparsity estimate: {err}")))
+}
+
+/// One node of [`la_stats_memo`]: its operands' statistics (from the memo where known),
+/// then its own.
+fn la_stats_node(
+    env: &ShapeEnv,
+    e: &LaExpr,
+    row: &Idx,
+    col: &Idx,
+    fresh: &mut usize,
+    memo: &mut NodeStats,
+) -> Result<(TensorStats, Shape), ShapeError> {
     use LaExpr::*;
     let est = Estimator::DensityBound;
     let known = |density: f64, shape: Shape| {
@@ -61,35 +116,35 @@ pub fn la_stats(
                 Add(..) => (MapOp::Add, "+"),
                 _ => (MapOp::Add, "-"),
             };
-            let (sa, ha) = la_stats(env, a, row, col, fresh)?;
-            let (sb, hb) = la_stats(env, b, row, col, fresh)?;
+            let (sa, ha) = la_stats_memo(env, a, row, col, fresh, memo)?;
+            let (sb, hb) = la_stats_memo(env, b, row, col, fresh, memo)?;
             let shape = broadcast(name, ha, hb)?;
             map_stats(&op, &[sa, sb]).map(|s| (s, shape))
         }
-        Neg(a) => return la_stats(env, a, row, col, fresh),
-        Pow(a, k) if *k > 0.0 => return la_stats(env, a, row, col, fresh),
+        Neg(a) => return la_stats_memo(env, a, row, col, fresh, memo),
+        Pow(a, k) if *k > 0.0 => return la_stats_memo(env, a, row, col, fresh, memo),
         // A fused result that keeps an operand's zeros (`sprop`, the masked `sddmm`) is
         // at most as dense as that operand.
         Func { name, args } => {
             if let Some(k) = crate::fused::by_name(name, args.len()).and_then(|op| op.zeros_of) {
-                return la_stats(env, &args[k], row, col, fresh);
+                return la_stats_memo(env, &args[k], row, col, fresh, memo);
             }
             // `abs(X)`, `X != 0`: zeros kept, at most as dense as X (and of its shape).
             let keeps = crate::functions::keeps_zeros(name, args.len())
                 && args.get(1).is_none_or(|b| *b == Const(0.0));
             if keeps {
-                return la_stats(env, &args[0], row, col, fresh);
+                return la_stats_memo(env, &args[0], row, col, fresh, memo);
             }
             known(1.0, shape_of(env, e)?)
         }
         Transpose(a) => {
-            let (s, (r, c)) = la_stats(env, a, col, row, fresh)?;
+            let (s, (r, c)) = la_stats_memo(env, a, col, row, fresh, memo)?;
             return Ok((s, (c, r)));
         }
         MatMul(a, b) => {
             let k = new_idx(fresh);
-            let (sa, ha) = la_stats(env, a, row, &k, fresh)?;
-            let (sb, hb) = la_stats(env, b, &k, col, fresh)?;
+            let (sa, ha) = la_stats_memo(env, a, row, &k, fresh, memo)?;
+            let (sb, hb) = la_stats_memo(env, b, &k, col, fresh, memo)?;
             if ha.1 != hb.0 {
                 return Err(ShapeError("%*%: operand shapes do not fit".into()));
             }
@@ -103,7 +158,7 @@ pub fn la_stats(
                 RowSums(_) => (row.clone(), new_idx(fresh)),
                 _ => (new_idx(fresh), col.clone()),
             };
-            let (sa, (ar, ac)) = la_stats(env, a, &ri, &ci, fresh)?;
+            let (sa, (ar, ac)) = la_stats_memo(env, a, &ri, &ci, fresh, memo)?;
             let mut over = vec![];
             if !matches!(e, RowSums(_)) {
                 over.push((ri, dim_size(&ar) as usize));

@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use spores_sparsity::stats::{map_stats, Estimator, TensorStats};
-use spores_sparsity::{AggOp, Idx, MapOp};
+use spores_sparsity::{AggOp, Idx, MapOp, StatsError};
 
 use super::{dim_size, input_sparsity, shape_of};
 use crate::la::{broadcast, Dim, LaExpr, Shape, ShapeEnv, ShapeError};
@@ -59,9 +59,9 @@ pub(crate) fn la_stats_memo(
 ) -> Result<(TensorStats, Shape), ShapeError> {
     let key: *const LaExpr = e;
     if let Some((density, shape)) = memo.get(&key) {
-        return with_density(*density, shape.clone(), row, col);
+        return with_density(*density, shape.clone(), row, col).map_err(estimate_error);
     }
-    let (stats, shape) = la_stats_node(env, e, row, col, fresh, memo)?;
+    let (stats, shape) = la_stats_node(env, e, (row, col), fresh, memo)?;
     memo.insert(key, (stats.density(), shape.clone()));
     Ok((stats, shape))
 }
@@ -72,37 +72,31 @@ fn with_density(
     shape: Shape,
     row: &Idx,
     col: &Idx,
-) -> Result<(TensorStats, Shape), ShapeError> {
+) -> Result<(TensorStats, Shape), StatsError> {
     let idx_dims: Vec<(Idx, usize)> = [(row, &shape.0), (col, &shape.1)]
         .into_iter()
         .filter(|(_, d)| !d.is_one())
         .map(|(i, d)| (i.clone(), dim_size(d) as usize))
         .collect();
-    TensorStats::with_density(Estimator::DensityBound, &idx_dims, density, 0.0)
-        .map(|s| (s, shape))
-        .map_err(|err| ShapeError(format!("sparsity estimate: {err}")))
+    TensorStats::with_density(Estimator::DensityBound, &idx_dims, density, 0.0).map(|s| (s, shape))
 }
 
-/// One node of [`la_stats_memo`]: its operands' statistics (from the memo where known),
-/// then its own.
+/// An estimator's failure, as the shape error the callers of [`la_stats`] report.
+fn estimate_error(err: StatsError) -> ShapeError {
+    ShapeError(format!("sparsity estimate: {err}"))
+}
+
+/// One node of [`la_stats_memo`], over the indices `(row, col)`: its operands' statistics
+/// (from the memo where known), then its own.
 fn la_stats_node(
     env: &ShapeEnv,
     e: &LaExpr,
-    row: &Idx,
-    col: &Idx,
+    (row, col): (&Idx, &Idx),
     fresh: &mut usize,
     memo: &mut NodeStats,
 ) -> Result<(TensorStats, Shape), ShapeError> {
     use LaExpr::*;
-    let est = Estimator::DensityBound;
-    let known = |density: f64, shape: Shape| {
-        let idx_dims: Vec<(Idx, usize)> = [(row, &shape.0), (col, &shape.1)]
-            .into_iter()
-            .filter(|(_, d)| !d.is_one())
-            .map(|(i, d)| (i.clone(), dim_size(d) as usize))
-            .collect();
-        TensorStats::with_density(est, &idx_dims, density, 0.0).map(|s| (s, shape))
-    };
+    let known = |density: f64, shape: Shape| with_density(density, shape, row, col);
     let new_idx = |fresh: &mut usize| {
         *fresh += 1;
         fresh_idx(*fresh)
@@ -177,7 +171,7 @@ fn la_stats_node(
         Fill(v, ..) if matches!(**v, Const(c) if c == 0.0) => known(0.0, shape_of(env, e)?),
         Pow(..) | Fill(..) => known(1.0, shape_of(env, e)?),
     };
-    result.map_err(|err| ShapeError(format!("sparsity estimate: {err}")))
+    result.map_err(estimate_error)
 }
 
 /// The `n`-th fresh index name (`k1`, `k2`, ...), interned per thread: index names are

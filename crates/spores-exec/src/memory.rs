@@ -1,18 +1,19 @@
 //! The memory budget: results that cannot fit are refused with a clear error before
 //! anything is allocated, instead of the allocator aborting the process.
 //!
-//! The budget defaults to the smaller of the machine's physical memory (Linux's
-//! `/proc/meminfo`) and the process's address-space limit (`ulimit -v`, read from
-//! `/proc/self/limits`), and can be set once per process ([`set_budget`], `spores run --memory`). Operators that
-//! allocate a result whose size their operands do not bound (a dense `rows x cols`
-//! matrix, `matrix(0, rows, cols)`, `X + 1` on a huge sparse `X`, a product's dense
-//! result) call [`ensure_fits`] first.
+//! The budget defaults to the smallest of the machine's physical memory (Linux's
+//! `/proc/meminfo`), the process's address-space limit (`ulimit -v`, read from
+//! `/proc/self/limits`) and its control group's memory limit (a container's), and can be
+//! set once per process ([`set_budget`], `spores run --memory`). Operators that allocate a
+//! result whose size their operands do not bound (a dense `rows x cols` matrix,
+//! `matrix(0, rows, cols)`, `X + 1` on a huge sparse `X`, a product's dense result), the
+//! readers (a file's declared size) and the tensor engine call [`ensure_fits`] first.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{ExecError, Result};
 
-/// 0 means "not set": use the physical memory or the address-space limit.
+/// 0 means "not set": use the physical memory or the process's limits.
 static BUDGET: AtomicU64 = AtomicU64::new(0);
 
 /// Sets the budget in bytes for the rest of the process.
@@ -20,17 +21,54 @@ pub fn set_budget(bytes: u64) {
     BUDGET.store(bytes.max(1), Ordering::Relaxed);
 }
 
-/// The budget in bytes: what [`set_budget`] set, else the smaller of the physical memory
-/// and the address-space limit, else (platforms that tell neither) the largest allocation
-/// Rust allows.
+/// The budget in bytes: what [`set_budget`] set, else the smallest of the physical memory,
+/// the address-space limit and the memory limit of the process's control group, else
+/// (platforms that tell none) the largest allocation Rust allows.
 pub fn budget() -> f64 {
     match BUDGET.load(Ordering::Relaxed) {
-        0 => {
-            let physical = physical_memory().unwrap_or(isize::MAX as f64);
-            address_space_limit().map_or(physical, |limit| physical.min(limit))
-        }
+        0 => [address_space_limit(), cgroup_memory_limit()]
+            .into_iter()
+            .flatten()
+            .fold(physical_memory().unwrap_or(isize::MAX as f64), f64::min),
         set => set as f64,
     }
+}
+
+/// The memory limit of the process's control group (a container's or a service's), where
+/// one is set and the platform tells (Linux's cgroup v2 `memory.max` or v1
+/// `memory.limit_in_bytes`): past it the kernel kills the process, so a result may take at
+/// most three quarters of it, as of an address-space limit.
+pub fn cgroup_memory_limit() -> Option<f64> {
+    static LIMIT: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+        let file = cgroup_limit_file(&groups)?;
+        parse_cgroup_limit(&std::fs::read_to_string(file).ok()?).map(|bytes| 0.75 * bytes)
+    })
+}
+
+/// The file holding the memory limit of the cgroup a `/proc/self/cgroup` text names: v1's
+/// `memory` controller line, else v2's unified line.
+fn cgroup_limit_file(groups: &str) -> Option<String> {
+    let line = |wanted: &str| {
+        groups.lines().find_map(|l| {
+            let mut parts = l.splitn(3, ':');
+            let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+            (controllers == wanted || controllers.split(',').any(|c| c == wanted))
+                .then(|| path.trim_end_matches('/').to_string())
+        })
+    };
+    match line("memory") {
+        Some(path) => Some(format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes")),
+        None => line("").map(|path| format!("/sys/fs/cgroup{path}/memory.max")),
+    }
+}
+
+/// A cgroup memory limit file's value in bytes; `None` for `max` or v1's "unlimited"
+/// (a page-rounded `i64::MAX`).
+fn parse_cgroup_limit(text: &str) -> Option<f64> {
+    let bytes: f64 = text.trim().parse().ok()?;
+    (bytes < (1u64 << 60) as f64).then_some(bytes)
 }
 
 /// The process's address-space limit in bytes (`ulimit -v`), where one is set and the
@@ -143,6 +181,7 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, ParseSizeError> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn the_address_space_limit_is_read_from_proc_limits() {
@@ -154,7 +193,26 @@ mod tests {
         assert_eq!(super::parse_address_space_limit(""), None);
     }
 
-    use super::*;
+    #[test]
+    fn cgroup_limits_are_read_for_v1_and_v2() {
+        let v1 = "9:name=systemd:/\n4:memory:/process_api/abc\n0::/\n";
+        assert_eq!(
+            cgroup_limit_file(v1).as_deref(),
+            Some("/sys/fs/cgroup/memory/process_api/abc/memory.limit_in_bytes")
+        );
+        let v2 = "0::/user.slice/job.scope\n";
+        assert_eq!(
+            cgroup_limit_file(v2).as_deref(),
+            Some("/sys/fs/cgroup/user.slice/job.scope/memory.max")
+        );
+        assert_eq!(
+            cgroup_limit_file("0::/\n").as_deref(),
+            Some("/sys/fs/cgroup/memory.max")
+        );
+        assert_eq!(parse_cgroup_limit("max\n"), None);
+        assert_eq!(parse_cgroup_limit("9223372036854771712\n"), None);
+        assert_eq!(parse_cgroup_limit("4294967296\n"), Some(4294967296.0));
+    }
 
     #[test]
     fn sizes_parse_with_units() {

@@ -98,6 +98,21 @@ fn oversized_results_end_with_clean_errors() {
         &["rand: a 1000000000x1000000000 matrix", "memory budget"],
     );
 
+    // Output sizes the arguments set: a row pointer per row of `table`'s result, a
+    // count and sums per group of `aggregate`'s.
+    assert_run_fails(
+        "table.dml",
+        "y = seq(1, 3)\nT = table(y, y, 1, 1e9, 1e9)\nprint(sum(T))\n",
+        &["--memory", "1G"],
+        &["table: a sparse 1000000000x1000000000 result with 3 entries needs about 8.0 GB"],
+    );
+    assert_run_fails(
+        "groups.dml",
+        "x = seq(1, 3)\nA = aggregate(target=x, groups=x, fn=\"sum\", ngroups=1e10)\nprint(sum(A))\n",
+        &["--memory", "1G"],
+        &["aggregate: 10000000000 groups of 1 column(s) needs about 320.0 GB"],
+    );
+
     // One entry in a 1e8 x 1e8 matrix: `X + 1` is dense (8e16 bytes), `X * 2` is not.
     let mtx = file(
         "one.mtx",

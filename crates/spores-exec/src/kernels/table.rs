@@ -100,6 +100,14 @@ pub fn table(
         triplets.push((i, j, vw));
     }
     let (rows, cols) = dims.unwrap_or((max_i, max_j));
+    // A row pointer per row, whatever few pairs there are (`odim1` may be huge).
+    crate::memory::ensure_fits(
+        &format!(
+            "table: a sparse {rows}x{cols} result with {} entries",
+            triplets.len()
+        ),
+        12.0 * triplets.len() as f64 + 8.0 * (rows as f64 + 1.0),
+    )?;
     let m = CsrMatrix::from_triplets(rows, cols, &triplets)?;
     Ok(Matrix::Sparse(m).into_best_format())
 }
@@ -159,6 +167,11 @@ pub fn grouped_aggregate(
     let ids = (0..n).map(group_of).collect::<Result<Vec<_>>>()?;
     let ng = ngroups.unwrap_or_else(|| ids.iter().map(|&g| g + 1).max().unwrap_or(0));
     let cols = target.cols();
+    // A count per group, and a sum, a sum of squares and an extreme per group and column.
+    crate::memory::ensure_fits(
+        &format!("aggregate: {ng} groups of {cols} column(s)"),
+        ng as f64 * (8.0 + 24.0 * cols as f64),
+    )?;
     let x = target.to_dense();
     let mut count = vec![0usize; ng];
     let mut sum = vec![0.0; ng * cols];

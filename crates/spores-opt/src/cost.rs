@@ -126,6 +126,11 @@ pub struct NodeFacts<'c, 'a, 'e> {
 }
 
 impl<'e> NodeFacts<'_, '_, 'e> {
+    /// Estimated sparsity (non-zeros / cells) of `e`.
+    pub fn sparsity_of(&mut self, e: &'e LaExpr) -> Result<f64, ShapeError> {
+        Ok(self.facts(e)?.0)
+    }
+
     /// Estimated sparsity and shape of `e`.
     fn facts(&mut self, e: &'e LaExpr) -> Result<(f64, Shape), ShapeError> {
         let key: *const LaExpr = e;
@@ -154,16 +159,8 @@ impl<'e> Operands<'e> for NodeFacts<'_, '_, 'e> {
         Ok((dim_size(&r), dim_size(&c)))
     }
 
-    /// Estimated sparsity (non-zeros / cells) of `e`.
     fn sparsity(&mut self, e: &'e LaExpr) -> Result<f64, ShapeError> {
-        Ok(self.facts(e)?.0)
-    }
-}
-
-impl<'e> NodeFacts<'_, '_, 'e> {
-    /// Estimated sparsity (non-zeros / cells) of `e`.
-    pub fn sparsity_of(&mut self, e: &'e LaExpr) -> Result<f64, ShapeError> {
-        Ok(self.facts(e)?.0)
+        self.sparsity_of(e)
     }
 }
 

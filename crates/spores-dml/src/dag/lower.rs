@@ -262,8 +262,6 @@ struct Lowerer<'a> {
     env: HashMap<String, NodeId>,
 }
 
-/// Parameter names of a builtin, in the order its node's children take; `required` of
-/// them must be given.
 impl<'a> Lowerer<'a> {
     fn new(ctx: &'a LowerContext<'a>) -> Self {
         Lowerer {

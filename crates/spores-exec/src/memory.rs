@@ -128,6 +128,16 @@ pub fn ensure_dense(what: &str, rows: usize, cols: usize) -> Result<()> {
     )
 }
 
+/// Fails when a sparse `rows x cols` result of `entries` stored entries would not fit: a
+/// value and a column index per entry, and a row pointer per row however few entries
+/// there are (see [`ensure_fits`]).
+pub fn ensure_sparse(what: &str, rows: usize, cols: usize, entries: usize) -> Result<()> {
+    ensure_fits(
+        &format!("{what}: a sparse {rows}x{cols} result with {entries} entries"),
+        12.0 * entries as f64 + 8.0 * (rows as f64 + 1.0),
+    )
+}
+
 /// `1.5 GB`, `8.0e9 GB`: bytes in gigabytes; `67.1 MB` below one gigabyte, where a tenth
 /// of a gigabyte would not tell a size from a budget.
 pub(crate) fn human(bytes: f64) -> String {

@@ -23,6 +23,9 @@
 //! ```
 
 use super::op::Builtin;
+use ArgDefault::{Absent, Bool, Double, Int, Str};
+use CallForm::{Custom, Named, Positional};
+use ResultShape::{ColumnPerRow, Computed, LikeFirst, RowPerColumn, SameAsFirst, Scalar};
 
 /// How lowering turns a call into the builtin's node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,10 +174,6 @@ const fn effect(
         ..row(builtin, name, params, call, ResultShape::Computed)
     }
 }
-
-use ArgDefault::{Absent, Bool, Double, Int, Str};
-use CallForm::{Custom, Named, Positional};
-use ResultShape::{ColumnPerRow, Computed, LikeFirst, RowPerColumn, SameAsFirst, Scalar};
 
 /// The distributions' parameters, the children of `Builtin::Cdf` (`Builtin::Icdf`: all
 /// but `lower.tail`); NaN marks a parameter the distribution must get.

@@ -145,15 +145,6 @@ pub fn assign_slice(
     Ok(out.into_best_format())
 }
 
-/// Refuses a sparse result of `rows` rows and `entries` stored entries that the memory
-/// budget cannot hold (a value and a column index per entry, a row pointer per row).
-fn ensure_sparse_fits(what: &str, rows: usize, entries: usize) -> Result<()> {
-    crate::memory::ensure_fits(
-        &format!("{what}: a sparse result with {entries} entries"),
-        12.0 * entries as f64 + 8.0 * (rows as f64 + 1.0),
-    )
-}
-
 /// `cbind(a, b)`: `b`'s columns to the right of `a`'s; the row counts must agree.
 pub fn cbind(a: &Matrix, b: &Matrix) -> Result<Matrix> {
     ExecError::ensure_shapes(a.rows() == b.rows(), "cbind", a.shape(), b.shape())?;
@@ -169,7 +160,7 @@ pub fn cbind(a: &Matrix, b: &Matrix) -> Result<Matrix> {
             Matrix::Dense(DenseMatrix::from_vec(rows, cols, data)?)
         }
         _ => {
-            ensure_sparse_fits("cbind", rows, a.nnz() + b.nnz())?;
+            crate::memory::ensure_sparse("cbind", rows, cols, a.nnz() + b.nnz())?;
             check_sparse_cols("cbind", cols)?;
             let (x, y) = (a.to_csr(), b.to_csr());
             let shift = x.cols() as u32;
@@ -207,7 +198,7 @@ pub fn rbind(a: &Matrix, b: &Matrix) -> Result<Matrix> {
             Matrix::Dense(DenseMatrix::from_vec(rows, cols, data)?)
         }
         _ => {
-            ensure_sparse_fits("rbind", rows, a.nnz() + b.nnz())?;
+            crate::memory::ensure_sparse("rbind", rows, cols, a.nnz() + b.nnz())?;
             let (x, y) = (a.to_csr(), b.to_csr());
             let (_, _, mut indptr, mut indices, mut values) = x.into_parts();
             let base = indices.len();

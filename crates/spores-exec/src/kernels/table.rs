@@ -101,13 +101,7 @@ pub fn table(
     }
     let (rows, cols) = dims.unwrap_or((max_i, max_j));
     // A row pointer per row, whatever few pairs there are (`odim1` may be huge).
-    crate::memory::ensure_fits(
-        &format!(
-            "table: a sparse {rows}x{cols} result with {} entries",
-            triplets.len()
-        ),
-        12.0 * triplets.len() as f64 + 8.0 * (rows as f64 + 1.0),
-    )?;
+    crate::memory::ensure_sparse("table", rows, cols, triplets.len())?;
     let m = CsrMatrix::from_triplets(rows, cols, &triplets)?;
     Ok(Matrix::Sparse(m).into_best_format())
 }

@@ -58,10 +58,13 @@
 //! * egglog *can* sample: a custom [`egglog::scheduler::Scheduler`] sees every rule's
 //!   matches per iteration, chooses some, and egglog keeps the rest for later. We
 //!   implement SPORES' per-rule sampling that way (`sched::Sampler`) on the AC and user
-//!   rulesets. Costs: the first scheduled step compiles a scheduled copy of each rule
-//!   (~0.1 ms per rule, per e-graph), which is why R_EQ is stepped unsampled; and the
-//!   scheduler's pending-match buffers sit behind an `Arc` that `EGraph::clone` shares,
-//!   so a scheduler must be added to each cloned e-graph, never to the template.
+//!   rulesets, and a per-step match budget on every search step (R_EQ included), which
+//!   keeps one step from growing the graph far past the node limit without keeping a
+//!   copy of the graph to undo it (copies took a quarter of the loss's search). Costs:
+//!   the first scheduled step compiles a scheduled copy of each rule (~0.1 ms per rule,
+//!   per e-graph); and the scheduler's pending-match buffers sit behind an `Arc` that
+//!   `EGraph::clone` shares, so a scheduler must be added to each cloned e-graph, never
+//!   to the template.
 //! * `(unstable-combined-ruleset name a b ..)` steps several rulesets in one backend
 //!   run; every `step_rules` call has a fixed cost (~50-100 µs), which dominates small
 //!   graphs, so translation is one combined ruleset and each iteration is two steps.
@@ -83,15 +86,16 @@
 //! # Schedule
 //!
 //! Translation and folding run to a fixpoint first; then each iteration steps R_EQ (with
-//! folding and analyses) and the sampled AC rules once; fusion rules run once on the
+//! folding) and the sampled AC rules once, then the analyses; fusion rules run once on the
 //! final graph (nothing else consumes fused nodes), and raising runs last, to its
 //! fixpoint (nothing but extraction consumes LA terms; see [`raise_to_la`] for why it is
 //! not interleaved). The iterations run under the shared e-graph runner
 //! ([`spores_extract::runner::Runner`]), which owns the loop, the work budget, the time
 //! safety net and the stop reason; one iteration is a `LaSearch` step. Node and time
 //! limits are checked between steps, so the graph may overshoot the node limit by one
-//! step; a step that overshoots it more than twofold is undone (see `OVERSHOOT`), and a
-//! step predicted to (the last iteration's growth, repeated) is not started. Raising is
+//! step; a step fires at most the matches that keep it within twice the limit (see
+//! `OVERSHOOT`), and a step predicted to pass the limit (the last iteration's growth,
+//! repeated) is not started. Raising is
 //! not cut by the limits (a root without LA terms would leave only the fallback reader);
 //! it builds LA terms for demanded classes only, adding 1.5-3x the relational graph's
 //! e-nodes (measured in docs/BENCHMARKS.md).
@@ -268,21 +272,37 @@ pub fn rules_loaded() -> bool {
     TEMPLATES.with(|t| t.borrow().iter().any(|tp| tp.extra.is_none()))
 }
 
+/// A fresh e-graph with the rules loaded, and its scheduler.
+struct Prepared {
+    eg: EGraph,
+    scheduler: SchedulerId,
+    /// The scheduler's match budget for the next step.
+    budget: sched::MatchBudget,
+}
+
 /// A fresh e-graph with the rules loaded, and its sampling scheduler.
-fn prepared(
-    extra: &Option<RulesFile>,
-    sample_limit: usize,
-) -> Result<(EGraph, SchedulerId), OptError> {
+fn prepared(extra: &Option<RulesFile>, sample_limit: usize) -> Result<Prepared, OptError> {
     invariants::begin();
+    let with_scheduler = |mut eg: EGraph| {
+        let budget = sched::MatchBudget::default();
+        let scheduler = eg.add_scheduler(Box::new(sched::Sampler::new(
+            sample_limit,
+            SAMPLED,
+            budget.clone(),
+        )));
+        Prepared {
+            eg,
+            scheduler,
+            budget,
+        }
+    };
     TEMPLATES.with(|t| {
         let mut t = t.borrow_mut();
         if let Some(tp) = t
             .iter()
             .find(|tp| tp.extra == *extra && tp.sample_limit == sample_limit)
         {
-            let mut eg = tp.egraph.clone();
-            let scheduler = eg.add_scheduler(Box::new(sched::Sampler::new(sample_limit, SAMPLED)));
-            return Ok((eg, scheduler));
+            return Ok(with_scheduler(tp.egraph.clone()));
         }
         let mut eg = egraph_with_rules()?;
         if let Some(rules) = extra {
@@ -300,8 +320,7 @@ fn prepared(
         });
         // A scheduler is added to each copy, never to the template: egglog's per-rule
         // scheduler state holds pending matches behind an `Arc` that clones share.
-        let scheduler = eg.add_scheduler(Box::new(sched::Sampler::new(sample_limit, SAMPLED)));
-        Ok((eg, scheduler))
+        Ok(with_scheduler(eg))
     })
 }
 
@@ -379,18 +398,12 @@ fn optimize_all_unlogged(
     // The roots share one e-graph and so one set of AC matches per rule: each root gets
     // the sampling budget it would have alone, or one root's rewrites crowd out another's.
     let sample_limit = opts.sample_limit.saturating_mul(es.len());
-    let (mut eg, sched_id) = prepared(&opts.extra_rules, sample_limit)?;
+    let mut prepared = prepared(&opts.extra_rules, sample_limit)?;
     log::debug!("prepared after {:?}", start.elapsed());
-    let slots = insert(&mut eg, &encoded.ops)?;
+    let slots = insert(&mut prepared.eg, &encoded.ops)?;
     log::debug!("inserted after {:?}", start.elapsed());
-    let zero_input = env.nnz.values().any(|&n| n == 0.0);
-    let guard_from = opts.node_limit
-        / if zero_input {
-            ZERO_GUARD_FRACTION
-        } else {
-            GUARD_FRACTION
-        };
-    let (iterations, stop) = saturate(&mut eg, sched_id, opts, start, guard_from, true)?;
+    let (iterations, stop) = saturate(&mut prepared, opts, start, true)?;
+    let mut eg = prepared.eg;
 
     // One root is found by its `root-mark`; several by looking up their binds.
     let root_classes = if es.len() == 1 {
@@ -509,17 +522,10 @@ pub fn contains(
     let both = LaExpr::Add(Box::new(lhs.clone()), Box::new(rhs.clone()));
     let mut sub = |arg: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(arg.clone()) };
     let encoded = encode::encode(&both, env, &mut sub)?;
-    let (mut eg, sched_id) = prepared(&opts.extra_rules, opts.sample_limit)?;
-    insert(&mut eg, &encoded.ops)?;
-    saturate(
-        &mut eg,
-        sched_id,
-        opts,
-        start,
-        opts.node_limit / GUARD_FRACTION,
-        false,
-    )?;
-    let snap = extract::Snapshot::read(&eg, &encoded.tables)?;
+    let mut prepared = prepared(&opts.extra_rules, opts.sample_limit)?;
+    insert(&mut prepared.eg, &encoded.ops)?;
+    saturate(&mut prepared, opts, start, false)?;
+    let snap = extract::Snapshot::read(&prepared.eg, &encoded.tables)?;
     // The root bind `Bind i j (LAdd l r)`; then the classes of `Bind i j l`, `Bind i j r`.
     let binds = |m: usize| -> Vec<(usize, extract::RNode)> {
         snap.r_classes
@@ -556,19 +562,20 @@ pub fn contains(
 /// of 122,695 e-nodes 2.6 times the iteration that grew it), raising adds a little.
 const PHASES_AFTER_A_STEP: f64 = 4.0;
 
-/// A step that leaves more than `OVERSHOOT` times the node limit is undone (when a copy
-/// of the graph from before it was kept), so one explosive step cannot cost seconds of
-/// analysis, fusion and extraction.
+/// A step may leave at most `OVERSHOOT` times the node limit: each step's matches are
+/// capped by the room left ([`sched::MatchBudget`]), so one explosive step cannot cost
+/// seconds of analysis, fusion and extraction (distributing over the class all-zero
+/// relations of one schema share has grown a 315-node graph to 9921 in one step, MLR's
+/// first iteration where the weights start at zero).
 const OVERSHOOT: usize = 2;
-/// A copy is kept before each step once the graph has `node_limit / GUARD_FRACTION`
-/// e-nodes; below that, one step has not been seen to grow past the limit, and copying
-/// (0.2-1 ms) would dominate small optimizations.
-const GUARD_FRACTION: usize = 8;
-/// ... except with an all-zero input: all-zero relations over the same indices are one
-/// class, which gathers many e-nodes, and distributing over it has grown a 315-node graph
-/// to 9921 in one step (MLR's first iteration, where the weights start at zero); copies
-/// are then kept from `node_limit / ZERO_GUARD_FRACTION` e-nodes.
-const ZERO_GUARD_FRACTION: usize = 64;
+
+/// E-nodes one match of a shipped rewrite or folding rule adds at most (the largest
+/// right-hand side, `Agg i' (Join a (Rename i i' b))` with its fresh index, is four).
+const ENODES_PER_MATCH: usize = 4;
+
+/// The same for a user's rules, whose right-hand sides the driver does not read: a
+/// generous bound, so the budget still holds the graph near the limit.
+const ENODES_PER_USER_MATCH: usize = 16;
 
 /// Runs the rulesets until saturation or a limit.
 ///
@@ -577,18 +584,41 @@ const ZERO_GUARD_FRACTION: usize = 64;
 /// under the [`Runner`]: each steps the R_EQ and sampled AC rulesets (and user rules)
 /// once, folding after ([`LaSearch`]). Fusion rules produce nothing any other rule
 /// matches, so they run once, on the final graph, whatever stopped the loop: that finds
-/// every fusion opportunity at the cost of one (large) match.
-/// `guard_from`: the size from which a copy of the graph is kept before each step, to
-/// undo a step that overshoots (see [`GUARD_FRACTION`]). With `raise`, the way back to
-/// LA (`raise.egg`) runs last, as its own phase (see [`raise`]).
+/// every fusion opportunity at the cost of one (large) match. With `raise`, the way back
+/// to LA (`raise.egg`) runs last, as its own phase (see [`raise_to_la`]).
 fn saturate(
-    eg: &mut EGraph,
-    sched_id: SchedulerId,
+    prepared: &mut Prepared,
     opts: &OptimizeOptions,
     start: Instant,
-    guard_from: usize,
     raise: bool,
 ) -> Result<(usize, StopReason), OptError> {
+    let searched = search(prepared, opts, start)?;
+    let eg = &mut prepared.eg;
+    checked(eg.step_rules("fuse"))?;
+    // Invariants must be complete for extraction whatever stopped us.
+    run_analysis(eg)?;
+    log::debug!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed());
+    if raise {
+        let t0 = Instant::now();
+        let steps = raise_to_la(eg)?;
+        log::debug!(
+            "raised: {} e-nodes after {steps} steps in {:?}, {:?}",
+            enode_count(eg),
+            t0.elapsed(),
+            start.elapsed()
+        );
+    }
+    Ok(searched)
+}
+
+/// Translation, then the rewriting iterations: [`saturate`] before fusion and raising.
+/// Returns the iterations run and what stopped them.
+fn search(
+    prepared: &mut Prepared,
+    opts: &OptimizeOptions,
+    start: Instant,
+) -> Result<(usize, StopReason), OptError> {
+    let eg = &mut prepared.eg;
     let mut translation_blew_up = false;
     let translate = if opts.exact {
         "translate-exact"
@@ -625,10 +655,10 @@ fn saturate(
     } else {
         let mut search = LaSearch {
             eg: &mut *eg,
-            sched_id,
+            scheduler: prepared.scheduler,
+            budget: &prepared.budget,
             opts,
             start,
-            guard_from,
         };
         let stop = runner.run(&mut search)?;
         if let Some(why) = runner.stop_detail() {
@@ -636,34 +666,19 @@ fn saturate(
         }
         stop
     };
-    let iterations = runner.iterations().len();
-    checked(eg.step_rules("fuse"))?;
-    // Invariants must be complete for extraction whatever stopped us.
-    run_analysis(eg)?;
-    log::debug!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed());
-    if raise {
-        let t0 = Instant::now();
-        let steps = raise_to_la(eg)?;
-        log::debug!(
-            "raised: {} e-nodes after {steps} steps in {:?}, {:?}",
-            enode_count(eg),
-            t0.elapsed(),
-            start.elapsed()
-        );
-    }
-    Ok((iterations, stop))
+    Ok((runner.iterations().len(), stop))
 }
 
-/// One iteration of the LA search, for the [`Runner`]: R_EQ, then the sampled AC and user
-/// rulesets, each stepped once and followed by the analyses. Between rulesets it undoes a
-/// step that overshot the node limit more than [`OVERSHOOT`]-fold (from a copy kept once
-/// the graph has `guard_from` e-nodes) and stops at the node limit or the time limit.
+/// One iteration of the LA search, for the [`Runner`]: R_EQ (with folding), then the
+/// sampled AC and user rulesets, each stepped once under a match budget (the room left
+/// under `OVERSHOOT` times the node limit) and followed by the analyses. It stops at the
+/// node limit and at the time limit, checked between rulesets.
 struct LaSearch<'a> {
     eg: &'a mut EGraph,
-    sched_id: SchedulerId,
+    scheduler: SchedulerId,
+    budget: &'a sched::MatchBudget,
     opts: &'a OptimizeOptions,
     start: Instant,
-    guard_from: usize,
 }
 
 impl Search for LaSearch<'_> {
@@ -684,23 +699,22 @@ impl Search for LaSearch<'_> {
                 continue;
             }
             // One step can multiply the graph (distributivity over a class that many
-            // terms were merged into, e.g. all-zero relations): once the graph is big
-            // enough for that to matter, keep a copy to return to. A sampled step fires
-            // at most `sample_limit` matches per rule, so it cannot and is not copied for
-            // (copies before every step took 10-15 ms of the loss's 60 ms full search).
-            let before = enode_count(eg);
-            let sampled = SAMPLED.contains(&ruleset);
-            let backup = (before > self.guard_from && !sampled).then(|| eg.clone());
-            let report = checked(if sampled {
-                eg.step_rules_with_scheduler(self.sched_id, ruleset)
+            // terms were merged into, e.g. all-zero relations), so each step fires only
+            // as many matches as the room left allows; egglog keeps the rest for later.
+            let room = ctx
+                .node_limit
+                .saturating_mul(OVERSHOOT)
+                .saturating_sub(enode_count(eg));
+            let per_match = if ruleset == "user" {
+                ENODES_PER_USER_MATCH
             } else {
-                eg.step_rules(ruleset)
-            })?;
+                ENODES_PER_MATCH
+            };
+            self.budget.set(room / per_match);
+            let report = checked(eg.step_rules_with_scheduler(self.scheduler, ruleset))?;
             outcome.updated |= report.updated;
             outcome.can_stop &= report.can_stop;
             outcome.matches += report.num_matches_per_rule.values().sum::<usize>();
-            let t0 = Instant::now();
-            outcome.updated |= run_analysis(eg)?;
             if log::log_enabled!(log::Level::Trace) {
                 let mut m: Vec<_> = report
                     .num_matches_per_rule
@@ -710,35 +724,28 @@ impl Search for LaSearch<'_> {
                 m.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
                 m.truncate(3);
                 log::trace!(
-                    "{ruleset}: {:?} (+analysis {:?}), most matched rules {:?}",
+                    "{ruleset}: {:?}, most matched rules {:?}",
                     report
                         .search_and_apply_time_per_ruleset
                         .values()
                         .sum::<Duration>(),
-                    t0.elapsed(),
                     m
                 );
-            }
-            let after = enode_count(eg);
-            if after > ctx.node_limit.saturating_mul(OVERSHOOT) {
-                if let Some(backup) = backup {
-                    log::debug!(
-                        "{ruleset} grew the graph from {before} to {after} e-nodes: undone"
-                    );
-                    *eg = backup;
-                }
-                outcome.stopped = Some(StopReason::NodeLimit);
-                break;
             }
             if ctx.clock.expired() {
                 outcome.stopped = Some(StopReason::TimeLimit);
                 break;
             }
-            if after > ctx.node_limit {
+            if enode_count(eg) > ctx.node_limit {
                 outcome.stopped = Some(StopReason::NodeLimit);
                 break;
             }
         }
+        // Once per iteration: the AC and user rules read no invariants, and the next
+        // iteration's R_EQ guards see the new e-nodes' schemas and sparsity.
+        let t0 = Instant::now();
+        outcome.updated |= run_analysis(eg)?;
+        log::trace!("analysis: {:?}", t0.elapsed());
         log::debug!(
             "iteration {}: {} e-nodes, {:?}",
             ctx.iteration,
@@ -930,12 +937,45 @@ mod tests {
         let opts = OptimizeOptions::default();
         let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
         let encoded = encode::encode(&e, &env, &mut sub).unwrap();
-        let (mut eg, sched_id) = prepared(&None, opts.sample_limit).unwrap();
-        insert(&mut eg, &encoded.ops).unwrap();
-        let guard = opts.node_limit / GUARD_FRACTION;
-        saturate(&mut eg, sched_id, &opts, Instant::now(), guard, true).unwrap();
-        let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
+        let mut prepared = prepared(&None, opts.sample_limit).unwrap();
+        insert(&mut prepared.eg, &encoded.ops).unwrap();
+        saturate(&mut prepared, &opts, Instant::now(), true).unwrap();
+        let snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
         extract::problem(&snap)
+    }
+
+    /// No step grows the graph past `OVERSHOOT` times the node limit, however many
+    /// matches it has: an all-zero input puts every zero relation of a schema in one
+    /// class, and distributing over it multiplies this graph up to 35-fold in one step
+    /// (25,639 to 886,039 e-nodes; without the budget the step from 6,591 to 25,639
+    /// passes twice the limit of 10,000). The search is also the same every time.
+    #[test]
+    fn the_match_budget_holds_every_step_near_the_node_limit() {
+        let mut env = ShapeEnv::with_shapes(&["X=1000x50", "B=50x5", "Y=1000x5"]).unwrap();
+        env.set_nnz("B", 0.0);
+        let e = LaExpr::parse("(X %*% B + X %*% B + Y) * (X %*% B - Y)").unwrap();
+        let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
+        let encoded = encode::encode(&e, &env, &mut sub).unwrap();
+        for node_limit in [400, 10_000] {
+            let opts = OptimizeOptions {
+                node_limit,
+                iter_limit: 100,
+                ..OptimizeOptions::default()
+            };
+            let mut sizes = Vec::new();
+            for _ in 0..2 {
+                let mut prepared = prepared(&None, opts.sample_limit).unwrap();
+                insert(&mut prepared.eg, &encoded.ops).unwrap();
+                let (_, stop) = search(&mut prepared, &opts, Instant::now()).unwrap();
+                assert_eq!(stop, StopReason::NodeLimit, "limit {node_limit}");
+                sizes.push(enode_count(&prepared.eg));
+            }
+            assert!(
+                sizes[0] <= OVERSHOOT * node_limit,
+                "limit {node_limit}: {sizes:?}"
+            );
+            assert_eq!(sizes[0], sizes[1], "limit {node_limit}");
+        }
     }
 
     /// Without the raising phase no root has LA terms; extraction then falls back to
@@ -949,11 +989,10 @@ mod tests {
         let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
         let encoded = encode::encode(&e, &env, &mut sub).unwrap();
         for raise in [false, true] {
-            let (mut eg, sched_id) = prepared(&None, opts.sample_limit).unwrap();
-            insert(&mut eg, &encoded.ops).unwrap();
-            let guard = opts.node_limit / GUARD_FRACTION;
-            saturate(&mut eg, sched_id, &opts, Instant::now(), guard, raise).unwrap();
-            let snap = extract::Snapshot::read(&eg, &encoded.tables).unwrap();
+            let mut prepared = prepared(&None, opts.sample_limit).unwrap();
+            insert(&mut prepared.eg, &encoded.ops).unwrap();
+            saturate(&mut prepared, &opts, Instant::now(), raise).unwrap();
+            let snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
             let x = extract::extract(&snap, Extractor::Greedy).unwrap();
             assert_eq!(x.report.table_fallback.is_some(), !raise);
             assert_eq!(x.expr.to_string(), "wsloss(X, U, V)", "raise: {raise}");

@@ -166,6 +166,9 @@ fn expressions(runs: usize, only: Option<&str>) {
 /// Optimizes each case `runs` times after a warm-up and prints the table rows and the
 /// median of medians and maximum.
 fn table(cases: &[(&str, &str, ShapeEnv)], options: &OptimizeOptions, runs: usize) {
+    if cases.is_empty() {
+        return;
+    }
     println!("| expression | inputs | operators | median ms | max ms | plan | est. cost before -> after |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     let options = options.clone();

@@ -88,6 +88,7 @@ mod candidate;
 mod error;
 mod greedy;
 mod masked;
+mod raise;
 mod raised;
 
 use std::collections::HashMap;
@@ -476,6 +477,13 @@ impl<'t> Snapshot<'t> {
             }
             RNode::Rename => None,
         }
+    }
+
+    /// The way back to LA: replaces the LA classes read from the e-graph (the user's
+    /// terms and the roots' demands) by every LA term the raising rules derive for the
+    /// classes reachable from a root ([`raise`]), and finds each root's LA class.
+    pub fn raise(&mut self) {
+        raise::raise(self);
     }
 
     pub fn enode_count(&self) -> usize {

@@ -402,7 +402,7 @@ fn optimize_all_unlogged(
     log::debug!("prepared after {:?}", start.elapsed());
     let slots = insert(&mut prepared.eg, &encoded.ops)?;
     log::debug!("inserted after {:?}", start.elapsed());
-    let (iterations, stop) = saturate(&mut prepared, opts, start, true)?;
+    let (iterations, stop) = saturate(&mut prepared, opts, start)?;
     let mut eg = prepared.eg;
 
     // One root is found by its `root-mark`; several by looking up their binds.
@@ -426,7 +426,23 @@ fn optimize_all_unlogged(
         })
         .map_err(extract::ExtractError::from)?
     };
-    let snapshot = extract::Snapshot::read_roots(&eg, &encoded.tables, &root_classes)?;
+    // A user's rules may extend the way back (ruleset `raise`), which only the rules
+    // themselves run; without them the snapshot is raised directly, the same terms.
+    let t0 = Instant::now();
+    let by_rules = opts.extra_rules.is_some();
+    if by_rules {
+        raise_to_la(&mut eg)?;
+    }
+    let mut snapshot = extract::Snapshot::read_roots(&eg, &encoded.tables, &root_classes)?;
+    if !by_rules {
+        snapshot.raise();
+    }
+    log::debug!(
+        "raised: {} LA classes in {:?}, {:?}",
+        snapshot.m_classes.len(),
+        t0.elapsed(),
+        start.elapsed()
+    );
     let mut report = SaturationReport {
         iterations,
         enodes: snapshot.enode_count(),
@@ -524,7 +540,7 @@ pub fn contains(
     let encoded = encode::encode(&both, env, &mut sub)?;
     let mut prepared = prepared(&opts.extra_rules, opts.sample_limit)?;
     insert(&mut prepared.eg, &encoded.ops)?;
-    saturate(&mut prepared, opts, start, false)?;
+    saturate(&mut prepared, opts, start)?;
     let snap = extract::Snapshot::read(&prepared.eg, &encoded.tables)?;
     // The root bind `Bind i j (LAdd l r)`; then the classes of `Bind i j l`, `Bind i j r`.
     let binds = |m: usize| -> Vec<(usize, extract::RNode)> {
@@ -584,13 +600,12 @@ const ENODES_PER_USER_MATCH: usize = 16;
 /// under the [`Runner`]: each steps the R_EQ and sampled AC rulesets (and user rules)
 /// once, folding after ([`LaSearch`]). Fusion rules produce nothing any other rule
 /// matches, so they run once, on the final graph, whatever stopped the loop: that finds
-/// every fusion opportunity at the cost of one (large) match. With `raise`, the way back
-/// to LA (`raise.egg`) runs last, as its own phase (see [`raise_to_la`]).
+/// every fusion opportunity at the cost of one (large) match. The way back to LA runs on
+/// the snapshot the extractor reads ([`extract::Snapshot::raise`]).
 fn saturate(
     prepared: &mut Prepared,
     opts: &OptimizeOptions,
     start: Instant,
-    raise: bool,
 ) -> Result<(usize, StopReason), OptError> {
     let searched = search(prepared, opts, start)?;
     let eg = &mut prepared.eg;
@@ -598,16 +613,6 @@ fn saturate(
     // Invariants must be complete for extraction whatever stopped us.
     run_analysis(eg)?;
     log::debug!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed());
-    if raise {
-        let t0 = Instant::now();
-        let steps = raise_to_la(eg)?;
-        log::debug!(
-            "raised: {} e-nodes after {steps} steps in {:?}, {:?}",
-            enode_count(eg),
-            t0.elapsed(),
-            start.elapsed()
-        );
-    }
     Ok(searched)
 }
 
@@ -761,14 +766,12 @@ impl Search for LaSearch<'_> {
 /// as the plan is deep; the cap is a guard.
 const RAISE_STEPS: usize = 64;
 
-/// The way back: raising rules (`raise.egg`) to a fixpoint, then the analyses that give
-/// the new LA classes their shapes and sparsity.
-///
-/// Raising runs after rewriting and fusion rather than interleaved with them: it only
-/// builds LA terms, which no rewrite rule reads (lowering is not run again), so
-/// interleaving would only raise intermediate graphs that later iterations extend, and
-/// pay the LA terms' share of every rewrite step's matching. The guards of the raising
-/// rules read schemas, which are complete after saturation's last analysis.
+/// The way back as the rules state it: raising rules (`raise.egg`, and each fused
+/// operator's in `fuse.egg`) to a fixpoint in egglog, then the analyses that give the new
+/// LA classes their shapes and sparsity. Run when a user's rules may add to the way back;
+/// otherwise the snapshot is raised instead ([`extract::Snapshot::raise`], the same terms
+/// without an egglog step per level of the plan), and a test holds the two to the same
+/// plans.
 fn raise_to_la(eg: &mut EGraph) -> Result<usize, OptError> {
     let mut steps = 0;
     while steps < RAISE_STEPS {
@@ -939,8 +942,9 @@ mod tests {
         let encoded = encode::encode(&e, &env, &mut sub).unwrap();
         let mut prepared = prepared(&None, opts.sample_limit).unwrap();
         insert(&mut prepared.eg, &encoded.ops).unwrap();
-        saturate(&mut prepared, &opts, Instant::now(), true).unwrap();
-        let snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+        saturate(&mut prepared, &opts, Instant::now()).unwrap();
+        let mut snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+        snap.raise();
         extract::problem(&snap)
     }
 
@@ -978,6 +982,108 @@ mod tests {
         }
     }
 
+    /// Raising the snapshot in Rust derives what the raising rules derive in egglog: on
+    /// the paper's expressions and others (vectors, scalars, fused operators, several
+    /// roots' worth of operators), both give plans of the same predicted cost (between
+    /// plans of equal cost, the order of a class's e-nodes may choose differently).
+    #[test]
+    fn raising_the_snapshot_agrees_with_the_raising_rules() {
+        type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, f64)]);
+        let cases: &[Case] = &[
+            (
+                "sum((X - U %*% t(V))^2)",
+                &["X=mxn", "U=mxk", "V=nxk"],
+                &[("X", 1e4)],
+            ),
+            (
+                "sum((X + U %*% t(V))^2)",
+                &["X=mxn", "U=mxk", "V=nxk"],
+                &[("X", 1e4)],
+            ),
+            (
+                "sum(X * (U %*% t(V)))",
+                &["X=mxn", "U=mxk", "V=nxk"],
+                &[("X", 1e4)],
+            ),
+            (
+                "(U %*% t(V) - X) %*% V",
+                &["X=mxn", "U=mxk", "V=nxk"],
+                &[("X", 1e4)],
+            ),
+            ("sum(W %*% H)", &["W=mxk", "H=kxn"], &[]),
+            ("t(X) %*% (X %*% v)", &["X=mxn", "v=nx1"], &[("X", 1e4)]),
+            (
+                "t(X) %*% (w * (X %*% v))",
+                &["X=mxn", "v=nx1", "w=mx1"],
+                &[("X", 1e4)],
+            ),
+            ("P * X - P * rowSums(P) * X", &["P=mxn", "X=mxn"], &[]),
+            ("colSums(X * y)", &["X=mxn", "y=mx1"], &[("X", 1e4)]),
+            ("rowSums(X %*% W)", &["X=mxn", "W=nxk"], &[("X", 1e4)]),
+            ("t(X) %*% X + t(A %*% B)", &["X=mxn", "A=nxk", "B=kxn"], &[]),
+            (
+                "sum(X * log(W %*% H))",
+                &["X=mxn", "W=mxk", "H=kxn"],
+                &[("X", 1e4)],
+            ),
+            (
+                "(X / (W %*% H)) %*% t(H)",
+                &["X=mxn", "W=mxk", "H=kxn"],
+                &[("X", 1e4)],
+            ),
+            (
+                "t(W) %*% (X / (W %*% H))",
+                &["X=mxn", "W=mxk", "H=kxn"],
+                &[("X", 1e4)],
+            ),
+            (
+                "(X * (U %*% t(V))) %*% V",
+                &["X=mxn", "U=mxk", "V=nxk"],
+                &[("X", 1e4)],
+            ),
+            (
+                "X * (U %*% t(V)) + t(V %*% t(U))",
+                &["X=mxn", "U=mxk", "V=nxk"],
+                &[("X", 1e4)],
+            ),
+            ("abs(A) * 2 + exp(t(B)) - A ^ 3", &["A=mxn", "B=nxm"], &[]),
+            (
+                "sum(A) * colSums(B) %*% t(colSums(B)) / nrow(A)",
+                &["A=mxn", "B=mxn"],
+                &[],
+            ),
+        ];
+        for (text, shapes, nnz) in cases {
+            let mut env = ShapeEnv::with_shapes(shapes).unwrap();
+            for (n, z) in *nnz {
+                env.set_nnz(n, *z);
+            }
+            let e = LaExpr::parse(text).unwrap().resolve(&env).unwrap();
+            let opts = OptimizeOptions::default();
+            let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
+            let encoded = encode::encode(&e, &env, &mut sub).unwrap();
+            let mut prepared = prepared(&None, opts.sample_limit).unwrap();
+            insert(&mut prepared.eg, &encoded.ops).unwrap();
+            saturate(&mut prepared, &opts, Instant::now()).unwrap();
+            let mut rust = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+            rust.raise();
+            raise_to_la(&mut prepared.eg).unwrap();
+            let rules = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+            let plan = |snap: &extract::Snapshot| {
+                let x = extract::extract(snap, Extractor::Greedy).unwrap();
+                assert!(x.report.table_fallback.is_none(), "{text}");
+                let cost = crate::cost::la_cost(&x.expr, &encoded.tables.env).unwrap();
+                (x.expr.to_string(), cost)
+            };
+            let (rust_plan, rust_cost) = plan(&rust);
+            let (rules_plan, rules_cost) = plan(&rules);
+            assert!(
+                (rust_cost - rules_cost).abs() <= 1e-9 * rules_cost.abs(),
+                "{text}: {rust_plan} ({rust_cost:e}) against the rules' {rules_plan} ({rules_cost:e})"
+            );
+        }
+    }
+
     /// Without the raising phase no root has LA terms; extraction then falls back to
     /// reading LA off relational classes, says so, and still finds the fused plan.
     #[test]
@@ -991,8 +1097,11 @@ mod tests {
         for raise in [false, true] {
             let mut prepared = prepared(&None, opts.sample_limit).unwrap();
             insert(&mut prepared.eg, &encoded.ops).unwrap();
-            saturate(&mut prepared, &opts, Instant::now(), raise).unwrap();
-            let snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+            saturate(&mut prepared, &opts, Instant::now()).unwrap();
+            let mut snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+            if raise {
+                snap.raise();
+            }
             let x = extract::extract(&snap, Extractor::Greedy).unwrap();
             assert_eq!(x.report.table_fallback.is_some(), !raise);
             assert_eq!(x.expr.to_string(), "wsloss(X, U, V)", "raise: {raise}");

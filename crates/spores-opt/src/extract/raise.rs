@@ -15,7 +15,7 @@
 //! is not free in `r` is a dimension of size 1, so demands are canonical: the rules'
 //! "not free, so `NoIx`" step is the key itself.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::{Fused, Ix, MClass, MId, MNode, RId, RNode, Snapshot};
 
@@ -47,9 +47,9 @@ struct Raiser<'a, 't> {
     cols: Vec<Option<i64>>,
     sparsity: Vec<Option<f64>>,
     parent: Vec<MId>,
-    demands: HashMap<(RId, Side, Side), MId>,
+    demands: FxHashMap<(RId, Side, Side), MId>,
     /// The class of `LDim k`, per index.
-    dims: HashMap<Ix, MId>,
+    dims: FxHashMap<Ix, MId>,
     /// Demands not raised yet.
     work: Vec<(RId, Side, Side, MId)>,
 }
@@ -64,8 +64,8 @@ impl<'a, 't> Raiser<'a, 't> {
             cols: m.iter().map(|c| c.cols).collect(),
             sparsity: m.iter().map(|c| c.sparsity).collect(),
             parent: (0..m.len()).collect(),
-            demands: HashMap::new(),
-            dims: HashMap::new(),
+            demands: FxHashMap::default(),
+            dims: FxHashMap::default(),
             work: Vec::new(),
         }
     }
@@ -403,25 +403,25 @@ impl<'a, 't> Raiser<'a, 't> {
     /// until none do, then numbers the classes left densely.
     fn into_classes(mut self) -> (Vec<MClass>, Vec<Option<MId>>) {
         loop {
-            let mut seen: HashMap<Vec<u64>, MId> = HashMap::new();
+            let mut seen: FxHashMap<Key, MId> = FxHashMap::default();
             let mut merges = Vec::new();
             for m in 0..self.nodes.len() {
-                if self.find(m) != m {
+                if self.parent[m] != m {
                     continue;
                 }
-                let mut nodes: Vec<(Vec<u64>, MNode)> = std::mem::take(&mut self.nodes[m])
-                    .into_iter()
+                let mut nodes = std::mem::take(&mut self.nodes[m]);
+                let mut keyed: Vec<(Key, MNode)> = nodes
+                    .drain(..)
                     .map(|mut n| {
                         canonicalize(&mut n, &mut |c| self.find(c));
                         (key(&n), n)
                     })
                     .collect();
                 // Candidates of equal cost are chosen in the order the extractor reads
-                // egglog's tables in (`constructors`): by operator, then as built.
-                nodes.sort_by_key(|(k, _)| k[0]);
-                let mut kept = std::collections::HashSet::new();
-                nodes.retain(|(k, _)| kept.insert(k.clone()));
-                for (k, n) in &nodes {
+                // egglog's tables in (`constructors`): by operator first.
+                keyed.sort_unstable_by_key(|(k, _)| *k);
+                keyed.dedup_by_key(|(k, _)| *k);
+                for (k, n) in &keyed {
                     if matches!(n, MNode::Root(_) | MNode::Unbind(..)) {
                         continue;
                     }
@@ -429,11 +429,11 @@ impl<'a, 't> Raiser<'a, 't> {
                         Some(&other) if other != m => merges.push((other, m)),
                         Some(_) => {}
                         None => {
-                            seen.insert(k.clone(), m);
+                            seen.insert(*k, m);
                         }
                     }
                 }
-                self.nodes[m] = nodes.into_iter().map(|(_, n)| n).collect();
+                self.nodes[m] = keyed.into_iter().map(|(_, n)| n).collect();
             }
             if merges.is_empty() {
                 break;
@@ -508,40 +508,38 @@ impl<'a, 't> Raiser<'a, 't> {
 }
 
 /// A hashable identity of an e-node: its operator (numbered in the order of
-/// [`super::constructors`]), constants (by bits) and children.
-fn key(n: &MNode) -> Vec<u64> {
-    let ids = |tag: u64, xs: &[usize]| -> Vec<u64> {
-        std::iter::once(tag)
-            .chain(xs.iter().map(|&x| x as u64))
-            .collect()
-    };
+/// [`super::constructors`]), then its constants (by bits) and children; no e-node has
+/// more than three.
+type Key = [u64; 4];
+
+fn key(n: &MNode) -> Key {
+    let u = |x: usize| x as u64;
     match n {
-        MNode::Var(v) => ids(0, &[*v]),
-        MNode::Const(x) => vec![1, x.to_bits()],
-        MNode::Pow(a, p) => vec![2, *a as u64, p.to_bits()],
-        MNode::Add(a, b) => ids(3, &[*a, *b]),
-        MNode::Sub(a, b) => ids(4, &[*a, *b]),
-        MNode::Mul(a, b) => ids(5, &[*a, *b]),
-        MNode::MatMul(a, b) => ids(6, &[*a, *b]),
-        MNode::Neg(a) => ids(7, &[*a]),
-        MNode::Sum(a) => ids(8, &[*a]),
-        MNode::RowSums(a) => ids(9, &[*a]),
-        MNode::ColSums(a) => ids(10, &[*a]),
-        MNode::T(a) => ids(11, &[*a]),
-        MNode::F1(f, a) => ids(12, &[*f, *a]),
-        MNode::F2(f, a, b) => ids(13, &[*f, *a, *b]),
-        MNode::Dim(k) => ids(14, &[*k]),
+        MNode::Var(v) => [0, u(*v), 0, 0],
+        MNode::Const(x) => [1, x.to_bits(), 0, 0],
+        MNode::Pow(a, p) => [2, u(*a), p.to_bits(), 0],
+        MNode::Add(a, b) => [3, u(*a), u(*b), 0],
+        MNode::Sub(a, b) => [4, u(*a), u(*b), 0],
+        MNode::Mul(a, b) => [5, u(*a), u(*b), 0],
+        MNode::MatMul(a, b) => [6, u(*a), u(*b), 0],
+        MNode::Neg(a) => [7, u(*a), 0, 0],
+        MNode::Sum(a) => [8, u(*a), 0, 0],
+        MNode::RowSums(a) => [9, u(*a), 0, 0],
+        MNode::ColSums(a) => [10, u(*a), 0, 0],
+        MNode::T(a) => [11, u(*a), 0, 0],
+        MNode::F1(f, a) => [12, u(*f), u(*a), 0],
+        MNode::F2(f, a, b) => [13, u(*f), u(*a), u(*b)],
+        MNode::Dim(k) => [14, u(*k), 0, 0],
         MNode::Fused(kind, args) => {
             let rank = crate::fused::CATALOGUE
                 .iter()
                 .position(|op| op.kind == *kind)
                 .unwrap_or(crate::fused::CATALOGUE.len());
-            let mut k = vec![15 + rank as u64];
-            k.extend(args.iter().map(|&a| a as u64));
-            k
+            let arg = |k: usize| args.get(k).map_or(u64::MAX, |&a| u(a));
+            [15 + u(rank), arg(0), arg(1), arg(2)]
         }
-        MNode::Unbind(i, j, r) => ids(100, &[*i, *j, *r]),
-        MNode::Root(k) => ids(101, &[*k]),
+        MNode::Unbind(i, j, r) => [100, u(*i), u(*j), u(*r)],
+        MNode::Root(k) => [101, u(*k), 0, 0],
     }
 }
 

@@ -86,6 +86,7 @@
 mod as_written;
 mod candidate;
 mod error;
+mod fuse;
 mod greedy;
 mod masked;
 mod raise;
@@ -477,6 +478,12 @@ impl<'t> Snapshot<'t> {
             }
             RNode::Rename => None,
         }
+    }
+
+    /// Fusion: adds every fused e-node the fusion rules (`rules/fuse.egg`) derive to the
+    /// class at the top of its pattern ([`fuse`]).
+    pub fn fuse(&mut self) {
+        fuse::fuse(self);
     }
 
     /// The way back to LA: replaces the LA classes read from the e-graph (the user's

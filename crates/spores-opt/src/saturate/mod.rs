@@ -278,6 +278,8 @@ struct Prepared {
     scheduler: SchedulerId,
     /// The scheduler's match budget for the next step.
     budget: sched::MatchBudget,
+    /// Whether an input is all zeros (see [`ZERO_CAP_FRACTION`]).
+    zero_input: bool,
 }
 
 /// A fresh e-graph with the rules loaded, and its sampling scheduler.
@@ -294,6 +296,7 @@ fn prepared(extra: &Option<RulesFile>, sample_limit: usize) -> Result<Prepared, 
             eg,
             scheduler,
             budget,
+            zero_input: false,
         }
     };
     TEMPLATES.with(|t| {
@@ -399,6 +402,7 @@ fn optimize_all_unlogged(
     // the sampling budget it would have alone, or one root's rewrites crowd out another's.
     let sample_limit = opts.sample_limit.saturating_mul(es.len());
     let mut prepared = prepared(&opts.extra_rules, sample_limit)?;
+    prepared.zero_input = env.nnz.values().any(|&n| n == 0.0);
     log::debug!("prepared after {:?}", start.elapsed());
     let slots = insert(&mut prepared.eg, &encoded.ops)?;
     log::debug!("inserted after {:?}", start.elapsed());
@@ -426,21 +430,21 @@ fn optimize_all_unlogged(
         })
         .map_err(extract::ExtractError::from)?
     };
-    // A user's rules may extend the way back (ruleset `raise`), which only the rules
-    // themselves run; without them the snapshot is raised directly, the same terms.
-    let t0 = Instant::now();
+    // A user's rules may extend fusion and the way back (rulesets `fuse`, `raise`),
+    // which only the rules themselves run; without them the snapshot is fused and raised
+    // directly, the same terms.
     let by_rules = opts.extra_rules.is_some();
     if by_rules {
-        raise_to_la(&mut eg)?;
+        fuse_and_raise_by_rules(&mut eg)?;
     }
     let mut snapshot = extract::Snapshot::read_roots(&eg, &encoded.tables, &root_classes)?;
     if !by_rules {
+        snapshot.fuse();
         snapshot.raise();
     }
     log::debug!(
-        "raised: {} LA classes in {:?}, {:?}",
+        "fused and raised: {} LA classes, {:?}",
         snapshot.m_classes.len(),
-        t0.elapsed(),
         start.elapsed()
     );
     let mut report = SaturationReport {
@@ -585,9 +589,26 @@ const PHASES_AFTER_A_STEP: f64 = 4.0;
 /// first iteration where the weights start at zero).
 const OVERSHOOT: usize = 2;
 
-/// E-nodes one match of a shipped rewrite or folding rule adds at most (the largest
-/// right-hand side, `Agg i' (Join a (Rename i i' b))` with its fresh index, is four).
-const ENODES_PER_MATCH: usize = 4;
+/// E-nodes one match of a shipped rewrite or folding rule is counted as adding, when a
+/// step's matches are capped by the room left: at most four (the largest right-hand
+/// side, `Agg i' (Join a (Rename i i' b))` with its fresh index), but most matches find
+/// some of their e-nodes already in the graph. Counting four per match deferred so many
+/// matches of budgeted searches (node limits of a few hundred) that they missed the
+/// rewrites the full search finds (`sum(colSums((U %*% t(V) - X) %*% V))`); two keeps
+/// them, and every step measured still ends within twice the limit.
+const ENODES_PER_MATCH: usize = 2;
+
+/// R_EQ's matches are capped once the graph has `node_limit / CAP_FRACTION` e-nodes;
+/// below that, one step has not been seen to grow past the limit, and the scheduler's
+/// copy of each rule (compiled per e-graph, 4-8 ms for R_EQ and folding) would cost a
+/// small search more than the search.
+const CAP_FRACTION: usize = 8;
+
+/// ... except with an all-zero input: all-zero relations over the same indices are one
+/// class, which gathers many e-nodes, and distributing over it has grown a 315-node graph
+/// to 9921 in one step (MLR's first iteration, where the weights start at zero); the cap
+/// then holds from `node_limit / ZERO_CAP_FRACTION` e-nodes.
+const ZERO_CAP_FRACTION: usize = 64;
 
 /// The same for a user's rules, whose right-hand sides the driver does not read: a
 /// generous bound, so the budget still holds the graph near the limit.
@@ -600,19 +621,22 @@ const ENODES_PER_USER_MATCH: usize = 16;
 /// under the [`Runner`]: each steps the R_EQ and sampled AC rulesets (and user rules)
 /// once, folding after ([`LaSearch`]). Fusion rules produce nothing any other rule
 /// matches, so they run once, on the final graph, whatever stopped the loop: that finds
-/// every fusion opportunity at the cost of one (large) match. The way back to LA runs on
-/// the snapshot the extractor reads ([`extract::Snapshot::raise`]).
+/// every fusion opportunity at the cost of one (large) match; it runs, with the way back
+/// to LA, on the snapshot the extractor reads ([`extract::Snapshot::fuse`],
+/// [`extract::Snapshot::raise`]).
 fn saturate(
     prepared: &mut Prepared,
     opts: &OptimizeOptions,
     start: Instant,
 ) -> Result<(usize, StopReason), OptError> {
     let searched = search(prepared, opts, start)?;
-    let eg = &mut prepared.eg;
-    checked(eg.step_rules("fuse"))?;
-    // Invariants must be complete for extraction whatever stopped us.
-    run_analysis(eg)?;
-    log::debug!("fused: {} e-nodes, {:?}", enode_count(eg), start.elapsed());
+    // Invariants must be complete for extraction whatever stopped the search.
+    run_analysis(&mut prepared.eg)?;
+    log::debug!(
+        "searched: {} e-nodes, {:?}",
+        enode_count(&prepared.eg),
+        start.elapsed()
+    );
     Ok(searched)
 }
 
@@ -658,10 +682,16 @@ fn search(
     } else if opts.exact {
         StopReason::Saturated
     } else {
+        let fraction = if prepared.zero_input {
+            ZERO_CAP_FRACTION
+        } else {
+            CAP_FRACTION
+        };
         let mut search = LaSearch {
             eg: &mut *eg,
             scheduler: prepared.scheduler,
             budget: &prepared.budget,
+            cap_from: opts.node_limit / fraction,
             opts,
             start,
         };
@@ -682,6 +712,8 @@ struct LaSearch<'a> {
     eg: &'a mut EGraph,
     scheduler: SchedulerId,
     budget: &'a sched::MatchBudget,
+    /// The size from which R_EQ's matches are capped too.
+    cap_from: usize,
     opts: &'a OptimizeOptions,
     start: Instant,
 }
@@ -704,12 +736,27 @@ impl Search for LaSearch<'_> {
                 continue;
             }
             // One step can multiply the graph (distributivity over a class that many
-            // terms were merged into, e.g. all-zero relations), so each step fires only
-            // as many matches as the room left allows; egglog keeps the rest for later.
+            // terms were merged into, e.g. all-zero relations), so once the graph is big
+            // enough for that to matter each step fires only as many matches as the room
+            // left allows; egglog keeps the rest for later. Below that, R_EQ is stepped
+            // without the scheduler, whose scheduled copy of each rule costs a small
+            // search more than the search itself.
+            let size = enode_count(eg);
+            if ruleset == "rewrite" && size <= self.cap_from {
+                let report = checked(eg.step_rules(ruleset))?;
+                outcome.updated |= report.updated;
+                outcome.can_stop &= report.can_stop;
+                outcome.matches += report.num_matches_per_rule.values().sum::<usize>();
+                if enode_count(eg) > ctx.node_limit {
+                    outcome.stopped = Some(StopReason::NodeLimit);
+                    break;
+                }
+                continue;
+            }
             let room = ctx
                 .node_limit
                 .saturating_mul(OVERSHOOT)
-                .saturating_sub(enode_count(eg));
+                .saturating_sub(size);
             let per_match = if ruleset == "user" {
                 ENODES_PER_USER_MATCH
             } else {
@@ -766,13 +813,16 @@ impl Search for LaSearch<'_> {
 /// as the plan is deep; the cap is a guard.
 const RAISE_STEPS: usize = 64;
 
-/// The way back as the rules state it: raising rules (`raise.egg`, and each fused
-/// operator's in `fuse.egg`) to a fixpoint in egglog, then the analyses that give the new
-/// LA classes their shapes and sparsity. Run when a user's rules may add to the way back;
-/// otherwise the snapshot is raised instead ([`extract::Snapshot::raise`], the same terms
-/// without an egglog step per level of the plan), and a test holds the two to the same
-/// plans.
-fn raise_to_la(eg: &mut EGraph) -> Result<usize, OptError> {
+/// Fusion and the way back as the rules state them, in egglog: one step of the fusion
+/// rules (`fuse.egg`) and the invariants of what they add, then the raising rules
+/// (`raise.egg`, and each fused operator's in `fuse.egg`) to a fixpoint and the analyses
+/// that give the new LA classes their shapes and sparsity. Run when a user's rules may
+/// add to them; otherwise the snapshot is fused and raised instead
+/// ([`extract::Snapshot::fuse`], [`extract::Snapshot::raise`]: the same terms without
+/// an egglog step per level of the plan), and a test holds the two to the same plans.
+fn fuse_and_raise_by_rules(eg: &mut EGraph) -> Result<usize, OptError> {
+    checked(eg.step_rules("fuse"))?;
+    run_analysis(eg)?;
     let mut steps = 0;
     while steps < RAISE_STEPS {
         steps += 1;
@@ -944,6 +994,7 @@ mod tests {
         insert(&mut prepared.eg, &encoded.ops).unwrap();
         saturate(&mut prepared, &opts, Instant::now()).unwrap();
         let mut snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+        snap.fuse();
         snap.raise();
         extract::problem(&snap)
     }
@@ -982,12 +1033,13 @@ mod tests {
         }
     }
 
-    /// Raising the snapshot in Rust derives what the raising rules derive in egglog: on
+    /// Fusing and raising the snapshot derive what the fusion and raising rules derive
+    /// in egglog (the same fused operators, and plans of the same cost): on
     /// the paper's expressions and others (vectors, scalars, fused operators, several
     /// roots' worth of operators), both give plans of the same predicted cost (between
     /// plans of equal cost, the order of a class's e-nodes may choose differently).
     #[test]
-    fn raising_the_snapshot_agrees_with_the_raising_rules() {
+    fn fusing_and_raising_the_snapshot_agree_with_the_rules() {
         type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, f64)]);
         let cases: &[Case] = &[
             (
@@ -1019,6 +1071,7 @@ mod tests {
             ),
             ("P * X - P * rowSums(P) * X", &["P=mxn", "X=mxn"], &[]),
             ("colSums(X * y)", &["X=mxn", "y=mx1"], &[("X", 1e4)]),
+            ("(P * (1 - P)) %*% t(X)", &["P=mxn", "X=kxn"], &[]),
             ("rowSums(X %*% W)", &["X=mxn", "W=nxk"], &[("X", 1e4)]),
             ("t(X) %*% X + t(A %*% B)", &["X=mxn", "A=nxk", "B=kxn"], &[]),
             (
@@ -1053,6 +1106,7 @@ mod tests {
                 &[],
             ),
         ];
+        let mut every_kind = std::collections::BTreeSet::new();
         for (text, shapes, nnz) in cases {
             let mut env = ShapeEnv::with_shapes(shapes).unwrap();
             for (n, z) in *nnz {
@@ -1066,9 +1120,28 @@ mod tests {
             insert(&mut prepared.eg, &encoded.ops).unwrap();
             saturate(&mut prepared, &opts, Instant::now()).unwrap();
             let mut rust = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+            rust.fuse();
+            let fused_kinds = |snap: &extract::Snapshot| {
+                let mut kinds: Vec<String> = snap
+                    .r_classes
+                    .iter()
+                    .flat_map(|c| &c.nodes)
+                    .filter_map(|n| match n {
+                        extract::RNode::Fused(kind, ..) => Some(format!("{kind:?}")),
+                        extract::RNode::Sprop(_) => Some("Sprop".to_string()),
+                        _ => None,
+                    })
+                    .collect();
+                kinds.sort();
+                kinds.dedup();
+                kinds
+            };
+            let rust_kinds = fused_kinds(&rust);
+            every_kind.extend(rust_kinds.iter().cloned());
             rust.raise();
-            raise_to_la(&mut prepared.eg).unwrap();
+            fuse_and_raise_by_rules(&mut prepared.eg).unwrap();
             let rules = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+            assert_eq!(rust_kinds, fused_kinds(&rules), "{text}");
             let plan = |snap: &extract::Snapshot| {
                 let x = extract::extract(snap, Extractor::Greedy).unwrap();
                 assert!(x.report.table_fallback.is_none(), "{text}");
@@ -1082,6 +1155,18 @@ mod tests {
                 "{text}: {rust_plan} ({rust_cost:e}) against the rules' {rules_plan} ({rules_cost:e})"
             );
         }
+        // The cases reach every fused operator the rules know (the masked ones are
+        // extraction's, not the rules').
+        let expected: Vec<String> = crate::fused::CATALOGUE
+            .iter()
+            .filter(|op| op.constructors.is_some())
+            .map(|op| format!("{:?}", op.kind))
+            .collect();
+        let missing: Vec<&String> = expected
+            .iter()
+            .filter(|k| !every_kind.contains(*k))
+            .collect();
+        assert!(missing.is_empty(), "no case fuses {missing:?}");
     }
 
     /// Without the raising phase no root has LA terms; extraction then falls back to
@@ -1099,6 +1184,7 @@ mod tests {
             insert(&mut prepared.eg, &encoded.ops).unwrap();
             saturate(&mut prepared, &opts, Instant::now()).unwrap();
             let mut snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+            snap.fuse();
             if raise {
                 snap.raise();
             }

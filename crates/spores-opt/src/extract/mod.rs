@@ -5,10 +5,13 @@
 //!
 //! # The plan is a term the rules derived
 //!
-//! The way back from relations to LA is rules inside saturation (`rules/raise.egg`, the
-//! final `raise` phase of [`crate::saturate`]): `Unbind i j R` is relation `R` laid out
-//! as a matrix with rows `i` and columns `j` (`NoIx` for a dimension of size 1), and each
-//! rule equates a demanded `Unbind` with an LA operator over `Unbind`s of the operands.
+//! The way back from relations to LA is stated as rules (`rules/raise.egg`): `Unbind i j
+//! R` is relation `R` laid out as a matrix with rows `i` and columns `j` (`NoIx` for a
+//! dimension of size 1), and each rule equates a demanded `Unbind` with an LA operator
+//! over `Unbind`s of the operands. [`Snapshot::raise`] derives the same LA terms on the
+//! snapshot (`raise.rs`), after [`Snapshot::fuse`] has added the fused operators the
+//! fusion rules (`rules/fuse.egg`) derive (`fuse.rs`); `crate::saturate` runs the rules
+//! themselves in egglog when a user's rules may extend them.
 //! Only the roots' orientations are demanded at first, so only classes reachable from a
 //! root, in orientations an LA operator reads them in, get LA terms, and only relations
 //! with at most two free indices (a demand names two indices at most):

@@ -8,7 +8,7 @@
 //! builds LA terms for every relational e-node of every demanded class, in both
 //! orientations. Here each demand is one hash lookup and each LA e-node one push, and a
 //! congruence closure at the end merges the LA classes egglog's hashcons would have
-//! merged. `tests/raise.rs` holds the two to the same plans.
+//! merged. A test in `saturate` holds the two to plans of the same cost.
 //!
 //! A demand is a relational class laid out as a matrix: `(r, rows, cols)`, each side an
 //! index free in `r` or `None` (a dimension of size 1, the rules' `NoIx`). An index that

@@ -26,6 +26,8 @@
 //!   (`Unbind i j (Agg k (Join a b))` = `LMM (Unbind i k a) (Unbind k j b)` when the
 //!   schemas split, `Unbind i j (Bind i j A)` = `A`, `t(..)` for the other orientation,
 //!   fused kernels, ...). The extractor chooses among LA e-nodes ([`crate::extract`]).
+//!   The rules state the way back; a search runs it on the snapshot the extractor reads
+//!   ([`extract::Snapshot::raise`]), fusion likewise ([`extract::Snapshot::fuse`]).
 //! * Fresh indices are constructors over what they come from, not gensyms: deterministic,
 //!   free in no context they are introduced into, and never keyed on e-classes: classes
 //!   merge (all-zero relations of one schema are one class; raising equates LA classes),
@@ -86,19 +88,22 @@
 //! # Schedule
 //!
 //! Translation and folding run to a fixpoint first; then each iteration steps R_EQ (with
-//! folding) and the sampled AC rules once, then the analyses; fusion rules run once on the
-//! final graph (nothing else consumes fused nodes), and raising runs last, to its
-//! fixpoint (nothing but extraction consumes LA terms; see [`raise_to_la`] for why it is
-//! not interleaved). The iterations run under the shared e-graph runner
+//! folding) and the sampled AC rules once, then the analyses. Fusion and raising run once
+//! on the final graph, as it is read out for extraction (nothing but extraction consumes
+//! fused nodes and LA terms, so interleaving them with the search would only fuse and
+//! raise intermediate graphs): fusion matches the patterns of `fuse.egg` and raising
+//! builds the LA terms of `raise.egg` directly on the snapshot, which costs a fraction of
+//! an egglog step per level of the plan (the rules still run, in egglog, when a user's
+//! rules may extend them: [`fuse_and_raise_by_rules`]). The iterations run under the
+//! shared e-graph runner
 //! ([`spores_extract::runner::Runner`]), which owns the loop, the work budget, the time
 //! safety net and the stop reason; one iteration is a `LaSearch` step. Node and time
 //! limits are checked between steps, so the graph may overshoot the node limit by one
-//! step; a step fires at most the matches that keep it within twice the limit (see
-//! `OVERSHOOT`), and a step predicted to pass the limit (the last iteration's growth,
-//! repeated) is not started. Raising is
+//! step; once the graph is big enough for one step to multiply it, a step fires at most
+//! the matches that keep it near twice the limit (see `OVERSHOOT`), and a step predicted
+//! to pass the limit (the last iteration's growth, repeated) is not started. Raising is
 //! not cut by the limits (a root without LA terms would leave only the fallback reader);
-//! it builds LA terms for demanded classes only, adding 1.5-3x the relational graph's
-//! e-nodes (measured in docs/BENCHMARKS.md).
+//! it builds LA terms for demanded classes only.
 
 mod encode;
 mod invariants;

@@ -132,7 +132,7 @@ impl<'e> NodeFacts<'_, '_, 'e> {
     }
 
     /// Estimated sparsity and shape of `e`.
-    fn facts(&mut self, e: &'e LaExpr) -> Result<(f64, Shape), ShapeError> {
+    pub fn facts(&mut self, e: &'e LaExpr) -> Result<(f64, Shape), ShapeError> {
         let key: *const LaExpr = e;
         if let Some(known) = self.stats.get(&key) {
             return Ok(known.clone());

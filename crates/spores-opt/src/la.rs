@@ -589,18 +589,25 @@ impl LaExpr {
             Var(_) | Const(_) => self.clone(),
             Add(x, y) | Sub(x, y) | Mul(x, y) => {
                 let (x, y) = (r(x)?, r(y)?);
-                let shape = broadcast(self.op_symbol(), env.shape_of(&x)?, env.shape_of(&y)?)?;
-                let unfill = |z: LaExpr| -> Result<LaExpr, ShapeError> {
-                    match z {
-                        Fill(v, rows, cols) if (rows.clone(), cols.clone()) == shape => Ok(*v),
-                        other => Ok(other),
+                // The operands' shapes matter only to drop a fill (deriving them at every
+                // node made resolving a sum of 4,000 terms quadratic); a mismatch is still
+                // an error, from the whole expression's shape.
+                let (x, y) = if matches!(x, Fill(..)) || matches!(y, Fill(..)) {
+                    let shape = broadcast(self.op_symbol(), env.shape_of(&x)?, env.shape_of(&y)?)?;
+                    let unfill = |z: LaExpr| -> Result<LaExpr, ShapeError> {
+                        match z {
+                            Fill(v, rows, cols) if (rows.clone(), cols.clone()) == shape => Ok(*v),
+                            other => Ok(other),
+                        }
+                    };
+                    // Only one side may lose its fill: one of them must keep the shape.
+                    match (&x, &y) {
+                        (Fill(..), _) if env.shape_of(&y)? == shape => (unfill(x)?, y),
+                        (_, Fill(..)) if env.shape_of(&x)? == shape => (x, unfill(y)?),
+                        _ => (x, y),
                     }
-                };
-                // Only one side may lose its fill: one of them must keep the shape.
-                let (x, y) = match (&x, &y) {
-                    (Fill(..), _) if env.shape_of(&y)? == shape => (unfill(x)?, y),
-                    (_, Fill(..)) if env.shape_of(&x)? == shape => (x, unfill(y)?),
-                    _ => (x, y),
+                } else {
+                    (x, y)
                 };
                 match self {
                     Add(..) => Add(b(x), b(y)),

@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use crate::cost::LaCost;
-use crate::la::{Dim, LaExpr, ShapeEnv};
+use crate::cost::{LaCost, NodeFacts};
+use crate::la::{LaExpr, ShapeEnv};
 
 use super::OptError;
 use crate::tables::Tables;
@@ -67,16 +67,23 @@ pub fn encode_all(
         .iter()
         .map(|e| hide_opaque(e, env, &mut tables, optimize_arg))
         .collect::<Result<Vec<_>, _>>()?;
+    // Each node's shape and sparsity, derived once from its operands' (the environment is
+    // final: the placeholders are in it).
+    let env = tables.env.clone();
+    let cost = LaCost::new(&env);
+    let mut facts = cost.node_facts();
     let mut enc = Encoder {
         tables,
         ops: Vec::new(),
+        slots: 0,
+        known_dims: Vec::new(),
         memo: HashMap::new(),
         leaf_ids: HashMap::new(),
     };
     let mut root_binds = Vec::new();
     for (k, input) in inputs.iter().enumerate() {
-        let root = enc.term(input)?;
-        let (r, c) = crate::cost::shape_of(&enc.tables.env, input)?;
+        let root = enc.term(input, &mut facts)?;
+        let (_, (r, c)) = facts.facts(input)?;
         let (rc, cc) = (enc.tables.dim_code(&r), enc.tables.dim_code(&c));
         let suffix = if k == 0 { String::new() } else { k.to_string() };
         let i = enc.add("I", vec![Arg::Str(format!("i{suffix}"))]);
@@ -100,9 +107,7 @@ pub fn encode_all(
     let mut codes: Vec<i64> = (0..enc.tables.syms.len())
         .map(|n| -(n as i64) - 1)
         .collect();
-    for input in &inputs {
-        collect_known_dims(input, &enc.tables.env, &mut codes);
-    }
+    codes.append(&mut enc.known_dims);
     codes.sort_unstable();
     codes.dedup();
     for code in codes {
@@ -116,19 +121,6 @@ pub fn encode_all(
         inputs,
         root_binds,
     })
-}
-
-fn collect_known_dims(e: &LaExpr, env: &ShapeEnv, out: &mut Vec<i64>) {
-    if let Ok((r, c)) = crate::cost::shape_of(env, e) {
-        for d in [r, c] {
-            if let Dim::Known(n) = d {
-                out.push(i64::try_from(n).unwrap_or(i64::MAX));
-            }
-        }
-    }
-    for child in crate::cost::children(e) {
-        collect_known_dims(child, env, out);
-    }
 }
 
 /// Replaces each call the rules cannot see into with a fresh input of the same shape,
@@ -218,8 +210,12 @@ pub(crate) fn hide_opaque(
 struct Encoder {
     tables: Tables,
     ops: Vec<Op>,
-    /// Structural key of a subexpression to its slot, so shared subexpressions become
-    /// one e-class from the start.
+    /// Constructor ops so far: the next one's slot.
+    slots: usize,
+    /// The known sizes of the encoded terms' dimensions (their codes).
+    known_dims: Vec<i64>,
+    /// A constructor and its arguments (operands by slot) to its slot, so structurally
+    /// equal subexpressions become one e-class from the start.
     memo: HashMap<String, usize>,
     leaf_ids: HashMap<String, usize>,
 }
@@ -228,15 +224,18 @@ impl Encoder {
     /// Adds a constructor op and returns its slot.
     fn add(&mut self, name: &'static str, args: Vec<Arg>) -> usize {
         self.ops.push(Op::Add(name, args));
-        self.ops.iter().filter(|o| matches!(o, Op::Add(..))).count() - 1
+        self.slots += 1;
+        self.slots - 1
     }
 
-    fn term(&mut self, e: &LaExpr) -> Result<usize, OptError> {
+    /// The slot of `e`, its operands encoded first: each node costs its own operator,
+    /// whatever its depth (a sum of 4,000 terms is a chain 4,000 deep).
+    fn term<'e>(
+        &mut self,
+        e: &'e LaExpr,
+        facts: &mut NodeFacts<'_, '_, 'e>,
+    ) -> Result<usize, OptError> {
         use LaExpr::*;
-        let key = format!("{e:?}");
-        if let Some(slot) = self.memo.get(&key) {
-            return Ok(*slot);
-        }
         let s = Arg::Slot;
         let (name, args): (&'static str, Vec<Arg>) = match e {
             Var(v) => {
@@ -258,16 +257,28 @@ impl Encoder {
                 ("LVar", vec![Arg::I64(n as i64)])
             }
             Const(c) => ("LConst", vec![Arg::F64(*c)]),
-            Add(a, b) => ("LAdd", vec![s(self.term(a)?), s(self.term(b)?)]),
-            Sub(a, b) => ("LSub", vec![s(self.term(a)?), s(self.term(b)?)]),
-            Mul(a, b) => ("LMul", vec![s(self.term(a)?), s(self.term(b)?)]),
-            MatMul(a, b) => ("LMM", vec![s(self.term(a)?), s(self.term(b)?)]),
-            Transpose(a) => ("LT", vec![s(self.term(a)?)]),
-            Neg(a) => ("LNeg", vec![s(self.term(a)?)]),
-            Sum(a) => ("LSum", vec![s(self.term(a)?)]),
-            RowSums(a) => ("LRowSums", vec![s(self.term(a)?)]),
-            ColSums(a) => ("LColSums", vec![s(self.term(a)?)]),
-            Pow(a, k) => ("LPow", vec![s(self.term(a)?), Arg::F64(*k)]),
+            Add(a, b) => (
+                "LAdd",
+                vec![s(self.term(a, facts)?), s(self.term(b, facts)?)],
+            ),
+            Sub(a, b) => (
+                "LSub",
+                vec![s(self.term(a, facts)?), s(self.term(b, facts)?)],
+            ),
+            Mul(a, b) => (
+                "LMul",
+                vec![s(self.term(a, facts)?), s(self.term(b, facts)?)],
+            ),
+            MatMul(a, b) => (
+                "LMM",
+                vec![s(self.term(a, facts)?), s(self.term(b, facts)?)],
+            ),
+            Transpose(a) => ("LT", vec![s(self.term(a, facts)?)]),
+            Neg(a) => ("LNeg", vec![s(self.term(a, facts)?)]),
+            Sum(a) => ("LSum", vec![s(self.term(a, facts)?)]),
+            RowSums(a) => ("LRowSums", vec![s(self.term(a, facts)?)]),
+            ColSums(a) => ("LColSums", vec![s(self.term(a, facts)?)]),
+            Pow(a, k) => ("LPow", vec![s(self.term(a, facts)?), Arg::F64(*k)]),
             Fill(..) => {
                 return Err(OptError::Encode(format!(
                     "`{e}` reached the encoder (fills are placeholders)"
@@ -295,8 +306,15 @@ impl Encoder {
                     }
                 } as i64;
                 match args.as_slice() {
-                    [a] => ("LF1", vec![Arg::I64(f), s(self.term(a)?)]),
-                    [a, b] => ("LF2", vec![Arg::I64(f), s(self.term(a)?), s(self.term(b)?)]),
+                    [a] => ("LF1", vec![Arg::I64(f), s(self.term(a, facts)?)]),
+                    [a, b] => (
+                        "LF2",
+                        vec![
+                            Arg::I64(f),
+                            s(self.term(a, facts)?),
+                            s(self.term(b, facts)?),
+                        ],
+                    ),
                     _ => {
                         return Err(OptError::Encode(format!(
                             "`{name}` with {} arguments reached the encoder",
@@ -306,9 +324,14 @@ impl Encoder {
                 }
             }
         };
-        let (r, c) = crate::cost::shape_of(&self.tables.env, e)?;
+        let key = format!("{name}{args:?}");
+        if let Some(slot) = self.memo.get(&key) {
+            return Ok(*slot);
+        }
+        let (sp, (r, c)) = facts.facts(e)?;
         let (rc, cc) = (self.tables.dim_code(&r), self.tables.dim_code(&c));
-        let sp = LaCost::new(&self.tables.env).sparsity(e)?;
+        self.known_dims
+            .extend([rc, cc].into_iter().filter(|&code| code >= 0));
         let slot = self.add(name, args);
         for (f, v) in [
             ("rows", Arg::I64(rc)),

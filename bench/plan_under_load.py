@@ -12,8 +12,10 @@ Per case and load: whether the default settings searched at all (a block whose p
 cost cannot pay for a search runs as written, or as extraction finds it without rules), the
 number of distinct predicted costs over the runs, whether every run reached the full
 search's predicted cost (within 0.1 %), and the median, best and worst times (worst/best
-ratio). Exits 1 when the runs of a case differ in plan, a searched run misses the full
-search's plan, or a value differs from the full search's (relative 1e-9).
+ratio), beside the whole process's CPU time (user + system) and its worst/best: the work
+done, which shows whether a slow run did more work or waited for a core. Exits 1 when
+the runs of a case differ in plan, a searched run misses the full search's plan, or a
+value differs from the full search's (relative 1e-9).
 
 Usage:
   python3 bench/plan_under_load.py [--runs 6] [--loads 0,4] [--spores target/release/spores]
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -61,11 +64,16 @@ print("ms " + (t1 - t0) / 1000000)
 """
 
 
-def run(spores: str, path: Path, extra: list[str]) -> tuple[float, float | None, float, bool]:
+def run(spores: str, path: Path, extra: list[str]) -> tuple[float, float | None, float, bool, float]:
     """The printed value, the predicted cost after optimization (None: not rewritten), the
-    block's milliseconds and whether a search ran."""
+    block's milliseconds, whether a search ran, and the whole process's CPU seconds (user
+    + system: the work done, which the machine's load does not stretch as it stretches
+    wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run([spores, "run", str(path), "--explain", *extra],
                          capture_output=True, text=True, timeout=600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if out.returncode != 0:
         raise RuntimeError(f"{path}: {out.stderr.strip()[-400:]}")
     text = out.stdout
@@ -77,7 +85,7 @@ def run(spores: str, path: Path, extra: list[str]) -> tuple[float, float | None,
         except ValueError:
             pass
     ms = float(MS.findall(text)[-1])
-    return value, (costs[-1] if costs else None), ms, "stopped by" in text
+    return value, (costs[-1] if costs else None), ms, "stopped by" in text, cpu
 
 
 def main() -> int:
@@ -104,14 +112,15 @@ def main() -> int:
                     for _ in range(load)]
             try:
                 for expr, shape, path in cases:
-                    ref_value, ref_cost, _, _ = reference[path]
-                    values, costs, times, searched = [], [], [], []
+                    ref_value, ref_cost, _, _, _ = reference[path]
+                    values, costs, times, searched, cpus = [], [], [], [], []
                     for _ in range(args.runs):
-                        v, c, ms, did_search = run(args.spores, path, [])
+                        v, c, ms, did_search, cpu = run(args.spores, path, [])
                         values.append(v)
                         costs.append(c)
                         times.append(ms)
                         searched.append(did_search)
+                        cpus.append(cpu)
                     full_plan = all(
                         (c is None and ref_cost is None)
                         or (c is not None and ref_cost is not None
@@ -126,7 +135,8 @@ def main() -> int:
                                  "yes" if did_search else "no (cannot pay)", distinct,
                                  "yes" if full_plan else ("NO" if did_search else "no"),
                                  "yes" if same_value else "NO",
-                                 statistics.median(times), min(times), max(times)))
+                                 statistics.median(times), min(times), max(times),
+                                 statistics.median(cpus), max(cpus) / max(min(cpus), 1e-9)))
                     print(f"{expr} {shape} load {load}: plans {distinct}, "
                           f"searched {did_search}, full-search plan {full_plan}, median {statistics.median(times):.1f} ms, "
                           f"worst {max(times):.1f} ms", file=sys.stderr)
@@ -134,11 +144,12 @@ def main() -> int:
                 for h in hogs:
                     h.kill()
     print("| expression | X | load | searched | distinct plans | full-search plan every run "
-          "| values agree | median ms | best ms | worst ms | worst/best |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for expr, shape, load, searched, distinct, plan, value, med, best, worst in rows:
+          "| values agree | median ms | best ms | worst ms | worst/best | process CPU s | CPU worst/best |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for (expr, shape, load, searched, distinct, plan, value, med, best, worst, cpu,
+         cpu_spread) in rows:
         print(f"| `{expr}` | {shape} | {load} | {searched} | {distinct} | {plan} | {value} | {med:.1f} "
-              f"| {best:.1f} | {worst:.1f} | {worst / max(best, 1e-9):.2f} |")
+              f"| {best:.1f} | {worst:.1f} | {worst / max(best, 1e-9):.2f} | {cpu:.2f} | {cpu_spread:.2f} |")
     return 1 if failed else 0
 
 

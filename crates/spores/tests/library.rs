@@ -341,6 +341,14 @@ print(f(m, l[1]))
 "#,
             "3\n4\n10.0\nbob\n5\n12.5\n",
         ),
+        // As SystemDS 3.4 prints: a list appended to a list is one element of it, and
+        // `%%` is what the truncated quotient leaves, computed in doubles.
+        (
+            "a_list_appended_to_a_list_nests_and_modulus_follows_systemds",
+            false,
+            "print(length(append(list(), list(1, 2, 3))))\nprint(length(append(list(1), list(2, 3))))\nprint(3 %% 0.6)\nprint(-7 %% 3)\nprint(-7.5 %/% 2)\nprint(toString(matrix(\"-3 3\", rows=1, cols=2) %% 3))\n",
+            "1\n2\n0.0\n-1\n-3.0\n0.000 0.000\n\n",
+        ),
         (
             "nan_and_inf_are_constants_unless_assigned",
             false,

@@ -31,8 +31,9 @@ pub fn construct(args: &[Value]) -> OpResult {
     Ok(Value::List(Arc::new(list)))
 }
 
-/// `append(l, x)`: a new list with `x` at the end (the elements of `x` when it is a
-/// list). `append(s, t)` of two strings joins them with a line break, as SystemDS does.
+/// `append(l, x)`: a new list with `x` at the end, as one element even when `x` is a
+/// list (SystemDS nests: `length(append(list(), list(1, 2, 3)))` is 1). `append(s, t)` of
+/// two strings joins them with a line break, as SystemDS does.
 pub fn append(args: &[Value]) -> OpResult {
     if let [Value::Str(s), Value::Str(t)] = args {
         return Ok(Value::str(format!("{s}\n{t}")));
@@ -45,16 +46,8 @@ pub fn append(args: &[Value]) -> OpResult {
         .into());
     };
     let mut out = (**list).clone();
-    match &args[1] {
-        Value::List(more) => {
-            out.names.extend(more.names.iter().cloned());
-            out.items.extend(more.items.iter().cloned());
-        }
-        value => {
-            out.names.push(None);
-            out.items.push(value.clone());
-        }
-    }
+    out.names.push(None);
+    out.items.push(args[1].clone());
     Ok(Value::List(Arc::new(out)))
 }
 

@@ -68,6 +68,18 @@ pub enum BinaryOp {
     Or,
 }
 
+/// SystemDS's `%/%`: the double quotient truncated toward zero, unless it is NaN or
+/// infinite.
+#[inline(always)]
+fn int_div(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if q.is_finite() {
+        q.trunc()
+    } else {
+        q
+    }
+}
+
 #[inline(always)]
 fn flag(b: bool) -> f64 {
     if b {
@@ -130,10 +142,18 @@ impl BinaryOp {
                     a.max(b)
                 }
             }
-            // SystemDS truncates, as Java's `%` and integer division do:
-            // `-7 %% 3 = -1`, `-7.5 %/% 2 = -3`.
-            BinaryOp::Mod => a % b,
-            BinaryOp::IntDiv => (a / b).trunc(),
+            // As SystemDS: `%/%` is the quotient truncated toward zero (NaN and ±Inf pass
+            // through), and `%%` is what is left of it, `a - (a %/% b) * b` computed in
+            // doubles (NaN for b = 0): `-7 %% 3 = -1`, `-7.5 %/% 2 = -3`, and `3 %% 0.6 =
+            // 0` where the exact remainder (`fmod`) is 1.1e-16.
+            BinaryOp::Mod => {
+                if b == 0.0 {
+                    f64::NAN
+                } else {
+                    a - int_div(a, b) * b
+                }
+            }
+            BinaryOp::IntDiv => int_div(a, b),
             BinaryOp::Eq => flag(a == b),
             BinaryOp::Ne => flag(a != b),
             BinaryOp::Lt => flag(a < b),
@@ -645,6 +665,13 @@ pub(crate) mod tests {
         assert_eq!(Mod.apply(-5.0, -3.0), -2.0);
         assert_eq!(Mod.apply(5.5, 2.0), 1.5);
         assert!(Mod.apply(5.0, 0.0).is_nan());
+        // What SystemDS 3.4 prints for `3 %% 0.6` and `matrix("-3 3", 1, 2) %% 3`: the
+        // remainder of the truncated quotient, computed in doubles (`fmod` gives 1.1e-16
+        // and -0 here).
+        assert_eq!(Mod.apply(3.0, 0.6), 0.0);
+        assert!(Mod.apply(-3.0, 3.0).is_sign_positive());
+        assert_eq!(IntDiv.apply(-7.5, 2.0), -3.0);
+        assert!(IntDiv.apply(0.0, 0.0).is_nan());
         assert_eq!(IntDiv.apply(-5.0, 3.0), -1.0);
         assert_eq!(IntDiv.apply(5.0, -3.0), -1.0);
         assert_eq!(IntDiv.apply(-5.0, -3.0), 1.0);

@@ -41,18 +41,6 @@ impl Matcher<'_, '_> {
         &self.snap.r_classes[c].nodes
     }
 
-    /// Whether `c`'s free indices are exactly `of`.
-    fn schema_is(&self, c: RId, of: &[Ix]) -> bool {
-        let s = self.snap.schema(c).unwrap_or(&[]);
-        s.len() == of.len() && of.iter().all(|i| s.contains(i))
-    }
-
-    fn has_lit(&self, c: RId, x: f64) -> bool {
-        self.nodes(c)
-            .iter()
-            .any(|n| matches!(n, RNode::Lit(y) if *y == x))
-    }
-
     fn named(&self, f: usize, name: &str) -> bool {
         self.snap.tables.funcs.get(f).is_some_and(|g| g == name)
     }
@@ -72,17 +60,6 @@ impl Matcher<'_, '_> {
         out
     }
 
-    /// The `b` of every `Join (Lit -1) b` in `c`.
-    fn negated(&self, c: RId) -> Vec<RId> {
-        self.nodes(c)
-            .iter()
-            .filter_map(|n| match n {
-                RNode::Join(l, b) if self.has_lit(*l, -1.0) => Some(*b),
-                _ => None,
-            })
-            .collect()
-    }
-
     /// Every `(j, m)` of a `Bind i j m` in `c` whose row index is `i`.
     fn binds_with_row(&self, c: RId, i: Ix) -> Vec<(Ix, MId)> {
         self.nodes(c)
@@ -97,9 +74,9 @@ impl Matcher<'_, '_> {
     /// X(i,j), U(i,k), V(j,k) with distinct indices: the operands of the losses.
     fn xuv(&self, i: Ix, j: Ix, k: Ix, x: RId, u: RId, v: RId) -> bool {
         distinct(i, j, k)
-            && self.schema_is(x, &[i, j])
-            && self.schema_is(u, &[i, k])
-            && self.schema_is(v, &[j, k])
+            && self.snap.schema_is(x, &[i, j])
+            && self.snap.schema_is(u, &[i, k])
+            && self.snap.schema_is(v, &[j, k])
     }
 
     /// Every pattern whose top is `node`.
@@ -155,8 +132,8 @@ impl Matcher<'_, '_> {
                     for m in self.nodes(*c) {
                         if let RNode::Join(a, b) = m {
                             if distinct(i, j, *k)
-                                && self.schema_is(*a, &[i, *k])
-                                && self.schema_is(*b, &[*k, j])
+                                && self.snap.schema_is(*a, &[i, *k])
+                                && self.snap.schema_is(*b, &[*k, j])
                             {
                                 out(RNode::Fused(Fused::SumMm, [i, j, *k], vec![*a, *b]));
                             }
@@ -174,14 +151,14 @@ impl Matcher<'_, '_> {
         let fused = |kind, k, args: [RId; 3]| RNode::Fused(kind, [i, j, k], args.to_vec());
         for m in self.nodes(d) {
             let RNode::Union(p, q) = m else { continue };
-            for neg in self.negated(*q) {
+            for neg in self.snap.negated(*q) {
                 for (k, u, v) in self.agg_join(neg) {
                     if self.xuv(i, j, k, *p, u, v) {
                         out(fused(Fused::Wsloss, k, [*p, u, v]));
                     }
                 }
             }
-            for x in self.negated(*q) {
+            for x in self.snap.negated(*q) {
                 for (k, u, v) in self.agg_join(*p) {
                     if self.xuv(i, j, k, x, u, v) {
                         out(fused(Fused::Wsloss, k, [x, u, v]));
@@ -201,14 +178,18 @@ impl Matcher<'_, '_> {
         // t(X) %*% X: two binds of one LA term over distinct columns.
         for (j, m) in self.binds_with_row(p, i) {
             for (l, m2) in self.binds_with_row(q, i) {
-                if m == m2 && j != l && self.schema_is(p, &[i, j]) && self.schema_is(q, &[i, l]) {
+                if m == m2
+                    && j != l
+                    && self.snap.schema_is(p, &[i, j])
+                    && self.snap.schema_is(q, &[i, l])
+                {
                     out(RNode::Fused(Fused::Tsmm, [i, j, l], vec![p]));
                 }
             }
         }
         // t(X) %*% (X %*% v) and t(X) %*% (w * (X %*% v))
         for (j, m) in self.binds_with_row(p, i) {
-            if !self.schema_is(p, &[i, j]) {
+            if !self.snap.schema_is(p, &[i, j]) {
                 continue;
             }
             let chain = |c: RId, w: Option<RId>, out: &mut dyn FnMut(RNode)| {
@@ -231,7 +212,7 @@ impl Matcher<'_, '_> {
             chain(q, None, out);
             for n in self.nodes(q) {
                 if let RNode::Join(w, c) = n {
-                    if self.schema_is(*w, &[i]) {
+                    if self.snap.schema_is(*w, &[i]) {
                         chain(*c, Some(*w), out);
                     }
                 }
@@ -251,10 +232,10 @@ impl Matcher<'_, '_> {
                             && distinct(i, j, k)
                             && k != c
                             && j != c
-                            && self.schema_is(*x, &[i, j])
-                            && self.schema_is(u1, &[i, k])
-                            && self.schema_is(p, &[i, c])
-                            && self.schema_is(v, &[j, k])
+                            && self.snap.schema_is(*x, &[i, j])
+                            && self.snap.schema_is(u1, &[i, k])
+                            && self.snap.schema_is(p, &[i, c])
+                            && self.snap.schema_is(v, &[j, k])
                         {
                             out(RNode::Fused(Fused::WdivmmLeft, [i, j, k], vec![*x, p, v]));
                         }
@@ -306,10 +287,10 @@ impl Matcher<'_, '_> {
                         if distinct(i, j, k)
                             && k != c
                             && i != c
-                            && self.schema_is(x, &[i, j])
-                            && self.schema_is(u, &[i, k])
-                            && self.schema_is(v1, &[j, k])
-                            && self.schema_is(v2, &[j, c])
+                            && self.snap.schema_is(x, &[i, j])
+                            && self.snap.schema_is(u, &[i, k])
+                            && self.snap.schema_is(v1, &[j, k])
+                            && self.snap.schema_is(v2, &[j, c])
                         {
                             out(RNode::Fused(kind, [i, j, k], vec![x, u, v2]));
                         }
@@ -335,7 +316,7 @@ impl Matcher<'_, '_> {
     fn sprop(&self, p: RId, q: RId, out: &mut dyn FnMut(RNode)) {
         for n in self.nodes(q) {
             if let RNode::Union(one, neg) = n {
-                if self.has_lit(*one, 1.0) && self.negated(*neg).contains(&p) {
+                if self.snap.has_lit(*one, 1.0) && self.snap.negated(*neg).contains(&p) {
                     out(RNode::Sprop(p));
                 }
             }

@@ -484,14 +484,14 @@ impl<'t> Snapshot<'t> {
     }
 
     /// Fusion: adds every fused e-node the fusion rules (`rules/fuse.egg`) derive to the
-    /// class at the top of its pattern ([`fuse`]).
+    /// class at the top of its pattern (`extract/fuse.rs`).
     pub fn fuse(&mut self) {
         fuse::fuse(self);
     }
 
     /// The way back to LA: replaces the LA classes read from the e-graph (the user's
     /// terms and the roots' demands) by every LA term the raising rules derive for the
-    /// classes reachable from a root ([`raise`]), and finds each root's LA class.
+    /// classes reachable from a root (`extract/raise.rs`), and finds each root's LA class.
     pub fn raise(&mut self) {
         raise::raise(self);
     }
@@ -515,6 +515,32 @@ impl<'t> Snapshot<'t> {
 
     pub fn schema(&self, c: RId) -> Option<&[Ix]> {
         self.r_classes.get(c)?.schema.as_deref()
+    }
+
+    /// Whether class `c`'s free indices are exactly `of` (in any order).
+    pub fn schema_is(&self, c: RId, of: &[Ix]) -> bool {
+        let s = self.schema(c).unwrap_or(&[]);
+        s.len() == of.len() && of.iter().all(|i| s.contains(i))
+    }
+
+    /// Whether class `c` holds the constant `x`.
+    pub fn has_lit(&self, c: RId, x: f64) -> bool {
+        self.r_classes[c]
+            .nodes
+            .iter()
+            .any(|n| matches!(n, RNode::Lit(y) if *y == x))
+    }
+
+    /// The `b` of every `Join (Lit -1) b` in class `c`: what `c` is the negation of.
+    pub fn negated(&self, c: RId) -> Vec<RId> {
+        self.r_classes[c]
+            .nodes
+            .iter()
+            .filter_map(|n| match n {
+                RNode::Join(l, b) if self.has_lit(*l, -1.0) => Some(*b),
+                _ => None,
+            })
+            .collect()
     }
 }
 

@@ -171,30 +171,6 @@ impl<'a, 't> Raiser<'a, 't> {
         m
     }
 
-    fn has_lit(&self, r: RId, x: f64) -> bool {
-        self.snap.r_classes[r]
-            .nodes
-            .iter()
-            .any(|n| matches!(n, RNode::Lit(y) if *y == x))
-    }
-
-    /// The operand of every `Join (Lit -1) b` in `r`.
-    fn negated(&self, r: RId) -> Vec<RId> {
-        self.snap.r_classes[r]
-            .nodes
-            .iter()
-            .filter_map(|n| match n {
-                RNode::Join(a, b) if self.has_lit(*a, -1.0) => Some(*b),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn is_schema(&self, r: RId, of: &[Ix]) -> bool {
-        let s = self.schema(r);
-        s.len() == of.len() && of.iter().all(|i| s.contains(i))
-    }
-
     /// Every LA e-node the rules equate with demand `(r, i, j)`, added to `class`.
     fn raise_class(&mut self, r: RId, i: Side, j: Side, class: MId) {
         // The other orientation, transposed (no condition: a class is computed the way
@@ -221,7 +197,7 @@ impl<'a, 't> Raiser<'a, 't> {
                 RNode::Join(a, b) => {
                     let (x, y) = (self.demand(*a, i, j), self.demand(*b, i, j));
                     self.add(class, MNode::Mul(x, y));
-                    if self.has_lit(*a, -1.0) {
+                    if self.snap.has_lit(*a, -1.0) {
                         let y = self.demand(*b, i, j);
                         self.add(class, MNode::Neg(y));
                     }
@@ -229,7 +205,7 @@ impl<'a, 't> Raiser<'a, 't> {
                 RNode::Union(a, b) => {
                     let (x, y) = (self.demand(*a, i, j), self.demand(*b, i, j));
                     self.add(class, MNode::Add(x, y));
-                    for neg in self.negated(*b) {
+                    for neg in self.snap.negated(*b) {
                         let y = self.demand(neg, i, j);
                         self.add(class, MNode::Sub(x, y));
                     }
@@ -276,7 +252,7 @@ impl<'a, 't> Raiser<'a, 't> {
                 }
                 for node in &snap.r_classes[x].nodes {
                     if let RNode::Agg(l, y) = node {
-                        if *l != k && self.is_schema(*y, &[k, *l]) {
+                        if *l != k && self.snap.schema_is(*y, &[k, *l]) {
                             let a = self.demand(*y, Some(k), Some(*l));
                             self.add(class, MNode::Sum(a));
                             let b = self.demand(*y, Some(*l), Some(k));
@@ -285,11 +261,11 @@ impl<'a, 't> Raiser<'a, 't> {
                     }
                 }
             }
-            (Some(i), None) if i != k && self.is_schema(x, &[i, k]) => {
+            (Some(i), None) if i != k && self.snap.schema_is(x, &[i, k]) => {
                 let a = self.demand(x, Some(i), Some(k));
                 self.add(class, MNode::RowSums(a));
             }
-            (None, Some(j)) if j != k && self.is_schema(x, &[k, j]) => {
+            (None, Some(j)) if j != k && self.snap.schema_is(x, &[k, j]) => {
                 let a = self.demand(x, Some(k), Some(j));
                 self.add(class, MNode::ColSums(a));
             }

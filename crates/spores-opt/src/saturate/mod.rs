@@ -60,13 +60,13 @@
 //! * egglog *can* sample: a custom [`egglog::scheduler::Scheduler`] sees every rule's
 //!   matches per iteration, chooses some, and egglog keeps the rest for later. We
 //!   implement SPORES' per-rule sampling that way (`sched::Sampler`) on the AC and user
-//!   rulesets, and a per-step match budget on every search step (R_EQ included), which
-//!   keeps one step from growing the graph far past the node limit without keeping a
-//!   copy of the graph to undo it (copies took a quarter of the loss's search). Costs:
-//!   the first scheduled step compiles a scheduled copy of each rule (~0.1 ms per rule,
-//!   per e-graph); and the scheduler's pending-match buffers sit behind an `Arc` that
-//!   `EGraph::clone` shares, so a scheduler must be added to each cloned e-graph, never
-//!   to the template.
+//!   rulesets, and a per-step match budget (on R_EQ too once the graph is an eighth of
+//!   the node limit), which keeps one step from growing the graph far past the limit
+//!   without keeping a copy of the graph to undo it (copies took a quarter of the loss's
+//!   search). Costs: the first scheduled step compiles a scheduled copy of each rule
+//!   (0.1-0.2 ms per rule, per e-graph); and the scheduler's pending-match buffers sit
+//!   behind an `Arc` that `EGraph::clone` shares, so a scheduler must be added to each
+//!   cloned e-graph, never to the template (and cannot be compiled once for all).
 //! * `(unstable-combined-ruleset name a b ..)` steps several rulesets in one backend
 //!   run; every `step_rules` call has a fixed cost (~50-100 µs), which dominates small
 //!   graphs, so translation is one combined ruleset and each iteration is two steps.
@@ -587,7 +587,7 @@ pub fn contains(
 /// of 122,695 e-nodes 2.6 times the iteration that grew it), raising adds a little.
 const PHASES_AFTER_A_STEP: f64 = 4.0;
 
-/// A step may leave at most `OVERSHOOT` times the node limit: each step's matches are
+/// A step should leave at most `OVERSHOOT` times the node limit: each step's matches are
 /// capped by the room left ([`sched::MatchBudget`]), so one explosive step cannot cost
 /// seconds of analysis, fusion and extraction (distributing over the class all-zero
 /// relations of one schema share has grown a 315-node graph to 9921 in one step, MLR's
@@ -710,9 +710,10 @@ fn search(
 }
 
 /// One iteration of the LA search, for the [`Runner`]: R_EQ (with folding), then the
-/// sampled AC and user rulesets, each stepped once under a match budget (the room left
-/// under `OVERSHOOT` times the node limit) and followed by the analyses. It stops at the
-/// node limit and at the time limit, checked between rulesets.
+/// sampled AC and user rulesets, each stepped once (under a match budget, the room left
+/// under `OVERSHOOT` times the node limit, once the graph is big enough for a step to
+/// multiply it), then the analyses. It stops at the node limit and at the time limit,
+/// checked between rulesets.
 struct LaSearch<'a> {
     eg: &'a mut EGraph,
     scheduler: SchedulerId,
@@ -747,28 +748,21 @@ impl Search for LaSearch<'_> {
             // without the scheduler, whose scheduled copy of each rule costs a small
             // search more than the search itself.
             let size = enode_count(eg);
-            if ruleset == "rewrite" && size <= self.cap_from {
-                let report = checked(eg.step_rules(ruleset))?;
-                outcome.updated |= report.updated;
-                outcome.can_stop &= report.can_stop;
-                outcome.matches += report.num_matches_per_rule.values().sum::<usize>();
-                if enode_count(eg) > ctx.node_limit {
-                    outcome.stopped = Some(StopReason::NodeLimit);
-                    break;
-                }
-                continue;
-            }
-            let room = ctx
-                .node_limit
-                .saturating_mul(OVERSHOOT)
-                .saturating_sub(size);
-            let per_match = if ruleset == "user" {
-                ENODES_PER_USER_MATCH
+            let report = if ruleset == "rewrite" && size <= self.cap_from {
+                checked(eg.step_rules(ruleset))?
             } else {
-                ENODES_PER_MATCH
+                let room = ctx
+                    .node_limit
+                    .saturating_mul(OVERSHOOT)
+                    .saturating_sub(size);
+                let per_match = if ruleset == "user" {
+                    ENODES_PER_USER_MATCH
+                } else {
+                    ENODES_PER_MATCH
+                };
+                self.budget.set(room / per_match);
+                checked(eg.step_rules_with_scheduler(self.scheduler, ruleset))?
             };
-            self.budget.set(room / per_match);
-            let report = checked(eg.step_rules_with_scheduler(self.scheduler, ruleset))?;
             outcome.updated |= report.updated;
             outcome.can_stop &= report.can_stop;
             outcome.matches += report.num_matches_per_rule.values().sum::<usize>();

@@ -223,6 +223,44 @@ fn write_then_read_round_trips_through_every_format() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// SystemDS's tests say what they read (`read($1, rows=$2, cols=$3, format="mm")`): the
+/// size is checked against the file and named when it differs, `nnz` is a hint, and only
+/// a matrix of numbers is read.
+#[test]
+fn read_takes_the_size_and_types_systemds_scripts_give() {
+    let dir = std::env::temp_dir().join(format!("spores-test-readsize-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let x = dir.join("x.mtx");
+    run(&format!(
+        "X = matrix(\"1 0 2 0 0 3\", rows=3, cols=2)\nwrite(X, \"{}\")\n",
+        x.display()
+    ));
+    let src = "X = read($1, rows=$2, cols=$3, nnz=3, format=\"mm\", data_type=\"matrix\", value_type=\"double\")\nprint(sum(X))\n";
+    let args = [("1", x.to_str().unwrap()), ("2", "3"), ("3", "2")];
+    assert_eq!(run_with_args(src, &args), "6.0\n");
+    let wrong = |call: &str| {
+        runtime_error(&format!(
+            "X = read(\"{}\", {call})\nprint(sum(X))\n",
+            x.display()
+        ))
+    };
+    for (call, says) in [
+        (
+            "rows=4, cols=2",
+            "x.mtx: the file has 3 rows, the call says rows=4",
+        ),
+        ("cols=3", "the file has 2 columns, the call says cols=3"),
+        (
+            "data_type=\"frame\"",
+            "data_type=\"frame\" is not supported",
+        ),
+    ] {
+        let err = wrong(call);
+        assert!(err.contains(says), "{call}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A run of `read` statements is read concurrently (`Interpreter::prefetch_reads`): the
 /// values, the duplicates, `$args`, reader options and the error of the first failing
 /// read are what reading them one after the other gives.

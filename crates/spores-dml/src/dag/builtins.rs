@@ -299,6 +299,14 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             opt("format", Str("")),
             opt("header", Bool(false)),
             opt("sep", Str(",")),
+            // What SystemDS's scripts say of the file: the size is checked against it,
+            // `nnz` is a hint (a file may store explicit zeros), the types must be a
+            // matrix of numbers.
+            opt("rows", Int(-1)),
+            opt("cols", Int(-1)),
+            opt("nnz", Int(-1)),
+            opt("data_type", Str("matrix")),
+            opt("value_type", Str("double")),
         ],
         Named,
     ),

@@ -109,6 +109,18 @@ pub enum FileError {
     UnsupportedFormat { name: String },
     #[error("{}: Parquet files need a build with the `datafusion` feature", path.display())]
     ParquetNeedsFeature { path: PathBuf },
+    /// The file's size is not the one the `read` call gives (`rows=`, `cols=`).
+    #[error("{}: the file has {found} {noun}, the call says {param}={expected}", path.display())]
+    SizeDiffers {
+        path: PathBuf,
+        noun: &'static str,
+        param: &'static str,
+        found: usize,
+        expected: usize,
+    },
+    /// A `data_type` or `value_type` this reader does not give.
+    #[error("read: {param}=\"{value}\" is not supported (a matrix of numbers: data_type=\"matrix\", value_type=\"double\", \"int\" or \"boolean\")")]
+    UnsupportedType { param: &'static str, value: String },
     /// A file read once for every operator that needs it (the error names the path).
     #[error(transparent)]
     Read(Arc<ExecError>),

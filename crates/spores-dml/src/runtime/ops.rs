@@ -610,6 +610,8 @@ pub struct ReadRequest {
     pub file: Arc<str>,
     pub format: Format,
     pub opts: ReadOptions,
+    /// The rows and columns the call says the file has (`rows=`, `cols=`), checked.
+    pub size: (Option<usize>, Option<usize>),
 }
 
 /// The `sep` argument of `read`/`write`: matched whole, as SystemDS does (`sep="::"`).
@@ -629,18 +631,75 @@ impl ReadRequest {
             csv_header: args[2].as_bool().unwrap_or(false),
             csv_sep: csv_separator(&args[3])?,
         };
-        Ok(ReadRequest { file, format, opts })
+        // A size below zero (the default) is not given.
+        let size_arg = |k: usize, what: &'static str| -> Result<Option<usize>, RuntimeError> {
+            match args.get(k) {
+                Some(v) => {
+                    let n = number_arg(v, what)?;
+                    Ok((n >= 0.0).then_some(n as usize))
+                }
+                None => Ok(None),
+            }
+        };
+        let size = (size_arg(4, "rows")?, size_arg(5, "cols")?);
+        size_arg(6, "nnz")?;
+        for (k, param, allowed) in [
+            (7, "data_type", &["matrix"][..]),
+            (
+                8,
+                "value_type",
+                &["double", "int", "integer", "boolean"][..],
+            ),
+        ] {
+            if let Some(v) = args.get(k) {
+                let value = string_arg(v, param)?;
+                if !allowed.contains(&value.to_ascii_lowercase().as_str()) {
+                    return Err(FileError::UnsupportedType {
+                        param,
+                        value: value.to_string(),
+                    }
+                    .into());
+                }
+            }
+        }
+        Ok(ReadRequest {
+            file,
+            format,
+            opts,
+            size,
+        })
+    }
+
+    /// An error when a matrix of `rows` x `cols` is not the size the call gives.
+    fn checked(&self, rows: usize, cols: usize) -> Result<(), FileError> {
+        for (noun, param, found, expected) in [
+            ("rows", "rows", rows, self.size.0),
+            ("columns", "cols", cols, self.size.1),
+        ] {
+            if let Some(expected) = expected.filter(|&e| e != found) {
+                return Err(FileError::SizeDiffers {
+                    path: Path::new(&*self.file).to_path_buf(),
+                    noun,
+                    param,
+                    found,
+                    expected,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The file as a [`Value::File`], its cells unread (a Parquet COO file).
     pub fn open_file(&self) -> OpResult {
         let file = FileMatrix::open_parquet(Path::new(&*self.file))?;
+        self.checked(file.shape().rows, file.shape().cols)?;
         Ok(Value::File(Arc::new(file)))
     }
 
     /// Reads the file; errors name the path.
     pub fn run(&self) -> OpResult {
         let m = mio::read_matrix(Path::new(&*self.file), self.format, &self.opts)?;
+        self.checked(m.rows(), m.cols())?;
         Ok(Value::matrix(m))
     }
 }

@@ -305,17 +305,19 @@ impl<'a, 't> Raiser<'a, 't> {
         let at = |k: usize| args.get(k).copied();
         let operands = || -> Option<Vec<(RId, Side, Side)>> {
             match kind {
-                // (i, j, k, X, U, V): X(i,j), U(i,k), V(j,k), a scalar.
-                Fused::Wsloss | Fused::WslossPlus | Fused::SddmmSum | Fused::Wcemm
-                    if (i, j) == (None, None) =>
+                // (i, j, k, X, U, V): X(i,j), U(i,k), V(j,k); a scalar, or (`sddmm`) over
+                // i and j.
+                Fused::Wsloss
+                | Fused::WslossPlus
+                | Fused::SddmmSum
+                | Fused::Wcemm
+                | Fused::Sddmm
+                    if (i, j)
+                        == match kind {
+                            Fused::Sddmm => (self.side(r, Some(a)), self.side(r, Some(b))),
+                            _ => (None, None),
+                        } =>
                 {
-                    Some(vec![
-                        (at(0)?, Some(a), Some(b)),
-                        (at(1)?, Some(a), Some(c)),
-                        (at(2)?, Some(b), Some(c)),
-                    ])
-                }
-                Fused::Sddmm if (i, j) == (self.side(r, Some(a)), self.side(r, Some(b))) => {
                     Some(vec![
                         (at(0)?, Some(a), Some(b)),
                         (at(1)?, Some(a), Some(c)),

@@ -228,6 +228,17 @@ impl Encoder {
         self.slots - 1
     }
 
+    /// The slots of `xs`, as constructor arguments.
+    fn operands<'e>(
+        &mut self,
+        xs: &[&'e LaExpr],
+        facts: &mut NodeFacts<'_, '_, 'e>,
+    ) -> Result<Vec<Arg>, OptError> {
+        xs.iter()
+            .map(|x| Ok(Arg::Slot(self.term(x, facts)?)))
+            .collect()
+    }
+
     /// The slot of `e`, its operands encoded first: each node costs its own operator,
     /// whatever its depth (a sum of 4,000 terms is a chain 4,000 deep).
     fn term<'e>(
@@ -236,7 +247,6 @@ impl Encoder {
         facts: &mut NodeFacts<'_, '_, 'e>,
     ) -> Result<usize, OptError> {
         use LaExpr::*;
-        let s = Arg::Slot;
         let (name, args): (&'static str, Vec<Arg>) = match e {
             Var(v) => {
                 let n = match self.leaf_ids.get(v) {
@@ -257,28 +267,20 @@ impl Encoder {
                 ("LVar", vec![Arg::I64(n as i64)])
             }
             Const(c) => ("LConst", vec![Arg::F64(*c)]),
-            Add(a, b) => (
-                "LAdd",
-                vec![s(self.term(a, facts)?), s(self.term(b, facts)?)],
-            ),
-            Sub(a, b) => (
-                "LSub",
-                vec![s(self.term(a, facts)?), s(self.term(b, facts)?)],
-            ),
-            Mul(a, b) => (
-                "LMul",
-                vec![s(self.term(a, facts)?), s(self.term(b, facts)?)],
-            ),
-            MatMul(a, b) => (
-                "LMM",
-                vec![s(self.term(a, facts)?), s(self.term(b, facts)?)],
-            ),
-            Transpose(a) => ("LT", vec![s(self.term(a, facts)?)]),
-            Neg(a) => ("LNeg", vec![s(self.term(a, facts)?)]),
-            Sum(a) => ("LSum", vec![s(self.term(a, facts)?)]),
-            RowSums(a) => ("LRowSums", vec![s(self.term(a, facts)?)]),
-            ColSums(a) => ("LColSums", vec![s(self.term(a, facts)?)]),
-            Pow(a, k) => ("LPow", vec![s(self.term(a, facts)?), Arg::F64(*k)]),
+            Add(a, b) => ("LAdd", self.operands(&[a, b], facts)?),
+            Sub(a, b) => ("LSub", self.operands(&[a, b], facts)?),
+            Mul(a, b) => ("LMul", self.operands(&[a, b], facts)?),
+            MatMul(a, b) => ("LMM", self.operands(&[a, b], facts)?),
+            Transpose(a) => ("LT", self.operands(&[a], facts)?),
+            Neg(a) => ("LNeg", self.operands(&[a], facts)?),
+            Sum(a) => ("LSum", self.operands(&[a], facts)?),
+            RowSums(a) => ("LRowSums", self.operands(&[a], facts)?),
+            ColSums(a) => ("LColSums", self.operands(&[a], facts)?),
+            Pow(a, k) => {
+                let mut args = self.operands(&[a], facts)?;
+                args.push(Arg::F64(*k));
+                ("LPow", args)
+            }
             Fill(..) => {
                 return Err(OptError::Encode(format!(
                     "`{e}` reached the encoder (fills are placeholders)"
@@ -305,23 +307,19 @@ impl Encoder {
                         f
                     }
                 } as i64;
-                match args.as_slice() {
-                    [a] => ("LF1", vec![Arg::I64(f), s(self.term(a, facts)?)]),
-                    [a, b] => (
-                        "LF2",
-                        vec![
-                            Arg::I64(f),
-                            s(self.term(a, facts)?),
-                            s(self.term(b, facts)?),
-                        ],
-                    ),
-                    _ => {
+                let name = match args.len() {
+                    1 => "LF1",
+                    2 => "LF2",
+                    n => {
                         return Err(OptError::Encode(format!(
-                            "`{name}` with {} arguments reached the encoder",
-                            args.len()
+                            "`{name}` with {n} arguments reached the encoder"
                         )))
                     }
-                }
+                };
+                let refs: Vec<&LaExpr> = args.iter().collect();
+                let mut operands = vec![Arg::I64(f)];
+                operands.extend(self.operands(&refs, facts)?);
+                (name, operands)
             }
         };
         let key = format!("{name}{args:?}");

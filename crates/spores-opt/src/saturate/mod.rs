@@ -979,19 +979,26 @@ mod tests {
     use crate::extract::dag::{dag_cost, sccs};
     use crate::extract::ilp;
 
-    /// A saturated e-graph of `text` as the extractors see it.
-    fn problem(text: &str, shapes: &[&str], nnz: &[(&str, f64)]) -> extract::dag::CandGraph {
+    /// `text` (inputs of `shapes`, non-zeros `nnz`) encoded and saturated with the default
+    /// options; neither fused nor raised yet.
+    fn saturated(text: &str, shapes: &[&str], nnz: &[(&str, f64)]) -> (Prepared, encode::Encoded) {
         let mut env = ShapeEnv::with_shapes(shapes).unwrap();
         for (n, z) in nnz {
             env.set_nnz(n, *z);
         }
-        let e = LaExpr::parse(text).unwrap();
+        let e = LaExpr::parse(text).unwrap().resolve(&env).unwrap();
         let opts = OptimizeOptions::default();
         let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
         let encoded = encode::encode(&e, &env, &mut sub).unwrap();
         let mut prepared = prepared(&None, opts.sample_limit).unwrap();
         insert(&mut prepared.eg, &encoded.ops).unwrap();
         saturate(&mut prepared, &opts, Instant::now()).unwrap();
+        (prepared, encoded)
+    }
+
+    /// A saturated e-graph of `text` as the extractors see it.
+    fn problem(text: &str, shapes: &[&str], nnz: &[(&str, f64)]) -> extract::dag::CandGraph {
+        let (prepared, encoded) = saturated(text, shapes, nnz);
         let mut snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
         snap.fuse();
         snap.raise();
@@ -1039,65 +1046,33 @@ mod tests {
     /// plans of equal cost, the order of a class's e-nodes may choose differently).
     #[test]
     fn fusing_and_raising_the_snapshot_agree_with_the_rules() {
+        // Shapes: a sparse X (m x n) with factors U (m x k), V (n x k), or W (m x k), H (k x n).
+        const UV: &[&str] = &["X=mxn", "U=mxk", "V=nxk"];
+        const WH: &[&str] = &["X=mxn", "W=mxk", "H=kxn"];
+        const SPARSE: &[(&str, f64)] = &[("X", 1e4)];
         type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, f64)]);
         let cases: &[Case] = &[
-            (
-                "sum((X - U %*% t(V))^2)",
-                &["X=mxn", "U=mxk", "V=nxk"],
-                &[("X", 1e4)],
-            ),
-            (
-                "sum((X + U %*% t(V))^2)",
-                &["X=mxn", "U=mxk", "V=nxk"],
-                &[("X", 1e4)],
-            ),
-            (
-                "sum(X * (U %*% t(V)))",
-                &["X=mxn", "U=mxk", "V=nxk"],
-                &[("X", 1e4)],
-            ),
-            (
-                "(U %*% t(V) - X) %*% V",
-                &["X=mxn", "U=mxk", "V=nxk"],
-                &[("X", 1e4)],
-            ),
+            ("sum((X - U %*% t(V))^2)", UV, SPARSE),
+            ("sum((X + U %*% t(V))^2)", UV, SPARSE),
+            ("sum(X * (U %*% t(V)))", UV, SPARSE),
+            ("(U %*% t(V) - X) %*% V", UV, SPARSE),
+            ("X * (U %*% t(V)) + t(V %*% t(U))", UV, SPARSE),
+            ("(X * (U %*% t(V))) %*% V", UV, SPARSE),
             ("sum(W %*% H)", &["W=mxk", "H=kxn"], &[]),
-            ("t(X) %*% (X %*% v)", &["X=mxn", "v=nx1"], &[("X", 1e4)]),
+            ("sum(X * log(W %*% H))", WH, SPARSE),
+            ("(X / (W %*% H)) %*% t(H)", WH, SPARSE),
+            ("t(W) %*% (X / (W %*% H))", WH, SPARSE),
+            ("t(X) %*% (X %*% v)", &["X=mxn", "v=nx1"], SPARSE),
             (
                 "t(X) %*% (w * (X %*% v))",
                 &["X=mxn", "v=nx1", "w=mx1"],
-                &[("X", 1e4)],
+                SPARSE,
             ),
             ("P * X - P * rowSums(P) * X", &["P=mxn", "X=mxn"], &[]),
-            ("colSums(X * y)", &["X=mxn", "y=mx1"], &[("X", 1e4)]),
+            ("colSums(X * y)", &["X=mxn", "y=mx1"], SPARSE),
             ("(P * (1 - P)) %*% t(X)", &["P=mxn", "X=kxn"], &[]),
-            ("rowSums(X %*% W)", &["X=mxn", "W=nxk"], &[("X", 1e4)]),
+            ("rowSums(X %*% W)", &["X=mxn", "W=nxk"], SPARSE),
             ("t(X) %*% X + t(A %*% B)", &["X=mxn", "A=nxk", "B=kxn"], &[]),
-            (
-                "sum(X * log(W %*% H))",
-                &["X=mxn", "W=mxk", "H=kxn"],
-                &[("X", 1e4)],
-            ),
-            (
-                "(X / (W %*% H)) %*% t(H)",
-                &["X=mxn", "W=mxk", "H=kxn"],
-                &[("X", 1e4)],
-            ),
-            (
-                "t(W) %*% (X / (W %*% H))",
-                &["X=mxn", "W=mxk", "H=kxn"],
-                &[("X", 1e4)],
-            ),
-            (
-                "(X * (U %*% t(V))) %*% V",
-                &["X=mxn", "U=mxk", "V=nxk"],
-                &[("X", 1e4)],
-            ),
-            (
-                "X * (U %*% t(V)) + t(V %*% t(U))",
-                &["X=mxn", "U=mxk", "V=nxk"],
-                &[("X", 1e4)],
-            ),
             ("abs(A) * 2 + exp(t(B)) - A ^ 3", &["A=mxn", "B=nxm"], &[]),
             (
                 "sum(A) * colSums(B) %*% t(colSums(B)) / nrow(A)",
@@ -1107,17 +1082,7 @@ mod tests {
         ];
         let mut every_kind = std::collections::BTreeSet::new();
         for (text, shapes, nnz) in cases {
-            let mut env = ShapeEnv::with_shapes(shapes).unwrap();
-            for (n, z) in *nnz {
-                env.set_nnz(n, *z);
-            }
-            let e = LaExpr::parse(text).unwrap().resolve(&env).unwrap();
-            let opts = OptimizeOptions::default();
-            let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
-            let encoded = encode::encode(&e, &env, &mut sub).unwrap();
-            let mut prepared = prepared(&None, opts.sample_limit).unwrap();
-            insert(&mut prepared.eg, &encoded.ops).unwrap();
-            saturate(&mut prepared, &opts, Instant::now()).unwrap();
+            let (mut prepared, encoded) = saturated(text, shapes, nnz);
             let mut rust = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
             rust.fuse();
             let fused_kinds = |snap: &extract::Snapshot| {
@@ -1172,16 +1137,12 @@ mod tests {
     /// reading LA off relational classes, says so, and still finds the fused plan.
     #[test]
     fn without_raising_the_table_reader_is_the_fallback() {
-        let mut env = ShapeEnv::with_shapes(&["X=mxn", "U=mx10", "V=nx10"]).unwrap();
-        env.set_nnz("X", 1e4);
-        let e = LaExpr::parse("sum((X - U %*% t(V))^2)").unwrap();
-        let opts = OptimizeOptions::default();
-        let mut sub = |a: &LaExpr, _: &ShapeEnv| -> Result<LaExpr, OptError> { Ok(a.clone()) };
-        let encoded = encode::encode(&e, &env, &mut sub).unwrap();
         for raise in [false, true] {
-            let mut prepared = prepared(&None, opts.sample_limit).unwrap();
-            insert(&mut prepared.eg, &encoded.ops).unwrap();
-            saturate(&mut prepared, &opts, Instant::now()).unwrap();
+            let (prepared, encoded) = saturated(
+                "sum((X - U %*% t(V))^2)",
+                &["X=mxn", "U=mx10", "V=nx10"],
+                &[("X", 1e4)],
+            );
             let mut snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
             snap.fuse();
             if raise {

@@ -11,9 +11,10 @@ predicted cost. The reference is one `--full-search` run per case.
 Per case and load: whether the default settings searched at all (a block whose predicted
 cost cannot pay for a search runs as written, or as extraction finds it without rules), the
 number of distinct predicted costs over the runs, whether every run reached the full
-search's predicted cost (within 0.1 %), and the median, best and worst times (worst/best
-ratio), beside the whole process's CPU time (user + system) and its worst/best: the work
-done, which shows whether a slow run did more work or waited for a core. Exits 1 when
+search's predicted cost (within 0.1 %), and the median, best and worst times of the block
+(worst/best ratio), beside the median and worst/best of the plan's own execution
+(`--stats`, search excluded) and the worst/best of the whole process's CPU time (user +
+system): the work done, which shows whether a slow run did more work or waited for a core. Exits 1 when
 the runs of a case differ in plan, a searched run misses the full search's plan, or a
 value differs from the full search's (relative 1e-9).
 
@@ -47,6 +48,8 @@ SHAPES = [(20000, 5000, 0.001, 10), (12000, 9000, 0.0005, 16)]
 
 COST = re.compile(r"cost ([0-9.e+-]+) -> ([0-9.e+-]+) ns")
 MS = re.compile(r"^ms ([0-9.eE+-]+)$", re.M)
+# `--stats`' row of the expression's block (line 6): runs, optimize seconds, execute seconds.
+BLOCK = re.compile(r"^\s*\d+\s+\S+\.dml:6\s+\d+\s+([0-9.]+)\s+([0-9.]+)\s*$", re.M)
 
 
 def script(expr: str, shape: tuple[int, int, float, int]) -> str:
@@ -64,13 +67,13 @@ print("ms " + (t1 - t0) / 1000000)
 """
 
 
-def run(spores: str, path: Path, extra: list[str]) -> tuple[float, float | None, float, bool, float]:
+def run(spores: str, path: Path, extra: list[str]) -> tuple[float, float | None, float, float, bool, float]:
     """The printed value, the predicted cost after optimization (None: not rewritten), the
-    block's milliseconds, whether a search ran, and the whole process's CPU seconds (user
-    + system: the work done, which the machine's load does not stretch as it stretches
-    wall time)."""
+    block's milliseconds (search included), the plan's execution milliseconds (`--stats`),
+    whether a search ran, and the whole process's CPU seconds (user + system: the work
+    done, which the machine's load does not stretch as it stretches wall time)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run([spores, "run", str(path), "--explain", *extra],
+    out = subprocess.run([spores, "run", str(path), "--explain", "--stats", *extra],
                          capture_output=True, text=True, timeout=600)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -85,7 +88,13 @@ def run(spores: str, path: Path, extra: list[str]) -> tuple[float, float | None,
         except ValueError:
             pass
     ms = float(MS.findall(text)[-1])
-    return value, (costs[-1] if costs else None), ms, "stopped by" in text, cpu
+    exec_ms = float(BLOCK.findall(out.stderr)[-1][1]) * 1e3  # `--stats` prints to stderr
+    return value, (costs[-1] if costs else None), ms, exec_ms, "stopped by" in text, cpu
+
+
+def spread(xs: list[float]) -> float:
+    """Worst over best."""
+    return max(xs) / max(min(xs), 1e-9)
 
 
 def main() -> int:
@@ -112,13 +121,14 @@ def main() -> int:
                     for _ in range(load)]
             try:
                 for expr, shape, path in cases:
-                    ref_value, ref_cost, _, _, _ = reference[path]
-                    values, costs, times, searched, cpus = [], [], [], [], []
+                    ref_value, ref_cost, _, _, _, _ = reference[path]
+                    values, costs, times, execs, searched, cpus = [], [], [], [], [], []
                     for _ in range(args.runs):
-                        v, c, ms, did_search, cpu = run(args.spores, path, [])
+                        v, c, ms, exec_ms, did_search, cpu = run(args.spores, path, [])
                         values.append(v)
                         costs.append(c)
                         times.append(ms)
+                        execs.append(exec_ms)
                         searched.append(did_search)
                         cpus.append(cpu)
                     full_plan = all(
@@ -136,7 +146,7 @@ def main() -> int:
                                  "yes" if full_plan else ("NO" if did_search else "no"),
                                  "yes" if same_value else "NO",
                                  statistics.median(times), min(times), max(times),
-                                 statistics.median(cpus), max(cpus) / max(min(cpus), 1e-9)))
+                                 statistics.median(execs), spread(execs), spread(cpus)))
                     print(f"{expr} {shape} load {load}: plans {distinct}, "
                           f"searched {did_search}, full-search plan {full_plan}, median {statistics.median(times):.1f} ms, "
                           f"worst {max(times):.1f} ms", file=sys.stderr)
@@ -144,12 +154,14 @@ def main() -> int:
                 for h in hogs:
                     h.kill()
     print("| expression | X | load | searched | distinct plans | full-search plan every run "
-          "| values agree | median ms | best ms | worst ms | worst/best | process CPU s | CPU worst/best |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for (expr, shape, load, searched, distinct, plan, value, med, best, worst, cpu,
-         cpu_spread) in rows:
+          "| values agree | median ms | best ms | worst ms | worst/best | plan ms | plan worst/best "
+          "| CPU worst/best |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for (expr, shape, load, searched, distinct, plan, value, med, best, worst, plan_ms,
+         plan_spread, cpu_spread) in rows:
         print(f"| `{expr}` | {shape} | {load} | {searched} | {distinct} | {plan} | {value} | {med:.1f} "
-              f"| {best:.1f} | {worst:.1f} | {worst / max(best, 1e-9):.2f} | {cpu:.2f} | {cpu_spread:.2f} |")
+              f"| {best:.1f} | {worst:.1f} | {worst / max(best, 1e-9):.2f} | {plan_ms:.2f} "
+              f"| {plan_spread:.2f} | {cpu_spread:.2f} |")
     return 1 if failed else 0
 
 

@@ -235,6 +235,8 @@ fn read_takes_the_size_and_types_systemds_scripts_give() {
         "X = matrix(\"1 0 2 0 0 3\", rows=3, cols=2)\nwrite(X, \"{}\")\n",
         x.display()
     ));
+    // Checked against the file itself, not the metadata `write` put beside it.
+    std::fs::remove_file(dir.join("x.mtx.mtd")).unwrap();
     let src = "X = read($1, rows=$2, cols=$3, nnz=3, format=\"mm\", data_type=\"matrix\", value_type=\"double\")\nprint(sum(X))\n";
     let args = [("1", x.to_str().unwrap()), ("2", "3"), ("3", "2")];
     assert_eq!(run_with_args(src, &args), "6.0\n");
@@ -258,6 +260,74 @@ fn read_takes_the_size_and_types_systemds_scripts_give() {
         let err = wrong(call);
         assert!(err.contains(says), "{call}: {err}");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// SystemDS's default format, text cells, and its `.mtd` metadata files: `write` puts one
+/// beside each file, as SystemDS 3.4 does, and `read($X)` takes the format, the size and
+/// the types from it. The files' texts are the ones SystemDS 3.4 wrote for this script.
+#[test]
+fn text_cells_scalars_and_metadata_files_as_systemds_writes_them() {
+    let dir = std::env::temp_dir().join(format!("spores-test-textcell-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let in_dir = |src: &str| src.replace("DIR", &dir.display().to_string());
+    run(&in_dir(
+        r#"
+        X = matrix("1 0 2 0 0 3.5", rows=2, cols=3)
+        write(X, "DIR/x", format="text")
+        write(matrix(0, rows=3, cols=4), "DIR/z")
+        write(3.5, "DIR/s")
+        write(TRUE, "DIR/b")
+        write(X, "DIR/c.csv", format="csv", header=TRUE, sep=";")
+        "#,
+    ));
+    let file = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert_eq!(file("x"), "1 1 1\n1 3 2\n2 3 3.5\n");
+    assert_eq!(file("z"), "0 0 0\n");
+    assert_eq!(
+        (file("s"), file("b")),
+        ("3.5".to_string(), "true".to_string())
+    );
+    let mtd: serde_json::Value = serde_json::from_str(&file("z.mtd")).unwrap();
+    assert_eq!(
+        mtd,
+        serde_json::json!({"data_type": "matrix", "value_type": "double", "rows": 3,
+                           "cols": 4, "nnz": 0, "format": "text"})
+    );
+    let mtd: serde_json::Value = serde_json::from_str(&file("c.csv.mtd")).unwrap();
+    assert_eq!(
+        (&mtd["header"], &mtd["sep"]),
+        (&serde_json::json!(true), &serde_json::json!(";"))
+    );
+    std::fs::write(dir.join("in.ijv"), "1 1 2.5\n3 2 -1\n2 3 7\n").unwrap();
+    let out = run(&in_dir(
+        r#"
+        X = read("DIR/x")
+        Z = read("DIR/z")
+        s = read("DIR/s")
+        b = read("DIR/b", data_type="scalar", value_type="boolean")
+        C = read("DIR/c.csv")
+        I = read("DIR/in.ijv", rows=3, cols=3, format="text")
+        print(toString(X))
+        print(nrow(Z) + "x" + ncol(Z) + " " + sum(Z))
+        print(s + 1)
+        print(b)
+        print(sum(C) + " " + sum(I))
+        "#,
+    ));
+    assert_eq!(
+        out,
+        "1.000 0.000 2.000\n0.000 0.000 3.500\n\n3x4 0.0\n4.5\nTRUE\n6.5 8.5\n"
+    );
+    // The call and the metadata must agree; a metadata file that is not JSON is named.
+    let err = runtime_error(&in_dir("X = read(\"DIR/x\", rows=5)\nprint(sum(X))\n"));
+    assert!(
+        err.contains("the call says rows=5, its metadata file says 2"),
+        "{err}"
+    );
+    std::fs::write(dir.join("x.mtd"), "{\"rows\": 2,").unwrap();
+    let err = runtime_error(&in_dir("X = read(\"DIR/x\")\nprint(sum(X))\n"));
+    assert!(err.contains("x.mtd:1"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

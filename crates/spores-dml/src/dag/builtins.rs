@@ -299,9 +299,9 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             opt("format", Str("")),
             opt("header", Bool(false)),
             opt("sep", Str(",")),
-            // What SystemDS's scripts say of the file: the size is checked against it,
-            // `nnz` is a hint (a file may store explicit zeros), the types must be a
-            // matrix of numbers.
+            // What SystemDS's scripts say of the file (or its `.mtd` file does): the
+            // size is checked against it, `nnz` is a hint (a file may store explicit
+            // zeros), the types are a matrix of numbers or a scalar.
             opt("rows", Int(-1)),
             opt("cols", Int(-1)),
             opt("nnz", Int(-1)),
@@ -319,6 +319,9 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             opt("format", Str("")),
             opt("header", Bool(false)),
             opt("sep", Str(",")),
+            // SystemDS's storage hints, which the formats here do not need.
+            opt("sparse", Bool(true)),
+            opt("description", Str("")),
         ],
         Named,
     ),

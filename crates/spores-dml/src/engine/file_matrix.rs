@@ -62,11 +62,7 @@ impl FileMatrix {
     pub fn load(&self) -> Result<Arc<Matrix>, FileError> {
         self.loaded
             .get_or_init(|| {
-                let opts = ReadOptions {
-                    csv_header: false,
-                    csv_sep: ",".to_string(),
-                };
-                mio::read_matrix(&self.path, Format::Parquet, &opts)
+                mio::read_matrix(&self.path, Format::Parquet, &ReadOptions::default())
                     .map(Arc::new)
                     .map_err(Arc::new)
             })
@@ -103,10 +99,30 @@ impl FileMatrix {
 /// A file `read` or `write` cannot handle.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
-    #[error("cannot tell the format of `{}` from its extension; pass format=\"mm\", \"csv\", \"npy\" or \"parquet\"", path.display())]
+    #[error("cannot tell the format of `{}`: no `.mtd` metadata file beside it, and not its extension; pass format=\"text\", \"mm\", \"csv\", \"npy\" or \"parquet\"", path.display())]
     UnknownExtension { path: PathBuf },
-    #[error("unsupported format \"{name}\" (use \"mm\", \"csv\", \"npy\" or \"parquet\")")]
+    #[error(
+        "unsupported format \"{name}\" (use \"text\", \"mm\", \"csv\", \"npy\" or \"parquet\")"
+    )]
     UnsupportedFormat { name: String },
+    /// The `read` call and the file's `.mtd` metadata disagree on its size.
+    #[error("{}: the call says {param}={given}, its metadata file says {metadata}", path.display())]
+    MetadataDiffers {
+        path: PathBuf,
+        param: &'static str,
+        given: usize,
+        metadata: usize,
+    },
+    /// A scalar's file whose text is not a value of its type.
+    #[error("{}: `{text}` is not a {value_type}", path.display())]
+    BadScalar {
+        path: PathBuf,
+        value_type: &'static str,
+        text: String,
+    },
+    /// `write` of a scalar in a format that holds matrices only.
+    #[error("write: a scalar is written as text (format=\"text\"), not as \"{format}\"")]
+    ScalarFormat { format: &'static str },
     #[error("{}: Parquet files need a build with the `datafusion` feature", path.display())]
     ParquetNeedsFeature { path: PathBuf },
     /// The file's size is not the one the `read` call gives (`rows=`, `cols=`).
@@ -119,7 +135,7 @@ pub enum FileError {
         expected: usize,
     },
     /// A `data_type` or `value_type` this reader does not give.
-    #[error("read: {param}=\"{value}\" is not supported (a matrix of numbers: data_type=\"matrix\", value_type=\"double\", \"int\" or \"boolean\")")]
+    #[error("read: {param}=\"{value}\" is not supported (data_type=\"matrix\" or \"scalar\"; value_type=\"double\", \"int\", \"boolean\", or \"string\" for a scalar)")]
     UnsupportedType { param: &'static str, value: String },
     /// A file read once for every operator that needs it (the error names the path).
     #[error(transparent)]

@@ -587,20 +587,144 @@ fn to_string(args: &[Value]) -> OpResult {
 }
 
 /// `write(x, file, format, header, sep)`, written atomically.
+/// `write(x, file, format, header, sep, ...)`: the file, then SystemDS's `.mtd` metadata
+/// file beside it, so that `read(file)` finds the format and the size a text-cell file
+/// does not store. Without `format`, a known extension names it, else SystemDS's default,
+/// text cells; a scalar is written as its text.
 fn write(args: &[Value]) -> OpResult {
     let file = string_arg(&args[1], "write: file name")?;
+    let path = Path::new(&*file);
+    let name = string_arg(&args[2], "format")?;
+    let format = if name.is_empty() {
+        Format::from_path(path).unwrap_or(Format::Text)
+    } else {
+        Format::from_name(&name).ok_or_else(|| FileError::UnsupportedFormat {
+            name: name.to_string(),
+        })?
+    };
+    if let Some(scalar) = ScalarType::of(&args[0]) {
+        if format != Format::Text {
+            return Err(FileError::ScalarFormat {
+                format: format.name(),
+            }
+            .into());
+        }
+        // As SystemDS writes them: booleans in Java's spelling, not `print`'s `TRUE`.
+        let text = match &args[0] {
+            Value::Bool(b) => b.to_string(),
+            v => v.to_string(),
+        };
+        mio::atomic::write_atomic(path, |w| w.write_all(text.as_bytes())).map_err(|source| {
+            ExecError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        let meta = mio::metadata::Metadata {
+            data_type: Some("scalar".into()),
+            value_type: Some(scalar.name().into()),
+            format: Some(format.name().into()),
+            ..Default::default()
+        };
+        mio::metadata::write_beside(path, &meta)?;
+        return Ok(Value::Int(0));
+    }
     let m = to_matrix(&args[0])?;
-    let format = file_format(&file, &string_arg(&args[2], "format")?)?;
     let opts = WriteOptions {
         csv_header: args[3].as_bool().unwrap_or(false),
         csv_sep: csv_separator(&args[4])?,
     };
-    mio::write_matrix(&m, Path::new(&*file), format, &opts)?;
+    mio::write_matrix(&m, path, format, &opts)?;
+    // SystemDS's formats get SystemDS's metadata; `.npy` and Parquet files say it all.
+    if matches!(format, Format::Text | Format::MatrixMarket | Format::Csv) {
+        let csv = format == Format::Csv;
+        let meta = mio::metadata::Metadata {
+            data_type: Some("matrix".into()),
+            value_type: Some("double".into()),
+            rows: Some(m.rows()),
+            cols: Some(m.cols()),
+            nnz: Some(m.nnz() as u64),
+            format: Some(format.name().into()),
+            header: csv.then_some(opts.csv_header),
+            sep: csv.then(|| opts.csv_sep.clone()),
+        };
+        mio::metadata::write_beside(path, &meta)?;
+    }
     Ok(Value::Int(0))
 }
 
+/// The value type of a scalar `read` or `write` (`value_type=`, or the `.mtd` file's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarType {
+    Double,
+    Int,
+    Boolean,
+    String,
+}
+
+impl ScalarType {
+    fn from_name(name: &str) -> Option<ScalarType> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "double" => ScalarType::Double,
+            "int" | "integer" => ScalarType::Int,
+            "boolean" => ScalarType::Boolean,
+            "string" => ScalarType::String,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ScalarType::Double => "double",
+            ScalarType::Int => "int",
+            ScalarType::Boolean => "boolean",
+            ScalarType::String => "string",
+        }
+    }
+
+    /// The type of a scalar value; `None` for matrices, files and lists.
+    fn of(v: &Value) -> Option<ScalarType> {
+        Some(match v {
+            Value::Double(_) => ScalarType::Double,
+            Value::Int(_) => ScalarType::Int,
+            Value::Bool(_) => ScalarType::Boolean,
+            Value::Str(_) => ScalarType::String,
+            _ => return None,
+        })
+    }
+
+    /// The value a scalar's file holds (SystemDS writes its text, e.g. `3.5`, `TRUE`).
+    fn parse(self, text: &str, path: &Path) -> Result<Value, FileError> {
+        let trimmed = text.trim();
+        let bad = || FileError::BadScalar {
+            path: path.to_path_buf(),
+            value_type: self.name(),
+            text: trimmed.chars().take(40).collect(),
+        };
+        Ok(match self {
+            // Rust's parser takes Java's `Infinity` and `NaN` too.
+            ScalarType::Double => Value::Double(trimmed.parse().map_err(|_| bad())?),
+            ScalarType::Int => Value::Int(trimmed.parse().map_err(|_| bad())?),
+            ScalarType::Boolean => match trimmed.to_ascii_lowercase().as_str() {
+                "true" | "1" => Value::Bool(true),
+                "false" | "0" => Value::Bool(false),
+                _ => return Err(bad()),
+            },
+            // A string is the file's text, only a final line break dropped.
+            ScalarType::String => Value::Str(
+                text.strip_suffix('\n')
+                    .map(|t| t.strip_suffix('\r').unwrap_or(t))
+                    .unwrap_or(text)
+                    .into(),
+            ),
+        })
+    }
+}
+
 /// What a `read` node reads: the file, its format and the reader options, from the
-/// node's evaluated arguments (`file`, `format`, `header`, `sep`).
+/// node's evaluated arguments (`file`, `format`, `header`, `sep`, `rows`, `cols`, `nnz`,
+/// `data_type`, `value_type`) and the `.mtd` metadata file beside it, which gives what the
+/// call does not (SystemDS's scripts often say only `read($X)`).
 ///
 /// The interpreter also builds these ahead of time for a run of `read` statements with
 /// constant arguments, reads them concurrently, and hands each `read` node the result
@@ -610,8 +734,10 @@ pub struct ReadRequest {
     pub file: Arc<str>,
     pub format: Format,
     pub opts: ReadOptions,
-    /// The rows and columns the call says the file has (`rows=`, `cols=`), checked.
+    /// The rows and columns the call or the metadata says the file has, checked.
     pub size: (Option<usize>, Option<usize>),
+    /// A scalar's file (`data_type="scalar"`): its value type.
+    pub scalar: Option<ScalarType>,
 }
 
 /// The `sep` argument of `read`/`write`: matched whole, as SystemDS does (`sep="::"`).
@@ -626,11 +752,23 @@ fn csv_separator(arg: &Value) -> Result<String, ArgError> {
 impl ReadRequest {
     pub fn from_args(args: &[Value]) -> Result<ReadRequest, RuntimeError> {
         let file = string_arg(&args[0], "read: file name")?;
-        let format = file_format(&file, &string_arg(&args[1], "format")?)?;
-        let opts = ReadOptions {
-            csv_header: args[2].as_bool().unwrap_or(false),
-            csv_sep: csv_separator(&args[3])?,
-        };
+        let path = Path::new(&*file);
+        let meta = mio::metadata::read_beside(path)?.unwrap_or_default();
+        let format = file_format(
+            &file,
+            &string_arg(&args[1], "format")?,
+            meta.format.as_deref(),
+        )?;
+        // The call's defaults (`header=FALSE`, `sep=","`) give way to the metadata's.
+        let mut csv_sep = csv_separator(&args[3])?;
+        if csv_sep == "," {
+            csv_sep = meta
+                .sep
+                .clone()
+                .filter(|s| !s.is_empty())
+                .unwrap_or(csv_sep);
+        }
+        let csv_header = args[2].as_bool().unwrap_or(false) || meta.header == Some(true);
         // A size below zero (the default) is not given.
         let size_arg = |k: usize, what: &'static str| -> Result<Option<usize>, RuntimeError> {
             match args.get(k) {
@@ -641,32 +779,60 @@ impl ReadRequest {
                 None => Ok(None),
             }
         };
-        let size = (size_arg(4, "rows")?, size_arg(5, "cols")?);
+        let agreed = |param: &'static str, given: Option<usize>, metadata: Option<usize>| match (
+            given, metadata,
+        ) {
+            (Some(given), Some(metadata)) if given != metadata => Err(FileError::MetadataDiffers {
+                path: path.to_path_buf(),
+                param,
+                given,
+                metadata,
+            }),
+            _ => Ok(given.or(metadata)),
+        };
+        let size = (
+            agreed("rows", size_arg(4, "rows")?, meta.rows)?,
+            agreed("cols", size_arg(5, "cols")?, meta.cols)?,
+        );
         size_arg(6, "nnz")?;
-        for (k, param, allowed) in [
-            (7, "data_type", &["matrix"][..]),
-            (
-                8,
-                "value_type",
-                &["double", "int", "integer", "boolean"][..],
-            ),
-        ] {
-            if let Some(v) = args.get(k) {
-                let value = string_arg(v, param)?;
-                if !allowed.contains(&value.to_ascii_lowercase().as_str()) {
-                    return Err(FileError::UnsupportedType {
-                        param,
-                        value: value.to_string(),
-                    }
-                    .into());
-                }
+        // The call's defaults (`data_type="matrix"`, `value_type="double"`) give way to
+        // the metadata's too.
+        let typed = |k: usize, param: &'static str, default: &str, metadata: Option<&str>| {
+            let given = match args.get(k) {
+                Some(v) => string_arg(v, param)?.to_ascii_lowercase(),
+                None => default.to_string(),
+            };
+            Ok::<_, RuntimeError>(match metadata {
+                Some(m) if given == default => m.to_ascii_lowercase(),
+                _ => given,
+            })
+        };
+        let data_type = typed(7, "data_type", "matrix", meta.data_type.as_deref())?;
+        let value_type = typed(8, "value_type", "double", meta.value_type.as_deref())?;
+        let unsupported = |param: &'static str, value: &str| FileError::UnsupportedType {
+            param,
+            value: value.to_string(),
+        };
+        let value = ScalarType::from_name(&value_type)
+            .ok_or_else(|| unsupported("value_type", &value_type))?;
+        let scalar = match data_type.as_str() {
+            "matrix" if value == ScalarType::String => {
+                return Err(unsupported("value_type", &value_type).into())
             }
-        }
+            "matrix" => None,
+            "scalar" => Some(value),
+            _ => return Err(unsupported("data_type", &data_type).into()),
+        };
         Ok(ReadRequest {
             file,
             format,
-            opts,
+            opts: ReadOptions {
+                csv_header,
+                csv_sep,
+                size,
+            },
             size,
+            scalar,
         })
     }
 
@@ -698,21 +864,32 @@ impl ReadRequest {
 
     /// Reads the file; errors name the path.
     pub fn run(&self) -> OpResult {
-        let m = mio::read_matrix(Path::new(&*self.file), self.format, &self.opts)?;
+        let path = Path::new(&*self.file);
+        if let Some(scalar) = self.scalar {
+            let text = std::fs::read_to_string(path).map_err(|source| ExecError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            return Ok(scalar.parse(&text, path)?);
+        }
+        let m = mio::read_matrix(path, self.format, &self.opts)?;
         self.checked(m.rows(), m.cols())?;
         Ok(Value::matrix(m))
     }
 }
 
-/// The format of a `read`/`write`: DML's `format=` name, or the file extension.
-fn file_format(file: &str, name: &str) -> Result<Format, FileError> {
-    if name.is_empty() {
-        Format::from_path(Path::new(file))
-            .ok_or_else(|| FileError::UnknownExtension { path: file.into() })
-    } else {
+/// The format of a `read`: DML's `format=` name, the metadata file's, or the extension.
+fn file_format(file: &str, name: &str, metadata: Option<&str>) -> Result<Format, FileError> {
+    let named = |name: &str| {
         Format::from_name(name).ok_or_else(|| FileError::UnsupportedFormat {
             name: name.to_string(),
         })
+    };
+    match (name, metadata) {
+        ("", Some(metadata)) => named(metadata),
+        ("", None) => Format::from_path(Path::new(file))
+            .ok_or_else(|| FileError::UnknownExtension { path: file.into() }),
+        (name, _) => named(name),
     }
 }
 

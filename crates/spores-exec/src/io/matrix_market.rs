@@ -221,7 +221,10 @@ fn slow_entry(
 
 /// Parses the entry lines of one piece: the entries (mirrored for symmetric matrices),
 /// the number of entry lines, and the number of lines (as [`lines`] counts them).
-fn parse_coordinate_piece(text: &[u8], h: &Header) -> Result<((Entries, usize), usize), LineError> {
+pub(super) fn parse_coordinate_piece(
+    text: &[u8],
+    h: &Header,
+) -> Result<((Entries, usize), usize), LineError> {
     let mut out = Entries::with_capacity(text.len() / 24);
     let mut entry_lines = 0;
     let mut pos = 0;
@@ -427,6 +430,11 @@ pub fn min_file_bytes(m: &Matrix) -> f64 {
 pub fn write(m: &Matrix, w: &mut dyn Write) -> std::io::Result<()> {
     writeln!(w, "%%MatrixMarket matrix coordinate real general")?;
     writeln!(w, "{} {} {}", m.rows(), m.cols(), m.nnz())?;
+    write_cells(m, w)
+}
+
+/// Writes the non-zero cells of `m` in row-major order, one `i j v` line each (1-based).
+pub(super) fn write_cells(m: &Matrix, w: &mut dyn Write) -> std::io::Result<()> {
     match m {
         Matrix::Dense(d) => write_rows_parallel(w, d.rows(), d.cols(), |range, buf| {
             for i in range {

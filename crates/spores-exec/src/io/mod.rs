@@ -1,5 +1,5 @@
-//! Matrix file formats: Matrix Market, CSV, NumPy `.npy` and Parquet COO (feature
-//! `parquet`).
+//! Matrix file formats: Matrix Market, SystemDS's text cells, CSV, NumPy `.npy` and
+//! Parquet COO (feature `parquet`), and SystemDS's `.mtd` metadata files beside them.
 //!
 //! [`read_matrix`] and [`write_matrix`] dispatch on a [`Format`]; each format module also
 //! exposes a `parse(bytes, path)` function on an in-memory buffer (the path is only used
@@ -18,6 +18,7 @@ mod assemble;
 pub mod atomic;
 pub mod csv;
 pub mod matrix_market;
+pub mod metadata;
 mod mm_entry;
 mod mm_sorted;
 pub mod npy;
@@ -25,6 +26,7 @@ pub mod npy;
 pub mod parquet_coo;
 #[cfg(test)]
 mod tests;
+pub mod text_cell;
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -42,6 +44,8 @@ use crate::matrix::Matrix;
 pub enum Format {
     /// NIST Matrix Market exchange format (`.mtx`, `.mm`), coordinate or array.
     MatrixMarket,
+    /// SystemDS's text cells: `i j v` lines, the size kept apart (see `text_cell`).
+    Text,
     /// Dense comma- (or otherwise-) separated values (`.csv`).
     Csv,
     /// NumPy's binary `.npy` array format.
@@ -66,14 +70,12 @@ impl Format {
     }
 
     /// The format named by DML's `read(..., format="...")` / `write(..., format="...")`
-    /// (case-insensitive): `"mm"` (also `"mtx"`, `"matrixmarket"`), `"csv"`, `"npy"`.
-    ///
-    /// SystemDS's `"text"` is its header-less `i j v` text-cell format, which is not
-    /// Matrix Market, so it is deliberately not accepted here (`None`), nor are
-    /// `"binary"`, `"libsvm"` or `"hdf5"`.
+    /// (case-insensitive): `"mm"` (also `"mtx"`, `"matrixmarket"`), `"text"`, `"csv"`,
+    /// `"npy"`, `"parquet"`. `None` for SystemDS's `"binary"`, `"libsvm"` and `"hdf5"`.
     pub fn from_name(name: &str) -> Option<Format> {
         match name.to_ascii_lowercase().as_str() {
             "mm" | "mtx" | "matrixmarket" | "matrix_market" => Some(Format::MatrixMarket),
+            "text" => Some(Format::Text),
             "csv" => Some(Format::Csv),
             "npy" => Some(Format::Npy),
             "parquet" => Some(Format::Parquet),
@@ -81,10 +83,11 @@ impl Format {
         }
     }
 
-    /// The canonical DML name of the format (`"mm"`, `"csv"`, `"npy"`).
+    /// The canonical DML name of the format (`"mm"`, `"text"`, `"csv"`, `"npy"`).
     pub fn name(self) -> &'static str {
         match self {
             Format::MatrixMarket => "mm",
+            Format::Text => "text",
             Format::Csv => "csv",
             Format::Npy => "npy",
             Format::Parquet => "parquet",
@@ -92,7 +95,7 @@ impl Format {
     }
 }
 
-/// Options for [`read_matrix`]; only the CSV reader looks at them.
+/// Options for [`read_matrix`]: the CSV reader's, and the size the text-cell reader needs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadOptions {
     /// The first line of a CSV file is a header (column names) and is skipped.
@@ -100,6 +103,10 @@ pub struct ReadOptions {
     /// CSV field separator: a non-empty string, matched whole (SystemDS splits on the
     /// whole separator, `sep="::"` included).
     pub csv_sep: String,
+    /// The rows and columns where the caller knows them (`read(..., rows=, cols=)` or the
+    /// `.mtd` file): a text-cell file does not store its size. Other readers take the
+    /// file's.
+    pub size: (Option<usize>, Option<usize>),
 }
 
 impl Default for ReadOptions {
@@ -107,6 +114,7 @@ impl Default for ReadOptions {
         ReadOptions {
             csv_header: false,
             csv_sep: ",".to_string(),
+            size: (None, None),
         }
     }
 }
@@ -141,6 +149,7 @@ pub fn read_matrix(path: &Path, format: Format, opts: &ReadOptions) -> Result<Ma
     let bytes = read_file(path)?;
     match format {
         Format::MatrixMarket => matrix_market::parse(&bytes, path),
+        Format::Text => text_cell::parse(&bytes, path, opts.size),
         Format::Csv => csv::parse(&bytes, path, opts.csv_header, &opts.csv_sep),
         Format::Npy => npy::parse(&bytes, path),
         Format::Parquet => unreachable!("read above"),
@@ -160,6 +169,7 @@ fn no_parquet(path: &Path) -> ExecError {
 /// Writes a matrix file atomically (temporary file, fsync, rename).
 ///
 /// Matrix Market files are always `coordinate real general`, as SystemDS writes them;
+/// text-cell files hold the non-zeros (the size goes in a `.mtd` file: [`metadata`]);
 /// CSV files are dense; `.npy` files are `<f8`, C order, two-dimensional.
 pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions) -> Result<()> {
     if format == Format::Parquet {
@@ -173,12 +183,14 @@ pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions
     // is refused at once instead of filling the disk.
     let bytes = match format {
         Format::MatrixMarket => matrix_market::min_file_bytes(m),
+        Format::Text => text_cell::min_file_bytes(m),
         Format::Csv => csv::min_file_bytes(m, opts.csv_header, &opts.csv_sep),
         Format::Npy => npy::file_bytes(m.rows(), m.cols()),
         Format::Parquet => unreachable!("written above"),
     };
     atomic::write_atomic_sized(path, bytes, |w| match format {
         Format::MatrixMarket => matrix_market::write(m, w),
+        Format::Text => text_cell::write(m, w),
         Format::Csv => csv::write(m, w, opts.csv_header, &opts.csv_sep),
         Format::Npy => npy::write(m, w),
         Format::Parquet => unreachable!("written above"),

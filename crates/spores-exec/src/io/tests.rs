@@ -65,9 +65,9 @@ fn format_from_path_and_name() {
     assert_eq!(Format::from_name("MM"), Some(Format::MatrixMarket));
     assert_eq!(Format::from_name("csv"), Some(Format::Csv));
     assert_eq!(Format::from_name("npy"), Some(Format::Npy));
-    assert_eq!(Format::from_name("text"), None);
+    assert_eq!(Format::from_name("Text"), Some(Format::Text));
     assert_eq!(Format::from_name("binary"), None);
-    for f in [Format::MatrixMarket, Format::Csv, Format::Npy] {
+    for f in [Format::MatrixMarket, Format::Text, Format::Csv, Format::Npy] {
         assert_eq!(Format::from_name(f.name()), Some(f));
     }
 }
@@ -499,10 +499,15 @@ fn test_matrices() -> Vec<Matrix> {
 fn round_trips_all_formats() {
     let dir = TempDir::new();
     for (k, m) in test_matrices().iter().enumerate() {
-        for format in [Format::MatrixMarket, Format::Csv, Format::Npy] {
+        for format in [Format::MatrixMarket, Format::Text, Format::Csv, Format::Npy] {
             let path = dir.path(&format!("m{k}.{}", format.name()));
             write_matrix(m, &path, format, &WriteOptions::default()).unwrap();
-            let back = read_matrix(&path, format, &ReadOptions::default()).unwrap();
+            // A text-cell file does not hold its size: SystemDS passes it from the `.mtd`.
+            let ropts = ReadOptions {
+                size: (Some(m.rows()), Some(m.cols())),
+                ..ReadOptions::default()
+            };
+            let back = read_matrix(&path, format, &ropts).unwrap();
             if format == Format::Csv && m.rows() * m.cols() == 0 {
                 // An empty CSV file has no shape.
                 assert_eq!(back.shape().cells(), 0);
@@ -513,7 +518,7 @@ fn round_trips_all_formats() {
                 // Text formats keep the sign of -0.0 only in CSV (MM drops zeros).
                 Format::Csv => assert!(same_bits(m, &back), "{format:?} {m:?} {back:?}"),
                 Format::Parquet => unreachable!("Parquet has its own tests"),
-                Format::MatrixMarket => {
+                Format::MatrixMarket | Format::Text => {
                     assert!(same_values(m, &back), "{format:?} {m:?} {back:?}")
                 }
             }
@@ -537,6 +542,7 @@ fn round_trips_all_formats() {
     let ropts = ReadOptions {
         csv_header: true,
         csv_sep: "\t".to_string(),
+        ..ReadOptions::default()
     };
     assert!(same_bits(
         m,
@@ -560,6 +566,147 @@ fn mm_writer_matches_systemds_layout() {
         String::from_utf8(out).unwrap(),
         "%%MatrixMarket matrix coordinate real general\n2 3 3\n1 2 1.5\n2 1 -2\n2 3 1e300\n"
     );
+}
+
+/// The text-cell reader, with and without the size, on what SystemDS writes.
+fn text(bytes: &str, rows: Option<usize>, cols: Option<usize>) -> Result<Matrix> {
+    text_cell::parse(bytes.as_bytes(), Path::new(P), (rows, cols))
+}
+
+#[test]
+fn text_cells_read_with_the_size_given_or_taken_from_the_indices() {
+    // SystemDS 3.4 wrote this for `matrix("1 0 2 0 0 3.5", rows=2, cols=3)`.
+    let written = "1 1 1.0\n1 3 2.0\n2 3 3.5\n";
+    let expected = dense(2, 3, &[1.0, 0.0, 2.0, 0.0, 0.0, 3.5]);
+    assert!(same_values(
+        &text(written, Some(2), Some(3)).unwrap(),
+        &expected
+    ));
+    assert!(same_values(&text(written, None, None).unwrap(), &expected));
+    // A given size keeps trailing empty rows and columns the indices cannot show.
+    let wider = text(written, Some(4), None).unwrap();
+    assert_eq!((wider.rows(), wider.cols()), (4, 3));
+    // Any order, duplicates summed, tabs and CRLF as in Matrix Market bodies.
+    let m = text("2\t1\t-1\r\n1 2 4\n2 1 3\n", None, None).unwrap();
+    assert!(same_values(&m, &dense(2, 2, &[0.0, 4.0, 2.0, 0.0])));
+    // Java's spellings of the non-finite values.
+    let m = text("1 1 NaN\n1 2 Infinity\n1 3 -Infinity\n", None, None).unwrap();
+    assert!(
+        m.get(0, 0).is_nan() && m.get(0, 1) == f64::INFINITY && m.get(0, 2) == f64::NEG_INFINITY
+    );
+}
+
+#[test]
+fn text_cells_of_an_empty_matrix_need_the_size() {
+    // SystemDS writes `matrix(0, rows=3, cols=4)` as the one line `0 0 0`.
+    let m = text("0 0 0\n", Some(3), Some(4)).unwrap();
+    assert_eq!((m.rows(), m.cols(), m.nnz()), (3, 4, 0));
+    let m = text("", Some(3), Some(4)).unwrap();
+    assert_eq!((m.rows(), m.cols()), (3, 4));
+    for (body, rows) in [("0 0 0\n", Some(3)), ("", None), ("\n\n", None)] {
+        match text(body, rows, None) {
+            Err(ExecError::Parse {
+                line: 1, message, ..
+            }) => {
+                assert!(message.contains("does not say its size"), "{message}")
+            }
+            other => panic!("{body:?}: {other:?}"),
+        }
+    }
+    let mut out = Vec::new();
+    text_cell::write(&dense(2, 2, &[0.0; 4]), &mut out).unwrap();
+    assert_eq!(out, b"0 0 0\n");
+    let mut out = Vec::new();
+    text_cell::write(&dense(2, 3, &[0.0, 1.5, 0.0, -2.0, 0.0, 1e300]), &mut out).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "1 2 1.5\n2 1 -2\n2 3 1e300\n"
+    );
+}
+
+#[test]
+fn text_cell_errors_name_the_line() {
+    assert_eq!(err_line(text("1 1 1\n\n3 1 2\n", Some(2), Some(2))), 3);
+    assert_eq!(err_line(text("1 1 1\n2 x 2\n", None, None)), 2);
+    assert_eq!(err_line(text("1 1 1\n2 2\n", None, None)), 2);
+    assert_eq!(err_line(text("1 1 1\n0 0 0\n", None, None)), 2);
+    assert_eq!(err_line(text("1 1 1\n", Some(1usize << 33), Some(1))), 1);
+}
+
+#[test]
+fn metadata_files_read_as_systemds_writes_them_and_round_trip() {
+    // What SystemDS 3.4 wrote beside a text-cell file.
+    let systemds = br#"{
+    "data_type": "matrix",
+    "value_type": "double",
+    "rows": 2,
+    "cols": 3,
+    "nnz": 3,
+    "format": "text",
+    "author": "root",
+    "created": "2026-11-29 09:38:13 UTC"
+}"#;
+    let meta = metadata::parse(systemds, Path::new(P)).unwrap();
+    let expected = metadata::Metadata {
+        data_type: Some("matrix".into()),
+        value_type: Some("double".into()),
+        rows: Some(2),
+        cols: Some(3),
+        nnz: Some(3),
+        format: Some("text".into()),
+        header: None,
+        sep: None,
+    };
+    assert_eq!(meta, expected);
+    let json = metadata::to_json(&expected);
+    assert!(
+        json.starts_with(
+            "{\n  \"data_type\": \"matrix\",\n  \"value_type\": \"double\",\n  \"rows\": 2,"
+        ),
+        "{json}"
+    );
+    assert_eq!(
+        metadata::parse(json.as_bytes(), Path::new(P)).unwrap(),
+        expected
+    );
+    let csv = metadata::Metadata {
+        format: Some("csv".into()),
+        header: Some(true),
+        sep: Some("\t\"".into()),
+        ..expected
+    };
+    assert_eq!(
+        metadata::parse(metadata::to_json(&csv).as_bytes(), Path::new(P)).unwrap(),
+        csv
+    );
+    // SystemDS's unknown size, and a scalar's file without one.
+    let unknown = metadata::parse(br#"{"data_type": "scalar", "rows": -1}"#, Path::new(P)).unwrap();
+    assert_eq!(
+        (unknown.data_type.as_deref(), unknown.rows),
+        (Some("scalar"), None)
+    );
+    for bad in [
+        &br#"[1, 2]"#[..],
+        br#"{"rows": "two"}"#,
+        br#"{"rows": 2.5}"#,
+        br#"{"header": 1}"#,
+        b"{\n\"rows\": 2,\n",
+    ] {
+        assert!(
+            matches!(
+                metadata::parse(bad, Path::new(P)),
+                Err(ExecError::Parse { .. })
+            ),
+            "{bad:?}"
+        );
+    }
+    // Beside a file: absent is `None`, present is read; written atomically.
+    let dir = TempDir::new();
+    let data = dir.path("x");
+    assert_eq!(metadata::read_beside(&data).unwrap(), None);
+    metadata::write_beside(&data, &csv).unwrap();
+    assert_eq!(metadata::path_of(&data), dir.path("x.mtd"));
+    assert_eq!(metadata::read_beside(&data).unwrap(), Some(csv));
 }
 
 #[test]
@@ -632,6 +779,8 @@ fn valid_samples() -> Vec<(Format, Vec<u8>)> {
         (Format::MatrixMarket, b"%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n".to_vec()),
         (Format::MatrixMarket, b"%%MatrixMarket matrix array integer general\n2 2\n1\n2\n3\n4\n".to_vec()),
         (Format::Csv, b"1,2,3\n4,,6\n7,8,9\n".to_vec()),
+        (Format::Text, b"1 1 1.5\n3 4 -2e3\n2 2 7\n".to_vec()),
+        (Format::Text, b"0 0 0\n".to_vec()),
     ];
     let mut buf = Vec::new();
     npy::write(&dense(2, 2, &[1.0, -2.0, 0.0, 4.0]), &mut buf).unwrap();
@@ -643,6 +792,8 @@ fn parse_any(format: Format, bytes: &[u8]) -> Result<Matrix> {
     let path = Path::new(P);
     match format {
         Format::MatrixMarket => matrix_market::parse(bytes, path),
+        Format::Text => text_cell::parse(bytes, path, (None, None))
+            .and_then(|_| text_cell::parse(bytes, path, (Some(3), Some(4)))),
         Format::Csv => csv::parse(bytes, path, false, ","),
         Format::Npy => npy::parse(bytes, path),
         Format::Parquet => unreachable!("Parquet is read from a file"),
@@ -753,7 +904,7 @@ proptest! {
     }
 
     #[test]
-    fn readers_never_panic_on_mutated_files(sample in 0..6usize, muts in proptest::collection::vec(mutation(), 1..4)) {
+    fn readers_never_panic_on_mutated_files(sample in 0..8usize, muts in proptest::collection::vec(mutation(), 1..4)) {
         let samples = valid_samples();
         let (format, mut bytes) = samples[sample].clone();
         for m in &muts {
@@ -777,7 +928,7 @@ proptest! {
                 Format::MatrixMarket => matrix_market::write(&m, &mut buf).unwrap(),
                 Format::Csv => csv::write(&m, &mut buf, false, ",").unwrap(),
                 Format::Npy => npy::write(&m, &mut buf).unwrap(),
-                Format::Parquet => unreachable!("not among the formats tried"),
+                Format::Text | Format::Parquet => unreachable!("not among the formats tried"),
             }
             let back = parse_any(format, &buf).unwrap();
             if format == Format::Csv && rows == 0 {

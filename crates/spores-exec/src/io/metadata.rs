@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::atomic::write_atomic_sized;
 use super::{io_error, parse_error};
@@ -108,24 +108,23 @@ pub fn parse(text: &[u8], path: &Path) -> Result<Metadata> {
 
 /// The metadata file's text, keys in the order SystemDS writes them.
 pub fn to_json(meta: &Metadata) -> String {
-    let mut map = Map::new();
-    let mut put = |key: &str, value: Option<Value>| {
-        if let Some(v) = value {
-            map.insert(key.to_string(), v);
-        }
-    };
-    put("data_type", meta.data_type.clone().map(Value::from));
-    put("value_type", meta.value_type.clone().map(Value::from));
-    put("rows", meta.rows.map(Value::from));
-    put("cols", meta.cols.map(Value::from));
-    put("nnz", meta.nnz.map(Value::from));
-    put("format", meta.format.clone().map(Value::from));
-    put("header", meta.header.map(Value::from));
-    put("sep", meta.sep.clone().map(Value::from));
-    let mut text = serde_json::to_string_pretty(&Value::Object(map))
-        .expect("a map of strings, numbers and booleans serializes");
-    text.push('\n');
-    text
+    let fields: [(&str, Option<Value>); 8] = [
+        ("data_type", meta.data_type.clone().map(Value::from)),
+        ("value_type", meta.value_type.clone().map(Value::from)),
+        ("rows", meta.rows.map(Value::from)),
+        ("cols", meta.cols.map(Value::from)),
+        ("nnz", meta.nnz.map(Value::from)),
+        ("format", meta.format.clone().map(Value::from)),
+        ("header", meta.header.map(Value::from)),
+        ("sep", meta.sep.clone().map(Value::from)),
+    ];
+    // Written by hand: serde_json's map sorts its keys unless a feature, which would
+    // reach every crate that uses serde_json, keeps their order.
+    let lines: Vec<String> = fields
+        .into_iter()
+        .filter_map(|(key, value)| value.map(|v| format!("    \"{key}\": {v}")))
+        .collect();
+    format!("{{\n{}\n}}\n", lines.join(",\n"))
 }
 
 /// Writes `meta` beside `data`, atomically.

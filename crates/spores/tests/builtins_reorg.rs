@@ -1,10 +1,11 @@
-//! Reorganizing builtins (`order`, `removeEmpty`, `table`, `unique`, `rev`,
-//! `lower.tri`/`upper.tri`, `aggregate`, `cumsum` and friends, `rowIndexMax`/`Min`)
-//! against what SystemDS 3.4 prints for the same snippets.
+//! Reorganizing builtins (`order`, `removeEmpty`, `table`, `unique`, `rev`, `roll`,
+//! `lower.tri`/`upper.tri`, `aggregate`, `cumsum` and friends, `rowIndexMax`/`Min`),
+//! and the small builtins SystemDS's test scripts call (`colProds`, `bitwAnd`, `pmax`,
+//! ...), against what SystemDS 3.4 prints for the same snippets.
 
 mod common;
 
-use common::{assert_close, assert_fails, run_numbers as run};
+use common::{assert_close, assert_fails, run_dml, run_numbers as run};
 
 #[test]
 fn order_is_stable_and_returns_indices_or_rows() {
@@ -211,4 +212,49 @@ print(toString(aggregate(target=matrix("1 2 3 4 5 6", rows=3, cols=2), groups=ma
     );
     assert_fails("aggregate_fn.dml",
         "x = aggregate(target=matrix(1, rows=2, cols=1), groups=matrix(1, rows=2, cols=1), fn=\"median\")\nprint(sum(x))\n", &["fn must be one of"]);
+}
+
+/// The whole text SystemDS 3.4 printed for this script: fractional indices truncated,
+/// `pmax`/`pmin`, `as.boolean`, `colProds`/`rowProds`, the bitwise operators (integers
+/// give integers, doubles doubles), `avg`, `rowcumsum`, `roll` both ways and beyond the
+/// row count, and `toString(..., sparse=TRUE)`.
+#[test]
+fn small_builtins_of_systemds_test_scripts_print_what_systemds_prints() {
+    let script = r#"X = matrix(seq(1, 12), 4, 3)
+print(toString(X[1:2.5,]))
+print(toString(X[1.7,]))
+print(toString(pmax(matrix(1,2,2), matrix("0 5 2 3",2,2))))
+print(toString(pmin(matrix(1,2,2), matrix("0 5 2 3",2,2), 0.5)))
+print(as.boolean(2))
+print(as.boolean(0))
+A = matrix("1 2 3 4 5 6", 3, 2)
+print(toString(colProds(A)))
+print(toString(rowProds(A)))
+print(bitwAnd(12, 10) + " " + bitwOr(12, 10) + " " + bitwXor(12, 10) + " " + bitwShiftL(3, 2) + " " + bitwShiftR(16, 2))
+print(toString(bitwAnd(matrix("12 7", 1, 2), matrix("10 3", 1, 2))))
+print(avg(A))
+print(toString(rowcumsum(A)))
+print(toString(roll(A, 1)))
+print(toString(roll(matrix(seq(1,6),6,1), 2)))
+A = matrix("1 0 3 0 5 6", 3, 2)
+print(toString(A, sparse=TRUE))
+print("--")
+print(toString(matrix(0, 2, 2), sparse=TRUE))
+print("--")
+print(toString(A, sparse=TRUE, decimal=1))
+X = matrix(seq(1,6), 3, 2)
+print(toString(roll(X, -1)))
+print(toString(roll(X, 4)))
+print(toString(bitwShiftL(matrix("1 2", 1, 2), 3)))
+print(bitwAnd(5.7, 3))
+print(toString(colProds(matrix("1 0 3 4", 2, 2))))
+print(toString(rowcumsum(matrix("1 0 3 4 NaN 2", 2, 3))))
+"#;
+    let systemds = "1.000 2.000 3.000\n4.000 5.000 6.000\n\n1.000 2.000 3.000\n\n1.000 5.000\n2.000 3.000\n\n0.000 0.500\n0.500 0.500\n\nTRUE\nFALSE\n15.000 48.000\n\n2.000\n12.000\n30.000\n\n8 14 6 12 4\n8.000 3.000\n\n3.5\n1.000 3.000\n3.000 7.000\n5.000 11.000\n\n5.000 6.000\n1.000 2.000\n3.000 4.000\n\n5.000\n6.000\n1.000\n2.000\n3.000\n4.000\n\n1 1 1.000\n2 1 3.000\n3 1 5.000\n3 2 6.000\n\n--\n\n--\n1 1 1.0\n2 1 3.0\n3 1 5.0\n3 2 6.0\n\n3.000 4.000\n5.000 6.000\n1.000 2.000\n\n5.000 6.000\n1.000 2.000\n3.000 4.000\n\n8.000 16.000\n\n1.0\n3.000 0.000\n\n1.000 1.000 4.000\n4.000 NaN NaN\n\n";
+    assert_eq!(run_dml("small_builtins.dml", script).unwrap(), systemds);
+    assert_fails(
+        "bitw_shapes.dml",
+        "print(toString(bitwOr(matrix(1, 2, 2), matrix(1, 2, 3))))\n",
+        &["bitwOr", "2x2", "2x3"],
+    );
 }

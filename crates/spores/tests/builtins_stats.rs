@@ -1,5 +1,6 @@
 //! Statistics, distributions and scalar builtins against SystemDS 3.4's printed values:
-//! `var`/`sd` and their row/column forms, `median`/`quantile`/`moment`, `contains`,
+//! `var`/`sd` and their row/column forms, `median`/`quantile`/`moment` (also weighted),
+//! `contains`,
 //! `cdf`/`icdf` and the `p*`/`q*` shorthands, `round`, `%%`/`%/%`, casts, `xor`,
 //! trigonometry and `isNaN`/`isInf`.
 
@@ -64,6 +65,45 @@ print(sd(matrix(4, rows=1, cols=1)) + " " + var(matrix("1 2", rows=1, cols=2)))
         "quantile_p.dml",
         "print(quantile(matrix(\"1 2\", rows=2, cols=1), 1.5))\n",
         &["outside [0, 1]"],
+    );
+}
+
+/// Weights are frequencies; SystemDS 3.4's values for the same script (its third and
+/// fourth moments differ from these in the last digits: it accumulates incrementally).
+#[test]
+fn weighted_median_quantiles_and_moments() {
+    let got = run(
+        "weighted.dml",
+        r#"A = matrix("3 1 4 1 5 9 2 6", 8, 1)
+W = matrix("1 2 1 2 1 3 1 1", 8, 1)
+print(moment(A, W, 2) + " " + moment(A, W, 3) + " " + moment(A, W, 4))
+print(median(A, W) + " " + quantile(A, W, 0.3) + " " + quantile(A, W, 0) + " " + quantile(A, W, 1))
+print(toString(t(quantile(A, W, matrix("0.25 0.5 0.75", 3, 1)))))
+print(median(A, matrix(1, 8, 1)) + " " + median(A, matrix("1 1 2 2 1 1 1 1", 8, 1)))
+"#,
+    );
+    assert_close(
+        &got,
+        &[
+            10.020833333333334,
+            14.718750000000009,
+            167.60286458333337,
+            3.5,
+            1.5,
+            1.0,
+            9.0,
+            1.0,
+            3.0,
+            6.0,
+            3.5,
+            3.5,
+        ],
+        1e-12,
+    );
+    assert_fails(
+        "weights_whole.dml",
+        "print(median(matrix(\"1 2\", 2, 1), matrix(\"0.5 1.5\", 2, 1)))\n",
+        &["whole numbers", "0.5"],
     );
 }
 

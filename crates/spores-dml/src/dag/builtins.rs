@@ -175,6 +175,9 @@ const fn effect(
     }
 }
 
+/// The operands of the bitwise operators: numbers or matrices.
+const BITWISE: &[Param] = &[req("a"), req("b")];
+
 /// The distributions' parameters, the children of `Builtin::Cdf` (`Builtin::Icdf`: all
 /// but `lower.tail`); NaN marks a parameter the distribution must get.
 const DISTRIBUTION: &[Param] = &[
@@ -252,7 +255,10 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     of_target(Builtin::AsMatrix, "as.matrix", Computed),
     of_target(Builtin::AsDouble, "as.double", Scalar),
     of_target(Builtin::AsInteger, "as.integer", Scalar),
-    of_target(Builtin::AsLogical, "as.logical", Scalar),
+    BuiltinSpec {
+        aliases: &["as.boolean"],
+        ..of_target(Builtin::AsLogical, "as.logical", Scalar)
+    },
     of_target(Builtin::Diag, "diag", Computed),
     of_target(Builtin::Trace, "trace", Scalar),
     row(
@@ -289,6 +295,7 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             opt("decimal", Int(3)),
             opt("sep", Str(" ")),
             opt("linesep", Str("\n")),
+            opt("sparse", Bool(false)),
         ],
     ),
     effect(
@@ -354,8 +361,11 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     of_target(Builtin::CumProd, "cumprod", SameAsFirst),
     of_target(Builtin::CumMin, "cummin", SameAsFirst),
     of_target(Builtin::CumMax, "cummax", SameAsFirst),
+    of_target(Builtin::RowCumSum, "rowcumsum", SameAsFirst),
     of_target(Builtin::CumSumProd, "cumsumprod", ColumnPerRow),
     of_target(Builtin::Prod, "prod", Scalar),
+    of_target(Builtin::ColProds, "colProds", RowPerColumn),
+    of_target(Builtin::RowProds, "rowProds", ColumnPerRow),
     of_target(Builtin::RowIndexMax, "rowIndexMax", ColumnPerRow),
     of_target(Builtin::RowIndexMin, "rowIndexMin", ColumnPerRow),
     // A negative odim: the size is taken from the data.
@@ -410,7 +420,15 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     of_target(Builtin::ColVars, "colVars", RowPerColumn),
     of_target(Builtin::RowSds, "rowSds", ColumnPerRow),
     of_target(Builtin::ColSds, "colSds", RowPerColumn),
-    of_target(Builtin::Median, "median", Scalar),
+    // Weights are frequencies (`median(v, w)`); lowering puts SystemDS's positional
+    // `quantile(v, w, p)` and `moment(v, w, k)` in this order.
+    row(
+        Builtin::Median,
+        "median",
+        &[req("target"), opt("weights", Absent)],
+        Named,
+        Scalar,
+    ),
     row(
         Builtin::InterQuartileMean,
         "interQuartileMean",
@@ -418,11 +436,15 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         Named,
         Scalar,
     ),
-    named(Builtin::Quantile, "quantile", &[req("target"), req("p")]),
+    named(
+        Builtin::Quantile,
+        "quantile",
+        &[req("target"), req("p"), opt("weights", Absent)],
+    ),
     row(
         Builtin::Moment,
         "moment",
-        &[req("target"), req("order")],
+        &[req("target"), req("order"), opt("weights", Absent)],
         Named,
         Scalar,
     ),
@@ -442,7 +464,19 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         Scalar,
     ),
     of_target(Builtin::Rev, "rev", LikeFirst),
+    row(
+        Builtin::Roll,
+        "roll",
+        &[req("target"), req("shift")],
+        Named,
+        LikeFirst,
+    ),
     named(Builtin::Outer, "outer", &[req("a"), req("b"), req("op")]),
+    named(Builtin::BitwAnd, "bitwAnd", BITWISE),
+    named(Builtin::BitwOr, "bitwOr", BITWISE),
+    named(Builtin::BitwXor, "bitwXor", BITWISE),
+    named(Builtin::BitwShiftL, "bitwShiftL", BITWISE),
+    named(Builtin::BitwShiftR, "bitwShiftR", BITWISE),
     row(Builtin::LowerTri, "lower.tri", TRIANGLE, Named, LikeFirst),
     row(Builtin::UpperTri, "upper.tri", TRIANGLE, Named, LikeFirst),
     // A negative ngroups: the number of groups is taken from the data.

@@ -467,6 +467,15 @@ impl<'a> Lowerer<'a> {
             "print" if args.len() > 1 => return self.variadic(Builtin::Printf, name, args, span),
             "eval" => return self.variadic(Builtin::Eval, name, args, span),
             "min" | "max" => return self.min_max(name, args, span),
+            // SystemDS's cellwise spellings, of two or more arguments.
+            "pmin" | "pmax" if args.len() >= 2 => return self.min_max(&name[1..], args, span),
+            // SystemDS's weighted forms give the weights second, `quantile(v, w, p)`
+            // and `moment(v, w, k)`; the builtins take them last.
+            "quantile" | "moment" if args.len() == 3 && args.iter().all(|a| a.name.is_none()) => {
+                let spec = builtins::by_name(name).expect("a builtin");
+                let reordered = [args[0].clone(), args[2].clone(), args[1].clone()];
+                return self.by_signature(spec, &reordered, span);
+            }
             "log" => return self.log(args, span),
             "xor" => return self.xor(args, span),
             _ => {}
@@ -832,7 +841,7 @@ fn operator_builtin(name: &str) -> Option<(Op, usize)> {
         "isNaN" | "is.na" | "is.nan" => unary(UnaryOp::IsNaN),
         "isInf" => unary(UnaryOp::IsInf),
         "sum" => agg(AggFn::Sum, Axis::All),
-        "mean" => agg(AggFn::Mean, Axis::All),
+        "mean" | "avg" => agg(AggFn::Mean, Axis::All),
         "rowSums" => agg(AggFn::Sum, Axis::Row),
         "colSums" => agg(AggFn::Sum, Axis::Col),
         "rowMeans" => agg(AggFn::Mean, Axis::Row),

@@ -122,8 +122,9 @@ pub fn infer(dag: &Dag, inputs: &HashMap<String, InputMeta>) -> Vec<NodeMeta> {
                         IndexKind::All => Some(extent),
                         IndexKind::Single => Some(1),
                         IndexKind::Range => {
-                            let a = meta[node.children[first]].constant()?;
-                            let b = meta[node.children[first + 1]].constant()?;
+                            // Fractional bounds are truncated, as at run time.
+                            let a = meta[node.children[first]].constant()?.trunc();
+                            let b = meta[node.children[first + 1]].constant()?.trunc();
                             (b >= a).then(|| (b - a) as usize + 1)
                         }
                     }

@@ -121,10 +121,14 @@ pub enum Builtin {
     CumProd,
     CumMin,
     CumMax,
+    /// Cumulative sums along each row.
+    RowCumSum,
     /// `X` (n x 2): the recurrence `y[i] = X[i,1] + X[i,2] y[i-1]`
     CumSumProd,
     /// Product of all cells.
     Prod,
+    ColProds,
+    RowProds,
     RowIndexMax,
     RowIndexMin,
     Table,
@@ -151,7 +155,15 @@ pub enum Builtin {
     Cdf,
     Icdf,
     Rev,
+    /// `roll(X, shift)`: the rows moved down by `shift`, circularly.
+    Roll,
     Outer,
+    /// Bitwise operators of integers (doubles are truncated).
+    BitwAnd,
+    BitwOr,
+    BitwXor,
+    BitwShiftL,
+    BitwShiftR,
     LowerTri,
     UpperTri,
     Aggregate,

@@ -1,6 +1,6 @@
 //! Evaluation of the matrix builtins SystemDS's algorithm scripts call beyond the core
-//! operators: cumulative aggregates, `table`, `removeEmpty`, `order`, linear algebra,
-//! statistics and distributions. Each checks its arguments and calls one kernel of
+//! operators: cumulative aggregates, products, `table`, `removeEmpty`, `order`, `roll`,
+//! linear algebra, statistics, distributions and bitwise operators. Each checks its arguments and calls one kernel of
 //! `spores_exec`.
 
 use spores_exec::kernels::aggregate;
@@ -9,8 +9,8 @@ use spores_exec::kernels::distribution::Distribution;
 use spores_exec::kernels::elementwise::{self, BinaryOp};
 use spores_exec::kernels::select::{self, Extremum, Margin, Triangle};
 use spores_exec::kernels::table::{self, GroupFn, TableArg};
-use spores_exec::kernels::{linalg, sort, stats};
-use spores_exec::{DenseMatrix, Matrix};
+use spores_exec::kernels::{linalg, sort, stats, structural, transpose};
+use spores_exec::{DenseMatrix, ExecError, Matrix};
 
 use super::args::{matrix_arg as matrix, number_arg as number, string_arg, OpResult};
 use super::error::{ArgError, Expected, Param, RuntimeError};
@@ -57,8 +57,11 @@ pub fn handles(b: Builtin) -> bool {
             | CumProd
             | CumMin
             | CumMax
+            | RowCumSum
             | CumSumProd
             | Prod
+            | ColProds
+            | RowProds
             | RowIndexMax
             | RowIndexMin
             | Table
@@ -81,7 +84,13 @@ pub fn handles(b: Builtin) -> bool {
             | Cdf
             | Icdf
             | Rev
+            | Roll
             | Outer
+            | BitwAnd
+            | BitwOr
+            | BitwXor
+            | BitwShiftL
+            | BitwShiftR
             | LowerTri
             | UpperTri
             | Aggregate
@@ -114,8 +123,14 @@ pub fn eval(b: Builtin, args: &[Value]) -> OpResult {
             };
             wrap(cumulative(op, m(0)?))
         }
+        RowCumSum => {
+            let across = cumulative(CumulativeOp::Sum, &transpose::transpose(m(0)?));
+            wrap(transpose::transpose(&across))
+        }
         CumSumProd => wrap(cumsumprod(m(0)?)?),
         Prod => Ok(Value::Double(aggregate::prod(m(0)?))),
+        ColProds => wrap(aggregate::col_prods(m(0)?)),
+        RowProds => wrap(aggregate::row_prods(m(0)?)),
         RowIndexMax => wrap(select::row_index_extremum(m(0)?, Extremum::Max)),
         RowIndexMin => wrap(select::row_index_extremum(m(0)?, Extremum::Min)),
         Table => table(args),
@@ -128,7 +143,9 @@ pub fn eval(b: Builtin, args: &[Value]) -> OpResult {
         Median | InterQuartileMean | Quantile | Moment | Cov => statistic(b, args),
         Cdf | Icdf => distribution(b, args),
         Rev => wrap(select::rev(m(0)?)),
+        Roll => roll(args),
         Outer => outer(args),
+        BitwAnd | BitwOr | BitwXor | BitwShiftL | BitwShiftR => bitwise(b, args),
         LowerTri | UpperTri => triangle(b, args),
         Aggregate => grouped_aggregate(args),
         Unique => wrap(sort::unique(m(0)?)?),
@@ -221,8 +238,10 @@ fn variance(b: Builtin, args: &[Value]) -> OpResult {
 fn statistic(b: Builtin, args: &[Value]) -> OpResult {
     use Builtin::*;
     let m = |k: usize| matrix_operand(b, args, k);
+    // The optional weights (frequencies) of the weighted forms.
+    let weights = |k: usize| args.get(k).map(|_| m(k)).transpose();
     Ok(match b {
-        Median => Value::Double(stats::quantile(m(0)?, 0.5)?),
+        Median => Value::Double(stats::quantile(m(0)?, weights(1)?, 0.5)?),
         InterQuartileMean => {
             let weights = args.get(1).map(|_| m(1)).transpose()?;
             Value::Double(stats::inter_quartile_mean(m(0)?, weights)?)
@@ -231,14 +250,17 @@ fn statistic(b: Builtin, args: &[Value]) -> OpResult {
             let target = m(0)?;
             match &args[1] {
                 Value::Matrix(p) if !p.shape().is_scalar() => {
-                    Value::matrix(stats::quantiles(target, p)?)
+                    Value::matrix(stats::quantiles(target, weights(2)?, p)?)
                 }
-                p => Value::Double(stats::quantile(target, number(p, (Builtin::Quantile, 1))?)?),
+                p => {
+                    let p = number(p, (Builtin::Quantile, 1))?;
+                    Value::Double(stats::quantile(target, weights(2)?, p)?)
+                }
             }
         }
         Moment => {
             let k = count(&args[1], (Builtin::Moment, 1))?;
-            Value::Double(stats::moment(m(0)?, k as u32)?)
+            Value::Double(stats::moment(m(0)?, weights(2)?, k as u32)?)
         }
         _ => {
             let weights = match &args[2] {
@@ -369,4 +391,77 @@ fn outer(args: &[Value]) -> OpResult {
     let ones = Matrix::Dense(DenseMatrix::filled(1, b.cols(), 1.0));
     let wide = spores_exec::kernels::matmul::matmul(a, &ones)?;
     Ok(Value::matrix(elementwise::binary(op, &wide, b)?))
+}
+
+/// `roll(X, shift)`: row `i` moves to row `(i + shift) mod n`, as SystemDS's `roll`
+/// (a negative shift moves rows up).
+fn roll(args: &[Value]) -> OpResult {
+    let x = matrix(&args[0], (Builtin::Roll, 0))?;
+    let shift = number(&args[1], (Builtin::Roll, 1))?;
+    let n = x.rows();
+    if !shift.is_finite() {
+        return Err(ArgError::out_of_range((Builtin::Roll, 1), Expected::Integer, shift).into());
+    }
+    let k = if n == 0 {
+        0
+    } else {
+        (shift as i64).rem_euclid(n as i64) as usize
+    };
+    if k == 0 {
+        return Ok(Value::matrix(x.clone()));
+    }
+    let cols = 0..x.cols();
+    let last = structural::slice(x, n - k..n, cols.clone())?;
+    let first = structural::slice(x, 0..n - k, cols)?;
+    Ok(Value::matrix(structural::rbind(&last, &first)?))
+}
+
+/// `bitwAnd`, `bitwOr`, `bitwXor`, `bitwShiftL`, `bitwShiftR` of two numbers, or cell
+/// by cell of matrices of one shape (a number against every cell). Operands are taken
+/// as 64-bit integers (doubles truncated); two integers give an integer, anything else
+/// doubles, as SystemDS prints them. Shifts count modulo 64, as Java's do.
+fn bitwise(b: Builtin, args: &[Value]) -> OpResult {
+    let f: fn(i64, i64) -> i64 = match b {
+        Builtin::BitwAnd => |a, b| a & b,
+        Builtin::BitwOr => |a, b| a | b,
+        Builtin::BitwXor => |a, b| a ^ b,
+        Builtin::BitwShiftL => |a, b| a.wrapping_shl(b as u32),
+        _ => |a, b| a.wrapping_shr(b as u32),
+    };
+    let on_doubles = |x: f64, y: f64| f(x as i64, y as i64) as f64;
+    match (&args[0], &args[1]) {
+        (Value::Int(x), Value::Int(y)) => Ok(Value::Int(f(*x, *y))),
+        (Value::Matrix(x), Value::Matrix(y)) => {
+            if x.shape() != y.shape() {
+                return Err(ExecError::shape_mismatch(b.name(), x.shape(), y.shape()).into());
+            }
+            let (x, y) = (x.to_dense(), y.to_dense());
+            let cells = x
+                .data()
+                .iter()
+                .zip(y.data())
+                .map(|(&a, &c)| on_doubles(a, c));
+            let out = DenseMatrix::from_vec(x.rows(), x.cols(), cells.collect())?;
+            Ok(Value::matrix(Matrix::Dense(out).into_best_format()))
+        }
+        (Value::Matrix(x), y) => {
+            let y = number(y, (b, 1))?;
+            cellwise(x, |a| on_doubles(a, y))
+        }
+        (x, Value::Matrix(y)) => {
+            let x = number(x, (b, 0))?;
+            cellwise(y, |a| on_doubles(x, a))
+        }
+        (x, y) => Ok(Value::Double(on_doubles(
+            number(x, (b, 0))?,
+            number(y, (b, 1))?,
+        ))),
+    }
+}
+
+/// A function of each cell of `m`, as a matrix of its best format.
+fn cellwise(m: &Matrix, f: impl Fn(f64) -> f64) -> OpResult {
+    let d = m.to_dense();
+    let out = DenseMatrix::from_vec(d.rows(), d.cols(), d.data().iter().map(|&v| f(v)).collect())?;
+    Ok(Value::matrix(Matrix::Dense(out).into_best_format()))
 }

@@ -20,7 +20,7 @@ use spores_exec::{DenseMatrix, ExecError, Matrix};
 use super::args::{check_deferred_indices, matrix_arg, number_arg, string_arg, OpResult};
 use super::error::{ArgError, Expected, FileError, RuntimeError};
 use super::list;
-use super::value::{matrix_to_string, Value};
+use super::value::{cells_to_string, matrix_to_string, Value};
 use crate::dag::{
     AggFn, Axis, Builtin, CatalogueOp, EwPlan, Fused, IndexKind, Literal, MaskedOperand,
     MaskedOutput, MaskedPlan, Op,
@@ -568,7 +568,8 @@ fn matrix(args: &[Value]) -> OpResult {
     }
 }
 
-/// `toString(x, rows, cols, decimal, sep, linesep)`.
+/// `toString(x, rows, cols, decimal, sep, linesep, sparse)`; `sparse=TRUE` lists the
+/// non-zero cells as `i j v` lines, as SystemDS does.
 fn to_string(args: &[Value]) -> OpResult {
     let matrix_text = |m: &Matrix| -> Result<String, RuntimeError> {
         let rows = size_arg(&args[1], "rows")?.min(m.rows());
@@ -577,6 +578,9 @@ fn to_string(args: &[Value]) -> OpResult {
         let decimal = size_arg(&args[3], "decimal")?;
         let sep = string_arg(&args[4], "sep")?;
         let linesep = string_arg(&args[5], "linesep")?;
+        if args[6].as_bool().unwrap_or(false) {
+            return Ok(cells_to_string(&shown, decimal, &sep, &linesep));
+        }
         Ok(matrix_to_string(&shown, decimal, &sep, &linesep))
     };
     match &args[0] {
@@ -586,7 +590,6 @@ fn to_string(args: &[Value]) -> OpResult {
     }
 }
 
-/// `write(x, file, format, header, sep)`, written atomically.
 /// `write(x, file, format, header, sep, ...)`: the file, then SystemDS's `.mtd` metadata
 /// file beside it, so that `read(file)` finds the format and the size a text-cell file
 /// does not store. Without `format`, a known extension names it, else SystemDS's default,
@@ -938,8 +941,9 @@ fn bounds(
     dim: &'static str,
 ) -> Result<Range<usize>, ArgError> {
     let one_based = |v: &Value| -> Result<usize, ArgError> {
-        let x = number_arg(v, "index")?;
-        if x.fract() != 0.0 || x < 1.0 || x > extent as f64 {
+        // SystemDS truncates a fractional index: `X[1:2.5, ]` is `X[1:2, ]`.
+        let x = number_arg(v, "index")?.trunc();
+        if x.is_nan() || x < 1.0 || x > extent as f64 {
             return Err(ArgError::IndexOutOfBounds {
                 dim,
                 index: x,

@@ -144,15 +144,34 @@ pub fn matrix_to_string(m: &Matrix, decimal: usize, sep: &str, linesep: &str) ->
             if j > 0 {
                 out.push_str(sep);
             }
-            let v = m.get(i, j);
-            // Java's formatter spells non-finite cells as Double.toString does.
-            if v.is_finite() {
-                out.push_str(&format!("{v:.decimal$}"));
-            } else {
-                out.push_str(&format_double(v));
-            }
+            push_cell(&mut out, m.get(i, j), decimal);
         }
         out.push_str(linesep);
     }
     out
+}
+
+/// `toString(m, sparse=TRUE)`: one `i j v` line (1-based) per non-zero cell, row by row.
+pub fn cells_to_string(m: &Matrix, decimal: usize, sep: &str, linesep: &str) -> String {
+    let mut out = String::new();
+    for i in 0..m.rows() {
+        for j in 0..m.cols() {
+            let v = m.get(i, j);
+            if v != 0.0 {
+                out.push_str(&format!("{}{sep}{}{sep}", i + 1, j + 1));
+                push_cell(&mut out, v, decimal);
+                out.push_str(linesep);
+            }
+        }
+    }
+    out
+}
+
+/// A cell as `toString` shows it: `decimal` digits, or Java's spelling of NaN and Inf.
+fn push_cell(out: &mut String, v: f64, decimal: usize) {
+    if v.is_finite() {
+        out.push_str(&format!("{v:.decimal$}"));
+    } else {
+        out.push_str(&format_double(v));
+    }
 }

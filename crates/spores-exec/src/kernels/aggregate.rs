@@ -1,5 +1,5 @@
-//! Full, row-wise and column-wise aggregates: `sum`, `mean`, `min`, `max`, `sumsq`, and the
-//! full `prod`.
+//! Full, row-wise and column-wise aggregates: `sum`, `mean`, `min`, `max`, `sumsq` and
+//! `prod`.
 //!
 //! Sparse inputs touch only their stored entries; `min`/`max` account for the implicit
 //! zeros of a sparse matrix (a row or column that is not fully stored contributes a 0).
@@ -69,6 +69,16 @@ fn full_fold(m: &Matrix, init: f64, f: fn(f64, f64) -> f64) -> f64 {
 /// 1 for a matrix without cells.
 pub fn prod(m: &Matrix) -> f64 {
     full_fold(m, 1.0, |a, b| a * b)
+}
+
+/// Product of each row's cells, an `m x 1` dense matrix.
+pub fn row_prods(m: &Matrix) -> Matrix {
+    row_fold(m, 1.0, |a, b| a * b, true)
+}
+
+/// Product of each column's cells, a `1 x n` dense matrix.
+pub fn col_prods(m: &Matrix) -> Matrix {
+    col_fold(m, 1.0, |a, b| a * b, true)
 }
 
 /// Largest cell (NaN if any cell is NaN; -Inf for a matrix without cells).

@@ -5,7 +5,9 @@
 //! in two passes (mean, then squared deviations) for accuracy. Quantiles pick order
 //! statistics: `quantile(X, p)` is the `ceil(p n)`-th smallest value, except that for
 //! an even number of values the scalar forms (`median`, `quantile` with a scalar `p`)
-//! average it with the next one, as SystemDS's `pickValue` does.
+//! average it with the next one, as SystemDS's `pickValue` does. The weighted forms
+//! (`moment(v, w, k)`, `median(v, w)`, `quantile(v, w, p)`) read the weights as
+//! frequencies: each value counts as often as its weight says.
 
 use rayon::prelude::*;
 
@@ -100,18 +102,41 @@ fn vector_values(op: &str, m: &Matrix) -> Result<Vec<f64>> {
     Ok(m.to_dense().into_vec())
 }
 
-/// DML `moment(v, k)`: the `k`-th central moment `sum((v - mean)^k) / n` of a column
-/// vector, for `k` in 2..=4.
-pub fn moment(m: &Matrix, k: u32) -> Result<f64> {
+/// The weights of a weighted statistic, one per value of `v`; ones when absent.
+fn weights_for(op: &str, v: &[f64], w: Option<&Matrix>) -> Result<Vec<f64>> {
+    let Some(w) = w else {
+        return Ok(vec![1.0; v.len()]);
+    };
+    let w = vector_values(&format!("{op} weights"), w)?;
+    if w.len() != v.len() {
+        return Err(ExecError::invalid(format!(
+            "{op}: {} values but {} weights",
+            v.len(),
+            w.len()
+        )));
+    }
+    Ok(w)
+}
+
+/// DML `moment(v, k)` and `moment(v, w, k)`: the `k`-th central moment
+/// `sum(w (v - mean)^k) / sum(w)` of a column vector (`w` = 1 when absent, `mean` weighted
+/// alike), for `k` in 2..=4.
+pub fn moment(m: &Matrix, w: Option<&Matrix>, k: u32) -> Result<f64> {
     if !(2..=4).contains(&k) {
         return Err(ExecError::invalid(format!(
             "moment: the order must be 2, 3 or 4, got {k}"
         )));
     }
     let v = vector_values("moment", m)?;
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    Ok(v.iter().map(|x| (x - mean).powi(k as i32)).sum::<f64>() / n)
+    let w = weights_for("moment", &v, w)?;
+    let total: f64 = w.iter().sum();
+    let mean = v.iter().zip(&w).map(|(x, w)| w * x).sum::<f64>() / total;
+    let moment: f64 = v
+        .iter()
+        .zip(&w)
+        .map(|(x, w)| w * (x - mean).powi(k as i32))
+        .sum();
+    Ok(moment / total)
 }
 
 /// DML `cov(x, y)` and `cov(x, y, w)`: the sample covariance of two column vectors of equal
@@ -179,33 +204,92 @@ pub fn inter_quartile_mean(m: &Matrix, w: Option<&Matrix>) -> Result<f64> {
     Ok(integral / (0.5 * total))
 }
 
-/// The values sorted increasing (NaN last), or `None` when one is NaN.
-fn sorted(mut v: Vec<f64>) -> Option<Vec<f64>> {
-    if v.iter().any(|x| x.is_nan()) {
-        return None;
-    }
-    if v.len() >= MIN_PAR_WORK {
-        v.par_sort_unstable_by(f64::total_cmp);
-    } else {
-        v.sort_unstable_by(f64::total_cmp);
-    }
-    Some(v)
+/// A column vector's values in increasing order, each counted as often as its frequency
+/// (its weight; once without weights): what quantiles pick from.
+struct OrderStatistics {
+    values: Vec<f64>,
+    /// Running totals of the sorted values' frequencies; `None` when each counts once.
+    counts: Option<Vec<u64>>,
 }
 
-/// The `ceil(p n)`-th smallest of `sorted` (1-based, clamped to `1..=n`), averaged
-/// with the next one when `average`, `n` is even and a next one exists.
-fn pick(sorted: &[f64], p: f64, average: bool) -> f64 {
-    let n = sorted.len();
-    let pos = (p * n as f64).ceil() as usize;
-    if pos == 0 {
-        // SystemDS's `quantile(v, 0)` is the minimum, never averaged.
-        return sorted[0];
+impl OrderStatistics {
+    /// `None` when a value is NaN (every quantile is then NaN). Weights must be
+    /// frequencies, whole and not negative, as SystemDS requires.
+    fn new(op: &str, m: &Matrix, w: Option<&Matrix>) -> Result<Option<OrderStatistics>> {
+        let mut v = vector_values(op, m)?;
+        if w.is_none() {
+            if v.iter().any(|x| x.is_nan()) {
+                return Ok(None);
+            }
+            if v.len() >= MIN_PAR_WORK {
+                v.par_sort_unstable_by(f64::total_cmp);
+            } else {
+                v.sort_unstable_by(f64::total_cmp);
+            }
+            return Ok(Some(OrderStatistics {
+                values: v,
+                counts: None,
+            }));
+        }
+        let w = weights_for(op, &v, w)?;
+        if let Some(bad) = w.iter().find(|w| w.fract() != 0.0 || **w < 0.0) {
+            return Err(ExecError::invalid(format!(
+                "{op}: the weights are frequencies and must be whole numbers, not {bad}"
+            )));
+        }
+        if v.iter().any(|x| x.is_nan()) {
+            return Ok(None);
+        }
+        let mut pairs: Vec<(f64, f64)> = v.into_iter().zip(w).collect();
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut total = 0u64;
+        let counts = pairs
+            .iter()
+            .map(|&(_, w)| {
+                total += w as u64;
+                total
+            })
+            .collect();
+        Ok(Some(OrderStatistics {
+            values: pairs.into_iter().map(|(x, _)| x).collect(),
+            counts: Some(counts),
+        }))
     }
-    let pos = pos.min(n);
-    if average && n % 2 == 0 && pos < n {
-        (sorted[pos - 1] + sorted[pos]) / 2.0
-    } else {
-        sorted[pos - 1]
+
+    /// How many values there are, each counted by its frequency.
+    fn len(&self) -> u64 {
+        match &self.counts {
+            Some(c) => c.last().copied().unwrap_or(0),
+            None => self.values.len() as u64,
+        }
+    }
+
+    /// The `k`-th smallest (1-based, `1..=len`).
+    fn nth(&self, k: u64) -> f64 {
+        match &self.counts {
+            Some(c) => self.values[c.partition_point(|&total| total < k)],
+            None => self.values[k as usize - 1],
+        }
+    }
+
+    /// The `ceil(p n)`-th smallest (clamped to `1..=n`), averaged with the next one when
+    /// `average`, `n` is even and a next one exists.
+    fn pick(&self, p: f64, average: bool) -> f64 {
+        let n = self.len();
+        if n == 0 {
+            return f64::NAN;
+        }
+        let pos = (p * n as f64).ceil() as u64;
+        if pos == 0 {
+            // SystemDS's `quantile(v, 0)` is the minimum, never averaged.
+            return self.nth(1);
+        }
+        let pos = pos.min(n);
+        if average && n % 2 == 0 && pos < n {
+            (self.nth(pos) + self.nth(pos + 1)) / 2.0
+        } else {
+            self.nth(pos)
+        }
     }
 }
 
@@ -218,24 +302,23 @@ fn check_probability(p: f64) -> Result<()> {
     Ok(())
 }
 
-/// DML `quantile(v, p)` for a scalar `p` (and `median(v)` with `p = 0.5`). NaN when
-/// `v` has a NaN.
-pub fn quantile(m: &Matrix, p: f64) -> Result<f64> {
+/// DML `quantile(v, p)` and `quantile(v, w, p)` for a scalar `p` (and `median(v)`,
+/// `median(v, w)` with `p = 0.5`). NaN when `v` has a NaN.
+pub fn quantile(m: &Matrix, w: Option<&Matrix>, p: f64) -> Result<f64> {
     check_probability(p)?;
-    let v = vector_values("quantile", m)?;
-    Ok(sorted(v).map_or(f64::NAN, |s| pick(&s, p, true)))
+    let order = OrderStatistics::new("quantile", m, w)?;
+    Ok(order.map_or(f64::NAN, |o| o.pick(p, true)))
 }
 
-/// DML `quantile(v, P)` for a column vector of probabilities: one order statistic per
-/// probability, never averaged.
-pub fn quantiles(m: &Matrix, probabilities: &Matrix) -> Result<Matrix> {
+/// DML `quantile(v, P)` and `quantile(v, w, P)` for a column vector of probabilities:
+/// one order statistic per probability, never averaged.
+pub fn quantiles(m: &Matrix, w: Option<&Matrix>, probabilities: &Matrix) -> Result<Matrix> {
     let ps = vector_values("quantile probabilities", probabilities)?;
     for &p in &ps {
         check_probability(p)?;
     }
-    let v = vector_values("quantile", m)?;
-    let out = match sorted(v) {
-        Some(s) => ps.iter().map(|&p| pick(&s, p, false)).collect(),
+    let out = match OrderStatistics::new("quantile", m, w)? {
+        Some(o) => ps.iter().map(|&p| o.pick(p, false)).collect(),
         None => vec![f64::NAN; ps.len()],
     };
     Ok(Matrix::Dense(DenseMatrix::from_vec(ps.len(), 1, out)?))
@@ -250,7 +333,7 @@ mod tests {
         // Values printed by SystemDS 3.4.
         let five = Matrix::column(&[5.0, 1.0, 4.0, 2.0, 3.0]);
         let four = Matrix::column(&[5.0, 1.0, 4.0, 2.0]);
-        let q = |m: &Matrix, p| quantile(m, p).unwrap();
+        let q = |m: &Matrix, p| quantile(m, None, p).unwrap();
         let cases: [(&Matrix, &[(f64, f64)]); 2] = [
             (
                 &five,
@@ -282,20 +365,56 @@ mod tests {
         }
         let ps = Matrix::column(&[0.25, 0.3, 0.5, 1.0]);
         assert_eq!(
-            quantiles(&four, &ps).unwrap().to_dense().into_vec(),
+            quantiles(&four, None, &ps).unwrap().to_dense().into_vec(),
             [1.0, 2.0, 2.0, 5.0]
         );
         assert!(q(&Matrix::column(&[3.0, f64::NAN, 1.0]), 0.5).is_nan());
-        assert!(quantile(&five, 1.5).is_err());
-        assert!(quantile(&Matrix::Dense(DenseMatrix::zeros(2, 2)), 0.5).is_err());
+        assert!(quantile(&five, None, 1.5).is_err());
+        assert!(quantile(&Matrix::Dense(DenseMatrix::zeros(2, 2)), None, 0.5).is_err());
+    }
+
+    /// Weights count as frequencies. Values printed by SystemDS 3.4 for
+    /// `A = 3 1 4 1 5 9 2 6`, `W = 1 2 1 2 1 3 1 1` (12 values in all).
+    #[test]
+    fn weighted_quantiles_and_moments_as_systemds() {
+        let a = Matrix::column(&[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]);
+        let w = Matrix::column(&[1.0, 2.0, 1.0, 2.0, 1.0, 3.0, 1.0, 1.0]);
+        let q = |p| quantile(&a, Some(&w), p).unwrap();
+        for (p, want) in [(0.5, 3.5), (0.3, 1.5), (0.0, 1.0), (1.0, 9.0)] {
+            assert_eq!(q(p), want, "p {p}");
+        }
+        let ps = Matrix::column(&[0.25, 0.5, 0.75]);
+        assert_eq!(
+            quantiles(&a, Some(&w), &ps).unwrap().to_dense().into_vec(),
+            [1.0, 3.0, 6.0]
+        );
+        let w3 = Matrix::column(&[1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(quantile(&a, Some(&w3), 0.5).unwrap(), 3.5);
+        let ones = Matrix::column(&[1.0; 8]);
+        assert_eq!(
+            quantile(&a, Some(&ones), 0.5).unwrap(),
+            quantile(&a, None, 0.5).unwrap()
+        );
+        for (k, want) in [
+            (2, 10.020833333333334),
+            (3, 14.718750000000009),
+            (4, 167.60286458333337),
+        ] {
+            let got = moment(&a, Some(&w), k).unwrap();
+            assert!((got - want).abs() <= 1e-12 * want, "moment {k}: {got}");
+        }
+        // SystemDS: "quantile weights are expected to be integers but found '1.5'".
+        let halves = Matrix::column(&[0.5, 1.5, 1.0, 2.0, 1.0, 3.0, 1.0, 1.0]);
+        assert!(quantile(&a, Some(&halves), 0.5).is_err());
+        assert!(quantile(&a, Some(&Matrix::column(&[1.0; 3])), 0.5).is_err());
     }
 
     #[test]
     fn variances_and_moments() {
         let five = Matrix::column(&[5.0, 1.0, 4.0, 2.0, 3.0]);
         assert_eq!(variance(&five), 2.5);
-        assert_eq!(moment(&five, 2).unwrap(), 2.0);
-        assert!(moment(&five, 3).unwrap().abs() < 1e-12);
+        assert_eq!(moment(&five, None, 2).unwrap(), 2.0);
+        assert!(moment(&five, None, 3).unwrap().abs() < 1e-12);
         let a = Matrix::Dense(
             DenseMatrix::from_vec(3, 3, vec![4.0, 1.0, 2.0, 1.0, 3.0, 0.0, 2.0, 0.0, 5.0]).unwrap(),
         );
@@ -308,7 +427,7 @@ mod tests {
             assert!((got - want).abs() < 1e-14);
         }
         assert_eq!(variance(&Matrix::column(&[4.0])), 0.0);
-        assert!(moment(&five, 5).is_err());
+        assert!(moment(&five, None, 5).is_err());
     }
 
     #[test]

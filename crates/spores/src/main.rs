@@ -647,6 +647,8 @@ fn run(flags: RunFlags) -> ExitCode {
         cancel: None,
         engine,
         placement,
+        // Nothing reads the variables a script leaves.
+        read_after: spores_dml::runtime::liveness::Live::none(),
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -60,7 +60,7 @@ fn arguments_reach_the_script() {
 fn explain_prints_each_block_dag_with_shapes() {
     let (_, stdout, _) = run_file(
         "explain.dml",
-        "X = rand(rows=20, cols=10, sparsity=0.1, seed=1)\nY = t(X) %*% X\nprint(sum(Y))\n",
+        "X = rand(rows=20, cols=10, sparsity=0.1, seed=1)\nY = t(X) %*% X\nprint(sum(Y))\nwhile(FALSE){}\nprint(sum(X))\n",
         &["--explain"],
     );
     for needle in [
@@ -73,6 +73,45 @@ fn explain_prints_each_block_dag_with_shapes() {
     ] {
         assert!(stdout.contains(needle), "{needle}: {stdout}");
     }
+}
+
+/// SystemDS's weighted-sigmoid test script: `UV` is read only inside its own block, so it
+/// is not an output, and the block's plan never forms the dense 400 x 300 product (the
+/// masked operator computes it at `X`'s non-zeros). A value nothing reads at all still
+/// runs (its error shows), and one read after the block stays an output.
+#[test]
+fn a_value_read_only_inside_its_block_is_not_materialized() {
+    let script = "X = rand(rows=400, cols=300, sparsity=0.01, seed=1)\n\
+                  U = rand(rows=400, cols=10, seed=2)\n\
+                  V = rand(rows=300, cols=10, seed=3)\n\
+                  while(FALSE){}\n\
+                  UV = U %*% t(V)\n\
+                  R = X * (1 / (1 + exp(-UV)))\n\
+                  print(sum(R))\n";
+    let (code, out, err) = run_file("wsigmoid.dml", script, &["--explain"]);
+    assert_eq!(code, 0, "{err}");
+    let block = out
+        .split("--- block")
+        .find(|b| b.contains("masked"))
+        .unwrap_or_else(|| panic!("a masked operator: {out}"));
+    assert!(!block.contains("outputs: UV"), "{block}");
+    assert!(!block.contains("400x300 dense"), "{block}");
+    // Read after its block, `UV` is an output again: the same sum either way.
+    let (_, alone, _) = run_file("wsigmoid_sum.dml", script, &[]);
+    let (_, both, err) = run_file(
+        "wsigmoid_uv.dml",
+        &format!("{script}while(FALSE){{}}\nprint(sum(UV))\n"),
+        &[],
+    );
+    assert_eq!(both.lines().next(), alone.lines().next(), "{err}");
+    assert_eq!(both.lines().count(), 2, "{both}");
+    let (code, _, err) = run_file(
+        "dead_error.dml",
+        "A = matrix(1, rows=2, cols=3)\nB = A %*% A\nprint(1)\n",
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert_contains(&err, &["2x3"]);
 }
 
 #[test]

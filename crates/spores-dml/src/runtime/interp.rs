@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
+use std::ops::Range;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -16,6 +17,7 @@ use super::compiler::{BlockCompiler, BlockKey};
 use super::env::Env;
 use super::error::RuntimeError;
 use super::library::{Library, UnitId, MAIN_UNIT};
+use super::liveness::{Live, Liveness};
 use super::ops::{self, EffectContext, ReadRequest};
 use super::options::RunOptions;
 use super::relational::run_relational;
@@ -43,6 +45,8 @@ pub struct Interpreter<'w> {
     unit: UnitId,
     /// Whether a statement calls a DML function, by the statement's address.
     calls_a_function: HashMap<usize, bool>,
+    /// What each statement leaves for later statements (and the caller) to read.
+    liveness: Liveness,
     options: RunOptions,
     out: &'w mut dyn Write,
     /// Lowered, optimized and planned blocks.
@@ -76,6 +80,7 @@ impl<'w> Interpreter<'w> {
             library,
             unit: MAIN_UNIT,
             calls_a_function: HashMap::new(),
+            liveness: Liveness::default(),
             options,
             out,
             compiler: BlockCompiler::default(),
@@ -103,6 +108,8 @@ impl<'w> Interpreter<'w> {
         inputs: HashMap<String, Value>,
     ) -> Result<HashMap<String, Value>, Diagnostic> {
         self.library.load_main_sources(program)?;
+        self.liveness
+            .analyse(&program.body, &self.options.read_after);
         let mut env = inputs;
         let result = self.exec_stmts(&program.body, &mut env);
         self.stats.optimize_times = self.options.optimizer.block_times();
@@ -141,14 +148,14 @@ impl<'w> Interpreter<'w> {
                         // Each read statement is a block of its own (see `block_end`).
                         self.prefetch_reads(&stmts[i..i + reads]);
                         let result =
-                            (i..i + reads).try_for_each(|k| self.exec_block(&stmts[k..k + 1], env));
+                            (i..i + reads).try_for_each(|k| self.exec_block(stmts, k..k + 1, env));
                         self.prefetched.clear();
                         result?;
                         i += reads;
                         continue;
                     }
                     let end = self.block_end(stmts, i);
-                    self.exec_block(&stmts[i..end], env)?;
+                    self.exec_block(stmts, i..end, env)?;
                     i = end;
                 }
             }
@@ -359,14 +366,42 @@ impl<'w> Interpreter<'w> {
             .0 += started.elapsed();
     }
 
-    fn exec_block(&mut self, stmts: &[Stmt], env: &mut Env) -> Result<(), Diagnostic> {
+    /// Runs statements `range` of `list` as one basic block. A value the block assigns
+    /// and reads itself, but nothing reads afterwards, is not an output: it is computed
+    /// only as far as the block's other outputs and effects need it, which lets the
+    /// optimizer fuse it away (`UV = U %*% t(V); R = X * f(UV)` never forms the dense
+    /// `UV`). An assignment nothing reads at all still runs, so its errors still show.
+    fn exec_block(
+        &mut self,
+        list: &[Stmt],
+        range: Range<usize>,
+        env: &mut Env,
+    ) -> Result<(), Diagnostic> {
+        let stmts = &list[range.clone()];
         if let Some(cancel) = &self.options.cancel {
             if cancel.load(Ordering::Relaxed) {
                 return Err(Diagnostic::new(INTERRUPTED, stmts[0].span));
             }
         }
+        let live = self
+            .liveness
+            .after(list, range.end - 1)
+            .cloned()
+            .unwrap_or(Live::All);
         let key = BlockKey::of_statements(stmts);
-        let block = self.compile(key, env, |ctx| lower_block(stmts, ctx))?;
+        let block = self.compile(key, env, |ctx| {
+            let mut block = lower_block(stmts, ctx)?;
+            let read_here: HashSet<NodeId> = block
+                .dag
+                .nodes()
+                .iter()
+                .flat_map(|node| node.children.iter().copied())
+                .collect();
+            block
+                .outputs
+                .retain(|(name, node)| live.contains(name) || !read_here.contains(node));
+            Ok(block)
+        })?;
         let results = self.eval_block(&block, env, key)?;
         for ((name, _), value) in block.outputs.iter().zip(results) {
             env.insert(name.clone(), value);
@@ -777,7 +812,11 @@ impl<'w> Interpreter<'w> {
                 env.insert(param.name.clone(), bind_param(param, value, name, span)?);
                 Ok(())
             })
-            .and_then(|()| self.exec_stmts(&function.body, &mut env));
+            .and_then(|()| {
+                let results = function.returns.iter().map(|r| r.name.clone());
+                self.liveness.analyse(&function.body, &Live::of(results));
+                self.exec_stmts(&function.body, &mut env)
+            });
         self.unit = caller;
         self.call_depth -= 1;
         if unit != caller {

@@ -8,6 +8,7 @@ mod guard;
 mod interp;
 pub mod library;
 pub mod list;
+pub mod liveness;
 pub mod native;
 pub mod ops;
 mod options;

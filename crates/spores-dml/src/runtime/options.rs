@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use super::liveness::Live;
 use crate::engine::{Placement, RelationalEngine};
 use crate::opt::{DagOptimizer, NoOptimizer};
 
@@ -37,6 +38,11 @@ pub struct RunOptions {
     pub engine: Option<Arc<dyn RelationalEngine>>,
     /// Which of the subgraphs it supports the relational engine runs.
     pub placement: Placement,
+    /// The variables the caller reads after the script: a block does not compute an
+    /// assignment that neither the rest of the script nor the caller reads. All of them
+    /// by default (the Python bindings return what a script leaves); `spores run` reads
+    /// none.
+    pub read_after: Live,
 }
 
 impl Default for RunOptions {
@@ -53,6 +59,7 @@ impl Default for RunOptions {
             cancel: None,
             engine: None,
             placement: Placement::default(),
+            read_after: Live::All,
         }
     }
 }

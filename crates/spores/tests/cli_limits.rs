@@ -113,7 +113,8 @@ fn oversized_results_end_with_clean_errors() {
         &["aggregate: 10000000000 groups of 1 column(s) needs about 320.0 GB"],
     );
 
-    // One entry in a 1e8 x 1e8 matrix: `X + 1` is dense (8e16 bytes), `X * 2` is not.
+    // One entry in a 1e8 x 1e8 matrix: `X + 1` is dense (8e16 bytes), `X * 2` is not. `Y`
+    // is read after its block, so it must be stored.
     let mtx = file(
         "one.mtx",
         "%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n1 1 5\n",
@@ -121,7 +122,7 @@ fn oversized_results_end_with_clean_errors() {
     let x = format!("X={}", mtx.display());
     let out = assert_run_fails(
         "plus.dml",
-        "X = read($X)\nprint(sum(X * 2))\nY = X + 1\nprint(sum(Y))\n",
+        "X = read($X)\nprint(sum(X * 2))\nY = X + 1\nprint(sum(Y))\nwhile(FALSE){}\nprint(nrow(Y))\n",
         &["--arg", &x],
         &[
             "+: a dense 100000000x100000000 result needs about 8.0e7 GB",
@@ -129,15 +130,17 @@ fn oversized_results_end_with_clean_errors() {
         ],
     );
     assert_eq!(out.trim(), "10.0");
-    // Summed without being stored, the same cells need no memory: 1e16 + 4.
-    let (code, out, err) = run(
-        "sum.dml",
+    // Summed without being stored, the same cells need no memory: 1e16 + 4, also when a
+    // variable nothing reads after its block holds them.
+    for src in [
         "X = read($X)\nprint(sum(X + 1))\n",
-        &["--arg", &x],
-    );
-    assert_eq!(code, 0, "{err}");
-    let got: f64 = out.trim().parse().unwrap();
-    assert!((got - (1e16 + 4.0)).abs() <= 1e-12 * 1e16, "{out}");
+        "X = read($X)\nY = X + 1\nprint(sum(Y))\n",
+    ] {
+        let (code, out, err) = run("sum.dml", src, &["--arg", &x]);
+        assert_eq!(code, 0, "{err}");
+        let got: f64 = out.trim().parse().unwrap();
+        assert!((got - (1e16 + 4.0)).abs() <= 1e-12 * 1e16, "{out}");
+    }
     assert_run_fails(
         "exp.dml",
         "X = read($X)\nprint(sum(exp(X)))\n",

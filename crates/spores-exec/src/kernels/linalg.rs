@@ -12,7 +12,7 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::solvers::{
     DenseSolveCore, Llt, PartialPivLu, Qr, SelfAdjointEigen, Solve, SolveLstsq, Svd,
 };
-use faer::{Mat, MatRef, Side};
+use faer::{Mat, MatMut, MatRef, Side};
 
 use crate::error::{ExecError, Result};
 use crate::matrix::{DenseMatrix, Matrix};
@@ -50,14 +50,11 @@ fn to_faer(m: &Matrix) -> Mat<f64> {
     }
 }
 
-/// A row-major copy of a faer matrix: column `i` of the transpose is row `i`.
+/// A row-major copy of a faer matrix (one pass: faer copies across layouts blockwise).
 fn from_faer(m: MatRef<'_, f64>) -> Result<Matrix> {
     let (rows, cols) = m.shape();
-    let t = m.transpose().to_owned();
-    let mut data = Vec::with_capacity(rows * cols);
-    for i in 0..rows {
-        data.extend_from_slice(t.col_as_slice(i));
-    }
+    let mut data = vec![0.0; rows * cols];
+    MatMut::from_row_major_slice_mut(&mut data, rows, cols).copy_from(m);
     Ok(Matrix::Dense(DenseMatrix::from_vec(rows, cols, data)?))
 }
 

@@ -9,9 +9,8 @@
 //! generic. The functions document where a result can differ from SystemDS's.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::linalg::solvers::{
-    DenseSolveCore, Llt, PartialPivLu, Qr, SelfAdjointEigen, Solve, SolveLstsq, Svd,
-};
+use faer::linalg::solvers::{Llt, Qr, SelfAdjointEigen, SolveLstsq, Svd};
+use faer::perm::PermRef;
 use faer::{Mat, MatMut, MatRef, Side};
 
 use crate::error::{ExecError, Result};
@@ -58,28 +57,79 @@ fn from_faer(m: MatRef<'_, f64>) -> Result<Matrix> {
     Ok(Matrix::Dense(DenseMatrix::from_vec(rows, cols, data)?))
 }
 
-/// The partial-pivoting LU of a square matrix, and whether a pivot is below
-/// [`SINGULARITY`].
-fn lu_of(m: &Matrix) -> (PartialPivLu<f64>, bool) {
-    let lu = PartialPivLu::new(to_faer(m).as_ref());
-    let singular = lu
-        .U()
-        .diagonal()
-        .column_vector()
-        .iter()
-        .any(|u| u.is_nan() || u.abs() < SINGULARITY);
-    (lu, singular)
+/// The partial-pivoting LU of a square matrix, packed in one matrix (unit-lower `L`
+/// below the diagonal, `U` on and above it) as faer factors it in place: solving,
+/// inverting and `det` read the packed form, which saves the copies into separate
+/// factors that faer's `PartialPivLu` makes.
+struct PackedLu {
+    lu: Mat<f64>,
+    forward: Vec<usize>,
+    inverse: Vec<usize>,
+}
+
+impl PackedLu {
+    fn new(m: &Matrix) -> Self {
+        use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
+        let mut lu = to_faer(m);
+        let n = lu.nrows();
+        let (mut forward, mut inverse) = (vec![0; n], vec![0; n]);
+        let par = faer::get_global_parallelism();
+        let mut mem = MemBuffer::new(lu_in_place_scratch::<usize, f64>(
+            n,
+            n,
+            par,
+            Default::default(),
+        ));
+        lu_in_place(
+            lu.as_mut(),
+            &mut forward,
+            &mut inverse,
+            par,
+            MemStack::new(&mut mem),
+            Default::default(),
+        );
+        PackedLu {
+            lu,
+            forward,
+            inverse,
+        }
+    }
+
+    fn perm(&self) -> PermRef<'_, usize> {
+        PermRef::new_checked(&self.forward, &self.inverse, self.forward.len())
+    }
+
+    fn pivots(&self) -> impl Iterator<Item = f64> + '_ {
+        self.lu.diagonal().column_vector().iter().copied()
+    }
+
+    /// Whether a pivot is below [`SINGULARITY`].
+    fn singular(&self) -> bool {
+        self.pivots().any(|u| u.is_nan() || u.abs() < SINGULARITY)
+    }
 }
 
 /// DML `inv(A)`: the inverse of a square matrix (LU with partial pivoting); a singular
 /// matrix is an error.
 pub fn inverse(m: &Matrix) -> Result<Matrix> {
-    square("inv", m)?;
-    let (lu, singular) = lu_of(m);
-    if singular {
+    use faer::linalg::lu::partial_pivoting::inverse::{inverse, inverse_scratch};
+    let n = square("inv", m)?;
+    let lu = PackedLu::new(m);
+    if lu.singular() {
         return Err(ExecError::invalid("inv: the matrix is singular"));
     }
-    from_faer(lu.inverse().as_ref())
+    let par = faer::get_global_parallelism();
+    let mut out = Mat::<f64>::zeros(n, n);
+    let mut mem = MemBuffer::new(inverse_scratch::<usize, f64>(n, par));
+    inverse(
+        out.as_mut(),
+        lu.lu.as_ref(),
+        lu.lu.as_ref(),
+        lu.perm(),
+        par,
+        MemStack::new(&mut mem),
+    );
+    from_faer(out.as_ref())
 }
 
 /// DML `det(A)`: the determinant of a square matrix, from its LU decomposition. Like
@@ -89,13 +139,16 @@ pub fn det(m: &Matrix) -> Result<f64> {
     if n == 0 {
         return Ok(1.0);
     }
-    let (lu, singular) = lu_of(m);
-    if singular {
+    let lu = PackedLu::new(m);
+    if lu.singular() {
         return Ok(0.0);
     }
-    let (forward, _) = lu.P().arrays();
-    let det: f64 = lu.U().diagonal().column_vector().iter().product();
-    Ok(if odd_permutation(forward) { -det } else { det })
+    let det: f64 = lu.pivots().product();
+    Ok(if odd_permutation(&lu.forward) {
+        -det
+    } else {
+        det
+    })
 }
 
 /// Whether a permutation, as the image of `0..n`, has odd parity: `n` minus its number
@@ -123,13 +176,28 @@ pub fn solve(a: &Matrix, b: &Matrix) -> Result<Matrix> {
     if a.rows() != b.rows() || a.rows() < a.cols() {
         return Err(ExecError::shape_mismatch("solve", a.shape(), b.shape()));
     }
-    let rhs = to_faer(b);
+    let mut rhs = to_faer(b);
     if a.rows() == a.cols() {
-        let lu = PartialPivLu::new(to_faer(a).as_ref());
-        if lu.U().diagonal().column_vector().iter().any(|&u| u == 0.0) {
+        use faer::linalg::lu::partial_pivoting::solve::{solve_in_place, solve_in_place_scratch};
+        let lu = PackedLu::new(a);
+        if lu.pivots().any(|u| u == 0.0) {
             return Err(ExecError::invalid("solve: the matrix is singular"));
         }
-        from_faer(lu.solve(rhs.as_ref()).as_ref())
+        let par = faer::get_global_parallelism();
+        let mut mem = MemBuffer::new(solve_in_place_scratch::<usize, f64>(
+            a.rows(),
+            rhs.ncols(),
+            par,
+        ));
+        solve_in_place(
+            lu.lu.as_ref(),
+            lu.lu.as_ref(),
+            lu.perm(),
+            rhs.as_mut(),
+            par,
+            MemStack::new(&mut mem),
+        );
+        from_faer(rhs.as_ref())
     } else {
         let qr = Qr::new(to_faer(a).as_ref());
         if qr
@@ -141,9 +209,8 @@ pub fn solve(a: &Matrix, b: &Matrix) -> Result<Matrix> {
         {
             return Err(ExecError::invalid("solve: the matrix is rank deficient"));
         }
-        let mut x = rhs;
-        qr.solve_lstsq_in_place(x.as_mut());
-        from_faer(x.as_ref().subrows(0, a.cols()))
+        qr.solve_lstsq_in_place(rhs.as_mut());
+        from_faer(rhs.as_ref().subrows(0, a.cols()))
     }
 }
 
@@ -323,38 +390,66 @@ fn systemds_tridiagonal(a: &Mat<f64>) -> (Vec<f64>, Vec<f64>) {
 /// zero on and below the diagonal SystemDS divides 0 by 0 for (NaN in `H`); here its
 /// column of `H` is zero and stands for no reflection.
 pub fn qr(m: &Matrix) -> Result<(Matrix, Matrix)> {
+    use faer::linalg::qr::no_pivoting::factor::{
+        qr_in_place, qr_in_place_scratch, recommended_block_size,
+    };
     let (rows, cols) = (m.rows(), m.cols());
     let p = rows.min(cols);
-    let mut h = Mat::<f64>::zeros(rows, cols);
-    let mut r = Mat::<f64>::zeros(rows, cols);
-    if p > 0 {
-        let qr = Qr::new(to_faer(m).as_ref());
-        r.as_mut().subrows_mut(0, p).copy_from(qr.thin_R());
-        let basis = qr.Q_basis();
-        for j in 0..p {
-            let below = basis.col(j).subrows(j + 1, rows - j - 1);
-            let s = below.squared_norm_l2();
-            if s.sqrt() < f64::MIN_POSITIVE {
-                // faer skipped the reflection; SystemDS reflects the lone entry onto
-                // its negative.
-                if r[(j, j)] != 0.0 {
-                    h[(j, j)] = 2.0;
-                    for c in j..cols {
-                        r[(j, c)] = -r[(j, c)];
-                    }
+    let mut h = DenseMatrix::zeros(rows, cols);
+    let mut r = DenseMatrix::zeros(rows, cols);
+    if p == 0 {
+        return Ok((Matrix::Dense(h), Matrix::Dense(r)));
+    }
+    // R on and above the diagonal, each reflection's v (v[j] = 1 implied) below it.
+    let mut packed = to_faer(m);
+    let par = faer::get_global_parallelism();
+    let block = recommended_block_size::<f64>(rows, cols);
+    let mut coefficients = Mat::<f64>::zeros(block, p);
+    let mut mem = MemBuffer::new(qr_in_place_scratch::<f64>(
+        rows,
+        cols,
+        block,
+        par,
+        Default::default(),
+    ));
+    qr_in_place(
+        packed.as_mut(),
+        coefficients.as_mut(),
+        par,
+        MemStack::new(&mut mem),
+        Default::default(),
+    );
+    // faer's reflection j is I - tau v v' with tau = 2 / |v|^2, and SystemDS's h is
+    // tau v; where the column was zero below the diagonal, faer skipped the reflection
+    // while SystemDS reflects the lone entry onto its negative: h = 2 e_j and row j of R
+    // negated.
+    let taus: Vec<Option<f64>> = (0..p)
+        .map(|j| {
+            let s = packed.col(j).subrows(j + 1, rows - j - 1).squared_norm_l2();
+            (s.sqrt() >= f64::MIN_POSITIVE).then(|| 2.0 / (1.0 + s))
+        })
+        .collect();
+    let packed = from_faer(packed.as_ref())?.into_dense();
+    for i in 0..rows {
+        let row = packed.row(i);
+        let h_row = h.row_mut(i);
+        for (j, tau) in taus.iter().enumerate().take(i.min(p)) {
+            h_row[j] = tau.map_or(0.0, |t| t * row[j]);
+        }
+        if i < p {
+            let r_row = &mut r.row_mut(i)[i..];
+            r_row.copy_from_slice(&row[i..]);
+            match taus[i] {
+                Some(tau) => h_row[i] = tau,
+                None if row[i] != 0.0 => {
+                    h_row[i] = 2.0;
+                    r_row.iter_mut().for_each(|x| *x = -*x);
                 }
-            } else {
-                // faer's reflection is I - tau v v' with v[j] = 1 and tau = 2 / |v|^2;
-                // SystemDS's h is tau v.
-                let tau = 2.0 / (1.0 + s);
-                h[(j, j)] = tau;
-                for i in j + 1..rows {
-                    h[(i, j)] = tau * basis[(i, j)];
-                }
+                None => {}
             }
         }
     }
-    Ok((from_faer(h.as_ref())?, from_faer(r.as_ref())?))
+    Ok((Matrix::Dense(h), Matrix::Dense(r)))
 }
 
 /// `[P, L, U] = lu(A)` of a square matrix: `P %*% A == L %*% U` with `P` a permutation
@@ -362,13 +457,22 @@ pub fn qr(m: &Matrix) -> Result<(Matrix, Matrix)> {
 /// entry of each column as SystemDS does. A singular matrix is an error, as in SystemDS.
 pub fn lu(m: &Matrix) -> Result<(Matrix, Matrix, Matrix)> {
     let n = square("lu", m)?;
-    let (lu, singular) = lu_of(m);
-    if singular {
+    let lu = PackedLu::new(m);
+    if lu.singular() {
         return Err(ExecError::invalid("lu: the matrix is singular"));
     }
-    let (forward, _) = lu.P().arrays();
-    let p = DenseMatrix::from_fn(n, n, |i, j| if forward[i] == j { 1.0 } else { 0.0 });
-    Ok((Matrix::Dense(p), from_faer(lu.L())?, from_faer(lu.U())?))
+    let p = DenseMatrix::from_fn(n, n, |i, j| f64::from(u8::from(lu.forward[i] == j)));
+    // Split the packed factors row by row in row-major order.
+    let packed = from_faer(lu.lu.as_ref())?.into_dense();
+    let (mut l, mut u) = (DenseMatrix::zeros(n, n), DenseMatrix::zeros(n, n));
+    for i in 0..n {
+        let row = packed.row(i);
+        let l_row = l.row_mut(i);
+        l_row[..i].copy_from_slice(&row[..i]);
+        l_row[i] = 1.0;
+        u.row_mut(i)[i..].copy_from_slice(&row[i..]);
+    }
+    Ok((Matrix::Dense(p), Matrix::Dense(l), Matrix::Dense(u)))
 }
 
 /// `[U, S, V] = svd(A)` of an `m x n` matrix: the thin decomposition

@@ -409,6 +409,20 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         results: &["values", "vectors"],
         ..named(Builtin::Eigen, "eigen", &[req("A")])
     },
+    of_target(Builtin::Det, "det", Scalar),
+    // SystemDS returns the Householder vectors `H` rather than `Q`.
+    BuiltinSpec {
+        results: &["H", "R"],
+        ..named(Builtin::Qr, "qr", &[req("A")])
+    },
+    BuiltinSpec {
+        results: &["P", "L", "U"],
+        ..named(Builtin::Lu, "lu", &[req("A")])
+    },
+    BuiltinSpec {
+        results: &["U", "S", "V"],
+        ..named(Builtin::Svd, "svd", &[req("A")])
+    },
     BuiltinSpec {
         results: &["rest", "element"],
         ..named(Builtin::Remove, "remove", &[req("target"), req("pos")])
@@ -576,6 +590,8 @@ mod tests {
         assert_eq!(spec(Builtin::Rand).required(), 2);
         assert_eq!(spec(Builtin::Seq).required(), 2);
         assert_eq!(Builtin::Eigen.outputs(), 2);
+        assert_eq!(Builtin::Lu.outputs(), 3);
+        assert_eq!(spec(Builtin::Det).shape, Scalar);
         assert!(!Builtin::Read.is_pure() && Builtin::Rand.is_pure());
         assert_eq!(by_name("Rand").map(|r| r.builtin), Some(Builtin::Rand));
         assert_eq!(by_name("print").map(|r| r.builtin), Some(Builtin::Print));

@@ -138,6 +138,11 @@ pub enum Builtin {
     Inv,
     Cholesky,
     Eigen,
+    /// Determinant of a square matrix.
+    Det,
+    Qr,
+    Lu,
+    Svd,
     Remove,
     /// A list as it is; any other value as a list of one element.
     AsList,

@@ -70,6 +70,7 @@ pub fn handles(b: Builtin) -> bool {
             | Solve
             | Inv
             | Cholesky
+            | Det
             | Var
             | Sd
             | RowVars
@@ -139,6 +140,7 @@ pub fn eval(b: Builtin, args: &[Value]) -> OpResult {
         Solve => wrap(linalg::solve(m(0)?, m(1)?)?),
         Inv => wrap(linalg::inverse(m(0)?)?),
         Cholesky => wrap(linalg::cholesky(m(0)?)?),
+        Det => Ok(Value::Double(linalg::det(m(0)?)?)),
         Var | Sd | RowVars | ColVars | RowSds | ColSds => variance(b, args),
         Median | InterQuartileMean | Quantile | Moment | Cov => statistic(b, args),
         Cdf | Icdf => distribution(b, args),
@@ -300,7 +302,8 @@ fn grouped_aggregate(args: &[Value]) -> OpResult {
     )?))
 }
 
-/// Evaluates a builtin with several results (`eigen`, and `remove` of a list).
+/// Evaluates a builtin with several results (`eigen`, `qr`, `lu`, `svd`, and `remove` of a
+/// list).
 pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, RuntimeError> {
     super::args::check_deferred_indices(args)?;
     match b {
@@ -308,6 +311,18 @@ pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, RuntimeError
             let a = matrix(&args[0], "the argument of `eigen`")?;
             let (values, vectors) = linalg::eigen_symmetric(a)?;
             Ok(vec![Value::matrix(values), Value::matrix(vectors)])
+        }
+        Builtin::Qr => {
+            let (h, r) = linalg::qr(matrix(&args[0], "the argument of `qr`")?)?;
+            Ok(vec![Value::matrix(h), Value::matrix(r)])
+        }
+        Builtin::Lu => {
+            let (p, l, u) = linalg::lu(matrix(&args[0], "the argument of `lu`")?)?;
+            Ok(vec![Value::matrix(p), Value::matrix(l), Value::matrix(u)])
+        }
+        Builtin::Svd => {
+            let (u, s, v) = linalg::svd(matrix(&args[0], "the argument of `svd`")?)?;
+            Ok(vec![Value::matrix(u), Value::matrix(s), Value::matrix(v)])
         }
         Builtin::Remove => Ok(super::list::remove(args)?),
         other => Err(RuntimeError::internal(format!(

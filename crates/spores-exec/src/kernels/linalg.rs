@@ -1,21 +1,32 @@
-//! Dense linear algebra on small and medium matrices: `solve`, `inv`, `cholesky` and
-//! the symmetric `eigen` decomposition of DML.
+//! Dense linear algebra of DML: `solve`, `inv`, `det`, `cholesky` and the decompositions
+//! `eigen`, `qr`, `lu` and `svd`, on faer's blocked factorizations.
 //!
-//! These run on dense row-major copies; the matrices they see in DML scripts are
-//! `d x d` with `d` the number of features. Row updates of the eliminations run in
-//! parallel above a size threshold.
+//! faer runs its parallel steps on the rayon pool of the calling thread (its global
+//! parallelism is `Rayon(0)`: that pool's thread count), so `--threads` bounds it as it
+//! bounds every other kernel. Results follow SystemDS 3.4's conventions (Apache Commons
+//! Math underneath): shapes, result order, the singularity and definiteness thresholds,
+//! and the signs of `eigen`'s vectors and of `qr`'s factors where the factorization is
+//! generic. The functions document where a result can differ from SystemDS's.
 
-use rayon::prelude::*;
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::solvers::{Llt, Qr, SelfAdjointEigen, SolveLstsq, Svd};
+use faer::perm::PermRef;
+use faer::{Mat, MatMut, MatRef, Side};
 
 use crate::error::{ExecError, Result};
 use crate::matrix::{DenseMatrix, Matrix};
 
-/// Pivots below this magnitude make `inv` report a singular matrix (the threshold of
-/// the LU decomposition SystemDS uses).
+/// LU pivots below this magnitude make a matrix singular for `inv`, `det` and `lu` (Commons
+/// Math's `LUDecomposition` default, which SystemDS uses).
 const SINGULARITY: f64 = 1e-11;
 
-/// Matrix order above which elimination updates run in parallel.
-const PAR_ORDER: usize = 128;
+/// Cholesky pivots (`L[j,j]^2`) at or below this are not positive (Commons Math's absolute
+/// positivity threshold).
+const POSITIVITY: f64 = 1e-10;
+
+/// Relative difference of `A[i,j]` and `A[j,i]` above which `cholesky` rejects `A` as not
+/// symmetric (SystemDS's `RELATIVE_SYMMETRY_THRESHOLD`).
+const SYMMETRY: f64 = 1e-6;
 
 fn square(op: &str, m: &Matrix) -> Result<usize> {
     if m.rows() != m.cols() {
@@ -27,198 +38,191 @@ fn square(op: &str, m: &Matrix) -> Result<usize> {
     Ok(m.rows())
 }
 
-/// Subtracts `factor(i) * pivot_row` from every row `i` in `rows` of `a` (row-major,
-/// `n` columns), in parallel for large matrices.
-fn eliminate(
-    a: &mut [f64],
-    n: usize,
-    pivot: usize,
-    from: usize,
-    factor: impl Fn(&[f64]) -> f64 + Sync,
-) {
-    let (head, tail) = a.split_at_mut(from * n);
-    let pivot_row = &head[pivot * n..(pivot + 1) * n];
-    let update = |row: &mut [f64]| {
-        let f = factor(row);
-        if f != 0.0 {
-            for (x, &p) in row.iter_mut().zip(pivot_row) {
-                *x -= f * p;
-            }
+/// A column-major copy for faer.
+fn to_faer(m: &Matrix) -> Mat<f64> {
+    match m {
+        Matrix::Dense(d) => MatRef::from_row_major_slice(d.data(), d.rows(), d.cols()).to_owned(),
+        Matrix::Sparse(_) => {
+            let d = m.to_dense();
+            MatRef::from_row_major_slice(d.data(), d.rows(), d.cols()).to_owned()
         }
-    };
-    if n >= PAR_ORDER {
-        tail.par_chunks_mut(n).for_each(update);
-    } else {
-        tail.chunks_mut(n).for_each(update);
     }
 }
 
-/// DML `inv(A)`: the inverse of a square matrix by Gauss-Jordan elimination with
-/// partial pivoting; a singular matrix is an error.
+/// A row-major copy of a faer matrix (one pass: faer copies across layouts blockwise).
+fn from_faer(m: MatRef<'_, f64>) -> Result<Matrix> {
+    let (rows, cols) = m.shape();
+    let mut data = vec![0.0; rows * cols];
+    MatMut::from_row_major_slice_mut(&mut data, rows, cols).copy_from(m);
+    Ok(Matrix::Dense(DenseMatrix::from_vec(rows, cols, data)?))
+}
+
+/// The partial-pivoting LU of a square matrix, packed in one matrix (unit-lower `L`
+/// below the diagonal, `U` on and above it) as faer factors it in place: solving,
+/// inverting and `det` read the packed form, which saves the copies into separate
+/// factors that faer's `PartialPivLu` makes.
+struct PackedLu {
+    lu: Mat<f64>,
+    forward: Vec<usize>,
+    inverse: Vec<usize>,
+}
+
+impl PackedLu {
+    fn new(m: &Matrix) -> Self {
+        use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
+        let mut lu = to_faer(m);
+        let n = lu.nrows();
+        let (mut forward, mut inverse) = (vec![0; n], vec![0; n]);
+        let par = faer::get_global_parallelism();
+        let mut mem = MemBuffer::new(lu_in_place_scratch::<usize, f64>(
+            n,
+            n,
+            par,
+            Default::default(),
+        ));
+        lu_in_place(
+            lu.as_mut(),
+            &mut forward,
+            &mut inverse,
+            par,
+            MemStack::new(&mut mem),
+            Default::default(),
+        );
+        PackedLu {
+            lu,
+            forward,
+            inverse,
+        }
+    }
+
+    fn perm(&self) -> PermRef<'_, usize> {
+        PermRef::new_checked(&self.forward, &self.inverse, self.forward.len())
+    }
+
+    fn pivots(&self) -> impl Iterator<Item = f64> + '_ {
+        self.lu.diagonal().column_vector().iter().copied()
+    }
+
+    /// Whether a pivot is below [`SINGULARITY`].
+    fn singular(&self) -> bool {
+        self.pivots().any(|u| u.is_nan() || u.abs() < SINGULARITY)
+    }
+}
+
+/// DML `inv(A)`: the inverse of a square matrix (LU with partial pivoting); a singular
+/// matrix is an error.
 pub fn inverse(m: &Matrix) -> Result<Matrix> {
+    use faer::linalg::lu::partial_pivoting::inverse::{inverse, inverse_scratch};
     let n = square("inv", m)?;
-    // [A | I], reduced to [I | inv(A)].
-    let w = 2 * n;
-    let mut a = vec![0.0; n * w];
-    for i in 0..n {
-        for j in 0..n {
-            a[i * w + j] = m.get(i, j);
-        }
-        a[i * w + n + i] = 1.0;
+    let lu = PackedLu::new(m);
+    if lu.singular() {
+        return Err(ExecError::invalid("inv: the matrix is singular"));
     }
-    for col in 0..n {
-        let p = (col..n)
-            .max_by(|&x, &y| a[x * w + col].abs().total_cmp(&a[y * w + col].abs()))
-            .expect("non-empty range");
-        if a[p * w + col].abs() < SINGULARITY {
-            return Err(ExecError::invalid("inv: the matrix is singular"));
-        }
-        if p != col {
-            for j in 0..w {
-                a.swap(p * w + j, col * w + j);
+    let par = faer::get_global_parallelism();
+    let mut out = Mat::<f64>::zeros(n, n);
+    let mut mem = MemBuffer::new(inverse_scratch::<usize, f64>(n, par));
+    inverse(
+        out.as_mut(),
+        lu.lu.as_ref(),
+        lu.lu.as_ref(),
+        lu.perm(),
+        par,
+        MemStack::new(&mut mem),
+    );
+    from_faer(out.as_ref())
+}
+
+/// DML `det(A)`: the determinant of a square matrix, from its LU decomposition. Like
+/// SystemDS, a matrix with an LU pivot below [`SINGULARITY`] has determinant 0.
+pub fn det(m: &Matrix) -> Result<f64> {
+    let n = square("det", m)?;
+    if n == 0 {
+        return Ok(1.0);
+    }
+    let lu = PackedLu::new(m);
+    if lu.singular() {
+        return Ok(0.0);
+    }
+    let det: f64 = lu.pivots().product();
+    Ok(if odd_permutation(&lu.forward) {
+        -det
+    } else {
+        det
+    })
+}
+
+/// Whether a permutation, as the image of `0..n`, has odd parity: `n` minus its number
+/// of cycles is odd.
+fn odd_permutation(p: &[usize]) -> bool {
+    let mut seen = vec![false; p.len()];
+    let mut cycles = 0;
+    for start in 0..p.len() {
+        if !seen[start] {
+            cycles += 1;
+            let mut i = start;
+            while !seen[i] {
+                seen[i] = true;
+                i = p[i];
             }
         }
-        let pivot = a[col * w + col];
-        for x in &mut a[col * w..(col + 1) * w] {
-            *x /= pivot;
-        }
-        // Eliminate the column from every other row: rows above and below the pivot.
-        let mut rows: Vec<&mut [f64]> = a.chunks_mut(w).collect();
-        let pivot_row: Vec<f64> = rows[col].to_vec();
-        let update = |(i, row): (usize, &mut &mut [f64])| {
-            if i != col {
-                let f = row[col];
-                if f != 0.0 {
-                    for (x, &p) in row.iter_mut().zip(&pivot_row) {
-                        *x -= f * p;
-                    }
-                }
-            }
-        };
-        if n >= PAR_ORDER {
-            rows.par_iter_mut().enumerate().for_each(update);
-        } else {
-            rows.iter_mut().enumerate().for_each(update);
-        }
     }
-    let data = (0..n)
-        .flat_map(|i| a[i * w + n..(i + 1) * w].to_vec())
-        .collect();
-    Ok(Matrix::Dense(DenseMatrix::from_vec(n, n, data)?))
+    (p.len() - cycles) % 2 == 1
 }
 
 /// DML `solve(A, b)`: `x` with `A x = b`, for a square `A` (LU with partial pivoting)
-/// or the least-squares solution for a tall `A` (Householder QR).
+/// or the least-squares solution for a tall `A` (Householder QR). A zero pivot is an
+/// error, as in SystemDS (its QR solver's threshold is 0).
 pub fn solve(a: &Matrix, b: &Matrix) -> Result<Matrix> {
     if a.rows() != b.rows() || a.rows() < a.cols() {
         return Err(ExecError::shape_mismatch("solve", a.shape(), b.shape()));
     }
+    let mut rhs = to_faer(b);
     if a.rows() == a.cols() {
-        solve_square(a, b)
-    } else {
-        solve_least_squares(a, b)
-    }
-}
-
-fn solve_square(a: &Matrix, b: &Matrix) -> Result<Matrix> {
-    let n = a.rows();
-    let k = b.cols();
-    let mut lu = a.to_dense().into_vec();
-    let mut x = b.to_dense().into_vec();
-    for col in 0..n {
-        let p = (col..n)
-            .max_by(|&i, &j| lu[i * n + col].abs().total_cmp(&lu[j * n + col].abs()))
-            .expect("non-empty range");
-        if lu[p * n + col] == 0.0 {
+        use faer::linalg::lu::partial_pivoting::solve::{solve_in_place, solve_in_place_scratch};
+        let lu = PackedLu::new(a);
+        if lu.pivots().any(|u| u == 0.0) {
             return Err(ExecError::invalid("solve: the matrix is singular"));
         }
-        if p != col {
-            for j in 0..n {
-                lu.swap(p * n + j, col * n + j);
-            }
-            for j in 0..k {
-                x.swap(p * k + j, col * k + j);
-            }
-        }
-        let pivot = lu[col * n + col];
-        let factors: Vec<f64> = (col + 1..n).map(|i| lu[i * n + col] / pivot).collect();
-        eliminate(&mut lu, n, col, col + 1, |row| row[col] / pivot);
-        for (r, f) in (col + 1..n).zip(&factors) {
-            for j in 0..k {
-                x[r * k + j] -= f * x[col * k + j];
-            }
-        }
-    }
-    // Back substitution.
-    for i in (0..n).rev() {
-        for j in 0..k {
-            let mut s = x[i * k + j];
-            for c in i + 1..n {
-                s -= lu[i * n + c] * x[c * k + j];
-            }
-            x[i * k + j] = s / lu[i * n + i];
-        }
-    }
-    Ok(Matrix::Dense(DenseMatrix::from_vec(n, k, x)?))
-}
-
-fn solve_least_squares(a: &Matrix, b: &Matrix) -> Result<Matrix> {
-    let (m, n, k) = (a.rows(), a.cols(), b.cols());
-    let mut q = a.to_dense().into_vec();
-    let mut y = b.to_dense().into_vec();
-    let mut diag = vec![0.0; n];
-    for col in 0..n {
-        let norm = (col..m).map(|i| q[i * n + col].powi(2)).sum::<f64>().sqrt();
-        if norm == 0.0 {
+        let par = faer::get_global_parallelism();
+        let mut mem = MemBuffer::new(solve_in_place_scratch::<usize, f64>(
+            a.rows(),
+            rhs.ncols(),
+            par,
+        ));
+        solve_in_place(
+            lu.lu.as_ref(),
+            lu.lu.as_ref(),
+            lu.perm(),
+            rhs.as_mut(),
+            par,
+            MemStack::new(&mut mem),
+        );
+        from_faer(rhs.as_ref())
+    } else {
+        let qr = Qr::new(to_faer(a).as_ref());
+        if qr
+            .thin_R()
+            .diagonal()
+            .column_vector()
+            .iter()
+            .any(|&r| r == 0.0)
+        {
             return Err(ExecError::invalid("solve: the matrix is rank deficient"));
         }
-        let alpha = if q[col * n + col] > 0.0 { -norm } else { norm };
-        // Householder vector v = x - alpha e1, stored in place of the column.
-        q[col * n + col] -= alpha;
-        let h: Vec<f64> = (col..m).map(|i| q[i * n + col]).collect();
-        let hnorm2: f64 = h.iter().map(|x| x * x).sum();
-        diag[col] = alpha;
-        // Reflects column j of `values` (row-major, `width` columns) by I - 2 h h' / |h|^2.
-        let reflect = |values: &mut [f64], width: usize, j: usize| {
-            let dot: f64 = h
-                .iter()
-                .zip(col..m)
-                .map(|(hi, i)| hi * values[i * width + j])
-                .sum();
-            let f = 2.0 * dot / hnorm2;
-            for (hi, i) in h.iter().zip(col..m) {
-                values[i * width + j] -= f * hi;
-            }
-        };
-        for j in col + 1..n {
-            reflect(&mut q, n, j);
-        }
-        for j in 0..k {
-            reflect(&mut y, k, j);
-        }
+        qr.solve_lstsq_in_place(rhs.as_mut());
+        from_faer(rhs.as_ref().subrows(0, a.cols()))
     }
-    let mut x = vec![0.0; n * k];
-    for i in (0..n).rev() {
-        for j in 0..k {
-            let mut s = y[i * k + j];
-            for c in i + 1..n {
-                s -= q[i * n + c] * x[c * k + j];
-            }
-            x[i * k + j] = s / diag[i];
-        }
-    }
-    Ok(Matrix::Dense(DenseMatrix::from_vec(n, k, x)?))
 }
 
 /// DML `cholesky(A)`: the lower-triangular `L` with `L %*% t(L) == A`, for a symmetric
-/// positive definite `A`.
+/// positive definite `A`; the thresholds are SystemDS's ([`SYMMETRY`], [`POSITIVITY`]).
 pub fn cholesky(m: &Matrix) -> Result<Matrix> {
     let n = square("cholesky", m)?;
-    let a = m.to_dense();
-    for i in 0..n {
-        for j in 0..i {
-            let (x, y) = (a.get(i, j), a.get(j, i));
-            if (x - y).abs() > 1e-14 * x.abs().max(y.abs()) {
+    let a = to_faer(m);
+    for j in 0..n {
+        for i in j + 1..n {
+            let (x, y) = (a[(i, j)], a[(j, i)]);
+            if (x - y).abs() > SYMMETRY * x.abs().max(y.abs()) {
                 return Err(ExecError::invalid(format!(
                     "cholesky: the matrix is not symmetric (cell ({}, {}) is {x}, ({}, {}) is {y})",
                     i + 1,
@@ -229,38 +233,29 @@ pub fn cholesky(m: &Matrix) -> Result<Matrix> {
             }
         }
     }
-    let mut l = vec![0.0; n * n];
-    for j in 0..n {
-        let mut d = a.get(j, j);
-        for k in 0..j {
-            d -= l[j * n + k] * l[j * n + k];
-        }
-        if d <= 1e-10 {
-            return Err(ExecError::invalid(
-                "cholesky: the matrix is not positive definite",
-            ));
-        }
-        let d = d.sqrt();
-        l[j * n + j] = d;
-        for i in j + 1..n {
-            let mut s = a.get(i, j);
-            for k in 0..j {
-                s -= l[i * n + k] * l[j * n + k];
-            }
-            l[i * n + j] = s / d;
-        }
+    let not_definite = || ExecError::invalid("cholesky: the matrix is not positive definite");
+    let llt = Llt::new(a.as_ref(), Side::Lower).map_err(|_| not_definite())?;
+    let l = llt.L();
+    if (0..n).any(|j| l[(j, j)].is_nan() || l[(j, j)] * l[(j, j)] <= POSITIVITY) {
+        return Err(not_definite());
     }
-    Ok(Matrix::Dense(DenseMatrix::from_vec(n, n, l)?))
+    from_faer(l)
 }
 
-/// DML `[values, vectors] = eigen(A)` of a symmetric matrix: the eigenvalues in
-/// increasing order as an `n x 1` matrix and the unit eigenvectors as the columns of
-/// an `n x n` matrix, in the same order.
+/// DML `[values, vectors] = eigen(A)` of a symmetric matrix (its lower triangle is
+/// read): the eigenvalues in increasing order as an `n x 1` matrix and the unit
+/// eigenvectors as the columns of an `n x n` matrix, in the same order.
 ///
-/// Householder reduction to tridiagonal form, working down from the first row, then
-/// the QL algorithm with implicit shifts. This is the sequence of reflections and
-/// rotations SystemDS's decomposition applies, so the eigenvectors come out with the
-/// same signs and scripts print the same vectors.
+/// faer computes the decomposition; each vector then takes the sign SystemDS's has.
+/// SystemDS reduces `A` to tridiagonal form with Householder reflections and
+/// diagonalizes that by QL iterations with implicit shifts. The reduction leaves row 0
+/// alone, so the first entry of each of its vectors is the first entry of the
+/// tridiagonal matrix's vector, which the QL iterations give in O(n^2) when they carry
+/// only row 0 ([`systemds_first_entries`]). Where that entry is (nearly) zero, the
+/// vector's largest entry is made positive instead. The signs can differ from
+/// SystemDS's where the reduction meets an exactly zero entry beside the diagonal
+/// with nonzeros below it (see [`systemds_tridiagonal`]), and for a repeated
+/// eigenvalue, whose vectors no two algorithms choose alike.
 pub fn eigen_symmetric(m: &Matrix) -> Result<(Matrix, Matrix)> {
     let n = square("eigen", m)?;
     if n == 0 {
@@ -269,91 +264,239 @@ pub fn eigen_symmetric(m: &Matrix) -> Result<(Matrix, Matrix)> {
             Matrix::Dense(DenseMatrix::zeros(0, 0)),
         ));
     }
-    let a: Vec<Vec<f64>> = (0..n)
-        .map(|i| (0..n).map(|j| m.get(i, j)).collect())
-        .collect();
-    let (mut d, mut e, mut z) = tridiagonalize(a);
-    diagonalize(&mut d, &mut e, &mut z)?;
+    let a = to_faer(m);
+    let evd = SelfAdjointEigen::new(a.as_ref(), Side::Lower)
+        .map_err(|_| ExecError::invalid("eigen: the iteration does not converge"))?;
+    let s = evd.S().column_vector();
+    let u = evd.U();
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| d[a].total_cmp(&d[b]));
-    let largest = d.iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
-    let values = order
+    order.sort_by(|&x, &y| s[x].total_cmp(&s[y]));
+    let first = systemds_first_entries(&a);
+    let signs: Vec<f64> = order
         .iter()
-        .map(|&k| {
-            if d[k].abs() < f64::EPSILON * largest {
-                0.0
+        .enumerate()
+        .map(|(k, &col)| {
+            let v = u.col(col);
+            let flip = match first.as_ref().map(|f| f[k]) {
+                Some(want) if want.abs() > SIGN_FLOOR && v[0].abs() > SIGN_FLOOR => {
+                    (want < 0.0) != (v[0] < 0.0)
+                }
+                _ => {
+                    let largest = (0..n).fold(
+                        0,
+                        |best, i| {
+                            if v[i].abs() > v[best].abs() {
+                                i
+                            } else {
+                                best
+                            }
+                        },
+                    );
+                    v[largest] < 0.0
+                }
+            };
+            if flip {
+                -1.0
             } else {
-                d[k]
+                1.0
             }
         })
         .collect();
-    let vectors = DenseMatrix::from_fn(n, n, |i, j| z[i][order[j]]);
+    let largest = order.iter().fold(0.0f64, |acc, &k| acc.max(s[k].abs()));
+    let values = order
+        .iter()
+        .map(|&k| {
+            if s[k].abs() < f64::EPSILON * largest {
+                0.0
+            } else {
+                s[k]
+            }
+        })
+        .collect();
+    let vectors = DenseMatrix::from_fn(n, n, |i, j| signs[j] * u[(i, order[j])]);
     Ok((
         Matrix::Dense(DenseMatrix::from_vec(n, 1, values)?),
         Matrix::Dense(vectors),
     ))
 }
 
-/// `T = Q' A Q` with `T` tridiagonal: returns T's diagonal, its off-diagonal (last
-/// entry 0) and `Q = H_0 H_1 ... H_{n-2}`. Reflection `H_k` maps row `k` right of the
-/// diagonal, `x`, onto `alpha e_1` with `alpha = -sign(x_1) |x|` (`+|x|` when `x_1 <= 0`).
-fn tridiagonalize(mut a: Vec<Vec<f64>>) -> (Vec<f64>, Vec<f64>, Vec<Vec<f64>>) {
-    let n = a.len();
-    let mut d = vec![0.0; n];
+/// Entries of a unit vector below this have no reliable sign.
+const SIGN_FLOOR: f64 = 1e-7;
+
+/// The first entries of SystemDS's eigenvectors of `a`, in increasing order of their
+/// eigenvalues: row 0 of the QL iterations' rotations on [`systemds_tridiagonal`]. None
+/// if the iterations do not converge.
+fn systemds_first_entries(a: &Mat<f64>) -> Option<Vec<f64>> {
+    let (mut d, mut e) = systemds_tridiagonal(a);
+    let n = d.len();
+    let mut row = vec![0.0; n];
+    row[0] = 1.0;
+    let mut z = [row];
+    diagonalize(&mut d, &mut e, &mut z).ok()?;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&x, &y| d[x].total_cmp(&d[y]));
+    Some(order.iter().map(|&k| z[0][k]).collect())
+}
+
+/// The diagonal and off-diagonal (last entry 0) of the tridiagonal matrix SystemDS's
+/// reduction of `a` gives, from faer's blocked reduction.
+///
+/// Both reduce column `k` below the diagonal, `x`, onto `beta e_1` with
+/// `beta = -sign(x_1) |x|`, and agree step for step but in one case: when `x` is zero
+/// below its first entry, faer leaves it, while SystemDS reflects it onto `-x_1`, which
+/// flips the sign of row and column `k + 1` from then on. Here that is undone: with
+/// `D` the diagonal of those flips, SystemDS's matrix is `D T D`. The one case not
+/// followed is `x_1 == 0` with nonzeros below it (SystemDS takes `beta = +|x|`, faer
+/// `-|x|`), after which the two reductions go separate ways.
+fn systemds_tridiagonal(a: &Mat<f64>) -> (Vec<f64>, Vec<f64>) {
+    use faer::linalg::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
+    let n = a.nrows();
+    let mut t = a.to_owned();
+    if n > 1 {
+        let par = faer::get_global_parallelism();
+        let block = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<f64>(n, n);
+        let mut householder = Mat::<f64>::zeros(block, n - 1);
+        let mut mem = MemBuffer::new(tridiag_in_place_scratch::<f64>(n, par, Default::default()));
+        tridiag_in_place(
+            t.as_mut(),
+            householder.as_mut(),
+            par,
+            MemStack::new(&mut mem),
+            Default::default(),
+        );
+    }
+    let d: Vec<f64> = (0..n).map(|i| t[(i, i)]).collect();
     let mut e = vec![0.0; n];
-    // (first index, Householder vector, its beta = 2 / |v|^2) per reflection.
-    let mut reflections: Vec<(usize, Vec<f64>, f64)> = Vec::new();
+    let mut sign_k = 1.0;
     for k in 0..n.saturating_sub(1) {
-        d[k] = a[k][k];
-        let x: Vec<f64> = a[k][k + 1..].to_vec();
-        let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let alpha = if x[0] > 0.0 { -norm } else { norm };
-        e[k] = alpha;
-        if alpha == 0.0 {
-            continue;
-        }
-        let mut v = x;
-        v[0] -= alpha;
-        let beta = -1.0 / (alpha * v[0]);
-        // p = beta B v on the trailing block B, w = p - (beta / 2)(v'p) v,
-        // B <- B - v w' - w v'.
-        let len = n - k - 1;
-        let p: Vec<f64> = (0..len)
-            .map(|i| {
-                beta * (0..len)
-                    .map(|j| a[k + 1 + i][k + 1 + j] * v[j])
-                    .sum::<f64>()
-            })
-            .collect();
-        let gamma = beta / 2.0 * v.iter().zip(&p).map(|(x, y)| x * y).sum::<f64>();
-        let w: Vec<f64> = p.iter().zip(&v).map(|(pi, vi)| pi - gamma * vi).collect();
-        for i in 0..len {
-            for j in 0..len {
-                a[k + 1 + i][k + 1 + j] -= v[i] * w[j] + w[i] * v[j];
-            }
-        }
-        reflections.push((k + 1, v, beta));
+        let beta = t[(k + 1, k)];
+        let lone = (k + 2..n).all(|i| t[(i, k)].abs() < f64::MIN_POSITIVE);
+        let sign_next = if lone && beta != 0.0 { -1.0 } else { 1.0 };
+        e[k] = sign_k * sign_next * beta;
+        sign_k = sign_next;
     }
-    d[n - 1] = a[n - 1][n - 1];
-    let mut q: Vec<Vec<f64>> = (0..n)
-        .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
+    (d, e)
+}
+
+/// `[H, R] = qr(A)` of an `m x n` matrix as SystemDS returns it: `R` (`m x n`, upper
+/// trapezoidal) and, instead of `Q`, the Householder vectors as the columns of `H`
+/// (`m x n`, lower trapezoidal): `Q = H_1 %*% ... %*% H_p` (`p = min(m, n)`) with
+/// `H_j = I - h_j %*% t(h_j) / h_j[j]` for column `h_j` of `H`.
+///
+/// faer reflects as SystemDS does (`beta = -sign(x_1) |x|`), so both factors are
+/// SystemDS's but in two cases. A column whose first entry is exactly zero (with
+/// nonzeros below) SystemDS reflects onto `+|x|`, faer onto `-|x|`: that row of `R` and
+/// the later columns of `H` differ, while `Q %*% R == A` holds for both. A column that is
+/// zero on and below the diagonal SystemDS divides 0 by 0 for (NaN in `H`); here its
+/// column of `H` is zero and stands for no reflection.
+pub fn qr(m: &Matrix) -> Result<(Matrix, Matrix)> {
+    use faer::linalg::qr::no_pivoting::factor::{
+        qr_in_place, qr_in_place_scratch, recommended_block_size,
+    };
+    let (rows, cols) = (m.rows(), m.cols());
+    let p = rows.min(cols);
+    let mut h = DenseMatrix::zeros(rows, cols);
+    let mut r = DenseMatrix::zeros(rows, cols);
+    if p == 0 {
+        return Ok((Matrix::Dense(h), Matrix::Dense(r)));
+    }
+    // R on and above the diagonal, each reflection's v (v[j] = 1 implied) below it.
+    let mut packed = to_faer(m);
+    let par = faer::get_global_parallelism();
+    let block = recommended_block_size::<f64>(rows, cols);
+    let mut coefficients = Mat::<f64>::zeros(block, p);
+    let mut mem = MemBuffer::new(qr_in_place_scratch::<f64>(
+        rows,
+        cols,
+        block,
+        par,
+        Default::default(),
+    ));
+    qr_in_place(
+        packed.as_mut(),
+        coefficients.as_mut(),
+        par,
+        MemStack::new(&mut mem),
+        Default::default(),
+    );
+    // faer's reflection j is I - tau v v' with tau = 2 / |v|^2, and SystemDS's h is
+    // tau v; where the column was zero below the diagonal, faer skipped the reflection
+    // while SystemDS reflects the lone entry onto its negative: h = 2 e_j and row j of R
+    // negated.
+    let taus: Vec<Option<f64>> = (0..p)
+        .map(|j| {
+            let s = packed.col(j).subrows(j + 1, rows - j - 1).squared_norm_l2();
+            (s.sqrt() >= f64::MIN_POSITIVE).then(|| 2.0 / (1.0 + s))
+        })
         .collect();
-    for (first, v, beta) in reflections.iter().rev() {
-        // Q <- H Q with H = I - beta v v' acting on rows first.. .
-        #[allow(clippy::needless_range_loop)] // rows first.. of each column, in step
-        for col in 0..n {
-            let dot: f64 = v
-                .iter()
-                .enumerate()
-                .map(|(i, vi)| vi * q[first + i][col])
-                .sum();
-            let f = beta * dot;
-            for (i, vi) in v.iter().enumerate() {
-                q[first + i][col] -= f * vi;
+    let packed = from_faer(packed.as_ref())?.into_dense();
+    for i in 0..rows {
+        let row = packed.row(i);
+        let h_row = h.row_mut(i);
+        for (j, tau) in taus.iter().enumerate().take(i.min(p)) {
+            h_row[j] = tau.map_or(0.0, |t| t * row[j]);
+        }
+        if i < p {
+            let r_row = &mut r.row_mut(i)[i..];
+            r_row.copy_from_slice(&row[i..]);
+            match taus[i] {
+                Some(tau) => h_row[i] = tau,
+                None if row[i] != 0.0 => {
+                    h_row[i] = 2.0;
+                    r_row.iter_mut().for_each(|x| *x = -*x);
+                }
+                None => {}
             }
         }
     }
-    (d, e, q)
+    Ok((Matrix::Dense(h), Matrix::Dense(r)))
+}
+
+/// `[P, L, U] = lu(A)` of a square matrix: `P %*% A == L %*% U` with `P` a permutation
+/// matrix, `L` unit lower triangular and `U` upper triangular, pivoting on the largest
+/// entry of each column as SystemDS does. A singular matrix is an error, as in SystemDS.
+pub fn lu(m: &Matrix) -> Result<(Matrix, Matrix, Matrix)> {
+    let n = square("lu", m)?;
+    let lu = PackedLu::new(m);
+    if lu.singular() {
+        return Err(ExecError::invalid("lu: the matrix is singular"));
+    }
+    let p = DenseMatrix::from_fn(n, n, |i, j| f64::from(u8::from(lu.forward[i] == j)));
+    // Split the packed factors row by row in row-major order.
+    let packed = from_faer(lu.lu.as_ref())?.into_dense();
+    let (mut l, mut u) = (DenseMatrix::zeros(n, n), DenseMatrix::zeros(n, n));
+    for i in 0..n {
+        let row = packed.row(i);
+        let l_row = l.row_mut(i);
+        l_row[..i].copy_from_slice(&row[..i]);
+        l_row[i] = 1.0;
+        u.row_mut(i)[i..].copy_from_slice(&row[i..]);
+    }
+    Ok((Matrix::Dense(p), Matrix::Dense(l), Matrix::Dense(u)))
+}
+
+/// `[U, S, V] = svd(A)` of an `m x n` matrix: the thin decomposition
+/// `A == U %*% S %*% t(V)` with `p = min(m, n)`, `U` `m x p`, `S` the `p x p` diagonal
+/// matrix of the singular values in decreasing order and `V` `n x p`. These are the
+/// shapes SystemDS's runtime returns (its language reference says `m x m`, `m x n` and
+/// `n x n`). A pair of singular vectors is unique only up to a common sign, which can
+/// differ from SystemDS's.
+pub fn svd(m: &Matrix) -> Result<(Matrix, Matrix, Matrix)> {
+    let (rows, cols) = (m.rows(), m.cols());
+    let p = rows.min(cols);
+    if p == 0 {
+        let zeros = |r, c| Matrix::Dense(DenseMatrix::zeros(r, c));
+        return Ok((zeros(rows, 0), zeros(0, 0), zeros(cols, 0)));
+    }
+    let svd = Svd::new_thin(to_faer(m).as_ref())
+        .map_err(|_| ExecError::invalid("svd: the iteration does not converge"))?;
+    let s = svd.S().column_vector();
+    let sigma = DenseMatrix::from_fn(p, p, |i, j| if i == j { s[i] } else { 0.0 });
+    Ok((
+        from_faer(svd.U())?,
+        Matrix::Dense(sigma),
+        from_faer(svd.V())?,
+    ))
 }
 
 /// QL iterations with implicit shifts on the tridiagonal matrix (`d`, `e`), applying
@@ -452,6 +595,7 @@ fn diagonalize(d: &mut [f64], e: &mut [f64], z: &mut [Vec<f64>]) -> Result<()> {
 mod tests {
     use super::*;
     use crate::testing::dense;
+    use rand::{RngExt, SeedableRng};
 
     fn close(got: &Matrix, want: &[f64], tol: f64) {
         let got = got.to_dense().into_vec();
@@ -459,6 +603,63 @@ mod tests {
         for (g, w) in got.iter().zip(want) {
             assert!((g - w).abs() <= tol, "{got:?} vs {want:?}");
         }
+    }
+
+    fn random(rows: usize, cols: usize, seed: u64) -> Matrix {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+        Matrix::Dense(DenseMatrix::from_fn(rows, cols, |_, _| {
+            rng.random::<f64>() - 0.5
+        }))
+    }
+
+    fn product(a: &Matrix, b: &Matrix) -> Matrix {
+        let (a, b) = (to_faer(a), to_faer(b));
+        from_faer((&a * &b).as_ref()).unwrap()
+    }
+
+    fn transpose(a: &Matrix) -> Matrix {
+        from_faer(to_faer(a).transpose()).unwrap()
+    }
+
+    /// max |x - y| / max(1, max |y|).
+    fn relative_error(x: &Matrix, y: &Matrix) -> f64 {
+        assert_eq!(x.shape(), y.shape());
+        let (x, y) = (x.to_dense().into_vec(), y.to_dense().into_vec());
+        let scale = y.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        let diff = x
+            .iter()
+            .zip(&y)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        diff / scale
+    }
+
+    fn identity(n: usize) -> Matrix {
+        Matrix::Dense(DenseMatrix::from_fn(n, n, |i, j| {
+            f64::from(u8::from(i == j))
+        }))
+    }
+
+    /// SystemDS's `Q` from its Householder vectors: `Q = H_1 ... H_p`,
+    /// `H_j = I - h h' / h[j]`.
+    fn q_of(h: &Matrix) -> Matrix {
+        let m = h.rows();
+        let mut q = to_faer(&identity(m));
+        for j in 0..h.cols().min(m) {
+            let hj = h.get(j, j);
+            if hj == 0.0 {
+                continue;
+            }
+            let col: Vec<f64> = (0..m).map(|i| h.get(i, j)).collect();
+            let qh: Vec<f64> = (0..m)
+                .map(|i| (0..m).map(|k| q[(i, k)] * col[k]).sum())
+                .collect();
+            for i in 0..m {
+                for k in 0..m {
+                    q[(i, k)] -= qh[i] * col[k] / hj;
+                }
+            }
+        }
+        from_faer(q.as_ref()).unwrap()
     }
 
     // A = matrix("4 1 2 1 3 0 2 0 5", rows=3, cols=3); values printed by SystemDS 3.4.
@@ -503,9 +704,73 @@ mod tests {
             ],
             1e-10,
         );
-        assert!(inverse(&dense(2, 2, &[1.0, 2.0, 2.0, 4.0])).is_err());
-        assert!(cholesky(&dense(2, 2, &[1.0, 2.0, 0.0, 4.0])).is_err());
+    }
+
+    #[test]
+    fn singular_non_square_and_indefinite_matrices_are_errors_that_say_so() {
+        let message = |r: Result<Matrix>| r.unwrap_err().to_string();
+        let singular = dense(2, 2, &[1.0, 2.0, 2.0, 4.0]);
+        assert!(message(inverse(&singular)).contains("singular"));
+        assert!(message(solve(&singular, &dense(2, 1, &[1.0, 1.0]))).contains("singular"));
+        assert!(lu(&singular).unwrap_err().to_string().contains("singular"));
+        assert_eq!(det(&singular).unwrap(), 0.0);
+        let wide = dense(2, 3, &[1.0; 6]);
+        for err in [
+            det(&wide).unwrap_err(),
+            inverse(&wide).unwrap_err(),
+            cholesky(&wide).unwrap_err(),
+            lu(&wide).unwrap_err(),
+            eigen_symmetric(&wide).unwrap_err(),
+        ] {
+            let text = err.to_string();
+            assert!(text.contains("square") && text.contains("2x3"), "{text}");
+        }
+        let a = dense(3, 3, &A);
         assert!(solve(&a, &dense(2, 1, &[1.0, 2.0])).is_err());
+        assert!(message(cholesky(&dense(2, 2, &[1.0, 2.0, 0.0, 4.0]))).contains("symmetric"));
+        // Symmetric with eigenvalues 3 and -1.
+        let indefinite = dense(2, 2, &[1.0, 2.0, 2.0, 1.0]);
+        assert!(message(cholesky(&indefinite)).contains("not positive definite"));
+        // Positive semi-definite: the second pivot is 0.
+        let semi = dense(2, 2, &[1.0, 1.0, 1.0, 1.0]);
+        assert!(message(cholesky(&semi)).contains("not positive definite"));
+    }
+
+    #[test]
+    fn determinants_of_known_matrices() {
+        assert!((det(&dense(3, 3, &A)).unwrap() - 43.0).abs() < 1e-12);
+        let m = dense(3, 3, &[2.0, -3.0, 1.0, 2.0, 0.0, -1.0, 1.0, 4.0, 5.0]);
+        assert!((det(&m).unwrap() - 49.0).abs() < 1e-12);
+        // One row swap: the sign of the product of pivots flips.
+        let swap = dense(2, 2, &[0.0, 1.0, 1.0, 0.0]);
+        assert_eq!(det(&swap).unwrap(), -1.0);
+        assert_eq!(det(&dense(1, 1, &[-7.5])).unwrap(), -7.5);
+        assert_eq!(det(&Matrix::Dense(DenseMatrix::zeros(0, 0))).unwrap(), 1.0);
+        // det(A) = det(L) det(U) / det(P) on a random matrix.
+        let r = random(40, 40, 7);
+        let (p, _, u) = lu(&r).unwrap();
+        let diag: f64 = (0..40).map(|i| u.get(i, i)).product();
+        let d = det(&r).unwrap();
+        assert!((d - diag * det(&p).unwrap()).abs() <= 1e-12 * d.abs());
+    }
+
+    #[test]
+    fn random_systems_have_small_residuals() {
+        for (n, seed) in [(5, 1), (64, 2), (300, 3)] {
+            let a = random(n, n, seed);
+            let b = random(n, 3, seed + 100);
+            let x = solve(&a, &b).unwrap();
+            assert!(relative_error(&product(&a, &x), &b) < 1e-10, "solve {n}");
+            let inv = inverse(&a).unwrap();
+            assert!(
+                relative_error(&product(&a, &inv), &identity(n)) < 1e-10,
+                "inv {n}"
+            );
+            let spd = product(&transpose(&a), &a);
+            let l = cholesky(&spd).unwrap();
+            assert!(relative_error(&product(&l, &transpose(&l)), &spd) < 1e-12);
+            assert!((0..n).all(|i| (i + 1..n).all(|j| l.get(i, j) == 0.0)));
+        }
     }
 
     #[test]
@@ -514,6 +779,74 @@ mod tests {
         let x = dense(4, 2, &[1.0, 0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 3.0]);
         let y = dense(4, 1, &[1.0, 3.0, 5.0, 7.0]);
         close(&solve(&x, &y).unwrap(), &[1.0, 2.0], 1e-12);
+        let rank_deficient = dense(3, 2, &[1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);
+        assert!(solve(&rank_deficient, &dense(3, 1, &[1.0; 3])).is_err());
+    }
+
+    #[test]
+    fn lu_factors_a_permuted_matrix() {
+        // P A = L U with pivots 2 (row 3), then 3 (row 2): as Commons Math pivots.
+        let a = dense(3, 3, &[1.0, 2.0, 3.0, 2.0, 4.0, 7.0, 4.0, 1.0, 2.0]);
+        let (p, l, u) = lu(&a).unwrap();
+        close(&p, &[0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0], 0.0);
+        close(&l, &[1.0, 0.0, 0.0, 0.5, 1.0, 0.0, 0.25, 0.5, 1.0], 1e-15);
+        close(&u, &[4.0, 1.0, 2.0, 0.0, 3.5, 6.0, 0.0, 0.0, -0.5], 1e-15);
+        let r = random(120, 120, 9);
+        let (p, l, u) = lu(&r).unwrap();
+        assert!(relative_error(&product(&l, &u), &product(&p, &r)) < 1e-12);
+        assert!((0..120).all(|i| l.get(i, i) == 1.0 && (i + 1..120).all(|j| l.get(i, j) == 0.0)));
+    }
+
+    #[test]
+    fn qr_gives_systemds_householder_vectors_and_r() {
+        // [H, R] = qr(matrix("4 1 2 1 3 0 2 0 5", rows=3, cols=3)) in SystemDS 3.4, by
+        // Commons Math's recurrence: R's diagonal is -sign(x_1) |x| of each column.
+        let (h, r) = qr(&dense(3, 3, &A)).unwrap();
+        let norm = 21f64.sqrt();
+        assert!((r.get(0, 0) + norm).abs() < 1e-12);
+        assert!((h.get(0, 0) - (1.0 + 4.0 / norm)).abs() < 1e-12);
+        // det(Q) = -1 for three reflections.
+        assert!((r.get(2, 2) + 43.0 / (r.get(0, 0) * r.get(1, 1))).abs() < 1e-12);
+        assert!((0..3).all(|i| (0..i).all(|j| r.get(i, j) == 0.0 && h.get(j, i) == 0.0)));
+        // The identity: each lone diagonal entry is reflected onto its negative.
+        let (h, r) = qr(&identity(3)).unwrap();
+        close(&r, &[-1.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, -1.0], 0.0);
+        close(&h, &[2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0], 0.0);
+        for (rows, cols, seed) in [(6, 6, 1), (50, 20, 2), (20, 50, 3), (200, 200, 4)] {
+            let a = random(rows, cols, seed);
+            let (h, r) = qr(&a).unwrap();
+            assert_eq!((h.shape(), r.shape()), (a.shape(), a.shape()));
+            let q = q_of(&h);
+            assert!(relative_error(&product(&transpose(&q), &q), &identity(rows)) < 1e-12);
+            assert!(
+                relative_error(&product(&q, &r), &a) < 1e-12,
+                "{rows}x{cols}"
+            );
+            assert!((0..rows).all(|i| (0..i.min(cols)).all(|j| r.get(i, j) == 0.0)));
+        }
+    }
+
+    #[test]
+    fn svd_reconstructs_with_decreasing_singular_values() {
+        let (u, s, v) = svd(&dense(2, 2, &[3.0, 0.0, 4.0, 5.0])).unwrap();
+        close(&s, &[45f64.sqrt(), 0.0, 0.0, 5f64.sqrt()], 1e-12);
+        assert!(
+            relative_error(
+                &product(&product(&u, &s), &transpose(&v)),
+                &dense(2, 2, &[3.0, 0.0, 4.0, 5.0])
+            ) < 1e-14
+        );
+        for (rows, cols, seed) in [(7, 7, 1), (60, 25, 2), (25, 60, 3), (200, 200, 4)] {
+            let a = random(rows, cols, seed);
+            let (u, s, v) = svd(&a).unwrap();
+            let p = rows.min(cols);
+            let shapes = [u.shape(), s.shape(), v.shape()].map(|s| (s.rows, s.cols));
+            assert_eq!(shapes, [(rows, p), (p, p), (cols, p)]);
+            assert!(relative_error(&product(&product(&u, &s), &transpose(&v)), &a) < 1e-12);
+            assert!(relative_error(&product(&transpose(&u), &u), &identity(p)) < 1e-12);
+            assert!(relative_error(&product(&transpose(&v), &v), &identity(p)) < 1e-12);
+            assert!((1..p).all(|i| s.get(i, i) <= s.get(i - 1, i - 1) && s.get(i, i) >= 0.0));
+        }
     }
 
     #[test]
@@ -527,5 +860,148 @@ mod tests {
                 assert!((av - values.get(k, 0) * vectors.get(i, k)).abs() < 1e-12);
             }
         }
+    }
+
+    /// SystemDS's eigenvectors: its Householder reduction (below) and QL iterations.
+    fn systemds_eigen(m: &Matrix) -> (Vec<f64>, Vec<Vec<f64>>) {
+        let n = m.rows();
+        let a: Vec<Vec<f64>> = (0..n)
+            .map(|i| (0..n).map(|j| m.get(i, j)).collect())
+            .collect();
+        let (mut d, mut e, mut z) = reference_tridiagonalize(a);
+        diagonalize(&mut d, &mut e, &mut z).unwrap();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&x, &y| d[x].total_cmp(&d[y]));
+        let vectors = (0..n)
+            .map(|i| order.iter().map(|&k| z[i][k]).collect())
+            .collect();
+        (order.iter().map(|&k| d[k]).collect(), vectors)
+    }
+
+    #[test]
+    fn eigenvector_signs_follow_systemds_reduction() {
+        let mut cases = vec![];
+        for (n, seed) in [(2, 1), (5, 2), (17, 3), (80, 4)] {
+            let r = random(n, n, seed);
+            cases.push(product(&transpose(&r), &r));
+            let sym = to_faer(&r);
+            cases.push(from_faer((&sym + sym.transpose()).as_ref()).unwrap());
+        }
+        // Tridiagonal and diagonal-plus-corner inputs take the reduction's lone-entry
+        // steps.
+        let n = 12;
+        cases.push(Matrix::Dense(DenseMatrix::from_fn(n, n, |i, j| {
+            match i.abs_diff(j) {
+                0 => 2.0 + i as f64 * 0.1,
+                1 => -1.0 + i.min(j) as f64 * 0.01,
+                _ => 0.0,
+            }
+        })));
+        cases.push(Matrix::Dense(DenseMatrix::from_fn(n, n, |i, j| {
+            match (i, j) {
+                _ if i == j => 1.0 + i as f64,
+                (0, 1) | (1, 0) => 0.5,
+                (3, 4) | (4, 3) => -0.25,
+                _ => 0.0,
+            }
+        })));
+        for m in &cases {
+            let (values, vectors) = eigen_symmetric(m).unwrap();
+            let (want_values, want) = systemds_eigen(m);
+            let n = m.rows();
+            for k in 0..n {
+                assert!(
+                    (values.get(k, 0) - want_values[k]).abs()
+                        < 1e-9 * want_values[n - 1].abs().max(1.0),
+                    "n={n} value {k}: {} vs {}",
+                    values.get(k, 0),
+                    want_values[k]
+                );
+                // A vector whose first entry is zero has no sign to follow: it is
+                // compared up to sign.
+                let largest = (0..n).fold(0, |b, i| {
+                    if want[i][k].abs() > want[b][k].abs() {
+                        i
+                    } else {
+                        b
+                    }
+                });
+                let sign = if want[0][k].abs() > SIGN_FLOOR {
+                    1.0
+                } else {
+                    (vectors.get(largest, k) * want[largest][k]).signum()
+                };
+                for (i, row) in want.iter().enumerate() {
+                    assert!(
+                        (sign * vectors.get(i, k) - row[k]).abs() < 1e-7,
+                        "n={n} vector {k} entry {i}: {} vs {}",
+                        vectors.get(i, k),
+                        row[k]
+                    );
+                }
+            }
+        }
+    }
+
+    /// `T = Q' A Q` with `T` tridiagonal: returns T's diagonal, its off-diagonal (last
+    /// entry 0) and `Q = H_0 H_1 ... H_{n-2}`. Reflection `H_k` maps row `k` right of the
+    /// diagonal, `x`, onto `alpha e_1` with `alpha = -sign(x_1) |x|` (`+|x|` when `x_1 <= 0`).
+    fn reference_tridiagonalize(mut a: Vec<Vec<f64>>) -> (Vec<f64>, Vec<f64>, Vec<Vec<f64>>) {
+        let n = a.len();
+        let mut d = vec![0.0; n];
+        let mut e = vec![0.0; n];
+        // (first index, Householder vector, its beta = 2 / |v|^2) per reflection.
+        let mut reflections: Vec<(usize, Vec<f64>, f64)> = Vec::new();
+        for k in 0..n.saturating_sub(1) {
+            d[k] = a[k][k];
+            let x: Vec<f64> = a[k][k + 1..].to_vec();
+            let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let alpha = if x[0] > 0.0 { -norm } else { norm };
+            e[k] = alpha;
+            if alpha == 0.0 {
+                continue;
+            }
+            let mut v = x;
+            v[0] -= alpha;
+            let beta = -1.0 / (alpha * v[0]);
+            // p = beta B v on the trailing block B, w = p - (beta / 2)(v'p) v,
+            // B <- B - v w' - w v'.
+            let len = n - k - 1;
+            let p: Vec<f64> = (0..len)
+                .map(|i| {
+                    beta * (0..len)
+                        .map(|j| a[k + 1 + i][k + 1 + j] * v[j])
+                        .sum::<f64>()
+                })
+                .collect();
+            let gamma = beta / 2.0 * v.iter().zip(&p).map(|(x, y)| x * y).sum::<f64>();
+            let w: Vec<f64> = p.iter().zip(&v).map(|(pi, vi)| pi - gamma * vi).collect();
+            for i in 0..len {
+                for j in 0..len {
+                    a[k + 1 + i][k + 1 + j] -= v[i] * w[j] + w[i] * v[j];
+                }
+            }
+            reflections.push((k + 1, v, beta));
+        }
+        d[n - 1] = a[n - 1][n - 1];
+        let mut q: Vec<Vec<f64>> = (0..n)
+            .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
+            .collect();
+        for (first, v, beta) in reflections.iter().rev() {
+            // Q <- H Q with H = I - beta v v' acting on rows first.. .
+            #[allow(clippy::needless_range_loop)] // rows first.. of each column, in step
+            for col in 0..n {
+                let dot: f64 = v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, vi)| vi * q[first + i][col])
+                    .sum();
+                let f = beta * dot;
+                for (i, vi) in v.iter().enumerate() {
+                    q[first + i][col] -= f * vi;
+                }
+            }
+        }
+        (d, e, q)
     }
 }

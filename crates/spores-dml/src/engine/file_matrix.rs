@@ -120,9 +120,6 @@ pub enum FileError {
         value_type: &'static str,
         text: String,
     },
-    /// `write` of a scalar in a format that holds matrices only.
-    #[error("write: a scalar is written as text (format=\"text\"), not as \"{format}\"")]
-    ScalarFormat { format: &'static str },
     #[error("{}: Parquet files need a build with the `datafusion` feature", path.display())]
     ParquetNeedsFeature { path: PathBuf },
     /// The file's size is not the one the `read` call gives (`rows=`, `cols=`).

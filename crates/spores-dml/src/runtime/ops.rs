@@ -592,7 +592,7 @@ fn to_string(args: &[Value]) -> OpResult {
 /// `write(x, file, format, header, sep, ...)`: the file, then SystemDS's `.mtd` metadata
 /// file beside it, so that `read(file)` finds the format and the size a text-cell file
 /// does not store. Without `format`, a known extension names it, else SystemDS's default,
-/// text cells; a scalar is written as its text.
+/// text cells; a scalar in text cells is written as its text.
 fn write(args: &[Value]) -> OpResult {
     let file = string_arg(&args[1], "write: file name")?;
     let path = Path::new(&*file);
@@ -604,13 +604,8 @@ fn write(args: &[Value]) -> OpResult {
             name: name.to_string(),
         })?
     };
-    if let Some(scalar) = ScalarType::of(&args[0]) {
-        if format != Format::Text {
-            return Err(FileError::ScalarFormat {
-                format: format.name(),
-            }
-            .into());
-        }
+    // A scalar in a matrix format is the 1 x 1 matrix of it.
+    if let Some(scalar) = ScalarType::of(&args[0]).filter(|_| format == Format::Text) {
         // As SystemDS writes them: booleans in Java's spelling, not `print`'s `TRUE`.
         let text = match &args[0] {
             Value::Bool(b) => b.to_string(),

@@ -36,6 +36,34 @@ print(toString(t(order(target=matrix("3 1 2 1 1 9", rows=3, cols=2), by=2, index
     );
 }
 
+/// `by` as a vector of columns: the first decides, the next break its ties; what SystemDS
+/// 3.4 printed for the same calls.
+#[test]
+fn order_by_several_columns() {
+    let got = run(
+        "order_cols.dml",
+        r#"A = matrix("3 1 2 1 1 2 1 1 2 2", 5, 2)
+print(toString(t(order(target=A, by=matrix("2 1", 2, 1), index.return=TRUE))))
+print(toString(t(order(target=A, by=matrix("1 2", 1, 2), decreasing=TRUE, index.return=TRUE))))
+print(toString(order(target=A, by=matrix("2 1", 2, 1), decreasing=TRUE)))
+"#,
+    );
+    assert_close(
+        &got,
+        &[
+            4., 2., 1., 3., 5., // by column 2, then 1
+            1., 5., 2., 3., 4., // by column 1, then 2, decreasing
+            2., 2., 1., 2., 3., 1., 2., 1., 1., 1., // rows
+        ],
+        0.0,
+    );
+    assert_fails(
+        "order_cols_bad.dml",
+        "X = matrix(1, rows=2, cols=2)\nY = order(target=X, by=matrix(\"1 3\", 2, 1))\n",
+        &["by=3", "2x2"],
+    );
+}
+
 #[test]
 fn remove_empty_rows_cols_select_and_all_empty() {
     let got = run(

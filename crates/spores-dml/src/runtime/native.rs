@@ -209,14 +209,26 @@ fn remove_empty(args: &[Value]) -> OpResult {
 }
 
 /// `order(target, by, decreasing, index.return)`.
+/// `order(target, by, decreasing, index.return)`; `by` is a column, or a vector of columns
+/// sorted by in turn.
 fn order(args: &[Value]) -> OpResult {
     let target = matrix(&args[0], (Builtin::Order, 0))?;
-    let by = count(&args[1], (Builtin::Order, 1))?;
+    let by: Vec<usize> = match &args[1] {
+        Value::Matrix(columns) if !columns.shape().is_scalar() => {
+            let columns = columns.to_dense();
+            columns
+                .data()
+                .iter()
+                .map(|&c| count(&Value::Double(c), (Builtin::Order, 1)).map(|c| c - 1))
+                .collect::<Result<_, _>>()?
+        }
+        by => vec![count(by, (Builtin::Order, 1))? - 1],
+    };
     let decreasing = boolean(&args[2], (Builtin::Order, 2))?;
     let index_return = boolean(&args[3], (Builtin::Order, 3))?;
     Ok(Value::matrix(sort::order(
         target,
-        by - 1,
+        &by,
         decreasing,
         index_return,
     )?))

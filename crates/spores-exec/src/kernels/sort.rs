@@ -1,7 +1,8 @@
 //! Sorting operators: DML's `order` and `unique`.
 //!
-//! `order` is a stable sort by one column, increasing or decreasing, as in SystemDS:
-//! equal keys keep their input order in both directions. NaN keys sort after every
+//! `order` is a stable sort by one column, or by several (the first deciding, the next
+//! breaking its ties, ...), increasing or decreasing, as in SystemDS: equal keys keep
+//! their input order in both directions. NaN keys sort after every
 //! number when increasing and before every number when decreasing (SystemDS leaves
 //! their place unspecified). Large inputs sort in parallel (rayon's stable merge sort).
 
@@ -23,41 +24,69 @@ fn increasing(a: f64, b: f64) -> Ordering {
     }
 }
 
-/// The row permutation (0-based) that sorts `m` by column `by` (0-based).
-pub fn order_permutation(m: &Matrix, by: usize, decreasing: bool) -> Result<Vec<usize>> {
-    if by >= m.cols() {
+/// The row permutation (0-based) that sorts `m` by columns `by` (0-based), the first
+/// deciding and each next one breaking the ties left.
+pub fn order_permutation(m: &Matrix, by: &[usize], decreasing: bool) -> Result<Vec<usize>> {
+    if let Some(&outside) = by.iter().find(|&&c| c >= m.cols()) {
         return Err(ExecError::invalid(format!(
             "order: by={} is outside the {} columns of a {} matrix",
-            by + 1,
+            outside + 1,
             m.cols(),
             m.shape()
         )));
     }
+    let by = match by {
+        [] => return Err(ExecError::invalid("order: `by` names no column")),
+        [one] => *one,
+        keys => return Ok(lexicographic_permutation(m, keys, decreasing)),
+    };
     // (key, row) pairs sort without chasing indices into a key array.
     let mut pairs: Vec<(f64, usize)> = match m {
         Matrix::Dense(d) => (0..m.rows()).map(|i| (d.row(i)[by], i)).collect(),
         Matrix::Sparse(_) => (0..m.rows()).map(|i| (m.get(i, by), i)).collect(),
     };
-    let compare = |a: &(f64, usize), b: &(f64, usize)| {
-        let o = increasing(a.0, b.0);
+    stable_sort(&mut pairs, decreasing, |a, b| increasing(a.0, b.0));
+    Ok(pairs.into_iter().map(|(_, i)| i).collect())
+}
+
+/// The stable sort of `m`'s rows by the columns `keys` in turn.
+fn lexicographic_permutation(m: &Matrix, keys: &[usize], decreasing: bool) -> Vec<usize> {
+    let dense = m.to_dense();
+    let key = |i: usize, c: usize| dense.row(i)[c];
+    let mut perm: Vec<usize> = (0..m.rows()).collect();
+    stable_sort(&mut perm, decreasing, |&a, &b| {
+        keys.iter()
+            .map(|&c| increasing(key(a, c), key(b, c)))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    });
+    perm
+}
+
+/// Sorts `items` stably by `increasing`, or by its reverse; in parallel when large.
+fn stable_sort<T: Send>(
+    items: &mut [T],
+    decreasing: bool,
+    increasing: impl Fn(&T, &T) -> Ordering + Sync,
+) {
+    let compare = |a: &T, b: &T| {
+        let o = increasing(a, b);
         if decreasing {
             o.reverse()
         } else {
             o
         }
     };
-    if pairs.len() >= MIN_PAR_WORK {
-        pairs.par_sort_by(compare);
+    if items.len() >= MIN_PAR_WORK {
+        items.par_sort_by(compare);
     } else {
-        pairs.sort_by(compare);
+        items.sort_by(compare);
     }
-    let perm = pairs.into_iter().map(|(_, i)| i).collect();
-    Ok(perm)
 }
 
 /// DML `order(target=m, by=, decreasing=, index.return=)`: the 1-based source row of
 /// each sorted row as an `n x 1` matrix when `index_return`, else the sorted rows.
-pub fn order(m: &Matrix, by: usize, decreasing: bool, index_return: bool) -> Result<Matrix> {
+pub fn order(m: &Matrix, by: &[usize], decreasing: bool, index_return: bool) -> Result<Matrix> {
     let perm = order_permutation(m, by, decreasing)?;
     if index_return {
         let idx = perm.iter().map(|&i| (i + 1) as f64).collect();
@@ -133,23 +162,23 @@ mod tests {
     fn order_is_stable_in_both_directions() {
         // SystemDS 3.4: order(target=Y, by=1, decreasing=TRUE, index.return=TRUE)
         let y = Matrix::column(&[1.0, 1.0, 2.0, 2.0, 2.0, 3.0]);
-        let up = order(&y, 0, false, true).unwrap().to_dense().into_vec();
+        let up = order(&y, &[0], false, true).unwrap().to_dense().into_vec();
         assert_eq!(up, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-        let down = order(&y, 0, true, true).unwrap().to_dense().into_vec();
+        let down = order(&y, &[0], true, true).unwrap().to_dense().into_vec();
         assert_eq!(down, [6.0, 3.0, 4.0, 5.0, 1.0, 2.0]);
         let z = Matrix::Dense(
             DenseMatrix::from_vec(4, 2, vec![2.0, 1.0, 1.0, 5.0, 2.0, 3.0, 1.0, 4.0]).unwrap(),
         );
-        let sorted = order(&z, 0, true, false).unwrap().to_dense().into_vec();
+        let sorted = order(&z, &[0], true, false).unwrap().to_dense().into_vec();
         assert_eq!(sorted, [2.0, 1.0, 2.0, 3.0, 1.0, 5.0, 1.0, 4.0]);
-        assert!(order(&z, 2, false, false).is_err());
+        assert!(order(&z, &[2], false, false).is_err());
     }
 
     #[test]
     fn large_orders_sort_in_parallel_and_stably() {
         let n = MIN_PAR_WORK + 17;
         let v: Vec<f64> = (0..n).map(|i| ((i * 7919) % 101) as f64).collect();
-        let perm = order_permutation(&Matrix::column(&v), 0, false).unwrap();
+        let perm = order_permutation(&Matrix::column(&v), &[0], false).unwrap();
         for w in perm.windows(2) {
             let (a, b) = (v[w[0]], v[w[1]]);
             assert!(a < b || (a == b && w[0] < w[1]));

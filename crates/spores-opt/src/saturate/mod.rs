@@ -437,91 +437,114 @@ fn optimize_all_unlogged(
     };
     // A user's rules may extend fusion and the way back (rulesets `fuse`, `raise`),
     // which only the rules themselves run; without them the snapshot is fused and raised
-    // directly, the same terms.
-    let by_rules = opts.extra_rules.is_some();
-    if by_rules {
-        fuse_and_raise_by_rules(&mut eg)?;
-    }
-    let mut snapshot = extract::Snapshot::read_roots(&eg, &encoded.tables, &root_classes)?;
-    if !by_rules {
-        snapshot.fuse();
-        snapshot.raise();
-    }
-    log::debug!(
-        "fused and raised: {} LA classes, {:?}",
-        snapshot.m_classes.len(),
-        start.elapsed()
-    );
-    let mut report = SaturationReport {
-        iterations,
-        enodes: snapshot.enode_count(),
-        eclasses: snapshot.class_count(),
-        stop,
-        time: start.elapsed(),
-        extraction: None,
-    };
-    let fallback = |report: &SaturationReport| -> Vec<Optimized> {
-        es.iter()
-            .zip(&costs_before)
-            .map(|(e, &cost)| Optimized {
-                expr: e.clone(),
-                cost_before: cost,
-                cost_after: cost,
-                report: report.clone(),
-            })
-            .collect()
-    };
-    let mut plans = match extract::extract(&snapshot, opts.extractor) {
-        Ok(x) => {
-            if let Some(why) = &x.report.fell_back {
-                log::debug!("ILP extraction fell back to greedy: {why}");
-            }
-            report.extraction = Some(x.report);
-            x.exprs
+    // directly, the same terms. The rules state the way back: should a plan raised
+    // directly have canonical forms that differ from its input's, the graph is raised
+    // again by the rules (`fusing_and_raising_the_snapshot_agree_with_the_rules` holds
+    // the two paths to the same plans; a case where they part is a bug of `raise.rs`).
+    let mut by_rules = opts.extra_rules.is_some();
+    loop {
+        if by_rules {
+            fuse_and_raise_by_rules(&mut eg)?;
         }
-        Err(err) => {
-            log::debug!("extraction failed: {err}");
+        let mut snapshot = extract::Snapshot::read_roots(&eg, &encoded.tables, &root_classes)?;
+        if !by_rules {
+            snapshot.fuse();
+            snapshot.raise();
+        }
+        log::debug!(
+            "fused and raised: {} LA classes, {:?}",
+            snapshot.m_classes.len(),
+            start.elapsed()
+        );
+        let mut report = SaturationReport {
+            iterations,
+            enodes: snapshot.enode_count(),
+            eclasses: snapshot.class_count(),
+            stop,
+            time: start.elapsed(),
+            extraction: None,
+        };
+        let fallback = |report: &SaturationReport| -> Vec<Optimized> {
+            es.iter()
+                .zip(&costs_before)
+                .map(|(e, &cost)| Optimized {
+                    expr: e.clone(),
+                    cost_before: cost,
+                    cost_after: cost,
+                    report: report.clone(),
+                })
+                .collect()
+        };
+        let mut plans = match extract::extract(&snapshot, opts.extractor) {
+            Ok(x) => {
+                if let Some(why) = &x.report.fell_back {
+                    log::debug!("ILP extraction fell back to greedy: {why}");
+                }
+                report.extraction = Some(x.report);
+                x.exprs
+            }
+            Err(err) => {
+                log::debug!("extraction failed: {err}");
+                return Ok(fallback(&report));
+            }
+        };
+        // Each plan must type-check with its input's shape (a plan that does not is replaced
+        // by its input: an extraction gap), and together they must not cost more than the
+        // inputs; anything else means the inputs are the safe answer.
+        let tables = &encoded.tables;
+        for (k, plan) in plans.iter_mut().enumerate() {
+            log::debug!("plan {k}: {plan}");
+            match crate::cost::shape_of(&tables.env, plan) {
+                Ok(s) if s == shapes[k] => {}
+                other => {
+                    log::debug!("plan has shape {other:?}, input {:?}", shapes[k]);
+                    *plan = encoded.inputs[k].clone();
+                }
+            }
+        }
+        let plan_cost = match crate::cost::la_cost_all(&plans, &tables.env) {
+            Ok(c) => c,
+            Err(_) => return Ok(fallback(&report)),
+        };
+        let input_cost = crate::cost::la_cost_all(&encoded.inputs, &tables.env)
+            .unwrap_or(costs_before.iter().sum());
+        if plan_cost > input_cost {
+            log::debug!("plans cost {plan_cost:e}, inputs {input_cost:e}");
             return Ok(fallback(&report));
         }
-    };
-    // Each plan must type-check with its input's shape (a plan that does not is replaced
-    // by its input: an extraction gap), and together they must not cost more than the
-    // inputs; anything else means the inputs are the safe answer.
-    let tables = &encoded.tables;
-    for (k, plan) in plans.iter_mut().enumerate() {
-        log::debug!("plan {k}: {plan}");
-        match crate::cost::shape_of(&tables.env, plan) {
-            Ok(s) if s == shapes[k] => {}
-            other => {
-                log::debug!("plan has shape {other:?}, input {:?}", shapes[k]);
-                *plan = encoded.inputs[k].clone();
-            }
+        let optimized: Vec<Optimized> = plans
+            .iter()
+            .zip(&costs_before)
+            .map(|(plan, &cost_before)| {
+                let expr = substitute_leaves(plan, tables);
+                let cost_after = la_cost(&expr, env).unwrap_or(cost_before);
+                Optimized {
+                    expr,
+                    cost_before,
+                    cost_after,
+                    report: report.clone(),
+                }
+            })
+            .collect();
+        if by_rules
+            || optimized
+                .iter()
+                .zip(es)
+                .all(|(o, e)| !differs(e, &o.expr, env))
+        {
+            return Ok(optimized);
         }
+        log::debug!("a plan raised from the snapshot differs from its input: raising by the rules");
+        by_rules = true;
     }
-    let plan_cost = match crate::cost::la_cost_all(&plans, &tables.env) {
-        Ok(c) => c,
-        Err(_) => return Ok(fallback(&report)),
-    };
-    let input_cost =
-        crate::cost::la_cost_all(&encoded.inputs, &tables.env).unwrap_or(costs_before.iter().sum());
-    if plan_cost > input_cost {
-        log::debug!("plans cost {plan_cost:e}, inputs {input_cost:e}");
-        return Ok(fallback(&report));
-    }
-    Ok(plans
-        .iter()
-        .zip(&costs_before)
-        .map(|(plan, &cost_before)| {
-            let expr = substitute_leaves(plan, tables);
-            let cost_after = la_cost(&expr, env).unwrap_or(cost_before);
-            Optimized {
-                expr,
-                cost_before,
-                cost_after,
-                report: report.clone(),
-            }
-        })
-        .collect())
+}
+
+/// Whether `plan` provably differs from `input`: their canonical forms differ.
+fn differs(input: &LaExpr, plan: &LaExpr, env: &ShapeEnv) -> bool {
+    matches!(
+        crate::canon::provably_equivalent(input, &crate::fused::expand_fused(plan), env),
+        Ok(false)
+    )
 }
 
 /// Whether saturating `lhs` and `rhs` together puts them in one e-class: the rules

@@ -539,12 +539,16 @@ fn optimize_all_unlogged(
     }
 }
 
-/// Whether `plan` provably differs from `input`: their canonical forms differ.
+/// Whether `plan` provably differs from `input`: their canonical forms differ. A plan
+/// that is its input is not checked (canonical forms of constant fills are computed by
+/// evaluating them, which a `matrix(1, 1e5, 1e5)` must not be).
 fn differs(input: &LaExpr, plan: &LaExpr, env: &ShapeEnv) -> bool {
-    matches!(
-        crate::canon::provably_equivalent(input, &crate::fused::expand_fused(plan), env),
-        Ok(false)
-    )
+    let plan = crate::fused::expand_fused(plan);
+    plan != *input
+        && matches!(
+            crate::canon::provably_equivalent(input, &plan, env),
+            Ok(false)
+        )
 }
 
 /// Whether saturating `lhs` and `rhs` together puts them in one e-class: the rules

@@ -280,6 +280,12 @@ print(toString(rowcumsum(matrix("1 0 3 4 NaN 2", 2, 3))))
 "#;
     let systemds = "1.000 2.000 3.000\n4.000 5.000 6.000\n\n1.000 2.000 3.000\n\n1.000 5.000\n2.000 3.000\n\n0.000 0.500\n0.500 0.500\n\nTRUE\nFALSE\n15.000 48.000\n\n2.000\n12.000\n30.000\n\n8 14 6 12 4\n8.000 3.000\n\n3.5\n1.000 3.000\n3.000 7.000\n5.000 11.000\n\n5.000 6.000\n1.000 2.000\n3.000 4.000\n\n5.000\n6.000\n1.000\n2.000\n3.000\n4.000\n\n1 1 1.000\n2 1 3.000\n3 1 5.000\n3 2 6.000\n\n--\n\n--\n1 1 1.0\n2 1 3.0\n3 1 5.0\n3 2 6.0\n\n3.000 4.000\n5.000 6.000\n1.000 2.000\n\n5.000 6.000\n1.000 2.000\n3.000 4.000\n\n8.000 16.000\n\n1.0\n3.000 0.000\n\n1.000 1.000 4.000\n4.000 NaN NaN\n\n";
     assert_eq!(run_dml("small_builtins.dml", script).unwrap(), systemds);
+    // A dense result over the memory budget is refused before it is allocated.
+    assert_fails(
+        "bitw_big.dml",
+        "X = rand(rows=1e6, cols=1e6, sparsity=1e-9, seed=1)\nprint(sum(bitwAnd(X, 1)))\n",
+        &["bitwAnd: a dense 1000000x1000000 result", "memory budget"],
+    );
     assert_fails(
         "bitw_shapes.dml",
         "print(toString(bitwOr(matrix(1, 2, 2), matrix(1, 2, 3))))\n",

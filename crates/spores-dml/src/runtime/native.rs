@@ -462,6 +462,7 @@ fn bitwise(b: Builtin, args: &[Value]) -> OpResult {
             if x.shape() != y.shape() {
                 return Err(ExecError::shape_mismatch(b.name(), x.shape(), y.shape()).into());
             }
+            spores_exec::memory::ensure_dense(b.name(), x.rows(), x.cols())?;
             let (x, y) = (x.to_dense(), y.to_dense());
             let cells = x
                 .data()
@@ -473,11 +474,11 @@ fn bitwise(b: Builtin, args: &[Value]) -> OpResult {
         }
         (Value::Matrix(x), y) => {
             let y = number(y, (b, 1))?;
-            cellwise(x, |a| on_doubles(a, y))
+            cellwise(b, x, |a| on_doubles(a, y))
         }
         (x, Value::Matrix(y)) => {
             let x = number(x, (b, 0))?;
-            cellwise(y, |a| on_doubles(x, a))
+            cellwise(b, y, |a| on_doubles(x, a))
         }
         (x, y) => Ok(Value::Double(on_doubles(
             number(x, (b, 0))?,
@@ -486,8 +487,10 @@ fn bitwise(b: Builtin, args: &[Value]) -> OpResult {
     }
 }
 
-/// A function of each cell of `m`, as a matrix of its best format.
-fn cellwise(m: &Matrix, f: impl Fn(f64) -> f64) -> OpResult {
+/// A function of each cell of `m`, as a matrix of its best format; the dense result is
+/// asked of the memory budget first.
+fn cellwise(b: Builtin, m: &Matrix, f: impl Fn(f64) -> f64) -> OpResult {
+    spores_exec::memory::ensure_dense(b.name(), m.rows(), m.cols())?;
     let d = m.to_dense();
     let out = DenseMatrix::from_vec(d.rows(), d.cols(), d.data().iter().map(|&v| f(v)).collect())?;
     Ok(Value::matrix(Matrix::Dense(out).into_best_format()))

@@ -51,8 +51,8 @@ pub fn order_permutation(m: &Matrix, by: &[usize], decreasing: bool) -> Result<V
 
 /// The stable sort of `m`'s rows by the columns `keys` in turn.
 fn lexicographic_permutation(m: &Matrix, keys: &[usize], decreasing: bool) -> Vec<usize> {
-    let dense = m.to_dense();
-    let key = |i: usize, c: usize| dense.row(i)[c];
+    // Cells read where they are stored: a sparse matrix is not copied dense.
+    let key = |i: usize, c: usize| m.get(i, c);
     let mut perm: Vec<usize> = (0..m.rows()).collect();
     stable_sort(&mut perm, decreasing, |&a, &b| {
         keys.iter()

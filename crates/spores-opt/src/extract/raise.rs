@@ -82,8 +82,9 @@ impl<'a, 't> Raiser<'a, 't> {
                 })
                 .collect();
             for (i, j, r) in unbinds {
-                let c = self.demand(r, Some(i), Some(j));
-                self.union(m, c);
+                if let Some(c) = self.demand(r, Some(i), Some(j)) {
+                    self.union(m, c);
+                }
             }
         }
     }
@@ -138,11 +139,19 @@ impl<'a, 't> Raiser<'a, 't> {
     }
 
     /// The LA class of `r` laid out with rows `i` and columns `j`, queued for raising the
-    /// first time it is asked for.
-    fn demand(&mut self, r: RId, i: Side, j: Side) -> MId {
+    /// first time it is asked for; `None` when that is no layout of `r`: an index free in
+    /// `r` is neither `i` nor `j`, or `r`'s free indices are not known. (Such a demand
+    /// names no matrix; raised anyway, its e-nodes would merge, by congruence, classes
+    /// that are not equal: a relation over `i, j, k` taken as a scalar merged `X %*% Y`
+    /// with its transpose.)
+    fn demand(&mut self, r: RId, i: Side, j: Side) -> Option<MId> {
+        let free = self.snap.schema(r)?;
+        if free.iter().any(|&x| Some(x) != i && Some(x) != j) {
+            return None;
+        }
         let (i, j) = (self.side(r, i), self.side(r, j));
         if let Some(&m) = self.demands.get(&(r, i, j)) {
-            return self.find(m);
+            return Some(self.find(m));
         }
         let code = |s: Side| match s {
             Some(ix) => self.snap.ix_dims.get(ix).copied().flatten(),
@@ -152,7 +161,7 @@ impl<'a, 't> Raiser<'a, 't> {
         let m = self.new_class(rows, cols, Some(self.snap.r_classes[r].sparsity));
         self.demands.insert((r, i, j), m);
         self.work.push((r, i, j, m));
-        m
+        Some(m)
     }
 
     fn add(&mut self, class: MId, node: MNode) {
@@ -176,8 +185,9 @@ impl<'a, 't> Raiser<'a, 't> {
         // The other orientation, transposed (no condition: a class is computed the way
         // round its operands are stored and transposed once).
         if i != j {
-            let other = self.demand(r, j, i);
-            self.add(class, MNode::T(other));
+            if let Some(other) = self.demand(r, j, i) {
+                self.add(class, MNode::T(other));
+            }
         }
         let nonzero = self.snap.r_classes[r].sparsity > 0.0;
         let snap = self.snap;
@@ -195,38 +205,46 @@ impl<'a, 't> Raiser<'a, 't> {
                 RNode::Lit(c) => self.add(class, MNode::Const(*c)),
                 _ if !nonzero => {}
                 RNode::Join(a, b) => {
-                    let (x, y) = (self.demand(*a, i, j), self.demand(*b, i, j));
+                    let (Some(x), Some(y)) = (self.demand(*a, i, j), self.demand(*b, i, j)) else {
+                        continue;
+                    };
                     self.add(class, MNode::Mul(x, y));
                     if self.snap.has_lit(*a, -1.0) {
-                        let y = self.demand(*b, i, j);
                         self.add(class, MNode::Neg(y));
                     }
                 }
                 RNode::Union(a, b) => {
-                    let (x, y) = (self.demand(*a, i, j), self.demand(*b, i, j));
+                    let (Some(x), Some(y)) = (self.demand(*a, i, j), self.demand(*b, i, j)) else {
+                        continue;
+                    };
                     self.add(class, MNode::Add(x, y));
                     for neg in self.snap.negated(*b) {
-                        let y = self.demand(neg, i, j);
-                        self.add(class, MNode::Sub(x, y));
+                        if let Some(y) = self.demand(neg, i, j) {
+                            self.add(class, MNode::Sub(x, y));
+                        }
                     }
                 }
                 RNode::Agg(k, x) => self.raise_agg(class, i, j, *k, *x),
                 RNode::DimOf(k) => self.add(class, MNode::Dim(*k)),
                 RNode::F1(f, a) => {
-                    let x = self.demand(*a, i, j);
-                    self.add(class, MNode::F1(*f, x));
+                    if let Some(x) = self.demand(*a, i, j) {
+                        self.add(class, MNode::F1(*f, x));
+                    }
                 }
                 RNode::F2(f, a, b) => {
-                    let (x, y) = (self.demand(*a, i, j), self.demand(*b, i, j));
-                    self.add(class, MNode::F2(*f, x, y));
+                    if let (Some(x), Some(y)) = (self.demand(*a, i, j), self.demand(*b, i, j)) {
+                        self.add(class, MNode::F2(*f, x, y));
+                    }
                 }
                 RNode::Pow(a, p) => {
-                    let x = self.demand(*a, i, j);
-                    self.add(class, MNode::Pow(x, *p));
+                    if let Some(x) = self.demand(*a, i, j) {
+                        self.add(class, MNode::Pow(x, *p));
+                    }
                 }
                 RNode::Sprop(p) => {
-                    let x = self.demand(*p, i, j);
-                    self.add(class, MNode::Fused(Fused::Sprop, vec![x]));
+                    if let Some(x) = self.demand(*p, i, j) {
+                        self.add(class, MNode::Fused(Fused::Sprop, vec![x]));
+                    }
                 }
                 RNode::Fused(kind, ix, args) => self.raise_fused(class, r, i, j, *kind, *ix, args),
                 RNode::Bind(..) | RNode::Rename => {}
@@ -237,39 +255,42 @@ impl<'a, 't> Raiser<'a, 't> {
     /// `Agg k x` under demand `(i, j)`: a scaling by the size of `k`, a sum, row or column
     /// sums, or a matrix product.
     fn raise_agg(&mut self, class: MId, i: Side, j: Side, k: Ix, x: RId) {
-        let sx = self.schema(x).to_vec();
+        let Some(sx) = self.snap.schema(x).map(<[Ix]>::to_vec) else {
+            return;
+        };
         if !sx.contains(&k) {
-            let (a, d) = (self.demand(x, i, j), self.dim(k));
-            self.add(class, MNode::Mul(a, d));
+            if let Some(a) = self.demand(x, i, j) {
+                let d = self.dim(k);
+                self.add(class, MNode::Mul(a, d));
+            }
             return;
         }
         let snap = self.snap;
+        let mut sums = Vec::new();
         match (i, j) {
             (None, None) => {
                 if sx == [k] {
-                    let a = self.demand(x, Some(k), None);
-                    self.add(class, MNode::Sum(a));
+                    sums.push(self.demand(x, Some(k), None).map(MNode::Sum));
                 }
                 for node in &snap.r_classes[x].nodes {
                     if let RNode::Agg(l, y) = node {
                         if *l != k && self.snap.schema_is(*y, &[k, *l]) {
-                            let a = self.demand(*y, Some(k), Some(*l));
-                            self.add(class, MNode::Sum(a));
-                            let b = self.demand(*y, Some(*l), Some(k));
-                            self.add(class, MNode::Sum(b));
+                            sums.push(self.demand(*y, Some(k), Some(*l)).map(MNode::Sum));
+                            sums.push(self.demand(*y, Some(*l), Some(k)).map(MNode::Sum));
                         }
                     }
                 }
             }
             (Some(i), None) if i != k && self.snap.schema_is(x, &[i, k]) => {
-                let a = self.demand(x, Some(i), Some(k));
-                self.add(class, MNode::RowSums(a));
+                sums.push(self.demand(x, Some(i), Some(k)).map(MNode::RowSums));
             }
             (None, Some(j)) if j != k && self.snap.schema_is(x, &[k, j]) => {
-                let a = self.demand(x, Some(k), Some(j));
-                self.add(class, MNode::ColSums(a));
+                sums.push(self.demand(x, Some(k), Some(j)).map(MNode::ColSums));
             }
             _ => {}
+        }
+        for sum in sums.into_iter().flatten() {
+            self.add(class, sum);
         }
         if i == Some(k) || j == Some(k) {
             return;
@@ -279,11 +300,16 @@ impl<'a, 't> Raiser<'a, 't> {
         for node in &snap.r_classes[x].nodes {
             let RNode::Join(p, q) = node else { continue };
             for (a, b) in [(*p, *q), (*q, *p)] {
-                let (sa, sb) = (self.schema(a), self.schema(b));
-                let within = |s: &[Ix], side: Side| s.iter().all(|&x| x == k || Some(x) == side);
-                if sa.contains(&k) && sb.contains(&k) && within(sa, i) && within(sb, j) {
-                    let (x, y) = (self.demand(a, i, Some(k)), self.demand(b, Some(k), j));
-                    self.add(class, MNode::MatMul(x, y));
+                let (Some(sa), Some(sb)) = (self.snap.schema(a), self.snap.schema(b)) else {
+                    continue;
+                };
+                if sa.contains(&k) && sb.contains(&k) {
+                    // The demands are `None` unless `a` lies within (i, k) and `b` within (k, j).
+                    if let (Some(x), Some(y)) =
+                        (self.demand(a, i, Some(k)), self.demand(b, Some(k), j))
+                    {
+                        self.add(class, MNode::MatMul(x, y));
+                    }
                 }
             }
         }
@@ -369,11 +395,13 @@ impl<'a, 't> Raiser<'a, 't> {
             }
         };
         if let Some(operands) = operands() {
-            let children = operands
+            let children: Option<Vec<MId>> = operands
                 .into_iter()
                 .map(|(x, p, q)| self.demand(x, p, q))
                 .collect();
-            self.add(class, MNode::Fused(kind, children));
+            if let Some(children) = children {
+                self.add(class, MNode::Fused(kind, children));
+            }
         }
     }
 

@@ -440,7 +440,8 @@ fn optimize_all_unlogged(
     // directly, the same terms. The rules state the way back: should a plan raised
     // directly have canonical forms that differ from its input's, the graph is raised
     // again by the rules (`fusing_and_raising_the_snapshot_agree_with_the_rules` holds
-    // the two paths to the same plans; a case where they part is a bug of `raise.rs`).
+    // the two paths to the same plans, and `every_raised_class_holds_one_matrix` checks
+    // the classes raising builds; a case where they part is a bug of `raise.rs`).
     let mut by_rules = opts.extra_rules.is_some();
     loop {
         if by_rules {
@@ -1232,6 +1233,92 @@ mod tests {
         if let Ok(cold) = cold {
             assert!(dag_cost(&g, &cold.selection).is_ok());
             assert!((cold.cost - warm.cost).abs() <= 1e-6 * warm.cost.max(1.0));
+        }
+    }
+
+    /// Every LA e-node raising puts in a class denotes that class's matrix: its term
+    /// (operands as their smallest terms) has the canonical form of the class's smallest
+    /// term. On `(t(Y) %*% X)^2 %*% (2 * t(X) %*% X)^2` a relation whose free indices the
+    /// snapshot did not know was raised as a scalar, and the congruence closure then
+    /// merged `t(Y) %*% X` with `t(X) %*% Y`.
+    #[test]
+    fn every_raised_class_holds_one_matrix() {
+        use extract::{MId, MNode};
+        let cases: &[(&str, &[&str], &[(&str, f64)])] = &[
+            (
+                "(t(Y) %*% X)^2 %*% (2 * t(X) %*% X)^2",
+                &["X=1000x200", "Y=1000x200"],
+                &[("X", 1e4)],
+            ),
+            ("t(Y) %*% X + t(X) %*% Y", &["X=mxn", "Y=mxn"], &[]),
+            (
+                "sum((X - U %*% t(V))^2)",
+                &["X=mxn", "U=mxk", "V=nxk"],
+                &[("X", 1e4)],
+            ),
+            ("(A %*% B) * t(B %*% A)", &["A=nxn", "B=nxn"], &[]),
+        ];
+        for (text, shapes, nnz) in cases {
+            let (prepared, encoded) = saturated(text, shapes, nnz);
+            let mut snap = extract::Snapshot::read(&prepared.eg, &encoded.tables).unwrap();
+            snap.fuse();
+            snap.raise();
+            let term = |node: &MNode, terms: &[Option<LaExpr>]| -> Option<LaExpr> {
+                let t = |c: &MId| terms[*c].clone().map(Box::new);
+                Some(match node {
+                    MNode::Var(v) => LaExpr::Var(snap.tables.placeholders.get(*v)?.clone()),
+                    MNode::Const(c) => LaExpr::Const(*c),
+                    MNode::Add(x, y) => LaExpr::Add(t(x)?, t(y)?),
+                    MNode::Sub(x, y) => LaExpr::Sub(t(x)?, t(y)?),
+                    MNode::Mul(x, y) => LaExpr::Mul(t(x)?, t(y)?),
+                    MNode::MatMul(x, y) => LaExpr::MatMul(t(x)?, t(y)?),
+                    MNode::T(x) => LaExpr::Transpose(t(x)?),
+                    MNode::Neg(x) => LaExpr::Neg(t(x)?),
+                    MNode::Sum(x) => LaExpr::Sum(t(x)?),
+                    MNode::RowSums(x) => LaExpr::RowSums(t(x)?),
+                    MNode::ColSums(x) => LaExpr::ColSums(t(x)?),
+                    MNode::Pow(x, k) => LaExpr::Pow(t(x)?, *k),
+                    // Sizes, functions and fused kernels: not compared here.
+                    _ => return None,
+                })
+            };
+            let size = |e: &LaExpr| e.to_string().len();
+            let n = snap.m_classes.len();
+            let mut smallest: Vec<Option<LaExpr>> = vec![None; n];
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for c in 0..n {
+                    for node in &snap.m_classes[c].nodes {
+                        let Some(e) = term(node, &smallest) else {
+                            continue;
+                        };
+                        if smallest[c].as_ref().is_none_or(|s| size(&e) < size(s)) {
+                            smallest[c] = Some(e);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            let mut compared = 0;
+            for c in 0..n {
+                let Some(class_term) = &smallest[c] else {
+                    continue;
+                };
+                for node in &snap.m_classes[c].nodes {
+                    let Some(e) = term(node, &smallest) else {
+                        continue;
+                    };
+                    let same =
+                        crate::canon::provably_equivalent(class_term, &e, &encoded.tables.env);
+                    assert!(
+                        !matches!(same, Ok(false)),
+                        "{text}: class {c} is {class_term} and holds {e}"
+                    );
+                    compared += 1;
+                }
+            }
+            assert!(compared > n / 2, "{text}: only {compared} e-nodes compared");
         }
     }
 }

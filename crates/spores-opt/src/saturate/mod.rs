@@ -1244,7 +1244,8 @@ mod tests {
     #[test]
     fn every_raised_class_holds_one_matrix() {
         use extract::{MId, MNode};
-        let cases: &[(&str, &[&str], &[(&str, f64)])] = &[
+        type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, f64)]);
+        let cases: &[Case] = &[
             (
                 "(t(Y) %*% X)^2 %*% (2 * t(X) %*% X)^2",
                 &["X=1000x200", "Y=1000x200"],

@@ -11,9 +11,10 @@
 
 use std::collections::HashMap;
 
+use spores_exec::kernels::cumulative::{self, CumulativeOp};
 use spores_exec::kernels::elementwise::{self, BinaryOp};
 use spores_exec::kernels::unary::{self, UnaryOp};
-use spores_exec::kernels::{aggregate, matmul, structural, transpose};
+use spores_exec::kernels::{aggregate, matmul, select, structural, transpose};
 use spores_exec::{DenseMatrix, Matrix};
 
 use crate::la::{Dim, LaExpr};
@@ -69,8 +70,11 @@ fn arguments(n: usize) -> String {
 /// Opaque functions supported: the unary functions `exp log sqrt abs sigmoid round floor
 /// ceil sign` and `!`; the binary operators `+ - * / ^ min max %% %/% == != < <= > >= &
 /// |` (as two-argument functions); one-argument `min`, `max`, `mean` (full aggregates,
-/// giving a 1×1 result); `as.scalar` (of a 1×1 value) and `as.matrix`. Anything else is
-/// an error naming the function.
+/// giving a 1×1 result), `rowMaxs`, `rowMins`, `colMaxs`, `colMins`, `rowMeans`,
+/// `colMeans`, `rev`, `cumsum`, `cumprod`, `cummin`, `cummax`, `diag`, `trace`;
+/// `ifelse(c, a, b)`, `cbind`, `rbind`, right indexing (`X[a:b, c]`, [`crate::la::INDEX`]);
+/// `as.scalar` (of a 1×1 value) and `as.matrix`. Anything else is an error naming the
+/// function.
 pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, EvalError> {
     let ev = |x: &LaExpr| eval(x, inputs);
     Ok(match e {
@@ -185,6 +189,15 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
                 "mean" => Ok(scalar(aggregate::mean(x))),
                 "rowMeans" => Ok(aggregate::row_means(x)),
                 "colMeans" => Ok(aggregate::col_means(x)),
+                "rowMaxs" => Ok(aggregate::row_maxs(x)),
+                "rowMins" => Ok(aggregate::row_mins(x)),
+                "colMaxs" => Ok(aggregate::col_maxs(x)),
+                "colMins" => Ok(aggregate::col_mins(x)),
+                "rev" => Ok(select::rev(x)),
+                "cumsum" => Ok(cumulative::cumulative(CumulativeOp::Sum, x)),
+                "cumprod" => Ok(cumulative::cumulative(CumulativeOp::Prod, x)),
+                "cummin" => Ok(cumulative::cumulative(CumulativeOp::Min, x)),
+                "cummax" => Ok(cumulative::cumulative(CumulativeOp::Max, x)),
                 "nrow" => Ok(scalar(x.rows() as f64)),
                 "ncol" => Ok(scalar(x.cols() as f64)),
                 "length" => Ok(scalar((x.rows() * x.cols()) as f64)),
@@ -203,12 +216,58 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
                 _ => Err(unsupported(name, 1)),
             }
         }
+        [a, b] if name == "cbind" => Ok(structural::cbind(a, b)?),
+        [a, b] if name == "rbind" => Ok(structural::rbind(a, b)?),
         [a, b] => match BinaryOp::ALL.into_iter().find(|op| op.symbol() == name) {
             Some(op) => binary(op, a, b),
             None => Err(unsupported(name, 2)),
         },
+        [c, a, b] if name == "ifelse" => ifelse(c, a, b),
+        [x, rl, ru, cl, cu] if name == crate::la::INDEX => {
+            let range = |lo: &Matrix, hi: &Matrix, size: usize| {
+                let (lo, hi) = (lo.as_scalar(), hi.as_scalar());
+                match (lo, hi) {
+                    (Some(a), Some(b)) if a == 0.0 && b == 0.0 => Ok(0..size),
+                    (Some(a), Some(b)) if a >= 1.0 && b >= a && b <= size as f64 => {
+                        Ok(a as usize - 1..b as usize)
+                    }
+                    _ => Err(EvalError::Unsupported {
+                        name: format!("indexing out of bounds ({lo:?}:{hi:?} of {size})"),
+                        arity: 5,
+                    }),
+                }
+            };
+            let rows = range(rl, ru, x.rows())?;
+            let cols = range(cl, cu, x.cols())?;
+            Ok(structural::slice(x, rows, cols)?)
+        }
         _ => Err(unsupported(name, args.len())),
     }
+}
+
+/// `ifelse(c, a, b)`: `a` where `c` is non-zero, else `b`, each broadcast to the largest
+/// shape of the three.
+fn ifelse(c: &Matrix, a: &Matrix, b: &Matrix) -> Result<Matrix, EvalError> {
+    let rows = c.rows().max(a.rows()).max(b.rows());
+    let cols = c.cols().max(a.cols()).max(b.cols());
+    let at = |m: &Matrix, i: usize, j: usize| -> Result<f64, EvalError> {
+        let (r, k) = (m.rows(), m.cols());
+        if (r != rows && r != 1) || (k != cols && k != 1) {
+            return Err(EvalError::Unsupported {
+                name: format!("ifelse of a {r}x{k} operand in a {rows}x{cols} result"),
+                arity: 3,
+            });
+        }
+        Ok(m.get(if r == 1 { 0 } else { i }, if k == 1 { 0 } else { j }))
+    };
+    let mut data = Vec::with_capacity(rows * cols);
+    for i in 0..rows {
+        for j in 0..cols {
+            let pick = if at(c, i, j)? != 0.0 { a } else { b };
+            data.push(at(pick, i, j)?);
+        }
+    }
+    Ok(Matrix::Dense(DenseMatrix::from_vec(rows, cols, data)?))
 }
 
 #[cfg(test)]

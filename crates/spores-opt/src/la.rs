@@ -139,6 +139,46 @@ impl fmt::Display for Dim {
 /// Rows and columns.
 pub type Shape = (Dim, Dim);
 
+/// The name of right indexing as a [`LaExpr::Func`]: `X[a:b, c]` is `index(X, a, b, c, c)`,
+/// and an empty position (`X[, c]`) has the bounds `0, 0` (DML counts from 1).
+pub const INDEX: &str = "index";
+
+/// The size of one side of `target[lo:hi, ...]` whose `side` has size `size`: all of it
+/// for `0:0`, else `hi - lo + 1` for numbers within it.
+fn index_dim(
+    target: &LaExpr,
+    side: &str,
+    size: &Dim,
+    lo: &LaExpr,
+    hi: &LaExpr,
+) -> Result<Dim, ShapeError> {
+    match (lo, hi) {
+        (LaExpr::Const(a), LaExpr::Const(b)) if *a == 0.0 && *b == 0.0 => Ok(size.clone()),
+        (LaExpr::Const(a), LaExpr::Const(b)) => {
+            let (a, b) = (a.trunc(), b.trunc());
+            let beyond = matches!(size, Dim::Known(n) if b > *n as f64);
+            if a < 1.0 || b < a || beyond {
+                return Err(ShapeError(format!(
+                    "{target}[...]: {side} {a}:{b} are not within its {size} {side}"
+                )));
+            }
+            Ok(Dim::Known((b - a) as usize + 1))
+        }
+        _ => Err(ShapeError(format!(
+            "{target}[...]: the {side} `{lo}:{hi}` are not numbers"
+        ))),
+    }
+}
+
+/// `a + b` as a dimension: a number when both are, else a symbol naming the sum (a
+/// symbol stands for any size, so facts proved for it hold for the sum too).
+pub fn add_dims(a: &Dim, b: &Dim) -> Dim {
+    match (a, b) {
+        (Dim::Known(x), Dim::Known(y)) => Dim::Known(x + y),
+        _ => Dim::Sym(format!("{a}+{b}")),
+    }
+}
+
 fn show(shape: &Shape) -> String {
     format!("{}x{}", shape.0, shape.1)
 }
@@ -284,6 +324,36 @@ impl ShapeEnv {
                 ))?,
                 _ => return Err(ShapeError("matrix takes (v, rows, cols)".into())),
             },
+            Func { name, args } if name == INDEX && args.len() == 5 => {
+                let (rows, cols) = self.shape_of(&args[0])?;
+                let target = &args[0];
+                (
+                    index_dim(target, "rows", &rows, &args[1], &args[2])?,
+                    index_dim(target, "columns", &cols, &args[3], &args[4])?,
+                )
+            }
+            Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
+                let (a, b) = (self.shape_of(&args[0])?, self.shape_of(&args[1])?);
+                let (same, joined) = if name == "cbind" {
+                    ((&a.0, &b.0), (&a.1, &b.1))
+                } else {
+                    ((&a.1, &b.1), (&a.0, &b.0))
+                };
+                if same.0 != same.1 {
+                    let what = if name == "cbind" { "rows" } else { "columns" };
+                    return Err(ShapeError(format!(
+                        "{name}: left is {}, right is {}: the numbers of {what} differ",
+                        show(&a),
+                        show(&b)
+                    )));
+                }
+                let total = add_dims(joined.0, joined.1);
+                if name == "cbind" {
+                    (a.0, total)
+                } else {
+                    (total, a.1)
+                }
+            }
             Func { name, args } if name == "diag" && args.len() == 1 => {
                 let (r, c) = self.shape_of(&args[0])?;
                 if c.is_one() {
@@ -407,7 +477,25 @@ impl LaExpr {
             ExprKind::Var(name) => LaExpr::Var(name.clone()),
             ExprKind::Str(_) => return Err(unsupported("a string", e.span)),
             ExprKind::CmdArg(_) => return Err(unsupported("a `$` argument", e.span)),
-            ExprKind::Index { .. } => return Err(unsupported("indexing", e.span)),
+            ExprKind::Index { target, rows, cols } => {
+                // `X[a:b, c]` is `index(X, a, b, c, c)`; an empty position is `0, 0`.
+                let bounds = |i: &ast::Index| -> Result<[LaExpr; 2], Diagnostic> {
+                    Ok(match i {
+                        ast::Index::All => [LaExpr::Const(0.0), LaExpr::Const(0.0)],
+                        ast::Index::Single(x) => {
+                            let x = LaExpr::from_ast(x)?;
+                            [x.clone(), x]
+                        }
+                        ast::Index::Range(a, b) => [LaExpr::from_ast(a)?, LaExpr::from_ast(b)?],
+                    })
+                };
+                let [rl, ru] = bounds(rows)?;
+                let [cl, cu] = bounds(cols)?;
+                LaExpr::Func {
+                    name: INDEX.into(),
+                    args: vec![LaExpr::from_ast(target)?, rl, ru, cl, cu],
+                }
+            }
             ExprKind::Vector(_) => return Err(unsupported("a list of values `[...]`", e.span)),
             ExprKind::Unary { op, expr } => {
                 let inner = LaExpr::from_ast(expr)?;
@@ -829,6 +917,20 @@ impl fmt::Display for LaExpr {
             LaExpr::RowSums(a) => write!(f, "rowSums({a})"),
             LaExpr::ColSums(a) => write!(f, "colSums({a})"),
             LaExpr::Fill(v, r, c) => write!(f, "matrix({v}, rows={r}, cols={c})"),
+            LaExpr::Func { name, args } if name == INDEX && args.len() == 5 => {
+                let range = |lo: &LaExpr, hi: &LaExpr| match (lo, hi) {
+                    (LaExpr::Const(a), LaExpr::Const(b)) if *a == 0.0 && *b == 0.0 => String::new(),
+                    _ if lo == hi => lo.to_string(),
+                    _ => format!("{}:{}", side(lo, 2), side(hi, 2)),
+                };
+                write!(
+                    f,
+                    "{}[{}, {}]",
+                    side(&args[0], 6),
+                    range(&args[1], &args[2]),
+                    range(&args[3], &args[4])
+                )
+            }
             LaExpr::Func { name, args } => {
                 if p < 6 && args.len() == 2 {
                     write!(f, "{} {name} {}", side(&args[0], p), side(&args[1], p + 1))

@@ -165,13 +165,18 @@ fn binary_to_unary_operation() {
     let e = e();
     proved("binary_to_unary_operation");
     ne(&e, "X * X", "X * 2");
-    // (X>0)-(X<0) = sign(X) is an identity of opaque functions: the canonical forms
-    // differ, so the procedure must not claim equivalence, and cannot refute it either.
+    // (X>0)-(X<0) = sign(X) holds cell by cell: the piecewise decision splits on the
+    // sign of X and proves it; its twin with `>=` differs where X is 0.
     let (l, r) = (common::parse("(X > 0) - (X < 0)"), common::parse("sign(X)"));
-    match spores_opt::canon::equiv(&l, &r, &e).unwrap() {
-        spores_opt::canon::Equivalence::Unknown(why) => assert!(why.contains("opaque"), "{why}"),
-        other => panic!("expected Unknown, got {other:?}"),
-    }
+    assert!(matches!(
+        spores_opt::canon::equiv(&l, &r, &e).unwrap(),
+        spores_opt::canon::Equivalence::Equivalent
+    ));
+    let twin = common::parse("(X >= 0) - (X < 0)");
+    assert!(matches!(
+        spores_opt::canon::equiv(&twin, &r, &e).unwrap(),
+        spores_opt::canon::Equivalence::NotEquivalent(_)
+    ));
 }
 
 #[test]

@@ -43,6 +43,7 @@ use spores_exec::{DenseMatrix, Matrix};
 
 use super::error::EquivError;
 use super::normal::Normalizer;
+use super::simplify::simplify;
 use super::{iso::difference, Poly, Polyterm, Rel};
 use crate::eval::eval;
 use crate::la::{Dim, LaExpr, Shape, ShapeEnv};
@@ -178,9 +179,12 @@ fn decide(
         ));
     }
     let _deadline = super::iso::Deadline::set(deadline);
+    // Identities beyond the sum-product fragment (aggregates of `max`, blocks, indexing)
+    // first; the witness search still evaluates the sides as written.
+    let (simple_lhs, simple_rhs) = (simplify(lhs, env), simplify(rhs, env));
     let mut norm = Normalizer::new(env);
-    let pl = norm.top(lhs)?;
-    let pr = norm.top(rhs)?;
+    let pl = norm.top(&simple_lhs)?;
+    let pr = norm.top(&simple_rhs)?;
     let mut diff = Poly {
         free: pl.free.clone(),
         terms: difference(&pl.terms, &pr.terms),
@@ -209,14 +213,17 @@ fn decide(
             return Ok(Equivalence::Equivalent);
         }
     }
-    if !want_witness {
-        return Ok(Equivalence::Unknown("the canonical forms differ".into()));
-    }
     let opaque = diff.terms.iter().any(|t| {
         t.atoms
             .iter()
             .any(|a| matches!(norm.rels.get(a.rel as usize), Some(Rel::Opaque { .. })))
     });
+    if opaque && proved_beyond_sum_product(&simple_lhs, &simple_rhs, env, 0)? {
+        return Ok(Equivalence::Equivalent);
+    }
+    if !want_witness {
+        return Ok(Equivalence::Unknown("the canonical forms differ".into()));
+    }
     let shown = abbreviate(
         Polyterm {
             body: diff.clone(),
@@ -236,6 +243,79 @@ fn decide(
     Ok(search_witness(
         lhs, rhs, &written, env, &room, opaque, shown,
     ))
+}
+
+/// How deep [`proved_beyond_sum_product`] looks through operators on both sides.
+const MAX_CONGRUENCE_DEPTH: usize = 6;
+/// Largest number of operators of both sides [`proved_beyond_sum_product`] takes on.
+const MAX_PIECEWISE_SIZE: usize = 400;
+
+/// Whether `lhs = rhs` holds by the piecewise decision of their cellwise parts
+/// ([`super::piecewise`]), or because both apply the same operator to arguments that are
+/// provably equal (`sum(max(A, 0) + min(A, 0))` and `sum(A)`). `false` means not proved.
+fn proved_beyond_sum_product(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    depth: usize,
+) -> Result<bool, EquivError> {
+    // Leaves are matched pairwise by canonical forms: kept to expressions of a size a
+    // person writes, so checking a plan of thousands of operators stays linear.
+    if depth > MAX_CONGRUENCE_DEPTH || operators(lhs) + operators(rhs) > MAX_PIECEWISE_SIZE {
+        return Ok(false);
+    }
+    let mut same_leaf = |a: &LaExpr, b: &LaExpr| canonically_equal(a, b, env);
+    if super::piecewise::equal_cellwise(lhs, rhs, env, &mut same_leaf)? {
+        return Ok(true);
+    }
+    let same_shape = |a: &LaExpr, b: &LaExpr| match (env.shape_of(a), env.shape_of(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    let proved = |a: &LaExpr, b: &LaExpr| -> Result<bool, EquivError> {
+        if !same_shape(a, b) {
+            return Ok(false);
+        }
+        if canonically_equal(a, b, env)? {
+            return Ok(true);
+        }
+        proved_beyond_sum_product(a, b, env, depth + 1)
+    };
+    use LaExpr::*;
+    match (lhs, rhs) {
+        (Sum(a), Sum(b))
+        | (RowSums(a), RowSums(b))
+        | (ColSums(a), ColSums(b))
+        | (Transpose(a), Transpose(b))
+        | (Neg(a), Neg(b)) => proved(a, b),
+        (MatMul(a, b), MatMul(c, d))
+        | (Add(a, b), Add(c, d))
+        | (Sub(a, b), Sub(c, d))
+        | (Mul(a, b), Mul(c, d)) => Ok(proved(a, c)? && proved(b, d)?),
+        (Pow(a, k), Pow(b, l)) if k == l => proved(a, b),
+        (Func { name: f, args: x }, Func { name: g, args: y }) if f == g && x.len() == y.len() => {
+            for (a, b) in x.iter().zip(y) {
+                if !proved(a, b)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+fn operators(e: &LaExpr) -> usize {
+    let mut n = 0;
+    e.visit(&mut |_| n += 1);
+    n
+}
+
+/// Whether the canonical forms of `a` and `b` are the same.
+fn canonically_equal(a: &LaExpr, b: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
+    let mut norm = Normalizer::new(env);
+    let (pa, pb) = (norm.top(a)?, norm.top(b)?);
+    Ok(pa.free == pb.free && difference(&pa.terms, &pb.terms).is_empty())
 }
 
 /// The first scalar constant subexpression of `e` (one without inputs) whose value is NaN

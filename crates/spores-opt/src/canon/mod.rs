@@ -29,6 +29,8 @@ mod equiv;
 mod error;
 mod iso;
 mod normal;
+mod piecewise;
+mod simplify;
 
 use std::collections::BTreeMap;
 use std::fmt;

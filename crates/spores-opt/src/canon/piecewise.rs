@@ -1,0 +1,771 @@
+//! Deciding cellwise identities with `max`, `min`, `abs`, `sign`, comparisons, `!`, `&`,
+//! `|` and `ifelse`: piecewise-polynomial functions of the cells, which the sum-product
+//! normal form treats as opaque atoms.
+//!
+//! # How it is decided
+//!
+//! An expression whose operators all act cell by cell is, at every cell, one scalar
+//! function of the cells its operands contribute there. Each operand that is not cellwise
+//! (an input, a product, an aggregate...) is a *leaf*: one real variable, the same for
+//! operands with the same canonical form. Two such expressions are equal if their scalar
+//! functions are equal for all real values of the leaves (a sufficient condition: leaves
+//! read at the same cell may be related, which only adds equalities).
+//!
+//! The scalar functions are compared by splitting into cases. A `max(p, q)` needs the
+//! sign of `p - q`, a comparison the sign of a difference, `abs(p)` and `sign(p)` the sign
+//! of `p`: a *guard*, a polynomial in the leaves. Each guard is split three ways (`> 0`,
+//! `= 0`, `< 0`); in a case where all guards are decided both sides are polynomials, and
+//! the case holds when they are the same polynomial. A case whose linear constraints have
+//! no solution (Fourier-Motzkin elimination, exact over the rationals) is skipped; a
+//! linear guard that is `= 0` is solved for one of its variables, which is substituted
+//! everywhere, so polynomials are compared on the subspace the case lives on. What is
+//! left is a set of strict inequalities, an open set: two polynomials equal on a
+//! non-empty open set are the same polynomial. So "equal" is proved exactly for
+//! piecewise-linear guards; a non-linear guard is split the same way but never used to
+//! skip or to substitute, which can only fail to prove.
+//!
+//! Arithmetic is on exact rationals; a number that does not fit, or too many cases, ends
+//! in "not proved", never in a wrong answer. Values are real numbers: NaN and infinities
+//! (`0/0`, `log(0)`) are outside this decision, as they are outside the sum-product one.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::error::EquivError;
+use crate::la::{LaExpr, ShapeEnv};
+
+/// Cases explored before giving up.
+const MAX_CASES: usize = 4_096;
+/// Largest exponent unfolded into a product.
+const MAX_POWER: u32 = 8;
+/// Constraints Fourier-Motzkin may hold before a case is kept as possibly feasible.
+const MAX_CONSTRAINTS: usize = 400;
+
+/// Whether `lhs` and `rhs` (of the same shape) are equal cell by cell as piecewise
+/// polynomials of their leaves. `same_leaf` says whether two leaf expressions are equal
+/// (the caller's canonical forms). `Ok(false)` means "not proved", never "different".
+pub(crate) fn equal_cellwise(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    same_leaf: &mut dyn FnMut(&LaExpr, &LaExpr) -> Result<bool, EquivError>,
+) -> Result<bool, EquivError> {
+    let mut leaves = Leaves {
+        exprs: Vec::new(),
+        env,
+        same_leaf,
+    };
+    let (Some(f), Some(g)) = (leaves.scalar(lhs)?, leaves.scalar(rhs)?) else {
+        return Ok(false);
+    };
+    if leaves.exprs.is_empty() && !mentions_guard(&f) && !mentions_guard(&g) {
+        // Nothing to split on: the canonical forms already compared these.
+        return Ok(false);
+    }
+    let mut search = Search {
+        opaque: HashMap::new(),
+        next_var: leaves.exprs.len() as u32,
+        cases: 0,
+    };
+    Ok(search.equal(&f, &g, &Case::default()) == Some(true))
+}
+
+// ---------------------------------------------------------------------------------------
+// Exact rationals.
+
+/// A rational number `n / d` in lowest terms, `d > 0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Q {
+    n: i128,
+    d: i128,
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    a = a.abs();
+    b = b.abs();
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl Q {
+    const ZERO: Q = Q { n: 0, d: 1 };
+    const ONE: Q = Q { n: 1, d: 1 };
+
+    fn new(n: i128, d: i128) -> Option<Q> {
+        if d == 0 {
+            return None;
+        }
+        let g = gcd(n, d).max(1);
+        let (n, d) = (n / g, d / g);
+        Some(if d < 0 {
+            Q { n: -n, d: -d }
+        } else {
+            Q { n, d }
+        })
+    }
+
+    fn int(n: i64) -> Q {
+        Q { n: n as i128, d: 1 }
+    }
+
+    /// The exact value of a finite double, when it fits.
+    fn from_f64(x: f64) -> Option<Q> {
+        if !x.is_finite() {
+            return None;
+        }
+        if x.fract() == 0.0 && x.abs() < 1e30 {
+            return Some(Q { n: x as i128, d: 1 });
+        }
+        // x = m * 2^e with an integer m of at most 53 bits.
+        let mut m = x;
+        let mut e = 0i32;
+        while m.fract() != 0.0 {
+            m *= 2.0;
+            e += 1;
+            if e > 100 {
+                return None;
+            }
+        }
+        if m.abs() >= 2f64.powi(100) {
+            return None;
+        }
+        Q::new(m as i128, 1i128.checked_shl(e as u32)?)
+    }
+
+    fn add(self, o: Q) -> Option<Q> {
+        let n = self
+            .n
+            .checked_mul(o.d)?
+            .checked_add(o.n.checked_mul(self.d)?)?;
+        Q::new(n, self.d.checked_mul(o.d)?)
+    }
+
+    fn mul(self, o: Q) -> Option<Q> {
+        Q::new(self.n.checked_mul(o.n)?, self.d.checked_mul(o.d)?)
+    }
+
+    fn neg(self) -> Q {
+        Q {
+            n: -self.n,
+            d: self.d,
+        }
+    }
+
+    fn recip(self) -> Option<Q> {
+        Q::new(self.d, self.n)
+    }
+
+    fn is_zero(self) -> bool {
+        self.n == 0
+    }
+
+    fn signum(self) -> i8 {
+        self.n.signum() as i8
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Polynomials over the rationals.
+
+/// A monomial: `(variable, exponent)` pairs, sorted by variable, exponents > 0.
+type Mono = Vec<(u32, u32)>;
+
+/// A polynomial: monomials with non-zero coefficients.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct P(BTreeMap<Mono, Q>);
+
+impl P {
+    fn constant(c: Q) -> P {
+        let mut m = BTreeMap::new();
+        if !c.is_zero() {
+            m.insert(Vec::new(), c);
+        }
+        P(m)
+    }
+
+    fn var(v: u32) -> P {
+        P(BTreeMap::from([(vec![(v, 1)], Q::ONE)]))
+    }
+
+    fn as_constant(&self) -> Option<Q> {
+        match self.0.len() {
+            0 => Some(Q::ZERO),
+            1 => self.0.get(&Vec::new()).copied(),
+            _ => None,
+        }
+    }
+
+    fn add(&self, o: &P) -> Option<P> {
+        let mut out = self.0.clone();
+        for (m, c) in &o.0 {
+            let sum = out.get(m).copied().unwrap_or(Q::ZERO).add(*c)?;
+            if sum.is_zero() {
+                out.remove(m);
+            } else {
+                out.insert(m.clone(), sum);
+            }
+        }
+        Some(P(out))
+    }
+
+    fn neg(&self) -> P {
+        P(self.0.iter().map(|(m, c)| (m.clone(), c.neg())).collect())
+    }
+
+    fn sub(&self, o: &P) -> Option<P> {
+        self.add(&o.neg())
+    }
+
+    fn scale(&self, k: Q) -> Option<P> {
+        if k.is_zero() {
+            return Some(P::default());
+        }
+        let mut out = BTreeMap::new();
+        for (m, c) in &self.0 {
+            out.insert(m.clone(), c.mul(k)?);
+        }
+        Some(P(out))
+    }
+
+    fn mul(&self, o: &P) -> Option<P> {
+        let mut out = P::default();
+        for (ma, ca) in &self.0 {
+            for (mb, cb) in &o.0 {
+                let mut m: BTreeMap<u32, u32> = ma.iter().copied().collect();
+                for &(v, e) in mb {
+                    *m.entry(v).or_insert(0) += e;
+                }
+                let term = P(BTreeMap::from([(m.into_iter().collect(), ca.mul(*cb)?)]));
+                out = out.add(&term)?;
+            }
+        }
+        Some(out)
+    }
+
+    fn pow(&self, k: u32) -> Option<P> {
+        let mut acc = P::constant(Q::ONE);
+        for _ in 0..k {
+            acc = acc.mul(self)?;
+        }
+        Some(acc)
+    }
+
+    /// Whether every monomial has degree at most one.
+    fn is_linear(&self) -> bool {
+        self.0
+            .keys()
+            .all(|m| m.len() <= 1 && m.iter().all(|&(_, e)| e == 1))
+    }
+
+    /// Coefficient of `v` in a linear polynomial.
+    fn linear_coef(&self, v: u32) -> Q {
+        self.0.get(&vec![(v, 1)]).copied().unwrap_or(Q::ZERO)
+    }
+
+    fn vars(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.0.keys().flatten().map(|&(v, _)| v).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// `self` with `v` replaced by `by`.
+    fn substitute(&self, v: u32, by: &P) -> Option<P> {
+        let mut out = P::default();
+        for (m, c) in &self.0 {
+            let mut term = P::constant(*c);
+            for &(w, e) in m {
+                let factor = if w == v {
+                    by.pow(e)?
+                } else {
+                    P::var(w).pow(e)?
+                };
+                term = term.mul(&factor)?;
+            }
+            out = out.add(&term)?;
+        }
+        Some(out)
+    }
+
+    /// The guard with the same sign pattern in canonical form (leading coefficient 1),
+    /// and whether its sign is flipped against `self`.
+    fn normalized(&self) -> Option<(P, bool)> {
+        let (_, lead) = self.0.iter().next_back()?;
+        let flip = lead.signum() < 0;
+        let scale = if flip { lead.neg() } else { *lead }.recip()?;
+        Some((self.scale(scale)?, flip))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Scalar formulas.
+
+/// The function one cell computes, over leaf variables.
+#[derive(Clone, Debug)]
+enum S {
+    Leaf(u32),
+    Const(Q),
+    Add(Box<S>, Box<S>),
+    Mul(Box<S>, Box<S>),
+    Neg(Box<S>),
+    Pow(Box<S>, u32),
+    /// `1 / x` (a constant divisor folds into a coefficient).
+    Recip(Box<S>),
+    Max(Box<S>, Box<S>),
+    Min(Box<S>, Box<S>),
+    Abs(Box<S>),
+    Sign(Box<S>),
+    /// `a op b` as 1 or 0.
+    Cmp(Cmp, Box<S>, Box<S>),
+    /// `x != 0` as 1 or 0 (the truth of a number).
+    Truth(Box<S>),
+    Ifelse(Box<S>, Box<S>, Box<S>),
+    /// Any other cellwise function: a fresh variable per distinct argument list.
+    Opaque(String, Vec<S>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl Cmp {
+    fn of(name: &str) -> Option<Cmp> {
+        Some(match name {
+            "<" => Cmp::Lt,
+            "<=" => Cmp::Le,
+            ">" => Cmp::Gt,
+            ">=" => Cmp::Ge,
+            "==" => Cmp::Eq,
+            "!=" => Cmp::Ne,
+            _ => return None,
+        })
+    }
+
+    /// Whether `a op b` holds when `a - b` has sign `s`.
+    fn holds(self, s: i8) -> bool {
+        match self {
+            Cmp::Lt => s < 0,
+            Cmp::Le => s <= 0,
+            Cmp::Gt => s > 0,
+            Cmp::Ge => s >= 0,
+            Cmp::Eq => s == 0,
+            Cmp::Ne => s != 0,
+        }
+    }
+}
+
+fn mentions_guard(s: &S) -> bool {
+    match s {
+        S::Leaf(_) | S::Const(_) => false,
+        S::Max(..) | S::Min(..) | S::Abs(_) | S::Sign(_) | S::Cmp(..) | S::Truth(_) => true,
+        S::Ifelse(..) => true,
+        S::Add(a, b) | S::Mul(a, b) => mentions_guard(a) || mentions_guard(b),
+        S::Neg(a) | S::Pow(a, _) | S::Recip(a) => mentions_guard(a),
+        S::Opaque(_, args) => args.iter().any(mentions_guard),
+    }
+}
+
+struct Leaves<'a, 'e> {
+    exprs: Vec<LaExpr>,
+    env: &'a ShapeEnv,
+    same_leaf: &'e mut dyn FnMut(&LaExpr, &LaExpr) -> Result<bool, EquivError>,
+}
+
+impl Leaves<'_, '_> {
+    fn leaf(&mut self, e: &LaExpr) -> Result<S, EquivError> {
+        let shape = self.env.shape_of(e).ok();
+        for (k, other) in self.exprs.iter().enumerate() {
+            if other == e || (self.env.shape_of(other).ok() == shape && (self.same_leaf)(other, e)?)
+            {
+                return Ok(S::Leaf(k as u32));
+            }
+        }
+        self.exprs.push(e.clone());
+        Ok(S::Leaf(self.exprs.len() as u32 - 1))
+    }
+
+    /// The scalar formula of `e`'s cells, or `None` for a construct with no meaning here
+    /// (a constant that is NaN, say).
+    fn scalar(&mut self, e: &LaExpr) -> Result<Option<S>, EquivError> {
+        let b = Box::new;
+        Ok(Some(match e {
+            LaExpr::Const(c) => match Q::from_f64(*c) {
+                Some(q) => S::Const(q),
+                None => return Ok(None),
+            },
+            LaExpr::Add(x, y) | LaExpr::Sub(x, y) | LaExpr::Mul(x, y) => {
+                let (Some(x), Some(y)) = (self.scalar(x)?, self.scalar(y)?) else {
+                    return Ok(None);
+                };
+                match e {
+                    LaExpr::Add(..) => S::Add(b(x), b(y)),
+                    LaExpr::Sub(..) => S::Add(b(x), b(S::Neg(b(y)))),
+                    _ => S::Mul(b(x), b(y)),
+                }
+            }
+            LaExpr::Neg(x) => match self.scalar(x)? {
+                Some(x) => S::Neg(b(x)),
+                None => return Ok(None),
+            },
+            LaExpr::Pow(x, k) if *k >= 0.0 && k.fract() == 0.0 && *k <= MAX_POWER as f64 => {
+                match self.scalar(x)? {
+                    Some(x) => S::Pow(b(x), *k as u32),
+                    None => return Ok(None),
+                }
+            }
+            LaExpr::Fill(v, _, _) => return self.scalar(v),
+            LaExpr::Func { name, args }
+                if crate::functions::is_elementwise(name, args.len()) || name == "ifelse" =>
+            {
+                // `sqrt(x^2)` is `abs(x)` for every real x.
+                if let ("sqrt", [LaExpr::Pow(x, k)]) = (name.as_str(), args.as_slice()) {
+                    if *k == 2.0 {
+                        return Ok(self.scalar(x)?.map(|x| S::Abs(b(x))));
+                    }
+                }
+                let mut s = Vec::with_capacity(args.len());
+                for a in args {
+                    match self.scalar(a)? {
+                        Some(x) => s.push(x),
+                        None => return Ok(None),
+                    }
+                }
+                let mut s = s.into_iter();
+                let mut next = || b(s.next().expect("arity checked"));
+                match (name.as_str(), args.len()) {
+                    ("max", 2) => S::Max(next(), next()),
+                    ("min", 2) => S::Min(next(), next()),
+                    ("abs", 1) => S::Abs(next()),
+                    ("sign", 1) => S::Sign(next()),
+                    ("!", 1) => S::Add(b(S::Const(Q::ONE)), b(S::Neg(b(S::Truth(next()))))),
+                    ("&", 2) => S::Mul(b(S::Truth(next())), b(S::Truth(next()))),
+                    ("|", 2) => {
+                        let (x, y) = (S::Truth(next()), S::Truth(next()));
+                        // a | b = a + b - a b on truths.
+                        let both = S::Mul(b(x.clone()), b(y.clone()));
+                        S::Add(b(S::Add(b(x), b(y))), b(S::Neg(b(both))))
+                    }
+                    ("ifelse", 3) => S::Ifelse(next(), next(), next()),
+                    ("/", 2) => {
+                        let x = next();
+                        S::Mul(x, b(S::Recip(next())))
+                    }
+                    (op, 2) if Cmp::of(op).is_some() => {
+                        S::Cmp(Cmp::of(op).expect("checked"), next(), next())
+                    }
+                    (op, _) => S::Opaque(op.to_string(), args.iter().map(|_| *next()).collect()),
+                }
+            }
+            _ => self.leaf(e)?,
+        }))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Cases.
+
+/// A case of the split: the signs decided so far (by guard in normalized form), the
+/// variables solved for (in order), and the constraints (each `p > 0`, or `p >= 0`).
+#[derive(Clone, Debug, Default)]
+struct Case {
+    signs: HashMap<P, i8>,
+    solved: Vec<(u32, P)>,
+    /// `(p, strict)`: `p > 0` when strict, else `p >= 0`.
+    constraints: Vec<(P, bool)>,
+}
+
+impl Case {
+    fn sign_of(&self, p: &P) -> Option<i8> {
+        if let Some(c) = p.as_constant() {
+            return Some(c.signum());
+        }
+        let (norm, flip) = p.normalized()?;
+        self.signs.get(&norm).map(|&s| if flip { -s } else { s })
+    }
+
+    /// The case with `p`'s sign decided as `s`; `None` when it is infeasible (or a
+    /// number overflowed, which makes this case unprovable: the caller fails).
+    fn with(&self, p: &P, s: i8) -> Option<Option<Case>> {
+        let mut case = self.clone();
+        if s == 0 && p.is_linear() {
+            // Solve p = 0 for its last variable and substitute it everywhere.
+            let v = *p.vars().last()?;
+            let coef = p.linear_coef(v);
+            let rest = p.sub(&P::var(v).scale(coef)?)?;
+            let by = rest.scale(coef.recip()?.neg())?;
+            case.solved.push((v, by.clone()));
+            let mut constraints = Vec::new();
+            for (c, strict) in &case.constraints {
+                constraints.push((c.substitute(v, &by)?, *strict));
+            }
+            case.constraints = constraints;
+            let mut signs = HashMap::new();
+            for (g, sign) in &case.signs {
+                let g = g.substitute(v, &by)?;
+                match g.as_constant() {
+                    Some(c) if c.signum() != *sign => return Some(None),
+                    Some(_) => {}
+                    None => {
+                        let (norm, flip) = g.normalized()?;
+                        let sign = if flip { -sign } else { *sign };
+                        if signs.insert(norm, sign).is_some_and(|old| old != sign) {
+                            return Some(None);
+                        }
+                    }
+                }
+            }
+            case.signs = signs;
+        } else {
+            let (norm, flip) = p.normalized()?;
+            case.signs.insert(norm, if flip { -s } else { s });
+            match s {
+                1 => case.constraints.push((p.clone(), true)),
+                -1 => case.constraints.push((p.neg(), true)),
+                _ => {
+                    case.constraints.push((p.clone(), false));
+                    case.constraints.push((p.neg(), false));
+                }
+            }
+        }
+        Some(feasible(&case.constraints).then_some(case))
+    }
+
+    /// `p` with every solved variable substituted, in the order they were solved.
+    fn apply(&self, p: P) -> Option<P> {
+        let mut p = p;
+        for (v, by) in &self.solved {
+            if p.vars().contains(v) {
+                p = p.substitute(*v, by)?;
+            }
+        }
+        Some(p)
+    }
+}
+
+/// Whether the linear constraints among `constraints` may have a solution (Fourier-
+/// Motzkin elimination over the rationals). Non-linear ones are left out, which can only
+/// keep a case that has none.
+fn feasible(constraints: &[(P, bool)]) -> bool {
+    let mut rows: Vec<(BTreeMap<u32, Q>, Q, bool)> = Vec::new();
+    for (p, strict) in constraints {
+        if !p.is_linear() {
+            continue;
+        }
+        let mut coefs = BTreeMap::new();
+        let mut constant = Q::ZERO;
+        for (m, c) in &p.0 {
+            match m.as_slice() {
+                [] => constant = *c,
+                [(v, 1)] => {
+                    coefs.insert(*v, *c);
+                }
+                _ => unreachable!("linear"),
+            }
+        }
+        rows.push((coefs, constant, *strict));
+    }
+    loop {
+        // A row without variables decides itself.
+        for (coefs, constant, strict) in &rows {
+            if coefs.is_empty() {
+                let s = constant.signum();
+                if s < 0 || (s == 0 && *strict) {
+                    return false;
+                }
+            }
+        }
+        rows.retain(|(coefs, _, _)| !coefs.is_empty());
+        let Some(&v) = rows.iter().flat_map(|(c, _, _)| c.keys()).next() else {
+            return true;
+        };
+        let (mut pos, mut neg, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+        for row in rows {
+            match row.0.get(&v).map(|c| c.signum()) {
+                Some(1) => pos.push(row),
+                Some(-1) => neg.push(row),
+                _ => rest.push(row),
+            }
+        }
+        for (pc, pk, ps) in &pos {
+            for (nc, nk, ns) in &neg {
+                // a x + ... (>)= 0 with a > 0, and -b x + ... (>)= 0 with b > 0: adding
+                // b times the first and a times the second eliminates x.
+                let (a, bb) = (pc[&v], nc[&v].neg());
+                let combine = || -> Option<(BTreeMap<u32, Q>, Q, bool)> {
+                    let mut coefs = BTreeMap::new();
+                    for w in pc.keys().chain(nc.keys()) {
+                        if *w == v {
+                            continue;
+                        }
+                        let total = pc
+                            .get(w)
+                            .copied()
+                            .unwrap_or(Q::ZERO)
+                            .mul(bb)?
+                            .add(nc.get(w).copied().unwrap_or(Q::ZERO).mul(a)?)?;
+                        if total.is_zero() {
+                            coefs.remove(w);
+                        } else {
+                            coefs.insert(*w, total);
+                        }
+                    }
+                    let constant = pk.mul(bb)?.add(nk.mul(a)?)?;
+                    Some((coefs, constant, *ps || *ns))
+                };
+                match combine() {
+                    Some(row) => rest.push(row),
+                    // Overflow: keep the case (it may be feasible).
+                    None => return true,
+                }
+            }
+        }
+        if rest.len() > MAX_CONSTRAINTS {
+            return true;
+        }
+        rows = rest;
+    }
+}
+
+/// Why a formula has no polynomial in the current case.
+enum Need {
+    /// The sign of this polynomial decides it.
+    Guard(P),
+    /// A number overflowed or a division by a non-constant: not decidable here.
+    GiveUp,
+}
+
+struct Search {
+    /// Variables standing for opaque applications, by name and argument polynomials.
+    opaque: HashMap<(String, Vec<P>), u32>,
+    next_var: u32,
+    cases: usize,
+}
+
+impl Search {
+    /// Whether `f` and `g` agree everywhere in `case` (`Some(true)`), or not provably
+    /// (`Some(false)` or `None`).
+    fn equal(&mut self, f: &S, g: &S, case: &Case) -> Option<bool> {
+        self.cases += 1;
+        if self.cases > MAX_CASES {
+            return None;
+        }
+        let both = self
+            .poly(f, case)
+            .and_then(|pf| Ok((pf, self.poly(g, case)?)));
+        match both {
+            Ok((pf, pg)) => Some(pf == pg),
+            Err(Need::GiveUp) => None,
+            Err(Need::Guard(h)) => {
+                for s in [1, 0, -1] {
+                    match case.with(&h, s) {
+                        None => return None,
+                        Some(None) => continue,
+                        Some(Some(next)) => {
+                            if self.equal(f, g, &next) != Some(true) {
+                                return Some(false);
+                            }
+                        }
+                    }
+                }
+                Some(true)
+            }
+        }
+    }
+
+    fn sign(&self, p: &P, case: &Case) -> Result<i8, Need> {
+        case.sign_of(p).ok_or_else(|| Need::Guard(p.clone()))
+    }
+
+    /// The polynomial `s` is in `case`, or the guard to split on first.
+    fn poly(&mut self, s: &S, case: &Case) -> Result<P, Need> {
+        let give_up = |x: Option<P>| x.ok_or(Need::GiveUp);
+        Ok(match s {
+            S::Leaf(v) => give_up(case.apply(P::var(*v)))?,
+            S::Const(c) => P::constant(*c),
+            S::Add(a, b) => give_up(self.poly(a, case)?.add(&self.poly(b, case)?))?,
+            S::Mul(a, b) => {
+                let pa = self.poly(a, case)?;
+                if pa.0.is_empty() {
+                    // 0 times anything is 0 (the values are finite).
+                    return Ok(P::default());
+                }
+                give_up(pa.mul(&self.poly(b, case)?))?
+            }
+            S::Neg(a) => self.poly(a, case)?.neg(),
+            S::Pow(a, k) => give_up(self.poly(a, case)?.pow(*k))?,
+            S::Recip(a) => {
+                let pa = self.poly(a, case)?;
+                match pa.as_constant() {
+                    Some(c) if !c.is_zero() => P::constant(c.recip().ok_or(Need::GiveUp)?),
+                    _ => return Err(Need::GiveUp),
+                }
+            }
+            S::Max(a, b) | S::Min(a, b) => {
+                let (pa, pb) = (self.poly(a, case)?, self.poly(b, case)?);
+                let d = give_up(pa.sub(&pb))?;
+                // At a tie either operand is the answer.
+                let a_wins = match s {
+                    S::Max(..) => self.sign(&d, case)? >= 0,
+                    _ => self.sign(&d, case)? <= 0,
+                };
+                if a_wins {
+                    pa
+                } else {
+                    pb
+                }
+            }
+            S::Abs(a) => {
+                let pa = self.poly(a, case)?;
+                if self.sign(&pa, case)? >= 0 {
+                    pa
+                } else {
+                    pa.neg()
+                }
+            }
+            S::Sign(a) => {
+                let pa = self.poly(a, case)?;
+                P::constant(Q::int(self.sign(&pa, case)? as i64))
+            }
+            S::Cmp(op, a, b) => {
+                let d = give_up(self.poly(a, case)?.sub(&self.poly(b, case)?))?;
+                let holds = op.holds(self.sign(&d, case)?);
+                P::constant(if holds { Q::ONE } else { Q::ZERO })
+            }
+            S::Truth(a) => {
+                let pa = self.poly(a, case)?;
+                P::constant(if self.sign(&pa, case)? != 0 {
+                    Q::ONE
+                } else {
+                    Q::ZERO
+                })
+            }
+            S::Ifelse(c, a, b) => {
+                let pc = self.poly(c, case)?;
+                if self.sign(&pc, case)? != 0 {
+                    self.poly(a, case)?
+                } else {
+                    self.poly(b, case)?
+                }
+            }
+            S::Opaque(name, args) => {
+                let mut key = Vec::with_capacity(args.len());
+                for a in args {
+                    key.push(self.poly(a, case)?);
+                }
+                let next = &mut self.next_var;
+                let v = *self.opaque.entry((name.clone(), key)).or_insert_with(|| {
+                    *next += 1;
+                    *next - 1
+                });
+                give_up(case.apply(P::var(v)))?
+            }
+        })
+    }
+}

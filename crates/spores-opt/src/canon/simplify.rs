@@ -1,0 +1,681 @@
+//! Identities of the constructs outside the sum-product fragment, applied before canonical
+//! forms are compared: `min` and `max` aggregates over the (max, +) semiring, `cbind`
+//! and `rbind`, right indexing with constant bounds, and `rev`, read as maps of cell
+//! positions.
+//!
+//! Each rule states an equality that holds for every real input; rewriting both sides
+//! with them moves such constructs to a form the canonical forms (and the piecewise
+//! decision, [`super::piecewise`]) can compare: aggregates are pushed through what they
+//! see through (`max(A + s) = max(A) + s`, `rowSums(cbind(A, B)) = rowSums(A) +
+//! rowSums(B)`), `min` becomes `-max(-x)`, and indexing is pushed down to the inputs
+//! (`(A %*% B)[1:2, ] = A[1:2, ] %*% B`), where a slice of an input is an atom.
+
+use crate::la::{Dim, LaExpr, Shape, ShapeEnv, INDEX};
+
+/// Rounds of rewriting at one node before it is left as it is (each round either
+/// rewrites or stops; the rules only move constructs towards the inputs or the root).
+const MAX_ROUNDS: usize = 64;
+
+/// `e` rewritten by this module's identities, bottom-up.
+pub(crate) fn simplify(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
+    let mut rounds = 0;
+    simplify_at(e, env, &mut rounds)
+}
+
+fn simplify_at(e: &LaExpr, env: &ShapeEnv, rounds: &mut usize) -> LaExpr {
+    let mut node = map_children(e, &mut |c| simplify_at(c, env, rounds));
+    for _ in 0..MAX_ROUNDS {
+        match rewrite(&node, env) {
+            Some(next) if *rounds < MAX_ROUNDS * 64 => {
+                *rounds += 1;
+                // The new node's children may now match rules of their own.
+                node = map_children(&next, &mut |c| simplify_at(c, env, rounds));
+            }
+            _ => break,
+        }
+    }
+    node
+}
+
+fn map_children(e: &LaExpr, f: &mut dyn FnMut(&LaExpr) -> LaExpr) -> LaExpr {
+    use LaExpr::*;
+    let mut g = |x: &LaExpr| Box::new(f(x));
+    match e {
+        Var(_) | Const(_) => e.clone(),
+        Add(a, b) => Add(g(a), g(b)),
+        Sub(a, b) => Sub(g(a), g(b)),
+        Mul(a, b) => Mul(g(a), g(b)),
+        MatMul(a, b) => MatMul(g(a), g(b)),
+        Transpose(a) => Transpose(g(a)),
+        Neg(a) => Neg(g(a)),
+        Sum(a) => Sum(g(a)),
+        RowSums(a) => RowSums(g(a)),
+        ColSums(a) => ColSums(g(a)),
+        Pow(a, k) => Pow(g(a), *k),
+        Fill(v, r, c) => Fill(g(v), r.clone(), c.clone()),
+        Func { name, args } => Func {
+            name: name.clone(),
+            args: args.iter().map(f).collect(),
+        },
+    }
+}
+
+fn func(name: &str, args: Vec<LaExpr>) -> LaExpr {
+    LaExpr::Func {
+        name: name.to_string(),
+        args,
+    }
+}
+
+fn b(e: LaExpr) -> Box<LaExpr> {
+    Box::new(e)
+}
+
+fn neg(e: LaExpr) -> LaExpr {
+    LaExpr::Neg(b(e))
+}
+
+/// A constant bound of an index: `None` for an empty position (`0`), else the number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Range {
+    All,
+    Span(usize, usize),
+}
+
+impl Range {
+    fn of(lo: &LaExpr, hi: &LaExpr) -> Option<Range> {
+        match (lo, hi) {
+            (LaExpr::Const(a), LaExpr::Const(b)) if *a == 0.0 && *b == 0.0 => Some(Range::All),
+            (LaExpr::Const(a), LaExpr::Const(b))
+                if *a >= 1.0 && *b >= *a && a.fract() == 0.0 && b.fract() == 0.0 =>
+            {
+                Some(Range::Span(*a as usize, *b as usize))
+            }
+            _ => None,
+        }
+    }
+
+    fn bounds(self) -> [LaExpr; 2] {
+        match self {
+            Range::All => [LaExpr::Const(0.0), LaExpr::Const(0.0)],
+            Range::Span(a, b) => [LaExpr::Const(a as f64), LaExpr::Const(b as f64)],
+        }
+    }
+
+    /// `All` for a span that covers all of a dimension of size `size`.
+    fn tidy(self, size: &Dim) -> Range {
+        match (self, size) {
+            (Range::Span(1, b), Dim::Known(n)) if b == *n => Range::All,
+            _ => self,
+        }
+    }
+
+    /// `self` taken within `outer`.
+    fn within(self, outer: Range) -> Range {
+        match (outer, self) {
+            (Range::All, r) => r,
+            (o, Range::All) => o,
+            (Range::Span(a, _), Range::Span(c, d)) => Range::Span(a + c - 1, a + d - 1),
+        }
+    }
+
+    /// The range an operand broadcast along this side reads: all of it when it has size 1.
+    fn for_operand(self, operand_size: &Dim) -> Range {
+        if operand_size.is_one() {
+            Range::All
+        } else {
+            self
+        }
+    }
+}
+
+fn index(x: LaExpr, rows: Range, cols: Range) -> LaExpr {
+    let [rl, ru] = rows.bounds();
+    let [cl, cu] = cols.bounds();
+    func(INDEX, vec![x, rl, ru, cl, cu])
+}
+
+fn is_one_by_one(s: &Shape) -> bool {
+    s.0.is_one() && s.1.is_one()
+}
+
+/// One rewrite at the top of `e`, if a rule applies.
+fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    use LaExpr::*;
+    let shape = |x: &LaExpr| env.shape_of(x).ok();
+    let scalar = |x: &LaExpr| shape(x).is_some_and(|s| is_one_by_one(&s));
+    match e {
+        Sum(x) => match x.as_ref() {
+            Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
+                Some(Add(b(Sum(b(args[0].clone()))), b(Sum(b(args[1].clone())))))
+            }
+            Func { name, args } if name == "rev" && args.len() == 1 => {
+                Some(Sum(b(args[0].clone())))
+            }
+            _ => None,
+        },
+        RowSums(x) => match x.as_ref() {
+            Func { name, args } if name == "cbind" && args.len() == 2 => Some(Add(
+                b(RowSums(b(args[0].clone()))),
+                b(RowSums(b(args[1].clone()))),
+            )),
+            Func { name, args } if name == "rbind" && args.len() == 2 => Some(func(
+                "rbind",
+                vec![RowSums(b(args[0].clone())), RowSums(b(args[1].clone()))],
+            )),
+            Func { name, args } if name == "rev" && args.len() == 1 => {
+                Some(func("rev", vec![RowSums(b(args[0].clone()))]))
+            }
+            _ => None,
+        },
+        ColSums(x) => match x.as_ref() {
+            Func { name, args } if name == "rbind" && args.len() == 2 => Some(Add(
+                b(ColSums(b(args[0].clone()))),
+                b(ColSums(b(args[1].clone()))),
+            )),
+            Func { name, args } if name == "cbind" && args.len() == 2 => Some(func(
+                "cbind",
+                vec![ColSums(b(args[0].clone())), ColSums(b(args[1].clone()))],
+            )),
+            Func { name, args } if name == "rev" && args.len() == 1 => {
+                Some(ColSums(b(args[0].clone())))
+            }
+            _ => None,
+        },
+        Transpose(x) => match x.as_ref() {
+            Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
+                let other = if name == "cbind" { "rbind" } else { "cbind" };
+                Some(func(
+                    other,
+                    vec![Transpose(b(args[0].clone())), Transpose(b(args[1].clone()))],
+                ))
+            }
+            _ => None,
+        },
+        MatMul(x, y) => {
+            let (bx, by) = (binder(x), binder(y));
+            match (bx, by) {
+                // cbind(a, b) %*% rbind(c, d) = a %*% c + b %*% d when the blocks line up.
+                (Some(("cbind", [a, p])), Some(("rbind", [c, d])))
+                    if shape(a).map(|s| s.1) == shape(c).map(|s| s.0) =>
+                {
+                    Some(Add(
+                        b(MatMul(b(a.clone()), b(c.clone()))),
+                        b(MatMul(b(p.clone()), b(d.clone()))),
+                    ))
+                }
+                (Some(("rbind", [a, p])), _) => Some(func(
+                    "rbind",
+                    vec![
+                        MatMul(b(a.clone()), y.clone()),
+                        MatMul(b(p.clone()), y.clone()),
+                    ],
+                )),
+                (_, Some(("cbind", [c, d]))) => Some(func(
+                    "cbind",
+                    vec![
+                        MatMul(x.clone(), b(c.clone())),
+                        MatMul(x.clone(), b(d.clone())),
+                    ],
+                )),
+                // cbind(a, p) %*% Y = a %*% Y[rows of a] + p %*% Y[the rest].
+                (Some(("cbind", [a, p])), _) => {
+                    let (Dim::Known(k), Dim::Known(n)) = (shape(a)?.1, shape(y)?.0) else {
+                        return None;
+                    };
+                    Some(Add(
+                        b(MatMul(
+                            b(a.clone()),
+                            b(index(*y.clone(), Range::Span(1, k), Range::All)),
+                        )),
+                        b(MatMul(
+                            b(p.clone()),
+                            b(index(*y.clone(), Range::Span(k + 1, n), Range::All)),
+                        )),
+                    ))
+                }
+                // X %*% rbind(c, d) = X[, columns of c] %*% c + X[, the rest] %*% d.
+                (_, Some(("rbind", [c, d]))) => {
+                    let (Dim::Known(k), Dim::Known(n)) = (shape(c)?.0, shape(x)?.1) else {
+                        return None;
+                    };
+                    Some(Add(
+                        b(MatMul(
+                            b(index(*x.clone(), Range::All, Range::Span(1, k))),
+                            b(c.clone()),
+                        )),
+                        b(MatMul(
+                            b(index(*x.clone(), Range::All, Range::Span(k + 1, n))),
+                            b(d.clone()),
+                        )),
+                    ))
+                }
+                _ => None,
+            }
+        }
+        Add(..) | Sub(..) | Mul(..) => cellwise_through_binds(e, env),
+        Neg(x) => match binder(x) {
+            Some((name, [p, q])) => Some(func(name, vec![neg(p.clone()), neg(q.clone())])),
+            _ => None,
+        },
+        Func { name, args } => rewrite_func(e, name, args, env, &shape, &scalar),
+        _ => None,
+    }
+}
+
+/// `cbind(a, b)` or `rbind(a, b)` as its name and operands.
+fn binder(e: &LaExpr) -> Option<(&'static str, &[LaExpr; 2])> {
+    match e {
+        LaExpr::Func { name, args } if name == "cbind" || name == "rbind" => {
+            let pair: &[LaExpr; 2] = args.as_slice().try_into().ok()?;
+            Some((if name == "cbind" { "cbind" } else { "rbind" }, pair))
+        }
+        _ => None,
+    }
+}
+
+/// `op(cbind(a, b), cbind(c, d)) = cbind(op(a, c), op(b, d))` when the blocks line up,
+/// and `op(cbind(a, b), s) = cbind(op(a, s), op(b, s))` for a scalar `s` (either side).
+fn cellwise_through_binds(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    use LaExpr::*;
+    let (x, y) = match e {
+        Add(x, y) | Sub(x, y) | Mul(x, y) => (x.as_ref(), y.as_ref()),
+        _ => return None,
+    };
+    let rebuild = |p: LaExpr, q: LaExpr| match e {
+        Add(..) => Add(b(p), b(q)),
+        Sub(..) => Sub(b(p), b(q)),
+        _ => Mul(b(p), b(q)),
+    };
+    let shape = |z: &LaExpr| env.shape_of(z).ok();
+    let scalar = |z: &LaExpr| shape(z).is_some_and(|s| is_one_by_one(&s));
+    match (binder(x), binder(y)) {
+        (Some((n1, [a, p])), Some((n2, [c, d]))) if n1 == n2 && shape(a) == shape(c) => Some(func(
+            n1,
+            vec![rebuild(a.clone(), c.clone()), rebuild(p.clone(), d.clone())],
+        )),
+        (Some((n, [a, p])), None) if scalar(y) => Some(func(
+            n,
+            vec![rebuild(a.clone(), y.clone()), rebuild(p.clone(), y.clone())],
+        )),
+        (None, Some((n, [c, d]))) if scalar(x) => Some(func(
+            n,
+            vec![rebuild(x.clone(), c.clone()), rebuild(x.clone(), d.clone())],
+        )),
+        _ => None,
+    }
+}
+
+fn rewrite_func(
+    e: &LaExpr,
+    name: &str,
+    args: &[LaExpr],
+    env: &ShapeEnv,
+    shape: &dyn Fn(&LaExpr) -> Option<Shape>,
+    scalar: &dyn Fn(&LaExpr) -> bool,
+) -> Option<LaExpr> {
+    use LaExpr::*;
+    let one = |f: &str, x: LaExpr| func(f, vec![x]);
+    match (name, args) {
+        // min x = -max(-x), so one set of rules serves both.
+        ("min", [x]) => Some(neg(one("max", neg(x.clone())))),
+        ("rowMins", [x]) => Some(neg(one("rowMaxs", neg(x.clone())))),
+        ("colMins", [x]) => Some(neg(one("colMaxs", neg(x.clone())))),
+        ("max", [x]) => {
+            if scalar(x) {
+                return Some(x.clone());
+            }
+            aggregate_max(x, "max", &|s| is_one_by_one(s), shape, scalar)
+        }
+        ("rowMaxs", [x]) => {
+            if shape(x)?.1.is_one() {
+                return Some(x.clone());
+            }
+            match x {
+                Transpose(a) => return Some(Transpose(b(one("colMaxs", (**a).clone())))),
+                Func { name, args } if name == "rbind" && args.len() == 2 => {
+                    return Some(func(
+                        "rbind",
+                        vec![
+                            one("rowMaxs", args[0].clone()),
+                            one("rowMaxs", args[1].clone()),
+                        ],
+                    ))
+                }
+                Func { name, args } if name == "rev" && args.len() == 1 => {
+                    return Some(one("rev", one("rowMaxs", args[0].clone())))
+                }
+                _ => {}
+            }
+            aggregate_max(x, "rowMaxs", &|s| s.1.is_one(), shape, scalar)
+        }
+        ("colMaxs", [x]) => {
+            if shape(x)?.0.is_one() {
+                return Some(x.clone());
+            }
+            match x {
+                Transpose(a) => return Some(Transpose(b(one("rowMaxs", (**a).clone())))),
+                Func { name, args } if name == "cbind" && args.len() == 2 => {
+                    return Some(func(
+                        "cbind",
+                        vec![
+                            one("colMaxs", args[0].clone()),
+                            one("colMaxs", args[1].clone()),
+                        ],
+                    ))
+                }
+                Func { name, args } if name == "rev" && args.len() == 1 => {
+                    return Some(one("colMaxs", args[0].clone()))
+                }
+                _ => {}
+            }
+            aggregate_max(x, "colMaxs", &|s| s.0.is_one(), shape, scalar)
+        }
+        ("rev", [x]) => rewrite_rev(x, env),
+        (INDEX, [x, rl, ru, cl, cu]) => {
+            let (rows, cols) = (Range::of(rl, ru)?, Range::of(cl, cu)?);
+            rewrite_index(e, x, rows, cols, env)
+        }
+        _ => None,
+    }
+}
+
+/// An aggregate `agg` (`max`, `rowMaxs`, `colMaxs`) of `x`, pushed through what it sees
+/// through: a term constant along what it aggregates (`kept(shape)`: a scalar for `max`,
+/// a column for `rowMaxs`, a row for `colMaxs`) added or subtracted, a constant factor,
+/// a transpose or `rev` for the full aggregate, and `max` of two matrices or of blocks.
+fn aggregate_max(
+    x: &LaExpr,
+    agg: &str,
+    kept: &dyn Fn(&Shape) -> bool,
+    shape: &dyn Fn(&LaExpr) -> Option<Shape>,
+    scalar: &dyn Fn(&LaExpr) -> bool,
+) -> Option<LaExpr> {
+    use LaExpr::*;
+    let of = |x: &LaExpr| func(agg, vec![x.clone()]);
+    let constant_along = |x: &LaExpr| shape(x).is_some_and(|s| kept(&s));
+    let full = agg == "max";
+    match x {
+        Add(p, c) if constant_along(c) && !constant_along(p) => Some(Add(b(of(p)), c.clone())),
+        Add(c, p) if constant_along(c) && !constant_along(p) => Some(Add(c.clone(), b(of(p)))),
+        Sub(p, c) if constant_along(c) && !constant_along(p) => Some(Sub(b(of(p)), c.clone())),
+        // c - p is largest where p is smallest: c + max(-p).
+        Sub(c, p) if constant_along(c) && !constant_along(p) => {
+            Some(Add(c.clone(), b(of(&neg((**p).clone())))))
+        }
+        _ if constant_factor(x).is_some() => {
+            let (k, p) = constant_factor(x)?;
+            scaled_max(k, &p, &of)
+        }
+        Transpose(a) if full => Some(of(a)),
+        Func { name, args } if full && args.len() == 1 => match name.as_str() {
+            "rev" | "rowMaxs" | "colMaxs" => Some(of(&args[0])),
+            _ => None,
+        },
+        // Every cell of each operand of a broadcast max (or of a block) is seen.
+        Func { name, args }
+            if args.len() == 2
+                && (name == "max" || (full && (name == "cbind" || name == "rbind"))) =>
+        {
+            // Row or column aggregates of a broadcast max only split when neither operand
+            // is broadcast along the aggregate.
+            if !full
+                && name == "max"
+                && !(shape(&args[0]) == shape(x) && shape(&args[1]) == shape(x))
+            {
+                return None;
+            }
+            let _ = scalar;
+            Some(func("max", vec![of(&args[0]), of(&args[1])]))
+        }
+        Fill(v, _, _) if full => Some((**v).clone()),
+        _ => None,
+    }
+}
+
+/// `x` as `k * p` for a constant `k`: `k * p`, `p * k`, `p / k` and their negations.
+fn constant_factor(x: &LaExpr) -> Option<(f64, LaExpr)> {
+    use LaExpr::*;
+    match x {
+        Mul(k, p) | Mul(p, k) if as_constant(k).is_some() => Some((as_constant(k)?, (**p).clone())),
+        Func { name, args } if name == "/" && args.len() == 2 => match &args[1] {
+            Const(k) if *k != 0.0 && k.is_finite() => Some((1.0 / k, args[0].clone())),
+            _ => None,
+        },
+        Neg(inner) => constant_factor(inner).map(|(k, p)| (-k, p)),
+        _ => None,
+    }
+}
+
+/// A number written as `c` or `-c`.
+fn as_constant(x: &LaExpr) -> Option<f64> {
+    match x {
+        LaExpr::Const(c) => Some(*c),
+        LaExpr::Neg(inner) => as_constant(inner).map(|c| -c),
+        _ => None,
+    }
+}
+
+/// `agg(k * p)`: `k * agg(p)` for `k > 0`, `-k * agg(-p)` for `k < 0`, `0` for `k = 0`.
+fn scaled_max(k: f64, p: &LaExpr, of: &dyn Fn(&LaExpr) -> LaExpr) -> Option<LaExpr> {
+    use LaExpr::*;
+    if k > 0.0 {
+        Some(Mul(b(Const(k)), b(of(p))))
+    } else if k < 0.0 {
+        Some(Mul(b(Const(-k)), b(of(&neg(p.clone())))))
+    } else {
+        None
+    }
+}
+
+/// `rev` (the rows in reverse order) of `x`.
+fn rewrite_rev(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    use LaExpr::*;
+    let shape = |z: &LaExpr| env.shape_of(z).ok();
+    let rows = shape(x)?.0;
+    // Each operand of a cellwise operator is reversed unless it is one row (broadcast).
+    let rev = |z: &LaExpr| -> Option<LaExpr> {
+        let s = shape(z)?;
+        if s.0.is_one() {
+            Some(z.clone())
+        } else if s.0 == rows {
+            Some(func("rev", vec![z.clone()]))
+        } else {
+            None
+        }
+    };
+    if rows.is_one() {
+        return Some(x.clone());
+    }
+    Some(match x {
+        Func { name, args } if name == "rev" && args.len() == 1 => args[0].clone(),
+        Add(p, q) => Add(b(rev(p)?), b(rev(q)?)),
+        Sub(p, q) => Sub(b(rev(p)?), b(rev(q)?)),
+        Mul(p, q) => Mul(b(rev(p)?), b(rev(q)?)),
+        Neg(p) => Neg(b(rev(p)?)),
+        Pow(p, k) => Pow(b(rev(p)?), *k),
+        MatMul(p, q) => MatMul(b(rev(p)?), q.clone()),
+        Func { name, args } if name == "cbind" && args.len() == 2 => {
+            func("cbind", vec![rev(&args[0])?, rev(&args[1])?])
+        }
+        // The blocks swap places, each reversed (a block of one row is its own reverse).
+        Func { name, args } if name == "rbind" && args.len() == 2 => {
+            let block = |z: &LaExpr| -> Option<LaExpr> {
+                Some(if shape(z)?.0.is_one() {
+                    z.clone()
+                } else {
+                    func("rev", vec![z.clone()])
+                })
+            };
+            func("rbind", vec![block(&args[1])?, block(&args[0])?])
+        }
+        Func { name, args }
+            if crate::functions::is_elementwise(name, args.len()) || name == "ifelse" =>
+        {
+            func(name, args.iter().map(rev).collect::<Option<Vec<_>>>()?)
+        }
+        _ => return None,
+    })
+}
+
+/// `x[rows, cols]` pushed towards the inputs.
+fn rewrite_index(
+    e: &LaExpr,
+    x: &LaExpr,
+    rows: Range,
+    cols: Range,
+    env: &ShapeEnv,
+) -> Option<LaExpr> {
+    use LaExpr::*;
+    let shape = |z: &LaExpr| env.shape_of(z).ok();
+    let (r, c) = shape(x)?;
+    let (rows, cols) = (rows.tidy(&r), cols.tidy(&c));
+    if (rows, cols) == (Range::All, Range::All) {
+        return Some(x.clone());
+    }
+    // Bounds written differently (`X[1:nrow, ]`) become the tidy ones first.
+    let tidy = index(x.clone(), rows, cols);
+    if &tidy != e {
+        return Some(tidy);
+    }
+    // An operand of a cellwise operator, broadcast along a side of size 1, reads all of it.
+    let part = |z: &LaExpr| -> Option<LaExpr> {
+        let (zr, zc) = shape(z)?;
+        let (pr, pc) = (rows.for_operand(&zr), cols.for_operand(&zc));
+        if (pr, pc) == (Range::All, Range::All) {
+            Some(z.clone())
+        } else {
+            Some(index(z.clone(), pr, pc))
+        }
+    };
+    Some(match x {
+        Func { name, args } if name == INDEX && args.len() == 5 => {
+            let (r1, c1) = (
+                Range::of(&args[1], &args[2])?,
+                Range::of(&args[3], &args[4])?,
+            );
+            index(args[0].clone(), rows.within(r1), cols.within(c1))
+        }
+        Transpose(a) => Transpose(b(index((**a).clone(), cols, rows))),
+        MatMul(p, q) => MatMul(
+            b(index((**p).clone(), rows, Range::All)),
+            b(index((**q).clone(), Range::All, cols)),
+        ),
+        Add(p, q) => Add(b(part(p)?), b(part(q)?)),
+        Sub(p, q) => Sub(b(part(p)?), b(part(q)?)),
+        Mul(p, q) => Mul(b(part(p)?), b(part(q)?)),
+        Neg(p) => Neg(b(part(p)?)),
+        Pow(p, k) => Pow(b(part(p)?), *k),
+        Fill(v, _, _) => {
+            let size = |range: Range, d: &Dim| match range {
+                Range::All => d.clone(),
+                Range::Span(a, b) => Dim::Known(b - a + 1),
+            };
+            Fill(v.clone(), size(rows, &r), size(cols, &c))
+        }
+        RowSums(a) => RowSums(b(index((**a).clone(), rows, Range::All))),
+        ColSums(a) => ColSums(b(index((**a).clone(), Range::All, cols))),
+        Func { name, args }
+            if args.len() == 1 && matches!(name.as_str(), "rowMaxs" | "rowMins" | "rowMeans") =>
+        {
+            func(name, vec![index(args[0].clone(), rows, Range::All)])
+        }
+        Func { name, args }
+            if args.len() == 1 && matches!(name.as_str(), "colMaxs" | "colMins" | "colMeans") =>
+        {
+            func(name, vec![index(args[0].clone(), Range::All, cols)])
+        }
+        Func { name, args } if name == "rev" && args.len() == 1 => {
+            let Dim::Known(n) = r else { return None };
+            let flipped = match rows {
+                Range::All => Range::All,
+                Range::Span(a, b) => Range::Span(n + 1 - b, n + 1 - a),
+            };
+            func("rev", vec![index(args[0].clone(), flipped, cols)])
+        }
+        Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
+            let horizontal = name == "cbind";
+            let (along, across) = if horizontal {
+                (cols, rows)
+            } else {
+                (rows, cols)
+            };
+            let first = shape(&args[0])?;
+            let Dim::Known(k) = (if horizontal { first.1 } else { first.0 }) else {
+                return None;
+            };
+            let pick = |z: &LaExpr, span: Range| {
+                if horizontal {
+                    index(z.clone(), across, span)
+                } else {
+                    index(z.clone(), span, across)
+                }
+            };
+            match along {
+                Range::All => func(
+                    name,
+                    vec![pick(&args[0], Range::All), pick(&args[1], Range::All)],
+                ),
+                Range::Span(a, b) if b <= k => pick(&args[0], Range::Span(a, b)),
+                Range::Span(a, b) if a > k => pick(&args[1], Range::Span(a - k, b - k)),
+                _ => return None,
+            }
+        }
+        Func { name, args }
+            if crate::functions::is_elementwise(name, args.len()) || name == "ifelse" =>
+        {
+            func(name, args.iter().map(part).collect::<Option<Vec<_>>>()?)
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> ShapeEnv {
+        ShapeEnv::with_shapes(&["A=5x4", "B=4x3", "C=5x3", "X=mxn", "s=1x1", "u=5x1"]).unwrap()
+    }
+
+    fn simplified(text: &str) -> String {
+        let env = env();
+        let e = LaExpr::parse(text).unwrap().resolve(&env).unwrap();
+        simplify(&e, &env).to_string()
+    }
+
+    #[test]
+    fn aggregates_see_through_shifts_scalings_and_blocks() {
+        assert_eq!(simplified("max(A + s)"), "max(A) + s");
+        assert_eq!(simplified("min(-A)"), "-max(-(-A))");
+        assert_eq!(simplified("max(3 * X)"), "3 * max(X)");
+        assert_eq!(simplified("max(-2 * X)"), "2 * max(-X)");
+        assert_eq!(simplified("max(t(A))"), "max(A)");
+        assert_eq!(simplified("rowMaxs(A + u)"), "rowMaxs(A) + u");
+        assert_eq!(simplified("max(cbind(A, C))"), "max(max(A), max(C))");
+        assert_eq!(
+            simplified("rowSums(cbind(A, C))"),
+            "rowSums(A) + rowSums(C)"
+        );
+        assert_eq!(simplified("sum(rev(A))"), "sum(A)");
+    }
+
+    #[test]
+    fn indexing_moves_to_the_inputs() {
+        assert_eq!(simplified("(A %*% B)[1:2, ]"), "A[1:2, ] %*% B");
+        assert_eq!(simplified("t(A)[2, ]"), "t(A[, 2])");
+        assert_eq!(simplified("A[1:5, 1:4]"), "A");
+        assert_eq!(simplified("A[2:4, ][2, ]"), "A[3, ]");
+        assert_eq!(simplified("(A + u)[2, 3]"), "A[2, 3] + u[2, ]");
+        assert_eq!(simplified("cbind(A, C)[, 6]"), "C[, 2]");
+        assert_eq!(simplified("rev(A)[1, ]"), "A[5, ]");
+    }
+
+    #[test]
+    fn rev_undoes_itself_and_passes_through_cellwise_operators() {
+        assert_eq!(simplified("rev(rev(A))"), "A");
+        assert_eq!(simplified("rev(A + u)"), "rev(A) + rev(u)");
+        assert_eq!(simplified("rev(abs(A) * s)"), "abs(rev(A)) * s");
+        assert_eq!(simplified("rev(rbind(A, A[1, ]))"), "rbind(A[1, ], rev(A))");
+    }
+}

@@ -254,8 +254,13 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             }
         }
         Add(..) | Sub(..) | Mul(..) => cellwise_through_binds(e, env),
-        Neg(x) => match binder(x) {
-            Some((name, [p, q])) => Some(func(name, vec![neg(p.clone()), neg(q.clone())])),
+        Neg(x) => match (binder(x), x.as_ref()) {
+            (Some((name, [p, q])), _) => Some(func(name, vec![neg(p.clone()), neg(q.clone())])),
+            // Negation moves inside a transpose and a difference, where the aggregate
+            // rules look for it.
+            (_, Transpose(a)) => Some(Transpose(b(neg((**a).clone())))),
+            (_, Sub(p, q)) => Some(Sub(q.clone(), p.clone())),
+            (_, Add(p, q)) => Some(Sub(b(neg((**p).clone())), q.clone())),
             _ => None,
         },
         Func { name, args } => rewrite_func(e, name, args, env, &shape, &scalar),

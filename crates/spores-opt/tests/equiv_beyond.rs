@@ -1,14 +1,19 @@
 //! `spores equiv` beyond the sum-product fragment: identities of `min`/`max` aggregates,
 //! cellwise `max`/`min`/`abs`/`sign`, comparisons, `!`, `&`, `|` and `ifelse`, `cbind` and
-//! `rbind`, right indexing and `rev`, each with a wrong twin. Every identity is proved
+//! `rbind`, right indexing and `rev`, `exp`, `log`, `sqrt` and division, each with a
+//! wrong twin. Every identity is proved
 //! (and agrees numerically on random inputs), every twin refuted with a witness that
 //! really separates it.
 
 mod common;
 
-use common::{check_witness, numerically_equal, parse};
+use std::collections::HashMap;
+
+use common::{check_witness, close, numerically_equal, parse};
+use spores_exec::{DenseMatrix, Matrix};
 use spores_opt::canon::{equiv, Equivalence};
-use spores_opt::la::ShapeEnv;
+use spores_opt::eval::eval;
+use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 
 /// `(identity lhs, identity rhs, wrong twin of rhs)`.
 const TABLE: &[(&str, &str, &str)] = &[
@@ -89,6 +94,44 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("rowMaxs(u)", "u", "2 * u"),
 ];
 
+/// Identities of `exp`, `log`, `sqrt` and division whose functions stay within their
+/// domains (and `A / A`, which is not 1 where `A` is 0: `0 / 0` is 0 in a matrix cell):
+/// checked numerically on positive inputs.
+const WHERE_DEFINED: &[(&str, &str, &str)] = &[
+    ("log(exp(A))", "A", "exp(A)"),
+    ("exp(log(abs(A) + 1))", "abs(A) + 1", "abs(A)"),
+    ("exp(A + B)", "exp(A) * exp(B)", "exp(A) + exp(B)"),
+    ("exp(A - B)", "exp(A) / exp(B)", "exp(A) - exp(B)"),
+    ("exp(2 * A)", "exp(A)^2", "2 * exp(A)"),
+    ("log(exp(A) * exp(B))", "A + B", "A * B"),
+    ("log(exp(A)^3)", "3 * A", "A^3"),
+    ("exp(-A) * exp(A)", "matrix(1, 5, 4)", "exp(A)"),
+    ("1 / (1 + exp(-A))", "sigmoid(A)", "sigmoid(-A)"),
+    (
+        "sigmoid(A) + sigmoid(-A)",
+        "matrix(1, 5, 4)",
+        "2 * sigmoid(A)",
+    ),
+    ("exp(A) > 0", "matrix(1, 5, 4)", "A > 0"),
+    ("abs(exp(A))", "exp(A)", "A"),
+    ("max(exp(A), 0)", "exp(A)", "matrix(0, 5, 4)"),
+    ("sqrt(abs(A) + 1)^2", "abs(A) + 1", "abs(A)"),
+    ("(A * exp(B)) / exp(B)", "A", "exp(B)"),
+    ("1 / (1 / (abs(A) + 1))", "abs(A) + 1", "1 / (abs(A) + 1)"),
+    (
+        "(A * (abs(B) + 1) + abs(B) + 1) / (abs(B) + 1)",
+        "A + 1",
+        "A",
+    ),
+    ("A / A", "A / A + 0", "matrix(1, 5, 4)"),
+    (
+        "log(A^2 + 1) - log(A^2 + 1)",
+        "matrix(0, 5, 4)",
+        "log(A^2 + 1)",
+    ),
+    ("sum(exp(A) * exp(-A))", "20", "sum(exp(A))"),
+];
+
 fn env() -> ShapeEnv {
     let mut env = ShapeEnv::with_shapes(&[
         "A=5x4", "B=5x4", "C=5x3", "D=2x4", "E=3x4", "F=4x3", "H=3x3", "u=5x1", "s=1x1",
@@ -98,14 +141,29 @@ fn env() -> ShapeEnv {
     env
 }
 
-#[test]
-fn every_identity_is_proved_and_every_twin_refuted() {
+/// Random inputs of `env` with values 1 to 4: inside every function's domain.
+fn positive_inputs(env: &ShapeEnv, seed: u64) -> HashMap<String, Matrix> {
+    let mut rng = common::Rng(seed);
+    env.shapes
+        .iter()
+        .map(|(name, (r, c))| {
+            let size = |d: &Dim| match d {
+                Dim::Known(n) => *n,
+                Dim::Sym(_) => 3,
+            };
+            let m = DenseMatrix::from_fn(size(r), size(c), |_, _| 1.0 + rng.below(4) as f64);
+            (name.clone(), Matrix::Dense(m))
+        })
+        .collect()
+}
+
+fn check(table: &[(&str, &str, &str)], numerically: &dyn Fn(&LaExpr, &LaExpr)) -> Vec<String> {
     let env = env();
     let mut wrong = Vec::new();
-    for (lhs, rhs, twin) in TABLE {
+    for (lhs, rhs, twin) in table {
         let (l, r, t) = (parse(lhs), parse(rhs), parse(twin));
         match equiv(&l, &r, &env) {
-            Ok(Equivalence::Equivalent) => numerically_equal(&env, &l, &r),
+            Ok(Equivalence::Equivalent) => numerically(&l, &r),
             other => wrong.push(format!("{lhs} == {rhs}: {other:?}")),
         }
         match equiv(&l, &t, &env) {
@@ -113,11 +171,28 @@ fn every_identity_is_proved_and_every_twin_refuted() {
             other => wrong.push(format!("{lhs} != {twin}: {other:?}")),
         }
     }
+    wrong
+}
+
+#[test]
+fn every_identity_is_proved_and_every_twin_refuted() {
+    let env = env();
+    let mut wrong = check(TABLE, &|l, r| numerically_equal(&env, l, r));
+    wrong.extend(check(WHERE_DEFINED, &|l, r| {
+        for seed in 1..4 {
+            let inputs = positive_inputs(&env, seed);
+            let (a, b) = (eval(l, &inputs).unwrap(), eval(r, &inputs).unwrap());
+            assert!(
+                close(&a, &b, 1e-9),
+                "`{l}` and `{r}` differ: {a:?} vs {b:?}"
+            );
+        }
+    }));
+    let pairs = 2 * (TABLE.len() + WHERE_DEFINED.len());
     assert!(
         wrong.is_empty(),
-        "{} of {} pairs:\n{}",
+        "{} of {pairs} pairs:\n{}",
         wrong.len(),
-        2 * TABLE.len(),
         wrong.join("\n")
     );
 }

@@ -34,6 +34,12 @@
 //! canonical forms yet agree on non-negative inputs. So when the difference mentions an
 //! opaque atom, "not equivalent" is only reported with a numeric witness, and
 //! [`Equivalence::Unknown`] says so when none is found.
+//!
+//! Before that, two steps see beyond the sum-product fragment: identities of `min`/`max`
+//! aggregates, blocks, indexing and `rev` rewrite both sides first
+//! (`canon/simplify.rs`), and a difference in opaque atoms is decided cell by cell as
+//! piecewise rational functions (`canon/piecewise.rs`), through operators both sides
+//! share (`sum(max(A, 0) + min(A, 0))` and `sum(A)`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -179,12 +185,9 @@ fn decide(
         ));
     }
     let _deadline = super::iso::Deadline::set(deadline);
-    // Identities beyond the sum-product fragment (aggregates of `max`, blocks, indexing)
-    // first; the witness search still evaluates the sides as written.
-    let (simple_lhs, simple_rhs) = (simplify(lhs, env), simplify(rhs, env));
     let mut norm = Normalizer::new(env);
-    let pl = norm.top(&simple_lhs)?;
-    let pr = norm.top(&simple_rhs)?;
+    let pl = norm.top(lhs)?;
+    let pr = norm.top(rhs)?;
     let mut diff = Poly {
         free: pl.free.clone(),
         terms: difference(&pl.terms, &pr.terms),
@@ -194,6 +197,15 @@ fn decide(
         return Err(super::normal::past_deadline());
     }
     if diff.terms.is_empty() {
+        return Ok(Equivalence::Equivalent);
+    }
+    // Identities beyond the sum-product fragment (aggregates of `max`, blocks, indexing)
+    // rewrite both sides, which are compared again. Only when the sides as written
+    // differ: a rule may rewrite an atom on one side and miss its twin written otherwise
+    // on the other. The witness search evaluates the sides as written.
+    let (simple_lhs, simple_rhs) = (simplify(lhs, env), simplify(rhs, env));
+    if (&simple_lhs, &simple_rhs) != (lhs, rhs) && canonically_equal(&simple_lhs, &simple_rhs, env)?
+    {
         return Ok(Equivalence::Equivalent);
     }
     let mut expanded = Vec::new();
@@ -218,7 +230,10 @@ fn decide(
             .iter()
             .any(|a| matches!(norm.rels.get(a.rel as usize), Some(Rel::Opaque { .. })))
     });
-    if opaque && proved_beyond_sum_product(&simple_lhs, &simple_rhs, env, 0)? {
+    if opaque
+        && (proved_beyond_sum_product(&simple_lhs, &simple_rhs, env, 0)?
+            || proved_beyond_sum_product(lhs, rhs, env, 0)?)
+    {
         return Ok(Equivalence::Equivalent);
     }
     if !want_witness {
@@ -282,6 +297,25 @@ fn proved_beyond_sum_product(
         proved_beyond_sum_product(a, b, env, depth + 1)
     };
     use LaExpr::*;
+    // sum(x) = y when every cell of x is y / (the number of cells).
+    for (sum, other) in [(lhs, rhs), (rhs, lhs)] {
+        if let (Sum(x), false) = (sum, matches!(other, Sum(_))) {
+            let Ok((r, c)) = env.shape_of(x) else {
+                continue;
+            };
+            let count = match (&r, &c) {
+                (Dim::Known(r), Dim::Known(c)) => Const((r * c) as f64),
+                _ => Sum(Box::new(Fill(Box::new(Const(1.0)), r.clone(), c.clone()))),
+            };
+            let share = Func {
+                name: "/".into(),
+                args: vec![other.clone(), count],
+            };
+            if super::piecewise::equal_cellwise(x, &share, env, &mut same_leaf)? {
+                return Ok(true);
+            }
+        }
+    }
     match (lhs, rhs) {
         (Sum(a), Sum(b))
         | (RowSums(a), RowSums(b))

@@ -1,6 +1,6 @@
 //! Deciding cellwise identities with `max`, `min`, `abs`, `sign`, comparisons, `!`, `&`,
-//! `|` and `ifelse`: piecewise-polynomial functions of the cells, which the sum-product
-//! normal form treats as opaque atoms.
+//! `|`, `ifelse`, `/`, `exp`, `log`, `sqrt` and `sigmoid`: piecewise rational functions
+//! of the cells, which the sum-product normal form treats as opaque atoms.
 //!
 //! # How it is decided
 //!
@@ -13,20 +13,29 @@
 //!
 //! The scalar functions are compared by splitting into cases. A `max(p, q)` needs the
 //! sign of `p - q`, a comparison the sign of a difference, `abs(p)` and `sign(p)` the sign
-//! of `p`: a *guard*, a polynomial in the leaves. Each guard is split three ways (`> 0`,
-//! `= 0`, `< 0`); in a case where all guards are decided both sides are polynomials, and
-//! the case holds when they are the same polynomial. A case whose linear constraints have
-//! no solution (Fourier-Motzkin elimination, exact over the rationals) is skipped; a
-//! linear guard that is `= 0` is solved for one of its variables, which is substituted
+//! of `p`, a division the sign of its divisor: a *guard*, a polynomial in the leaves.
+//! Each guard is split three ways (`> 0`, `= 0`, `< 0`); in a case where all guards are
+//! decided both sides are fractions of polynomials, and the case holds when `a / b` and
+//! `c / d` have `a d = c b` as polynomials. A case whose linear constraints have no
+//! solution (Fourier-Motzkin elimination, exact over the rationals) is skipped; a linear
+//! guard that is `= 0` is solved for one of its variables, which is substituted
 //! everywhere, so polynomials are compared on the subspace the case lives on. What is
 //! left is a set of strict inequalities, an open set: two polynomials equal on a
 //! non-empty open set are the same polynomial. So "equal" is proved exactly for
 //! piecewise-linear guards; a non-linear guard is split the same way but never used to
 //! skip or to substitute, which can only fail to prove.
 //!
-//! Arithmetic is on exact rationals; a number that does not fit, or too many cases, ends
-//! in "not proved", never in a wrong answer. Values are real numbers: NaN and infinities
-//! (`0/0`, `log(0)`) are outside this decision, as they are outside the sum-product one.
+//! `exp` of a polynomial is a product of positive variables, one per monomial raised to
+//! its (whole) coefficient, so `exp(a + b) = exp(a) exp(b)` and `exp(-a) exp(a) = 1`;
+//! `log` of a product of such powers is the sum of their arguments, `exp(k log(x))` is
+//! `x^k`, and `sqrt(x)^2` is `x`. Any other function is a variable per argument value.
+//!
+//! A case in which a `log` may take a number that is not positive, a `sqrt` a negative
+//! one, or a division a zero divisor ends in "not proved": there `spores run` computes
+//! NaN, an infinity or (in matrix cells) 0, which no polynomial describes. So
+//! `exp(log(abs(A) + 1)) = abs(A) + 1` is proved and `A / A = 1` is not (`0 / 0` is 0 in a
+//! matrix cell). Arithmetic is on exact rationals; a number that does not fit, or too
+//! many cases, ends in "not proved" too, never in a wrong answer.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -63,6 +72,7 @@ pub(crate) fn equal_cellwise(
     }
     let mut search = Search {
         opaque: HashMap::new(),
+        meaning: HashMap::new(),
         next_var: leaves.exprs.len() as u32,
         cases: 0,
     };
@@ -420,6 +430,12 @@ impl Leaves<'_, '_> {
                     None => return Ok(None),
                 }
             }
+            LaExpr::Pow(x, k) if *k < 0.0 && k.fract() == 0.0 && -*k <= MAX_POWER as f64 => {
+                match self.scalar(x)? {
+                    Some(x) => S::Recip(b(S::Pow(b(x), -*k as u32))),
+                    None => return Ok(None),
+                }
+            }
             LaExpr::Fill(v, _, _) => return self.scalar(v),
             LaExpr::Func { name, args }
                 if crate::functions::is_elementwise(name, args.len()) || name == "ifelse" =>
@@ -453,6 +469,11 @@ impl Leaves<'_, '_> {
                         S::Add(b(S::Add(b(x), b(y))), b(S::Neg(b(both))))
                     }
                     ("ifelse", 3) => S::Ifelse(next(), next(), next()),
+                    // sigmoid(x) = 1 / (1 + exp(-x)).
+                    ("sigmoid", 1) => S::Recip(b(S::Add(
+                        b(S::Const(Q::ONE)),
+                        b(S::Opaque("exp".into(), vec![S::Neg(next())])),
+                    ))),
                     ("/", 2) => {
                         let x = next();
                         S::Mul(x, b(S::Recip(next())))
@@ -492,7 +513,7 @@ impl Case {
 
     /// The case with `p`'s sign decided as `s`; `None` when it is infeasible (or a
     /// number overflowed, which makes this case unprovable: the caller fails).
-    fn with(&self, p: &P, s: i8) -> Option<Option<Case>> {
+    fn with(&self, p: &P, s: i8, positive: &[u32]) -> Option<Option<Case>> {
         let mut case = self.clone();
         if s == 0 && p.is_linear() {
             // Solve p = 0 for its last variable and substitute it everywhere.
@@ -534,7 +555,11 @@ impl Case {
                 }
             }
         }
-        Some(feasible(&case.constraints).then_some(case))
+        let mut all = case.constraints.clone();
+        for &v in positive {
+            all.push((case.apply(P::var(v))?, true));
+        }
+        Some(feasible(&all).then_some(case))
     }
 
     /// `p` with every solved variable substituted, in the order they were solved.
@@ -633,17 +658,87 @@ fn feasible(constraints: &[(P, bool)]) -> bool {
     }
 }
 
-/// Why a formula has no polynomial in the current case.
+/// Why a formula has no value in the current case.
 enum Need {
     /// The sign of this polynomial decides it.
     Guard(P),
-    /// A number overflowed or a division by a non-constant: not decidable here.
+    /// A number overflowed, or a function may be applied outside its domain (a
+    /// logarithm of a number that is not positive, a root of a negative one, a division
+    /// by zero, where `spores run` computes NaN, an infinity or, in matrix cells, 0): not
+    /// decided here.
     GiveUp,
 }
 
+/// A value `num / den`, the denominator non-zero in the case it was built in.
+#[derive(Clone, Debug)]
+struct F {
+    num: P,
+    den: P,
+}
+
+impl F {
+    fn poly(p: P) -> F {
+        F {
+            num: p,
+            den: P::constant(Q::ONE),
+        }
+    }
+
+    fn add(&self, o: &F) -> Option<F> {
+        if self.den == o.den {
+            return Some(F {
+                num: self.num.add(&o.num)?,
+                den: self.den.clone(),
+            });
+        }
+        Some(F {
+            num: self.num.mul(&o.den)?.add(&o.num.mul(&self.den)?)?,
+            den: self.den.mul(&o.den)?,
+        })
+    }
+
+    fn neg(&self) -> F {
+        F {
+            num: self.num.neg(),
+            den: self.den.clone(),
+        }
+    }
+
+    fn mul(&self, o: &F) -> Option<F> {
+        Some(F {
+            num: self.num.mul(&o.num)?,
+            den: self.den.mul(&o.den)?,
+        })
+    }
+
+    fn pow(&self, k: u32) -> Option<F> {
+        Some(F {
+            num: self.num.pow(k)?,
+            den: self.den.pow(k)?,
+        })
+    }
+
+    /// Whether two values are equal: `a / b = c / d` exactly when `a d = c b`.
+    fn same(&self, o: &F) -> Option<bool> {
+        Some(self.num.mul(&o.den)? == o.num.mul(&self.den)?)
+    }
+}
+
+/// What a variable stands for, when it is more than a leaf.
+#[derive(Clone, Debug)]
+enum Meaning {
+    /// `exp` of this polynomial: always positive.
+    Exp(P),
+    /// `log` of this value, known positive where it was made.
+    Log(F),
+    /// Any other function application.
+    Other,
+}
+
 struct Search {
-    /// Variables standing for opaque applications, by name and argument polynomials.
+    /// Variables standing for function applications, by name and arguments.
     opaque: HashMap<(String, Vec<P>), u32>,
+    meaning: HashMap<u32, Meaning>,
     next_var: u32,
     cases: usize,
 }
@@ -657,14 +752,14 @@ impl Search {
             return None;
         }
         let both = self
-            .poly(f, case)
-            .and_then(|pf| Ok((pf, self.poly(g, case)?)));
+            .value(f, case)
+            .and_then(|vf| Ok((vf, self.value(g, case)?)));
         match both {
-            Ok((pf, pg)) => Some(pf == pg),
+            Ok((vf, vg)) => vf.same(&vg),
             Err(Need::GiveUp) => None,
             Err(Need::Guard(h)) => {
                 for s in [1, 0, -1] {
-                    match case.with(&h, s) {
+                    match case.with(&h, s, &self.positive()) {
                         None => return None,
                         Some(None) => continue,
                         Some(Some(next)) => {
@@ -679,93 +774,243 @@ impl Search {
         }
     }
 
-    fn sign(&self, p: &P, case: &Case) -> Result<i8, Need> {
-        case.sign_of(p).ok_or_else(|| Need::Guard(p.clone()))
+    /// The variables known positive (`exp` of anything).
+    fn positive(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .meaning
+            .iter()
+            .filter(|(_, m)| matches!(m, Meaning::Exp(_)))
+            .map(|(v, _)| *v)
+            .collect();
+        v.sort_unstable();
+        v
     }
 
-    /// The polynomial `s` is in `case`, or the guard to split on first.
-    fn poly(&mut self, s: &S, case: &Case) -> Result<P, Need> {
-        let give_up = |x: Option<P>| x.ok_or(Need::GiveUp);
-        Ok(match s {
-            S::Leaf(v) => give_up(case.apply(P::var(*v)))?,
-            S::Const(c) => P::constant(*c),
-            S::Add(a, b) => give_up(self.poly(a, case)?.add(&self.poly(b, case)?))?,
-            S::Mul(a, b) => {
-                let pa = self.poly(a, case)?;
-                if pa.0.is_empty() {
-                    // 0 times anything is 0 (the values are finite).
-                    return Ok(P::default());
-                }
-                give_up(pa.mul(&self.poly(b, case)?))?
+    fn sign_poly(&self, p: &P, case: &Case) -> Result<i8, Need> {
+        if let Some(s) = case.sign_of(p).or_else(|| self.sign_of_positive_terms(p)) {
+            return Ok(s);
+        }
+        Err(Need::Guard(p.clone()))
+    }
+
+    /// The sign of a polynomial whose monomials are all products of positive variables
+    /// (`exp` of something) with coefficients of one sign, which no linear bound sees.
+    fn sign_of_positive_terms(&self, p: &P) -> Option<i8> {
+        let positive = |v: &u32| matches!(self.meaning.get(v), Some(Meaning::Exp(_)));
+        let mut sign = 0;
+        for (mono, c) in &p.0 {
+            if !mono.iter().all(|(v, _)| positive(v)) || (sign != 0 && c.signum() != sign) {
+                return None;
             }
-            S::Neg(a) => self.poly(a, case)?.neg(),
-            S::Pow(a, k) => give_up(self.poly(a, case)?.pow(*k))?,
+            sign = c.signum();
+        }
+        (sign != 0).then_some(sign)
+    }
+
+    /// The sign of a value: of its numerator times its denominator's.
+    fn sign(&self, v: &F, case: &Case) -> Result<i8, Need> {
+        Ok(self.sign_poly(&v.num, case)? * self.sign_poly(&v.den, case)?)
+    }
+
+    fn var(&mut self, name: &str, key: Vec<P>, meaning: Meaning, case: &Case) -> Result<P, Need> {
+        let next = &mut self.next_var;
+        let v = *self
+            .opaque
+            .entry((name.to_string(), key))
+            .or_insert_with(|| {
+                *next += 1;
+                *next - 1
+            });
+        self.meaning.entry(v).or_insert(meaning);
+        case.apply(P::var(v)).ok_or(Need::GiveUp)
+    }
+
+    /// The value `s` has in `case`, or the guard to split on first.
+    fn value(&mut self, s: &S, case: &Case) -> Result<F, Need> {
+        let give_up = |x: Option<F>| x.ok_or(Need::GiveUp);
+        Ok(match s {
+            S::Leaf(v) => F::poly(case.apply(P::var(*v)).ok_or(Need::GiveUp)?),
+            S::Const(c) => F::poly(P::constant(*c)),
+            S::Add(a, b) => give_up(self.value(a, case)?.add(&self.value(b, case)?))?,
+            S::Mul(a, b) => give_up(self.value(a, case)?.mul(&self.value(b, case)?))?,
+            S::Neg(a) => self.value(a, case)?.neg(),
+            // sqrt(x)^(2k) is x^k where x >= 0 (and NaN elsewhere).
+            S::Pow(inner, k)
+                if k % 2 == 0
+                    && matches!(&**inner, S::Opaque(n, a) if n == "sqrt" && a.len() == 1) =>
+            {
+                let S::Opaque(_, args) = &**inner else {
+                    unreachable!()
+                };
+                let x = self.value(&args[0], case)?;
+                if self.sign(&x, case)? < 0 {
+                    return Err(Need::GiveUp);
+                }
+                give_up(x.pow(k / 2))?
+            }
+            S::Pow(a, k) => give_up(self.value(a, case)?.pow(*k))?,
             S::Recip(a) => {
-                let pa = self.poly(a, case)?;
-                match pa.as_constant() {
-                    Some(c) if !c.is_zero() => P::constant(c.recip().ok_or(Need::GiveUp)?),
-                    _ => return Err(Need::GiveUp),
+                let va = self.value(a, case)?;
+                if self.sign_poly(&va.num, case)? == 0 {
+                    return Err(Need::GiveUp);
+                }
+                F {
+                    num: va.den,
+                    den: va.num,
                 }
             }
             S::Max(a, b) | S::Min(a, b) => {
-                let (pa, pb) = (self.poly(a, case)?, self.poly(b, case)?);
-                let d = give_up(pa.sub(&pb))?;
+                let (va, vb) = (self.value(a, case)?, self.value(b, case)?);
+                let d = give_up(va.add(&vb.neg()))?;
                 // At a tie either operand is the answer.
                 let a_wins = match s {
                     S::Max(..) => self.sign(&d, case)? >= 0,
                     _ => self.sign(&d, case)? <= 0,
                 };
                 if a_wins {
-                    pa
+                    va
                 } else {
-                    pb
+                    vb
                 }
             }
             S::Abs(a) => {
-                let pa = self.poly(a, case)?;
-                if self.sign(&pa, case)? >= 0 {
-                    pa
+                let va = self.value(a, case)?;
+                if self.sign(&va, case)? >= 0 {
+                    va
                 } else {
-                    pa.neg()
+                    va.neg()
                 }
             }
             S::Sign(a) => {
-                let pa = self.poly(a, case)?;
-                P::constant(Q::int(self.sign(&pa, case)? as i64))
+                let va = self.value(a, case)?;
+                F::poly(P::constant(Q::int(self.sign(&va, case)? as i64)))
             }
             S::Cmp(op, a, b) => {
-                let d = give_up(self.poly(a, case)?.sub(&self.poly(b, case)?))?;
+                let d = give_up(self.value(a, case)?.add(&self.value(b, case)?.neg()))?;
                 let holds = op.holds(self.sign(&d, case)?);
-                P::constant(if holds { Q::ONE } else { Q::ZERO })
+                F::poly(P::constant(if holds { Q::ONE } else { Q::ZERO }))
             }
             S::Truth(a) => {
-                let pa = self.poly(a, case)?;
-                P::constant(if self.sign(&pa, case)? != 0 {
-                    Q::ONE
-                } else {
-                    Q::ZERO
-                })
+                let va = self.value(a, case)?;
+                let truth = self.sign(&va, case)? != 0;
+                F::poly(P::constant(if truth { Q::ONE } else { Q::ZERO }))
             }
             S::Ifelse(c, a, b) => {
-                let pc = self.poly(c, case)?;
-                if self.sign(&pc, case)? != 0 {
-                    self.poly(a, case)?
+                let vc = self.value(c, case)?;
+                if self.sign(&vc, case)? != 0 {
+                    self.value(a, case)?
                 } else {
-                    self.poly(b, case)?
+                    self.value(b, case)?
                 }
             }
-            S::Opaque(name, args) => {
-                let mut key = Vec::with_capacity(args.len());
-                for a in args {
-                    key.push(self.poly(a, case)?);
+            S::Opaque(name, args) if name == "exp" && args.len() == 1 => {
+                let x = self.value(&args[0], case)?;
+                self.exp(x, case)?
+            }
+            S::Opaque(name, args) if name == "log" && args.len() == 1 => {
+                let x = self.value(&args[0], case)?;
+                if self.sign(&x, case)? <= 0 {
+                    return Err(Need::GiveUp);
                 }
-                let next = &mut self.next_var;
-                let v = *self.opaque.entry((name.clone(), key)).or_insert_with(|| {
-                    *next += 1;
-                    *next - 1
-                });
-                give_up(case.apply(P::var(v)))?
+                self.log(x, case)?
+            }
+            S::Opaque(name, args) if name == "sqrt" && args.len() == 1 => {
+                let x = self.value(&args[0], case)?;
+                if self.sign(&x, case)? < 0 {
+                    return Err(Need::GiveUp);
+                }
+                F::poly(self.var(name, vec![x.num, x.den], Meaning::Other, case)?)
+            }
+            // Any other function is some real number where it is defined.
+            S::Opaque(name, args) => {
+                let mut key = Vec::with_capacity(2 * args.len());
+                for a in args {
+                    let v = self.value(a, case)?;
+                    key.push(v.num);
+                    key.push(v.den);
+                }
+                F::poly(self.var(name, key, Meaning::Other, case)?)
             }
         })
+    }
+
+    /// `exp(x)`: `exp(a + b) = exp(a) exp(b)` and `exp(k a) = exp(a)^k` for an integer
+    /// `k`, so each monomial of a polynomial argument is a positive variable raised to
+    /// its coefficient; `exp(k log(y)) = y^k`.
+    fn exp(&mut self, x: F, case: &Case) -> Result<F, Need> {
+        let give_up = |x: Option<F>| x.ok_or(Need::GiveUp);
+        let Some(den) = x.den.as_constant() else {
+            return Ok(F::poly(self.var(
+                "exp",
+                vec![x.num, x.den],
+                Meaning::Exp(P::default()),
+                case,
+            )?));
+        };
+        let arg = x
+            .num
+            .scale(den.recip().ok_or(Need::GiveUp)?)
+            .ok_or(Need::GiveUp)?;
+        let mut out = F::poly(P::constant(Q::ONE));
+        for (mono, c) in &arg.0 {
+            let whole = c.d == 1 && !mono.is_empty() && c.n.unsigned_abs() <= MAX_POWER as u128;
+            let factor = match (whole, mono.as_slice()) {
+                (true, [(v, 1)]) if matches!(self.meaning.get(v), Some(Meaning::Log(_))) => {
+                    let Some(Meaning::Log(y)) = self.meaning.get(v).cloned() else {
+                        unreachable!()
+                    };
+                    y
+                }
+                (true, _) => {
+                    let m = P(BTreeMap::from([(mono.clone(), Q::ONE)]));
+                    F::poly(self.var("exp", vec![m.clone()], Meaning::Exp(m), case)?)
+                }
+                _ => {
+                    let m = P(BTreeMap::from([(mono.clone(), *c)]));
+                    F::poly(self.var("exp", vec![m.clone()], Meaning::Exp(m), case)?)
+                }
+            };
+            let k = if whole { c.n.unsigned_abs() as u32 } else { 1 };
+            let power = give_up(factor.pow(k))?;
+            let power = if whole && c.n < 0 {
+                F {
+                    num: power.den,
+                    den: power.num,
+                }
+            } else {
+                power
+            };
+            out = give_up(out.mul(&power))?;
+        }
+        Ok(out)
+    }
+
+    /// `log(x)` of a positive `x`: a product of powers of `exp` variables is the sum of
+    /// their arguments times the powers; anything else a variable for `log(x)`.
+    fn log(&mut self, x: F, case: &Case) -> Result<F, Need> {
+        let exps = |p: &P, search: &Search| -> Option<P> {
+            let [(mono, c)] = p.0.iter().collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            if *c != Q::ONE {
+                return None;
+            }
+            let mut sum = P::default();
+            for &(v, e) in mono {
+                let Some(Meaning::Exp(arg)) = search.meaning.get(&v) else {
+                    return None;
+                };
+                if arg.0.is_empty() {
+                    return None;
+                }
+                sum = sum.add(&arg.scale(Q::int(e as i64))?)?;
+            }
+            Some(sum)
+        };
+        if let (Some(n), Some(d)) = (exps(&x.num, self), exps(&x.den, self)) {
+            return Ok(F::poly(n.sub(&d).ok_or(Need::GiveUp)?));
+        }
+        let key = vec![x.num.clone(), x.den.clone()];
+        Ok(F::poly(self.var("log", key, Meaning::Log(x), case)?))
     }
 }

@@ -253,6 +253,17 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
                 _ => None,
             }
         }
+        // sum(a) +- sum(b) = sum(a +- b) for a and b of one shape.
+        Add(x, y) | Sub(x, y) if matches!((x.as_ref(), y.as_ref()), (Sum(a), Sum(c)) if shape(a).is_some() && shape(a) == shape(c)) =>
+        {
+            let (Sum(a), Sum(c)) = (x.as_ref(), y.as_ref()) else {
+                return None;
+            };
+            Some(Sum(b(match e {
+                Add(..) => Add(a.clone(), c.clone()),
+                _ => Sub(a.clone(), c.clone()),
+            })))
+        }
         Add(..) | Sub(..) | Mul(..) => cellwise_through_binds(e, env),
         Neg(x) => match (binder(x), x.as_ref()) {
             (Some((name, [p, q])), _) => Some(func(name, vec![neg(p.clone()), neg(q.clone())])),

@@ -168,6 +168,45 @@ fn assert_close(a: &M, b: &M, what: &str) {
     }
 }
 
+/// Aggregates over blocks and `rev`, slices of products and shifts inside `max` are
+/// outside the rewrite rules' language; the optimizer plans the input rewritten by those
+/// identities too (`canon::rewrite_for_plans`) and keeps it where it is cheaper, and the
+/// plan is verified against the input as written.
+#[test]
+fn aggregates_and_slices_move_to_the_inputs_where_it_pays() {
+    let e = env(
+        &[
+            "A=1000x400",
+            "C=1000x300",
+            "F=400x300",
+            "H=300x300",
+            "s=1x1",
+        ],
+        &[],
+    );
+    for (text, want) in [
+        ("rowSums(cbind(A, C))", "rowSums(A) + rowSums(C)"),
+        ("(A %*% F)[1:2, ]", "A[1:2, ] %*% F"),
+        ("max(A + s)", "max(A) + s"),
+        ("cbind(A, C) %*% rbind(F, H)", "A %*% F + C %*% H"),
+        ("sum(rev(A))", "sum(A)"),
+    ] {
+        let out = run(text, &e);
+        assert_eq!(out.expr.to_string(), want, "{text}");
+        assert!(out.cost_after < out.cost_before, "{text}");
+        let input = LaExpr::parse(text).unwrap();
+        assert_eq!(
+            spores_opt::canon::provably_equivalent(&input, &out.expr, &e),
+            Ok(true),
+            "{text}"
+        );
+    }
+    // A slice that is the whole matrix costs nothing to drop; a product of blocks that do
+    // not line up stays as written.
+    let out = run("cbind(A, C) %*% t(cbind(A, C))", &e);
+    assert!(out.expr.to_string().contains("cbind"), "{}", out.expr);
+}
+
 // ---------- helpers ----------
 
 fn run_with(text: &str, env: &ShapeEnv, opts: &OptimizeOptions) -> Optimized {

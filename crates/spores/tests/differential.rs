@@ -118,6 +118,12 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             // `masked_mul`); the denominators are at least 1, the exponent at most 0.
             sub(MN).prop_map(|a| format!("(X / (1 + abs({a})))")),
             sub(MN).prop_map(|a| format!("(X * exp(-abs({a})))")),
+            // Blocks, reversed rows and slices, which the optimizer may push aggregates
+            // and products through.
+            (sub(MK), sub(MN)).prop_map(|(a, b)| format!("cbind({a}, ({b})[, 1:2])")),
+            (sub(MN), sub(MN)).prop_map(|(a, b)| format!("rbind(({a})[1:3, ], ({b})[4:7, ])")),
+            sub(MN).prop_map(|a| format!("rev({a})")),
+            (sub(MK), sub(NK)).prop_map(|(a, b)| format!("({a} %*% t({b}))[, 1:5]")),
         ]
         .boxed(),
         MK => prop_oneof![
@@ -131,12 +137,15 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             (sub(MN), sub(N1)).prop_map(|(a, b)| format!("{a} %*% {b}")),
             sub(MN).prop_map(|a| format!("rowMeans({a})")),
             (sub(MK), sub(MK)).prop_map(|(a, b)| format!("diag({a} %*% t({b}))")),
+            (sub(MN), sub(MK)).prop_map(|(a, b)| format!("rowSums(cbind({a}, {b}))")),
+            (sub(MN), sub(M1)).prop_map(|(a, b)| format!("rowMaxs({a} + {b})")),
         ]
         .boxed(),
         N1 => prop_oneof![
             sub(MN).prop_map(|a| format!("t(colSums({a}))")),
             (sub(MN), sub(M1)).prop_map(|(a, b)| format!("t({a}) %*% {b}")),
             sub(MN).prop_map(|a| format!("t(colMeans({a}))")),
+            (sub(MN), sub(MN)).prop_map(|(a, b)| format!("t(colSums(rbind({a}, ({b})[2:3, ])))")),
         ]
         .boxed(),
         Scalar => prop_oneof![
@@ -147,6 +156,10 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             (sub(MK), sub(MK)).prop_map(|(a, b)| format!("trace(t({a}) %*% {b})")),
             (sub(MN), sub(N1)).prop_map(|(a, b)| format!("sum({a} + t({b}))")),
             sub(MN).prop_map(|a| format!("max({a})")),
+            (sub(MN), sub(Scalar)).prop_map(|(a, s)| format!("max({a} + {s})")),
+            sub(MN).prop_map(|a| format!("min(3 * rev({a}))")),
+            (sub(MN), sub(MK)).prop_map(|(a, b)| format!("sum(cbind({a}, {b}))")),
+            sub(MN).prop_map(|a| format!("as.scalar(({a})[2, 3])")),
         ]
         .boxed(),
     };

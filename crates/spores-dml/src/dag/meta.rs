@@ -316,6 +316,32 @@ fn builtin(b: Builtin, args: &[&NodeMeta]) -> NodeMeta {
             (Some(a), Some(b)) => NodeMeta::dense(a.rows, b.cols),
             _ => NodeMeta::Unknown,
         },
+        // Two matrices side by side (or stacked) that line up: their cells together.
+        Builtin::Cbind | Builtin::Rbind if args.len() == 2 => match (args[0], args[1]) {
+            (
+                NodeMeta::Matrix {
+                    shape: left,
+                    nnz: na,
+                },
+                NodeMeta::Matrix {
+                    shape: right,
+                    nnz: nb,
+                },
+            ) => {
+                let shape = if b == Builtin::Cbind && left.rows == right.rows {
+                    Shape::new(left.rows, left.cols + right.cols)
+                } else if b == Builtin::Rbind && left.cols == right.cols {
+                    Shape::new(left.rows + right.rows, left.cols)
+                } else {
+                    return NodeMeta::Unknown;
+                };
+                NodeMeta::Matrix {
+                    shape,
+                    nnz: na + nb,
+                }
+            }
+            _ => NodeMeta::Unknown,
+        },
         _ => match (builtins::spec(b).shape, args.first()) {
             (ResultShape::Scalar, _) => NodeMeta::Scalar(None),
             (ResultShape::LikeFirst, Some(m @ NodeMeta::Matrix { .. })) => (*m).clone(),

@@ -17,7 +17,7 @@ use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 
 use crate::dag::guard::GuardedRoot;
 use crate::dag::meta::NodeMeta;
-use crate::dag::{AggFn, Axis, BlockDag, Builtin, Dag, Fused, Literal, NodeId, Op};
+use crate::dag::{AggFn, Axis, BlockDag, Builtin, Dag, Fused, IndexKind, Literal, NodeId, Op};
 
 /// Why an optimized expression cannot be put back into a block (the caller keeps the
 /// block as it was).
@@ -71,13 +71,16 @@ const FUNCTIONS: &[(&str, usize, Op)] = &[
     ("colMaxs", 1, Op::Agg(AggFn::Max, Axis::Col)),
 ];
 
-/// Builtins of one argument that the optimizer sees as opaque functions, named by their
-/// DML name ([`Builtin::name`]).
-const OPAQUE_BUILTINS: [Builtin; 4] = [
-    Builtin::Trace,
-    Builtin::Diag,
-    Builtin::AsScalar,
-    Builtin::AsMatrix,
+/// Builtins that the optimizer sees as opaque functions, with their number of arguments,
+/// named by their DML name ([`Builtin::name`]).
+const OPAQUE_BUILTINS: [(Builtin, usize); 7] = [
+    (Builtin::Trace, 1),
+    (Builtin::Diag, 1),
+    (Builtin::AsScalar, 1),
+    (Builtin::AsMatrix, 1),
+    (Builtin::Cbind, 2),
+    (Builtin::Rbind, 2),
+    (Builtin::Rev, 1),
 ];
 
 /// The name of `op` with `arity` children as an [`LaExpr::Func`]: from [`FUNCTIONS`] or
@@ -88,7 +91,7 @@ fn function_name(op: &Op, arity: usize) -> Option<&'static str> {
             let entry = spores_opt::fused::op(*kind);
             return (entry.operands == arity).then_some(entry.name);
         }
-        Op::Builtin(b) if arity == 1 && OPAQUE_BUILTINS.contains(b) => return Some(b.name()),
+        Op::Builtin(b) if OPAQUE_BUILTINS.contains(&(*b, arity)) => return Some(b.name()),
         _ => {}
     }
     FUNCTIONS
@@ -108,8 +111,8 @@ fn function_op(name: &str, arity: usize) -> Option<Op> {
         .or_else(|| {
             OPAQUE_BUILTINS
                 .into_iter()
-                .find(|b| arity == 1 && b.name() == name)
-                .map(Op::Builtin)
+                .find(|&(b, n)| n == arity && b.name() == name)
+                .map(|(b, _)| Op::Builtin(b))
         })
         .or_else(|| {
             spores_opt::fused::by_name(name, arity).map(|op| Op::Fused(Fused::Catalogue(op.kind)))
@@ -144,6 +147,22 @@ fn is_la(dag: &Dag, meta: &[NodeMeta], id: NodeId) -> bool {
         Op::Binary(_) | Op::Unary(_) | Op::MatMul | Op::Transpose | Op::Agg(..) => true,
         Op::Builtin(Builtin::Trace | Builtin::Diag | Builtin::AsScalar | Builtin::AsMatrix) => {
             node.children.first().is_some_and(|&c| is_matrix(c))
+        }
+        // Blocks of two matrices and reversed rows: position maps the optimizer can push
+        // aggregates through.
+        Op::Builtin(Builtin::Cbind | Builtin::Rbind) => {
+            node.children.len() == 2 && node.children.iter().all(|&c| is_matrix(c))
+        }
+        Op::Builtin(Builtin::Rev) => node.children.len() == 1 && is_matrix(node.children[0]),
+        // Right indexing of a matrix by numbers.
+        Op::Index { .. } => {
+            node.children.first().is_some_and(|&c| is_matrix(c))
+                && node.children[1..].iter().all(|&c| {
+                    matches!(
+                        dag.node(c).op,
+                        Op::Literal(Literal::Int(_) | Literal::Double(_))
+                    )
+                })
         }
         // A fill of a scalar (not a reshape of a matrix).
         Op::Builtin(Builtin::Matrix) => node
@@ -312,6 +331,29 @@ fn to_expr(
                 return None;
             };
             LaExpr::Fill(child(0)?, Dim::Known(shape.rows), Dim::Known(shape.cols))
+        }
+        Op::Index { rows, cols } => {
+            let mut next = 1;
+            let mut bounds = |kind: IndexKind| -> Option<[LaExpr; 2]> {
+                let bound = |k: usize| match &dag.node(node.children[k]).op {
+                    Op::Literal(Literal::Int(v)) => Some(LaExpr::Const(*v as f64)),
+                    Op::Literal(Literal::Double(v)) => Some(LaExpr::Const(*v)),
+                    _ => None,
+                };
+                let pair = match kind {
+                    IndexKind::All => [LaExpr::Const(0.0), LaExpr::Const(0.0)],
+                    IndexKind::Single => [bound(next)?, bound(next)?],
+                    IndexKind::Range => [bound(next)?, bound(next + 1)?],
+                };
+                next += kind.arity();
+                Some(pair)
+            };
+            let [rl, ru] = bounds(*rows)?;
+            let [cl, cu] = bounds(*cols)?;
+            LaExpr::Func {
+                name: spores_opt::la::INDEX.into(),
+                args: vec![*child(0)?, rl, ru, cl, cu],
+            }
         }
         Op::Builtin(Builtin::Outer) => {
             let (a, b) = (child(0)?, child(1)?);
@@ -493,6 +535,27 @@ fn add_expr(
                 vec![value, rows, cols, byrow],
                 span,
             ))
+        }
+        LaExpr::Func { name, args } if name == spores_opt::la::INDEX && args.len() == 5 => {
+            // Bounds `0, 0` are an empty position, equal ones a single index.
+            let mut children = vec![add_expr(dag, &args[0], leaf, span)?];
+            let mut kind = |lo: &LaExpr, hi: &LaExpr, children: &mut Vec<NodeId>| match (lo, hi) {
+                (LaExpr::Const(a), LaExpr::Const(b)) if *a == 0.0 && *b == 0.0 => {
+                    Ok(IndexKind::All)
+                }
+                _ if lo == hi => {
+                    children.push(add_expr(dag, lo, leaf, span)?);
+                    Ok(IndexKind::Single)
+                }
+                _ => {
+                    children.push(add_expr(dag, lo, leaf, span)?);
+                    children.push(add_expr(dag, hi, leaf, span)?);
+                    Ok(IndexKind::Range)
+                }
+            };
+            let rows = kind(&args[1], &args[2], &mut children)?;
+            let cols = kind(&args[3], &args[4], &mut children)?;
+            Ok(dag.add(Op::Index { rows, cols }, children, span))
         }
         LaExpr::Func { name, args } => {
             let op = function_op(name, args.len()).ok_or_else(|| ConvertError::NoKernel {

@@ -42,6 +42,7 @@ pub use equiv::{
 };
 pub use error::EquivError;
 pub use normal::normalize;
+pub use simplify::rewrite_for_plans;
 
 /// An index variable. Ids 0 and 1 are the output's row and column index; every other id
 /// is bound somewhere and is fresh (never reused), which makes renaming capture-free.

@@ -19,22 +19,59 @@ const MAX_ROUNDS: usize = 64;
 /// `e` rewritten by this module's identities, bottom-up.
 pub(crate) fn simplify(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
     let mut rounds = 0;
-    simplify_at(e, env, &mut rounds)
+    simplify_at(e, env, &mut rounds, &rewrite)
 }
 
-fn simplify_at(e: &LaExpr, env: &ShapeEnv, rounds: &mut usize) -> LaExpr {
-    let mut node = map_children(e, &mut |c| simplify_at(c, env, rounds));
+/// `e` rewritten by the identities that save work wherever they apply, for the
+/// optimizer: aggregates split over blocks and see through `rev`, a shift or a positive
+/// factor comes out of `max`, `rev(rev(x))` is `x`, indexing moves to the inputs (a
+/// product of slices instead of a slice of a product), and `cbind(a, b) %*% rbind(c, d)`
+/// is `a %*% c + b %*% d`. The optimizer plans both this and `e` and keeps the cheaper
+/// ([`crate::saturate::optimize_all`]).
+pub fn rewrite_for_plans(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
+    let mut rounds = 0;
+    simplify_at(e, env, &mut rounds, &rewrite_paying)
+}
+
+type Rule = dyn Fn(&LaExpr, &ShapeEnv) -> Option<LaExpr>;
+
+fn simplify_at(e: &LaExpr, env: &ShapeEnv, rounds: &mut usize, rule: &Rule) -> LaExpr {
+    let mut node = map_children(e, &mut |c| simplify_at(c, env, rounds, rule));
     for _ in 0..MAX_ROUNDS {
-        match rewrite(&node, env) {
+        match rule(&node, env) {
             Some(next) if *rounds < MAX_ROUNDS * 64 => {
                 *rounds += 1;
                 // The new node's children may now match rules of their own.
-                node = map_children(&next, &mut |c| simplify_at(c, env, rounds));
+                node = map_children(&next, &mut |c| simplify_at(c, env, rounds, rule));
             }
             _ => break,
         }
     }
     node
+}
+
+/// The rules of [`rewrite_for_plans`]: a subset of [`rewrite`]'s.
+fn rewrite_paying(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    use LaExpr::*;
+    let shape = |x: &LaExpr| env.shape_of(x).ok();
+    let is_rev = |x: &LaExpr| matches!(x, Func { name, args } if name == "rev" && args.len() == 1);
+    match e {
+        Sum(x) | RowSums(x) | ColSums(x) if binder(x).is_some() || is_rev(x) => rewrite(e, env),
+        MatMul(x, y) => match (binder(x), binder(y)) {
+            (Some(("cbind", [a, _])), Some(("rbind", [c, _])))
+                if shape(a).map(|s| s.1) == shape(c).map(|s| s.0) =>
+            {
+                rewrite(e, env)
+            }
+            _ => None,
+        },
+        Func { name, args } => match (name.as_str(), args.as_slice()) {
+            ("max" | "rowMaxs" | "colMaxs", [_]) | (INDEX, [_, _, _, _, _]) => rewrite(e, env),
+            ("rev", [x]) if is_rev(x) => rewrite(e, env),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn map_children(e: &LaExpr, f: &mut dyn FnMut(&LaExpr) -> LaExpr) -> LaExpr {

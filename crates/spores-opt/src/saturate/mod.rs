@@ -371,8 +371,43 @@ pub fn optimize_all(
     result
 }
 
-/// [`optimize_all`] without its summary log line.
+/// [`optimize_all`] without its summary log line. Identities outside the rewrite rules'
+/// language (aggregates over `cbind`/`rbind` blocks and `rev`, indexing of products,
+/// shifts inside `max`: [`crate::canon::rewrite_for_plans`]) give a second input, planned
+/// too; the cheaper plans win, so a rule is used where it pays.
 fn optimize_all_unlogged(
+    es: &[LaExpr],
+    env: &ShapeEnv,
+    opts: &OptimizeOptions,
+) -> Result<Vec<Optimized>, OptError> {
+    let plans = optimize_searched(es, env, opts)?;
+    let resolved: Vec<LaExpr> = match es.iter().map(|e| e.resolve(env)).collect() {
+        Ok(r) => r,
+        Err(_) => return Ok(plans),
+    };
+    let rewritten: Vec<LaExpr> = resolved
+        .iter()
+        .map(|e| crate::canon::rewrite_for_plans(e, env))
+        .collect();
+    if rewritten == resolved {
+        return Ok(plans);
+    }
+    let Ok(mut alternative) = optimize_searched(&rewritten, env, opts) else {
+        return Ok(plans);
+    };
+    let total = |ps: &[Optimized]| ps.iter().map(|p| p.cost_after).sum::<f64>();
+    if total(&alternative) < total(&plans) {
+        log::debug!("rewritten input planned cheaper: {}", rewritten[0]);
+        for (alt, plan) in alternative.iter_mut().zip(&plans) {
+            alt.cost_before = plan.cost_before;
+        }
+        return Ok(alternative);
+    }
+    Ok(plans)
+}
+
+/// Saturation, extraction and the checks of one set of roots.
+fn optimize_searched(
     es: &[LaExpr],
     env: &ShapeEnv,
     opts: &OptimizeOptions,

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use spores_lang::ast::{Arg, BinaryOp, Expr, ExprKind, UnaryOp};
+use spores_lang::ast::{Arg, BinaryOp, Expr, ExprKind, Index, UnaryOp};
 
 /// A scalar, or a `rows x cols` matrix in row-major order.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,8 +126,38 @@ pub fn eval(e: &Expr, env: &HashMap<String, Val>) -> Result<Val, String> {
         },
         ExprKind::Binary { op, lhs, rhs } => binary(*op, &eval(lhs, env)?, &eval(rhs, env)?)?,
         ExprKind::Call { name, args } => call(name, args, env)?,
+        // Right indexing by numbers (1-based, inclusive).
+        ExprKind::Index { target, rows, cols } => {
+            let x = eval(target, env)?;
+            let (r, c) = x.dims();
+            let range = |i: &Index, size: usize| -> Result<(usize, usize), String> {
+                let bound =
+                    |b: &Expr| -> Result<usize, String> { Ok(eval(b, env)?.scalar()? as usize) };
+                match i {
+                    Index::All => Ok((0, size)),
+                    Index::Single(a) => Ok((bound(a)? - 1, bound(a)?)),
+                    Index::Range(a, b) => Ok((bound(a)? - 1, bound(b)?)),
+                }
+            };
+            let ((r0, r1), (c0, c1)) = (range(rows, r)?, range(cols, c)?);
+            Val::matrix(r1 - r0, c1 - c0, |i, j| x.at(r0 + i, c0 + j))
+        }
         _ => return Err(format!("not in the reference: {e:?}")),
     })
+}
+
+/// The largest (`f64::max`) or smallest (`f64::min`) of `cells`, NaN if any is NaN.
+fn extremum(cells: Vec<f64>, pick: fn(f64, f64) -> f64) -> f64 {
+    cells
+        .into_iter()
+        .reduce(|m, v| {
+            if m.is_nan() || v.is_nan() {
+                f64::NAN
+            } else {
+                pick(m, v)
+            }
+        })
+        .unwrap_or(f64::NAN)
 }
 
 fn call(name: &str, args: &[Arg], env: &HashMap<String, Val>) -> Result<Val, String> {
@@ -144,13 +174,34 @@ fn call(name: &str, args: &[Arg], env: &HashMap<String, Val>) -> Result<Val, Str
         "t" => Val::matrix(c, r, |i, j| x.at(j, i)),
         "sum" => Val::Scalar(sum(x.cells())),
         "mean" => Val::Scalar(sum(x.cells()) / (r * c) as f64),
-        "max" => Val::Scalar(x.cells().into_iter().fold(f64::NEG_INFINITY, |m, v| {
-            if m.is_nan() || v.is_nan() {
-                f64::NAN
-            } else {
-                m.max(v)
+        "max" => Val::Scalar(extremum(x.cells(), f64::max)),
+        "min" => Val::Scalar(extremum(x.cells(), f64::min)),
+        "rowMaxs" => Val::matrix(r, 1, |i, _| extremum(row(i), f64::max)),
+        "rev" => Val::matrix(r, c, |i, j| x.at(r - 1 - i, j)),
+        "cbind" => {
+            let y = arg(1)?;
+            let (yr, yc) = y.dims();
+            if yr != r {
+                return Err(format!("cbind of {r}x{c} and {yr}x{yc}"));
             }
-        })),
+            Val::matrix(
+                r,
+                c + yc,
+                |i, j| if j < c { x.at(i, j) } else { y.at(i, j - c) },
+            )
+        }
+        "rbind" => {
+            let y = arg(1)?;
+            let (yr, yc) = y.dims();
+            if yc != c {
+                return Err(format!("rbind of {r}x{c} and {yr}x{yc}"));
+            }
+            Val::matrix(
+                r + yr,
+                c,
+                |i, j| if i < r { x.at(i, j) } else { y.at(i - r, j) },
+            )
+        }
         "rowSums" => Val::matrix(r, 1, |i, _| sum(row(i))),
         "rowMeans" => Val::matrix(r, 1, |i, _| sum(row(i)) / c as f64),
         "colSums" => Val::matrix(1, c, |_, j| sum(col(j))),

@@ -278,3 +278,52 @@ fn calls_with_effects_keep_their_place_unless_declared_pure() {
     );
     assert_eq!(stats.term_ops, 3);
 }
+
+/// ((1 + 2) + 3) + 4: each iteration of constant folding folds one more level.
+const SUMS: &str = r#"
+"builtin.module"() ({
+  "func.func"() <{function_type = () -> i32, sym_name = "sums"}> ({
+    %c1 = "arith.constant"() <{value = 1 : i32}> : () -> i32
+    %c2 = "arith.constant"() <{value = 2 : i32}> : () -> i32
+    %c3 = "arith.constant"() <{value = 3 : i32}> : () -> i32
+    %c4 = "arith.constant"() <{value = 4 : i32}> : () -> i32
+    %s1 = "arith.addi"(%c1, %c2) <{overflowFlags = #arith.overflow<none>}> : (i32, i32) -> i32
+    %s2 = "arith.addi"(%s1, %c3) <{overflowFlags = #arith.overflow<none>}> : (i32, i32) -> i32
+    %s3 = "arith.addi"(%s2, %c4) <{overflowFlags = #arith.overflow<none>}> : (i32, i32) -> i32
+    "func.return"(%s3) : (i32) -> ()
+  }) : () -> ()
+}) : () -> ()
+"#;
+
+const FOLD: &str = r#"(include "tests/egglog2024/base.egg")
+(function arith_constant (AttrPair Type) Op)
+(function arith_addi (Op Op AttrPair Type) Op)
+(ruleset fold)
+(rewrite (arith_addi (arith_constant (NamedAttr "value" (IntegerAttr ?x ?t)) ?t)
+                     (arith_constant (NamedAttr "value" (IntegerAttr ?y ?t)) ?t) ?a ?t)
+         (arith_constant (NamedAttr "value" (IntegerAttr (+ ?x ?y) ?t)) ?t)
+         :ruleset fold)
+"#;
+
+#[test]
+fn the_runs_in_the_file_are_what_saturation_runs() {
+    let m = parse(SUMS).expect("parses");
+    let adds_left = |schedule: &str| {
+        let rules = format!("{FOLD}{schedule}");
+        let (out, _) = optimize(&m, &rules, "fold.egg", &OptOptions::default())
+            .unwrap_or_else(|e| panic!("{schedule}: {e}"));
+        verify(&out);
+        body(&out, "sums")
+            .iter()
+            .filter(|o| o.name == "arith.addi")
+            .count()
+    };
+    assert_eq!(adds_left(""), 3, "no run: nothing is rewritten");
+    assert_eq!(adds_left("(run 5)"), 3, "the default ruleset has no rules");
+    assert_eq!(adds_left("(run fold 1)"), 2);
+    assert_eq!(adds_left("(run fold 2)"), 1);
+    assert_eq!(adds_left("(run-schedule (repeat 2 (run fold)))"), 1);
+    assert_eq!(adds_left("(run fold 1) (run-schedule (seq fold fold))"), 0);
+    assert_eq!(adds_left("(run-schedule (saturate fold))"), 0);
+    assert_eq!(adds_left("(run-schedule (saturate (seq (run fold))))"), 0);
+}

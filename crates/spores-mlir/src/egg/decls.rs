@@ -3,7 +3,9 @@
 //!
 //! A constructor is an op declaration when its output sort is `Op` and its inputs are some
 //! `Op`s (the operands), then some `AttrPair`s (the attributes, sorted by name), then one
-//! `Type` (the result type). Anything else (helpers, analyses) is left to egglog.
+//! `Type` (the result type). Anything else (helpers, analyses) is left to egglog, except the
+//! data constructors of DialEgg's vocabulary ([`DialEggWords`]), which a 2024-dialect file
+//! declares as functions or datatype variants.
 
 use std::collections::{HashMap, HashSet};
 

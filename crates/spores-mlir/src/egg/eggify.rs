@@ -9,9 +9,8 @@
 //!
 //! Anchors are ops that are not declared, have side effects ([`super::effects`]), have no
 //! or several results, have successors, or have regions other than the declared op's shell
-//! (see [`Shells`]). They keep their place
-//! and order in their block, so side effects are never duplicated, deleted or reordered;
-//! their operands are extracted from the e-graph. Their regions are translated the same way,
+//! (see [`Shells`]). They keep their place and order in their block, so side effects are
+//! never duplicated, deleted or reordered; their operands are extracted from the e-graph. Their regions are translated the same way,
 //! recursively, so the optimizer works inside function bodies, loop bodies and branches.
 //! Regions with several blocks (unstructured control flow) keep all their ops in place.
 

@@ -79,3 +79,52 @@ fn bad_inputs_are_named() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A rule file in the 2024 egglog dialect DialEgg writes (`function` without `:merge`,
+/// `unstable-cost`, `run-schedule`) is read as it is written.
+#[test]
+fn reads_a_rule_file_in_dialeggs_dialect() {
+    let fixtures =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spores-mlir/tests/egglog2024");
+    let dir = std::env::temp_dir().join(format!("spores-mlir-cli-2024-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // DialEgg's files include their base relative to DialEgg's root; here, by full path.
+    let chain = std::fs::read_to_string(fixtures.join("chain.egg")).unwrap();
+    let base = fixtures.join("base.egg").canonicalize().unwrap();
+    let rules = dir.join("chain.egg");
+    std::fs::write(
+        &rules,
+        chain.replace("tests/egglog2024/base.egg", &base.display().to_string()),
+    )
+    .unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let a = args(fixtures.join("chain.mlir"), Some(rules.clone()), None);
+    assert_eq!(
+        mlir_opt(&a, &mut out, &mut err),
+        0,
+        "{}",
+        String::from_utf8_lossy(&err)
+    );
+    let text = String::from_utf8(out).unwrap();
+    // Y Z first: the 10x150 * 150x8 matmul appears.
+    assert!(
+        text.contains("(tensor<10x150xf32>, tensor<150x8xf32>, tensor<10x8xf32>)"),
+        "{text}"
+    );
+
+    let bad = dir.join("bad.egg");
+    std::fs::write(
+        &bad,
+        format!("(include \"{}\")\n(extract (F32))", base.display()),
+    )
+    .unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let a = args(fixtures.join("chain.mlir"), Some(bad.clone()), None);
+    assert_eq!(mlir_opt(&a, &mut out, &mut err), 2);
+    let msg = String::from_utf8_lossy(&err).to_string();
+    assert!(
+        msg.contains(&format!("{}:2:1: `(extract ...)`", bad.display())),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -3,11 +3,16 @@
 //!
 //! A constructor is an op declaration when its output sort is `Op` and its inputs are some
 //! `Op`s (the operands), then some `AttrPair`s (the attributes, sorted by name), then one
-//! `Type` (the result type). Anything else (helpers, analyses) is left to egglog.
+//! `Type` (the result type). Anything else (helpers, analyses) is left to egglog, except the
+//! data constructors of DialEgg's vocabulary ([`DialEggWords`]), which a 2024-dialect file
+//! declares as functions or datatype variants.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use egglog::ast::{Command, GenericCommand};
+
+use super::egglog2024::Schedule;
+use super::terms::{DialEggWords, Vocabulary, DIALEGG_CTORS};
 
 /// One declared op.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +29,9 @@ pub struct OpDecl {
     pub cost: f64,
     /// The type-dependent cost table `<ctor>_cost`, when declared.
     pub cost_table: Option<String>,
+    /// Whether an e-node without an entry in the cost table costs `cost` (the 2024 dialect's
+    /// `unstable-cost`) rather than being left out of extraction.
+    pub unpriced_at_fixed_cost: bool,
 }
 
 /// All op declarations of a program.
@@ -36,6 +44,16 @@ pub struct Decls {
     /// Rulesets declared with `(ruleset NAME)`, in declaration order: the optimizer runs
     /// them as stages after the default ruleset (see [`crate::egg::optimize`]).
     pub rulesets: Vec<String>,
+    /// The rule file's own schedule (its `run`s, in the 2024 dialect): when present, it is
+    /// what saturation runs instead of the stages.
+    pub schedule: Option<Vec<Schedule>>,
+    /// How types and attributes are spelled.
+    pub vocabulary: Vocabulary,
+    /// The data constructors of DialEgg's vocabulary the program declares.
+    pub dialegg_words: DialEggWords,
+    /// Op names and `@callee`s the rule file declares pure (`pure-op`, see
+    /// [`super::effects`]).
+    pub pure_ops: HashSet<String>,
 }
 
 /// Dialect namespaces that contain an underscore, so that `sparse_tensor_convert` maps back to
@@ -71,7 +89,29 @@ impl Decls {
     pub fn read(commands: &[Command]) -> Decls {
         let mut decls = Decls::default();
         let mut functions: HashMap<String, Vec<String>> = HashMap::new();
+        // Constructor → (input sorts, output sort), for DialEgg's vocabulary.
+        let mut ctors: HashMap<String, (Vec<String>, String)> = HashMap::new();
         for c in commands {
+            match c {
+                GenericCommand::Constructor { name, schema, .. } => {
+                    ctors.insert(name.clone(), (schema.input.clone(), schema.output.clone()));
+                }
+                GenericCommand::Datatype { name, variants, .. } => {
+                    for v in variants {
+                        ctors.insert(v.name.clone(), (v.types.clone(), name.clone()));
+                    }
+                }
+                GenericCommand::Datatypes { datatypes, .. } => {
+                    for (_, name, sub) in datatypes {
+                        if let egglog::ast::Subdatatypes::Variants(variants) = sub {
+                            for v in variants {
+                                ctors.insert(v.name.clone(), (v.types.clone(), name.clone()));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
             match c {
                 GenericCommand::Constructor {
                     name, schema, cost, ..
@@ -103,6 +143,7 @@ impl Decls {
                             attrs,
                             cost: cost.map_or(1.0, |c| c as f64),
                             cost_table: None,
+                            unpriced_at_fixed_cost: false,
                         },
                     );
                 }
@@ -115,6 +156,23 @@ impl Decls {
                 _ => {}
             }
         }
+        for name in DIALEGG_CTORS {
+            if let Some((inputs, _)) = ctors.get(*name) {
+                decls
+                    .dialegg_words
+                    .ctors
+                    .insert(name.to_string(), inputs.len());
+            }
+        }
+        if let Some((flags, _)) = ctors.get("arith_fastmath").filter(|(i, _)| i.len() == 1) {
+            let mut names: Vec<String> = ctors
+                .iter()
+                .filter(|(_, (inputs, output))| inputs.is_empty() && *output == flags[0])
+                .map(|(n, _)| n.clone())
+                .collect();
+            names.sort();
+            decls.dialegg_words.fastmath_flags = names;
+        }
         for name in &decls.order {
             let table = format!("{name}_cost");
             if let Some(inputs) = functions.get(&table) {
@@ -125,6 +183,22 @@ impl Decls {
             }
         }
         decls
+    }
+
+    /// Reads the program's types and attributes as DialEgg's vocabulary spells them, and
+    /// prices e-nodes without a cost-table entry at their fixed cost (the 2024 dialect).
+    pub fn use_dialegg_vocabulary(&mut self) {
+        self.vocabulary = Vocabulary::DialEgg(self.dialegg_words.clone());
+        for d in self.by_ctor.values_mut() {
+            d.unpriced_at_fixed_cost = true;
+        }
+    }
+
+    /// Leaves e-nodes without a cost-table entry out of extraction, whatever the dialect.
+    pub fn keep_unpriced_out(&mut self) {
+        for d in self.by_ctor.values_mut() {
+            d.unpriced_at_fixed_cost = false;
+        }
     }
 
     /// The declaration that covers an input op `mlir_name` with `operands` operands and

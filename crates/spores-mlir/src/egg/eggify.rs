@@ -7,10 +7,10 @@
 //! * the **term** of a declared, pure, single-result op, joined with the handle `(Ssa id)` so
 //!   its class can be found after saturation.
 //!
-//! Anchors are ops that are not declared, have no or several results, have successors, or
-//! have regions other than the declared op's shell (see [`Shells`]). They keep their place
-//! and order in their block, so side effects are never duplicated, deleted or reordered;
-//! their operands are extracted from the e-graph. Their regions are translated the same way,
+//! Anchors are ops that are not declared, have side effects ([`super::effects`]), have no
+//! or several results, have successors, or have regions other than the declared op's shell
+//! (see [`Shells`]). They keep their place and order in their block, so side effects are
+//! never duplicated, deleted or reordered; their operands are extracted from the e-graph. Their regions are translated the same way,
 //! recursively, so the optimizer works inside function bodies, loop bodies and branches.
 //! Regions with several blocks (unstructured control flow) keep all their ops in place.
 
@@ -165,7 +165,7 @@ struct Walker<'d> {
 pub fn eggify(module: &Module, decls: &Decls) -> Eggified {
     let mut w = Walker {
         decls,
-        terms: TermBuilder::default(),
+        terms: TermBuilder::new(decls.vocabulary.clone()),
         values: Vec::new(),
         scopes: vec![HashMap::new()],
         used: Vec::new(),
@@ -262,6 +262,9 @@ fn term_decl<'d>(op: &Operation, decls: &'d Decls, shells: &Shells) -> Option<&'
     }
     let (attrs, shell) = split_attrs(op);
     let decl = decls.lookup(&op.name, op.operands.len(), attrs.len())?;
+    if !super::effects::may_move(op, &decls.pure_ops) {
+        return None;
+    }
     if !shell.is_empty() {
         let key = ShellKey::new(&op.name, &op.operand_types, &op.result_types[0]);
         if shells.by_key.get(&key) != Some(&shell) {

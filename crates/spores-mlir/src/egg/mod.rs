@@ -5,13 +5,18 @@
 //!   `egg/prelude.egg` and the user's rule file) and their costs.
 //! * [`terms`]: types and attributes as egglog terms, both ways.
 //! * [`eggify`]: ops to terms; what stays in place (side effects, undeclared ops, regions).
+//! * [`effects`]: which ops are pure, and so may become terms.
+//! * [`egglog2024`]: rule files in the 2024 egglog dialect DialEgg's files are written in,
+//!   translated on load; they bring their own vocabulary (`terms::Vocabulary::DialEgg`)
+//!   and schedule.
 //! * [`snapshot`]: the saturated e-graph as classes of costed e-nodes.
 //! * [`deeggify`]: per-block extraction (the LA optimizer's `CandGraph` extractors) and
 //!   printing as SSA.
 //!
 //! Saturation runs the default ruleset to saturation; then every ruleset the rule file
 //! declares (`(ruleset NAME)`), in declaration order, runs as a stage to saturation, each
-//! followed by the default ruleset again. Stages let a rule file compute an analysis to its
+//! followed by the default ruleset again (a 2024-dialect file runs its own `run`s and
+//! `run-schedule`s instead). Stages let a rule file compute an analysis to its
 //! fixpoint before rules that read it fire (`bench/mlir/matmul_chain.egg` prices every
 //! association of a chain first, then builds only the cheapest). The runs are stepped by
 //! the shared e-graph runner ([`spores_extract::runner::Runner`]): the iteration limit
@@ -27,10 +32,13 @@
 mod budget;
 pub mod decls;
 pub mod deeggify;
+pub mod effects;
 pub mod eggify;
+pub mod egglog2024;
 pub mod snapshot;
 pub mod terms;
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use egglog::EGraph;
@@ -39,6 +47,8 @@ pub use spores_extract::rules_file::{RulesFile, RulesFileError};
 use spores_extract::runner::{Runner, Search, StepContext, StepOutcome};
 
 use crate::ir::{Module, Operation};
+
+use egglog2024::Schedule;
 
 /// The shipped prelude: builtin types and attributes, common ops of arith, math, tensor and
 /// linalg.
@@ -154,16 +164,57 @@ pub enum OptError {
     Egglog(String),
     #[error("reading the e-graph: {0}")]
     Snapshot(#[from] terms::ReadError),
+    #[error(transparent)]
+    Egglog2024(#[from] egglog2024::Error),
 }
 
-/// The e-graph with the prelude and `rules` (egglog source named `rules_name`, checked
-/// as [`RulesFile::from_text`] does) loaded, and the op declarations.
+/// A rule file, in the egglog spores embeds or in the 2024 dialect DialEgg's files are
+/// written in ([`egglog2024`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rules {
+    /// Added to the shipped prelude; the optimizer runs its rulesets as stages.
+    Current(RulesFile),
+    /// Translated; it brings its own vocabulary (DialEgg's `src/base.egg`) and schedule.
+    Egglog2024(egglog2024::Program),
+}
+
+impl Rules {
+    /// Reads the rule file at `path`, in whichever dialect it is written.
+    pub fn read(path: &Path) -> Result<Rules, OptError> {
+        Ok(match egglog2024::Program::read(path)? {
+            Some(p) => Rules::Egglog2024(p),
+            None => Rules::Current(RulesFile::read(path)?),
+        })
+    }
+
+    /// Reads rule text named `name` in messages, in whichever dialect it is written.
+    pub fn from_text(text: &str, name: &str) -> Result<Rules, OptError> {
+        Ok(match egglog2024::Program::from_text(text, name)? {
+            Some(p) => Rules::Egglog2024(p),
+            None => Rules::Current(RulesFile::from_text(text, name)?),
+        })
+    }
+}
+
+impl From<RulesFile> for Rules {
+    fn from(r: RulesFile) -> Rules {
+        Rules::Current(r)
+    }
+}
+
+/// The e-graph with `rules` (egglog source named `rules_name`, in either dialect) loaded,
+/// and the op declarations.
 pub fn load_rules(rules: &str, rules_name: &str) -> Result<(EGraph, decls::Decls), OptError> {
-    load_checked_rules(&RulesFile::from_text(rules, rules_name)?)
+    load_checked_rules(&Rules::from_text(rules, rules_name)?)
 }
 
-/// The e-graph with the prelude and a checked rule file loaded, and the op declarations.
-pub fn load_checked_rules(rules: &RulesFile) -> Result<(EGraph, decls::Decls), OptError> {
+/// The e-graph with a checked rule file loaded (after the prelude, in the current dialect),
+/// and the op declarations.
+pub fn load_checked_rules(rules: &Rules) -> Result<(EGraph, decls::Decls), OptError> {
+    let rules = match rules {
+        Rules::Current(r) => r,
+        Rules::Egglog2024(p) => return load_2024(p),
+    };
     let mut eg = EGraph::default();
     let prelude = eg
         .parse_program(Some("prelude.egg".into()), PRELUDE)
@@ -175,23 +226,112 @@ pub fn load_checked_rules(rules: &RulesFile) -> Result<(EGraph, decls::Decls), O
     let user = rules.commands(&mut eg.parser)?;
     let mut all = prelude;
     all.extend(user.iter().cloned());
-    let decls = decls::Decls::read(&all);
+    let mut decls = decls::Decls::read(&all);
     eg.run_program(user)
         .map_err(|e| OptError::Rules(e.to_string()))?;
-    // `type-of` for every declared op: its last child.
+    let text = analysis_rules(&decls);
+    eg.parse_and_run_program(Some("analysis rules".into()), &text)
+        .map_err(|e| OptError::Rules(format!("analysis rules: {e}")))?;
+    decls.pure_ops = pure_ops(&eg)?;
+    Ok((eg, decls))
+}
+
+/// The rules that set `type-of` for every leaf and declared op (its last child) and
+/// `nrows` / `ncols` of every matrix type: in the default ruleset and in each ruleset the
+/// rule file declares, so that a rule reads them for the terms its own ruleset has just
+/// built (a fact computed only between stages is missing when the stage needs it).
+fn analysis_rules(decls: &decls::Decls) -> String {
     let mut text = String::new();
-    for name in &decls.order {
-        let d = &decls.by_ctor[name];
-        let vars: Vec<String> = (0..d.operands + d.attrs)
-            .map(|i| format!("?a{i}"))
-            .collect();
+    let rulesets = std::iter::once("").chain(decls.rulesets.iter().map(String::as_str));
+    for (i, ruleset) in rulesets.enumerate() {
+        let (at, tag) = if ruleset.is_empty() {
+            (String::new(), String::new())
+        } else {
+            (
+                format!(":ruleset {ruleset} "),
+                format!(" in {ruleset} ({i})"),
+            )
+        };
         text.push_str(&format!(
-            "(rule ((= ?e ({name} {} ?t))) ((set (type-of ?e) ?t)) :name \"type-of {name}\")\n",
-            vars.join(" ")
+            "(rule ((= ?v (Value ?id ?t))) ((set (type-of ?v) ?t)) {at}:name \"type-of Value{tag}\")\n"
         ));
+        text.push_str(&format!(
+            "(rule ((= ?t (RankedTensor (DCons ?r (DCons ?c (DNil))) ?e))) \
+             ((set (nrows ?t) ?r) (set (ncols ?t) ?c)) {at}:name \"matrix dims{tag}\")\n"
+        ));
+        for name in &decls.order {
+            let d = &decls.by_ctor[name];
+            let vars: Vec<String> = (0..d.operands + d.attrs)
+                .map(|i| format!("?a{i}"))
+                .collect();
+            text.push_str(&format!(
+                "(rule ((= ?e ({name} {} ?t))) ((set (type-of ?e) ?t)) {at}:name \"type-of {name}{tag}\")\n",
+                vars.join(" ")
+            ));
+        }
     }
-    eg.parse_and_run_program(Some("type-of rules".into()), &text)
-        .map_err(|e| OptError::Rules(format!("type-of rules: {e}")))?;
+    text
+}
+
+/// The entries of the `pure-op` relation.
+fn pure_ops(eg: &EGraph) -> Result<std::collections::HashSet<String>, OptError> {
+    let mut out = std::collections::HashSet::new();
+    eg.constructor_enodes(effects::PURE_RELATION, |en| {
+        out.insert(
+            eg.value_to_base::<egglog::sort::S>(en.children[0])
+                .0
+                .clone(),
+        );
+    })
+    .map_err(terms::ReadError::of(effects::PURE_RELATION))?;
+    Ok(out)
+}
+
+/// Loads a 2024-dialect program: its files (DialEgg's include `src/base.egg`, which
+/// declares the vocabulary) in place of the prelude, then the handles the translator needs.
+fn load_2024(program: &egglog2024::Program) -> Result<(EGraph, decls::Decls), OptError> {
+    let mut eg = EGraph::default();
+    eg.parse_and_run_program(
+        Some("spores support".into()),
+        &format!("(relation {} (String))", effects::PURE_RELATION),
+    )
+    .map_err(|e| OptError::Rules(format!("spores support: {e}")))?;
+    let mut all = Vec::new();
+    for (name, text) in &program.chunks {
+        let commands = eg
+            .parse_program(Some(name.clone()), text)
+            .map_err(|e| OptError::Rules(e.to_string()))?;
+        all.extend(commands);
+    }
+    let mut decls = decls::Decls::read(&all);
+    eg.run_program(all)
+        .map_err(|e| OptError::Rules(e.to_string()))?;
+    // What DialEgg's driver relies on the rule file to declare (through src/base.egg).
+    for (what, name, inputs) in [
+        ("(Value i64 Type) Op", "Value", 2),
+        ("(NamedAttr String Attr) AttrPair", "NamedAttr", 2),
+        ("(OpaqueType String String) Type", "OpaqueType", 2),
+        ("(OpaqueAttr String String) Attr", "OpaqueAttr", 2),
+    ] {
+        let declared = match eg.get_function(name) {
+            Some(f) => f.func_type().input.len() == inputs,
+            None => false,
+        };
+        if !declared {
+            return Err(OptError::Rules(format!(
+                "a rule file in the 2024 dialect must declare {name} {what} (DialEgg's \
+                 files include src/base.egg, which does)"
+            )));
+        }
+    }
+    eg.parse_and_run_program(
+        Some("spores support".into()),
+        "(constructor Ssa (i64) Op :unextractable)",
+    )
+    .map_err(|e| OptError::Rules(format!("spores support: {e}")))?;
+    decls.use_dialegg_vocabulary();
+    decls.schedule = Some(program.schedule.clone());
+    decls.pure_ops = pure_ops(&eg)?;
     Ok((eg, decls))
 }
 
@@ -203,17 +343,17 @@ pub fn optimize(
     rules_name: &str,
     opts: &OptOptions,
 ) -> Result<(Module, OptStats), OptError> {
-    optimize_with(module, &RulesFile::from_text(rules, rules_name)?, opts)
+    optimize_with(module, &Rules::from_text(rules, rules_name)?, opts)
 }
 
-/// Optimizes `module` with the prelude plus a checked rule file.
+/// Optimizes `module` with a checked rule file.
 pub fn optimize_with(
     module: &Module,
-    rules: &RulesFile,
+    rules: &Rules,
     opts: &OptOptions,
 ) -> Result<(Module, OptStats), OptError> {
     let t0 = Instant::now();
-    let (mut eg, decls) = load_checked_rules(rules)?;
+    let (mut eg, mut decls) = load_checked_rules(rules)?;
     let load_rules = t0.elapsed();
 
     let t1 = Instant::now();
@@ -238,19 +378,28 @@ pub fn optimize_with(
         rule_times: Default::default(),
         budget,
         allowance,
+        changed: false,
     };
-    // The default ruleset, then each declared ruleset as a stage followed by the default
-    // ruleset again (for what the stage built), each to saturation.
-    let mut stop = sat.run(&mut runner, "")?;
-    for stage in &decls.rulesets {
-        if stop != StopReason::Saturated {
-            break;
+    let stop = match &decls.schedule {
+        Some(schedule) => sat
+            .seq(&mut runner, schedule, opts.iter_limit)?
+            .unwrap_or(StopReason::Saturated),
+        None => {
+            // The default ruleset, then each declared ruleset as a stage followed by the
+            // default ruleset again (for what the stage built), each to saturation.
+            let mut stop = sat.run(&mut runner, "")?;
+            for stage in &decls.rulesets {
+                if stop != StopReason::Saturated {
+                    break;
+                }
+                stop = sat.run(&mut runner, stage)?;
+                if stop == StopReason::Saturated {
+                    stop = sat.run(&mut runner, "")?;
+                }
+            }
+            stop
         }
-        stop = sat.run(&mut runner, stage)?;
-        if stop == StopReason::Saturated {
-            stop = sat.run(&mut runner, "")?;
-        }
-    }
+    };
     let iterations = runner.iterations().len();
     let rule_times = sat.rule_times;
     let saturation = t2.elapsed();
@@ -266,6 +415,12 @@ pub fn optimize_with(
     }
 
     let t3 = Instant::now();
+    if stop != StopReason::Saturated {
+        // A 2024 file's unpriced e-node costs its op's fixed cost, but when a limit stopped
+        // saturation its price may only be missing because the cost rule has not fired yet:
+        // priced at the fixed cost, such nodes would be chosen as the cheapest.
+        decls.keep_unpriced_out();
+    }
     let snap = snapshot::Snapshot::read(&eg, &decls, egg.values.len())?;
     let read_time = t3.elapsed();
 
@@ -318,6 +473,8 @@ struct Saturator<'e> {
     /// The [`budget::Budget`] scheduler, and the matches it lets the next step fire.
     budget: egglog::scheduler::SchedulerId,
     allowance: budget::StepAllowance,
+    /// Whether a step changed the e-graph since this was last cleared (for `saturate`).
+    changed: bool,
 }
 
 /// A step is bounded ([`budget::Budget`]) once the graph has, or is predicted to reach
@@ -344,6 +501,78 @@ impl<'e> Saturator<'e> {
         );
         stop
     }
+}
+
+impl<'e> Saturator<'e> {
+    /// Runs a 2024 file's schedules in turn; `Some(limit)` when a limit stopped them. The
+    /// iteration limit bounds each `run` and the rounds of each `saturate`.
+    fn seq(
+        &mut self,
+        runner: &mut Runner,
+        steps: &'e [Schedule],
+        iter_limit: usize,
+    ) -> Result<Option<StopReason>, OptError> {
+        for s in steps {
+            if let Some(stop) = self.schedule(runner, s, iter_limit)? {
+                return Ok(Some(stop));
+            }
+        }
+        Ok(None)
+    }
+
+    fn schedule(
+        &mut self,
+        runner: &mut Runner,
+        s: &'e Schedule,
+        iter_limit: usize,
+    ) -> Result<Option<StopReason>, OptError> {
+        match s {
+            Schedule::Run { ruleset, times } => {
+                let asked = (*times).min(iter_limit);
+                set_iter_limit(runner, asked);
+                Ok(match self.run(runner, ruleset)? {
+                    StopReason::Saturated => None,
+                    // As many iterations as the file asks for is no limit.
+                    StopReason::IterLimit if asked == *times => None,
+                    stop => Some(stop),
+                })
+            }
+            // The common case, `(saturate RULESET)`, is one run of the ruleset.
+            Schedule::Saturate(body) => {
+                if let [Schedule::Run { ruleset, times: 1 }] = body.as_slice() {
+                    set_iter_limit(runner, iter_limit);
+                    return Ok(match self.run(runner, ruleset)? {
+                        StopReason::Saturated => None,
+                        stop => Some(stop),
+                    });
+                }
+                for _ in 0..iter_limit {
+                    self.changed = false;
+                    if let Some(stop) = self.seq(runner, body, iter_limit)? {
+                        return Ok(Some(stop));
+                    }
+                    if !self.changed {
+                        return Ok(None);
+                    }
+                }
+                Ok(Some(StopReason::IterLimit))
+            }
+            Schedule::Repeat(n, body) => {
+                for _ in 0..*n {
+                    if let Some(stop) = self.seq(runner, body, iter_limit)? {
+                        return Ok(Some(stop));
+                    }
+                }
+                Ok(None)
+            }
+            Schedule::Seq(body) => self.seq(runner, body, iter_limit),
+        }
+    }
+}
+
+/// Sets the iteration limit of the next runs of `runner` (the builder takes it by value).
+fn set_iter_limit(runner: &mut Runner, iterations: usize) {
+    *runner = std::mem::replace(runner, Runner::new()).with_iter_limit(iterations);
 }
 
 impl Search for Saturator<'_> {
@@ -377,6 +606,7 @@ impl Search for Saturator<'_> {
             self.eg.step_rules(self.ruleset)
         }
         .map_err(|e| OptError::Egglog(e.to_string()))?;
+        self.changed |= report.updated;
         let fired = if bounded {
             granted - self.allowance.left()
         } else {

@@ -106,10 +106,16 @@ impl<'e> Snapshot<'e> {
                 }
                 let cost = if d.cost_table.is_some() {
                     // A node whose cost rule has not fired (a limit stopped saturation
-                    // first) is not chosen: its fixed cost would be a guess.
+                    // first) is not chosen: its fixed cost would be a guess. The 2024
+                    // dialect's `unstable-cost` meant the fixed cost, though.
+                    let unpriced = if d.unpriced_at_fixed_cost {
+                        d.cost
+                    } else {
+                        f64::INFINITY
+                    };
                     table
                         .get(en.children)
-                        .map_or(f64::INFINITY, |&c| c.max(0) as f64)
+                        .map_or(unpriced, |&c| c.max(0) as f64)
                 } else {
                     d.cost
                 };
@@ -126,7 +132,7 @@ impl<'e> Snapshot<'e> {
             decls: decl_list,
             classes,
             class_of,
-            data: DataNodes::read(eg)?,
+            data: DataNodes::read(eg, &decls.vocabulary)?,
             enodes,
         })
     }

@@ -6,13 +6,18 @@
 //! `OpaqueAttr n`, an index into a table kept here, so any dialect's types and attributes pass
 //! through unchanged (equal values share an index, so equal ops still hash-cons).
 //!
+//! Rule files in the 2024 egglog dialect (DialEgg's) spell types and attributes as DialEgg's
+//! `src/base.egg` does ([`Vocabulary::DialEgg`]): shapes are `(vec-of ...)` vectors, other
+//! types and attributes `(OpaqueType "text" "kind")` / `(OpaqueAttr "text" "kind")`, and
+//! `#arith.fastmath<f>` is `(arith_fastmath (f))` when the rule file declares it.
+//!
 //! Terms are built as a list of insertions ([`Ins`]) applied later in one `EGraph::update`
 //! (generating egglog source instead would cost ~0.1 ms per command), and read back from
 //! the e-nodes of the `Type`/`Dims`/`Attr`/`AttrPair` constructors ([`DataNodes`]).
 
 use std::collections::HashMap;
 
-use egglog::sort::{OrderedFloat, F, S};
+use egglog::sort::{OrderedFloat, VecContainer, F, S};
 use egglog::{EGraph, Value};
 
 use crate::builtin::{Attribute, FloatValue};
@@ -25,6 +30,8 @@ use crate::printer::{write_attr, write_type};
 pub enum Arg {
     Slot(usize),
     I64(i64),
+    /// A `(Vec i64)` container (DialEgg's shapes).
+    I64Vec(Vec<i64>),
     F64(f64),
     Str(String),
     Bool(bool),
@@ -39,9 +46,62 @@ pub enum Ins {
     Union(usize, usize),
 }
 
+/// Which constructors spell types and attributes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Vocabulary {
+    /// The shipped prelude's (`egg/prelude.egg`).
+    #[default]
+    Spores,
+    /// DialEgg's `src/base.egg`, as far as the rule file declares it.
+    DialEgg(DialEggWords),
+}
+
+/// The data constructors a DialEgg rule file declares.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DialEggWords {
+    /// Constructor name → number of inputs, for the names [`DIALEGG_CTORS`] lists.
+    pub ctors: HashMap<String, usize>,
+    /// The flags of `(arith_fastmath FLAGS)` (the constructors of its input sort), when the
+    /// file declares it: DialEgg's driver spells `#arith.fastmath<fast>` `(arith_fastmath (fast))`.
+    pub fastmath_flags: Vec<String>,
+}
+
+impl DialEggWords {
+    fn has(&self, ctor: &str, inputs: usize) -> bool {
+        self.ctors.get(ctor) == Some(&inputs)
+    }
+}
+
+/// The data constructors of DialEgg's `src/base.egg` the translator uses.
+pub const DIALEGG_CTORS: &[&str] = &[
+    "I1",
+    "I8",
+    "I16",
+    "I32",
+    "I64",
+    "Index",
+    "F16",
+    "F32",
+    "F64",
+    "None",
+    "RankedTensor",
+    "Vector",
+    "OpaqueType",
+    "IntegerAttr",
+    "FloatAttr",
+    "StringAttr",
+    "SymbolRefAttr",
+    "TypeAttr",
+    "UnitAttr",
+    "OpaqueAttr",
+    "NamedAttr",
+    "arith_fastmath",
+];
+
 /// Builds insertions, sharing equal terms, and keeps the opaque tables.
 #[derive(Debug, Default)]
 pub struct TermBuilder {
+    pub vocabulary: Vocabulary,
     pub ins: Vec<Ins>,
     memo: HashMap<String, usize>,
     /// `OpaqueType n` is `opaque_types[n]`.
@@ -53,6 +113,13 @@ pub struct TermBuilder {
 }
 
 impl TermBuilder {
+    pub fn new(vocabulary: Vocabulary) -> TermBuilder {
+        TermBuilder {
+            vocabulary,
+            ..TermBuilder::default()
+        }
+    }
+
     /// Adds `ctor(args..)` (once per distinct term) and returns its slot.
     pub fn add(&mut self, ctor: &str, args: Vec<Arg>) -> usize {
         let key = format!("{ctor}{args:?}");
@@ -73,6 +140,10 @@ impl TermBuilder {
 
     /// The term of a type.
     pub fn ty(&mut self, t: &Type) -> usize {
+        if let Vocabulary::DialEgg(words) = &self.vocabulary {
+            let words = words.clone();
+            return self.dialegg_ty(t, &words);
+        }
         let scalar = match t {
             Type::Integer {
                 signedness: Signedness::Signless,
@@ -115,8 +186,128 @@ impl TermBuilder {
         self.add("OpaqueType", vec![Arg::I64(n as i64)])
     }
 
+    /// A type as DialEgg's driver spells it (`Egglog::eggifyType`).
+    fn dialegg_ty(&mut self, t: &Type, words: &DialEggWords) -> usize {
+        let scalar = match t {
+            Type::Integer {
+                signedness: Signedness::Signless,
+                width,
+            } => match width {
+                1 => Some("I1"),
+                8 => Some("I8"),
+                16 => Some("I16"),
+                32 => Some("I32"),
+                64 => Some("I64"),
+                _ => None,
+            },
+            Type::Index => Some("Index"),
+            Type::None => Some("None"),
+            Type::Float(FloatKind::F16) => Some("F16"),
+            Type::Float(FloatKind::F32) => Some("F32"),
+            Type::Float(FloatKind::F64) => Some("F64"),
+            _ => None,
+        };
+        if let Some(name) = scalar.filter(|n| words.has(n, 0)) {
+            return self.add(name, vec![]);
+        }
+        let shaped = match t {
+            Type::Tensor {
+                shape,
+                elem,
+                encoding: None,
+            } if words.has("RankedTensor", 2) => Some(("RankedTensor", dims_vec(shape), elem)),
+            Type::Vector { shape, elem } if words.has("Vector", 2) => {
+                let fixed: Option<Vec<i64>> = shape
+                    .iter()
+                    .map(|d| i64::try_from(d.size).ok().filter(|_| !d.scalable))
+                    .collect();
+                fixed.map(|dims| ("Vector", dims, elem))
+            }
+            _ => None,
+        };
+        if let Some((name, dims, elem)) = shaped {
+            let e = self.dialegg_ty(elem, words);
+            return self.add(name, vec![Arg::I64Vec(dims), Arg::Slot(e)]);
+        }
+        let mut text = String::new();
+        write_type(&mut text, t);
+        intern(
+            &mut self.opaque_types,
+            &mut self.opaque_type_ids,
+            text.clone(),
+            t,
+        );
+        let kind = kind_of(&text);
+        self.add("OpaqueType", vec![Arg::Str(text), Arg::Str(kind)])
+    }
+
+    /// An attribute as DialEgg's driver spells it (`Egglog::eggifyAttribute`).
+    fn dialegg_attr(&mut self, a: &Attribute, words: &DialEggWords) -> usize {
+        let int = |value: i128| i64::try_from(value).ok();
+        match a {
+            Attribute::Unit if words.has("UnitAttr", 0) => return self.add("UnitAttr", vec![]),
+            Attribute::Bool(b) if words.has("IntegerAttr", 2) => {
+                let t = self.dialegg_ty(&Type::int(1), words);
+                return self.add("IntegerAttr", vec![Arg::I64(*b as i64), Arg::Slot(t)]);
+            }
+            Attribute::Integer { value, ty } if words.has("IntegerAttr", 2) => {
+                if let Some(v) = int(*value) {
+                    let t = self.dialegg_ty(ty, words);
+                    return self.add("IntegerAttr", vec![Arg::I64(v), Arg::Slot(t)]);
+                }
+            }
+            Attribute::Float {
+                value: FloatValue::Decimal(v),
+                ty,
+            } if v.is_finite() && words.has("FloatAttr", 2) => {
+                let t = self.dialegg_ty(ty, words);
+                return self.add("FloatAttr", vec![Arg::F64(*v), Arg::Slot(t)]);
+            }
+            Attribute::String { value, ty: None } if words.has("StringAttr", 1) => {
+                if let Ok(s) = std::str::from_utf8(value) {
+                    return self.add("StringAttr", vec![Arg::Str(s.to_string())]);
+                }
+            }
+            Attribute::SymbolRef(path) if path.len() == 1 && words.has("SymbolRefAttr", 1) => {
+                return self.add("SymbolRefAttr", vec![Arg::Str(path[0].clone())]);
+            }
+            Attribute::Type(t) if words.has("TypeAttr", 1) => {
+                let t = self.dialegg_ty(t, words);
+                return self.add("TypeAttr", vec![Arg::Slot(t)]);
+            }
+            Attribute::Dialect {
+                dialect,
+                name,
+                body: Some(flag),
+                ty: None,
+            } if dialect == "arith"
+                && name == "fastmath"
+                && words.has("arith_fastmath", 1)
+                && words.fastmath_flags.contains(flag) =>
+            {
+                let f = self.add(flag, vec![]);
+                return self.add("arith_fastmath", vec![Arg::Slot(f)]);
+            }
+            _ => {}
+        }
+        let mut text = String::new();
+        write_attr(&mut text, a);
+        intern(
+            &mut self.opaque_attrs,
+            &mut self.opaque_attr_ids,
+            text.clone(),
+            a,
+        );
+        let kind = kind_of(&text);
+        self.add("OpaqueAttr", vec![Arg::Str(text), Arg::Str(kind)])
+    }
+
     /// The term of an attribute value.
     pub fn attr(&mut self, a: &Attribute) -> usize {
+        if let Vocabulary::DialEgg(words) = &self.vocabulary {
+            let words = words.clone();
+            return self.dialegg_attr(a, &words);
+        }
         match a {
             Attribute::Unit => return self.add("UnitAttr", vec![]),
             Attribute::Bool(b) => return self.add("BoolAttr", vec![Arg::Bool(*b)]),
@@ -175,6 +366,29 @@ impl TermBuilder {
     }
 }
 
+/// A shape as a DialEgg vector: a dynamic `?` is MLIR's `ShapedType::kDynamic`, as DialEgg's
+/// driver prints it.
+fn dims_vec(shape: &[Option<u64>]) -> Vec<i64> {
+    shape
+        .iter()
+        .map(|d| d.and_then(|n| i64::try_from(n).ok()).unwrap_or(i64::MIN))
+        .collect()
+}
+
+/// The second string of DialEgg's `OpaqueType`/`OpaqueAttr`: the dialect and name of a type or
+/// attribute printed as `text` (`!llvm.ptr` → `llvm.ptr`, `memref<4xf32>` → `builtin.memref`).
+fn kind_of(text: &str) -> String {
+    let word = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+            .collect()
+    };
+    match text.strip_prefix('!').or_else(|| text.strip_prefix('#')) {
+        Some(rest) => word(rest),
+        None => format!("builtin.{}", word(text)),
+    }
+}
+
 /// Applies insertions; returns each slot's class.
 pub fn apply(eg: &mut EGraph, ins: &[Ins]) -> Result<Vec<Value>, egglog::Error> {
     use egglog::{Core, Write};
@@ -190,6 +404,13 @@ pub fn apply(eg: &mut EGraph, ins: &[Ins]) -> Result<Vec<Value>, egglog::Error> 
                                 egglog::Error::BackendError(format!("bad slot {n}"))
                             })?,
                             Arg::I64(x) => fs.base_to_value(*x),
+                            Arg::I64Vec(xs) => {
+                                let data = xs.iter().map(|x| fs.base_to_value(*x)).collect();
+                                fs.container_to_value(VecContainer {
+                                    do_rebuild: false,
+                                    data,
+                                })
+                            }
                             Arg::F64(x) => fs.base_to_value(F::new(OrderedFloat(*x))),
                             Arg::Str(x) => fs.base_to_value(S::new(x.clone())),
                             Arg::Bool(x) => fs.base_to_value(*x),
@@ -259,22 +480,42 @@ impl ReadError {
 /// decode types and attributes back to MLIR.
 pub struct DataNodes<'e> {
     eg: &'e EGraph,
-    nodes: HashMap<Value, (&'static str, Vec<Value>)>,
+    dialegg: bool,
+    nodes: HashMap<Value, (String, Vec<Value>)>,
 }
 
 impl<'e> DataNodes<'e> {
     /// Reads the data constructors' tables.
-    pub fn read(eg: &'e EGraph) -> Result<DataNodes<'e>, ReadError> {
+    pub fn read(eg: &'e EGraph, vocabulary: &Vocabulary) -> Result<DataNodes<'e>, ReadError> {
+        let names: Vec<&str> = match vocabulary {
+            Vocabulary::Spores => DATA_CTORS.to_vec(),
+            Vocabulary::DialEgg(words) => DIALEGG_CTORS
+                .iter()
+                .copied()
+                .filter(|n| words.ctors.contains_key(*n))
+                .chain(words.fastmath_flags.iter().map(String::as_str))
+                .collect(),
+        };
         let mut nodes = HashMap::new();
-        for &name in DATA_CTORS {
+        for name in names {
             eg.constructor_enodes(name, |en| {
                 nodes
                     .entry(en.eclass)
-                    .or_insert_with(|| (name, en.children.to_vec()));
+                    .or_insert_with(|| (name.to_string(), en.children.to_vec()));
             })
             .map_err(ReadError::of(name))?;
         }
-        Ok(DataNodes { eg, nodes })
+        Ok(DataNodes {
+            eg,
+            dialegg: matches!(vocabulary, Vocabulary::DialEgg(_)),
+            nodes,
+        })
+    }
+
+    fn node(&self, v: Value) -> Option<(&str, &[Value])> {
+        self.nodes
+            .get(&v)
+            .map(|(name, ch)| (name.as_str(), ch.as_slice()))
     }
 
     fn int(&self, v: Value) -> i64 {
@@ -285,33 +526,56 @@ impl<'e> DataNodes<'e> {
         self.eg.value_to_base::<S>(v).0.clone()
     }
 
-    /// The element type class of a `RankedTensor` class, or the class itself.
+    /// The element type class of a `RankedTensor` (or DialEgg `Vector`) class, or the class
+    /// itself.
     pub fn elem_class(&self, v: Value) -> Value {
-        match self.nodes.get(&v) {
-            Some(("RankedTensor", ch)) => ch[1],
+        match self.node(v) {
+            Some(("RankedTensor" | "Vector", ch)) => ch[1],
             _ => v,
         }
     }
 
     /// Decodes a `Type` class.
     pub fn ty(&self, v: Value, b: &TermBuilder) -> Option<Type> {
-        let (name, ch) = self.nodes.get(&v)?;
-        Some(match *name {
+        let (name, ch) = self.node(v)?;
+        Some(match name {
             "I1" => Type::int(1),
             "I8" => Type::int(8),
             "I16" => Type::int(16),
             "I32" => Type::int(32),
             "I64" => Type::int(64),
             "Index" => Type::Index,
+            "None" => Type::None,
             "F16" => Type::Float(FloatKind::F16),
             "BF16" => Type::Float(FloatKind::BF16),
             "F32" => Type::f32(),
             "F64" => Type::f64(),
             "RankedTensor" => Type::Tensor {
-                shape: self.dims(ch[0])?,
+                shape: if self.dialegg {
+                    self.dims_vec(ch[0])?
+                } else {
+                    self.dims(ch[0])?
+                },
                 elem: Box::new(self.ty(ch[1], b)?),
                 encoding: None,
             },
+            "Vector" => Type::Vector {
+                shape: self
+                    .dims_vec(ch[0])?
+                    .into_iter()
+                    .map(|d| {
+                        d.map(|size| crate::builtin::VectorDim {
+                            size,
+                            scalable: false,
+                        })
+                    })
+                    .collect::<Option<_>>()?,
+                elem: Box::new(self.ty(ch[1], b)?),
+            },
+            "OpaqueType" if self.dialegg => {
+                let id = *b.opaque_type_ids.get(&self.string(ch[0]))?;
+                b.opaque_types[id].clone()
+            }
             "OpaqueType" => b
                 .opaque_types
                 .get(usize::try_from(self.int(ch[0])).ok()?)?
@@ -323,8 +587,8 @@ impl<'e> DataNodes<'e> {
     fn dims(&self, mut v: Value) -> Option<Vec<Option<u64>>> {
         let mut out = Vec::new();
         loop {
-            let (name, ch) = self.nodes.get(&v)?;
-            match *name {
+            let (name, ch) = self.node(v)?;
+            match name {
                 "DNil" => return Some(out),
                 "DCons" => {
                     let n = self.int(ch[0]);
@@ -339,12 +603,27 @@ impl<'e> DataNodes<'e> {
         }
     }
 
+    /// A DialEgg shape, `(vec-of ...)`: a negative size is dynamic.
+    fn dims_vec(&self, v: Value) -> Option<Vec<Option<u64>>> {
+        let vec = self.eg.value_to_container::<VecContainer>(v)?;
+        Some(
+            vec.data
+                .iter()
+                .map(|&d| u64::try_from(self.int(d)).ok())
+                .collect(),
+        )
+    }
+
     /// Decodes an `Attr` class.
     pub fn attr(&self, v: Value, b: &TermBuilder) -> Option<Attribute> {
-        let (name, ch) = self.nodes.get(&v)?;
-        Some(match *name {
+        let (name, ch) = self.node(v)?;
+        Some(match name {
             "UnitAttr" => Attribute::Unit,
             "BoolAttr" => Attribute::Bool(self.eg.value_to_base::<bool>(ch[0])),
+            // DialEgg spells `true` as a one-bit integer.
+            "IntegerAttr" if self.dialegg && self.ty(ch[1], b) == Some(Type::int(1)) => {
+                Attribute::Bool(self.int(ch[0]) != 0)
+            }
             "IntegerAttr" => Attribute::Integer {
                 value: self.int(ch[0]) as i128,
                 ty: self.ty(ch[1], b)?,
@@ -362,6 +641,16 @@ impl<'e> DataNodes<'e> {
                 body: Some(self.string(ch[2])),
                 ty: None,
             },
+            "arith_fastmath" => Attribute::Dialect {
+                dialect: "arith".into(),
+                name: "fastmath".into(),
+                body: Some(self.node(ch[0])?.0.to_string()),
+                ty: None,
+            },
+            "OpaqueAttr" if self.dialegg => {
+                let id = *b.opaque_attr_ids.get(&self.string(ch[0]))?;
+                b.opaque_attrs[id].clone()
+            }
             "OpaqueAttr" => b
                 .opaque_attrs
                 .get(usize::try_from(self.int(ch[0])).ok()?)?
@@ -372,8 +661,8 @@ impl<'e> DataNodes<'e> {
 
     /// Decodes an `AttrPair` class.
     pub fn named(&self, v: Value, b: &TermBuilder) -> Option<NamedAttr> {
-        let (name, ch) = self.nodes.get(&v)?;
-        if *name != "NamedAttr" {
+        let (name, ch) = self.node(v)?;
+        if name != "NamedAttr" {
             return None;
         }
         Some(NamedAttr::new(self.string(ch[0]), self.attr(ch[1], b)?))

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use spores_mlir::egg::{optimize_with, Extractor, OptOptions, OptStats, RulesFile};
+use spores_mlir::egg::{optimize_with, Extractor, OptOptions, OptStats, Rules, RulesFile};
 use spores_mlir::{load, print, LoadOptions, PrintOptions};
 
 use super::EXIT_USAGE;
@@ -64,8 +64,10 @@ pub fn mlir_opt(args: &MlirOptArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     };
     // The rule file is checked as `spores optimize` and `spores run` check theirs.
     let rules = match &args.rules {
-        Some(p) => RulesFile::read(p),
-        None => RulesFile::from_text("", "no rules"),
+        Some(p) => Rules::read(p),
+        None => RulesFile::from_text("", "no rules")
+            .map(Rules::from)
+            .map_err(Into::into),
     };
     let rules = match rules {
         Ok(rules) => rules,

@@ -147,12 +147,20 @@ fn oversized_results_end_with_clean_errors() {
         &["--arg", &x],
         &["exp: a dense 100000000x100000000 result"],
     );
+    // An outer product read after its block must be stored; summed in its block, the
+    // optimizer plans it as a product of two sums (slices are LA operators).
     assert_run_fails(
         "outer.dml",
-        "X = read($X)\nY = X[, 1] %*% t(X[, 1])\nprint(sum(Y))\n",
+        "X = read($X)\nY = X[, 1] %*% t(X[, 1])\nprint(sum(Y))\nwhile(FALSE){}\nprint(nrow(Y))\n",
         &["--arg", &x],
         &["%*%", ": a dense 100000000x100000000 result"],
     );
+    let (code, out, err) = run(
+        "outer_sum.dml",
+        "X = read($X)\nY = X[, 1] %*% t(X[, 1])\nprint(sum(Y))\n",
+        &["--arg", &x],
+    );
+    assert_eq!((code, out.trim()), (0, "25.0"), "{err}");
 }
 
 #[test]

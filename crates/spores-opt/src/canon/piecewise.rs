@@ -795,16 +795,23 @@ impl Search {
 
     /// The sign of a polynomial whose monomials are all products of positive variables
     /// (`exp` of something) with coefficients of one sign, which no linear bound sees.
+    /// Also a polynomial of even powers (of any variable) with positive coefficients and
+    /// a positive constant, as `A^2 + 1`.
     fn sign_of_positive_terms(&self, p: &P) -> Option<i8> {
         let positive = |v: &u32| matches!(self.meaning.get(v), Some(Meaning::Exp(_)));
         let mut sign = 0;
+        // Whether some monomial is never zero (positive variables or a constant).
+        let mut never_zero = false;
         for (mono, c) in &p.0 {
-            if !mono.iter().all(|(v, _)| positive(v)) || (sign != 0 && c.signum() != sign) {
+            if !mono.iter().all(|(v, e)| positive(v) || e % 2 == 0)
+                || (sign != 0 && c.signum() != sign)
+            {
                 return None;
             }
+            never_zero |= mono.iter().all(|(v, _)| positive(v));
             sign = c.signum();
         }
-        (sign != 0).then_some(sign)
+        (sign != 0 && never_zero).then_some(sign)
     }
 
     /// The sign of a value: of its numerator times its denominator's.
@@ -919,6 +926,9 @@ impl Search {
                 if self.sign(&x, case)? < 0 {
                     return Err(Need::GiveUp);
                 }
+                if let Some(root) = self.square_root(&x) {
+                    return Ok(root);
+                }
                 F::poly(self.var(name, vec![x.num, x.den], Meaning::Other, case)?)
             }
             // Any other function is some real number where it is defined.
@@ -931,6 +941,33 @@ impl Search {
                 }
                 F::poly(self.var(name, key, Meaning::Other, case)?)
             }
+        })
+    }
+
+    /// The square root of a fraction of monomials whose variables are positive, with even
+    /// exponents and square coefficients (`exp(2 a)` is `exp(a)^2`).
+    fn square_root(&self, x: &F) -> Option<F> {
+        let root = |p: &P| -> Option<P> {
+            let [(mono, c)] = p.0.iter().collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            let positive = |v: &u32| matches!(self.meaning.get(v), Some(Meaning::Exp(_)));
+            if c.n <= 0 || !mono.iter().all(|(v, e)| positive(v) && e % 2 == 0) {
+                return None;
+            }
+            let isqrt = |n: i128| {
+                let r = (n as f64).sqrt().round() as i128;
+                (r * r == n).then_some(r)
+            };
+            let half: Mono = mono.iter().map(|&(v, e)| (v, e / 2)).collect();
+            Some(P(BTreeMap::from([(
+                half,
+                Q::new(isqrt(c.n)?, isqrt(c.d)?)?,
+            )])))
+        };
+        Some(F {
+            num: root(&x.num)?,
+            den: root(&x.den)?,
         })
     }
 

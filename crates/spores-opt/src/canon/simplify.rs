@@ -189,7 +189,7 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "rev" && args.len() == 1 => {
                 Some(Sum(b(args[0].clone())))
             }
-            _ => None,
+            _ => unrev(x, env).map(|y| Sum(b(y))),
         },
         RowSums(x) => match x.as_ref() {
             Func { name, args } if name == "cbind" && args.len() == 2 => Some(Add(
@@ -203,7 +203,7 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "rev" && args.len() == 1 => {
                 Some(func("rev", vec![RowSums(b(args[0].clone()))]))
             }
-            _ => None,
+            _ => split_slice(x, true),
         },
         ColSums(x) => match x.as_ref() {
             Func { name, args } if name == "rbind" && args.len() == 2 => Some(Add(
@@ -217,7 +217,9 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "rev" && args.len() == 1 => {
                 Some(ColSums(b(args[0].clone())))
             }
-            _ => None,
+            _ => unrev(x, env)
+                .map(|y| ColSums(b(y)))
+                .or_else(|| split_slice(x, false)),
         },
         Transpose(x) => match x.as_ref() {
             Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
@@ -290,16 +292,15 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
                 _ => None,
             }
         }
-        // sum(a) +- sum(b) = sum(a +- b) for a and b of one shape.
-        Add(x, y) | Sub(x, y) if matches!((x.as_ref(), y.as_ref()), (Sum(a), Sum(c)) if shape(a).is_some() && shape(a) == shape(c)) =>
-        {
-            let (Sum(a), Sum(c)) = (x.as_ref(), y.as_ref()) else {
-                return None;
+        // sum(a) +- sum(b) = sum(a +- b) for a and b of one shape, and so for row and
+        // column sums.
+        Add(x, y) | Sub(x, y) if same_aggregate(x, y, env).is_some() => {
+            let (wrap, a, c) = same_aggregate(x, y, env)?;
+            let inner = match e {
+                Add(..) => Add(b(a), b(c)),
+                _ => Sub(b(a), b(c)),
             };
-            Some(Sum(b(match e {
-                Add(..) => Add(a.clone(), c.clone()),
-                _ => Sub(a.clone(), c.clone()),
-            })))
+            Some(wrap(inner))
         }
         Add(..) | Sub(..) | Mul(..) => cellwise_through_binds(e, env),
         Neg(x) => match (binder(x), x.as_ref()) {
@@ -314,6 +315,88 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         Func { name, args } => rewrite_func(e, name, args, env, &shape, &scalar),
         _ => None,
     }
+}
+
+/// Most columns (rows) of a slice [`split_slice`] sums one by one.
+const MAX_SPLIT: usize = 8;
+
+/// `rowSums(x[r, a:b])` as `x[r, a] + ... + x[r, b]` (`across`), or `colSums(x[a:b, c])`
+/// as the sum of its rows, for a few columns or rows.
+fn split_slice(x: &LaExpr, across: bool) -> Option<LaExpr> {
+    let LaExpr::Func { name, args } = x else {
+        return None;
+    };
+    if name != INDEX || args.len() != 5 {
+        return None;
+    }
+    let (rows, cols) = (
+        Range::of(&args[1], &args[2])?,
+        Range::of(&args[3], &args[4])?,
+    );
+    let Range::Span(a, z) = (if across { cols } else { rows }) else {
+        return None;
+    };
+    if z - a + 1 > MAX_SPLIT || z == a {
+        return None;
+    }
+    let part = |k: usize| {
+        if across {
+            index(args[0].clone(), rows, Range::Span(k, k))
+        } else {
+            index(args[0].clone(), Range::Span(k, k), cols)
+        }
+    };
+    (a + 1..=z).try_fold(part(a), |acc, k| Some(LaExpr::Add(b(acc), b(part(k)))))
+}
+
+/// A sum of one kind (`sum`, `rowSums`, `colSums`) rebuilt around a new argument.
+type Wrap = fn(LaExpr) -> LaExpr;
+
+/// `(sum, a, c)` when `x` and `y` are the same kind of sum of `a` and `c` of one shape.
+fn same_aggregate(x: &LaExpr, y: &LaExpr, env: &ShapeEnv) -> Option<(Wrap, LaExpr, LaExpr)> {
+    use LaExpr::*;
+    let (wrap, a, c): (Wrap, _, _) = match (x, y) {
+        (Sum(a), Sum(c)) => (|z| Sum(b(z)), a, c),
+        (RowSums(a), RowSums(c)) => (|z| RowSums(b(z)), a, c),
+        (ColSums(a), ColSums(c)) => (|z| ColSums(b(z)), a, c),
+        _ => return None,
+    };
+    let shape = env.shape_of(a).ok()?;
+    (env.shape_of(c).ok()? == shape).then(|| (wrap, (**a).clone(), (**c).clone()))
+}
+
+/// A cellwise expression whose operands of more than one row are all `rev(...)`, with
+/// the `rev`s removed: its reverse, for an aggregate that does not see the row order.
+fn unrev(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    use LaExpr::*;
+    fn strip(x: &LaExpr, env: &ShapeEnv, found: &mut bool) -> Option<LaExpr> {
+        if env.shape_of(x).ok()?.0.is_one() {
+            return Some(x.clone());
+        }
+        let mut go = |z: &LaExpr| strip(z, env, found).map(Box::new);
+        Some(match x {
+            Func { name, args } if name == "rev" && args.len() == 1 => {
+                *found = true;
+                args[0].clone()
+            }
+            Add(p, q) => Add(go(p)?, go(q)?),
+            Sub(p, q) => Sub(go(p)?, go(q)?),
+            Mul(p, q) => Mul(go(p)?, go(q)?),
+            Neg(p) => Neg(go(p)?),
+            Pow(p, k) => Pow(go(p)?, *k),
+            Func { name, args } if crate::functions::is_elementwise(name, args.len()) => {
+                let mut out = Vec::with_capacity(args.len());
+                for a in args {
+                    out.push(*go(a)?);
+                }
+                func(name, out)
+            }
+            _ => return None,
+        })
+    }
+    let mut found = false;
+    let y = strip(x, env, &mut found)?;
+    found.then_some(y)
 }
 
 /// `cbind(a, b)` or `rbind(a, b)` as its name and operands.
@@ -461,6 +544,14 @@ fn aggregate_max(
             scaled_max(k, &p, &of)
         }
         Transpose(a) if full => Some(of(a)),
+        // abs(p) = max(p, -p), whose every cell the aggregate sees.
+        Func { name, args } if full && name == "abs" && args.len() == 1 => {
+            Some(func("max", vec![of(&args[0]), of(&neg(args[0].clone()))]))
+        }
+        // exp is increasing: the largest exp is exp of the largest.
+        Func { name, args } if name == "exp" && args.len() == 1 => {
+            Some(func("exp", vec![of(&args[0])]))
+        }
         Func { name, args } if full && args.len() == 1 => match name.as_str() {
             "rev" | "rowMaxs" | "colMaxs" => Some(of(&args[0])),
             _ => None,

@@ -150,6 +150,29 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("exp(log(A^2 + 1))", "A^2 + 1", "A^2"),
     ("sqrt(exp(2 * A))", "exp(A)", "exp(2 * A)"),
     ("max(exp(A))", "exp(max(A))", "exp(min(A))"),
+    ("cumsum(A)[5, ]", "colSums(A)", "colSums(A[1:4, ])"),
+    ("max(A %*% F)", "-min(-(A %*% F))", "min(A %*% F)"),
+    (
+        "rowMaxs(cbind(A, C))",
+        "max(rowMaxs(A), rowMaxs(C))",
+        "rowMaxs(A)",
+    ),
+    ("colSums(A[2:3, ])", "A[2, ] + A[3, ]", "A[2, ] - A[3, ]"),
+    ("min(A, B) * max(A, B)", "A * B", "A + B"),
+    ("abs(A * B)", "abs(A) * abs(B)", "A * abs(B)"),
+    ("sign(A * B)", "sign(A) * sign(B)", "sign(A) + sign(B)"),
+    ("max(A - B, 0) - max(B - A, 0)", "A - B", "B - A"),
+    ("(A > B) + (A <= B)", "matrix(1, 5, 4)", "A > B"),
+    ("ifelse(A > B, 1, 0)", "A > B", "A >= B"),
+    ("mean(rev(A))", "mean(A)", "mean(A) + 1"),
+    (
+        "trace(rbind(A, B)[1:4, ])",
+        "trace(A[1:4, ])",
+        "trace(B[1:4, ])",
+    ),
+    ("t(rev(t(A)))", "t(rev(t(A)))", "A"),
+    ("sum(exp(A) / exp(A))", "20", "sum(exp(A))"),
+    ("log(exp(A) * exp(A))", "2 * A", "A"),
 ];
 
 /// Identities of `exp`, `log`, `sqrt` and division whose functions stay within their

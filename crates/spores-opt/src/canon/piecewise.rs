@@ -790,6 +790,18 @@ impl Search {
         if let Some(s) = case.sign_of(p).or_else(|| self.sign_of_positive_terms(p)) {
             return Ok(s);
         }
+        // A product of powers has the sign of its factors: split on each variable, a
+        // linear guard, rather than on the product.
+        if let [(mono, c)] = p.0.iter().collect::<Vec<_>>()[..] {
+            if mono.len() > 1 || mono.iter().any(|&(_, e)| e > 1) {
+                let mut sign = c.signum();
+                for &(v, e) in mono {
+                    let s = self.sign_poly(&P::var(v), case)?;
+                    sign *= if e % 2 == 0 { s * s } else { s };
+                }
+                return Ok(sign);
+            }
+        }
         Err(Need::Guard(p.clone()))
     }
 

@@ -469,6 +469,14 @@ fn rewrite_func(
             }
             match x {
                 Transpose(a) => return Some(Transpose(b(one("colMaxs", (**a).clone())))),
+                // Side by side, each row's largest is the larger of the two blocks'.
+                Func { name, args } if name == "cbind" && args.len() == 2 => {
+                    let (p, q) = (
+                        one("rowMaxs", args[0].clone()),
+                        one("rowMaxs", args[1].clone()),
+                    );
+                    return Some(func("max", vec![p, q]));
+                }
                 Func { name, args } if name == "rbind" && args.len() == 2 => {
                     return Some(func(
                         "rbind",
@@ -491,6 +499,13 @@ fn rewrite_func(
             }
             match x {
                 Transpose(a) => return Some(Transpose(b(one("rowMaxs", (**a).clone())))),
+                Func { name, args } if name == "rbind" && args.len() == 2 => {
+                    let (p, q) = (
+                        one("colMaxs", args[0].clone()),
+                        one("colMaxs", args[1].clone()),
+                    );
+                    return Some(func("max", vec![p, q]));
+                }
                 Func { name, args } if name == "cbind" && args.len() == 2 => {
                     return Some(func(
                         "cbind",
@@ -728,6 +743,14 @@ fn rewrite_index(
             if args.len() == 1 && matches!(name.as_str(), "colMaxs" | "colMins" | "colMeans") =>
         {
             func(name, vec![index(args[0].clone(), Range::All, cols)])
+        }
+        // Row k of a running column sum is the column sums of rows 1 to k.
+        Func { name, args } if name == "cumsum" && args.len() == 1 => {
+            let Range::Span(k, l) = rows else { return None };
+            if k != l {
+                return None;
+            }
+            ColSums(b(index(args[0].clone(), Range::Span(1, k), cols)))
         }
         Func { name, args } if name == "rev" && args.len() == 1 => {
             let Dim::Known(n) = r else { return None };

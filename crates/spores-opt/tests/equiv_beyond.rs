@@ -173,6 +173,36 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("t(rev(t(A)))", "t(rev(t(A)))", "A"),
     ("sum(exp(A) / exp(A))", "20", "sum(exp(A))"),
     ("log(exp(A) * exp(A))", "2 * A", "A"),
+    ("min(2 * A - 3)", "2 * min(A) - 3", "2 * max(A) - 3"),
+    ("max(-2 * A)", "-2 * min(A)", "2 * min(A)"),
+    ("colMins(A) + colMaxs(-A)", "matrix(0, 1, 4)", "colMins(A)"),
+    ("diag(t(A) %*% A)", "t(colSums(A^2))", "t(colSums(A))"),
+    (
+        "diag(cbind(A, C)[1:4, 1:4])",
+        "diag(A[1:4, ])",
+        "diag(cbind(A, C)[2:5, 1:4])",
+    ),
+    ("sum(diag(A[1:4, ]))", "trace(A[1:4, ])", "trace(A[2:5, ])"),
+    ("cumsum(rev(rev(A)))", "cumsum(A)", "rev(cumsum(A))"),
+    ("rev(A)[2:3, ]", "rev(A[3:4, ])", "A[3:4, ]"),
+    (
+        "cbind(A, C)[2, ]",
+        "cbind(A[2, ], C[2, ])",
+        "cbind(A[3, ], C[2, ])",
+    ),
+    ("rbind(A, B)[6:7, ]", "B[1:2, ]", "A[1:2, ]"),
+    ("log(exp(A) / exp(B))", "A - B", "B - A"),
+    ("exp(log(exp(A)))", "exp(A)", "A"),
+    ("log(1 + exp(A)) - log(1 + exp(-A))", "A", "-A"),
+    ("sqrt(A^2 + 2 * A + 1)", "abs(A + 1)", "A + 1"),
+    ("exp(A)^2", "exp(2 * A)", "exp(A^2)"),
+    ("max(A, B) >= min(A, B)", "matrix(1, 5, 4)", "A >= B"),
+    (
+        "abs(A) + abs(B) >= abs(A + B)",
+        "matrix(1, 5, 4)",
+        "abs(A) >= abs(B)",
+    ),
+    ("min(A, max(A, B))", "A", "max(A, B)"),
 ];
 
 /// Identities of `exp`, `log`, `sqrt` and division whose functions stay within their

@@ -27,8 +27,11 @@
 //!
 //! `exp` of a polynomial is a product of positive variables, one per monomial raised to
 //! its (whole) coefficient, so `exp(a + b) = exp(a) exp(b)` and `exp(-a) exp(a) = 1`;
-//! `log` of a product of such powers is the sum of their arguments, `exp(k log(x))` is
-//! `x^k`, and `sqrt(x)^2` is `x`. Any other function is a variable per argument value.
+//! `log` of a fraction is the difference of the logarithms, the `exp` powers a
+//! polynomial's monomials share come out of its logarithm as their arguments, `exp(k
+//! log(x))` is `x^k`, `sqrt(x)^2` is `x`, and the root of a perfect square (`A^2 + 2 A +
+//! 1`) is the absolute value of its square root. Any other function is a variable per
+//! argument value.
 //!
 //! A case in which a `log` may take a number that is not positive, a `sqrt` a negative
 //! one, or a division a zero divisor ends in "not proved": there `spores run` computes
@@ -305,6 +308,79 @@ impl P {
         let flip = lead.signum() < 0;
         let scale = if flip { lead.neg() } else { *lead }.recip()?;
         Some((self.scale(scale)?, flip))
+    }
+}
+
+/// The leading monomial of `p` in graded lexicographic order (a monomial order: the
+/// leading term of a product is the product of the leading terms).
+fn leading(p: &P) -> Option<(&Mono, Q)> {
+    let degree = |m: &Mono| m.iter().map(|&(_, e)| e).sum::<u32>();
+    p.0.iter()
+        .max_by(|(a, _), (b, _)| {
+            degree(a).cmp(&degree(b)).then_with(|| {
+                // Larger exponent of the smallest variable first.
+                let dense = |m: &Mono| {
+                    m.iter()
+                        .map(|&(v, e)| (std::cmp::Reverse(v), e))
+                        .collect::<Vec<_>>()
+                };
+                dense(a).cmp(&dense(b))
+            })
+        })
+        .map(|(m, c)| (m, *c))
+}
+
+/// `q` with `q * q = p`, the one with a positive leading coefficient, when there is one
+/// (the square root by long division, leading term by leading term).
+fn poly_sqrt(p: &P) -> Option<P> {
+    if p.0.is_empty() {
+        return Some(P::default());
+    }
+    let (lead, c) = leading(p)?;
+    let c_root = P::constant(c).pipe_sqrt()?.as_constant()?;
+    if lead.iter().any(|&(_, e)| e % 2 != 0) {
+        return None;
+    }
+    let first_mono: Mono = lead.iter().map(|&(v, e)| (v, e / 2)).collect();
+    let first = P(BTreeMap::from([(first_mono.clone(), c_root)]));
+    let twice = c_root.add(c_root)?;
+    let mut q = first;
+    for _ in 0..=p.0.len() {
+        let r = p.sub(&q.mul(&q)?)?;
+        let Some((rm, rc)) = leading(&r) else {
+            return Some(q);
+        };
+        // The next term: the remainder's leading term over twice the root's.
+        let mut exps: BTreeMap<u32, i64> = rm.iter().map(|&(v, e)| (v, e as i64)).collect();
+        for &(v, e) in &first_mono {
+            *exps.entry(v).or_insert(0) -= e as i64;
+        }
+        if exps.values().any(|&e| e < 0) {
+            return None;
+        }
+        let mono: Mono = exps
+            .into_iter()
+            .filter(|&(_, e)| e > 0)
+            .map(|(v, e)| (v, e as u32))
+            .collect();
+        let term = P(BTreeMap::from([(mono, rc.mul(twice.recip()?)?)]));
+        q = q.add(&term)?;
+    }
+    None
+}
+
+impl P {
+    /// The square root of a non-negative rational constant, when it is rational.
+    fn pipe_sqrt(&self) -> Option<P> {
+        let c = self.as_constant()?;
+        if c.n < 0 {
+            return None;
+        }
+        let isqrt = |n: i128| {
+            let r = (n as f64).sqrt().round() as i128;
+            (r * r == n).then_some(r)
+        };
+        Some(P::constant(Q::new(isqrt(c.n)?, isqrt(c.d)?)?))
     }
 }
 
@@ -935,6 +1011,17 @@ impl Search {
             }
             S::Opaque(name, args) if name == "sqrt" && args.len() == 1 => {
                 let x = self.value(&args[0], case)?;
+                // sqrt(q^2 / c^2) = |q| / c, never of a negative number.
+                if let (Some(q), Some(c)) = (poly_sqrt(&x.num), x.den.as_constant()) {
+                    if let Some(c) = P::constant(c).pipe_sqrt() {
+                        let q = if self.sign_poly(&q, case)? < 0 {
+                            q.neg()
+                        } else {
+                            q
+                        };
+                        return Ok(F { num: q, den: c });
+                    }
+                }
                 if self.sign(&x, case)? < 0 {
                     return Err(Need::GiveUp);
                 }
@@ -1037,29 +1124,80 @@ impl Search {
     /// `log(x)` of a positive `x`: a product of powers of `exp` variables is the sum of
     /// their arguments times the powers; anything else a variable for `log(x)`.
     fn log(&mut self, x: F, case: &Case) -> Result<F, Need> {
-        let exps = |p: &P, search: &Search| -> Option<P> {
-            let [(mono, c)] = p.0.iter().collect::<Vec<_>>()[..] else {
-                return None;
+        if let Some(y) = x.den.as_constant() {
+            // A positive constant denominator: log(p / y) with p of y's sign.
+            if y == Q::ONE {
+                return self.log_poly(x.num, case);
+            }
+        }
+        if x.den.as_constant().is_none() {
+            // log(n / d) = log(n) - log(d), both taken positive (they share a sign).
+            let flip = self.sign_poly(&x.den, case)? < 0;
+            let (n, d) = if flip {
+                (x.num.neg(), x.den.neg())
+            } else {
+                (x.num, x.den)
             };
-            if *c != Q::ONE {
-                return None;
-            }
-            let mut sum = P::default();
-            for &(v, e) in mono {
-                let Some(Meaning::Exp(arg)) = search.meaning.get(&v) else {
-                    return None;
-                };
-                if arg.0.is_empty() {
-                    return None;
-                }
-                sum = sum.add(&arg.scale(Q::int(e as i64))?)?;
-            }
-            Some(sum)
-        };
-        if let (Some(n), Some(d)) = (exps(&x.num, self), exps(&x.den, self)) {
-            return Ok(F::poly(n.sub(&d).ok_or(Need::GiveUp)?));
+            let (ln, ld) = (self.log_poly(n, case)?, self.log_poly(d, case)?);
+            return ln.add(&ld.neg()).ok_or(Need::GiveUp);
         }
         let key = vec![x.num.clone(), x.den.clone()];
         Ok(F::poly(self.var("log", key, Meaning::Log(x), case)?))
+    }
+
+    /// `log(p)` of a positive polynomial: the `exp` variables every monomial shares come
+    /// out as the sum of their arguments (`log(exp(a) (1 + exp(b)))` is `a + log(1 +
+    /// exp(b))`); what is left is a variable for its logarithm, or nothing when it is 1.
+    fn log_poly(&mut self, p: P, case: &Case) -> Result<F, Need> {
+        let give_up = || Need::GiveUp;
+        let exp_arg = |v: &u32, search: &Search| match search.meaning.get(v) {
+            Some(Meaning::Exp(arg)) if !arg.0.is_empty() => Some(arg.clone()),
+            _ => None,
+        };
+        // The smallest power of each exp variable over all monomials.
+        let mut common: BTreeMap<u32, u32> = BTreeMap::new();
+        for (k, mono) in p.0.keys().enumerate() {
+            let here: BTreeMap<u32, u32> = mono
+                .iter()
+                .filter(|(v, _)| exp_arg(v, self).is_some())
+                .copied()
+                .collect();
+            if k == 0 {
+                common = here;
+            } else {
+                common.retain(|v, e| match here.get(v) {
+                    Some(&f) => {
+                        *e = (*e).min(f);
+                        true
+                    }
+                    None => false,
+                });
+            }
+        }
+        let mut out = P::default();
+        let mut rest = BTreeMap::new();
+        for (mono, c) in &p.0 {
+            let reduced: Mono = mono
+                .iter()
+                .filter_map(|&(v, e)| {
+                    let left = e - common.get(&v).copied().unwrap_or(0);
+                    (left > 0).then_some((v, left))
+                })
+                .collect();
+            rest.insert(reduced, *c);
+        }
+        for (v, e) in &common {
+            let arg = exp_arg(v, self).ok_or_else(give_up)?;
+            out = out
+                .add(&arg.scale(Q::int(*e as i64)).ok_or_else(give_up)?)
+                .ok_or_else(give_up)?;
+        }
+        let rest = P(rest);
+        if rest.as_constant() != Some(Q::ONE) {
+            let key = vec![rest.clone(), P::constant(Q::ONE)];
+            let l = self.var("log", key, Meaning::Log(F::poly(rest)), case)?;
+            out = out.add(&l).ok_or_else(give_up)?;
+        }
+        Ok(F::poly(out))
     }
 }

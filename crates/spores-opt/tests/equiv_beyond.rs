@@ -203,6 +203,26 @@ const TABLE: &[(&str, &str, &str)] = &[
         "abs(A) >= abs(B)",
     ),
     ("min(A, max(A, B))", "A", "max(A, B)"),
+    ("max(A) + max(B)", "max(A) + max(B)", "max(A + B)"),
+    ("max(t(A) * 2)", "2 * max(A)", "max(A)"),
+    ("rowMins(A) * -1", "rowMaxs(-A)", "rowMins(-A)"),
+    ("abs(A) - A", "2 * max(-A, 0)", "max(-A, 0)"),
+    ("(A < 0) * -A + (A >= 0) * A", "abs(A)", "A"),
+    ("ifelse(A > 0, 1, ifelse(A < 0, -1, 0))", "sign(A)", "A > 0"),
+    ("sum(cbind(A, B)[, 1:4])", "sum(A)", "sum(B)"),
+    ("t(cbind(A, B))[5:8, ]", "t(B)", "t(A)"),
+    (
+        "rev(rbind(A, B))",
+        "rbind(rev(B), rev(A))",
+        "rbind(rev(A), rev(B))",
+    ),
+    (
+        "exp(A) / (exp(A) + exp(B))",
+        "1 / (1 + exp(B - A))",
+        "1 / (1 + exp(A - B))",
+    ),
+    ("log(exp(A) + exp(A))", "A + log(matrix(2, 5, 4))", "A"),
+    ("colSums(rbind(A, -A))", "matrix(0, 1, 4)", "colSums(A)"),
 ];
 
 /// Identities of `exp`, `log`, `sqrt` and division whose functions stay within their

@@ -148,14 +148,7 @@ impl TermBuilder {
             Type::Integer {
                 signedness: Signedness::Signless,
                 width,
-            } => match width {
-                1 => Some("I1"),
-                8 => Some("I8"),
-                16 => Some("I16"),
-                32 => Some("I32"),
-                64 => Some("I64"),
-                _ => None,
-            },
+            } => signless_integer(*width),
             Type::Index => Some("Index"),
             Type::Float(FloatKind::F16) => Some("F16"),
             Type::Float(FloatKind::BF16) => Some("BF16"),
@@ -192,14 +185,7 @@ impl TermBuilder {
             Type::Integer {
                 signedness: Signedness::Signless,
                 width,
-            } => match width {
-                1 => Some("I1"),
-                8 => Some("I8"),
-                16 => Some("I16"),
-                32 => Some("I32"),
-                64 => Some("I64"),
-                _ => None,
-            },
+            } => signless_integer(*width),
             Type::Index => Some("Index"),
             Type::None => Some("None"),
             Type::Float(FloatKind::F16) => Some("F16"),
@@ -680,4 +666,16 @@ fn intern<T: Clone>(
         values.push(value.clone());
         values.len() - 1
     })
+}
+
+/// The sort name of a signless integer type of `width` bits, in both vocabularies.
+fn signless_integer(width: u32) -> Option<&'static str> {
+    match width {
+        1 => Some("I1"),
+        8 => Some("I8"),
+        16 => Some("I16"),
+        32 => Some("I32"),
+        64 => Some("I64"),
+        _ => None,
+    }
 }

@@ -84,6 +84,22 @@ impl Rel {
 
 type Result<T> = std::result::Result<T, DistError>;
 
+/// The rows (or columns) `lo:hi` of `index(X, ...)` select out of `size`, 0-based and end
+/// exclusive: all of them for `0, 0`, else DML's 1-based inclusive range.
+fn span(lo: &LaExpr, hi: &LaExpr, size: usize) -> Result<(usize, usize)> {
+    let bound = |e: &LaExpr| match e {
+        LaExpr::Const(c) if *c >= 0.0 => Ok(c.trunc() as usize),
+        _ => Err(DistError::Unsupported(format!("the index bound `{e}`"))),
+    };
+    match (bound(lo)?, bound(hi)?) {
+        (0, 0) => Ok((0, size)),
+        (a, b) if a >= 1 && b >= a && b <= size => Ok((a - 1, b)),
+        (a, b) => Err(DistError::Plan(format!(
+            "index {a}:{b} of a dimension of {size}"
+        ))),
+    }
+}
+
 /// Runs subplans while a plan is lowered, so that small results are held in memory for
 /// the operators that read them (an engine running here; a cluster holds nothing).
 pub trait Runner {
@@ -1331,6 +1347,20 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             }
             ("trace", [a]) => self.trace(a)?,
             ("diag", [a]) => self.diag(a)?,
+            (spores_opt::la::INDEX, [x, rl, ru, cl, cu]) => {
+                let a = self.lower(x)?;
+                let rows = span(rl, ru, a.rows)?;
+                let cols = span(cl, cu, a.cols)?;
+                self.slice(a, rows, cols)?
+            }
+            ("cbind" | "rbind", [x, y]) => {
+                let (a, b) = (self.lower(x)?, self.lower(y)?);
+                self.bind(a, b, name == "cbind")?
+            }
+            ("rev", [a]) => {
+                let a = self.lower(a)?;
+                self.reverse(a)?
+            }
             ("matrix", [v, r, c]) => {
                 let fill = LaExpr::Fill(
                     Box::new(v.clone()),
@@ -1342,6 +1372,115 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             _ => return Ok(None),
         };
         Ok(Some(rel))
+    }
+
+    /// The cells of `a` in rows `rows` and columns `cols` (0-based, end exclusive),
+    /// renumbered from 0.
+    fn slice(&mut self, a: Rel, rows: (usize, usize), cols: (usize, usize)) -> Result<Rel> {
+        let (had_row, had_col) = (a.has_row(), a.has_col());
+        let (all_rows, all_cols) = ((0, a.rows), (0, a.cols));
+        let (mut builder, q) = self.qualified(a.plan)?;
+        let within = |column: &str, (lo, hi): (usize, usize)| {
+            qcol(&q, column)
+                .gt_eq(lit(lo as i64))
+                .and(qcol(&q, column).lt(lit(hi as i64)))
+        };
+        if had_row && rows != all_rows {
+            builder = builder.filter(within(ROW, rows))?;
+        }
+        if had_col && cols != all_cols {
+            builder = builder.filter(within(COL, cols))?;
+        }
+        self.finish(
+            builder,
+            had_row.then(|| qcol(&q, ROW) - lit(rows.0 as i64)),
+            had_col.then(|| qcol(&q, COL) - lit(cols.0 as i64)),
+            qcol(&q, VALUE),
+            rows.1 - rows.0,
+            cols.1 - cols.0,
+        )
+    }
+
+    /// `cbind(a, b)` (`side_by_side`) or `rbind(a, b)`: the cells of both, `b`'s moved
+    /// past `a`'s.
+    fn bind(&mut self, a: Rel, b: Rel, side_by_side: bool) -> Result<Rel> {
+        let (rows, cols) = if side_by_side {
+            if a.rows != b.rows {
+                return Err(DistError::Plan(format!(
+                    "cbind of {}x{} and {}x{}",
+                    a.rows, a.cols, b.rows, b.cols
+                )));
+            }
+            (a.rows, a.cols + b.cols)
+        } else {
+            if a.cols != b.cols {
+                return Err(DistError::Plan(format!(
+                    "rbind of {}x{} and {}x{}",
+                    a.rows, a.cols, b.rows, b.cols
+                )));
+            }
+            (a.rows + b.rows, a.cols)
+        };
+        // `b`'s cells come after `a`'s along the joined side.
+        let (row_shift, col_shift) = if side_by_side {
+            (0, a.cols)
+        } else {
+            (a.rows, 0)
+        };
+        let first = self.placed(a, 0, 0, rows, cols)?;
+        let second = self.placed(b, row_shift, col_shift, rows, cols)?;
+        Ok(Rel {
+            plan: LogicalPlanBuilder::from(first.plan)
+                .union(second.plan)?
+                .build()?,
+            rows,
+            cols,
+            leaf: None,
+            held: None,
+        })
+    }
+
+    /// The cells of `a` with their indices moved by `rows_by` and `cols_by`, as cells of
+    /// a `rows x cols` result (an index `a` lacks is 0).
+    fn placed(
+        &mut self,
+        a: Rel,
+        rows_by: usize,
+        cols_by: usize,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Rel> {
+        let (had_row, had_col) = (a.has_row(), a.has_col());
+        let (builder, q) = self.qualified(a.plan)?;
+        let index = |has: bool, column: &str, by: usize| {
+            let base = if has { qcol(&q, column) } else { lit(0i64) };
+            base + lit(by as i64)
+        };
+        self.finish(
+            builder,
+            Some(index(had_row, ROW, rows_by)),
+            Some(index(had_col, COL, cols_by)),
+            qcol(&q, VALUE),
+            rows,
+            cols,
+        )
+    }
+
+    /// `rev(a)`: row `i` of `rows` is row `rows - 1 - i`.
+    fn reverse(&mut self, a: Rel) -> Result<Rel> {
+        if !a.has_row() {
+            return Ok(a);
+        }
+        let (rows, cols, had_col) = (a.rows, a.cols, a.has_col());
+        let (builder, q) = self.qualified(a.plan)?;
+        self.finish(
+            builder,
+            Some(lit(rows as i64 - 1) - qcol(&q, ROW)),
+            had_col.then(|| qcol(&q, COL)),
+            qcol(&q, VALUE),
+            rows,
+            cols,
+        )
     }
 
     /// `trace(a)`: the sum of a square matrix's diagonal.

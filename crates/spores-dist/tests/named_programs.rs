@@ -117,6 +117,26 @@ fn broadcasting_fills_and_dense_functions() {
     }
 }
 
+/// Blocks, slices and reversed rows (DML's `cbind`, `rbind`, `X[a:b, c]` and `rev`, which
+/// the optimizer plans through) run as relational plans: unions with shifted indices,
+/// filters with renumbered ones.
+#[test]
+fn blocks_slices_and_reversed_rows() {
+    for text in [
+        "cbind(X, U)",
+        "rbind(U, U[1:5, ]) * 2",
+        "rowSums(cbind(X, U))",
+        "X[3:7, 10:12] + 1",
+        "(X %*% V)[2, ]",
+        "t(v)[1, 4:6]",
+        "rev(X) - X",
+        "rev(v)",
+        "sum(rbind(X, X)) + sum(cbind(U, U) + 1)",
+    ] {
+        check(text);
+    }
+}
+
 /// Masked evaluation the optimizer chose (`masked_mul`, `masked_div`): joined on X's
 /// tuples, with the values of the local engine (a zero of X stays 0 whatever the tree).
 #[test]

@@ -394,6 +394,12 @@ fn unrev(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             _ => return None,
         })
     }
+    // One linear look first: most sums hold no `rev`, and stripping asks shapes per node.
+    let mut any = false;
+    x.visit(&mut |n| any |= matches!(n, Func { name, .. } if name == "rev"));
+    if !any {
+        return None;
+    }
     let mut found = false;
     let y = strip(x, env, &mut found)?;
     found.then_some(y)

@@ -216,6 +216,17 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
                 _ => Err(unsupported(name, 1)),
             }
         }
+        _ if name == "seq" => {
+            let numbers = args
+                .iter()
+                .map(|a| a.as_scalar().map(crate::la::LaExpr::Const))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| unsupported(name, args.len()))?;
+            let values =
+                crate::la::seq_values(&numbers).map_err(|_| unsupported(name, args.len()))?;
+            let n = values.len();
+            Ok(Matrix::Dense(DenseMatrix::from_fn(n, 1, |i, _| values[i])))
+        }
         [a, b] if name == "cbind" => Ok(structural::cbind(a, b)?),
         [a, b] if name == "rbind" => Ok(structural::rbind(a, b)?),
         [a, b] => match BinaryOp::ALL.into_iter().find(|op| op.symbol() == name) {

@@ -60,6 +60,44 @@ pub fn is_full_aggregate(name: &str, arity: usize) -> bool {
     arity == 1 && FULL_AGGREGATES.contains(&name)
 }
 
+/// Functions whose result shape the shape rules know beyond acting cell by cell: the
+/// aggregates, the reorganizations and the constructors of [`crate::la::ShapeEnv::shape_of`].
+/// Any other name is read as cellwise, an assumption a verdict must not rest on.
+const SHAPED: &[&str] = &[
+    "min",
+    "max",
+    "mean",
+    "as.scalar",
+    "trace",
+    "nrow",
+    "ncol",
+    "length",
+    "rowMeans",
+    "rowMaxs",
+    "rowMins",
+    "colMeans",
+    "colMaxs",
+    "colMins",
+    "matrix",
+    "cbind",
+    "rbind",
+    "diag",
+    "rev",
+    "cumsum",
+    "cumprod",
+    "cummin",
+    "cummax",
+    "ifelse",
+    "seq",
+    crate::la::INDEX,
+];
+
+/// Whether the shape rules know `name` with `arity` arguments rather than assume it acts
+/// cell by cell.
+pub fn has_known_shape(name: &str, arity: usize) -> bool {
+    is_elementwise(name, arity) || SHAPED.contains(&name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -170,6 +170,37 @@ fn index_dim(
     }
 }
 
+/// The values of DML's `seq(from, to)` or `seq(from, to, by)` with number arguments, as
+/// `spores run` computes them (`by` is 1, or -1 when `from > to`).
+pub fn seq_values(args: &[LaExpr]) -> Result<Vec<f64>, String> {
+    let number = |e: &LaExpr| match e {
+        LaExpr::Const(c) => Some(*c),
+        LaExpr::Neg(inner) => match inner.as_ref() {
+            LaExpr::Const(c) => Some(-c),
+            _ => None,
+        },
+        _ => None,
+    };
+    let numbers: Option<Vec<f64>> = args.iter().map(number).collect();
+    let (from, to, by) = match numbers.as_deref() {
+        Some(&[from, to]) => (from, to, if from <= to { 1.0 } else { -1.0 }),
+        Some(&[from, to, by]) => (from, to, by),
+        _ => {
+            return Err(format!(
+                "seq takes (from, to) or (from, to, by) as numbers, not ({})",
+                args.iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+    };
+    match spores_exec::kernels::structural::seq(from, to, by) {
+        Ok(m) => Ok((0..m.rows()).map(|i| m.get(i, 0)).collect()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// `a + b` as a dimension: a number when both are, else a symbol naming the sum (a
 /// symbol stands for any size, so facts proved for it hold for the sum too).
 pub fn add_dims(a: &Dim, b: &Dim) -> Dim {
@@ -353,6 +384,10 @@ impl ShapeEnv {
                 } else {
                     (total, a.1)
                 }
+            }
+            Func { name, args } if name == "seq" => {
+                let values = seq_values(args).map_err(ShapeError)?;
+                (Dim::Known(values.len()), one())
             }
             Func { name, args } if name == "diag" && args.len() == 1 => {
                 let (r, c) = self.shape_of(&args[0])?;

@@ -1,7 +1,7 @@
 //! `spores equiv` beyond the sum-product fragment: identities of `min`/`max` aggregates,
 //! cellwise `max`/`min`/`abs`/`sign`, comparisons, `!`, `&`, `|` and `ifelse`, `cbind` and
-//! `rbind`, right indexing and `rev`, `exp`, `log`, `sqrt` and division, each with a
-//! wrong twin. Every identity is proved
+//! `rbind`, right indexing, `rev`, `cumsum`, `cummax`, `seq` and `diag`, `exp`, `log`, `sqrt`
+//! and division, each with a wrong twin. Every identity is proved
 //! (and agrees numerically on random inputs), every twin refuted with a witness that
 //! really separates it.
 
@@ -223,6 +223,74 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     ("log(exp(A) + exp(A))", "A + log(matrix(2, 5, 4))", "A"),
     ("colSums(rbind(A, -A))", "matrix(0, 1, 4)", "colSums(A)"),
+    // Order: extremes against their own cells, running extremes, min/max chains.
+    ("max(A - rowMaxs(A))", "0", "1"),
+    ("min(A - colMins(A))", "0", "min(A)"),
+    (
+        "rowMaxs(A) >= rowMeans(A)",
+        "matrix(1, 5, 1)",
+        "rowMaxs(A) > rowMeans(A)",
+    ),
+    ("min(colMins(A))", "min(A)", "max(A)"),
+    ("cummax(A) >= A", "matrix(1, 5, 4)", "cummax(A) > A"),
+    ("cummin(A)[5, ]", "colMins(A)", "colMaxs(A)"),
+    ("cummin(A)", "-cummax(-A)", "cummax(-A)"),
+    (
+        "max(max(A, B), C[, 1])",
+        "-min(-max(A, B), -C[, 1])",
+        "max(A, B)",
+    ),
+    // Running sums and products, reversal and sequences as maps of row positions.
+    (
+        "rev(cumsum(rev(A)))",
+        "A + colSums(A) - cumsum(A)",
+        "colSums(A) - cumsum(A)",
+    ),
+    (
+        "colSums(cumsum(A))",
+        "colSums(A * (nrow(A) + 1 - seq(1, nrow(A))))",
+        "colSums(A * seq(1, nrow(A)))",
+    ),
+    (
+        "colSums(cumsum(A))",
+        "t(seq(5, 1)) %*% A",
+        "t(seq(1, 5)) %*% A",
+    ),
+    (
+        "cumsum(A) - rbind(matrix(0, 1, 4), cumsum(A)[1:4, ])",
+        "A",
+        "cumsum(A)",
+    ),
+    ("cumsum(A %*% F)", "cumsum(A) %*% F", "A %*% cumsum(F)"),
+    ("rev(A %*% F)", "rev(A) %*% F", "A %*% rev(F)"),
+    ("cumsum(A)[3, ]", "colSums(A[1:3, ])", "colSums(A[2:3, ])"),
+    (
+        "cumprod(A)[3, ]",
+        "A[1, ] * A[2, ] * A[3, ]",
+        "A[1, ] * A[3, ]",
+    ),
+    (
+        "rbind(A[1:2, ], A[3:5, ])",
+        "A",
+        "rbind(A[3:5, ], A[1:2, ])",
+    ),
+    ("sum(seq(1, 5))", "15", "16"),
+    // The diagonal: `diag(v)` is `v(i)·[i = j]`.
+    ("diag(v) %*% F", "v * F", "w * F"),
+    ("diag(v) %*% diag(w)", "diag(v * w)", "diag(v + w)"),
+    ("sum(diag(v))", "sum(v)", "sum(v) + 1"),
+    ("t(diag(v))", "diag(v)", "v %*% t(w)"),
+    ("diag(diag(v))", "v", "w"),
+    (
+        "trace(diag(v) %*% G)",
+        "sum(v * diag(G))",
+        "sum(v * G[, 1])",
+    ),
+    ("diag(G + K)", "diag(G) + diag(K)", "diag(G) * diag(K)"),
+    ("sum(G * diag(v))", "sum(diag(G) * v)", "sum(G * v)"),
+    // Cellwise functions and powers of blocks.
+    ("sum(rbind(A, E)^2)", "sum(A^2) + sum(E^2)", "sum(A^2)"),
+    ("abs(cbind(A, C))[, 5:7]", "abs(C)", "C"),
 ];
 
 /// Identities of `exp`, `log`, `sqrt` and division whose functions stay within their
@@ -265,7 +333,8 @@ const WHERE_DEFINED: &[(&str, &str, &str)] = &[
 
 fn env() -> ShapeEnv {
     let mut env = ShapeEnv::with_shapes(&[
-        "A=5x4", "B=5x4", "C=5x3", "D=2x4", "E=3x4", "F=4x3", "H=3x3", "u=5x1", "s=1x1",
+        "A=5x4", "B=5x4", "C=5x3", "D=2x4", "E=3x4", "F=4x3", "H=3x3", "G=4x4", "K=4x4", "u=5x1",
+        "v=4x1", "w=4x1", "s=1x1",
     ])
     .unwrap();
     env.scalar("s");

@@ -124,6 +124,9 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             (sub(MN), sub(MN)).prop_map(|(a, b)| format!("rbind(({a})[1:3, ], ({b})[4:7, ])")),
             sub(MN).prop_map(|a| format!("rev({a})")),
             (sub(MK), sub(NK)).prop_map(|(a, b)| format!("({a} %*% t({b}))[, 1:5]")),
+            // Products with a diagonal matrix, which the optimizer may turn into scalings.
+            (sub(M1), sub(MN)).prop_map(|(a, b)| format!("(diag({a}) %*% {b})")),
+            (sub(MN), sub(N1)).prop_map(|(a, b)| format!("({a} %*% diag({b}))")),
         ]
         .boxed(),
         MK => prop_oneof![
@@ -137,6 +140,7 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             (sub(MN), sub(N1)).prop_map(|(a, b)| format!("{a} %*% {b}")),
             sub(MN).prop_map(|a| format!("rowMeans({a})")),
             (sub(MK), sub(MK)).prop_map(|(a, b)| format!("diag({a} %*% t({b}))")),
+            (sub(MN), sub(MN)).prop_map(|(a, b)| format!("diag({a} %*% t({b}))")),
             (sub(MN), sub(MK)).prop_map(|(a, b)| format!("rowSums(cbind({a}, {b}))")),
             (sub(MN), sub(M1)).prop_map(|(a, b)| format!("rowMaxs({a} + {b})")),
         ]
@@ -160,6 +164,7 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             sub(MN).prop_map(|a| format!("min(3 * rev({a}))")),
             (sub(MN), sub(MK)).prop_map(|(a, b)| format!("sum(cbind({a}, {b}))")),
             sub(MN).prop_map(|a| format!("as.scalar(({a})[2, 3])")),
+            (sub(MN), sub(MN)).prop_map(|(a, b)| format!("trace({a} %*% t({b}))")),
         ]
         .boxed(),
     };

@@ -106,6 +106,9 @@ pub enum Rel {
     /// The output cell selector `[index = position]` introduced when a free index of a
     /// small known dimension is expanded into positions.
     Cell(Idx),
+    /// The identity matrix `I(i, k) = [i = k]` of `diag(v)`: summing over one of its
+    /// indices renames it to the other, so `diag(v) %*% B` is `v(i)·B(i,j)`.
+    Identity,
 }
 
 /// `c · Σ_{bound} Π atoms`.
@@ -283,6 +286,7 @@ fn fmt_poly(p: &Poly, rels: &[Rel], f: &mut fmt::Formatter<'_>) -> fmt::Result {
                     f.write_str("}")?;
                 }
                 Some(Rel::Cell(i)) => write!(f, "[{}=", idx_name(*i))?,
+                Some(Rel::Identity) => f.write_str("I")?,
                 None => write!(f, "?{}", a.rel)?,
             }
             let slots: Vec<String> = a

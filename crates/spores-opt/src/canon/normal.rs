@@ -11,7 +11,7 @@
 //! over sums (rule 1) and isomorphic terms are merged after every step that can create
 //! them, which keeps intermediate sums small (`(X+Y)^4` has 5 terms, not 16).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::error::EquivError;
 use super::iso::{combine, difference};
@@ -28,6 +28,33 @@ pub(crate) const TERM_LIMIT: usize = 100_000;
 /// expression build many large polyterms one after another, seconds of work whose answer
 /// is then too large anyway.
 pub(crate) const WORK_LIMIT: usize = 2_000_000;
+
+/// Most rows (columns) a slice, a block of `cbind`/`rbind`, `rev` or `cumsum` may have for
+/// its cells to be placed at fixed positions ([`Normalizer::placed`]); larger ones stay
+/// opaque.
+const MAX_POSITIONS: usize = 16;
+
+/// The `(result position, operand position)` pairs of an index range `lo:hi` into a
+/// dimension of size `size` (0-based), `None` inside for the whole dimension; `None`
+/// outside when the range is not constant or too long to place.
+fn span(size: &Dim, lo: &LaExpr, hi: &LaExpr) -> Option<Option<Vec<(u32, u32)>>> {
+    match (lo, hi) {
+        (LaExpr::Const(a), LaExpr::Const(b)) if *a == 0.0 && *b == 0.0 => Some(None),
+        (LaExpr::Const(a), LaExpr::Const(b)) => {
+            let (a, b) = (a.trunc(), b.trunc());
+            let whole = matches!(size, Dim::Known(n) if a == 1.0 && b == *n as f64);
+            if whole {
+                return Some(None);
+            }
+            if a < 1.0 || b < a || b - a + 1.0 > MAX_POSITIONS as f64 {
+                return None;
+            }
+            let first = a as u32 - 1;
+            Some(Some((0..=(b - a) as u32).map(|p| (p, first + p)).collect()))
+        }
+        _ => None,
+    }
+}
 
 /// Largest integer exponent expanded into a product; larger ones stay opaque.
 const MAX_POW: f64 = 32.0;
@@ -55,6 +82,8 @@ pub(crate) struct Normalizer<'a> {
     next: Idx,
     /// Terms built so far, against [`WORK_LIMIT`].
     work: std::cell::Cell<usize>,
+    /// The [`Rel::Identity`] relation's entry, once a `diag(v)` has needed it.
+    identity: Option<u32>,
 }
 
 /// The error of a decision stopped by its caller's time limit.
@@ -99,21 +128,121 @@ fn negate(terms: Vec<Term>) -> Vec<Term> {
 }
 
 /// `Σ_idx` over every term (rules 2 and 5): the index becomes bound where it occurs and a
-/// factor `dim` where it does not.
-fn bind(terms: Vec<Term>, idx: Option<Idx>, dim: &Dim) -> Vec<Term> {
+/// factor `dim` where it does not. Where an identity atom `I(idx, k)` (relation
+/// `identity`) ties it to another index, the sum picks `idx = k`: `idx` is renamed to `k`.
+fn bind(terms: Vec<Term>, idx: Option<Idx>, dim: &Dim, identity: Option<u32>) -> Vec<Term> {
     let Some(idx) = idx else { return terms };
     let bound: Vec<Term> = terms
         .into_iter()
-        .map(|mut t| {
+        .filter_map(|mut t| {
+            if let Some(other) = identity.and_then(|rel| tied_to(&t, rel, idx)) {
+                let atoms = t
+                    .atoms
+                    .iter()
+                    .map(|a| a.map_vars(|i| if i == idx { other } else { Slot::Var(i) }))
+                    .collect();
+                t.atoms = atoms;
+                return tidy_identities(t, identity?);
+            }
             if t.atoms.iter().any(|a| a.slots.contains(&Slot::Var(idx))) {
                 t.bound.push((idx, dim.clone()));
             } else {
                 t.coef = t.coef.mul(&Coef::dim(dim));
             }
-            t
+            Some(t)
         })
         .collect();
     combine(bound)
+}
+
+/// An index or position an identity atom of `t` ties `idx` to.
+fn tied_to(t: &Term, identity: u32, idx: Idx) -> Option<Slot> {
+    t.atoms
+        .iter()
+        .filter(|a| a.rel == identity)
+        .find_map(|a| match a.slots.as_slice() {
+            [Slot::Var(p), q] if *p == idx => Some(*q),
+            [q, Slot::Var(p)] if *p == idx => Some(*q),
+            _ => None,
+        })
+}
+
+/// `t` with its identity atoms in one canonical shape, or `None` when it is 0. The
+/// atoms tie indices and positions into classes; a class with two positions is 0
+/// (`I(#0, #1)`), and each class is named by its position if it has one, else by its
+/// least index. Every other atom names a class by that name, and each class keeps one
+/// `I(name, other)` per other member, so `v(j)·I(i,j)` and `v(i)·I(i,j)` are one term and
+/// `X(i,j)·I(i,#2)` is `X(#2,j)·I(i,#2)`.
+fn tidy_identities(mut t: Term, identity: u32) -> Option<Term> {
+    if !t.atoms.iter().any(|a| a.rel == identity) {
+        return Some(t);
+    }
+    // Positions order after indices (`Slot`'s order), so the largest member names a
+    // class: its position if it has one.
+    let mut parent: BTreeMap<Slot, Slot> = BTreeMap::new();
+    fn root(parent: &BTreeMap<Slot, Slot>, mut s: Slot) -> Slot {
+        while let Some(&p) = parent.get(&s) {
+            if p == s {
+                break;
+            }
+            s = p;
+        }
+        s
+    }
+    let mut others = Vec::new();
+    for a in std::mem::take(&mut t.atoms) {
+        let [p, q] = a.slots.as_slice() else {
+            others.push(a);
+            continue;
+        };
+        if a.rel != identity {
+            others.push(a);
+            continue;
+        }
+        let (rp, rq) = (root(&parent, *p), root(&parent, *q));
+        if rp == rq {
+            continue;
+        }
+        if let (Slot::Pos(_), Slot::Pos(_)) = (rp, rq) {
+            return None;
+        }
+        let name = |s: Slot| match s {
+            Slot::Pos(_) => (1, 0),
+            Slot::Var(i) => (0, u32::MAX - i),
+        };
+        let (low, high) = if name(rp) < name(rq) {
+            (rp, rq)
+        } else {
+            (rq, rp)
+        };
+        parent.entry(high).or_insert(high);
+        parent.insert(low, high);
+    }
+    let members: Vec<Slot> = parent.keys().copied().collect();
+    for a in &mut others {
+        *a = a.map_vars(|i| {
+            let s = Slot::Var(i);
+            if parent.contains_key(&s) {
+                root(&parent, s)
+            } else {
+                s
+            }
+        });
+    }
+    for m in members {
+        let r = root(&parent, m);
+        if r != m {
+            let mut slots = vec![r, m];
+            slots.sort();
+            others.push(Atom {
+                rel: identity,
+                slots,
+            });
+        }
+    }
+    others.sort();
+    t.atoms = others;
+    Some(t)
 }
 
 fn shape_slots(shape: &Shape) -> (Option<Idx>, Option<Idx>, Vec<(Idx, Dim)>) {
@@ -180,6 +309,7 @@ impl<'a> Normalizer<'a> {
             inputs: HashMap::new(),
             next: 2,
             work: std::cell::Cell::new(0),
+            identity: None,
         }
     }
 
@@ -215,6 +345,16 @@ impl<'a> Normalizer<'a> {
         id
     }
 
+    fn identity_rel(&mut self) -> u32 {
+        if let Some(rel) = self.identity {
+            return rel;
+        }
+        self.rels.push(Rel::Identity);
+        let rel = (self.rels.len() - 1) as u32;
+        self.identity = Some(rel);
+        rel
+    }
+
     fn cell(&mut self, free: Idx) -> u32 {
         if let Some(id) = self.rels.iter().position(|r| *r == Rel::Cell(free)) {
             return id as u32;
@@ -247,7 +387,7 @@ impl<'a> Normalizer<'a> {
         if idx.is_some() {
             self.spend(atoms_of(&terms))?;
         }
-        Ok(bind(terms, idx, dim))
+        Ok(bind(terms, idx, dim, self.identity))
     }
 
     /// A copy of `terms` with every bound index renamed to a fresh one.
@@ -295,7 +435,11 @@ impl<'a> Normalizer<'a> {
                 atoms.sort();
                 let mut bound = x.bound.clone();
                 bound.extend(y.bound.iter().cloned());
-                out.push(Term { coef, bound, atoms });
+                let term = Term { coef, bound, atoms };
+                match self.identity {
+                    Some(rel) => out.extend(tidy_identities(term, rel)),
+                    None => out.push(term),
+                }
             }
         }
         Ok(combine(out))
@@ -443,9 +587,210 @@ impl<'a> Normalizer<'a> {
                 }
                 // `diag(A)` of a square matrix is the column `d(i) = A(i,i)`.
                 ("diag", [a]) if shape.1.is_one() => self.norm(a, row, row)?,
+                (crate::la::INDEX, [x, rl, ru, cl, cu]) => {
+                    let (xr, xc) = self.shape(x)?;
+                    match (span(&xr, rl, ru), span(&xc, cl, cu)) {
+                        (Some(rows), Some(cols)) => self.placed(x, (row, col), &rows, &cols)?,
+                        _ => self.opaque(name, args, &shape, row, col)?,
+                    }
+                }
+                ("rbind" | "cbind", [a, b]) => {
+                    let across = name == "cbind";
+                    let extent = |s: Shape| if across { s.1 } else { s.0 };
+                    let (ka, kb) = (extent(self.shape(a)?), extent(self.shape(b)?));
+                    match (ka, kb) {
+                        (Dim::Known(ka), Dim::Known(kb)) if ka + kb <= MAX_POSITIONS => {
+                            let ka = ka as u32;
+                            let first: Vec<(u32, u32)> = (0..ka).map(|p| (p, p)).collect();
+                            let second: Vec<(u32, u32)> =
+                                (0..kb as u32).map(|q| (ka + q, q)).collect();
+                            let mut terms = Vec::new();
+                            for (operand, picks) in [(a, first), (b, second)] {
+                                let (rows, cols) = if across {
+                                    (None, Some(picks))
+                                } else {
+                                    (Some(picks), None)
+                                };
+                                terms.extend(self.placed(operand, (row, col), &rows, &cols)?);
+                            }
+                            combine(terms)
+                        }
+                        _ => self.opaque(name, args, &shape, row, col)?,
+                    }
+                }
+                // The rows of `rev(x)` and `cumsum(x)` (`cumprod(x)`) of a few known rows
+                // are sums (products) of `x`'s rows at fixed positions.
+                ("rev" | "cumsum" | "cumprod", [x]) => match self.shape(x)?.0 {
+                    Dim::Known(1) => self.norm(x, row, col)?,
+                    Dim::Known(n) if n <= MAX_POSITIONS => {
+                        let n = n as u32;
+                        let picks: Vec<Vec<(u32, u32)>> = (0..n)
+                            .map(|p| match name.as_str() {
+                                "rev" => vec![(p, n - 1 - p)],
+                                _ => (0..=p).map(|q| (p, q)).collect(),
+                            })
+                            .collect();
+                        if name == "cumprod" {
+                            self.placed_product(x, (row, col), &picks)?
+                        } else {
+                            let flat = picks.into_iter().flatten().collect();
+                            self.placed(x, (row, col), &Some(flat), &None)?
+                        }
+                    }
+                    _ => self.opaque(name, args, &shape, row, col)?,
+                },
+                // `seq(a, b)`: its numbers at their positions.
+                ("seq", _) => {
+                    let values =
+                        crate::la::seq_values(args).map_err(|message| EquivError::Shape {
+                            side: "expression",
+                            message,
+                        })?;
+                    match (values.as_slice(), row) {
+                        ([v], _) => constant(*v),
+                        (_, Some(i)) if values.len() <= MAX_POSITIONS => {
+                            let mut terms = Vec::new();
+                            for (p, v) in values.iter().enumerate() {
+                                let tie = self.tie(Slot::Var(i), Slot::Pos(p as u32));
+                                terms.extend(self.product(&constant(*v), &tie)?);
+                            }
+                            combine(terms)
+                        }
+                        _ => self.opaque(name, args, &shape, row, col)?,
+                    }
+                }
+                // `diag(v)` of a column is `v(i)·I(i,j)`; on its own diagonal, `v(i)`.
+                ("diag", [a]) => {
+                    let terms = self.norm(a, row, None)?;
+                    match (row, col) {
+                        (Some(i), Some(j)) if i != j => {
+                            let rel = self.identity_rel();
+                            let identity = vec![Term {
+                                coef: Coef::constant(1.0),
+                                bound: Vec::new(),
+                                atoms: vec![Atom {
+                                    rel,
+                                    slots: vec![Slot::Var(i.min(j)), Slot::Var(i.max(j))],
+                                }],
+                            }];
+                            self.product(&terms, &identity)?
+                        }
+                        _ => terms,
+                    }
+                }
                 _ => self.opaque(name, args, &shape, row, col)?,
             },
         })
+    }
+
+    /// An atom `I(a, b)` of the identity relation.
+    fn tie(&mut self, a: Slot, b: Slot) -> Vec<Term> {
+        let rel = self.identity_rel();
+        let mut slots = vec![a, b];
+        slots.sort();
+        vec![Term {
+            coef: Coef::constant(1.0),
+            bound: Vec::new(),
+            atoms: vec![Atom { rel, slots }],
+        }]
+    }
+
+    /// The terms of a value whose cells are cells of `x` moved to other positions: a
+    /// result row `p` is `x`'s row `q` for each `(p, q)` in `rows` (all of `x`'s rows in
+    /// place when `None`), and likewise for columns. The result's indices are `at`; a
+    /// result row at position `p` carries `I(row, #p)`, and `x`'s row index becomes `#q`.
+    fn placed(
+        &mut self,
+        x: &LaExpr,
+        at: (Option<Idx>, Option<Idx>),
+        rows: &Option<Vec<(u32, u32)>>,
+        cols: &Option<Vec<(u32, u32)>>,
+    ) -> Result<Vec<Term>, EquivError> {
+        let (xr, xc) = self.shape(x)?;
+        let ir = match rows {
+            Some(_) => (!xr.is_one()).then(|| self.fresh()),
+            None => at.0,
+        };
+        let ic = match cols {
+            Some(_) => (!xc.is_one()).then(|| self.fresh()),
+            None => at.1,
+        };
+        let base = self.norm(x, ir, ic)?;
+        // `None` stands for "in place": one pass with the index passed through.
+        let picks = |side: &Option<Vec<(u32, u32)>>| -> Vec<Option<(u32, u32)>> {
+            match side {
+                Some(pairs) => pairs.iter().copied().map(Some).collect(),
+                None => vec![None],
+            }
+        };
+        let (row_picks, col_picks) = (picks(rows), picks(cols));
+        let mut out = Vec::new();
+        for &rp in &row_picks {
+            for &cp in &col_picks {
+                let moved: Vec<(Idx, Slot)> = [(ir, rp), (ic, cp)]
+                    .into_iter()
+                    .filter_map(|(from, pick)| Some((from?, Slot::Pos(pick?.1))))
+                    .collect();
+                let identity = self.identity;
+                let mut terms: Vec<Term> = base
+                    .iter()
+                    .map(|t| Term {
+                        coef: t.coef.clone(),
+                        bound: t.bound.clone(),
+                        atoms: t
+                            .atoms
+                            .iter()
+                            .map(|a| {
+                                a.map_vars(|i| {
+                                    moved
+                                        .iter()
+                                        .find(|(from, _)| *from == i)
+                                        .map_or(Slot::Var(i), |(_, to)| *to)
+                                })
+                            })
+                            .collect(),
+                    })
+                    .filter_map(|t| match identity {
+                        Some(rel) => tidy_identities(t, rel),
+                        None => Some(t),
+                    })
+                    .collect();
+                for (index, pick) in [(at.0, rp), (at.1, cp)] {
+                    if let (Some(index), Some((p, _))) = (index, pick) {
+                        let tie = self.tie(Slot::Var(index), Slot::Pos(p));
+                        terms = self.product(&terms, &tie)?;
+                    }
+                }
+                self.spend(atoms_of(&terms))?;
+                out.extend(terms);
+            }
+        }
+        Ok(combine(out))
+    }
+
+    /// The terms of a value whose row `p` is the cellwise product of `x`'s rows `q` for
+    /// each `(p, q)` in `picks[p]` (`cumprod`).
+    fn placed_product(
+        &mut self,
+        x: &LaExpr,
+        at: (Option<Idx>, Option<Idx>),
+        picks: &[Vec<(u32, u32)>],
+    ) -> Result<Vec<Term>, EquivError> {
+        let mut out = Vec::new();
+        for row_picks in picks {
+            let mut acc = constant(1.0);
+            for &pick in row_picks {
+                let factor = self.placed(x, (None, at.1), &Some(vec![(0, pick.1)]), &None)?;
+                let factor = self.freshen(&factor);
+                acc = self.product(&acc, &factor)?;
+            }
+            if let (Some(index), Some(&(p, _))) = (at.0, row_picks.first()) {
+                let tie = self.tie(Slot::Var(index), Slot::Pos(p));
+                acc = self.product(&acc, &tie)?;
+            }
+            out.extend(acc);
+        }
+        Ok(combine(out))
     }
 
     /// An opaque function application as a single atom. Its relation is looked up by
@@ -474,6 +819,24 @@ impl<'a> Normalizer<'a> {
                 free,
                 terms: combine(terms),
             });
+        }
+        // An extreme or mean of a constant is that constant.
+        if let [arg] = polys.as_slice() {
+            let aggregate = matches!(
+                name,
+                "min"
+                    | "max"
+                    | "mean"
+                    | "rowMaxs"
+                    | "rowMins"
+                    | "rowMeans"
+                    | "colMaxs"
+                    | "colMins"
+                    | "colMeans"
+            );
+            if aggregate && arg.terms.iter().all(|t| t.atoms.is_empty()) {
+                return Ok(arg.terms.clone());
+            }
         }
         let mut direct = Vec::new();
         if r.is_some() {
@@ -592,11 +955,15 @@ impl<'a> Normalizer<'a> {
                     });
                 }
                 atoms.sort();
-                out.push(Term {
+                let term = Term {
                     coef: t.coef.clone(),
                     bound: bound.clone(),
                     atoms,
-                });
+                };
+                match self.identity {
+                    Some(rel) => out.extend(tidy_identities(term, rel)),
+                    None => out.push(term),
+                }
             }
         }
         Ok(Poly {
@@ -635,6 +1002,36 @@ mod tests {
         assert!(p.body.terms.is_empty(), "{p}");
         let p = canon("t(exp(t(X))) - exp(X)");
         assert!(p.body.terms.is_empty(), "{p}");
+    }
+
+    /// `diag(v)` is `v(i)·I(i,j)`: a product with it renames the summed index, and its
+    /// transpose and its own diagonal are what they should be.
+    #[test]
+    fn the_identity_relation_renames_what_it_sums() {
+        assert_eq!(canon("diag(v) %*% t(X)").to_string(), "v(i)·X(j,i)");
+        assert_eq!(
+            canon("t(diag(v))").to_string(),
+            canon("diag(v)").to_string()
+        );
+        assert_eq!(canon("diag(v)").to_string(), "v(i)·I(i,j)");
+        assert_eq!(canon("diag(diag(v))").to_string(), "v(i)");
+        let (sum_diag, sum) = (canon("sum(diag(v))"), canon("sum(v)"));
+        assert!(difference(&sum_diag.body.terms, &sum.body.terms).is_empty());
+    }
+
+    /// A slice of known rows reads its input at fixed positions, tied to the result's
+    /// rows; a single row has no row index.
+    #[test]
+    fn slices_read_fixed_positions() {
+        let env = ShapeEnv::with_shapes(&["A=5x4"]).unwrap();
+        let form = |text: &str| normalize(&LaExpr::parse(text).unwrap(), &env).unwrap();
+        assert_eq!(form("A[2, ]").to_string(), "A(#1,j)");
+        assert_eq!(
+            form("A[2:3, ]").to_string(),
+            "A(#1,j)·I(i,#0) + A(#2,j)·I(i,#1)"
+        );
+        assert_eq!(form("rev(A)[1, ]").to_string(), "A(#4,j)");
+        assert_eq!(form("colSums(A[1:2, ])").to_string(), "A(#0,j) + A(#1,j)");
     }
 
     #[test]

@@ -306,7 +306,8 @@ impl P {
     fn normalized(&self) -> Option<(P, bool)> {
         let (_, lead) = self.0.iter().next_back()?;
         let flip = lead.signum() < 0;
-        let scale = if flip { lead.neg() } else { *lead }.recip()?;
+        // Scaled so the leading coefficient is 1: `p` and `-p` share one key.
+        let scale = lead.recip()?;
         Some((self.scale(scale)?, flip))
     }
 }

@@ -25,8 +25,9 @@ pub(crate) fn simplify(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
 /// `e` rewritten by the identities that save work wherever they apply, for the
 /// optimizer: aggregates split over blocks and see through `rev`, a shift or a positive
 /// factor comes out of `max`, `rev(rev(x))` is `x`, indexing moves to the inputs (a
-/// product of slices instead of a slice of a product), and `cbind(a, b) %*% rbind(c, d)`
-/// is `a %*% c + b %*% d`. The optimizer plans both this and `e` and keeps the cheaper
+/// product of slices instead of a slice of a product), `cbind(a, b) %*% rbind(c, d)`
+/// is `a %*% c + b %*% d`, a product with `diag(v)` is a scaling by `v`, and the trace or
+/// diagonal of a product is computed from its diagonal cells alone. The optimizer plans both this and `e` and keeps the cheaper
 /// ([`crate::saturate::optimize_all`]).
 pub fn rewrite_for_plans(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
     let mut rounds = 0;
@@ -55,8 +56,39 @@ fn rewrite_paying(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     use LaExpr::*;
     let shape = |x: &LaExpr| env.shape_of(x).ok();
     let is_rev = |x: &LaExpr| matches!(x, Func { name, args } if name == "rev" && args.len() == 1);
+    // `diag(v)` of a column `v`: a diagonal matrix, which scales rows (columns) in a
+    // product.
+    let diagonal = |x: &LaExpr| match x {
+        Func { name, args } if name == "diag" && args.len() == 1 => {
+            let (r, c) = shape(&args[0])?;
+            (c.is_one() && !r.is_one()).then(|| args[0].clone())
+        }
+        _ => None,
+    };
     match e {
         Sum(x) | RowSums(x) | ColSums(x) if binder(x).is_some() || is_rev(x) => rewrite(e, env),
+        // diag(v) %*% Y = v * Y, and X %*% diag(v) = X * t(v): a scaling, not a product.
+        MatMul(x, y) if diagonal(x).is_some() => Some(Mul(b(diagonal(x)?), y.clone())),
+        MatMul(x, y) if diagonal(y).is_some() => {
+            Some(Mul(x.clone(), b(Transpose(b(diagonal(y)?)))))
+        }
+        // The diagonal of a product needs only its diagonal cells: trace(X %*% Y) is
+        // sum(X * t(Y)) and diag(X %*% Y) is rowSums(X * t(Y)).
+        Func { name, args } if (name == "trace" || name == "diag") && args.len() == 1 => {
+            let MatMul(x, y) = &args[0] else {
+                return None;
+            };
+            let (rows, cols) = shape(&args[0])?;
+            if rows != cols || rows.is_one() {
+                return None;
+            }
+            let cells = Mul(x.clone(), b(Transpose(y.clone())));
+            Some(if name == "trace" {
+                Sum(b(cells))
+            } else {
+                RowSums(b(cells))
+            })
+        }
         MatMul(x, y) => match (binder(x), binder(y)) {
             (Some(("cbind", [a, _])), Some(("rbind", [c, _])))
                 if shape(a).map(|s| s.1) == shape(c).map(|s| s.0) =>
@@ -303,11 +335,19 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Some(wrap(inner))
         }
         Add(..) | Sub(..) | Mul(..) => cellwise_through_binds(e, env),
+        Pow(x, k) => {
+            let (name, [p, q]) = binder(x)?;
+            Some(func(
+                name,
+                vec![Pow(b(p.clone()), *k), Pow(b(q.clone()), *k)],
+            ))
+        }
         Neg(x) => match (binder(x), x.as_ref()) {
             (Some((name, [p, q])), _) => Some(func(name, vec![neg(p.clone()), neg(q.clone())])),
             // Negation moves inside a transpose and a difference, where the aggregate
             // rules look for it.
             (_, Transpose(a)) => Some(Transpose(b(neg((**a).clone())))),
+            (_, Neg(a)) => Some((**a).clone()),
             (_, Sub(p, q)) => Some(Sub(q.clone(), p.clone())),
             (_, Add(p, q)) => Some(Sub(b(neg((**p).clone())), q.clone())),
             _ => None,
@@ -316,6 +356,9 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         _ => None,
     }
 }
+
+/// Most rows (columns) [`unrolled`] writes out one by one.
+const MAX_UNROLLED: usize = 16;
 
 /// Most columns (rows) of a slice [`split_slice`] sums one by one.
 const MAX_SPLIT: usize = 8;
@@ -422,12 +465,17 @@ fn cellwise_through_binds(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     use LaExpr::*;
     let (x, y) = match e {
         Add(x, y) | Sub(x, y) | Mul(x, y) => (x.as_ref(), y.as_ref()),
+        Func { name, args } if args.len() == 2 && crate::functions::is_elementwise(name, 2) => {
+            (&args[0], &args[1])
+        }
         _ => return None,
     };
     let rebuild = |p: LaExpr, q: LaExpr| match e {
         Add(..) => Add(b(p), b(q)),
         Sub(..) => Sub(b(p), b(q)),
-        _ => Mul(b(p), b(q)),
+        Mul(..) => Mul(b(p), b(q)),
+        Func { name, .. } => func(name, vec![p, q]),
+        _ => unreachable!("matched above"),
     };
     let shape = |z: &LaExpr| env.shape_of(z).ok();
     let scalar = |z: &LaExpr| shape(z).is_some_and(|s| is_one_by_one(&s));
@@ -444,8 +492,55 @@ fn cellwise_through_binds(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             n,
             vec![rebuild(x.clone(), c.clone()), rebuild(x.clone(), d.clone())],
         )),
+        // The other operand, of the same shape, is cut where the blocks meet.
+        (Some((n, [a, p])), None) if shape(x) == shape(y) => {
+            let (first, second) = blocks_of(y, n, a, env)?;
+            Some(func(
+                n,
+                vec![rebuild(a.clone(), first), rebuild(p.clone(), second)],
+            ))
+        }
+        (None, Some((n, [c, d]))) if shape(x) == shape(y) => {
+            let (first, second) = blocks_of(x, n, c, env)?;
+            Some(func(
+                n,
+                vec![rebuild(first, c.clone()), rebuild(second, d.clone())],
+            ))
+        }
         _ => None,
     }
+}
+
+/// `y` cut as `binder(first, second)` (`cbind` or `rbind`) is, with `first`'s known
+/// extent: the two slices of `y`, each simplified.
+pub(super) fn blocks_of(
+    y: &LaExpr,
+    binder: &str,
+    first: &LaExpr,
+    env: &ShapeEnv,
+) -> Option<(LaExpr, LaExpr)> {
+    let (rows, cols) = env.shape_of(y).ok()?;
+    let (fr, fc) = env.shape_of(first).ok()?;
+    let (Dim::Known(k), Dim::Known(n)) = (if binder == "cbind" {
+        (fc, cols)
+    } else {
+        (fr, rows)
+    }) else {
+        return None;
+    };
+    if k == 0 || k >= n {
+        return None;
+    }
+    let (head, tail) = (Range::Span(1, k), Range::Span(k + 1, n));
+    let cut = |r: Range| {
+        let sliced = if binder == "cbind" {
+            index(y.clone(), Range::All, r)
+        } else {
+            index(y.clone(), r, Range::All)
+        };
+        simplify(&sliced, env)
+    };
+    Some((cut(head), cut(tail)))
 }
 
 fn rewrite_func(
@@ -533,8 +628,77 @@ fn rewrite_func(
             let (rows, cols) = (Range::of(rl, ru)?, Range::of(cl, cu)?);
             rewrite_index(e, x, rows, cols, env)
         }
-        _ => None,
+        // A cellwise function of blocks is the blocks of its values.
+        (f, [x]) if crate::functions::is_elementwise(f, 1) => {
+            let (bind, [p, q]) = binder(x)?;
+            Some(func(bind, vec![one(f, p.clone()), one(f, q.clone())]))
+        }
+        _ => cellwise_through_binds(e, env),
     }
+}
+
+/// `e` with its running extremes (`cummax`, `cummin`) and row and column extremes
+/// (`rowMaxs`, `colMins`, ...) of a few known rows or columns written out as cellwise
+/// `max`/`min` of single rows or columns, then simplified; `None` when it has none. The
+/// piecewise decision then sees every cell they compare.
+pub(crate) fn unrolled(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    let mut rounds = 0;
+    let out = simplify_at(e, env, &mut rounds, &unroll);
+    (rounds > 0).then(|| simplify(&out, env))
+}
+
+fn unroll(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    use LaExpr::*;
+    // Row and column sums and means too, so that their cells are sums of the same
+    // single columns (rows) the extremes compare.
+    let (name, x) = match e {
+        RowSums(x) => ("rowSums", x.as_ref()),
+        ColSums(x) => ("colSums", x.as_ref()),
+        Func { name, args } if args.len() == 1 => (name.as_str(), &args[0]),
+        _ => return None,
+    };
+    let (rows, cols) = env.shape_of(x).ok()?;
+    let (cell, along_rows, running) = match name {
+        "rowSums" | "rowMeans" => ("+", false, false),
+        "colSums" | "colMeans" => ("+", true, false),
+        "cummax" => ("max", true, true),
+        "cummin" => ("min", true, true),
+        "colMaxs" => ("max", true, false),
+        "colMins" => ("min", true, false),
+        "rowMaxs" => ("max", false, false),
+        "rowMins" => ("min", false, false),
+        _ => return None,
+    };
+    let Dim::Known(n) = (if along_rows { rows } else { cols }) else {
+        return None;
+    };
+    if !(2..=MAX_UNROLLED).contains(&n) {
+        return None;
+    }
+    let part = |k: usize| {
+        if along_rows {
+            index(x.clone(), Range::Span(k, k), Range::All)
+        } else {
+            index(x.clone(), Range::All, Range::Span(k, k))
+        }
+    };
+    let combine = |a: LaExpr, b: LaExpr| match cell {
+        "+" => Add(Box::new(a), Box::new(b)),
+        _ => func(cell, vec![a, b]),
+    };
+    let mut extreme = part(1);
+    let mut out = extreme.clone();
+    for k in 2..=n {
+        extreme = combine(extreme, part(k));
+        if running {
+            out = func("rbind", vec![out, extreme.clone()]);
+        }
+    }
+    Some(match name {
+        _ if running => out,
+        "rowMeans" | "colMeans" => func("/", vec![extreme, Const(n as f64)]),
+        _ => extreme,
+    })
 }
 
 /// An aggregate `agg` (`max`, `rowMaxs`, `colMaxs`) of `x`, pushed through what it sees
@@ -563,6 +727,23 @@ fn aggregate_max(
         _ if constant_factor(x).is_some() => {
             let (k, p) = constant_factor(x)?;
             scaled_max(k, &p, &of)
+        }
+        // max(p - c) for a column c: each row's largest first, max(rowMaxs(p) - c); for a
+        // row, the columns' largest.
+        Add(p, c) | Sub(p, c) if full && vector_along(x, c, shape).is_some() => {
+            let inner = func(vector_along(x, c, shape)?, vec![(**p).clone()]);
+            Some(of(&match x {
+                Add(..) => Add(b(inner), c.clone()),
+                _ => Sub(b(inner), c.clone()),
+            }))
+        }
+        Add(c, p) if full && vector_along(x, c, shape).is_some() => {
+            let inner = func(vector_along(x, c, shape)?, vec![(**p).clone()]);
+            Some(of(&Add(c.clone(), b(inner))))
+        }
+        Sub(c, p) if full && vector_along(x, c, shape).is_some() => {
+            let inner = func(vector_along(x, c, shape)?, vec![neg((**p).clone())]);
+            Some(of(&Add(c.clone(), b(inner))))
         }
         Transpose(a) if full => Some(of(a)),
         // abs(p) = max(p, -p), whose every cell the aggregate sees.
@@ -595,6 +776,23 @@ fn aggregate_max(
         }
         Fill(v, _, _) if full => Some((**v).clone()),
         _ => None,
+    }
+}
+
+/// `rowMaxs` when `c` is a column with `x`'s rows (and `x` more than one column),
+/// `colMaxs` when it is a row with `x`'s columns.
+fn vector_along(
+    x: &LaExpr,
+    c: &LaExpr,
+    shape: &dyn Fn(&LaExpr) -> Option<Shape>,
+) -> Option<&'static str> {
+    let ((xr, xc), (cr, cc)) = (shape(x)?, shape(c)?);
+    if cc.is_one() && cr == xr && !xc.is_one() && !xr.is_one() {
+        Some("rowMaxs")
+    } else if cr.is_one() && cc == xc && !xr.is_one() && !xc.is_one() {
+        Some("colMaxs")
+    } else {
+        None
     }
 }
 
@@ -820,7 +1018,7 @@ mod tests {
     #[test]
     fn aggregates_see_through_shifts_scalings_and_blocks() {
         assert_eq!(simplified("max(A + s)"), "max(A) + s");
-        assert_eq!(simplified("min(-A)"), "-max(-(-A))");
+        assert_eq!(simplified("min(-A)"), "-max(A)");
         assert_eq!(simplified("max(3 * X)"), "3 * max(X)");
         assert_eq!(simplified("max(-2 * X)"), "2 * max(-X)");
         assert_eq!(simplified("max(t(A))"), "max(A)");

@@ -215,6 +215,11 @@ fn call(name: &str, args: &[Arg], env: &HashMap<String, Val>) -> Result<Val, Str
             Val::Scalar(v) => Val::Scalar(v.exp()),
             m => Val::matrix(r, c, |i, j| m.at(i, j).exp()),
         },
+        // A column becomes the diagonal of a square matrix; a square matrix gives its
+        // diagonal as a column.
+        "diag" if c == 1 && r > 1 => {
+            Val::matrix(r, r, |i, j| if i == j { x.at(i, 0) } else { 0.0 })
+        }
         "diag" => Val::matrix(r, 1, |i, _| x.at(i, i)),
         "trace" => Val::Scalar(sum((0..r).map(|i| x.at(i, i)).collect())),
         "as.scalar" => Val::Scalar(x.scalar()?),

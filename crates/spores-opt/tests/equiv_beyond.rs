@@ -240,6 +240,34 @@ const TABLE: &[(&str, &str, &str)] = &[
         "-min(-max(A, B), -C[, 1])",
         "max(A, B)",
     ),
+    ("A <= max(A)", "matrix(1, 5, 4)", "A < max(A)"),
+    (
+        "abs(A) <= max(abs(A))",
+        "matrix(1, 5, 4)",
+        "abs(A) < max(abs(A))",
+    ),
+    (
+        "max(A + B) <= max(A) + max(B)",
+        "1",
+        "max(A + B) < max(A) + max(B)",
+    ),
+    (
+        "min(A + B) >= min(A) + min(B)",
+        "1",
+        "min(A + B) > min(A) + min(B)",
+    ),
+    (
+        "max(A - B) >= max(A) - max(B)",
+        "1",
+        "max(A - B) > max(A) - max(B)",
+    ),
+    ("max(abs(A)) >= 0", "1", "max(abs(A)) > 0"),
+    ("max(A) - min(A) >= 0", "1", "max(A) - min(A) > 0"),
+    (
+        "colMins(A) <= cummin(A)",
+        "matrix(1, 5, 4)",
+        "cummax(A) <= rowMaxs(A)",
+    ),
     // Running sums and products, reversal and sequences as maps of row positions.
     (
         "rev(cumsum(rev(A)))",

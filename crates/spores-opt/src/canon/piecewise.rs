@@ -33,6 +33,11 @@
 //! 1`) is the absolute value of its square root. Any other function is a variable per
 //! argument value.
 //!
+//! Leaves that are extremes of a matrix come with facts every real input satisfies: a
+//! cell of `x` lies between `min(x)` and `max(x)` (and its row's and column's extremes),
+//! wider extremes enclose narrower ones, and a full extreme is the value of `x` at some
+//! cell, whose leaves get fresh variables there. A case that breaks a fact is skipped.
+//!
 //! A case in which a `log` may take a number that is not positive, a `sqrt` a negative
 //! one, or a division a zero divisor ends in "not proved": there `spores run` computes
 //! NaN, an infinity or (in matrix cells) 0, which no polynomial describes. So
@@ -43,12 +48,14 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::error::EquivError;
-use crate::la::{LaExpr, ShapeEnv};
+use crate::la::{Dim, LaExpr, ShapeEnv};
 
 /// Cases explored before giving up.
 const MAX_CASES: usize = 4_096;
 /// Largest exponent unfolded into a product.
 const MAX_POWER: u32 = 8;
+/// Most facts about extremes ([`Leaves::extreme_facts`]) a decision takes on.
+const MAX_FACTS: usize = 16;
 /// Constraints Fourier-Motzkin may hold before a case is kept as possibly feasible.
 const MAX_CONSTRAINTS: usize = 400;
 
@@ -73,13 +80,82 @@ pub(crate) fn equal_cellwise(
         // Nothing to split on: the canonical forms already compared these.
         return Ok(false);
     }
+    let start = Case {
+        constraints: leaves.order_facts()?,
+        ..Case::default()
+    };
+    let facts = leaves.extreme_facts()?;
     let mut search = Search {
         opaque: HashMap::new(),
         meaning: HashMap::new(),
         next_var: leaves.exprs.len() as u32,
         cases: 0,
+        facts,
     };
-    Ok(search.equal(&f, &g, &Case::default()) == Some(true))
+    Ok(search.equal(&f, &g, &start) == Some(true))
+}
+
+/// `s` with every leaf `v` renamed to `rename(v)`.
+fn relabel(s: &S, rename: &dyn Fn(u32) -> u32) -> S {
+    let r = |x: &S| Box::new(relabel(x, rename));
+    match s {
+        S::Leaf(v) => S::Leaf(rename(*v)),
+        S::Const(c) => S::Const(*c),
+        S::Add(a, b) => S::Add(r(a), r(b)),
+        S::Mul(a, b) => S::Mul(r(a), r(b)),
+        S::Neg(a) => S::Neg(r(a)),
+        S::Pow(a, k) => S::Pow(r(a), *k),
+        S::Recip(a) => S::Recip(r(a)),
+        S::Max(a, b) => S::Max(r(a), r(b)),
+        S::Min(a, b) => S::Min(r(a), r(b)),
+        S::Abs(a) => S::Abs(r(a)),
+        S::Sign(a) => S::Sign(r(a)),
+        S::Cmp(op, a, b) => S::Cmp(*op, r(a), r(b)),
+        S::Truth(a) => S::Truth(r(a)),
+        S::Ifelse(c, a, b) => S::Ifelse(r(c), r(a), r(b)),
+        S::Opaque(name, args) => S::Opaque(
+            name.clone(),
+            args.iter().map(|a| relabel(a, rename)).collect(),
+        ),
+    }
+}
+
+/// An extreme of a matrix `x` as `(x, is a maximum, the cells it ranges over at a cell
+/// (i, j))`: all of them (`max`), row i, column j, or column j up to row i (`cummax`).
+fn extreme_of(e: &LaExpr) -> Option<(&LaExpr, bool, Cells)> {
+    let LaExpr::Func { name, args } = e else {
+        return None;
+    };
+    let [x] = args.as_slice() else { return None };
+    let (upper, cells) = match name.as_str() {
+        "max" => (true, Cells::All),
+        "rowMaxs" => (true, Cells::Row),
+        "colMaxs" => (true, Cells::Column),
+        "cummax" => (true, Cells::ColumnSoFar),
+        "min" => (false, Cells::All),
+        "rowMins" => (false, Cells::Row),
+        "colMins" => (false, Cells::Column),
+        "cummin" => (false, Cells::ColumnSoFar),
+        _ => return None,
+    };
+    Some((x, upper, cells))
+}
+
+/// The cells of a matrix an extreme ranges over, seen from the cell (i, j) it is read at;
+/// each includes (i, j).
+#[derive(Clone, Copy, PartialEq)]
+enum Cells {
+    All,
+    Row,
+    Column,
+    ColumnSoFar,
+}
+
+impl Cells {
+    /// Whether these cells include `other`'s.
+    fn covers(self, other: Cells) -> bool {
+        self == other || self == Cells::All || (self, other) == (Cells::Column, Cells::ColumnSoFar)
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -478,6 +554,128 @@ impl Leaves<'_, '_> {
         Ok(S::Leaf(self.exprs.len() as u32 - 1))
     }
 
+    /// Facts every cell satisfies, as constraints `p >= 0` on the leaves: a cell of `x`
+    /// lies between the smallest and the largest of `x` (`min(x) <= x <= rowMaxs(x) <=
+    /// max(x)`, read at the cell, where every leaf is read at the same cell), so a case
+    /// that puts a cell above its maximum is no case at all.
+    fn order_facts(&mut self) -> Result<Vec<(P, bool)>, EquivError> {
+        let extremes: Vec<(usize, LaExpr, bool, Cells)> = self
+            .exprs
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| extreme_of(e).map(|(x, up, cells)| (k, x.clone(), up, cells)))
+            .collect();
+        let mut facts = Vec::new();
+        // `low <= high`, as `high - low >= 0`.
+        let mut below = |low: usize, high: usize| {
+            if let Some(p) = P::var(high as u32).sub(&P::var(low as u32)) {
+                facts.push((p, false));
+            }
+        };
+        for (k, x, upper, cells) in &extremes {
+            for (j, e) in self.exprs.iter().enumerate() {
+                if j != *k && (e == x || (self.same_leaf)(e, x)?) {
+                    if *upper {
+                        below(j, *k);
+                    } else {
+                        below(*k, j);
+                    }
+                }
+            }
+            for (k2, x2, upper2, cells2) in &extremes {
+                if k2 == k || !(x2 == x || (self.same_leaf)(x2, x)?) {
+                    continue;
+                }
+                // Every minimum is below every maximum (both range over the cell); a
+                // maximum over more cells is above one over fewer, a minimum below.
+                match (upper, upper2) {
+                    (false, true) => below(*k, *k2),
+                    (true, true) if cells2.covers(*cells) && cells2 != cells => below(*k, *k2),
+                    (false, false) if cells2.covers(*cells) && cells2 != cells => below(*k2, *k),
+                    _ => {}
+                }
+            }
+        }
+        Ok(facts)
+    }
+
+    /// Facts, as formulas that are 1 at every cell, about the extremes among the leaves
+    /// whose argument is a cellwise formula: a cell of `x` lies between the extremes of
+    /// `x` (`abs(A) <= max(abs(A))`, read at the current cell), and a full extreme is
+    /// some cell's value: `max(A + B)` is `a + b` for the values `a`, `b` of `A` and `B`
+    /// at one cell, where also `a <= max(A)` (so `max(A + B) <= max(A) + max(B)`). The
+    /// values at that cell are fresh leaves; a leaf of one cell is the same everywhere.
+    fn extreme_facts(&mut self) -> Result<Vec<S>, EquivError> {
+        let extremes: Vec<(usize, LaExpr, bool, Cells)> = self
+            .exprs
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| extreme_of(e).map(|(x, up, cells)| (k, x.clone(), up, cells)))
+            .collect();
+        if extremes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let bound = |upper: bool, cell: S, extreme: usize| {
+            let op = if upper { Cmp::Le } else { Cmp::Ge };
+            S::Cmp(op, Box::new(cell), Box::new(S::Leaf(extreme as u32)))
+        };
+        let mut formulas = Vec::new();
+        for (k, x, upper, _) in &extremes {
+            if let Some(sx) = self.scalar(x)? {
+                formulas.push((*k, x.clone(), *upper, sx));
+            }
+        }
+        let mut facts = Vec::new();
+        for (k, _, upper, sx) in &formulas {
+            if !matches!(sx, S::Leaf(_)) {
+                facts.push(bound(*upper, sx.clone(), *k));
+            }
+        }
+        for (k, x, _, cells) in &extremes {
+            let Some((_, _, _, sx)) = formulas.iter().find(|f| f.0 == *k) else {
+                continue;
+            };
+            if *cells != Cells::All || facts.len() > MAX_FACTS {
+                continue;
+            }
+            let Ok(grid) = self.env.shape_of(x) else {
+                continue;
+            };
+            // The cell where the extreme is reached: every leaf that varies by cell gets
+            // a fresh variable there.
+            let base = self.exprs.len() as u32;
+            let varying: Vec<bool> = self
+                .exprs
+                .iter()
+                .map(|e| !matches!(self.env.shape_of(e), Ok((r, c)) if r.is_one() && c.is_one()))
+                .collect();
+            let at_witness = move |v: u32| {
+                if varying.get(v as usize).copied().unwrap_or(false) {
+                    base + v
+                } else {
+                    v
+                }
+            };
+            for _ in 0..base {
+                self.exprs.push(LaExpr::Var(format!("#cell of leaf {k}")));
+            }
+            facts.push(S::Cmp(
+                Cmp::Eq,
+                Box::new(relabel(sx, &at_witness)),
+                Box::new(S::Leaf(*k as u32)),
+            ));
+            for (k2, x2, upper2, sx2) in &formulas {
+                let fits = |a: &Dim, b: &Dim| a == b || a.is_one() || b.is_one();
+                let read_there = matches!(self.env.shape_of(x2), Ok((r, c)) if fits(&r, &grid.0) && fits(&c, &grid.1));
+                let full = matches!(extreme_of(&self.exprs[*k2]), Some((_, _, Cells::All)));
+                if k2 != k && full && read_there {
+                    facts.push(bound(*upper2, relabel(sx2, &at_witness), *k2));
+                }
+            }
+        }
+        Ok(facts)
+    }
+
     /// The scalar formula of `e`'s cells, or `None` for a construct with no meaning here
     /// (a constant that is NaN, say).
     fn scalar(&mut self, e: &LaExpr) -> Result<Option<S>, EquivError> {
@@ -818,6 +1016,9 @@ struct Search {
     meaning: HashMap<u32, Meaning>,
     next_var: u32,
     cases: usize,
+    /// Formulas that are 1 wherever the leaves can be ([`Leaves::extreme_facts`]): a case
+    /// where one is 0 is no case.
+    facts: Vec<S>,
 }
 
 impl Search {
@@ -828,11 +1029,16 @@ impl Search {
         if self.cases > MAX_CASES {
             return None;
         }
-        let both = self
-            .value(f, case)
-            .and_then(|vf| Ok((vf, self.value(g, case)?)));
+        let both = self.facts_hold(case).and_then(|holds| {
+            if !holds {
+                return Ok(None);
+            }
+            let vf = self.value(f, case)?;
+            Ok(Some((vf, self.value(g, case)?)))
+        });
         match both {
-            Ok((vf, vg)) => vf.same(&vg),
+            Ok(None) => Some(true),
+            Ok(Some((vf, vg))) => vf.same(&vg),
             Err(Need::GiveUp) => None,
             Err(Need::Guard(h)) => {
                 for s in [1, 0, -1] {
@@ -849,6 +1055,28 @@ impl Search {
                 Some(true)
             }
         }
+    }
+
+    /// Whether every fact is 1 in `case` (a fact outside its functions' domains is left
+    /// out), or the guard to split on first.
+    fn facts_hold(&mut self, case: &Case) -> Result<bool, Need> {
+        let facts = std::mem::take(&mut self.facts);
+        let mut holds = Ok(true);
+        for fact in &facts {
+            match self.value(fact, case) {
+                Ok(v) if v.num.as_constant().is_some_and(|c| c.signum() == 0) => {
+                    holds = Ok(false);
+                    break;
+                }
+                Ok(_) | Err(Need::GiveUp) => {}
+                Err(guard) => {
+                    holds = Err(guard);
+                    break;
+                }
+            }
+        }
+        self.facts = facts;
+        holds
     }
 
     /// The variables known positive (`exp` of anything).

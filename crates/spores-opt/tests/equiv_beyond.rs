@@ -268,6 +268,27 @@ const TABLE: &[(&str, &str, &str)] = &[
         "matrix(1, 5, 4)",
         "cummax(A) <= rowMaxs(A)",
     ),
+    ("max(A) >= mean(A)", "1", "max(A) > mean(A)"),
+    (
+        "colMeans(A) >= min(A)",
+        "matrix(1, 1, 4)",
+        "colMeans(A) > min(A)",
+    ),
+    (
+        "sum(abs(A)) >= abs(sum(A))",
+        "1",
+        "sum(abs(A)) > abs(sum(A))",
+    ),
+    ("sum(A^2) >= 0", "1", "sum(A^2) > 0"),
+    ("sum(max(A, B)) >= sum(A)", "1", "sum(max(A, B)) > sum(A)"),
+    (
+        "colMaxs(cumsum(abs(A)))",
+        "colSums(abs(A))",
+        "colMaxs(abs(A))",
+    ),
+    ("round(A > 0)", "A > 0", "A >= 0"),
+    ("ceil(A > B)", "A > B", "A < B"),
+    ("round(A)", "round(A) + 0 * A", "A"),
     // Running sums and products, reversal and sequences as maps of row positions.
     (
         "rev(cumsum(rev(A)))",

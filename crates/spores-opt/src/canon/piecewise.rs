@@ -54,6 +54,10 @@ use crate::la::{Dim, LaExpr, ShapeEnv};
 const MAX_CASES: usize = 4_096;
 /// Largest exponent unfolded into a product.
 const MAX_POWER: u32 = 8;
+/// Most sums among the leaves [`Leaves::sum_facts`] compares, and the most operators of
+/// each: every pair costs a decision of its own.
+const MAX_SUMS: usize = 4;
+const MAX_SUM_ARGUMENT: usize = 40;
 /// Most facts about extremes ([`Leaves::extreme_facts`]) a decision takes on.
 const MAX_FACTS: usize = 16;
 /// Constraints Fourier-Motzkin may hold before a case is kept as possibly feasible.
@@ -141,6 +145,28 @@ fn extreme_of(e: &LaExpr) -> Option<(&LaExpr, bool, Cells)> {
     Some((x, upper, cells))
 }
 
+/// A sum of a matrix `x` as `(x, the cells it adds at a cell (i, j), how many)`, when
+/// their number is known.
+fn sum_of<'e>(e: &'e LaExpr, env: &ShapeEnv) -> Option<(&'e LaExpr, Cells, usize)> {
+    let (x, cells) = match e {
+        LaExpr::Sum(x) => (x.as_ref(), Cells::All),
+        LaExpr::RowSums(x) => (x.as_ref(), Cells::Row),
+        LaExpr::ColSums(x) => (x.as_ref(), Cells::Column),
+        _ => return None,
+    };
+    let (rows, cols) = env.shape_of(x).ok()?;
+    let known = |d: &Dim| match d {
+        Dim::Known(n) => Some(*n),
+        Dim::Sym(_) => None,
+    };
+    let count = match cells {
+        Cells::All => known(&rows)?.checked_mul(known(&cols)?)?,
+        Cells::Row => known(&cols)?,
+        _ => known(&rows)?,
+    };
+    Some((x, cells, count))
+}
+
 /// The cells of a matrix an extreme ranges over, seen from the cell (i, j) it is read at;
 /// each includes (i, j).
 #[derive(Clone, Copy, PartialEq)]
@@ -192,6 +218,30 @@ impl Q {
         } else {
             Q { n, d }
         })
+    }
+
+    /// `round` (halves away from zero, as `f64::round`), `floor` or `ceil` of `self`.
+    fn rounded(self, how: &str) -> Option<Q> {
+        let floor = |q: Q| q.n.div_euclid(q.d);
+        let n = match how {
+            "floor" => floor(self),
+            "ceil" | "ceiling" => -floor(Q {
+                n: -self.n,
+                d: self.d,
+            }),
+            _ => {
+                let half = Q::new(1, 2)?;
+                let magnitude = floor(
+                    Q {
+                        n: self.n.abs(),
+                        d: self.d,
+                    }
+                    .add(half)?,
+                );
+                magnitude * self.n.signum()
+            }
+        };
+        Some(Q { n, d: 1 })
     }
 
     fn int(n: i64) -> Q {
@@ -596,7 +646,108 @@ impl Leaves<'_, '_> {
                 }
             }
         }
+        facts.extend(self.sum_facts()?);
+        // A sum of n cells lies between n times the extremes over cells that include them.
+        let sums: Vec<(usize, LaExpr, Cells, usize)> = self
+            .exprs
+            .iter()
+            .enumerate()
+            .filter_map(|(m, e)| sum_of(e, self.env).map(|(x, c, n)| (m, x.clone(), c, n)))
+            .collect();
+        for (m, x, cells, count) in &sums {
+            let Some(n) = i64::try_from(*count).ok().map(Q::int) else {
+                continue;
+            };
+            for (k, x2, upper, cells2) in &extremes {
+                if !(cells2.covers(*cells) && (x2 == x || (self.same_leaf)(x2, x)?)) {
+                    continue;
+                }
+                let scaled = P::var(*k as u32).scale(n);
+                let (high, low) = if *upper {
+                    (scaled, Some(P::var(*m as u32)))
+                } else {
+                    (Some(P::var(*m as u32)), scaled)
+                };
+                if let Some(p) = high.zip(low).and_then(|(h, l)| h.sub(&l)) {
+                    facts.push((p, false));
+                }
+            }
+        }
         Ok(facts)
+    }
+
+    /// Facts about sums among the leaves, from their arguments compared cell by cell
+    /// (decided by this module): a sum of cells that are never negative is not negative,
+    /// and `sum(x) >= sum(y)` where `x >= y` in every cell, so `sum(abs(X)) >=
+    /// abs(sum(X))` (as `abs(X) >= X` and `abs(X) >= -X`).
+    fn sum_facts(&mut self) -> Result<Vec<(P, bool)>, EquivError> {
+        use LaExpr::*;
+        let sums: Vec<(usize, LaExpr)> = self
+            .exprs
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e, Sum(_) | RowSums(_) | ColSums(_)))
+            .map(|(k, e)| (k, e.clone()))
+            .collect();
+        let small = |e: &LaExpr| {
+            let mut n = 0;
+            e.visit(&mut |_| n += 1);
+            n <= MAX_SUM_ARGUMENT
+        };
+        if sums.is_empty() || sums.len() > MAX_SUMS || !sums.iter().all(|(_, e)| small(e)) {
+            return Ok(Vec::new());
+        }
+        let argument = |e: &LaExpr| match e {
+            Sum(x) | RowSums(x) | ColSums(x) => (**x).clone(),
+            _ => unreachable!("filtered above"),
+        };
+        let same_kind = |a: &LaExpr, b: &LaExpr| {
+            std::mem::discriminant(a) == std::mem::discriminant(b)
+                && self.env.shape_of(&argument(a)).ok() == self.env.shape_of(&argument(b)).ok()
+        };
+        let b = |e: LaExpr| Box::new(e);
+        let mut facts = Vec::new();
+        let var = |k: usize| P::var(k as u32);
+        let zero = Const(0.0);
+        for (k, e) in &sums {
+            let x = argument(e);
+            if self.always(">=", &x, &zero)? {
+                facts.push((var(*k), false));
+            } else if self.always("<=", &x, &zero)? {
+                facts.push((var(*k).neg(), false));
+            }
+        }
+        for (k, e) in &sums {
+            for (k2, e2) in &sums {
+                if k2 <= k || !same_kind(e, e2) {
+                    continue;
+                }
+                let (x, y) = (argument(e), argument(e2));
+                let pairs = [
+                    (">=", x.clone(), y.clone(), var(*k).sub(&var(*k2))),
+                    ("<=", x.clone(), y.clone(), var(*k2).sub(&var(*k))),
+                    (">=", x.clone(), Neg(b(y.clone())), var(*k).add(&var(*k2))),
+                    ("<=", x, Neg(b(y)), var(*k).add(&var(*k2)).map(|p| p.neg())),
+                ];
+                for (op, lhs, rhs, fact) in pairs {
+                    if let Some(fact) = fact {
+                        if self.always(op, &lhs, &rhs)? {
+                            facts.push((fact, false));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(facts)
+    }
+
+    /// Whether `x op y` holds in every cell, by this module's decision.
+    fn always(&mut self, op: &str, x: &LaExpr, y: &LaExpr) -> Result<bool, EquivError> {
+        let holds = LaExpr::Func {
+            name: op.to_string(),
+            args: vec![x.clone(), y.clone()],
+        };
+        equal_cellwise(&holds, &LaExpr::Const(1.0), self.env, &mut *self.same_leaf)
     }
 
     /// Facts, as formulas that are 1 at every cell, about the extremes among the leaves
@@ -1260,6 +1411,21 @@ impl Search {
                 F::poly(self.var(name, vec![x.num, x.den], Meaning::Other, case)?)
             }
             // Any other function is some real number where it is defined.
+            // Rounding a number known in this case (a comparison's 0 or 1, say).
+            S::Opaque(name, args)
+                if args.len() == 1
+                    && matches!(name.as_str(), "round" | "floor" | "ceil" | "ceiling") =>
+            {
+                let x = self.value(&args[0], case)?;
+                let known = x.num.as_constant().zip(x.den.as_constant());
+                match known.and_then(|(n, d)| n.mul(d.recip()?)) {
+                    Some(q) => F::poly(P::constant(q.rounded(name).ok_or(Need::GiveUp)?)),
+                    None => {
+                        let key = vec![x.num, x.den];
+                        F::poly(self.var(name, key, Meaning::Other, case)?)
+                    }
+                }
+            }
             S::Opaque(name, args) => {
                 let mut key = Vec::with_capacity(2 * args.len());
                 for a in args {

@@ -214,6 +214,10 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     let shape = |x: &LaExpr| env.shape_of(x).ok();
     let scalar = |x: &LaExpr| shape(x).is_some_and(|s| is_one_by_one(&s));
     match e {
+        // An aggregate along a dimension of size 1 is its argument.
+        RowSums(x) if shape(x).is_some_and(|s| s.1.is_one()) => Some((**x).clone()),
+        ColSums(x) if shape(x).is_some_and(|s| s.0.is_one()) => Some((**x).clone()),
+        Sum(x) if scalar(x) => Some((**x).clone()),
         Sum(x) => match x.as_ref() {
             Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
                 Some(Add(b(Sum(b(args[0].clone()))), b(Sum(b(args[1].clone())))))
@@ -642,9 +646,18 @@ fn rewrite_func(
 /// `max`/`min` of single rows or columns, then simplified; `None` when it has none. The
 /// piecewise decision then sees every cell they compare.
 pub(crate) fn unrolled(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
-    let mut rounds = 0;
-    let out = simplify_at(e, env, &mut rounds, &unroll);
-    (rounds > 0).then(|| simplify(&out, env))
+    let mut out: Option<LaExpr> = None;
+    // Simplifying may bring out more to write out (`colMaxs(cumsum(x))` becomes maxima
+    // of column sums of slices).
+    for _ in 0..3 {
+        let mut rounds = 0;
+        let next = simplify_at(out.as_ref().unwrap_or(e), env, &mut rounds, &unroll);
+        if rounds == 0 {
+            break;
+        }
+        out = Some(simplify(&next, env));
+    }
+    out
 }
 
 fn unroll(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {

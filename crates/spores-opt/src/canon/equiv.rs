@@ -645,9 +645,16 @@ fn search_witness(
             // One attempt in sixteen is all zeros, where extremes and sums vanish.
             let zero = env.nnz.get(name) == Some(&0.0) || attempt % 16 == 15;
             let (sr, sc) = (support(r), support(c));
+            // Some attempts fill each input with one value of its own, which orders whole
+            // inputs (`min(A) > max(B)`).
+            let constant = (attempt % 8 == 3)
+                .then(|| (1 + rng.below(2 * magnitude)) as f64 - magnitude as f64 - 0.5);
             let m = DenseMatrix::from_fn(rows, cols, |i, j| {
                 if zero || i >= sr || j >= sc {
                     return 0.0;
+                }
+                if let Some(v) = constant {
+                    return v;
                 }
                 // Every other attempt has zeros inside too: comparisons and `!` differ
                 // there (`A > 0` and `A >= 0`).

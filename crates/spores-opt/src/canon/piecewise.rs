@@ -716,6 +716,15 @@ impl Leaves<'_, '_> {
             } else if self.always("<=", &x, &zero)? {
                 facts.push((var(*k).neg(), false));
             }
+            // A sum of n truths (or other cells at most 1) is at most n.
+            let count = sum_of(e, self.env).and_then(|(_, _, n)| i64::try_from(n).ok());
+            if let Some(n) = count {
+                if self.always("<=", &x, &Const(1.0))? {
+                    if let Some(p) = P::constant(Q::int(n)).sub(&var(*k)) {
+                        facts.push((p, false));
+                    }
+                }
+            }
         }
         for (k, e) in &sums {
             for (k2, e2) in &sums {

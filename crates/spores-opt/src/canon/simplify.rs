@@ -763,10 +763,17 @@ fn aggregate_max(
         Func { name, args } if full && name == "abs" && args.len() == 1 => {
             Some(func("max", vec![of(&args[0]), of(&neg(args[0].clone()))]))
         }
-        // exp is increasing: the largest exp is exp of the largest.
+        // exp is increasing: the largest exp is exp of the largest, and the largest -exp
+        // is -exp of the smallest.
         Func { name, args } if name == "exp" && args.len() == 1 => {
             Some(func("exp", vec![of(&args[0])]))
         }
+        Neg(inner) => match inner.as_ref() {
+            Func { name, args } if name == "exp" && args.len() == 1 => {
+                Some(neg(func("exp", vec![neg(of(&neg(args[0].clone())))])))
+            }
+            _ => None,
+        },
         Func { name, args } if full && args.len() == 1 => match name.as_str() {
             "rev" | "rowMaxs" | "colMaxs" => Some(of(&args[0])),
             _ => None,

@@ -316,6 +316,19 @@ fn builtin(b: Builtin, args: &[&NodeMeta]) -> NodeMeta {
             (Some(a), Some(b)) => NodeMeta::dense(a.rows, b.cols),
             _ => NodeMeta::Unknown,
         },
+        // A column's diagonal matrix (its non-zeros on the diagonal), or a square
+        // matrix's diagonal as a column.
+        Builtin::Diag if args.len() == 1 => match args[0] {
+            NodeMeta::Matrix { shape, nnz } if shape.cols == 1 => NodeMeta::Matrix {
+                shape: Shape::new(shape.rows, shape.rows),
+                nnz: *nnz,
+            },
+            NodeMeta::Matrix { shape, nnz } if shape.rows == shape.cols => NodeMeta::Matrix {
+                shape: Shape::new(shape.rows, 1),
+                nnz: nnz.min(shape.rows as f64),
+            },
+            _ => NodeMeta::Unknown,
+        },
         // Two matrices side by side (or stacked) that line up: their cells together.
         Builtin::Cbind | Builtin::Rbind if args.len() == 2 => match (args[0], args[1]) {
             (

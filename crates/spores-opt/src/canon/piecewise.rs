@@ -845,6 +845,11 @@ impl Leaves<'_, '_> {
                 Some(q) => S::Const(q),
                 None => return Ok(None),
             },
+            // `x * x` is `x^2`, whose root `sqrt(x) * sqrt(x)` knows.
+            LaExpr::Mul(x, y) if x == y => match self.scalar(x)? {
+                Some(x) => S::Pow(b(x), 2),
+                None => return Ok(None),
+            },
             LaExpr::Add(x, y) | LaExpr::Sub(x, y) | LaExpr::Mul(x, y) => {
                 let (Some(x), Some(y)) = (self.scalar(x)?, self.scalar(y)?) else {
                     return Ok(None);

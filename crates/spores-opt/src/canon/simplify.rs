@@ -55,7 +55,6 @@ fn simplify_at(e: &LaExpr, env: &ShapeEnv, rounds: &mut usize, rule: &Rule) -> L
 fn rewrite_paying(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     use LaExpr::*;
     let shape = |x: &LaExpr| env.shape_of(x).ok();
-    let is_rev = |x: &LaExpr| matches!(x, Func { name, args } if name == "rev" && args.len() == 1);
     // `diag(v)` of a column `v`: a diagonal matrix, which scales rows (columns) in a
     // product.
     let diagonal = |x: &LaExpr| match x {
@@ -239,6 +238,10 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "rev" && args.len() == 1 => {
                 Some(func("rev", vec![RowSums(b(args[0].clone()))]))
             }
+            // Running sums of rows commute with sums across a row.
+            Func { name, args } if name == "cumsum" && args.len() == 1 => {
+                Some(func("cumsum", vec![RowSums(b(args[0].clone()))]))
+            }
             _ => split_slice(x, true),
         },
         ColSums(x) => match x.as_ref() {
@@ -267,6 +270,20 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             }
             _ => None,
         },
+        // An inner product over rows does not see their order: t(rev(a)) %*% y is
+        // t(a) %*% rev(y).
+        MatMul(x, y) if matches!(x.as_ref(), Transpose(a) if is_rev(a)) => {
+            let Transpose(a) = x.as_ref() else {
+                return None;
+            };
+            let Func { args, .. } = a.as_ref() else {
+                return None;
+            };
+            Some(MatMul(
+                b(Transpose(b(args[0].clone()))),
+                b(func("rev", vec![(**y).clone()])),
+            ))
+        }
         MatMul(x, y) => {
             let (bx, by) = (binder(x), binder(y));
             match (bx, by) {
@@ -628,6 +645,7 @@ fn rewrite_func(
             aggregate_max(x, "colMaxs", &|s| s.0.is_one(), shape, scalar)
         }
         ("rev", [x]) => rewrite_rev(x, env),
+        ("cumsum", [x]) => rewrite_cumsum(x, env),
         (INDEX, [x, rl, ru, cl, cu]) => {
             let (rows, cols) = (Range::of(rl, ru)?, Range::of(cl, cu)?);
             rewrite_index(e, x, rows, cols, env)
@@ -901,6 +919,42 @@ fn rewrite_rev(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     })
 }
 
+/// Whether `x` is `rev(a)`.
+fn is_rev(x: &LaExpr) -> bool {
+    matches!(x, LaExpr::Func { name, args } if name == "rev" && args.len() == 1)
+}
+
+/// `cumsum(x)` pushed inside what it is linear over: sums and differences, negation, a
+/// constant factor, a product `p %*% q` (`cumsum(p) %*% q`), a cellwise product with a
+/// row vector; the running sum of one row is that row.
+fn rewrite_cumsum(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    use LaExpr::*;
+    let shape = |z: &LaExpr| env.shape_of(z).ok();
+    let rows = shape(x)?.0;
+    if rows.is_one() {
+        return Some(x.clone());
+    }
+    let cs = |z: &LaExpr| -> Option<LaExpr> {
+        // An operand of one row is broadcast down every row: its running sum is not its
+        // own, so only operands of all the rows split.
+        (shape(z)?.0 == rows).then(|| func("cumsum", vec![z.clone()]))
+    };
+    let row_vector = |z: &LaExpr| shape(z).is_some_and(|s| s.0.is_one());
+    Some(match x {
+        Add(p, q) => Add(b(cs(p)?), b(cs(q)?)),
+        Sub(p, q) => Sub(b(cs(p)?), b(cs(q)?)),
+        Neg(p) => Neg(b(cs(p)?)),
+        MatMul(p, q) => MatMul(b(cs(p)?), q.clone()),
+        Mul(p, q) if row_vector(q) => Mul(b(cs(p)?), q.clone()),
+        Mul(q, p) if row_vector(q) => Mul(q.clone(), b(cs(p)?)),
+        _ if constant_factor(x).is_some() => {
+            let (k, p) = constant_factor(x)?;
+            Mul(b(Const(k)), b(cs(&p)?))
+        }
+        _ => return None,
+    })
+}
+
 /// `x[rows, cols]` pushed towards the inputs.
 fn rewrite_index(
     e: &LaExpr,
@@ -1049,6 +1103,16 @@ mod tests {
             "rowSums(A) + rowSums(C)"
         );
         assert_eq!(simplified("sum(rev(A))"), "sum(A)");
+    }
+
+    #[test]
+    fn running_sums_and_reversals_move_through_linear_maps() {
+        assert_eq!(simplified("rowSums(cumsum(X))"), "cumsum(rowSums(X))");
+        assert_eq!(
+            simplified("cumsum(X %*% (t(X) %*% X) - 2 * X)"),
+            "cumsum(X) %*% (t(X) %*% X) - 2 * cumsum(X)"
+        );
+        assert_eq!(simplified("t(rev(X)) %*% rev(X)"), "t(X) %*% X");
     }
 
     #[test]

@@ -287,6 +287,23 @@ const TABLE: &[(&str, &str, &str)] = &[
         "colMaxs(abs(A))",
     ),
     ("round(A > 0)", "A > 0", "A >= 0"),
+    (
+        "sqrt(A^2 + B^2) >= abs(A)",
+        "matrix(1, 5, 4)",
+        "sqrt(A^2 + B^2) > abs(A)",
+    ),
+    (
+        "sqrt(A^2 + B^2) <= abs(A) + abs(B)",
+        "matrix(1, 5, 4)",
+        "sqrt(A^2 + B^2) < abs(A) + abs(B)",
+    ),
+    (
+        "sqrt(rowSums(A^2)) >= abs(A[, 1])",
+        "matrix(1, 5, 1)",
+        "sqrt(rowSums(A^2)) > abs(A[, 1])",
+    ),
+    ("t(rev(A)) %*% rev(B)", "t(A) %*% B", "t(A) %*% rev(B)"),
+    ("rowSums(cumsum(A))", "cumsum(rowSums(A))", "rowSums(A)"),
     ("ceil(A > B)", "A > B", "A < B"),
     ("round(A)", "round(A) + 0 * A", "A"),
     // Running sums and products, reversal and sequences as maps of row positions.

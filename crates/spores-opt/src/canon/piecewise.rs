@@ -954,6 +954,14 @@ impl Case {
     /// The case with `p`'s sign decided as `s`; `None` when it is infeasible (or a
     /// number overflowed, which makes this case unprovable: the caller fails).
     fn with(&self, p: &P, s: i8, positive: &[u32]) -> Option<Option<Case>> {
+        // A sum of even powers is never negative (`a^2 + b^2`), which no linear bound sees.
+        let never_negative = |p: &P| {
+            p.0.iter()
+                .all(|(m, c)| c.signum() > 0 && m.iter().all(|&(_, e)| e % 2 == 0))
+        };
+        if (s < 0 && never_negative(p)) || (s > 0 && never_negative(&p.neg())) {
+            return Some(None);
+        }
         let mut case = self.clone();
         if s == 0 && p.is_linear() {
             // Solve p = 0 for its last variable and substitute it everywhere.
@@ -1171,6 +1179,8 @@ enum Meaning {
     Exp(P),
     /// `log` of this value, known positive where it was made.
     Log(F),
+    /// `sqrt` of this value, known not negative where it was made.
+    Sqrt(F),
     /// Any other function application.
     Other,
 }
@@ -1272,7 +1282,44 @@ impl Search {
                 return Ok(sign);
             }
         }
+        if let Some(sign) = self.sign_with_root(p, case)? {
+            return Ok(sign);
+        }
         Err(Need::Guard(p.clone()))
+    }
+
+    /// The sign of `c s + r` for a square root `s = sqrt(x)` that `r` does not mention:
+    /// with `q = -r / c`, `s - q` is positive where `q < 0` (as `s >= 0`), and has the
+    /// sign of `x - q^2` where `q >= 0`. `None` when `p` has no such root.
+    fn sign_with_root(&self, p: &P, case: &Case) -> Result<Option<i8>, Need> {
+        for (&v, meaning) in &self.meaning {
+            let Meaning::Sqrt(x) = meaning else { continue };
+            let linear =
+                p.0.keys()
+                    .all(|m| !m.iter().any(|&(w, _)| w == v) || m == &vec![(v, 1)]);
+            let Some(&c) = p.0.get(&vec![(v, 1)]) else {
+                continue;
+            };
+            if !linear {
+                continue;
+            }
+            let give_up = |x: Option<P>| x.ok_or(Need::GiveUp);
+            let r = give_up(p.sub(&give_up(P::var(v).scale(c))?))?;
+            let minus_inverse = c.recip().ok_or(Need::GiveUp)?.neg();
+            let q = give_up(r.scale(minus_inverse))?;
+            let s_minus_q = if self.sign_poly(&q, case)? < 0 {
+                1
+            } else {
+                let (num, den) = (
+                    give_up(case.apply(x.num.clone()))?,
+                    give_up(case.apply(x.den.clone()))?,
+                );
+                let gap = give_up(num.sub(&give_up(q.mul(&q).and_then(|q2| q2.mul(&den)))?))?;
+                self.sign_poly(&gap, case)? * self.sign_poly(&den, case)?
+            };
+            return Ok(Some(c.signum() * s_minus_q));
+        }
+        Ok(None)
     }
 
     /// The sign of a polynomial whose monomials are all products of positive variables
@@ -1422,9 +1469,9 @@ impl Search {
                 if let Some(root) = self.square_root(&x) {
                     return Ok(root);
                 }
-                F::poly(self.var(name, vec![x.num, x.den], Meaning::Other, case)?)
+                let key = vec![x.num.clone(), x.den.clone()];
+                F::poly(self.var(name, key, Meaning::Sqrt(x), case)?)
             }
-            // Any other function is some real number where it is defined.
             // Rounding a number known in this case (a comparison's 0 or 1, say).
             S::Opaque(name, args)
                 if args.len() == 1
@@ -1440,6 +1487,7 @@ impl Search {
                     }
                 }
             }
+            // Any other function is some real number where it is defined.
             S::Opaque(name, args) => {
                 let mut key = Vec::with_capacity(2 * args.len());
                 for a in args {

@@ -19,7 +19,8 @@
 //! applied to the arguments' fills, aggregated as `AggOp::repeat` does. Scalar semantics
 //! are the local engine's (`MapOp::apply`): `0 * y = 0` and `0 / y = 0` for every `y`.
 //! Comparisons follow Arrow's total order, which differs from IEEE only for NaN and `-0`.
-//! The `prod` aggregate and user-declared functions have no lowering.
+//! The `prod` aggregate, user-declared functions and the remainders (`%`, `mod`, `fld`) have
+//! no lowering.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,7 +30,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::Column;
 use datafusion::datasource::{provider_as_source, MemTable};
-use datafusion::functions::expr_fn::{abs, exp, isnan, ln, power, sqrt};
+use datafusion::functions::expr_fn::{abs, ceil, exp, floor, isnan, ln, power, sqrt, trunc};
 use datafusion::functions_aggregate::expr_fn::{count, max, min, sum};
 use datafusion::logical_expr::{
     cast, col, lit, when, Expr, JoinType, LogicalPlan, LogicalPlanBuilder,
@@ -269,6 +270,23 @@ fn map_expr(op: &MapOp, args: Vec<Expr>) -> Result<Expr> {
             when(a.clone().gt(lit(0.0)), a).otherwise(lit(0.0))?
         }
         MapOp::Not => indicator(is_zero(unary(&args)?))?,
+        MapOp::Floor => floor(unary(&args)?),
+        MapOp::Ceil => ceil(unary(&args)?),
+        MapOp::Trunc => trunc(vec![unary(&args)?]),
+        MapOp::IfElse => match args.as_slice() {
+            [c, a, b] => when(is_nonzero(c.clone()), a.clone()).otherwise(b.clone())?,
+            _ => {
+                return Err(DistError::Plan(format!(
+                    "`ifelse` takes three arguments, not {}",
+                    args.len()
+                )))
+            }
+        },
+        MapOp::Rem | MapOp::Mod | MapOp::Fld => {
+            return Err(DistError::Unsupported(format!(
+                "the remainder operator `{op}`"
+            )))
+        }
         MapOp::User(f) => {
             return Err(DistError::Unsupported(format!(
                 "the user function `{}`",

@@ -36,6 +36,23 @@ pub enum MapOp {
     /// Logical and on truthiness, result 0 or 1.
     And,
     Not,
+    /// Largest integer not above the argument.
+    Floor,
+    /// Smallest integer not below the argument.
+    Ceil,
+    /// The argument rounded toward zero.
+    Trunc,
+    /// Remainder of truncated division (Julia's `rem`, C's `fmod`, `%`): the sign of the
+    /// dividend; `rem(x, 0)` is NaN.
+    Rem,
+    /// Remainder of floored division (Julia's `mod`, NumPy's `mod`): the sign of the divisor;
+    /// `mod(x, 0)` is NaN.
+    Mod,
+    /// Floored division (Julia's `fld`, NumPy's `floor_divide`): `floor(x / y)` computed
+    /// exactly from the remainder; `fld(x, 0)` is `x / 0`.
+    Fld,
+    /// `ifelse(c, a, b)`: `a` where `c` is true (non-zero), else `b`; both are evaluated.
+    IfElse,
     User(Arc<UserFunction>),
 }
 
@@ -112,6 +129,13 @@ impl MapOp {
             MapOp::Or => "||",
             MapOp::And => "&&",
             MapOp::Not => "!",
+            MapOp::Floor => "floor",
+            MapOp::Ceil => "ceil",
+            MapOp::Trunc => "trunc",
+            MapOp::Rem => "%",
+            MapOp::Mod => "mod",
+            MapOp::Fld => "fld",
+            MapOp::IfElse => "ifelse",
             MapOp::User(f) => &f.name,
         }
     }
@@ -121,6 +145,9 @@ impl MapOp {
         match self {
             MapOp::Add | MapOp::Mul | MapOp::Max | MapOp::Min | MapOp::Or | MapOp::And => None,
             MapOp::Sub | MapOp::Div | MapOp::Pow => Some(2),
+            MapOp::Rem | MapOp::Mod | MapOp::Fld => Some(2),
+            MapOp::Floor | MapOp::Ceil | MapOp::Trunc => Some(1),
+            MapOp::IfElse => Some(3),
             MapOp::Lt | MapOp::Le | MapOp::Gt | MapOp::Ge | MapOp::Eq | MapOp::Ne => Some(2),
             MapOp::Neg | MapOp::Sqrt | MapOp::Exp | MapOp::Log | MapOp::Abs => Some(1),
             MapOp::Sigmoid | MapOp::Relu | MapOp::Not => Some(1),
@@ -219,8 +246,57 @@ impl MapOp {
             MapOp::Eq => bool01(a == b),
             MapOp::Ne => bool01(a != b),
             MapOp::Not => bool01(a == 0.0),
+            MapOp::Floor => a.floor(),
+            MapOp::Ceil => a.ceil(),
+            MapOp::Trunc => a.trunc(),
+            MapOp::Rem => a % b,
+            MapOp::Mod => floored_mod(a, b),
+            MapOp::Fld => floored_div(a, b),
+            MapOp::IfElse => {
+                let c = args.get(2).copied().unwrap_or(f64::NAN);
+                if a != 0.0 {
+                    b
+                } else {
+                    c
+                }
+            }
             MapOp::User(f) => (f.eval)(args),
         }
+    }
+}
+
+/// `x mod y` with the sign of `y` (Julia's `mod`, Python's `%`); NaN when `y` is 0.
+fn floored_mod(x: f64, y: f64) -> f64 {
+    let r = x % y;
+    if r == 0.0 {
+        0.0f64.copysign(y)
+    } else if (r < 0.0) != (y < 0.0) {
+        r + y
+    } else {
+        r
+    }
+}
+
+/// `floor(x / y)` without the rounding error of the quotient: `(x - mod(x, y)) / y` is an
+/// integer up to rounding, snapped to the nearest one (CPython's and NumPy's `divmod`).
+/// A zero divisor gives `x / y` (±Inf, or NaN for 0/0).
+fn floored_div(x: f64, y: f64) -> f64 {
+    if y == 0.0 || !x.is_finite() || !y.is_finite() {
+        return (x / y).floor();
+    }
+    let m = x % y;
+    let mut div = (x - m) / y;
+    if m != 0.0 && ((y < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div == 0.0 {
+        return 0.0f64.copysign(x / y);
+    }
+    let fl = div.floor();
+    if div - fl > 0.5 {
+        fl + 1.0
+    } else {
+        fl
     }
 }
 
@@ -375,6 +451,26 @@ mod tests {
                 assert!((outside - inside).abs() < 1e-12, "{op} over {agg}");
             }
         }
+    }
+
+    #[test]
+    fn floored_division_and_its_remainder_recompose_the_dividend() {
+        let vals = [-7.5, -3.0, -0.25, 0.0, 0.1, 2.0, 5.5, 1e9 + 0.5];
+        for &x in &vals {
+            for &y in vals.iter().filter(|&&y| y != 0.0) {
+                let (q, m) = (MapOp::Fld.apply(&[x, y]), MapOp::Mod.apply(&[x, y]));
+                assert_eq!(q, q.floor(), "fld({x}, {y}) = {q} is an integer");
+                assert!((q * y + m - x).abs() <= 1e-9 * x.abs().max(1.0), "{x} {y}");
+                assert!(m == 0.0 || (m < 0.0) == (y < 0.0), "mod({x}, {y}) = {m}");
+                let r = MapOp::Rem.apply(&[x, y]);
+                assert!(r == 0.0 || (r < 0.0) == (x < 0.0), "rem({x}, {y}) = {r}");
+            }
+            assert!(MapOp::Rem.apply(&[x, 0.0]).is_nan() && MapOp::Mod.apply(&[x, 0.0]).is_nan());
+        }
+        assert_eq!(MapOp::Fld.apply(&[7.0, 0.0]), f64::INFINITY);
+        assert!(MapOp::Fld.apply(&[0.0, 0.0]).is_nan());
+        assert_eq!(MapOp::IfElse.apply(&[f64::NAN, 1.0, 2.0]), 1.0);
+        assert_eq!(MapOp::IfElse.apply(&[0.0, 1.0, 2.0]), 2.0);
     }
 
     #[test]

@@ -11,11 +11,14 @@
 //! ```
 //!
 //! Precedence, loosest first: `||`, `&&`, comparisons (`< <= > >= == !=`, not chained),
-//! `+ -`, `* /`, `^` (right associative), then the prefix operators `-` and `!`, which bind
+//! `+ -`, `* / %`, `^` (right associative), then the prefix operators `-` and `!`, which bind
 //! tighter than `^` (`-x^2` is `(-x)^2`). Chains of the same associative operator
 //! (`a + b + c`) become one n-ary node; parenthesized operands stay nested, which is what
 //! makes printing and re-parsing give back the same tree. `max(a, b)` / `min(a, b)` are
-//! pointwise; `max[i](..)` is an aggregate (as are `sum prod min any`). A name defined by an
+//! pointwise; `max[i](..)` is an aggregate (as are `sum prod min any`). The other pointwise
+//! functions: `neg sqrt exp log abs sigmoid relu floor ceil trunc`, `rem(x, y)` (= `x % y`,
+//! the sign of `x`), `mod(x, y)` (the sign of `y`), `fld(x, y)` (`floor(x / y)`) and
+//! `ifelse(c, a, b)` (`a` where `c` is non-zero, else `b`). A name defined by an
 //! earlier query is an alias of its result; any other name is an input.
 //!
 //! Errors carry a byte span and render as `file:line:col: error: ...` with the source line and
@@ -572,7 +575,7 @@ impl Parser {
         }
     }
 
-    /// `*` and `/` (the level below `+ -`), over `^`.
+    /// `*`, `/` and `%` (the level below `+ -`), over `^`.
     fn power(&mut self) -> Result<Expr, ParseError> {
         let mut lhs = self.pow()?;
         let mut open_chain: Option<MapOp> = None;
@@ -580,6 +583,7 @@ impl Parser {
             let op = match self.peek() {
                 Tok::Star => MapOp::Mul,
                 Tok::Slash => MapOp::Div,
+                Tok::Percent => MapOp::Rem,
                 _ => return Ok(lhs),
             };
             self.pos += 1;
@@ -761,6 +765,13 @@ fn builtin(name: &str) -> Option<MapOp> {
         "abs" => MapOp::Abs,
         "sigmoid" => MapOp::Sigmoid,
         "relu" => MapOp::Relu,
+        "floor" => MapOp::Floor,
+        "ceil" => MapOp::Ceil,
+        "trunc" => MapOp::Trunc,
+        "rem" => MapOp::Rem,
+        "mod" => MapOp::Mod,
+        "fld" => MapOp::Fld,
+        "ifelse" => MapOp::IfElse,
         _ => return None,
     })
 }

@@ -148,6 +148,7 @@ fn is_infix(op: &MapOp) -> bool {
             | MapOp::Sub
             | MapOp::Mul
             | MapOp::Div
+            | MapOp::Rem
             | MapOp::Pow
             | MapOp::Lt
             | MapOp::Le

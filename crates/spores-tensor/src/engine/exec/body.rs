@@ -44,6 +44,10 @@ pub(super) fn simplify(n: &Node, at_fill: &[bool], fills: &[f64]) -> Node {
             if lits.len() == args.len() {
                 return Node::Lit(op.apply(&lits));
             }
+            // A known condition chooses its branch: `ifelse(c, a, 0)` is 0 wherever `c` is.
+            if let (MapOp::IfElse, [Node::Lit(c), then, otherwise]) = (op, args.as_slice()) {
+                return if *c != 0.0 { then } else { otherwise }.clone();
+            }
             if let Some(z) = op.props().annihilator {
                 if lits.contains(&z) {
                     return Node::Lit(z);

@@ -9,7 +9,7 @@
 //! | tensor plan | relational plan |
 //! |---|---|
 //! | `A[i,j]`, `A[i,i]` | a scan, its columns renamed to the indices (a filter `m0 = m1` for a repeated index) |
-//! | `f(a, b, ..)` where an argument's fill annihilates `f` (`0` for `*` and `and`, `1` for `or`; `0` as `/`'s dividend) | inner join of those arguments (a cross join when they share no index), the output indices they lack cross-joined from their domains, the other arguments left-joined with their fill for a missing tuple |
+//! | `f(a, b, ..)` where an argument's fill annihilates `f` (`0` for `*` and `and`, `1` for `or`) | inner join of those arguments (a cross join when they share no index), the output indices they lack cross-joined from their domains, the other arguments left-joined with their fill for a missing tuple |
 //! | any other `f(a, b, ..)` | the union of the arguments' index tuples (each broadcast to the output's indices), the arguments left-joined with their fills |
 //! | `agg[k](body)` | grouped by the other indices; the missing tuples of the group enter as the body's fill (`sum + (n - count) fill`, `max(max, fill)` when `count < n`) |
 //! | an order-0 result, a literal | a constant in the later expressions |
@@ -17,10 +17,9 @@
 //! Each query's result is collected into an in-memory table that the later queries scan
 //! (the local engine materializes every query too); the result's fill is the operator
 //! applied to the arguments' fills, aggregated as `AggOp::repeat` does. Scalar semantics
-//! are the local engine's (`MapOp::apply`): `0 * y = 0` and `0 / y = 0` for every `y`.
+//! are the local engine's (`MapOp::apply`): `0 * y = 0` for every `y`, `/` is IEEE 754's.
 //! Comparisons follow Arrow's total order, which differs from IEEE only for NaN and `-0`.
-//! The `prod` aggregate, user-declared functions and the remainders (`%`, `mod`, `fld`) have
-//! no lowering.
+//! The `prod` aggregate, user-declared functions, `mod` and `fld` have no lowering.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -240,9 +239,10 @@ fn map_expr(op: &MapOp, args: Vec<Expr>) -> Result<Expr> {
             let (a, b) = binary(&args)?;
             a - b
         }
+        // Arrow divides floats as IEEE 754 does (0/0 is NaN, x/0 is ±Inf), like `MapOp::apply`.
         MapOp::Div => {
             let (a, b) = binary(&args)?;
-            when(is_zero(a.clone()), lit(0.0)).otherwise(a / b)?
+            a / b
         }
         MapOp::Pow => {
             let (a, b) = binary(&args)?;
@@ -296,12 +296,10 @@ fn map_expr(op: &MapOp, args: Vec<Expr>) -> Result<Expr> {
     })
 }
 
-/// Whether `op`'s result is its annihilator (or 0 for `/`'s dividend) when argument
-/// `position` holds `value`: then only that argument's stored tuples can differ from the
-/// result's fill.
-fn annihilates(op: &MapOp, position: usize, value: f64) -> bool {
+/// Whether `op`'s result is its annihilator when an argument holds `value`: then only that
+/// argument's stored tuples can differ from the result's fill.
+fn annihilates(op: &MapOp, value: f64) -> bool {
     match op {
-        MapOp::Div => position == 0 && value == 0.0,
         MapOp::User(_) => false,
         _ => op.props().annihilator == Some(value),
     }
@@ -513,8 +511,7 @@ impl TensorLowering {
         // A constant annihilator makes the result that constant everywhere.
         if args
             .iter()
-            .enumerate()
-            .any(|(k, a)| matches!(a, Term::Const(c) if annihilates(op, k, *c)))
+            .any(|a| matches!(a, Term::Const(c) if annihilates(op, *c)))
         {
             return Ok(Term::Const(fill));
         }
@@ -535,7 +532,7 @@ impl TensorLowering {
         let driving: Vec<usize> = args
             .iter()
             .enumerate()
-            .filter(|(k, a)| matches!(a, Term::Rel { fill, .. } if annihilates(op, *k, *fill)))
+            .filter(|(_, a)| matches!(a, Term::Rel { fill, .. } if annihilates(op, *fill)))
             .map(|(k, _)| k)
             .collect();
         if relations == 1 {

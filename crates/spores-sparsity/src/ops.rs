@@ -183,8 +183,8 @@ impl MapOp {
                 associative: true,
                 idempotent: false,
             },
-            // 0/y = 0 is the K-relation (sparse) convention shared with the LA engine; x/0 is
-            // IEEE. So 0 annihilates `/` only from the left: not an annihilator in general.
+            // `/` is IEEE (0/0 is NaN): 0 annihilates it only for a non-zero divisor, so it
+            // has no annihilator.
             MapOp::User(f) => f.props,
             _ => OpProps::default(),
         }
@@ -224,13 +224,8 @@ impl MapOp {
             MapOp::Or => bool01(args.iter().any(|&x| x != 0.0)),
             MapOp::And => bool01(args.iter().all(|&x| x != 0.0)),
             MapOp::Sub => a - b,
-            MapOp::Div => {
-                if a == 0.0 {
-                    0.0
-                } else {
-                    a / b
-                }
-            }
+            // IEEE division, as in Julia, NumPy and Galley: 0/0 is NaN, x/0 is ±Inf.
+            MapOp::Div => a / b,
             MapOp::Pow => a.powf(b),
             MapOp::Neg => -a,
             MapOp::Sqrt => a.sqrt(),

@@ -160,3 +160,82 @@ fn ifelse_with_a_constant_branch_at_the_conditions_fill_stores_only_where_the_co
     assert_eq!(out["W"].to_dense(), vec![-7.0, 0.0, 0.0, 0.0, 0.0, -1.0]);
     assert_eq!((out["W"].fill(), out["W"].nnz()), (0.0, 2));
 }
+
+// Numbers of the division tests, from NumPy 2.4:
+//
+// ```python
+// import numpy as np
+// A = np.array([1.0, 0, 0, -4, 0])
+// B = np.array([2.0, 0, 3, 0, 0])
+// arr = np.array([[1.0, 2, 1, 2], [2, 1, 2, 1]])
+// arr2 = arr + 2
+// with np.errstate(all="ignore"):
+//     print("q", (A / B).tolist())
+//     print("s", (A / B).sum())
+//     print("t", (A / (B + 1)).sum())
+//     print("div474", (arr / arr2).ravel().tolist())
+//     print("fld474", np.floor_divide(arr, arr2).ravel().tolist())
+//     print("rem474", np.fmod(arr, arr2).ravel().tolist())
+// ```
+fn ab() -> Vec<(&'static str, CooTensor)> {
+    vec![
+        ("A", tensor(&[5], 0.0, &[1.0, 0.0, 0.0, -4.0, 0.0])),
+        ("B", tensor(&[5], 0.0, &[2.0, 0.0, 3.0, 0.0, 0.0])),
+    ]
+}
+
+/// The issue's example: Galley gives NaN where both operands are at their fill 0.
+#[test]
+fn division_is_ieee_so_zero_over_zero_is_nan_where_both_fills_meet() {
+    check(
+        "q[i] = A[i] / B[i]\ns = sum[i](A[i] / B[i])\nt = sum[i](A[i] / (B[i] + 1))",
+        &ab(),
+        &[
+            ("q", &[0.5, NAN, 0.0, -INF, NAN]),
+            ("s", &[NAN]),
+            ("t", &[-3.6666666666666665]),
+        ],
+    );
+}
+
+#[test]
+fn a_quotient_whose_fills_give_nan_has_fill_nan_and_stores_the_other_cells() {
+    let parsed = parse_program("q[i] = A[i] / B[i]").unwrap();
+    let inputs: HashMap<String, CooTensor> =
+        ab().into_iter().map(|(n, t)| (n.to_string(), t)).collect();
+    let (out, _) = spores_tensor::run(&parsed.program, &inputs, &RunOptions::default()).unwrap();
+    assert!(out["q"].fill().is_nan());
+    assert_eq!(out["q"].nnz(), 3, "{:?}", out["q"]);
+}
+
+/// finch-tests.jl, Finch issue 474: `broadcast(/, tns, tns2)`, `fld_nothrow`, `rem_nothrow`
+/// on integer matrices (read here as floats).
+#[test]
+fn finch_issue_474_division_fld_and_rem_of_two_dense_matrices() {
+    let arr = [1.0, 2.0, 1.0, 2.0, 2.0, 1.0, 2.0, 1.0];
+    let arr2: Vec<f64> = arr.iter().map(|x| x + 2.0).collect();
+    check(
+        "d[i,j] = tns[i,j] / tns2[i,j]\nf[i,j] = fld(tns[i,j], tns2[i,j])\nr[i,j] = rem(tns[i,j], tns2[i,j])",
+        &[
+            ("tns", tensor(&[2, 4], 0.0, &arr)),
+            ("tns2", tensor(&[2, 4], 0.0, &arr2)),
+        ],
+        &[
+            (
+                "d",
+                &[
+                    0.3333333333333333,
+                    0.5,
+                    0.3333333333333333,
+                    0.5,
+                    0.5,
+                    0.3333333333333333,
+                    0.5,
+                    0.3333333333333333,
+                ],
+            ),
+            ("f", &[0.0; 8]),
+            ("r", &[1.0, 2.0, 1.0, 2.0, 2.0, 1.0, 2.0, 1.0]),
+        ],
+    );
+}

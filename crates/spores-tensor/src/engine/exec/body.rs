@@ -53,10 +53,6 @@ pub(super) fn simplify(n: &Node, at_fill: &[bool], fills: &[f64]) -> Node {
                     return Node::Lit(z);
                 }
             }
-            // 0 / y = 0 (the sparse convention of `MapOp::apply`).
-            if matches!(op, MapOp::Div) && matches!(args[0], Node::Lit(v) if v == 0.0) {
-                return Node::Lit(0.0);
-            }
             Node::Map(op.clone(), args)
         }
     }

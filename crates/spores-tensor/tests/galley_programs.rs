@@ -239,3 +239,126 @@ fn finch_issue_474_division_fld_and_rem_of_two_dense_matrices() {
         ],
     );
 }
+
+// Numbers of the repeated-index tests, from NumPy 2.4:
+//
+// ```python
+// import numpy as np
+// a = np.array([[1.0, 0, 2, 0], [0, 0, 0, 3], [4, 0, 5, 0], [0, 6, 0, 0]])
+// b = np.array([[3.0, 1, 0, 0], [2, 7, 0, 0], [0, 0, 2, 1], [0, 3, 0, 4]])
+// T = np.arange(12.0).reshape(2, 3, 2) * (np.arange(12) % 3 != 1).reshape(2, 3, 2)
+// M = np.array([[1.0, 0], [0, 2], [3, 0]])
+// print("out", (np.diagonal(a) * np.diagonal(b)).tolist())
+// print("sum", float((np.diagonal(a) * np.diagonal(b)).sum()))
+// print("U", np.einsum("iji->ij", T).ravel().tolist())
+// print("v", float(np.einsum("iji,ji->", T, M)))
+// print("tr", float(np.trace(a @ b)))
+// print("d", (np.diagonal(a) + 1).tolist())
+// print("T", T.ravel().tolist())
+// ```
+fn diagonal_inputs() -> Vec<(&'static str, CooTensor)> {
+    let a = [
+        1.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 3.0, 4.0, 0.0, 5.0, 0.0, 0.0, 6.0, 0.0, 0.0,
+    ];
+    let b = [
+        3.0, 1.0, 0.0, 0.0, 2.0, 7.0, 0.0, 0.0, 0.0, 0.0, 2.0, 1.0, 0.0, 3.0, 0.0, 4.0,
+    ];
+    let t = [0.0, 0.0, 2.0, 3.0, 0.0, 5.0, 6.0, 0.0, 8.0, 9.0, 0.0, 11.0];
+    vec![
+        ("a", tensor(&[4, 4], 0.0, &a)),
+        ("b", tensor(&[4, 4], 0.0, &b)),
+        ("T", tensor(&[2, 3, 2], 0.0, &t)),
+        ("M", tensor(&[3, 2], 0.0, &[1.0, 0.0, 0.0, 2.0, 3.0, 0.0])),
+    ]
+}
+
+/// basic-tests.jl, "100x100 matrices, diagonal mult" and "diagonal mult, then sum":
+/// `MapJoin(*, Input(a, :i, :i), Input(b, :i, :i))`, then aggregated by `+` over `i`.
+#[test]
+fn galley_diagonal_mult_and_its_sum() {
+    check(
+        "out[i] = a[i,i] * b[i,i]\ns = sum[i](a[i,i] * b[i,i])",
+        &diagonal_inputs(),
+        &[("out", &[3.0, 0.0, 10.0, 0.0]), ("s", &[13.0])],
+    );
+}
+
+#[test]
+fn repeated_indices_read_generalized_diagonals_of_inputs_and_of_queries() {
+    check(
+        "U[i,j] = T[i,j,i]\nv = sum[i,j](T[i,j,i] * M[j,i])\nP[i,k] = sum[j](a[i,j] * b[j,k])\ntr = sum[i](P[i,i])\nd[i] = a[i,i] + 1\noutput U, v, tr, d",
+        &diagonal_inputs(),
+        &[
+            ("U", &[0.0, 2.0, 0.0, 0.0, 9.0, 11.0]),
+            ("v", &[18.0]),
+            ("tr", &[22.0]),
+            ("d", &[2.0, 1.0, 6.0, 1.0]),
+        ],
+    );
+}
+
+#[test]
+fn repeated_indices_agree_with_the_reference_on_random_programs() {
+    use spores_tensor::reference::eval_program;
+    let programs = [
+        "y[j] = sum[i](E[i,i] * E[i,j] * E[j,j])",
+        "P[i,k] = sum[j](E[i,j] * E[j,k])\nq[i] = P[i,i] * E[i,i]\nz = max[i,j](P[i,j] + P[j,j])\noutput q, z",
+        "w[i] = sum[j](C[i,j,i] * E[j,i])",
+        "B[p,q] = E[p,q] + sum[p](E[p,q] * E[q,p])\nt = sum[i](B[i,i])\noutput t",
+    ];
+    for seed in 0..20u64 {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let n = 1 + (next() % 5) as usize;
+        let mut cells = |count: usize| -> Vec<f64> {
+            (0..count)
+                .map(|_| match next() % 4 {
+                    0 | 1 => 0.0,
+                    k => (k as f64) - 2.5 + (next() % 3) as f64,
+                })
+                .collect()
+        };
+        let fill = if seed % 3 == 0 { 1.0 } else { 0.0 };
+        let e = tensor(&[n, n], fill, &cells(n * n));
+        let c = tensor(&[n, n, n], 0.0, &cells(n * n * n));
+        let inputs: HashMap<String, CooTensor> = [("E".to_string(), e), ("C".to_string(), c)]
+            .into_iter()
+            .collect();
+        for src in programs {
+            let parsed = parse_program(src).unwrap();
+            let want = eval_program(&parsed.program, &inputs).unwrap();
+            let named: Vec<(&str, CooTensor)> = inputs
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.clone()))
+                .collect();
+            let got = run_every_way(src, &named);
+            for (name, w) in &want {
+                assert_values(
+                    &got[name],
+                    &w.to_dense(),
+                    &format!("{src} seed {seed}: {name}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_repeated_index_over_modes_of_different_sizes_is_an_error_naming_them() {
+    let parsed = parse_program("d[i] = A[i,i]").unwrap();
+    let inputs: HashMap<String, CooTensor> = [("A".to_string(), tensor(&[2, 3], 0.0, &[1.0; 6]))]
+        .into_iter()
+        .collect();
+    let err = spores_tensor::run(&parsed.program, &inputs, &RunOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("A[i, i]") && err.contains("sizes 2 and 3"),
+        "{err}"
+    );
+}

@@ -94,3 +94,31 @@ fn errors_name_the_place() {
     assert_eq!(code, 2);
     assert!(err.contains("/nonexistent/g.mtx"), "{err}");
 }
+
+#[test]
+fn a_repeated_index_reads_the_diagonal_of_a_query() {
+    let dir = std::env::temp_dir().join(format!("spores-cli-diag-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("trace.tp");
+    std::fs::write(
+        &program,
+        "P[i,k] = sum[j](E[i,j] * E[j,k])\nw[i] = P[i,i]\nt = sum[i](P[i,i])\noutput w, t\n",
+    )
+    .unwrap();
+    let (code, out, err) = spores(&[
+        "tensor",
+        program.to_str().unwrap(),
+        "--input",
+        "E=examples/tensor/graph.mtx",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 0, "{err}");
+    // (E^2)[i,i] is the sum of the squared weights of i's edges.
+    common::assert_contains(
+        &out,
+        &[
+            "t = 34\n",
+            "  (0) 10\n  (1) 6\n  (2) 14\n  (3) 3\n  (4) 1\n",
+        ],
+    );
+}

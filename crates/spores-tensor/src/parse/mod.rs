@@ -18,7 +18,9 @@
 //! pointwise; `max[i](..)` is an aggregate (as are `sum prod min any`). The other pointwise
 //! functions: `neg sqrt exp log abs sigmoid relu floor ceil trunc`, `rem(x, y)` (= `x % y`,
 //! the sign of `x`), `mod(x, y)` (the sign of `y`), `fld(x, y)` (`floor(x / y)`) and
-//! `ifelse(c, a, b)` (`a` where `c` is non-zero, else `b`). A name defined by an
+//! `ifelse(c, a, b)` (`a` where `c` is non-zero, else `b`). An access may repeat an index
+//! (`A[i,i]`, `T[i,j,i]`): it reads the cells where those modes agree, a diagonal
+//! (`logical::diagonal`). A name defined by an
 //! earlier query is an alias of its result; any other name is an input.
 //!
 //! Errors carry a byte span and render as `file:line:col: error: ...` with the source line and
@@ -355,22 +357,30 @@ impl Parser {
         }
     }
 
-    fn idx_list(&mut self) -> Result<(Vec<Idx>, Span), ParseError> {
+    /// `[i,j,..]` with the span of the whole list and of the first index that repeats.
+    fn idx_list_with_repeats(&mut self) -> Result<(Vec<Idx>, Span, Option<Span>), ParseError> {
         let open = self.expect(Tok::LBracket, "`[`")?;
         let mut idxs = vec![];
         let mut seen = BTreeSet::new();
+        let mut repeat = None;
         loop {
             let (name, span) = self.ident("an index name")?;
-            if !seen.insert(name.clone()) {
-                return Err(ParseError::new(
-                    format!("index `{name}` appears twice in one index list"),
-                    span,
-                ));
+            if !seen.insert(name.clone()) && repeat.is_none() {
+                repeat = Some(span);
             }
             idxs.push(Idx::new(&name));
             if let Some(span) = self.list_end(Tok::RBracket, "`]`")? {
-                return Ok((idxs, Span::new(open.start, span.end)));
+                return Ok((idxs, Span::new(open.start, span.end), repeat));
             }
+        }
+    }
+
+    /// An index list whose indices are distinct (a left-hand side, an aggregate's).
+    fn idx_list(&mut self) -> Result<(Vec<Idx>, Span), ParseError> {
+        let (idxs, span, repeat) = self.idx_list_with_repeats()?;
+        match repeat {
+            Some(at) => Err(repeated_index(&idxs, at, "this index list")),
+            None => Ok((idxs, span)),
         }
     }
 
@@ -644,8 +654,12 @@ impl Parser {
                 Tok::LParen => self.call(name, span),
                 // In a function body `[` after a name starts the property list.
                 Tok::LBracket if self.params.is_none() => {
-                    let (idxs, ispan) = self.idx_list()?;
+                    // An access may repeat an index (`A[i,i]`, a diagonal); an aggregate may not.
+                    let (idxs, ispan, repeat) = self.idx_list_with_repeats()?;
                     if self.peek() == &Tok::LParen {
+                        if let Some(at) = repeat {
+                            return Err(repeated_index(&idxs, at, "an aggregate's index list"));
+                        }
                         let Some(agg) = AggOp::from_name(&name) else {
                             return Err(ParseError::new(
                                 format!(
@@ -737,6 +751,16 @@ impl Parser {
         }
         Ok(Expr::map(op, args))
     }
+}
+
+/// The error for index lists that must not repeat an index (`at` is the repeat).
+fn repeated_index(idxs: &[Idx], at: Span, list: &str) -> ParseError {
+    let mut seen = BTreeSet::new();
+    let name = idxs
+        .iter()
+        .find(|i| !seen.insert(*i))
+        .map_or(String::new(), |i| i.to_string());
+    ParseError::new(format!("index `{name}` appears twice in {list}"), at)
 }
 
 /// Appends `rhs` to the n-ary node this operator chain is building, or starts a new node.

@@ -99,6 +99,26 @@ fn rounding_remainders_and_ifelse_are_builtins() {
 }
 
 #[test]
+fn accesses_may_repeat_an_index_but_left_hand_sides_and_aggregates_may_not() {
+    let p = parse_ok("d[i] = A[i,i] * sum[j](T[i,j,i])");
+    assert_eq!(
+        p.program.queries[0].expr.to_string(),
+        "A[i,i] * sum[j](T[i,j,i])"
+    );
+    let e = err_of("t = sum[i,i](A[i,i])");
+    assert!(
+        e.contains("p.tp:1:11")
+            && e.contains("index `i` appears twice in an aggregate's index list"),
+        "{e}"
+    );
+    let e = err_of("B[i,i] = A[i,i]");
+    assert!(
+        e.contains("p.tp:1:5") && e.contains("index `i` appears twice"),
+        "{e}"
+    );
+}
+
+#[test]
 fn pointwise_max_versus_aggregate_max() {
     let p = parse_ok("y[i] = max(a[i], 0, b[i]) + max[j](A[i,j])");
     let Expr::Map { args, .. } = &p.program.queries[0].expr else {

@@ -19,7 +19,8 @@
 //! applied to the arguments' fills, aggregated as `AggOp::repeat` does. Scalar semantics
 //! are the local engine's (`MapOp::apply`): `0 * y = 0` for every `y`, `/` is IEEE 754's.
 //! Comparisons follow Arrow's total order, which differs from IEEE only for NaN and `-0`.
-//! The `prod` aggregate, user-declared functions, `mod` and `fld` have no lowering.
+//! The `prod` aggregate, user-declared functions and aggregates, `mod` and `fld` have no
+//! lowering.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -807,6 +808,12 @@ impl TensorLowering {
                     AggOp::Any => (max(indicator(is_nonzero(v()))?), 0.0),
                     AggOp::Prod => {
                         return Err(DistError::Unsupported("the `prod` aggregate".into()))
+                    }
+                    AggOp::User(u) => {
+                        return Err(DistError::Unsupported(format!(
+                            "the user-declared aggregate `{}`",
+                            u.function().name
+                        )))
                     }
                 };
                 let builder = LogicalPlanBuilder::from(plan)

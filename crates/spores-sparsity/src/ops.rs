@@ -310,11 +310,110 @@ pub enum AggOp {
     Min,
     /// 1 if any aggregated value is non-zero, else 0.
     Any,
+    /// A user-declared associative, commutative binary function with an identity.
+    User(UserAggregate),
+}
+
+/// A user function declared associative and commutative with an identity, usable as an
+/// aggregate (`fn plus(x, y) = x + y [associative, commutative, identity=0]`, then
+/// `plus[j](..)`). It is allocated once per declaration for the life of the process, so
+/// that [`AggOp`] stays a plain copyable value; two aggregates are the same when they come
+/// from the same declaration.
+#[derive(Clone, Copy)]
+pub struct UserAggregate(&'static Arc<UserFunction>);
+
+impl UserAggregate {
+    /// `f` as an aggregate, or why it cannot be one.
+    pub fn new(f: Arc<UserFunction>) -> Result<UserAggregate, String> {
+        let p = f.props;
+        if f.arity != 2 || !p.associative || !p.commutative || p.identity.is_none() {
+            return Err(format!(
+                "`{}` is not an aggregate: declare a function of two arguments with \
+                 [associative, commutative, identity=V]",
+                f.name
+            ));
+        }
+        Ok(UserAggregate(Box::leak(Box::new(f))))
+    }
+
+    pub fn function(self) -> &'static Arc<UserFunction> {
+        self.0
+    }
+
+    fn identity(self) -> f64 {
+        self.0.props.identity.unwrap_or(f64::NAN)
+    }
+
+    fn apply(self, a: f64, b: f64) -> f64 {
+        (self.0.eval)(&[a, b])
+    }
+
+    /// `n` copies of `x` combined, by repeated doubling (the function is associative).
+    fn repeat(self, x: f64, n: f64) -> f64 {
+        // Fewer than one copy, or a NaN count: the empty aggregate.
+        if n.partial_cmp(&1.0).is_none_or(|o| o.is_lt()) {
+            return self.identity();
+        }
+        if self.0.props.idempotent {
+            return x;
+        }
+        // Counts beyond 2^128 saturate; such domains are not enumerable anyway.
+        let mut k = if n >= u128::MAX as f64 {
+            u128::MAX
+        } else {
+            n as u128
+        };
+        let (mut acc, mut power) = (self.identity(), x);
+        while k > 0 {
+            if k & 1 == 1 {
+                acc = self.apply(acc, power);
+            }
+            k >>= 1;
+            if k > 0 {
+                power = self.apply(power, power);
+            }
+        }
+        acc
+    }
+}
+
+impl PartialEq for UserAggregate {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for UserAggregate {}
+
+impl std::hash::Hash for UserAggregate {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::ptr::hash(self.0, h)
+    }
+}
+
+impl PartialOrd for UserAggregate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for UserAggregate {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let address = |a: &UserAggregate| a.0 as *const Arc<UserFunction> as usize;
+        (&self.0.name, address(self)).cmp(&(&other.0.name, address(other)))
+    }
+}
+
+impl fmt::Debug for UserAggregate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "User({})", self.0.name)
+    }
 }
 
 impl AggOp {
     pub fn name(self) -> &'static str {
         match self {
+            AggOp::User(u) => &u.function().name,
             AggOp::Sum => "sum",
             AggOp::Prod => "prod",
             AggOp::Max => "max",
@@ -342,6 +441,7 @@ impl AggOp {
             AggOp::Max => MapOp::Max,
             AggOp::Min => MapOp::Min,
             AggOp::Any => MapOp::Or,
+            AggOp::User(u) => MapOp::User(u.function().clone()),
         }
     }
 
@@ -352,11 +452,13 @@ impl AggOp {
             AggOp::Prod => 1.0,
             AggOp::Max => f64::NEG_INFINITY,
             AggOp::Min => f64::INFINITY,
+            AggOp::User(u) => u.identity(),
         }
     }
 
     pub fn combine(self, acc: f64, x: f64) -> f64 {
         match self {
+            AggOp::User(u) => u.apply(acc, x),
             AggOp::Sum => acc + x,
             AggOp::Prod => acc * x,
             AggOp::Max => acc.max(x),
@@ -378,6 +480,7 @@ impl AggOp {
     /// cells, and a saturated integer count would give a wrong sum.
     pub fn repeat(self, x: f64, n: f64) -> f64 {
         match self {
+            AggOp::User(u) => u.repeat(x, n),
             AggOp::Sum => x * n,
             AggOp::Prod => x.powf(n),
             AggOp::Max | AggOp::Min => {
@@ -428,6 +531,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_user_aggregate_repeats_by_doubling_as_folding_copies_does() {
+        let declare = |associative: bool| {
+            Arc::new(UserFunction {
+                name: "g".into(),
+                arity: 2,
+                props: OpProps {
+                    identity: Some(0.0),
+                    associative,
+                    commutative: true,
+                    ..OpProps::default()
+                },
+                distributes_over: vec![],
+                eval: Box::new(|a: &[f64]| a[0] + a[1] + a[0] * a[1]),
+            })
+        };
+        let agg = AggOp::User(UserAggregate::new(declare(true)).unwrap());
+        assert_eq!((agg.name(), agg.init()), ("g", 0.0));
+        for x in [0.0, 0.5, -2.0] {
+            for n in 0..10 {
+                let folded = (0..n).fold(agg.init(), |acc, _| agg.combine(acc, x));
+                assert_eq!(agg.repeat(x, n as f64), folded, "{n} copies of {x}");
+            }
+        }
+        let err = UserAggregate::new(declare(false)).unwrap_err();
+        assert!(
+            err.contains("[associative, commutative, identity=V]"),
+            "{err}"
+        );
     }
 
     #[test]

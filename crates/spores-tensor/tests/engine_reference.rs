@@ -47,6 +47,8 @@ const PROGRAMS: &[&str] = &[
     "q[i,j] = A[i,j] % x[j]",
     "s[i] = sum[j](ifelse(A[i,j] > 0.2, x[j], 0))",
     "u[i,j] = ifelse(A[i,j], A[i,j] * x[j], -1)",
+    "fn g(x, y) = x + y + x*y [associative, commutative, identity=0]\nr[i] = g[j](A[i,j] * x[j])",
+    "fn mx(x, y) = max(x, y) [associative, commutative, idempotent, identity=-inf]\nU[i,k] = mx[j](T[i,j,k] + B[j,k])",
 ];
 
 fn inputs(

@@ -362,3 +362,99 @@ fn a_repeated_index_over_modes_of_different_sizes_is_an_error_naming_them() {
         "{err}"
     );
 }
+
+// Numbers of the user-aggregate tests, from NumPy 2.4:
+//
+// ```python
+// import numpy as np
+// a = np.array([[1.0, 0, 2], [0, 3, 0]])
+// b = np.array([[0.0, 1], [2, 0], [1, 1]])
+// A = np.array([[0.5, 2, 0.5, 0.5], [-1, 0.5, 0.5, 3]])  # fill 0.5
+// c = np.array([2.0, -3])
+// print("matmul", (a @ b).ravel().tolist())
+// # g(x, y) = x + y + x*y: (1 + x)(1 + y) - 1, identity 0
+// g = lambda v, axis: np.prod(1 + v, axis=axis) - 1
+// print("r", g(A, 1).tolist())
+// print("rc", g(A * c[:, None], 1).tolist())
+// print("maxplus", np.max(a[:, :, None] + b[None, :, :], axis=1).ravel().tolist())
+// print("y", (a @ b).sum(axis=1).tolist())
+// ```
+fn aggregate_inputs() -> Vec<(&'static str, CooTensor)> {
+    vec![
+        ("a", tensor(&[2, 3], 0.0, &[1.0, 0.0, 2.0, 0.0, 3.0, 0.0])),
+        ("b", tensor(&[3, 2], 0.0, &[0.0, 1.0, 2.0, 0.0, 1.0, 1.0])),
+        (
+            "A",
+            tensor(&[2, 4], 0.5, &[0.5, 2.0, 0.5, 0.5, -1.0, 0.5, 0.5, 3.0]),
+        ),
+        ("c", tensor(&[2], 0.0, &[2.0, -3.0])),
+    ]
+}
+
+/// basic-tests.jl, "100x100 matrices, matrix mult, custom add": `f(args...) = +(0, args...)`
+/// as the aggregate of `Aggregate(f, 0, :j, MapJoin(*, a, b))`.
+#[test]
+fn galley_matrix_mult_with_a_custom_add_aggregate() {
+    check(
+        "fn f(x, y) = x + y [associative, commutative, identity=0]\nout[i,k] = f[j](a[i,j] * b[j,k])",
+        &aggregate_inputs(),
+        &[("out", &[2.0, 3.0, 6.0, 0.0])],
+    );
+}
+
+#[test]
+fn a_user_aggregate_combines_skipped_fill_cells_by_repeated_doubling() {
+    // (1 + x)(1 + y) - 1 is associative and commutative with identity 0, not idempotent:
+    // the fill 0.5 cells of A enter as "n copies of 0.5".
+    check(
+        "fn g(x, y) = x + y + x*y [associative, commutative, identity=0]\nr[i] = g[j](A[i,j])",
+        &aggregate_inputs(),
+        &[("r", &[9.125, -1.0])],
+    );
+}
+
+#[test]
+fn a_user_aggregate_is_not_pushed_through_a_product_it_is_not_declared_to_distribute_over() {
+    // g(c x_1, c x_2, ..) is not c g(x_1, x_2, ..): the product must be formed first.
+    check(
+        "fn g(x, y) = x + y + x*y [associative, commutative, identity=0]\nr[i] = g[j](A[i,j] * c[i])",
+        &aggregate_inputs(),
+        &[("r", &[39.0, -9.0])],
+    );
+}
+
+/// finch-tests.jl, einsum test 6 (`R[i, j] <<max>>= P[i, k] + Q[k, j]`, a max-plus product),
+/// with max declared by the user; and a declared distributivity the optimizer may use.
+#[test]
+fn declared_aggregates_and_distributivity_give_numpys_numbers() {
+    check(
+        "fn mx(x, y) = max(x, y) [associative, commutative, idempotent, identity=-inf]\n\
+         R[i,k] = mx[j](a[i,j] + b[j,k])",
+        &aggregate_inputs(),
+        &[("R", &[3.0, 3.0, 5.0, 3.0])],
+    );
+    check(
+        "fn plus(x, y) = x + y [associative, commutative, identity=0]\n\
+         fn times(x, y) = x * y [associative, commutative, identity=1, annihilator=0, distributes=plus]\n\
+         y[i] = plus[j,k](times(a[i,j], b[j,k]))",
+        &aggregate_inputs(),
+        &[("y", &[5.0, 6.0])],
+    );
+}
+
+#[test]
+fn a_function_that_cannot_aggregate_is_an_error_at_its_use() {
+    for (src, want) in [
+        (
+            "fn f(x, y) = x - y [identity=0]\nr[i] = f[j](A[i,j])",
+            "2:8: error: `f` is not an aggregate: declare a function of two arguments with [associative, commutative, identity=V]",
+        ),
+        (
+            "r[i] = h[j](A[i,j])",
+            "1:8: error: `h` is not an aggregate: the aggregates are sum, prod, max, min, any",
+        ),
+    ] {
+        let err = parse_program(src).unwrap_err().render("p.tp", src);
+        assert!(err.contains(want), "{err}");
+    }
+}

@@ -15,7 +15,9 @@
 //! tighter than `^` (`-x^2` is `(-x)^2`). Chains of the same associative operator
 //! (`a + b + c`) become one n-ary node; parenthesized operands stay nested, which is what
 //! makes printing and re-parsing give back the same tree. `max(a, b)` / `min(a, b)` are
-//! pointwise; `max[i](..)` is an aggregate (as are `sum prod min any`). The other pointwise
+//! pointwise; `max[i](..)` is an aggregate (as are `sum prod min any`, and a declared function
+//! of two arguments that is `[associative, commutative, identity=V]`: `f[j](..)`; a function
+//! `distributes=f` over it may take it inward). The other pointwise
 //! functions: `neg sqrt exp log abs sigmoid relu floor ceil trunc`, `rem(x, y)` (= `x % y`,
 //! the sign of `x`), `mod(x, y)` (the sign of `y`), `fld(x, y)` (`floor(x / y)`) and
 //! `ifelse(c, a, b)` (`a` where `c` is non-zero, else `b`). An access may repeat an index
@@ -36,7 +38,9 @@ use std::sync::Arc;
 
 use lexer::{lex, Tok};
 
-use crate::plan_ast::{AggOp, Expr, Idx, MapOp, OpProps, Program, Query, UserFunction};
+use crate::plan_ast::{
+    AggOp, Expr, Idx, MapOp, OpProps, Program, Query, UserAggregate, UserFunction,
+};
 
 /// Spans, caret rendering and line/column are the DML front end's, so both front ends report
 /// errors the same way.
@@ -144,6 +148,7 @@ pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
         pos: 0,
         nesting: 0,
         functions: HashMap::new(),
+        aggregates: HashMap::new(),
         queries: HashSet::new(),
         params: None,
     };
@@ -247,6 +252,9 @@ struct Parser {
     /// Expressions being parsed, one inside the other.
     nesting: usize,
     functions: HashMap<String, Arc<UserFunction>>,
+    /// The declared functions usable as aggregates (associative, commutative, with an
+    /// identity).
+    aggregates: HashMap<String, AggOp>,
     /// Names of the queries defined so far (aliases).
     queries: HashSet<String>,
     /// Inside a function body: its parameter names.
@@ -490,9 +498,7 @@ impl Parser {
                     "distributes" => {
                         self.expect(Tok::Assign, "`=`")?;
                         let (agg, aspan) = self.ident("an aggregate (sum prod max min any)")?;
-                        distributes.push(AggOp::from_name(&agg).ok_or_else(|| {
-                            ParseError::new(format!("`{agg}` is not an aggregate"), aspan)
-                        })?);
+                        distributes.push(self.aggregate(&agg, aspan)?);
                     }
                     _ => {
                         return Err(ParseError::new(
@@ -516,6 +522,9 @@ impl Parser {
             eval: Box::new(move |args: &[f64]| compiled.eval(args)),
         });
         self.functions.insert(name.clone(), func.clone());
+        if let Ok(agg) = UserAggregate::new(func.clone()) {
+            self.aggregates.insert(name.clone(), AggOp::User(agg));
+        }
         Ok(FunctionDecl {
             name,
             params,
@@ -660,14 +669,7 @@ impl Parser {
                         if let Some(at) = repeat {
                             return Err(repeated_index(&idxs, at, "an aggregate's index list"));
                         }
-                        let Some(agg) = AggOp::from_name(&name) else {
-                            return Err(ParseError::new(
-                                format!(
-                                    "`{name}[..](..)`: only the aggregates sum, prod, max, min and any take an index list and a body"
-                                ),
-                                Span::new(span.start, ispan.end),
-                            ));
-                        };
+                        let agg = self.aggregate(&name, Span::new(span.start, ispan.end))?;
                         self.pos += 1;
                         let body = self.expr()?;
                         self.expect(Tok::RParen, "`)`")?;
@@ -692,6 +694,22 @@ impl Parser {
                 span,
             )),
         }
+    }
+
+    /// The aggregate `name` (built-in or a declared function that may aggregate), or an
+    /// error at `span` saying why not.
+    fn aggregate(&self, name: &str, span: Span) -> Result<AggOp, ParseError> {
+        if let Some(agg) = AggOp::from_name(name).or_else(|| self.aggregates.get(name).copied()) {
+            return Ok(agg);
+        }
+        let msg = match self.functions.get(name) {
+            Some(f) => UserAggregate::new(f.clone()).err().unwrap_or_default(),
+            None => format!(
+                "`{name}` is not an aggregate: the aggregates are sum, prod, max, min, any and \
+                 functions declared `fn {name}(x, y) = .. [associative, commutative, identity=V]`"
+            ),
+        };
+        Err(ParseError::new(msg, span))
     }
 
     fn is_param(&self, name: &str) -> bool {

@@ -17,7 +17,7 @@
 //! ```
 
 /// Index names and scalar operators live in `spores-sparsity`, below both optimizers.
-pub use spores_sparsity::ops::{AggOp, MapOp, OpProps, ScalarFn, UserFunction};
+pub use spores_sparsity::ops::{AggOp, MapOp, OpProps, ScalarFn, UserAggregate, UserFunction};
 pub use spores_sparsity::Idx;
 
 use std::collections::BTreeSet;

@@ -65,6 +65,8 @@ pub(super) fn neutral(agg: AggOp, c: f64) -> bool {
         AggOp::Prod => c == 1.0,
         AggOp::Max => c == f64::NEG_INFINITY,
         AggOp::Min => c == f64::INFINITY,
+        // The declared identity.
+        AggOp::User(_) => c == agg.init(),
     }
 }
 

@@ -239,9 +239,7 @@ impl CooTensor {
     /// result has one mode per group, the stored entries whose modes of a group agree, and
     /// the same fill. Modes of one group must have one size.
     pub fn diagonal(&self, groups: &[usize]) -> Result<CooTensor, TensorError> {
-        let firsts: Vec<usize> = (0..groups.len())
-            .filter(|&m| !groups[..m].contains(&groups[m]))
-            .collect();
+        let firsts = first_modes(groups);
         for (m, &g) in groups.iter().enumerate() {
             if self.dims[m] != self.dims[firsts[g]] {
                 return Err(TensorError::Invalid(format!(
@@ -263,6 +261,13 @@ impl CooTensor {
         let dims = firsts.iter().map(|&f| self.dims[f]).collect();
         CooTensor::from_entries(dims, entries, self.fill)
     }
+}
+
+/// The first mode of each group of [`CooTensor::diagonal`]'s `groups`, by group.
+pub(crate) fn first_modes(groups: &[usize]) -> Vec<usize> {
+    (0..groups.len())
+        .filter(|&m| !groups[..m].contains(&groups[m]))
+        .collect()
 }
 
 #[cfg(test)]

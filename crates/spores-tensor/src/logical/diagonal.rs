@@ -7,13 +7,15 @@
 //!   named after the pattern of its modes (`A[i,j,i]` reads `A~010[i,j]`); its statistics
 //!   are the diagonal's own;
 //! - the diagonal of an earlier query becomes a query of its own (`B~00[p] = ..`): the
-//!   query's right-hand side with the indices that share a mode renamed to one, so the
-//!   diagonal is computed directly rather than from the whole of `B`.
+//!   query's right-hand side with the indices that share a mode renamed to one (its
+//!   aggregates' indices renamed apart first), so the diagonal is computed directly rather
+//!   than from the whole of `B`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
+use super::normalize::{rename_bound, rename_free};
 use crate::plan_ast::{Expr, Idx, Program, Query};
-use crate::tensor::CooTensor;
+use crate::tensor::{first_modes, CooTensor};
 use crate::TensorError;
 
 /// A program without repeated indices and the inputs it reads: the given ones (cloned)
@@ -190,94 +192,17 @@ impl Lowering<'_> {
                 idxs.len()
             )));
         }
-        // Each mode's index becomes the index of its group's first mode.
-        let firsts = distinct_positions(groups);
-        let to: HashMap<Idx, Idx> = q
-            .idxs
-            .iter()
-            .zip(groups)
-            .map(|(i, &g)| (i.clone(), q.idxs[firsts[g]].clone()))
-            .collect();
-        let renamed = rename_free(&q.expr, &to);
+        // Each mode's index becomes the index of its group's first mode, once the
+        // aggregates binding a name of the left-hand side are renamed apart (no capture).
+        let firsts = first_modes(groups);
+        let to: Vec<Idx> = groups.iter().map(|&g| q.idxs[firsts[g]].clone()).collect();
+        let mut used: HashSet<Idx> = q.idxs.iter().cloned().collect();
+        let apart = rename_bound(&q.expr, &mut used, &mut vec![]);
+        let renamed = rename_free(&apart, &q.idxs, &to);
         let new_idxs: Vec<Idx> = firsts.iter().map(|&f| q.idxs[f].clone()).collect();
         let expr = self.expr(&renamed)?;
         self.queries.push(Query::new(&name, new_idxs, expr));
         Ok(name)
-    }
-}
-
-/// The first mode of each group.
-fn distinct_positions(groups: &[usize]) -> Vec<usize> {
-    (0..groups.len())
-        .filter(|&m| !groups[..m].contains(&groups[m]))
-        .collect()
-}
-
-/// `e` with its free indices renamed by `to`; an aggregate binding an index that a renamed
-/// free index would become is renamed apart first, so nothing is captured.
-fn rename_free(e: &Expr, to: &HashMap<Idx, Idx>) -> Expr {
-    match e {
-        Expr::Literal(_) => e.clone(),
-        Expr::Input { tensor, idxs } => Expr::input(tensor, rename(idxs, to)),
-        Expr::Alias { name, idxs } => Expr::alias(name, rename(idxs, to)),
-        Expr::Map { op, args } => Expr::map(
-            op.clone(),
-            args.iter().map(|a| rename_free(a, to)).collect(),
-        ),
-        Expr::Agg { op, idxs, body } => {
-            let free = body.free_idxs();
-            // Renamings that still apply inside: not of a bound index, of an index free here.
-            let inner: HashMap<Idx, Idx> = to
-                .iter()
-                .filter(|(from, _)| !idxs.contains(from) && free.contains(*from))
-                .map(|(a, b)| (a.clone(), b.clone()))
-                .collect();
-            let targets: BTreeSet<&Idx> = inner.values().collect();
-            let mut bound = idxs.clone();
-            let mut apart: HashMap<Idx, Idx> = HashMap::new();
-            for b in bound.iter_mut() {
-                if targets.contains(b) {
-                    let fresh = fresh_name(b, e, to);
-                    apart.insert(b.clone(), fresh.clone());
-                    *b = fresh;
-                }
-            }
-            let body = if apart.is_empty() {
-                (**body).clone()
-            } else {
-                rename_free(body, &apart)
-            };
-            Expr::agg(*op, bound, rename_free(&body, &inner))
-        }
-    }
-}
-
-fn rename(idxs: &[Idx], to: &HashMap<Idx, Idx>) -> Vec<Idx> {
-    idxs.iter()
-        .map(|i| to.get(i).cloned().unwrap_or_else(|| i.clone()))
-        .collect()
-}
-
-/// `base` primed until it names no index of `e` nor of the renaming.
-fn fresh_name(base: &Idx, e: &Expr, to: &HashMap<Idx, Idx>) -> Idx {
-    let mut used: BTreeSet<Idx> = to.keys().chain(to.values()).cloned().collect();
-    collect_idxs(e, &mut used);
-    let mut name = format!("{base}'");
-    while used.contains(&Idx::new(&name)) {
-        name.push('\'');
-    }
-    Idx::new(&name)
-}
-
-fn collect_idxs(e: &Expr, out: &mut BTreeSet<Idx>) {
-    match e {
-        Expr::Literal(_) => {}
-        Expr::Input { idxs, .. } | Expr::Alias { idxs, .. } => out.extend(idxs.iter().cloned()),
-        Expr::Map { args, .. } => args.iter().for_each(|a| collect_idxs(a, out)),
-        Expr::Agg { idxs, body, .. } => {
-            out.extend(idxs.iter().cloned());
-            collect_idxs(body, out);
-        }
     }
 }
 
@@ -313,7 +238,7 @@ mod tests {
         assert_eq!(
             l.program.to_string(),
             "B[p,q] = A[p,q] + sum[p](A[p,q] * A[q,p])\n\
-             B~00[p] = A~00[p] + sum[p'](A[p',p] * A[p,p'])\n\
+             B~00[p] = A~00[p] + sum[p_1](A[p_1,p] * A[p,p_1])\n\
              t = sum[i](B~00[i])\n"
         );
         assert_eq!(l.program.outputs, vec!["t"]);

@@ -458,3 +458,121 @@ fn a_function_that_cannot_aggregate_is_an_error_at_its_use() {
         assert!(err.contains(want), "{err}");
     }
 }
+
+// Numbers of Finch's einsum tests and of one Bellman-Ford step, from NumPy 2.4:
+//
+// ```python
+// import numpy as np
+// inf = np.inf
+// A = np.array([[1.0, 2], [3, 4]]); B = np.array([[5.0, 6], [7, 8]])
+// print("s", float(np.abs(np.einsum("ik,kj->ikj", A, B)).sum()))
+// K = np.array([[1.0, 0, 2], [0, 3, 0], [4, 0, 0]])
+// L = np.array([[0.0, 1, 0], [2, 0, 0], [0, 0, 5]])
+// M = np.array([[1.0, 0, 0], [0, 0, 2], [0, 1, 0]])
+// print("N", (np.einsum("ik,kj->ij", K, L) - 3 * M).ravel().tolist())
+// P = np.array([[0.0, -inf, 2], [-inf, 1, -inf], [3, -inf, -inf]])
+// Q = np.array([[1.0, -inf, -inf], [-inf, -inf, 4], [0, 2, -inf]])
+// print("R", np.max(P[:, :, None] + Q[None, :, :], axis=1).ravel().tolist())
+// n = 4
+// edges = np.full((n, n), inf)
+// for (i, j, w) in [(1, 0, 2.0), (2, 1, 1.0), (3, 0, 5.0), (3, 2, 1.0), (0, 3, 3.0)]:
+//     edges[i, j] = w
+// dists_prev = np.full((n, 2), inf); dists_prev[0, 0] = 0; dists_prev[2, 1] = 0
+// active_prev = np.full((n, 2), inf); active_prev[0, 0] = 1; active_prev[2, 1] = 1
+// cand = np.maximum(active_prev[None, :, :], dists_prev[None, :, :] + edges[:, :, None])
+// dists2 = np.minimum(dists_prev, cand.min(axis=1))
+// flag = np.where(dists2 < dists_prev, 1.0, inf)
+// active2 = np.maximum(np.maximum(active_prev[None, :, :], edges[:, :, None]),
+//                      flag[:, None, :]).min(axis=1)
+// print("dists2", dists2.ravel().tolist())
+// print("active2", active2.ravel().tolist())
+// ```
+
+/// finch-tests.jl, "Einsum Tests" 0, 5 and 6: `s[] += abs(A[i, k] * B[k, j])`,
+/// `N[i, j] += K[i, k] * L[k, j] - M[i, j]`, and the max-plus product over fills of -Inf.
+#[test]
+fn finch_einsum_tests_give_numpys_numbers() {
+    check(
+        "s = sum[i,k,j](abs(A[i,k] * B[k,j]))",
+        &[
+            ("A", tensor(&[2, 2], 0.0, &[1.0, 2.0, 3.0, 4.0])),
+            ("B", tensor(&[2, 2], 0.0, &[5.0, 6.0, 7.0, 8.0])),
+        ],
+        &[("s", &[134.0])],
+    );
+    check(
+        "N[i,j] = sum[k](K[i,k] * L[k,j] - M[i,j])",
+        &[
+            (
+                "K",
+                tensor(&[3, 3], 0.0, &[1.0, 0.0, 2.0, 0.0, 3.0, 0.0, 4.0, 0.0, 0.0]),
+            ),
+            (
+                "L",
+                tensor(&[3, 3], 0.0, &[0.0, 1.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 5.0]),
+            ),
+            (
+                "M",
+                tensor(&[3, 3], 0.0, &[1.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 1.0, 0.0]),
+            ),
+        ],
+        &[("N", &[-3.0, 1.0, 10.0, 6.0, 0.0, -6.0, 0.0, 1.0, 0.0])],
+    );
+    check(
+        "R[i,j] = max[k](P[i,k] + Q[k,j])",
+        &[
+            (
+                "P",
+                tensor(
+                    &[3, 3],
+                    -INF,
+                    &[0.0, -INF, 2.0, -INF, 1.0, -INF, 3.0, -INF, -INF],
+                ),
+            ),
+            (
+                "Q",
+                tensor(
+                    &[3, 3],
+                    -INF,
+                    &[1.0, -INF, -INF, -INF, -INF, 4.0, 0.0, 2.0, -INF],
+                ),
+            ),
+        ],
+        &[("R", &[2.0, 4.0, -INF, -INF, -INF, 5.0, 4.0, -INF, -INF])],
+    );
+}
+
+/// Experiments/Scripts/bellman_ford_example.jl: one step of Galley's multi-source
+/// Bellman-Ford (`g_dists2`, `g_active2`), with `ifelse(.., 1, Inf)` and fills of Inf.
+#[test]
+fn galley_bellman_ford_step_with_ifelse() {
+    let mut edges = [INF; 16];
+    for (i, j, w) in [
+        (1, 0, 2.0),
+        (2, 1, 1.0),
+        (3, 0, 5.0),
+        (3, 2, 1.0),
+        (0, 3, 3.0),
+    ] {
+        edges[i * 4 + j] = w;
+    }
+    let mut dists = [INF; 8];
+    dists[0] = 0.0;
+    dists[2 * 2 + 1] = 0.0;
+    let mut active = [INF; 8];
+    active[0] = 1.0;
+    active[2 * 2 + 1] = 1.0;
+    check(
+        "dists2[i,k] = min(dists_prev[i,k], min[j](max(active_prev[j,k], dists_prev[j,k] + edges[i,j])))\n\
+         active2[i,k] = min[j](max(active_prev[j,k], edges[i,j], ifelse(dists2[i,k] < dists_prev[i,k], 1, inf)))",
+        &[
+            ("edges", tensor(&[4, 4], INF, &edges)),
+            ("dists_prev", tensor(&[4, 2], INF, &dists)),
+            ("active_prev", tensor(&[4, 2], INF, &active)),
+        ],
+        &[
+            ("dists2", &[0.0, INF, 2.0, INF, INF, 0.0, 5.0, 1.0]),
+            ("active2", &[INF, INF, 2.0, INF, INF, INF, 5.0, 1.0]),
+        ],
+    );
+}

@@ -26,8 +26,8 @@ fn same(a: f64, b: f64) -> bool {
     a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
 }
 
-/// Runs `src` with every optimizer; returns each output as row-major values, after checking
-/// that the three runs agree.
+/// Runs `src` with every optimizer (with integer semantics for inputs declared `int`);
+/// returns each output as row-major values, after checking that the three runs agree.
 fn run_every_way(src: &str, inputs: &[(&str, CooTensor)]) -> HashMap<String, Vec<f64>> {
     let parsed =
         parse_program(src).unwrap_or_else(|e| panic!("{src}\n{}", e.render("program", src)));
@@ -41,8 +41,10 @@ fn run_every_way(src: &str, inputs: &[(&str, CooTensor)]) -> HashMap<String, Vec
             optimizer,
             ..Default::default()
         };
-        let (out, _) = spores_tensor::run(&parsed.program, &inputs, &options)
+        parsed.check_integer_inputs(&inputs).unwrap();
+        let (out, _) = spores_tensor::run(&parsed.to_run(), &inputs, &options)
             .unwrap_or_else(|e| panic!("{src} ({optimizer:?}): {e}"));
+        parsed.check_integer_outputs(&out).unwrap();
         let dense: HashMap<String, Vec<f64>> =
             out.into_iter().map(|(n, t)| (n, t.to_dense())).collect();
         match &first {
@@ -574,5 +576,66 @@ fn galley_bellman_ford_step_with_ifelse() {
             ("dists2", &[0.0, INF, 2.0, INF, INF, 0.0, 5.0, 1.0]),
             ("active2", &[INF, INF, 2.0, INF, INF, INF, 5.0, 1.0]),
         ],
+    );
+}
+
+// Numbers of the integer tests, from NumPy 2.4 on int64 arrays:
+//
+// ```python
+// import numpy as np
+// X = np.array([[7, 0, -7], [3, -4, 0]])
+// Y = np.array([[2, 0, 3], [0, -3, 5]])
+// with np.errstate(all="ignore"):
+//     print("fld", np.floor_divide(X, Y).ravel().tolist(), np.floor_divide(X, Y).dtype)
+//     print("mod", np.mod(X, Y).ravel().tolist())
+//     print("rem", np.fmod(X, Y).ravel().tolist())
+//     print("div", (X / Y).ravel().tolist(), (X / Y).dtype)
+//     print("s", (X * Y).sum(axis=1).tolist())
+// ```
+#[test]
+fn integer_inputs_divide_by_zero_as_numpys_int64_does() {
+    let x = tensor(&[2, 3], 0.0, &[7.0, 0.0, -7.0, 3.0, -4.0, 0.0]);
+    let y = tensor(&[2, 3], 0.0, &[2.0, 0.0, 3.0, 0.0, -3.0, 5.0]);
+    check(
+        "input X int\ninput Y int\nF[i,j] = fld(X[i,j], Y[i,j])\nM[i,j] = mod(X[i,j], Y[i,j])\n\
+         R[i,j] = X[i,j] % Y[i,j]\nD[i,j] = X[i,j] / Y[i,j]\ns[i] = sum[j](X[i,j] * Y[i,j])",
+        &[("X", x), ("Y", y)],
+        &[
+            ("F", &[3.0, 0.0, -3.0, 0.0, 1.0, 0.0]),
+            ("M", &[1.0, 0.0, 2.0, 0.0, -1.0, 0.0]),
+            ("R", &[1.0, 0.0, -1.0, 0.0, -1.0, 0.0]),
+            (
+                "D",
+                &[3.5, NAN, -2.3333333333333335, INF, 1.3333333333333333, 0.0],
+            ),
+            ("s", &[-7.0, 12.0]),
+        ],
+    );
+}
+
+#[test]
+fn integer_inputs_and_results_must_be_exact_integers() {
+    let parsed = parse_program("input A int\np = prod[i](A[i])\nh[i] = A[i] / 2").unwrap();
+    let inputs = |values: &[f64]| -> HashMap<String, CooTensor> {
+        [("A".to_string(), tensor(&[values.len()], 0.0, values))]
+            .into_iter()
+            .collect()
+    };
+    let err = parsed
+        .check_integer_inputs(&inputs(&[1.0, 0.5]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("input A is declared `int` but holds 0.5 at [1]"),
+        "{err}"
+    );
+    let big = inputs(&[4e9, 4e9, 3.0]);
+    parsed.check_integer_inputs(&big).unwrap();
+    let (out, _) = spores_tensor::run(&parsed.to_run(), &big, &RunOptions::default()).unwrap();
+    // `h` is a float result (`/`); `p` = 4.8e19 is past 2^53.
+    let err = parsed.check_integer_outputs(&out).unwrap_err().to_string();
+    assert!(
+        err.starts_with("p is a result of integers but holds 48000000000000000000"),
+        "{err}"
     );
 }

@@ -122,3 +122,28 @@ fn a_repeated_index_reads_the_diagonal_of_a_query() {
         ],
     );
 }
+
+#[test]
+fn integer_inputs_use_integer_division_by_zero_and_must_hold_integers() {
+    let dir = std::env::temp_dir().join(format!("spores-cli-int-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("fld.tp");
+    // E[j,i] - 1 is 0 on the weight-1 edges: fld by 0 is 0 for integers (NumPy's int64),
+    // where floats would give Inf.
+    std::fs::write(
+        &program,
+        "input E int\nq[i,j] = fld(E[i,j], E[j,i] - 1)\nc = sum[i,j](q[i,j])\noutput c\n",
+    )
+    .unwrap();
+    let path = program.to_str().unwrap();
+    let (code, out, err) = spores(&["tensor", path, "--input", "E=examples/tensor/graph.mtx"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("c = 6\n"), "{out}");
+    let (code, _, err) = spores(&["tensor", path, "--input", "E=examples/tensor/theta.mtx"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("input E is declared `int` but holds 0.5 at [0]"),
+        "{err}"
+    );
+}

@@ -4,6 +4,7 @@
 //! # comments run to the end of the line
 //! fn f(x, y) = x*y + 1 [annihilator=0, commutative]   # a user function and its properties
 //! input A fill=1                                      # a non-zero fill value for an input
+//! input B int                                         # an input of integers
 //! X[i,j] = sum[p,c](S[i,p,c] * (P[p,j] + C[c,j]))
 //! Y[i] = sigmoid(sum[j](X[i,j]*theta[j]))             # X is an alias of the query above
 //! t = sum[i,j,k](E[i,j]*E[j,k]*E[i,k])
@@ -39,8 +40,10 @@ use std::sync::Arc;
 use lexer::{lex, Tok};
 
 use crate::plan_ast::{
-    AggOp, Expr, Idx, MapOp, OpProps, Program, Query, UserAggregate, UserFunction,
+    integers, AggOp, Expr, Idx, MapOp, OpProps, Program, Query, UserAggregate, UserFunction,
 };
+use crate::tensor::CooTensor;
+use crate::TensorError;
 
 /// Spans, caret rendering and line/column are the DML front end's, so both front ends report
 /// errors the same way.
@@ -79,11 +82,46 @@ pub struct TensorProgram {
     /// Declared fill values of inputs (`input A fill=1`); undeclared inputs use the fill of
     /// the file they are read from (0 for every supported format).
     pub fills: Vec<(String, f64)>,
+    /// Inputs declared to hold integers (`input A int`; see [`crate::plan_ast::integers`]).
+    pub integers: Vec<String>,
 }
 
 impl TensorProgram {
     pub fn fill_of(&self, input: &str) -> Option<f64> {
         self.fills.iter().find(|(n, _)| n == input).map(|(_, f)| *f)
+    }
+
+    /// The program to run: with NumPy's integer semantics where the declared integer
+    /// inputs call for them (see [`crate::plan_ast::integers`]).
+    pub fn to_run(&self) -> Program {
+        integers::with_integer_semantics(&self.program, &self.integers)
+    }
+
+    /// An error unless every input declared `int` holds integers.
+    pub fn check_integer_inputs(
+        &self,
+        inputs: &HashMap<String, CooTensor>,
+    ) -> Result<(), TensorError> {
+        for name in &self.integers {
+            if let Some(t) = inputs.get(name) {
+                integers::check_integer_input(name, t)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An error unless every output computed from integers is exact.
+    pub fn check_integer_outputs(
+        &self,
+        outputs: &HashMap<String, CooTensor>,
+    ) -> Result<(), TensorError> {
+        let ints = integers::integer_queries(&self.program, &self.integers);
+        for (name, t) in outputs {
+            if ints.contains(name) {
+                integers::check_integer_result(name, t)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -117,8 +155,20 @@ impl fmt::Display for TensorProgram {
             }
             writeln!(f)?;
         }
+        let int = |name: &String| {
+            if self.integers.contains(name) {
+                " int"
+            } else {
+                ""
+            }
+        };
         for (name, fill) in &self.fills {
-            writeln!(f, "input {name} fill={fill}")?;
+            writeln!(f, "input {name} fill={fill}{}", int(name))?;
+        }
+        for name in &self.integers {
+            if self.fill_of(name).is_none() {
+                writeln!(f, "input {name} int")?;
+            }
         }
         write!(f, "{}", self.program)?;
         let all: Vec<&String> = self.program.queries.iter().map(|q| &q.name).collect();
@@ -169,9 +219,26 @@ pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
             }
             Tok::Ident(kw) if kw == "input" && matches!(p.peek(), Tok::Ident(_)) => {
                 let (name, nspan) = p.ident("an input name")?;
-                p.expect_ident("fill")?;
-                p.expect(Tok::Assign, "`=`")?;
-                let fill = p.signed_number()?;
+                let (mut fill, mut integer) = (None, false);
+                loop {
+                    let (word, wspan) = p.ident("`fill=V` or `int`")?;
+                    match word.as_str() {
+                        "fill" if fill.is_none() => {
+                            p.expect(Tok::Assign, "`=`")?;
+                            fill = Some(p.signed_number()?);
+                        }
+                        "int" if !integer => integer = true,
+                        _ => {
+                            return Err(ParseError::new(
+                                format!("expected `fill=V` or `int` (each once), found `{word}`"),
+                                wspan,
+                            ))
+                        }
+                    }
+                    if !matches!(p.peek(), Tok::Ident(_)) {
+                        break;
+                    }
+                }
                 if p.queries.contains(&name) {
                     return Err(ParseError::new(
                         format!("`{name}` is a query, not an input"),
@@ -184,7 +251,12 @@ pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
                         nspan,
                     ));
                 }
-                out.fills.push((name, fill));
+                if integer {
+                    out.integers.push(name.clone());
+                }
+                if let Some(fill) = fill {
+                    out.fills.push((name, fill));
+                }
             }
             Tok::Ident(kw) if kw == "output" && matches!(p.peek(), Tok::Ident(_)) => {
                 let mut names = vec![];
@@ -299,17 +371,6 @@ impl Parser {
             (tok, span) if tok == close => Ok(Some(span)),
             (other, span) => Err(ParseError::new(
                 format!("expected `,` or {closer}, found {}", other.describe()),
-                span,
-            )),
-        }
-    }
-
-    fn expect_ident(&mut self, word: &str) -> Result<(), ParseError> {
-        let (tok, span) = self.next();
-        match tok {
-            Tok::Ident(w) if w == word => Ok(()),
-            other => Err(ParseError::new(
-                format!("expected `{word}`, found {}", other.describe()),
                 span,
             )),
         }

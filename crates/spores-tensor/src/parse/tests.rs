@@ -155,6 +155,19 @@ fn fill_declarations() {
 }
 
 #[test]
+fn integer_declarations_with_or_without_a_fill() {
+    let p = parse_ok("input A fill=1 int\ninput B int\ninput C fill=2\ny[i] = A[i] + B[i] + C[i]");
+    assert_eq!(p.integers, vec!["A", "B"]);
+    assert_eq!((p.fill_of("A"), p.fill_of("B")), (Some(1.0), None));
+    assert_eq!(parse_ok(&p.to_string()), p);
+    let e = err_of("input A int int\ny = A");
+    assert!(
+        e.contains("p.tp:1:13: error: expected `fill=V` or `int` (each once), found `int`"),
+        "{e}"
+    );
+}
+
+#[test]
 fn errors_point_at_the_offending_text() {
     assert_eq!(
         err_of("y[i] = a[i] +* 2\n"),
@@ -259,6 +272,7 @@ proptest! {
             program: Program { queries: vec![q0, q1], outputs },
             functions: vec![],
             fills: vec![],
+            integers: vec![],
         };
         let text = program.to_string();
         let back = parse_program(&text).map_err(|e| TestCaseError::fail(e.render("rt", &text)))?;

@@ -16,6 +16,8 @@
 //! assert_eq!(q.to_string(), "Y[i] = sigmoid(sum[j](X[i,j] * theta[j]))");
 //! ```
 
+pub mod integers;
+
 /// Index names and scalar operators live in `spores-sparsity`, below both optimizers.
 pub use spores_sparsity::ops::{AggOp, MapOp, OpProps, ScalarFn, UserAggregate, UserFunction};
 pub use spores_sparsity::Idx;

@@ -57,10 +57,11 @@ fn is_int(e: &Expr, inputs: &[String], queries: &BTreeSet<String>) -> bool {
             MapOp::Neg | MapOp::Abs | MapOp::Relu => args.iter().all(int),
             MapOp::Floor | MapOp::Ceil | MapOp::Trunc => args.iter().all(int),
             MapOp::Rem | MapOp::Mod | MapOp::Fld => args.iter().all(int),
-            MapOp::IfElse => args[1..].iter().all(int),
-            MapOp::Pow => {
-                int(&args[0]) && matches!(args[1], Expr::Literal(p) if p >= 0.0 && is_integer(p))
-            }
+            MapOp::IfElse => args.iter().skip(1).all(int),
+            MapOp::Pow => match args.as_slice() {
+                [base, Expr::Literal(p)] => int(base) && *p >= 0.0 && is_integer(*p),
+                _ => false,
+            },
             MapOp::Div | MapOp::Sqrt | MapOp::Exp | MapOp::Log | MapOp::Sigmoid => false,
             MapOp::User(_) => false,
         },
@@ -95,10 +96,10 @@ fn rewrite(e: &Expr, inputs: &[String], queries: &BTreeSet<String>) -> Expr {
             let new_args: Vec<Expr> = args.iter().map(|a| rewrite(a, inputs, queries)).collect();
             let by_integer = matches!(op, MapOp::Rem | MapOp::Mod | MapOp::Fld)
                 && args.iter().all(|a| is_int(a, inputs, queries));
-            if !by_integer {
-                return Expr::map(op.clone(), new_args);
-            }
-            let divisor = new_args[1].clone();
+            let divisor = match new_args.get(1) {
+                Some(d) if by_integer => d.clone(),
+                _ => return Expr::map(op.clone(), new_args),
+            };
             let call = Expr::map(op.clone(), new_args);
             let zero = Expr::map(MapOp::Eq, vec![divisor, Expr::Literal(0.0)]);
             Expr::map(MapOp::IfElse, vec![zero, Expr::Literal(0.0), call])
@@ -137,5 +138,30 @@ fn check(t: &CooTensor, message: impl Fn(String) -> String) -> Result<(), Tensor
     match t.iter().find(|(_, v)| !is_integer(*v)) {
         Some((c, v)) => Err(TensorError::Invalid(message(format!("holds {v} at {c:?}")))),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::parse_program;
+
+    #[test]
+    fn integer_results_are_inferred_query_by_query() {
+        let p = parse_program(
+            "input A int\nx[i] = abs(A[i] + 1) ^ 2\ny[i] = A[i] / 2\nz = sum[i](y[i] > 0.5)\n\
+             w = max[i](x[i] * 0.5)\nv[i] = ifelse(y[i] > 1, x[i], -3)",
+        )
+        .unwrap();
+        let ints = super::integer_queries(&p.program, &p.integers);
+        assert_eq!(ints.into_iter().collect::<Vec<_>>(), vec!["v", "x", "z"]);
+    }
+
+    #[test]
+    fn only_remainders_of_integers_are_guarded_against_a_zero_divisor() {
+        let p = parse_program("input A int\nr[i] = A[i] % (A[i] - 1) + mod(A[i], 0.5)").unwrap();
+        assert_eq!(
+            p.to_run().queries[0].expr.to_string(),
+            "ifelse((A[i] - 1) == 0, 0, A[i] % (A[i] - 1)) + mod(A[i], 0.5)"
+        );
     }
 }

@@ -283,9 +283,14 @@ fn map_expr(op: &MapOp, args: Vec<Expr>) -> Result<Expr> {
                 )))
             }
         },
-        MapOp::Rem | MapOp::Mod | MapOp::Fld => {
+        // Arrow's float remainder is C's `fmod` (NaN for a zero divisor), as `rem` is.
+        MapOp::Rem => {
+            let (a, b) = binary(&args)?;
+            a % b
+        }
+        MapOp::Mod | MapOp::Fld => {
             return Err(DistError::Unsupported(format!(
-                "the remainder operator `{op}`"
+                "the floored operator `{op}`"
             )))
         }
         MapOp::User(f) => {

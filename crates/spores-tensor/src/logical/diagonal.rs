@@ -18,8 +18,8 @@ use crate::plan_ast::{Expr, Idx, Program, Query};
 use crate::tensor::{first_modes, CooTensor};
 use crate::TensorError;
 
-/// A program without repeated indices and the inputs it reads: the given ones (cloned)
-/// plus the diagonals it reads instead of them.
+/// A program without repeated indices and the inputs it reads: those of the given ones it
+/// still reads whole (copies) and the diagonals it reads instead of the others.
 #[derive(Clone, Debug)]
 pub struct Lowered {
     pub program: Program,
@@ -57,8 +57,17 @@ pub fn lower_repeated_indices(
         let expr = l.expr(&q.expr)?;
         l.queries.push(Query::new(&q.name, q.idxs.clone(), expr));
     }
-    let mut all = inputs.clone();
-    all.extend(l.diagonals);
+    // The inputs the lowered program still reads whole (copied), and the diagonals.
+    let mut all = l.diagonals;
+    for q in &l.queries {
+        q.expr.for_each_access(&mut |a| {
+            if let Expr::Input { tensor, .. } = a {
+                if let (false, Some(t)) = (all.contains_key(tensor), inputs.get(tensor)) {
+                    all.insert(tensor.clone(), t.clone());
+                }
+            }
+        });
+    }
     Ok(Some(Lowered {
         program: Program {
             queries: l.queries,
@@ -226,6 +235,10 @@ mod tests {
         let l = lowered("d[i,j] = A[i,i] * A[i,j]", &[("A", a)]);
         assert_eq!(l.program.to_string(), "d[i,j] = A~00[i] * A[i,j]\n");
         assert_eq!(l.inputs["A~00"].to_dense(), vec![1., 4.]);
+        // An input read only through its diagonal is not copied.
+        let b = CooTensor::from_dense(vec![2, 2], &[1., 2., 3., 4.]).unwrap();
+        let l = lowered("d[i] = A[i,i]", &[("A", b)]);
+        assert_eq!(l.inputs.keys().collect::<Vec<_>>(), vec!["A~00"]);
     }
 
     #[test]

@@ -208,6 +208,18 @@ fn a_quotient_whose_fills_give_nan_has_fill_nan_and_stores_the_other_cells() {
     let (out, _) = spores_tensor::run(&parsed.program, &inputs, &RunOptions::default()).unwrap();
     assert!(out["q"].fill().is_nan());
     assert_eq!(out["q"].nnz(), 3, "{:?}", out["q"]);
+    // A divisor whose fill is not 0: the quotient keeps fill 0 and the dividend's cells.
+    let parsed = parse_program("r[i,j] = M[i,j] / (d[i] + 1)").unwrap();
+    let inputs: HashMap<String, CooTensor> = [
+        ("M", tensor(&[2, 3], 0.0, &[0.0, 3.0, 0.0, -6.0, 0.0, 0.0])),
+        ("d", tensor(&[2], 0.0, &[1.0, 2.0])),
+    ]
+    .into_iter()
+    .map(|(n, t)| (n.to_string(), t))
+    .collect();
+    let (out, _) = spores_tensor::run(&parsed.program, &inputs, &RunOptions::default()).unwrap();
+    assert_eq!(out["r"].to_dense(), vec![0.0, 1.5, 0.0, -2.0, 0.0, 0.0]);
+    assert_eq!((out["r"].fill(), out["r"].nnz()), (0.0, 2));
 }
 
 /// finch-tests.jl, Finch issue 474: `broadcast(/, tns, tns2)`, `fld_nothrow`, `rem_nothrow`

@@ -59,6 +59,21 @@ fn run_every_way(src: &str, inputs: &[(&str, CooTensor)]) -> HashMap<String, Vec
     first.expect("three runs")
 }
 
+/// Runs `src` once with the default options: its outputs, or the error's text.
+fn run_once(
+    src: &str,
+    inputs: Vec<(&str, CooTensor)>,
+) -> Result<HashMap<String, CooTensor>, String> {
+    let parsed = parse_program(src).unwrap();
+    let inputs: HashMap<String, CooTensor> = inputs
+        .into_iter()
+        .map(|(n, t)| (n.to_string(), t))
+        .collect();
+    spores_tensor::run(&parsed.program, &inputs, &RunOptions::default())
+        .map(|(out, _)| out)
+        .map_err(|e| e.to_string())
+}
+
 fn assert_values(got: &[f64], want: &[f64], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: {got:?} vs {want:?}");
     for (g, w) in got.iter().zip(want) {
@@ -155,10 +170,7 @@ fn ifelse_chooses_per_cell_and_a_constant_branch_keeps_sums_sparse() {
 
 #[test]
 fn ifelse_with_a_constant_branch_at_the_conditions_fill_stores_only_where_the_condition_does() {
-    let parsed = parse_program("W[i,j] = ifelse(X[i,j] < 0, X[i,j] * 2, 0)").unwrap();
-    let inputs: HashMap<String, CooTensor> =
-        xy().into_iter().map(|(n, t)| (n.to_string(), t)).collect();
-    let (out, _) = spores_tensor::run(&parsed.program, &inputs, &RunOptions::default()).unwrap();
+    let out = run_once("W[i,j] = ifelse(X[i,j] < 0, X[i,j] * 2, 0)", xy()).unwrap();
     assert_eq!(out["W"].to_dense(), vec![-7.0, 0.0, 0.0, 0.0, 0.0, -1.0]);
     assert_eq!((out["W"].fill(), out["W"].nnz()), (0.0, 2));
 }
@@ -202,22 +214,18 @@ fn division_is_ieee_so_zero_over_zero_is_nan_where_both_fills_meet() {
 
 #[test]
 fn a_quotient_whose_fills_give_nan_has_fill_nan_and_stores_the_other_cells() {
-    let parsed = parse_program("q[i] = A[i] / B[i]").unwrap();
-    let inputs: HashMap<String, CooTensor> =
-        ab().into_iter().map(|(n, t)| (n.to_string(), t)).collect();
-    let (out, _) = spores_tensor::run(&parsed.program, &inputs, &RunOptions::default()).unwrap();
+    let out = run_once("q[i] = A[i] / B[i]", ab()).unwrap();
     assert!(out["q"].fill().is_nan());
     assert_eq!(out["q"].nnz(), 3, "{:?}", out["q"]);
     // A divisor whose fill is not 0: the quotient keeps fill 0 and the dividend's cells.
-    let parsed = parse_program("r[i,j] = M[i,j] / (d[i] + 1)").unwrap();
-    let inputs: HashMap<String, CooTensor> = [
-        ("M", tensor(&[2, 3], 0.0, &[0.0, 3.0, 0.0, -6.0, 0.0, 0.0])),
-        ("d", tensor(&[2], 0.0, &[1.0, 2.0])),
-    ]
-    .into_iter()
-    .map(|(n, t)| (n.to_string(), t))
-    .collect();
-    let (out, _) = spores_tensor::run(&parsed.program, &inputs, &RunOptions::default()).unwrap();
+    let out = run_once(
+        "r[i,j] = M[i,j] / (d[i] + 1)",
+        vec![
+            ("M", tensor(&[2, 3], 0.0, &[0.0, 3.0, 0.0, -6.0, 0.0, 0.0])),
+            ("d", tensor(&[2], 0.0, &[1.0, 2.0])),
+        ],
+    )
+    .unwrap();
     assert_eq!(out["r"].to_dense(), vec![0.0, 1.5, 0.0, -2.0, 0.0, 0.0]);
     assert_eq!((out["r"].fill(), out["r"].nnz()), (0.0, 2));
 }
@@ -364,13 +372,11 @@ fn repeated_indices_agree_with_the_reference_on_random_programs() {
 
 #[test]
 fn a_repeated_index_over_modes_of_different_sizes_is_an_error_naming_them() {
-    let parsed = parse_program("d[i] = A[i,i]").unwrap();
-    let inputs: HashMap<String, CooTensor> = [("A".to_string(), tensor(&[2, 3], 0.0, &[1.0; 6]))]
-        .into_iter()
-        .collect();
-    let err = spores_tensor::run(&parsed.program, &inputs, &RunOptions::default())
-        .unwrap_err()
-        .to_string();
+    let err = run_once(
+        "d[i] = A[i,i]",
+        vec![("A", tensor(&[2, 3], 0.0, &[1.0; 6]))],
+    )
+    .unwrap_err();
     assert!(
         err.contains("A[i, i]") && err.contains("sizes 2 and 3"),
         "{err}"

@@ -262,6 +262,78 @@ fn finch_issue_474_division_fld_and_rem_of_two_dense_matrices() {
     );
 }
 
+// Numbers of basic-tests.jl's other programs on small matrices, from NumPy 2.4:
+//
+// ```python
+// import numpy as np
+// a = np.array([[1.0, 0, 2], [0, 0, 3], [4, 5, 0]])
+// b = np.array([[3.0, 1, 0], [6, 0, 0], [0, 2, 7]])
+// c = np.array([[1.0, 0, 0], [0, 0, 1], [2, 3, 0]])
+// d = a @ b
+// for name, v in [
+//     ("mult", a * b), ("add", a + b), ("custom", np.minimum(a, b)),
+//     ("reverse_input", a * b.T), ("reverse_output", (a * b).T), ("matmul", a @ b),
+//     ("full_sum", a.sum()), ("multi_line", d @ c), ("reuse", d @ d),
+//     ("plus_then_sum", (a + b).sum()),
+//     ("plus_on_j_then_sum", (a[:, :, None] + b[None, :, :]).sum()),
+// ]:
+//     print(name, np.ravel(v).tolist())
+// ```
+
+/// The rest of basic-tests.jl's "matrix operations" (Galley's `Query(:out, Materialize(..))`
+/// programs), each as one query of ours.
+#[test]
+fn galley_basic_tests_give_numpys_numbers() {
+    let m = |v: [f64; 9]| tensor(&[3, 3], 0.0, &v);
+    let inputs = vec![
+        ("a", m([1.0, 0.0, 2.0, 0.0, 0.0, 3.0, 4.0, 5.0, 0.0])),
+        ("b", m([3.0, 1.0, 0.0, 6.0, 0.0, 0.0, 0.0, 2.0, 7.0])),
+        ("c", m([1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.0])),
+    ];
+    let cases: [(&str, &[f64]); 11] = [
+        (
+            "out[i,j] = a[i,j] * b[i,j]",
+            &[3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 10.0, 0.0],
+        ),
+        (
+            "out[i,j] = a[i,j] + b[i,j]",
+            &[4.0, 1.0, 2.0, 6.0, 0.0, 3.0, 4.0, 7.0, 7.0],
+        ),
+        (
+            "fn f(x, y) = min(x, y)\nout[i,j] = f(a[i,j], b[i,j])",
+            &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0],
+        ),
+        (
+            "out[i,j] = a[i,j] * b[j,i]",
+            &[3.0, 0.0, 0.0, 0.0, 0.0, 6.0, 0.0, 0.0, 0.0],
+        ),
+        (
+            "out[j,i] = a[i,j] * b[i,j]",
+            &[3.0, 0.0, 0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0],
+        ),
+        (
+            "out[i,k] = sum[j](a[i,j] * b[j,k])",
+            &[3.0, 5.0, 14.0, 0.0, 6.0, 21.0, 42.0, 4.0, 0.0],
+        ),
+        ("out = sum[i,j](a[i,j])", &[15.0]),
+        (
+            "out[i,l] = sum[k](sum[j](a[i,j] * b[j,k]) * c[k,l])",
+            &[31.0, 42.0, 5.0, 42.0, 63.0, 6.0, 42.0, 0.0, 4.0],
+        ),
+        (
+            "d[i,k] = sum[j](a[i,j] * b[j,k])\nout[i,l] = sum[k](d[i,k] * d[k,l])\noutput out",
+            &[
+                597.0, 101.0, 147.0, 882.0, 120.0, 126.0, 126.0, 234.0, 672.0,
+            ],
+        ),
+        ("out = sum[i,j](a[i,j] + b[i,j])", &[34.0]),
+        ("out = sum[i,j,k](a[i,j] + b[j,k])", &[102.0]),
+    ];
+    for (src, want) in cases {
+        check(src, &inputs, &[("out", want)]);
+    }
+}
+
 // Numbers of the repeated-index tests, from NumPy 2.4:
 //
 // ```python

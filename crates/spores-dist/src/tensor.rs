@@ -19,8 +19,7 @@
 //! applied to the arguments' fills, aggregated as `AggOp::repeat` does. Scalar semantics
 //! are the local engine's (`MapOp::apply`): `0 * y = 0` for every `y`, `/` is IEEE 754's.
 //! Comparisons follow Arrow's total order, which differs from IEEE only for NaN and `-0`.
-//! The `prod` aggregate, user-declared functions and aggregates, `mod` and `fld` have no
-//! lowering.
+//! The `prod` aggregate and user-declared functions and aggregates have no lowering.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,7 +29,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::Column;
 use datafusion::datasource::{provider_as_source, MemTable};
-use datafusion::functions::expr_fn::{abs, ceil, exp, floor, isnan, ln, power, sqrt, trunc};
+use datafusion::functions::expr_fn::{abs, ceil, exp, floor, isnan, ln, power, round, sqrt, trunc};
 use datafusion::functions_aggregate::expr_fn::{count, max, min, sum};
 use datafusion::logical_expr::{
     cast, col, lit, when, Expr, JoinType, LogicalPlan, LogicalPlanBuilder,
@@ -288,10 +287,21 @@ fn map_expr(op: &MapOp, args: Vec<Expr>) -> Result<Expr> {
             let (a, b) = binary(&args)?;
             a % b
         }
-        MapOp::Mod | MapOp::Fld => {
-            return Err(DistError::Unsupported(format!(
-                "the floored operator `{op}`"
-            )))
+        MapOp::Mod => {
+            let (a, b) = binary(&args)?;
+            floored_mod(a, b)?
+        }
+        // `floor(a / b)` from the floored remainder, snapped to the integer it is up to
+        // rounding; a zero or non-finite operand as `floor(a / b)` itself (`MapOp::apply`).
+        MapOp::Fld => {
+            let (a, b) = binary(&args)?;
+            let special = is_zero(b.clone())
+                .or(isnan(a.clone() - a.clone()))
+                .or(isnan(b.clone() - b.clone()));
+            let exact = round(vec![
+                (a.clone() - floored_mod(a.clone(), b.clone())?) / b.clone(),
+            ]);
+            when(special, floor(a / b)).otherwise(exact)?
         }
         MapOp::User(f) => {
             return Err(DistError::Unsupported(format!(
@@ -300,6 +310,14 @@ fn map_expr(op: &MapOp, args: Vec<Expr>) -> Result<Expr> {
             )))
         }
     })
+}
+
+/// `a mod b` with the sign of `b` (Julia's `mod`): the C remainder, moved by `b` when its
+/// sign differs from `b`'s; NaN for a zero `b`, as the remainder is.
+fn floored_mod(a: Expr, b: Expr) -> Result<Expr> {
+    let r = a % b.clone();
+    let moved = is_nonzero(r.clone()).and(r.clone().lt(lit(0.0)).not_eq(b.clone().lt(lit(0.0))));
+    Ok(when(moved, r.clone() + b).otherwise(r)?)
 }
 
 /// Whether `op`'s result is its annihilator when an argument holds `value`: then only that

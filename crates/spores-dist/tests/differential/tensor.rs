@@ -106,7 +106,7 @@ pub fn compare(
 }
 
 /// Every construct of the language the relational lowering covers (`prod`, user functions and
-/// aggregates, `mod` and `fld` aside).
+/// aggregates aside).
 pub const PROGRAMS: &[&str] = &[
     "y[i] = sum[j](A[i,j] * x[j])",
     "C[i,k] = sum[j](A[i,j] * B[j,k])",
@@ -137,6 +137,8 @@ pub const PROGRAMS: &[&str] = &[
     "u[i,j] = ifelse(A[i,j], A[i,j] * x[j], -1)",
     "q[i,j] = A[i,j] % (x[j] + 3)",
     "d[i,j] = A[i,j] / x[j]",
+    "m[i,j] = mod(A[i,j] - x[j], 0.75) + fld(A[i,j], x[j] - 0.25) + mod(x[j], A[i,j])",
+    "f[i,j] = fld(x[j], A[i,j])",
 ];
 
 /// A random pointwise expression with aggregates inside, and its free indices; no index

@@ -9,7 +9,7 @@
 //! | tensor plan | relational plan |
 //! |---|---|
 //! | `A[i,j]`, `A[i,i]` | a scan, its columns renamed to the indices (a filter `m0 = m1` for a repeated index) |
-//! | `f(a, b, ..)` where an argument's fill annihilates `f` (`0` for `*` and `and`, `1` for `or`; `0` as `/`'s dividend) | inner join of those arguments (a cross join when they share no index), the output indices they lack cross-joined from their domains, the other arguments left-joined with their fill for a missing tuple |
+//! | `f(a, b, ..)` where an argument's fill annihilates `f` (`0` for `*` and `and`, `1` for `or`) | inner join of those arguments (a cross join when they share no index), the output indices they lack cross-joined from their domains, the other arguments left-joined with their fill for a missing tuple |
 //! | any other `f(a, b, ..)` | the union of the arguments' index tuples (each broadcast to the output's indices), the arguments left-joined with their fills |
 //! | `agg[k](body)` | grouped by the other indices; the missing tuples of the group enter as the body's fill (`sum + (n - count) fill`, `max(max, fill)` when `count < n`) |
 //! | an order-0 result, a literal | a constant in the later expressions |
@@ -17,9 +17,9 @@
 //! Each query's result is collected into an in-memory table that the later queries scan
 //! (the local engine materializes every query too); the result's fill is the operator
 //! applied to the arguments' fills, aggregated as `AggOp::repeat` does. Scalar semantics
-//! are the local engine's (`MapOp::apply`): `0 * y = 0` and `0 / y = 0` for every `y`.
+//! are the local engine's (`MapOp::apply`): `0 * y = 0` for every `y`, `/` is IEEE 754's.
 //! Comparisons follow Arrow's total order, which differs from IEEE only for NaN and `-0`.
-//! The `prod` aggregate and user-declared functions have no lowering.
+//! The `prod` aggregate and user-declared functions and aggregates have no lowering.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,7 +29,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::Column;
 use datafusion::datasource::{provider_as_source, MemTable};
-use datafusion::functions::expr_fn::{abs, exp, isnan, ln, power, sqrt};
+use datafusion::functions::expr_fn::{abs, ceil, exp, floor, isnan, ln, power, round, sqrt, trunc};
 use datafusion::functions_aggregate::expr_fn::{count, max, min, sum};
 use datafusion::logical_expr::{
     cast, col, lit, when, Expr, JoinType, LogicalPlan, LogicalPlanBuilder,
@@ -239,9 +239,10 @@ fn map_expr(op: &MapOp, args: Vec<Expr>) -> Result<Expr> {
             let (a, b) = binary(&args)?;
             a - b
         }
+        // Arrow divides floats as IEEE 754 does (0/0 is NaN, x/0 is ±Inf), like `MapOp::apply`.
         MapOp::Div => {
             let (a, b) = binary(&args)?;
-            when(is_zero(a.clone()), lit(0.0)).otherwise(a / b)?
+            a / b
         }
         MapOp::Pow => {
             let (a, b) = binary(&args)?;
@@ -269,6 +270,39 @@ fn map_expr(op: &MapOp, args: Vec<Expr>) -> Result<Expr> {
             when(a.clone().gt(lit(0.0)), a).otherwise(lit(0.0))?
         }
         MapOp::Not => indicator(is_zero(unary(&args)?))?,
+        MapOp::Floor => floor(unary(&args)?),
+        MapOp::Ceil => ceil(unary(&args)?),
+        MapOp::Trunc => trunc(vec![unary(&args)?]),
+        MapOp::IfElse => match args.as_slice() {
+            [c, a, b] => when(is_nonzero(c.clone()), a.clone()).otherwise(b.clone())?,
+            _ => {
+                return Err(DistError::Plan(format!(
+                    "`ifelse` takes three arguments, not {}",
+                    args.len()
+                )))
+            }
+        },
+        // Arrow's float remainder is C's `fmod` (NaN for a zero divisor), as `rem` is.
+        MapOp::Rem => {
+            let (a, b) = binary(&args)?;
+            a % b
+        }
+        MapOp::Mod => {
+            let (a, b) = binary(&args)?;
+            floored_mod(a, b)?
+        }
+        // `floor(a / b)` from the floored remainder, snapped to the integer it is up to
+        // rounding; a zero or non-finite operand as `floor(a / b)` itself (`MapOp::apply`).
+        MapOp::Fld => {
+            let (a, b) = binary(&args)?;
+            let special = is_zero(b.clone())
+                .or(isnan(a.clone() - a.clone()))
+                .or(isnan(b.clone() - b.clone()));
+            let exact = round(vec![
+                (a.clone() - floored_mod(a.clone(), b.clone())?) / b.clone(),
+            ]);
+            when(special, floor(a / b)).otherwise(exact)?
+        }
         MapOp::User(f) => {
             return Err(DistError::Unsupported(format!(
                 "the user function `{}`",
@@ -278,12 +312,18 @@ fn map_expr(op: &MapOp, args: Vec<Expr>) -> Result<Expr> {
     })
 }
 
-/// Whether `op`'s result is its annihilator (or 0 for `/`'s dividend) when argument
-/// `position` holds `value`: then only that argument's stored tuples can differ from the
-/// result's fill.
-fn annihilates(op: &MapOp, position: usize, value: f64) -> bool {
+/// `a mod b` with the sign of `b` (Julia's `mod`): the C remainder, moved by `b` when its
+/// sign differs from `b`'s; NaN for a zero `b`, as the remainder is.
+fn floored_mod(a: Expr, b: Expr) -> Result<Expr> {
+    let r = a % b.clone();
+    let moved = is_nonzero(r.clone()).and(r.clone().lt(lit(0.0)).not_eq(b.clone().lt(lit(0.0))));
+    Ok(when(moved, r.clone() + b).otherwise(r)?)
+}
+
+/// Whether `op`'s result is its annihilator when an argument holds `value`: then only that
+/// argument's stored tuples can differ from the result's fill.
+fn annihilates(op: &MapOp, value: f64) -> bool {
     match op {
-        MapOp::Div => position == 0 && value == 0.0,
         MapOp::User(_) => false,
         _ => op.props().annihilator == Some(value),
     }
@@ -495,8 +535,7 @@ impl TensorLowering {
         // A constant annihilator makes the result that constant everywhere.
         if args
             .iter()
-            .enumerate()
-            .any(|(k, a)| matches!(a, Term::Const(c) if annihilates(op, k, *c)))
+            .any(|a| matches!(a, Term::Const(c) if annihilates(op, *c)))
         {
             return Ok(Term::Const(fill));
         }
@@ -517,7 +556,7 @@ impl TensorLowering {
         let driving: Vec<usize> = args
             .iter()
             .enumerate()
-            .filter(|(k, a)| matches!(a, Term::Rel { fill, .. } if annihilates(op, *k, *fill)))
+            .filter(|(_, a)| matches!(a, Term::Rel { fill, .. } if annihilates(op, *fill)))
             .map(|(k, _)| k)
             .collect();
         if relations == 1 {
@@ -792,6 +831,12 @@ impl TensorLowering {
                     AggOp::Any => (max(indicator(is_nonzero(v()))?), 0.0),
                     AggOp::Prod => {
                         return Err(DistError::Unsupported("the `prod` aggregate".into()))
+                    }
+                    AggOp::User(u) => {
+                        return Err(DistError::Unsupported(format!(
+                            "the user-declared aggregate `{}`",
+                            u.function().name
+                        )))
                     }
                 };
                 let builder = LogicalPlanBuilder::from(plan)

@@ -82,9 +82,10 @@ pub fn run_tensor<'py>(
         ..RunOptions::default()
     };
     let names = parsed.program.outputs.clone();
-    let program = parsed.program;
     let (outputs, plan) = crate::engine::submit(py, move |_| {
-        let (outputs, report) = spores_tensor::run(&program, &tensors, &options)?;
+        parsed.check_integer_inputs(&tensors)?;
+        let (outputs, report) = spores_tensor::run(&parsed.to_run(), &tensors, &options)?;
+        parsed.check_integer_outputs(&outputs)?;
         let plan = if explain {
             format!(
                 "-- logical plan\n{}\n-- physical plan\n{}",

@@ -36,6 +36,23 @@ pub enum MapOp {
     /// Logical and on truthiness, result 0 or 1.
     And,
     Not,
+    /// Largest integer not above the argument.
+    Floor,
+    /// Smallest integer not below the argument.
+    Ceil,
+    /// The argument rounded toward zero.
+    Trunc,
+    /// Remainder of truncated division (Julia's `rem`, C's `fmod`, `%`): the sign of the
+    /// dividend; `rem(x, 0)` is NaN.
+    Rem,
+    /// Remainder of floored division (Julia's `mod`, NumPy's `mod`): the sign of the divisor;
+    /// `mod(x, 0)` is NaN.
+    Mod,
+    /// Floored division (Julia's `fld`, NumPy's `floor_divide`): `floor(x / y)` computed
+    /// exactly from the remainder; `fld(x, 0)` is `x / 0`.
+    Fld,
+    /// `ifelse(c, a, b)`: `a` where `c` is true (non-zero), else `b`; both are evaluated.
+    IfElse,
     User(Arc<UserFunction>),
 }
 
@@ -112,6 +129,13 @@ impl MapOp {
             MapOp::Or => "||",
             MapOp::And => "&&",
             MapOp::Not => "!",
+            MapOp::Floor => "floor",
+            MapOp::Ceil => "ceil",
+            MapOp::Trunc => "trunc",
+            MapOp::Rem => "%",
+            MapOp::Mod => "mod",
+            MapOp::Fld => "fld",
+            MapOp::IfElse => "ifelse",
             MapOp::User(f) => &f.name,
         }
     }
@@ -121,6 +145,9 @@ impl MapOp {
         match self {
             MapOp::Add | MapOp::Mul | MapOp::Max | MapOp::Min | MapOp::Or | MapOp::And => None,
             MapOp::Sub | MapOp::Div | MapOp::Pow => Some(2),
+            MapOp::Rem | MapOp::Mod | MapOp::Fld => Some(2),
+            MapOp::Floor | MapOp::Ceil | MapOp::Trunc => Some(1),
+            MapOp::IfElse => Some(3),
             MapOp::Lt | MapOp::Le | MapOp::Gt | MapOp::Ge | MapOp::Eq | MapOp::Ne => Some(2),
             MapOp::Neg | MapOp::Sqrt | MapOp::Exp | MapOp::Log | MapOp::Abs => Some(1),
             MapOp::Sigmoid | MapOp::Relu | MapOp::Not => Some(1),
@@ -156,8 +183,8 @@ impl MapOp {
                 associative: true,
                 idempotent: false,
             },
-            // 0/y = 0 is the K-relation (sparse) convention shared with the LA engine; x/0 is
-            // IEEE. So 0 annihilates `/` only from the left: not an annihilator in general.
+            // `/` is IEEE (0/0 is NaN): 0 annihilates it only for a non-zero divisor, so it
+            // has no annihilator.
             MapOp::User(f) => f.props,
             _ => OpProps::default(),
         }
@@ -197,13 +224,8 @@ impl MapOp {
             MapOp::Or => bool01(args.iter().any(|&x| x != 0.0)),
             MapOp::And => bool01(args.iter().all(|&x| x != 0.0)),
             MapOp::Sub => a - b,
-            MapOp::Div => {
-                if a == 0.0 {
-                    0.0
-                } else {
-                    a / b
-                }
-            }
+            // IEEE division, as in Julia, NumPy and Galley: 0/0 is NaN, x/0 is ±Inf.
+            MapOp::Div => a / b,
             MapOp::Pow => a.powf(b),
             MapOp::Neg => -a,
             MapOp::Sqrt => a.sqrt(),
@@ -219,8 +241,57 @@ impl MapOp {
             MapOp::Eq => bool01(a == b),
             MapOp::Ne => bool01(a != b),
             MapOp::Not => bool01(a == 0.0),
+            MapOp::Floor => a.floor(),
+            MapOp::Ceil => a.ceil(),
+            MapOp::Trunc => a.trunc(),
+            MapOp::Rem => a % b,
+            MapOp::Mod => floored_mod(a, b),
+            MapOp::Fld => floored_div(a, b),
+            MapOp::IfElse => {
+                let c = args.get(2).copied().unwrap_or(f64::NAN);
+                if a != 0.0 {
+                    b
+                } else {
+                    c
+                }
+            }
             MapOp::User(f) => (f.eval)(args),
         }
+    }
+}
+
+/// `x mod y` with the sign of `y` (Julia's `mod`, Python's `%`); NaN when `y` is 0.
+fn floored_mod(x: f64, y: f64) -> f64 {
+    let r = x % y;
+    if r == 0.0 {
+        0.0f64.copysign(y)
+    } else if (r < 0.0) != (y < 0.0) {
+        r + y
+    } else {
+        r
+    }
+}
+
+/// `floor(x / y)` without the rounding error of the quotient: `(x - mod(x, y)) / y` is an
+/// integer up to rounding, snapped to the nearest one (CPython's and NumPy's `divmod`).
+/// A zero divisor gives `x / y` (±Inf, or NaN for 0/0).
+fn floored_div(x: f64, y: f64) -> f64 {
+    if y == 0.0 || !x.is_finite() || !y.is_finite() {
+        return (x / y).floor();
+    }
+    let m = x % y;
+    let mut div = (x - m) / y;
+    if m != 0.0 && ((y < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div == 0.0 {
+        return 0.0f64.copysign(x / y);
+    }
+    let fl = div.floor();
+    if div - fl > 0.5 {
+        fl + 1.0
+    } else {
+        fl
     }
 }
 
@@ -239,11 +310,110 @@ pub enum AggOp {
     Min,
     /// 1 if any aggregated value is non-zero, else 0.
     Any,
+    /// A user-declared associative, commutative binary function with an identity.
+    User(UserAggregate),
+}
+
+/// A user function declared associative and commutative with an identity, usable as an
+/// aggregate (`fn plus(x, y) = x + y [associative, commutative, identity=0]`, then
+/// `plus[j](..)`). It is allocated once per declaration for the life of the process, so
+/// that [`AggOp`] stays a plain copyable value; two aggregates are the same when they come
+/// from the same declaration.
+#[derive(Clone, Copy)]
+pub struct UserAggregate(&'static Arc<UserFunction>);
+
+impl UserAggregate {
+    /// `f` as an aggregate, or why it cannot be one.
+    pub fn new(f: Arc<UserFunction>) -> Result<UserAggregate, String> {
+        let p = f.props;
+        if f.arity != 2 || !p.associative || !p.commutative || p.identity.is_none() {
+            return Err(format!(
+                "`{}` is not an aggregate: declare a function of two arguments with \
+                 [associative, commutative, identity=V]",
+                f.name
+            ));
+        }
+        Ok(UserAggregate(Box::leak(Box::new(f))))
+    }
+
+    pub fn function(self) -> &'static Arc<UserFunction> {
+        self.0
+    }
+
+    fn identity(self) -> f64 {
+        self.0.props.identity.unwrap_or(f64::NAN)
+    }
+
+    fn apply(self, a: f64, b: f64) -> f64 {
+        (self.0.eval)(&[a, b])
+    }
+
+    /// `n` copies of `x` combined, by repeated doubling (the function is associative).
+    fn repeat(self, x: f64, n: f64) -> f64 {
+        // Fewer than one copy, or a NaN count: the empty aggregate.
+        if n.partial_cmp(&1.0).is_none_or(|o| o.is_lt()) {
+            return self.identity();
+        }
+        if self.0.props.idempotent {
+            return x;
+        }
+        // Counts beyond 2^128 saturate; such domains are not enumerable anyway.
+        let mut k = if n >= u128::MAX as f64 {
+            u128::MAX
+        } else {
+            n as u128
+        };
+        let (mut acc, mut power) = (self.identity(), x);
+        while k > 0 {
+            if k & 1 == 1 {
+                acc = self.apply(acc, power);
+            }
+            k >>= 1;
+            if k > 0 {
+                power = self.apply(power, power);
+            }
+        }
+        acc
+    }
+}
+
+impl PartialEq for UserAggregate {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for UserAggregate {}
+
+impl std::hash::Hash for UserAggregate {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::ptr::hash(self.0, h)
+    }
+}
+
+impl PartialOrd for UserAggregate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for UserAggregate {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let address = |a: &UserAggregate| a.0 as *const Arc<UserFunction> as usize;
+        (&self.0.name, address(self)).cmp(&(&other.0.name, address(other)))
+    }
+}
+
+impl fmt::Debug for UserAggregate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "User({})", self.0.name)
+    }
 }
 
 impl AggOp {
     pub fn name(self) -> &'static str {
         match self {
+            AggOp::User(u) => &u.function().name,
             AggOp::Sum => "sum",
             AggOp::Prod => "prod",
             AggOp::Max => "max",
@@ -271,6 +441,7 @@ impl AggOp {
             AggOp::Max => MapOp::Max,
             AggOp::Min => MapOp::Min,
             AggOp::Any => MapOp::Or,
+            AggOp::User(u) => MapOp::User(u.function().clone()),
         }
     }
 
@@ -281,11 +452,13 @@ impl AggOp {
             AggOp::Prod => 1.0,
             AggOp::Max => f64::NEG_INFINITY,
             AggOp::Min => f64::INFINITY,
+            AggOp::User(u) => u.identity(),
         }
     }
 
     pub fn combine(self, acc: f64, x: f64) -> f64 {
         match self {
+            AggOp::User(u) => u.apply(acc, x),
             AggOp::Sum => acc + x,
             AggOp::Prod => acc * x,
             AggOp::Max => acc.max(x),
@@ -307,6 +480,7 @@ impl AggOp {
     /// cells, and a saturated integer count would give a wrong sum.
     pub fn repeat(self, x: f64, n: f64) -> f64 {
         match self {
+            AggOp::User(u) => u.repeat(x, n),
             AggOp::Sum => x * n,
             AggOp::Prod => x.powf(n),
             AggOp::Max | AggOp::Min => {
@@ -360,6 +534,37 @@ mod tests {
     }
 
     #[test]
+    fn a_user_aggregate_repeats_by_doubling_as_folding_copies_does() {
+        let declare = |associative: bool| {
+            Arc::new(UserFunction {
+                name: "g".into(),
+                arity: 2,
+                props: OpProps {
+                    identity: Some(0.0),
+                    associative,
+                    commutative: true,
+                    ..OpProps::default()
+                },
+                distributes_over: vec![],
+                eval: Box::new(|a: &[f64]| a[0] + a[1] + a[0] * a[1]),
+            })
+        };
+        let agg = AggOp::User(UserAggregate::new(declare(true)).unwrap());
+        assert_eq!((agg.name(), agg.init()), ("g", 0.0));
+        for x in [0.0, 0.5, -2.0] {
+            for n in 0..10 {
+                let folded = (0..n).fold(agg.init(), |acc, _| agg.combine(acc, x));
+                assert_eq!(agg.repeat(x, n as f64), folded, "{n} copies of {x}");
+            }
+        }
+        let err = UserAggregate::new(declare(false)).unwrap_err();
+        assert!(
+            err.contains("[associative, commutative, identity=V]"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn distributivity_facts_hold_numerically() {
         let xs = [0.5, -1.25, 3.0];
         let c = -2.0;
@@ -375,6 +580,26 @@ mod tests {
                 assert!((outside - inside).abs() < 1e-12, "{op} over {agg}");
             }
         }
+    }
+
+    #[test]
+    fn floored_division_and_its_remainder_recompose_the_dividend() {
+        let vals = [-7.5, -3.0, -0.25, 0.0, 0.1, 2.0, 5.5, 1e9 + 0.5];
+        for &x in &vals {
+            for &y in vals.iter().filter(|&&y| y != 0.0) {
+                let (q, m) = (MapOp::Fld.apply(&[x, y]), MapOp::Mod.apply(&[x, y]));
+                assert_eq!(q, q.floor(), "fld({x}, {y}) = {q} is an integer");
+                assert!((q * y + m - x).abs() <= 1e-9 * x.abs().max(1.0), "{x} {y}");
+                assert!(m == 0.0 || (m < 0.0) == (y < 0.0), "mod({x}, {y}) = {m}");
+                let r = MapOp::Rem.apply(&[x, y]);
+                assert!(r == 0.0 || (r < 0.0) == (x < 0.0), "rem({x}, {y}) = {r}");
+            }
+            assert!(MapOp::Rem.apply(&[x, 0.0]).is_nan() && MapOp::Mod.apply(&[x, 0.0]).is_nan());
+        }
+        assert_eq!(MapOp::Fld.apply(&[7.0, 0.0]), f64::INFINITY);
+        assert!(MapOp::Fld.apply(&[0.0, 0.0]).is_nan());
+        assert_eq!(MapOp::IfElse.apply(&[f64::NAN, 1.0, 2.0]), 1.0);
+        assert_eq!(MapOp::IfElse.apply(&[0.0, 1.0, 2.0]), 2.0);
     }
 
     #[test]

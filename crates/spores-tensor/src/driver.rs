@@ -6,6 +6,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use crate::engine::{execute_converted, EngineInputs, ExecReport};
+use crate::logical::diagonal::{has_repeated_indices, lower_repeated_indices};
 use crate::logical::{naive_plan, LogicalOptions, Search};
 use crate::physical::{naive_physical, PhysicalOptions};
 use crate::plan_ast::{LogicalPlan, PhysicalPlan, Program};
@@ -97,13 +98,23 @@ impl RunReport {
     }
 }
 
-/// Plans `program` for `inputs` (shapes and, for the optimizers, statistics).
+/// Plans `program` for `inputs` (shapes and, for the optimizers, statistics). A program
+/// whose accesses repeat an index is lowered first with
+/// [`lower_repeated_indices`](crate::logical::diagonal::lower_repeated_indices) (which
+/// [`run`] does), and planned with the inputs the lowering gives.
 pub fn plan(
     program: &Program,
     inputs: &HashMap<String, CooTensor>,
     options: &RunOptions,
     report: &mut RunReport,
 ) -> Result<PhysicalPlan, TensorError> {
+    if has_repeated_indices(program) {
+        return Err(TensorError::Invalid(
+            "the program repeats an index in an access: lower it with \
+             logical::diagonal::lower_repeated_indices before planning"
+                .into(),
+        ));
+    }
     let estimator = match options.estimator {
         EstimatorChoice::Uniform => Estimator::Uniform,
         EstimatorChoice::Chain => Estimator::Chain,
@@ -171,6 +182,11 @@ pub fn run(
     inputs: &HashMap<String, CooTensor>,
     options: &RunOptions,
 ) -> Result<(HashMap<String, CooTensor>, RunReport), TensorError> {
+    let lowered = lower_repeated_indices(program, inputs)?;
+    let (program, inputs) = match &lowered {
+        Some(l) => (&l.program, &l.inputs),
+        None => (program, inputs),
+    };
     let mut report = RunReport::default();
     let physical = plan(program, inputs, options, &mut report)?;
     let t = Instant::now();

@@ -233,6 +233,41 @@ impl CooTensor {
             .collect();
         CooTensor::from_entries(dims, entries, self.fill).expect("a permutation stays in bounds")
     }
+
+    /// The generalized diagonal an access with repeated indices reads (`A[i,j,i]`):
+    /// `groups[m]` numbers mode `m`'s index by first occurrence (`[0, 1, 0]`), and the
+    /// result has one mode per group, the stored entries whose modes of a group agree, and
+    /// the same fill. Modes of one group must have one size.
+    pub fn diagonal(&self, groups: &[usize]) -> Result<CooTensor, TensorError> {
+        let firsts = first_modes(groups);
+        for (m, &g) in groups.iter().enumerate() {
+            if self.dims[m] != self.dims[firsts[g]] {
+                return Err(TensorError::Invalid(format!(
+                    "modes {} and {m} of a tensor of dims {:?} share an index but have sizes {} and {}",
+                    firsts[g], self.dims, self.dims[firsts[g]], self.dims[m]
+                )));
+            }
+        }
+        let entries = self
+            .iter()
+            .filter(|(c, _)| {
+                groups
+                    .iter()
+                    .enumerate()
+                    .all(|(m, &g)| c[m] == c[firsts[g]])
+            })
+            .map(|(c, v)| (firsts.iter().map(|&f| c[f]).collect(), v))
+            .collect();
+        let dims = firsts.iter().map(|&f| self.dims[f]).collect();
+        CooTensor::from_entries(dims, entries, self.fill)
+    }
+}
+
+/// The first mode of each group of [`CooTensor::diagonal`]'s `groups`, by group.
+pub(crate) fn first_modes(groups: &[usize]) -> Vec<usize> {
+    (0..groups.len())
+        .filter(|&m| !groups[..m].contains(&groups[m]))
+        .collect()
 }
 
 #[cfg(test)]
@@ -252,6 +287,18 @@ mod tests {
         assert_eq!(t.get(&[0, 0]), 0.0);
         assert_eq!(t.to_dense(), vec![0.0, 2.0, 0.0, 0.0, 0.0, 1.5]);
         assert_eq!(t.permute(&[1, 0]).get(&[2, 1]), 1.5);
+    }
+
+    #[test]
+    fn diagonals_keep_the_entries_whose_repeated_modes_agree() {
+        let t = CooTensor::from_dense(vec![2, 3, 2], &(0..12).map(f64::from).collect::<Vec<_>>())
+            .unwrap();
+        // t[i,j,i]: (0,j,0) = 0,2,4 and (1,j,1) = 7,9,11.
+        let d = t.diagonal(&[0, 1, 0]).unwrap();
+        assert_eq!(d.dims(), &[2, 3]);
+        assert_eq!(d.to_dense(), vec![0., 2., 4., 7., 9., 11.]);
+        let err = t.diagonal(&[0, 0, 1]).unwrap_err().to_string();
+        assert!(err.contains("sizes 2 and 3"), "{err}");
     }
 
     #[test]

@@ -42,6 +42,13 @@ const PROGRAMS: &[&str] = &[
     "n[i] = sum[j](A[i,j] != 0)",
     "g = max[i,j](A[i,j] * w[i] * x[j])",
     "h[i] = sum[j](max(A[i,j], x[j]) * (A[i,j] >= 0.2 || x[j] < 0.1))",
+    "z[i,j] = floor(A[i,j] * 3) + ceil(x[j] - 0.7) * trunc(A[i,j] - 1.5)",
+    "r[i] = sum[j](A[i,j] % 0.3 + mod(A[i,j] - x[j], 0.75) + fld(A[i,j], 0.2))",
+    "q[i,j] = A[i,j] % x[j]",
+    "s[i] = sum[j](ifelse(A[i,j] > 0.2, x[j], 0))",
+    "u[i,j] = ifelse(A[i,j], A[i,j] * x[j], -1)",
+    "fn g(x, y) = x + y + x*y [associative, commutative, identity=0]\nr[i] = g[j](A[i,j] * x[j])",
+    "fn mx(x, y) = max(x, y) [associative, commutative, idempotent, identity=-inf]\nU[i,k] = mx[j](T[i,j,k] + B[j,k])",
 ];
 
 fn inputs(

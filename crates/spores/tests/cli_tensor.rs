@@ -94,3 +94,49 @@ fn errors_name_the_place() {
     assert_eq!(code, 2);
     assert!(err.contains("/nonexistent/g.mtx"), "{err}");
 }
+
+/// `spores tensor` on a program written to a temporary file, with one input `E=PATH`.
+fn run_program(tag: &str, program: &str, input: &str) -> (i32, String, String) {
+    let dir = std::env::temp_dir().join(format!("spores-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{tag}.tp"));
+    std::fs::write(&path, program).unwrap();
+    let input = format!("E={input}");
+    let result = spores(&["tensor", path.to_str().unwrap(), "--input", &input]);
+    std::fs::remove_dir_all(&dir).ok();
+    result
+}
+
+#[test]
+fn a_repeated_index_reads_the_diagonal_of_a_query() {
+    let (code, out, err) = run_program(
+        "trace",
+        "P[i,k] = sum[j](E[i,j] * E[j,k])\nw[i] = P[i,i]\nt = sum[i](P[i,i])\noutput w, t\n",
+        "examples/tensor/graph.mtx",
+    );
+    assert_eq!(code, 0, "{err}");
+    // (E^2)[i,i] is the sum of the squared weights of i's edges.
+    common::assert_contains(
+        &out,
+        &[
+            "t = 34\n",
+            "  (0) 10\n  (1) 6\n  (2) 14\n  (3) 3\n  (4) 1\n",
+        ],
+    );
+}
+
+#[test]
+fn integer_inputs_use_integer_division_by_zero_and_must_hold_integers() {
+    // E[j,i] - 1 is 0 on the weight-1 edges: fld by 0 is 0 for integers (NumPy's int64),
+    // where floats would give Inf.
+    let program = "input E int\nq[i,j] = fld(E[i,j], E[j,i] - 1)\nc = sum[i,j](q[i,j])\noutput c\n";
+    let (code, out, err) = run_program("int", program, "examples/tensor/graph.mtx");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("c = 6\n"), "{out}");
+    let (code, _, err) = run_program("int", program, "examples/tensor/theta.mtx");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("input E is declared `int` but holds 0.5 at [0]"),
+        "{err}"
+    );
+}

@@ -105,7 +105,8 @@ pub fn compare(
     Ok(())
 }
 
-/// Every construct of the language the relational lowering covers (`prod` aside).
+/// Every construct of the language the relational lowering covers (`prod`, user functions and
+/// aggregates aside).
 pub const PROGRAMS: &[&str] = &[
     "y[i] = sum[j](A[i,j] * x[j])",
     "C[i,k] = sum[j](A[i,j] * B[j,k])",
@@ -131,6 +132,13 @@ pub const PROGRAMS: &[&str] = &[
     "h[i] = sum[j](max(A[i,j], x[j]) * (A[i,j] >= 0.2 || x[j] < 0.1))",
     "e[i,j] = exp(A[i,j]) * abs(x[j])",
     "c = sum[i,j](A[i,j] * 2 + 1)",
+    "z[i,j] = floor(A[i,j] * 3) + ceil(x[j] - 0.7) * trunc(A[i,j] - 1.5)",
+    "s[i] = sum[j](ifelse(A[i,j] > 0.2, x[j], 0))",
+    "u[i,j] = ifelse(A[i,j], A[i,j] * x[j], -1)",
+    "q[i,j] = A[i,j] % (x[j] + 3)",
+    "d[i,j] = A[i,j] / x[j]",
+    "m[i,j] = mod(A[i,j] - x[j], 0.75) + fld(A[i,j], x[j] - 0.25) + mod(x[j], A[i,j])",
+    "f[i,j] = fld(x[j], A[i,j])",
 ];
 
 /// A random pointwise expression with aggregates inside, and its free indices; no index

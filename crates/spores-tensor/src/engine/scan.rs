@@ -979,7 +979,7 @@ fn eval(node: &Node, vals: &[&[f64]], n: usize) -> Vec<f64> {
         (MapOp::Max, _) => fold_args!(f64::max),
         (MapOp::Min, _) => fold_args!(f64::min),
         (MapOp::Sub, 2) => fold_args!(|x: f64, y: f64| x - y),
-        (MapOp::Div, 2) => fold_args!(|x: f64, y: f64| if x == 0.0 { 0.0 } else { x / y }),
+        (MapOp::Div, 2) => fold_args!(|x: f64, y: f64| x / y),
         (MapOp::Relu, 1) => map_arg!(|x: f64| x.max(0.0)),
         (MapOp::Neg, 1) => map_arg!(|x: f64| -x),
         (MapOp::Abs, 1) => map_arg!(f64::abs),

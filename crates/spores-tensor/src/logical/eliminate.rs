@@ -28,12 +28,13 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
 use super::normalize::{flattens, is_rebuilt, make_agg, rebuild_map, rename_free, substitute};
 use super::CostModel;
-use crate::plan_ast::{AggOp, Expr, Idx, LogicalQuery, MapOp};
+use crate::plan_ast::{AggOp, Expr, Idx, LogicalQuery, MapOp, OpProps, UserFunction};
 use crate::stats::{expr_stats, query_result_stats, Estimator, InputStats, TensorStats};
 use crate::TensorError;
 
@@ -391,6 +392,21 @@ pub fn repeat_expr(g: AggOp, e: Expr, n: usize) -> Expr {
         AggOp::Max | AggOp::Min => e,
         AggOp::Any if n == 0 => Expr::Literal(0.0),
         AggOp::Any => Expr::map(MapOp::Ne, vec![e, Expr::Literal(0.0)]),
+        AggOp::User(_) if n == 0 => Expr::Literal(g.init()),
+        AggOp::User(u) if u.function().props.idempotent => e,
+        // No operator of the language says "n copies combined": a unary function that
+        // computes it (by repeated doubling, `AggOp::repeat`).
+        AggOp::User(_) => {
+            let copies = n as f64;
+            let repeat = UserFunction {
+                name: format!("{g}_repeat_{n}"),
+                arity: 1,
+                props: OpProps::default(),
+                distributes_over: vec![],
+                eval: Box::new(move |args: &[f64]| g.repeat(args[0], copies)),
+            };
+            Expr::map(MapOp::User(Arc::new(repeat)), vec![e])
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 //! definitions are still built. Whole-plan passes run after it: filter push-down
 //! ([`pushdown`]) and fusion of single-term sums ([`fuse`]).
 
+pub mod diagonal;
 mod distribute;
 mod eliminate;
 pub mod fuse;

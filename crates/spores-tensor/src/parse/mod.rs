@@ -4,6 +4,7 @@
 //! # comments run to the end of the line
 //! fn f(x, y) = x*y + 1 [annihilator=0, commutative]   # a user function and its properties
 //! input A fill=1                                      # a non-zero fill value for an input
+//! input B int                                         # an input of integers
 //! X[i,j] = sum[p,c](S[i,p,c] * (P[p,j] + C[c,j]))
 //! Y[i] = sigmoid(sum[j](X[i,j]*theta[j]))             # X is an alias of the query above
 //! t = sum[i,j,k](E[i,j]*E[j,k]*E[i,k])
@@ -11,11 +12,18 @@
 //! ```
 //!
 //! Precedence, loosest first: `||`, `&&`, comparisons (`< <= > >= == !=`, not chained),
-//! `+ -`, `* /`, `^` (right associative), then the prefix operators `-` and `!`, which bind
+//! `+ -`, `* / %`, `^` (right associative), then the prefix operators `-` and `!`, which bind
 //! tighter than `^` (`-x^2` is `(-x)^2`). Chains of the same associative operator
 //! (`a + b + c`) become one n-ary node; parenthesized operands stay nested, which is what
 //! makes printing and re-parsing give back the same tree. `max(a, b)` / `min(a, b)` are
-//! pointwise; `max[i](..)` is an aggregate (as are `sum prod min any`). A name defined by an
+//! pointwise; `max[i](..)` is an aggregate (as are `sum prod min any`, and a declared function
+//! of two arguments that is `[associative, commutative, identity=V]`: `f[j](..)`; a function
+//! `distributes=f` over it may take it inward). The other pointwise
+//! functions: `neg sqrt exp log abs sigmoid relu floor ceil trunc`, `rem(x, y)` (= `x % y`,
+//! the sign of `x`), `mod(x, y)` (the sign of `y`), `fld(x, y)` (`floor(x / y)`) and
+//! `ifelse(c, a, b)` (`a` where `c` is non-zero, else `b`). An access may repeat an index
+//! (`A[i,i]`, `T[i,j,i]`): it reads the cells where those modes agree, a diagonal
+//! (`logical::diagonal`). A name defined by an
 //! earlier query is an alias of its result; any other name is an input.
 //!
 //! Errors carry a byte span and render as `file:line:col: error: ...` with the source line and
@@ -31,7 +39,11 @@ use std::sync::Arc;
 
 use lexer::{lex, Tok};
 
-use crate::plan_ast::{AggOp, Expr, Idx, MapOp, OpProps, Program, Query, UserFunction};
+use crate::plan_ast::{
+    integers, AggOp, Expr, Idx, MapOp, OpProps, Program, Query, UserAggregate, UserFunction,
+};
+use crate::tensor::CooTensor;
+use crate::TensorError;
 
 /// Spans, caret rendering and line/column are the DML front end's, so both front ends report
 /// errors the same way.
@@ -70,11 +82,46 @@ pub struct TensorProgram {
     /// Declared fill values of inputs (`input A fill=1`); undeclared inputs use the fill of
     /// the file they are read from (0 for every supported format).
     pub fills: Vec<(String, f64)>,
+    /// Inputs declared to hold integers (`input A int`; see [`crate::plan_ast::integers`]).
+    pub integers: Vec<String>,
 }
 
 impl TensorProgram {
     pub fn fill_of(&self, input: &str) -> Option<f64> {
         self.fills.iter().find(|(n, _)| n == input).map(|(_, f)| *f)
+    }
+
+    /// The program to run: with NumPy's integer semantics where the declared integer
+    /// inputs call for them (see [`crate::plan_ast::integers`]).
+    pub fn to_run(&self) -> Program {
+        integers::with_integer_semantics(&self.program, &self.integers)
+    }
+
+    /// An error unless every input declared `int` holds integers.
+    pub fn check_integer_inputs(
+        &self,
+        inputs: &HashMap<String, CooTensor>,
+    ) -> Result<(), TensorError> {
+        for name in &self.integers {
+            if let Some(t) = inputs.get(name) {
+                integers::check_integer_input(name, t)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An error unless every output computed from integers is exact.
+    pub fn check_integer_outputs(
+        &self,
+        outputs: &HashMap<String, CooTensor>,
+    ) -> Result<(), TensorError> {
+        let ints = integers::integer_queries(&self.program, &self.integers);
+        for (name, t) in outputs {
+            if ints.contains(name) {
+                integers::check_integer_result(name, t)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -108,8 +155,20 @@ impl fmt::Display for TensorProgram {
             }
             writeln!(f)?;
         }
+        let int = |name: &String| {
+            if self.integers.contains(name) {
+                " int"
+            } else {
+                ""
+            }
+        };
         for (name, fill) in &self.fills {
-            writeln!(f, "input {name} fill={fill}")?;
+            writeln!(f, "input {name} fill={fill}{}", int(name))?;
+        }
+        for name in &self.integers {
+            if self.fill_of(name).is_none() {
+                writeln!(f, "input {name} int")?;
+            }
         }
         write!(f, "{}", self.program)?;
         let all: Vec<&String> = self.program.queries.iter().map(|q| &q.name).collect();
@@ -139,6 +198,7 @@ pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
         pos: 0,
         nesting: 0,
         functions: HashMap::new(),
+        aggregates: HashMap::new(),
         queries: HashSet::new(),
         params: None,
     };
@@ -159,9 +219,26 @@ pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
             }
             Tok::Ident(kw) if kw == "input" && matches!(p.peek(), Tok::Ident(_)) => {
                 let (name, nspan) = p.ident("an input name")?;
-                p.expect_ident("fill")?;
-                p.expect(Tok::Assign, "`=`")?;
-                let fill = p.signed_number()?;
+                let (mut fill, mut integer) = (None, false);
+                loop {
+                    let (word, wspan) = p.ident("`fill=V` or `int`")?;
+                    match word.as_str() {
+                        "fill" if fill.is_none() => {
+                            p.expect(Tok::Assign, "`=`")?;
+                            fill = Some(p.signed_number()?);
+                        }
+                        "int" if !integer => integer = true,
+                        _ => {
+                            return Err(ParseError::new(
+                                format!("expected `fill=V` or `int` (each once), found `{word}`"),
+                                wspan,
+                            ))
+                        }
+                    }
+                    if !matches!(p.peek(), Tok::Ident(_)) {
+                        break;
+                    }
+                }
                 if p.queries.contains(&name) {
                     return Err(ParseError::new(
                         format!("`{name}` is a query, not an input"),
@@ -174,7 +251,12 @@ pub fn parse_program(src: &str) -> Result<TensorProgram, ParseError> {
                         nspan,
                     ));
                 }
-                out.fills.push((name, fill));
+                if integer {
+                    out.integers.push(name.clone());
+                }
+                if let Some(fill) = fill {
+                    out.fills.push((name, fill));
+                }
             }
             Tok::Ident(kw) if kw == "output" && matches!(p.peek(), Tok::Ident(_)) => {
                 let mut names = vec![];
@@ -242,6 +324,9 @@ struct Parser {
     /// Expressions being parsed, one inside the other.
     nesting: usize,
     functions: HashMap<String, Arc<UserFunction>>,
+    /// The declared functions usable as aggregates (associative, commutative, with an
+    /// identity).
+    aggregates: HashMap<String, AggOp>,
     /// Names of the queries defined so far (aliases).
     queries: HashSet<String>,
     /// Inside a function body: its parameter names.
@@ -286,17 +371,6 @@ impl Parser {
             (tok, span) if tok == close => Ok(Some(span)),
             (other, span) => Err(ParseError::new(
                 format!("expected `,` or {closer}, found {}", other.describe()),
-                span,
-            )),
-        }
-    }
-
-    fn expect_ident(&mut self, word: &str) -> Result<(), ParseError> {
-        let (tok, span) = self.next();
-        match tok {
-            Tok::Ident(w) if w == word => Ok(()),
-            other => Err(ParseError::new(
-                format!("expected `{word}`, found {}", other.describe()),
                 span,
             )),
         }
@@ -352,22 +426,30 @@ impl Parser {
         }
     }
 
-    fn idx_list(&mut self) -> Result<(Vec<Idx>, Span), ParseError> {
+    /// `[i,j,..]` with the span of the whole list and of the first index that repeats.
+    fn idx_list_with_repeats(&mut self) -> Result<(Vec<Idx>, Span, Option<Span>), ParseError> {
         let open = self.expect(Tok::LBracket, "`[`")?;
         let mut idxs = vec![];
         let mut seen = BTreeSet::new();
+        let mut repeat = None;
         loop {
             let (name, span) = self.ident("an index name")?;
-            if !seen.insert(name.clone()) {
-                return Err(ParseError::new(
-                    format!("index `{name}` appears twice in one index list"),
-                    span,
-                ));
+            if !seen.insert(name.clone()) && repeat.is_none() {
+                repeat = Some(span);
             }
             idxs.push(Idx::new(&name));
             if let Some(span) = self.list_end(Tok::RBracket, "`]`")? {
-                return Ok((idxs, Span::new(open.start, span.end)));
+                return Ok((idxs, Span::new(open.start, span.end), repeat));
             }
+        }
+    }
+
+    /// An index list whose indices are distinct (a left-hand side, an aggregate's).
+    fn idx_list(&mut self) -> Result<(Vec<Idx>, Span), ParseError> {
+        let (idxs, span, repeat) = self.idx_list_with_repeats()?;
+        match repeat {
+            Some(at) => Err(repeated_index(&idxs, at, "this index list")),
+            None => Ok((idxs, span)),
         }
     }
 
@@ -477,9 +559,7 @@ impl Parser {
                     "distributes" => {
                         self.expect(Tok::Assign, "`=`")?;
                         let (agg, aspan) = self.ident("an aggregate (sum prod max min any)")?;
-                        distributes.push(AggOp::from_name(&agg).ok_or_else(|| {
-                            ParseError::new(format!("`{agg}` is not an aggregate"), aspan)
-                        })?);
+                        distributes.push(self.aggregate(&agg, aspan)?);
                     }
                     _ => {
                         return Err(ParseError::new(
@@ -503,6 +583,9 @@ impl Parser {
             eval: Box::new(move |args: &[f64]| compiled.eval(args)),
         });
         self.functions.insert(name.clone(), func.clone());
+        if let Ok(agg) = UserAggregate::new(func.clone()) {
+            self.aggregates.insert(name.clone(), AggOp::User(agg));
+        }
         Ok(FunctionDecl {
             name,
             params,
@@ -572,7 +655,7 @@ impl Parser {
         }
     }
 
-    /// `*` and `/` (the level below `+ -`), over `^`.
+    /// `*`, `/` and `%` (the level below `+ -`), over `^`.
     fn power(&mut self) -> Result<Expr, ParseError> {
         let mut lhs = self.pow()?;
         let mut open_chain: Option<MapOp> = None;
@@ -580,6 +663,7 @@ impl Parser {
             let op = match self.peek() {
                 Tok::Star => MapOp::Mul,
                 Tok::Slash => MapOp::Div,
+                Tok::Percent => MapOp::Rem,
                 _ => return Ok(lhs),
             };
             self.pos += 1;
@@ -640,16 +724,13 @@ impl Parser {
                 Tok::LParen => self.call(name, span),
                 // In a function body `[` after a name starts the property list.
                 Tok::LBracket if self.params.is_none() => {
-                    let (idxs, ispan) = self.idx_list()?;
+                    // An access may repeat an index (`A[i,i]`, a diagonal); an aggregate may not.
+                    let (idxs, ispan, repeat) = self.idx_list_with_repeats()?;
                     if self.peek() == &Tok::LParen {
-                        let Some(agg) = AggOp::from_name(&name) else {
-                            return Err(ParseError::new(
-                                format!(
-                                    "`{name}[..](..)`: only the aggregates sum, prod, max, min and any take an index list and a body"
-                                ),
-                                Span::new(span.start, ispan.end),
-                            ));
-                        };
+                        if let Some(at) = repeat {
+                            return Err(repeated_index(&idxs, at, "an aggregate's index list"));
+                        }
+                        let agg = self.aggregate(&name, Span::new(span.start, ispan.end))?;
                         self.pos += 1;
                         let body = self.expr()?;
                         self.expect(Tok::RParen, "`)`")?;
@@ -674,6 +755,22 @@ impl Parser {
                 span,
             )),
         }
+    }
+
+    /// The aggregate `name` (built-in or a declared function that may aggregate), or an
+    /// error at `span` saying why not.
+    fn aggregate(&self, name: &str, span: Span) -> Result<AggOp, ParseError> {
+        if let Some(agg) = AggOp::from_name(name).or_else(|| self.aggregates.get(name).copied()) {
+            return Ok(agg);
+        }
+        let msg = match self.functions.get(name) {
+            Some(f) => UserAggregate::new(f.clone()).err().unwrap_or_default(),
+            None => format!(
+                "`{name}` is not an aggregate: the aggregates are sum, prod, max, min, any and \
+                 functions declared `fn {name}(x, y) = .. [associative, commutative, identity=V]`"
+            ),
+        };
+        Err(ParseError::new(msg, span))
     }
 
     fn is_param(&self, name: &str) -> bool {
@@ -735,6 +832,16 @@ impl Parser {
     }
 }
 
+/// The error for index lists that must not repeat an index (`at` is the repeat).
+fn repeated_index(idxs: &[Idx], at: Span, list: &str) -> ParseError {
+    let mut seen = BTreeSet::new();
+    let name = idxs
+        .iter()
+        .find(|i| !seen.insert(*i))
+        .map_or(String::new(), |i| i.to_string());
+    ParseError::new(format!("index `{name}` appears twice in {list}"), at)
+}
+
 /// Appends `rhs` to the n-ary node this operator chain is building, or starts a new node.
 fn join(open_chain: &mut Option<MapOp>, op: MapOp, lhs: Expr, rhs: Expr) -> Expr {
     let nary = op.arity().is_none();
@@ -761,6 +868,13 @@ fn builtin(name: &str) -> Option<MapOp> {
         "abs" => MapOp::Abs,
         "sigmoid" => MapOp::Sigmoid,
         "relu" => MapOp::Relu,
+        "floor" => MapOp::Floor,
+        "ceil" => MapOp::Ceil,
+        "trunc" => MapOp::Trunc,
+        "rem" => MapOp::Rem,
+        "mod" => MapOp::Mod,
+        "fld" => MapOp::Fld,
+        "ifelse" => MapOp::IfElse,
         _ => return None,
     })
 }

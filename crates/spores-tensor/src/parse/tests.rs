@@ -83,6 +83,42 @@ fn precedence_and_unary_minus() {
 }
 
 #[test]
+fn rounding_remainders_and_ifelse_are_builtins() {
+    let p = parse_ok("y[i] = a[i] % 2 * 3 + rem(a[i], 2) + mod(a[i], b[i]) + fld(a[i], 2) + floor(a[i]) + ifelse(a[i] > 0, ceil(b[i]), trunc(a[i]))");
+    assert_eq!(
+        p.program.queries[0].expr.to_string(),
+        "((a[i] % 2) * 3) + (a[i] % 2) + mod(a[i], b[i]) + fld(a[i], 2) + floor(a[i]) + ifelse(a[i] > 0, ceil(b[i]), trunc(a[i]))"
+    );
+    let e = err_of("y[i] = ifelse(a[i] > 0, b[i])");
+    assert!(
+        e.contains("p.tp:1:8") && e.contains("`ifelse` takes 3 argument(s), 2 given"),
+        "{e}"
+    );
+    let e = err_of("fn floor(x) = x\ny = floor(a)");
+    assert!(e.contains("`floor` is a built-in operator"), "{e}");
+}
+
+#[test]
+fn accesses_may_repeat_an_index_but_left_hand_sides_and_aggregates_may_not() {
+    let p = parse_ok("d[i] = A[i,i] * sum[j](T[i,j,i])");
+    assert_eq!(
+        p.program.queries[0].expr.to_string(),
+        "A[i,i] * sum[j](T[i,j,i])"
+    );
+    let e = err_of("t = sum[i,i](A[i,i])");
+    assert!(
+        e.contains("p.tp:1:11")
+            && e.contains("index `i` appears twice in an aggregate's index list"),
+        "{e}"
+    );
+    let e = err_of("B[i,i] = A[i,i]");
+    assert!(
+        e.contains("p.tp:1:5") && e.contains("index `i` appears twice"),
+        "{e}"
+    );
+}
+
+#[test]
 fn pointwise_max_versus_aggregate_max() {
     let p = parse_ok("y[i] = max(a[i], 0, b[i]) + max[j](A[i,j])");
     let Expr::Map { args, .. } = &p.program.queries[0].expr else {
@@ -116,6 +152,19 @@ fn fill_declarations() {
     assert_eq!(p.fill_of("B"), Some(f64::NEG_INFINITY));
     assert_eq!(p.fill_of("C"), None);
     assert_eq!(parse_ok(&p.to_string()), p);
+}
+
+#[test]
+fn integer_declarations_with_or_without_a_fill() {
+    let p = parse_ok("input A fill=1 int\ninput B int\ninput C fill=2\ny[i] = A[i] + B[i] + C[i]");
+    assert_eq!(p.integers, vec!["A", "B"]);
+    assert_eq!((p.fill_of("A"), p.fill_of("B")), (Some(1.0), None));
+    assert_eq!(parse_ok(&p.to_string()), p);
+    let e = err_of("input A int int\ny = A");
+    assert!(
+        e.contains("p.tp:1:13: error: expected `fill=V` or `int` (each once), found `int`"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -178,14 +227,16 @@ fn arb_expr(alias: Option<(String, Vec<Idx>)>) -> impl Strategy<Value = Expr> {
     leaf.prop_recursive(4, 24, 3, |inner| {
         use MapOp::*;
         let nary = prop::sample::select(vec![Add, Mul, Max, Min, And, Or]);
-        let binary = prop::sample::select(vec![Sub, Div, Pow, Lt, Ge, Ne]);
-        let unary = prop::sample::select(vec![Neg, Not, Sqrt, Sigmoid, Relu]);
+        let binary = prop::sample::select(vec![Sub, Div, Pow, Lt, Ge, Ne, Rem, Mod, Fld]);
+        let unary = prop::sample::select(vec![Neg, Not, Sqrt, Sigmoid, Relu, Floor, Ceil, Trunc]);
         let agg = prop_oneof![Just(AggOp::Sum), Just(AggOp::Max), Just(AggOp::Any)];
         prop_oneof![
             (nary, proptest::collection::vec(inner.clone(), 2..4))
                 .prop_map(|(op, args)| Expr::map(op, args)),
             (binary, inner.clone(), inner.clone()).prop_map(|(op, a, b)| Expr::map(op, vec![a, b])),
             (unary, inner.clone()).prop_map(|(op, a)| Expr::map(op, vec![a])),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, a, b)| Expr::map(IfElse, vec![c, a, b])),
             (agg, inner).prop_map(|(op, body)| {
                 let free: Vec<Idx> = body.free_idxs().into_iter().collect();
                 if free.is_empty() || body.has_agg() {
@@ -221,6 +272,7 @@ proptest! {
             program: Program { queries: vec![q0, q1], outputs },
             functions: vec![],
             fills: vec![],
+            integers: vec![],
         };
         let text = program.to_string();
         let back = parse_program(&text).map_err(|e| TestCaseError::fail(e.render("rt", &text)))?;

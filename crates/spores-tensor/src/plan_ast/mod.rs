@@ -16,8 +16,10 @@
 //! assert_eq!(q.to_string(), "Y[i] = sigmoid(sum[j](X[i,j] * theta[j]))");
 //! ```
 
+pub mod integers;
+
 /// Index names and scalar operators live in `spores-sparsity`, below both optimizers.
-pub use spores_sparsity::ops::{AggOp, MapOp, OpProps, ScalarFn, UserFunction};
+pub use spores_sparsity::ops::{AggOp, MapOp, OpProps, ScalarFn, UserAggregate, UserFunction};
 pub use spores_sparsity::Idx;
 
 use std::collections::BTreeSet;
@@ -148,6 +150,7 @@ fn is_infix(op: &MapOp) -> bool {
             | MapOp::Sub
             | MapOp::Mul
             | MapOp::Div
+            | MapOp::Rem
             | MapOp::Pow
             | MapOp::Lt
             | MapOp::Le

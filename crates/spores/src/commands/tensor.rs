@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use spores_tensor::driver::{explain_physical, EstimatorChoice, Optimizer, RunOptions, RunReport};
 use spores_tensor::io::{read_tensor, write_tensor};
+use spores_tensor::logical::diagonal::lower_repeated_indices;
 use spores_tensor::parse::parse_program;
 use spores_tensor::CooTensor;
 
@@ -90,26 +91,42 @@ fn run(args: &TensorArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()
             )));
         }
     }
+    parsed
+        .check_integer_inputs(&inputs)
+        .map_err(|e| usage(e.to_string()))?;
+    // With NumPy's integer semantics where inputs are declared `int`.
+    let to_run = parsed.to_run();
     let options = RunOptions {
         optimizer: args.optimizer,
         estimator: args.estimator,
     };
     let (outputs, report) = match &args.engine {
-        None => spores_tensor::run(&parsed.program, &inputs, &options)
-            .map_err(|e| failed(e.to_string()))?,
+        None => {
+            spores_tensor::run(&to_run, &inputs, &options).map_err(|e| failed(e.to_string()))?
+        }
         Some(engine) => {
+            // Accesses that repeat an index read diagonals, extracted before planning.
+            let lowered =
+                lower_repeated_indices(&to_run, &inputs).map_err(|e| failed(e.to_string()))?;
+            let (program, inputs) = match &lowered {
+                Some(l) => (&l.program, &l.inputs),
+                None => (&to_run, &inputs),
+            };
             let mut report = RunReport::default();
-            report.physical =
-                spores_tensor::driver::plan(&parsed.program, &inputs, &options, &mut report)
-                    .map_err(|e| failed(e.to_string()))?;
+            report.physical = spores_tensor::driver::plan(program, inputs, &options, &mut report)
+                .map_err(|e| failed(e.to_string()))?;
             let t = Instant::now();
             let outputs = engine
-                .run_tensor_plan(&report.logical, &inputs)
+                .run_tensor_plan(&report.logical, inputs)
                 .map_err(|e| failed(format!("{}: {e}", engine.name())))?;
             report.exec_time = t.elapsed();
             (outputs, report)
         }
     };
+    parsed
+        .check_integer_outputs(&outputs)
+        .map_err(|e| failed(e.to_string()))?;
+
     // `--stats` prints the notes inside its summary; otherwise they go to stderr here.
     if !args.stats {
         for note in &report.notes {

@@ -44,14 +44,14 @@ pub(super) fn simplify(n: &Node, at_fill: &[bool], fills: &[f64]) -> Node {
             if lits.len() == args.len() {
                 return Node::Lit(op.apply(&lits));
             }
+            // A known condition chooses its branch: `ifelse(c, a, 0)` is 0 wherever `c` is.
+            if let (MapOp::IfElse, [Node::Lit(c), then, otherwise]) = (op, args.as_slice()) {
+                return if *c != 0.0 { then } else { otherwise }.clone();
+            }
             if let Some(z) = op.props().annihilator {
                 if lits.contains(&z) {
                     return Node::Lit(z);
                 }
-            }
-            // 0 / y = 0 (the sparse convention of `MapOp::apply`).
-            if matches!(op, MapOp::Div) && matches!(args[0], Node::Lit(v) if v == 0.0) {
-                return Node::Lit(0.0);
             }
             Node::Map(op.clone(), args)
         }
@@ -65,6 +65,8 @@ pub(super) fn neutral(agg: AggOp, c: f64) -> bool {
         AggOp::Prod => c == 1.0,
         AggOp::Max => c == f64::NEG_INFINITY,
         AggOp::Min => c == f64::INFINITY,
+        // The declared identity.
+        AggOp::User(_) => c == agg.init(),
     }
 }
 

@@ -177,8 +177,7 @@ fn tidy_identities(mut t: Term, identity: u32) -> Option<Term> {
     if !t.atoms.iter().any(|a| a.rel == identity) {
         return Some(t);
     }
-    // Positions order after indices (`Slot`'s order), so the largest member names a
-    // class: its position if it has one.
+    // Union-find over the tied slots; each root is its class's name.
     let mut parent: BTreeMap<Slot, Slot> = BTreeMap::new();
     fn root(parent: &BTreeMap<Slot, Slot>, mut s: Slot) -> Slot {
         while let Some(&p) = parent.get(&s) {

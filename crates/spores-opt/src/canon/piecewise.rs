@@ -604,17 +604,21 @@ impl Leaves<'_, '_> {
         Ok(S::Leaf(self.exprs.len() as u32 - 1))
     }
 
+    /// The leaves that are extremes ([`extreme_of`]), as `(leaf, x, is a maximum, cells)`.
+    fn extremes(&self) -> Vec<(usize, LaExpr, bool, Cells)> {
+        self.exprs
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| extreme_of(e).map(|(x, up, cells)| (k, x.clone(), up, cells)))
+            .collect()
+    }
+
     /// Facts every cell satisfies, as constraints `p >= 0` on the leaves: a cell of `x`
     /// lies between the smallest and the largest of `x` (`min(x) <= x <= rowMaxs(x) <=
     /// max(x)`, read at the cell, where every leaf is read at the same cell), so a case
     /// that puts a cell above its maximum is no case at all.
     fn order_facts(&mut self) -> Result<Vec<(P, bool)>, EquivError> {
-        let extremes: Vec<(usize, LaExpr, bool, Cells)> = self
-            .exprs
-            .iter()
-            .enumerate()
-            .filter_map(|(k, e)| extreme_of(e).map(|(x, up, cells)| (k, x.clone(), up, cells)))
-            .collect();
+        let extremes = self.extremes();
         let mut facts = Vec::new();
         // `low <= high`, as `high - low >= 0`.
         let mut below = |low: usize, high: usize| {
@@ -766,12 +770,7 @@ impl Leaves<'_, '_> {
     /// at one cell, where also `a <= max(A)` (so `max(A + B) <= max(A) + max(B)`). The
     /// values at that cell are fresh leaves; a leaf of one cell is the same everywhere.
     fn extreme_facts(&mut self) -> Result<Vec<S>, EquivError> {
-        let extremes: Vec<(usize, LaExpr, bool, Cells)> = self
-            .exprs
-            .iter()
-            .enumerate()
-            .filter_map(|(k, e)| extreme_of(e).map(|(x, up, cells)| (k, x.clone(), up, cells)))
-            .collect();
+        let extremes = self.extremes();
         if extremes.is_empty() {
             return Ok(Vec::new());
         }

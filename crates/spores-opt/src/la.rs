@@ -221,6 +221,9 @@ pub struct ShapeEnv {
     pub shapes: HashMap<String, Shape>,
     /// Number of non-zeros of inputs where known; an input without an entry is dense.
     pub nnz: HashMap<String, f64>,
+    /// Inputs positive in every cell (`spores equiv --positive A`): the domain in which
+    /// `log(A)`, `sqrt(A)` and `A / A` are what they are for numbers.
+    pub positive: std::collections::BTreeSet<String>,
 }
 
 impl ShapeEnv {

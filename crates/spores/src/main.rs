@@ -126,6 +126,10 @@ enum Command {
         rhs: String,
         #[command(flatten)]
         inputs: InputFlags,
+        /// An input positive in every cell, where `log`, `sqrt` and division are defined
+        /// (repeatable).
+        #[arg(long, value_name = "NAME")]
+        positive: Vec<String>,
     },
     /// MLIR tools (`spores mlir opt IN.mlir --rules R.egg`).
     #[command(subcommand)]
@@ -159,6 +163,7 @@ impl InputFlags {
             shapes: self.shapes,
             nnz: self.nnz,
             scalars: self.scalars,
+            positive: Vec::new(),
         }
     }
 }
@@ -310,14 +315,17 @@ fn command() -> ExitCode {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::tensor(&args, &mut out, &mut err))
         }
-        Command::Equiv { lhs, rhs, inputs } => {
+        Command::Equiv {
+            lhs,
+            rhs,
+            inputs,
+            positive,
+        } => {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+            let mut inputs = inputs.into_args();
+            inputs.positive = positive;
             ExitCode::from(spores::commands::equiv(
-                &lhs,
-                &rhs,
-                &inputs.into_args(),
-                &mut out,
-                &mut err,
+                &lhs, &rhs, &inputs, &mut out, &mut err,
             ))
         }
     }

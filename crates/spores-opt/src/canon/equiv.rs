@@ -643,12 +643,20 @@ fn search_witness(
         for (name, (r, c)) in &shapes {
             let (rows, cols) = (size(r), size(c));
             // One attempt in sixteen is all zeros, where extremes and sums vanish.
-            let zero = env.nnz.get(name) == Some(&0.0) || attempt % 16 == 15;
+            let declared_positive = env.positive.contains(name);
+            let zero =
+                env.nnz.get(name) == Some(&0.0) || (attempt % 16 == 15 && !declared_positive);
             let (sr, sc) = (support(r), support(c));
             // Some attempts fill each input with one value of its own, which orders whole
             // inputs (`min(A) > max(B)`).
-            let constant = (attempt % 8 == 3)
-                .then(|| (1 + rng.below(2 * magnitude)) as f64 - magnitude as f64 - 0.5);
+            let constant = (attempt % 8 == 3).then(|| {
+                let v = (1 + rng.below(2 * magnitude)) as f64 - magnitude as f64 - 0.5;
+                if declared_positive {
+                    v.abs()
+                } else {
+                    v
+                }
+            });
             let m = DenseMatrix::from_fn(rows, cols, |i, j| {
                 if zero || i >= sr || j >= sc {
                     return 0.0;
@@ -658,13 +666,13 @@ fn search_witness(
                 }
                 // Every other attempt has zeros inside too: comparisons and `!` differ
                 // there (`A > 0` and `A >= 0`).
-                if attempt % 2 == 1 && rng.below(4) == 0 {
+                if attempt % 2 == 1 && rng.below(4) == 0 && !declared_positive {
                     return 0.0;
                 }
                 let v = (1 + rng.below(magnitude)) as f64;
                 // Some attempts have halves, where rounding shows.
                 let v = if attempt % 8 == 5 { v / 2.0 } else { v };
-                if positive || rng.below(2) == 0 {
+                if positive || declared_positive || rng.below(2) == 0 {
                     v
                 } else {
                     -v
@@ -812,6 +820,43 @@ mod tests {
             ),
             Err(EquivError::ShapeMismatch { .. })
         ));
+    }
+
+    /// Inputs declared positive are the domain where `log`, `sqrt` and `A / A` are what
+    /// they are for numbers; witnesses then stay positive too.
+    #[test]
+    fn positive_inputs_decide_identities_of_their_domain() {
+        let mut env = ShapeEnv::with_shapes(&["A=5x4", "B=5x4"]).unwrap();
+        let verdict = |l: &str, r: &str, env: &ShapeEnv| {
+            equiv(&LaExpr::parse(l).unwrap(), &LaExpr::parse(r).unwrap(), env).unwrap()
+        };
+        let pairs = [
+            ("exp(log(A))", "A"),
+            ("A / A", "matrix(1, 5, 4)"),
+            ("sqrt(A * A)", "A"),
+        ];
+        for (l, r) in pairs {
+            assert!(
+                matches!(verdict(l, r, &env), Equivalence::NotEquivalent(_)),
+                "{l}"
+            );
+        }
+        env.positive.insert("A".into());
+        for (l, r) in pairs {
+            assert!(
+                matches!(verdict(l, r, &env), Equivalence::Equivalent),
+                "{l} == {r}"
+            );
+        }
+        match verdict("A / A", "A", &env) {
+            Equivalence::NotEquivalent(w) => {
+                assert!(
+                    w.inputs["A"].to_dense().data().iter().all(|&v| v > 0.0),
+                    "{w:?}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// Slices, blocks and reversals of a few known rows place cells at fixed positions,

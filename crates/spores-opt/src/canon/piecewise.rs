@@ -84,19 +84,40 @@ pub(crate) fn equal_cellwise(
         // Nothing to split on: the canonical forms already compared these.
         return Ok(false);
     }
+    let mut constraints = leaves.order_facts()?;
+    // Inputs known positive, and their slices, transposes and reversals.
+    let positive_leaves: Vec<u32> = (0..leaves.exprs.len() as u32)
+        .filter(|&k| positive_input(&leaves.exprs[k as usize], env))
+        .collect();
+    constraints.extend(positive_leaves.iter().map(|&k| (P::var(k), true)));
     let start = Case {
-        constraints: leaves.order_facts()?,
+        constraints,
         ..Case::default()
     };
     let facts = leaves.extreme_facts()?;
     let mut search = Search {
         opaque: HashMap::new(),
-        meaning: HashMap::new(),
+        meaning: positive_leaves
+            .into_iter()
+            .map(|k| (k, Meaning::Positive))
+            .collect(),
         next_var: leaves.exprs.len() as u32,
         cases: 0,
         facts,
     };
     Ok(search.equal(&f, &g, &start) == Some(true))
+}
+
+/// Whether every cell of `e` is a cell of an input declared positive.
+fn positive_input(e: &LaExpr, env: &ShapeEnv) -> bool {
+    match e {
+        LaExpr::Var(name) => env.positive.contains(name),
+        LaExpr::Transpose(x) => positive_input(x, env),
+        LaExpr::Func { name, args } if name == crate::la::INDEX || name == "rev" => {
+            args.first().is_some_and(|x| positive_input(x, env))
+        }
+        _ => false,
+    }
 }
 
 /// `s` with every leaf `v` renamed to `rename(v)`.
@@ -1180,6 +1201,8 @@ enum Meaning {
     Log(F),
     /// `sqrt` of this value, known not negative where it was made.
     Sqrt(F),
+    /// A leaf declared positive (an input of `ShapeEnv::positive`).
+    Positive,
     /// Any other function application.
     Other,
 }
@@ -1258,7 +1281,7 @@ impl Search {
         let mut v: Vec<u32> = self
             .meaning
             .iter()
-            .filter(|(_, m)| matches!(m, Meaning::Exp(_)))
+            .filter(|(_, m)| matches!(m, Meaning::Exp(_) | Meaning::Positive))
             .map(|(v, _)| *v)
             .collect();
         v.sort_unstable();
@@ -1326,7 +1349,12 @@ impl Search {
     /// Also a polynomial of even powers (of any variable) with positive coefficients and
     /// a positive constant, as `A^2 + 1`.
     fn sign_of_positive_terms(&self, p: &P) -> Option<i8> {
-        let positive = |v: &u32| matches!(self.meaning.get(v), Some(Meaning::Exp(_)));
+        let positive = |v: &u32| {
+            matches!(
+                self.meaning.get(v),
+                Some(Meaning::Exp(_) | Meaning::Positive)
+            )
+        };
         let mut sign = 0;
         // Whether some monomial is never zero (positive variables or a constant).
         let mut never_zero = false;
@@ -1506,7 +1534,12 @@ impl Search {
             let [(mono, c)] = p.0.iter().collect::<Vec<_>>()[..] else {
                 return None;
             };
-            let positive = |v: &u32| matches!(self.meaning.get(v), Some(Meaning::Exp(_)));
+            let positive = |v: &u32| {
+                matches!(
+                    self.meaning.get(v),
+                    Some(Meaning::Exp(_) | Meaning::Positive)
+                )
+            };
             if c.n <= 0 || !mono.iter().all(|(v, e)| positive(v) && e % 2 == 0) {
                 return None;
             }

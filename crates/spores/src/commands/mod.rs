@@ -27,6 +27,8 @@ pub struct InputArgs {
     pub shapes: Vec<String>,
     pub nnz: Vec<String>,
     pub scalars: Vec<String>,
+    /// Inputs positive in every cell (`spores equiv --positive`).
+    pub positive: Vec<String>,
 }
 
 impl InputArgs {
@@ -48,6 +50,14 @@ impl InputArgs {
         }
         for arg in &self.nnz {
             env.add_nnz_arg(arg).map_err(|e| e.to_string())?;
+        }
+        for name in &self.positive {
+            if !env.shapes.contains_key(name) {
+                return Err(format!(
+                    "--positive {name}: no input `{name}` (give its shape with --shape or --scalar)"
+                ));
+            }
+            env.positive.insert(name.clone());
         }
         Ok(env)
     }

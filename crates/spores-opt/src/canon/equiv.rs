@@ -848,6 +848,17 @@ mod tests {
                 "{l} == {r}"
             );
         }
+        env.positive.insert("B".into());
+        for (l, r) in [
+            ("log(A * B)", "log(A) + log(B)"),
+            ("log(A / B^2)", "log(A) - 2 * log(B)"),
+            ("exp(log(A) + log(B))", "A * B"),
+        ] {
+            assert!(
+                matches!(verdict(l, r, &env), Equivalence::Equivalent),
+                "{l} == {r}"
+            );
+        }
         match verdict("A / A", "A", &env) {
             Equivalence::NotEquivalent(w) => {
                 assert!(

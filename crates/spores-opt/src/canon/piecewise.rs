@@ -1636,11 +1636,14 @@ impl Search {
 
     /// `log(p)` of a positive polynomial: the `exp` variables every monomial shares come
     /// out as the sum of their arguments (`log(exp(a) (1 + exp(b)))` is `a + log(1 +
-    /// exp(b))`); what is left is a variable for its logarithm, or nothing when it is 1.
+    /// exp(b))`), and the positive inputs it shares as their logarithms (`log(a b)` is
+    /// `log(a) + log(b)`); what is left is a variable for its logarithm, or nothing when
+    /// it is 1.
     fn log_poly(&mut self, p: P, case: &Case) -> Result<F, Need> {
         let give_up = || Need::GiveUp;
         let exp_arg = |v: &u32, search: &Search| match search.meaning.get(v) {
             Some(Meaning::Exp(arg)) if !arg.0.is_empty() => Some(arg.clone()),
+            Some(Meaning::Positive) => Some(P::default()),
             _ => None,
         };
         // The smallest power of each exp variable over all monomials.
@@ -1676,7 +1679,14 @@ impl Search {
             rest.insert(reduced, *c);
         }
         for (v, e) in &common {
-            let arg = exp_arg(v, self).ok_or_else(give_up)?;
+            let arg = if let Some(Meaning::Positive) = self.meaning.get(v) {
+                // log of a positive input: one variable per input.
+                let one = P::constant(Q::ONE);
+                let log = Meaning::Log(F::poly(P::var(*v)));
+                self.var("log", vec![P::var(*v), one], log, case)?
+            } else {
+                exp_arg(v, self).ok_or_else(give_up)?
+            };
             out = out
                 .add(&arg.scale(Q::int(*e as i64)).ok_or_else(give_up)?)
                 .ok_or_else(give_up)?;

@@ -853,6 +853,10 @@ mod tests {
             ("log(A * B)", "log(A) + log(B)"),
             ("log(A / B^2)", "log(A) - 2 * log(B)"),
             ("exp(log(A) + log(B))", "A * B"),
+            ("sqrt(A) * sqrt(B)", "sqrt(A * B)"),
+            ("sqrt(A^2 * B)", "A * sqrt(B)"),
+            ("min(A) > 0", "1"),
+            ("sum(A) > 0", "1"),
         ] {
             assert!(
                 matches!(verdict(l, r, &env), Equivalence::Equivalent),

@@ -85,7 +85,9 @@ pub(crate) fn equal_cellwise(
         return Ok(false);
     }
     let mut constraints = leaves.order_facts()?;
-    // Inputs known positive, and their slices, transposes and reversals.
+    let facts = leaves.extreme_facts()?;
+    // Inputs known positive, and their slices, transposes and reversals (also where an
+    // extreme is reached).
     let positive_leaves: Vec<u32> = (0..leaves.exprs.len() as u32)
         .filter(|&k| positive_input(&leaves.exprs[k as usize], env))
         .collect();
@@ -94,7 +96,6 @@ pub(crate) fn equal_cellwise(
         constraints,
         ..Case::default()
     };
-    let facts = leaves.extreme_facts()?;
     let mut search = Search {
         opaque: HashMap::new(),
         meaning: positive_leaves
@@ -736,7 +737,9 @@ impl Leaves<'_, '_> {
         let zero = Const(0.0);
         for (k, e) in &sums {
             let x = argument(e);
-            if self.always(">=", &x, &zero)? {
+            if self.always(">", &x, &zero)? {
+                facts.push((var(*k), true));
+            } else if self.always(">=", &x, &zero)? {
                 facts.push((var(*k), false));
             } else if self.always("<=", &x, &zero)? {
                 facts.push((var(*k).neg(), false));
@@ -836,8 +839,11 @@ impl Leaves<'_, '_> {
                     v
                 }
             };
-            for _ in 0..base {
-                self.exprs.push(LaExpr::Var(format!("#cell of leaf {k}")));
+            // Each copy is its leaf's expression (read at another cell), so what is
+            // known of every cell of it (declared positive) holds there too.
+            for v in 0..base as usize {
+                let copy = self.exprs[v].clone();
+                self.exprs.push(copy);
             }
             facts.push(S::Cmp(
                 Cmp::Eq,
@@ -1496,6 +1502,9 @@ impl Search {
                 if let Some(root) = self.square_root(&x) {
                     return Ok(root);
                 }
+                if let Some(root) = self.root_of_positive_inputs(&x, case)? {
+                    return Ok(root);
+                }
                 let key = vec![x.num.clone(), x.den.clone()];
                 F::poly(self.var(name, key, Meaning::Sqrt(x), case)?)
             }
@@ -1557,6 +1566,35 @@ impl Search {
             num: root(&x.num)?,
             den: root(&x.den)?,
         })
+    }
+
+    /// `sqrt` of a product of powers of positive inputs: the even powers' halves times a
+    /// root variable per input with an odd power, so `sqrt(a^2 b) = a sqrt(b)` and
+    /// `sqrt(a) sqrt(b) = sqrt(a b)`. `None` for anything else.
+    fn root_of_positive_inputs(&mut self, x: &F, case: &Case) -> Result<Option<F>, Need> {
+        let [(mono, c)] = x.num.0.iter().collect::<Vec<_>>()[..] else {
+            return Ok(None);
+        };
+        let positive = |v: &u32| matches!(self.meaning.get(v), Some(Meaning::Positive));
+        if *c != Q::ONE
+            || x.den.as_constant() != Some(Q::ONE)
+            || !mono.iter().all(|(v, _)| positive(v))
+        {
+            return Ok(None);
+        }
+        let mono = mono.clone();
+        let mut out = P::constant(Q::ONE);
+        for (v, e) in mono {
+            let half = P::var(v).pow(e / 2).ok_or(Need::GiveUp)?;
+            out = out.mul(&half).ok_or(Need::GiveUp)?;
+            if e % 2 == 1 {
+                let key = vec![P::var(v), P::constant(Q::ONE)];
+                let meaning = Meaning::Sqrt(F::poly(P::var(v)));
+                let root = self.var("sqrt", key, meaning, case)?;
+                out = out.mul(&root).ok_or(Need::GiveUp)?;
+            }
+        }
+        Ok(Some(F::poly(out)))
     }
 
     /// `exp(x)`: `exp(a + b) = exp(a) exp(b)` and `exp(k a) = exp(a)^k` for an integer

@@ -157,18 +157,29 @@ fn optimize_expr(
 /// `spores equiv`: whether two expressions are equal for all inputs; returns
 /// `(verdict, witness)` with the verdict "equivalent", "not equivalent" or "unknown: why",
 /// and for "not equivalent" the witness inputs and both sides' values (keys `lhs`, `rhs`)
-/// as 2-D arrays. Without shapes, dimensions are symbolic.
+/// as 2-D arrays. Without shapes, dimensions are symbolic. `positive` names inputs positive
+/// in every cell.
 #[pyfunction]
-#[pyo3(signature = (lhs, rhs, shapes, scalars=Vec::new()))]
+#[pyo3(signature = (lhs, rhs, shapes, scalars=Vec::new(), positive=Vec::new()))]
 fn equiv_exprs<'py>(
     py: Python<'py>,
     lhs: String,
     rhs: String,
     shapes: HashMap<String, (usize, usize)>,
     scalars: Vec<String>,
+    positive: Vec<String>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     use spores_opt::canon::{self, Equivalence};
-    let env = shape_env(&shapes, &HashMap::new(), &scalars).map_err(errors::ShapeError::new_err)?;
+    let mut env =
+        shape_env(&shapes, &HashMap::new(), &scalars).map_err(errors::ShapeError::new_err)?;
+    for name in positive {
+        if !env.shapes.contains_key(&name) {
+            return Err(errors::ShapeError::new_err(format!(
+                "positive: no input `{name}` among the inputs given"
+            )));
+        }
+        env.positive.insert(name);
+    }
     // Parsed and decided on the engine thread, whose stack holds the deepest expressions
     // the parser accepts (see `optimize_expr`).
     let verdict = engine::submit(py, move |_| {

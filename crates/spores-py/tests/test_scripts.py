@@ -181,6 +181,14 @@ def test_equiv_decides_and_gives_witnesses():
     assert w["lhs"].item() != pytest.approx(w["rhs"].item())
 
 
+def test_equiv_with_positive_inputs():
+    assert spores.equiv("log(A * B)", "log(A) + log(B)", A=(3, 2), B=(3, 2)).equivalent is False
+    both = spores.equiv("log(A * B)", "log(A) + log(B)", positive=["A", "B"], A=(3, 2), B=(3, 2))
+    assert both.equivalent is True
+    with pytest.raises(spores.ShapeError):
+        spores.equiv("A", "A", positive=["C"], A=(2, 2))
+
+
 def test_tensor_triangles_and_degrees(rng):
     upper = sp.random(30, 30, density=0.2, random_state=7, format="csr")
     upper.data[:] = 1.0

@@ -165,14 +165,15 @@ def optimize(expr: str, **inputs) -> str:
 Equivalence = namedtuple("Equivalence", "equivalent verdict witness")
 
 
-def equiv(lhs: str, rhs: str, **inputs) -> "Equivalence":
+def equiv(lhs: str, rhs: str, *, positive=(), **inputs) -> "Equivalence":
     """Decides whether two DML expressions are equal for all inputs (`spores equiv`).
     Returns `(equivalent, verdict, witness)`: `equivalent` is True, False, or None when
     undecided; for non-equivalent expressions `witness` maps each input, `lhs` and `rhs`
     to 2-D NumPy arrays on which the two sides differ. Inputs fix shapes (optional:
-    without them dimensions are symbolic)."""
+    without them dimensions are symbolic). `positive` names inputs positive in every
+    cell (`--positive`), the domain of `log`, `sqrt` and division."""
     shapes, _ = _shapes_of(inputs)
-    verdict, witness = _native.equiv_exprs(lhs, rhs, shapes)
+    verdict, witness = _native.equiv_exprs(lhs, rhs, shapes, [], list(positive))
     equivalent = {"equivalent": True, "not equivalent": False}.get(verdict)
     return Equivalence(equivalent, verdict, dict(witness))
 

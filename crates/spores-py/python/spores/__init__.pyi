@@ -116,8 +116,11 @@ class Equivalence(NamedTuple):
     verdict: str
     witness: dict[str, np.ndarray]
 
-def equiv(lhs: str, rhs: str, **inputs: Any) -> Equivalence:
-    """Whether two DML expressions are equal for all inputs, with a witness if not."""
+def equiv(
+    lhs: str, rhs: str, *, positive: Sequence[str] = (), **inputs: Any
+) -> Equivalence:
+    """Whether two DML expressions are equal for all inputs (those in `positive` positive
+    in every cell), with a witness if not."""
 
 class CooTensor(NamedTuple):
     shape: Tuple[int, ...]

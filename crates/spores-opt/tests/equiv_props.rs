@@ -72,8 +72,34 @@ fn gen(env: &ShapeEnv, r: &Dim, c: &Dim, depth: usize, rng: &mut Rng) -> LaExpr 
     let d = depth - 1;
     let any = |rng: &mut Rng| dims()[rng.below(4)].clone();
     let one = Dim::Known(1);
-    match rng.below(16) {
+    match rng.below(20) {
         12 | 13 => dml_construct(env, r, c, d, rng),
+        // Cellwise extremes of two operands of the result's shape, and comparisons of
+        // leaves (whose integer values no rewrite rounds: `3 x - 2 x` is `x` exactly,
+        // so a comparison cannot flip by a rounding error).
+        16 | 17 => {
+            let name = ["max", "min", ">", "<=", "=="][rng.below(5)];
+            let depth = if name.len() == 3 { d } else { 0 };
+            func(
+                name,
+                vec![gen(env, r, c, depth, rng), gen(env, r, c, depth, rng)],
+            )
+        }
+        // Row and column extremes, reversals and running sums and extremes, the
+        // diagonal matrix of a column.
+        18 | 19 => {
+            let k = any(rng);
+            match (r.is_one(), c.is_one(), rng.below(3)) {
+                (false, true, 0) => func("rowMaxs", vec![gen(env, r, &k, d, rng)]),
+                (true, false, 0) => func("colMins", vec![gen(env, &k, c, d, rng)]),
+                (false, false, 0) if r == c => func("diag", vec![gen(env, r, &one, d, rng)]),
+                (false, _, 1) => {
+                    let name = ["rev", "cumsum", "cummax"][rng.below(3)];
+                    func(name, vec![gen(env, r, c, d, rng)])
+                }
+                _ => func("abs", vec![gen(env, r, c, d, rng)]),
+            }
+        }
         14 => {
             // Broadcasting a row or column vector inside an aggregate.
             let (vr, vc) = if rng.below(2) == 0 {
@@ -430,11 +456,16 @@ fn random_shape(rng: &mut Rng) -> (Dim, Dim) {
 
 /// Whether `e` has an atom the sum-product form cannot see into: an opaque function,
 /// a full aggregate, or a division by a size (the reciprocal of a symbolic size).
+/// Whether `e` has a construct outside the sum-product fragment, where the decision is
+/// sound but not complete (an `unknown` is allowed).
 fn has_opaque(e: &LaExpr) -> bool {
     let text = e.to_string();
-    ["exp(", "abs(", "max(", "mean(", "Means(", " / "]
-        .iter()
-        .any(|f| text.contains(f))
+    [
+        "exp(", "abs(", "max(", "min(", "Maxs(", "Mins(", "mean(", "Means(", " / ", "rev(",
+        "cumsum(", "cummax(", "diag(", " > ", " <= ", " == ",
+    ]
+    .iter()
+    .any(|f| text.contains(f))
 }
 
 /// Checks `equiv(l, r)` against numeric evaluation.

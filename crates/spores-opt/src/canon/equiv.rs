@@ -196,7 +196,10 @@ fn decide(
     // A constant that is NaN or ±Inf (`0/0`) is a value the sum-product algebra has no
     // room for (`0 * NaN` is NaN, `NaN - NaN` is not 0): such sides are compared by
     // evaluating them, as `spores run` computes them.
-    if let Some(constant) = non_finite_constant(lhs, env).or_else(|| non_finite_constant(rhs, env))
+    if let Some(constant) = non_finite_constant(lhs, env)
+        .or_else(|| non_finite_constant(rhs, env))
+        .or_else(|| zero_divisor(lhs, env))
+        .or_else(|| zero_divisor(rhs, env))
     {
         return Ok(decide_by_evaluation(
             lhs,
@@ -402,6 +405,31 @@ fn canonically_equal(a: &LaExpr, b: &LaExpr, env: &ShapeEnv) -> Result<bool, Equ
     let mut norm = Normalizer::new(env);
     let (pa, pb) = (norm.top(a)?, norm.top(b)?);
     Ok(pa.free == pb.free && difference(&pa.terms, &pb.terms).is_empty())
+}
+
+/// The first division of `e` by a scalar that is 0 for every input (`x / (3 * ncol(A) -
+/// ncol(A) * 3)`), as text: its quotient is NaN or infinite wherever `spores run` divides
+/// (scalars divide as IEEE numbers), which the algebra would read as `x * (1 / 0)`.
+fn zero_divisor(e: &LaExpr, env: &ShapeEnv) -> Option<String> {
+    let mut found = None;
+    e.visit(&mut |x| {
+        let LaExpr::Func { name, args } = x else {
+            return;
+        };
+        let [_, divisor] = args.as_slice() else {
+            return;
+        };
+        let scalar = matches!(env.shape_of(divisor), Ok((r, c)) if r.is_one() && c.is_one());
+        if found.is_some() || name != "/" || !scalar {
+            return;
+        }
+        if let Ok(p) = Normalizer::new(env).top(divisor) {
+            if p.terms.is_empty() {
+                found = Some(format!("{x}"));
+            }
+        }
+    });
+    found
 }
 
 /// The first scalar constant subexpression of `e` (one without inputs) whose value is NaN

@@ -903,6 +903,13 @@ impl Leaves<'_, '_> {
                 }
             }
             LaExpr::Fill(v, _, _) => return self.scalar(v),
+            // A constant's transpose is itself; `as.scalar` and `as.matrix` keep the cell.
+            LaExpr::Transpose(x) if x.vars().is_empty() => return self.scalar(x),
+            LaExpr::Func { name, args }
+                if args.len() == 1 && (name == "as.scalar" || name == "as.matrix") =>
+            {
+                return self.scalar(&args[0]);
+            }
             LaExpr::Func { name, args }
                 if crate::functions::is_elementwise(name, args.len()) || name == "ifelse" =>
             {

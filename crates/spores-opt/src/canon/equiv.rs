@@ -529,7 +529,10 @@ fn placed_dim(p: &Poly, rels: &[Rel], env: &ShapeEnv, expanded: &[Dim]) -> Optio
     for t in &p.terms {
         for a in &t.atoms {
             let shape = match rels.get(a.rel as usize) {
-                Some(Rel::Input(name)) => env.shapes.get(name)?.clone(),
+                Some(Rel::Input(name)) => match env.shapes.get(name) {
+                    Some(shape) => shape.clone(),
+                    None => continue,
+                },
                 Some(Rel::Opaque { shape, .. }) => shape.clone(),
                 _ => continue,
             };

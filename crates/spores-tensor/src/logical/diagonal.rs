@@ -172,6 +172,12 @@ impl Lowering<'_> {
                 idxs.len()
             )));
         }
+        // The diagonal holds at most the input's entries, each with fewer coordinates.
+        let entry_bytes = 8.0 * (1 + t.order()) as f64;
+        crate::engine::budget::ensure_fits(
+            &format!("the diagonal {name} of {tensor}"),
+            t.nnz() as f64 * entry_bytes,
+        )?;
         let d = t
             .diagonal(groups)
             .map_err(|e| TensorError::Invalid(format!("{tensor}{idxs:?}: {e}")))?;

@@ -1292,8 +1292,8 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             }
             // `X * E` joins on X's tuples, which is masked evaluation already.
             ("masked_mul", [_, _]) => self.lower(&expand_fused(e))?,
-            // `X / E` at X's tuples only (a zero of X stays 0 whatever E is, as the local
-            // masked kernels give), E read densely so that `x / 0` is there.
+            // `(X != 0) * (X / E)`: the quotient at X's tuples only, E read densely so
+            // that `x / 0` is there.
             ("masked_div", [x, tree]) => {
                 let x = self.lower(x)?;
                 let tree = self.lower(tree)?;

@@ -12,7 +12,21 @@ pub const ELEMENTWISE_UNARY: &[&str] = &[
 
 /// Functions of two arguments applied cell by cell, with DML broadcasting.
 pub const ELEMENTWISE_BINARY: &[&str] = &[
-    "/", "^", "<", ">", "<=", ">=", "==", "!=", "&", "|", "min", "max", "%%", "%/%",
+    "/",
+    "^",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "==",
+    "!=",
+    "&",
+    "|",
+    "min",
+    "max",
+    "%%",
+    "%/%",
+    "masked_div",
 ];
 
 /// One-argument functions with `f(0) = 0`: the result keeps its argument's zeros, so it

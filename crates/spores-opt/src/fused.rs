@@ -52,16 +52,18 @@ pub enum Fused {
     Wcemm,
     /// `sum_mm(A, B)` = `sum(A %*% B)`, from `colSums(A)` and `rowSums(B)`.
     SumMm,
-    /// `wdivmm_left(X, U, V)` = `t(U) %*% (X / (U %*% t(V)))` (SystemDS's wdivmm, divide
+    /// `wdivmm_left(X, U, V)` = `t(U) %*% masked_div(X, U %*% t(V))` (SystemDS's wdivmm, divide
     /// left; PNMF's update of `H`).
     WdivmmLeft,
-    /// `wdivmm_right(X, U, V)` = `(X / (U %*% t(V))) %*% V` (SystemDS's wdivmm, divide
+    /// `wdivmm_right(X, U, V)` = `masked_div(X, U %*% t(V)) %*% V` (SystemDS's wdivmm, divide
     /// right; PNMF's update of `W`).
     WdivmmRight,
     /// `masked_mul(X, E)` = `X * E`, the element-wise tree `E` evaluated only at the
     /// non-zeros of a sparse `X` (see [`crate::extract`]'s masked candidates).
     MaskedMul,
-    /// `masked_div(X, E)` = `X / E`, likewise.
+    /// `masked_div(X, E)` = `(X != 0) * (X / E)`: the quotient at `X`'s non-zeros only,
+    /// SystemDS's weighted division (`0 / 0` is NaN elsewhere, see `spores-dml`'s
+    /// `dag/weighted_division.rs`).
     MaskedDiv,
 }
 
@@ -174,10 +176,10 @@ fn x_v(x: &LaExpr, v: &LaExpr) -> LaExpr {
     LaExpr::MatMul(b(x.clone()), b(v.clone()))
 }
 
-/// `X / (U %*% t(V))`, the quotient `wdivmm` evaluates at `X`'s non-zeros only.
+/// `masked_div(X, U %*% t(V))`, the quotient `wdivmm` takes at `X`'s non-zeros only.
 fn x_over_u_vt(x: &LaExpr, u: &LaExpr, v: &LaExpr) -> LaExpr {
     LaExpr::Func {
-        name: "/".into(),
+        name: "masked_div".into(),
         args: vec![x.clone(), u_vt(u, v)],
     }
 }
@@ -372,9 +374,16 @@ pub const CATALOGUE: &[FusedOp] = &[
         result: ResultShape::Of(Rows(0), Cols(0)),
         zeros_of: Some(0),
         cost: masked_node_cost,
-        meaning: |a| LaExpr::Func {
-            name: "/".into(),
-            args: vec![a[0].clone(), a[1].clone()],
+        meaning: |a| {
+            let nonzero = LaExpr::Func {
+                name: "!=".into(),
+                args: vec![a[0].clone(), LaExpr::Const(0.0)],
+            };
+            let quotient = LaExpr::Func {
+                name: "/".into(),
+                args: vec![a[0].clone(), a[1].clone()],
+            };
+            LaExpr::Mul(b(nonzero), b(quotient))
         },
     },
 ];
@@ -463,9 +472,13 @@ mod tests {
             (
                 "wdivmm_left",
                 vec![&x, &u, &v],
-                "t(U) %*% (X / (U %*% t(V)))",
+                "t(U) %*% masked_div(X, U %*% t(V))",
             ),
-            ("wdivmm_right", vec![&x, &u, &v], "(X / (U %*% t(V))) %*% V"),
+            (
+                "wdivmm_right",
+                vec![&x, &u, &v],
+                "masked_div(X, U %*% t(V)) %*% V",
+            ),
         ];
         for (name, args, want) in cases {
             let args: Vec<LaExpr> = args.into_iter().cloned().collect();

@@ -360,7 +360,7 @@ const TABLE: &[(&str, &str, &str)] = &[
 ];
 
 /// Identities of `exp`, `log`, `sqrt` and division whose functions stay within their
-/// domains (and `A / A`, which is not 1 where `A` is 0: `0 / 0` is 0 in a matrix cell):
+/// domains (and `A / A`, which is not 1 where `A` is 0: `0 / 0` is NaN):
 /// checked numerically on positive inputs.
 const WHERE_DEFINED: &[(&str, &str, &str)] = &[
     ("log(exp(A))", "A", "exp(A)"),

@@ -294,9 +294,9 @@ V[1,1] = 1/0
 while(FALSE){}
 print(sum(X * abs(U %*% t(V))))
 while(FALSE){}
-print(sum(t(U) %*% (X / abs(U %*% t(V)))))
+print(sum(t(U) %*% (X * (1 / abs(U %*% t(V))))))
 while(FALSE){}
-print(sum((X / abs(U %*% t(V))) %*% V))
+print(sum((X * (1 / abs(U %*% t(V)))) %*% V))
 while(FALSE){}
 A = matrix(1, rows=30, cols=3)
 A[1,1] = 1/0
@@ -310,9 +310,12 @@ while(FALSE){}
 print(sum(t(X) %*% (X %*% v)))
 ";
     let planned = planned(src);
-    for op in ["masked_sum[", "masked_left_mm[", "masked_right_mm["] {
-        assert!(planned.contains(op), "no {op} in {planned}");
-    }
+    assert!(planned.contains("masked_sum["), "{planned}");
+    // A product of a quotient runs masked, with its consumer or before it.
+    assert!(
+        planned.matches("masked_left_mm[").count() + planned.matches("masked[").count() >= 1,
+        "{planned}"
+    );
     let one_by_one = run_script(
         src,
         RunOptions {
@@ -324,14 +327,17 @@ print(sum(t(X) %*% (X %*% v)))
     .expect("runs");
     let (a, b) = (printed(&planned), numbers(&one_by_one));
     assert_eq!(a.len(), 5, "{planned}");
-    // `X / ±Inf` is a zero, and a zero annihilates the Inf of `V`: a finite sum.
+    // `1 / ±Inf` is a zero, and a zero annihilates the Inf of `V`: a finite sum.
     assert!(a[2].is_finite(), "{a:?}");
     assert!(a[3].is_nan(), "sum(A %*% B) holds Inf - Inf: {a:?}");
     for (k, (x, y)) in a.iter().zip(&b).enumerate() {
         assert!(same(*x, *y, 1e-9), "value {k}: {a:?} fused vs {b:?}");
     }
-    // The same products without `abs`: the catalogue's operators.
-    let src = src.replace("abs(U %*% t(V))", "(U %*% t(V))");
+    // The same products as SystemDS's weighted divisions, and without `abs`: the
+    // catalogue's operators.
+    let src = src
+        .replace("X * (1 / abs(U %*% t(V)))", "X / (U %*% t(V))")
+        .replace("abs(U %*% t(V))", "(U %*% t(V))");
     let one_by_one = run_script(
         &src,
         RunOptions {
@@ -403,7 +409,7 @@ fn a_loop_bound_that_is_not_finite_is_an_error() {
 
 /// A masked product whose cells become Inf inside the kernel (`X / 0` where a row of `W`
 /// is zero): `t(W) %*% E` must skip the zeros of `W` as the product does (`0 * Inf = 0`).
-/// (`abs` keeps the tree from being `wdivmm_left`, which runs as written on a zero row.)
+/// (`abs` keeps the tree from being a weighted division, `wdivmm_left`.)
 #[test]
 fn a_masked_product_with_inf_cells_skips_zero_factors() {
     let src = "X = rand(rows=600, cols=500, sparsity=0.05, min=1, max=2, seed=4)
@@ -411,12 +417,15 @@ W = rand(rows=600, cols=3, min=-1, max=1, seed=5)
 V = rand(rows=500, cols=3, min=-1, max=1, seed=6)
 W[2,] = matrix(0, rows=1, cols=3)
 while(FALSE){}
-R = t(W) %*% (X / abs(W %*% t(V)))
+R = t(W) %*% (X * (1 / abs(W %*% t(V))))
 while(FALSE){}
 print(sum(R))
 ";
     let planned = planned(src);
-    assert!(planned.contains("masked_left_mm["), "{planned}");
+    assert!(
+        planned.contains("masked_left_mm[") || planned.contains("masked["),
+        "{planned}"
+    );
     let unfused = run_script(
         src,
         RunOptions {
@@ -461,5 +470,61 @@ print(as.scalar(G[1,3]))
             assert!(same(*x, *y, 1e-9), "{poison}: {a:?} vs {b:?}");
         }
         assert_eq!(a.iter().all(|x| x.is_finite()), finite, "{poison}: {a:?}");
+    }
+}
+
+/// Division is IEEE's in every cell, as SystemDS's: `0 / 0` is NaN. The texts are what
+/// SystemDS 3.4 prints for the same script.
+#[test]
+fn zero_over_zero_is_nan_in_matrix_cells_as_in_systemds() {
+    let src = "C = matrix(\"1 0 2 0 0 0 3 0 0\", 3, 3)
+print(toString(C / rowSums(C)))
+X = matrix(seq(1, 4), 2, 2)
+print(toString((0 / (X - 2)) + 1))
+print(toString(0 / C))
+";
+    let want = "0.333 0.000 0.667\nNaN NaN NaN\n1.000 0.000 0.000\n\n\
+                1.000 NaN\n1.000 1.000\n\n\
+                0.000 NaN 0.000\nNaN NaN NaN\n0.000 NaN NaN\n\n";
+    for optimized in [false, true] {
+        let out = run(src, optimized);
+        let text: String = out
+            .lines()
+            .take_while(|l| !l.starts_with("--- block"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(text, want, "optimized {optimized}:\n{out}");
+    }
+}
+
+/// SystemDS's weighted division: `t(W) %*% (X / (W %*% H))` divides at X's non-zeros
+/// only, also without the optimizer, so a zero row of `W` (a zero row of `W %*% H`)
+/// leaves the product finite, while the same quotient summed alone is a plain division
+/// and shows the NaN of `0 / 0`, as SystemDS 3.4 prints.
+#[test]
+fn a_weighted_division_skips_zeros_and_a_plain_one_gives_nan() {
+    let src = "X = rand(rows=60, cols=40, sparsity=0.1, min=1, max=2, seed=4)
+W = rand(rows=60, cols=3, min=0.5, max=1, seed=5)
+H = rand(rows=3, cols=40, min=0.5, max=1, seed=6)
+W[7,] = matrix(0, 1, 3)
+while(FALSE){}
+G = t(W) %*% (X / (W %*% H))
+s = sum(X / (W %*% H))
+while(FALSE){}
+print(sum(G))
+print(s)
+";
+    let fused = planned(src);
+    assert!(
+        fused.contains("wdivmm_left") || fused.contains("masked_left_mm"),
+        "{fused}"
+    );
+    for out in [fused, run(src, false)] {
+        let values = printed(&out);
+        assert_eq!(values.len(), 2, "{out}");
+        assert!(
+            values[0].is_finite() && values[1].is_nan(),
+            "{values:?}\n{out}"
+        );
     }
 }

@@ -331,7 +331,10 @@ impl<'a> Lowerer<'a> {
                 let l = self.expr(lhs)?;
                 let r = self.expr(rhs)?;
                 let op = match op {
-                    ast::BinaryOp::MatMul => Op::MatMul,
+                    ast::BinaryOp::MatMul => {
+                        let (l, r) = super::weighted_division::weighted(&mut self.dag, l, r);
+                        return Ok(self.dag.add(Op::MatMul, vec![l, r], span));
+                    }
                     other => Op::Binary(binary_op(*other)),
                 };
                 self.dag.add(op, vec![l, r], span)

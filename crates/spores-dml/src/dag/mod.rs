@@ -17,6 +17,7 @@ pub mod input;
 mod lower;
 pub mod meta;
 mod op;
+mod weighted_division;
 
 use std::collections::HashMap;
 

@@ -1335,7 +1335,13 @@ fn masked_as_written(plan: &MaskedPlan, args: &[Value]) -> OpResult {
         };
         stack.push(v);
     }
-    let e = stack.pop().ok_or_else(internal)?;
+    let mut e = stack.pop().ok_or_else(internal)?;
+    if plan.program.instrs().last() == Some(&Instr::Binary(BinaryOp::Div)) {
+        // A masked division is `(X != 0) * (X / e)`: its NaN where X is 0 do not count.
+        let mask = args.first().ok_or_else(internal)?;
+        let nonzero = binary(BinaryOp::Ne, mask, &Value::Double(0.0))?;
+        e = binary(BinaryOp::Mul, &nonzero, &e)?;
+    }
     let other = || args.get(next).ok_or_else(internal);
     let product = |a: &Value, ta: bool, b: &Value, tb: bool| -> OpResult {
         let (a, b) = (matrix_arg(a, "%*%")?, matrix_arg(b, "%*%")?);

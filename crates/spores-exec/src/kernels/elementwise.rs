@@ -1,10 +1,11 @@
 //! Element-wise binary operators (`+ - * / ^ min max %% %/% == != < <= > >= & |`) with
 //! DML broadcasting and sparsity-aware result formats.
 //!
-//! Matrix cells follow [`BinaryOp::apply_cell`]: a zero annihilates (`0 * y = 0` and
-//! `0 / y = 0` for every `y`, NaN, infinities and zero included), in every storage
-//! format, so a result never depends on how an operand was stored. Scalar arithmetic
-//! ([`BinaryOp::apply`]) stays IEEE.
+//! Matrix cells follow [`BinaryOp::apply_cell`]: a zero factor annihilates (`0 * y = 0`
+//! for every `y`, NaN and infinities included), in every storage format, so a result
+//! never depends on how an operand was stored. Division is IEEE's in every cell, as in
+//! SystemDS: `0 / 0` and `0 / NaN` are NaN, `x / 0` is ±Inf. Scalar arithmetic
+//! ([`BinaryOp::apply`]) is IEEE throughout.
 //!
 //! Result formats follow what the operator does to zeros:
 //! * `*` and `&` with a full-size sparse operand keep the sparse operand's pattern
@@ -37,8 +38,7 @@ pub enum BinaryOp {
     Sub,
     /// `a * b`
     Mul,
-    /// `a / b` (IEEE for scalars: `x / 0` is ±Inf, `0 / 0` is NaN; on matrix cells a zero
-    /// numerator gives zero, see [`BinaryOp::apply_cell`])
+    /// `a / b`, IEEE's (`x / 0` is ±Inf, `0 / 0` is NaN), on scalars and cells alike
     Div,
     /// `a ^ b`; `x ^ 2` is computed as `x * x`
     Pow,
@@ -166,16 +166,18 @@ impl BinaryOp {
     }
 
     /// Applies the operator to two matrix cells. Differs from [`BinaryOp::apply`] only in
-    /// that a zero annihilates: `0 * y = 0` and `0 / y = 0` for every `y`, NaN and zero
-    /// included. This is the sparse-safe semantics SystemDS's fused operators have
-    /// (`wdivmm` computes `X / (U %*% t(V))` only at X's non-zeros) and the K-relation
-    /// semantics the SPORES optimizer reasons in; it is applied whatever the storage
-    /// format, so a result never depends on whether an operand was stored sparse.
+    /// that a zero factor annihilates: `0 * y = 0` for every `y`, NaN and infinities
+    /// included. This is the K-relation semantics the SPORES optimizer reasons in, and
+    /// what SystemDS's sparse blocks give (its dense blocks give NaN for `0 * NaN`); it is
+    /// applied whatever the storage format, so a result never depends on whether an
+    /// operand was stored sparse. Division stays IEEE's, as SystemDS's is in every
+    /// format: `0 / y` is 0 only for a non-zero, non-NaN `y`, so a kernel that divides
+    /// at a sparse numerator's non-zeros only must know the divisor is such a `y`
+    /// wherever the numerator is zero (see [`crate::kernels::masked`]).
     #[inline(always)]
     pub fn apply_cell(self, a: f64, b: f64) -> f64 {
         match self {
             BinaryOp::Mul if a == 0.0 || b == 0.0 => 0.0,
-            BinaryOp::Div if a == 0.0 => 0.0,
             _ => self.apply(a, b),
         }
     }
@@ -802,8 +804,8 @@ pub(crate) mod tests {
         expect(binary(BinaryOp::Add, &x, &d).unwrap(), false, "X + D");
         expect(
             binary(BinaryOp::Div, &x, &y).unwrap(),
-            true,
-            "X / Y (zero numerators stay zero)",
+            false,
+            "X / Y (0 / 0 is NaN)",
         );
         expect(binary(BinaryOp::Eq, &x, &y).unwrap(), false, "X == Y");
         expect(binary_scalar(BinaryOp::Mul, &x, 2.0, false), true, "X * 2");
@@ -862,14 +864,18 @@ pub(crate) mod tests {
         let dense = binary(BinaryOp::Mul, &xd, &d).unwrap();
         assert_eq!(dense.get(0, 0), 0.0);
         assert!(dense.get(0, 1).is_nan());
-        // A zero numerator stays zero, even over zero or NaN; scalars keep IEEE.
+        // Division is IEEE's in every format, as SystemDS's: `0 / 0` is NaN, `x / 0`
+        // ±Inf, `0 / y` 0 for any other `y`.
         let zeros = Matrix::Dense(DenseMatrix::zeros(2, 3));
         for m in [&x, &xd] {
             let q = binary(BinaryOp::Div, m, &zeros).unwrap();
-            assert_eq!(q.get(1, 1), 0.0);
+            assert!(q.get(1, 1).is_nan());
             assert_eq!(q.get(0, 1), f64::INFINITY);
+            let halves = binary_scalar(BinaryOp::Div, m, 2.0, false);
+            assert_eq!(halves.get(1, 1), 0.0);
         }
         assert!(BinaryOp::Div.apply(0.0, 0.0).is_nan());
+        assert!(BinaryOp::Div.apply_cell(0.0, f64::NAN).is_nan());
     }
 
     #[test]

@@ -437,7 +437,7 @@ pub fn wdivmm_mult(x: &Matrix, u: &DenseMatrix, v: &DenseMatrix) -> Result<Dense
 
 /// `t(U) %*% (X / (U %*% t(V)))` (SystemDS's wdivmm, divide left) and, with `left` false,
 /// `(X / (U %*% t(V))) %*% V` (divide right), without the dense product: the quotient is
-/// evaluated at the non-zeros of `X` only (cell semantics: `0 / y = 0` for every `y`),
+/// evaluated at the non-zeros of `X` only (the masked division `(X != 0) * (X / E)`),
 /// one rank-`k` dot and one rank-`k` update each, by the masked kernels' specialized loop.
 ///
 /// Errors when `U` is not `m x k` or `V` not `n x k`.

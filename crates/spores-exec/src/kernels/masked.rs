@@ -1,9 +1,12 @@
 //! Sparse-driven ("masked") evaluation: an element-wise expression `E = X * f(...)` or
 //! `E = X / g(...)` computed only at the non-zeros of a sparse mask `X`.
 //!
-//! Under the cell semantics of [`BinaryOp::apply_cell`] a zero annihilates (`0 * y = 0`
-//! and `0 / y = 0` for every `y`), so such an `E` is zero wherever `X` is zero whatever
-//! `f` and `g` are, and only `nnz(X)` cells need the rest of the expression. This is
+//! Under the cell semantics of [`BinaryOp::apply_cell`] a zero factor annihilates
+//! (`0 * y = 0` for every `y`), so `X * f(...)` is zero wherever `X` is zero whatever `f`
+//! is, and only `nnz(X)` cells need the rest of the expression. Division is IEEE's
+//! (`0 / 0` is NaN), so a program `X / g(...)` means the *masked* division
+//! `(X != 0) * (X / g(...))`, SystemDS's weighted division (`wdivmm`): 0 wherever `X` is,
+//! whatever `g` is there. This is
 //! what SystemDS's quaternary operators exploit (`wcemm` for
 //! `sum(X * log(U %*% t(V)))`, `wdivmm` for `t(U) %*% (X / (U %*% t(V)))`); here the
 //! expression is a small postfix [`MaskedProgram`] over these leaves:
@@ -618,8 +621,14 @@ mod tests {
         (a.is_nan() && b.is_nan()) || a == b || approx_eq_f64(a, b, 1e-9)
     }
 
+    /// Checks every kernel against the naive plan; a division is the masked one,
+    /// `(X != 0) * (X / e)`.
     fn check_all(x: &Matrix, program: &MaskedProgram, operands: &[Operand], rng: &mut TestRng) {
-        let expected = naive(x, program, operands);
+        let mut expected = naive(x, program, operands);
+        if program.instrs().last() == Some(&Instr::Binary(BinaryOp::Div)) {
+            let nonzero = elementwise::binary_scalar(BinaryOp::Ne, x, 0.0, false);
+            expected = elementwise::binary(BinaryOp::Mul, &nonzero, &expected).unwrap();
+        }
         let got = masked_map(x, program, operands).unwrap();
         assert_eq!(got.shape(), x.shape());
         for i in 0..x.rows() {
@@ -758,12 +767,47 @@ mod tests {
                         Unary(UnaryOp::Sigmoid),
                         Binary(Mul),
                     ],
+                    // X / (exp(UV') + row): never 0, so computed at X's non-zeros only
+                    vec![
+                        Mask,
+                        Load(0),
+                        Unary(UnaryOp::Exp),
+                        Load(3),
+                        Binary(Add),
+                        Binary(Div),
+                    ],
                 ] {
                     let program = MaskedProgram::new(instrs).unwrap();
                     check_all(&x, &program, &ops, &mut rng);
                 }
             }
         }
+    }
+
+    /// A masked division is `(X != 0) * (X / e)`: where `X` is 0 it is 0, also over a
+    /// zero of `e`, where the plain division is NaN.
+    #[test]
+    fn a_masked_division_is_zero_where_the_mask_is() {
+        use {BinaryOp::*, Instr::*};
+        let mut rng = TestRng::seed_from_u64(5);
+        let x = mask(&mut rng, 30, 20, 0.2);
+        let s = mask(&mut rng, 30, 20, 0.5);
+        let divide = MaskedProgram::new(vec![Mask, Load(0), Binary(Div)]).unwrap();
+        let sparse = [Operand::Matrix(&s)];
+        let plain = naive(&x, &divide, &sparse);
+        let masked = masked_map(&x, &divide, &sparse).unwrap();
+        let mut nans = 0;
+        for i in 0..30 {
+            for j in 0..20 {
+                if x.get(i, j) == 0.0 {
+                    assert_eq!(masked.get(i, j), 0.0);
+                    nans += usize::from(plain.get(i, j).is_nan());
+                } else {
+                    assert!(close(masked.get(i, j), plain.get(i, j)));
+                }
+            }
+        }
+        assert!(nans > 0, "the plain division has NaN where both are 0");
     }
 
     #[test]

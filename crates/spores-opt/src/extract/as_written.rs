@@ -150,7 +150,8 @@ mod tests {
         out[0].to_string()
     }
 
-    /// Without any rewrite, a sparse `X` times a tree over a low-rank product is masked
+    /// Without any rewrite, a sparse `X` times (or masked-divided by) a tree over a
+    /// low-rank product is masked
     /// (and its transposed factor read in place); a dense `X` is left as written, and so
     /// is a tree the catalogue would fuse only after rewriting (`sum(X * (U %*% t(V)))`
     /// stays a masked sum of the product, not `sddmm_sum`: no rule ran).
@@ -161,8 +162,13 @@ mod tests {
             "sum(masked_mul(X, exp(U %*% t(V))))"
         );
         assert_eq!(
-            extracted("(X / (1 + abs(U %*% t(V)))) %*% V", env()),
+            extracted("masked_div(X, 1 + abs(U %*% t(V))) %*% V", env()),
             "masked_div(X, 1 + abs(U %*% t(V))) %*% V"
+        );
+        // A plain division is IEEE's (`0 / 0` is NaN where X is 0): never masked.
+        assert_eq!(
+            extracted("(X / (1 + abs(U %*% t(V)))) %*% V", env()),
+            "(X / (1 + abs(U %*% t(V)))) %*% V"
         );
         let mut dense = env();
         dense.nnz.clear();

@@ -218,11 +218,12 @@ impl Matcher<'_, '_> {
                 }
             }
         }
-        // t(U) %*% (X / (U %*% t(V))): U bound twice, over c and k.
+        // t(U) %*% masked_div(X, U %*% t(V)): U bound twice, over c and k. (A plain `/`
+        // is IEEE's: `0 / 0` is NaN where X is 0, which wdivmm would skip.)
         for (c, m) in self.binds_with_row(p, i) {
             for n in self.nodes(q) {
                 let RNode::F2(f, x, d) = n else { continue };
-                if !self.named(*f, "/") {
+                if !self.named(*f, "masked_div") {
                     continue;
                 }
                 for (j, _) in self.binds_with_row(*x, i) {
@@ -243,11 +244,12 @@ impl Matcher<'_, '_> {
                 }
             }
         }
-        // (X * (U %*% t(V))) %*% V and (X / (U %*% t(V))) %*% V, summed over j = i here.
+        // (X * (U %*% t(V))) %*% V and masked_div(X, U %*% t(V)) %*% V, summed over j = i
+        // here.
         for n in self.nodes(p) {
             let (kind, x, d) = match n {
                 RNode::Join(x, d) => (Fused::WdivmmMult, *x, *d),
-                RNode::F2(f, x, d) if self.named(*f, "/") => (Fused::WdivmmRight, *x, *d),
+                RNode::F2(f, x, d) if self.named(*f, "masked_div") => (Fused::WdivmmRight, *x, *d),
                 _ => continue,
             };
             self.wdivmm(kind, i, x, d, q, out);

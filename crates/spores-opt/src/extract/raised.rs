@@ -124,7 +124,14 @@ impl<'a, 's> Raised<'a, 's> {
                     .fold(f64::INFINITY, f64::min)
             })
             .collect();
-        let is_div = |f: usize| snap.tables.funcs.get(f).is_some_and(|name| name == "/");
+        // Only a masked division is evaluated at X's non-zeros: a plain one is IEEE's
+        // (`0 / 0` is NaN where X is 0).
+        let is_div = |f: usize| {
+            snap.tables
+                .funcs
+                .get(f)
+                .is_some_and(|name| name == "masked_div")
+        };
         for m in 0..n {
             let masked = super::masked::candidates(snap, &cands, &alone, m, is_div);
             cands[m].extend(masked);

@@ -1123,8 +1123,8 @@ mod tests {
             ("(X * (U %*% t(V))) %*% V", UV, SPARSE),
             ("sum(W %*% H)", &["W=mxk", "H=kxn"], &[]),
             ("sum(X * log(W %*% H))", WH, SPARSE),
-            ("(X / (W %*% H)) %*% t(H)", WH, SPARSE),
-            ("t(W) %*% (X / (W %*% H))", WH, SPARSE),
+            ("masked_div(X, W %*% H) %*% t(H)", WH, SPARSE),
+            ("t(W) %*% masked_div(X, W %*% H)", WH, SPARSE),
             ("t(X) %*% (X %*% v)", &["X=mxn", "v=nx1"], SPARSE),
             (
                 "t(X) %*% (w * (X %*% v))",

@@ -176,8 +176,12 @@ pub fn assert_fused_agrees<'a>(
             "value {k}: unfused {a} vs {fused_marker} {b}\n{src}"
         );
     }
+    // A weighted division (`t(W) %*% (X / (W %*% H))`) is the script's own reading, as
+    // SystemDS's, also without the optimizer.
     assert!(
-        !plain_plan.iter().any(|l| l.contains(fused_marker)),
+        !plain_plan
+            .iter()
+            .any(|l| l.contains(fused_marker) && !l.contains("masked_div(")),
         "{plain_plan:#?}"
     );
     fused_plan

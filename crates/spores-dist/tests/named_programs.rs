@@ -137,14 +137,15 @@ fn blocks_slices_and_reversed_rows() {
     }
 }
 
-/// Masked evaluation the optimizer chose (`masked_mul`, `masked_div`): joined on X's
-/// tuples, with the values of the local engine (a zero of X stays 0 whatever the tree).
+/// Masked evaluation (`masked_mul` the optimizer chose, the weighted division
+/// `masked_div` written so): joined on X's tuples, with the values of the local engine (a
+/// zero of X stays 0 whatever the tree).
 #[test]
 fn masked_operators_join_on_the_mask() {
     for (text, op) in [
-        ("X / (1 + abs(U %*% t(V)))", "masked_div"),
+        ("masked_div(X, 1 + abs(U %*% t(V)))", "masked_div"),
         ("sum(X * exp(-(U %*% t(V))))", "masked_mul"),
-        ("X / (U %*% t(V) - 3)", "masked_div"),
+        ("masked_div(X, U %*% t(V) - 3)", "masked_div"),
     ] {
         let plan = check(text);
         assert!(plan.to_string().contains(op), "`{text}`: {plan}");

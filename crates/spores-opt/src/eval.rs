@@ -231,11 +231,7 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
         // `(X != 0) * (X / E)`: a zero factor annihilates the NaN of `0 / 0`.
         [x, e] if name == "masked_div" => {
             let nonzero = elementwise::binary_scalar(BinaryOp::Ne, x, 0.0, false);
-            Ok(binary(
-                BinaryOp::Mul,
-                &nonzero,
-                &binary(BinaryOp::Div, x, e)?,
-            )?)
+            binary(BinaryOp::Mul, &nonzero, &binary(BinaryOp::Div, x, e)?)
         }
         [a, b] if name == "rbind" => Ok(structural::rbind(a, b)?),
         [a, b] => match BinaryOp::ALL.into_iter().find(|op| op.symbol() == name) {

@@ -52,11 +52,11 @@ pub enum Fused {
     Wcemm,
     /// `sum_mm(A, B)` = `sum(A %*% B)`, from `colSums(A)` and `rowSums(B)`.
     SumMm,
-    /// `wdivmm_left(X, U, V)` = `t(U) %*% masked_div(X, U %*% t(V))` (SystemDS's wdivmm, divide
-    /// left; PNMF's update of `H`).
+    /// `wdivmm_left(X, U, V)` = `t(U) %*% masked_div(X, U %*% t(V))` (SystemDS's wdivmm,
+    /// divide left; PNMF's update of `H`).
     WdivmmLeft,
-    /// `wdivmm_right(X, U, V)` = `masked_div(X, U %*% t(V)) %*% V` (SystemDS's wdivmm, divide
-    /// right; PNMF's update of `W`).
+    /// `wdivmm_right(X, U, V)` = `masked_div(X, U %*% t(V)) %*% V` (SystemDS's wdivmm,
+    /// divide right; PNMF's update of `W`).
     WdivmmRight,
     /// `masked_mul(X, E)` = `X * E`, the element-wise tree `E` evaluated only at the
     /// non-zeros of a sparse `X` (see [`crate::extract`]'s masked candidates).

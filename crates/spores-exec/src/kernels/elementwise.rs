@@ -171,9 +171,9 @@ impl BinaryOp {
     /// what SystemDS's sparse blocks give (its dense blocks give NaN for `0 * NaN`); it is
     /// applied whatever the storage format, so a result never depends on whether an
     /// operand was stored sparse. Division stays IEEE's, as SystemDS's is in every
-    /// format: `0 / y` is 0 only for a non-zero, non-NaN `y`, so a kernel that divides
-    /// at a sparse numerator's non-zeros only must know the divisor is such a `y`
-    /// wherever the numerator is zero (see [`crate::kernels::masked`]).
+    /// format: `0 / y` is 0 only for a non-zero, non-NaN `y`; dividing at a sparse
+    /// numerator's non-zeros only is another operator, the masked division of
+    /// [`crate::kernels::masked`].
     #[inline(always)]
     pub fn apply_cell(self, a: f64, b: f64) -> f64 {
         match self {

@@ -767,7 +767,7 @@ mod tests {
                         Unary(UnaryOp::Sigmoid),
                         Binary(Mul),
                     ],
-                    // X / (exp(UV') + row): never 0, so computed at X's non-zeros only
+                    // X / (exp(UV') + row)
                     vec![
                         Mask,
                         Load(0),

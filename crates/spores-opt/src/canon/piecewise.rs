@@ -40,9 +40,10 @@
 //!
 //! A case in which a `log` may take a number that is not positive, a `sqrt` a negative
 //! one, or a division a zero divisor ends in "not proved": there `spores run` computes
-//! NaN or an infinity, which no polynomial describes. So
-//! `exp(log(abs(A) + 1)) = abs(A) + 1` is proved and `A / A = 1` is not (`0 / 0` is NaN). Arithmetic is on exact rationals; a number that does not fit, or too
-//! many cases, ends in "not proved" too, never in a wrong answer.
+//! NaN or an infinity, which no polynomial describes. So `exp(log(abs(A) + 1)) = abs(A) +
+//! 1` is proved and `A / A = 1` is not (`0 / 0` is NaN). Arithmetic is on exact
+//! rationals; a number that does not fit, or too many cases, ends in "not proved" too,
+//! never in a wrong answer.
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -292,3 +292,36 @@ print(toString(rowcumsum(matrix("1 0 3 4 NaN 2", 2, 3))))
         &["bitwOr", "2x2", "2x3"],
     );
 }
+
+/// `exists` as SystemDS's test scripts use it (`Exists1.dml`, `ListNamed.dml`): of a
+/// variable assigned in a branch, by name or as a string, and of list entries; the text
+/// is what SystemDS 3.4 printed. (SystemDS differs on two cases spores answers plainly:
+/// `exists("Y")` after the last statement that reads `Y` is FALSE there, the variable
+/// already freed; `exists(w)` of a scalar looks up the variable named by its value.)
+#[test]
+fn exists_tells_whether_a_variable_is_bound() {
+    let script = r#"Y = matrix(1, 3, 3)
+if( sum(Y) > 7 )
+  X = matrix(1,10,10);
+R = as.matrix(as.double(exists("X")));
+if( exists(X) )
+  print("X exists: "+sum(X));
+print(toString(R))
+L = list(a=matrix(1, 2, 2), c=3, f=6);
+for( i in 1:length(L) ) {
+  tmp = L[i];
+  if( !exists(tmp) )
+     print("ERROR: non-existing entry "+i );
+}
+print(exists(Z) + " " + exists("Z"))
+Z = 1
+print(exists(Z))
+"#;
+    let systemds_and_more = "X exists: 100.0\n1.000\n\nFALSE FALSE\nTRUE\n";
+    assert_eq!(run_dml("exists.dml", script).unwrap(), systemds_and_more);
+    assert_fails(
+        "exists_args.dml",
+        "print(exists(1 + 2))\n",
+        &["argument of `exists`"],
+    );
+}

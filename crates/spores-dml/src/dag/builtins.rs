@@ -259,6 +259,7 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         aliases: &["as.boolean"],
         ..of_target(Builtin::AsLogical, "as.logical", Scalar)
     },
+    of_target(Builtin::Exists, "exists", Scalar),
     of_target(Builtin::Diag, "diag", Computed),
     of_target(Builtin::Trace, "trace", Scalar),
     row(

@@ -466,6 +466,9 @@ impl<'a> Lowerer<'a> {
         if name == "ifdef" {
             return self.ifdef(args, span);
         }
+        if name == "exists" {
+            return self.exists(args, span);
+        }
         match name {
             "print" if args.len() > 1 => return self.variadic(Builtin::Printf, name, args, span),
             "eval" => return self.variadic(Builtin::Eval, name, args, span),
@@ -797,6 +800,32 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `ifdef($name, default)`: the command-line argument when given, else the default.
+    /// `exists(X)` or `exists("X")`: true for a variable assigned earlier in the block;
+    /// else asked of the variables bound when the block runs (SystemDS probes its symbol
+    /// table the same way, without reading the variable).
+    fn exists(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let [arg] = args else {
+            return Err(Diagnostic::new(
+                "`exists` takes one variable name (`exists(X)` or `exists(\"X\")`)",
+                span,
+            ));
+        };
+        let name = match &arg.value.kind {
+            ExprKind::Var(name) | ExprKind::Str(name) => name.clone(),
+            _ => {
+                return Err(Diagnostic::new(
+                    "the argument of `exists` must be a variable or its name as a string",
+                    arg.value.span,
+                ))
+            }
+        };
+        if self.env.contains_key(&name) {
+            return Ok(self.lit(Literal::Bool(true), span));
+        }
+        let name = self.lit(Literal::Str(name), arg.value.span);
+        Ok(self.dag.add(Op::Builtin(Builtin::Exists), vec![name], span))
+    }
+
     fn ifdef(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
         let [arg, default] = args else {
             return Err(Diagnostic::new(

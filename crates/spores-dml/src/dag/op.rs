@@ -94,6 +94,9 @@ pub enum Builtin {
     AsDouble,
     AsInteger,
     AsLogical,
+    /// `exists(X)`: whether a variable of that name is bound when the block runs (its
+    /// child is the name, a string).
+    Exists,
     Diag,
     Trace,
     Cbind,

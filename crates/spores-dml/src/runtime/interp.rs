@@ -578,6 +578,15 @@ impl<'w> Interpreter<'w> {
                 Value::Int(0)
             }
             Op::Builtin(Builtin::Eval) => self.eval_by_name(args, node.span)?,
+            Op::Builtin(Builtin::Exists) => match args.first() {
+                Some(Value::Str(name)) => Value::Bool(env.contains_key(name.as_ref())),
+                _ => {
+                    return Err(Diagnostic::new(
+                        "internal error: `exists` without a name",
+                        node.span,
+                    ))
+                }
+            },
             Op::Builtin(b) if b.outputs() > 1 => {
                 let results = super::native::eval_multi(*b, &args)
                     .map_err(|e| runtime_at(e, node.span, suggest_engine))?;

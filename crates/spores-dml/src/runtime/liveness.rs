@@ -208,9 +208,13 @@ fn for_each_var(expr: &Expr, f: &mut dyn FnMut(&str)) {
             for_each_var(lhs, f);
             for_each_var(rhs, f);
         }
-        ExprKind::Call { args, .. } => {
+        ExprKind::Call { name, args } => {
             for arg in args {
-                for_each_var(&arg.value, f);
+                // `exists("X")` asks for `X` by name: it must stay bound.
+                match (name.as_str(), &arg.value.kind) {
+                    ("exists", ExprKind::Str(var)) => f(var),
+                    _ => for_each_var(&arg.value, f),
+                }
             }
         }
         ExprKind::Index { target, rows, cols } => {

@@ -325,3 +325,17 @@ print(exists(Z))
         &["argument of `exists`"],
     );
 }
+
+/// `rbind`/`cbind` of a list append the second argument as one element (SystemDS's
+/// list append), and of two strings join their lines; the text is SystemDS 3.4's.
+#[test]
+fn binding_lists_and_strings_appends_as_systemds_does() {
+    let script = r#"l1 = list(1, 2)
+l2 = list(3)
+print(length(rbind(l1, l2)) + " " + length(rbind(l2, l1)) + " " + length(cbind(l1, l1)))
+print(toString(cbind(l2, l1)))
+print(cbind("a", "b"))
+"#;
+    let systemds = "3 2 3\nList containing:\n[3, List containing:\n[1, 2]]\na\nb\n";
+    assert_eq!(run_dml("bind_lists.dml", script).unwrap(), systemds);
+}

@@ -409,6 +409,11 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             Ok(Value::Double((0..m.rows()).map(|i| m.get(i, i)).sum()))
         }
         Builtin::Cbind | Builtin::Rbind => {
+            // As SystemDS: of a list, `append` (the second argument one more element,
+            // `length(cbind(list(3), list(1, 2)))` is 2); of two strings, their lines.
+            if matches!(args, [Value::List(_), _] | [Value::Str(_), Value::Str(_)]) {
+                return list::append(args);
+            }
             let (x, y) = (to_matrix(&args[0])?, to_matrix(&args[1])?);
             let r = if b == Builtin::Cbind {
                 structural::cbind(&x, &y)

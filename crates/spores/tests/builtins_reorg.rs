@@ -339,3 +339,29 @@ print(cbind("a", "b"))
     let systemds = "3 2 3\nList containing:\n[3, List containing:\n[1, 2]]\na\nb\n";
     assert_eq!(run_dml("bind_lists.dml", script).unwrap(), systemds);
 }
+
+/// Fewer targets than results take the first results, as SystemDS's `[a, b] = pca(...)`
+/// does; more targets than results is an error naming both counts.
+#[test]
+fn a_multi_assignment_may_take_the_first_results() {
+    let script = r#"f = function(Double x) return (Double a, Double b, Double c) {
+  a = x + 1
+  b = x + 2
+  c = x + 3
+}
+[p, q] = f(1)
+print(p + " " + q)
+[Q, R] = qr(matrix("2 0 0 3", 2, 2))
+[H] = qr(matrix("2 0 0 3", 2, 2))
+print(nrow(H) + " " + ncol(R))
+"#;
+    assert_eq!(
+        run_dml("first_results.dml", script).unwrap(),
+        "2.0 3.0\n2 2\n"
+    );
+    assert_fails(
+        "too_many.dml",
+        "f = function(Double x) return (Double a) { a = x }\n[p, q] = f(1)\n",
+        &["`f` returns 1 values but 2 are assigned"],
+    );
+}

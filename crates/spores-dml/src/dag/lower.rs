@@ -163,7 +163,8 @@ pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagn
                     if let Some((node, outputs)) =
                         lowerer.multi_return_builtin(name, args, value.span)?
                     {
-                        if outputs != targets.len() {
+                        // Fewer targets take the first results, as in SystemDS.
+                        if outputs < targets.len() {
                             return Err(Diagnostic::new(
                                 format!(
                                     "`{name}` returns {outputs} values but {} are assigned",
@@ -184,7 +185,8 @@ pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagn
                     Some(f) => f,
                     None => ctx.functions.builtin(name, value.span)?,
                 };
-                if function.def.returns.len() != targets.len() {
+                // Fewer targets take the first results (`[a, b] = pca(...)`, as in SystemDS).
+                if function.def.returns.len() < targets.len() {
                     return Err(Diagnostic::new(
                         format!(
                             "`{name}` returns {} values but {} are assigned",

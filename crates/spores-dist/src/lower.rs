@@ -433,7 +433,12 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         if let Some(h) = self.holding.as_mut() {
             h.register(&held);
         }
-        let rel = self.scan(held_table(&held)?, "loc", held.rows(), held.cols())?;
+        let rel = self.scan(
+            held_table(&held, self.scan)?,
+            "loc",
+            held.rows(),
+            held.cols(),
+        )?;
         Ok(Rel {
             held: Some(held),
             ..rel

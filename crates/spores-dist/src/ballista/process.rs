@@ -6,9 +6,16 @@
 //! s after its last heartbeat, which it sends every 60 s. Here an executor beats every
 //! [`HEARTBEAT_SECONDS`] and is declared dead after [`EXECUTOR_TIMEOUT_SECONDS`], so that
 //! the tasks of a lost executor are run again within seconds, not minutes.
+//!
+//! Executors pull their tasks ([`TaskSchedulingPolicy::PullStaged`]) instead of having
+//! them pushed: with pushed tasks, Ballista 55's scheduler keeps the slot of a task it
+//! cancelled when a lost executor's shuffle output had to be computed again (it ignores
+//! that task's final status, so the slot is never given back), and an executor of one slot
+//! then waits forever. An executor that pulls counts its own free slots.
 
 use std::sync::Arc;
 
+use ballista_core::config::TaskSchedulingPolicy;
 use ballista_core::{ConfigProducer, RuntimeProducer};
 use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
 use ballista_scheduler::cluster::BallistaCluster;
@@ -47,6 +54,7 @@ pub fn serve_scheduler(bind: &str, port: u16) -> DistError {
     let config = SchedulerConfig {
         bind_host: bind.to_string(),
         bind_port: port,
+        scheduling_policy: TaskSchedulingPolicy::PullStaged,
         grpc_server_max_decoding_message_size: message_limit(),
         grpc_server_max_encoding_message_size: message_limit(),
         grpc_client_max_message_size: message_limit(),
@@ -128,6 +136,7 @@ pub fn serve_executor(options: ExecutorOptions) -> DistError {
         scheduler_port: port,
         scheduler_connect_timeout_seconds: 30,
         vcores: options.task_slots.max(1),
+        task_scheduling_policy: TaskSchedulingPolicy::PullStaged,
         work_dir: options.work_dir.clone(),
         print_thread_info: false,
         grpc_max_decoding_message_size: message_limit(),

@@ -40,6 +40,9 @@ pub struct Held {
     origin: (u64, u64),
     /// Always [`Matrix::Dense`]: the kernels read it as a matrix, the lookups as an array.
     matrix: Arc<Matrix>,
+    /// The Parquet COO file the cells were read from, whole: a plan for a Ballista
+    /// cluster names the file instead of carrying the cells ([`crate::codec`]).
+    file: Option<Arc<std::path::Path>>,
 }
 
 /// A number that tells this process's holdings apart from other processes' (the ids
@@ -66,16 +69,36 @@ impl Held {
             id,
             origin: (process_nonce(), id),
             matrix: Arc::new(Matrix::Dense(matrix)),
+            file: None,
         }
+    }
+
+    /// A holding of the whole of the Parquet COO file at `path`, read into `matrix`.
+    pub fn of_file(matrix: DenseMatrix, path: &std::path::Path) -> Self {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        Held {
+            file: Some(Arc::from(path.as_path())),
+            ..Held::new(matrix)
+        }
+    }
+
+    /// The file the cells were read from, if they are the whole of one.
+    pub(crate) fn file(&self) -> Option<&std::path::Path> {
+        self.file.as_deref()
     }
 
     /// A holding decoded from a plan: the cells made at `origin` (shared while another
     /// decoded plan still reads them).
-    pub(crate) fn decoded(origin: (u64, u64), matrix: Arc<Matrix>) -> Self {
+    pub(crate) fn decoded(
+        origin: (u64, u64),
+        matrix: Arc<Matrix>,
+        file: Option<Arc<std::path::Path>>,
+    ) -> Self {
         Held {
             id: next_id(),
             origin,
             matrix,
+            file,
         }
     }
 

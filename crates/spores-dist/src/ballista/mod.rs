@@ -164,12 +164,11 @@ impl Cluster {
         let batches = self
             .within_timeout(self.run(ctx, plan, partitions, Some(fold)))
             .await?;
-        let partial = DenseFold::cells(fold.rows, fold.cols);
-        let mut total = partial.zeros();
+        let mut total = fold.zeros();
         for batch in &batches {
-            partial.add(batch, &mut total)?;
+            crate::fold_exec::add_rows(batch, &mut total, fold.cols)?;
         }
-        partial.finish(vec![total])
+        fold.finish(vec![total])
     }
 
     async fn within_timeout<T>(

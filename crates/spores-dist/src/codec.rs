@@ -195,10 +195,11 @@ fn write_fold(buf: &mut Vec<u8>, fold: &DenseFold) {
     }
 }
 
-/// The holdings this process decoded, by origin, while a plan still reads them.
-fn decoded() -> &'static Mutex<HashMap<(u64, u64), Weak<Matrix>>> {
-    static DECODED: std::sync::OnceLock<Mutex<HashMap<(u64, u64), Weak<Matrix>>>> =
-        std::sync::OnceLock::new();
+/// The holdings a process decoded, by origin, while a plan still reads them.
+type Decoded = Mutex<HashMap<(u64, u64), Weak<Matrix>>>;
+
+fn decoded() -> &'static Decoded {
+    static DECODED: std::sync::OnceLock<Decoded> = std::sync::OnceLock::new();
     DECODED.get_or_init(Default::default)
 }
 

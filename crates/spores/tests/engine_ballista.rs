@@ -168,7 +168,7 @@ fn scripts_and_tensor_programs_print_what_the_local_engine_prints() {
 /// and writes nothing; it never hangs (the client gives up after 120 s).
 ///
 /// Ignored in CI: Ballista 55 sometimes returns a wrong sum after it rolled back stages
-/// whose shuffle output was on the lost executor (2 of 10 runs here; see "A lost
+/// whose shuffle output was on the lost executor (3 of 8 runs here; see "A lost
 /// executor" in docs/guide-relational.md). Run it with `--ignored`.
 #[cfg(feature = "ballista")]
 #[test]

@@ -16,6 +16,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{internal_err, DataFusionError, Result as DfResult};
+use datafusion::execution::memory_pool::MemoryConsumer;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
@@ -185,14 +186,21 @@ impl ExecutionPlan for DenseFoldExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> DfResult<SendableRecordBatchStream> {
+        // The array comes out of the executor's memory pool: a fold too large for it is
+        // an error naming the pool, not an allocation past the budget.
+        let reservation = MemoryConsumer::new(format!("DenseFoldExec[{partition}]"))
+            .register(context.memory_pool());
         let mut input = self.input.execute(partition, context)?;
         let fold = self.fold.clone();
         let array = futures::stream::once(async move {
+            reservation.try_grow(8 * fold.rows * fold.cols)?;
             let mut acc = fold.zeros();
             while let Some(batch) = input.next().await {
                 fold.add(&batch?, &mut acc).map_err(external)?;
             }
-            to_rows(acc, fold.cols).map_err(external)
+            let rows = to_rows(acc, fold.cols).map_err(external);
+            drop(reservation);
+            rows
         });
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             self.schema(),

@@ -21,11 +21,13 @@ included, writing the result to Parquet) on:
 Every finished run's result is checked against the others (relative 1e-6). A run that
 exceeds --timeout is reported as such.
 
-`ballista` times the optimized plans of the same programs on a Ballista cluster of 1 and
-of 2 executors (`spores ballista cluster`, a scheduler and the executors in one process,
-each executor with --slots task slots and a --memory pool; a build with the `ballista`
-feature), each plan in --partitions partitions, beside spores on DataFusion in this
-process (`--engine datafusion`, --memory, 2 threads); results checked against each other.
+`ballista` times the optimized plans of the same programs on Ballista clusters of
+--executors executors (`spores ballista cluster`: a scheduler and executor processes of
+spores's own binary, each executor with --slots task slots, a --memory pool and, with
+--pin, one core; a build with the `ballista` feature), each plan in as many partitions as
+the cluster has slots, beside spores on DataFusion in one process (`--engine datafusion`,
+--memory, 1 and 2 threads); medians of --repeat runs, the bytes of the shuffle files the
+stages wrote, results checked against each other (relative 1e-9).
 """
 
 import argparse
@@ -303,9 +305,11 @@ def run(args):
     Path(args.table).write_text(text)
 
 
-def start_cluster(binary, executors, slots, memory, tmp):
-    """A `spores ballista cluster` process and its scheduler's address."""
+def start_cluster(binary, executors, slots, memory, tmp, pin):
+    """A `spores ballista cluster` process (a scheduler and executor processes) and its
+    scheduler's address."""
     cmd = [binary, "ballista", "cluster", "--executors", str(executors), "--slots", str(slots), "--memory", memory]
+    cmd += ["--pin"] if pin else []
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             env={**os.environ, "TMPDIR": str(tmp)})
     address = proc.stdout.readline().strip()
@@ -315,54 +319,85 @@ def start_cluster(binary, executors, slots, memory, tmp):
     return proc, address
 
 
+def shuffle_bytes(tmp):
+    """Bytes of the shuffle files under the executors' work directories (the stages'
+    outputs, each read by the next stage or by the client)."""
+    total = 0
+    for root, _, files in os.walk(tmp):
+        if "executor-" in root:
+            total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+    return total
+
+
 def ballista(args):
     d = Path(args.dir).resolve()
     shape = json.loads((d / "shape.json").read_text())
     binary = args.spores
     tmp = d / "tmp"
-    columns = ["spores on DataFusion"] + [f"Ballista, {n} executor{'s' if n > 1 else ''}" for n in (1, 2)]
+    counts = [int(n) for n in args.executors.split(",")]
+    columns = ["DataFusion, 1 thread", "DataFusion, 2 threads"] + [
+        f"Ballista, {n} executor{'s' if n > 1 else ''}" for n in counts
+    ]
     results = {name: {} for name in args.programs.split(",")}
+    moved = {name: {} for name in results}
 
-    def measure(name, label, flags, threads=2):
-        out = d / f"out-{name}-{label.split(',')[-1].strip().replace(' ', '')}.parquet"
-        took, why = run_spores(binary, d, name, PROGRAMS[name][0], flags + ["--full-search"], args.memory, args.timeout, out, threads)
-        results[name][label] = (took, why, checksum(out) if took is not None else None)
-        print(f"{name:6} {label:25} {f'{took:.1f} s' if took is not None else why}", flush=True)
+    def measure(name, label, flags, threads):
+        out = d / f"out-{name}-{label.replace(' ', '').replace(',', '-')}.parquet"
+        times, why, check = [], "", None
+        for _ in range(args.repeat):
+            before = shuffle_bytes(tmp)
+            took, why = run_spores(binary, d, name, PROGRAMS[name][0], flags + ["--full-search"], args.memory, args.timeout, out, threads)
+            if took is None:
+                break
+            moved[name][label] = shuffle_bytes(tmp) - before
+            times.append(took)
+            check = checksum(out)
+        took = float(np.median(times)) if times and not why else None
+        results[name][label] = (took, why, check, times)
+        shown = f"{took:.2f} s (runs {', '.join(f'{t:.2f}' for t in times)})" if took is not None else why
+        print(f"{name:6} {label:25} {shown}", flush=True)
 
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     for name in results:
-        measure(name, columns[0], ["--engine", "datafusion"])
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-    for executors, label in zip((1, 2), columns[1:]):
-        proc, address = start_cluster(binary, executors, args.slots, args.memory, tmp)
+        for threads, label in zip((1, 2), columns[:2]):
+            measure(name, label, ["--engine", "datafusion"], threads)
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
+    for executors, label in zip(counts, columns[2:]):
+        proc, address = start_cluster(binary, executors, args.slots, args.memory, tmp, args.pin)
         try:
             for name in results:
-                measure(name, label, ["--engine", address], args.partitions)
+                measure(name, label, ["--engine", address], args.partitions or executors * args.slots)
         finally:
             proc.kill()
             proc.wait()
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir()
+    worst = 0.0
     for name, runs in results.items():
-        sums = [c for (_, _, c) in runs.values() if c is not None]
+        sums = [c for (_, _, c, _) in runs.values() if c is not None]
         for c in sums:
             for a, b in zip(c, sums[0]):
-                assert abs(a - b) <= 1e-6 * max(1.0, abs(b)), f"{name}: results differ: {sums}"
-    load = os.getloadavg()[0]
+                rel = abs(a - b) / max(1.0, abs(b))
+                worst = max(worst, rel)
+                assert rel <= 1e-9, f"{name}: results differ: {sums}"
+    load = os.getloadavg()
     lines = [
         f"X {shape['rows']}x{shape['cols']} with {shape['nnz']:,} non-zeros, rank {shape['rank']}; "
-        f"--memory {args.memory} (each executor's); Ballista plans in {args.partitions} partitions, "
-        f"{args.slots} task slots per executor; load average (1 min) at the end {load:.1f}; "
-        "seconds (wall, reading Parquet and writing the result included)",
+        f"--memory {args.memory} (each executor's); executors of {args.slots} task slot(s)"
+        f"{', each pinned to one core' if args.pin else ''}, plans in as many partitions as slots; "
+        f"medians of {args.repeat} runs, seconds (wall, reading Parquet and writing the result included); "
+        f"largest relative difference of the results' checksums {worst:.1e}; "
+        f"load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
         "",
-        "| program | " + " | ".join(columns) + " |",
-        "|---|" + "---|" * len(columns),
+        "| program | " + " | ".join(columns) + " | shuffle bytes (" + ", ".join(columns[2:]) + ") |",
+        "|---|" + "---|" * (len(columns) + 1),
     ]
     for name, runs in results.items():
-        cells = [f"{runs[c][0]:.1f}" if runs[c][0] is not None else runs[c][1] for c in columns]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        cells = [f"{runs[c][0]:.2f}" if runs[c][0] is not None else runs[c][1] for c in columns]
+        shuffled = ", ".join(f"{moved[name].get(c, 0):,}" for c in columns[2:])
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {shuffled} |")
     text = "\n".join(lines) + "\n"
     print(text)
     Path(args.table).parent.mkdir(parents=True, exist_ok=True)
@@ -392,8 +427,11 @@ def main():
     r.add_argument("--spores", default=str(ROOT / "target/release/spores"))
     r.add_argument("--table", default="bench/out/dist_scale.md")
     b = runs(sub.add_parser("ballista"), programs="chain,loss,als")
-    b.add_argument("--slots", type=int, default=2, help="task slots per executor")
-    b.add_argument("--partitions", type=int, default=4, help="partitions of each Ballista plan")
+    b.add_argument("--slots", type=int, default=1, help="task slots per executor")
+    b.add_argument("--partitions", type=int, default=0, help="partitions of each Ballista plan (default: the executors' slots)")
+    b.add_argument("--executors", default="1,2", help="cluster sizes, e.g. 1,2,4")
+    b.add_argument("--pin", action="store_true", help="pin each executor to one core")
+    b.add_argument("--repeat", type=int, default=3, help="runs per measurement (the median is shown)")
     b.add_argument("--spores", default=str(ROOT / "target/release/spores"))
     b.add_argument("--table", default="bench/out/dist_ballista.md")
     args = ap.parse_args()

@@ -12,8 +12,8 @@
 //!
 //! Both are scalar UDFs over the streamed relation's index columns. A held operand has
 //! every cell, zeros included, so a cell the relation lacks reads as 0, which is what the
-//! inner join's missing tuple means. The UDFs run in this process only: a Ballista
-//! executor cannot decode them, so plans sent to a cluster join as before.
+//! inner join's missing tuple means. On a Ballista cluster the lookups travel inside the
+//! plan with their held cells ([`crate::codec`], feature `ballista`).
 
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,17 +34,83 @@ use spores_exec::{DenseMatrix, Matrix};
 #[derive(Clone, Debug)]
 pub struct Held {
     id: u64,
+    /// Where the holding was made: the making process's [`process_nonce`] and its id
+    /// there. A plan decoded on a Ballista node keeps it, so that the tasks of one plan
+    /// decode its cells once per process ([`crate::codec`]).
+    origin: (u64, u64),
     /// Always [`Matrix::Dense`]: the kernels read it as a matrix, the lookups as an array.
     matrix: Arc<Matrix>,
+    /// The Parquet COO file the cells were read from, whole: a plan for a Ballista
+    /// cluster names the file instead of carrying the cells ([`crate::codec`]).
+    file: Option<Arc<std::path::Path>>,
+}
+
+/// A number that tells this process's holdings apart from other processes' (the ids
+/// count from 0 in each).
+pub fn process_nonce() -> u64 {
+    static NONCE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *NONCE.get_or_init(|| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        std::process::id().hash(&mut h);
+        std::time::SystemTime::now().hash(&mut h);
+        h.finish()
+    })
+}
+
+fn next_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl Held {
     pub fn new(matrix: DenseMatrix) -> Self {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let id = next_id();
         Held {
-            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            id,
+            origin: (process_nonce(), id),
             matrix: Arc::new(Matrix::Dense(matrix)),
+            file: None,
         }
+    }
+
+    /// A holding of the whole of the Parquet COO file at `path`, read into `matrix`.
+    pub fn of_file(matrix: DenseMatrix, path: &std::path::Path) -> Self {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        Held {
+            file: Some(Arc::from(path.as_path())),
+            ..Held::new(matrix)
+        }
+    }
+
+    /// The file the cells were read from, if they are the whole of one.
+    pub(crate) fn file(&self) -> Option<&std::path::Path> {
+        self.file.as_deref()
+    }
+
+    /// A holding decoded from a plan: the cells made at `origin` (shared while another
+    /// decoded plan still reads them).
+    pub(crate) fn decoded(
+        origin: (u64, u64),
+        matrix: Arc<Matrix>,
+        file: Option<Arc<std::path::Path>>,
+    ) -> Self {
+        Held {
+            id: next_id(),
+            origin,
+            matrix,
+            file,
+        }
+    }
+
+    /// Where the holding was made (see the field).
+    pub(crate) fn origin(&self) -> (u64, u64) {
+        self.origin
+    }
+
+    /// The shared cells.
+    #[cfg(test)]
+    pub(crate) fn shared(&self) -> &Arc<Matrix> {
+        &self.matrix
     }
 
     /// The cells as a matrix for the local kernels (dense).
@@ -97,25 +163,62 @@ pub fn cell(m: &Held, row: Option<Expr>, col: Option<Expr>) -> Expr {
         .into_iter()
         .filter_map(|(has, e)| if has { e } else { None })
         .collect();
+    cell_udf(m.clone(), has_row, has_col).call(args)
+}
+
+/// The function of [`cell`]: reads `m` at its arguments, a row index when `has_row`,
+/// then a column index when `has_col`.
+pub(crate) fn cell_udf(held: Held, has_row: bool, has_col: bool) -> ScalarUDF {
     let arity = usize::from(has_row) + usize::from(has_col);
-    let udf = Cell {
-        held: m.clone(),
+    ScalarUDF::from(Cell {
+        held,
         has_row,
         has_col,
         signature: Signature::exact(vec![DataType::Int64; arity], Volatility::Immutable),
-    };
-    ScalarUDF::from(udf).call(args)
+    })
 }
 
 /// `<u[row,:], v[col,:]>` for each tuple: the inner product of a row of `u` and a row of
 /// `v` (both with the same number of columns).
 pub fn row_dot(u: &Held, v: &Held, row: Expr, col: Expr) -> Expr {
-    let udf = RowDot {
-        u: u.clone(),
-        v: v.clone(),
+    row_dot_udf(u.clone(), v.clone()).call(vec![row, col])
+}
+
+/// The function of [`row_dot`].
+pub(crate) fn row_dot_udf(u: Held, v: Held) -> ScalarUDF {
+    ScalarUDF::from(RowDot {
+        u,
+        v,
         signature: Signature::exact(vec![DataType::Int64; 2], Volatility::Immutable),
-    };
-    ScalarUDF::from(udf).call(vec![row, col])
+    })
+}
+
+/// What a function of this module reads, to encode it ([`crate::codec`]).
+pub(crate) enum Lookup<'a> {
+    Cell {
+        held: &'a Held,
+        has_row: bool,
+        has_col: bool,
+    },
+    RowDot {
+        u: &'a Held,
+        v: &'a Held,
+    },
+}
+
+/// The lookup `udf` is, if it is one of this module's.
+pub(crate) fn lookup(udf: &ScalarUDF) -> Option<Lookup<'_>> {
+    let inner: &dyn std::any::Any = udf.inner().as_ref();
+    if let Some(c) = inner.downcast_ref::<Cell>() {
+        return Some(Lookup::Cell {
+            held: &c.held,
+            has_row: c.has_row,
+            has_col: c.has_col,
+        });
+    }
+    inner
+        .downcast_ref::<RowDot>()
+        .map(|r| Lookup::RowDot { u: &r.u, v: &r.v })
 }
 
 /// An index argument of a call: a column of positions, or one position for every tuple

@@ -70,7 +70,8 @@ impl Runner for DataFusionEngine {
 
     /// Runs `plan` here with a pool of `pool` bytes and folds each output stream's tuples
     /// into an array of its own (at most `streams` streams: a plan with more output
-    /// partitions is merged into one), then sums the arrays.
+    /// partitions is merged into one), then sums the arrays. On a cluster, each task
+    /// folds its partition and the client sums the tasks' arrays.
     fn fold(
         &self,
         plan: LogicalPlan,
@@ -79,6 +80,14 @@ impl Runner for DataFusionEngine {
         streams: usize,
     ) -> Result<DenseMatrix, DistError> {
         let ctx = self.session(pool)?;
+        // On a cluster each task folds its partition next to the data.
+        #[cfg(feature = "ballista")]
+        if let Some(cluster) = &self.cluster {
+            let partitions = self.config.threads.max(1);
+            return self
+                .runtime
+                .block_on(cluster.fold(&ctx, plan, partitions, fold));
+        }
         let arrays = self.runtime.block_on(async move {
             let frame = ctx.execute_logical_plan(plan).await?;
             let mut physical = frame.create_physical_plan().await?;
@@ -215,13 +224,9 @@ impl DataFusionEngine {
     }
 
     /// Whether small operands are held in memory and read by index
-    /// ([`crate::broadcast`]): when an input is a file too large to hold, and the plan
-    /// runs here (a Ballista executor cannot decode the lookups).
+    /// ([`crate::broadcast`]): when an input is a file too large to hold. On a cluster
+    /// the held operands travel inside the plan to the executors ([`crate::codec`]).
     fn holds<M: Leaf>(&self, inputs: &HashMap<String, M>) -> bool {
-        #[cfg(feature = "ballista")]
-        if self.cluster.is_some() {
-            return false;
-        }
         let share = self.config.hold_bytes as f64;
         share > 0.0
             && inputs.values().any(|input| match input.leaf() {

@@ -44,9 +44,9 @@ pub struct DenseFold {
     pub rows: usize,
     pub cols: usize,
     /// The shape of the streamed relation (its index columns).
-    stream_rows: usize,
-    stream_cols: usize,
-    fold: Fold,
+    pub(crate) stream_rows: usize,
+    pub(crate) stream_cols: usize,
+    pub(crate) fold: Fold,
 }
 
 impl DenseFold {

@@ -20,7 +20,9 @@
 //! - [`engine`]: a local `SessionContext` whose memory pool ([`memory`]) is the memory
 //!   budget, spilling to disk beyond it.
 //! - `ballista` (feature `ballista`): the same plans submitted to an Apache Ballista
-//!   scheduler, and an in-process scheduler with executors.
+//!   scheduler, and a scheduler and executors (in this process or as processes of their
+//!   own) that decode spores' plan pieces: `codec` (held lookups and folds on the wire)
+//!   and `fold_exec` (a fold as a plan node run next to the data).
 //!
 //! ```
 //! use std::collections::HashMap;
@@ -43,10 +45,14 @@
 #[cfg(feature = "ballista")]
 pub mod ballista;
 pub mod broadcast;
+#[cfg(feature = "ballista")]
+pub mod codec;
 pub mod coo;
 pub mod engine;
 pub mod error;
 pub mod fold;
+#[cfg(feature = "ballista")]
+pub mod fold_exec;
 pub mod lower;
 pub mod memory;
 pub mod source;

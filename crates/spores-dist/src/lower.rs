@@ -433,7 +433,12 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         if let Some(h) = self.holding.as_mut() {
             h.register(&held);
         }
-        let rel = self.scan(held_table(&held)?, "loc", held.rows(), held.cols())?;
+        let rel = self.scan(
+            held_table(&held, self.scan)?,
+            "loc",
+            held.rows(),
+            held.cols(),
+        )?;
         Ok(Rel {
             held: Some(held),
             ..rel
@@ -503,17 +508,17 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         let leaf = leaf_of(self.inputs, name)?;
         let (rows, cols) = leaf.shape();
         let bytes = dense_bytes(rows, cols);
-        let dense = match leaf {
-            LeafRef::Matrix(m) if holding.fits(bytes) => m.to_dense(),
+        let held = match leaf {
+            LeafRef::Matrix(m) if holding.fits(bytes) => Held::new(m.to_dense()),
             // Read as (row, column, value) entries, then into the array.
             LeafRef::File(f) if holding.fits(bytes + 36.0 * f.cells() as f64) => {
-                parquet_coo::read(f.path())
+                let dense = parquet_coo::read(f.path())
                     .map_err(|e| DistError::Plan(e.to_string()))?
-                    .into_dense()
+                    .into_dense();
+                Held::of_file(dense, f.path())
             }
             _ => return Ok(None),
         };
-        let held = Held::new(dense);
         holding.register(&held);
         holding.leaves.insert(name.to_string(), held.clone());
         self.step(format!("holding `{name}` ({} bytes)", held.bytes()));

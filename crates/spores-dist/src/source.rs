@@ -202,7 +202,17 @@ impl PartitionStream for RowGroups {
 
 /// The table of a held matrix's non-zero cells, made a batch at a time as it is scanned
 /// (a held result of 10^7 cells is not copied into tuples whole).
-pub fn held_table(held: &Held) -> Result<Arc<dyn TableProvider>, DistError> {
+///
+/// A plan for a Ballista cluster ([`FileScan::Parquet`]) carries the cells instead, as a
+/// table in memory that the executors decode.
+pub fn held_table(held: &Held, scan: FileScan) -> Result<Arc<dyn TableProvider>, DistError> {
+    #[cfg(feature = "ballista")]
+    if scan == FileScan::Parquet {
+        return LeafRef::Matrix(held.as_matrix())
+            .table(1, scan)
+            .map(|(table, _)| table);
+    }
+    let _ = scan;
     let schema = coo::schema(held.rows(), held.cols());
     let stream = Arc::new(HeldCells {
         held: held.clone(),

@@ -124,6 +124,48 @@ fn parquet_inputs_are_scanned_by_the_executors() {
     }
 }
 
+/// Beside a file too large to hold (X, 480 KB dense against 100 KB), the small operands
+/// travel inside the plans to the executors, which read them by index and fold the small
+/// sums next to the data (spores' codec): the values are the local engine's.
+#[test]
+fn held_operands_and_folds_run_on_the_executors() {
+    let (memory, scanned) = factorization_inputs(&dir("held"));
+    let cluster = Cluster::parse(&format!("ballista://localhost:{}", scheduler_port()))
+        .unwrap()
+        .with_force_remote_read(true);
+    let config = EngineConfig {
+        threads: 3,
+        hold_bytes: 100_000,
+        ..EngineConfig::default()
+    };
+    let engine = DataFusionEngine::on_ballista(config, cluster).unwrap();
+    for (text, step) in [
+        ("t(X) %*% (X %*% v)", "a sum folded into a 300x1 array"),
+        ("X %*% V", "a sum folded into a 300x6 array"),
+        ("wsloss(X, U, V)", "holding `U`"),
+        ("sum((X - U %*% t(V))^2)", "holding `V`"),
+        (
+            "(U %*% t(V) - X) %*% V + 0.1 * U",
+            "a sum folded into a 300x6 array",
+        ),
+        ("X * t(v) + X", "holding `v`"),
+    ] {
+        let e = LaExpr::parse(text).unwrap();
+        let want = {
+            let _budget = LOCAL_BUDGET.lock().unwrap();
+            eval(&spores_opt::fused::expand_fused(&e), &memory).unwrap()
+        };
+        let (got, taken) = engine
+            .run_with_steps(&e, &scanned)
+            .unwrap_or_else(|err| panic!("`{text}`: {err}"));
+        assert!(got.approx_eq(&want, 1e-9), "`{text}`");
+        assert!(
+            taken.iter().any(|t| t.contains(step)),
+            "`{text}`: no `{step}` in {taken:?}"
+        );
+    }
+}
+
 #[test]
 fn a_file_over_the_local_budget_is_summed_by_spilling_executors() {
     // `sum(X + 1)` as written: X broadcast-added to 1 over all 1.44M cells and grouped by

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+
+mod ballista_cli;
 use spores_dml::runtime::{Interpreter, RunOptions};
 
 /// Kernels write every result into a fresh buffer. glibc's allocator hands large buffers
@@ -140,7 +142,7 @@ enum Command {
     Tensor(TensorFlags),
     /// Ballista helpers (builds with the `ballista` feature).
     #[command(subcommand)]
-    Ballista(BallistaCommand),
+    Ballista(ballista_cli::BallistaCommand),
 }
 
 /// What is known about the inputs of an expression.
@@ -236,7 +238,7 @@ fn command() -> ExitCode {
     init_logging(cli.verbose);
     match cli.command {
         Command::Run(flags) => run(flags),
-        Command::Ballista(BallistaCommand::Cluster(flags)) => ballista_cluster(flags),
+        Command::Ballista(command) => ballista_cli::run(command),
         Command::Convert { input, output } => {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             ExitCode::from(spores::commands::convert(
@@ -449,63 +451,6 @@ fn parse_engine(text: &str) -> Result<EngineChoice, String> {
             "`{text}` is not an engine: local, datafusion, auto or ballista://HOST:PORT"
         )),
     }
-}
-
-/// `spores ballista ...`.
-#[derive(Subcommand)]
-enum BallistaCommand {
-    /// Start a Ballista scheduler and executors in this process, on localhost ports the
-    /// OS picks, print the scheduler's address (`ballista://localhost:PORT`) and serve
-    /// until stopped. A cluster on one machine, for trying `--engine ballista://...` and
-    /// measuring executors; across machines, run Ballista's own `ballista-scheduler` and
-    /// `ballista-executor` processes.
-    Cluster(ClusterFlags),
-}
-
-/// The flags of `spores ballista cluster`.
-#[derive(clap::Args)]
-struct ClusterFlags {
-    /// Number of executors.
-    #[arg(long, default_value_t = 2)]
-    executors: usize,
-    /// Tasks each executor runs at once (default: the cores).
-    #[arg(long, value_name = "N")]
-    slots: Option<usize>,
-    /// Memory each executor's operators may hold before they spill (bytes, or with
-    /// K/M/G/T; default: the physical memory).
-    #[arg(long, value_name = "SIZE", value_parser = spores_exec::memory::parse_size)]
-    memory: Option<u64>,
-}
-
-#[cfg(feature = "ballista")]
-fn ballista_cluster(flags: ClusterFlags) -> ExitCode {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let config = spores_dist::ballista::ExecutorConfig {
-        task_slots: flags.slots.unwrap_or(cores).max(1),
-        memory_bytes: flags.memory.map_or_else(
-            || spores_exec::memory::budget().min(usize::MAX as f64) as usize,
-            |m| m.min(usize::MAX as u64) as usize,
-        ),
-    };
-    let error = spores_dist::ballista::serve_local_cluster(flags.executors, config, |address| {
-        println!("ballista://localhost:{}", address.port());
-        let _ = std::io::stdout().flush();
-        eprintln!(
-            "{} executors of {} task slots and {} bytes each; stop with Ctrl-C",
-            flags.executors, config.task_slots, config.memory_bytes
-        );
-    });
-    eprintln!("error: {error}");
-    ExitCode::FAILURE
-}
-
-#[cfg(not(feature = "ballista"))]
-fn ballista_cluster(_: ClusterFlags) -> ExitCode {
-    eprintln!(
-        "error: this spores was built without the `ballista` feature \
-         (build it with `cargo build --release -p spores --features ballista`)"
-    );
-    ExitCode::from(2)
 }
 
 /// The relational engine `--engine` asks for (`None` for the local kernels). Call after

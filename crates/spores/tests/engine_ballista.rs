@@ -12,10 +12,13 @@ mod cluster {
     use std::io::{BufRead, BufReader};
     use std::process::{Child, Command, Stdio};
 
-    /// A `spores ballista cluster` process, stopped when dropped.
+    /// A `spores ballista cluster` process (a scheduler and executor processes of its
+    /// own), stopped when dropped.
     pub struct ClusterProcess {
         child: Child,
         pub address: String,
+        /// The executors' process ids.
+        pub executors: Vec<u32>,
     }
 
     impl ClusterProcess {
@@ -26,7 +29,7 @@ mod cluster {
                 // The executors' work directories (shuffle files) under the target's.
                 .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
                 .stdout(Stdio::piped())
-                .stderr(Stdio::null())
+                .stderr(Stdio::piped())
                 .spawn()
                 .expect("spores starts");
             let mut line = String::new();
@@ -35,7 +38,33 @@ mod cluster {
                 .expect("the cluster prints its address");
             let address = line.trim().to_string();
             assert!(address.starts_with("ballista://localhost:"), "{address:?}");
-            ClusterProcess { child, address }
+            // `executor K: pid N, port P` per executor, then a summary line.
+            let mut pids = Vec::new();
+            let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
+            loop {
+                line.clear();
+                stderr.read_line(&mut line).expect("the cluster reports");
+                if let Some(rest) = line.strip_prefix("executor ") {
+                    let pid = rest.split("pid ").nth(1).and_then(|p| p.split(',').next());
+                    pids.push(pid.and_then(|p| p.trim().parse().ok()).expect("a pid"));
+                }
+                if line.contains("executors of") || line.is_empty() {
+                    break;
+                }
+            }
+            assert_eq!(pids.len(), executors, "executor pids");
+            // Drain the rest (a lost executor is reported there).
+            std::thread::spawn(move || {
+                let mut sink = String::new();
+                while stderr.read_line(&mut sink).is_ok_and(|n| n > 0) {
+                    sink.clear();
+                }
+            });
+            ClusterProcess {
+                child,
+                address,
+                executors: pids,
+            }
         }
     }
 
@@ -98,6 +127,24 @@ fn scripts_and_tensor_programs_print_what_the_local_engine_prints() {
     assert_eq!(want.len(), 6, "{local}");
     common::assert_close(&common::numbers(&printed), &want, 1e-9);
 
+    // Under a small budget the file input is too large to hold, so its small operands
+    // are held and its small sums folded: on the executor processes, through spores'
+    // codec (stock executors could not decode those plans).
+    let held = run_dml_with(
+        "als.dml",
+        &script(&parquet("held.parquet")),
+        &[
+            "--full-search",
+            "--memory",
+            "600K",
+            "--engine",
+            &cluster.address,
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let printed = common::lines_starting_with(&held, &["loss ", "chain ", "gradient ", "file "]);
+    common::assert_close(&common::numbers(&printed), &want, 1e-9);
+
     let a = common::temp_file("ballista_a.mtx", common::SMALL_SPARSE_MTX);
     let program = common::temp_file(
         "ballista.tn",
@@ -113,6 +160,60 @@ fn scripts_and_tensor_programs_print_what_the_local_engine_prints() {
         "{local}"
     );
     assert_eq!(run(&cluster.address), local);
+}
+
+/// A script of many plans on two executor processes, one of them killed (SIGKILL) while
+/// the script runs: Ballista runs the lost tasks again on the other, and the script
+/// prints what the local engine prints, or it fails with an error that names the cluster
+/// and writes nothing; it never hangs (the client gives up after 120 s).
+///
+/// Ignored in CI: Ballista 55 sometimes returns a wrong sum after it rolled back stages
+/// whose shuffle output was on the lost executor (3 of 8 runs here; see "A lost
+/// executor" in docs/guide-relational.md). Run it with `--ignored`.
+#[cfg(feature = "ballista")]
+#[test]
+#[ignore = "Ballista 55's recovery of a lost executor's shuffle output can give a wrong sum"]
+fn a_script_survives_an_executor_killed_in_the_middle() {
+    let cluster = cluster::ClusterProcess::start(2);
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("spores-ballista-killed.csv");
+    let _ = std::fs::remove_file(&out);
+    let script = format!(
+        r#"
+X = rand(rows=400, cols=300, sparsity=0.05, min=1, max=5, seed=1)
+v = rand(rows=300, cols=1, min=0, max=1, seed=4)
+s = 0
+for (k in 1:40) {{
+  w = t(X) %*% (X %*% (v + k))
+  s = s + sum(w)
+}}
+print("total " + s)
+write(matrix(s, rows=1, cols=1), "{out}", format="csv")
+"#,
+        out = out.display()
+    );
+    let local = run_dml_with("killed.dml", &script, &[]).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let victim = cluster.executors[1];
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        std::process::Command::new("kill")
+            .args(["-9", &victim.to_string()])
+            .status()
+            .expect("kill runs")
+    });
+    let engine = format!("{}?timeout=120", cluster.address);
+    let on_cluster = run_dml_with("killed.dml", &script, &["--engine", &engine]);
+    assert!(killer.join().unwrap().success(), "the executor was running");
+    match on_cluster {
+        Ok(printed) => {
+            common::assert_close(&common::numbers(&printed), &common::numbers(&local), 1e-9);
+            assert!(out.exists());
+        }
+        Err(err) => {
+            assert!(err.contains("Ballista"), "{err}");
+            assert!(!out.exists(), "a failed script wrote {}", out.display());
+        }
+    }
 }
 
 /// Why `print(1)` with `--engine ENGINE` fails.

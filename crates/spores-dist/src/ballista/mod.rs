@@ -3,14 +3,18 @@
 //! The client side ([`Cluster`]): the plan is lowered and physically planned here, as for
 //! the local engine, and the physical plan is submitted to the scheduler, which cuts it
 //! into stages at its repartitions and hands their tasks to the executors; the result
-//! comes back over Arrow Flight. Every node of a submitted plan is one DataFusion's
-//! protobuf codec carries: in-memory inputs travel inside the plan, Parquet inputs are
-//! scanned by path ([`crate::source::FileScan::Parquet`]), so stock `ballista-scheduler` and
-//! `ballista-executor` processes run them, given the files at the same absolute paths.
+//! comes back over Arrow Flight. Parquet inputs are scanned by path
+//! ([`crate::source::FileScan::Parquet`]), so the files must be at the same absolute paths
+//! on every executor. Held operands travel inside the plan, read by index on the
+//! executors, and small sums are folded there ([`Cluster::fold`]): spores' plan pieces,
+//! which only processes with [`crate::codec::SporesCodec`] decode, i.e. spores' own
+//! scheduler and executors ([`process`]), not stock Ballista ones.
 //!
 //! The in-process side ([`start_local_cluster`]): a scheduler and executors on
 //! `localhost` ports the OS picks, in the calling Tokio runtime, each executor's memory
-//! pool a [`BudgetPool`] (what the tests and `spores ballista cluster` start).
+//! pool a [`BudgetPool`] (what the unit tests start).
+
+pub mod process;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -19,7 +23,7 @@ use std::time::Duration;
 use ballista_core::execution_plans::execute_physical_plan;
 use ballista_core::extension::SessionConfigExt;
 use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
-use ballista_core::serde::BallistaCodec;
+use ballista_core::serde::{BallistaCodec, BallistaLogicalExtensionCodec};
 use ballista_core::{ConfigProducer, RuntimeProducer};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
@@ -28,8 +32,12 @@ use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_proto::protobuf::PhysicalPlanNode;
+use spores_exec::DenseMatrix;
 
+use crate::codec::SporesCodec;
 use crate::error::DistError;
+use crate::fold::DenseFold;
+use crate::fold_exec::DenseFoldExec;
 use crate::memory::BudgetPool;
 
 /// The URL schemes `--engine` accepts for a scheduler: `ballista://HOST:PORT`, or
@@ -40,9 +48,20 @@ const SCHEMES: [&str; 2] = ["ballista://", "df://"];
 /// in-memory inputs (Ballista's default, 16 MiB, would refuse a 300,000 x 10 factor).
 pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
 
-/// Ballista's session settings with spores' message limit.
-fn session_config() -> SessionConfig {
-    SessionConfig::new_with_ballista().with_ballista_grpc_client_max_message_size(MAX_MESSAGE_BYTES)
+/// Ballista's session settings with spores' message limit and codec.
+pub(crate) fn session_config() -> SessionConfig {
+    SessionConfig::new_with_ballista()
+        .with_ballista_grpc_client_max_message_size(MAX_MESSAGE_BYTES)
+        .with_ballista_physical_extension_codec(Arc::new(SporesCodec::default()))
+}
+
+/// Ballista's codecs with spores' plan pieces ([`SporesCodec`]): what the scheduler and
+/// the executors decode plans with.
+pub(crate) fn codec() -> BallistaCodec {
+    BallistaCodec::new(
+        Arc::new(BallistaLogicalExtensionCodec::default()),
+        Arc::new(SporesCodec::default()),
+    )
 }
 
 /// A Ballista scheduler that plans are sent to.
@@ -58,7 +77,7 @@ pub struct Cluster {
     timeout: Option<Duration>,
 }
 
-fn cluster_error(what: impl std::fmt::Display) -> DistError {
+pub(crate) fn cluster_error(what: impl std::fmt::Display) -> DistError {
     DistError::Cluster(what.to_string())
 }
 
@@ -129,26 +148,54 @@ impl Cluster {
         plan: LogicalPlan,
         partitions: usize,
     ) -> Result<Vec<RecordBatch>, DistError> {
-        let Some(limit) = self.timeout else {
-            return self.collect_unbounded(ctx, plan, partitions).await;
-        };
-        tokio::time::timeout(limit, self.collect_unbounded(ctx, plan, partitions))
+        self.within_timeout(self.run(ctx, plan, partitions, None))
             .await
-            .unwrap_or_else(|_| {
-                Err(cluster_error(format!(
-                    "the scheduler at {} did not return the result within {} s (the job may \
-                     still run there)",
-                    self.address,
-                    limit.as_secs_f64()
-                )))
-            })
     }
 
-    async fn collect_unbounded(
+    /// Runs `plan` on the cluster with its tuples folded into a dense array per
+    /// partition on the executors ([`DenseFoldExec`]); returns the partial arrays summed.
+    pub(crate) async fn fold(
         &self,
         ctx: &SessionContext,
         plan: LogicalPlan,
         partitions: usize,
+        fold: &DenseFold,
+    ) -> Result<DenseMatrix, DistError> {
+        let batches = self
+            .within_timeout(self.run(ctx, plan, partitions, Some(fold)))
+            .await?;
+        let mut total = fold.zeros();
+        for batch in &batches {
+            crate::fold_exec::add_rows(batch, &mut total, fold.cols)?;
+        }
+        fold.finish(vec![total])
+    }
+
+    async fn within_timeout<T>(
+        &self,
+        work: impl std::future::Future<Output = Result<T, DistError>>,
+    ) -> Result<T, DistError> {
+        let Some(limit) = self.timeout else {
+            return work.await;
+        };
+        tokio::time::timeout(limit, work).await.unwrap_or_else(|_| {
+            Err(cluster_error(format!(
+                "the scheduler at {} did not return the result within {} s (the job may \
+                 still run there)",
+                self.address,
+                limit.as_secs_f64()
+            )))
+        })
+    }
+
+    /// Plans `plan`, with each partition folded on the executors when `fold` is given,
+    /// and runs it on the cluster.
+    async fn run(
+        &self,
+        ctx: &SessionContext,
+        plan: LogicalPlan,
+        partitions: usize,
+        fold: Option<&DenseFold>,
     ) -> Result<Vec<RecordBatch>, DistError> {
         // Without dynamic filters: Ballista's scheduler swaps the inputs of hash joins by
         // the sizes its stages produced, which DataFusion refuses once a join has built
@@ -159,7 +206,10 @@ impl Cluster {
         optimizer.enable_join_dynamic_filter_pushdown = false;
         optimizer.enable_topk_dynamic_filter_pushdown = false;
         optimizer.enable_aggregate_dynamic_filter_pushdown = false;
-        let physical = state.create_physical_plan(&plan).await?;
+        let mut physical = state.create_physical_plan(&plan).await?;
+        if let Some(fold) = fold {
+            physical = Arc::new(DenseFoldExec::new(physical, fold.clone()));
+        }
         // The scheduler returns the final stage's partitions; one keeps the result whole.
         let physical: Arc<dyn ExecutionPlan> =
             if physical.output_partitioning().partition_count() > 1 {
@@ -209,7 +259,7 @@ pub async fn start_local_cluster(
     let scheduler = ballista_scheduler::standalone::new_standalone_scheduler_with_builder(
         Arc::new(ballista_core::utils::default_session_builder),
         session.clone(),
-        BallistaCodec::default(),
+        codec(),
     )
     .await
     .map_err(|e| cluster_error(format!("cannot start a scheduler: {e}")))?;
@@ -242,36 +292,11 @@ pub async fn start_local_cluster(
             config.task_slots.max(1),
             session.clone(),
             runtime,
-            BallistaCodec::default(),
+            codec(),
             Default::default(),
         )
         .await
         .map_err(|e| cluster_error(format!("cannot start an executor: {e}")))?;
     }
     Ok(scheduler)
-}
-
-/// Starts [`start_local_cluster`] on a Tokio runtime of its own, calls `ready` with the
-/// scheduler's address and serves until the process ends; returns only if the cluster
-/// cannot start.
-pub fn serve_local_cluster(
-    executors: usize,
-    config: ExecutorConfig,
-    ready: impl FnOnce(SocketAddr),
-) -> DistError {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("spores-ballista")
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => return cluster_error(format!("cannot start the Tokio runtime: {e}")),
-    };
-    match runtime.block_on(start_local_cluster(executors, config)) {
-        Ok(address) => ready(address),
-        Err(e) => return e,
-    }
-    loop {
-        std::thread::park();
-    }
 }

@@ -363,18 +363,26 @@ mod tests {
         }
     }
 
+    /// The lookup `held[i, j]` and its encoding.
+    fn encoded_cell(held: &Held) -> (Arc<ScalarUDF>, Vec<u8>) {
+        let udf = udf_of(&crate::broadcast::cell(
+            held,
+            Some(col("i")),
+            Some(col("j")),
+        ));
+        let mut buf = Vec::new();
+        SporesCodec::default()
+            .try_encode_udf(&udf, &mut buf)
+            .unwrap();
+        (udf, buf)
+    }
+
     #[test]
     fn a_lookup_travels_with_its_cells_and_is_decoded_once() {
         let m = DenseMatrix::from_vec(2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
         let held = Held::new(m.clone());
-        let udf = udf_of(&crate::broadcast::cell(
-            &held,
-            Some(col("i")),
-            Some(col("j")),
-        ));
+        let (_udf, buf) = encoded_cell(&held);
         let codec = SporesCodec::default();
-        let mut buf = Vec::new();
-        codec.try_encode_udf(&udf, &mut buf).unwrap();
         let first = codec.try_decode_udf("held_cell", &buf).unwrap();
         let second = codec.try_decode_udf("held_cell", &buf).unwrap();
         let Some(Lookup::Cell {
@@ -448,14 +456,8 @@ mod tests {
         let path = dir.join("u.parquet");
         parquet_coo::write(&Matrix::Dense(m.clone()), &path).unwrap();
         let held = Held::of_file(m.clone(), &path);
-        let udf = udf_of(&crate::broadcast::cell(
-            &held,
-            Some(col("i")),
-            Some(col("j")),
-        ));
+        let (udf, buf) = encoded_cell(&held);
         let codec = SporesCodec::default();
-        let mut buf = Vec::new();
-        codec.try_encode_udf(&udf, &mut buf).unwrap();
         assert!(buf.len() < 100, "the cells travelled: {} bytes", buf.len());
         // Decoded where no plan holds the origin any more: read from the file.
         drop((udf, held));
@@ -470,14 +472,8 @@ mod tests {
     #[test]
     fn a_truncated_piece_is_an_error() {
         let held = Held::new(DenseMatrix::filled(2, 2, 1.0));
-        let udf = udf_of(&crate::broadcast::cell(
-            &held,
-            Some(col("i")),
-            Some(col("j")),
-        ));
+        let (_, mut buf) = encoded_cell(&held);
         let codec = SporesCodec::default();
-        let mut buf = Vec::new();
-        codec.try_encode_udf(&udf, &mut buf).unwrap();
         buf.truncate(buf.len() - 3);
         let err = codec.try_decode_udf("held_cell", &buf).unwrap_err();
         assert!(err.to_string().contains("bytes short"), "{err}");

@@ -506,15 +506,7 @@ mod tests {
     }
 
     fn live_ops(block: &BlockDag) -> Vec<String> {
-        let needed = block.dag.reachable(block.roots());
-        block
-            .dag
-            .nodes()
-            .iter()
-            .enumerate()
-            .filter(|(id, _)| needed[*id])
-            .map(|(_, n)| n.op.name())
-            .collect()
+        block.live_op_names()
     }
 
     #[test]

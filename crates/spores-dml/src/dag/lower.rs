@@ -92,6 +92,20 @@ impl BlockDag {
         }
     }
 
+    /// The names of the operators the block's roots reach, in node order (for tests that
+    /// check which operators a lowering or a plan uses).
+    #[cfg(test)]
+    pub(crate) fn live_op_names(&self) -> Vec<String> {
+        let needed = self.dag.reachable(self.roots());
+        self.dag
+            .nodes()
+            .iter()
+            .enumerate()
+            .filter(|(id, _)| needed[*id])
+            .map(|(_, n)| n.op.name())
+            .collect()
+    }
+
     /// The nodes whose values the block must compute.
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.outputs

@@ -70,16 +70,7 @@ mod tests {
     use crate::dag::lower_source;
 
     fn ops(src: &str) -> Vec<String> {
-        let block = lower_source(src).unwrap();
-        let needed = block.dag.reachable(block.roots());
-        block
-            .dag
-            .nodes()
-            .iter()
-            .enumerate()
-            .filter(|(id, _)| needed[*id])
-            .map(|(_, n)| n.op.name())
-            .collect()
+        lower_source(src).unwrap().live_op_names()
     }
 
     #[test]

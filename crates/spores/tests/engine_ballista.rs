@@ -163,16 +163,12 @@ fn scripts_and_tensor_programs_print_what_the_local_engine_prints() {
 }
 
 /// A script of many plans on two executor processes, one of them killed (SIGKILL) while
-/// the script runs: Ballista runs the lost tasks again on the other, and the script
-/// prints what the local engine prints, or it fails with an error that names the cluster
-/// and writes nothing; it never hangs (the client gives up after 120 s).
-///
-/// Ignored in CI: Ballista 55 sometimes returns a wrong sum after it rolled back stages
-/// whose shuffle output was on the lost executor (3 of 8 runs here; see "A lost
-/// executor" in docs/guide-relational.md). Run it with `--ignored`.
+/// the script runs: spores' scheduler cancels the jobs that were running, the client runs
+/// them again on the other executor, and the script prints what the local engine prints
+/// (Ballista's own stage rollback could count a partition twice; see
+/// `spores_dist::ballista::lost_executor`). It never hangs: the client gives up after 120 s.
 #[cfg(feature = "ballista")]
 #[test]
-#[ignore = "Ballista 55's recovery of a lost executor's shuffle output can give a wrong sum"]
 fn a_script_survives_an_executor_killed_in_the_middle() {
     let cluster = cluster::ClusterProcess::start(2);
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("spores-ballista-killed.csv");
@@ -204,16 +200,9 @@ write(matrix(s, rows=1, cols=1), "{out}", format="csv")
     let engine = format!("{}?timeout=120", cluster.address);
     let on_cluster = run_dml_with("killed.dml", &script, &["--engine", &engine]);
     assert!(killer.join().unwrap().success(), "the executor was running");
-    match on_cluster {
-        Ok(printed) => {
-            common::assert_close(&common::numbers(&printed), &common::numbers(&local), 1e-9);
-            assert!(out.exists());
-        }
-        Err(err) => {
-            assert!(err.contains("Ballista"), "{err}");
-            assert!(!out.exists(), "a failed script wrote {}", out.display());
-        }
-    }
+    let printed = on_cluster.expect("the script finishes on the executor left");
+    common::assert_close(&common::numbers(&printed), &common::numbers(&local), 1e-9);
+    assert!(out.exists());
 }
 
 /// Why `print(1)` with `--engine ENGINE` fails.

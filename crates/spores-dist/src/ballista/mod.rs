@@ -14,6 +14,7 @@
 //! `localhost` ports the OS picks, in the calling Tokio runtime, each executor's memory
 //! pool a [`BudgetPool`] (what the unit tests start).
 
+pub mod lost_executor;
 pub mod process;
 
 use std::net::SocketAddr;
@@ -220,6 +221,34 @@ impl Cluster {
         let config = session_config()
             .with_target_partitions(partitions)
             .with_ballista_shuffle_reader_force_remote_read(self.force_remote_read);
+        let mut runs = 0;
+        loop {
+            runs += 1;
+            match self.submit(physical.clone(), ctx, config.clone()).await {
+                Err(failure) if runs < RUNS_ON_LOST_EXECUTOR && lost_an_executor(&failure) => {
+                    log::warn!(
+                        "the scheduler at {} lost an executor while running the plan; running it again: {failure}",
+                        self.address
+                    );
+                }
+                Ok(batches) => return Ok(batches),
+                Err(failure) => {
+                    return Err(cluster_error(format!(
+                        "the scheduler at {} did not run the plan: {failure}",
+                        self.address
+                    )))
+                }
+            }
+        }
+    }
+
+    /// Submits `physical` as one job and collects its result.
+    async fn submit(
+        &self,
+        physical: Arc<dyn ExecutionPlan>,
+        ctx: &SessionContext,
+        config: SessionConfig,
+    ) -> datafusion::error::Result<Vec<RecordBatch>> {
         let codec = config.ballista_physical_extension_codec();
         let stream = execute_physical_plan::<PhysicalPlanNode>(
             format!("http://{}", self.address),
@@ -229,15 +258,23 @@ impl Cluster {
             ctx.session_id(),
             config,
         )
-        .await
-        .map_err(|e| {
-            cluster_error(format!(
-                "the scheduler at {} did not run the plan: {e}",
-                self.address
-            ))
-        })?;
-        Ok(datafusion::physical_plan::common::collect(stream).await?)
+        .await?;
+        datafusion::physical_plan::common::collect(stream).await
     }
+}
+
+/// How many times a plan is submitted when its jobs fail for a lost executor.
+const RUNS_ON_LOST_EXECUTOR: usize = 3;
+
+/// Whether a job failed because an executor was lost while it ran: spores' scheduler then
+/// cancels it, or fails the stage that could not fetch the lost shuffle output
+/// ([`lost_executor`]); the result's own partitions can also be gone when the client
+/// fetches them. Running the plan again on the executors left gives its answer.
+fn lost_an_executor(failure: &datafusion::error::DataFusionError) -> bool {
+    let text = failure.to_string();
+    text.ends_with(&format!("failed: {}", lost_executor::CANCELLED))
+        || lost_executor::fetch_failed(&text)
+        || text.contains(lost_executor::RESULT_FETCH_FAILED)
 }
 
 /// How each executor of an in-process cluster is set up.
@@ -299,4 +336,37 @@ pub async fn start_local_cluster(
         .map_err(|e| cluster_error(format!("cannot start an executor: {e}")))?;
     }
     Ok(scheduler)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lost_an_executor;
+    use datafusion::error::DataFusionError;
+
+    fn failed(text: &str) -> DataFusionError {
+        DataFusionError::Execution(text.to_string())
+    }
+
+    #[test]
+    fn only_a_lost_executor_runs_a_plan_again() {
+        // The texts Ballista 55's client and scheduler give.
+        assert!(lost_an_executor(&failed(
+            "Job 038H9BFRQ6000 failed: Cancelled"
+        )));
+        assert!(lost_an_executor(&failed(
+            "Job 038H9BFRQ6000 failed: Job failed due to stage 7 failed: Stage 7 has failed \
+             1 times, most recent failure reason: \"transport error\"\n"
+        )));
+        assert!(lost_an_executor(&failed(
+            "Shuffle fetch partition error from Executor 0c3a, map_stage 7, map_partition 0, \
+             error desc: connection refused"
+        )));
+        assert!(!lost_an_executor(&failed(
+            "Job 038H9BFRQ6000 failed: Job failed due to stage 2 failed: Arrow error: \
+             Divide by zero error"
+        )));
+        assert!(!lost_an_executor(&failed(
+            "Job 038H9BFRQ6000 failed: Task 3 in Stage 2 failed 4 times, fail the stage"
+        )));
+    }
 }

@@ -12,18 +12,22 @@
 //! cancelled when a lost executor's shuffle output had to be computed again (it ignores
 //! that task's final status, so the slot is never given back), and an executor of one slot
 //! then waits forever. An executor that pulls counts its own free slots.
+//!
+//! A lost executor fails the jobs that were running instead of rolling their stages back
+//! ([`super::lost_executor`]: Ballista 55's rollback can count a partition twice).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use ballista_core::config::TaskSchedulingPolicy;
 use ballista_core::{ConfigProducer, RuntimeProducer};
 use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
-use ballista_scheduler::scheduler_process::start_server;
+use ballista_scheduler::scheduler_process::{create_scheduler, start_grpc_service};
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::prelude::SessionConfig;
 
+use super::lost_executor::{FailJobsOnLostExecutor, Scheduler, STAGE_MAX_FAILURES};
 use super::{cluster_error, session_config, MAX_MESSAGE_BYTES};
 use crate::codec::SporesCodec;
 use crate::error::DistError;
@@ -63,6 +67,7 @@ pub fn serve_scheduler(bind: &str, port: u16) -> DistError {
         no_executors_grace_period_seconds: EXECUTOR_TIMEOUT_SECONDS,
         override_config_producer: Some(session),
         override_physical_codec: Some(Arc::new(SporesCodec::default())),
+        stage_max_failures: STAGE_MAX_FAILURES,
         ..SchedulerConfig::default()
     };
     let address = match format!("{bind}:{port}").parse() {
@@ -74,8 +79,14 @@ pub fn serve_scheduler(bind: &str, port: u16) -> DistError {
         Err(e) => return e,
     };
     let served = runtime.block_on(async move {
-        let cluster = BallistaCluster::new_from_config(&config).await?;
-        start_server(cluster, address, Arc::new(config)).await
+        config.validate()?;
+        let memory = BallistaCluster::new_from_config(&config).await?;
+        let built = Arc::new(OnceLock::new());
+        let cluster_state = FailJobsOnLostExecutor::new(memory.cluster_state(), built.clone());
+        let cluster = BallistaCluster::new(Arc::new(cluster_state), memory.job_state());
+        let scheduler: Scheduler = create_scheduler(cluster, Arc::new(config)).await?;
+        let _ = built.set(scheduler.clone());
+        start_grpc_service(address, scheduler).await
     });
     match served {
         Ok(()) => cluster_error("the scheduler stopped"),

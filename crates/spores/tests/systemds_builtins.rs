@@ -82,6 +82,7 @@ const MUST_MATCH: &[&str] = &[
     "na_locf",
     "naiveBayes",
     "naiveBayesPredict",
+    "nn_layers",
     "normalize",
     "normalizeApply",
     "outlier",

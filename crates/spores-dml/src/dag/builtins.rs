@@ -506,6 +506,77 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         ],
     ),
     of_target(Builtin::Unique, "unique", Computed),
+    named(Builtin::Conv2d, "conv2d", CONV),
+    named(
+        Builtin::Conv2dBackwardFilter,
+        "conv2d_backward_filter",
+        CONV_BACKWARD_FILTER,
+    ),
+    named(
+        Builtin::Conv2dBackwardData,
+        "conv2d_backward_data",
+        CONV_BACKWARD_DATA,
+    ),
+    named(Builtin::MaxPool, "max_pool", POOL),
+    named(Builtin::AvgPool, "avg_pool", POOL),
+    named(Builtin::MaxPoolBackward, "max_pool_backward", POOL_BACKWARD),
+    named(Builtin::AvgPoolBackward, "avg_pool_backward", POOL_BACKWARD),
+    row(
+        Builtin::BiasAdd,
+        "bias_add",
+        &[req("input"), req("bias")],
+        Positional,
+        SameAsFirst,
+    ),
+    row(
+        Builtin::BiasMultiply,
+        "bias_multiply",
+        &[req("input"), req("bias")],
+        Positional,
+        SameAsFirst,
+    ),
+];
+
+// The image builtins take their sizes as vectors: `input_shape=[N, C, H, W]`,
+// `filter_shape=[F, C, R, S]`, `pool_size=[R, S]`, `stride=[sh, sw]`, `padding=[ph, pw]`.
+const CONV: &[Param] = &[
+    req("input"),
+    req("filter"),
+    req("input_shape"),
+    req("filter_shape"),
+    req("stride"),
+    req("padding"),
+];
+const CONV_BACKWARD_FILTER: &[Param] = &[
+    req("input"),
+    req("dout"),
+    req("input_shape"),
+    req("filter_shape"),
+    req("stride"),
+    req("padding"),
+];
+const CONV_BACKWARD_DATA: &[Param] = &[
+    req("filter"),
+    req("dout"),
+    req("input_shape"),
+    req("filter_shape"),
+    req("stride"),
+    req("padding"),
+];
+const POOL: &[Param] = &[
+    req("input"),
+    req("input_shape"),
+    req("pool_size"),
+    req("stride"),
+    req("padding"),
+];
+const POOL_BACKWARD: &[Param] = &[
+    req("input"),
+    req("dout"),
+    req("input_shape"),
+    req("pool_size"),
+    req("stride"),
+    req("padding"),
 ];
 
 /// The row of `builtin`.
@@ -557,7 +628,7 @@ mod tests {
         for (k, row) in BUILTINS.iter().enumerate() {
             assert_eq!(row.builtin as usize, k, "{}", row.name);
         }
-        assert_eq!(BUILTINS.len(), Builtin::Unique as usize + 1);
+        assert_eq!(BUILTINS.len(), Builtin::BiasMultiply as usize + 1);
         let mut names: Vec<&str> = BUILTINS
             .iter()
             .filter(|row| row.builtin != Builtin::Printf)

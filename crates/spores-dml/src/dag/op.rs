@@ -176,6 +176,17 @@ pub enum Builtin {
     UpperTri,
     Aggregate,
     Unique,
+    /// Convolution, pooling and bias of image batches (`spores_exec::kernels::dnn`), what
+    /// SystemDS's `nn` layers call.
+    Conv2d,
+    Conv2dBackwardFilter,
+    Conv2dBackwardData,
+    MaxPool,
+    AvgPool,
+    MaxPoolBackward,
+    AvgPoolBackward,
+    BiasAdd,
+    BiasMultiply,
 }
 
 /// How one dimension of an indexing node is given; the bounds are children.

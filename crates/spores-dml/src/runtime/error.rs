@@ -250,6 +250,13 @@ pub enum ArgError {
     UnknownOperator { symbol: String },
     #[error("outer needs a column vector and a row vector, got {a} and {b}")]
     OuterShapes { a: Shape, b: Shape },
+    /// A size vector of an image builtin (`stride=[2, 2]`) with the wrong number of cells.
+    #[error("{param} must be a vector of {count} sizes, got a {shape} matrix")]
+    SizeList {
+        param: Param,
+        count: usize,
+        shape: Shape,
+    },
     /// A masked operator without its mask.
     #[error("masked: no mask")]
     NoMask,

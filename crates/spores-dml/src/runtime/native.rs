@@ -6,6 +6,7 @@
 use spores_exec::kernels::aggregate;
 use spores_exec::kernels::cumulative::{cumsumprod, cumulative, CumulativeOp};
 use spores_exec::kernels::distribution::Distribution;
+use spores_exec::kernels::dnn::{self, Bias, Pool};
 use spores_exec::kernels::elementwise::{self, BinaryOp};
 use spores_exec::kernels::select::{self, Extremum, Margin, Triangle};
 use spores_exec::kernels::table::{self, GroupFn, TableArg};
@@ -96,6 +97,15 @@ pub fn handles(b: Builtin) -> bool {
             | UpperTri
             | Aggregate
             | Unique
+            | Conv2d
+            | Conv2dBackwardFilter
+            | Conv2dBackwardData
+            | MaxPool
+            | AvgPool
+            | MaxPoolBackward
+            | AvgPoolBackward
+            | BiasAdd
+            | BiasMultiply
     )
 }
 
@@ -151,11 +161,102 @@ pub fn eval(b: Builtin, args: &[Value]) -> OpResult {
         LowerTri | UpperTri => triangle(b, args),
         Aggregate => grouped_aggregate(args),
         Unique => wrap(sort::unique(m(0)?)?),
+        Conv2d | Conv2dBackwardFilter | Conv2dBackwardData => convolution(b, args),
+        MaxPool | AvgPool | MaxPoolBackward | AvgPoolBackward => pooling(b, args),
+        BiasAdd => wrap(dnn::bias(Bias::Add, m(0)?, m(1)?)?),
+        BiasMultiply => wrap(dnn::bias(Bias::Multiply, m(0)?, m(1)?)?),
         _ => Err(RuntimeError::internal(format!(
             "`{}` is not a native builtin",
             b.name()
         ))),
     }
+}
+
+/// Argument `k` of an image builtin: a vector of `K` sizes (`stride=[2, 2]`).
+fn sizes<const K: usize>(b: Builtin, args: &[Value], k: usize) -> Result<[usize; K], ArgError> {
+    let cells = match &args[k] {
+        Value::Matrix(x) if x.shape().cells() == K => x.to_dense().into_vec(),
+        Value::Matrix(x) => {
+            return Err(ArgError::SizeList {
+                param: (b, k).into(),
+                count: K,
+                shape: x.shape(),
+            })
+        }
+        other => return Err(ArgError::wrong_type((b, k), Expected::Integer, other)),
+    };
+    let mut out = [0; K];
+    for (size, x) in out.iter_mut().zip(cells) {
+        if x < 0.0 || x.fract() != 0.0 || !x.is_finite() {
+            return Err(ArgError::out_of_range(
+                (b, k),
+                Expected::NonNegativeInteger,
+                x,
+            ));
+        }
+        *size = x as usize;
+    }
+    Ok(out)
+}
+
+/// The window of an image builtin from its `input_shape`, window (`filter_shape` or
+/// `pool_size`), `stride` and `padding` arguments, which follow its `first` matrix ones.
+fn window(
+    b: Builtin,
+    args: &[Value],
+    first: usize,
+    window: [usize; 2],
+) -> Result<dnn::Window, RuntimeError> {
+    let input = sizes::<4>(b, args, first)?;
+    Ok(dnn::Window::new(
+        input,
+        window,
+        sizes::<2>(b, args, first + 2)?,
+        sizes::<2>(b, args, first + 3)?,
+    )?)
+}
+
+/// `conv2d(input, filter, ...)`, `conv2d_backward_filter(input, dout, ...)` and
+/// `conv2d_backward_data(filter, dout, ...)`.
+fn convolution(b: Builtin, args: &[Value]) -> OpResult {
+    let [f, c, r, s] = sizes::<4>(b, args, 3)?;
+    let geometry = window(b, args, 2, [r, s])?;
+    if c != geometry.c {
+        return Err(ExecError::invalid(format!(
+            "{}: filter_shape has {c} channels, input_shape {}",
+            b.name(),
+            geometry.c
+        ))
+        .into());
+    }
+    let (first, second) = (matrix_operand(b, args, 0)?, matrix_operand(b, args, 1)?);
+    let out = match b {
+        Builtin::Conv2d => dnn::conv2d(first, second, &geometry, f)?,
+        Builtin::Conv2dBackwardFilter => dnn::conv2d_backward_filter(first, second, &geometry, f)?,
+        _ => dnn::conv2d_backward_data(first, second, &geometry, f)?,
+    };
+    Ok(Value::matrix(out))
+}
+
+/// `max_pool(input, ...)`, `avg_pool(input, ...)` and their backward forms, which take
+/// `dout` second.
+fn pooling(b: Builtin, args: &[Value]) -> OpResult {
+    let (kind, backward) = match b {
+        Builtin::MaxPool => (Pool::Max, false),
+        Builtin::AvgPool => (Pool::Avg, false),
+        Builtin::MaxPoolBackward => (Pool::Max, true),
+        _ => (Pool::Avg, true),
+    };
+    let first = if backward { 2 } else { 1 };
+    let pool_size = sizes::<2>(b, args, first + 1)?;
+    let geometry = window(b, args, first, pool_size)?;
+    let input = matrix_operand(b, args, 0)?;
+    let out = if backward {
+        dnn::pool_backward(kind, input, matrix_operand(b, args, 1)?, &geometry)?
+    } else {
+        dnn::pool(kind, input, &geometry)?
+    };
+    Ok(Value::matrix(out))
 }
 
 /// `table(a, b, w, odim1, odim2)`.

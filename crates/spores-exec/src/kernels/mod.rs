@@ -9,6 +9,7 @@ pub mod aggregate;
 mod cpu;
 pub mod cumulative;
 pub mod distribution;
+pub mod dnn;
 pub mod elementwise;
 mod ew_common;
 pub mod ew_fused;

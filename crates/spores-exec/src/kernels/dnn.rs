@@ -1,0 +1,518 @@
+//! Convolution, pooling and bias over a batch of images stored one per row, as SystemDS's
+//! `conv2d`, `conv2d_backward_filter`, `conv2d_backward_data`, `max_pool`, `avg_pool`,
+//! `max_pool_backward`, `avg_pool_backward`, `bias_add` and `bias_multiply` compute them
+//! (what its `nn` library's layers call).
+//!
+//! A batch of `N` images of `C` channels of `H x W` pixels is an `N x (C*H*W)` matrix: row
+//! `n` is image `n`, channel by channel, each channel row by row. A bank of `F` filters of
+//! `R x S` is an `F x (C*R*S)` matrix laid out the same way. A window moves by `stride` and
+//! the image is padded by `padding` on each side, so each output channel has
+//! `P = (H + 2 pad_h - R) / stride_h + 1` rows and `Q` columns likewise (rounded down).
+//!
+//! Convolution pads with zeros (it is a cross-correlation, as in every deep-learning
+//! library). A pooling window is clipped to the image: `max_pool` never sees the padding,
+//! and `avg_pool` divides the clipped window's sum by `R*S`, as SystemDS does.
+//! `max_pool_backward` sends each output cell's gradient to the first largest input of its
+//! window (row by row).
+//!
+//! ```
+//! use spores_exec::kernels::dnn::{self, Window};
+//! use spores_exec::{DenseMatrix, Matrix};
+//!
+//! // One 3x3 image, one 2x2 filter of ones, stride 1, no padding: 2x2 sums of windows.
+//! let x = Matrix::Dense(DenseMatrix::from_fn(1, 9, |_, j| j as f64));
+//! let f = Matrix::Dense(DenseMatrix::filled(1, 4, 1.0));
+//! let window = Window::new([1, 1, 3, 3], [2, 2], [1, 1], [0, 0]).unwrap();
+//! let out = dnn::conv2d(&x, &f, &window, 1).unwrap().to_dense();
+//! assert_eq!(out.data(), &[8.0, 12.0, 20.0, 24.0]);
+//! ```
+
+use rayon::prelude::*;
+
+use crate::error::{ExecError, Result};
+use crate::kernels::matmul::gemm;
+use crate::matrix::{DenseMatrix, Matrix};
+use crate::shape::Shape;
+
+/// The geometry of a convolution or pooling: images, window, stride and padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Images in the batch.
+    pub n: usize,
+    /// Channels of each image.
+    pub c: usize,
+    /// Image height and width.
+    pub h: usize,
+    pub w: usize,
+    /// Window (filter or pool) height and width.
+    pub r: usize,
+    pub s: usize,
+    pub stride_h: usize,
+    pub stride_w: usize,
+    pub pad_h: usize,
+    pub pad_w: usize,
+}
+
+impl Window {
+    /// `[N, C, H, W]`, `[R, S]`, `[stride_h, stride_w]` and `[pad_h, pad_w]`; an error
+    /// when a window does not fit in the padded image or a stride is 0.
+    pub fn new(
+        input: [usize; 4],
+        window: [usize; 2],
+        stride: [usize; 2],
+        padding: [usize; 2],
+    ) -> Result<Window> {
+        let [n, c, h, w] = input;
+        let [r, s] = window;
+        let geometry = Window {
+            n,
+            c,
+            h,
+            w,
+            r,
+            s,
+            stride_h: stride[0],
+            stride_w: stride[1],
+            pad_h: padding[0],
+            pad_w: padding[1],
+        };
+        if stride.contains(&0) {
+            return Err(ExecError::invalid(format!(
+                "the stride must be positive, is [{}, {}]",
+                stride[0], stride[1]
+            )));
+        }
+        if r == 0 || s == 0 || h + 2 * geometry.pad_h < r || w + 2 * geometry.pad_w < s {
+            return Err(ExecError::invalid(format!(
+                "a {r}x{s} window does not fit in a {h}x{w} image padded by [{}, {}]",
+                geometry.pad_h, geometry.pad_w
+            )));
+        }
+        Ok(geometry)
+    }
+
+    /// Output rows per channel.
+    pub fn p(&self) -> usize {
+        (self.h + 2 * self.pad_h - self.r) / self.stride_h + 1
+    }
+
+    /// Output columns per channel.
+    pub fn q(&self) -> usize {
+        (self.w + 2 * self.pad_w - self.s) / self.stride_w + 1
+    }
+
+    /// Input row of window row `k` at output row `p`, if inside the image.
+    fn input_row(&self, p: usize, k: usize) -> Option<usize> {
+        (p * self.stride_h + k)
+            .checked_sub(self.pad_h)
+            .filter(|&i| i < self.h)
+    }
+
+    /// Input column of window column `k` at output column `q`, if inside the image.
+    fn input_col(&self, q: usize, k: usize) -> Option<usize> {
+        (q * self.stride_w + k)
+            .checked_sub(self.pad_w)
+            .filter(|&j| j < self.w)
+    }
+
+    fn image_len(&self) -> usize {
+        self.c * self.h * self.w
+    }
+
+    fn output_len(&self, channels: usize) -> usize {
+        channels * self.p() * self.q()
+    }
+
+    /// `x` must be the `N x (C*H*W)` batch this window reads.
+    fn check_images(&self, op: &str, x: &Matrix) -> Result<()> {
+        let expected = Shape::new(self.n, self.image_len());
+        ExecError::ensure_shapes(x.shape() == expected, op, x.shape(), expected)
+    }
+
+    /// `dout` must have one `channels x P x Q` gradient per image.
+    fn check_gradient(&self, op: &str, dout: &Matrix, channels: usize) -> Result<()> {
+        let expected = Shape::new(self.n, self.output_len(channels));
+        ExecError::ensure_shapes(dout.shape() == expected, op, dout.shape(), expected)
+    }
+
+    /// `filter` must be `F x (C*R*S)`.
+    fn check_filter(&self, op: &str, filter: &Matrix, f: usize) -> Result<()> {
+        let expected = Shape::new(f, self.c * self.r * self.s);
+        ExecError::ensure_shapes(filter.shape() == expected, op, filter.shape(), expected)
+    }
+
+    /// Calls `visit(row, column, pixel)` for each cell of the `(C*R*S) x (P*Q)` window
+    /// matrix that reads a pixel rather than padding: row `(c*R + r)*S + s` and column
+    /// `p*Q + q` read pixel `(c*H + i)*W + j` of the image.
+    fn for_each_tap(&self, mut visit: impl FnMut(usize, usize, usize)) {
+        let (p_len, q_len) = (self.p(), self.q());
+        for c in 0..self.c {
+            for kr in 0..self.r {
+                for ks in 0..self.s {
+                    let row = (c * self.r + kr) * self.s + ks;
+                    for p in 0..p_len {
+                        let Some(i) = self.input_row(p, kr) else {
+                            continue;
+                        };
+                        for q in 0..q_len {
+                            if let Some(j) = self.input_col(q, ks) {
+                                visit(row, p * q_len + q, (c * self.h + i) * self.w + j);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The window matrix of one image: column `(p, q)` holds the window at `(p, q)`,
+    /// padding as zeros.
+    fn im2col(&self, image: &[f64]) -> DenseMatrix {
+        let mut col = DenseMatrix::zeros(self.c * self.r * self.s, self.p() * self.q());
+        self.for_each_tap(|row, column, pixel| col.set(row, column, image[pixel]));
+        col
+    }
+
+    /// Adds each cell of a window matrix onto the pixel it came from (the adjoint of
+    /// [`Window::im2col`]).
+    fn col2im(&self, col: &DenseMatrix, image: &mut [f64]) {
+        self.for_each_tap(|row, column, pixel| image[pixel] += col.get(row, column));
+    }
+
+    /// The clipped window of output cell `(p, q)`: its input rows and columns.
+    fn pool_cells(&self, p: usize, q: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let clip = |start: usize, pad: usize, len: usize, limit: usize| {
+            let from = start.saturating_sub(pad);
+            let to = (start + len).saturating_sub(pad).min(limit);
+            from..to.max(from)
+        };
+        (
+            clip(p * self.stride_h, self.pad_h, self.r, self.h),
+            clip(q * self.stride_w, self.pad_w, self.s, self.w),
+        )
+    }
+}
+
+/// A dense `rows x cols` result filled row by row in parallel by `fill(row, out)`.
+fn by_image(
+    rows: usize,
+    cols: usize,
+    fill: impl Fn(usize, &mut [f64]) -> Result<()> + Sync,
+) -> Result<Matrix> {
+    let mut out = DenseMatrix::zeros(rows, cols);
+    if cols > 0 {
+        out.data_mut()
+            .par_chunks_mut(cols)
+            .enumerate()
+            .try_for_each(|(n, row)| fill(n, row))?;
+    }
+    Ok(Matrix::Dense(out))
+}
+
+/// `conv2d(X, W)`: `N x (F*P*Q)`, each image's `F` output channels.
+pub fn conv2d(x: &Matrix, filter: &Matrix, window: &Window, f: usize) -> Result<Matrix> {
+    window.check_images("conv2d", x)?;
+    window.check_filter("conv2d", filter, f)?;
+    let (x, filter) = (x.to_dense(), filter.to_dense());
+    by_image(window.n, window.output_len(f), |n, out| {
+        let product = gemm(&filter, &window.im2col(x.row(n)))?;
+        out.copy_from_slice(product.data());
+        Ok(())
+    })
+}
+
+/// `conv2d_backward_filter(X, dout)`: the gradient of the filters, `F x (C*R*S)`.
+pub fn conv2d_backward_filter(
+    x: &Matrix,
+    dout: &Matrix,
+    window: &Window,
+    f: usize,
+) -> Result<Matrix> {
+    window.check_images("conv2d_backward_filter", x)?;
+    window.check_gradient("conv2d_backward_filter", dout, f)?;
+    let (x, dout) = (x.to_dense(), dout.to_dense());
+    let pq = window.p() * window.q();
+    let crs = window.c * window.r * window.s;
+    let per_image = |n: usize| -> Result<DenseMatrix> {
+        let gradient = DenseMatrix::from_vec(f, pq, dout.row(n).to_vec())?;
+        let col = window.im2col(x.row(n));
+        gemm(&gradient, &crate::kernels::transpose::transpose_dense(&col))
+    };
+    let total = (0..window.n).into_par_iter().map(per_image).try_reduce(
+        || DenseMatrix::zeros(f, crs),
+        |mut sum, part| {
+            sum.data_mut()
+                .iter_mut()
+                .zip(part.data())
+                .for_each(|(s, p)| *s += p);
+            Ok(sum)
+        },
+    )?;
+    Ok(Matrix::Dense(total))
+}
+
+/// `conv2d_backward_data(W, dout)`: the gradient of the images, `N x (C*H*W)`.
+pub fn conv2d_backward_data(
+    filter: &Matrix,
+    dout: &Matrix,
+    window: &Window,
+    f: usize,
+) -> Result<Matrix> {
+    window.check_filter("conv2d_backward_data", filter, f)?;
+    window.check_gradient("conv2d_backward_data", dout, f)?;
+    let filter_t = crate::kernels::transpose::transpose_dense(&filter.to_dense());
+    let dout = dout.to_dense();
+    let pq = window.p() * window.q();
+    by_image(window.n, window.image_len(), |n, out| {
+        let gradient = DenseMatrix::from_vec(f, pq, dout.row(n).to_vec())?;
+        window.col2im(&gemm(&filter_t, &gradient)?, out);
+        Ok(())
+    })
+}
+
+/// Which reduction a pooling window applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pool {
+    Max,
+    Avg,
+}
+
+impl Pool {
+    fn name(self) -> &'static str {
+        match self {
+            Pool::Max => "max_pool",
+            Pool::Avg => "avg_pool",
+        }
+    }
+}
+
+/// `max_pool(X)` or `avg_pool(X)`: `N x (C*P*Q)`.
+pub fn pool(kind: Pool, x: &Matrix, window: &Window) -> Result<Matrix> {
+    window.check_images(kind.name(), x)?;
+    let x = x.to_dense();
+    let (p_len, q_len) = (window.p(), window.q());
+    let area = (window.r * window.s) as f64;
+    by_image(window.n, window.output_len(window.c), |n, out| {
+        let image = x.row(n);
+        for c in 0..window.c {
+            let channel = &image[c * window.h * window.w..(c + 1) * window.h * window.w];
+            for p in 0..p_len {
+                for q in 0..q_len {
+                    let (rows, cols) = window.pool_cells(p, q);
+                    let cells = rows.flat_map(|i| cols.clone().map(move |j| i * window.w + j));
+                    out[(c * p_len + p) * q_len + q] = match kind {
+                        // Java's Math.max, as SystemDS: a NaN in the window wins.
+                        Pool::Max => cells.map(|k| channel[k]).fold(-f64::MAX, |m, v| {
+                            if v.is_nan() || m.is_nan() {
+                                f64::NAN
+                            } else {
+                                m.max(v)
+                            }
+                        }),
+                        Pool::Avg => cells.map(|k| channel[k]).sum::<f64>() / area,
+                    };
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `max_pool_backward(X, dout)` or `avg_pool_backward(X, dout)`: `N x (C*H*W)`.
+pub fn pool_backward(kind: Pool, x: &Matrix, dout: &Matrix, window: &Window) -> Result<Matrix> {
+    let op = match kind {
+        Pool::Max => "max_pool_backward",
+        Pool::Avg => "avg_pool_backward",
+    };
+    window.check_images(op, x)?;
+    window.check_gradient(op, dout, window.c)?;
+    let (x, dout) = (x.to_dense(), dout.to_dense());
+    let (p_len, q_len) = (window.p(), window.q());
+    let area = (window.r * window.s) as f64;
+    let hw = window.h * window.w;
+    by_image(window.n, window.image_len(), |n, out| {
+        let (image, gradient) = (x.row(n), dout.row(n));
+        for c in 0..window.c {
+            let channel = &image[c * hw..(c + 1) * hw];
+            let into = &mut out[c * hw..(c + 1) * hw];
+            for p in 0..p_len {
+                for q in 0..q_len {
+                    let g = gradient[(c * p_len + p) * q_len + q];
+                    let (rows, cols) = window.pool_cells(p, q);
+                    let cells = rows.flat_map(|i| cols.clone().map(move |j| i * window.w + j));
+                    match kind {
+                        Pool::Max => {
+                            let mut best: Option<(usize, f64)> = None;
+                            for k in cells {
+                                if best.is_none_or(|(_, v)| v < channel[k]) {
+                                    best = Some((k, channel[k]));
+                                }
+                            }
+                            if let Some((k, _)) = best {
+                                into[k] += g;
+                            }
+                        }
+                        Pool::Avg => {
+                            for k in cells {
+                                into[k] += g / area;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Whether `bias_add` adds or `bias_multiply` multiplies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bias {
+    Add,
+    Multiply,
+}
+
+/// `bias_add(X, b)` or `bias_multiply(X, b)`: `b` has one row per channel, and each
+/// channel's block of `ncol(X) / nrow(b)` columns takes its row's value.
+pub fn bias(kind: Bias, x: &Matrix, b: &Matrix) -> Result<Matrix> {
+    let op = match kind {
+        Bias::Add => "bias_add",
+        Bias::Multiply => "bias_multiply",
+    };
+    let channels = b.shape().rows;
+    if b.shape().cols != 1 || channels == 0 || x.shape().cols % channels != 0 {
+        return Err(ExecError::shape_mismatch(op, x.shape(), b.shape()));
+    }
+    let block = x.shape().cols / channels;
+    let (x, b) = (x.to_dense(), b.to_dense());
+    by_image(x.shape().rows, x.shape().cols, |n, out| {
+        for (k, (o, v)) in out.iter_mut().zip(x.row(n)).enumerate() {
+            let value = b.data()[k / block];
+            *o = match kind {
+                Bias::Add => v + value,
+                Bias::Multiply => v * value,
+            };
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::java_random::JavaRandom;
+
+    fn random(rows: usize, cols: usize, seed: i64) -> Matrix {
+        let mut rng = JavaRandom::new(seed);
+        Matrix::Dense(DenseMatrix::from_fn(rows, cols, |_, _| {
+            rng.next_double() * 2.0 - 1.0
+        }))
+    }
+
+    /// The convolution straight from its definition, zero padding included.
+    fn naive_conv(x: &DenseMatrix, filter: &DenseMatrix, g: &Window, f: usize) -> Vec<f64> {
+        let (p_len, q_len) = (g.p(), g.q());
+        let mut out = vec![0.0; g.n * f * p_len * q_len];
+        for n in 0..g.n {
+            for k in 0..f {
+                for p in 0..p_len {
+                    for q in 0..q_len {
+                        let mut sum = 0.0;
+                        for c in 0..g.c {
+                            for r in 0..g.r {
+                                for s in 0..g.s {
+                                    let i = (p * g.stride_h + r) as isize - g.pad_h as isize;
+                                    let j = (q * g.stride_w + s) as isize - g.pad_w as isize;
+                                    if i < 0 || j < 0 || i >= g.h as isize || j >= g.w as isize {
+                                        continue;
+                                    }
+                                    let pixel = (c * g.h + i as usize) * g.w + j as usize;
+                                    sum += x.get(n, pixel) * filter.get(k, (c * g.r + r) * g.s + s);
+                                }
+                            }
+                        }
+                        out[((n * f + k) * p_len + p) * q_len + q] = sum;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn dot(a: &Matrix, b: &Matrix) -> f64 {
+        let (a, b) = (a.to_dense(), b.to_dense());
+        a.data().iter().zip(b.data()).map(|(x, y)| x * y).sum()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()))
+    }
+
+    #[test]
+    fn convolution_and_its_gradients_agree_with_their_definitions() {
+        for (k, (stride, padding)) in [([1, 1], [0, 0]), ([2, 1], [1, 1]), ([2, 3], [2, 0])]
+            .into_iter()
+            .enumerate()
+        {
+            let g = Window::new([2, 3, 7, 6], [3, 2], stride, padding).unwrap();
+            let f = 4;
+            let x = random(g.n, g.c * g.h * g.w, 10 + k as i64);
+            let filter = random(f, g.c * g.r * g.s, 20 + k as i64);
+            let out = conv2d(&x, &filter, &g, f).unwrap();
+            let naive = naive_conv(&x.to_dense(), &filter.to_dense(), &g, f);
+            assert!(out
+                .to_dense()
+                .data()
+                .iter()
+                .zip(&naive)
+                .all(|(a, b)| close(*a, *b)));
+            // The backward forms are the adjoints: <dout, conv(X, W)> is linear in each.
+            let dout = random(g.n, f * g.p() * g.q(), 30 + k as i64);
+            let d_filter = conv2d_backward_filter(&x, &dout, &g, f).unwrap();
+            let d_x = conv2d_backward_data(&filter, &dout, &g, f).unwrap();
+            assert!(close(dot(&dout, &out), dot(&d_filter, &filter)));
+            assert!(close(dot(&dout, &out), dot(&d_x, &x)));
+        }
+    }
+
+    #[test]
+    fn pooling_clips_its_window_and_sends_the_gradient_to_the_first_maximum() {
+        // One 2x3 image [[1, 5, 5], [2, 0, 3]], 2x2 windows, stride 2, padding 1: the
+        // windows are rows {0} or {1} by columns {0} or {1, 2}.
+        let x = Matrix::Dense(DenseMatrix::from_vec(1, 6, vec![1., 5., 5., 2., 0., 3.]).unwrap());
+        let g = Window::new([1, 1, 2, 3], [2, 2], [2, 2], [1, 1]).unwrap();
+        assert_eq!((g.p(), g.q()), (2, 2));
+        let max = pool(Pool::Max, &x, &g).unwrap().to_dense();
+        assert_eq!(max.data(), &[1., 5., 2., 3.]);
+        let avg = pool(Pool::Avg, &x, &g).unwrap().to_dense();
+        assert_eq!(avg.data(), &[1. / 4., 10. / 4., 2. / 4., 3. / 4.]);
+        let dout = Matrix::Dense(DenseMatrix::from_vec(1, 4, vec![1., 10., 100., 1000.]).unwrap());
+        let back = pool_backward(Pool::Max, &x, &dout, &g).unwrap().to_dense();
+        assert_eq!(back.data(), &[1., 10., 0., 100., 0., 1000.]);
+        let back = pool_backward(Pool::Avg, &x, &dout, &g).unwrap().to_dense();
+        assert_eq!(back.data(), &[0.25, 2.5, 2.5, 25., 250., 250.]);
+    }
+
+    #[test]
+    fn bias_takes_one_row_per_channel_and_shapes_are_checked() {
+        let x = Matrix::Dense(DenseMatrix::filled(2, 6, 1.0));
+        let b = Matrix::Dense(DenseMatrix::from_vec(3, 1, vec![1., 2., 3.]).unwrap());
+        let added = bias(Bias::Add, &x, &b).unwrap().to_dense();
+        assert_eq!(added.row(1), &[2., 2., 3., 3., 4., 4.]);
+        let scaled = bias(Bias::Multiply, &x, &b).unwrap().to_dense();
+        assert_eq!(scaled.row(0), &[1., 1., 2., 2., 3., 3.]);
+        let four = Matrix::Dense(DenseMatrix::filled(4, 1, 1.0));
+        let err = bias(Bias::Add, &x, &four).unwrap_err().to_string();
+        assert!(err.contains("2x6") && err.contains("4x1"), "{err}");
+        let g = Window::new([2, 1, 3, 3], [2, 2], [1, 1], [0, 0]).unwrap();
+        let err = conv2d(&x, &x, &g, 1).unwrap_err().to_string();
+        assert!(err.contains("2x6") && err.contains("2x9"), "{err}");
+        let err = Window::new([1, 1, 2, 2], [3, 3], [1, 1], [0, 0])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("3x3 window") && err.contains("2x2 image"),
+            "{err}"
+        );
+    }
+}

@@ -535,6 +535,44 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         Positional,
         SameAsFirst,
     ),
+    BuiltinSpec {
+        results: &[
+            "out",
+            "ema_mean_upd",
+            "ema_var_upd",
+            "cache_mean",
+            "cache_inv_var",
+        ],
+        ..named(
+            Builtin::BatchNorm2d,
+            "batch_norm2d",
+            &[
+                req("input"),
+                req("scale"),
+                req("bias"),
+                req("running_mean"),
+                req("running_var"),
+                req("mode"),
+                req("epsilon"),
+                req("momentum"),
+            ],
+        )
+    },
+    BuiltinSpec {
+        results: &["dX", "dScale", "dBias"],
+        ..named(
+            Builtin::BatchNorm2dBackward,
+            "batch_norm2d_backward",
+            &[
+                req("input"),
+                req("dout"),
+                req("scale"),
+                req("epsilon"),
+                req("cache_mean"),
+                req("cache_inv_var"),
+            ],
+        )
+    },
 ];
 
 // The image builtins take their sizes as vectors: `input_shape=[N, C, H, W]`,
@@ -628,7 +666,7 @@ mod tests {
         for (k, row) in BUILTINS.iter().enumerate() {
             assert_eq!(row.builtin as usize, k, "{}", row.name);
         }
-        assert_eq!(BUILTINS.len(), Builtin::BiasMultiply as usize + 1);
+        assert_eq!(BUILTINS.len(), Builtin::BatchNorm2dBackward as usize + 1);
         let mut names: Vec<&str> = BUILTINS
             .iter()
             .filter(|row| row.builtin != Builtin::Printf)

@@ -187,6 +187,8 @@ pub enum Builtin {
     AvgPoolBackward,
     BiasAdd,
     BiasMultiply,
+    BatchNorm2d,
+    BatchNorm2dBackward,
 }
 
 /// How one dimension of an indexing node is given; the bounds are children.

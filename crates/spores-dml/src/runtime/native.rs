@@ -6,7 +6,7 @@
 use spores_exec::kernels::aggregate;
 use spores_exec::kernels::cumulative::{cumsumprod, cumulative, CumulativeOp};
 use spores_exec::kernels::distribution::Distribution;
-use spores_exec::kernels::dnn::{self, Bias, Pool};
+use spores_exec::kernels::dnn::{self, Bias, Phase, Pool};
 use spores_exec::kernels::elementwise::{self, BinaryOp};
 use spores_exec::kernels::select::{self, Extremum, Margin, Triangle};
 use spores_exec::kernels::table::{self, GroupFn, TableArg};
@@ -438,6 +438,49 @@ pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, RuntimeError
             Ok(vec![Value::matrix(u), Value::matrix(s), Value::matrix(v)])
         }
         Builtin::Remove => Ok(super::list::remove(args)?),
+        Builtin::BatchNorm2d => {
+            let b = Builtin::BatchNorm2d;
+            let phase = match string_arg(&args[5], (b, 5))?.to_ascii_lowercase().as_str() {
+                "train" => Phase::Train,
+                "test" => Phase::Test,
+                other => {
+                    return Err(ExecError::invalid(format!(
+                        "batch_norm2d: mode must be \"train\" or \"test\", got \"{other}\""
+                    ))
+                    .into())
+                }
+            };
+            let norm = dnn::batch_norm2d(
+                matrix_operand(b, args, 0)?,
+                matrix_operand(b, args, 1)?,
+                matrix_operand(b, args, 2)?,
+                matrix_operand(b, args, 3)?,
+                matrix_operand(b, args, 4)?,
+                phase,
+                number(&args[6], (b, 6))?,
+                number(&args[7], (b, 7))?,
+            )?;
+            Ok([
+                norm.out,
+                norm.ema_mean,
+                norm.ema_var,
+                norm.mean,
+                norm.inv_var,
+            ]
+            .into_iter()
+            .map(|m| Value::matrix(Matrix::Dense(m)))
+            .collect())
+        }
+        Builtin::BatchNorm2dBackward => {
+            let b = Builtin::BatchNorm2dBackward;
+            let m = |k: usize| matrix_operand(b, args, k);
+            let (dx, dgamma, dbeta) =
+                dnn::batch_norm2d_backward(m(0)?, m(1)?, m(2)?, m(4)?, m(5)?)?;
+            Ok([dx, dgamma, dbeta]
+                .into_iter()
+                .map(|m| Value::matrix(Matrix::Dense(m)))
+                .collect())
+        }
         other => Err(RuntimeError::internal(format!(
             "`{}` does not return several values",
             other.name()

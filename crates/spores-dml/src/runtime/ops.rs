@@ -452,9 +452,10 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         },
         Builtin::Stop => Err(RuntimeError::Stop(args[0].to_string())),
         Builtin::Time => Ok(Value::Int(fx.start.elapsed().as_nanos() as i64)),
-        Builtin::Eval | Builtin::Eigen | Builtin::Qr | Builtin::Lu | Builtin::Svd => Err(
-            RuntimeError::internal(format!("`{}` is evaluated by the interpreter", b.name())),
-        ),
+        b if b == Builtin::Eval || b.outputs() > 1 => Err(RuntimeError::internal(format!(
+            "`{}` is evaluated by the interpreter",
+            b.name()
+        ))),
         b if super::native::handles(b) => super::native::eval(b, args),
         b => Err(RuntimeError::internal(format!(
             "no evaluation for `{}`",

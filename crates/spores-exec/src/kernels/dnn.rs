@@ -1,7 +1,7 @@
 //! Convolution, pooling and bias over a batch of images stored one per row, as SystemDS's
 //! `conv2d`, `conv2d_backward_filter`, `conv2d_backward_data`, `max_pool`, `avg_pool`,
-//! `max_pool_backward`, `avg_pool_backward`, `bias_add` and `bias_multiply` compute them
-//! (what its `nn` library's layers call).
+//! `max_pool_backward`, `avg_pool_backward`, `bias_add`, `bias_multiply`, `batch_norm2d`
+//! and `batch_norm2d_backward` compute them (what its `nn` library's layers call).
 //!
 //! A batch of `N` images of `C` channels of `H x W` pixels is an `N x (C*H*W)` matrix: row
 //! `n` is image `n`, channel by channel, each channel row by row. A bank of `F` filters of
@@ -397,6 +397,165 @@ pub fn bias(kind: Bias, x: &Matrix, b: &Matrix) -> Result<Matrix> {
     })
 }
 
+/// Whether `batch_norm2d` normalizes by the batch's statistics or by the moving averages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Train,
+    Test,
+}
+
+/// What `batch_norm2d` returns, each statistic a `C x 1` column.
+#[derive(Clone, Debug)]
+pub struct BatchNorm {
+    /// The normalized, scaled and shifted batch.
+    pub out: DenseMatrix,
+    /// The moving averages after this batch (unchanged in [`Phase::Test`]).
+    pub ema_mean: DenseMatrix,
+    pub ema_var: DenseMatrix,
+    /// The mean and `1 / sqrt(var + epsilon)` the batch was normalized by.
+    pub mean: DenseMatrix,
+    pub inv_var: DenseMatrix,
+}
+
+/// A `C x 1` column of per-channel values, checked against the channel count.
+fn channel_column(op: &str, m: &Matrix, channels: usize) -> Result<Vec<f64>> {
+    let expected = Shape::new(channels, 1);
+    ExecError::ensure_shapes(m.shape() == expected, op, m.shape(), expected)?;
+    Ok(m.to_dense().into_vec())
+}
+
+/// The channel count (`nrow(gamma)`) and cells per channel of a batch `x`.
+fn channels(op: &str, x: &Matrix, gamma: &Matrix) -> Result<(usize, usize)> {
+    let c = gamma.shape().rows;
+    if c == 0 || x.shape().cols % c != 0 {
+        return Err(ExecError::shape_mismatch(op, x.shape(), gamma.shape()));
+    }
+    Ok((c, x.shape().cols / c))
+}
+
+fn column(values: Vec<f64>) -> DenseMatrix {
+    let n = values.len();
+    DenseMatrix::from_fn(n, 1, |i, _| values[i])
+}
+
+/// `batch_norm2d(X, gamma, beta, ema_mean, ema_var, mode, epsilon, mu)`: each channel of
+/// `X` (`nrow(gamma)` channels) normalized by its mean and uncorrected variance over the
+/// batch (training) or by the moving averages (testing), then scaled by `gamma` and
+/// shifted by `beta`. Training moves the averages by `mu`: `mu * ema + (1 - mu) * stat`.
+/// The variance is `E[x^2] - E[x]^2`, as SystemDS computes it.
+#[allow(clippy::too_many_arguments)]
+pub fn batch_norm2d(
+    x: &Matrix,
+    gamma: &Matrix,
+    beta: &Matrix,
+    ema_mean: &Matrix,
+    ema_var: &Matrix,
+    phase: Phase,
+    epsilon: f64,
+    mu: f64,
+) -> Result<BatchNorm> {
+    let op = "batch_norm2d";
+    let (c, cells) = channels(op, x, gamma)?;
+    let gamma = channel_column(op, gamma, c)?;
+    let beta = channel_column(op, beta, c)?;
+    let ema_mean = channel_column(op, ema_mean, c)?;
+    let ema_var = channel_column(op, ema_var, c)?;
+    let x = x.to_dense();
+    let n = x.shape().rows;
+    let (mean, var, ema_mean, ema_var) = match phase {
+        Phase::Train => {
+            let (mut sum, mut squares) = (vec![0.0; c], vec![0.0; c]);
+            for i in 0..n {
+                for (k, block) in x.row(i).chunks(cells).enumerate() {
+                    sum[k] += block.iter().sum::<f64>();
+                    squares[k] += block.iter().map(|v| v * v).sum::<f64>();
+                }
+            }
+            let count = (n * cells) as f64;
+            let mean: Vec<f64> = sum.iter().map(|s| s / count).collect();
+            let var: Vec<f64> = (0..c)
+                .map(|k| squares[k] / count - mean[k] * mean[k])
+                .collect();
+            let moved = |ema: &[f64], stat: &[f64]| -> Vec<f64> {
+                (0..c).map(|k| mu * ema[k] + (1.0 - mu) * stat[k]).collect()
+            };
+            let (m, v) = (moved(&ema_mean, &mean), moved(&ema_var, &var));
+            (mean, var, m, v)
+        }
+        Phase::Test => (ema_mean.clone(), ema_var.clone(), ema_mean, ema_var),
+    };
+    let inv_var: Vec<f64> = var.iter().map(|v| 1.0 / (v + epsilon).sqrt()).collect();
+    let mut out = x;
+    if cells > 0 {
+        out.data_mut().par_chunks_mut(cells * c).for_each(|row| {
+            for (k, block) in row.chunks_mut(cells).enumerate() {
+                for v in block {
+                    *v = (*v - mean[k]) * inv_var[k] * gamma[k] + beta[k];
+                }
+            }
+        });
+    }
+    Ok(BatchNorm {
+        out,
+        ema_mean: column(ema_mean),
+        ema_var: column(ema_var),
+        mean: column(mean),
+        inv_var: column(inv_var),
+    })
+}
+
+/// `batch_norm2d_backward(X, dout, gamma, epsilon, mean, inv_var)`: the gradients of
+/// the input, of `gamma` and of `beta` of a training-phase `batch_norm2d` that normalized
+/// by `mean` and `inv_var` (its cached statistics).
+pub fn batch_norm2d_backward(
+    x: &Matrix,
+    dout: &Matrix,
+    gamma: &Matrix,
+    mean: &Matrix,
+    inv_var: &Matrix,
+) -> Result<(DenseMatrix, DenseMatrix, DenseMatrix)> {
+    let op = "batch_norm2d_backward";
+    ExecError::ensure_shapes(dout.shape() == x.shape(), op, x.shape(), dout.shape())?;
+    let (c, cells) = channels(op, x, gamma)?;
+    let gamma = channel_column(op, gamma, c)?;
+    let mean = channel_column(op, mean, c)?;
+    let inv_var = channel_column(op, inv_var, c)?;
+    let (x, dout) = (x.to_dense(), dout.to_dense());
+    let n = x.shape().rows;
+    let count = (n * cells) as f64;
+    let blocks = |m: &DenseMatrix, k: usize| -> Vec<f64> {
+        (0..n)
+            .flat_map(|i| m.row(i)[k * cells..(k + 1) * cells].to_vec())
+            .collect()
+    };
+    let mut dx = DenseMatrix::zeros(n, c * cells);
+    let (mut dgamma, mut dbeta) = (vec![0.0; c], vec![0.0; c]);
+    for k in 0..c {
+        let (xs, ds) = (blocks(&x, k), blocks(&dout, k));
+        let centered: Vec<f64> = xs.iter().map(|v| v - mean[k]).collect();
+        dbeta[k] = ds.iter().sum();
+        dgamma[k] = centered
+            .iter()
+            .zip(&ds)
+            .map(|(x, d)| x * inv_var[k] * d)
+            .sum();
+        // d/dvar and d/dmean of the normalized values, then the three paths to X.
+        let dvar: f64 = centered
+            .iter()
+            .zip(&ds)
+            .map(|(x, d)| -0.5 * x * inv_var[k].powi(3) * d * gamma[k])
+            .sum();
+        let dmean = -ds.iter().map(|d| d * gamma[k] * inv_var[k]).sum::<f64>()
+            - 2.0 / count * centered.iter().sum::<f64>() * dvar;
+        for (t, (x, d)) in centered.iter().zip(&ds).enumerate() {
+            let (i, j) = (t / cells, t % cells);
+            let value = d * gamma[k] * inv_var[k] + dmean / count + 2.0 / count * x * dvar;
+            dx.set(i, k * cells + j, value);
+        }
+    }
+    Ok((dx, column(dgamma), column(dbeta)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,6 +650,53 @@ mod tests {
         assert_eq!(back.data(), &[1., 10., 0., 100., 0., 1000.]);
         let back = pool_backward(Pool::Avg, &x, &dout, &g).unwrap().to_dense();
         assert_eq!(back.data(), &[0.25, 2.5, 2.5, 25., 250., 250.]);
+    }
+
+    #[test]
+    fn batch_norm_gives_each_channel_mean_beta_and_variance_gamma_squared() {
+        let x = random(4, 2 * 5, 3);
+        let column = |v: &[f64]| Matrix::Dense(DenseMatrix::from_vec(2, 1, v.to_vec()).unwrap());
+        let (gamma, beta) = (column(&[2.0, 0.5]), column(&[1.0, -3.0]));
+        let ema = column(&[0.0, 1.0]);
+        let norm = batch_norm2d(&x, &gamma, &beta, &ema, &ema, Phase::Train, 0.0, 0.75).unwrap();
+        for (k, (g, b)) in [(2.0, 1.0), (0.5, -3.0)].into_iter().enumerate() {
+            let cells: Vec<f64> = (0..4)
+                .flat_map(|i| norm.out.row(i)[k * 5..(k + 1) * 5].to_vec())
+                .collect();
+            let mean = cells.iter().sum::<f64>() / 20.0;
+            let var = cells.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 20.0;
+            assert!(
+                close(mean, b) && close(var, g * g),
+                "channel {k}: {mean} {var}"
+            );
+            let batch_var = 1.0 / norm.inv_var.get(k, 0).powi(2);
+            let ema_before = [0.0, 1.0][k];
+            assert!(close(
+                norm.ema_var.get(k, 0),
+                0.75 * ema_before + 0.25 * batch_var
+            ));
+        }
+        // The gradients sum to zero over each channel: a shift of X changes nothing.
+        let dout = random(4, 10, 4);
+        let (dx, _, dbeta) = batch_norm2d_backward(
+            &x,
+            &dout,
+            &gamma,
+            &Matrix::Dense(norm.mean),
+            &Matrix::Dense(norm.inv_var),
+        )
+        .unwrap();
+        for k in 0..2 {
+            let sum: f64 = (0..4)
+                .map(|i| dx.row(i)[k * 5..(k + 1) * 5].iter().sum::<f64>())
+                .sum();
+            assert!(sum.abs() < 1e-9, "channel {k}: {sum}");
+        }
+        let dsum: f64 = dout.to_dense().row(0)[..5].iter().sum::<f64>()
+            + (1..4)
+                .map(|i| dout.to_dense().row(i)[..5].iter().sum::<f64>())
+                .sum::<f64>();
+        assert!(close(dbeta.get(0, 0), dsum));
     }
 
     #[test]

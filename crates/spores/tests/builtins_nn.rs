@@ -1,0 +1,76 @@
+//! The image builtins of SystemDS's `nn` library where the conformance driver `nn_layers`
+//! (`tests/systemds_builtins`) cannot compare with SystemDS: the moving average of the
+//! variance, which SystemDS 3.4 moves by the batch mean (its defect), and bad arguments.
+
+mod common;
+
+use common::{assert_close, assert_fails, run_numbers as run};
+
+#[test]
+fn batch_norm_moves_the_variance_average_by_the_batch_variance() {
+    // SystemDS 3.4 prints 1.0743 and 0.8186 for `v_upd` here: 0.9 * ema_var + 0.1 * mean.
+    let got = run(
+        "bn.dml",
+        r#"X = rand(rows=3, cols=12, min=-2, max=3, seed=5)
+g = matrix("1.5 0.5", rows=2, cols=1)
+b = matrix("0.25 -1", rows=2, cols=1)
+m = matrix("0.1 -0.2", rows=2, cols=1)
+v = matrix("1.2 0.8", rows=2, cols=1)
+[out, m_upd, v_upd, cm, civ] = batch_norm2d(X, g, b, m, v, "train", 1e-5, 0.9)
+means = rbind(as.matrix(mean(X[, 1:6])), as.matrix(mean(X[, 7:12])))
+print(toString(t(v_upd), decimal=12))
+print(toString(t(0.9 * v + 0.1 * (1 / civ^2 - 1e-5)), decimal=12))
+print(toString(t(cm - means), decimal=12))
+"#,
+    );
+    assert_close(&got[..2], &[1.221425525515686, 0.979844879675876], 1e-12);
+    assert_close(&got[2..4], &got[..2], 1e-12);
+    assert_close(&got[4..], &[0.0, 0.0], 1e-12);
+}
+
+#[test]
+fn bad_sizes_and_modes_are_errors_that_say_what_is_wrong() {
+    let images = "X = matrix(1, rows=2, cols=18)\n";
+    assert_fails(
+        "conv_filter.dml",
+        &format!(
+            "{images}W = matrix(1, rows=3, cols=9)\n\
+             Y = conv2d(X, W, input_shape=[2,2,3,3], filter_shape=[3,2,2,2], stride=[1,1], padding=[0,0])\n\
+             print(sum(Y))\n"
+        ),
+        &["conv2d", "3x9", "3x8"],
+    );
+    assert_fails(
+        "pool_stride.dml",
+        &format!(
+            "{images}Y = max_pool(X, input_shape=[2,2,3,3], pool_size=[2,2], stride=[0,1], padding=[0,0])\n\
+             print(sum(Y))\n"
+        ),
+        &["stride must be positive"],
+    );
+    assert_fails(
+        "pool_window.dml",
+        &format!(
+            "{images}Y = avg_pool(X, input_shape=[2,2,3,3], pool_size=[4,4], stride=[1,1], padding=[0,0])\n\
+             print(sum(Y))\n"
+        ),
+        &["4x4 window", "3x3 image"],
+    );
+    assert_fails(
+        "pool_shape.dml",
+        &format!(
+            "{images}Y = max_pool(X, input_shape=[2,2,3], pool_size=[2,2], stride=[1,1], padding=[0,0])\n\
+             print(sum(Y))\n"
+        ),
+        &["input_shape", "4 sizes", "1x3"],
+    );
+    assert_fails(
+        "bn_mode.dml",
+        &format!(
+            "{images}g = matrix(1, rows=2, cols=1)\n\
+             [o, a, b, c, d] = batch_norm2d(X, g, g, g, g, \"eval\", 1e-5, 0.9)\n\
+             print(sum(o))\n"
+        ),
+        &["mode", "\"eval\""],
+    );
+}

@@ -573,6 +573,42 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             ],
         )
     },
+    BuiltinSpec {
+        results: &["out", "c", "cache_out", "cache_c", "cache_ifog"],
+        ..named(
+            Builtin::Lstm,
+            "lstm",
+            &[
+                req("X"),
+                req("W"),
+                req("bias"),
+                req("out0"),
+                req("c0"),
+                req("return_sequences"),
+            ],
+        )
+    },
+    // Without the forward pass's caches, `lstm_backward` runs the forward pass again.
+    BuiltinSpec {
+        results: &["dX", "dW", "db", "dout0", "dc0"],
+        ..named(
+            Builtin::LstmBackward,
+            "lstm_backward",
+            &[
+                req("X"),
+                req("W"),
+                req("bias"),
+                req("out0"),
+                req("c0"),
+                req("given_sequences"),
+                req("dout"),
+                req("dc"),
+                opt("cache_out", Absent),
+                opt("cache_c", Absent),
+                opt("cache_ifog", Absent),
+            ],
+        )
+    },
 ];
 
 // The image builtins take their sizes as vectors: `input_shape=[N, C, H, W]`,
@@ -666,7 +702,7 @@ mod tests {
         for (k, row) in BUILTINS.iter().enumerate() {
             assert_eq!(row.builtin as usize, k, "{}", row.name);
         }
-        assert_eq!(BUILTINS.len(), Builtin::BatchNorm2dBackward as usize + 1);
+        assert_eq!(BUILTINS.len(), Builtin::LstmBackward as usize + 1);
         let mut names: Vec<&str> = BUILTINS
             .iter()
             .filter(|row| row.builtin != Builtin::Printf)

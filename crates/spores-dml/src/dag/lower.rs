@@ -806,10 +806,11 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         };
         let builtin = spec.builtin;
-        let bound = bind_args(name, &spec.param_names(), spec.params.len(), args, span)?;
+        let bound = bind_args(name, &spec.param_names(), spec.required(), args, span)?;
+        // An omitted optional parameter ends the list (`lstm_backward` without caches).
         let children = bound
             .into_iter()
-            .map(|e| self.expr(e.expect("required")))
+            .map_while(|e| e.map(|e| self.expr(e)))
             .collect::<Result<Vec<_>, _>>()?;
         let node = self.dag.add(Op::Builtin(builtin), children, span);
         Ok(Some((node, builtin.outputs())))

@@ -189,6 +189,8 @@ pub enum Builtin {
     BiasMultiply,
     BatchNorm2d,
     BatchNorm2dBackward,
+    Lstm,
+    LstmBackward,
 }
 
 /// How one dimension of an indexing node is given; the bounds are children.

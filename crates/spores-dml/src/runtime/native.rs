@@ -460,32 +460,76 @@ pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, RuntimeError
                 number(&args[6], (b, 6))?,
                 number(&args[7], (b, 7))?,
             )?;
-            Ok([
+            Ok(matrices([
                 norm.out,
                 norm.ema_mean,
                 norm.ema_var,
                 norm.mean,
                 norm.inv_var,
-            ]
-            .into_iter()
-            .map(|m| Value::matrix(Matrix::Dense(m)))
-            .collect())
+            ]))
+        }
+        Builtin::Lstm => {
+            let b = Builtin::Lstm;
+            let m = |k: usize| matrix_operand(b, args, k);
+            let sequences = boolean(&args[5], (b, 5))?;
+            let run = dnn::lstm(m(0)?, m(1)?, m(2)?, m(3)?, m(4)?, sequences)?;
+            Ok(matrices([
+                run.out,
+                run.c,
+                run.cache_out,
+                run.cache_c,
+                run.cache_ifog,
+            ]))
+        }
+        Builtin::LstmBackward => {
+            let b = Builtin::LstmBackward;
+            let m = |k: usize| matrix_operand(b, args, k);
+            let sequences = boolean(&args[5], (b, 5))?;
+            let forward = if args.len() == 11 {
+                dnn::Lstm {
+                    out: DenseMatrix::zeros(0, 0),
+                    c: DenseMatrix::zeros(0, 0),
+                    cache_out: m(8)?.to_dense(),
+                    cache_c: m(9)?.to_dense(),
+                    cache_ifog: m(10)?.to_dense(),
+                }
+            } else {
+                dnn::lstm(m(0)?, m(1)?, m(2)?, m(3)?, m(4)?, sequences)?
+            };
+            let (dout, dc) = (m(6)?, m(7)?);
+            let g = dnn::lstm_backward(
+                m(0)?,
+                m(1)?,
+                m(2)?,
+                m(3)?,
+                m(4)?,
+                sequences,
+                dout,
+                dc,
+                &forward,
+            )?;
+            Ok(matrices([g.dx, g.dw, g.db, g.dout0, g.dc0]))
         }
         Builtin::BatchNorm2dBackward => {
             let b = Builtin::BatchNorm2dBackward;
             let m = |k: usize| matrix_operand(b, args, k);
             let (dx, dgamma, dbeta) =
                 dnn::batch_norm2d_backward(m(0)?, m(1)?, m(2)?, m(4)?, m(5)?)?;
-            Ok([dx, dgamma, dbeta]
-                .into_iter()
-                .map(|m| Value::matrix(Matrix::Dense(m)))
-                .collect())
+            Ok(matrices([dx, dgamma, dbeta]))
         }
         other => Err(RuntimeError::internal(format!(
             "`{}` does not return several values",
             other.name()
         ))),
     }
+}
+
+/// The dense results of a builtin with several, as values.
+fn matrices<const K: usize>(results: [DenseMatrix; K]) -> Vec<Value> {
+    results
+        .into_iter()
+        .map(|m| Value::matrix(Matrix::Dense(m)))
+        .collect()
 }
 
 /// `cdf`/`icdf` (children in `DISTRIBUTION_PARAMS` order of `dag::lower`).

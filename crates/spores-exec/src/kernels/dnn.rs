@@ -1,7 +1,8 @@
 //! Convolution, pooling and bias over a batch of images stored one per row, as SystemDS's
 //! `conv2d`, `conv2d_backward_filter`, `conv2d_backward_data`, `max_pool`, `avg_pool`,
-//! `max_pool_backward`, `avg_pool_backward`, `bias_add`, `bias_multiply`, `batch_norm2d`
-//! and `batch_norm2d_backward` compute them (what its `nn` library's layers call).
+//! `max_pool_backward`, `avg_pool_backward`, `bias_add`, `bias_multiply`, `batch_norm2d`,
+//! `batch_norm2d_backward`, `lstm` and `lstm_backward` compute them (what its `nn`
+//! library's layers call).
 //!
 //! A batch of `N` images of `C` channels of `H x W` pixels is an `N x (C*H*W)` matrix: row
 //! `n` is image `n`, channel by channel, each channel row by row. A bank of `F` filters of
@@ -556,6 +557,271 @@ pub fn batch_norm2d_backward(
     Ok((dx, column(dgamma), column(dbeta)))
 }
 
+/// What `lstm` returns: the outputs, the last cell state, and per time step (one row
+/// each) the outputs, cell states and activated gates `[i, f, o, g]`, each flattened row
+/// by row.
+#[derive(Clone, Debug)]
+pub struct Lstm {
+    /// `N x (T*M)` with `return_sequences`, else the last step's `N x M`.
+    pub out: DenseMatrix,
+    /// `N x M`.
+    pub c: DenseMatrix,
+    /// `T x (N*M)`.
+    pub cache_out: DenseMatrix,
+    /// `T x (N*M)`.
+    pub cache_c: DenseMatrix,
+    /// `T x (N*4M)`.
+    pub cache_ifog: DenseMatrix,
+}
+
+/// What `lstm_backward` returns.
+#[derive(Clone, Debug)]
+pub struct LstmGradients {
+    /// `N x (T*D)`.
+    pub dx: DenseMatrix,
+    /// `(D+M) x 4M`.
+    pub dw: DenseMatrix,
+    /// `1 x 4M`.
+    pub db: DenseMatrix,
+    /// `N x M`.
+    pub dout0: DenseMatrix,
+    /// `N x M`.
+    pub dc0: DenseMatrix,
+}
+
+/// The sizes of an LSTM: batch `n`, features `d`, steps `t`, hidden units `m`, read from
+/// `X` (`N x T*D`), `W` (`(D+M) x 4M`), `b` (`1 x 4M`), `out0` and `c0` (`N x M`).
+#[derive(Clone, Copy, Debug)]
+struct LstmSizes {
+    n: usize,
+    d: usize,
+    t: usize,
+    m: usize,
+}
+
+impl LstmSizes {
+    fn of(
+        op: &str,
+        x: &Matrix,
+        w: &Matrix,
+        b: &Matrix,
+        out0: &Matrix,
+        c0: &Matrix,
+    ) -> Result<Self> {
+        let (n, m) = (out0.shape().rows, out0.shape().cols);
+        ExecError::ensure_shapes(c0.shape() == out0.shape(), op, out0.shape(), c0.shape())?;
+        let d = w.shape().rows.saturating_sub(m);
+        let fits_w = w.shape().cols == 4 * m && d > 0;
+        ExecError::ensure_shapes(
+            fits_w,
+            op,
+            w.shape(),
+            Shape::new(w.shape().rows.max(m + 1), 4 * m),
+        )?;
+        ExecError::ensure_shapes(
+            b.shape() == Shape::new(1, 4 * m),
+            op,
+            b.shape(),
+            Shape::new(1, 4 * m),
+        )?;
+        let fits_x = x.shape().rows == n && x.shape().cols % d == 0 && x.shape().cols > 0;
+        ExecError::ensure_shapes(fits_x, op, x.shape(), Shape::new(n, d))?;
+        Ok(LstmSizes {
+            n,
+            d,
+            t: x.shape().cols / d,
+            m,
+        })
+    }
+
+    /// `cbind(X_t, out_prev)`: the `N x (D+M)` input of step `t`.
+    fn input(&self, x: &DenseMatrix, step: usize, out_prev: &[f64]) -> DenseMatrix {
+        let (d, m) = (self.d, self.m);
+        DenseMatrix::from_fn(self.n, d + m, |i, j| {
+            if j < d {
+                x.get(i, step * d + j)
+            } else {
+                out_prev[i * m + j - d]
+            }
+        })
+    }
+}
+
+fn sigmoid(v: f64) -> f64 {
+    1.0 / ((-v).exp() + 1.0)
+}
+
+/// `lstm(X, W, b, out0, c0, return_sequences)`: an LSTM over the `T` steps of `X`, gates
+/// `[i, f, o, g] = cbind(X_t, out_prev) %*% W + b` (sigmoid, sigmoid, sigmoid, tanh),
+/// `c = f * c_prev + i * g`, `out = o * tanh(c)`.
+pub fn lstm(
+    x: &Matrix,
+    w: &Matrix,
+    b: &Matrix,
+    out0: &Matrix,
+    c0: &Matrix,
+    return_sequences: bool,
+) -> Result<Lstm> {
+    let sizes = LstmSizes::of("lstm", x, w, b, out0, c0)?;
+    let LstmSizes { n, t, m, .. } = sizes;
+    let (x, w, b) = (x.to_dense(), w.to_dense(), b.to_dense());
+    let mut out_prev = out0.to_dense().into_vec();
+    let mut c_prev = c0.to_dense().into_vec();
+    let mut cache_out = DenseMatrix::zeros(t, n * m);
+    let mut cache_c = DenseMatrix::zeros(t, n * m);
+    let mut cache_ifog = DenseMatrix::zeros(t, n * 4 * m);
+    let mut out = DenseMatrix::zeros(n, if return_sequences { t * m } else { m });
+    for step in 0..t {
+        let gates = gemm(&sizes.input(&x, step, &out_prev), &w)?;
+        for i in 0..n {
+            let raw = gates.row(i);
+            let ifog = &mut cache_ifog.row_mut(step)[i * 4 * m..(i + 1) * 4 * m];
+            for j in 0..m {
+                let gate = |k: usize| raw[k * m + j] + b.data()[k * m + j];
+                let (ig, fg, og, gg) = (
+                    sigmoid(gate(0)),
+                    sigmoid(gate(1)),
+                    sigmoid(gate(2)),
+                    gate(3).tanh(),
+                );
+                let c = c_prev[i * m + j] * fg + ig * gg;
+                let o = c.tanh() * og;
+                [ifog[j], ifog[m + j], ifog[2 * m + j], ifog[3 * m + j]] = [ig, fg, og, gg];
+                c_prev[i * m + j] = c;
+                out_prev[i * m + j] = o;
+                if return_sequences {
+                    out.set(i, step * m + j, o);
+                }
+            }
+        }
+        cache_out.row_mut(step).copy_from_slice(&out_prev);
+        cache_c.row_mut(step).copy_from_slice(&c_prev);
+    }
+    if !return_sequences {
+        out = DenseMatrix::from_vec(n, m, out_prev)?;
+    }
+    Ok(Lstm {
+        out,
+        c: DenseMatrix::from_vec(n, m, c_prev)?,
+        cache_out,
+        cache_c,
+        cache_ifog,
+    })
+}
+
+/// `lstm_backward(X, W, b, out0, c0, given_sequences, dout, dc, ...)`: the gradients of
+/// an [`lstm`] whose caches are `forward`'s, given the gradient of its outputs `dout`
+/// (`N x T*M` with `given_sequences`, else `N x M`) and of its last cell state `dc`.
+#[allow(clippy::too_many_arguments)]
+pub fn lstm_backward(
+    x: &Matrix,
+    w: &Matrix,
+    b: &Matrix,
+    out0: &Matrix,
+    c0: &Matrix,
+    given_sequences: bool,
+    dout: &Matrix,
+    dc: &Matrix,
+    forward: &Lstm,
+) -> Result<LstmGradients> {
+    let op = "lstm_backward";
+    let sizes = LstmSizes::of(op, x, w, b, out0, c0)?;
+    let LstmSizes { n, d, t, m } = sizes;
+    let dout_shape = Shape::new(n, if given_sequences { t * m } else { m });
+    ExecError::ensure_shapes(dout.shape() == dout_shape, op, dout.shape(), dout_shape)?;
+    ExecError::ensure_shapes(dc.shape() == c0.shape(), op, dc.shape(), c0.shape())?;
+    let cache = |mat: &DenseMatrix, width: usize| {
+        ExecError::ensure_shapes(
+            mat.shape() == Shape::new(t, n * width),
+            op,
+            mat.shape(),
+            Shape::new(t, n * width),
+        )
+    };
+    cache(&forward.cache_out, m)?;
+    cache(&forward.cache_c, m)?;
+    cache(&forward.cache_ifog, 4 * m)?;
+    let (x, w_t) = (
+        x.to_dense(),
+        crate::kernels::transpose::transpose_dense(&w.to_dense()),
+    );
+    let dout = dout.to_dense();
+    let (out0, c0) = (out0.to_dense(), c0.to_dense());
+    let mut dc = dc.to_dense().into_vec();
+    let mut dout_next = vec![0.0; n * m];
+    let mut dx = DenseMatrix::zeros(n, t * d);
+    let mut dw = DenseMatrix::zeros(d + m, 4 * m);
+    let mut db = vec![0.0; 4 * m];
+    for step in (0..t).rev() {
+        // The gradient reaching this step's output: its own slice of `dout` (or all of it
+        // at the last step without sequences) plus what the next step sent back.
+        let dout_t: Vec<f64> = (0..n * m)
+            .map(|k| {
+                let (i, j) = (k / m, k % m);
+                let own = match (given_sequences, step + 1 == t) {
+                    (true, _) => dout.get(i, step * m + j),
+                    (false, true) => dout.get(i, j),
+                    (false, false) => 0.0,
+                };
+                own + dout_next[k]
+            })
+            .collect();
+        let c_t = forward.cache_c.row(step);
+        let c_prev = if step == 0 {
+            c0.data()
+        } else {
+            forward.cache_c.row(step - 1)
+        };
+        let ifog = forward.cache_ifog.row(step);
+        let mut difog = DenseMatrix::zeros(n, 4 * m);
+        for i in 0..n {
+            for j in 0..m {
+                let k = i * m + j;
+                let gate = |g: usize| ifog[i * 4 * m + g * m + j];
+                let (ig, fg, og, gg) = (gate(0), gate(1), gate(2), gate(3));
+                let tanh_c = c_t[k].tanh();
+                dc[k] += og * (1.0 - tanh_c * tanh_c) * dout_t[k];
+                let raw = difog.row_mut(i);
+                raw[j] = ig * (1.0 - ig) * gg * dc[k];
+                raw[m + j] = fg * (1.0 - fg) * c_prev[k] * dc[k];
+                raw[2 * m + j] = og * (1.0 - og) * tanh_c * dout_t[k];
+                raw[3 * m + j] = (1.0 - gg * gg) * ig * dc[k];
+            }
+        }
+        let out_prev = if step == 0 {
+            out0.data()
+        } else {
+            forward.cache_out.row(step - 1)
+        };
+        let input = sizes.input(&x, step, out_prev);
+        let step_dw = gemm(&crate::kernels::transpose::transpose_dense(&input), &difog)?;
+        dw.data_mut()
+            .iter_mut()
+            .zip(step_dw.data())
+            .for_each(|(a, v)| *a += v);
+        for i in 0..n {
+            db.iter_mut().zip(difog.row(i)).for_each(|(a, v)| *a += v);
+        }
+        let dinput = gemm(&difog, &w_t)?;
+        for i in 0..n {
+            dx.row_mut(i)[step * d..(step + 1) * d].copy_from_slice(&dinput.row(i)[..d]);
+            dout_next[i * m..(i + 1) * m].copy_from_slice(&dinput.row(i)[d..]);
+        }
+        for i in 0..n {
+            for j in 0..m {
+                dc[i * m + j] *= ifog[i * 4 * m + m + j];
+            }
+        }
+    }
+    Ok(LstmGradients {
+        dx,
+        dw,
+        db: DenseMatrix::from_vec(1, 4 * m, db)?,
+        dout0: DenseMatrix::from_vec(n, m, dout_next)?,
+        dc0: DenseMatrix::from_vec(n, m, dc)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -697,6 +963,41 @@ mod tests {
                 .map(|i| dout.to_dense().row(i)[..5].iter().sum::<f64>())
                 .sum::<f64>();
         assert!(close(dbeta.get(0, 0), dsum));
+    }
+
+    #[test]
+    fn lstm_gradients_match_finite_differences() {
+        let (x, w, b) = (random(2, 3 * 4, 5), random(4 + 3, 12, 6), random(1, 12, 7));
+        let (h, c) = (random(2, 3, 8), random(2, 3, 9));
+        let dout = random(2, 3 * 3, 10);
+        let dc = Matrix::Dense(DenseMatrix::zeros(2, 3));
+        // The loss <dout, out> over every step's output.
+        let loss = |w: &Matrix| {
+            dot(
+                &Matrix::Dense(lstm(&x, w, &b, &h, &c, true).unwrap().out),
+                &dout,
+            )
+        };
+        let forward = lstm(&x, &w, &b, &h, &c, true).unwrap();
+        let grads = lstm_backward(&x, &w, &b, &h, &c, true, &dout, &dc, &forward).unwrap();
+        let step = 1e-6;
+        for (i, j) in [(0, 0), (3, 5), (6, 11), (5, 2)] {
+            let nudged = |delta: f64| {
+                let mut m = w.to_dense();
+                m.set(i, j, m.get(i, j) + delta);
+                loss(&Matrix::Dense(m))
+            };
+            let numeric = (nudged(step) - nudged(-step)) / (2.0 * step);
+            let analytic = grads.dw.get(i, j);
+            assert!(
+                (numeric - analytic).abs() < 1e-6,
+                "dW[{i},{j}]: {numeric} vs {analytic}"
+            );
+        }
+        let err = lstm(&x, &random(6, 10, 1), &b, &h, &c, true)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("6x10") && err.contains("6x12"), "{err}");
     }
 
     #[test]

@@ -53,8 +53,9 @@ KNOWN = {
     "union": "order: SystemDS's unique() lists values in hash-set order, except for a matrix "
               "an rbind() produced in the same block, where it keeps first occurrences "
               "(set contents match)",
-    "stratstats": "semantics: spores defines 0/y = 0 for matrix cells (format-independent, as "
-                  "its optimizer reasons); SystemDS gives NaN for 0/0",
+    "stratstats": "semantics: a product with 0 is 0 in spores, NaN or not (as on SystemDS's "
+                  "sparse blocks); SystemDS's dense matrix product gives NaN * 0 = NaN where "
+                  "stratstats multiplies its NaN p-values by a 0/1 projection",
     "autoencoder_2layer": "SystemDS: its z-transform (X - means)/stds, with means and stds "
                           "equal on both systems, differs from NumPy in the third digit on "
                           "reg_X (cell [1,1]: 0.0421371 vs NumPy's 0.0421892, which spores "

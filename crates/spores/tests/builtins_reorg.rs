@@ -365,3 +365,29 @@ print(nrow(H) + " " + ncol(R))
         &["`f` returns 1 values but 2 are assigned"],
     );
 }
+
+/// `evalList` returns every result of the function it names, as a list: the text SystemDS
+/// 3.4 printed for the same script.
+#[test]
+fn eval_list_returns_every_result() {
+    let printed = run_dml(
+        "eval_list.dml",
+        r#"f = function(Matrix[Double] X, Double s) return (Matrix[Double] A, Double t) {
+  A = X * s
+  t = sum(X) + s
+}
+X = matrix("1 2 3 4", rows=2, cols=2)
+L = evalList("f", list(X=X, s=2))
+print(length(L))
+print(toString(as.matrix(L[1])))
+print(as.scalar(L[2]))
+L2 = evalList("f", list(X, 3))
+print(toString(as.matrix(L2[1])))
+"#,
+    )
+    .unwrap();
+    assert_eq!(
+        printed,
+        "2\n2.000 4.000\n6.000 8.000\n\n12.0\n3.000 6.000\n9.000 12.000\n\n"
+    );
+}

@@ -609,6 +609,7 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             ],
         )
     },
+    effect(Builtin::EvalList, "evalList", &[req("function")], Custom),
 ];
 
 // The image builtins take their sizes as vectors: `input_shape=[N, C, H, W]`,
@@ -702,7 +703,7 @@ mod tests {
         for (k, row) in BUILTINS.iter().enumerate() {
             assert_eq!(row.builtin as usize, k, "{}", row.name);
         }
-        assert_eq!(BUILTINS.len(), Builtin::LstmBackward as usize + 1);
+        assert_eq!(BUILTINS.len(), Builtin::EvalList as usize + 1);
         let mut names: Vec<&str> = BUILTINS
             .iter()
             .filter(|row| row.builtin != Builtin::Printf)

@@ -488,6 +488,7 @@ impl<'a> Lowerer<'a> {
         match name {
             "print" if args.len() > 1 => return self.variadic(Builtin::Printf, name, args, span),
             "eval" => return self.variadic(Builtin::Eval, name, args, span),
+            "evalList" => return self.variadic(Builtin::EvalList, name, args, span),
             "min" | "max" => return self.min_max(name, args, span),
             // SystemDS's cellwise spellings, of two or more arguments.
             "pmin" | "pmax" if args.len() >= 2 => return self.min_max(&name[1..], args, span),

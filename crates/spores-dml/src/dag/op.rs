@@ -191,6 +191,8 @@ pub enum Builtin {
     BatchNorm2dBackward,
     Lstm,
     LstmBackward,
+    /// `evalList(name, args)`: every result of the named function, as a list.
+    EvalList,
 }
 
 /// How one dimension of an indexing node is given; the bounds are children.

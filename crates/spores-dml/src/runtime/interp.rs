@@ -577,7 +577,19 @@ impl<'w> Interpreter<'w> {
                 call_results.insert(id, results);
                 Value::Int(0)
             }
-            Op::Builtin(Builtin::Eval) => self.eval_by_name(args, node.span)?,
+            Op::Builtin(Builtin::Eval) => {
+                let (name, results) = self.eval_by_name(args, node.span)?;
+                results.into_iter().next().ok_or_else(|| {
+                    Diagnostic::new(format!("eval: `{name}` returns no value"), node.span)
+                })?
+            }
+            Op::Builtin(Builtin::EvalList) => {
+                let (_, results) = self.eval_by_name(args, node.span)?;
+                Value::List(std::sync::Arc::new(super::value::ListValue {
+                    names: vec![None; results.len()],
+                    items: results,
+                }))
+            }
             Op::Builtin(Builtin::Exists) => match args.first() {
                 Some(Value::Str(name)) => Value::Bool(env.contains_key(name.as_ref())),
                 _ => {
@@ -713,7 +725,12 @@ impl<'w> Interpreter<'w> {
     /// file as a call written there would be) with the values, or with the elements of
     /// one list (named ones bind by name), and gives its first result. Parameters left
     /// out take their defaults.
-    fn eval_by_name(&mut self, mut args: Vec<Value>, span: Span) -> Result<Value, Diagnostic> {
+    /// `eval(name, args)` and `evalList(name, args)`: the function's name and results.
+    fn eval_by_name(
+        &mut self,
+        mut args: Vec<Value>,
+        span: Span,
+    ) -> Result<(String, Vec<Value>), Diagnostic> {
         let fail = |message: String| Diagnostic::new(message, span);
         let Value::Str(name) = args.remove(0) else {
             return Err(fail(
@@ -775,10 +792,7 @@ impl<'w> Interpreter<'w> {
             }
         }
         let results = self.call(&function.key, values, &deferred, span)?;
-        results
-            .into_iter()
-            .next()
-            .ok_or_else(|| fail(format!("eval: `{name}` returns no value")))
+        Ok((name.to_string(), results))
     }
 
     fn call(

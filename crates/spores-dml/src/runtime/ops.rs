@@ -452,10 +452,9 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         },
         Builtin::Stop => Err(RuntimeError::Stop(args[0].to_string())),
         Builtin::Time => Ok(Value::Int(fx.start.elapsed().as_nanos() as i64)),
-        b if b == Builtin::Eval || b.outputs() > 1 => Err(RuntimeError::internal(format!(
-            "`{}` is evaluated by the interpreter",
-            b.name()
-        ))),
+        b if matches!(b, Builtin::Eval | Builtin::EvalList) || b.outputs() > 1 => Err(
+            RuntimeError::internal(format!("`{}` is evaluated by the interpreter", b.name())),
+        ),
         b if super::native::handles(b) => super::native::eval(b, args),
         b => Err(RuntimeError::internal(format!(
             "no evaluation for `{}`",

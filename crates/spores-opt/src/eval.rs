@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use spores_exec::kernels::cumulative::{self, CumulativeOp};
 use spores_exec::kernels::elementwise::{self, BinaryOp};
 use spores_exec::kernels::unary::{self, UnaryOp};
-use spores_exec::kernels::{aggregate, matmul, select, structural, transpose};
+use spores_exec::kernels::{aggregate, matmul, select, stats, structural, transpose};
 use spores_exec::{DenseMatrix, Matrix};
 
 use crate::la::{Dim, LaExpr};
@@ -187,10 +187,14 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
                 "min" => Ok(scalar(aggregate::min(x))),
                 "max" => Ok(scalar(aggregate::max(x))),
                 "mean" => Ok(scalar(aggregate::mean(x))),
+                "var" => Ok(scalar(stats::variance(x))),
+                "sd" => Ok(scalar(stats::variance(x).sqrt())),
                 "rowMeans" => Ok(aggregate::row_means(x)),
                 "colMeans" => Ok(aggregate::col_means(x)),
                 "rowMaxs" => Ok(aggregate::row_maxs(x)),
                 "rowMins" => Ok(aggregate::row_mins(x)),
+                "rowIndexMax" => Ok(select::row_index_extremum(x, select::Extremum::Max)),
+                "rowIndexMin" => Ok(select::row_index_extremum(x, select::Extremum::Min)),
                 "colMaxs" => Ok(aggregate::col_maxs(x)),
                 "colMins" => Ok(aggregate::col_mins(x)),
                 "rev" => Ok(select::rev(x)),
@@ -234,6 +238,8 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
             binary(BinaryOp::Mul, &nonzero, &binary(BinaryOp::Div, x, e)?)
         }
         [a, b] if name == "rbind" => Ok(structural::rbind(a, b)?),
+        [a, b] if name == "pmax" => binary(BinaryOp::Max, a, b),
+        [a, b] if name == "pmin" => binary(BinaryOp::Min, a, b),
         [a, b] => match BinaryOp::ALL.into_iter().find(|op| op.symbol() == name) {
             Some(op) => binary(op, a, b),
             None => Err(unsupported(name, 2)),

@@ -412,9 +412,11 @@ impl ShapeEnv {
                 // Aggregating builtins: DML's one-argument min/max/mean are full aggregates.
                 if let [(rows, cols)] = shapes.as_slice() {
                     match name.as_str() {
-                        "min" | "max" | "mean" | "as.scalar" | "trace" | "nrow" | "ncol"
-                        | "length" => return Ok((one(), one())),
-                        "rowMeans" | "rowMaxs" | "rowMins" => return Ok((rows.clone(), one())),
+                        "min" | "max" | "mean" | "var" | "sd" | "as.scalar" | "trace" | "nrow"
+                        | "ncol" | "length" => return Ok((one(), one())),
+                        "rowMeans" | "rowMaxs" | "rowMins" | "rowIndexMax" | "rowIndexMin" => {
+                            return Ok((rows.clone(), one()))
+                        }
                         "colMeans" | "colMaxs" | "colMins" => return Ok((one(), cols.clone())),
                         _ => {}
                     }
@@ -769,6 +771,27 @@ impl LaExpr {
                     let cols = env.shape_of(a)?.1;
                     divide(RowSums(b(r(a)?)), size(cols))
                 }
+                // The sample variance of all cells, as `spores run` computes it, and its root.
+                ("var" | "sd", [a]) => {
+                    let (rows, cols) = env.shape_of(a)?;
+                    let n = count(&rows, &cols);
+                    let a = r(a)?;
+                    let mean = divide(Sum(b(a.clone())), n.clone());
+                    let squares = Sum(b(Pow(b(Sub(b(a), b(mean))), 2.0)));
+                    let var = divide(squares, Sub(b(n), b(Const(1.0))));
+                    match name.as_str() {
+                        "var" => var,
+                        _ => Func {
+                            name: "sqrt".into(),
+                            args: vec![var],
+                        },
+                    }
+                }
+                // DML's parallel extremes are the cellwise two-argument `max` and `min`.
+                ("pmax" | "pmin", [x, y]) => Func {
+                    name: name[1..].to_string(),
+                    args: vec![r(x)?, r(y)?],
+                },
                 ("colMeans", [a]) => {
                     let rows = env.shape_of(a)?.0;
                     divide(ColSums(b(r(a)?)), size(rows))

@@ -423,16 +423,19 @@ fn positive_inputs(env: &ShapeEnv, seed: u64) -> HashMap<String, Matrix> {
         .collect()
 }
 
-fn check(table: &[(&str, &str, &str)], numerically: &dyn Fn(&LaExpr, &LaExpr)) -> Vec<String> {
-    let env = env();
+fn check(
+    env: &ShapeEnv,
+    table: &[(&str, &str, &str)],
+    numerically: &dyn Fn(&LaExpr, &LaExpr),
+) -> Vec<String> {
     let mut wrong = Vec::new();
     for (lhs, rhs, twin) in table {
         let (l, r, t) = (parse(lhs), parse(rhs), parse(twin));
-        match equiv(&l, &r, &env) {
+        match equiv(&l, &r, env) {
             Ok(Equivalence::Equivalent) => numerically(&l, &r),
             other => wrong.push(format!("{lhs} == {rhs}: {other:?}")),
         }
-        match equiv(&l, &t, &env) {
+        match equiv(&l, &t, env) {
             Ok(Equivalence::NotEquivalent(w)) => check_witness(&l, &t, &w),
             other => wrong.push(format!("{lhs} != {twin}: {other:?}")),
         }
@@ -443,8 +446,8 @@ fn check(table: &[(&str, &str, &str)], numerically: &dyn Fn(&LaExpr, &LaExpr)) -
 #[test]
 fn every_identity_is_proved_and_every_twin_refuted() {
     let env = env();
-    let mut wrong = check(TABLE, &|l, r| numerically_equal(&env, l, r));
-    wrong.extend(check(WHERE_DEFINED, &|l, r| {
+    let mut wrong = check(&env, TABLE, &|l, r| numerically_equal(&env, l, r));
+    wrong.extend(check(&env, WHERE_DEFINED, &|l, r| {
         for seed in 1..4 {
             let inputs = positive_inputs(&env, seed);
             let (a, b) = (eval(l, &inputs).unwrap(), eval(r, &inputs).unwrap());
@@ -461,4 +464,36 @@ fn every_identity_is_proved_and_every_twin_refuted() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// Statistics over symbolic sizes: a division by a product of sizes (`mean`, `var`) is
+/// exact, so it cancels against the sizes it meets; `var`, `sd`, `pmax` and `rowIndexMax`
+/// are spelled out or evaluated. Each with a wrong twin.
+#[test]
+fn statistics_over_symbolic_sizes_are_decided() {
+    let env = ShapeEnv::with_shapes(&["A=mxn", "B=mxn", "v=kx1"]).unwrap();
+    let table = [
+        (
+            "sum((A - mean(A))^2)",
+            "sum(A^2) - sum(A)^2 / (nrow(A) * ncol(A))",
+            "sum(A^2) - sum(A)^2",
+        ),
+        (
+            "var(v)",
+            "sum((v - mean(v))^2) / (nrow(v) - 1)",
+            "sum((v - mean(v))^2) / nrow(v)",
+        ),
+        ("mean(A) * length(A)", "sum(A)", "mean(A)"),
+        (
+            "rowMeans(A) * ncol(A)",
+            "rowSums(A)",
+            "rowSums(A) / nrow(A)",
+        ),
+        ("sum(A >= min(A))", "nrow(A) * ncol(A)", "nrow(A)"),
+        ("pmax(A, B)", "max(A, B)", "min(A, B)"),
+        ("pmin(A, B)", "-pmax(-A, -B)", "pmax(-A, -B)"),
+        ("rowIndexMax(t(t(A)))", "rowIndexMax(A)", "rowIndexMin(A)"),
+    ];
+    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

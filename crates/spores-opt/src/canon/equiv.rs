@@ -335,9 +335,14 @@ fn proved_beyond_sum_product(
                 (Dim::Known(r), Dim::Known(c)) => Const((r * c) as f64),
                 _ => Sum(Box::new(Fill(Box::new(Const(1.0)), r.clone(), c.clone()))),
             };
-            let share = Func {
-                name: "/".into(),
-                args: vec![other.clone(), count],
+            // `sum(x) = nrow(x) * ncol(x)`: every cell is 1.
+            let share = if canonically_equal(other, &count, env)? {
+                Const(1.0)
+            } else {
+                Func {
+                    name: "/".into(),
+                    args: vec![other.clone(), count],
+                }
             };
             if super::piecewise::equal_cellwise(x, &share, env, &mut same_leaf)? {
                 return Ok(true);

@@ -144,6 +144,33 @@ pub struct Polyterm {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Coef(pub BTreeMap<Vec<String>, f64>);
 
+/// How a monomial names the inverse of a size: `1/m` (a symbol is a plain identifier, so
+/// this cannot clash with one).
+const INVERSE: &str = "1/";
+
+fn inverse_symbol(s: &str) -> String {
+    match s.strip_prefix(INVERSE) {
+        Some(base) => base.to_string(),
+        None => format!("{INVERSE}{s}"),
+    }
+}
+
+/// The monomial with each size cancelled against its inverse (`m · 1/m = 1`).
+fn cancel_inverses(mut mono: Vec<String>) -> Vec<String> {
+    let mut k = 0;
+    while k < mono.len() {
+        let inverse = inverse_symbol(&mono[k]);
+        match mono.iter().position(|s| *s == inverse) {
+            Some(j) => {
+                mono.remove(k.max(j));
+                mono.remove(k.min(j));
+            }
+            None => k += 1,
+        }
+    }
+    mono
+}
+
 /// Relative size under which a sum of coefficients counts as zero: `0.1 * 3 - 0.3` is
 /// not exactly 0 in floating point but must cancel for `X*0.1*3 ≡ X*0.3`.
 const CANCEL_RTOL: f64 = 1e-12;
@@ -186,7 +213,7 @@ impl Coef {
         let mut out = Coef::default();
         for (ma, ca) in &self.0 {
             for (mb, cb) in &other.0 {
-                let mut mono: Vec<String> = ma.iter().chain(mb).cloned().collect();
+                let mut mono = cancel_inverses(ma.iter().chain(mb).cloned().collect());
                 mono.sort();
                 let single = Coef([(mono, ca * cb)].into_iter().collect());
                 out = out.add(&single);
@@ -194,6 +221,17 @@ impl Coef {
         }
         out.0.retain(|_, c| *c != 0.0);
         out
+    }
+
+    /// `1 / self` when `self` is one monomial (`2·m·n` gives `0.5·m⁻¹·n⁻¹`): sizes are
+    /// positive, so dividing by a product of them is exact. `None` for anything else.
+    pub fn reciprocal(&self) -> Option<Coef> {
+        let [(mono, c)] = self.0.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let mut inverse: Vec<String> = mono.iter().map(|s| inverse_symbol(s)).collect();
+        inverse.sort();
+        (*c != 0.0 && c.is_finite()).then(|| Coef([(inverse, 1.0 / c)].into_iter().collect()))
     }
 
     pub fn scale(&self, k: f64) -> Coef {

@@ -558,6 +558,19 @@ impl<'a> Normalizer<'a> {
                     // A divisor whose form is a plain number (`nrow(X) * 2` of a known
                     // size) is that number.
                     let divisor = self.norm(b, None, None)?;
+                    // A product of sizes (`nrow(X) * ncol(X)`, `length(X)`): the numerator
+                    // times the sizes' inverses, so `mean(A) * length(A)` is `sum(A)`.
+                    if let [Term { coef, bound, atoms }] = divisor.as_slice() {
+                        if let (true, Some(inverse)) =
+                            (bound.is_empty() && atoms.is_empty(), coef.reciprocal())
+                        {
+                            let mut terms = self.norm(a, row, col)?;
+                            for t in &mut terms {
+                                t.coef = t.coef.mul(&inverse);
+                            }
+                            return Ok(terms);
+                        }
+                    }
                     if let [Term { coef, bound, atoms }] = divisor.as_slice() {
                         if let (true, true, Some(&c)) = (
                             bound.is_empty() && atoms.is_empty(),

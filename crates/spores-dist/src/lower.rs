@@ -456,7 +456,13 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         let Some(runner) = holding.runner else {
             return Ok(None);
         };
-        let arrays = fold.bytes() * (streams + 1) as f64;
+        // Here each stream fills an array of its own; on a cluster those live on the
+        // executors, and only the sum is held here.
+        let copies = match self.scan {
+            FileScan::Parquet => 1,
+            _ => streams + 1,
+        };
+        let arrays = fold.bytes() * copies as f64;
         if !holding.fits(arrays) {
             return Ok(None);
         }

@@ -209,15 +209,14 @@ impl Cluster {
         optimizer.enable_aggregate_dynamic_filter_pushdown = false;
         let mut physical = state.create_physical_plan(&plan).await?;
         if let Some(fold) = fold {
+            // Each executor's partial arrays are the final stage's partitions, fetched
+            // straight from it and added here: coalescing them first would add a stage
+            // whose one task copies every partial through one executor.
             physical = Arc::new(DenseFoldExec::new(physical, fold.clone()));
+        } else if physical.output_partitioning().partition_count() > 1 {
+            // The scheduler returns the final stage's partitions; one keeps the result whole.
+            physical = Arc::new(CoalescePartitionsExec::new(physical));
         }
-        // The scheduler returns the final stage's partitions; one keeps the result whole.
-        let physical: Arc<dyn ExecutionPlan> =
-            if physical.output_partitioning().partition_count() > 1 {
-                Arc::new(CoalescePartitionsExec::new(physical))
-            } else {
-                physical
-            };
         let config = session_config()
             .with_target_partitions(partitions)
             .with_ballista_shuffle_reader_force_remote_read(self.force_remote_read);

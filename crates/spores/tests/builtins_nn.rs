@@ -105,3 +105,41 @@ print(sum(out) + " " + sum(dW^2))
         1e-12,
     );
 }
+
+/// Sizes past what memory or `usize` holds, and caches given in part, are errors that say
+/// so, never a panic or a silently dropped argument.
+#[test]
+fn absurd_sizes_and_partial_caches_are_errors() {
+    assert_fails(
+        "huge_padding.dml",
+        "X = matrix(1, rows=1, cols=4)\n\
+         Y = max_pool(X, input_shape=[1,1,2,2], pool_size=[2,2], stride=[1,1], padding=[1e300,0])\n\
+         print(sum(Y))\n",
+        &["max_pool", "too large"],
+    );
+    let budget = common::run_dml_with(
+        "over_budget.dml",
+        "X = matrix(1, rows=1, cols=4)\n\
+         Y = avg_pool(X, input_shape=[1,1,2,2], pool_size=[1,1], stride=[1,1], padding=[2000,2000])\n\
+         print(sum(Y))\n",
+        &["--memory", "1M"],
+    )
+    .unwrap_err();
+    assert!(
+        budget.contains("avg_pool") && budget.contains("memory budget"),
+        "{budget}"
+    );
+    let lstm = "X = matrix(1, rows=2, cols=6)\nW = matrix(0.1, rows=5, cols=8)\n\
+                b = matrix(0, rows=1, cols=8)\nh = matrix(0, rows=2, cols=2)\n\
+                [o, c, co, cc, ci] = lstm(X, W, b, h, h, TRUE)\nd = matrix(1, rows=2, cols=6)\n";
+    assert_fails(
+        "lstm_gap.dml",
+        &format!("{lstm}[dX, dW, db, dh, dc] = lstm_backward(X, W, b, h, h, TRUE, d, h, cache_c=cc)\nprint(sum(dX))\n"),
+        &["lstm_backward", "cache_c", "cache_out"],
+    );
+    assert_fails(
+        "lstm_part.dml",
+        &format!("{lstm}[dX, dW, db, dh, dc] = lstm_backward(X, W, b, h, h, TRUE, d, h, co)\nprint(sum(dX))\n"),
+        &["cache_out, cache_c and cache_ifog together"],
+    );
+}

@@ -808,7 +808,20 @@ impl<'a> Lowerer<'a> {
         };
         let builtin = spec.builtin;
         let bound = bind_args(name, &spec.param_names(), spec.required(), args, span)?;
-        // An omitted optional parameter ends the list (`lstm_backward` without caches).
+        // An omitted optional parameter ends the list (`lstm_backward` without caches), so
+        // one given after it would be lost: that is an error.
+        let params = spec.param_names();
+        if let Some(gap) = bound.iter().position(Option::is_none) {
+            if let Some(later) = (gap..bound.len()).find(|&k| bound[k].is_some()) {
+                return Err(Diagnostic::new(
+                    format!(
+                        "`{name}`: `{}` is given but `{}` is not; give both or neither",
+                        params[later], params[gap]
+                    ),
+                    span,
+                ));
+            }
+        }
         let children = bound
             .into_iter()
             .map_while(|e| e.map(|e| self.expr(e)))

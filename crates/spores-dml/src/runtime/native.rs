@@ -493,8 +493,13 @@ pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, RuntimeError
                     cache_c: m(9)?.to_dense(),
                     cache_ifog: m(10)?.to_dense(),
                 }
-            } else {
+            } else if args.len() == 8 {
                 dnn::lstm(m(0)?, m(1)?, m(2)?, m(3)?, m(4)?, sequences)?
+            } else {
+                return Err(ExecError::invalid(
+                    "lstm_backward: give cache_out, cache_c and cache_ifog together, or none",
+                )
+                .into());
             };
             let (dout, dc) = (m(6)?, m(7)?);
             let g = dnn::lstm_backward(

@@ -83,11 +83,28 @@ impl Window {
                 stride[0], stride[1]
             )));
         }
-        if r == 0 || s == 0 || h + 2 * geometry.pad_h < r || w + 2 * geometry.pad_w < s {
+        let too_large = || {
+            ExecError::invalid(format!(
+                "the sizes [{n}, {c}, {h}, {w}], [{r}, {s}], padding [{}, {}] are too large",
+                geometry.pad_h, geometry.pad_w
+            ))
+        };
+        let padded = |size: usize, pad: usize| pad.checked_mul(2).and_then(|p| p.checked_add(size));
+        let (Some(padded_h), Some(padded_w)) =
+            (padded(h, geometry.pad_h), padded(w, geometry.pad_w))
+        else {
+            return Err(too_large());
+        };
+        if r == 0 || s == 0 || padded_h < r || padded_w < s {
             return Err(ExecError::invalid(format!(
                 "a {r}x{s} window does not fit in a {h}x{w} image padded by [{}, {}]",
                 geometry.pad_h, geometry.pad_w
             )));
+        }
+        // Every length the kernels index by must be a number of cells, not an overflow.
+        let (p, q) = (geometry.p(), geometry.q());
+        for factors in [[c, h, w], [c, r, s], [c, p, q]] {
+            cells(&factors).ok_or_else(too_large)?;
         }
         Ok(geometry)
     }
@@ -120,8 +137,15 @@ impl Window {
         self.c * self.h * self.w
     }
 
-    fn output_len(&self, channels: usize) -> usize {
-        channels * self.p() * self.q()
+    /// Cells of one image's output of `channels` channels (an error past `usize`).
+    fn output_len(&self, channels: usize) -> Result<usize> {
+        cells(&[channels, self.p(), self.q()]).ok_or_else(|| {
+            ExecError::invalid(format!(
+                "{channels} channels of {}x{} outputs are too many cells",
+                self.p(),
+                self.q()
+            ))
+        })
     }
 
     /// `x` must be the `N x (C*H*W)` batch this window reads.
@@ -132,7 +156,7 @@ impl Window {
 
     /// `dout` must have one `channels x P x Q` gradient per image.
     fn check_gradient(&self, op: &str, dout: &Matrix, channels: usize) -> Result<()> {
-        let expected = Shape::new(self.n, self.output_len(channels));
+        let expected = Shape::new(self.n, self.output_len(channels)?);
         ExecError::ensure_shapes(dout.shape() == expected, op, dout.shape(), expected)
     }
 
@@ -140,6 +164,12 @@ impl Window {
     fn check_filter(&self, op: &str, filter: &Matrix, f: usize) -> Result<()> {
         let expected = Shape::new(f, self.c * self.r * self.s);
         ExecError::ensure_shapes(filter.shape() == expected, op, filter.shape(), expected)
+    }
+
+    /// The `(C*R*S) x (P*Q)` window matrix a convolution builds per image must fit the
+    /// memory budget (one per thread at a time).
+    fn check_window_matrix(&self, op: &str) -> Result<()> {
+        crate::memory::ensure_dense(op, self.c * self.r * self.s, self.p() * self.q())
     }
 
     /// Calls `visit(row, column, pixel)` for each cell of the `(C*R*S) x (P*Q)` window
@@ -194,12 +224,22 @@ impl Window {
     }
 }
 
-/// A dense `rows x cols` result filled row by row in parallel by `fill(row, out)`.
+/// The product of `factors`, or `None` when it overflows.
+fn cells(factors: &[usize]) -> Option<usize> {
+    factors
+        .iter()
+        .try_fold(1usize, |acc, &f| acc.checked_mul(f))
+}
+
+/// A dense `rows x cols` result of `op`, within the memory budget, filled row by row in
+/// parallel by `fill(row, out)`.
 fn by_image(
+    op: &str,
     rows: usize,
     cols: usize,
     fill: impl Fn(usize, &mut [f64]) -> Result<()> + Sync,
 ) -> Result<Matrix> {
+    crate::memory::ensure_dense(op, rows, cols)?;
     let mut out = DenseMatrix::zeros(rows, cols);
     if cols > 0 {
         out.data_mut()
@@ -215,7 +255,8 @@ pub fn conv2d(x: &Matrix, filter: &Matrix, window: &Window, f: usize) -> Result<
     window.check_images("conv2d", x)?;
     window.check_filter("conv2d", filter, f)?;
     let (x, filter) = (x.to_dense(), filter.to_dense());
-    by_image(window.n, window.output_len(f), |n, out| {
+    window.check_window_matrix("conv2d")?;
+    by_image("conv2d", window.n, window.output_len(f)?, |n, out| {
         let product = gemm(&filter, &window.im2col(x.row(n)))?;
         out.copy_from_slice(product.data());
         Ok(())
@@ -234,6 +275,8 @@ pub fn conv2d_backward_filter(
     let (x, dout) = (x.to_dense(), dout.to_dense());
     let pq = window.p() * window.q();
     let crs = window.c * window.r * window.s;
+    window.check_window_matrix("conv2d_backward_filter")?;
+    crate::memory::ensure_dense("conv2d_backward_filter", f, crs)?;
     let per_image = |n: usize| -> Result<DenseMatrix> {
         let gradient = DenseMatrix::from_vec(f, pq, dout.row(n).to_vec())?;
         let col = window.im2col(x.row(n));
@@ -264,11 +307,17 @@ pub fn conv2d_backward_data(
     let filter_t = crate::kernels::transpose::transpose_dense(&filter.to_dense());
     let dout = dout.to_dense();
     let pq = window.p() * window.q();
-    by_image(window.n, window.image_len(), |n, out| {
-        let gradient = DenseMatrix::from_vec(f, pq, dout.row(n).to_vec())?;
-        window.col2im(&gemm(&filter_t, &gradient)?, out);
-        Ok(())
-    })
+    window.check_window_matrix("conv2d_backward_data")?;
+    by_image(
+        "conv2d_backward_data",
+        window.n,
+        window.image_len(),
+        |n, out| {
+            let gradient = DenseMatrix::from_vec(f, pq, dout.row(n).to_vec())?;
+            window.col2im(&gemm(&filter_t, &gradient)?, out);
+            Ok(())
+        },
+    )
 }
 
 /// Which reduction a pooling window applies.
@@ -293,30 +342,35 @@ pub fn pool(kind: Pool, x: &Matrix, window: &Window) -> Result<Matrix> {
     let x = x.to_dense();
     let (p_len, q_len) = (window.p(), window.q());
     let area = (window.r * window.s) as f64;
-    by_image(window.n, window.output_len(window.c), |n, out| {
-        let image = x.row(n);
-        for c in 0..window.c {
-            let channel = &image[c * window.h * window.w..(c + 1) * window.h * window.w];
-            for p in 0..p_len {
-                for q in 0..q_len {
-                    let (rows, cols) = window.pool_cells(p, q);
-                    let cells = rows.flat_map(|i| cols.clone().map(move |j| i * window.w + j));
-                    out[(c * p_len + p) * q_len + q] = match kind {
-                        // Java's Math.max, as SystemDS: a NaN in the window wins.
-                        Pool::Max => cells.map(|k| channel[k]).fold(-f64::MAX, |m, v| {
-                            if v.is_nan() || m.is_nan() {
-                                f64::NAN
-                            } else {
-                                m.max(v)
-                            }
-                        }),
-                        Pool::Avg => cells.map(|k| channel[k]).sum::<f64>() / area,
-                    };
+    by_image(
+        kind.name(),
+        window.n,
+        window.output_len(window.c)?,
+        |n, out| {
+            let image = x.row(n);
+            for c in 0..window.c {
+                let channel = &image[c * window.h * window.w..(c + 1) * window.h * window.w];
+                for p in 0..p_len {
+                    for q in 0..q_len {
+                        let (rows, cols) = window.pool_cells(p, q);
+                        let cells = rows.flat_map(|i| cols.clone().map(move |j| i * window.w + j));
+                        out[(c * p_len + p) * q_len + q] = match kind {
+                            // Java's Math.max, as SystemDS: a NaN in the window wins.
+                            Pool::Max => cells.map(|k| channel[k]).fold(-f64::MAX, |m, v| {
+                                if v.is_nan() || m.is_nan() {
+                                    f64::NAN
+                                } else {
+                                    m.max(v)
+                                }
+                            }),
+                            Pool::Avg => cells.map(|k| channel[k]).sum::<f64>() / area,
+                        };
+                    }
                 }
             }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 /// `max_pool_backward(X, dout)` or `avg_pool_backward(X, dout)`: `N x (C*H*W)`.
@@ -331,7 +385,7 @@ pub fn pool_backward(kind: Pool, x: &Matrix, dout: &Matrix, window: &Window) -> 
     let (p_len, q_len) = (window.p(), window.q());
     let area = (window.r * window.s) as f64;
     let hw = window.h * window.w;
-    by_image(window.n, window.image_len(), |n, out| {
+    by_image(op, window.n, window.image_len(), |n, out| {
         let (image, gradient) = (x.row(n), dout.row(n));
         for c in 0..window.c {
             let channel = &image[c * hw..(c + 1) * hw];
@@ -386,7 +440,7 @@ pub fn bias(kind: Bias, x: &Matrix, b: &Matrix) -> Result<Matrix> {
     }
     let block = x.shape().cols / channels;
     let (x, b) = (x.to_dense(), b.to_dense());
-    by_image(x.shape().rows, x.shape().cols, |n, out| {
+    by_image(op, x.shape().rows, x.shape().cols, |n, out| {
         for (k, (o, v)) in out.iter_mut().zip(x.row(n)).enumerate() {
             let value = b.data()[k / block];
             *o = match kind {
@@ -461,6 +515,7 @@ pub fn batch_norm2d(
     let beta = channel_column(op, beta, c)?;
     let ema_mean = channel_column(op, ema_mean, c)?;
     let ema_var = channel_column(op, ema_var, c)?;
+    crate::memory::ensure_dense(op, x.shape().rows, x.shape().cols)?;
     let x = x.to_dense();
     let n = x.shape().rows;
     let (mean, var, ema_mean, ema_var) = match phase {
@@ -521,6 +576,11 @@ pub fn batch_norm2d_backward(
     let gamma = channel_column(op, gamma, c)?;
     let mean = channel_column(op, mean, c)?;
     let inv_var = channel_column(op, inv_var, c)?;
+    // The dense copies of `X` and `dout`, and the gradient.
+    crate::memory::ensure_fits(
+        &format!("{op}: three dense {} results", x.shape()),
+        3.0 * 8.0 * x.shape().cells() as f64,
+    )?;
     let (x, dout) = (x.to_dense(), dout.to_dense());
     let n = x.shape().rows;
     let count = (n * cells) as f64;
@@ -664,6 +724,12 @@ pub fn lstm(
 ) -> Result<Lstm> {
     let sizes = LstmSizes::of("lstm", x, w, b, out0, c0)?;
     let LstmSizes { n, t, m, .. } = sizes;
+    // The caches of outputs, cell states and four gates, and at most as many outputs:
+    // seven cells per step, row and unit.
+    crate::memory::ensure_fits(
+        &format!("lstm: caches of {t} steps of {n}x{m}"),
+        8.0 * t as f64 * n as f64 * m as f64 * 7.0,
+    )?;
     let (x, w, b) = (x.to_dense(), w.to_dense(), b.to_dense());
     let mut out_prev = out0.to_dense().into_vec();
     let mut c_prev = c0.to_dense().into_vec();
@@ -741,6 +807,7 @@ pub fn lstm_backward(
     cache(&forward.cache_out, m)?;
     cache(&forward.cache_c, m)?;
     cache(&forward.cache_ifog, 4 * m)?;
+    crate::memory::ensure_dense(op, n, t * d)?;
     let (x, w_t) = (
         x.to_dense(),
         crate::kernels::transpose::transpose_dense(&w.to_dense()),

@@ -555,11 +555,10 @@ impl<'a> Normalizer<'a> {
                 // Division by a scalar is multiplication by its reciprocal, an opaque
                 // scalar atom, so `(A %*% B) / n` and `(A / n) %*% B` share a form.
                 ("/", [a, b]) if self.shape(b)?.0.is_one() && self.shape(b)?.1.is_one() => {
-                    // A divisor whose form is a plain number (`nrow(X) * 2` of a known
-                    // size) is that number.
+                    // A divisor whose form is a number times a product of sizes
+                    // (`nrow(X) * 2`, `length(X)`): the numerator times its reciprocal, the
+                    // sizes' inverses, so `mean(A) * length(A)` is `sum(A)`.
                     let divisor = self.norm(b, None, None)?;
-                    // A product of sizes (`nrow(X) * ncol(X)`, `length(X)`): the numerator
-                    // times the sizes' inverses, so `mean(A) * length(A)` is `sum(A)`.
                     if let [Term { coef, bound, atoms }] = divisor.as_slice() {
                         if let (true, Some(inverse)) =
                             (bound.is_empty() && atoms.is_empty(), coef.reciprocal())
@@ -569,17 +568,6 @@ impl<'a> Normalizer<'a> {
                                 t.coef = t.coef.mul(&inverse);
                             }
                             return Ok(terms);
-                        }
-                    }
-                    if let [Term { coef, bound, atoms }] = divisor.as_slice() {
-                        if let (true, true, Some(&c)) = (
-                            bound.is_empty() && atoms.is_empty(),
-                            coef.0.len() == 1,
-                            coef.0.get(&Vec::new()),
-                        ) {
-                            let scaled =
-                                LaExpr::Mul(Box::new(a.clone()), Box::new(LaExpr::Const(1.0 / c)));
-                            return self.norm(&scaled, row, col);
                         }
                     }
                     let reciprocal = LaExpr::Func {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Table of bench/linalg.sh's results: per op the median of each side's pooled times, the
 ratio spores / NumPy (below 1: spores faster), and whether the check values agree
-(relative 1e-6; gemm_faer is checked against NumPy's gemm). Exits 1 on a mismatch.
+(relative 1e-6). Exits 1 on a mismatch.
 
 Usage: python bench/linalg_table.py out/linalg.jsonl [--meta key=value ...]
 """
@@ -32,16 +32,15 @@ def main() -> int:
     print("|---|---:|---:|---:|---|")
     ok = True
     ops = sorted({op for op, _ in times}, key=lambda o: list(dict.fromkeys(
-        ["gemm", "gemm_faer", "solve", "inv", "det", "cholesky", "eigen", "qr", "lu", "svd", o])).index(o))
+        ["gemm", "solve", "inv", "det", "cholesky", "eigen", "qr", "lu", "svd", o])).index(o))
     for op in ops:
-        ref_op = "gemm" if op == "gemm_faer" else op
-        np_t, sp_t = times.get((ref_op, "numpy")), times.get((op, "spores"))
+        np_t, sp_t = times.get((op, "numpy")), times.get((op, "spores"))
         if not np_t or not sp_t:
             print(f"| {op} | missing | | | |")
             ok = False
             continue
         np_m, sp_m = statistics.median(np_t), statistics.median(sp_t)
-        a, b = checks[(ref_op, "numpy")], checks[(op, "spores")]
+        a, b = checks[(op, "numpy")], checks[(op, "spores")]
         same = abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-300)
         ok &= same
         print(f"| {op} | {np_m:.4f} (n={len(np_t)}) | {sp_m:.4f} (n={len(sp_t)}) | "

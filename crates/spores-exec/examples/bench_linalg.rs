@@ -6,9 +6,7 @@
 //!     [--runs 5] [--threads 2] [--only solve,inv,...]
 //! ```
 //!
-//! Ops: `gemm` (`A %*% B`, 2000 x 2000, spores' `matmul::gemm` on `matrixmultiply`),
-//! `gemm_faer` (the same product with faer's GEMM, to compare the two), and `solve`,
-//! `inv`, `det`, `cholesky`, `eigen`, `qr`, `lu`, `svd` on 1000 x 1000 inputs. Each op
+//! Ops: `gemm` (`A %*% B`, 2000 x 2000, spores' `matmul::gemm`), and `solve`, `inv`, `det`, `cholesky`, `eigen`, `qr`, `lu`, `svd` on 1000 x 1000 inputs. Each op
 //! runs once to warm up, then `--runs` times; the times include the copies between
 //! spores' row-major matrices and faer's column-major ones, as a DML script pays them.
 //! Output: one JSON line per op with the times, their median and a check value that
@@ -21,22 +19,12 @@ use std::time::Instant;
 use spores_exec::io::npy;
 use spores_exec::kernels::linalg;
 use spores_exec::kernels::matmul::gemm;
-use spores_exec::matrix::DenseMatrix;
 use spores_exec::Matrix;
 
 type BoxError = Box<dyn std::error::Error>;
 
-const OPS: [&str; 10] = [
-    "gemm",
-    "gemm_faer",
-    "solve",
-    "inv",
-    "det",
-    "cholesky",
-    "eigen",
-    "qr",
-    "lu",
-    "svd",
+const OPS: [&str; 9] = [
+    "gemm", "solve", "inv", "det", "cholesky", "eigen", "qr", "lu", "svd",
 ];
 
 struct Options {
@@ -101,22 +89,6 @@ fn diag_abs_sum(m: &Matrix) -> f64 {
     (0..m.rows().min(m.cols())).map(|i| m.get(i, i).abs()).sum()
 }
 
-/// `A %*% B` with faer's GEMM, on spores' row-major storage.
-fn gemm_faer(a: &DenseMatrix, b: &DenseMatrix) -> DenseMatrix {
-    use faer::{MatMut, MatRef};
-    let (m, k, n) = (a.rows(), a.cols(), b.cols());
-    let mut c = DenseMatrix::zeros(m, n);
-    faer::linalg::matmul::matmul(
-        MatMut::from_row_major_slice_mut(c.data_mut(), m, n),
-        faer::Accum::Replace,
-        MatRef::from_row_major_slice(a.data(), m, k),
-        MatRef::from_row_major_slice(b.data(), k, n),
-        1.0,
-        faer::get_global_parallelism(),
-    );
-    c
-}
-
 /// Runs `f` once to warm up and `runs` times timed; returns the times and the warm-up's
 /// check value.
 fn time(
@@ -137,16 +109,12 @@ fn run(opts: &Options) -> Result<(), BoxError> {
     let d = &opts.data;
     for op in &opts.only {
         let (times, check) = match op.as_str() {
-            "gemm" | "gemm_faer" => {
+            "gemm" => {
                 let (a, b) = (
                     load(d, "G_A.npy")?.into_dense(),
                     load(d, "G_B.npy")?.into_dense(),
                 );
-                if op == "gemm" {
-                    time(opts.runs, || Ok(gemm(&a, &b)?.data().iter().sum()))?
-                } else {
-                    time(opts.runs, || Ok(gemm_faer(&a, &b).data().iter().sum()))?
-                }
+                time(opts.runs, || Ok(gemm(&a, &b)?.data().iter().sum()))?
             }
             "solve" => {
                 let (a, b) = (load(d, "A.npy")?, load(d, "b.npy")?);

@@ -9,7 +9,7 @@
 //! generic. The functions document where a result can differ from SystemDS's.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::linalg::solvers::{Llt, Qr, SelfAdjointEigen, SolveLstsq, Svd};
+use faer::linalg::solvers::{Llt, Qr, SolveLstsq, Svd};
 use faer::perm::PermRef;
 use faer::{Mat, MatMut, MatRef, Side};
 
@@ -254,7 +254,7 @@ pub fn cholesky(m: &Matrix) -> Result<Matrix> {
 /// only row 0 ([`systemds_first_entries`]). Where that entry is (nearly) zero, the
 /// vector's largest entry is made positive instead. The signs can differ from
 /// SystemDS's where the reduction meets an exactly zero entry beside the diagonal
-/// with nonzeros below it (see [`systemds_tridiagonal`]), and for a repeated
+/// with nonzeros below it (see [`Tridiagonal::systemds_diagonals`]), and for a repeated
 /// eigenvalue, whose vectors no two algorithms choose alike.
 pub fn eigen_symmetric(m: &Matrix) -> Result<(Matrix, Matrix)> {
     let n = square("eigen", m)?;
@@ -264,14 +264,13 @@ pub fn eigen_symmetric(m: &Matrix) -> Result<(Matrix, Matrix)> {
             Matrix::Dense(DenseMatrix::zeros(0, 0)),
         ));
     }
-    let a = to_faer(m);
-    let evd = SelfAdjointEigen::new(a.as_ref(), Side::Lower)
+    let reduced = Tridiagonal::of(&to_faer(m));
+    let (s, u) = reduced
+        .eigen()
         .map_err(|_| ExecError::invalid("eigen: the iteration does not converge"))?;
-    let s = evd.S().column_vector();
-    let u = evd.U();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&x, &y| s[x].total_cmp(&s[y]));
-    let first = systemds_first_entries(&a);
+    let first = systemds_first_entries(&reduced);
     let signs: Vec<f64> = order
         .iter()
         .enumerate()
@@ -323,11 +322,11 @@ pub fn eigen_symmetric(m: &Matrix) -> Result<(Matrix, Matrix)> {
 /// Entries of a unit vector below this have no reliable sign.
 const SIGN_FLOOR: f64 = 1e-7;
 
-/// The first entries of SystemDS's eigenvectors of `a`, in increasing order of their
-/// eigenvalues: row 0 of the QL iterations' rotations on [`systemds_tridiagonal`]. None
-/// if the iterations do not converge.
-fn systemds_first_entries(a: &Mat<f64>) -> Option<Vec<f64>> {
-    let (mut d, mut e) = systemds_tridiagonal(a);
+/// The first entries of SystemDS's eigenvectors, in increasing order of their
+/// eigenvalues: row 0 of the QL iterations' rotations on SystemDS's tridiagonal matrix
+/// ([`Tridiagonal::systemds_diagonals`]). None if the iterations do not converge.
+fn systemds_first_entries(reduced: &Tridiagonal) -> Option<Vec<f64>> {
+    let (mut d, mut e) = reduced.systemds_diagonals();
     let n = d.len();
     let mut row = vec![0.0; n];
     row[0] = 1.0;
@@ -338,44 +337,112 @@ fn systemds_first_entries(a: &Mat<f64>) -> Option<Vec<f64>> {
     Some(order.iter().map(|&k| z[0][k]).collect())
 }
 
-/// The diagonal and off-diagonal (last entry 0) of the tridiagonal matrix SystemDS's
-/// reduction of `a` gives, from faer's blocked reduction.
-///
-/// Both reduce column `k` below the diagonal, `x`, onto `beta e_1` with
-/// `beta = -sign(x_1) |x|`, and agree step for step but in one case: when `x` is zero
-/// below its first entry, faer leaves it, while SystemDS reflects it onto `-x_1`, which
-/// flips the sign of row and column `k + 1` from then on. Here that is undone: with
-/// `D` the diagonal of those flips, SystemDS's matrix is `D T D`. The one case not
-/// followed is `x_1 == 0` with nonzeros below it (SystemDS takes `beta = +|x|`, faer
-/// `-|x|`), after which the two reductions go separate ways.
-fn systemds_tridiagonal(a: &Mat<f64>) -> (Vec<f64>, Vec<f64>) {
-    use faer::linalg::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
-    let n = a.nrows();
-    let mut t = a.to_owned();
-    if n > 1 {
-        let par = faer::get_global_parallelism();
+/// A symmetric matrix reduced to tridiagonal form `T = Q' A Q` by faer's blocked
+/// Householder reduction (of its lower triangle): `T` on and below the diagonal of
+/// `reduced`, the reflections below the subdiagonal and in `householder`. One reduction
+/// serves both the decomposition and SystemDS's signs.
+struct Tridiagonal {
+    reduced: Mat<f64>,
+    householder: Mat<f64>,
+}
+
+impl Tridiagonal {
+    fn of(a: &Mat<f64>) -> Self {
+        use faer::linalg::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
+        let n = a.nrows();
+        let mut reduced = a.to_owned();
         let block = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<f64>(n, n);
-        let mut householder = Mat::<f64>::zeros(block, n - 1);
-        let mut mem = MemBuffer::new(tridiag_in_place_scratch::<f64>(n, par, Default::default()));
-        tridiag_in_place(
-            t.as_mut(),
-            householder.as_mut(),
+        let mut householder = Mat::<f64>::zeros(block, n.saturating_sub(1));
+        if n > 1 {
+            let par = faer::get_global_parallelism();
+            let mut mem =
+                MemBuffer::new(tridiag_in_place_scratch::<f64>(n, par, Default::default()));
+            tridiag_in_place(
+                reduced.as_mut(),
+                householder.as_mut(),
+                par,
+                MemStack::new(&mut mem),
+                Default::default(),
+            );
+        }
+        Tridiagonal {
+            reduced,
+            householder,
+        }
+    }
+
+    fn n(&self) -> usize {
+        self.reduced.nrows()
+    }
+
+    /// The eigenvalues (increasing) and unit eigenvectors (columns, in the same order) of
+    /// `A`: `T`'s by faer's tridiagonal solver, taken back through `Q`.
+    fn eigen(&self) -> std::result::Result<(Vec<f64>, Mat<f64>), faer::linalg::evd::EvdError> {
+        use faer::linalg::evd::{self_adjoint_evd_scratch, tridiagonal_self_adjoint_evd};
+        use faer::linalg::householder::apply_block_householder_sequence_on_the_left_in_place_with_conj;
+        let n = self.n();
+        let t = &self.reduced;
+        let diag = faer::Col::<f64>::from_fn(n, |i| t[(i, i)]);
+        let subdiag = faer::Col::<f64>::from_fn(n, |i| if i + 1 < n { t[(i + 1, i)] } else { 0.0 });
+        let mut values = faer::Col::<f64>::zeros(n);
+        let mut vectors = Mat::<f64>::zeros(n, n);
+        let par = faer::get_global_parallelism();
+        let mut mem = MemBuffer::new(self_adjoint_evd_scratch::<f64>(
+            n,
+            faer::linalg::evd::ComputeEigenvectors::Yes,
             par,
-            MemStack::new(&mut mem),
             Default::default(),
-        );
+        ));
+        let stack = MemStack::new(&mut mem);
+        tridiagonal_self_adjoint_evd(
+            diag.as_diagonal(),
+            subdiag.as_diagonal(),
+            values.as_diagonal_mut(),
+            Some(vectors.as_mut()),
+            par,
+            stack,
+            Default::default(),
+        )?;
+        if n > 1 {
+            apply_block_householder_sequence_on_the_left_in_place_with_conj(
+                t.submatrix(1, 0, n - 1, n - 1),
+                self.householder.as_ref(),
+                faer::Conj::No,
+                vectors.as_mut().subrows_mut(1, n - 1),
+                par,
+                stack,
+            );
+        }
+        let values = (0..n).map(|i| values[i]).collect();
+        Ok((values, vectors))
     }
-    let d: Vec<f64> = (0..n).map(|i| t[(i, i)]).collect();
-    let mut e = vec![0.0; n];
-    let mut sign_k = 1.0;
-    for k in 0..n.saturating_sub(1) {
-        let beta = t[(k + 1, k)];
-        let lone = (k + 2..n).all(|i| t[(i, k)].abs() < f64::MIN_POSITIVE);
-        let sign_next = if lone && beta != 0.0 { -1.0 } else { 1.0 };
-        e[k] = sign_k * sign_next * beta;
-        sign_k = sign_next;
+
+    /// The diagonal and off-diagonal (last entry 0) of the tridiagonal matrix SystemDS's
+    /// reduction of `A` gives.
+    ///
+    /// Both reduce column `k` below the diagonal, `x`, onto `beta e_1` with
+    /// `beta = -sign(x_1) |x|`, and agree step for step but in one case: when `x` is zero
+    /// below its first entry, faer leaves it, while SystemDS reflects it onto `-x_1`,
+    /// which flips the sign of row and column `k + 1` from then on. Here that is undone:
+    /// with `D` the diagonal of those flips, SystemDS's matrix is `D T D`. The one case
+    /// not followed is `x_1 == 0` with nonzeros below it (SystemDS takes `beta = +|x|`,
+    /// faer `-|x|`), after which the two reductions go separate ways.
+    fn systemds_diagonals(&self) -> (Vec<f64>, Vec<f64>) {
+        let (n, t) = (self.n(), &self.reduced);
+        let d: Vec<f64> = (0..n).map(|i| t[(i, i)]).collect();
+        let mut e = vec![0.0; n];
+        let mut sign_k = 1.0;
+        for k in 0..n.saturating_sub(1) {
+            let beta = t[(k + 1, k)];
+            // Below the subdiagonal `reduced` holds the reflections' vectors: all zero
+            // exactly when faer left column `k` alone.
+            let lone = (k + 2..n).all(|i| t[(i, k)].abs() < f64::MIN_POSITIVE);
+            let sign_next = if lone && beta != 0.0 { -1.0 } else { 1.0 };
+            e[k] = sign_k * sign_next * beta;
+            sign_k = sign_next;
+        }
+        (d, e)
     }
-    (d, e)
 }
 
 /// `[H, R] = qr(A)` of an `m x n` matrix as SystemDS returns it: `R` (`m x n`, upper

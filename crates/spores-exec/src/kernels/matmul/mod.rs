@@ -160,9 +160,8 @@ fn check_inner(a: Shape, b: Shape) -> Result<()> {
     }
 }
 
-/// Dense × dense product (`matrixmultiply`'s AVX-512/FMA `dgemm`, split into output
-/// panels across the rayon pool when big; matrix-vector shapes use a dedicated GEMV that
-/// skips GEMM's packing).
+/// Dense × dense product (faer's GEMM, on the rayon pool when big; matrix-vector shapes
+/// use a dedicated GEMV that skips GEMM's packing).
 pub fn gemm(a: &DenseMatrix, b: &DenseMatrix) -> Result<DenseMatrix> {
     check_inner(a.shape(), b.shape())?;
     if !(a.all_finite() && b.all_finite()) {

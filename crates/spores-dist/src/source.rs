@@ -204,13 +204,14 @@ impl PartitionStream for RowGroups {
 /// (a held result of 10^7 cells is not copied into tuples whole).
 ///
 /// A plan for a Ballista cluster ([`FileScan::Parquet`]) carries the cells instead, as a
-/// table in memory that the executors decode.
+/// table in memory that the executors decode ([`HeldOnCluster`]).
 pub fn held_table(held: &Held, scan: FileScan) -> Result<Arc<dyn TableProvider>, DistError> {
     #[cfg(feature = "ballista")]
     if scan == FileScan::Parquet {
-        return LeafRef::Matrix(held.as_matrix())
-            .table(1, scan)
-            .map(|(table, _)| table);
+        return Ok(Arc::new(HeldOnCluster {
+            held: held.clone(),
+            schema: coo::schema(held.rows(), held.cols()),
+        }));
     }
     let _ = scan;
     let schema = coo::schema(held.rows(), held.cols());
@@ -219,6 +220,44 @@ pub fn held_table(held: &Held, scan: FileScan) -> Result<Arc<dyn TableProvider>,
         schema: schema.clone(),
     }) as Arc<dyn PartitionStream>;
     Ok(Arc::new(StreamingTable::try_new(schema, vec![stream])?))
+}
+
+/// A held matrix in a plan for a Ballista cluster: its cells become a table in memory,
+/// which the plan carries to the executors, only when a plan that reads it is planned.
+/// Most held results are used on the client alone (an ALS step's `U %*% G - X %*% V`
+/// from two held products): made eagerly, each was copied into 24-byte tuples for
+/// nothing, 1.9 GB of fresh memory at 10^7 cells.
+#[cfg(feature = "ballista")]
+#[derive(Debug)]
+struct HeldOnCluster {
+    held: Held,
+    schema: SchemaRef,
+}
+
+#[cfg(feature = "ballista")]
+#[async_trait::async_trait]
+impl TableProvider for HeldOnCluster {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> datafusion::datasource::TableType {
+        datafusion::datasource::TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn datafusion::catalog::Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[datafusion::prelude::Expr],
+        limit: Option<usize>,
+    ) -> datafusion::error::Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        let batch = coo::to_batch(self.held.as_matrix())
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+        MemTable::try_new(self.schema.clone(), vec![vec![batch]])?
+            .scan(state, projection, filters, limit)
+            .await
+    }
 }
 
 /// The one partition of a held matrix's scan.

@@ -391,3 +391,50 @@ print(toString(as.matrix(L2[1])))
         "2\n2.000 4.000\n6.000 8.000\n\n12.0\n3.000 6.000\n9.000 12.000\n\n"
     );
 }
+
+/// `rowClassMeet`: classes numbered as SystemDS's hash map orders them, one row of `B`
+/// applied to every row of `A`, the padding, the capacity an earlier row grew the map to,
+/// and a random case; the numbers SystemDS 3.4 printed for the same script.
+#[test]
+fn row_class_meet_numbers_classes_as_systemds() {
+    let got = run(
+        "rcm.dml",
+        r#"[C, N] = rowClassMeet(matrix("1 2 1 0 1", rows=1, cols=5), matrix("1 1 2 1 1", rows=1, cols=5))
+print(toString(C))
+print(toString(N))
+[C2, N2] = rowClassMeet(matrix("1 1 2 3 3 3", rows=2, cols=3), matrix("5 5", rows=1, cols=2))
+print(toString(C2))
+print(toString(N2))
+a = matrix(0, rows=2, cols=13)
+a[1,] = t(seq(1,13))
+a[2,1] = 1
+a[2,2] = 1
+b = matrix(1, rows=2, cols=13)
+b[2,1] = 17
+[C3, N3] = rowClassMeet(a, b)
+print(toString(C3[2,1:2]))
+X = round(rand(rows=6, cols=40, min=0, max=7, seed=3))
+Y = round(rand(rows=6, cols=40, min=0, max=9, seed=4))
+[C4, N4] = rowClassMeet(X, Y)
+print(sum(C4 * seq(1, 6)) + sum(C4 * t(seq(1,40))))
+print(sum(N4 * N4))
+"#,
+    );
+    assert_close(
+        &got,
+        &[
+            2., 1., 3., 0., 2., // C
+            2., 1., 1., 0., 2., // N
+            1., 1., 0., 1., 1., 0., // C2
+            2., 2., 0., 2., 2., 0., // N2
+            2., 1., // the second row after the first grew the map to 32 buckets
+            75355., 762.,
+        ],
+        0.0,
+    );
+    assert_fails(
+        "rcm_rows.dml",
+        "[C, N] = rowClassMeet(matrix(1, rows=3, cols=2), matrix(1, rows=2, cols=2))\n",
+        &["2 rows", "3"],
+    );
+}

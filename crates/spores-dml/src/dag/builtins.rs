@@ -610,6 +610,10 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         )
     },
     effect(Builtin::EvalList, "evalList", &[req("function")], Custom),
+    BuiltinSpec {
+        results: &["C", "N"],
+        ..named(Builtin::RowClassMeet, "rowClassMeet", &[req("A"), req("B")])
+    },
 ];
 
 // The image builtins take their sizes as vectors: `input_shape=[N, C, H, W]`,
@@ -703,7 +707,7 @@ mod tests {
         for (k, row) in BUILTINS.iter().enumerate() {
             assert_eq!(row.builtin as usize, k, "{}", row.name);
         }
-        assert_eq!(BUILTINS.len(), Builtin::EvalList as usize + 1);
+        assert_eq!(BUILTINS.len(), Builtin::RowClassMeet as usize + 1);
         let mut names: Vec<&str> = BUILTINS
             .iter()
             .filter(|row| row.builtin != Builtin::Printf)

@@ -193,6 +193,9 @@ pub enum Builtin {
     LstmBackward,
     /// `evalList(name, args)`: every result of the named function, as a list.
     EvalList,
+    /// `[C, N] = rowClassMeet(A, B)`: the classes of each row's pairs of labels and
+    /// their sizes.
+    RowClassMeet,
 }
 
 /// How one dimension of an indexing node is given; the bounds are children.

@@ -10,7 +10,7 @@ use spores_exec::kernels::dnn::{self, Bias, Phase, Pool};
 use spores_exec::kernels::elementwise::{self, BinaryOp};
 use spores_exec::kernels::select::{self, Extremum, Margin, Triangle};
 use spores_exec::kernels::table::{self, GroupFn, TableArg};
-use spores_exec::kernels::{linalg, sort, stats, structural, transpose};
+use spores_exec::kernels::{class_meet, linalg, sort, stats, structural, transpose};
 use spores_exec::{DenseMatrix, ExecError, Matrix};
 
 use super::args::{matrix_arg as matrix, number_arg as number, string_arg, OpResult};
@@ -436,6 +436,12 @@ pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, RuntimeError
         Builtin::Svd => {
             let (u, s, v) = linalg::svd(matrix(&args[0], "the argument of `svd`")?)?;
             Ok(vec![Value::matrix(u), Value::matrix(s), Value::matrix(v)])
+        }
+        Builtin::RowClassMeet => {
+            let a = matrix(&args[0], "the first argument of `rowClassMeet`")?;
+            let b = matrix(&args[1], "the second argument of `rowClassMeet`")?;
+            let (classes, sizes) = class_meet::row_class_meet(a, b)?;
+            Ok(vec![Value::matrix(classes), Value::matrix(sizes)])
         }
         Builtin::Remove => Ok(super::list::remove(args)?),
         Builtin::BatchNorm2d => {

@@ -6,6 +6,7 @@
 //! sparse wherever the operator maps zero to zero.
 
 pub mod aggregate;
+pub mod class_meet;
 mod cpu;
 pub mod cumulative;
 pub mod distribution;

@@ -2,8 +2,8 @@
 //!
 //! Dense operands are passed as [`DView`]s: a buffer plus row and column strides, so a
 //! transposed operand is just swapped strides and never copied. GEMM goes to faer's
-//! (runtime-dispatched AVX-512 or AVX2/FMA micro-kernels and its own threading), which
-//! keeps pace with OpenBLAS where `matrixmultiply` fell 15-20 % behind.
+//! runtime-dispatched AVX-512 or AVX2/FMA micro-kernels, one panel of the output per
+//! thread (faster than `matrixmultiply` on both hosts measured; docs/BENCHMARKS.md).
 
 use faer::{Accum, MatMut, MatRef, Par};
 use rayon::prelude::*;

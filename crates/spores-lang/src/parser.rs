@@ -240,6 +240,8 @@ impl<'s> Parser<'s> {
         let mut sources = Vec::new();
         let mut functions = Vec::new();
         let mut body = Vec::new();
+        // `setwd("dir")`: the directory the `source` paths after it are relative to.
+        let mut working_dir: Option<String> = None;
         loop {
             self.skip_separators(true);
             match self.peek() {
@@ -255,7 +257,13 @@ impl<'s> Parser<'s> {
             if self.at_function_def() {
                 functions.push(self.function_def()?);
             } else if self.at_source() {
-                sources.push(self.source_import()?);
+                let mut import = self.source_import()?;
+                if let Some(dir) = &working_dir {
+                    import.path = in_working_dir(&import.path, dir);
+                }
+                sources.push(import);
+            } else if self.at_setwd() {
+                working_dir = Some(self.setwd()?);
             } else {
                 body.push(self.stmt()?);
             }
@@ -268,6 +276,31 @@ impl<'s> Parser<'s> {
         })
     }
 
+    /// A string literal, or an error saying that `what` was expected.
+    fn string_literal(&mut self, what: &str) -> PResult<String> {
+        match self.peek() {
+            TokenKind::Str(text) => {
+                let text = text.clone();
+                self.bump();
+                Ok(text)
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    fn at_setwd(&self) -> bool {
+        self.at_ident("setwd") && matches!(self.peek_nth(1), TokenKind::LParen)
+    }
+
+    /// `setwd("dir")`: the directory, as written.
+    fn setwd(&mut self) -> PResult<String> {
+        self.bump();
+        let open = self.expect(&TokenKind::LParen, "`(` after `setwd`")?;
+        let dir = self.string_literal("the working directory, as a string")?;
+        self.expect_close(&TokenKind::RParen, "`setwd(...)`", open)?;
+        Ok(dir)
+    }
+
     fn at_source(&self) -> bool {
         self.at_ident("source") && matches!(self.peek_nth(1), TokenKind::LParen)
     }
@@ -276,14 +309,7 @@ impl<'s> Parser<'s> {
     fn source_import(&mut self) -> PResult<SourceImport> {
         let start = self.bump().span;
         let open = self.expect(&TokenKind::LParen, "`(` after `source`")?;
-        let path = match self.peek() {
-            TokenKind::Str(p) => {
-                let p = p.clone();
-                self.bump();
-                p
-            }
-            _ => return Err(self.unexpected("the path of the file to source, as a string")),
-        };
+        let path = self.string_literal("the path of the file to source, as a string")?;
         self.expect_close(&TokenKind::RParen, "`source(...)`", open)?;
         if !self.at_ident("as") {
             return Err(self.unexpected("`as` and a namespace name after `source(...)`"));
@@ -337,6 +363,10 @@ impl<'s> Parser<'s> {
             TokenKind::Else => Err(Diagnostic::new("`else` without a matching `if`", p.span())),
             _ if p.at_source() => Err(Diagnostic::new(
                 "`source(...)` can only appear at the top level of a script, not inside a block",
+                p.span(),
+            )),
+            _ if p.at_setwd() => Err(Diagnostic::new(
+                "`setwd(...)` can only appear at the top level of a script, not inside a block",
                 p.span(),
             )),
             _ if p.at_function_def() => Err(Diagnostic::new(
@@ -1015,5 +1045,16 @@ fn seq_bounds(e: Expr) -> PResult<(Expr, Expr, Option<Expr>)> {
             "`seq` in a loop header needs both `from` and `to`",
             span,
         )),
+    }
+}
+
+/// A `source` path after `setwd(dir)`, as SystemDS makes it: `dir/path`, unless `path` is
+/// absolute or already starts with `dir/`.
+fn in_working_dir(path: &str, dir: &str) -> String {
+    let prefix = format!("{dir}/");
+    if std::path::Path::new(path).is_absolute() || path.starts_with(&prefix) {
+        path.to_string()
+    } else {
+        prefix + path
     }
 }

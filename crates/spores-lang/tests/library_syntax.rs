@@ -75,6 +75,25 @@ fn sources_are_collected_and_namespaced_calls_parse() {
     );
 }
 
+/// `setwd(dir)` makes the relative `source` paths after it `dir/path`, as SystemDS does;
+/// absolute paths and paths already under `dir/` are kept.
+#[test]
+fn setwd_prefixes_the_source_paths_after_it() {
+    let src = "source(\"a.dml\") as a\nsetwd(\"lib/x\")\nsource(\"b.dml\") as b\nsource(\"/abs/c.dml\") as c\nsource(\"lib/x/d.dml\") as d\ny = 1\n";
+    let p = spores_lang::parse(src).unwrap();
+    let paths: Vec<&str> = p.sources.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(paths, ["a.dml", "lib/x/b.dml", "/abs/c.dml", "lib/x/d.dml"]);
+    assert_eq!(p.body.len(), 1, "setwd is not a statement of the body");
+    assert_eq!(
+        err("if (TRUE) {\n  setwd(\"d\")\n}"),
+        "t.dml:2:3: error: `setwd(...)` can only appear at the top level of a script, not inside a block"
+    );
+    assert_eq!(
+        err("setwd(d)"),
+        "t.dml:1:7: error: expected the working directory, as a string, found identifier `d`"
+    );
+}
+
 #[test]
 fn list_frame_and_scalar_types() {
     let p = spores_lang::parse(

@@ -437,4 +437,14 @@ print(sum(N4 * N4))
         "[C, N] = rowClassMeet(matrix(1, rows=3, cols=2), matrix(1, rows=2, cols=2))\n",
         &["2 rows", "3"],
     );
+    let over = common::run_dml_with(
+        "rcm_budget.dml",
+        "X = matrix(1, rows=1000, cols=1000)\n[C, N] = rowClassMeet(X, X)\nprint(sum(N))\n",
+        &["--memory", "10M"],
+    )
+    .expect_err("two 1000x1000 results do not fit 10 MB");
+    assert!(
+        over.contains("rowClassMeet") && over.contains("memory budget"),
+        "{over}"
+    );
 }

@@ -34,6 +34,8 @@ pub fn row_class_meet(a: &Matrix, b: &Matrix) -> Result<(Matrix, Matrix)> {
     let rows = a.rows().max(b.rows());
     let cols = a.cols().max(b.cols());
     let shared = a.cols().min(b.cols());
+    // Two dense results.
+    crate::memory::ensure_fits("rowClassMeet", 16.0 * rows as f64 * cols as f64)?;
     let mut classes = DenseMatrix::zeros(rows, cols);
     let mut sizes = DenseMatrix::zeros(rows, cols);
     let mut order = JavaHashOrder::default();

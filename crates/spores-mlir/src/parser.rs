@@ -617,7 +617,7 @@ impl<'a> Parser<'a> {
                 };
                 Ok(Type::Function { inputs, results })
             }
-            Tok::Bang(id) => match self.dialect_item(id)? {
+            Tok::Bang(id) => match self.dialect_item(id, off)? {
                 Some((dialect, name, body)) => Ok(Type::Dialect {
                     dialect,
                     name,
@@ -635,13 +635,24 @@ impl<'a> Parser<'a> {
 
     /// The dialect, name and `<...>` body (kept verbatim) of a dialect type `!id<...>` or
     /// attribute `#id<...>` whose token `id` was just read; `None` for an alias (no dot
-    /// and no body), which the caller looks up.
-    fn dialect_item(&mut self, id: &str) -> PResult<Option<(String, String, Option<String>)>> {
+    /// and no body), which the caller looks up. `off` is where the token starts.
+    fn dialect_item(
+        &mut self,
+        id: &str,
+        off: usize,
+    ) -> PResult<Option<(String, String, Option<String>)>> {
         let has_body = self.lx.peek_byte() == Some(b'<');
         if !has_body && !id.contains('.') {
             return Ok(None);
         }
         let (dialect, name) = id.split_once('.').unwrap_or((id, ""));
+        // `#foo.` would print as the alias `#foo`, and `#.foo` names no dialect.
+        if dialect.is_empty() || (id.contains('.') && name.is_empty()) {
+            return self.err_at(
+                off,
+                format!("`{id}` is not `dialect.name`: a part is empty"),
+            );
+        }
         let body = if has_body {
             Some(self.lx.balanced().map_err(|e| self.lex_err(e))?.to_string())
         } else {
@@ -911,7 +922,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Hash(id) => {
                 let (_, off) = self.next()?;
-                let Some((dialect, name, body)) = self.dialect_item(id)? else {
+                let Some((dialect, name, body)) = self.dialect_item(id, off)? else {
                     return match self.attr_aliases.get(id) {
                         Some(a) => Ok(a.clone()),
                         None => self.err_at(off, format!("undefined attribute alias `#{id}`")),

@@ -369,6 +369,15 @@ fn aliases_are_resolved() {
     );
     let e = parse(r#""a.b"() {m = #nope} : () -> ()"#).expect_err("undefined alias");
     assert!(e.message.contains("#nope"), "{e}");
+    // A dialect item needs both parts: `#foo.` would print as the alias `#foo`.
+    for text in [
+        r#""a.b"() {m = #foo.} : () -> ()"#,
+        r#""a.b"() : () -> !foo."#,
+    ] {
+        let e = parse(text).expect_err(text);
+        assert!(e.message.contains("dialect.name"), "{text}: {e}");
+        assert_eq!(e.line, 1, "{text}: {e}");
+    }
 }
 
 #[test]

@@ -621,6 +621,13 @@ fn the_exact_search_fuses_and_does_not_rewrite_the_algebra() {
         assert!(calls(&out.expr, fused), "{text} => {}", out.expr);
         check_equivalent(text, &out.expr, shapes, &["X"]);
     }
+    // Nor the identities planned beside the input (`canon::rewrite_for_plans`): a shift
+    // out of `rowMaxs` turns `max(-Inf + Inf, ...)` (NaN) into `max(-Inf, ...) + Inf`.
+    let shifted = run_with("rowMaxs(X + w) + rowSums(X %*% diag(v))", &env, &exact);
+    assert_eq!(
+        shifted.expr.to_string(),
+        "rowMaxs(X + w) + rowSums(X %*% diag(v))"
+    );
     // Nothing to fuse: the expression comes back as written.
     let plain = "t(X) %*% (X %*% v) + 2 * (v - v)";
     let out = run_with(plain, &env, &exact);

@@ -374,13 +374,18 @@ pub fn optimize_all(
 /// [`optimize_all`] without its summary log line. Identities outside the rewrite rules'
 /// language (aggregates over `cbind`/`rbind` blocks and `rev`, indexing of products,
 /// shifts inside `max`: [`crate::canon::rewrite_for_plans`]) give a second input, planned
-/// too; the cheaper plans win, so a rule is used where it pays.
+/// too; the cheaper plans win, so a rule is used where it pays. They hold for real
+/// numbers only (`rowMaxs(A + c)` is NaN where `A` holds `-Inf` and `c` is `Inf`, and
+/// `rowMaxs(A) + c` is not), so an exact search ([`OptimizeOptions::exact`]) goes without.
 fn optimize_all_unlogged(
     es: &[LaExpr],
     env: &ShapeEnv,
     opts: &OptimizeOptions,
 ) -> Result<Vec<Optimized>, OptError> {
     let plans = optimize_searched(es, env, opts)?;
+    if opts.exact {
+        return Ok(plans);
+    }
     let resolved: Vec<LaExpr> = match es.iter().map(|e| e.resolve(env)).collect() {
         Ok(r) => r,
         Err(_) => return Ok(plans),

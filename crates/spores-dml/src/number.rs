@@ -13,6 +13,26 @@
 /// assert_eq!(format_double(f64::NEG_INFINITY), "-Infinity");
 /// ```
 pub fn format_double(v: f64) -> String {
+    java_spelling(v, format!("{v}"), format!("{v:e}"))
+}
+
+/// Formats a float the way Java's `Float.toString` does: [`format_double`]'s rules with
+/// the shortest digits that identify the `f32` (`0.1f32` is `0.1`, not
+/// `0.10000000149011612`).
+///
+/// ```
+/// use spores_dml::number::format_float;
+/// assert_eq!(format_float(0.1), "0.1");
+/// assert_eq!(format_float(3.0), "3.0");
+/// assert_eq!(format_float(1.5e10), "1.5E10");
+/// ```
+pub fn format_float(v: f32) -> String {
+    java_spelling(f64::from(v), format!("{v}"), format!("{v:e}"))
+}
+
+/// Java's spelling of `v`, given its shortest digits in Rust's plain (`plain`) and
+/// scientific (`scientific`) notation.
+fn java_spelling(v: f64, plain: String, scientific: String) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
@@ -24,15 +44,15 @@ pub fn format_double(v: f64) -> String {
     }
     let magnitude = v.abs();
     if (1e-3..1e7).contains(&magnitude) {
-        let s = format!("{v}");
-        if s.contains('.') {
-            s
+        if plain.contains('.') {
+            plain
         } else {
-            s + ".0"
+            plain + ".0"
         }
     } else {
-        let s = format!("{v:e}");
-        let (mantissa, exponent) = s.split_once('e').expect("{:e} always has an exponent");
+        let (mantissa, exponent) = scientific
+            .split_once('e')
+            .expect("{:e} always has an exponent");
         if mantissa.contains('.') {
             format!("{mantissa}E{exponent}")
         } else {

@@ -71,7 +71,7 @@ fn errors_inside_a_builtin_name_its_file_line_and_column() {
 }
 
 #[test]
-fn syntax_errors_and_frames_in_builtins_are_static_errors() {
+fn syntax_errors_in_builtins_are_static_errors_and_frames_pass() {
     let ScriptError::Runtime(d) = error("print(badsyntax(1))\n", with_builtins()) else {
         panic!("expected the error while running")
     };
@@ -82,16 +82,12 @@ fn syntax_errors_and_frames_in_builtins_are_static_errors() {
         "{rendered}"
     );
 
-    let ScriptError::Runtime(d) = error("G = framed(1)\n", with_builtins()) else {
-        panic!("expected the error while running")
-    };
-    assert!(d.static_error);
-    assert!(
-        d.message.starts_with("frames are not supported"),
-        "{}",
-        d.message
+    // A builtin taking and returning a frame runs.
+    let src = "G = framed(as.frame(matrix(1.5, rows=1, cols=2)))\nprint(toString(G))\n";
+    assert_eq!(
+        run(src, with_builtins()),
+        "# FRAME: nrow = 1, ncol = 2\n# C1 C2\n# FP32 FP32\n1.5 1.5\n\n"
     );
-    assert_eq!(d.span.start, 4, "the error points at the call");
 }
 
 #[test]

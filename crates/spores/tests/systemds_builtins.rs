@@ -43,6 +43,7 @@ const MUST_MATCH: &[&str] = &[
     "dist",
     "errors",
     "flattenQuantile",
+    "frames",
     "frequencyEncode",
     "gaussianClassifier",
     "glm",

@@ -614,6 +614,19 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         results: &["C", "N"],
         ..named(Builtin::RowClassMeet, "rowClassMeet", &[req("A"), req("B")])
     },
+    of_target(Builtin::AsFrame, "as.frame", Computed),
+    // Without a schema every column is a string; "" stands for none given.
+    named(
+        Builtin::Frame,
+        "frame",
+        &[
+            req("data"),
+            req("rows"),
+            req("cols"),
+            opt("schema", Str("")),
+        ],
+    ),
+    of_target(Builtin::DetectSchema, "detectSchema", Computed),
 ];
 
 // The image builtins take their sizes as vectors: `input_shape=[N, C, H, W]`,
@@ -707,7 +720,7 @@ mod tests {
         for (k, row) in BUILTINS.iter().enumerate() {
             assert_eq!(row.builtin as usize, k, "{}", row.name);
         }
-        assert_eq!(BUILTINS.len(), Builtin::RowClassMeet as usize + 1);
+        assert_eq!(BUILTINS.len(), Builtin::DetectSchema as usize + 1);
         let mut names: Vec<&str> = BUILTINS
             .iter()
             .filter(|row| row.builtin != Builtin::Printf)

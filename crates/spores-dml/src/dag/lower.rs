@@ -361,6 +361,15 @@ impl<'a> Lowerer<'a> {
                 let cols = self.index(cols, &mut children)?;
                 self.dag.add(Op::Index { rows, cols }, children, span)
             }
+            ExprKind::Vector(items) if items.iter().any(|i| matches!(i.kind, ExprKind::Str(_))) => {
+                // Strings make a list, as in SystemDS (`schema=["STRING", "FP64"]`).
+                let mut children = Vec::with_capacity(2 * items.len());
+                for item in items {
+                    children.push(self.lit(Literal::Str(String::new()), item.span));
+                    children.push(self.expr(item)?);
+                }
+                self.dag.add(Op::Builtin(Builtin::List), children, span)
+            }
             ExprKind::Vector(items) => {
                 // A row vector: the cells side by side.
                 let mut cells = Vec::with_capacity(items.len());

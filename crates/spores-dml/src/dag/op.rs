@@ -196,6 +196,13 @@ pub enum Builtin {
     /// `[C, N] = rowClassMeet(A, B)`: the classes of each row's pairs of labels and
     /// their sizes.
     RowClassMeet,
+    /// `as.frame(x)`: a matrix (each column of the narrowest type holding it), a scalar
+    /// (a 1 x 1 frame) or a frame as it is.
+    AsFrame,
+    /// `frame(data, rows, cols, schema)`: a frame filled with `data`'s cells.
+    Frame,
+    /// `detectSchema(F)`: the value type each column's cells fit, as a one-row frame.
+    DetectSchema,
 }
 
 /// How one dimension of an indexing node is given; the bounds are children.

@@ -20,27 +20,31 @@ pub(super) fn input_meta(block: &BlockDag, env: &Env) -> HashMap<String, InputMe
         .nodes()
         .iter()
         .filter_map(|n| match &n.op {
-            Op::Input(name) => env.get(name).map(|v| {
-                let meta = match v {
-                    Value::Matrix(m) => InputMeta::Matrix {
-                        shape: m.shape(),
-                        nnz: match &**m {
-                            spores_exec::Matrix::Sparse(s) => s.stored(),
-                            dense => dense.shape().cells(),
+            // A frame's size is not planned with: its nodes stay of unknown size.
+            Op::Input(name) => env
+                .get(name)
+                .filter(|v| !matches!(v, Value::Frame(_)))
+                .map(|v| {
+                    let meta = match v {
+                        Value::Matrix(m) => InputMeta::Matrix {
+                            shape: m.shape(),
+                            nnz: match &**m {
+                                spores_exec::Matrix::Sparse(s) => s.stored(),
+                                dense => dense.shape().cells(),
+                            },
+                            finite: finiteness(m),
                         },
-                        finite: finiteness(m),
-                    },
-                    Value::File(f) => InputMeta::Matrix {
-                        shape: f.shape(),
-                        nnz: f.cells() as usize,
-                        finite: f.all_finite().into(),
-                    },
-                    other => InputMeta::Scalar {
-                        finite: other.as_f64().is_none_or(f64::is_finite).into(),
-                    },
-                };
-                (name.clone(), meta)
-            }),
+                        Value::File(f) => InputMeta::Matrix {
+                            shape: f.shape(),
+                            nnz: f.cells() as usize,
+                            finite: f.all_finite().into(),
+                        },
+                        other => InputMeta::Scalar {
+                            finite: other.as_f64().is_none_or(f64::is_finite).into(),
+                        },
+                    };
+                    (name.clone(), meta)
+                }),
             _ => None,
         })
         .collect()

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use spores_lang::ast::{FunctionDef, Program, SourceImport, TypeSpec};
+use spores_lang::ast::{FunctionDef, Program, SourceImport};
 use spores_lang::diag::{Diagnostic, SourceFile, Span};
 
 use crate::dag::{FunctionScope, ResolvedFunction};
@@ -202,20 +202,13 @@ impl Library {
     }
 
     /// Function `name` of `unit`, called as `called`.
-    fn resolved(
-        &self,
-        unit: &Unit,
-        name: &str,
-        called: &str,
-        span: Span,
-    ) -> Result<ResolvedFunction, Diagnostic> {
+    fn resolved(&self, unit: &Unit, name: &str, called: &str) -> ResolvedFunction {
         let def = unit.functions[name].clone();
-        check_no_frames(&def, called, span)?;
-        Ok(ResolvedFunction {
+        ResolvedFunction {
             key: format!("{}{name}", unit.prefix),
             name: called.to_string(),
             def,
-        })
+        }
     }
 
     /// `NAME.dml` in the builtin directory, function `m_NAME` or `s_NAME`.
@@ -245,7 +238,7 @@ impl Library {
         let unit = self.unit(id);
         for candidate in [format!("m_{name}"), format!("s_{name}")] {
             if unit.functions.contains_key(&candidate) {
-                return self.resolved(&unit, &candidate, name, span);
+                return Ok(self.resolved(&unit, &candidate, name));
             }
         }
         Err(Diagnostic::new(
@@ -269,7 +262,7 @@ impl FunctionScope for UnitScope<'_> {
         let unit = self.library.unit(self.unit);
         let Some((namespace, function)) = name.split_once("::") else {
             return match unit.functions.contains_key(name) {
-                true => self.library.resolved(&unit, name, name, span).map(Some),
+                true => Ok(Some(self.library.resolved(&unit, name, name))),
                 false => Ok(None),
             };
         };
@@ -293,32 +286,11 @@ impl FunctionScope for UnitScope<'_> {
                 span,
             ));
         }
-        self.library
-            .resolved(&target, function, name, span)
-            .map(Some)
+        Ok(Some(self.library.resolved(&target, function, name)))
     }
 
     fn builtin(&self, name: &str, span: Span) -> Result<ResolvedFunction, Diagnostic> {
         self.library.builtin(name, span)
-    }
-}
-
-/// Frames are not supported: a function taking or returning one is reported at the call.
-fn check_no_frames(def: &FunctionDef, called: &str, span: Span) -> Result<(), Diagnostic> {
-    let frame = def
-        .params
-        .iter()
-        .chain(&def.returns)
-        .find(|p| p.ty == TypeSpec::Frame);
-    match frame {
-        Some(p) => Err(Diagnostic::unsupported(
-            format!(
-                "frames are not supported: `{called}` has the frame `{}` (`Frame[...]`)",
-                p.name
-            ),
-            span,
-        )),
-        None => Ok(()),
     }
 }
 

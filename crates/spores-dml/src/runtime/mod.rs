@@ -4,6 +4,7 @@ mod args;
 mod compiler;
 mod env;
 pub mod error;
+pub mod frame;
 mod guard;
 mod interp;
 pub mod library;

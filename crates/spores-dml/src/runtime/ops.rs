@@ -19,6 +19,7 @@ use spores_exec::{DenseMatrix, ExecError, Matrix};
 
 use super::args::{check_deferred_indices, matrix_arg, number_arg, string_arg, OpResult};
 use super::error::{ArgError, Expected, FileError, RuntimeError};
+use super::frame::builtins as frames;
 use super::list;
 use super::value::{cells_to_string, matrix_to_string, Value};
 use crate::dag::{
@@ -340,6 +341,27 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
     if let (Builtin::Length, Some(Value::List(l))) = (b, args.first()) {
         return Ok(list::length(l));
     }
+    if let Some(Value::Frame(f)) = args.first() {
+        match b {
+            Builtin::Nrow => return Ok(Value::Int(f.rows() as i64)),
+            Builtin::Ncol => return Ok(Value::Int(f.cols() as i64)),
+            Builtin::Length => return Ok(Value::Int((f.rows() * f.cols()) as i64)),
+            Builtin::AsScalar => return frames::as_scalar(f),
+            Builtin::AsMatrix => return Ok(Value::matrix(f.to_matrix()?)),
+            Builtin::DetectSchema => return Ok(Value::Frame(Arc::new(f.detect_schema()))),
+            _ => {}
+        }
+    }
+    if matches!(b, Builtin::Cbind | Builtin::Rbind | Builtin::Append)
+        && args.iter().any(|a| matches!(a, Value::Frame(_)))
+    {
+        let op = if b == Builtin::Rbind {
+            "rbind"
+        } else {
+            "cbind"
+        };
+        return frames::bind(op, &args[0], &args[1]);
+    }
     match b {
         Builtin::List => list::construct(args),
         Builtin::Append => match args {
@@ -380,6 +402,13 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         },
         Builtin::AsMatrix => Ok(Value::Matrix(to_matrix(&args[0])?)),
         Builtin::AsList => Ok(list::as_list(&args[0])),
+        Builtin::AsFrame => frames::as_frame(&args[0]),
+        Builtin::Frame => frames::construct(args),
+        Builtin::DetectSchema => Err(ArgError::NotAFrame {
+            op: "detectSchema",
+            found: args[0].type_name(),
+        }
+        .into()),
         Builtin::AsDouble => Ok(Value::Double(cast_number(&args[0], "as.double")?)),
         Builtin::AsInteger => Ok(Value::Int(cast_number(&args[0], "as.integer")? as i64)),
         Builtin::AsLogical => match &args[0] {
@@ -590,6 +619,13 @@ fn to_string(args: &[Value]) -> OpResult {
     match &args[0] {
         Value::Matrix(m) => Ok(Value::str(matrix_text(m)?)),
         Value::List(l) => Ok(Value::str(list::to_string(l, &matrix_text)?)),
+        Value::Frame(f) => Ok(Value::str(f.to_text(
+            size_arg(&args[1], "rows")?,
+            size_arg(&args[2], "cols")?,
+            size_arg(&args[3], "decimal")?,
+            &string_arg(&args[4], "sep")?,
+            &string_arg(&args[5], "linesep")?,
+        ))),
         s => Ok(Value::str(s.to_string())),
     }
 }
@@ -600,6 +636,11 @@ fn to_string(args: &[Value]) -> OpResult {
 /// text cells; a scalar in text cells is written as its text.
 fn write(args: &[Value]) -> OpResult {
     let file = string_arg(&args[1], "write: file name")?;
+    if let Value::Frame(f) = &args[0] {
+        let format = string_arg(&args[2], "format")?;
+        let header = args[3].as_bool().unwrap_or(false);
+        return frames::write(f, &file, &format, header, &csv_separator(&args[4])?);
+    }
     let path = Path::new(&*file);
     let name = string_arg(&args[2], "format")?;
     let format = if name.is_empty() {
@@ -649,6 +690,7 @@ fn write(args: &[Value]) -> OpResult {
             format: Some(format.name().into()),
             header: csv.then_some(opts.csv_header),
             sep: csv.then(|| opts.csv_sep.clone()),
+            ..Default::default()
         };
         mio::metadata::write_beside(path, &meta)?;
     }
@@ -740,6 +782,8 @@ pub struct ReadRequest {
     pub size: (Option<usize>, Option<usize>),
     /// A scalar's file (`data_type="scalar"`): its value type.
     pub scalar: Option<ScalarType>,
+    /// A frame's file (`data_type="frame"`, CSV).
+    pub frame: bool,
 }
 
 /// The `sep` argument of `read`/`write`: matched whole, as SystemDS does (`sep="::"`).
@@ -821,10 +865,14 @@ impl ReadRequest {
             "matrix" if value == ScalarType::String => {
                 return Err(unsupported("value_type", &value_type).into())
             }
-            "matrix" => None,
+            "matrix" | "frame" => None,
             "scalar" => Some(value),
             _ => return Err(unsupported("data_type", &data_type).into()),
         };
+        let frame = data_type == "frame";
+        if frame && format != Format::Csv {
+            return Err(unsupported("format", format.name()).into());
+        }
         Ok(ReadRequest {
             file,
             format,
@@ -835,6 +883,7 @@ impl ReadRequest {
             },
             size,
             scalar,
+            frame,
         })
     }
 
@@ -873,6 +922,13 @@ impl ReadRequest {
                 source,
             })?;
             return Ok(scalar.parse(&text, path)?);
+        }
+        if self.frame {
+            let frame = frames::read(&self.file, self.opts.csv_header, &self.opts.csv_sep)?;
+            if let Value::Frame(f) = &frame {
+                self.checked(f.rows(), f.cols())?;
+            }
+            return Ok(frame);
         }
         let m = mio::read_matrix(path, self.format, &self.opts)?;
         self.checked(m.rows(), m.cols())?;
@@ -975,6 +1031,11 @@ fn right_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
     if let Value::List(l) = &args[0] {
         return list::index(l, rows, cols, &args[1..]);
     }
+    if let Value::Frame(f) = &args[0] {
+        let r = bounds(rows, &args[1..], f.rows(), "row")?;
+        let c = bounds(cols, &args[1 + rows.arity()..], f.cols(), "column")?;
+        return frames::index(f, r, c);
+    }
     let m = matrix_arg(&args[0], "indexing")?;
     let r = bounds(rows, &args[1..], m.rows(), "row")?;
     let c = bounds(cols, &args[1 + rows.arity()..], m.cols(), "column")?;
@@ -982,6 +1043,12 @@ fn right_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
 }
 
 fn left_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
+    if let Value::Frame(f) = &args[0] {
+        let r = bounds(rows, &args[2..], f.rows(), "row")?;
+        let c = bounds(cols, &args[2 + rows.arity()..], f.cols(), "column")?;
+        let value = frames::assigned(&args[1])?;
+        return Ok(Value::Frame(Arc::new(f.assign(r, c, &value)?)));
+    }
     let m = matrix_arg(&args[0], "left indexing")?;
     let r = bounds(rows, &args[2..], m.rows(), "row")?;
     let c = bounds(cols, &args[2 + rows.arity()..], m.cols(), "column")?;

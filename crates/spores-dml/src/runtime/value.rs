@@ -8,6 +8,7 @@ use spores_exec::Matrix;
 use crate::engine::file_matrix::FileError;
 use crate::engine::file_matrix::FileMatrix;
 pub use crate::number::format_double;
+use crate::runtime::frame::Frame;
 
 /// A DML value. Matrices and lists are shared (`Arc`) because variables alias freely:
 /// `Y = X` copies nothing.
@@ -23,6 +24,8 @@ pub enum Value {
     Str(Arc<str>),
     /// `list(...)`; see [`crate::runtime::list`].
     List(Arc<ListValue>),
+    /// A table of typed columns; see [`crate::runtime::frame`].
+    Frame(Arc<Frame>),
 }
 
 /// The elements of a DML list, each with its name when it was given one.
@@ -70,11 +73,15 @@ impl Value {
             Value::Bool(_) => "boolean",
             Value::Str(_) => "string",
             Value::List(_) => "list",
+            Value::Frame(_) => "frame",
         }
     }
 
     pub fn is_scalar(&self) -> bool {
-        !matches!(self, Value::Matrix(_) | Value::File(_) | Value::List(_))
+        !matches!(
+            self,
+            Value::Matrix(_) | Value::File(_) | Value::List(_) | Value::Frame(_)
+        )
     }
 
     /// The numeric value of a number or boolean scalar (TRUE = 1).
@@ -83,7 +90,11 @@ impl Value {
             Value::Double(v) => Some(*v),
             Value::Int(v) => Some(*v as f64),
             Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-            Value::Matrix(_) | Value::File(_) | Value::Str(_) | Value::List(_) => None,
+            Value::Matrix(_)
+            | Value::File(_)
+            | Value::Str(_)
+            | Value::List(_)
+            | Value::Frame(_) => None,
         }
     }
 
@@ -94,7 +105,9 @@ impl Value {
             Value::Matrix(m) => m.all_finite(),
             Value::File(f) => f.all_finite(),
             Value::Double(v) => v.is_finite(),
-            Value::Int(_) | Value::Bool(_) | Value::Str(_) | Value::List(_) => true,
+            Value::Int(_) | Value::Bool(_) | Value::Str(_) | Value::List(_) | Value::Frame(_) => {
+                true
+            }
         }
     }
 
@@ -104,7 +117,11 @@ impl Value {
             Value::Bool(b) => Some(*b),
             Value::Double(v) => Some(*v != 0.0),
             Value::Int(v) => Some(*v != 0),
-            Value::Matrix(_) | Value::File(_) | Value::Str(_) | Value::List(_) => None,
+            Value::Matrix(_)
+            | Value::File(_)
+            | Value::Str(_)
+            | Value::List(_)
+            | Value::Frame(_) => None,
         }
     }
 }
@@ -122,6 +139,9 @@ impl fmt::Display for Value {
                 Ok(m) => f.write_str(&matrix_to_string(&m, 3, " ", "\n")),
                 Err(e) => write!(f, "{e}"),
             },
+            Value::Frame(frame) => {
+                f.write_str(&frame.to_text(usize::MAX, usize::MAX, 3, " ", "\n"))
+            }
             // One element a line, as `name: value` when named.
             Value::List(l) => {
                 for (name, item) in l.names.iter().zip(&l.items) {

@@ -21,6 +21,8 @@ use crate::error::Result;
 pub struct Metadata {
     /// `"matrix"`, `"scalar"`, `"frame"` or `"list"`.
     pub data_type: Option<String>,
+    /// A frame's column types, each followed by a comma (`"FP64,STRING,"`).
+    pub schema: Option<String>,
     /// `"double"`, `"int"`, `"boolean"`, `"string"`.
     pub value_type: Option<String>,
     pub rows: Option<usize>,
@@ -96,6 +98,7 @@ pub fn parse(text: &[u8], path: &Path) -> Result<Metadata> {
     };
     Ok(Metadata {
         data_type: text_of("data_type")?,
+        schema: text_of("schema")?,
         value_type: text_of("value_type")?,
         rows: size("rows")?,
         cols: size("cols")?,
@@ -108,8 +111,9 @@ pub fn parse(text: &[u8], path: &Path) -> Result<Metadata> {
 
 /// The metadata file's text, keys in the order SystemDS writes them.
 pub fn to_json(meta: &Metadata) -> String {
-    let fields: [(&str, Option<Value>); 8] = [
+    let fields: [(&str, Option<Value>); 9] = [
         ("data_type", meta.data_type.clone().map(Value::from)),
+        ("schema", meta.schema.clone().map(Value::from)),
         ("value_type", meta.value_type.clone().map(Value::from)),
         ("rows", meta.rows.map(Value::from)),
         ("cols", meta.cols.map(Value::from)),

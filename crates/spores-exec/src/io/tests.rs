@@ -649,6 +649,7 @@ fn metadata_files_read_as_systemds_writes_them_and_round_trip() {
     let meta = metadata::parse(systemds, Path::new(P)).unwrap();
     let expected = metadata::Metadata {
         data_type: Some("matrix".into()),
+        schema: None,
         value_type: Some("double".into()),
         rows: Some(2),
         cols: Some(3),

@@ -1,0 +1,226 @@
+//! The DML builtins on frames: each takes the call's evaluated arguments, in the order of
+//! its row in the builtin table (`dag/builtins.rs`), and the runtime (`runtime/ops.rs`)
+//! sends a call here when an argument is a frame or the builtin makes one.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use spores_exec::io::metadata::{self, Metadata};
+
+use super::{Column, Frame, ValueType};
+use crate::runtime::args::{number_arg, OpResult};
+use crate::runtime::error::{FrameError, RuntimeError};
+use crate::runtime::value::Value;
+
+/// `as.frame(x)`: a matrix with each column of the narrowest type holding it, a scalar as
+/// a 1 x 1 frame of its type, a frame as it is.
+pub fn as_frame(v: &Value) -> OpResult {
+    Ok(Value::Frame(Arc::new(match v {
+        Value::Frame(f) => return Ok(Value::Frame(f.clone())),
+        Value::Matrix(m) => Frame::from_matrix(m),
+        Value::Str(s) => Frame::new(1, None, vec![Column::Text(vec![Some(s.clone())])]),
+        scalar => {
+            let (ty, x) = match scalar {
+                Value::Bool(b) => (ValueType::Boolean, f64::from(u8::from(*b))),
+                Value::Int(i) => (ValueType::Int64, *i as f64),
+                other => (ValueType::Fp64, number_arg(other, "as.frame")?),
+            };
+            Frame::new(
+                1,
+                None,
+                vec![Column::Number {
+                    ty,
+                    values: vec![x],
+                }],
+            )
+        }
+    })))
+}
+
+/// The cells a `frame(data, ...)` call or a `schema=`/`colnames=` argument lists: a list's
+/// elements or one scalar, as text.
+fn texts(v: &Value, what: &'static str) -> Result<Vec<Option<Arc<str>>>, RuntimeError> {
+    let text = |v: &Value| -> Result<Option<Arc<str>>, RuntimeError> {
+        match v {
+            Value::Str(s) => Ok(Some(s.clone())),
+            v if v.is_scalar() => Ok(Some(Arc::from(v.to_string()))),
+            other => Err(crate::runtime::error::ArgError::wrong_type(
+                what,
+                crate::runtime::error::Expected::String,
+                other,
+            )
+            .into()),
+        }
+    };
+    match v {
+        Value::List(l) => l.items.iter().map(text).collect(),
+        v => Ok(vec![text(v)?]),
+    }
+}
+
+/// `frame(data, rows, cols, schema)`.
+pub fn construct(args: &[Value]) -> OpResult {
+    let data = texts(&args[0], "frame: data")?;
+    let rows = count(&args[1], "rows")?;
+    let cols = count(&args[2], "cols")?;
+    let given = |v: &Value| !matches!(v, Value::Str(s) if s.is_empty());
+    let schema = if given(&args[3]) {
+        Some(schema_of(&args[3])?)
+    } else {
+        None
+    };
+    Ok(Value::Frame(Arc::new(Frame::filled(
+        &data, rows, cols, schema, None,
+    )?)))
+}
+
+/// A schema argument: a list of type names, or one string of them separated by commas
+/// (as `.mtd` files write it).
+fn schema_of(v: &Value) -> Result<Vec<ValueType>, RuntimeError> {
+    let names: Vec<String> = match v {
+        Value::Str(s) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect(),
+        v => texts(v, "schema")?
+            .into_iter()
+            .map(|t| t.as_deref().unwrap_or("").to_string())
+            .collect(),
+    };
+    names
+        .iter()
+        .map(|n| ValueType::parse(n).ok_or_else(|| FrameError::UnknownType { name: n.clone() }))
+        .collect::<Result<_, _>>()
+        .map_err(Into::into)
+}
+
+fn count(v: &Value, what: &'static str) -> Result<usize, RuntimeError> {
+    let x = number_arg(v, what)?;
+    if !(x >= 0.0 && x.is_finite()) {
+        return Err(crate::runtime::error::ArgError::out_of_range(
+            what,
+            crate::runtime::error::Expected::NonNegativeNumber,
+            x,
+        )
+        .into());
+    }
+    Ok(x as usize)
+}
+
+/// `as.scalar(F)` of a 1 x 1 frame: the cell as a value of its type.
+pub fn as_scalar(f: &Frame) -> OpResult {
+    if f.rows() != 1 || f.cols() != 1 {
+        return Err(FrameError::NotOneCell {
+            rows: f.rows(),
+            cols: f.cols(),
+        }
+        .into());
+    }
+    Ok(match &f.columns()[0] {
+        Column::Text(v) => Value::str(v[0].as_deref().unwrap_or("null")),
+        Column::Number { ty, values } => match ty {
+            ValueType::Boolean => Value::Bool(values[0] != 0.0),
+            ValueType::Int32 | ValueType::Int64 => Value::Int(values[0] as i64),
+            _ => Value::Double(values[0]),
+        },
+    })
+}
+
+/// A value assigned into a frame: a frame, or a scalar filling the block.
+pub fn assigned(v: &Value) -> Result<Frame, RuntimeError> {
+    match as_frame(v)? {
+        Value::Frame(f) => Ok((*f).clone()),
+        _ => unreachable!("as_frame gives a frame"),
+    }
+}
+
+/// `F[rows, cols]` with the bounds already checked.
+pub fn index(f: &Frame, rows: Range<usize>, cols: Range<usize>) -> OpResult {
+    Ok(Value::Frame(Arc::new(f.slice(rows, cols))))
+}
+
+/// `cbind(A, B)` / `rbind(A, B)` of two frames (a matrix beside a frame is made a frame).
+pub fn bind(op: &'static str, a: &Value, b: &Value) -> OpResult {
+    let frame = |v: &Value| -> Result<Frame, RuntimeError> {
+        match v {
+            Value::Frame(f) => Ok((**f).clone()),
+            Value::Matrix(m) => Ok(Frame::from_matrix(m)),
+            _ => Err(FrameError::Mixed {
+                op,
+                left: a.type_name(),
+                right: b.type_name(),
+            }
+            .into()),
+        }
+    };
+    let (x, y) = (frame(a)?, frame(b)?);
+    let joined = if op == "cbind" {
+        x.cbind(&y)?
+    } else {
+        x.rbind(&y)?
+    };
+    Ok(Value::Frame(Arc::new(joined)))
+}
+
+/// `write(F, file, format="csv", header, sep)`: the CSV file and SystemDS's `.mtd` beside
+/// it, each written atomically.
+pub fn write(f: &Frame, file: &str, format: &str, header: bool, sep: &str) -> OpResult {
+    if !matches!(format, "" | "csv") {
+        return Err(FrameError::WriteFormat {
+            format: format.to_string(),
+        }
+        .into());
+    }
+    let path = Path::new(file);
+    let text = f.to_csv(header, sep);
+    spores_exec::io::atomic::write_atomic_sized(path, text.len() as f64, |w| {
+        w.write_all(text.as_bytes())
+    })
+    .map_err(|source| FrameError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let schema: String = f
+        .schema()
+        .iter()
+        .map(|t| format!("{},", t.name()))
+        .collect();
+    let meta = Metadata {
+        data_type: Some("frame".into()),
+        schema: Some(schema),
+        rows: Some(f.rows()),
+        cols: Some(f.cols()),
+        format: Some("csv".into()),
+        header: Some(header),
+        sep: Some(sep.to_string()),
+        ..Metadata::default()
+    };
+    metadata::write_beside(path, &meta)?;
+    Ok(Value::Int(0))
+}
+
+/// `read(file, data_type="frame", format="csv", header, sep, schema)`: the `.mtd` file's
+/// schema types the columns, else every column is a string.
+pub fn read(file: &str, header: bool, sep: &str) -> OpResult {
+    let path = Path::new(file);
+    let meta = metadata::read_beside(path)?.unwrap_or_default();
+    let schema = meta
+        .schema
+        .as_deref()
+        .map(|s| schema_of(&Value::str(s)))
+        .transpose()?;
+    let header = header || meta.header == Some(true);
+    let sep = match (sep, meta.sep.as_deref()) {
+        (",", Some(s)) if !s.is_empty() => s.to_string(),
+        (s, _) => s.to_string(),
+    };
+    Ok(Value::Frame(Arc::new(Frame::read_csv(
+        path,
+        header,
+        &sep,
+        schema.as_deref(),
+    )?)))
+}

@@ -1,0 +1,90 @@
+//! Frames end to end through `spores run`: CSV files written with SystemDS's `.mtd` and
+//! read back with their schema, and the errors a script gets from frames that do not fit.
+//! What frames print is checked against SystemDS 3.4 by the `frames` conformance driver
+//! (`tests/systemds_builtins/drivers/frames.dml`).
+
+mod common;
+
+use common::{assert_fails, run_dml, temp_file};
+
+#[test]
+fn a_written_frame_reads_back_with_its_schema_and_names() {
+    let dir = temp_file("frames-roundtrip.keep", "").with_extension("");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("f.csv");
+    let src = format!(
+        r#"F = cbind(as.frame(matrix("1.5 2 3.25 4", rows=2, cols=2)), frame(["x", "y"], rows=2, cols=1))
+write(F, "{0}", format="csv", header=TRUE)
+G = read("{0}", data_type="frame", format="csv", header=TRUE)
+print(toString(G))
+print(sum(as.matrix(G[, 1:2])))
+"#,
+        csv.display()
+    );
+    let out = run_dml("frames_roundtrip.dml", &src).unwrap();
+    assert_eq!(
+        out,
+        "# FRAME: nrow = 2, ncol = 3\n# C1 C2 C3\n# FP32 INT32 STRING\n1.5 2 x\n3.25 4 y\n\n10.75\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        "C1,C2,C3\n1.5,2,x\n3.25,4,y\n"
+    );
+    let mtd = std::fs::read_to_string(dir.join("f.csv.mtd")).unwrap();
+    assert!(mtd.contains(r#""data_type": "frame""#), "{mtd}");
+    assert!(mtd.contains(r#""schema": "FP32,INT32,STRING,""#), "{mtd}");
+    assert!(mtd.contains(r#""header": true"#), "{mtd}");
+}
+
+#[test]
+fn frames_that_do_not_fit_are_clear_errors() {
+    assert_fails(
+        "frame_as_matrix.dml",
+        "F = frame([\"1\", \"b\"], rows=1, cols=2)\nprint(sum(as.matrix(F)))\n",
+        &["frame cell [1, 2]", "\"b\"", "not a number"],
+    );
+    assert_fails(
+        "frame_schema.dml",
+        "F = frame(\"x\", rows=2, cols=2, schema=[\"STRING\", \"FP64\"])\n",
+        &["frame cell [1, 2]", "\"x\"", "FP64"],
+    );
+    assert_fails(
+        "frame_schema_length.dml",
+        "F = frame(\"1\", rows=2, cols=3, schema=[\"STRING\"])\n",
+        &["schema names 1 columns, the frame has 3"],
+    );
+    assert_fails(
+        "frame_type.dml",
+        "F = frame(\"1\", rows=1, cols=1, schema=[\"DECIMAL\"])\n",
+        &["unknown frame value type \"DECIMAL\""],
+    );
+    assert_fails(
+        "frame_rbind.dml",
+        "F = frame(\"1\", rows=1, cols=3)\nG = rbind(F, frame(\"1\", rows=1, cols=2))\nprint(nrow(G))\n",
+        &["rbind: left is 1x3, right is 1x2"],
+    );
+    assert_fails(
+        "frame_scalar.dml",
+        "F = frame(\"1\", rows=2, cols=1)\nprint(as.scalar(F))\n",
+        &["1x1 frame, got 2x1"],
+    );
+    assert_fails(
+        "frame_index.dml",
+        "F = frame(\"1\", rows=2, cols=2)\nprint(toString(F[3, 1]))\n",
+        &["row", "3"],
+    );
+    assert_fails(
+        "frame_product.dml",
+        "F = frame(\"1\", rows=2, cols=2)\nprint(sum(F %*% F))\n",
+        &["frame"],
+    );
+    let ragged = temp_file("frames-ragged.csv", "a,b\n1,2\n3\n");
+    assert_fails(
+        "frame_ragged.dml",
+        &format!(
+            "F = read(\"{}\", data_type=\"frame\", format=\"csv\", header=TRUE)\nprint(nrow(F))\n",
+            ragged.display()
+        ),
+        &["frames-ragged.csv", "line 3 has 1 fields"],
+    );
+}

@@ -19,6 +19,7 @@
 
 pub mod error;
 pub mod io;
+pub mod java_hash;
 pub mod kernels;
 pub mod matrix;
 pub mod memory;

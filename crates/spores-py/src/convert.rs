@@ -278,7 +278,7 @@ pub fn matrix_to_python<'py>(py: Python<'py>, m: Arc<Matrix>) -> PyResult<Bound<
 }
 
 /// A runtime value for Python: numbers, booleans and strings as themselves, matrices as
-/// in [`matrix_to_python`], lists as lists.
+/// in [`matrix_to_python`], lists as lists, frames as dicts of columns.
 pub fn value_to_python<'py>(py: Python<'py>, v: Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Matrix(m) => matrix_to_python(py, m)?,
@@ -298,6 +298,36 @@ pub fn value_to_python<'py>(py: Python<'py>, v: Value) -> PyResult<Bound<'py, Py
                 .map(|item| value_to_python(py, item.clone()))
                 .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any()
+        }
+        // A frame as a dict of its columns (name to list), as `pandas.DataFrame` takes.
+        Value::Frame(f) => {
+            use spores_dml::runtime::frame::{Column, ValueType};
+            let dict = pyo3::types::PyDict::new(py);
+            for (name, column) in f.names().iter().zip(f.columns()) {
+                let cells: Vec<Bound<'py, PyAny>> = match column {
+                    Column::Text(v) => v
+                        .iter()
+                        .map(|c| match c.as_deref() {
+                            Some(text) => PyString::new(py, text).into_any(),
+                            None => py.None().into_bound(py),
+                        })
+                        .collect(),
+                    Column::Number { ty, values } => values
+                        .iter()
+                        .map(|&x| match ty {
+                            ValueType::Boolean => {
+                                Ok(PyBool::new(py, x != 0.0).to_owned().into_any())
+                            }
+                            ValueType::Int32 | ValueType::Int64 => {
+                                Ok((x as i64).into_pyobject(py)?.into_any())
+                            }
+                            _ => Ok(x.into_pyobject(py)?.into_any()),
+                        })
+                        .collect::<PyResult<_>>()?,
+                };
+                dict.set_item(name, PyList::new(py, cells)?)?;
+            }
+            dict.into_any()
         }
     })
 }

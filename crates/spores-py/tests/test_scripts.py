@@ -56,6 +56,16 @@ def test_round_trip_preserves_values_and_formats(rng):
     np.testing.assert_array_equal(out["S2"].toarray(), S.toarray())
 
 
+def test_frames_come_back_as_dicts_of_columns():
+    out = spores.run(
+        'F = cbind(as.frame(matrix("1.5 2 3.25 4", rows=2, cols=2)), frame(["x", "y"], rows=2, cols=1))\n'
+        "[X, M] = transformencode(target=F, spec=\"{ids: true, recode: [3]}\")\n",
+        outputs=["F", "X"],
+    )
+    assert out["F"] == {"C1": [1.5, 3.25], "C2": [2, 4], "C3": ["x", "y"]}
+    np.testing.assert_array_equal(out["X"], [[1.5, 2, 1], [3.25, 4, 2]])
+
+
 def test_control_flow_and_functions(rng):
     a = dense(rng, 6, 6) + 6 * np.eye(6)
     script = """

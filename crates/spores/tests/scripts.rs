@@ -254,7 +254,11 @@ fn read_takes_the_size_and_types_systemds_scripts_give() {
         ("cols=3", "the file has 2 columns, the call says cols=3"),
         (
             "data_type=\"frame\"",
-            "data_type=\"frame\" is not supported",
+            "a frame is read from csv, not format=\"mm\"",
+        ),
+        (
+            "data_type=\"tensor\"",
+            "data_type=\"tensor\" is not supported",
         ),
     ] {
         let err = wrong(call);

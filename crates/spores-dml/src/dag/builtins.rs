@@ -627,6 +627,24 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         ],
     ),
     of_target(Builtin::DetectSchema, "detectSchema", Computed),
+    BuiltinSpec {
+        results: &["X", "M"],
+        ..named(
+            Builtin::TransformEncode,
+            "transformencode",
+            &[req("target"), req("spec")],
+        )
+    },
+    named(
+        Builtin::TransformApply,
+        "transformapply",
+        &[req("target"), req("spec"), req("meta")],
+    ),
+    named(
+        Builtin::TransformDecode,
+        "transformdecode",
+        &[req("target"), req("spec"), req("meta")],
+    ),
 ];
 
 // The image builtins take their sizes as vectors: `input_shape=[N, C, H, W]`,
@@ -720,7 +738,7 @@ mod tests {
         for (k, row) in BUILTINS.iter().enumerate() {
             assert_eq!(row.builtin as usize, k, "{}", row.name);
         }
-        assert_eq!(BUILTINS.len(), Builtin::DetectSchema as usize + 1);
+        assert_eq!(BUILTINS.len(), Builtin::TransformDecode as usize + 1);
         let mut names: Vec<&str> = BUILTINS
             .iter()
             .filter(|row| row.builtin != Builtin::Printf)

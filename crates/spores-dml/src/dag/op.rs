@@ -203,6 +203,13 @@ pub enum Builtin {
     Frame,
     /// `detectSchema(F)`: the value type each column's cells fit, as a one-row frame.
     DetectSchema,
+    /// `[X, M] = transformencode(target, spec)`: a frame encoded as a matrix, and the
+    /// metadata frame that encodes it.
+    TransformEncode,
+    /// `transformapply(target, spec, meta)`: a frame encoded with given metadata.
+    TransformApply,
+    /// `transformdecode(target, spec, meta)`: the frame an encoded matrix stands for.
+    TransformDecode,
 }
 
 /// How one dimension of an indexing node is given; the bounds are children.

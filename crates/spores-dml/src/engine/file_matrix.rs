@@ -132,7 +132,7 @@ pub enum FileError {
         expected: usize,
     },
     /// A `data_type` or `value_type` this reader does not give.
-    #[error("read: {param}=\"{value}\" is not supported (data_type=\"matrix\" or \"scalar\"; value_type=\"double\", \"int\", \"boolean\", or \"string\" for a scalar)")]
+    #[error("read: {param}=\"{value}\" is not supported (data_type=\"matrix\", \"frame\" or \"scalar\"; value_type=\"double\", \"int\", \"boolean\", or \"string\" for a scalar)")]
     UnsupportedType { param: &'static str, value: String },
     /// A file read once for every operator that needs it (the error names the path).
     #[error(transparent)]

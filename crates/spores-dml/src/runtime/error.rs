@@ -35,7 +35,11 @@ pub enum RuntimeError {
     List(#[from] ListError),
     /// Building, converting, indexing or reading a frame.
     #[error(transparent)]
-    Frame(#[from] FrameError),
+    Frame(#[from] crate::runtime::frame::FrameError),
+    /// `transformencode`, `transformapply` or `transformdecode` with a spec or metadata
+    /// that does not fit.
+    #[error(transparent)]
+    Transform(#[from] crate::runtime::frame::transform::TransformError),
     /// A `print(format, ...)` whose format does not fit its arguments.
     #[error(transparent)]
     Printf(#[from] PrintfError),
@@ -288,68 +292,6 @@ impl ArgError {
             value,
         }
     }
-}
-
-/// An operation on a frame that does not fit it.
-#[derive(Debug, thiserror::Error)]
-pub enum FrameError {
-    #[error("frame cell [{row}, {col}] is \"{text}\", not a number")]
-    NotANumber {
-        row: usize,
-        col: usize,
-        text: String,
-    },
-    #[error("frame cell [{row}, {col}] is \"{text}\", not a value of type {ty}")]
-    NotOfType {
-        row: usize,
-        col: usize,
-        text: String,
-        ty: &'static str,
-    },
-    #[error("the {what} names {given} columns, the frame has {cols}")]
-    SchemaLength {
-        what: &'static str,
-        given: usize,
-        cols: usize,
-    },
-    #[error(
-        "unknown frame value type \"{name}\" (one of STRING, FP64, FP32, INT64, INT32, BOOLEAN)"
-    )]
-    UnknownType { name: String },
-    #[error("frame assignment: the target is {}x{}, the value {}x{}", target.0, target.1, value.0, value.1)]
-    AssignShape {
-        target: (usize, usize),
-        value: (usize, usize),
-    },
-    #[error("{op}: left is {}x{}, right is {}x{}", left.0, left.1, right.0, right.1)]
-    Bind {
-        op: &'static str,
-        left: (usize, usize),
-        right: (usize, usize),
-    },
-    #[error("`{op}` needs two frames or two matrices, got a {left} and a {right}")]
-    Mixed {
-        op: &'static str,
-        left: &'static str,
-        right: &'static str,
-    },
-    #[error("`as.scalar` of a frame needs a 1x1 frame, got {rows}x{cols}")]
-    NotOneCell { rows: usize, cols: usize },
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: std::path::PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{}: line {line} has {found} fields, the frame {expected} columns", path.display())]
-    Ragged {
-        path: std::path::PathBuf,
-        line: usize,
-        found: usize,
-        expected: usize,
-    },
-    #[error("frames are written as csv, not `{format}`")]
-    WriteFormat { format: String },
 }
 
 /// An operation on a list that does not fit it.

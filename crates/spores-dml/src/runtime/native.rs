@@ -444,6 +444,7 @@ pub fn eval_multi(b: Builtin, args: &[Value]) -> Result<Vec<Value>, RuntimeError
             Ok(vec![Value::matrix(classes), Value::matrix(sizes)])
         }
         Builtin::Remove => Ok(super::list::remove(args)?),
+        Builtin::TransformEncode => super::frame::builtins::transform_encode(args),
         Builtin::BatchNorm2d => {
             let b = Builtin::BatchNorm2d;
             let phase = match string_arg(&args[5], (b, 5))?.to_ascii_lowercase().as_str() {

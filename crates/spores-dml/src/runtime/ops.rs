@@ -404,6 +404,8 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Builtin::AsList => Ok(list::as_list(&args[0])),
         Builtin::AsFrame => frames::as_frame(&args[0]),
         Builtin::Frame => frames::construct(args),
+        Builtin::TransformApply => frames::transform_apply(args),
+        Builtin::TransformDecode => frames::transform_decode(args),
         Builtin::DetectSchema => Err(ArgError::NotAFrame {
             op: "detectSchema",
             found: args[0].type_name(),
@@ -871,7 +873,10 @@ impl ReadRequest {
         };
         let frame = data_type == "frame";
         if frame && format != Format::Csv {
-            return Err(unsupported("format", format.name()).into());
+            return Err(super::frame::FrameError::ReadFormat {
+                format: format.name().into(),
+            }
+            .into());
         }
         Ok(ReadRequest {
             file,

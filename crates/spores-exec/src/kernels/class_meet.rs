@@ -17,6 +17,7 @@
 //! classes (which columns share a label) and `N` are the same either way.
 
 use crate::error::{ExecError, Result};
+use crate::java_hash::JavaHashOrder;
 use crate::matrix::{DenseMatrix, Matrix};
 
 /// `[C, N] = rowClassMeet(A, B)`; both results are `max(nrow) x max(ncol)`, with the
@@ -38,17 +39,17 @@ pub fn row_class_meet(a: &Matrix, b: &Matrix) -> Result<(Matrix, Matrix)> {
     crate::memory::ensure_fits("rowClassMeet", 16.0 * rows as f64 * cols as f64)?;
     let mut classes = DenseMatrix::zeros(rows, cols);
     let mut sizes = DenseMatrix::zeros(rows, cols);
-    let mut order = JavaHashOrder::default();
+    let mut order: JavaHashOrder<LabelPair, Vec<usize>> = JavaHashOrder::new();
     for i in 0..a.rows() {
         order.clear();
         let bi = if broadcast { 0 } else { i };
         for j in 0..shared {
             let (x, y) = (java_int(a.get(i, j)), java_int(b.get(bi, j)));
             if x != 0 && y != 0 {
-                order.push((x, y), j);
+                order.entry((x, y), label_hash((x, y)), Vec::new).push(j);
             }
         }
-        for (label, members) in order.classes().enumerate() {
+        for (label, (_, members)) in order.iter().enumerate() {
             for &j in members {
                 classes.set(i, j, (label + 1) as f64);
                 sizes.set(i, j, members.len() as f64);
@@ -69,86 +70,9 @@ fn java_int(x: f64) -> i32 {
 /// A row's pair of labels `(A[i, j], B[i, j])`.
 type LabelPair = (i32, i32);
 
-/// A pair of labels and the columns that carry it, in the order they were added.
-type Class = (LabelPair, Vec<usize>);
-
-/// The iteration order of a `java.util.HashMap<ClassLabel, ...>` that a row's label
-/// pairs are put into, each pair's columns gathered in the order they were added.
-#[derive(Debug)]
-struct JavaHashOrder {
-    /// `buckets[k]`: the pairs in bucket `k`, in insertion order, with their columns.
-    buckets: Vec<Vec<Class>>,
-    len: usize,
-}
-
-/// Java's `HashMap` starts at 16 buckets and doubles when it holds more than 3/4 as
-/// many entries; a bucket of more than 8 entries doubles it too while it has fewer than
-/// 64 buckets.
-const INITIAL_BUCKETS: usize = 16;
-const TREEIFY_CHAIN: usize = 8;
-const MIN_TREE_BUCKETS: usize = 64;
-
-impl Default for JavaHashOrder {
-    fn default() -> Self {
-        JavaHashOrder {
-            buckets: vec![Vec::new(); INITIAL_BUCKETS],
-            len: 0,
-        }
-    }
-}
-
-impl JavaHashOrder {
-    /// Empties the map and keeps its capacity, as `HashMap.clear()` does.
-    fn clear(&mut self) {
-        for bucket in &mut self.buckets {
-            bucket.clear();
-        }
-        self.len = 0;
-    }
-
-    /// `ClassLabel.hashCode()` (`31 * (31 + a) + b` in wrapping `int` arithmetic),
-    /// spread as `HashMap.hash` spreads it.
-    fn hash((a, b): LabelPair) -> u32 {
-        let h = 31i32.wrapping_mul(31i32.wrapping_add(a)).wrapping_add(b) as u32;
-        h ^ (h >> 16)
-    }
-
-    fn bucket_of(&self, key: LabelPair) -> usize {
-        Self::hash(key) as usize & (self.buckets.len() - 1)
-    }
-
-    fn push(&mut self, key: LabelPair, column: usize) {
-        let k = self.bucket_of(key);
-        if let Some((_, members)) = self.buckets[k].iter_mut().find(|(p, _)| *p == key) {
-            members.push(column);
-            return;
-        }
-        self.buckets[k].push((key, vec![column]));
-        self.len += 1;
-        let chain = self.buckets[k].len();
-        if chain > TREEIFY_CHAIN && self.buckets.len() < MIN_TREE_BUCKETS {
-            self.grow();
-        }
-        if self.len > self.buckets.len() / 4 * 3 {
-            self.grow();
-        }
-    }
-
-    /// Doubles the buckets; each keeps its entries' relative order (Java splits a
-    /// bucket into a low and a high list, both in order).
-    fn grow(&mut self) {
-        let old = std::mem::take(&mut self.buckets);
-        self.buckets = vec![Vec::new(); old.len() * 2];
-        for (key, members) in old.into_iter().flatten() {
-            let k = self.bucket_of(key);
-            self.buckets[k].push((key, members));
-        }
-    }
-
-    /// Each class's columns, in the map's iteration order.
-    fn classes(&self) -> impl Iterator<Item = &Vec<usize>> {
-        self.buckets.iter().flatten().map(|(_, members)| members)
-    }
+/// `ClassLabel.hashCode()`: `31 * (31 + a) + b` in wrapping `int` arithmetic.
+fn label_hash((a, b): LabelPair) -> i32 {
+    31i32.wrapping_mul(31i32.wrapping_add(a)).wrapping_add(b)
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use spores_exec::io::metadata::{self, Metadata};
 
-use super::{Column, Frame, ValueType};
+use super::{transform, Column, Frame, FrameError, ValueType};
 use crate::runtime::args::{number_arg, OpResult};
-use crate::runtime::error::{FrameError, RuntimeError};
+use crate::runtime::error::RuntimeError;
 use crate::runtime::value::Value;
 
 /// `as.frame(x)`: a matrix with each column of the narrowest type holding it, a scalar as
@@ -223,4 +223,43 @@ pub fn read(file: &str, header: bool, sep: &str) -> OpResult {
         &sep,
         schema.as_deref(),
     )?)))
+}
+
+/// A frame argument of `op`, or an error naming what was given.
+fn frame_arg<'a>(v: &'a Value, op: &'static str) -> Result<&'a Frame, RuntimeError> {
+    match v {
+        Value::Frame(f) => Ok(f),
+        other => Err(crate::runtime::error::ArgError::NotAFrame {
+            op,
+            found: other.type_name(),
+        }
+        .into()),
+    }
+}
+
+fn spec_arg(v: &Value, op: &'static str) -> Result<Arc<str>, RuntimeError> {
+    Ok(crate::runtime::args::string_arg(v, (op, "spec"))?)
+}
+
+/// `[X, M] = transformencode(target=F, spec=s)`.
+pub fn transform_encode(args: &[Value]) -> Result<Vec<Value>, RuntimeError> {
+    let f = frame_arg(&args[0], "transformencode")?;
+    let (x, meta) = transform::encode(f, &spec_arg(&args[1], "transformencode")?)?;
+    Ok(vec![Value::matrix(x), Value::Frame(Arc::new(meta))])
+}
+
+/// `transformapply(target=F, spec=s, meta=M)`.
+pub fn transform_apply(args: &[Value]) -> OpResult {
+    let f = frame_arg(&args[0], "transformapply")?;
+    let meta = frame_arg(&args[2], "transformapply")?;
+    let x = transform::apply(f, &spec_arg(&args[1], "transformapply")?, meta)?;
+    Ok(Value::matrix(x))
+}
+
+/// `transformdecode(target=X, spec=s, meta=M)`.
+pub fn transform_decode(args: &[Value]) -> OpResult {
+    let x = crate::runtime::args::matrix_arg(&args[0], "transformdecode")?;
+    let meta = frame_arg(&args[2], "transformdecode")?;
+    let f = transform::decode(x, &spec_arg(&args[1], "transformdecode")?, meta)?;
+    Ok(Value::Frame(Arc::new(f)))
 }

@@ -19,9 +19,8 @@ use std::sync::Arc;
 
 use spores_exec::{DenseMatrix, Matrix};
 
-use super::error::FrameError;
-
 pub mod builtins;
+pub mod transform;
 use crate::number::{format_double, format_float};
 
 /// The value type of a frame column, SystemDS's names in order of generality: a column of
@@ -801,6 +800,70 @@ fn float_pattern(s: &str) -> bool {
         !e.is_empty() && digits(e)
     });
     !whole.is_empty() && digits(whole) && digits(fraction) && exponent_ok
+}
+
+/// An operation on a frame that does not fit it.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    #[error("frame cell [{row}, {col}] is \"{text}\", not a number")]
+    NotANumber {
+        row: usize,
+        col: usize,
+        text: String,
+    },
+    #[error("frame cell [{row}, {col}] is \"{text}\", not a value of type {ty}")]
+    NotOfType {
+        row: usize,
+        col: usize,
+        text: String,
+        ty: &'static str,
+    },
+    #[error("the {what} names {given} columns, the frame has {cols}")]
+    SchemaLength {
+        what: &'static str,
+        given: usize,
+        cols: usize,
+    },
+    #[error(
+        "unknown frame value type \"{name}\" (one of STRING, FP64, FP32, INT64, INT32, BOOLEAN)"
+    )]
+    UnknownType { name: String },
+    #[error("frame assignment: the target is {}x{}, the value {}x{}", target.0, target.1, value.0, value.1)]
+    AssignShape {
+        target: (usize, usize),
+        value: (usize, usize),
+    },
+    #[error("{op}: left is {}x{}, right is {}x{}", left.0, left.1, right.0, right.1)]
+    Bind {
+        op: &'static str,
+        left: (usize, usize),
+        right: (usize, usize),
+    },
+    #[error("`{op}` needs two frames or two matrices, got a {left} and a {right}")]
+    Mixed {
+        op: &'static str,
+        left: &'static str,
+        right: &'static str,
+    },
+    #[error("`as.scalar` of a frame needs a 1x1 frame, got {rows}x{cols}")]
+    NotOneCell { rows: usize, cols: usize },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: line {line} has {found} fields, the frame {expected} columns", path.display())]
+    Ragged {
+        path: std::path::PathBuf,
+        line: usize,
+        found: usize,
+        expected: usize,
+    },
+    #[error("frames are written as csv, not `{format}`")]
+    WriteFormat { format: String },
+    #[error("read: a frame is read from csv, not format=\"{format}\"")]
+    ReadFormat { format: String },
 }
 
 #[cfg(test)]

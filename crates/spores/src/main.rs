@@ -423,7 +423,7 @@ struct RunFlags {
     /// them into one pass (for comparison).
     #[arg(long)]
     no_fuse: bool,
-    /// Directory of DML-bodied builtins: a call of an unknown `NAME` runs `m_NAME` from
+    /// Directory of DML-bodied builtins: a call of an unknown `NAME` runs `m_NAME` (`f_NAME`, `s_NAME`) from
     /// DIR/NAME.dml (default: $SYSTEMDS_ROOT/scripts/builtin when SYSTEMDS_ROOT is set).
     #[arg(long, value_name = "DIR")]
     builtins: Option<PathBuf>,

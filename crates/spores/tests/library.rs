@@ -115,7 +115,7 @@ fn unknown_functions_say_where_they_were_looked_for() {
     let d = error("x = nofunction(1)\n", with_builtins());
     let message = &d.diagnostic().message;
     assert!(
-        message.contains("defines neither `m_nofunction` nor `s_nofunction`"),
+        message.contains("defines none of `m_nofunction`, `f_nofunction` and `s_nofunction`"),
         "{message}"
     );
 }

@@ -627,6 +627,7 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         ],
     ),
     of_target(Builtin::DetectSchema, "detectSchema", Computed),
+    of_target(Builtin::ColNames, "colnames", Computed),
     BuiltinSpec {
         results: &["X", "M"],
         ..named(

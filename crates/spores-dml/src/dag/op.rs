@@ -203,6 +203,8 @@ pub enum Builtin {
     Frame,
     /// `detectSchema(F)`: the value type each column's cells fit, as a one-row frame.
     DetectSchema,
+    /// `colnames(F)`: the column names, as a one-row frame.
+    ColNames,
     /// `[X, M] = transformencode(target, spec)`: a frame encoded as a matrix, and the
     /// metadata frame that encodes it.
     TransformEncode,

@@ -211,7 +211,7 @@ impl Library {
         }
     }
 
-    /// `NAME.dml` in the builtin directory, function `m_NAME` or `s_NAME`.
+    /// `NAME.dml` in the builtin directory, function `m_NAME`, `f_NAME` or `s_NAME`.
     fn builtin(&self, name: &str, span: Span) -> Result<ResolvedFunction, Diagnostic> {
         let Some(dir) = &self.builtin_dir else {
             return Err(Diagnostic::new(
@@ -236,14 +236,20 @@ impl Library {
         }
         let id = self.load_file(&path, name, span)?;
         let unit = self.unit(id);
-        for candidate in [format!("m_{name}"), format!("s_{name}")] {
+        // SystemDS names a builtin's function after its first argument's type: `m_` for
+        // a matrix, `f_` for a frame, `s_` for a scalar; each file defines one of them.
+        for candidate in [
+            format!("m_{name}"),
+            format!("f_{name}"),
+            format!("s_{name}"),
+        ] {
             if unit.functions.contains_key(&candidate) {
                 return Ok(self.resolved(&unit, &candidate, name));
             }
         }
         Err(Diagnostic::new(
             format!(
-                "the builtin file {} defines neither `m_{name}` nor `s_{name}`",
+                "the builtin file {} defines none of `m_{name}`, `f_{name}` and `s_{name}`",
                 path.display()
             ),
             span,

@@ -349,6 +349,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             Builtin::AsScalar => return frames::as_scalar(f),
             Builtin::AsMatrix => return Ok(Value::matrix(f.to_matrix()?)),
             Builtin::DetectSchema => return Ok(Value::Frame(Arc::new(f.detect_schema()))),
+            Builtin::ColNames => return Ok(Value::Frame(Arc::new(f.column_names()))),
             _ => {}
         }
     }
@@ -406,8 +407,8 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Builtin::Frame => frames::construct(args),
         Builtin::TransformApply => frames::transform_apply(args),
         Builtin::TransformDecode => frames::transform_decode(args),
-        Builtin::DetectSchema => Err(ArgError::NotAFrame {
-            op: "detectSchema",
+        Builtin::DetectSchema | Builtin::ColNames => Err(ArgError::NotAFrame {
+            op: b.name(),
             found: args[0].type_name(),
         }
         .into()),

@@ -505,6 +505,16 @@ impl Frame {
         Frame::new(1, None, columns)
     }
 
+    /// `colnames(F)`: one `STRING` row of the column names.
+    pub fn column_names(&self) -> Frame {
+        let columns = self
+            .names()
+            .into_iter()
+            .map(|n| Column::Text(vec![Some(Arc::from(n))]))
+            .collect();
+        Frame::new(1, None, columns)
+    }
+
     /// `toString(F)`: SystemDS's header lines, then `rows` x `cols` of the cells.
     pub fn to_text(
         &self,

@@ -113,8 +113,8 @@ def test_runtime_errors_and_stop():
 
 
 def test_unsupported_constructs():
-    with pytest.raises(spores.UnsupportedError):
-        spores.run("f = function(Frame[String] F) return (int n) { n = 1 }\nn = f(1)\n")
+    with pytest.raises(spores.UnsupportedError, match="cannot find the sourced file"):
+        spores.run('source("no/such/library.dml") as lib\nx = lib::f(1)\n')
 
 
 def test_bad_input_types():

@@ -145,3 +145,18 @@ print(toString(D))
         &["`transformencode` needs a frame, got a matrix"],
     );
 }
+
+/// Frames in lists: `append` adds a frame as one element, and the casts take it out of a
+/// one-element list (as SystemDS's own `incSliceLine` does).
+#[test]
+fn frames_live_in_lists() {
+    let src = r#"L = append(list(), frame("a", rows=1, cols=2))
+L = append(L, frame("b", rows=2, cols=1))
+print(length(L))
+print(toString(as.frame(L[2])))
+"#;
+    assert_eq!(
+        run_dml("frames_lists.dml", src).unwrap(),
+        "2\n# FRAME: nrow = 2, ncol = 1\n# C1\n# STRING\nb\nb\n\n"
+    );
+}

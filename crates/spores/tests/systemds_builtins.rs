@@ -57,6 +57,7 @@ const MUST_MATCH: &[&str] = &[
     "img",
     "img_linearized",
     "impurityMeasures",
+    "incSliceLine",
     "imputeByFD",
     "imputeByKNN",
     "imputeByMean",

@@ -164,6 +164,7 @@ pub fn unwrap_cast_args(b: Builtin, args: &[Value]) -> Option<Result<Vec<Value>,
     let casts = matches!(
         b,
         Builtin::AsMatrix
+            | Builtin::AsFrame
             | Builtin::AsScalar
             | Builtin::AsDouble
             | Builtin::AsInteger

@@ -353,7 +353,9 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             _ => {}
         }
     }
+    // Frames side by side (a list first is a list's `append`, below).
     if matches!(b, Builtin::Cbind | Builtin::Rbind | Builtin::Append)
+        && !matches!(args[0], Value::List(_))
         && args.iter().any(|a| matches!(a, Value::Frame(_)))
     {
         let op = if b == Builtin::Rbind {

@@ -160,3 +160,27 @@ print(toString(as.frame(L[2])))
         "2\n# FRAME: nrow = 2, ncol = 1\n# C1\n# STRING\nb\nb\n\n"
     );
 }
+
+/// `map` evaluates the Java lambdas SystemDS's builtins write and names what it cannot.
+#[test]
+fn map_lambdas_outside_the_known_forms_are_named() {
+    let frame = "F = frame([\"ab\", \"c\"], rows=2, cols=1)\n";
+    for (lambda, needle) in [
+        ("x -> x.frobnicate()", "`String.frobnicate` is not a method"),
+        ("x -> Foo.bar(x)", "`Foo.bar` is not a function"),
+        ("x -> y.length()", "`y.length` is not a function"),
+        ("x.length()", "is not `x -> expression`"),
+        ("x -> x.substring(5)", "index 5 out of bounds"),
+    ] {
+        assert_fails(
+            "map_lambda.dml",
+            &format!("{frame}G = map(F, \"{lambda}\")\nprint(toString(G))\n"),
+            &["map: ", needle],
+        );
+    }
+    assert_fails(
+        "map_margin.dml",
+        &format!("{frame}G = map(F, \"x -> x\", 1)\nprint(toString(G))\n"),
+        &["margin=1"],
+    );
+}

@@ -628,6 +628,12 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     ),
     of_target(Builtin::DetectSchema, "detectSchema", Computed),
     of_target(Builtin::ColNames, "colnames", Computed),
+    // `margin` 0: each cell; SystemDS's row-wise lambdas (`margin=1`) are refused.
+    named(
+        Builtin::Map,
+        "map",
+        &[req("target"), req("func"), opt("margin", Int(0))],
+    ),
     BuiltinSpec {
         results: &["X", "M"],
         ..named(

@@ -205,6 +205,8 @@ pub enum Builtin {
     DetectSchema,
     /// `colnames(F)`: the column names, as a one-row frame.
     ColNames,
+    /// `map(F, "x -> ...")`: a Java lambda of every cell, as a frame of strings.
+    Map,
     /// `[X, M] = transformencode(target, spec)`: a frame encoded as a matrix, and the
     /// metadata frame that encodes it.
     TransformEncode,

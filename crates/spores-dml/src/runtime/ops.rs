@@ -407,6 +407,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Builtin::AsList => Ok(list::as_list(&args[0])),
         Builtin::AsFrame => frames::as_frame(&args[0]),
         Builtin::Frame => frames::construct(args),
+        Builtin::Map => frames::map(args),
         Builtin::TransformApply => frames::transform_apply(args),
         Builtin::TransformDecode => frames::transform_decode(args),
         Builtin::DetectSchema | Builtin::ColNames => Err(ArgError::NotAFrame {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use spores_exec::io::metadata::{self, Metadata};
 
-use super::{transform, Column, Frame, FrameError, ValueType};
+use super::{lambda::Lambda, transform, Column, Frame, FrameError, ValueType};
 use crate::runtime::args::{number_arg, OpResult};
 use crate::runtime::error::RuntimeError;
 use crate::runtime::value::Value;
@@ -262,4 +262,17 @@ pub fn transform_decode(args: &[Value]) -> OpResult {
     let meta = frame_arg(&args[2], "transformdecode")?;
     let f = transform::decode(x, &spec_arg(&args[1], "transformdecode")?, meta)?;
     Ok(Value::Frame(Arc::new(f)))
+}
+
+/// `map(F, "x -> ...", margin)`: the lambda of every cell (`margin=0`).
+pub fn map(args: &[Value]) -> OpResult {
+    let f = frame_arg(&args[0], "map")?;
+    let text = crate::runtime::args::string_arg(&args[1], ("map", "func"))?;
+    if number_arg(&args[2], ("map", "margin"))? != 0.0 {
+        return Err(
+            FrameError::Lambda("row-wise lambdas (margin=1) are not supported".into()).into(),
+        );
+    }
+    let lambda = Lambda::parse(&text)?;
+    Ok(Value::Frame(Arc::new(f.map(|cell| lambda.apply(cell))?)))
 }

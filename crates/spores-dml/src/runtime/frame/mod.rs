@@ -20,6 +20,7 @@ use std::sync::Arc;
 use spores_exec::{DenseMatrix, Matrix};
 
 pub mod builtins;
+pub mod lambda;
 pub mod transform;
 use crate::number::{format_double, format_float};
 
@@ -505,6 +506,19 @@ impl Frame {
         Frame::new(1, None, columns)
     }
 
+    /// `map(F, f)`: `f` of every cell's text (`null` cells stay `null`), all strings.
+    pub fn map(&self, f: impl Fn(&str) -> Result<String, FrameError>) -> Result<Frame, FrameError> {
+        let columns = (0..self.cols())
+            .map(|j| {
+                (0..self.rows)
+                    .map(|i| self.text(i, j).map(|t| f(&t).map(Arc::from)).transpose())
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Column::Text)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Frame::new(self.rows, self.names.clone(), columns))
+    }
+
     /// `colnames(F)`: one `STRING` row of the column names.
     pub fn column_names(&self) -> Frame {
         let columns = self
@@ -874,6 +888,9 @@ pub enum FrameError {
     WriteFormat { format: String },
     #[error("read: a frame is read from csv, not format=\"{format}\"")]
     ReadFormat { format: String },
+    /// A `map` lambda outside the Java forms spores evaluates, or failing on a cell.
+    #[error("map: {0}")]
+    Lambda(String),
 }
 
 #[cfg(test)]

@@ -368,25 +368,34 @@ print(sum(t(X) %*% (X %*% v)))
     }
 }
 
-/// Integer loop bounds above 2^53 count exactly; doubles there are refused.
+/// Loops count in 64-bit integers, exactly above 2^53, whatever the type of the bounds.
 #[test]
 fn loops_count_exactly_beyond_two_to_the_fifty_three() {
+    let printed = |src: &str| -> Vec<String> {
+        let out = run_script(src, RunOptions::default()).expect("the loops run");
+        out.lines().map(str::to_string).collect()
+    };
+    let big = ["9007199254740992", "9007199254740993", "9007199254740994"];
     let src = "for (i in 9007199254740992:9007199254740994) print(i)\nfor (i in 9223372036854775806:9223372036854775807) print(i)\n";
-    let out = run_script(src, RunOptions::default()).expect("the loops run");
     assert_eq!(
-        out.lines().collect::<Vec<_>>(),
-        [
-            "9007199254740992",
-            "9007199254740993",
-            "9007199254740994",
-            "9223372036854775806",
-            "9223372036854775807"
-        ]
+        printed(src),
+        [&big[..], &["9223372036854775806", "9223372036854775807"]].concat()
     );
-    let src = "for (i in 9007199254740992.0:9007199254740994.0) print(i)\n";
+    // Double bounds count in integers too, from the bounds truncated toward zero, as
+    // SystemDS's loops do (the variable is an integer: `0.5:2` runs 0, 1, 2).
+    let src = "for (i in 9007199254740992.0:9007199254740994.0) print(i)\n\
+               for (k in 0.5:2) print(k)\nfor (k in -1.5:-0.5) print(k)\n";
+    assert_eq!(
+        printed(src),
+        [&big[..], &["0", "1", "2", "-1", "0"]].concat()
+    );
+    let src = "for (k in seq(1, 3, 0.5)) print(k)\n";
     let err = run_script(src, RunOptions::default()).unwrap_err();
     let text = err.diagnostic().render("t.dml", src);
-    assert!(text.contains("goes past 2^53"), "{text}");
+    assert!(
+        text.contains("loop increment must be a non-zero integer, got 0.5"),
+        "{text}"
+    );
 }
 
 /// A NaN or infinite loop bound is an error naming it, as `seq` with one is, not a loop

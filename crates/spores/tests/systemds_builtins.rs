@@ -35,6 +35,7 @@ const MUST_MATCH: &[&str] = &[
     "components",
     "confusionMatrix",
     "cor",
+    "correctTypos",
     "cox",
     "cspline",
     "cvlm",

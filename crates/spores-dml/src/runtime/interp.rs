@@ -200,67 +200,48 @@ impl<'w> Interpreter<'w> {
                 ));
             }
         }
-        let step = match (&by_v, by) {
+        let incr = match (&by_v, by) {
             (Some(v), Some(e)) => number(v, e)?,
-            _ if a <= b => 1.0,
+            _ if java_long(a) <= java_long(b) => 1.0,
             _ => -1.0,
         };
-        if step == 0.0 || !step.is_finite() {
-            return Err(Diagnostic::new(
-                format!("loop increment must be a non-zero number, got {step}"),
-                span,
-            ));
+        // As SystemDS's `ForProgramBlock`: the doubles only decide whether the loop runs
+        // at all; it then counts in 64-bit integers from the bounds truncated toward zero
+        // (`for (k in 0.5:2)` runs k = 0, 1, 2), so the variable is always an integer,
+        // exact at any size.
+        if !incr.is_finite() || (a > b && incr > 0.0) || (a < b && incr < 0.0) {
+            return Ok(());
         }
-        // Integer bounds count in integers, exactly at any size (a double counter skips
-        // and repeats values above 2^53).
-        if let (Value::Int(first), Value::Int(last)) = (&from_v, &to_v) {
-            let step = match &by_v {
-                None => Some(if first <= last { 1 } else { -1 }),
-                Some(Value::Int(s)) => Some(*s),
-                Some(_) => None,
-            };
-            if let Some(step) = step {
-                let trips = (i128::from(*last) - i128::from(*first)) / i128::from(step) + 1;
-                let outer = self.enter_loop(u64::try_from(trips.max(0)).unwrap_or(u64::MAX));
-                let mut x = *first;
-                let mut result = Ok(());
-                while (step > 0 && x <= *last) || (step < 0 && x >= *last) {
-                    env.insert(var.to_string(), Value::Int(x));
-                    result = self.exec_stmts(body, env);
-                    if result.is_err() {
-                        break;
-                    }
-                    match x.checked_add(step) {
-                        Some(next) => x = next,
-                        None => break,
-                    }
-                }
-                self.runs_ahead = outer;
-                return result;
-            }
-        }
-        const EXACT: f64 = 9007199254740992.0; // 2^53
-        if a.abs().max(b.abs()) + step.abs() > EXACT {
+        let (first, last) = match (&from_v, &to_v) {
+            (Value::Int(f), Value::Int(l)) => (*f, *l),
+            _ => (java_long(a), java_long(b)),
+        };
+        let step = match &by_v {
+            Some(Value::Int(s)) => *s,
+            _ => java_long(incr),
+        };
+        if step == 0 {
             return Err(Diagnostic::new(
                 format!(
-                    "loop from {a} to {b} by {step} goes past 2^53, where doubles cannot \
-                     count by {step} exactly; use integer bounds"
+                    "loop increment must be a non-zero integer, got {}",
+                    crate::number::format_double(incr)
                 ),
                 span,
             ));
         }
-        let iterations = ((b - a) / step).floor();
-        if iterations < 0.0 {
-            return Ok(());
-        }
-        let outer = self.enter_loop((iterations as u64).saturating_add(1));
+        let trips = (i128::from(last) - i128::from(first)) / i128::from(step) + 1;
+        let outer = self.enter_loop(u64::try_from(trips.max(0)).unwrap_or(u64::MAX));
+        let mut x = first;
         let mut result = Ok(());
-        for k in 0..=(iterations as u64) {
-            let x = a + k as f64 * step;
-            env.insert(var.to_string(), Value::Double(x));
+        while (step > 0 && x <= last) || (step < 0 && x >= last) {
+            env.insert(var.to_string(), Value::Int(x));
             result = self.exec_stmts(body, env);
             if result.is_err() {
                 break;
+            }
+            match x.checked_add(step) {
+                Some(next) => x = next,
+                None => break,
             }
         }
         self.runs_ahead = outer;
@@ -893,6 +874,12 @@ fn bind_param(
         )),
         (_, v) => Ok(v),
     }
+}
+
+/// SystemDS's `UtilFunctions.toLong`: toward zero after a nudge of 2^-53 away from it,
+/// saturating as Java's `(long)` cast.
+fn java_long(v: f64) -> i64 {
+    (v.signum() * (v.abs() + f64::EPSILON / 2.0).floor()) as i64
 }
 
 /// How many statements from `start` on are `name = read(...)` assignments, one after

@@ -1,7 +1,8 @@
 //! `map(F, "x -> ...")`: the Java lambda SystemDS compiles for each cell, read and
 //! evaluated here for the forms SystemDS's own scripts write: a chain of `String` methods
 //! on the cell (`x.replaceAll("[.]", "").toLowerCase()`, `x.length()`, `s.equals("a")`,
-//! `x.substring(0, 3)`, ...), SystemDS's `UtilFunctions.splitRecodeEntry(s)[k]`, and the
+//! `x.substring(0, 3)`, ...), `condition ? a : b`, SystemDS's
+//! `UtilFunctions.splitRecodeEntry(s)[k]` and `UtilFunctions.getAsciiAtIdx(s, i)`, and the
 //! conversions `Integer.valueOf`, `Integer.parseInt`, `Double.parseDouble` and
 //! `String.valueOf`. Each result is written as Java's `toString` writes it, so the mapped
 //! frame is all strings, as in SystemDS. A lambda outside these forms is an error naming
@@ -66,6 +67,8 @@ enum Expr {
     Static(String, Vec<Expr>),
     /// `target[k]`
     Element(Box<Expr>, Box<Expr>),
+    /// `condition ? then : otherwise`
+    Choose(Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
 /// A compiled `x -> body`, applied with [`Lambda::apply`].
@@ -120,6 +123,15 @@ fn eval(e: &Expr, x: &str) -> Result<JavaValue, FrameError> {
                     .ok_or_else(|| FrameError::Lambda(format!("array index {k} out of bounds")))?,
             )
         }
+        Expr::Choose(condition, then, otherwise) => match eval(condition, x)? {
+            JavaValue::Bool(true) => eval(then, x)?,
+            JavaValue::Bool(false) => eval(otherwise, x)?,
+            other => {
+                return Err(FrameError::Lambda(format!(
+                    "`? :` needs a boolean condition, got {other:?}"
+                )))
+            }
+        },
         Expr::Static(name, args) => {
             let args = args
                 .iter()
@@ -171,6 +183,20 @@ fn statics(name: &str, args: &[JavaValue]) -> Result<JavaValue, FrameError> {
             }
         },
         "String.valueOf" => JavaValue::Str(one()?.clone().text()?),
+        // The character code at 1-based `idx`, 0 outside the string.
+        "UtilFunctions.getAsciiAtIdx" => match args {
+            [s, idx] => {
+                let units: Vec<u16> = s.string(name)?.encode_utf16().collect();
+                let k = idx.int(name)?;
+                JavaValue::Int(
+                    usize::try_from(k - 1)
+                        .ok()
+                        .and_then(|k| units.get(k))
+                        .map_or(0, |&u| i64::from(u)),
+                )
+            }
+            _ => return Err(FrameError::Lambda(format!("`{name}` takes two arguments"))),
+        },
         _ => {
             return Err(FrameError::Lambda(format!(
                 "`{name}` is not a function spores knows in a lambda"
@@ -355,6 +381,24 @@ impl Parser<'_> {
     }
 
     fn expr(&mut self) -> Result<Expr, FrameError> {
+        let condition = self.chain()?;
+        if !self.eat(b'?') {
+            return Ok(condition);
+        }
+        let then = self.expr()?;
+        if !self.eat(b':') {
+            return Err(self.error("expected `:`"));
+        }
+        let otherwise = self.expr()?;
+        Ok(Expr::Choose(
+            Box::new(condition),
+            Box::new(then),
+            Box::new(otherwise),
+        ))
+    }
+
+    /// A primary expression and the method calls and indexing after it.
+    fn chain(&mut self) -> Result<Expr, FrameError> {
         let mut e = self.primary()?;
         loop {
             if self.eat(b'.') {
@@ -484,6 +528,10 @@ mod tests {
             "12"
         );
         assert_eq!(map("s -> Double.parseDouble(s)", "2"), "2.0");
+        assert_eq!(map("s -> s.equals(\"a\") ? \"b\" : s", "a"), "b");
+        assert_eq!(map("s -> s.equals(\"a\") ? \"b\" : s", "c"), "c");
+        assert_eq!(map("s -> UtilFunctions.getAsciiAtIdx(s, 2)", "ab"), "98");
+        assert_eq!(map("s -> UtilFunctions.getAsciiAtIdx(s, 3)", "ab"), "0");
         for bad in [
             "x.length()",
             "x -> y.length()",

@@ -184,3 +184,30 @@ fn map_lambdas_outside_the_known_forms_are_named() {
         &["margin=1"],
     );
 }
+
+/// `tokenize` runs SystemDS's `split` tokenizer with `position` output and refuses the
+/// others by name.
+#[test]
+fn tokenize_refuses_what_it_does_not_build() {
+    let frame = "F = frame([\"1\", \"a b\"], rows=1, cols=2)\n";
+    for (spec, needle) in [
+        (
+            r#"{\"algo\": \"ngram\", \"out\": \"position\", \"id_cols\": [1], \"tokenize_col\": 2}"#,
+            "tokenize algo \"ngram\"",
+        ),
+        (
+            r#"{\"algo\": \"split\", \"out\": \"count\", \"id_cols\": [1], \"tokenize_col\": 2}"#,
+            "tokenize out \"count\"",
+        ),
+        (
+            r#"{\"algo\": \"split\", \"out\": \"position\", \"id_cols\": [3], \"tokenize_col\": 2}"#,
+            "among the frame's 2",
+        ),
+    ] {
+        assert_fails(
+            "tokenize_spec.dml",
+            &format!("{frame}W = tokenize(target=F, spec=\"{spec}\", max_tokens=5)\nprint(toString(W))\n"),
+            &[needle],
+        );
+    }
+}

@@ -634,6 +634,11 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         "map",
         &[req("target"), req("func"), opt("margin", Int(0))],
     ),
+    named(
+        Builtin::Tokenize,
+        "tokenize",
+        &[req("target"), req("spec"), opt("max_tokens", Int(1000))],
+    ),
     BuiltinSpec {
         results: &["X", "M"],
         ..named(

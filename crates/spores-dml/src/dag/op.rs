@@ -207,6 +207,8 @@ pub enum Builtin {
     ColNames,
     /// `map(F, "x -> ...")`: a Java lambda of every cell, as a frame of strings.
     Map,
+    /// `tokenize(target, spec, max_tokens)`: one row per word of a frame's text column.
+    Tokenize,
     /// `[X, M] = transformencode(target, spec)`: a frame encoded as a matrix, and the
     /// metadata frame that encodes it.
     TransformEncode,

@@ -408,6 +408,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Builtin::AsFrame => frames::as_frame(&args[0]),
         Builtin::Frame => frames::construct(args),
         Builtin::Map => frames::map(args),
+        Builtin::Tokenize => frames::tokenize(args),
         Builtin::TransformApply => frames::transform_apply(args),
         Builtin::TransformDecode => frames::transform_decode(args),
         Builtin::DetectSchema | Builtin::ColNames => Err(ArgError::NotAFrame {

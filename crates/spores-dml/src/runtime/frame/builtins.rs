@@ -276,3 +276,13 @@ pub fn map(args: &[Value]) -> OpResult {
     let lambda = Lambda::parse(&text)?;
     Ok(Value::Frame(Arc::new(f.map(|cell| lambda.apply(cell))?)))
 }
+
+/// `tokenize(target=F, spec=s, max_tokens=n)`.
+pub fn tokenize(args: &[Value]) -> OpResult {
+    let f = frame_arg(&args[0], "tokenize")?;
+    let spec = spec_arg(&args[1], "tokenize")?;
+    let max_tokens = count(&args[2], "max_tokens")?;
+    Ok(Value::Frame(Arc::new(super::tokenize::tokenize(
+        f, &spec, max_tokens,
+    )?)))
+}

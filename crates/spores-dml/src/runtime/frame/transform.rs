@@ -471,7 +471,7 @@ pub fn decode(x: &Matrix, spec: &str, meta: &Frame) -> Result<Frame, TransformEr
 
 /// A transform spec: SystemDS's lenient JSON (keys and words need no quotes).
 #[derive(Clone, Debug, PartialEq)]
-enum Json {
+pub(super) enum Json {
     Object(Vec<(String, Json)>),
     Array(Vec<Json>),
     Str(String),
@@ -482,7 +482,7 @@ enum Json {
 }
 
 impl Json {
-    fn parse(text: &str) -> Result<Json, TransformError> {
+    pub(super) fn parse(text: &str) -> Result<Json, TransformError> {
         let mut p = JsonParser {
             s: text.as_bytes(),
             at: 0,

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_fails, run_dml, temp_file};
+use common::{assert_fails, run_dml, run_dml_with, temp_file};
 
 #[test]
 fn a_written_frame_reads_back_with_its_schema_and_names() {
@@ -78,6 +78,20 @@ fn frames_that_do_not_fit_are_clear_errors() {
         "F = frame(\"1\", rows=2, cols=2)\nprint(sum(F %*% F))\n",
         &["frame"],
     );
+    // Frames ask the memory budget before they are built.
+    for (src, says) in [
+        (
+            "F = frame(\"x\", rows=100000, cols=10)\nprint(nrow(F))\n",
+            "frame needs about 16.0 MB, more than the memory budget",
+        ),
+        (
+            "F = as.frame(rand(rows=1000, cols=100, seed=1))\nprint(nrow(F))\n",
+            "as.frame needs about 1.6 MB, more than the memory budget",
+        ),
+    ] {
+        let err = run_dml_with("frame_budget.dml", src, &["--memory", "1M"]).unwrap_err();
+        assert!(err.contains(says), "{err}");
+    }
     let ragged = temp_file("frames-ragged.csv", "a,b\n1,2\n3\n");
     assert_fails(
         "frame_ragged.dml",

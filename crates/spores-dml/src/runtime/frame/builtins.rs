@@ -18,7 +18,7 @@ use crate::runtime::value::Value;
 pub fn as_frame(v: &Value) -> OpResult {
     Ok(Value::Frame(Arc::new(match v {
         Value::Frame(f) => return Ok(Value::Frame(f.clone())),
-        Value::Matrix(m) => Frame::from_matrix(m),
+        Value::Matrix(m) => Frame::from_matrix(m)?,
         Value::Str(s) => Frame::new(1, None, vec![Column::Text(vec![Some(s.clone())])]),
         scalar => {
             let (ty, x) = match scalar {
@@ -38,8 +38,8 @@ pub fn as_frame(v: &Value) -> OpResult {
     })))
 }
 
-/// The cells a `frame(data, ...)` call or a `schema=`/`colnames=` argument lists: a list's
-/// elements or one scalar, as text.
+/// The cells a `frame(data, ...)` call or a `schema=` argument lists: a list's elements or
+/// one scalar, as text.
 fn texts(v: &Value, what: &'static str) -> Result<Vec<Option<Arc<str>>>, RuntimeError> {
     let text = |v: &Value| -> Result<Option<Arc<str>>, RuntimeError> {
         match v {
@@ -147,7 +147,7 @@ pub fn bind(op: &'static str, a: &Value, b: &Value) -> OpResult {
     let frame = |v: &Value| -> Result<Frame, RuntimeError> {
         match v {
             Value::Frame(f) => Ok((**f).clone()),
-            Value::Matrix(m) => Ok(Frame::from_matrix(m)),
+            Value::Matrix(m) => Ok(Frame::from_matrix(m)?),
             _ => Err(FrameError::Mixed {
                 op,
                 left: a.type_name(),

@@ -304,7 +304,8 @@ impl Frame {
     }
 
     /// `as.frame(X)`: each column of the narrowest type that holds its cells.
-    pub fn from_matrix(m: &Matrix) -> Frame {
+    pub fn from_matrix(m: &Matrix) -> Result<Frame, FrameError> {
+        spores_exec::memory::ensure_fits("as.frame", 16.0 * m.shape().cells() as f64)?;
         let dense = m.to_dense();
         let columns = (0..m.cols())
             .map(|j| {
@@ -320,7 +321,7 @@ impl Frame {
                 Column::Number { ty, values }
             })
             .collect();
-        Frame::new(m.rows(), None, columns)
+        Ok(Frame::new(m.rows(), None, columns))
     }
 
     /// `frame(data, rows, cols, schema, colnames)`: the cells of `data` row by row, repeated
@@ -332,6 +333,8 @@ impl Frame {
         schema: Option<Vec<ValueType>>,
         names: Option<Vec<String>>,
     ) -> Result<Frame, FrameError> {
+        // A string cell takes 16 bytes before its text.
+        spores_exec::memory::ensure_fits("frame", 16.0 * rows as f64 * cols as f64)?;
         let schema = schema.unwrap_or_else(|| vec![ValueType::String; cols]);
         if schema.len() != cols {
             return Err(FrameError::SchemaLength {
@@ -892,6 +895,9 @@ pub enum FrameError {
     /// A `map` lambda outside the Java forms spores evaluates, or failing on a cell.
     #[error("map: {0}")]
     Lambda(String),
+    /// A frame that would not fit the memory budget (`--memory`).
+    #[error(transparent)]
+    Budget(#[from] spores_exec::ExecError),
 }
 
 #[cfg(test)]
@@ -922,7 +928,7 @@ mod tests {
                 1.0,
             ],
         );
-        let f = Frame::from_matrix(&m);
+        let f = Frame::from_matrix(&m).unwrap();
         assert_eq!(
             f.schema(),
             vec![
@@ -950,7 +956,7 @@ mod tests {
         assert_eq!(g.text(1, 0).as_deref(), Some("c"));
         let r = g.rbind(&g).unwrap();
         assert_eq!((r.rows(), r.cols()), (4, 2));
-        let f = Frame::from_matrix(&matrix(2, 1, &[7.0, 8.0]));
+        let f = Frame::from_matrix(&matrix(2, 1, &[7.0, 8.0])).unwrap();
         let c = f.cbind(&g).unwrap();
         assert_eq!(c.names(), vec!["C1", "C2", "C3"]);
         let s = c.slice(1..2, 0..2);

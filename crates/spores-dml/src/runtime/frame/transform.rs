@@ -312,6 +312,7 @@ fn encode_with(
     metas: &[ColumnMeta],
 ) -> Result<Matrix, TransformError> {
     let total: usize = roles.iter().zip(metas).map(|(&r, m)| width(r, m)).sum();
+    spores_exec::memory::ensure_fits("transformencode", 8.0 * (frame.rows() * total) as f64)?;
     let mut out = DenseMatrix::zeros(frame.rows(), total);
     let mut at = 0;
     for (j, (role, meta)) in roles.iter().zip(metas).enumerate() {
@@ -634,6 +635,9 @@ pub enum TransformError {
         "transformdecode: the matrix has {found} columns, the spec and metadata make {expected}"
     )]
     DecodeWidth { found: usize, expected: usize },
+    /// A result that would not fit the memory budget (`--memory`).
+    #[error(transparent)]
+    Budget(#[from] spores_exec::ExecError),
 }
 
 #[cfg(test)]

@@ -92,6 +92,18 @@ fn frames_that_do_not_fit_are_clear_errors() {
         let err = run_dml_with("frame_budget.dml", src, &["--memory", "1M"]).unwrap_err();
         assert!(err.contains(says), "{err}");
     }
+    // A CSV frame: the text and a cell per field (20,000 fields, about 1 MB).
+    let wide = temp_file("frames-wide.csv", &"1,".repeat(20_000));
+    let src = format!(
+        "F = read(\"{}\", data_type=\"frame\", format=\"csv\")\nprint(ncol(F))\n",
+        wide.display()
+    );
+    let err = run_dml_with("frame_read_budget.dml", &src, &["--memory", "500K"]).unwrap_err();
+    assert!(
+        err.contains("read needs about 1.0 MB, more than the memory budget"),
+        "{err}"
+    );
+    assert_eq!(run_dml("frame_read.dml", &src).unwrap(), "20001\n");
     let ragged = temp_file("frames-ragged.csv", "a,b\n1,2\n3\n");
     assert_fails(
         "frame_ragged.dml",

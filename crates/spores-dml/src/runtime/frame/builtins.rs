@@ -9,8 +9,8 @@ use std::sync::Arc;
 use spores_exec::io::metadata::{self, Metadata};
 
 use super::{lambda::Lambda, transform, Column, Frame, FrameError, ValueType};
-use crate::runtime::args::{number_arg, OpResult};
-use crate::runtime::error::RuntimeError;
+use crate::runtime::args::{matrix_arg, number_arg, string_arg, OpResult};
+use crate::runtime::error::{ArgError, Expected, RuntimeError};
 use crate::runtime::value::Value;
 
 /// `as.frame(x)`: a matrix with each column of the narrowest type holding it, a scalar as
@@ -45,12 +45,7 @@ fn texts(v: &Value, what: &'static str) -> Result<Vec<Option<Arc<str>>>, Runtime
         match v {
             Value::Str(s) => Ok(Some(s.clone())),
             v if v.is_scalar() => Ok(Some(Arc::from(v.to_string()))),
-            other => Err(crate::runtime::error::ArgError::wrong_type(
-                what,
-                crate::runtime::error::Expected::String,
-                other,
-            )
-            .into()),
+            other => Err(ArgError::wrong_type(what, Expected::String, other).into()),
         }
     };
     match v {
@@ -71,7 +66,7 @@ pub fn construct(args: &[Value]) -> OpResult {
         None
     };
     Ok(Value::Frame(Arc::new(Frame::filled(
-        &data, rows, cols, schema, None,
+        &data, rows, cols, schema,
     )?)))
 }
 
@@ -100,12 +95,7 @@ fn schema_of(v: &Value) -> Result<Vec<ValueType>, RuntimeError> {
 fn count(v: &Value, what: &'static str) -> Result<usize, RuntimeError> {
     let x = number_arg(v, what)?;
     if !(x >= 0.0 && x.is_finite()) {
-        return Err(crate::runtime::error::ArgError::out_of_range(
-            what,
-            crate::runtime::error::Expected::NonNegativeNumber,
-            x,
-        )
-        .into());
+        return Err(ArgError::out_of_range(what, Expected::NonNegativeNumber, x).into());
     }
     Ok(x as usize)
 }
@@ -229,7 +219,7 @@ pub fn read(file: &str, header: bool, sep: &str) -> OpResult {
 fn frame_arg<'a>(v: &'a Value, op: &'static str) -> Result<&'a Frame, RuntimeError> {
     match v {
         Value::Frame(f) => Ok(f),
-        other => Err(crate::runtime::error::ArgError::NotAFrame {
+        other => Err(ArgError::NotAFrame {
             op,
             found: other.type_name(),
         }
@@ -238,7 +228,7 @@ fn frame_arg<'a>(v: &'a Value, op: &'static str) -> Result<&'a Frame, RuntimeErr
 }
 
 fn spec_arg(v: &Value, op: &'static str) -> Result<Arc<str>, RuntimeError> {
-    Ok(crate::runtime::args::string_arg(v, (op, "spec"))?)
+    Ok(string_arg(v, (op, "spec"))?)
 }
 
 /// `[X, M] = transformencode(target=F, spec=s)`.
@@ -258,7 +248,7 @@ pub fn transform_apply(args: &[Value]) -> OpResult {
 
 /// `transformdecode(target=X, spec=s, meta=M)`.
 pub fn transform_decode(args: &[Value]) -> OpResult {
-    let x = crate::runtime::args::matrix_arg(&args[0], "transformdecode")?;
+    let x = matrix_arg(&args[0], "transformdecode")?;
     let meta = frame_arg(&args[2], "transformdecode")?;
     let f = transform::decode(x, &spec_arg(&args[1], "transformdecode")?, meta)?;
     Ok(Value::Frame(Arc::new(f)))
@@ -267,7 +257,7 @@ pub fn transform_decode(args: &[Value]) -> OpResult {
 /// `map(F, "x -> ...", margin)`: the lambda of every cell (`margin=0`).
 pub fn map(args: &[Value]) -> OpResult {
     let f = frame_arg(&args[0], "map")?;
-    let text = crate::runtime::args::string_arg(&args[1], ("map", "func"))?;
+    let text = string_arg(&args[1], ("map", "func"))?;
     if number_arg(&args[2], ("map", "margin"))? != 0.0 {
         return Err(
             FrameError::Lambda("row-wise lambdas (margin=1) are not supported".into()).into(),

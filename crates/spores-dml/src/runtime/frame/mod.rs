@@ -305,7 +305,7 @@ impl Frame {
 
     /// `as.frame(X)`: each column of the narrowest type that holds its cells.
     pub fn from_matrix(m: &Matrix) -> Result<Frame, FrameError> {
-        spores_exec::memory::ensure_fits("as.frame", 16.0 * m.shape().cells() as f64)?;
+        ensure_cells("as.frame", m.rows(), m.cols())?;
         let dense = m.to_dense();
         let columns = (0..m.cols())
             .map(|j| {
@@ -324,17 +324,15 @@ impl Frame {
         Ok(Frame::new(m.rows(), None, columns))
     }
 
-    /// `frame(data, rows, cols, schema, colnames)`: the cells of `data` row by row, repeated
-    /// to fill the frame, each read as its column's type (`STRING` without a schema).
+    /// `frame(data, rows, cols, schema)`: the cells of `data` row by row, repeated to fill
+    /// the frame, each read as its column's type (`STRING` without a schema).
     pub fn filled(
         data: &[Option<Arc<str>>],
         rows: usize,
         cols: usize,
         schema: Option<Vec<ValueType>>,
-        names: Option<Vec<String>>,
     ) -> Result<Frame, FrameError> {
-        // A string cell takes 16 bytes before its text.
-        spores_exec::memory::ensure_fits("frame", 16.0 * rows as f64 * cols as f64)?;
+        ensure_cells("frame", rows, cols)?;
         let schema = schema.unwrap_or_else(|| vec![ValueType::String; cols]);
         if schema.len() != cols {
             return Err(FrameError::SchemaLength {
@@ -342,15 +340,6 @@ impl Frame {
                 given: schema.len(),
                 cols,
             });
-        }
-        if let Some(n) = &names {
-            if n.len() != cols {
-                return Err(FrameError::SchemaLength {
-                    what: "colnames",
-                    given: n.len(),
-                    cols,
-                });
-            }
         }
         let cell = |i: usize, j: usize| -> Option<Arc<str>> {
             if data.is_empty() {
@@ -365,11 +354,12 @@ impl Frame {
                 text.converted(schema[j], j)
             })
             .collect::<Result<_, _>>()?;
-        Ok(Frame::new(rows, names, columns))
+        Ok(Frame::new(rows, None, columns))
     }
 
     /// `as.matrix(F)`: every cell as a number (string cells parsed; `null` is 0).
     pub fn to_matrix(&self) -> Result<Matrix, FrameError> {
+        spores_exec::memory::ensure_fits("as.matrix", 8.0 * (self.rows * self.cols()) as f64)?;
         let mut out = DenseMatrix::zeros(self.rows, self.cols());
         for (j, column) in self.columns.iter().enumerate() {
             for i in 0..self.rows {
@@ -446,6 +436,7 @@ impl Frame {
                 right: (other.rows, other.cols()),
             });
         }
+        ensure_cells("cbind", self.rows, self.cols() + other.cols())?;
         let names = match (&self.names, &other.names) {
             (None, None) => None,
             _ => Some([self.names(), other.names()].concat()),
@@ -463,6 +454,7 @@ impl Frame {
                 right: (other.rows, other.cols()),
             });
         }
+        ensure_cells("rbind", self.rows + other.rows, self.cols())?;
         let mut columns = Vec::with_capacity(self.cols());
         for (j, (a, b)) in self.columns.iter().zip(&other.columns).enumerate() {
             let ty = a.value_type().max(b.value_type());
@@ -512,6 +504,7 @@ impl Frame {
 
     /// `map(F, f)`: `f` of every cell's text (`null` cells stay `null`), all strings.
     pub fn map(&self, f: impl Fn(&str) -> Result<String, FrameError>) -> Result<Frame, FrameError> {
+        ensure_cells("map", self.rows, self.cols())?;
         let columns = (0..self.cols())
             .map(|j| {
                 (0..self.rows)
@@ -610,10 +603,16 @@ impl Frame {
         sep: &str,
         schema: Option<&[ValueType]>,
     ) -> Result<Frame, FrameError> {
-        let text = std::fs::read_to_string(path).map_err(|source| FrameError::Io {
+        let io = |source| FrameError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let bytes = std::fs::metadata(path).map_err(io)?.len();
+        spores_exec::memory::ensure_fits("read", bytes as f64)?;
+        let text = std::fs::read_to_string(path).map_err(io)?;
+        // Each field: its slice while splitting, its cell, and its string's header.
+        let fields = text.matches(sep).count() + text.lines().count();
+        spores_exec::memory::ensure_fits("read", (bytes as usize + 48 * fields) as f64)?;
         let mut lines = text.lines().filter(|l| !l.trim().is_empty());
         let names = if header {
             lines
@@ -655,6 +654,13 @@ impl Frame {
             None => Ok(frame),
         }
     }
+}
+
+/// Fails when a frame of `rows` x `cols` cells would not fit the memory budget: a cell takes
+/// 16 bytes (a string's pointer and length, or a number) before any text.
+fn ensure_cells(what: &str, rows: usize, cols: usize) -> Result<(), FrameError> {
+    spores_exec::memory::ensure_fits(what, 16.0 * rows as f64 * cols as f64)?;
+    Ok(())
 }
 
 /// A CSV field without the double quotes around it.
@@ -952,7 +958,7 @@ mod tests {
             .iter()
             .map(|s| Some(Arc::from(*s)))
             .collect();
-        let g = Frame::filled(&data, 2, 2, None, None).unwrap();
+        let g = Frame::filled(&data, 2, 2, None).unwrap();
         assert_eq!(g.text(1, 0).as_deref(), Some("c"));
         let r = g.rbind(&g).unwrap();
         assert_eq!((r.rows(), r.cols()), (4, 2));
@@ -961,7 +967,7 @@ mod tests {
         assert_eq!(c.names(), vec!["C1", "C2", "C3"]);
         let s = c.slice(1..2, 0..2);
         assert_eq!(s.to_csv(false, ","), "8,c\n");
-        let z = Frame::filled(&[Some(Arc::from("zz"))], 1, 1, None, None).unwrap();
+        let z = Frame::filled(&[Some(Arc::from("zz"))], 1, 1, None).unwrap();
         let a = g.assign(0..1, 0..1, &z).unwrap();
         assert_eq!(a.to_csv(false, " "), "zz b\nc d\n");
         assert!(f.rbind(&g).is_err());
@@ -972,7 +978,6 @@ mod tests {
             1,
             3,
             Some(vec![ValueType::String, ValueType::Fp64, ValueType::Int64]),
-            None,
         )
         .unwrap();
         assert_eq!(
@@ -985,7 +990,7 @@ mod tests {
     fn detect_schema_follows_systemds() {
         let cells = ["a", "1", "2.5", "100000000000", "true", "abcd12", "hello"];
         let data: Vec<Option<Arc<str>>> = cells.iter().map(|s| Some(Arc::from(*s))).collect();
-        let f = Frame::filled(&data, 1, cells.len(), None, None).unwrap();
+        let f = Frame::filled(&data, 1, cells.len(), None).unwrap();
         let s = f.detect_schema();
         let names: Vec<String> = (0..cells.len()).map(|j| s.text(0, j).unwrap()).collect();
         assert_eq!(

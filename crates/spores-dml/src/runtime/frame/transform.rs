@@ -429,6 +429,10 @@ pub fn decode(x: &Matrix, spec: &str, meta: &Frame) -> Result<Frame, TransformEr
             expected,
         });
     }
+    spores_exec::memory::ensure_fits(
+        "transformdecode",
+        16.0 * (x.rows() * spec.roles.len()) as f64,
+    )?;
     let mut columns = Vec::with_capacity(spec.roles.len());
     let mut at = 0;
     for (j, (role, m)) in spec.roles.iter().zip(&metas).enumerate() {
@@ -599,12 +603,16 @@ impl JsonParser<'_> {
                 if word.is_empty() {
                     return Err(self.error("expected a value"));
                 }
+                // A word is a number only when it starts like one (`nan` and `inf` are
+                // names).
+                let numeric = word.starts_with(|c: char| c.is_ascii_digit() || "-+.".contains(c));
                 Ok(match word.as_str() {
                     "true" => Json::Bool(true),
                     "false" => Json::Bool(false),
-                    w => w
+                    w if numeric => w
                         .parse()
                         .map_or_else(|_| Json::Bare(word.clone()), Json::Number),
+                    _ => Json::Bare(word),
                 })
             }
             None => Err(self.error("unexpected end")),
@@ -646,7 +654,7 @@ mod tests {
 
     fn frame(cells: &[&str], rows: usize, cols: usize) -> Frame {
         let data: Vec<Option<Arc<str>>> = cells.iter().map(|s| Some(Arc::from(*s))).collect();
-        Frame::filled(&data, rows, cols, None, None).unwrap()
+        Frame::filled(&data, rows, cols, None).unwrap()
     }
 
     #[test]
@@ -660,6 +668,16 @@ mod tests {
             Json::Array(vec![Json::Number(1.0), Json::Str("b".into())])
         );
         assert!(Json::parse("{ids: true").is_err());
+        // Words that Rust would read as numbers (`nan`, `inf`) are names.
+        assert_eq!(
+            Json::parse("[nan, inf, -2, 1e3]").unwrap(),
+            Json::Array(vec![
+                Json::Bare("nan".into()),
+                Json::Bare("inf".into()),
+                Json::Number(-2.0),
+                Json::Number(1000.0)
+            ])
+        );
     }
 
     #[test]

@@ -237,3 +237,78 @@ fn tokenize_refuses_what_it_does_not_build() {
         );
     }
 }
+
+/// SystemDS 3.4 printed exactly this for the same file and script: a quoted field keeps
+/// its quotes and the separators inside it, `""` stays doubled, cells are trimmed but
+/// header names are not, and `naStrings` fields are `null`.
+#[test]
+fn csv_fields_split_as_systemds_splits_them() {
+    let dir = temp_file("frames-quoted.keep", "").with_extension("");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("q.csv");
+    std::fs::write(
+        &csv,
+        "\"a\",b ,c\n 1 ,\"x, y\",3\n20,\"q\"\"r\",5\n,plain,7\n",
+    )
+    .unwrap();
+    let src = format!(
+        r#"F = read("{0}", data_type="frame", format="csv", header=TRUE, naStrings=["20"])
+print(toString(F))
+s = as.scalar(F[1, 2])
+print("[" + s + "]")
+G = read("{0}", data_type="frame", format="csv", header=TRUE, schema="INT64,STRING,FP64")
+print(toString(G))
+"#,
+        csv.display()
+    );
+    let out = run_dml("frames_quoted.dml", &src).unwrap();
+    assert_eq!(
+        out,
+        "# FRAME: nrow = 3, ncol = 3\n# \"a\" b  c\n# STRING STRING STRING\n\
+         1 \"x, y\" 3\nnull \"q\"\"r\" 5\nnull plain 7\n\n[\"x, y\"]\n\
+         # FRAME: nrow = 3, ncol = 3\n# \"a\" b  c\n# INT64 STRING FP64\n\
+         1 \"x, y\" 3.000\n20 \"q\"\"r\" 5.000\n0 plain 7.000\n\n"
+    );
+}
+
+#[test]
+fn matrix_csv_reads_take_na_strings_fill_and_default() {
+    let dir = temp_file("csv-na.keep", "").with_extension("");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("m.csv");
+    std::fs::write(&csv, "1,NA,3\n,5,x\n").unwrap();
+    let src = format!(
+        r#"A = read("{0}", format="csv", naStrings="NA·x", default=-1)
+print(toString(A))
+"#,
+        csv.display()
+    );
+    let out = run_dml("csv_na.dml", &src).unwrap();
+    assert_eq!(out, "1.000 NaN 3.000\n-1.000 5.000 NaN\n\n");
+    let src = format!(
+        r#"A = read("{0}", format="csv", naStrings=["NA", "x"], fill=FALSE)
+print(sum(A))
+"#,
+        csv.display()
+    );
+    assert_fails(
+        "csv_nofill.dml",
+        &src,
+        &["m.csv:2", "field 1 is empty, and fill=FALSE"],
+    );
+}
+
+/// SystemDS's tests write a matrix as the directory `X/in` and read `X` without a format:
+/// SystemDS's default format, text cells, in each part file.
+#[test]
+fn a_directory_without_metadata_reads_as_text_cells() {
+    let dir = temp_file("text-dir.keep", "").with_extension("");
+    let parts = dir.join("X");
+    std::fs::create_dir_all(&parts).unwrap();
+    std::fs::write(parts.join("in"), "1 1 2.5\n2 3 -1\n").unwrap();
+    let src = format!(
+        "X = read(\"{0}\", rows=2, cols=3)\nprint(sum(X) + \" \" + ncol(X))\n",
+        parts.display()
+    );
+    assert_eq!(run_dml("text_dir.dml", &src).unwrap(), "1.5 3\n");
+}

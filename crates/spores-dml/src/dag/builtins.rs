@@ -315,6 +315,17 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             opt("nnz", Int(-1)),
             opt("data_type", Str("matrix")),
             opt("value_type", Str("double")),
+            // CSV: the fields read as NaN (a list, or one string of `·`-separated ones),
+            // and what an empty field is (`fill=FALSE` makes it an error).
+            opt("naStrings", Str("")),
+            opt("fill", Bool(true)),
+            opt("default", Double(0.0)),
+            // A frame's column types (`"STRING,FP64"`), over its `.mtd` file's.
+            opt("schema", Str("")),
+            // SystemDS's block sizes, which the formats here do not need.
+            opt("blocksize", Int(-1)),
+            opt("rows_in_block", Int(-1)),
+            opt("cols_in_block", Int(-1)),
         ],
         Named,
     ),
@@ -330,6 +341,11 @@ pub const BUILTINS: &[BuiltinSpec] = &[
             // SystemDS's storage hints, which the formats here do not need.
             opt("sparse", Bool(true)),
             opt("description", Str("")),
+            opt("data_type", Str("")),
+            opt("value_type", Str("")),
+            opt("blocksize", Int(-1)),
+            opt("rows_in_block", Int(-1)),
+            opt("cols_in_block", Int(-1)),
         ],
         Named,
     ),

@@ -99,8 +99,6 @@ impl FileMatrix {
 /// A file `read` or `write` cannot handle.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
-    #[error("cannot tell the format of `{}`: no `.mtd` metadata file beside it, and not its extension; pass format=\"text\", \"mm\", \"csv\", \"npy\" or \"parquet\"", path.display())]
-    UnknownExtension { path: PathBuf },
     #[error(
         "unsupported format \"{name}\" (use \"text\", \"mm\", \"csv\", \"npy\" or \"parquet\")"
     )]

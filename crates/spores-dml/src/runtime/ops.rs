@@ -791,6 +791,16 @@ pub struct ReadRequest {
     pub scalar: Option<ScalarType>,
     /// A frame's file (`data_type="frame"`, CSV).
     pub frame: bool,
+    /// A frame's column types as the call gives them (`schema="STRING,FP64"`).
+    pub schema: Option<Arc<str>>,
+}
+
+/// SystemDS's `naStrings="a·b"`: the NA strings of a CSV read, `·`-separated.
+fn na_strings(spec: &str) -> Vec<String> {
+    if spec.is_empty() {
+        return Vec::new();
+    }
+    spec.split('\u{b7}').map(str::to_string).collect()
 }
 
 /// The `sep` argument of `read`/`write`: matched whole, as SystemDS does (`sep="::"`).
@@ -877,6 +887,23 @@ impl ReadRequest {
             _ => return Err(unsupported("data_type", &data_type).into()),
         };
         let frame = data_type == "frame";
+        let csv_na_strings = match args.get(9) {
+            Some(Value::List(list)) => list
+                .items
+                .iter()
+                .map(|v| string_arg(v, "naStrings").map(|s| s.to_string()))
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(v) => na_strings(&string_arg(v, "naStrings")?),
+            None => Vec::new(),
+        };
+        let csv_fill = match args.get(10).map(|v| v.as_bool().unwrap_or(true)) {
+            Some(false) => None,
+            _ => Some(args.get(11).map_or(Ok(0.0), |v| number_arg(v, "default"))?),
+        };
+        let schema = match args.get(12) {
+            Some(v) => Some(string_arg(v, "schema")?).filter(|s| !s.is_empty()),
+            None => None,
+        };
         if frame && format != Format::Csv {
             return Err(super::frame::FrameError::ReadFormat {
                 format: format.name().into(),
@@ -890,10 +917,13 @@ impl ReadRequest {
                 csv_header,
                 csv_sep,
                 size,
+                csv_na_strings,
+                csv_fill,
             },
             size,
             scalar,
             frame,
+            schema,
         })
     }
 
@@ -934,7 +964,7 @@ impl ReadRequest {
             return Ok(scalar.parse(&text, path)?);
         }
         if self.frame {
-            let frame = frames::read(&self.file, self.opts.csv_header, &self.opts.csv_sep)?;
+            let frame = frames::read(&self.file, &self.opts, self.schema.as_deref())?;
             if let Value::Frame(f) = &frame {
                 self.checked(f.rows(), f.cols())?;
             }
@@ -946,7 +976,8 @@ impl ReadRequest {
     }
 }
 
-/// The format of a `read`: DML's `format=` name, the metadata file's, or the extension.
+/// The format of a `read`: DML's `format=` name, the metadata file's, the extension, or
+/// else SystemDS's default, `"text"` (i-j-v cells).
 fn file_format(file: &str, name: &str, metadata: Option<&str>) -> Result<Format, FileError> {
     let named = |name: &str| {
         Format::from_name(name).ok_or_else(|| FileError::UnsupportedFormat {
@@ -955,8 +986,7 @@ fn file_format(file: &str, name: &str, metadata: Option<&str>) -> Result<Format,
     };
     match (name, metadata) {
         ("", Some(metadata)) => named(metadata),
-        ("", None) => Format::from_path(Path::new(file))
-            .ok_or_else(|| FileError::UnknownExtension { path: file.into() }),
+        ("", None) => Ok(Format::from_path(Path::new(file)).unwrap_or(Format::Text)),
         (name, _) => named(name),
     }
 }

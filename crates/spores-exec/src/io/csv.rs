@@ -4,7 +4,8 @@
 //! (`,` by default), an optional header line that is skipped. Fields are trimmed of ASCII
 //! whitespace and parsed as `f64` (`1`, `-2.5e-3`, `NaN`, `Infinity`/`inf`).
 //! **An empty field is 0**, as SystemDS reads CSV with its default `fill=TRUE`,
-//! `default=0`. Lines that are entirely blank are skipped (so a matrix with zero columns
+//! `default=0` (other fill values and `fill=FALSE` through [`ReadOptions`]); a field that
+//! is one of the caller's NA strings (`naStrings=`) is NaN. Lines that are entirely blank are skipped (so a matrix with zero columns
 //! cannot be represented: it reads back as 0x0). Every non-blank line must have the same
 //! number of fields. A UTF-8 byte-order mark at the start is ignored.
 //!
@@ -16,7 +17,7 @@ use std::path::Path;
 
 use super::{
     is_blank, lines, next_line, parse_error, parse_f64, parse_pieces, write_f64,
-    write_rows_parallel, LineError,
+    write_rows_parallel, LineError, ReadOptions,
 };
 use crate::error::Result;
 use crate::matrix::{DenseMatrix, Matrix};
@@ -53,7 +54,12 @@ struct Rows {
     first: Option<(usize, usize)>,
 }
 
-fn parse_piece(text: &[u8], sep: &[u8]) -> Result<(Rows, usize), LineError> {
+fn parse_piece(
+    text: &[u8],
+    sep: &[u8],
+    na: &[String],
+    fill: Option<f64>,
+) -> Result<(Rows, usize), LineError> {
     let mut out = Rows {
         values: Vec::with_capacity(text.len() / 8),
         rows: 0,
@@ -67,9 +73,15 @@ fn parse_piece(text: &[u8], sep: &[u8]) -> Result<(Rows, usize), LineError> {
         }
         let before = out.values.len();
         for (f, field) in split_sep(line, sep).enumerate() {
+            // SystemDS compares the untrimmed field with its NA strings.
+            let na_field = na.iter().any(|s| s.as_bytes() == field);
             let field = field.trim_ascii();
-            let v = if field.is_empty() {
-                0.0
+            let v = if na_field {
+                f64::NAN
+            } else if field.is_empty() {
+                fill.ok_or_else(|| {
+                    LineError::new(k, format!("field {} is empty, and fill=FALSE", f + 1))
+                })?
             } else {
                 parse_f64(field).ok_or_else(|| {
                     LineError::new(
@@ -103,6 +115,23 @@ fn parse_piece(text: &[u8], sep: &[u8]) -> Result<(Rows, usize), LineError> {
 /// Parses a CSV file held in memory; `path` is only used in errors.
 /// `sep` is matched whole; an empty one reads each line as one field.
 pub fn parse(bytes: &[u8], path: &Path, header: bool, sep: &str) -> Result<Matrix> {
+    let opts = ReadOptions {
+        csv_header: header,
+        csv_sep: sep.to_string(),
+        ..ReadOptions::default()
+    };
+    parse_with(bytes, path, &opts)
+}
+
+/// [`parse`] with all of [`ReadOptions`]' CSV settings: the NA strings read as NaN and
+/// the value (or refusal) of an empty field.
+pub fn parse_with(bytes: &[u8], path: &Path, opts: &ReadOptions) -> Result<Matrix> {
+    let (header, sep, na, fill) = (
+        opts.csv_header,
+        opts.csv_sep.as_str(),
+        opts.csv_na_strings.as_slice(),
+        opts.csv_fill,
+    );
     let sep = sep.as_bytes();
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let (start, first_line) = if header {
@@ -110,7 +139,9 @@ pub fn parse(bytes: &[u8], path: &Path, header: bool, sep: &str) -> Result<Matri
     } else {
         (0, 1)
     };
-    let parts = parse_pieces(&bytes[start..], first_line, path, |t| parse_piece(t, sep))?;
+    let parts = parse_pieces(&bytes[start..], first_line, path, |t| {
+        parse_piece(t, sep, na, fill)
+    })?;
     let mut cols: Option<usize> = None;
     let mut rows = 0;
     for part in &parts {

@@ -107,6 +107,11 @@ pub struct ReadOptions {
     /// `.mtd` file): a text-cell file does not store its size. Other readers take the
     /// file's.
     pub size: (Option<usize>, Option<usize>),
+    /// CSV fields read as NaN (SystemDS's `naStrings`), compared untrimmed.
+    pub csv_na_strings: Vec<String>,
+    /// What an empty CSV field is (SystemDS's `default`, 0); `None` (`fill=FALSE`) makes
+    /// it an error.
+    pub csv_fill: Option<f64>,
 }
 
 impl Default for ReadOptions {
@@ -115,6 +120,8 @@ impl Default for ReadOptions {
             csv_header: false,
             csv_sep: ",".to_string(),
             size: (None, None),
+            csv_na_strings: Vec::new(),
+            csv_fill: Some(0.0),
         }
     }
 }
@@ -150,7 +157,7 @@ pub fn read_matrix(path: &Path, format: Format, opts: &ReadOptions) -> Result<Ma
     match format {
         Format::MatrixMarket => matrix_market::parse(&bytes, path),
         Format::Text => text_cell::parse(&bytes, path, opts.size),
-        Format::Csv => csv::parse(&bytes, path, opts.csv_header, &opts.csv_sep),
+        Format::Csv => csv::parse_with(&bytes, path, opts),
         Format::Npy => npy::parse(&bytes, path),
         Format::Parquet => unreachable!("read above"),
     }
@@ -238,6 +245,9 @@ impl std::ops::Deref for FileBytes {
 /// a file it is reading: its writes go to a temporary file that is renamed over the
 /// target, which leaves a mapping of the old file intact.
 fn read_file(path: &Path) -> Result<FileBytes> {
+    if path.is_dir() {
+        return read_parts(path).map(FileBytes::Read);
+    }
     let whole = || {
         fs::read(path)
             .map(FileBytes::Read)
@@ -281,6 +291,38 @@ fn read_file(path: &Path) -> Result<FileBytes> {
     }
     #[cfg(not(unix))]
     whole()
+}
+
+/// The part files of a directory, in name order, one after the other: SystemDS (like
+/// Hadoop) writes a matrix as a directory of parts (`0-m-00000`, ... or `in`), and its
+/// readers take the directory's path. Hidden and bookkeeping files (`.crc`, `_SUCCESS`)
+/// are skipped; a part that does not end its last line gets a line end, so lines never
+/// join across parts. A directory without parts is an error naming it.
+fn read_parts(dir: &Path) -> Result<Vec<u8>> {
+    let mut parts: Vec<_> = fs::read_dir(dir)
+        .map_err(|source| io_error(dir, source))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            p.is_file() && !name.starts_with(['.', '_']) && !name.ends_with(".crc")
+        })
+        .collect();
+    parts.sort();
+    if parts.is_empty() {
+        return Err(ExecError::invalid(format!(
+            "{}: a directory without data files",
+            dir.display()
+        )));
+    }
+    let mut bytes = Vec::new();
+    for part in &parts {
+        let body = fs::read(part).map_err(|source| io_error(part, source))?;
+        bytes.extend_from_slice(&body);
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            bytes.push(b'\n');
+        }
+    }
+    Ok(bytes)
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> ExecError {

@@ -1367,3 +1367,30 @@ fn a_file_beyond_the_free_space_is_refused_before_it_is_written() {
     assert_eq!(csv::min_file_bytes(&small, false, ","), 12.0);
     assert_eq!(matrix_market::min_file_bytes(&small), 52.0 + 12.0);
 }
+
+#[test]
+fn a_directory_of_parts_reads_as_one_file() {
+    // SystemDS's tests write an input as `NAME/in` and read the directory `NAME`; its
+    // parallel writers leave `0-m-00000`, `0-m-00001`, ... beside `.crc` and `_SUCCESS`.
+    let dir = TempDir::new();
+    let parts = dir.path("A");
+    std::fs::create_dir(&parts).unwrap();
+    std::fs::write(parts.join("0-m-00001"), "2 2 4.0\n").unwrap();
+    std::fs::write(parts.join("0-m-00000"), "1 1 1.5\n1 2 2.0").unwrap();
+    std::fs::write(parts.join(".0-m-00000.crc"), "junk").unwrap();
+    std::fs::write(parts.join("_SUCCESS"), "").unwrap();
+    let opts = ReadOptions {
+        size: (Some(2), Some(2)),
+        ..ReadOptions::default()
+    };
+    let m = read_matrix(&parts, Format::Text, &opts).unwrap();
+    let want = Matrix::Dense(DenseMatrix::from_rows(&[vec![1.5, 2.0], vec![0.0, 4.0]]).unwrap());
+    assert!(m.approx_eq(&want, 0.0));
+
+    let empty = dir.path("E");
+    std::fs::create_dir(&empty).unwrap();
+    let err = read_matrix(&empty, Format::Text, &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("E: a directory without data files"), "{err}");
+}

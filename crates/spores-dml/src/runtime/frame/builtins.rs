@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use spores_exec::io::metadata::{self, Metadata};
+use spores_exec::io::ReadOptions;
 
 use super::{lambda::Lambda, transform, Column, Frame, FrameError, ValueType};
 use crate::runtime::args::{matrix_arg, number_arg, string_arg, OpResult};
@@ -192,25 +193,21 @@ pub fn write(f: &Frame, file: &str, format: &str, header: bool, sep: &str) -> Op
     Ok(Value::Int(0))
 }
 
-/// `read(file, data_type="frame", format="csv", header, sep, schema)`: the `.mtd` file's
-/// schema types the columns, else every column is a string.
-pub fn read(file: &str, header: bool, sep: &str) -> OpResult {
+/// `read(file, data_type="frame", format="csv", header, sep, naStrings, schema)`: the
+/// call's schema, else the `.mtd` file's, types the columns; else every column is a string.
+/// (`opts` holds the header and separator with the metadata's already applied.)
+pub fn read(file: &str, opts: &ReadOptions, schema: Option<&str>) -> OpResult {
     let path = Path::new(file);
     let meta = metadata::read_beside(path)?.unwrap_or_default();
-    let schema = meta
-        .schema
-        .as_deref()
+    let schema = schema
+        .or(meta.schema.as_deref())
         .map(|s| schema_of(&Value::str(s)))
         .transpose()?;
-    let header = header || meta.header == Some(true);
-    let sep = match (sep, meta.sep.as_deref()) {
-        (",", Some(s)) if !s.is_empty() => s.to_string(),
-        (s, _) => s.to_string(),
-    };
     Ok(Value::Frame(Arc::new(Frame::read_csv(
         path,
-        header,
-        &sep,
+        opts.csv_header,
+        &opts.csv_sep,
+        &opts.csv_na_strings,
         schema.as_deref(),
     )?)))
 }

@@ -596,11 +596,16 @@ impl Frame {
     }
 
     /// A CSV file read as a frame: names from the first line when `header`, every column
-    /// `STRING` unless `schema` gives the types. Empty fields are `null`.
+    /// `STRING` unless `schema` gives the types. Fields split as SystemDS's
+    /// `IOUtilFunctions.splitCSV` does: a field opening with `"` runs to its closing quote
+    /// (`""` inside is a quote), separators inside included, and keeps its quotes; cells are
+    /// trimmed, names are not. Empty fields, and fields equal to one of `na_strings`, are
+    /// `null`.
     pub fn read_csv(
         path: &Path,
         header: bool,
         sep: &str,
+        na_strings: &[String],
         schema: Option<&[ValueType]>,
     ) -> Result<Frame, FrameError> {
         let io = |source| FrameError::Io {
@@ -617,11 +622,11 @@ impl Frame {
         let names = if header {
             lines
                 .next()
-                .map(|l| l.split(sep).map(|s| unquote(s).to_string()).collect())
+                .map(|l| split_csv(l, sep).map(str::to_string).collect())
         } else {
             None
         };
-        let records: Vec<Vec<&str>> = lines.map(|l| l.split(sep).collect()).collect();
+        let records: Vec<Vec<&str>> = lines.map(|l| split_csv(l, sep).collect()).collect();
         let cols = names
             .as_ref()
             .map(Vec::len)
@@ -641,8 +646,9 @@ impl Frame {
                     records
                         .iter()
                         .map(|r| {
-                            let s = unquote(r[j]);
-                            (!s.is_empty()).then(|| Arc::from(s))
+                            let s = r[j].trim();
+                            let na = na_strings.iter().any(|na| na == r[j]);
+                            (!s.is_empty() && !na).then(|| Arc::from(s))
                         })
                         .collect(),
                 )
@@ -664,11 +670,49 @@ fn ensure_cells(what: &str, rows: usize, cols: usize) -> Result<(), FrameError> 
 }
 
 /// A CSV field without the double quotes around it.
-fn unquote(s: &str) -> &str {
-    let t = s.trim();
-    t.strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .unwrap_or(t)
+/// The fields of one CSV line, as SystemDS's `IOUtilFunctions.splitCSV` cuts them: a
+/// field that opens with a quote (and has a closing one) runs past the separators inside
+/// to its closing quote, `""` being an escaped quote, and on to the next separator; the
+/// quotes stay in the field. A line ending in a separator ends with an empty field.
+fn split_csv<'a>(line: &'a str, sep: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    let len = line.len();
+    let mut from = Some(0);
+    std::iter::from_fn(move || {
+        let start = from?;
+        if sep.is_empty() {
+            from = None;
+            return Some(line);
+        }
+        if start == len {
+            // the empty field after a final separator (or of an empty line)
+            from = None;
+            return Some("");
+        }
+        let rest = &line[start..];
+        let end = if rest.starts_with('"') && rest[1..].contains('"') {
+            let mut close = 1 + rest[1..].find('"').unwrap_or(0);
+            while rest[close + 1..].starts_with('"') {
+                match rest[close + 2..].find('"') {
+                    Some(k) => close = close + 2 + k,
+                    None => {
+                        close = rest.len() - 1;
+                        break;
+                    }
+                }
+            }
+            let after = close + 1;
+            if rest[after..].starts_with(sep) || after >= rest.len() {
+                after
+            } else {
+                rest[after..].find(sep).map_or(rest.len(), |k| after + k)
+            }
+        } else {
+            rest.find(sep).unwrap_or(rest.len())
+        };
+        let next = start + end + sep.len();
+        from = (next <= len).then_some(next);
+        Some(&rest[..end])
+    })
 }
 
 /// The types `detectSchema` reports, in the order SystemDS widens them.

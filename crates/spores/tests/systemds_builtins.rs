@@ -132,6 +132,7 @@ const MUST_MATCH: &[&str] = &[
     "underSampling",
     "univar",
     "vectorToCsv",
+    "wer",
     "winsorize",
     "xgboost",
 ];

@@ -644,7 +644,7 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     ),
     of_target(Builtin::DetectSchema, "detectSchema", Computed),
     of_target(Builtin::ColNames, "colnames", Computed),
-    // `margin` 0: each cell; SystemDS's row-wise lambdas (`margin=1`) are refused.
+    // `margin` 0: each cell; 1: each row (a `String[]` in and out).
     named(
         Builtin::Map,
         "map",

@@ -251,17 +251,23 @@ pub fn transform_decode(args: &[Value]) -> OpResult {
     Ok(Value::Frame(Arc::new(f)))
 }
 
-/// `map(F, "x -> ...", margin)`: the lambda of every cell (`margin=0`).
+/// `map(F, "x -> ...", margin)`: the lambda of every cell (`margin=0`) or of every row
+/// (`margin=1`, a `String[]` in and out).
 pub fn map(args: &[Value]) -> OpResult {
     let f = frame_arg(&args[0], "map")?;
     let text = string_arg(&args[1], ("map", "func"))?;
-    if number_arg(&args[2], ("map", "margin"))? != 0.0 {
-        return Err(
-            FrameError::Lambda("row-wise lambdas (margin=1) are not supported".into()).into(),
-        );
-    }
     let lambda = Lambda::parse(&text)?;
-    Ok(Value::Frame(Arc::new(f.map(|cell| lambda.apply(cell))?)))
+    let mapped = match number_arg(&args[2], ("map", "margin"))? {
+        m if m == 0.0 => f.map(|cell| lambda.apply(cell))?,
+        m if m == 1.0 => f.map_rows(|row| lambda.apply_row(row))?,
+        m => {
+            return Err(FrameError::Lambda(format!(
+                "map: margin {m} is not supported (0: cells, 1: rows)"
+            ))
+            .into())
+        }
+    };
+    Ok(Value::Frame(Arc::new(mapped)))
 }
 
 /// `tokenize(target=F, spec=s, max_tokens=n)`.

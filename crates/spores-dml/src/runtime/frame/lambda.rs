@@ -2,11 +2,13 @@
 //! evaluated here for the forms SystemDS's own scripts write: a chain of `String` methods
 //! on the cell (`x.replaceAll("[.]", "").toLowerCase()`, `x.length()`, `s.equals("a")`,
 //! `x.substring(0, 3)`, ...), `condition ? a : b`, SystemDS's
-//! `UtilFunctions.splitRecodeEntry(s)[k]` and `UtilFunctions.getAsciiAtIdx(s, i)`, and the
-//! conversions `Integer.valueOf`, `Integer.parseInt`, `Double.parseDouble` and
-//! `String.valueOf`. Each result is written as Java's `toString` writes it, so the mapped
-//! frame is all strings, as in SystemDS. A lambda outside these forms is an error naming
-//! what is not understood.
+//! `UtilFunctions.splitRecodeEntry(s)[k]`, `UtilFunctions.getAsciiAtIdx(s, i)` and
+//! `UtilFunctions.getWordErrorRate(r, h)`, and the conversions `Integer.valueOf`,
+//! `Integer.parseInt`, `Double.parseDouble` and `String.valueOf`. A row-wise lambda
+//! (`margin=1`) takes the row as a `String[]` (`x[0]`) and returns one
+//! (`new String[]{a, b}`). Each result is written as Java's `toString` writes it, so the
+//! mapped frame is all strings, as in SystemDS. A lambda outside these forms is an error
+//! naming what is not understood.
 
 use regex::Regex;
 
@@ -69,6 +71,8 @@ enum Expr {
     Element(Box<Expr>, Box<Expr>),
     /// `condition ? then : otherwise`
     Choose(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `new String[]{a, b, ...}`
+    Array(Vec<Expr>),
 }
 
 /// A compiled `x -> body`, applied with [`Lambda::apply`].
@@ -103,13 +107,29 @@ impl Lambda {
 
     /// The lambda of one cell, as Java's `toString` writes the result.
     pub fn apply(&self, cell: &str) -> Result<String, FrameError> {
-        eval(&self.body, cell)?.text()
+        eval(&self.body, &JavaValue::Str(cell.to_string()))?.text()
+    }
+
+    /// The lambda of one row (`String[] -> String[]`).
+    pub fn apply_row(&self, row: Vec<String>) -> Result<Vec<String>, FrameError> {
+        match eval(&self.body, &JavaValue::Strings(row))? {
+            JavaValue::Strings(out) => Ok(out),
+            other => Err(FrameError::Lambda(format!(
+                "a row-wise lambda (margin=1) must return a String[], got {other:?}"
+            ))),
+        }
     }
 }
 
-fn eval(e: &Expr, x: &str) -> Result<JavaValue, FrameError> {
+fn eval(e: &Expr, x: &JavaValue) -> Result<JavaValue, FrameError> {
     Ok(match e {
-        Expr::Param => JavaValue::Str(x.to_string()),
+        Expr::Param => x.clone(),
+        Expr::Array(items) => JavaValue::Strings(
+            items
+                .iter()
+                .map(|a| eval(a, x)?.text())
+                .collect::<Result<_, _>>()?,
+        ),
         Expr::Str(s) => JavaValue::Str(s.clone()),
         Expr::Int(i) => JavaValue::Int(*i),
         Expr::Element(target, index) => {
@@ -184,6 +204,13 @@ fn statics(name: &str, args: &[JavaValue]) -> Result<JavaValue, FrameError> {
         },
         "String.valueOf" => JavaValue::Str(one()?.clone().text()?),
         // The character code at 1-based `idx`, 0 outside the string.
+        "UtilFunctions.getWordErrorRate" => match args {
+            [r, h] => JavaValue::Double(word_error_rate(
+                r.string("getWordErrorRate")?,
+                h.string("getWordErrorRate")?,
+            )),
+            _ => return Err(FrameError::Lambda(format!("`{name}` takes two arguments"))),
+        },
         "UtilFunctions.getAsciiAtIdx" => match args {
             [s, idx] => {
                 let units: Vec<u16> = s.string(name)?.encode_utf16().collect();
@@ -206,6 +233,41 @@ fn statics(name: &str, args: &[JavaValue]) -> Result<JavaValue, FrameError> {
 }
 
 /// `s.name(args)` of a `java.lang.String`.
+/// SystemDS's word error rate: the word-level edit distance between `r` and `h` (split at
+/// single spaces, as Java's `split(" ")`, which drops trailing empty words) over the longer
+/// word count.
+fn word_error_rate(r: &str, h: &str) -> f64 {
+    let words = |s: &'_ str| -> Vec<String> {
+        let mut w: Vec<String> = s.split(' ').map(str::to_string).collect();
+        while w.len() > 1 && w.last().is_some_and(String::is_empty) {
+            w.pop();
+        }
+        if w.len() == 1 && w[0].is_empty() && !s.is_empty() {
+            w.clear();
+        }
+        w
+    };
+    let (mut s, mut t) = (words(r), words(h));
+    if s.is_empty() || t.is_empty() {
+        return s.len().max(t.len()) as f64;
+    }
+    if s.len() > t.len() {
+        std::mem::swap(&mut s, &mut t);
+    }
+    let mut p: Vec<usize> = (0..=s.len()).collect();
+    for (j, t_j) in t.iter().enumerate() {
+        let mut upper_left = p[0];
+        p[0] = j + 1;
+        for i in 1..=s.len() {
+            let upper = p[i];
+            let cost = usize::from(s[i - 1] != *t_j);
+            p[i] = (p[i - 1] + 1).min(p[i] + 1).min(upper_left + cost);
+            upper_left = upper;
+        }
+    }
+    p[s.len()] as f64 / s.len().max(t.len()) as f64
+}
+
 fn method(s: &str, name: &str, args: &[JavaValue]) -> Result<JavaValue, FrameError> {
     let text = |k: usize| -> Result<&str, FrameError> {
         args.get(k)
@@ -472,6 +534,29 @@ impl Parser<'_> {
                 if name == self.param {
                     return Ok(Expr::Param);
                 }
+                if name == "new" {
+                    // `new String[]{a, b}`
+                    let ok = self.ident().as_deref() == Some("String")
+                        && self.eat(b'[')
+                        && self.eat(b']')
+                        && self.eat(b'{');
+                    if !ok {
+                        return Err(self.error("expected `new String[]{...}`"));
+                    }
+                    let mut items = Vec::new();
+                    if !self.eat(b'}') {
+                        loop {
+                            items.push(self.expr()?);
+                            if self.eat(b'}') {
+                                break;
+                            }
+                            if !self.eat(b',') {
+                                return Err(self.error("expected `,` or `}`"));
+                            }
+                        }
+                    }
+                    return Ok(Expr::Array(items));
+                }
                 // `Class.function(args)`
                 if !self.eat(b'.') {
                     return Err(self.error(&format!("unknown name `{name}`")));
@@ -532,6 +617,20 @@ mod tests {
         assert_eq!(map("s -> s.equals(\"a\") ? \"b\" : s", "c"), "c");
         assert_eq!(map("s -> UtilFunctions.getAsciiAtIdx(s, 2)", "ab"), "98");
         assert_eq!(map("s -> UtilFunctions.getAsciiAtIdx(s, 3)", "ab"), "0");
+        let row = |lambda: &str, cells: &[&str]| {
+            Lambda::parse(lambda)
+                .unwrap()
+                .apply_row(cells.iter().map(|c| c.to_string()).collect())
+        };
+        let wer =
+            "x -> new String[]{String.valueOf(UtilFunctions.getWordErrorRate(x[0], x[1])),\"\"}";
+        // one substitution and one deletion over four words
+        assert_eq!(
+            row(wer, &["the cat sat down", "the bat sat"]).unwrap(),
+            ["0.5", ""]
+        );
+        assert_eq!(row(wer, &["a b", "a b"]).unwrap(), ["0.0", ""]);
+        assert!(row("x -> x[0]", &["a"]).is_err());
         for bad in [
             "x.length()",
             "x -> y.length()",

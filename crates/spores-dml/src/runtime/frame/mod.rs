@@ -516,6 +516,36 @@ impl Frame {
         Ok(Frame::new(self.rows, self.names.clone(), columns))
     }
 
+    /// `map(F, f, margin=1)`: `f` of each row, its cells as Java's `String.valueOf` gives
+    /// them (`null` for a missing one); the result must have a cell for every column (as
+    /// SystemDS's `FrameBlock.map` builds it; extra cells are dropped).
+    pub fn map_rows(
+        &self,
+        f: impl Fn(Vec<String>) -> Result<Vec<String>, FrameError>,
+    ) -> Result<Frame, FrameError> {
+        ensure_cells("map", self.rows, self.cols())?;
+        let mut columns = vec![Vec::with_capacity(self.rows); self.cols()];
+        for i in 0..self.rows {
+            let row = (0..self.cols())
+                .map(|j| self.text(i, j).unwrap_or_else(|| "null".to_string()))
+                .collect();
+            let out = f(row)?;
+            if out.len() < self.cols() {
+                return Err(FrameError::Lambda(format!(
+                    "map: row {} gave {} values for {} columns",
+                    i + 1,
+                    out.len(),
+                    self.cols()
+                )));
+            }
+            for (column, cell) in columns.iter_mut().zip(out) {
+                column.push(Some(Arc::from(cell.as_str())));
+            }
+        }
+        let columns = columns.into_iter().map(Column::Text).collect();
+        Ok(Frame::new(self.rows, self.names.clone(), columns))
+    }
+
     /// `colnames(F)`: one `STRING` row of the column names.
     pub fn column_names(&self) -> Frame {
         let columns = self

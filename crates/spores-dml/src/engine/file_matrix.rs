@@ -100,7 +100,7 @@ impl FileMatrix {
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
     #[error(
-        "unsupported format \"{name}\" (use \"text\", \"mm\", \"csv\", \"npy\" or \"parquet\")"
+        "unsupported format \"{name}\" (use \"text\", \"mm\", \"csv\", \"binary\", \"npy\" or \"parquet\")"
     )]
     UnsupportedFormat { name: String },
     /// The `read` call and the file's `.mtd` metadata disagree on its size.

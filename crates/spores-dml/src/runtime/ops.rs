@@ -686,7 +686,10 @@ fn write(args: &[Value]) -> OpResult {
     };
     mio::write_matrix(&m, path, format, &opts)?;
     // SystemDS's formats get SystemDS's metadata; `.npy` and Parquet files say it all.
-    if matches!(format, Format::Text | Format::MatrixMarket | Format::Csv) {
+    if matches!(
+        format,
+        Format::Text | Format::MatrixMarket | Format::Csv | Format::Binary
+    ) {
         let csv = format == Format::Csv;
         let meta = mio::metadata::Metadata {
             data_type: Some("matrix".into()),

@@ -16,6 +16,7 @@
 
 mod assemble;
 pub mod atomic;
+pub mod binary;
 pub mod csv;
 pub mod matrix_market;
 pub mod metadata;
@@ -53,6 +54,8 @@ pub enum Format {
     /// The table of non-zero cells `(i, j, v)` in Parquet (`.parquet`; see
     /// `parquet_coo`); only in builds with the `parquet` feature.
     Parquet,
+    /// SystemDS's binary blocks (a Hadoop SequenceFile; see `binary`).
+    Binary,
 }
 
 impl Format {
@@ -71,7 +74,7 @@ impl Format {
 
     /// The format named by DML's `read(..., format="...")` / `write(..., format="...")`
     /// (case-insensitive): `"mm"` (also `"mtx"`, `"matrixmarket"`), `"text"`, `"csv"`,
-    /// `"npy"`, `"parquet"`. `None` for SystemDS's `"binary"`, `"libsvm"` and `"hdf5"`.
+    /// `"npy"`, `"parquet"`, `"binary"`. `None` for SystemDS's `"libsvm"` and `"hdf5"`.
     pub fn from_name(name: &str) -> Option<Format> {
         match name.to_ascii_lowercase().as_str() {
             "mm" | "mtx" | "matrixmarket" | "matrix_market" => Some(Format::MatrixMarket),
@@ -79,6 +82,7 @@ impl Format {
             "csv" => Some(Format::Csv),
             "npy" => Some(Format::Npy),
             "parquet" => Some(Format::Parquet),
+            "binary" => Some(Format::Binary),
             _ => None,
         }
     }
@@ -91,6 +95,7 @@ impl Format {
             Format::Csv => "csv",
             Format::Npy => "npy",
             Format::Parquet => "parquet",
+            Format::Binary => "binary",
         }
     }
 }
@@ -153,13 +158,16 @@ pub fn read_matrix(path: &Path, format: Format, opts: &ReadOptions) -> Result<Ma
         #[cfg(not(feature = "parquet"))]
         return Err(no_parquet(path));
     }
+    if format == Format::Binary {
+        return binary::read(path);
+    }
     let bytes = read_file(path)?;
     match format {
         Format::MatrixMarket => matrix_market::parse(&bytes, path),
         Format::Text => text_cell::parse(&bytes, path, opts.size),
         Format::Csv => csv::parse_with(&bytes, path, opts),
         Format::Npy => npy::parse(&bytes, path),
-        Format::Parquet => unreachable!("read above"),
+        Format::Parquet | Format::Binary => unreachable!("read above"),
     }
 }
 
@@ -193,6 +201,7 @@ pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions
         Format::Text => text_cell::min_file_bytes(m),
         Format::Csv => csv::min_file_bytes(m, opts.csv_header, &opts.csv_sep),
         Format::Npy => npy::file_bytes(m.rows(), m.cols()),
+        Format::Binary => binary::min_file_bytes(m),
         Format::Parquet => unreachable!("written above"),
     };
     atomic::write_atomic_sized(path, bytes, |w| match format {
@@ -200,6 +209,7 @@ pub fn write_matrix(m: &Matrix, path: &Path, format: Format, opts: &WriteOptions
         Format::Text => text_cell::write(m, w),
         Format::Csv => csv::write(m, w, opts.csv_header, &opts.csv_sep),
         Format::Npy => npy::write(m, w),
+        Format::Binary => binary::write(m, w),
         Format::Parquet => unreachable!("written above"),
     })
     .map_err(|source| io_error(path, source))

@@ -66,8 +66,15 @@ fn format_from_path_and_name() {
     assert_eq!(Format::from_name("csv"), Some(Format::Csv));
     assert_eq!(Format::from_name("npy"), Some(Format::Npy));
     assert_eq!(Format::from_name("Text"), Some(Format::Text));
-    assert_eq!(Format::from_name("binary"), None);
-    for f in [Format::MatrixMarket, Format::Text, Format::Csv, Format::Npy] {
+    assert_eq!(Format::from_name("binary"), Some(Format::Binary));
+    assert_eq!(Format::from_name("libsvm"), None);
+    for f in [
+        Format::MatrixMarket,
+        Format::Text,
+        Format::Csv,
+        Format::Npy,
+        Format::Binary,
+    ] {
         assert_eq!(Format::from_name(f.name()), Some(f));
     }
 }
@@ -499,7 +506,13 @@ fn test_matrices() -> Vec<Matrix> {
 fn round_trips_all_formats() {
     let dir = TempDir::new();
     for (k, m) in test_matrices().iter().enumerate() {
-        for format in [Format::MatrixMarket, Format::Text, Format::Csv, Format::Npy] {
+        for format in [
+            Format::MatrixMarket,
+            Format::Text,
+            Format::Csv,
+            Format::Npy,
+            Format::Binary,
+        ] {
             let path = dir.path(&format!("m{k}.{}", format.name()));
             write_matrix(m, &path, format, &WriteOptions::default()).unwrap();
             // A text-cell file does not hold its size: SystemDS passes it from the `.mtd`.
@@ -518,7 +531,8 @@ fn round_trips_all_formats() {
                 // Text formats keep the sign of -0.0 only in CSV (MM drops zeros).
                 Format::Csv => assert!(same_bits(m, &back), "{format:?} {m:?} {back:?}"),
                 Format::Parquet => unreachable!("Parquet has its own tests"),
-                Format::MatrixMarket | Format::Text => {
+                // Binary blocks, like MM, keep the non-zeros only.
+                Format::MatrixMarket | Format::Text | Format::Binary => {
                     assert!(same_values(m, &back), "{format:?} {m:?} {back:?}")
                 }
             }
@@ -796,7 +810,7 @@ fn parse_any(format: Format, bytes: &[u8]) -> Result<Matrix> {
             .and_then(|_| text_cell::parse(bytes, path, (Some(3), Some(4)))),
         Format::Csv => csv::parse(bytes, path, false, ","),
         Format::Npy => npy::parse(bytes, path),
-        Format::Parquet => unreachable!("Parquet is read from a file"),
+        Format::Parquet | Format::Binary => unreachable!("read from a file"),
     }
 }
 
@@ -894,6 +908,7 @@ proptest! {
         for format in [Format::MatrixMarket, Format::Csv, Format::Npy] {
             let _ = parse_any(format, &bytes);
         }
+        let _ = binary::parse(&bytes, Path::new(P));
         // Random bytes behind valid prefixes get further into each parser.
         let mut b = b"%%MatrixMarket matrix coordinate real general\n".to_vec();
         b.extend_from_slice(&bytes);
@@ -928,7 +943,9 @@ proptest! {
                 Format::MatrixMarket => matrix_market::write(&m, &mut buf).unwrap(),
                 Format::Csv => csv::write(&m, &mut buf, false, ",").unwrap(),
                 Format::Npy => npy::write(&m, &mut buf).unwrap(),
-                Format::Text | Format::Parquet => unreachable!("not among the formats tried"),
+                Format::Text | Format::Parquet | Format::Binary => {
+                    unreachable!("not among the formats tried")
+                }
             }
             let back = parse_any(format, &buf).unwrap();
             if format == Format::Csv && rows == 0 {
@@ -1393,4 +1410,108 @@ fn a_directory_of_parts_reads_as_one_file() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("E: a directory without data files"), "{err}");
+}
+
+/// The bytes SystemDS 3.4 wrote for `write(matrix("1 0 2.5 0 0 -3", 2, 3), f,
+/// format="binary")`: one dense block.
+const SYSTEMDS_BINARY_2X3: &str = "53455106326f72672e6170616368652e73797364732e72756e74696d652e6d61747269782e646174612e4d6174726978496e6465786573306f72672e6170616368652e73797364732e72756e74696d652e6d61747269782e646174612e4d6174726978426c6f636b000000000000b56bc252c6a0d1e75a392772a80f124f0000004900000010000000000000000100000000000000010000000200000003033ff00000000000000000000000000000400400000000000000000000000000000000000000000000c008000000000000";
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|k| u8::from_str_radix(&s[k..k + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn binary_blocks_read_systemds_bytes_and_round_trip() {
+    let dir = TempDir::new();
+    let path = dir.path("X");
+    std::fs::write(&path, unhex(SYSTEMDS_BINARY_2X3)).unwrap();
+    let x = read_matrix(&path, Format::Binary, &ReadOptions::default()).unwrap();
+    let want = DenseMatrix::from_rows(&[vec![1.0, 0.0, 2.5], vec![0.0, 0.0, -3.0]]).unwrap();
+    assert!(x.approx_eq(&Matrix::Dense(want), 0.0));
+
+    // Several blocks each way (1000 x 1000 blocks), sparse and dense blocks, an empty one.
+    let mut rng = Lcg(11);
+    let mut cells = Vec::new();
+    for i in 0..2100 {
+        for j in 0..1300 {
+            let dense_corner = i < 50 && j < 40;
+            if (dense_corner || (i * 31 + j * 17) % 97 == 0)
+                && !(i >= 1000 && i < 2000 && j >= 1000)
+            {
+                cells.push((i, j, rng.value()));
+            }
+        }
+    }
+    let m = Matrix::Sparse(CsrMatrix::from_triplets(2100, 1300, &cells).unwrap());
+    for (name, m) in [("S", m.clone()), ("D", Matrix::Dense(m.to_dense()))] {
+        let path = dir.path(name);
+        write_matrix(&m, &path, Format::Binary, &WriteOptions::default()).unwrap();
+        let back = read_matrix(&path, Format::Binary, &ReadOptions::default()).unwrap();
+        assert_eq!((back.rows(), back.cols()), (2100, 1300));
+        assert!(same_bits(&back, &m) || back.approx_eq(&m, 0.0), "{name}");
+    }
+    let zeros = Matrix::Dense(DenseMatrix::zeros(3, 2));
+    let path = dir.path("Z");
+    write_matrix(&zeros, &path, Format::Binary, &WriteOptions::default()).unwrap();
+    let back = read_matrix(&path, Format::Binary, &ReadOptions::default()).unwrap();
+    assert_eq!((back.rows(), back.cols(), back.nnz()), (3, 2, 0));
+}
+
+#[test]
+fn damaged_binary_files_are_clear_errors() {
+    let dir = TempDir::new();
+    let bytes = unhex(SYSTEMDS_BINARY_2X3);
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("text", b"1 1 2.0\n".to_vec(), "not a SystemDS binary file"),
+        (
+            "short",
+            bytes[..bytes.len() - 5].to_vec(),
+            "block past the file's end",
+        ),
+        (
+            "version",
+            [&bytes[..3], &[9u8], &bytes[4..]].concat(),
+            "version 9",
+        ),
+        (
+            "type",
+            {
+                let mut b = bytes.clone();
+                let at = b.len() - 49;
+                b[at] = 7;
+                b
+            },
+            "block type 7",
+        ),
+    ];
+    for (name, body, needle) in cases {
+        let path = dir.path(name);
+        std::fs::write(&path, body).unwrap();
+        let err = read_matrix(&path, Format::Binary, &ReadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(needle) && err.contains(name), "{name}: {err}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// SystemDS's own binary file with bytes overwritten, cut or extended: an error or a
+    /// matrix, never a panic.
+    #[test]
+    fn binary_reader_never_panics_on_damaged_files(
+        edits in proptest::collection::vec((0..207usize, any::<u8>()), 1..6),
+        cut in 100..230usize,
+    ) {
+        let mut b = unhex(SYSTEMDS_BINARY_2X3);
+        for (at, byte) in edits {
+            b[at] = byte;
+        }
+        b.resize(cut, 0x7f);
+        let _ = binary::parse(&b, Path::new(P));
+    }
 }

@@ -122,6 +122,30 @@ print(contains(target=S, pattern=0) + " " + contains(target=S, pattern=1/0) + " 
     assert_eq!(out, "TRUE TRUE FALSE\nTRUE FALSE TRUE\n");
 }
 
+/// A row-vector pattern asks for a whole row; SystemDS 3.4 printed the same five values.
+#[test]
+fn contains_finds_a_row_dense_or_sparse() {
+    let out = run_dml(
+        "contains_row.dml",
+        r#"A = matrix("1 2 3 4 5 6 0 0 0", 3, 3)
+print(contains(target=A, pattern=matrix("4 5 6", 1, 3)))
+print(contains(target=A, pattern=matrix("4 5 7", 1, 3)))
+print(contains(target=A, pattern=matrix(0, 1, 3)))
+S = matrix(0, 50, 4)
+S[7, 2] = 3
+print(contains(target=S, pattern=matrix("0 3 0 0", 1, 4)))
+print(contains(target=S, pattern=matrix("0 3 1 0", 1, 4)))
+"#,
+    )
+    .unwrap();
+    assert_eq!(out, "TRUE\nFALSE\nTRUE\nTRUE\nFALSE\n");
+    assert_fails(
+        "contains_shape.dml",
+        "print(contains(target=matrix(1, 3, 3), pattern=matrix(1, 1, 2)))\n",
+        &["1x2 pattern for a 3x3 target"],
+    );
+}
+
 #[test]
 fn distributions_match_systemds() {
     // One call per statement: SystemDS 3.4 fails on several in one expression.

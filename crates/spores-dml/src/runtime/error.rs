@@ -260,6 +260,8 @@ pub enum ArgError {
     UnknownDistribution { builtin: &'static str, dist: String },
     #[error("outer: unknown operator \"{symbol}\"")]
     UnknownOperator { symbol: String },
+    #[error("contains: a matrix pattern must be one row of the target's columns, got a {pattern} pattern for a {target} target")]
+    ContainsPattern { pattern: Shape, target: Shape },
     #[error("outer needs a column vector and a row vector, got {a} and {b}")]
     OuterShapes { a: Shape, b: Shape },
     /// A size vector of an image builtin (`stride=[2, 2]`) with the wrong number of cells.

@@ -122,6 +122,18 @@ pub fn eval(b: Builtin, args: &[Value]) -> OpResult {
     match b {
         Contains => {
             let target = matrix(&args[0], (Builtin::Contains, 0))?;
+            if let Value::Matrix(p) = &args[1] {
+                // A row vector: is it one of the target's rows?
+                if p.rows() != 1 || p.cols() != target.cols() {
+                    return Err(ArgError::ContainsPattern {
+                        pattern: p.shape(),
+                        target: target.shape(),
+                    }
+                    .into());
+                }
+                let row = p.to_dense().into_vec();
+                return Ok(Value::Bool(select::contains_row(target, &row)));
+            }
             let pattern = number(&args[1], (Builtin::Contains, 1))?;
             Ok(Value::Bool(select::contains(target, pattern)))
         }

@@ -246,6 +246,27 @@ pub fn contains(m: &Matrix, pattern: f64) -> bool {
     }
 }
 
+/// DML `contains(target=m, pattern=v)` with a row vector `v`: whether some row of `m`
+/// equals `v` cell by cell (NaN matching NaN), as SystemDS's `containsVector`. `v` must
+/// have `m`'s column count.
+pub fn contains_row(m: &Matrix, pattern: &[f64]) -> bool {
+    debug_assert_eq!(pattern.len(), m.cols());
+    let same = |v: f64, p: f64| v == p || (v.is_nan() && p.is_nan());
+    match m {
+        Matrix::Dense(d) => {
+            (0..d.rows()).any(|i| d.row(i).iter().zip(pattern).all(|(&v, &p)| same(v, p)))
+        }
+        Matrix::Sparse(s) => (0..s.rows()).any(|i| {
+            let span = s.indptr()[i]..s.indptr()[i + 1];
+            let mut row = vec![0.0; pattern.len()];
+            for (&j, &v) in s.indices()[span.clone()].iter().zip(&s.values()[span]) {
+                row[j as usize] = v;
+            }
+            row.iter().zip(pattern).all(|(&v, &p)| same(v, p))
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -234,6 +234,10 @@ fn list_errors_name_the_problem() {
             "l = list(1, 2)\n[r, x] = remove(l, 3)\n",
             "remove: position 3 is not in 1..2",
         ),
+        (
+            "l = list(1, 2)\nx = as.scalar(l[1, 2])\n",
+            "a list is one column, indexed as `l[i]`, `l[i, 1]` or `l[\"name\"]`",
+        ),
     ];
     for (src, want) in cases {
         assert_eq!(message(src, RunOptions::default()), want);
@@ -254,6 +258,7 @@ print(toString(t(as.matrix(list(1, 2.5, 3)))))
 print(length(rest) + " " + sum(x))
 node = as.list(rest)
 print(length(node) + " " + length(as.list(7)))
+print(as.scalar(L[2, 1]) + sum(as.matrix(L[1, 1])))
 "#,
         RunOptions::default(),
     );
@@ -263,7 +268,8 @@ print(length(node) + " " + length(as.list(7)))
          List containing:\n[1, \nMatrix:\n1.0 1.0\n]\n\
          1.000 2.500 3.000\n\n\
          4 10.0\n\
-         4 1\n"
+         4 1\n\
+         13.0\n"
     );
 }
 

@@ -304,7 +304,7 @@ pub enum ListError {
         first: &'static str,
         second: &'static str,
     },
-    #[error("a list is indexed with one position, as in `l[i]` or `l[\"name\"]`")]
+    #[error("a list is one column, indexed as `l[i]`, `l[i, 1]` or `l[\"name\"]`")]
     TwoIndices,
     #[error("the list has no element named \"{name}\"")]
     NoElementNamed { name: String },

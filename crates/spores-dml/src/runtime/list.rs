@@ -52,8 +52,16 @@ pub fn append(args: &[Value]) -> OpResult {
 }
 
 /// `l[i]`, `l[a:b]` (1-based, inclusive) or `l["name"]`: a list of the selected elements.
+/// A list is one column, so `l[i, 1]` is `l[i]` (SystemDS's builtins write it).
 pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value]) -> OpResult {
-    if cols != IndexKind::All {
+    let row_bounds = match rows {
+        IndexKind::All => 0,
+        IndexKind::Single => 1,
+        IndexKind::Range => 2,
+    };
+    let first_column =
+        cols == IndexKind::Single && bounds.get(row_bounds).and_then(Value::as_f64) == Some(1.0);
+    if cols != IndexKind::All && !first_column {
         return Err(ListError::TwoIndices.into());
     }
     let n = list.items.len();

@@ -25,6 +25,7 @@
 //! assert!(matches!(equiv(&lhs, &wrong, &env).unwrap(), Equivalence::NotEquivalent(_)));
 //! ```
 
+mod blocks;
 mod equiv;
 mod error;
 mod iso;

@@ -39,7 +39,9 @@
 //! aggregates, blocks, indexing and `rev` rewrite both sides first
 //! (`canon/simplify.rs`), and a difference in opaque atoms is decided cell by cell as
 //! piecewise rational functions (`canon/piecewise.rs`), through operators both sides
-//! share (`sum(max(A, 0) + min(A, 0))` and `sum(A)`).
+//! share (`sum(max(A, 0) + min(A, 0))` and `sum(A)`). With cut points (`spores equiv
+//! --size k<m`), both sides are also cut into blocks at them and compared block by block
+//! (`canon/blocks.rs`), and a witness gives each cut a size below its dimension.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;

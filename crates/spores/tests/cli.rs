@@ -262,7 +262,10 @@ fn equiv_takes_cut_points_with_size() {
     assert_eq!((code, out.as_str()), (0, "equivalent\n"));
     let (code, out, _) = equiv("rbind(A[(k+1):m, ], A[1:k, ])", "A", &shapes, &cut);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("k = matrix(\"") && out.contains("# sizes: k="), "{out}");
+    assert!(
+        out.contains("k = matrix(\"") && out.contains("# sizes: k="),
+        "{out}"
+    );
     assert_eq!(equiv("A[1:nrow(A), ]", "A", &shapes, &[]).0, 0);
     let (code, _, err) = equiv("A", "A", &shapes, &["--size", "k<q"]);
     assert_eq!(code, 2);

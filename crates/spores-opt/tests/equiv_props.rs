@@ -196,8 +196,9 @@ fn map_children(e: &LaExpr, f: &mut impl FnMut(&LaExpr) -> LaExpr) -> LaExpr {
         ColSums(x) => ColSums(b(f(x))),
         Pow(x, k) => Pow(b(f(x)), *k),
         Fill(v, r, c) => Fill(b(f(v)), r.clone(), c.clone()),
-        // Sizes (`nrow(X)`, and the sizes of a fill) are not subexpressions to rewrite.
-        Func { name, .. } if name == "nrow" || name == "ncol" => e.clone(),
+        // Sizes (`nrow(X)`, `seq` bounds, the sizes of a fill) are not subexpressions to
+        // rewrite.
+        Func { name, .. } if name == "nrow" || name == "ncol" || name == "seq" => e.clone(),
         // Nor are the bounds of a slice.
         Func { name, args } if name == "index" && args.len() == 5 => Func {
             name: name.clone(),
@@ -613,7 +614,8 @@ proptest! {
 
 /// `e` with random sound rewrites at the cut point `k` of `m`: a value with `m` rows
 /// (columns) as the `rbind` (`cbind`) of its two slices, a whole range written as
-/// `1:nrow(X)`, a slice of a product moved to its factor.
+/// `1:nrow(X)`, a slice of a product moved to its factor, a column plus a `seq` of sizes
+/// less its reverse.
 fn split_at_cut(e: &LaExpr, env: &ShapeEnv, rng: &mut Rng) -> LaExpr {
     let e = map_children(e, &mut |x| split_at_cut(x, env, rng));
     if rng.below(3) != 0 {
@@ -652,6 +654,11 @@ fn split_at_cut(e: &LaExpr, env: &ShapeEnv, rng: &mut Rng) -> LaExpr {
                 index(&e, all, ["k + 1", "ncol(A)"]),
             ],
         ),
+        2 if r == m && c.is_one() => {
+            // `seq(1, m) - rev(seq(m, 1))` is zero.
+            let zero = LaExpr::parse("seq(1, nrow(X)) - rev(seq(m, 1))").unwrap();
+            LaExpr::Add(b(e.clone()), b(zero))
+        }
         2 if r == m => index(&e, ["1", "nrow(X)"], all),
         _ => match &e {
             LaExpr::MatMul(p, q) if r == m => func(

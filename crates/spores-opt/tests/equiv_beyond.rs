@@ -625,6 +625,43 @@ fn symbolic_bounds_and_cut_points_are_decided() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Without a declared cut, slices after the first or before the last row cut a
+/// symbolic dimension there, and a size named by its form (`m-1`) is that form.
+#[test]
+fn slices_at_either_end_cut_there() {
+    let env = ShapeEnv::with_shapes(&["A=mxn", "v=nx1"]).unwrap();
+    let table = [
+        (
+            "rbind(A[1, ], A[2:nrow(A), ])",
+            "A",
+            "rbind(A[2:nrow(A), ], A[1, ])",
+        ),
+        (
+            "colSums(A[1:(nrow(A)-1), ]) + A[nrow(A), ]",
+            "colSums(A)",
+            "colSums(A[2:nrow(A), ]) + A[nrow(A), ]",
+        ),
+        (
+            "A[2:nrow(A), ] %*% v",
+            "(A %*% v)[2:nrow(A), ]",
+            "(A %*% v)[1:(nrow(A)-1), ]",
+        ),
+        (
+            "cumsum(A)[nrow(A), ]",
+            "colSums(A)",
+            "colSums(A[2:nrow(A), ])",
+        ),
+        ("nrow(A[2:nrow(A), ])", "nrow(A) - 1", "nrow(A)"),
+        (
+            "sum(seq(2, nrow(A)))",
+            "sum(seq(1, nrow(A))) - 1",
+            "sum(seq(1, nrow(A)))",
+        ),
+    ];
+    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// A bound that may leave its side, a slice whose size has no name, and a second cut of
 /// one dimension are errors, not verdicts; a slice at a symbolic position inside a block
 /// is undecided.

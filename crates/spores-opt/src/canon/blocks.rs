@@ -11,6 +11,9 @@
 //! least 1): the sides are equal for every `1 <= k < m` exactly when each pair of
 //! blocks is equal for all sizes, which the rest of the decision proves block by block.
 //!
+//! Without a declared cut, a symbolic dimension sliced after its first or before its
+//! last position (`A[2:nrow(A), ]`, `A[1, ]`) is cut there the same way, its rest `m-1`.
+//!
 //! A construct without a block rule here (a slice inside a block, `rev` across a cut)
 //! leaves the sides undecided by this step, never decided wrongly.
 
@@ -87,18 +90,69 @@ struct Splitter<'a> {
     env: &'a ShapeEnv,
     /// Each block input: its shape and the input it is a block of.
     blocks: BTreeMap<String, (Shape, String)>,
+    /// Dimensions cut after their first or before their last position
+    /// ([`Splitter::find_ends`]).
+    ends: BTreeMap<String, Vec<Dim>>,
 }
 
 impl Splitter<'_> {
     /// The blocks of a dimension: a cut one in two, any other whole.
     fn parts(&self, d: &Dim) -> Vec<Dim> {
         match d {
-            Dim::Sym(m) => match self.env.cut_of(m) {
-                Some((k, rest)) => vec![Dim::sym(k), Dim::Sym(rest)],
-                None => vec![d.clone()],
+            Dim::Sym(m) => match (self.env.cut_of(m), self.ends.get(m)) {
+                (Some((k, rest)), _) => vec![Dim::sym(k), Dim::Sym(rest)],
+                (None, Some(parts)) => parts.clone(),
+                (None, None) => vec![d.clone()],
             },
             _ => vec![d.clone()],
         }
+    }
+
+    /// Cuts after the first or before the last row (column) of each symbolic dimension
+    /// without a cut of its own that `e` slices there (`A[2:nrow(A), ]`, `A[1, ]`): such a
+    /// cut is always within the dimension (at least 2), its rest (`m-1`) at least 1.
+    fn find_ends(&mut self, e: &LaExpr) {
+        let env = self.env;
+        e.visit(&mut |x| {
+            let LaExpr::Func { name, args } = x else {
+                return;
+            };
+            let (INDEX, [target, bounds @ ..]) = (name.as_str(), args.as_slice()) else {
+                return;
+            };
+            let Ok((rows, cols)) = env.shape_of(target) else {
+                return;
+            };
+            for (pair, size) in bounds.chunks(2).zip([rows, cols]) {
+                let Dim::Sym(m) = &size else { continue };
+                if env.cut_of(m).is_some() {
+                    continue;
+                }
+                let (Some(lo), Some(hi)) = (env.size_form(&pair[0]), env.size_form(&pair[1]))
+                else {
+                    continue;
+                };
+                let whole = env.dim_form(&size);
+                let one = SizeForm::number(1);
+                let at = |f: &SizeForm, g: &SizeForm| env.same_size(f, g);
+                let first = at(&lo, &SizeForm::number(2)) || at(&hi, &one);
+                let last = at(&hi, &whole.minus(&one)) || at(&lo, &whole);
+                let rest = env.dim_of_form(&whole.minus(&one));
+                let parts = match (first, last, rest) {
+                    (true, false, Some(rest)) => vec![Dim::Known(1), rest],
+                    (false, true, Some(rest)) => vec![rest, Dim::Known(1)],
+                    _ => continue,
+                };
+                match self.ends.get(m) {
+                    Some(seen) if *seen != parts => {
+                        self.ends.insert(m.clone(), Vec::new());
+                    }
+                    _ => {
+                        self.ends.insert(m.clone(), parts);
+                    }
+                }
+            }
+        });
     }
 
     fn split(&mut self, e: &LaExpr) -> Option<Grid> {
@@ -563,13 +617,18 @@ pub(super) fn equal_by_blocks(
     env: &ShapeEnv,
     equal: &mut dyn FnMut(&LaExpr, &LaExpr, &ShapeEnv) -> Result<bool, EquivError>,
 ) -> Result<bool, EquivError> {
-    if env.cuts.is_empty() {
-        return Ok(false);
-    }
     let mut splitter = Splitter {
         env,
         blocks: BTreeMap::new(),
+        ends: BTreeMap::new(),
     };
+    splitter.find_ends(lhs);
+    splitter.find_ends(rhs);
+    // A dimension sliced at both ends is not cut (its middle may be empty).
+    splitter.ends.retain(|_, parts| !parts.is_empty());
+    if env.cuts.is_empty() && splitter.ends.is_empty() {
+        return Ok(false);
+    }
     let (Some(l), Some(r)) = (splitter.split(lhs), splitter.split(rhs)) else {
         return Ok(false);
     };

@@ -246,7 +246,7 @@ fn decide(
             Ok(Equivalence::Equivalent)
         ))
     };
-    let by_blocks = !env.cuts.is_empty()
+    let by_blocks = (!env.cuts.is_empty() || has_symbolic_slice(lhs) || has_symbolic_slice(rhs))
         && (super::blocks::equal_by_blocks(lhs, rhs, env, &mut equal)?
             || super::blocks::equal_by_blocks(&simple_lhs, &simple_rhs, env, &mut equal)?);
     // Each block's decision ends with its own deadline: this one's holds again.
@@ -306,6 +306,18 @@ fn decide(
     Ok(search_witness(
         lhs, rhs, &written, env, &room, opaque, shown,
     ))
+}
+
+/// Whether `e` slices with a bound that is not a number (`A[2:nrow(A), ]`).
+fn has_symbolic_slice(e: &LaExpr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| {
+        if let LaExpr::Func { name, args } = x {
+            found |= name == crate::la::INDEX
+                && args.iter().skip(1).any(|b| !matches!(b, LaExpr::Const(_)));
+        }
+    });
+    found
 }
 
 /// How deep [`proved_beyond_sum_product`] looks through operators on both sides.

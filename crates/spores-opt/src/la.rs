@@ -402,19 +402,17 @@ impl ShapeEnv {
             }
             Func { name, args } if name == "seq" => match seq_values(args) {
                 Ok(values) => (Dim::Known(values.len()), one()),
-                Err(message) => match args.as_slice() {
-                    [from, to] => (
-                        self.symbolic_seq(from, to)
-                            .ok_or_else(|| {
-                                ShapeError(format!(
-                                    "{message}, or as sizes whose order holds for every size"
-                                ))
-                            })?
-                            .0,
-                        one(),
-                    ),
-                    _ => return Err(ShapeError(message)),
-                },
+                Err(message) => (
+                    self.symbolic_seq(args)
+                        .ok_or_else(|| {
+                            ShapeError(format!(
+                                "{message}, or as sizes that make a whole number of steps of \
+                                 the step's sign for every size"
+                            ))
+                        })?
+                        .0,
+                    one(),
+                ),
             },
             Func { name, args } if name == "diag" && args.len() == 1 => {
                 let (r, c) = self.shape_of(&args[0])?;
@@ -866,31 +864,37 @@ impl LaExpr {
                 }
                 // A `seq` of sizes counts from 1 to its length, shifted (or flipped when
                 // it counts down): `seq(k + 1, m)` is `k + seq(1, m - k)`.
-                ("seq", [from, to]) => {
-                    let (from, to) = (r(from)?, r(to)?);
-                    let forms = (env.size_form(&from), env.size_form(&to));
-                    let numbers = match &forms {
-                        (Some(a), Some(z)) => a.as_number().zip(z.as_number()),
-                        _ => None,
-                    };
-                    match (numbers, env.symbolic_seq(&from, &to)) {
-                        (Some((a, z)), _) => Func {
+                // A `seq` of sizes is a count from 1 to its length, stepped and shifted:
+                // `seq(k + 1, m)` is `k + seq(1, m - k)`, `seq(m, 1)` is `m + 1 - seq(1, m)`.
+                ("seq", [_, _] | [_, _, _]) => {
+                    let args: Vec<LaExpr> = args.iter().map(r).collect::<Result<_, _>>()?;
+                    let forms: Option<Vec<i64>> = args
+                        .iter()
+                        .map(|a| env.size_form(a).and_then(|f| f.as_number()))
+                        .collect();
+                    match (forms, env.symbolic_seq(&args)) {
+                        (Some(numbers), _) => Func {
                             name: name.clone(),
-                            args: vec![Const(a as f64), Const(z as f64)],
+                            args: numbers.into_iter().map(|n| Const(n as f64)).collect(),
                         },
-                        (None, Some((length, down))) => {
+                        (None, Some((length, by))) => {
                             let count = ShapeEnv::counting(&length);
-                            if down {
-                                Sub(b(Add(b(from), b(Const(1.0)))), b(count))
-                            } else if forms.0 == Some(SizeForm::number(1)) {
-                                count
-                            } else {
-                                Add(b(Sub(b(from), b(Const(1.0)))), b(count))
+                            let from = args[0].clone();
+                            let starts_at_one = env.size_form(&from) == Some(SizeForm::number(1));
+                            match by {
+                                1 if starts_at_one => count,
+                                1 => Add(b(Sub(b(from), b(Const(1.0)))), b(count)),
+                                -1 => Sub(b(Add(b(from), b(Const(1.0)))), b(count)),
+                                by => {
+                                    let by = by as f64;
+                                    let first = Sub(b(from), b(Const(by)));
+                                    Add(b(first), b(Mul(b(Const(by)), b(count))))
+                                }
                             }
                         }
                         (None, None) => Func {
                             name: name.clone(),
-                            args: vec![from, to],
+                            args,
                         },
                     }
                 }

@@ -662,6 +662,38 @@ fn slices_at_either_end_cut_there() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// `seq(from, to, by)` of sizes with a whole-number step: a count, stepped and shifted.
+#[test]
+fn seq_of_sizes_with_a_step_is_decided() {
+    let env = ShapeEnv::with_shapes(&["A=mxn"]).unwrap();
+    let table = [
+        (
+            "seq(1, nrow(A)) * 2",
+            "seq(2, 2 * nrow(A), 2)",
+            "seq(2, 2 * nrow(A), 2) - 1",
+        ),
+        (
+            "seq(2 * ncol(A), 2, -2)",
+            "rev(seq(2, 2 * ncol(A), 2))",
+            "seq(2, 2 * ncol(A), 2)",
+        ),
+        (
+            "sum(seq(1, 2 * nrow(A) - 1, 2))",
+            "nrow(A)^2",
+            "nrow(A)^2 + 1",
+        ),
+    ];
+    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // A step that does not divide the span for every size is refused.
+    assert!(equiv(
+        &parse("seq(1, nrow(A), 2)"),
+        &parse("seq(1, nrow(A), 2)"),
+        &env
+    )
+    .is_err());
+}
+
 /// A bound that may leave its side, a slice whose size has no name, and a second cut of
 /// one dimension are errors, not verdicts; a slice at a symbolic position inside a block
 /// is undecided.

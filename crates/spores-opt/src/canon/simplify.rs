@@ -226,9 +226,7 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         Sum(x) => match x.as_ref() {
             // A shifted count (`seq(k + 1, m)` is `k + seq(1, m - k)`) sums term by term,
             // a scalar once per cell.
-            Add(p, q) | Sub(p, q)
-                if env.counting_length(p).is_some() || env.counting_length(q).is_some() =>
-            {
+            Add(p, q) | Sub(p, q) if counted(p, env) || counted(q, env) => {
                 let (sp, sq) = (shape(p)?, shape(q)?);
                 let whole = |z: &LaExpr, other: &Shape, own: &Shape| {
                     if is_one_by_one(own) && !is_one_by_one(other) {
@@ -245,6 +243,11 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
                     Add(..) => Add(b(a), b(c)),
                     _ => Sub(b(a), b(c)),
                 })
+            }
+            // A scaled count: the scale comes out.
+            Mul(p, q) if counted(x, env) => {
+                let (scale, count) = if scalar(p) { (p, q) } else { (q, p) };
+                Some(Mul(scale.clone(), b(Sum(count.clone()))))
             }
             Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
                 Some(Add(b(Sum(b(args[0].clone()))), b(Sum(b(args[1].clone())))))
@@ -986,6 +989,18 @@ fn rewrite_cumsum(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         }
         _ => return None,
     })
+}
+
+/// Whether `x` is a count `seq(1, n)` of a symbolic `n`, or a scalar times one.
+fn counted(x: &LaExpr, env: &ShapeEnv) -> bool {
+    let scalar = |z: &LaExpr| env.shape_of(z).is_ok_and(|s| is_one_by_one(&s));
+    match x {
+        LaExpr::Mul(p, q) => {
+            (scalar(p) && env.counting_length(q).is_some())
+                || (scalar(q) && env.counting_length(p).is_some())
+        }
+        _ => env.counting_length(x).is_some(),
+    }
 }
 
 /// `x[rows, cols]` pushed towards the inputs.

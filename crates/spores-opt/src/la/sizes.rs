@@ -335,19 +335,42 @@ impl ShapeEnv {
         }
     }
 
-    /// `seq(from, to)` with size-expression bounds: its length and whether it counts
-    /// down, when the direction holds for every size.
-    pub fn symbolic_seq(&self, from: &LaExpr, to: &LaExpr) -> Option<(Dim, bool)> {
-        let (from, to) = (self.size_form(from)?, self.size_form(to)?);
-        let up = to.minus(&from);
-        let one = SizeForm::number(1);
-        if self.never_negative(&up) {
-            Some((self.dim_of_form(&up.plus(&one))?, false))
-        } else if self.never_negative(&up.times(-1)) {
-            Some((self.dim_of_form(&up.times(-1).plus(&one))?, true))
-        } else {
-            None
+    /// `seq(from, to)` or `seq(from, to, by)` with size-expression bounds and a whole
+    /// number `by`: its length and step, when `to - from` is a whole number of steps of
+    /// the step's sign for every size (`by` is 1, or -1 when `from > to`, if not given).
+    pub fn symbolic_seq(&self, args: &[LaExpr]) -> Option<(Dim, i64)> {
+        let (from, to, by) = match args {
+            [from, to] => (self.size_form(from)?, self.size_form(to)?, None),
+            [from, to, by] => (
+                self.size_form(from)?,
+                self.size_form(to)?,
+                Some(self.size_form(by)?.as_number()?),
+            ),
+            _ => return None,
+        };
+        let span = to.minus(&from);
+        let by = match by {
+            Some(by) => by,
+            None if self.never_negative(&span) => 1,
+            None => -1,
+        };
+        let divides =
+            by != 0 && span.constant % by == 0 && span.terms.values().all(|c| c % by == 0);
+        if !divides {
+            return None;
         }
+        let steps = SizeForm {
+            constant: span.constant / by,
+            terms: span
+                .terms
+                .iter()
+                .map(|(s, c)| (s.clone(), c / by))
+                .collect(),
+        };
+        if !self.never_negative(&steps) {
+            return None;
+        }
+        Some((self.dim_of_form(&steps.plus(&SizeForm::number(1)))?, by))
     }
 
     /// `seq(1, n)` for a symbolic `n`: the column `1, 2, ..., n`, which every symbolic

@@ -27,6 +27,9 @@ use std::fmt;
 use spores_lang::ast::{self, Expr, ExprKind};
 use spores_lang::diag::{Diagnostic, Span};
 
+mod sizes;
+pub use sizes::SizeForm;
+
 /// A linear-algebra expression.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LaExpr {
@@ -144,8 +147,10 @@ pub type Shape = (Dim, Dim);
 pub const INDEX: &str = "index";
 
 /// The size of one side of `target[lo:hi, ...]` whose `side` has size `size`: all of it
-/// for `0:0`, else `hi - lo + 1` for numbers within it.
+/// for `0:0`, else `hi - lo + 1` for numbers within it, or for size expressions provably
+/// within it ([`ShapeEnv::size_form`]: `1:nrow(A)`, `(k+1):m` with a cut `k`).
 fn index_dim(
+    env: &ShapeEnv,
     target: &LaExpr,
     side: &str,
     size: &Dim,
@@ -164,9 +169,13 @@ fn index_dim(
             }
             Ok(Dim::Known((b - a) as usize + 1))
         }
-        _ => Err(ShapeError(format!(
-            "{target}[...]: the {side} `{lo}:{hi}` are not numbers"
-        ))),
+        _ => env.symbolic_span(size, lo, hi).ok_or_else(|| {
+            ShapeError(format!(
+                "{target}[...]: the {side} `{lo}:{hi}` are neither numbers nor sizes that stay \
+                 within its {size} {side} for every size (a cut point is declared with \
+                 `--size k<m`)"
+            ))
+        }),
     }
 }
 
@@ -224,6 +233,9 @@ pub struct ShapeEnv {
     /// Inputs positive in every cell (`spores equiv --positive A`): the domain in which
     /// `log(A)`, `sqrt(A)` and `A / A` are what they are for numbers.
     pub positive: std::collections::BTreeSet<String>,
+    /// Cut points, each with the symbolic dimension it cuts (`spores equiv --size k<m`:
+    /// `k` is every size with `1 <= k < m`).
+    pub cuts: std::collections::BTreeMap<String, String>,
 }
 
 impl ShapeEnv {
@@ -362,8 +374,8 @@ impl ShapeEnv {
                 let (rows, cols) = self.shape_of(&args[0])?;
                 let target = &args[0];
                 (
-                    index_dim(target, "rows", &rows, &args[1], &args[2])?,
-                    index_dim(target, "columns", &cols, &args[3], &args[4])?,
+                    index_dim(self, target, "rows", &rows, &args[1], &args[2])?,
+                    index_dim(self, target, "columns", &cols, &args[3], &args[4])?,
                 )
             }
             Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
@@ -381,17 +393,27 @@ impl ShapeEnv {
                         show(&b)
                     )));
                 }
-                let total = add_dims(joined.0, joined.1);
+                let total = self.add_dims(joined.0, joined.1);
                 if name == "cbind" {
                     (a.0, total)
                 } else {
                     (total, a.1)
                 }
             }
-            Func { name, args } if name == "seq" => {
-                let values = seq_values(args).map_err(ShapeError)?;
-                (Dim::Known(values.len()), one())
-            }
+            Func { name, args } if name == "seq" => match seq_values(args) {
+                Ok(values) => (Dim::Known(values.len()), one()),
+                Err(message) => (
+                    self.symbolic_seq(args)
+                        .ok_or_else(|| {
+                            ShapeError(format!(
+                                "{message}, or as sizes that make a whole number of steps of \
+                                 the step's sign for every size"
+                            ))
+                        })?
+                        .0,
+                    one(),
+                ),
+            },
             Func { name, args } if name == "diag" && args.len() == 1 => {
                 let (r, c) = self.shape_of(&args[0])?;
                 if c.is_one() {
@@ -430,11 +452,21 @@ impl ShapeEnv {
 }
 
 impl ShapeEnv {
-    /// Whether some input has the symbolic dimension `name`.
+    /// Whether some input has the symbolic dimension `name`, or `name` is a cut point
+    /// (`--size k<m`) or the rest of a cut dimension.
     pub fn has_symbol(&self, name: &str) -> bool {
         self.shapes
             .values()
             .any(|(r, c)| [r, c].iter().any(|d| matches!(d, Dim::Sym(s) if s == name)))
+            || self.cuts.contains_key(name)
+            || self.is_rest(name)
+    }
+
+    /// `a + b` as a dimension: [`add_dims`], except that a cut and its rest make the
+    /// dimension they cut (`k + (m-k)` is `m`).
+    pub fn add_dims(&self, a: &Dim, b: &Dim) -> Dim {
+        let sum = self.dim_form(a).plus(&self.dim_form(b));
+        self.dim_of_form(&sum).unwrap_or_else(|| add_dims(a, b))
     }
 
     /// The dimension a size argument of `matrix(v, rows, cols)` stands for: a
@@ -458,7 +490,11 @@ impl ShapeEnv {
             LaExpr::Func { name, args } if args.len() == 1 && name == "ncol" => {
                 Ok(self.shape_of(&args[0])?.1)
             }
-            _ => Err(bad()),
+            _ => self
+                .size_form(e)
+                .filter(|f| self.never_negative(f))
+                .and_then(|f| self.dim_of_form(&f))
+                .ok_or_else(bad),
         }
     }
 }
@@ -795,6 +831,72 @@ impl LaExpr {
                 ("colMeans", [a]) => {
                     let rows = env.shape_of(a)?.0;
                     divide(ColSums(b(r(a)?)), size(rows))
+                }
+                // Bounds that are size expressions become numbers where they are, and a
+                // range over a whole side (`1:nrow(A)`) becomes the empty position.
+                (INDEX, [x, bounds @ ..]) if bounds.len() == 4 => {
+                    let x = r(x)?;
+                    // A target without a shape is reported by the shape check, as written.
+                    let (rows, cols) = env
+                        .shape_of(&x)
+                        .map(|(r, c)| (Some(r), Some(c)))
+                        .unwrap_or((None, None));
+                    let mut out = vec![x];
+                    for (pair, size) in bounds.chunks(2).zip([rows, cols]) {
+                        let (lo, hi) = (r(&pair[0])?, r(&pair[1])?);
+                        let forms = (env.size_form(&lo), env.size_form(&hi), size);
+                        let (Some(a), Some(z), Some(size)) = forms else {
+                            out.extend([lo, hi]);
+                            continue;
+                        };
+                        let whole =
+                            a == SizeForm::number(1) && env.same_size(&z, &env.dim_form(&size));
+                        match (a.as_number(), z.as_number()) {
+                            _ if whole => out.extend([Const(0.0), Const(0.0)]),
+                            (Some(a), Some(z)) => out.extend([Const(a as f64), Const(z as f64)]),
+                            _ => out.extend([lo, hi]),
+                        }
+                    }
+                    Func {
+                        name: name.clone(),
+                        args: out,
+                    }
+                }
+                // A `seq` of sizes counts from 1 to its length, shifted (or flipped when
+                // it counts down): `seq(k + 1, m)` is `k + seq(1, m - k)`.
+                // A `seq` of sizes is a count from 1 to its length, stepped and shifted:
+                // `seq(k + 1, m)` is `k + seq(1, m - k)`, `seq(m, 1)` is `m + 1 - seq(1, m)`.
+                ("seq", [_, _] | [_, _, _]) => {
+                    let args: Vec<LaExpr> = args.iter().map(r).collect::<Result<_, _>>()?;
+                    let forms: Option<Vec<i64>> = args
+                        .iter()
+                        .map(|a| env.size_form(a).and_then(|f| f.as_number()))
+                        .collect();
+                    match (forms, env.symbolic_seq(&args)) {
+                        (Some(numbers), _) => Func {
+                            name: name.clone(),
+                            args: numbers.into_iter().map(|n| Const(n as f64)).collect(),
+                        },
+                        (None, Some((length, by))) => {
+                            let count = ShapeEnv::counting(&length);
+                            let from = args[0].clone();
+                            let starts_at_one = env.size_form(&from) == Some(SizeForm::number(1));
+                            match by {
+                                1 if starts_at_one => count,
+                                1 => Add(b(Sub(b(from), b(Const(1.0)))), b(count)),
+                                -1 => Sub(b(Add(b(from), b(Const(1.0)))), b(count)),
+                                by => {
+                                    let by = by as f64;
+                                    let first = Sub(b(from), b(Const(by)));
+                                    Add(b(first), b(Mul(b(Const(by)), b(count))))
+                                }
+                            }
+                        }
+                        (None, None) => Func {
+                            name: name.clone(),
+                            args,
+                        },
+                    }
                 }
                 ("as.matrix", [a]) => r(a)?,
                 ("as.scalar", [a]) => {

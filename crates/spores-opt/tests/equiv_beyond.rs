@@ -497,3 +497,221 @@ fn statistics_over_symbolic_sizes_are_decided() {
     let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Random inputs of `env` (symbolic sizes 3 or 4, as [`common::random_inputs`] gives
+/// them) with each cut point at `k` (below its dimension) as an input of its own, and the
+/// sizes written as numbers (`m`) too.
+fn inputs_with_cuts(env: &ShapeEnv, seed: u64, k: usize) -> HashMap<String, Matrix> {
+    let mut inputs = common::random_inputs(env, &mut common::Rng(seed));
+    let size = |s: &str| 3 + (s.len() % 2);
+    let scalar = |v: usize| Matrix::Dense(DenseMatrix::filled(1, 1, v as f64));
+    for (cut, dim) in &env.cuts {
+        inputs.insert(cut.clone(), scalar(k.min(size(dim) - 1)));
+        inputs.insert(dim.clone(), scalar(size(dim)));
+    }
+    inputs
+}
+
+/// Slices and `seq` with symbolic bounds: whole ranges (`1:nrow(A)`), and cut points
+/// `k<m`, `l<n` (`spores equiv --size`) at which inputs split into blocks. Each identity
+/// is checked numerically at every cut; each twin is refuted with a witness.
+#[test]
+fn symbolic_bounds_and_cut_points_are_decided() {
+    let mut env =
+        ShapeEnv::with_shapes(&["A=mxn", "B=nxp", "C=mxn", "M=mxm", "v=nx1", "u=mx1"]).unwrap();
+    env.add_cut_arg("k<m").unwrap();
+    env.add_cut_arg("l<n").unwrap();
+    let table = [
+        ("A[1:nrow(A), 1:ncol(A)]", "A", "A[, 1:ncol(A)] * 2"),
+        (
+            "seq(1, nrow(A)) - 1",
+            "seq(0, nrow(A) - 1)",
+            "seq(1, nrow(A))",
+        ),
+        ("rev(seq(1, ncol(A)))", "seq(ncol(A), 1)", "seq(1, ncol(A))"),
+        (
+            "u[1:k, ] * A[1:k, ]",
+            "(u * A)[1:k, ]",
+            "(u * A)[(m-k+1):m, ]",
+        ),
+        (
+            "colSums(A[(k+1):m, ])",
+            "colSums(A) - colSums(A[1:k, ])",
+            "colSums(A) - colSums(A[2:(k+1), ])",
+        ),
+        (
+            "t(M[1:k, ]) %*% u[1:k, ] + t(M[(k+1):m, ]) %*% u[(k+1):m, ]",
+            "t(M) %*% u",
+            "t(M[1:k, ]) %*% u[1:k, ]",
+        ),
+        (
+            "M[1:k, 1:k] + M[1:k, 1:k]",
+            "2 * M[1:k, ][, 1:k]",
+            "2 * M[, 1:k][(m-k+1):m, ]",
+        ),
+        (
+            "sum(M[1:k, (k+1):m]) + sum(M[(k+1):m, 1:k])",
+            "sum(M) - sum(M[1:k, 1:k]) - sum(M[(k+1):m, (k+1):m])",
+            "sum(M) - sum(M[1:k, 1:k])",
+        ),
+        (
+            "rowSums(A[1:k, 1:l]) + rowSums(A[1:k, (l+1):n])",
+            "rowSums(A)[1:k, ]",
+            "rowSums(A[1:k, 1:l])",
+        ),
+        (
+            "(A %*% B)[1:k, ]",
+            "A[1:k, 1:l] %*% B[1:l, ] + A[1:k, (l+1):n] %*% B[(l+1):n, ]",
+            "A[1:k, 1:l] %*% B[1:l, ]",
+        ),
+        (
+            "max(A[1:k, ], C[1:k, ]) + min(A[1:k, ], C[1:k, ])",
+            "(A + C)[1:k, ]",
+            "(A - C)[1:k, ]",
+        ),
+        (
+            "nrow(A[(k+1):nrow(A), ]) * ncol(A)",
+            "length(A) - k * ncol(A)",
+            "length(A) - k",
+        ),
+        (
+            "sum(seq(k + 1, m))",
+            "(m - k) * (m + k + 1) / 2",
+            "(m - k) * (m + k) / 2",
+        ),
+        (
+            "cbind(A[, 1:l], A[, (l+1):n]) %*% v",
+            "A %*% v",
+            "A[, 1:l] %*% v[1:l, ]",
+        ),
+        (
+            "rowMaxs(A[1:k, ])",
+            "rowMaxs(A)[1:k, ]",
+            "rowMins(A)[1:k, ]",
+        ),
+        (
+            "colMaxs(A)",
+            "max(colMaxs(A[1:k, ]), colMaxs(A[(k+1):m, ]))",
+            "colMaxs(A[1:k, ])",
+        ),
+        (
+            "diag(M)",
+            "rbind(diag(M[1:k, 1:k]), diag(M[(k+1):m, (k+1):m]))",
+            "rbind(diag(M[1:k, 1:k]), diag(M[1:(m-k), 1:(m-k)]))",
+        ),
+        ("sum(seq(m, k + 1))", "sum(seq(k + 1, m))", "sum(seq(k, m))"),
+        ("A[, 1:l][1:k, ]", "A[1:k, 1:l]", "A[1:k, (n-l+1):n]"),
+        (
+            "exp(A)[(k+1):m, ]",
+            "exp(A[(k+1):m, ])",
+            "exp(A[1:(m-k), ])",
+        ),
+        (
+            "cumsum(A)[, (l+1):n]",
+            "cumsum(A[, (l+1):n])",
+            "cumsum(A[, (l+1):n]) - A[, (l+1):n]",
+        ),
+    ];
+    let wrong = check(&env, &table, &|l, r| {
+        for k in 1..4 {
+            let inputs = inputs_with_cuts(&env, 40 + k as u64, k);
+            let (a, b) = (eval(l, &inputs).unwrap(), eval(r, &inputs).unwrap());
+            assert!(
+                close(&a, &b, 1e-9),
+                "`{l}` and `{r}` differ at k = {k}: {a:?} vs {b:?}"
+            );
+        }
+    });
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Without a declared cut, slices after the first or before the last row cut a
+/// symbolic dimension there, and a size named by its form (`m-1`) is that form.
+#[test]
+fn slices_at_either_end_cut_there() {
+    let env = ShapeEnv::with_shapes(&["A=mxn", "v=nx1"]).unwrap();
+    let table = [
+        (
+            "rbind(A[1, ], A[2:nrow(A), ])",
+            "A",
+            "rbind(A[2:nrow(A), ], A[1, ])",
+        ),
+        (
+            "colSums(A[1:(nrow(A)-1), ]) + A[nrow(A), ]",
+            "colSums(A)",
+            "colSums(A[2:nrow(A), ]) + A[nrow(A), ]",
+        ),
+        (
+            "A[2:nrow(A), ] %*% v",
+            "(A %*% v)[2:nrow(A), ]",
+            "(A %*% v)[1:(nrow(A)-1), ]",
+        ),
+        (
+            "cumsum(A)[nrow(A), ]",
+            "colSums(A)",
+            "colSums(A[2:nrow(A), ])",
+        ),
+        ("nrow(A[2:nrow(A), ])", "nrow(A) - 1", "nrow(A)"),
+        (
+            "sum(seq(2, nrow(A)))",
+            "sum(seq(1, nrow(A))) - 1",
+            "sum(seq(1, nrow(A)))",
+        ),
+    ];
+    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `seq(from, to, by)` of sizes with a whole-number step: a count, stepped and shifted.
+#[test]
+fn seq_of_sizes_with_a_step_is_decided() {
+    let env = ShapeEnv::with_shapes(&["A=mxn"]).unwrap();
+    let table = [
+        (
+            "seq(1, nrow(A)) * 2",
+            "seq(2, 2 * nrow(A), 2)",
+            "seq(2, 2 * nrow(A), 2) - 1",
+        ),
+        (
+            "seq(2 * ncol(A), 2, -2)",
+            "rev(seq(2, 2 * ncol(A), 2))",
+            "seq(2, 2 * ncol(A), 2)",
+        ),
+        (
+            "sum(seq(1, 2 * nrow(A) - 1, 2))",
+            "nrow(A)^2",
+            "nrow(A)^2 + 1",
+        ),
+    ];
+    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // A step that does not divide the span for every size is refused.
+    assert!(equiv(
+        &parse("seq(1, nrow(A), 2)"),
+        &parse("seq(1, nrow(A), 2)"),
+        &env
+    )
+    .is_err());
+}
+
+/// A bound that may leave its side, a slice whose size has no name, and a second cut of
+/// one dimension are errors, not verdicts; a slice at a symbolic position inside a block
+/// is undecided.
+#[test]
+fn bounds_outside_what_is_known_are_refused_or_undecided() {
+    let mut env = ShapeEnv::with_shapes(&["A=mxn"]).unwrap();
+    env.add_cut_arg("k<m").unwrap();
+    for (l, r) in [
+        ("A[1:(k+2), ]", "A[1:(k+2), ]"),
+        ("A[1:n, ]", "A"),
+        ("A[k:n, ]", "A"),
+    ] {
+        let (l, r) = (parse(l), parse(r));
+        assert!(equiv(&l, &r, &env).is_err(), "{l}");
+    }
+    assert!(env.add_cut_arg("j<m").is_err());
+    match equiv(&parse("A[k, ]"), &parse("A[1:k, ][k, ]"), &env) {
+        Ok(Equivalence::Unknown(_)) => {}
+        other => panic!("{other:?}"),
+    }
+}

@@ -196,8 +196,16 @@ fn map_children(e: &LaExpr, f: &mut impl FnMut(&LaExpr) -> LaExpr) -> LaExpr {
         ColSums(x) => ColSums(b(f(x))),
         Pow(x, k) => Pow(b(f(x)), *k),
         Fill(v, r, c) => Fill(b(f(v)), r.clone(), c.clone()),
-        // Sizes (`nrow(X)`, and the sizes of a fill) are not subexpressions to rewrite.
-        Func { name, .. } if name == "nrow" || name == "ncol" => e.clone(),
+        // Sizes (`nrow(X)`, `seq` bounds, the sizes of a fill) are not subexpressions to
+        // rewrite.
+        Func { name, .. } if name == "nrow" || name == "ncol" || name == "seq" => e.clone(),
+        // Nor are the bounds of a slice.
+        Func { name, args } if name == "index" && args.len() == 5 => Func {
+            name: name.clone(),
+            args: std::iter::once(f(&args[0]))
+                .chain(args[1..].iter().cloned())
+                .collect(),
+        },
         Func { name, args } if name == "matrix" && args.len() == 3 => Func {
             name: name.clone(),
             args: vec![f(&args[0]), args[1].clone(), args[2].clone()],
@@ -602,4 +610,156 @@ proptest! {
             }
         }
     }
+}
+
+/// `e` with random sound rewrites at the cut point `k` of `m`: a value with `m` rows
+/// (columns) as the `rbind` (`cbind`) of its two slices, a whole range written as
+/// `1:nrow(X)`, a slice of a product moved to its factor, a column plus a `seq` of sizes
+/// less its reverse.
+fn split_at_cut(e: &LaExpr, env: &ShapeEnv, rng: &mut Rng) -> LaExpr {
+    let e = map_children(e, &mut |x| split_at_cut(x, env, rng));
+    if rng.below(3) != 0 {
+        return e;
+    }
+    let Ok((r, c)) = env.shape_of(&e) else {
+        return e;
+    };
+    let m = Dim::sym("m");
+    let index = |x: &LaExpr, rows: [&str; 2], cols: [&str; 2]| {
+        let bound = |t: &str| LaExpr::parse(t).unwrap();
+        func(
+            "index",
+            vec![
+                x.clone(),
+                bound(rows[0]),
+                bound(rows[1]),
+                bound(cols[0]),
+                bound(cols[1]),
+            ],
+        )
+    };
+    let all = ["0", "0"];
+    let out = match rng.below(4) {
+        0 if r == m => func(
+            "rbind",
+            vec![
+                index(&e, ["1", "k"], all),
+                index(&e, ["k + 1", "nrow(X)"], all),
+            ],
+        ),
+        1 if c == m => func(
+            "cbind",
+            vec![
+                index(&e, all, ["1", "k"]),
+                index(&e, all, ["k + 1", "ncol(A)"]),
+            ],
+        ),
+        2 if r == m && c.is_one() => {
+            // `seq(1, m) - rev(seq(m, 1))` is zero.
+            let zero = LaExpr::parse("seq(1, nrow(X)) - rev(seq(m, 1))").unwrap();
+            LaExpr::Add(b(e.clone()), b(zero))
+        }
+        2 if r == m => index(&e, ["1", "nrow(X)"], all),
+        _ => match &e {
+            LaExpr::MatMul(p, q) if r == m => func(
+                "rbind",
+                vec![
+                    LaExpr::MatMul(b(index(p, ["1", "k"], all)), q.clone()),
+                    LaExpr::MatMul(b(index(p, ["k + 1", "m"], all)), q.clone()),
+                ],
+            ),
+            _ => e.clone(),
+        },
+    };
+    if env.shape_of(&out).ok() == Some((r, c)) {
+        out
+    } else {
+        e
+    }
+}
+
+/// Checks `equiv(l, r)` under a cut point against evaluation at every cut: an
+/// "equivalent" agrees for each `k` below `m`, a "not equivalent" has a real witness.
+fn consistent_at_cuts(
+    env: &ShapeEnv,
+    l: &LaExpr,
+    r: &LaExpr,
+) -> Result<&'static str, TestCaseError> {
+    let answer = equiv(l, r, env).map_err(|e| TestCaseError::fail(format!("{l} vs {r}: {e}")))?;
+    match answer {
+        Equivalence::Equivalent => {
+            let mut rng = Rng(11);
+            for k in 1..4 {
+                let mut inputs = random_inputs(env, &mut rng);
+                let scalar =
+                    |v: f64| spores_exec::Matrix::Dense(spores_exec::DenseMatrix::filled(1, 1, v));
+                inputs.insert("k".into(), scalar(k as f64));
+                inputs.insert("m".into(), scalar(4.0));
+                let (a, c) = (eval(l, &inputs).unwrap(), eval(r, &inputs).unwrap());
+                prop_assert!(
+                    close(&a, &c, 1e-8),
+                    "claimed `{l}` ≡ `{r}` but at k = {k}: {a:?} vs {c:?}"
+                );
+            }
+            Ok("equivalent")
+        }
+        Equivalence::NotEquivalent(w) => {
+            check_witness(l, r, &w);
+            Ok("not equivalent")
+        }
+        Equivalence::Unknown(_) => Ok("unknown"),
+    }
+}
+
+fn cut_env() -> ShapeEnv {
+    let mut env = env();
+    env.add_cut_arg("k<m").unwrap();
+    env
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    /// Splitting values at a cut point never changes them: the procedure never refutes
+    /// the split, and whatever it answers for a split and a mutated copy agrees with
+    /// evaluation at every cut.
+    #[test]
+    fn splits_at_a_cut_point_are_sound(seed in any::<u64>()) {
+        let env = cut_env();
+        let mut rng = Rng(seed);
+        let (r, c) = random_shape(&mut rng);
+        let e = gen(&env, &r, &c, 4, &mut rng);
+        let split = split_at_cut(&e, &env, &mut rng);
+        let answer = consistent_at_cuts(&env, &e, &split)?;
+        prop_assert!(answer != "not equivalent", "`{}` vs `{}`", e, split);
+        let near = mutate(&split, &env, &mut rng);
+        consistent_at_cuts(&env, &e, &near)?;
+    }
+}
+
+/// Most splits at a cut point are proved, and mutated splits are refuted.
+#[test]
+fn splits_at_a_cut_point_are_mostly_proved() {
+    let env = cut_env();
+    let (mut proved, mut split_any, mut refuted) = (0, 0, 0);
+    for seed in 0..300u64 {
+        let mut rng = Rng(seed);
+        let (r, c) = random_shape(&mut rng);
+        let e = gen(&env, &r, &c, 4, &mut rng);
+        let split = split_at_cut(&e, &env, &mut rng);
+        if split == e {
+            continue;
+        }
+        split_any += 1;
+        if consistent_at_cuts(&env, &e, &split).unwrap() == "equivalent" {
+            proved += 1;
+        }
+        let near = mutate(&split, &env, &mut rng);
+        if consistent_at_cuts(&env, &e, &near).unwrap() == "not equivalent" {
+            refuted += 1;
+        }
+    }
+    println!("{proved} of {split_any} splits proved, {refuted} mutations refuted");
+    assert!(proved * 10 >= split_any * 7, "{proved} of {split_any}");
+    assert!(refuted > 30, "{refuted}");
 }

@@ -132,6 +132,11 @@ enum Command {
         /// (repeatable).
         #[arg(long, value_name = "NAME")]
         positive: Vec<String>,
+        /// A cut point `k` of a symbolic dimension `m`, written `k<m`: `k` stands for every
+        /// size with 1 <= k < m, and may bound an index or a `seq` (`A[1:k, ]`,
+        /// `A[(k+1):nrow(A), ]`) or stand as a number (repeatable, one cut per dimension).
+        #[arg(long = "size", value_name = "NAME<DIM")]
+        cuts: Vec<String>,
     },
     /// MLIR tools (`spores mlir opt IN.mlir --rules R.egg`).
     #[command(subcommand)]
@@ -166,6 +171,7 @@ impl InputFlags {
             nnz: self.nnz,
             scalars: self.scalars,
             positive: Vec::new(),
+            cuts: Vec::new(),
         }
     }
 }
@@ -322,10 +328,12 @@ fn command() -> ExitCode {
             rhs,
             inputs,
             positive,
+            cuts,
         } => {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
             let mut inputs = inputs.into_args();
             inputs.positive = positive;
+            inputs.cuts = cuts;
             ExitCode::from(spores::commands::equiv(
                 &lhs, &rhs, &inputs, &mut out, &mut err,
             ))

@@ -245,6 +245,36 @@ fn equiv_takes_all_of_dmls_sum_product_constructs() {
     }
 }
 
+/// `--size k<m` declares a cut point: slices and `seq` bounded by it are decided, a
+/// witness gives `k` a value, and a malformed cut is a usage error.
+#[test]
+fn equiv_takes_cut_points_with_size() {
+    let shapes = ["A=mxn", "B=nxp"];
+    let cut = ["--size", "k<m"];
+    let (code, out, err) = equiv("(A %*% B)[1:k, ]", "A[1:k, ] %*% B", &shapes, &cut);
+    assert_eq!((code, out.as_str()), (0, "equivalent\n"), "{err}");
+    let (code, out, _) = equiv(
+        "sum(A[1:k, ]) + sum(A[(k+1):nrow(A), ])",
+        "sum(A)",
+        &shapes,
+        &cut,
+    );
+    assert_eq!((code, out.as_str()), (0, "equivalent\n"));
+    let (code, out, _) = equiv("rbind(A[(k+1):m, ], A[1:k, ])", "A", &shapes, &cut);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("k = matrix(\"") && out.contains("# sizes: k="),
+        "{out}"
+    );
+    assert_eq!(equiv("A[1:nrow(A), ]", "A", &shapes, &[]).0, 0);
+    let (code, _, err) = equiv("A", "A", &shapes, &["--size", "k<q"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`q`"), "{err}");
+    let (code, _, err) = equiv("A[1:k, ]", "A[1:k, ]", &shapes, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--size"), "{err}");
+}
+
 #[test]
 fn equiv_answers_not_equivalent_for_different_shapes() {
     let (code, out, _) = equiv("X", "t(X)", &["X=mxn"], &[]);

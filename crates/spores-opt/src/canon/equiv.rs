@@ -39,7 +39,9 @@
 //! aggregates, blocks, indexing and `rev` rewrite both sides first
 //! (`canon/simplify.rs`), and a difference in opaque atoms is decided cell by cell as
 //! piecewise rational functions (`canon/piecewise.rs`), through operators both sides
-//! share (`sum(max(A, 0) + min(A, 0))` and `sum(A)`).
+//! share (`sum(max(A, 0) + min(A, 0))` and `sum(A)`). With cut points (`spores equiv
+//! --size k<m`), both sides are also cut into blocks at them and compared block by block
+//! (`canon/blocks.rs`), and a witness gives each cut a size below its dimension.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -52,7 +54,7 @@ use super::normal::Normalizer;
 use super::simplify::{simplify, unrolled};
 use super::{iso::difference, Poly, Polyterm, Rel, Slot};
 use crate::eval::eval;
-use crate::la::{Dim, LaExpr, Shape, ShapeEnv};
+use crate::la::{Dim, LaExpr, Shape, ShapeEnv, SizeForm};
 
 /// The answer of [`equiv`].
 #[derive(Clone, Debug)]
@@ -234,6 +236,24 @@ fn decide(
     {
         return Ok(Equivalence::Equivalent);
     }
+    // Cut points (`--size k<m`): both sides cut into blocks at them, compared block by
+    // block.
+    // A block pair that cannot be decided (shapes that differ in the blocks' sizes,
+    // where a size kept its own name) leaves the sides unproved, never refuted.
+    let mut equal = |a: &LaExpr, b: &LaExpr, blocks: &ShapeEnv| {
+        Ok(matches!(
+            decide(a, b, blocks, false, deadline),
+            Ok(Equivalence::Equivalent)
+        ))
+    };
+    let by_blocks = (!env.cuts.is_empty() || has_symbolic_slice(lhs) || has_symbolic_slice(rhs))
+        && (super::blocks::equal_by_blocks(lhs, rhs, env, &mut equal)?
+            || super::blocks::equal_by_blocks(&simple_lhs, &simple_rhs, env, &mut equal)?);
+    // Each block's decision ends with its own deadline: this one's holds again.
+    let _deadline = super::iso::Deadline::set(deadline);
+    if by_blocks {
+        return Ok(Equivalence::Equivalent);
+    }
     let mut expanded = Vec::new();
     loop {
         let needs = needs(&diff);
@@ -286,6 +306,18 @@ fn decide(
     Ok(search_witness(
         lhs, rhs, &written, env, &room, opaque, shown,
     ))
+}
+
+/// Whether `e` slices with a bound that is not a number (`A[2:nrow(A), ]`).
+fn has_symbolic_slice(e: &LaExpr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| {
+        if let LaExpr::Func { name, args } = x {
+            found |= name == crate::la::INDEX
+                && args.iter().skip(1).any(|b| !matches!(b, LaExpr::Const(_)));
+        }
+    });
+    found
 }
 
 /// How deep [`proved_beyond_sum_product`] looks through operators on both sides.
@@ -639,17 +671,72 @@ fn search_witness(
             }
         });
     }
+    // A size named by its form (`m-1`, from a slice `A[2:m, ]`) takes its value from the
+    // symbols it is made of.
+    let derived: Vec<String> = syms
+        .iter()
+        .filter(|s| env.dim_form(&Dim::Sym((*s).clone())) != SizeForm::symbol(s))
+        .cloned()
+        .collect();
+    for s in &derived {
+        syms.remove(s);
+        let form = env.free_form(&env.dim_form(&Dim::Sym(s.clone())));
+        syms.extend(form.terms.into_keys());
+    }
+    // A cut point and the rest of its dimension take their sizes with the dimension's.
+    let mut cuts: Vec<(&String, &String)> = Vec::new();
+    for (k, m) in &env.cuts {
+        let rest = ShapeEnv::rest_name(m, k);
+        let named = syms.remove(k) | syms.remove(&rest) || written.contains(k);
+        if named || syms.contains(m) {
+            syms.insert(m.clone());
+            cuts.push((k, m));
+        }
+    }
     let need = |d: &Dim| needs.get(d).copied().unwrap_or(0);
     let mut last_error = None;
     for attempt in 0..ATTEMPTS {
         let mut rng = Rng(0x5EED_0000 + attempt);
-        let sizes: BTreeMap<String, usize> = syms
+        let extra: BTreeMap<&String, usize> = syms
             .iter()
-            .map(|s| {
-                let base = need(&Dim::Sym(s.clone())).max(2);
-                (s.clone(), base + rng.below(attempt / 8 + 1) as usize)
-            })
+            .map(|s| (s, rng.below(attempt / 8 + 1) as usize))
             .collect();
+        let cut_extra: Vec<usize> = cuts
+            .iter()
+            .map(|_| rng.below(attempt / 8 + 1) as usize)
+            .collect();
+        // Every size at least 2 (symbolic sizes stand for sizes > 1), raised together
+        // until the derived ones are too.
+        let mut sizes = BTreeMap::new();
+        for raise in 0..8 {
+            sizes = syms
+                .iter()
+                .map(|s| {
+                    let base = need(&Dim::Sym(s.clone())).max(2);
+                    (s.clone(), base + extra[s] + raise)
+                })
+                .collect::<BTreeMap<String, usize>>();
+            // `1 <= k < m`, both parts at least 2.
+            for (&(k, m), more) in cuts.iter().zip(&cut_extra) {
+                let rest = ShapeEnv::rest_name(m, k);
+                let cut = need(&Dim::sym(k)).max(2) + more + raise;
+                let least_rest = need(&Dim::Sym(rest.clone())).max(2);
+                let whole = sizes[m].max(cut + least_rest);
+                sizes.insert(m.clone(), whole);
+                sizes.insert(k.clone(), cut);
+                sizes.insert(rest, whole - cut);
+            }
+            let mut small = false;
+            for s in &derived {
+                let value = env.size_value(&env.dim_form(&Dim::Sym(s.clone())), &sizes);
+                let value = value.and_then(|v| usize::try_from(v).ok()).unwrap_or(0);
+                small |= value < 2.max(need(&Dim::Sym(s.clone())));
+                sizes.insert(s.clone(), value);
+            }
+            if !small {
+                break;
+            }
+        }
         let size = |d: &Dim| match d {
             Dim::Known(n) => *n,
             Dim::Sym(s) => sizes.get(s).copied().unwrap_or(2),
@@ -715,6 +802,13 @@ fn search_witness(
                 }
             });
             inputs.insert(name.clone(), Matrix::Dense(m));
+        }
+        // A size written as a number (`k`, `m`) is an input of its own.
+        for name in written {
+            if let (false, Some(&n)) = (env.shapes.contains_key(name), sizes.get(name)) {
+                let value = DenseMatrix::filled(1, 1, n as f64);
+                inputs.insert(name.clone(), Matrix::Dense(value));
+            }
         }
         let map: HashMap<String, Matrix> =
             inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();

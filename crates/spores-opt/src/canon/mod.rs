@@ -25,6 +25,7 @@
 //! assert!(matches!(equiv(&lhs, &wrong, &env).unwrap(), Equivalence::NotEquivalent(_)));
 //! ```
 
+mod blocks;
 mod equiv;
 mod error;
 mod iso;
@@ -184,11 +185,21 @@ impl Coef {
         Coef(m)
     }
 
-    /// The size of a dimension as a coefficient.
+    /// The size of a dimension as a coefficient; a dimension named by a form of sizes
+    /// (`m-1`, the rest `m-k` of a cut) is that form.
     pub fn dim(d: &Dim) -> Coef {
+        let symbol = |s: &str| Coef([(vec![s.to_string()], 1.0)].into_iter().collect());
         match d {
             Dim::Known(n) => Coef::constant(*n as f64),
-            Dim::Sym(s) => Coef([(vec![s.clone()], 1.0)].into_iter().collect()),
+            Dim::Sym(s) => match crate::la::SizeForm::parse(s) {
+                Some(form) if form != crate::la::SizeForm::symbol(s) => form
+                    .terms
+                    .iter()
+                    .fold(Coef::constant(form.constant as f64), |acc, (name, c)| {
+                        acc.add(&symbol(name).scale(*c as f64))
+                    }),
+                _ => symbol(s),
+            },
         }
     }
 

@@ -639,6 +639,10 @@ impl<'a> Normalizer<'a> {
                     }
                     _ => self.opaque(name, args, &shape, row, col)?,
                 },
+                // `seq(1, n)` of a symbolic size is an opaque column (its shape checked).
+                ("seq", _) if crate::la::seq_values(args).is_err() => {
+                    self.opaque(name, args, &shape, row, col)?
+                }
                 // `seq(a, b)`: its numbers at their positions.
                 ("seq", _) => {
                     let values =

@@ -217,7 +217,38 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         RowSums(x) if shape(x).is_some_and(|s| s.1.is_one()) => Some((**x).clone()),
         ColSums(x) if shape(x).is_some_and(|s| s.0.is_one()) => Some((**x).clone()),
         Sum(x) if scalar(x) => Some((**x).clone()),
+        // `1 + 2 + ... + n = n (n + 1) / 2`.
+        Sum(x) if env.counting_length(x).is_some() => {
+            let n = ShapeEnv::size_expr(&env.counting_length(x)?);
+            let next = Add(b(n.clone()), b(Const(1.0)));
+            Some(Mul(b(Mul(b(n), b(next))), b(Const(0.5))))
+        }
         Sum(x) => match x.as_ref() {
+            // A shifted count (`seq(k + 1, m)` is `k + seq(1, m - k)`) sums term by term,
+            // a scalar once per cell.
+            Add(p, q) | Sub(p, q) if counted(p, env) || counted(q, env) => {
+                let (sp, sq) = (shape(p)?, shape(q)?);
+                let whole = |z: &LaExpr, other: &Shape, own: &Shape| {
+                    if is_one_by_one(own) && !is_one_by_one(other) {
+                        Sum(b(Fill(b(z.clone()), other.0.clone(), other.1.clone())))
+                    } else {
+                        Sum(b(z.clone()))
+                    }
+                };
+                if sp != sq && !is_one_by_one(&sp) && !is_one_by_one(&sq) {
+                    return None;
+                }
+                let (a, c) = (whole(p, &sq, &sp), whole(q, &sp, &sq));
+                Some(match x.as_ref() {
+                    Add(..) => Add(b(a), b(c)),
+                    _ => Sub(b(a), b(c)),
+                })
+            }
+            // A scaled count: the scale comes out.
+            Mul(p, q) if counted(x, env) => {
+                let (scale, count) = if scalar(p) { (p, q) } else { (q, p) };
+                Some(Mul(scale.clone(), b(Sum(count.clone()))))
+            }
             Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
                 Some(Add(b(Sum(b(args[0].clone()))), b(Sum(b(args[1].clone())))))
             }
@@ -644,6 +675,11 @@ fn rewrite_func(
             }
             aggregate_max(x, "colMaxs", &|s| s.0.is_one(), shape, scalar)
         }
+        // `n, ..., 2, 1` is `n + 1` less `1, 2, ..., n`.
+        ("rev", [x]) if env.counting_length(x).is_some() => {
+            let n = ShapeEnv::size_expr(&env.counting_length(x)?);
+            Some(Sub(b(Add(b(n), b(Const(1.0)))), b(x.clone())))
+        }
         ("rev", [x]) => rewrite_rev(x, env),
         ("cumsum", [x]) => rewrite_cumsum(x, env),
         (INDEX, [x, rl, ru, cl, cu]) => {
@@ -953,6 +989,18 @@ fn rewrite_cumsum(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         }
         _ => return None,
     })
+}
+
+/// Whether `x` is a count `seq(1, n)` of a symbolic `n`, or a scalar times one.
+fn counted(x: &LaExpr, env: &ShapeEnv) -> bool {
+    let scalar = |z: &LaExpr| env.shape_of(z).is_ok_and(|s| is_one_by_one(&s));
+    match x {
+        LaExpr::Mul(p, q) => {
+            (scalar(p) && env.counting_length(q).is_some())
+                || (scalar(q) && env.counting_length(p).is_some())
+        }
+        _ => env.counting_length(x).is_some(),
+    }
 }
 
 /// `x[rows, cols]` pushed towards the inputs.

@@ -29,6 +29,8 @@ pub struct InputArgs {
     pub scalars: Vec<String>,
     /// Inputs positive in every cell (`spores equiv --positive`).
     pub positive: Vec<String>,
+    /// Cut points `k<m` of symbolic dimensions (`spores equiv --size`).
+    pub cuts: Vec<String>,
 }
 
 impl InputArgs {
@@ -58,6 +60,9 @@ impl InputArgs {
                 ));
             }
             env.positive.insert(name.clone());
+        }
+        for arg in &self.cuts {
+            env.add_cut_arg(arg)?;
         }
         Ok(env)
     }

@@ -14,8 +14,8 @@ on spores, and compares every number printed and every output written, relative 
 
 Not part of the test suite: it needs SystemDS's source tree (`--systemds-src`, holding
 src/test and scripts/, e.g. extracted from `git archive` of apache/systemds) and the
-SystemDS jar of bench/.venv. SystemDS's results are cached under --work, so a second run
-after a change to spores only runs spores.
+SystemDS jar of bench/.venv. Each script's inputs, both systems' outputs and printed
+lines stay under --work (`out-systemds/stdout.txt`, `out-spores/...`) for a closer look.
 
 Usage:
   bench/.venv/bin/python bench/systemds_tests.py --systemds-src DIR [--only SUBSTR ...]
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import re
 import shutil
@@ -907,7 +906,7 @@ def snapshot(paths: list[Path], stdout: str):
             **{p.name: read_output(p) for p in paths}}
 
 
-def one(case: Case, opts, sysds_script_cache: Path) -> tuple[str, str]:
+def one(case: Case, opts) -> tuple[str, str]:
     jf = case.java_file()
     if jf is None:
         return "skipped", "no Java test names the script"
@@ -1040,7 +1039,7 @@ def main() -> int:
     for s in scripts:
         case = Case(s, opts.src)
         try:
-            verdict, why = one(case, opts, opts.work)
+            verdict, why = one(case, opts)
         except Exception as e:  # a harness bug must not stop the run
             verdict, why = "skipped", f"harness: {type(e).__name__}: {e}"
         counts[verdict] = counts.get(verdict, 0) + 1

@@ -157,6 +157,8 @@ fn command_line_arguments_and_ifdef() {
     "#;
     assert_eq!(run(src), "none 8\n");
     assert_eq!(run_with_args(src, &[("n", "5"), ("name", "x")]), "x 10\n");
+    // `"max= " + max` in SystemDS's tests: the value is still a number.
+    assert_eq!(run_with_args(src, &[("n", " 5"), ("name", "x")]), "x 10\n");
     let err = runtime_error_or_parse("print($missing)");
     assert!(err.contains("`$missing` is not given"), "{err}");
 }

@@ -1026,12 +1026,14 @@ fn mentions_variables(e: &Expr) -> bool {
 
 /// Types a command-line value as SystemDS does: integer, double, boolean, else string.
 fn parse_cmd_arg(text: &str) -> Literal {
-    if let Ok(v) = text.parse::<i64>() {
+    // SystemDS reads `max= 5` (a space after the `=`, as its own tests pass it) as 5.
+    let word = text.trim();
+    if let Ok(v) = word.parse::<i64>() {
         Literal::Int(v)
-    } else if let Ok(v) = text.parse::<f64>() {
+    } else if let Ok(v) = word.parse::<f64>() {
         Literal::Double(v)
-    } else if text == "TRUE" || text == "FALSE" {
-        Literal::Bool(text == "TRUE")
+    } else if word == "TRUE" || word == "FALSE" {
+        Literal::Bool(word == "TRUE")
     } else {
         Literal::Str(text.to_string())
     }

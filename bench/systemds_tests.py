@@ -400,9 +400,43 @@ class Case:
         return best
 
 
+FLAGS_WITH_VALUE = ("-stats", "-explain", "-lineage", "-config", "-exec", "-seed")
+
+
+def arg_items(text: str, spot: int) -> list[str]:
+    """The unevaluated elements of the `programArgs = ...` at `spot`: a `new String[]{...}`
+    literal, or `list.toArray(...)` of the `list.add(x)` calls since the list was made or
+    cleared."""
+    literal = re.match(r'programArgs\s*=\s*new\s+String\s*\[\s*\]', text[spot:])
+    if literal:
+        return java_string_array(text, spot)[0]
+    m = re.match(r'programArgs\s*=\s*(\w+)\.toArray', text[spot:])
+    name = m.group(1)
+    start = max(text.rfind(f"{name}.clear()", 0, spot), text.rfind(f"{name} = new", 0, spot))
+    return [call_args(text, a.end())[0]
+            for a in re.finditer(r'\b' + re.escape(name) + r'\.add\s*\(', text[:spot])
+            if a.start() > start]
+
+
+def evaluate_args(items: list[str], env: JavaEnv) -> list[str]:
+    """The values of `items`; an unseen value right after a flag (`-lineage reuse_full`)
+    is a placeholder, the flag being dropped anyway; any other unseen value is an error."""
+    out = []
+    for x in items:
+        v = env.eval(x, partial=True)
+        if v is UNKNOWN:
+            if out and out[-1] in FLAGS_WITH_VALUE:
+                out.append("?")
+                continue
+            raise Unresolved(x)
+        out.append(to_java_string(v))
+    return out
+
+
 def program_args(text: str, case: Case, env: JavaEnv) -> list[str]:
     """The evaluated `programArgs` nearest the place the file names the script."""
-    spots = [m.start() for m in re.finditer(r'programArgs\s*=\s*new\s+String\s*\[\s*\]', text)]
+    spots = [m.start() for m in re.finditer(
+        r'programArgs\s*=\s*(?:new\s+String\s*\[\s*\]|\w+\.toArray)', text)]
     if not spots:
         return []
     # `fullDMLScriptName = HOME + TEST_NAME + "2inputs.dml"` just before: that variant
@@ -412,8 +446,7 @@ def program_args(text: str, case: Case, env: JavaEnv) -> list[str]:
             for lit in re.findall(r'"(\w+)\.dml"', text[full:text.find(";", full)]):
                 if case.name.endswith(lit) and lit != case.name:
                     bind_parameters(text, s, case, env)
-                    items, _ = java_string_array(text, s)
-                    return [to_java_string(v) for v in (env.eval(x) for x in items)]
+                    return evaluate_args(arg_items(text, s), env)
     anchor = text.find(f'"{case.name}"')
     # the method that uses the script's TEST_NAME constant, if any
     const = re.search(r'(\w+)\s*=\s*"' + re.escape(case.name) + r'"', text)
@@ -428,14 +461,7 @@ def program_args(text: str, case: Case, env: JavaEnv) -> list[str]:
         after = [s for s in spots if s > anchor]
         best = after[0] if after else spots[0]
     bind_parameters(text, best, case, env)
-    items, _ = java_string_array(text, best)
-    out = []
-    for x in items:
-        v = env.eval(x, partial=True)
-        if v is UNKNOWN:
-            raise Unresolved(x)
-        out.append(to_java_string(v))
-    return out
+    return evaluate_args(arg_items(text, best), env)
 
 
 METHOD = re.compile(r'\n\s*(?:(?:private|public|protected|static|final)\s+)*[\w<>\[\]]+\s+(\w+)\s*'

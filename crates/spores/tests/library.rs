@@ -273,6 +273,35 @@ print(as.scalar(L[2, 1]) + sum(as.matrix(L[1, 1])))
     );
 }
 
+/// SystemDS 3.4 printed exactly this (gridSearch sets its training arguments this way).
+#[test]
+fn list_elements_are_assigned_by_name_position_or_range() {
+    let out = run(
+        r#"
+L = list(a=1, b=2, c="x")
+L["a"] = 5
+L[3] = "y"
+print(toString(L))
+M = list(1, 2, 3)
+M[2:3] = list(7, 8)
+M[1] = list(9)
+print(toString(M))
+"#,
+        RunOptions::default(),
+    );
+    assert_eq!(
+        out,
+        "List containing:\n[5, 2, y]\nList containing:\n[9, 7, 8]\n"
+    );
+    assert_eq!(
+        message(
+            "M = list(1, 2, 3)\nM[2:3] = list(7)\nprint(length(M))\n",
+            RunOptions::default()
+        ),
+        "list left indexing: 2 element(s) selected, 1 given"
+    );
+}
+
 #[test]
 fn a_builtin_with_several_results_gives_its_first_in_an_expression() {
     // SystemDS takes the first result of a DML-bodied builtin used as a value; a

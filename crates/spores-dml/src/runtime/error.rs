@@ -306,6 +306,8 @@ pub enum ListError {
     },
     #[error("a list is one column, indexed as `l[i]`, `l[i, 1]` or `l[\"name\"]`")]
     TwoIndices,
+    #[error("list left indexing: {selected} element(s) selected, {given} given")]
+    AssignLength { selected: usize, given: usize },
     #[error("the list has no element named \"{name}\"")]
     NoElementNamed { name: String },
     #[error("a list index must be a number or a name, got a {found}")]

@@ -54,6 +54,56 @@ pub fn append(args: &[Value]) -> OpResult {
 /// `l[i]`, `l[a:b]` (1-based, inclusive) or `l["name"]`: a list of the selected elements.
 /// A list is one column, so `l[i, 1]` is `l[i]` (SystemDS's builtins write it).
 pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value]) -> OpResult {
+    let range = selected(list, rows, cols, bounds)?;
+    Ok(Value::List(Arc::new(ListValue {
+        names: list.names[range.clone()].to_vec(),
+        items: list.items[range].to_vec(),
+    })))
+}
+
+/// `l[i] = x`, `l["name"] = x`, `l[a:b] = m`: a new list with the selected elements
+/// replaced, as SystemDS's `ListObject.set`: a list value replaces a range of its own
+/// length (one element for `l[i] = list(x)`), any other value one element. The elements
+/// must exist; names are kept.
+pub fn assign(
+    list: &ListValue,
+    rows: IndexKind,
+    cols: IndexKind,
+    bounds: &[Value],
+    value: &Value,
+) -> OpResult {
+    let range = selected(list, rows, cols, bounds)?;
+    let mut out = list.clone();
+    match value {
+        Value::List(v) => {
+            if v.items.len() != range.len() {
+                return Err(ListError::AssignLength {
+                    selected: range.len(),
+                    given: v.items.len(),
+                }
+                .into());
+            }
+            out.items.splice(range, v.items.iter().cloned());
+        }
+        other if range.len() == 1 => out.items[range.start] = other.clone(),
+        _ => {
+            return Err(ListError::AssignLength {
+                selected: range.len(),
+                given: 1,
+            }
+            .into())
+        }
+    }
+    Ok(Value::List(Arc::new(out)))
+}
+
+/// The positions `l[...]` selects (see [`index`]).
+fn selected(
+    list: &ListValue,
+    rows: IndexKind,
+    cols: IndexKind,
+    bounds: &[Value],
+) -> Result<std::ops::Range<usize>, RuntimeError> {
     let row_bounds = match rows {
         IndexKind::All => 0,
         IndexKind::Single => 1,
@@ -83,7 +133,7 @@ pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value
         }
         Ok(x as usize - 1)
     };
-    let range = match rows {
+    Ok(match rows {
         IndexKind::All => 0..n,
         IndexKind::Single => {
             let i = position(&bounds[0])?;
@@ -100,11 +150,7 @@ pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value
             }
             a..b + 1
         }
-    };
-    Ok(Value::List(Arc::new(ListValue {
-        names: list.names[range.clone()].to_vec(),
-        items: list.items[range].to_vec(),
-    })))
+    })
 }
 
 /// `toString(l)` as SystemDS prints a list: `List containing:` and the elements in

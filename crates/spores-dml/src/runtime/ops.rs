@@ -1086,6 +1086,9 @@ fn right_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
 }
 
 fn left_index(rows: IndexKind, cols: IndexKind, args: &[Value]) -> OpResult {
+    if let Value::List(l) = &args[0] {
+        return list::assign(l, rows, cols, &args[2..], &args[1]);
+    }
     if let Value::Frame(f) = &args[0] {
         let r = bounds(rows, &args[2..], f.rows(), "row")?;
         let c = bounds(cols, &args[2 + rows.arity()..], f.cols(), "column")?;

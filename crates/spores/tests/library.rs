@@ -273,6 +273,17 @@ print(as.scalar(L[2, 1]) + sum(as.matrix(L[1, 1])))
     );
 }
 
+/// A builtin's `eval("name", ...)` finds a function of the script that called it, as
+/// SystemDS's default namespace does (gridSearch evaluates the script's `predict`).
+#[test]
+fn a_builtin_evaluates_a_function_of_the_calling_script_by_name() {
+    let src = r#"
+double = function(Matrix[Double] X) return (Matrix[Double] Y) { Y = 2 * X }
+print(sum(applyTwice("double", matrix(1, 2, 2))))
+"#;
+    assert_eq!(run(src, with_builtins()), "16.0\n");
+}
+
 /// SystemDS 3.4 printed exactly this (gridSearch sets its training arguments this way).
 #[test]
 fn list_elements_are_assigned_by_name_position_or_range() {

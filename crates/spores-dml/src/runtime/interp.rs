@@ -718,10 +718,16 @@ impl<'w> Interpreter<'w> {
                 "eval: the first argument must be a function name".into(),
             ));
         };
+        // The calling file's functions, then the script's (SystemDS looks a name up in
+        // the default namespace, so a builtin file's `eval(f)` finds the script's `f`),
+        // then the builtins.
         let scope = self.library.scope(self.unit);
         let function = match scope.local(&name, span)? {
             Some(f) => f,
-            None => scope.builtin(&name, span)?,
+            None => match self.library.scope(MAIN_UNIT).local(&name, span)? {
+                Some(f) => f,
+                None => scope.builtin(&name, span)?,
+            },
         };
         let params = &function.def.params;
         let mut bound: Vec<Option<Value>> = vec![None; params.len()];

@@ -258,8 +258,8 @@ pub fn map(args: &[Value]) -> OpResult {
     let text = string_arg(&args[1], ("map", "func"))?;
     let lambda = Lambda::parse(&text)?;
     let mapped = match number_arg(&args[2], ("map", "margin"))? {
-        m if m == 0.0 => f.map(|cell| lambda.apply(cell))?,
-        m if m == 1.0 => f.map_rows(|row| lambda.apply_row(row))?,
+        0.0 => f.map(|cell| lambda.apply(cell))?,
+        1.0 => f.map_rows(|row| lambda.apply_row(row))?,
         m => {
             return Err(FrameError::Lambda(format!(
                 "map: margin {m} is not supported (0: cells, 1: rows)"

@@ -206,8 +206,13 @@ fn map_lambdas_outside_the_known_forms_are_named() {
     }
     assert_fails(
         "map_margin.dml",
-        &format!("{frame}G = map(F, \"x -> x\", 1)\nprint(toString(G))\n"),
-        &["margin=1"],
+        &format!("{frame}G = map(F, \"x -> x\", 2)\nprint(toString(G))\n"),
+        &["map: margin 2 is not supported (0: cells, 1: rows)"],
+    );
+    assert_fails(
+        "map_row.dml",
+        &format!("{frame}G = map(F, \"x -> x[0]\", 1)\nprint(toString(G))\n"),
+        &["a row-wise lambda (margin=1) must return a String[]"],
     );
 }
 

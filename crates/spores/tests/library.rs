@@ -133,6 +133,20 @@ fn sourced_files_resolve_relative_to_the_file_that_sources_them() {
     assert_eq!(run(&src, options), "11.0\n101.0\n112.0\n-999.0\n");
 }
 
+/// SystemDS's `eval("path.dml::f")` names a sourced file by its path.
+#[test]
+fn eval_finds_a_function_by_its_sourced_path() {
+    let dir = fixtures().join("source");
+    let src = r#"source("lib/first.dml") as first
+print(as.scalar(eval("lib/first.dml::f", list(1))) + eval("first::f", list(2)))
+"#;
+    let options = RunOptions {
+        script_dir: Some(dir),
+        ..RunOptions::default()
+    };
+    assert_eq!(run(src, options), "23.0\n");
+}
+
 #[test]
 fn missing_sources_and_namespaces_are_reported_at_the_statement() {
     let dir = fixtures().join("source");

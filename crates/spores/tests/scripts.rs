@@ -148,6 +148,13 @@ fn loss_matches_a_hand_computation() {
     assert_eq!(numbers(&out), vec![6.0, 42.0, 9.0]);
 }
 
+/// SystemDS's `compress`/`decompress` change the storage, not the cells.
+#[test]
+fn compress_and_decompress_keep_the_matrix() {
+    let src = "A = round(rand(rows=10, cols=5, seed=1412) * 9)\nB = decompress(compress(A))\nprint(sum(compress(A)) + \" \" + sum(B == A))\n";
+    assert_eq!(run(src), "211.0 50.0\n");
+}
+
 #[test]
 fn command_line_arguments_and_ifdef() {
     let src = r#"

@@ -508,6 +508,10 @@ impl<'a> Lowerer<'a> {
                 let reordered = [args[0].clone(), args[2].clone(), args[1].clone()];
                 return self.by_signature(spec, &reordered, span);
             }
+            // SystemDS's compression changes how a matrix is stored, not its cells.
+            "compress" | "decompress" if args.len() == 1 && args[0].name.is_none() => {
+                return self.expr(&args[0].value)
+            }
             "log" => return self.log(args, span),
             "xor" => return self.xor(args, span),
             _ => {}

@@ -193,6 +193,9 @@ impl Library {
             let label = import.path.trim_end_matches(".dml").to_string();
             let id = self.load_file(&path, &label, import.span)?;
             namespaces.insert(import.namespace.clone(), id);
+            // `eval("path.dml::f")` names the namespace by its sourced path, as SystemDS
+            // allows; a path cannot be written as a namespace, so the keys never clash.
+            namespaces.entry(import.path.clone()).or_insert(id);
         }
         Ok(namespaces)
     }

@@ -58,8 +58,9 @@ pub fn read_beside(data: &Path) -> Result<Option<Metadata>> {
 /// Parses a metadata file held in memory; `path` is only used in errors.
 pub fn parse(text: &[u8], path: &Path) -> Result<Metadata> {
     let err = |msg: String| parse_error(path, 1, msg);
-    let value: Value =
-        serde_json::from_slice(text).map_err(|e| parse_error(path, e.line(), e.to_string()))?;
+    let value: Value = serde_json::from_slice(text)
+        .or_else(|first| serde_json::from_slice(&without_trailing_commas(text)).map_err(|_| first))
+        .map_err(|e| parse_error(path, e.line(), e.to_string()))?;
     let Value::Object(map) = value else {
         return Err(err("a metadata file holds one JSON object".into()));
     };
@@ -107,6 +108,33 @@ pub fn parse(text: &[u8], path: &Path) -> Result<Metadata> {
         header,
         sep: text_of("sep")?,
     })
+}
+
+/// `text` without the commas that close an object or array (`"header": true, }`):
+/// SystemDS's JSON reader accepts them, and its own test data has them. Commas inside
+/// strings are kept.
+fn without_trailing_commas(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut in_string = false;
+    for (k, &b) in text.iter().enumerate() {
+        if in_string {
+            in_string = !(b == b'"' && !escaped_before(text, k));
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b',' {
+            let next = text[k + 1..].iter().find(|c| !c.is_ascii_whitespace());
+            if matches!(next, Some(b'}') | Some(b']')) {
+                continue;
+            }
+        }
+        out.push(b);
+    }
+    out
+}
+
+/// Whether the quote at `k` is escaped by an odd run of backslashes before it.
+fn escaped_before(text: &[u8], k: usize) -> bool {
+    text[..k].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1
 }
 
 /// The metadata file's text, keys in the order SystemDS writes them.

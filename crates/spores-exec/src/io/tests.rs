@@ -699,6 +699,21 @@ fn metadata_files_read_as_systemds_writes_them_and_round_trip() {
         (unknown.data_type.as_deref(), unknown.rows),
         (Some("scalar"), None)
     );
+    // SystemDS's own test data closes objects after a comma (datasets/homes3); commas
+    // inside strings stay.
+    let trailing = metadata::parse(
+        b"{\n  \"data_type\": \"frame\",\n  \"sep\": \",\\\",}\",\n  \"header\": true,\n}",
+        Path::new(P),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            trailing.data_type.as_deref(),
+            trailing.sep.as_deref(),
+            trailing.header
+        ),
+        (Some("frame"), Some(",\",}"), Some(true))
+    );
     for bad in [
         &br#"[1, 2]"#[..],
         br#"{"rows": "two"}"#,

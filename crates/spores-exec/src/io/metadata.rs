@@ -118,7 +118,8 @@ fn without_trailing_commas(text: &[u8]) -> Vec<u8> {
     let mut in_string = false;
     for (k, &b) in text.iter().enumerate() {
         if in_string {
-            in_string = !(b == b'"' && !escaped_before(text, k));
+            // a string ends at a quote that no backslash escapes
+            in_string = b != b'"' || escaped_before(text, k);
         } else if b == b'"' {
             in_string = true;
         } else if b == b',' {

@@ -287,6 +287,28 @@ print(as.scalar(L[2, 1]) + sum(as.matrix(L[1, 1])))
     );
 }
 
+/// `rbind(L)`/`cbind(L)` of one list bind its elements; SystemDS 3.4 printed the same
+/// (and refuses `rbind` of one matrix).
+#[test]
+fn binding_one_list_binds_its_elements() {
+    let src = r#"
+L = list(matrix(1, 2, 2), matrix(2, 1, 2))
+print(toString(rbind(L)))
+print(toString(cbind(list(matrix(1, 2, 1), matrix(3, 2, 2)))))
+"#;
+    assert_eq!(
+        run(src, RunOptions::default()),
+        "1.000 1.000\n1.000 1.000\n2.000 2.000\n\n1.000 3.000 3.000\n1.000 3.000 3.000\n\n"
+    );
+    assert_eq!(
+        message(
+            "X = rbind(matrix(5, 1, 1))\nprint(sum(X))\n",
+            RunOptions::default()
+        ),
+        "rbind of one argument binds a list's elements, got a matrix"
+    );
+}
+
 /// A builtin's `eval("name", ...)` finds a function of the script that called it, as
 /// SystemDS's default namespace does (gridSearch evaluates the script's `predict`).
 #[test]

@@ -634,18 +634,23 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// `cbind`/`rbind` of two or more arguments, as a chain of pairs.
+    /// `cbind`/`rbind` of two or more arguments, as a chain of pairs; of one argument (a
+    /// list, whose elements it binds), one node.
     fn bind(&mut self, builtin: Builtin, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
         let name = builtin.name();
         let children = args
             .iter()
             .map(|a| self.expr(&a.value))
             .collect::<Result<Vec<_>, _>>()?;
-        if children.len() < 2 {
-            return Err(Diagnostic::new(
-                format!("`{name}` needs at least two arguments"),
-                span,
-            ));
+        match children.len() {
+            0 => {
+                return Err(Diagnostic::new(
+                    format!("`{name}` needs a list or at least two arguments"),
+                    span,
+                ))
+            }
+            1 => return Ok(self.dag.add(Op::Builtin(builtin), children, span)),
+            _ => {}
         }
         Ok(children[1..].iter().fold(children[0], |acc, &next| {
             self.dag.add(Op::Builtin(builtin), vec![acc, next], span)

@@ -262,6 +262,11 @@ pub enum ArgError {
     UnknownOperator { symbol: String },
     #[error("contains: a matrix pattern must be one row of the target's columns, got a {pattern} pattern for a {target} target")]
     ContainsPattern { pattern: Shape, target: Shape },
+    #[error("{builtin} of one argument binds a list's elements, got a {found}")]
+    BindOne {
+        builtin: &'static str,
+        found: &'static str,
+    },
     #[error("outer needs a column vector and a row vector, got {a} and {b}")]
     OuterShapes { a: Shape, b: Shape },
     /// A size vector of an image builtin (`stride=[2, 2]`) with the wrong number of cells.

@@ -355,6 +355,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
     }
     // Frames side by side (a list first is a list's `append`, below).
     if matches!(b, Builtin::Cbind | Builtin::Rbind | Builtin::Append)
+        && args.len() == 2
         && !matches!(args[0], Value::List(_))
         && args.iter().any(|a| matches!(a, Value::Frame(_)))
     {
@@ -445,7 +446,28 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             Ok(Value::Double((0..m.rows()).map(|i| m.get(i, i)).sum()))
         }
         Builtin::Cbind | Builtin::Rbind => {
-            // As SystemDS: of a list, `append` (the second argument one more element,
+            // As SystemDS: of one list, its elements bound together (`rbind(folds)`).
+            if let [one] = args {
+                let Value::List(l) = one else {
+                    return Err(ArgError::BindOne {
+                        builtin: b.name(),
+                        found: one.type_name(),
+                    }
+                    .into());
+                };
+                let mut items = l.items.iter();
+                let Some(first) = items.next() else {
+                    return Err(ArgError::BindOne {
+                        builtin: b.name(),
+                        found: "empty list",
+                    }
+                    .into());
+                };
+                return items.try_fold(first.clone(), |acc, next| {
+                    builtin(b, &[acc, next.clone()], fx)
+                });
+            }
+            // Of a list and more, `append` (the second argument one more element,
             // `length(cbind(list(3), list(1, 2)))` is 2); of two strings, their lines.
             if matches!(args, [Value::List(_), _] | [Value::Str(_), Value::Str(_)]) {
                 return list::append(args);

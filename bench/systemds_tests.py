@@ -391,7 +391,11 @@ class Case:
     def java_file(self) -> Path | None:
         top = self.rel.parts[0]
         quoted = f'"{self.name}"'
-        cands = sorted((self.src / JAVA_FUNCTIONS / top).rglob("*.java"))
+        # the test beside the script's folder first (unary/scalar/RoundTest.dml is run by
+        # unary/scalar/RoundTest.java, not unary/matrix/RoundTest.java)
+        here = self.src / JAVA_FUNCTIONS / self.rel.parent
+        cands = sorted((self.src / JAVA_FUNCTIONS / top).rglob("*.java"),
+                       key=lambda p: (p.parent != here, str(p)))
         for p in cands:
             if quoted in p.read_text(errors="replace"):
                 return p

@@ -245,7 +245,7 @@ class JavaEnv:
                 v = UNKNOWN
             elif isinstance(v, str) or isinstance(w, str):
                 raise Unresolved("string *")
-            if op == "*":
+            elif op == "*":
                 v = v * w
             elif op == "%":
                 v = v % w

@@ -463,3 +463,40 @@ fn a_recursion_past_the_bound_is_a_clean_error() {
         ],
     );
 }
+
+/// A binary-block file whose block index places a small block 3 million rows down asks
+/// the budget for the row pointers of every row before building the matrix.
+#[test]
+fn a_binary_file_placed_beyond_the_budget_is_refused() {
+    let dir = file("far-binary.keep", "").with_extension("");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("X");
+    let write = format!(
+        "write(matrix(\"1 0 2.5 0 0 -3\", 2, 3), \"{}\", format=\"binary\")\n",
+        bin.display()
+    );
+    let (code, _, err) = run("far_write.dml", &write, &[]);
+    assert_eq!(code, 0, "{err}");
+    // The header (`SEQ`, version, two class names, flags, metadata count, sync) is 126
+    // bytes; then the record and key lengths, then the key's row block index.
+    let mut bytes = std::fs::read(&bin).unwrap();
+    bytes[134..142].copy_from_slice(&1_000_000i64.to_be_bytes());
+    std::fs::write(&bin, &bytes).unwrap();
+    let read = format!("X = read(\"{}\")\nprint(nrow(X))\n", bin.display());
+    assert_run_fails(
+        "far_read.dml",
+        &read,
+        &["--memory", "1M"],
+        &[
+            "read: a sparse 2999999x3 result with 3 entries",
+            "memory budget",
+        ],
+    );
+    // Within the budget, the `.mtd` file beside it disagrees, and says so.
+    assert_run_fails(
+        "far_read.dml",
+        &read,
+        &["--memory", "1G"],
+        &["X: the file has 2999999 rows, the call says rows=2"],
+    );
+}

@@ -20,7 +20,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{io_error, parse_error};
+use super::{data_files, io_error, parse_error};
 use crate::error::{ExecError, Result};
 use crate::matrix::{CsrMatrix, Matrix};
 
@@ -36,20 +36,7 @@ const SYNC_INTERVAL: usize = 2000;
 
 /// Reads a binary-block matrix: a file, or a directory of part files.
 pub fn read(path: &Path) -> Result<Matrix> {
-    let files = if path.is_dir() {
-        let mut parts: Vec<_> = std::fs::read_dir(path)
-            .map_err(|e| io_error(path, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                p.is_file() && !name.starts_with(['.', '_']) && !name.ends_with(".crc")
-            })
-            .collect();
-        parts.sort();
-        parts
-    } else {
-        vec![path.to_path_buf()]
-    };
+    let files = data_files(path)?;
     let mut blocks = Vec::new();
     for file in &files {
         let bytes = std::fs::read(file).map_err(|e| io_error(file, e))?;
@@ -318,7 +305,9 @@ fn assemble(blocks: Vec<Block>, path: &Path) -> Result<Matrix> {
     }
     let (rows, cols) = (rows as usize, cols as usize);
     let nnz: usize = blocks.iter().map(|b| b.cells.len()).sum();
-    crate::memory::ensure_fits("read", nnz as f64 * 16.0)?;
+    // The triplets, then the CSR arrays (row pointers for every row, however few cells).
+    crate::memory::ensure_fits("read", nnz as f64 * 24.0)?;
+    crate::memory::ensure_sparse("read", rows, cols, nnz)?;
     let mut triplets = Vec::with_capacity(nnz);
     for b in blocks {
         let (r0, c0) = (origin(b.index.0) as usize, origin(b.index.1) as usize);

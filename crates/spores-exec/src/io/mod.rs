@@ -303,14 +303,32 @@ fn read_file(path: &Path) -> Result<FileBytes> {
     whole()
 }
 
-/// The part files of a directory, in name order, one after the other: SystemDS (like
-/// Hadoop) writes a matrix as a directory of parts (`0-m-00000`, ... or `in`), and its
-/// readers take the directory's path. Hidden and bookkeeping files (`.crc`, `_SUCCESS`)
-/// are skipped; a part that does not end its last line gets a line end, so lines never
-/// join across parts. A directory without parts is an error naming it.
-fn read_parts(dir: &Path) -> Result<Vec<u8>> {
-    let mut parts: Vec<_> = fs::read_dir(dir)
-        .map_err(|source| io_error(dir, source))?
+/// The data files of `path`: the file itself, or a directory's part files in name order.
+/// SystemDS (like Hadoop) writes a matrix as a directory of parts (`0-m-00000`, ... or
+/// `in`), and its readers take the directory's path. Hidden and bookkeeping files (`.crc`,
+/// `_SUCCESS`) are skipped; a directory without parts is an error naming it. The files'
+/// total size is asked of the memory budget, as the callers read them whole.
+pub(crate) fn data_files(path: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let parts = if path.is_dir() {
+        part_files(path)?
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let mut bytes = 0u64;
+    for part in &parts {
+        bytes += part
+            .metadata()
+            .map_err(|source| io_error(part, source))?
+            .len();
+    }
+    crate::memory::ensure_fits("read", bytes as f64)?;
+    Ok(parts)
+}
+
+/// A directory's part files in name order (see [`data_files`]).
+fn part_files(path: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut parts: Vec<_> = fs::read_dir(path)
+        .map_err(|source| io_error(path, source))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -321,12 +339,18 @@ fn read_parts(dir: &Path) -> Result<Vec<u8>> {
     if parts.is_empty() {
         return Err(ExecError::invalid(format!(
             "{}: a directory without data files",
-            dir.display()
+            path.display()
         )));
     }
+    Ok(parts)
+}
+
+/// A directory's part files (see [`data_files`]) one after the other; a part that does
+/// not end its last line gets a line end, so lines never join across parts.
+fn read_parts(dir: &Path) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    for part in &parts {
-        let body = fs::read(part).map_err(|source| io_error(part, source))?;
+    for part in data_files(dir)? {
+        let body = fs::read(&part).map_err(|source| io_error(&part, source))?;
         bytes.extend_from_slice(&body);
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
             bytes.push(b'\n');

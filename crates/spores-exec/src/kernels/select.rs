@@ -256,14 +256,24 @@ pub fn contains_row(m: &Matrix, pattern: &[f64]) -> bool {
         Matrix::Dense(d) => {
             (0..d.rows()).any(|i| d.row(i).iter().zip(pattern).all(|(&v, &p)| same(v, p)))
         }
-        Matrix::Sparse(s) => (0..s.rows()).any(|i| {
-            let span = s.indptr()[i]..s.indptr()[i + 1];
-            let mut row = vec![0.0; pattern.len()];
-            for (&j, &v) in s.indices()[span.clone()].iter().zip(&s.values()[span]) {
-                row[j as usize] = v;
-            }
-            row.iter().zip(pattern).all(|(&v, &p)| same(v, p))
-        }),
+        // A row matches when its stored cells agree with the pattern and cover all of
+        // the pattern's non-zeros (the cells not stored are zeros): linear in the
+        // non-zeros, not in rows x columns.
+        Matrix::Sparse(s) => {
+            let pattern_nnz = pattern.iter().filter(|&&p| p != 0.0).count();
+            (0..s.rows()).any(|i| {
+                let span = s.indptr()[i]..s.indptr()[i + 1];
+                let mut covered = 0;
+                for (&j, &v) in s.indices()[span.clone()].iter().zip(&s.values()[span]) {
+                    let p = pattern[j as usize];
+                    if !same(v, p) {
+                        return false;
+                    }
+                    covered += usize::from(p != 0.0);
+                }
+                covered == pattern_nnz
+            })
+        }
     }
 }
 
@@ -379,5 +389,22 @@ mod tests {
         assert!(contains(&x, f64::NAN) && contains(&x, 5.0) && !contains(&x, 7.0));
         let s = Matrix::Sparse(CsrMatrix::from_triplets(2, 3, &[(0, 1, 2.0)]).unwrap());
         assert!(contains(&s, 0.0) && contains(&s, 2.0) && !contains(&s, f64::NAN));
+    }
+
+    #[test]
+    fn contains_row_matches_whole_rows_dense_and_sparse_alike() {
+        let cells = [(0, 1, 2.0), (1, 0, f64::NAN), (1, 2, 4.0)];
+        let s = Matrix::Sparse(CsrMatrix::from_triplets(3, 3, &cells).unwrap());
+        let d = Matrix::Dense(s.to_dense());
+        for m in [&s, &d] {
+            assert!(contains_row(m, &[0.0, 2.0, 0.0]));
+            assert!(contains_row(m, &[f64::NAN, 0.0, 4.0]));
+            assert!(contains_row(m, &[0.0, 0.0, 0.0])); // the empty third row
+            assert!(!contains_row(m, &[0.0, 2.0, 1.0])); // a non-zero not stored
+            assert!(!contains_row(m, &[1.0, 0.0, 4.0]));
+        }
+        let no_empty = Matrix::Sparse(CsrMatrix::from_triplets(1, 2, &[(0, 0, 1.0)]).unwrap());
+        assert!(!contains_row(&no_empty, &[0.0, 0.0]));
+        assert!(!contains_row(&no_empty, &[1.0, 1.0]));
     }
 }

@@ -8,7 +8,8 @@
 //!
 //! Ops: `gemm` (`A %*% B`, 2000 x 2000, spores' `matmul::gemm`), and `solve`, `inv`, `det`, `cholesky`, `eigen`, `qr`, `lu`, `svd` on 1000 x 1000 inputs. Each op
 //! runs once to warm up, then `--runs` times; the times include the copies between
-//! spores' row-major matrices and faer's column-major ones, as a DML script pays them.
+//! spores' row-major matrices and faer's column-major ones, as a DML script pays them,
+//! and allocate through mimalloc, as the `spores` binary does.
 //! Output: one JSON line per op with the times, their median and a check value that
 //! `bench/linalg_table.py` compares with NumPy's (the same quantity on both sides).
 
@@ -22,6 +23,9 @@ use spores_exec::kernels::matmul::gemm;
 use spores_exec::Matrix;
 
 type BoxError = Box<dyn std::error::Error>;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const OPS: [&str; 9] = [
     "gemm", "solve", "inv", "det", "cholesky", "eigen", "qr", "lu", "svd",

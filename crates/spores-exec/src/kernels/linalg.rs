@@ -9,9 +9,9 @@
 //! generic. The functions document where a result can differ from SystemDS's.
 
 use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::linalg::solvers::{Llt, Qr, SolveLstsq, Svd};
+use faer::linalg::solvers::{Qr, SolveLstsq, Svd};
 use faer::perm::PermRef;
-use faer::{Mat, MatMut, MatRef, Side};
+use faer::{Mat, MatMut, MatRef};
 
 use crate::error::{ExecError, Result};
 use crate::matrix::{DenseMatrix, Matrix};
@@ -23,6 +23,12 @@ const SINGULARITY: f64 = 1e-11;
 /// Cholesky pivots (`L[j,j]^2`) at or below this are not positive (Commons Math's absolute
 /// positivity threshold).
 const POSITIVITY: f64 = 1e-10;
+
+/// `rows * cols * min(rows, cols)` up to which [`qr`] factors on one thread.
+const QR_SEQUENTIAL_WORK: usize = 2000 * 2000 * 2000;
+
+/// The order up to which [`Tridiagonal::of`] reduces on one thread.
+const TRIDIAG_SEQUENTIAL_MAX: usize = 1500;
 
 /// Relative difference of `A[i,j]` and `A[j,i]` above which `cholesky` rejects `A` as not
 /// symmetric (SystemDS's `RELATIVE_SYMMETRY_THRESHOLD`).
@@ -40,13 +46,19 @@ fn square(op: &str, m: &Matrix) -> Result<usize> {
 
 /// A column-major copy for faer.
 fn to_faer(m: &Matrix) -> Mat<f64> {
-    match m {
-        Matrix::Dense(d) => MatRef::from_row_major_slice(d.data(), d.rows(), d.cols()).to_owned(),
+    let dense;
+    let d = match m {
+        Matrix::Dense(d) => d,
         Matrix::Sparse(_) => {
-            let d = m.to_dense();
-            MatRef::from_row_major_slice(d.data(), d.rows(), d.cols()).to_owned()
+            dense = m.to_dense();
+            &dense
         }
-    }
+    };
+    // `copy_from` transposes blockwise; `MatRef::to_owned` of a row-major view walks it
+    // cell by cell (6x slower on 1000 x 1000).
+    let mut out = Mat::<f64>::zeros(d.rows(), d.cols());
+    out.copy_from(MatRef::from_row_major_slice(d.data(), d.rows(), d.cols()));
+    out
 }
 
 /// A row-major copy of a faer matrix (one pass: faer copies across layouts blockwise).
@@ -57,12 +69,14 @@ fn from_faer(m: MatRef<'_, f64>) -> Result<Matrix> {
     Ok(Matrix::Dense(DenseMatrix::from_vec(rows, cols, data)?))
 }
 
-/// The partial-pivoting LU of a square matrix, packed in one matrix (unit-lower `L`
-/// below the diagonal, `U` on and above it) as faer factors it in place: solving,
-/// inverting and `det` read the packed form, which saves the copies into separate
-/// factors that faer's `PartialPivLu` makes.
+/// The partial-pivoting LU of a square matrix, packed in one row-major matrix
+/// (unit-lower `L` below the diagonal, `U` on and above it) as faer factors it in place:
+/// solving, inverting and `det` read the packed form, which saves the copies into
+/// separate factors that faer's `PartialPivLu` makes. faer's kernels take any strides,
+/// so the factorization runs on a plain copy of the input, and the results keep its
+/// row-major layout, with no transposing copy either way.
 struct PackedLu {
-    lu: Mat<f64>,
+    lu: DenseMatrix,
     forward: Vec<usize>,
     inverse: Vec<usize>,
 }
@@ -70,8 +84,8 @@ struct PackedLu {
 impl PackedLu {
     fn new(m: &Matrix) -> Self {
         use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
-        let mut lu = to_faer(m);
-        let n = lu.nrows();
+        let mut lu = m.to_dense();
+        let n = lu.rows();
         let (mut forward, mut inverse) = (vec![0; n], vec![0; n]);
         let par = faer::get_global_parallelism();
         let mut mem = MemBuffer::new(lu_in_place_scratch::<usize, f64>(
@@ -81,7 +95,7 @@ impl PackedLu {
             Default::default(),
         ));
         lu_in_place(
-            lu.as_mut(),
+            MatMut::from_row_major_slice_mut(lu.data_mut(), n, n),
             &mut forward,
             &mut inverse,
             par,
@@ -95,12 +109,16 @@ impl PackedLu {
         }
     }
 
+    fn packed(&self) -> MatRef<'_, f64> {
+        MatRef::from_row_major_slice(self.lu.data(), self.lu.rows(), self.lu.cols())
+    }
+
     fn perm(&self) -> PermRef<'_, usize> {
         PermRef::new_checked(&self.forward, &self.inverse, self.forward.len())
     }
 
     fn pivots(&self) -> impl Iterator<Item = f64> + '_ {
-        self.lu.diagonal().column_vector().iter().copied()
+        (0..self.lu.rows()).map(|i| self.lu.get(i, i))
     }
 
     /// Whether a pivot is below [`SINGULARITY`].
@@ -119,17 +137,17 @@ pub fn inverse(m: &Matrix) -> Result<Matrix> {
         return Err(ExecError::invalid("inv: the matrix is singular"));
     }
     let par = faer::get_global_parallelism();
-    let mut out = Mat::<f64>::zeros(n, n);
+    let mut out = DenseMatrix::zeros(n, n);
     let mut mem = MemBuffer::new(inverse_scratch::<usize, f64>(n, par));
     inverse(
-        out.as_mut(),
-        lu.lu.as_ref(),
-        lu.lu.as_ref(),
+        MatMut::from_row_major_slice_mut(out.data_mut(), n, n),
+        lu.packed(),
+        lu.packed(),
         lu.perm(),
         par,
         MemStack::new(&mut mem),
     );
-    from_faer(out.as_ref())
+    Ok(Matrix::Dense(out))
 }
 
 /// DML `det(A)`: the determinant of a square matrix, from its LU decomposition. Like
@@ -190,8 +208,8 @@ pub fn solve(a: &Matrix, b: &Matrix) -> Result<Matrix> {
             par,
         ));
         solve_in_place(
-            lu.lu.as_ref(),
-            lu.lu.as_ref(),
+            lu.packed(),
+            lu.packed(),
             lu.perm(),
             rhs.as_mut(),
             par,
@@ -217,29 +235,62 @@ pub fn solve(a: &Matrix, b: &Matrix) -> Result<Matrix> {
 /// DML `cholesky(A)`: the lower-triangular `L` with `L %*% t(L) == A`, for a symmetric
 /// positive definite `A`; the thresholds are SystemDS's ([`SYMMETRY`], [`POSITIVITY`]).
 pub fn cholesky(m: &Matrix) -> Result<Matrix> {
+    use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
     let n = square("cholesky", m)?;
-    let a = to_faer(m);
-    for j in 0..n {
-        for i in j + 1..n {
-            let (x, y) = (a[(i, j)], a[(j, i)]);
-            if (x - y).abs() > SYMMETRY * x.abs().max(y.abs()) {
-                return Err(ExecError::invalid(format!(
-                    "cholesky: the matrix is not symmetric (cell ({}, {}) is {x}, ({}, {}) is {y})",
-                    i + 1,
-                    j + 1,
-                    j + 1,
-                    i + 1
-                )));
-            }
-        }
+    let mut l = m.to_dense();
+    if let Some((i, j)) = asymmetric_cell(&l) {
+        let (x, y) = (l.get(i, j), l.get(j, i));
+        return Err(ExecError::invalid(format!(
+            "cholesky: the matrix is not symmetric (cell ({}, {}) is {x}, ({}, {}) is {y})",
+            i + 1,
+            j + 1,
+            j + 1,
+            i + 1
+        )));
     }
     let not_definite = || ExecError::invalid("cholesky: the matrix is not positive definite");
-    let llt = Llt::new(a.as_ref(), Side::Lower).map_err(|_| not_definite())?;
-    let l = llt.L();
-    if (0..n).any(|j| l[(j, j)].is_nan() || l[(j, j)] * l[(j, j)] <= POSITIVITY) {
+    // Factored in place on the row-major copy: faer reads and writes only the lower
+    // triangle, and its kernels take any strides, so no transposing copy is needed (on
+    // 1000 x 1000 the two copies cost twice the factorization).
+    let par = faer::get_global_parallelism();
+    let mut mem = MemBuffer::new(cholesky_in_place_scratch::<f64>(n, par, Default::default()));
+    cholesky_in_place(
+        MatMut::from_row_major_slice_mut(l.data_mut(), n, n),
+        Default::default(),
+        par,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .map_err(|_| not_definite())?;
+    if (0..n).any(|j| l.get(j, j).is_nan() || l.get(j, j) * l.get(j, j) <= POSITIVITY) {
         return Err(not_definite());
     }
-    from_faer(l)
+    for i in 0..n {
+        l.row_mut(i)[i + 1..].fill(0.0);
+    }
+    Ok(Matrix::Dense(l))
+}
+
+/// The first cell `(i, j)`, `i > j`, in column order, whose value differs from its
+/// mirror's by more than [`SYMMETRY`] relative; `None` for a symmetric matrix.
+fn asymmetric_cell(a: &DenseMatrix) -> Option<(usize, usize)> {
+    let n = a.rows();
+    let differ = |i: usize, j: usize| {
+        let (x, y) = (a.get(i, j), a.get(j, i));
+        (x - y).abs() > SYMMETRY * x.abs().max(y.abs())
+    };
+    // Tile by tile, so that both a cell and its mirror stay in cache; only an asymmetric
+    // matrix pays for the scan in column order that finds the first cell.
+    const TILE: usize = 64;
+    let symmetric = (0..n).step_by(TILE).all(|i0| {
+        (0..=i0).step_by(TILE).all(|j0| {
+            (i0..(i0 + TILE).min(n)).all(|i| (j0..(j0 + TILE).min(i)).all(|j| !differ(i, j)))
+        })
+    });
+    if symmetric {
+        return None;
+    }
+    (0..n).find_map(|j| (j + 1..n).find(|&i| differ(i, j)).map(|i| (i, j)))
 }
 
 /// DML `[values, vectors] = eigen(A)` of a symmetric matrix (its lower triangle is
@@ -264,13 +315,16 @@ pub fn eigen_symmetric(m: &Matrix) -> Result<(Matrix, Matrix)> {
             Matrix::Dense(DenseMatrix::zeros(0, 0)),
         ));
     }
-    let reduced = Tridiagonal::of(&to_faer(m));
-    let (s, u) = reduced
-        .eigen()
-        .map_err(|_| ExecError::invalid("eigen: the iteration does not converge"))?;
+    let reduced = Tridiagonal::of(to_faer(m));
+    // The signs' QL pass is sequential and needs only the tridiagonal matrix: it runs
+    // beside faer's decomposition, whose parallel steps leave a thread idle most of the
+    // time (on 1000 x 1000 it was a tenth of `eigen`, run after it).
+    let (decomposed, first) =
+        rayon::join(|| reduced.eigen(), || systemds_first_entries(&reduced));
+    let (s, u) =
+        decomposed.map_err(|_| ExecError::invalid("eigen: the iteration does not converge"))?;
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&x, &y| s[x].total_cmp(&s[y]));
-    let first = systemds_first_entries(&reduced);
     let signs: Vec<f64> = order
         .iter()
         .enumerate()
@@ -312,10 +366,17 @@ pub fn eigen_symmetric(m: &Matrix) -> Result<(Matrix, Matrix)> {
             }
         })
         .collect();
-    let vectors = DenseMatrix::from_fn(n, n, |i, j| signs[j] * u[(i, order[j])]);
+    // Columns reordered and signed column by column, then one blockwise transposing copy
+    // into row-major order (a cell-by-cell gather from `u` was a tenth of `eigen`).
+    let mut ordered = Mat::<f64>::zeros(n, n);
+    for (j, (&k, &sign)) in order.iter().zip(&signs).enumerate() {
+        for (dst, &src) in ordered.col_mut(j).iter_mut().zip(u.col(k).iter()) {
+            *dst = sign * src;
+        }
+    }
     Ok((
         Matrix::Dense(DenseMatrix::from_vec(n, 1, values)?),
-        Matrix::Dense(vectors),
+        from_faer(ordered.as_ref())?,
     ))
 }
 
@@ -347,14 +408,20 @@ struct Tridiagonal {
 }
 
 impl Tridiagonal {
-    fn of(a: &Mat<f64>) -> Self {
+    fn of(mut reduced: Mat<f64>) -> Self {
         use faer::linalg::evd::tridiag::{tridiag_in_place, tridiag_in_place_scratch};
-        let n = a.nrows();
-        let mut reduced = a.to_owned();
+        let n = reduced.nrows();
         let block = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<f64>(n, n);
         let mut householder = Mat::<f64>::zeros(block, n.saturating_sub(1));
         if n > 1 {
-            let par = faer::get_global_parallelism();
+            // On two threads faer's parallel reduction lost to its sequential one at
+            // 500 x 500 (37 ms against 26) and 1000 x 1000 (153 against 135 for all
+            // of `eigen`), and won at 2000 x 2000 (1.22 s against 1.48).
+            let par = if n <= TRIDIAG_SEQUENTIAL_MAX {
+                faer::Par::Seq
+            } else {
+                faer::get_global_parallelism()
+            };
             let mut mem =
                 MemBuffer::new(tridiag_in_place_scratch::<f64>(n, par, Default::default()));
             tridiag_in_place(
@@ -469,7 +536,14 @@ pub fn qr(m: &Matrix) -> Result<(Matrix, Matrix)> {
     }
     // R on and above the diagonal, each reflection's v (v[j] = 1 implied) below it.
     let mut packed = to_faer(m);
-    let par = faer::get_global_parallelism();
+    // faer's parallel QR ran slower on two threads than its sequential one up to
+    // 2000 x 2000 (1000 x 1000: 60 ms against 35 ms; 2000 x 2000: even), so only larger
+    // factorizations use the pool.
+    let par = if rows * cols * p <= QR_SEQUENTIAL_WORK {
+        faer::Par::Seq
+    } else {
+        faer::get_global_parallelism()
+    };
     let block = recommended_block_size::<f64>(rows, cols);
     let mut coefficients = Mat::<f64>::zeros(block, p);
     let mut mem = MemBuffer::new(qr_in_place_scratch::<f64>(
@@ -528,16 +602,19 @@ pub fn lu(m: &Matrix) -> Result<(Matrix, Matrix, Matrix)> {
     if lu.singular() {
         return Err(ExecError::invalid("lu: the matrix is singular"));
     }
-    let p = DenseMatrix::from_fn(n, n, |i, j| f64::from(u8::from(lu.forward[i] == j)));
-    // Split the packed factors row by row in row-major order.
-    let packed = from_faer(lu.lu.as_ref())?.into_dense();
-    let (mut l, mut u) = (DenseMatrix::zeros(n, n), DenseMatrix::zeros(n, n));
+    let mut p = DenseMatrix::zeros(n, n);
+    for (i, &j) in lu.forward.iter().enumerate() {
+        p.set(i, j, 1.0);
+    }
+    // U takes over the packed matrix; L is copied out of its lower triangle first.
+    let mut u = lu.lu;
+    let mut l = DenseMatrix::zeros(n, n);
     for i in 0..n {
-        let row = packed.row(i);
+        let row = u.row_mut(i);
         let l_row = l.row_mut(i);
         l_row[..i].copy_from_slice(&row[..i]);
         l_row[i] = 1.0;
-        u.row_mut(i)[i..].copy_from_slice(&row[i..]);
+        row[..i].fill(0.0);
     }
     Ok((Matrix::Dense(p), Matrix::Dense(l), Matrix::Dense(u)))
 }
@@ -801,6 +878,33 @@ mod tests {
         // Positive semi-definite: the second pivot is 0.
         let semi = dense(2, 2, &[1.0, 1.0, 1.0, 1.0]);
         assert!(message(cholesky(&semi)).contains("not positive definite"));
+    }
+
+    /// Past faer's block sizes and the symmetry check's tiles: the in-place factorizations
+    /// on row-major copies give factors that multiply back, with the other triangle zero.
+    #[test]
+    fn factors_of_a_larger_matrix_multiply_back() {
+        let n = 150;
+        let r = random(n, n, 11);
+        let spd = Matrix::Dense(DenseMatrix::from_fn(n, n, |i, j| {
+            (0..n).map(|k| r.get(i, k) * r.get(j, k)).sum::<f64>()
+                + if i == j { n as f64 } else { 0.0 }
+        }));
+        let l = cholesky(&spd).unwrap();
+        assert!((0..n).all(|i| (i + 1..n).all(|j| l.get(i, j) == 0.0)));
+        assert!(relative_error(&product(&l, &transpose(&l)), &spd) < 1e-12);
+        let (p, lower, upper) = lu(&r).unwrap();
+        assert!((0..n).all(|i| lower.get(i, i) == 1.0 && (i + 1..n).all(|j| lower.get(i, j) == 0.0)));
+        assert!((0..n).all(|i| (0..i).all(|j| upper.get(i, j) == 0.0)));
+        assert!(relative_error(&product(&p, &r), &product(&lower, &upper)) < 1e-12);
+        let inv = inverse(&r).unwrap();
+        assert!(relative_error(&product(&r, &inv), &identity(n)) < 1e-10);
+        // Two asymmetric pairs in different tiles: the first in column order is named.
+        let mut skewed = spd.to_dense();
+        skewed.set(140, 100, skewed.get(140, 100) + 1.0);
+        skewed.set(120, 2, skewed.get(120, 2) + 1.0);
+        let text = cholesky(&Matrix::Dense(skewed)).unwrap_err().to_string();
+        assert!(text.contains("cell (121, 3)"), "{text}");
     }
 
     #[test]

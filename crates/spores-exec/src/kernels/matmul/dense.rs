@@ -5,6 +5,7 @@
 //! runtime-dispatched AVX-512 or AVX2/FMA micro-kernels, one panel of the output per
 //! thread (faster than `matrixmultiply` on both hosts measured; docs/BENCHMARKS.md).
 
+use faer::reborrow::ReborrowMut;
 use faer::{Accum, MatMut, MatRef, Par};
 use rayon::prelude::*;
 
@@ -198,17 +199,40 @@ unsafe fn gemm_block(
     // stored column-major, and `t(a[rows, ] %*% b[, cols]) = t(b[, cols]) %*% t(a[rows, ])`.
     // SAFETY: the caller guarantees the block's cells, `(i, j)` at `(row + j) * ldc +
     // col + i` for `i < cols`, `j < rows`.
-    let dst =
+    let mut dst =
         unsafe { MatMut::from_raw_parts_mut(c.add(row * ldc + col), cols, rows, 1, ldc as isize) };
-    faer::linalg::matmul::matmul(
-        dst,
-        Accum::Replace,
-        b.t().as_faer().subrows(col, cols),
-        a.t().as_faer().subcols(row, rows),
-        1.0,
-        Par::Seq,
-    );
+    let lhs = b.t().as_faer().subrows(col, cols);
+    let rhs = a.t().as_faer().subcols(row, rows);
+    // faer sizes its blocks from the caches the OS reports, and a virtual machine may
+    // report a last-level cache of hundreds of megabytes: blocks of GEMM_DEPTH x
+    // GEMM_ROWS of the left operand keep its panels in L2 whatever is reported (2000²
+    // on one core: 68 GFLOP/s as one call, 75 blocked; OpenBLAS 67-74).
+    let depth = lhs.ncols();
+    if depth == 0 {
+        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0, Par::Seq);
+        return;
+    }
+    for k0 in (0..depth).step_by(GEMM_DEPTH) {
+        let kb = GEMM_DEPTH.min(depth - k0);
+        let accum = if k0 == 0 { Accum::Replace } else { Accum::Add };
+        for i0 in (0..cols).step_by(GEMM_ROWS) {
+            let ib = GEMM_ROWS.min(cols - i0);
+            faer::linalg::matmul::matmul(
+                dst.rb_mut().subrows_mut(i0, ib),
+                accum,
+                lhs.submatrix(i0, k0, ib, kb),
+                rhs.subrows(k0, kb),
+                1.0,
+                Par::Seq,
+            );
+        }
+    }
 }
+
+/// The depth and the rows of the left operand's blocks in [`gemm_block`]; measured best
+/// of nine shapes on 2000² (docs/BENCHMARKS.md), on one thread and two.
+const GEMM_DEPTH: usize = 384;
+const GEMM_ROWS: usize = 144;
 
 /// `y = a %*% x` for a view `a` (`m × k`) and a contiguous `x` of length `k`.
 ///

@@ -254,8 +254,15 @@ fn shape_mismatches_are_errors() {
 
 #[test]
 fn gemm_matches_naive_on_parallel_panel_shapes() {
-    // Row panels (m >= n) and column panels (m < n), with edges not multiple of 8.
-    for (m, k, n, seed) in [(203, 150, 97, 1), (3, 700, 1001, 2), (260, 260, 260, 3)] {
+    // Row panels (m >= n) and column panels (m < n), with edges not multiple of 8, and
+    // depths and column counts past one block of `gemm_block` (384 deep, 144 wide).
+    for (m, k, n, seed) in [
+        (203, 150, 97, 1),
+        (3, 700, 1001, 2),
+        (260, 260, 260, 3),
+        (300, 800, 290, 4),
+        (150, 385, 145, 5),
+    ] {
         let a = random_dense(m, k, 1.0, seed, false);
         let b = random_dense(k, n, 1.0, seed + 7, false);
         assert_product(gemm(&a, &b).unwrap(), &a, &b, "gemm");

@@ -427,6 +427,14 @@ print(f(m, l[1]))
             "print(length(append(list(), list(1, 2, 3))))\nprint(length(append(list(1), list(2, 3))))\nprint(3 %% 0.6)\nprint(-7 %% 3)\nprint(-7.5 %/% 2)\nprint(toString(matrix(\"-3 3\", rows=1, cols=2) %% 3))\n",
             "1\n2\n0.0\n-1\n-3.0\n0.000 0.000\n\n",
         ),
+        // As SystemDS 3.4 prints: a list of one element appends its element; a list of
+        // named elements takes Java's hash order; `as.scalar` of a comparison is boolean.
+        (
+            "named_lists_and_as_scalar_of_a_comparison_follow_systemds",
+            false,
+            "l = append(list(X=1), list(mult=2))\nprint(length(l) + as.scalar(l[\"mult\"]))\nprint(toString(list(a=1, b=2, c=3, zz=4, tol=5)))\nA = matrix(1, rows=1, cols=1)\nprint(as.scalar(A < 2))\nprint(as.scalar(t(A > 2)))\nprint(as.scalar((A < 2) * 1))\n",
+            "4\nList containing:\n[4, 5, 1, 2, 3]\nTRUE\nFALSE\n1.0\n",
+        ),
         (
             "nan_and_inf_are_constants_unless_assigned",
             false,

@@ -514,6 +514,9 @@ impl<'a> Lowerer<'a> {
             }
             "log" => return self.log(args, span),
             "xor" => return self.xor(args, span),
+            "as.scalar" | "castAsScalar" if args.len() == 1 && args[0].name.is_none() => {
+                return self.as_scalar(&args[0].value, span)
+            }
             _ => {}
         }
         // SystemDS matches `rand` in any case (`Rand`, `RAND`).
@@ -658,14 +661,55 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `list(...)`: each element after its name (empty when positional).
+    ///
+    /// A list whose elements are all named takes them in SystemDS's order, which is not
+    /// the written one: SystemDS passes named arguments through a Java `HashMap`, so
+    /// `list(X=X, y=y, icpt=0, reg=r, tol=t)[1]` is `t`. Its builtins index such lists by
+    /// position (hyperband's `args[1]` is `tol`), so the order is part of the language.
     fn list(&mut self, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
+        let names: Option<Vec<&str>> = args.iter().map(|a| a.name.as_deref()).collect();
+        let order = match names {
+            Some(names) => java_hash_map_order(&names),
+            None => (0..args.len()).collect(),
+        };
         let mut children = Vec::with_capacity(2 * args.len());
-        for arg in args {
+        for arg in order.into_iter().map(|i| &args[i]) {
             let name = arg.name.clone().unwrap_or_default();
             children.push(self.lit(Literal::Str(name), arg.value.span));
             children.push(self.expr(&arg.value)?);
         }
         Ok(self.dag.add(Op::Builtin(Builtin::List), children, span))
+    }
+
+    /// `as.scalar(x)`. SystemDS keeps the value type of `x`, and a comparison's is
+    /// boolean even between matrices: `as.scalar(l1 < l2)` is TRUE or FALSE (and is
+    /// written as `true`), also through `t` and through a variable assigned in the same
+    /// statement block. A comparison from an earlier block has lost that type (SystemDS
+    /// prints 1.0 then), as it has here: the variable is then no comparison node.
+    fn as_scalar(&mut self, arg: &Expr, span: Span) -> Result<NodeId, Diagnostic> {
+        let x = self.expr(arg)?;
+        let cell = self.dag.add(Op::Builtin(Builtin::AsScalar), vec![x], span);
+        let mut source = x;
+        while self.dag.node(source).op == Op::Transpose {
+            source = self.dag.node(source).children[0];
+        }
+        let comparison = matches!(
+            self.dag.node(source).op,
+            Op::Binary(
+                BinaryOp::Lt
+                    | BinaryOp::Le
+                    | BinaryOp::Gt
+                    | BinaryOp::Ge
+                    | BinaryOp::Eq
+                    | BinaryOp::Ne
+            )
+        );
+        Ok(if comparison {
+            self.dag
+                .add(Op::Builtin(Builtin::AsLogical), vec![cell], span)
+        } else {
+            cell
+        })
     }
 
     /// `log(x)` and `log(x, base)` = `log(x) / log(base)`.
@@ -1102,5 +1146,52 @@ fn binary_op(op: ast::BinaryOp) -> BinaryOp {
         ast::BinaryOp::And => BinaryOp::And,
         ast::BinaryOp::Or => BinaryOp::Or,
         ast::BinaryOp::MatMul => unreachable!("%*% is lowered to Op::MatMul"),
+    }
+}
+
+/// The order in which a Java `HashMap<String, _>` that received `keys` in this order
+/// iterates them: by bucket (the key's `String.hashCode`, spread and masked to the table
+/// size), keys of one bucket in insertion order. The table starts at 16 buckets and
+/// doubles whenever it is more than three quarters full.
+fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
+    let mut buckets = 16usize;
+    while keys.len() * 4 > buckets * 3 {
+        buckets *= 2;
+    }
+    let bucket = |key: &str| {
+        let hash = key.encode_utf16().fold(0u32, |h, unit| {
+            h.wrapping_mul(31).wrapping_add(u32::from(unit))
+        });
+        ((hash ^ (hash >> 16)) as usize) & (buckets - 1)
+    };
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| bucket(keys[i]));
+    order
+}
+
+#[cfg(test)]
+mod java_order_tests {
+    use super::java_hash_map_order;
+
+    /// Orders SystemDS 3.4 printed for `toString(list(...))` of these names.
+    #[test]
+    fn named_lists_take_systemds_order() {
+        let one_based = |keys: &[&str]| -> Vec<usize> {
+            java_hash_map_order(keys)
+                .into_iter()
+                .map(|i| i + 1)
+                .collect()
+        };
+        assert_eq!(one_based(&["a", "b", "c", "zz", "tol"]), [4, 5, 1, 2, 3]);
+        assert_eq!(
+            one_based(&["X", "y", "icpt", "reg", "tol", "maxi", "verbose"]),
+            [5, 4, 6, 1, 2, 3, 7]
+        );
+        let keys: Vec<String> = (1..=14).map(|i| format!("k{i}")).collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        assert_eq!(
+            one_based(&keys),
+            [1, 2, 3, 4, 5, 11, 6, 10, 7, 13, 8, 12, 9, 14]
+        );
     }
 }

@@ -32,8 +32,10 @@ pub fn construct(args: &[Value]) -> OpResult {
 }
 
 /// `append(l, x)`: a new list with `x` at the end, as one element even when `x` is a
-/// list (SystemDS nests: `length(append(list(), list(1, 2, 3)))` is 1). `append(s, t)` of
-/// two strings joins them with a line break, as SystemDS does.
+/// list (SystemDS nests: `length(append(list(), list(1, 2, 3)))` is 1), except a list of
+/// one element, whose element is appended with its name (SystemDS's `ListAppend`
+/// unfolds those, so `append(list(X=X), list(mult=2))` is `list(X=X, mult=2)`).
+/// `append(s, t)` of two strings joins them with a line break, as SystemDS does.
 pub fn append(args: &[Value]) -> OpResult {
     if let [Value::Str(s), Value::Str(t)] = args {
         return Ok(Value::str(format!("{s}\n{t}")));
@@ -46,8 +48,16 @@ pub fn append(args: &[Value]) -> OpResult {
         .into());
     };
     let mut out = (**list).clone();
-    out.names.push(None);
-    out.items.push(args[1].clone());
+    match &args[1] {
+        Value::List(single) if single.items.len() == 1 => {
+            out.names.push(single.names[0].clone());
+            out.items.push(single.items[0].clone());
+        }
+        other => {
+            out.names.push(None);
+            out.items.push(other.clone());
+        }
+    }
     Ok(Value::List(Arc::new(out)))
 }
 

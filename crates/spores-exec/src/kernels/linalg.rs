@@ -319,8 +319,7 @@ pub fn eigen_symmetric(m: &Matrix) -> Result<(Matrix, Matrix)> {
     // The signs' QL pass is sequential and needs only the tridiagonal matrix: it runs
     // beside faer's decomposition, whose parallel steps leave a thread idle most of the
     // time (on 1000 x 1000 it was a tenth of `eigen`, run after it).
-    let (decomposed, first) =
-        rayon::join(|| reduced.eigen(), || systemds_first_entries(&reduced));
+    let (decomposed, first) = rayon::join(|| reduced.eigen(), || systemds_first_entries(&reduced));
     let (s, u) =
         decomposed.map_err(|_| ExecError::invalid("eigen: the iteration does not converge"))?;
     let mut order: Vec<usize> = (0..n).collect();
@@ -894,7 +893,9 @@ mod tests {
         assert!((0..n).all(|i| (i + 1..n).all(|j| l.get(i, j) == 0.0)));
         assert!(relative_error(&product(&l, &transpose(&l)), &spd) < 1e-12);
         let (p, lower, upper) = lu(&r).unwrap();
-        assert!((0..n).all(|i| lower.get(i, i) == 1.0 && (i + 1..n).all(|j| lower.get(i, j) == 0.0)));
+        assert!(
+            (0..n).all(|i| lower.get(i, i) == 1.0 && (i + 1..n).all(|j| lower.get(i, j) == 0.0))
+        );
         assert!((0..n).all(|i| (0..i).all(|j| upper.get(i, j) == 0.0)));
         assert!(relative_error(&product(&p, &r), &product(&lower, &upper)) < 1e-12);
         let inv = inverse(&r).unwrap();

@@ -61,7 +61,7 @@ fn foreign<E: Element, D: Dimension, T: std::fmt::Debug + 'static>(
     array: &Bound<'_, PyArray<E, D>>,
 ) -> Option<Arc<dyn ForeignSlice<T>>> {
     let ptr = array.data() as *const T;
-    let aligned = (ptr as usize) % std::mem::align_of::<T>() == 0;
+    let aligned = (ptr as usize).is_multiple_of(std::mem::align_of::<T>());
     if !array.is_c_contiguous() || !aligned || array.dtype().itemsize() != std::mem::size_of::<T>()
     {
         return None;

@@ -44,6 +44,7 @@ const MUST_MATCH: &[&str] = &[
     "decisionTree",
     "denialConstraints",
     "dist",
+    "ema",
     "errors",
     "fixInvalidLengths",
     "flattenQuantile",

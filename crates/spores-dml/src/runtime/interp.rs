@@ -956,7 +956,7 @@ fn describe(v: &Value) -> String {
 /// and a count of interpreters made in this process, so that two runs never share their
 /// random draws (the time since the interpreter started, used before, was a few hundred
 /// nanoseconds every time, and two runs in one process drew the same matrices).
-fn fresh_seed() -> u64 {
+pub(crate) fn fresh_seed() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static MADE: AtomicU64 = AtomicU64::new(0);
     let now = std::time::SystemTime::now()

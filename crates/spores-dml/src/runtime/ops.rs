@@ -1574,7 +1574,7 @@ mod tests {
     fn matrix(rows: usize, cols: usize, seed: usize, sparse: bool) -> Value {
         let m = DenseMatrix::from_fn(rows, cols, |i, j| {
             let k = (i * 7 + j * 13 + seed * 31) % 17;
-            if sparse && k % 3 != 0 {
+            if sparse && !k.is_multiple_of(3) {
                 0.0
             } else {
                 0.25 + k as f64 / 8.0

@@ -435,7 +435,7 @@ pub fn bias(kind: Bias, x: &Matrix, b: &Matrix) -> Result<Matrix> {
         Bias::Multiply => "bias_multiply",
     };
     let channels = b.shape().rows;
-    if b.shape().cols != 1 || channels == 0 || x.shape().cols % channels != 0 {
+    if b.shape().cols != 1 || channels == 0 || !x.shape().cols.is_multiple_of(channels) {
         return Err(ExecError::shape_mismatch(op, x.shape(), b.shape()));
     }
     let block = x.shape().cols / channels;
@@ -482,7 +482,7 @@ fn channel_column(op: &str, m: &Matrix, channels: usize) -> Result<Vec<f64>> {
 /// The channel count (`nrow(gamma)`) and cells per channel of a batch `x`.
 fn channels(op: &str, x: &Matrix, gamma: &Matrix) -> Result<(usize, usize)> {
     let c = gamma.shape().rows;
-    if c == 0 || x.shape().cols % c != 0 {
+    if c == 0 || !x.shape().cols.is_multiple_of(c) {
         return Err(ExecError::shape_mismatch(op, x.shape(), gamma.shape()));
     }
     Ok((c, x.shape().cols / c))
@@ -684,7 +684,7 @@ impl LstmSizes {
             b.shape(),
             Shape::new(1, 4 * m),
         )?;
-        let fits_x = x.shape().rows == n && x.shape().cols % d == 0 && x.shape().cols > 0;
+        let fits_x = x.shape().rows == n && x.shape().cols.is_multiple_of(d) && x.shape().cols > 0;
         ExecError::ensure_shapes(fits_x, op, x.shape(), Shape::new(n, d))?;
         Ok(LstmSizes {
             n,

@@ -285,7 +285,7 @@ impl OrderStatistics {
             return self.nth(1);
         }
         let pos = pos.min(n);
-        if average && n % 2 == 0 && pos < n {
+        if average && n.is_multiple_of(2) && pos < n {
             (self.nth(pos) + self.nth(pos + 1)) / 2.0
         } else {
             self.nth(pos)

@@ -256,6 +256,17 @@ pub fn transform_decode(args: &[Value]) -> OpResult {
 pub fn map(args: &[Value]) -> OpResult {
     let f = frame_arg(&args[0], "map")?;
     let text = string_arg(&args[1], ("map", "func"))?;
+    // SystemDS's whole-frame functions, which `ema` passes to `map` by name.
+    const EMA: &str = "UtilFunctions.exponentialMovingAverageImputation(";
+    if let Some(arguments) = text
+        .trim()
+        .strip_prefix(EMA)
+        .and_then(|t| t.strip_suffix(')'))
+    {
+        return Ok(Value::Frame(Arc::new(super::smoothing::impute(
+            f, arguments,
+        )?)));
+    }
     let lambda = Lambda::parse(&text)?;
     let mapped = match number_arg(&args[2], ("map", "margin"))? {
         0.0 => f.map(|cell| lambda.apply(cell))?,

@@ -21,6 +21,7 @@ use spores_exec::{DenseMatrix, Matrix};
 
 pub mod builtins;
 pub mod lambda;
+pub mod smoothing;
 pub mod tokenize;
 pub mod transform;
 use crate::number::{format_double, format_float};

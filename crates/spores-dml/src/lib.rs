@@ -16,6 +16,7 @@
 
 pub mod dag;
 pub mod engine;
+mod java;
 pub mod number;
 pub mod opt;
 pub mod plan;

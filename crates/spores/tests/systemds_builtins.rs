@@ -44,6 +44,7 @@ const MUST_MATCH: &[&str] = &[
     "decisionTree",
     "denialConstraints",
     "dist",
+    "dmv",
     "ema",
     "errors",
     "fixInvalidLengths",

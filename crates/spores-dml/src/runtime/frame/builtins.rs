@@ -256,16 +256,18 @@ pub fn transform_decode(args: &[Value]) -> OpResult {
 pub fn map(args: &[Value]) -> OpResult {
     let f = frame_arg(&args[0], "map")?;
     let text = string_arg(&args[1], ("map", "func"))?;
-    // SystemDS's whole-frame functions, which `ema` passes to `map` by name.
+    // SystemDS's whole-frame functions, which `ema` and `dmv` pass to `map` by name.
     const EMA: &str = "UtilFunctions.exponentialMovingAverageImputation(";
-    if let Some(arguments) = text
-        .trim()
-        .strip_prefix(EMA)
-        .and_then(|t| t.strip_suffix(')'))
-    {
+    const DMV: &str = "UtilFunctions.syntacticalPatternDiscovery(";
+    let call = |name: &str| text.trim().strip_prefix(name)?.strip_suffix(')');
+    if let Some(arguments) = call(EMA) {
         return Ok(Value::Frame(Arc::new(super::smoothing::impute(
             f, arguments,
         )?)));
+    }
+    if let Some(arguments) = call(DMV) {
+        let replaced = super::patterns::replace_disguised(f, arguments)?;
+        return Ok(Value::Frame(Arc::new(replaced)));
     }
     let lambda = Lambda::parse(&text)?;
     let mapped = match number_arg(&args[2], ("map", "margin"))? {

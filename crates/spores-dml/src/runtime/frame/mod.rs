@@ -21,6 +21,7 @@ use spores_exec::{DenseMatrix, Matrix};
 
 pub mod builtins;
 pub mod lambda;
+pub mod patterns;
 pub mod smoothing;
 pub mod tokenize;
 pub mod transform;

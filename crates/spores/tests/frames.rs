@@ -36,6 +36,39 @@ print(sum(as.matrix(G[, 1:2])))
     assert!(mtd.contains(r#""header": true"#), "{mtd}");
 }
 
+/// SystemDS's text cells for frames, as SystemDS 3.4 writes them: non-default cells only
+/// (an empty string is not a default), `0 0 0` for none; and a file named by a number.
+#[test]
+fn frames_write_as_text_cells_and_a_number_names_a_file() {
+    let dir = temp_file("frames-text.keep", "").with_extension("");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = format!(
+        r#"F = frame(["a", "", "c", "d"], rows=2, cols=2)
+write(F, "{0}/F", format="text")
+X = as.frame(matrix("1 0 2.5 0", rows=2, cols=2))
+write(X, "{0}/X", format="text")
+write(as.frame(matrix(0, rows=2, cols=2)), "{0}/E", format="text")
+"#,
+        dir.display()
+    );
+    run_dml("frames_text.dml", &src).unwrap();
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert_eq!(read("F"), "1 1 a\n1 2 \n2 1 c\n2 2 d\n");
+    assert_eq!(read("X"), "1 1 1.0\n2 1 2.5\n");
+    assert_eq!(read("E"), "0 0 0\n");
+    assert!(read("X.mtd").contains(r#""format": "text""#));
+    // A number as the file name names the file `10` in the working directory.
+    let script = temp_file("write_numbered.dml", "write(7, 10)\n");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_spores"))
+        .arg("run")
+        .arg(&script)
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(read("10").trim(), "7");
+}
+
 #[test]
 fn frames_that_do_not_fit_are_clear_errors() {
     assert_fails(

@@ -664,7 +664,12 @@ fn to_string(args: &[Value]) -> OpResult {
 /// does not store. Without `format`, a known extension names it, else SystemDS's default,
 /// text cells; a scalar in text cells is written as its text.
 fn write(args: &[Value]) -> OpResult {
-    let file = string_arg(&args[1], "write: file name")?;
+    // SystemDS takes a number as the name it prints (`write(r, $5)` with `$5` = 10
+    // writes the file `10`; its own tests do).
+    let file = match &args[1] {
+        Value::Int(_) | Value::Double(_) => Arc::from(args[1].to_string()),
+        other => string_arg(other, "write: file name")?,
+    };
     if let Value::Frame(f) = &args[0] {
         let format = string_arg(&args[2], "format")?;
         let header = args[3].as_bool().unwrap_or(false);

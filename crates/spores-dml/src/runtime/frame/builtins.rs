@@ -156,17 +156,20 @@ pub fn bind(op: &'static str, a: &Value, b: &Value) -> OpResult {
     Ok(Value::Frame(Arc::new(joined)))
 }
 
-/// `write(F, file, format="csv", header, sep)`: the CSV file and SystemDS's `.mtd` beside
-/// it, each written atomically.
+/// `write(F, file, format="csv", header, sep)`: the CSV file (with `format="text"`,
+/// SystemDS's text cells) and SystemDS's `.mtd` beside it, each written atomically.
 pub fn write(f: &Frame, file: &str, format: &str, header: bool, sep: &str) -> OpResult {
-    if !matches!(format, "" | "csv") {
-        return Err(FrameError::WriteFormat {
-            format: format.to_string(),
+    let text = match format {
+        "" | "csv" => f.to_csv(header, sep),
+        "text" => f.to_text_cells(),
+        _ => {
+            return Err(FrameError::WriteFormat {
+                format: format.to_string(),
+            }
+            .into())
         }
-        .into());
-    }
+    };
     let path = Path::new(file);
-    let text = f.to_csv(header, sep);
     spores_exec::io::atomic::write_atomic_sized(path, text.len() as f64, |w| {
         w.write_all(text.as_bytes())
     })
@@ -184,9 +187,9 @@ pub fn write(f: &Frame, file: &str, format: &str, header: bool, sep: &str) -> Op
         schema: Some(schema),
         rows: Some(f.rows()),
         cols: Some(f.cols()),
-        format: Some("csv".into()),
-        header: Some(header),
-        sep: Some(sep.to_string()),
+        format: Some(if format == "text" { "text" } else { "csv" }.into()),
+        header: (format != "text").then_some(header),
+        sep: (format != "text").then(|| sep.to_string()),
         ..Metadata::default()
     };
     metadata::write_beside(path, &meta)?;

@@ -627,6 +627,33 @@ impl Frame {
         out
     }
 
+    /// SystemDS's text-cell form of a frame (`format="text"`): `i j value` (1-based) for
+    /// each cell that is not its type's default (`null`, and for numbers and booleans 0
+    /// and false; an empty string is written), `0 0 0` for a frame with none.
+    pub fn to_text_cells(&self) -> String {
+        let schema = self.schema();
+        let mut out = String::new();
+        for i in 0..self.rows {
+            for (j, ty) in schema.iter().enumerate() {
+                let Some(text) = self.text(i, j) else {
+                    continue;
+                };
+                let default = match ty {
+                    ValueType::String => false,
+                    ValueType::Boolean => !text.eq_ignore_ascii_case("true") && text != "1",
+                    _ => text.trim().parse::<f64>() == Ok(0.0),
+                };
+                if !default {
+                    out.push_str(&format!("{} {} {text}\n", i + 1, j + 1));
+                }
+            }
+        }
+        if out.is_empty() {
+            out.push_str("0 0 0\n");
+        }
+        out
+    }
+
     /// A CSV file read as a frame: names from the first line when `header`, every column
     /// `STRING` unless `schema` gives the types. Fields split as SystemDS's
     /// `IOUtilFunctions.splitCSV` does: a field opening with `"` runs to its closing quote
@@ -970,7 +997,7 @@ pub enum FrameError {
         found: usize,
         expected: usize,
     },
-    #[error("frames are written as csv, not `{format}`")]
+    #[error("frames are written as csv or text, not `{format}`")]
     WriteFormat { format: String },
     #[error("read: a frame is read from csv, not format=\"{format}\"")]
     ReadFormat { format: String },

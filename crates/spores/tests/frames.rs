@@ -149,8 +149,9 @@ fn frames_that_do_not_fit_are_clear_errors() {
 }
 
 /// Decoding gives back the tokens of a recoded column after a dummycoded one, where
-/// SystemDS 3.4 gives `null` (documented in docs/guide-dml.md); a binned column is not
-/// decoded; specs and metadata that do not fit are errors naming what is wrong.
+/// SystemDS 3.4 gives `null` (documented in docs/guide-dml.md); a binned column decodes
+/// to its bins' centres (and fractions of a bin), as SystemDS 3.4 prints them; specs and
+/// metadata that do not fit are errors naming what is wrong.
 #[test]
 fn transforms_decode_what_they_encode_and_refuse_what_they_cannot() {
     let src = r#"F = frame(["b", "x", "a", "y", "b", "x", "c", "z"], rows=4, cols=2)
@@ -162,6 +163,21 @@ print(toString(D))
     assert_eq!(
         run_dml("transform_decode.dml", src).unwrap(),
         "# FRAME: nrow = 4, ncol = 2\n# C1 C2\n# STRING STRING\nb x\na y\nb x\nc z\n\n"
+    );
+    let binned = r#"F = as.frame(matrix("1 7 3 9 2 5 8 4", rows=8, cols=1))
+spec = "{ids: true, bin: [{id: 1, method: equi-width, numbins: 4}]}"
+[X, M] = transformencode(target=F, spec=spec)
+Y = rbind(X[1:3, ], matrix("0 1.25 3.75", rows=3, cols=1))
+print(toString(transformdecode(target=Y, spec=spec, meta=M)))
+"#;
+    assert_eq!(
+        run_dml("transform_bins.dml", binned).unwrap(),
+        "# FRAME: nrow = 6, ncol = 1\n# C1\n# STRING\n2.0\n6.0\n2.0\n1.0\n2.5\n7.5\n\n"
+    );
+    assert_fails(
+        "transform_bin_code.dml",
+        &binned.replace("0 1.25 3.75", "0 1.25 6"),
+        &["bin code 6", "bins 1 to 4"],
     );
     let frame = "F = frame([\"b\", \"x\", \"a\", \"y\"], rows=2, cols=2)\n";
     for (spec, needles) in [

@@ -413,6 +413,30 @@ fn width(role: Role, meta: &ColumnMeta) -> usize {
 /// `transformdecode(target=X, spec=s, meta=M)`: the frame `X` encodes; recoded and
 /// dummycoded columns give back their tokens (`STRING`), the others their numbers
 /// (`FP64`).
+/// A bin code decoded as SystemDS's `DecoderBin` does: code `k` is the centre of bin `k`
+/// plus the code's fraction of a bin width (`2.25` is a quarter past the centre of bin
+/// 2); code 0 is the first bin's lower edge, NaN stays NaN.
+fn bin_value(code: f64, bins: &[(f64, f64)]) -> Result<f64, TransformError> {
+    if code.is_nan() {
+        return Ok(code);
+    }
+    // Java's Math.round: halves round up.
+    let key = (code + 0.5).floor();
+    if key == 0.0 {
+        if let Some(&(low, _)) = bins.first() {
+            return Ok(low);
+        }
+    }
+    if key < 1.0 || key > bins.len() as f64 {
+        return Err(TransformError::Unsupported(format!(
+            "decoding bin code {code}: the column has bins 1 to {}",
+            bins.len()
+        )));
+    }
+    let (low, high) = bins[key as usize - 1];
+    Ok(low + (high - low) / 2.0 + (code - key) * (high - low))
+}
+
 pub fn decode(x: &Matrix, spec: &str, meta: &Frame) -> Result<Frame, TransformError> {
     let spec = Spec::parse(spec, &meta.names())?;
     let metas = read_metas(meta, &spec.roles)?;
@@ -463,10 +487,20 @@ pub fn decode(x: &Matrix, spec: &str, meta: &Frame) -> Result<Frame, TransformEr
                         .collect(),
                 )
             }
+            // SystemDS's decoded frame is all STRING, a bin's value as Java prints it.
+            (_, ColumnMeta::Bins(bins)) => Column::Text(
+                (0..x.rows())
+                    .map(|i| {
+                        bin_value(code_of(i), bins)
+                            .map(|v| Some(Arc::from(crate::number::format_double(v))))
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
             _ => {
-                return Err(TransformError::Unsupported(
-                    "decoding a binned column".into(),
-                ))
+                return Err(TransformError::Unsupported(format!(
+                    "decoding column {} without its metadata",
+                    j + 1
+                )))
             }
         });
         at += widths[j];

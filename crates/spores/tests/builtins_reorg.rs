@@ -216,6 +216,7 @@ print(toString(lower.tri(target=A, diag=TRUE, values=TRUE)))
 print(toString(lower.tri(target=A, diag=FALSE, values=FALSE)))
 print(toString(upper.tri(target=A, diag=FALSE, values=TRUE)))
 print(toString(outer(matrix("1 2", rows=2, cols=1), matrix("1 2 3", rows=1, cols=3), "<")))
+print(toString(outer(matrix("1 2 3 4", rows=2, cols=2), t(matrix("1 2 3 4", rows=2, cols=2)), "+")))
 x = matrix("1 2 3 4 5", rows=5, cols=1)
 g = matrix("1 2 1 2 3", rows=5, cols=1)
 print(toString(t(aggregate(target=x, groups=g, fn="sum"))))
@@ -233,6 +234,7 @@ print(toString(aggregate(target=matrix("1 2 3 4 5 6", rows=3, cols=2), groups=ma
             0., 0., 0., 1., 0., 0., 1., 1., 0., //
             0., 1., 2., 0., 0., 0., 0., 0., 0., //
             0., 1., 1., 0., 0., 1., //
+            2., 5., 5., 8., // outer of two 2 x 2 matrices: cell by cell
             4., 6., 5., 2., 2., 1., 2., 3., 5., 0., //
             3., 4., 5., 6.,
         ],

@@ -87,6 +87,7 @@ const MUST_MATCH: &[&str] = &[
     "logSumExp",
     "map",
     "matrixProfile",
+    "mdedup",
     "mice",
     "msmape",
     "msvm",

@@ -608,7 +608,9 @@ fn distribution(b: Builtin, args: &[Value]) -> OpResult {
 }
 
 /// DML `outer(a, b, op)`: `a` (`n x 1`) combined with `b` (`1 x m`) by `op` into an
-/// `n x m` matrix.
+/// `n x m` matrix. Two matrices of one shape combine cell by cell, as SystemDS's runtime
+/// combines them where the shapes were not known when it compiled the script (its own
+/// `mdedup` writes `outer(D, t(D), "+")` for a square `D`).
 fn outer(args: &[Value]) -> OpResult {
     let a = matrix(&args[0], (Builtin::Outer, 0))?;
     let b = matrix(&args[1], (Builtin::Outer, 1))?;
@@ -619,6 +621,9 @@ fn outer(args: &[Value]) -> OpResult {
         .ok_or_else(|| ArgError::UnknownOperator {
             symbol: symbol.to_string(),
         })?;
+    if a.shape() == b.shape() && (a.cols() != 1 || b.rows() != 1) {
+        return Ok(Value::matrix(elementwise::binary(op, a, b)?));
+    }
     if a.cols() != 1 || b.rows() != 1 {
         return Err(ArgError::OuterShapes {
             a: a.shape(),

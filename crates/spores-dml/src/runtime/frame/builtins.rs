@@ -272,6 +272,9 @@ pub fn map(args: &[Value]) -> OpResult {
         let replaced = super::patterns::replace_disguised(f, arguments)?;
         return Ok(Value::Frame(Arc::new(replaced)));
     }
+    if super::lambda::is_pairwise_jaccard(&text) {
+        return Ok(Value::Frame(Arc::new(super::lambda::jaccard_pairs(f)?)));
+    }
     let lambda = Lambda::parse(&text)?;
     let mapped = match number_arg(&args[2], ("map", "margin"))? {
         0.0 => f.map(|cell| lambda.apply(cell))?,

@@ -80,6 +80,69 @@ pub struct Lambda {
     body: Expr,
 }
 
+/// Whether `text` is `(x, y) -> UtilFunctions.jaccardSim(x, y)` (any two names), the
+/// two-parameter lambda SystemDS's `mdedup` passes to `map`: SystemDS then maps every
+/// pair of a column's cells, not each cell ([`jaccard_pairs`]).
+pub fn is_pairwise_jaccard(text: &str) -> bool {
+    let Some((params, body)) = text.split_once("->") else {
+        return false;
+    };
+    let params: Vec<&str> = params
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let [x, y] = params[..] else {
+        return false;
+    };
+    let body: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+    body == format!("UtilFunctions.jaccardSim({x},{y})")
+}
+
+/// SystemDS's `UtilFunctions.jaccardSim`: the Jaccard similarity of the sets of UTF-16
+/// characters of two strings (an empty string counts as one empty element, as Java's
+/// `split("(?!^)")` leaves it), computed as Java computes it.
+fn jaccard_similarity(x: &str, y: &str) -> f64 {
+    let chars = |s: &str| -> std::collections::HashSet<Vec<u16>> {
+        if s.is_empty() {
+            return std::iter::once(Vec::new()).collect();
+        }
+        s.encode_utf16().map(|u| vec![u]).collect()
+    };
+    let (a, b) = (chars(x), chars(y));
+    let both = a.intersection(&b).count();
+    1.0 / (a.len() + b.len() - both) as f64 * both as f64
+}
+
+/// `map(F, "(x, y) -> UtilFunctions.jaccardSim(x, y)")` as SystemDS's `FrameBlock.mapDist`
+/// evaluates it: an `n x n` STRING frame of the similarities of the first column's cells
+/// `j < i` above the diagonal, `0.0` elsewhere and where a cell is `null`.
+pub fn jaccard_pairs(f: &super::Frame) -> Result<super::Frame, FrameError> {
+    let n = f.rows();
+    spores_exec::memory::ensure_fits("map", 16.0 * n as f64 * n as f64)?;
+    let cells: Vec<Option<String>> = (0..n)
+        .map(|i| if f.cols() == 0 { None } else { f.text(i, 0) })
+        .collect();
+    let zero: std::sync::Arc<str> = std::sync::Arc::from("0.0");
+    let columns = (0..n)
+        .map(|i| {
+            super::Column::Text(
+                (0..n)
+                    .map(|j| match (&cells[j], &cells[i]) {
+                        (Some(x), Some(y)) if j < i => Some(std::sync::Arc::from(format_double(
+                            jaccard_similarity(x, y),
+                        ))),
+                        _ => Some(zero.clone()),
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    Ok(super::Frame::new(n, None, columns))
+}
+
 impl Lambda {
     /// Reads `text` (`"x -> x.toLowerCase()"`).
     pub fn parse(text: &str) -> Result<Lambda, FrameError> {
@@ -576,6 +639,22 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pairwise_jaccard_is_recognized_and_computed_as_java_does() {
+        assert!(is_pairwise_jaccard(
+            "(x, y) -> UtilFunctions.jaccardSim(x, y)"
+        ));
+        assert!(is_pairwise_jaccard("(a,b)->UtilFunctions.jaccardSim(a, b)"));
+        assert!(!is_pairwise_jaccard(
+            "(x, y) -> UtilFunctions.jaccardSim(y, x)"
+        ));
+        assert!(!is_pairwise_jaccard("x -> UtilFunctions.jaccardSim(x, x)"));
+        assert_eq!(jaccard_similarity("abc", "abd"), 0.5);
+        assert_eq!(jaccard_similarity("aab", "ba"), 1.0);
+        assert_eq!(jaccard_similarity("", ""), 1.0);
+        assert_eq!(jaccard_similarity("", "a"), 0.0);
+    }
 
     fn map(lambda: &str, cell: &str) -> String {
         Lambda::parse(lambda).unwrap().apply(cell).unwrap()

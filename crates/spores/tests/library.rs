@@ -435,6 +435,13 @@ print(f(m, l[1]))
             "l = append(list(X=1), list(mult=2))\nprint(length(l) + as.scalar(l[\"mult\"]))\nprint(toString(list(a=1, b=2, c=3, zz=4, tol=5)))\nA = matrix(1, rows=1, cols=1)\nprint(as.scalar(A < 2))\nprint(as.scalar(t(A > 2)))\nprint(as.scalar((A < 2) * 1))\n",
             "4\nList containing:\n[4, 5, 1, 2, 3]\nTRUE\nFALSE\n1.0\n",
         ),
+        // As SystemDS 3.4: a size `rand` is not given is 1.
+        (
+            "rand_without_a_size_is_one_by_one",
+            false,
+            "a = rand(min=-1, max=1, seed=3)\nprint(nrow(a) + 10 * ncol(a))\nb = rand(rows=3, seed=3)\nprint(nrow(b) + 10 * ncol(b))\n",
+            "11\n13\n",
+        ),
         (
             "nan_and_inf_are_constants_unless_assigned",
             false,

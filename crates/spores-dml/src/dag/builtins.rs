@@ -201,14 +201,15 @@ const TRIANGLE: &[Param] = &[
 /// Every native builtin, in the order of [`Builtin`]'s variants.
 pub const BUILTINS: &[BuiltinSpec] = &[
     BuiltinSpec {
-        // SystemDS matches `rand` in any case (kmeans.dml writes `Rand`).
+        // SystemDS matches `rand` in any case (kmeans.dml writes `Rand`), and a size
+        // not given is 1 (`rand(min=-1, max=1)` is 1 x 1).
         aliases: &["Rand"],
         ..named(
             Builtin::Rand,
             "rand",
             &[
-                req("rows"),
-                req("cols"),
+                opt("rows", Int(1)),
+                opt("cols", Int(1)),
                 opt("min", Double(0.0)),
                 opt("max", Double(1.0)),
                 opt("sparsity", Double(1.0)),

@@ -69,6 +69,34 @@ write(as.frame(matrix(0, rows=2, cols=2)), "{0}/E", format="text")
     assert_eq!(read("10").trim(), "7");
 }
 
+/// `replace` on frames and `==` between frames, as SystemDS 3.4's ReplaceTest uses them
+/// (SystemDS's output): a pattern replaces cells in columns of its type and in `STRING`
+/// columns; an integer pattern leaves a string `1.0` alone.
+#[test]
+fn frames_replace_cells_and_compare_cell_by_cell() {
+    let src = r#"X = frame(data=["1", "500", "abc", "2.5", "TRUE", "abc", "klm"], rows=3, cols=7, schema=["INT32", "INT64", "STRING", "FP64", "BOOLEAN", "STRING", "STRING"])
+X = replace(target = X, pattern=1, replacement=3)
+X = replace(target = X, pattern=500, replacement=3000)
+X = replace(target = X, pattern="abc", replacement="cba")
+X = replace(target = X, pattern=2.5, replacement=0.5)
+X = replace(target = X, pattern=TRUE, replacement=FALSE)
+print(toString(X[1, ]))
+out = frame(data=["3", "3000", "cba", "0.5", "FALSE", "cba", "klm"], rows=3, cols=7, schema=["INT32", "INT64", "STRING", "FP64", "BOOLEAN", "STRING", "STRING"])
+print(sum(as.matrix(out == X)))
+Y = frame(["1", "x", "1.0"], rows=1, cols=3)
+print(toString(replace(target=Y, pattern=1, replacement=7)))
+"#;
+    assert_eq!(
+        run_dml("frames_replace.dml", src).unwrap(),
+        "# FRAME: nrow = 1, ncol = 7\n# C1 C2 C3 C4 C5 C6 C7\n# INT32 INT64 STRING FP64 BOOLEAN STRING STRING\n3 3000 cba 0.500 FALSE cba klm\n\n21.0\n# FRAME: nrow = 1, ncol = 3\n# C1 C2 C3\n# STRING STRING STRING\n7 x 1.0\n\n"
+    );
+    assert_fails(
+        "frames_replace_types.dml",
+        "Y = frame([\"1\"], rows=1, cols=1)\nprint(toString(replace(target=Y, pattern=1, replacement=\"a\")))\n",
+        &["different types"],
+    );
+}
+
 #[test]
 fn frames_that_do_not_fit_are_clear_errors() {
     assert_fails(

@@ -139,6 +139,9 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
     ensure_binary_fits(op, a, b)?;
     match (a, b) {
         (Value::Matrix(x), Value::Matrix(y)) => Ok(Value::matrix(elementwise::binary(op, x, y)?)),
+        (Value::Frame(x), Value::Frame(y)) if matches!(op, BinaryOp::Eq | BinaryOp::Ne) => Ok(
+            Value::Frame(Arc::new(x.compare_cells(y, op == BinaryOp::Eq)?)),
+        ),
         (Value::Matrix(x), s) if s.as_f64().is_some() => Ok(Value::matrix(
             elementwise::binary_scalar(op, x, s.as_f64().unwrap(), false),
         )),
@@ -350,6 +353,15 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             Builtin::AsMatrix => return Ok(Value::matrix(f.to_matrix()?)),
             Builtin::DetectSchema => return Ok(Value::Frame(Arc::new(f.detect_schema()))),
             Builtin::ColNames => return Ok(Value::Frame(Arc::new(f.column_names()))),
+            Builtin::Replace => {
+                // SystemDS passes the pattern and replacement as text (`TRUE` as `true`).
+                let text = |v: &Value| match v {
+                    Value::Bool(b) => b.to_string(),
+                    other => other.to_string(),
+                };
+                let replaced = f.replace(&text(&args[1]), &text(&args[2]))?;
+                return Ok(Value::Frame(Arc::new(replaced)));
+            }
             _ => {}
         }
     }

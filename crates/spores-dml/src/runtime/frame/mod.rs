@@ -627,6 +627,115 @@ impl Frame {
         out
     }
 
+    /// `F == G` (`equal`) or `F != G` of two frames of one shape: a `BOOLEAN` frame,
+    /// cell by cell. Two number cells compare as numbers, others as their text (two
+    /// `null` cells are equal).
+    pub fn compare_cells(&self, other: &Frame, equal: bool) -> Result<Frame, FrameError> {
+        let op = if equal { "==" } else { "!=" };
+        if (self.rows, self.cols()) != (other.rows, other.cols()) {
+            return Err(FrameError::Bind {
+                op,
+                left: (self.rows, self.cols()),
+                right: (other.rows, other.cols()),
+            });
+        }
+        ensure_cells(op, self.rows, self.cols())?;
+        let columns = self
+            .columns
+            .iter()
+            .zip(&other.columns)
+            .enumerate()
+            .map(|(j, (a, b))| {
+                let values = (0..self.rows)
+                    .map(|i| {
+                        let same = match (a, b) {
+                            (
+                                Column::Number { values: x, .. },
+                                Column::Number { values: y, .. },
+                            ) => x[i] == y[i],
+                            _ => self.text(i, j) == other.text(i, j),
+                        };
+                        f64::from(u8::from(same == equal))
+                    })
+                    .collect();
+                Column::Number {
+                    ty: ValueType::Boolean,
+                    values,
+                }
+            })
+            .collect();
+        Ok(Frame::new(self.rows, self.names.clone(), columns))
+    }
+
+    /// `replace(target=F, pattern=p, replacement=r)` as SystemDS's
+    /// `FrameBlock.replaceOperations`: `p` and `r` (as text) must be of one kind (boolean,
+    /// integer, other number or string); cells equal to `p` become `r` in the columns of
+    /// that kind (integers in `INT32`/`INT64`, numbers in `FP32`/`FP64`) and in every
+    /// `STRING` column, where a cell equal to the text `p` becomes the text `r`.
+    pub fn replace(&self, pattern: &str, replacement: &str) -> Result<Frame, FrameError> {
+        #[derive(PartialEq, Debug)]
+        enum Kind {
+            Boolean,
+            Integer,
+            Number,
+            Text,
+        }
+        let kind = |s: &str| {
+            if s.eq_ignore_ascii_case("true") || s.eq_ignore_ascii_case("false") {
+                Kind::Boolean
+            } else if s.parse::<i64>().is_ok() {
+                Kind::Integer
+            } else if s == "NaN" || s.parse::<f64>().is_ok_and(f64::is_finite) {
+                Kind::Number
+            } else {
+                Kind::Text
+            }
+        };
+        let (kp, kr) = (kind(pattern), kind(replacement));
+        if kp != kr {
+            return Err(FrameError::Lambda(format!(
+                "replace: the pattern `{pattern}` and the replacement `{replacement}` are of different types ({kp:?}, {kr:?})"
+            )));
+        }
+        let columns = self
+            .columns
+            .iter()
+            .map(|column| match column {
+                Column::Text(cells) => Column::Text(
+                    cells
+                        .iter()
+                        .map(|c| match c {
+                            Some(t) if &**t == pattern => Some(Arc::from(replacement)),
+                            other => other.clone(),
+                        })
+                        .collect(),
+                ),
+                Column::Number { ty, values } => {
+                    let applies = match ty {
+                        ValueType::Boolean => kp == Kind::Boolean,
+                        ValueType::Int32 | ValueType::Int64 => kp == Kind::Integer,
+                        ValueType::Fp32 | ValueType::Fp64 => kp == Kind::Number,
+                        ValueType::String => false,
+                    };
+                    let number = |s: &str| match kp {
+                        Kind::Boolean => f64::from(u8::from(s.eq_ignore_ascii_case("true"))),
+                        _ => s.parse::<f64>().unwrap_or(f64::NAN),
+                    };
+                    let (p, r) = (number(pattern), number(replacement));
+                    let same = |v: f64| v == p || (v.is_nan() && p.is_nan());
+                    Column::Number {
+                        ty: *ty,
+                        values: values
+                            .iter()
+                            .map(|&v| if applies && same(v) { r } else { v })
+                            .collect(),
+                    }
+                }
+            })
+            .collect();
+        Ok(Frame::new(self.rows, self.names.clone(), columns))
+    }
+
     /// SystemDS's text-cell form of a frame (`format="text"`): `i j value` (1-based) for
     /// each cell that is not its type's default (`null`, and for numbers and booleans 0
     /// and false; an empty string is written), `0 0 0` for a frame with none.

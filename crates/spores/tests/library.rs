@@ -442,6 +442,13 @@ print(f(m, l[1]))
             "a = rand(min=-1, max=1, seed=3)\nprint(nrow(a) + 10 * ncol(a))\nb = rand(rows=3, seed=3)\nprint(nrow(b) + 10 * ncol(b))\n",
             "11\n13\n",
         ),
+        // As SystemDS 3.4: a positional argument after named ones binds by its place.
+        (
+            "positional_arguments_after_named_ones_bind_by_place",
+            false,
+            "f = function(int A, int B, int C, int D, int E=-1) return (int s) { s = A*10000 + B*1000 + C*100 + D*10 + E }\nprint(f(1, 2, C=3, D=4, 5))\nprint(f(1, 2, D=4, C=3, 5))\n",
+            "12345\n12345\n",
+        ),
         (
             "nan_and_inf_are_constants_unless_assigned",
             false,

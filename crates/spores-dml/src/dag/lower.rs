@@ -1019,7 +1019,8 @@ fn default_literal(default: ArgDefault) -> Option<Literal> {
     })
 }
 
-/// Matches call arguments to parameter names: positional ones in order, then named ones.
+/// Matches call arguments to parameter names: a positional one to the parameter at its
+/// place in the call, a named one by its name.
 fn bind_args<'e>(
     function: &str,
     params: &[&str],
@@ -1028,12 +1029,11 @@ fn bind_args<'e>(
     span: Span,
 ) -> Result<Vec<Option<&'e Expr>>, Diagnostic> {
     let mut bound: Vec<Option<&Expr>> = vec![None; params.len()];
-    let mut next_positional = 0;
-    for arg in args {
+    // A positional argument binds the parameter at its own place in the call, also after
+    // named ones (SystemDS: `f(1, 2, C=3, D=4, 5)` gives the fifth parameter 5).
+    for (slot, arg) in args.iter().enumerate() {
         let slot = match &arg.name {
             None => {
-                let slot = next_positional;
-                next_positional += 1;
                 if slot >= params.len() {
                     return Err(Diagnostic::new(
                         format!("`{function}` takes at most {} arguments", params.len()),

@@ -798,7 +798,8 @@ mod tests {
                 );
             }
         }
-        assert_eq!(spec(Builtin::Rand).required(), 2);
+        // `rand`'s sizes default to 1, as in SystemDS.
+        assert_eq!(spec(Builtin::Rand).required(), 0);
         assert_eq!(spec(Builtin::Seq).required(), 2);
         assert_eq!(Builtin::Eigen.outputs(), 2);
         assert_eq!(Builtin::Lu.outputs(), 3);

@@ -15,6 +15,7 @@ pub mod ops;
 mod options;
 mod printf;
 mod relational;
+mod seed;
 pub mod stats;
 pub mod value;
 

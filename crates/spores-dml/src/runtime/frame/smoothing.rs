@@ -173,7 +173,7 @@ impl Smoothing {
 
 /// A draw from [0, 1) that differs from run to run (SplitMix64 of a fresh seed).
 fn unseeded_uniform() -> f64 {
-    let mut z = crate::runtime::interp::fresh_seed().wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = crate::runtime::seed::fresh_seed().wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;

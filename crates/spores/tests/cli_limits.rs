@@ -497,6 +497,6 @@ fn a_binary_file_placed_beyond_the_budget_is_refused() {
         "far_read.dml",
         &read,
         &["--memory", "1G"],
-        &["X: the file has 2999999 rows, the call says rows=2"],
+        &["X: the file has 2999999 rows, its metadata file says rows=2"],
     );
 }

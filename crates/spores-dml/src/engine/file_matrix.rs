@@ -120,11 +120,14 @@ pub enum FileError {
     },
     #[error("{}: Parquet files need a build with the `datafusion` feature", path.display())]
     ParquetNeedsFeature { path: PathBuf },
-    /// The file's size is not the one the `read` call gives (`rows=`, `cols=`).
-    #[error("{}: the file has {found} {noun}, the call says {param}={expected}", path.display())]
+    /// The file's size is not the one the `read` call (`rows=`, `cols=`) or its `.mtd`
+    /// file gives.
+    #[error("{}: the file has {found} {noun}, {said_by} {param}={expected}", path.display())]
     SizeDiffers {
         path: PathBuf,
         noun: &'static str,
+        /// `the call says` or `its metadata file says`.
+        said_by: &'static str,
         param: &'static str,
         found: usize,
         expected: usize,

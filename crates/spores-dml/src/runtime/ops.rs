@@ -829,6 +829,8 @@ pub struct ReadRequest {
     pub opts: ReadOptions,
     /// The rows and columns the call or the metadata says the file has, checked.
     pub size: (Option<usize>, Option<usize>),
+    /// Whether the rows and the columns of `size` are the metadata's (the call gave none).
+    pub size_from_metadata: (bool, bool),
     /// A scalar's file (`data_type="scalar"`): its value type.
     pub scalar: Option<ScalarType>,
     /// A frame's file (`data_type="frame"`, CSV).
@@ -895,9 +897,14 @@ impl ReadRequest {
             }),
             _ => Ok(given.or(metadata)),
         };
+        let (rows_given, cols_given) = (size_arg(4, "rows")?, size_arg(5, "cols")?);
+        let size_from_metadata = (
+            rows_given.is_none() && meta.rows.is_some(),
+            cols_given.is_none() && meta.cols.is_some(),
+        );
         let size = (
-            agreed("rows", size_arg(4, "rows")?, meta.rows)?,
-            agreed("cols", size_arg(5, "cols")?, meta.cols)?,
+            agreed("rows", rows_given, meta.rows)?,
+            agreed("cols", cols_given, meta.cols)?,
         );
         size_arg(6, "nnz")?;
         // The call's defaults (`data_type="matrix"`, `value_type="double"`) give way to
@@ -963,6 +970,7 @@ impl ReadRequest {
                 csv_fill,
             },
             size,
+            size_from_metadata,
             scalar,
             frame,
             schema,
@@ -971,14 +979,25 @@ impl ReadRequest {
 
     /// An error when a matrix of `rows` x `cols` is not the size the call gives.
     fn checked(&self, rows: usize, cols: usize) -> Result<(), FileError> {
-        for (noun, param, found, expected) in [
-            ("rows", "rows", rows, self.size.0),
-            ("columns", "cols", cols, self.size.1),
+        for (noun, param, found, expected, from_metadata) in [
+            ("rows", "rows", rows, self.size.0, self.size_from_metadata.0),
+            (
+                "columns",
+                "cols",
+                cols,
+                self.size.1,
+                self.size_from_metadata.1,
+            ),
         ] {
             if let Some(expected) = expected.filter(|&e| e != found) {
                 return Err(FileError::SizeDiffers {
                     path: Path::new(&*self.file).to_path_buf(),
                     noun,
+                    said_by: if from_metadata {
+                        "its metadata file says"
+                    } else {
+                        "the call says"
+                    },
                     param,
                     found,
                     expected,

@@ -449,6 +449,13 @@ print(f(m, l[1]))
             "f = function(int A, int B, int C, int D, int E=-1) return (int s) { s = A*10000 + B*1000 + C*100 + D*10 + E }\nprint(f(1, 2, C=3, D=4, 5))\nprint(f(1, 2, D=4, C=3, 5))\n",
             "12345\n12345\n",
         ),
+        // As SystemDS 3.4: `conv2d` takes `bias=` and ignores it (`bias_add` adds it).
+        (
+            "conv2d_ignores_a_bias_argument",
+            false,
+            "x = matrix(seq(1, 32), rows=2, cols=16)\nw = matrix(seq(1, 8), rows=2, cols=4) / 10\nb = matrix(\"100 1000\", rows=2, cols=1)\no1 = conv2d(x, w, padding=[0, 0], stride=[1, 1], input_shape=[2, 1, 4, 4], filter_shape=[2, 1, 2, 2], bias=b)\no2 = conv2d(x, w, padding=[0, 0], stride=[1, 1], input_shape=[2, 1, 4, 4], filter_shape=[2, 1, 2, 2])\nprint(sum(o1) + \" \" + sum(o2))\n",
+            "1101.6 1101.6\n",
+        ),
         (
             "nan_and_inf_are_constants_unless_assigned",
             false,

@@ -512,6 +512,16 @@ impl<'a> Lowerer<'a> {
             "compress" | "decompress" if args.len() == 1 && args[0].name.is_none() => {
                 return self.expr(&args[0].value)
             }
+            // SystemDS accepts `bias=` on `conv2d` and ignores it (a script adds the bias
+            // with `bias_add`; its codegen tests pass both).
+            "conv2d" if args.iter().any(|a| a.name.as_deref() == Some("bias")) => {
+                let kept: Vec<Arg> = args
+                    .iter()
+                    .filter(|a| a.name.as_deref() != Some("bias"))
+                    .cloned()
+                    .collect();
+                return self.builtin(name, &kept, span);
+            }
             "log" => return self.log(args, span),
             "xor" => return self.xor(args, span),
             "as.scalar" | "castAsScalar" if args.len() == 1 && args[0].name.is_none() => {

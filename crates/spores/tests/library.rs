@@ -456,6 +456,13 @@ print(f(m, l[1]))
             "x = matrix(seq(1, 32), rows=2, cols=16)\nw = matrix(seq(1, 8), rows=2, cols=4) / 10\nb = matrix(\"100 1000\", rows=2, cols=1)\no1 = conv2d(x, w, padding=[0, 0], stride=[1, 1], input_shape=[2, 1, 4, 4], filter_shape=[2, 1, 2, 2], bias=b)\no2 = conv2d(x, w, padding=[0, 0], stride=[1, 1], input_shape=[2, 1, 4, 4], filter_shape=[2, 1, 2, 2])\nprint(sum(o1) + \" \" + sum(o2))\n",
             "1101.6 1101.6\n",
         ),
+        // As SystemDS 3.4: fractional output sizes of `table` are truncated.
+        (
+            "table_truncates_fractional_sizes",
+            false,
+            "R = table(matrix(\"1 2\", rows=2, cols=1), matrix(\"1 1\", rows=2, cols=1), 2.5, 1.7)\nprint(nrow(R) + \" \" + ncol(R))\n",
+            "2 1\n",
+        ),
         (
             "nan_and_inf_are_constants_unless_assigned",
             false,

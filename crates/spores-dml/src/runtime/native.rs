@@ -32,13 +32,14 @@ fn count(v: &Value, what: (Builtin, usize)) -> Result<usize, ArgError> {
     Ok(x as usize)
 }
 
-/// A dimension that may be left to the data (given as a negative number).
+/// A dimension that may be left to the data (given as a negative number). A fraction is
+/// truncated, as SystemDS truncates sizes (`table(a, b, 2.5, 1.7)` is 2 x 1).
 fn optional_dim(v: &Value, what: (Builtin, usize)) -> Result<Option<usize>, ArgError> {
     let x = number(v, what)?;
     if x < 0.0 {
         return Ok(None);
     }
-    if x.fract() != 0.0 || !x.is_finite() {
+    if !x.is_finite() {
         return Err(ArgError::out_of_range(
             what,
             Expected::NonNegativeInteger,

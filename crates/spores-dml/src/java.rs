@@ -1,24 +1,14 @@
 //! Orders and rules of SystemDS's Java runtime that show through in DML programs.
 
 /// The order in which a Java `HashMap<String, _>` that received `keys` in this order
-/// iterates them: by bucket (the key's `String.hashCode`, spread and masked to the table
-/// size), keys of one bucket in insertion order. The table starts at 16 buckets and
-/// doubles whenever it is more than three quarters full. (A bucket of eight keys or more,
-/// which Java turns into a tree once the table has 64 buckets, is not followed.)
+/// iterates them (indices into `keys`), by `spores_exec`'s model of that map.
 pub(crate) fn hash_map_order(keys: &[&str]) -> Vec<usize> {
-    let mut buckets = 16usize;
-    while keys.len() * 4 > buckets * 3 {
-        buckets *= 2;
+    use spores_exec::java_hash::{string_hash, JavaHashOrder};
+    let mut map = JavaHashOrder::new();
+    for (i, &key) in keys.iter().enumerate() {
+        map.entry(key, string_hash(key), || i);
     }
-    let bucket = |key: &str| {
-        let hash = key.encode_utf16().fold(0u32, |h, unit| {
-            h.wrapping_mul(31).wrapping_add(u32::from(unit))
-        });
-        ((hash ^ (hash >> 16)) as usize) & (buckets - 1)
-    };
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by_key(|&i| bucket(keys[i]));
-    order
+    map.iter().map(|(_, &i)| i).collect()
 }
 
 #[cfg(test)]

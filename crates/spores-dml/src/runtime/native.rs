@@ -662,20 +662,37 @@ fn roll(args: &[Value]) -> OpResult {
 }
 
 /// `bitwAnd`, `bitwOr`, `bitwXor`, `bitwShiftL`, `bitwShiftR` of two numbers, or cell
-/// by cell of matrices of one shape (a number against every cell). Operands are taken
-/// as 64-bit integers (doubles truncated); two integers give an integer, anything else
-/// doubles, as SystemDS prints them. Shifts count modulo 64, as Java's do.
+/// by cell of matrices of one shape (a number against every cell), on Java's 32-bit
+/// `int` as SystemDS computes them: a double is truncated toward zero and saturates at
+/// the `int` range, an integer keeps its low 32 bits, and shifts count modulo 32. A left
+/// shift that lands on `int`'s minimum is NaN (0 as an integer scalar); a right shift of
+/// two integer scalars is on 64 bits. Two integers give an integer, anything else doubles.
 fn bitwise(b: Builtin, args: &[Value]) -> OpResult {
-    let f: fn(i64, i64) -> i64 = match b {
-        Builtin::BitwAnd => |a, b| a & b,
-        Builtin::BitwOr => |a, b| a | b,
-        Builtin::BitwXor => |a, b| a ^ b,
-        Builtin::BitwShiftL => |a, b| a.wrapping_shl(b as u32),
-        _ => |a, b| a.wrapping_shr(b as u32),
+    let f: fn(i32, i32) -> f64 = match b {
+        Builtin::BitwAnd => |a, b| f64::from(a & b),
+        Builtin::BitwOr => |a, b| f64::from(a | b),
+        Builtin::BitwXor => |a, b| f64::from(a ^ b),
+        Builtin::BitwShiftL => |a, b| match a.wrapping_shl(b as u32) {
+            i32::MIN => f64::NAN,
+            v => f64::from(v),
+        },
+        _ => |a, b| f64::from(a.wrapping_shr(b as u32)),
     };
-    let on_doubles = |x: f64, y: f64| f(x as i64, y as i64) as f64;
+    // SystemDS's UtilFunctions.toInt: the epsilon absorbs a last-bit shortfall (2.9999...).
+    let to_int = |v: f64| (v.signum() * (v.abs() + f64::EPSILON / 2.0).floor()) as i32;
+    let on_doubles = |x: f64, y: f64| f(to_int(x), to_int(y));
     match (&args[0], &args[1]) {
-        (Value::Int(x), Value::Int(y)) => Ok(Value::Int(f(*x, *y))),
+        (Value::Int(x), Value::Int(y)) => Ok(Value::Int(match b {
+            Builtin::BitwShiftR => x.wrapping_shr(*y as u32),
+            _ => {
+                let v = f(*x as i32, *y as i32);
+                if v.is_nan() {
+                    0
+                } else {
+                    v as i64
+                }
+            }
+        })),
         (Value::Matrix(x), Value::Matrix(y)) => {
             if x.shape() != y.shape() {
                 return Err(ExecError::shape_mismatch(b.name(), x.shape(), y.shape()).into());

@@ -31,7 +31,7 @@ print(toString(t(order(target=matrix("3 1 2 1 1 9", rows=3, cols=2), by=2, index
     );
     assert_fails(
         "order_by.dml",
-        "X = matrix(1, rows=2, cols=2)\nY = order(target=X, by=3)\n",
+        "X = matrix(1, rows=2, cols=2)\nY = order(target=X, by=3)\nprint(sum(Y))\n",
         &["by=3", "2x2"],
     );
 }
@@ -59,7 +59,7 @@ print(toString(order(target=A, by=matrix("2 1", 2, 1), decreasing=TRUE)))
     );
     assert_fails(
         "order_cols_bad.dml",
-        "X = matrix(1, rows=2, cols=2)\nY = order(target=X, by=matrix(\"1 3\", 2, 1))\n",
+        "X = matrix(1, rows=2, cols=2)\nY = order(target=X, by=matrix(\"1 3\", 2, 1))\nprint(sum(Y))\n",
         &["by=3", "2x2"],
     );
 }
@@ -99,7 +99,7 @@ print(toString(removeEmpty(target=Sp, margin="rows")[, 40]))
     );
     assert_fails(
         "remove_empty_bad.dml",
-        "W = matrix(1, rows=3, cols=2)\nR = removeEmpty(target=W, margin=\"diag\")\n",
+        "W = matrix(1, rows=3, cols=2)\nR = removeEmpty(target=W, margin=\"diag\")\nprint(sum(R))\n",
         &["margin"],
     );
     assert_fails(
@@ -459,7 +459,7 @@ print(sum(N4 * N4))
     );
     assert_fails(
         "rcm_rows.dml",
-        "[C, N] = rowClassMeet(matrix(1, rows=3, cols=2), matrix(1, rows=2, cols=2))\n",
+        "[C, N] = rowClassMeet(matrix(1, rows=3, cols=2), matrix(1, rows=2, cols=2))\nprint(sum(C))\n",
         &["2 rows", "3"],
     );
     let over = common::run_dml_with(

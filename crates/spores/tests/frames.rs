@@ -97,6 +97,54 @@ print(toString(replace(target=Y, pattern=1, replacement=7)))
     );
 }
 
+/// `dropInvalidType` as SystemDS 3.4 printed it: `3` does not fit `FP64` (it reads as an
+/// integer), booleans fit numeric columns, `STRING` columns are kept, and a dropped cell
+/// of a numeric column is 0. One difference: SystemDS prints `0.000` for the last
+/// frame's second row, because its `dropInvalidType` overwrites its input and the two
+/// equal `frame(...)` literals are one object there; spores leaves its inputs alone.
+#[test]
+fn drop_invalid_type_as_systemds() {
+    let src = r#"F = frame(["3", "2.5", "true", "abc", " 7 ", "\"4\"", "1e3", "", "x", "1.0", "NaN", "0"], rows=4, cols=3)
+S = frame(["FP64", "INT64", "BOOLEAN"], rows=1, cols=3)
+print(toString(dropInvalidType(F, S)))
+H = frame(["3", "abc", "2.5", "5"], rows=2, cols=2, schema=["FP64", "STRING"])
+print(toString(dropInvalidType(H, frame(["INT32", "FP64"], rows=1, cols=2))))
+H = frame(["3", "abc", "2.5", "5"], rows=2, cols=2, schema=["FP64", "STRING"])
+print(toString(dropInvalidType(H, frame(["STRING", "CHARACTER"], rows=1, cols=2))))
+"#;
+    let systemds = "# FRAME: nrow = 4, ncol = 3\n# C1 C2 C3\n# STRING STRING STRING\nnull null true\nnull  7  null\n1e3 null null\n1.0 null 0\n\n# FRAME: nrow = 2, ncol = 2\n# C1 C2\n# FP64 STRING\n3.000 null\n0.000 null\n\n# FRAME: nrow = 2, ncol = 2\n# C1 C2\n# FP64 STRING\n3.000 null\n2.500 null\n\n";
+    assert_eq!(run_dml("drop_invalid.dml", src).unwrap(), systemds);
+    assert_fails(
+        "drop_invalid_schema.dml",
+        "F = frame(\"1\", rows=2, cols=3)\nprint(toString(dropInvalidType(F, frame(\"INT64\", rows=1, cols=2))))\n",
+        &["schema names 2 columns, the frame has 3"],
+    );
+}
+
+/// `removeEmpty` of frames, the text SystemDS 3.4 printed: `"0"` and missing cells are
+/// empty, `""` is not; nothing left gives one row of missing cells (one `STRING` column
+/// for columns); `select` picks rows or columns; numeric columns keep their types.
+#[test]
+fn remove_empty_of_frames_as_systemds() {
+    let src = r#"F = frame(["a", "0", "", "0", "0", "x", "0", "0"], rows=4, cols=2)
+print(toString(removeEmpty(target=F, margin="rows")))
+G = frame(["0", "0", "0", "0"], rows=2, cols=2)
+R = removeEmpty(target=G, margin="rows")
+print(nrow(R) + " " + ncol(R))
+print(toString(R))
+C = removeEmpty(target=G, margin="cols")
+print(nrow(C) + " " + ncol(C))
+print(toString(C))
+print(toString(removeEmpty(target=F, margin="cols", select=matrix("0 1", 1, 2))))
+print(toString(removeEmpty(target=F, margin="rows", select=matrix("0 1 0 1", 4, 1))))
+H = as.frame(matrix("0 1 0 0 2 0", 3, 2))
+print(toString(removeEmpty(target=H, margin="rows")))
+print(toString(removeEmpty(target=H, margin="cols")))
+"#;
+    let systemds = "# FRAME: nrow = 3, ncol = 2\n# C1 C2\n# STRING STRING\na 0\n 0\n0 x\n\n1 2\n# FRAME: nrow = 1, ncol = 2\n# C1 C2\n# STRING STRING\nnull null\n\n2 1\n# FRAME: nrow = 2, ncol = 1\n# C1\n# STRING\nnull\nnull\n\n# FRAME: nrow = 4, ncol = 1\n# C1\n# STRING\n0\n0\nx\n0\n\n# FRAME: nrow = 2, ncol = 2\n# C1 C2\n# STRING STRING\n 0\n0 0\n\n# FRAME: nrow = 2, ncol = 2\n# C1 C2\n# INT32 BOOLEAN\n0 TRUE\n2 FALSE\n\n# FRAME: nrow = 3, ncol = 2\n# C1 C2\n# INT32 BOOLEAN\n0 TRUE\n0 FALSE\n2 FALSE\n\n";
+    assert_eq!(run_dml("remove_empty_frames.dml", src).unwrap(), systemds);
+}
+
 #[test]
 fn frames_that_do_not_fit_are_clear_errors() {
     assert_fails(
@@ -106,17 +154,17 @@ fn frames_that_do_not_fit_are_clear_errors() {
     );
     assert_fails(
         "frame_schema.dml",
-        "F = frame(\"x\", rows=2, cols=2, schema=[\"STRING\", \"FP64\"])\n",
+        "F = frame(\"x\", rows=2, cols=2, schema=[\"STRING\", \"FP64\"])\nprint(toString(F))\n",
         &["frame cell [1, 2]", "\"x\"", "FP64"],
     );
     assert_fails(
         "frame_schema_length.dml",
-        "F = frame(\"1\", rows=2, cols=3, schema=[\"STRING\"])\n",
+        "F = frame(\"1\", rows=2, cols=3, schema=[\"STRING\"])\nprint(toString(F))\n",
         &["schema names 1 columns, the frame has 3"],
     );
     assert_fails(
         "frame_type.dml",
-        "F = frame(\"1\", rows=1, cols=1, schema=[\"DECIMAL\"])\n",
+        "F = frame(\"1\", rows=1, cols=1, schema=[\"DECIMAL\"])\nprint(toString(F))\n",
         &["unknown frame value type \"DECIMAL\""],
     );
     assert_fails(

@@ -645,6 +645,13 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     ),
     of_target(Builtin::DetectSchema, "detectSchema", Computed),
     of_target(Builtin::ColNames, "colnames", Computed),
+    row(
+        Builtin::DropInvalidType,
+        "dropInvalidType",
+        &[req("target"), req("schema")],
+        CallForm::Positional,
+        Computed,
+    ),
     // `margin` 0: each cell; 1: each row (a `String[]` in and out).
     named(
         Builtin::Map,

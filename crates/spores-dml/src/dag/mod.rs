@@ -10,6 +10,7 @@
 //! `Dag` and returns an equivalent one.
 
 pub mod builtins;
+pub mod dead;
 mod explain;
 pub mod finite;
 pub mod guard;

@@ -205,6 +205,9 @@ pub enum Builtin {
     DetectSchema,
     /// `colnames(F)`: the column names, as a one-row frame.
     ColNames,
+    /// `dropInvalidType(F, schema)`: cells that do not fit their column's type become
+    /// missing.
+    DropInvalidType,
     /// `map(F, "x -> ...")`: a Java lambda of every cell, as a frame of strings.
     Map,
     /// `tokenize(target, spec, max_tokens)`: one row per word of a frame's text column.

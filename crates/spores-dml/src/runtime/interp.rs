@@ -24,8 +24,8 @@ use super::relational::run_relational;
 use super::stats::{BlockStats, Stats};
 use super::value::Value;
 use crate::dag::{
-    explain, explain_dot, lower_block, lower_expr, BlockDag, Builtin, FunctionScope, LowerContext,
-    Node, NodeId, Op,
+    dead, explain, explain_dot, lower_block, lower_expr, BlockDag, Builtin, FunctionScope,
+    LowerContext, Node, NodeId, Op,
 };
 
 /// The message of the error a run stops with when [`RunOptions::cancel`] is set.
@@ -347,11 +347,14 @@ impl<'w> Interpreter<'w> {
             .0 += started.elapsed();
     }
 
-    /// Runs statements `range` of `list` as one basic block. A value the block assigns
-    /// and reads itself, but nothing reads afterwards, is not an output: it is computed
-    /// only as far as the block's other outputs and effects need it, which lets the
-    /// optimizer fuse it away (`UV = U %*% t(V); R = X * f(UV)` never forms the dense
-    /// `UV`). An assignment nothing reads at all still runs, so its errors still show.
+    /// Runs statements `range` of `list` as one basic block. A value nothing reads
+    /// afterwards is not an output: it is computed only as far as the block's other
+    /// outputs and effects need it, which lets the optimizer fuse it away (`UV = U %*%
+    /// t(V); R = X * f(UV)` never forms the dense `UV`). An assignment nothing reads at
+    /// all does not run, as in SystemDS, whose scripts rely on it (`steplm` slices column
+    /// 0 of a matrix on a path that never reads the slice); it is still lowered, so what
+    /// is wrong in it before it runs (an unknown function, shapes that cannot agree) is
+    /// still reported.
     fn exec_block(
         &mut self,
         list: &[Stmt],
@@ -372,15 +375,15 @@ impl<'w> Interpreter<'w> {
         let key = BlockKey::of_statements(stmts);
         let block = self.compile(key, env, |ctx| {
             let mut block = lower_block(stmts, ctx)?;
-            let read_here: HashSet<NodeId> = block
-                .dag
-                .nodes()
-                .iter()
-                .flat_map(|node| node.children.iter().copied())
-                .collect();
-            block
-                .outputs
-                .retain(|(name, node)| live.contains(name) || !read_here.contains(node));
+            let (kept, dropped): (Vec<_>, Vec<_>) = std::mem::take(&mut block.outputs)
+                .into_iter()
+                .partition(|(name, _)| live.contains(name));
+            block.outputs = kept;
+            let dropped: Vec<NodeId> = dropped.into_iter().map(|(_, id)| id).collect();
+            let inputs = super::env::input_meta(&block, env);
+            if let Some((span, e)) = dead::shape_error_in_dropped(&block, &dropped, &inputs) {
+                return Err(at(e, span));
+            }
             Ok(block)
         })?;
         let results = self.eval_block(&block, env, key)?;
@@ -559,15 +562,17 @@ impl<'w> Interpreter<'w> {
                 Value::Int(0)
             }
             Op::Builtin(Builtin::Eval) => {
-                let (name, results) = self.eval_by_name(args, node.span)?;
+                let (name, results, _) = self.eval_by_name(args, node.span)?;
                 results.into_iter().next().ok_or_else(|| {
                     Diagnostic::new(format!("eval: `{name}` returns no value"), node.span)
                 })?
             }
+            // Named by the function's results, as SystemDS names them, so that the
+            // list can be passed on to a function taking those names (executePipeline).
             Op::Builtin(Builtin::EvalList) => {
-                let (_, results) = self.eval_by_name(args, node.span)?;
+                let (_, results, names) = self.eval_by_name(args, node.span)?;
                 Value::List(std::sync::Arc::new(super::value::ListValue {
-                    names: vec![None; results.len()],
+                    names: names.into_iter().map(Some).collect(),
                     items: results,
                 }))
             }
@@ -702,16 +707,15 @@ impl<'w> Interpreter<'w> {
         calls
     }
 
-    /// DML `eval(name, args...)`: calls the function `name` (resolved from the calling
-    /// file as a call written there would be) with the values, or with the elements of
-    /// one list (named ones bind by name), and gives its first result. Parameters left
-    /// out take their defaults.
-    /// `eval(name, args)` and `evalList(name, args)`: the function's name and results.
+    /// DML `eval(name, args...)` and `evalList`: calls the function `name` (resolved
+    /// from the calling file as a call written there would be) with the values, or with
+    /// the elements of one list (named ones bind by name). Parameters left out take
+    /// their defaults. Gives the function's name, its results and their names.
     fn eval_by_name(
         &mut self,
         mut args: Vec<Value>,
         span: Span,
-    ) -> Result<(String, Vec<Value>), Diagnostic> {
+    ) -> Result<(String, Vec<Value>, Vec<String>), Diagnostic> {
         let fail = |message: String| Diagnostic::new(message, span);
         let Value::Str(name) = args.remove(0) else {
             return Err(fail(
@@ -778,8 +782,14 @@ impl<'w> Interpreter<'w> {
                 }
             }
         }
+        let result_names = function
+            .def
+            .returns
+            .iter()
+            .map(|r| r.name.clone())
+            .collect();
         let results = self.call(&function.key, values, &deferred, span)?;
-        Ok((name.to_string(), results))
+        Ok((name.to_string(), results, result_names))
     }
 
     fn call(

@@ -298,7 +298,6 @@ fn table(args: &[Value]) -> OpResult {
 
 /// `removeEmpty(target, margin, empty.return, select)`.
 fn remove_empty(args: &[Value]) -> OpResult {
-    let target = matrix(&args[0], (Builtin::RemoveEmpty, 0))?;
     let margin = match &*string_arg(&args[1], (Builtin::RemoveEmpty, 1))? {
         "rows" => Margin::Rows,
         "cols" => Margin::Cols,
@@ -314,6 +313,12 @@ fn remove_empty(args: &[Value]) -> OpResult {
         .get(3)
         .map(|v| matrix(v, (Builtin::RemoveEmpty, 3)))
         .transpose()?;
+    if let Value::Frame(f) = &args[0] {
+        let rows = margin == Margin::Rows;
+        let kept = f.remove_empty(rows, empty_return, select)?;
+        return Ok(Value::Frame(std::sync::Arc::new(kept)));
+    }
+    let target = matrix(&args[0], (Builtin::RemoveEmpty, 0))?;
     Ok(Value::matrix(select::remove_empty(
         target,
         margin,
@@ -322,7 +327,6 @@ fn remove_empty(args: &[Value]) -> OpResult {
     )?))
 }
 
-/// `order(target, by, decreasing, index.return)`.
 /// `order(target, by, decreasing, index.return)`; `by` is a column, or a vector of columns
 /// sorted by in turn.
 fn order(args: &[Value]) -> OpResult {

@@ -353,6 +353,16 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             Builtin::AsMatrix => return Ok(Value::matrix(f.to_matrix()?)),
             Builtin::DetectSchema => return Ok(Value::Frame(Arc::new(f.detect_schema()))),
             Builtin::ColNames => return Ok(Value::Frame(Arc::new(f.column_names()))),
+            Builtin::DropInvalidType => {
+                let Value::Frame(schema) = &args[1] else {
+                    return Err(ArgError::NotAFrame {
+                        op: b.name(),
+                        found: args[1].type_name(),
+                    }
+                    .into());
+                };
+                return Ok(Value::Frame(Arc::new(f.drop_invalid_type(schema)?)));
+            }
             Builtin::Replace => {
                 // SystemDS passes the pattern and replacement as text (`TRUE` as `true`).
                 let text = |v: &Value| match v {
@@ -424,11 +434,13 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Builtin::Tokenize => frames::tokenize(args),
         Builtin::TransformApply => frames::transform_apply(args),
         Builtin::TransformDecode => frames::transform_decode(args),
-        Builtin::DetectSchema | Builtin::ColNames => Err(ArgError::NotAFrame {
-            op: b.name(),
-            found: args[0].type_name(),
+        Builtin::DetectSchema | Builtin::ColNames | Builtin::DropInvalidType => {
+            Err(ArgError::NotAFrame {
+                op: b.name(),
+                found: args[0].type_name(),
+            }
+            .into())
         }
-        .into()),
         Builtin::AsDouble => Ok(Value::Double(cast_number(&args[0], "as.double")?)),
         Builtin::AsInteger => Ok(Value::Int(cast_number(&args[0], "as.integer")? as i64)),
         Builtin::AsLogical => match &args[0] {

@@ -27,7 +27,7 @@ use crate::kernels::ew_common::{
     flat_map, flat_zip, for_intersection, for_union, map_stored, par_csr, par_dense, par_rows,
     weighted_blocks, with_pattern_of, RowView, MAX_BLOCKS,
 };
-use crate::matrix::{CsrMatrix, DenseMatrix, Matrix};
+use crate::matrix::{CsrMatrix, DenseMatrix, Matrix, Shape};
 
 /// A binary element-wise operator of DML.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -310,43 +310,50 @@ fn vector_values(m: &Matrix) -> Cow<'_, [f64]> {
     }
 }
 
-/// Resolves DML broadcasting into the result shape and the two operand sides.
+/// The shape of a cellwise operator's result under DML broadcasting, or `None` when the
+/// two shapes cannot meet: equal shapes, a 1x1 operand against anything, a row vector
+/// against a matrix of as many columns, a column vector against one of as many rows, and
+/// a column vector against a row vector (an outer result).
+pub fn broadcast_shape(sa: Shape, sb: Shape) -> Option<Shape> {
+    if sa == sb || sb.is_scalar() {
+        Some(sa)
+    } else if sa.is_scalar()
+        || (sa.rows == 1 && sa.cols == sb.cols)
+        || (sa.cols == 1 && sa.rows == sb.rows)
+    {
+        Some(sb)
+    } else if (sb.rows == 1 && sb.cols == sa.cols) || (sb.cols == 1 && sb.rows == sa.rows) {
+        Some(sa)
+    } else if sa.cols == 1 && sb.rows == 1 {
+        Some(Shape::new(sa.rows, sb.cols))
+    } else {
+        None
+    }
+}
+
+/// Resolves DML broadcasting ([`broadcast_shape`]) into the result shape and the two
+/// operand sides.
 fn resolve<'a>(
     op: BinaryOp,
     a: &'a Matrix,
     b: &'a Matrix,
 ) -> Result<(usize, usize, Side<'a>, Side<'a>)> {
     let (sa, sb) = (a.shape(), b.shape());
-    if sa == sb {
-        return Ok((sa.rows, sa.cols, Side::Full(a), Side::Full(b)));
-    }
-    if sb.is_scalar() {
-        return Ok((sa.rows, sa.cols, Side::Full(a), Side::Scalar(b.get(0, 0))));
-    }
-    if sa.is_scalar() {
-        return Ok((sb.rows, sb.cols, Side::Scalar(a.get(0, 0)), Side::Full(b)));
-    }
-    if sb.rows == 1 && sb.cols == sa.cols {
-        return Ok((sa.rows, sa.cols, Side::Full(a), Side::Row(vector_values(b))));
-    }
-    if sb.cols == 1 && sb.rows == sa.rows {
-        return Ok((sa.rows, sa.cols, Side::Full(a), Side::Col(vector_values(b))));
-    }
-    if sa.rows == 1 && sa.cols == sb.cols {
-        return Ok((sb.rows, sb.cols, Side::Row(vector_values(a)), Side::Full(b)));
-    }
-    if sa.cols == 1 && sa.rows == sb.rows {
-        return Ok((sb.rows, sb.cols, Side::Col(vector_values(a)), Side::Full(b)));
-    }
-    if sa.cols == 1 && sb.rows == 1 {
-        return Ok((
-            sa.rows,
-            sb.cols,
-            Side::Col(vector_values(a)),
-            Side::Row(vector_values(b)),
-        ));
-    }
-    Err(ExecError::shape_mismatch(op.symbol(), sa, sb))
+    let Some(out) = broadcast_shape(sa, sb) else {
+        return Err(ExecError::shape_mismatch(op.symbol(), sa, sb));
+    };
+    let side = |m: &'a Matrix, s: Shape| {
+        if s == out {
+            Side::Full(m)
+        } else if s.is_scalar() {
+            Side::Scalar(m.get(0, 0))
+        } else if s.rows == 1 {
+            Side::Row(vector_values(m))
+        } else {
+            Side::Col(vector_values(m))
+        }
+    };
+    Ok((out.rows, out.cols, side(a, sa), side(b, sb)))
 }
 
 /// `a op b` with DML broadcasting: equal shapes; either side a `1 x n` row vector or an
@@ -563,7 +570,7 @@ fn dense_path(op: BinaryOp, rows: usize, cols: usize, left: &Side, right: &Side)
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::matrix::{rand_matrix, DenseMatrix, RandSpec, Shape};
+    use crate::matrix::{rand_matrix, DenseMatrix, RandSpec};
     use proptest::prelude::*;
 
     /// A random matrix in the requested format regardless of its density; a sparse one

@@ -1,13 +1,14 @@
 //! `map(F, "x -> ...")`: the Java lambda SystemDS compiles for each cell, read and
 //! evaluated here for the forms SystemDS's own scripts write: a chain of `String` methods
 //! on the cell (`x.replaceAll("[.]", "").toLowerCase()`, `x.length()`, `s.equals("a")`,
-//! `x.substring(0, 3)`, ...), `condition ? a : b`, SystemDS's
-//! `UtilFunctions.splitRecodeEntry(s)[k]`, `UtilFunctions.getAsciiAtIdx(s, i)` and
-//! `UtilFunctions.getWordErrorRate(r, h)`, and the conversions `Integer.valueOf`,
-//! `Integer.parseInt`, `Double.parseDouble` and `String.valueOf`. A row-wise lambda
-//! (`margin=1`) takes the row as a `String[]` (`x[0]`) and returns one
-//! (`new String[]{a, b}`). Each result is written as Java's `toString` writes it, so the
-//! mapped frame is all strings, as in SystemDS. A lambda outside these forms is an error
+//! `x.substring(0, 3)`, ...), `condition ? a : b`, `!`, `&`, `|` and parentheses,
+//! SystemDS's `UtilFunctions.splitRecodeEntry(s)[k]`, `UtilFunctions.getAsciiAtIdx(s, i)`,
+//! `UtilFunctions.getWordErrorRate(r, h)` and `PorterStemmer.stem(s)`, and the
+//! conversions `Integer.valueOf`, `Integer.parseInt`, `Double.parseDouble` and
+//! `String.valueOf`. A row-wise lambda (`margin=1`) takes the row as a `String[]`
+//! (`x[0]`) and returns one (`new String[]{a, b}`). Each result is written as Java's
+//! `toString` writes it, so the mapped frame is all strings, as in SystemDS. A lambda
+//! outside these forms is an error
 //! naming what is not understood.
 
 use regex::Regex;
@@ -73,6 +74,10 @@ enum Expr {
     Choose(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `new String[]{a, b, ...}`
     Array(Vec<Expr>),
+    /// `!a`
+    Not(Box<Expr>),
+    /// `a & b` or `a && b` (`true` for `And(true)`), `a | b` or `a || b`
+    Logical(bool, Box<Expr>, Box<Expr>),
 }
 
 /// A compiled `x -> body`, applied with [`Lambda::apply`].
@@ -206,15 +211,18 @@ fn eval(e: &Expr, x: &JavaValue) -> Result<JavaValue, FrameError> {
                     .ok_or_else(|| FrameError::Lambda(format!("array index {k} out of bounds")))?,
             )
         }
-        Expr::Choose(condition, then, otherwise) => match eval(condition, x)? {
-            JavaValue::Bool(true) => eval(then, x)?,
-            JavaValue::Bool(false) => eval(otherwise, x)?,
-            other => {
-                return Err(FrameError::Lambda(format!(
-                    "`? :` needs a boolean condition, got {other:?}"
-                )))
+        Expr::Choose(condition, then, otherwise) => {
+            if truth(eval(condition, x)?, "`? :`")? {
+                eval(then, x)?
+            } else {
+                eval(otherwise, x)?
             }
-        },
+        }
+        Expr::Not(a) => JavaValue::Bool(!truth(eval(a, x)?, "`!`")?),
+        Expr::Logical(and, a, b) => {
+            let (a, b) = (truth(eval(a, x)?, "`&`")?, truth(eval(b, x)?, "`&`")?);
+            JavaValue::Bool(if *and { a && b } else { a || b })
+        }
         Expr::Static(name, args) => {
             let args = args
                 .iter()
@@ -231,6 +239,16 @@ fn eval(e: &Expr, x: &JavaValue) -> Result<JavaValue, FrameError> {
             method(target.string(name)?, name, &args)?
         }
     })
+}
+
+/// A boolean operand of `op`.
+fn truth(v: JavaValue, op: &str) -> Result<bool, FrameError> {
+    match v {
+        JavaValue::Bool(b) => Ok(b),
+        other => Err(FrameError::Lambda(format!(
+            "{op} needs a boolean, got {other:?}"
+        ))),
+    }
 }
 
 fn statics(name: &str, args: &[JavaValue]) -> Result<JavaValue, FrameError> {
@@ -266,7 +284,7 @@ fn statics(name: &str, args: &[JavaValue]) -> Result<JavaValue, FrameError> {
             }
         },
         "String.valueOf" => JavaValue::Str(one()?.clone().text()?),
-        // The character code at 1-based `idx`, 0 outside the string.
+        "PorterStemmer.stem" => JavaValue::Str(super::porter::stem(one()?.string(name)?)),
         "UtilFunctions.getWordErrorRate" => match args {
             [r, h] => JavaValue::Double(word_error_rate(
                 r.string("getWordErrorRate")?,
@@ -274,6 +292,7 @@ fn statics(name: &str, args: &[JavaValue]) -> Result<JavaValue, FrameError> {
             )),
             _ => return Err(FrameError::Lambda(format!("`{name}` takes two arguments"))),
         },
+        // The character code at 1-based `idx`, 0 outside the string.
         "UtilFunctions.getAsciiAtIdx" => match args {
             [s, idx] => {
                 let units: Vec<u16> = s.string(name)?.encode_utf16().collect();
@@ -506,7 +525,7 @@ impl Parser<'_> {
     }
 
     fn expr(&mut self) -> Result<Expr, FrameError> {
-        let condition = self.chain()?;
+        let condition = self.logical(false)?;
         if !self.eat(b'?') {
             return Ok(condition);
         }
@@ -520,6 +539,26 @@ impl Parser<'_> {
             Box::new(then),
             Box::new(otherwise),
         ))
+    }
+
+    /// `a | b | ...` (`and` false) or `a & b & ...` (`and` true), each operator single
+    /// or doubled (Java's eager and short-circuit forms agree without side effects).
+    fn logical(&mut self, and: bool) -> Result<Expr, FrameError> {
+        let operand = |p: &mut Self| if and { p.unary() } else { p.logical(true) };
+        let op = if and { b'&' } else { b'|' };
+        let mut e = operand(self)?;
+        while self.eat(op) {
+            self.eat(op);
+            e = Expr::Logical(and, Box::new(e), Box::new(operand(self)?));
+        }
+        Ok(e)
+    }
+
+    fn unary(&mut self) -> Result<Expr, FrameError> {
+        if self.eat(b'!') {
+            return Ok(Expr::Not(Box::new(self.unary()?)));
+        }
+        self.chain()
     }
 
     /// A primary expression and the method calls and indexing after it.
@@ -547,7 +586,13 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> Result<Expr, FrameError> {
-        self.skip();
+        if self.eat(b'(') {
+            let e = self.expr()?;
+            if !self.eat(b')') {
+                return Err(self.error("expected `)`"));
+            }
+            return Ok(e);
+        }
         match self.s.get(self.at) {
             Some(b'"') => {
                 self.at += 1;
@@ -658,6 +703,26 @@ mod tests {
 
     fn map(lambda: &str, cell: &str) -> String {
         Lambda::parse(lambda).unwrap().apply(cell).unwrap()
+    }
+
+    /// The operator filter of the cleaning pipelines' `enumerateLogical.dml`, over lines.
+    #[test]
+    fn boolean_operators_and_parentheses() {
+        let filter =
+            "x -> (!x.equals(\"pca\") & !x.equals(\"WoE\")\n  && !x.equals(\"mice\"))?x:\"0\"";
+        assert_eq!(map(filter, "scale"), "scale");
+        assert_eq!(map(filter, "WoE"), "0");
+        assert_eq!(map(filter, "mice"), "0");
+        // `&` binds tighter than `|`.
+        let precedence = "x -> x.equals(\"a\") | x.equals(\"b\") & x.equals(\"c\")";
+        assert_eq!(map(precedence, "a"), "true");
+        assert_eq!(
+            map("x -> !(x.equals(\"a\") | x.equals(\"b\"))", "b"),
+            "false"
+        );
+        assert_eq!(map("x -> PorterStemmer.stem(x)", "ponies"), "poni");
+        let unbalanced = Lambda::parse("x -> (x.equals(\"a\") ? x : \"b\"").err();
+        assert!(unbalanced.is_some_and(|e| e.to_string().contains("expected `)`")));
     }
 
     #[test]

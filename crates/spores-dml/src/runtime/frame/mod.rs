@@ -22,6 +22,8 @@ use spores_exec::{DenseMatrix, Matrix};
 pub mod builtins;
 pub mod lambda;
 pub mod patterns;
+pub mod porter;
+mod remove_empty;
 pub mod smoothing;
 pub mod tokenize;
 pub mod transform;
@@ -545,6 +547,51 @@ impl Frame {
             }
         }
         let columns = columns.into_iter().map(Column::Text).collect();
+        Ok(Frame::new(self.rows, self.names.clone(), columns))
+    }
+
+    /// `dropInvalidType(F, schema)`: each cell whose text does not fit the type `schema`
+    /// names for its column becomes missing (`null`; 0 or `false` in a numeric column),
+    /// as SystemDS's `FrameBlock.dropInvalidType` decides it. The cell's text, trimmed,
+    /// without quotes and lowercased, is given the first type `detectSchema` would give
+    /// it, which must contain the schema's `FP` or `INT` (booleans pass as both) or
+    /// the schema's whole name; `STRING` columns are kept. So, as in SystemDS, `3` is
+    /// dropped from an `FP64` column (it reads as `INT32`).
+    pub fn drop_invalid_type(&self, schema: &Frame) -> Result<Frame, FrameError> {
+        if schema.cols() != self.cols() {
+            return Err(FrameError::SchemaLength {
+                what: "schema",
+                given: schema.cols(),
+                cols: self.cols(),
+            });
+        }
+        ensure_cells("dropInvalidType", self.rows, self.cols())?;
+        let mut columns = self.columns.clone();
+        for (j, column) in columns.iter_mut().enumerate() {
+            let named = schema.text(0, j).unwrap_or_default();
+            let wanted = if named.contains("FP") {
+                "FP"
+            } else if named.contains("INT") {
+                "INT"
+            } else if named.contains("STRING") {
+                continue;
+            } else {
+                named.as_str()
+            };
+            for i in 0..self.rows {
+                let Some(text) = column.text(i) else { continue };
+                let text = text.trim().replace('"', "").to_lowercase();
+                let found = Detected::of_text(&text, Detected::Unknown);
+                let fits = found.name().contains(wanted)
+                    || (found == Detected::Boolean && matches!(wanted, "FP" | "INT"));
+                if !fits {
+                    match column {
+                        Column::Text(cells) => cells[i] = None,
+                        Column::Number { values, .. } => values[i] = 0.0,
+                    }
+                }
+            }
+        }
         Ok(Frame::new(self.rows, self.names.clone(), columns))
     }
 
@@ -1091,6 +1138,12 @@ pub enum FrameError {
         op: &'static str,
         left: &'static str,
         right: &'static str,
+    },
+    #[error("removeEmpty: the select vector is {}x{}, the frame's {what} need {}x{}", found.0, found.1, expected.0, expected.1)]
+    Select {
+        what: &'static str,
+        found: (usize, usize),
+        expected: (usize, usize),
     },
     #[error("`as.scalar` of a frame needs a 1x1 frame, got {rows}x{cols}")]
     NotOneCell { rows: usize, cols: usize },

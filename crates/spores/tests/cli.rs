@@ -114,6 +114,26 @@ fn a_value_read_only_inside_its_block_is_not_materialized() {
     assert_contains(&err, &["2x3"]);
 }
 
+/// As in SystemDS, an assignment nothing reads does not run, so a slice of column 0 on a
+/// path that never reads it is no error (`steplm`); a shape error in it that is known
+/// before running still is, at its place in the script.
+#[test]
+fn a_dead_assignment_does_not_run_but_its_static_errors_show() {
+    let (code, out, err) = run_file(
+        "dead_slice.dml",
+        "X = matrix(1, rows=2, cols=3)\nc = 0\nB = X[, c]\nprint(\"after\")\n",
+        &[],
+    );
+    assert_eq!((code, out.as_str()), (0, "after\n"), "{err}");
+    let (code, _, err) = run_file(
+        "dead_shapes.dml",
+        "X = matrix(1, rows=2, cols=3)\nprint(\"before\")\nY = t(X) + X\nZ = X %*% X\n",
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert_contains(&err, &["dead_shapes.dml:3:5", "+", "3x2", "2x3"]);
+}
+
 #[test]
 fn stats_report_times_and_heavy_hitters() {
     let (code, _, err) = run_file(

@@ -145,6 +145,25 @@ print(toString(removeEmpty(target=H, margin="cols")))
     assert_eq!(run_dml("remove_empty_frames.dml", src).unwrap(), systemds);
 }
 
+/// `freplicate(F, row)` (the cleaning pipelines' `bandit`), as SystemDS 3.4 printed it:
+/// `row`'s cells in every row, in `F`'s column types.
+#[test]
+fn freplicate_as_systemds() {
+    let src = r#"F = frame(0, rows=3, cols=2)
+R = frame(["imputeByMean", "NA"], rows=1, cols=2)
+print(toString(freplicate(F, R)))
+G = frame("1", rows=2, cols=2, schema=["INT64", "STRING"])
+print(toString(freplicate(G, frame(["7", "x"], rows=1, cols=2))))
+"#;
+    let systemds = "# FRAME: nrow = 3, ncol = 2\n# C1 C2\n# STRING STRING\nimputeByMean NA\nimputeByMean NA\nimputeByMean NA\n\n# FRAME: nrow = 2, ncol = 2\n# C1 C2\n# INT64 STRING\n7 x\n7 x\n\n";
+    assert_eq!(run_dml("freplicate.dml", src).unwrap(), systemds);
+    assert_fails(
+        "freplicate_cols.dml",
+        "print(toString(freplicate(frame(0, rows=2, cols=2), frame(\"a\", rows=1, cols=3))))\n",
+        &["freplicate: left is 2x2, right is 1x3"],
+    );
+}
+
 #[test]
 fn frames_that_do_not_fit_are_clear_errors() {
     assert_fails(

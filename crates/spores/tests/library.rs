@@ -287,8 +287,7 @@ print(as.scalar(L[2, 1]) + sum(as.matrix(L[1, 1])))
     );
 }
 
-/// `rbind(L)`/`cbind(L)` of one list bind its elements; SystemDS 3.4 printed the same
-/// (and refuses `rbind` of one matrix).
+/// `rbind(L)`/`cbind(L)` of one list bind its elements; SystemDS 3.4 printed the same.
 #[test]
 fn binding_one_list_binds_its_elements() {
     let src = r#"
@@ -300,12 +299,19 @@ print(toString(cbind(list(matrix(1, 2, 1), matrix(3, 2, 2)))))
         run(src, RunOptions::default()),
         "1.000 1.000\n1.000 1.000\n2.000 2.000\n\n1.000 3.000 3.000\n1.000 3.000 3.000\n\n"
     );
+    // Of one matrix, the matrix itself, as SystemDS's runtime gives it for a value whose
+    // type its compiler does not know (`rbind(testX)` after `remove`); SystemDS's compiler
+    // refuses `rbind(X)` of a matrix it knows, spores has no such static check.
     assert_eq!(
-        message(
-            "X = rbind(matrix(5, 1, 1))\nprint(sum(X))\n",
+        run(
+            "X = rbind(matrix(5, 1, 2))\nprint(sum(X) + nrow(X))\n",
             RunOptions::default()
         ),
-        "rbind of one argument binds a list's elements, got a matrix"
+        "11.0\n"
+    );
+    assert_eq!(
+        message("X = rbind(\"a\")\nprint(X)\n", RunOptions::default()),
+        "rbind of one argument binds a list's elements, got a string"
     );
 }
 
@@ -462,6 +468,22 @@ print(f(m, l[1]))
             false,
             "R = table(matrix(\"1 2\", rows=2, cols=1), matrix(\"1 1\", rows=2, cols=1), 2.5, 1.7)\nprint(nrow(R) + \" \" + ncol(R))\n",
             "2 1\n",
+        ),
+        // As SystemDS 3.4: `ifelse` reads its arguments by place once one is unnamed
+        // (`bandit.dml`: `ifelse(c, a, n = ceil(...);)`).
+        (
+            "ifelse_binds_by_place_once_an_argument_is_unnamed",
+            false,
+            "s = 2\nn = ifelse(s >= 5, 5, n = ceil(7/s);)\nprint(n)\nprint(ifelse(FALSE, no=1, yes=2))\n",
+            "4.0\n2\n",
+        ),
+        // As SystemDS 3.4: a string holding one value fills the matrix (`bandit` builds
+        // columns from frame cells), and `rbind` of one matrix is the matrix.
+        (
+            "a_string_of_one_value_fills_a_matrix",
+            false,
+            "F = frame([\"7\", \"8\"], rows=1, cols=2)\nB = matrix(as.scalar(F[1,2]), rows=2, cols=2)\nprint(toString(rbind(B)))\n",
+            "8.000 8.000\n8.000 8.000\n\n",
         ),
         (
             "nan_and_inf_are_constants_unless_assigned",

@@ -652,6 +652,13 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         CallForm::Positional,
         Computed,
     ),
+    row(
+        Builtin::FrameReplicate,
+        "freplicate",
+        &[req("target"), req("row")],
+        CallForm::Positional,
+        Computed,
+    ),
     // `margin` 0: each cell; 1: each row (a `String[]` in and out).
     named(
         Builtin::Map,

@@ -760,6 +760,21 @@ impl<'a> Lowerer<'a> {
         args: &[Arg],
         span: Span,
     ) -> Result<NodeId, Diagnostic> {
+        // SystemDS reads `ifelse`'s arguments by their place once one is unnamed, whatever
+        // the names say (`bandit.dml` writes `ifelse(c, a, n = ceil(...))`).
+        let by_place: Vec<Arg>;
+        let args = if spec.builtin == Builtin::IfElse && args.iter().any(|a| a.name.is_none()) {
+            by_place = args
+                .iter()
+                .map(|a| Arg {
+                    name: None,
+                    ..a.clone()
+                })
+                .collect();
+            &by_place
+        } else {
+            args
+        };
         let names = spec.param_names();
         let bound = bind_args(spec.name, &names, spec.required(), args, span)?;
         let mut children = Vec::with_capacity(bound.len());

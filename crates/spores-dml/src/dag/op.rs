@@ -208,6 +208,8 @@ pub enum Builtin {
     /// `dropInvalidType(F, schema)`: cells that do not fit their column's type become
     /// missing.
     DropInvalidType,
+    /// `freplicate(F, row)`: `F`'s shape and types, every row `row`'s cells.
+    FrameReplicate,
     /// `map(F, "x -> ...")`: a Java lambda of every cell, as a frame of strings.
     Map,
     /// `tokenize(target, spec, max_tokens)`: one row per word of a frame's text column.

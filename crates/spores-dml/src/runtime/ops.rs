@@ -431,6 +431,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Builtin::AsFrame => frames::as_frame(&args[0]),
         Builtin::Frame => frames::construct(args),
         Builtin::Map => frames::map(args),
+        Builtin::FrameReplicate => frames::replicate_row(args),
         Builtin::Tokenize => frames::tokenize(args),
         Builtin::TransformApply => frames::transform_apply(args),
         Builtin::TransformDecode => frames::transform_decode(args),
@@ -470,8 +471,12 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
             Ok(Value::Double((0..m.rows()).map(|i| m.get(i, i)).sum()))
         }
         Builtin::Cbind | Builtin::Rbind => {
-            // As SystemDS: of one list, its elements bound together (`rbind(folds)`).
+            // As SystemDS: of one list, its elements bound together (`rbind(folds)`); of
+            // one matrix or frame, itself.
             if let [one] = args {
+                if matches!(one, Value::Matrix(_) | Value::Frame(_)) {
+                    return Ok(one.clone());
+                }
                 let Value::List(l) = one else {
                     return Err(ArgError::BindOne {
                         builtin: b.name(),
@@ -617,7 +622,17 @@ fn matrix(args: &[Value]) -> OpResult {
                         text: t.to_string(),
                     })
                 })
-                .collect::<Result<_, _>>()?;
+                .collect::<Result<Vec<f64>, _>>()?;
+            // One value fills the matrix, as SystemDS fills it from a string variable
+            // (`matrix(as.scalar(F[1, 2]), rows=n, cols=1)` of a frame cell in `bandit`).
+            if let [one] = values[..] {
+                return matrix(&[
+                    Value::Double(one),
+                    args[1].clone(),
+                    args[2].clone(),
+                    args[3].clone(),
+                ]);
+            }
             if values.len() != rows * cols {
                 return Err(ArgError::MatrixValues {
                     given: values.len(),

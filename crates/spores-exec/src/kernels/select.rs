@@ -41,8 +41,9 @@ fn row_nonzeros(m: &Matrix, i: usize) -> Vec<usize> {
 ///
 /// Without `select`, rows (columns) with a non-zero cell are kept in order; with it, the
 /// rows (columns) where `select` is non-zero are kept, empty or not. When nothing is
-/// kept the result has no rows (columns), except that without `select` and with
-/// `empty_return` SystemDS returns one row (column) of zeros.
+/// kept, `empty_return` gives one row (column) of zeros, as SystemDS's runtime does with
+/// or without `select`; else the result has no rows (columns). (SystemDS's compiler
+/// reports `nrow` of a literal all-zero `select` as 0 while its block has the one row.)
 pub fn remove_empty(
     m: &Matrix,
     margin: Margin,
@@ -91,7 +92,7 @@ pub fn remove_empty(
             }
         },
     };
-    if keep.is_empty() && select.is_none() && empty_return {
+    if keep.is_empty() && empty_return {
         return Ok(Matrix::Sparse(match margin {
             Margin::Rows => CsrMatrix::zeros(1, cols),
             Margin::Cols => CsrMatrix::zeros(rows, 1),
@@ -327,8 +328,10 @@ mod tests {
             Shape::new(0, 2)
         );
         let none = dense(3, 1, vec![0.0; 3]);
+        let one_row = remove_empty(&w, Margin::Rows, Some(&none), true).unwrap();
+        assert_eq!((one_row.shape(), one_row.nnz()), (Shape::new(1, 2), 0));
         assert_eq!(
-            remove_empty(&w, Margin::Rows, Some(&none), true)
+            remove_empty(&w, Margin::Rows, Some(&none), false)
                 .unwrap()
                 .shape(),
             Shape::new(0, 2)

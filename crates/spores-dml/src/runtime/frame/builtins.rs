@@ -216,6 +216,45 @@ pub fn read(file: &str, opts: &ReadOptions, schema: Option<&str>) -> OpResult {
 }
 
 /// A frame argument of `op`, or an error naming what was given.
+/// `freplicate(F, row)`: a frame of `F`'s shape, types and names whose every row holds
+/// the cells of the one-row frame `row`, each converted to its column's type (SystemDS's
+/// `FrameBlock.frameRowReplication`).
+pub fn replicate_row(args: &[Value]) -> OpResult {
+    let (f, row) = (
+        frame_arg(&args[0], "freplicate")?,
+        frame_arg(&args[1], "freplicate")?,
+    );
+    if row.cols() != f.cols() || row.rows() != 1 {
+        return Err(FrameError::Bind {
+            op: "freplicate",
+            left: (f.rows(), f.cols()),
+            right: (row.rows(), row.cols()),
+        }
+        .into());
+    }
+    super::ensure_cells("freplicate", f.rows(), f.cols())?;
+    let columns = f
+        .columns()
+        .iter()
+        .enumerate()
+        .map(|(j, column)| {
+            let cell = row.columns()[j].converted(column.value_type(), j)?;
+            Ok(match cell {
+                Column::Text(cells) => Column::Text(vec![cells[0].clone(); f.rows()]),
+                Column::Number { ty, values } => Column::Number {
+                    ty,
+                    values: vec![values[0]; f.rows()],
+                },
+            })
+        })
+        .collect::<Result<_, FrameError>>()?;
+    Ok(Value::Frame(Arc::new(Frame::new(
+        f.rows(),
+        f.names.clone(),
+        columns,
+    ))))
+}
+
 fn frame_arg<'a>(v: &'a Value, op: &'static str) -> Result<&'a Frame, RuntimeError> {
     match v {
         Value::Frame(f) => Ok(f),

@@ -485,6 +485,13 @@ print(f(m, l[1]))
             "F = frame([\"7\", \"8\"], rows=1, cols=2)\nB = matrix(as.scalar(F[1,2]), rows=2, cols=2)\nprint(toString(rbind(B)))\n",
             "8.000 8.000\n8.000 8.000\n\n",
         ),
+        // As SystemDS 3.4: `rand` reads bounds given as strings (`bandit`'s frame cells).
+        (
+            "rand_reads_bounds_from_strings",
+            false,
+            "F = frame([\"0.5\", \"2\"], rows=1, cols=2)\nX = rand(rows=2, cols=2, min=as.scalar(F[1,1]), max=as.scalar(F[1,2]), seed=7)\nprint(toString(X))\n",
+            "1.180 0.524\n0.629 1.395\n\n",
+        ),
         (
             "nan_and_inf_are_constants_unless_assigned",
             false,

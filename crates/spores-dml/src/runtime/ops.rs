@@ -551,15 +551,24 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
 }
 
 /// `rand(rows, cols, min, max, sparsity, seed, pdf, lambda)`: SystemDS's generator.
+/// Its numeric parameters may be strings holding a number, as SystemDS reads them
+/// (`bandit` draws between bounds it takes from frame cells).
 fn rand(args: &[Value], fx: &mut EffectContext) -> OpResult {
+    let number = |v: &Value, what: &'static str| match v {
+        Value::Str(s) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| ArgError::wrong_type(what, Expected::Number, v)),
+        v => number_arg(v, what),
+    };
     let pdf = match &*string_arg(&args[6], "pdf")? {
         "uniform" => Pdf::Uniform {
-            min: number_arg(&args[2], "min")?,
-            max: number_arg(&args[3], "max")?,
+            min: number(&args[2], "min")?,
+            max: number(&args[3], "max")?,
         },
         "normal" => Pdf::Normal,
         "poisson" => Pdf::Poisson {
-            mean: number_arg(&args[7], "lambda")?,
+            mean: number(&args[7], "lambda")?,
         },
         other => {
             return Err(ArgError::UnknownPdf {
@@ -571,7 +580,7 @@ fn rand(args: &[Value], fx: &mut EffectContext) -> OpResult {
     let spec = DatagenSpec {
         rows: size_arg(&args[0], "rows")?,
         cols: size_arg(&args[1], "cols")?,
-        sparsity: number_arg(&args[4], "sparsity")?,
+        sparsity: number(&args[4], "sparsity")?,
         pdf,
         seed: seed_arg(&args[5], fx)?,
     };

@@ -121,19 +121,26 @@ impl PackedLu {
         (0..self.lu.rows()).map(|i| self.lu.get(i, i))
     }
 
-    /// Whether a pivot is below [`SINGULARITY`].
+    /// Whether a pivot is below [`SINGULARITY`] (`det`, `lu`: Commons Math's LU).
     fn singular(&self) -> bool {
         self.pivots().any(|u| u.is_nan() || u.abs() < SINGULARITY)
     }
+
+    /// Whether a pivot is zero (`inv`, `solve`: SystemDS takes them from Commons Math's
+    /// QR, whose singularity threshold is 0, so it inverts a matrix that is singular
+    /// only up to rounding).
+    fn zero_pivot(&self) -> bool {
+        self.pivots().any(|u| u == 0.0)
+    }
 }
 
-/// DML `inv(A)`: the inverse of a square matrix (LU with partial pivoting); a singular
-/// matrix is an error.
+/// DML `inv(A)`: the inverse of a square matrix (LU with partial pivoting); a zero
+/// pivot is an error, as in SystemDS.
 pub fn inverse(m: &Matrix) -> Result<Matrix> {
     use faer::linalg::lu::partial_pivoting::inverse::{inverse, inverse_scratch};
     let n = square("inv", m)?;
     let lu = PackedLu::new(m);
-    if lu.singular() {
+    if lu.zero_pivot() {
         return Err(ExecError::invalid("inv: the matrix is singular"));
     }
     let par = faer::get_global_parallelism();
@@ -198,7 +205,7 @@ pub fn solve(a: &Matrix, b: &Matrix) -> Result<Matrix> {
     if a.rows() == a.cols() {
         use faer::linalg::lu::partial_pivoting::solve::{solve_in_place, solve_in_place_scratch};
         let lu = PackedLu::new(a);
-        if lu.pivots().any(|u| u == 0.0) {
+        if lu.zero_pivot() {
             return Err(ExecError::invalid("solve: the matrix is singular"));
         }
         let par = faer::get_global_parallelism();

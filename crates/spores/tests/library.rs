@@ -492,6 +492,14 @@ print(f(m, l[1]))
             "F = frame([\"0.5\", \"2\"], rows=1, cols=2)\nX = rand(rows=2, cols=2, min=as.scalar(F[1,1]), max=as.scalar(F[1,2]), seed=7)\nprint(toString(X))\n",
             "1.180 0.524\n0.629 1.395\n\n",
         ),
+        // As SystemDS 3.4: a string beside a matrix is 1 if it is `TRUE`/`true`, else
+        // 0, even when it spells a number (`bandit` multiplies by a frame cell).
+        (
+            "a_string_beside_a_matrix_is_a_boolean",
+            false,
+            "F = frame([\"3\", \"abc\"], rows=1, cols=2)\ns = as.scalar(F[1,1])\nt = as.scalar(F[1,2])\nX = matrix(2, 1, 2)\nprint(toString(X > s))\nprint(toString(X == s))\nprint(toString(X * t))\nprint(toString(min(X, s)))\nprint(toString(X ^ s))\nprint(toString(s / X))\n",
+            "1.000 1.000\n\n0.000 0.000\n\n0.000 0.000\n\n0.000 0.000\n\n1.000 1.000\n\n0.000 0.000\n\n",
+        ),
         (
             "nan_and_inf_are_constants_unless_assigned",
             false,

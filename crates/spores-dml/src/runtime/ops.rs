@@ -148,6 +148,21 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {
         (s, Value::Matrix(y)) if s.as_f64().is_some() => Ok(Value::matrix(
             elementwise::binary_scalar(op, y, s.as_f64().unwrap(), true),
         )),
+        // SystemDS takes a string beside a matrix as its `StringObject.getDoubleValue`:
+        // 1 for `TRUE`/`true`, else 0, whatever number it spells (`bandit` multiplies a
+        // matrix by a bound read from a frame cell, which leaves the matrix at 0).
+        (Value::Matrix(x), Value::Str(s)) => Ok(Value::matrix(elementwise::binary_scalar(
+            op,
+            x,
+            string_as_double(s),
+            false,
+        ))),
+        (Value::Str(s), Value::Matrix(y)) => Ok(Value::matrix(elementwise::binary_scalar(
+            op,
+            y,
+            string_as_double(s),
+            true,
+        ))),
         _ => scalar_binary(op, a, b),
     }
 }
@@ -182,6 +197,11 @@ fn ensure_binary_fits(op: BinaryOp, a: &Value, b: &Value) -> Result<(), ExecErro
         return Ok(());
     }
     spores_exec::memory::ensure_dense(op.symbol(), rows, cols)
+}
+
+/// A string as SystemDS's runtime reads it where it needs a number beside a matrix.
+fn string_as_double(s: &str) -> f64 {
+    f64::from(u8::from(s == "TRUE" || s == "true"))
 }
 
 fn scalar_binary(op: BinaryOp, a: &Value, b: &Value) -> OpResult {

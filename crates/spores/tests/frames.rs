@@ -164,6 +164,24 @@ print(toString(freplicate(G, frame(["7", "x"], rows=1, cols=2))))
     );
 }
 
+/// A missing (`null`) cell is NaN in `as.matrix`, as SystemDS 3.4 printed it (an NA
+/// string read from a CSV file is such a cell: `imputeByKNN`'s test relies on it).
+#[test]
+fn missing_cells_are_nan_as_a_matrix() {
+    let src = r#"G = frame(["0", "0"], rows=1, cols=2)
+R = removeEmpty(target=G, margin="rows")
+print(toString(R))
+print(toString(as.matrix(R)))
+H = frame(["a", "1"], rows=1, cols=2)
+H = dropInvalidType(H, frame(["INT64", "INT64"], rows=1, cols=2))
+print(toString(H))
+print(toString(as.matrix(H[,1])))
+"#;
+    let out = run_dml("null_cells.dml", src).unwrap();
+    assert!(out.contains("null null\n\nNaN NaN\n"), "{out}");
+    assert!(out.ends_with("null 1\n\nNaN\n\n"), "{out}");
+}
+
 #[test]
 fn frames_that_do_not_fit_are_clear_errors() {
     assert_fails(

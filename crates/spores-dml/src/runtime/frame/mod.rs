@@ -151,12 +151,14 @@ impl Column {
         }
     }
 
-    /// Cell `i` as a number, a string cell parsed (SystemDS's `as.matrix` of a frame).
+    /// Cell `i` as a number, a string cell parsed (SystemDS's `as.matrix` of a frame): a
+    /// missing cell (`null`, as an NA string reads) is NaN, an empty one 0.
     fn number(&self, i: usize, j: usize) -> Result<f64, FrameError> {
         match self {
             Column::Number { values, .. } => Ok(values[i]),
             Column::Text(v) => match v[i].as_deref() {
-                None | Some("") => Ok(0.0),
+                None => Ok(f64::NAN),
+                Some("") => Ok(0.0),
                 Some(s) => parse_number(s).ok_or_else(|| FrameError::NotANumber {
                     row: i + 1,
                     col: j + 1,

@@ -182,6 +182,18 @@ print(toString(as.matrix(H[,1])))
     assert!(out.ends_with("null 1\n\nNaN\n\n"), "{out}");
 }
 
+/// `true`/`false` cells of a column `transformencode` passes through are 1 and 0, in any
+/// case, as SystemDS 3.4 printed (`frameSort` encodes the pipelines' flags).
+#[test]
+fn booleans_pass_through_transformencode_as_numbers() {
+    let src = r#"F = frame(["false", "a", "TRUE", "b", "0.5", "a"], rows=3, cols=2)
+[X, M] = transformencode(target=F, spec="{ids:true, recode:[2]}")
+print(toString(X))
+"#;
+    let systemds = "0.000 1.000\n1.000 2.000\n0.500 1.000\n\n";
+    assert_eq!(run_dml("bool_pass.dml", src).unwrap(), systemds);
+}
+
 #[test]
 fn frames_that_do_not_fit_are_clear_errors() {
     assert_fails(

@@ -358,12 +358,18 @@ print(toString(M))
 #[test]
 fn a_builtin_with_several_results_gives_its_first_in_an_expression() {
     // SystemDS takes the first result of a DML-bodied builtin used as a value; a
-    // function of the script must still be called in a multi-assignment.
+    // function of the script must still be called in a multi-assignment there.
     let out = run(
         "X = matrix(\"1 2 3 4 5 6\", rows=3, cols=2)\nprint(toString(pair(X) + 1))\n",
         with_builtins(),
     );
     assert_eq!(out, "10.000 13.000\n\n");
+    // So does a builtin file's own function with several results, called in that file.
+    let out = run(
+        "print(toString(firstOfHelper(matrix(\"1 2\", rows=1, cols=2))))\n",
+        with_builtins(),
+    );
+    assert_eq!(out, "3.000 5.000\n\n");
     let src =
         "f = function(Double a) return (Double b, Double c) { b = a\n c = a }\nx = f(1) + 1\n";
     let d = error(src, RunOptions::default());

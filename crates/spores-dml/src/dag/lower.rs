@@ -37,6 +37,12 @@ pub trait FunctionScope {
     fn local(&self, name: &str, span: Span) -> Result<Option<ResolvedFunction>, Diagnostic>;
     /// The DML-bodied builtin `name`; the error says where it was looked for.
     fn builtin(&self, name: &str, span: Span) -> Result<ResolvedFunction, Diagnostic>;
+    /// Whether the calling code is the script itself rather than a file it reaches
+    /// (a builtin or a sourced file), where SystemDS lets a function of several results
+    /// give its first as a value (`bandit.dml`: `applyOp = getParamMeta(...)`).
+    fn in_script(&self) -> bool {
+        true
+    }
 }
 
 /// No functions at all: for lowering lone expressions.
@@ -394,7 +400,10 @@ impl<'a> Lowerer<'a> {
                 }
             }
             ExprKind::Call { name, args } => match self.ctx.functions.local(name, span)? {
-                Some(function) => self.function_value(&function, args, span, false)?,
+                Some(function) => {
+                    let first_of_several = !self.ctx.functions.in_script();
+                    self.function_value(&function, args, span, first_of_several)?
+                }
                 None => self.builtin(name, args, span)?,
             },
         })
@@ -422,8 +431,9 @@ impl<'a> Lowerer<'a> {
     /// A call of a DML function used as a value: its single return value. A function
     /// without return values is a statement of its own, so its call node stands for it.
     /// A function of the script with several return values must be called in a
-    /// multi-assignment; a DML-bodied builtin (`first_of_several`) gives its first one, as
-    /// SystemDS does (`t(dbscanApply(...))` is the cluster assignment).
+    /// multi-assignment; a DML-bodied builtin, or a function called from a file the
+    /// script reaches (`first_of_several`), gives its first one, as SystemDS does
+    /// (`t(dbscanApply(...))` is the cluster assignment).
     fn function_value(
         &mut self,
         function: &ResolvedFunction,

@@ -328,6 +328,10 @@ fn encode_with(
                         Column::Number { values, .. } => values[i],
                         Column::Text(t) => match t[i].as_deref() {
                             None | Some("") => f64::NAN,
+                            // Booleans pass through as 1 and 0, as SystemDS encodes them
+                            // (`frameSort` of the cleaning pipelines' flags).
+                            Some(s) if s.eq_ignore_ascii_case("true") => 1.0,
+                            Some(s) if s.eq_ignore_ascii_case("false") => 0.0,
                             Some(s) => super::parse_number(s).ok_or_else(|| {
                                 TransformError::NotANumber {
                                     row: i + 1,

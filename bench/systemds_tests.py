@@ -1059,7 +1059,15 @@ def one(case: Case, opts) -> tuple[str, str]:
         tmp.replace(cache)
     if isinstance(systemds, tuple):
         return systemds
-    results = {"systemds": systemds[0], "systemds2": systemds[1]}
+    # A script SystemDS runs two ways is left out before spores runs it, so that an
+    # error of spores on it does not count either.
+    a, b = systemds
+    for k in a:
+        if a[k] is None or b.get(k) is None or same(a[k], b[k], 1e-9):
+            if a[k] is None and b.get(k) is None:
+                continue
+            return "skipped", f"SystemDS not deterministic ({k})"
+    results = {"systemds": a}
     outdir, script, p, n, outs = prepare("spores")
     cmd = [str(opts.spores), "run", str(script), "--builtins", str(opts.builtins)]
     cmd += [f"--arg={i + 1}={v}" for i, v in enumerate(p)]
@@ -1071,12 +1079,7 @@ def one(case: Case, opts) -> tuple[str, str]:
         return "error", first[:400]
     (outdir / "stdout.txt").write_text(out)
     results["spores"] = snapshot(outs, out)
-    a, b, c = results["systemds"], results["systemds2"], results["spores"]
-    for k in a:
-        if a[k] is None or b.get(k) is None or same(a[k], b[k], 1e-9):
-            if a[k] is None and b.get(k) is None:
-                continue
-            return "skipped", f"SystemDS not deterministic ({k})"
+    c = results["spores"]
     for k in a:
         if a[k] is None:
             continue

@@ -194,6 +194,23 @@ print(toString(X))
     assert_eq!(run_dml("bool_pass.dml", src).unwrap(), systemds);
 }
 
+/// Sliced and bound columns keep their names, default ones included, as SystemDS 3.4
+/// printed them (the cleaning pipelines print such a frame).
+#[test]
+fn sliced_columns_keep_their_names() {
+    let src = r#"F = frame(["a","b","c","d","e","f"], rows=2, cols=3)
+G = F[,2:3]
+print(toString(G))
+H = cbind(G, F[,1])
+print(toString(H))
+print(toString(colnames(G)))
+K = rbind(G, G)
+print(toString(K))
+"#;
+    let systemds = "# FRAME: nrow = 2, ncol = 2\n# C2 C3\n# STRING STRING\nb c\ne f\n\n# FRAME: nrow = 2, ncol = 3\n# C2 C3 C1\n# STRING STRING STRING\nb c a\ne f d\n\n# FRAME: nrow = 1, ncol = 2\n# C1 C2\n# STRING STRING\nC2 C3\n\n# FRAME: nrow = 4, ncol = 2\n# C2 C3\n# STRING STRING\nb c\ne f\nb c\ne f\n\n";
+    assert_eq!(run_dml("slice_names.dml", src).unwrap(), systemds);
+}
+
 #[test]
 fn frames_that_do_not_fit_are_clear_errors() {
     assert_fails(

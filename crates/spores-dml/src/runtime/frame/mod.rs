@@ -394,12 +394,18 @@ impl Frame {
         Ok(Frame::new(self.rows, self.names.clone(), columns))
     }
 
-    /// `F[rows, cols]` (0-based ranges, checked by the caller).
+    /// `F[rows, cols]` (0-based ranges, checked by the caller). The columns keep their
+    /// names, default ones included, as in SystemDS (`F[, 2:3]` has `C2`, `C3`).
     pub fn slice(&self, rows: Range<usize>, cols: Range<usize>) -> Frame {
         let n = rows.len();
+        let names = if self.names.is_none() && cols == (0..self.cols()) {
+            None
+        } else {
+            Some(self.names()[cols.clone()].to_vec())
+        };
         Frame::new(
             n,
-            self.names.as_ref().map(|v| v[cols.clone()].to_vec()),
+            names,
             self.columns[cols]
                 .iter()
                 .map(|c| c.slice(rows.clone()))

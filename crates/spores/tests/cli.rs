@@ -116,7 +116,7 @@ fn a_value_read_only_inside_its_block_is_not_materialized() {
 
 /// As in SystemDS, an assignment nothing reads does not run, so a slice of column 0 on a
 /// path that never reads it is no error (`steplm`); a shape error in it that is known
-/// before running still is, at its place in the script.
+/// before running still is, at its place in the script, and a function call still runs.
 #[test]
 fn a_dead_assignment_does_not_run_but_its_static_errors_show() {
     let (code, out, err) = run_file(
@@ -132,6 +132,13 @@ fn a_dead_assignment_does_not_run_but_its_static_errors_show() {
     );
     assert_eq!(code, 1);
     assert_contains(&err, &["dead_shapes.dml:3:5", "+", "3x2", "2x3"]);
+    // A function call still runs, for what it prints (SystemDS: the same lines).
+    let (code, out, err) = run_file(
+        "dead_call.dml",
+        "f = function(Double a) return (Double b) { print(\"called \" + a)\n b = a }\nx = f(3)\ny = f(4) + 1\nprint(\"after\")\n",
+        &[],
+    );
+    assert_eq!((code, out.as_str()), (0, "called 3.0\ncalled 4.0\nafter\n"), "{err}");
 }
 
 #[test]

@@ -257,6 +257,14 @@ pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagn
             (name, id)
         })
         .collect();
+    // A call of a DML function runs even when nothing reads its value, as in SystemDS:
+    // it may print or write (`XYZ = sliceLineDebug(...)` is called for its prints).
+    for (id, node) in lowerer.dag.nodes().iter().enumerate() {
+        if matches!(node.op, Op::Call { .. }) && !effects.contains(&id) {
+            effects.push(id);
+        }
+    }
+    effects.sort_unstable();
     Ok(BlockDag {
         dag: lowerer.dag,
         outputs,

@@ -138,7 +138,11 @@ fn a_dead_assignment_does_not_run_but_its_static_errors_show() {
         "f = function(Double a) return (Double b) { print(\"called \" + a)\n b = a }\nx = f(3)\ny = f(4) + 1\nprint(\"after\")\n",
         &[],
     );
-    assert_eq!((code, out.as_str()), (0, "called 3.0\ncalled 4.0\nafter\n"), "{err}");
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "called 3.0\ncalled 4.0\nafter\n"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -211,6 +211,20 @@ print(toString(K))
     assert_eq!(run_dml("slice_names.dml", src).unwrap(), systemds);
 }
 
+/// `transformcolmap`: each column's first and last encoded column, a dummycoded one
+/// spanning its distinct values, as SystemDS 3.4 printed it.
+#[test]
+fn transformcolmap_as_systemds() {
+    let src = r#"F = frame(["a", "1", "x", "b", "2", "y", "a", "3", "z"], rows=3, cols=3)
+spec = "{ids:true, recode:[1], dummycode:[3]}"
+[X, M] = transformencode(target=F, spec=spec)
+print(toString(transformcolmap(target=M, spec=spec)))
+print(ncol(X))
+"#;
+    let systemds = "1.000 1.000 1.000\n2.000 2.000 2.000\n3.000 3.000 5.000\n\n5\n";
+    assert_eq!(run_dml("colmap.dml", src).unwrap(), systemds);
+}
+
 #[test]
 fn frames_that_do_not_fit_are_clear_errors() {
     assert_fails(

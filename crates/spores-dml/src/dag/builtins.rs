@@ -688,6 +688,11 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         "transformdecode",
         &[req("target"), req("spec"), req("meta")],
     ),
+    named(
+        Builtin::TransformColMap,
+        "transformcolmap",
+        &[req("target"), req("spec")],
+    ),
 ];
 
 // The image builtins take their sizes as vectors: `input_shape=[N, C, H, W]`,
@@ -781,7 +786,7 @@ mod tests {
         for (k, row) in BUILTINS.iter().enumerate() {
             assert_eq!(row.builtin as usize, k, "{}", row.name);
         }
-        assert_eq!(BUILTINS.len(), Builtin::TransformDecode as usize + 1);
+        assert_eq!(BUILTINS.len(), Builtin::TransformColMap as usize + 1);
         let mut names: Vec<&str> = BUILTINS
             .iter()
             .filter(|row| row.builtin != Builtin::Printf)

@@ -221,6 +221,9 @@ pub enum Builtin {
     TransformApply,
     /// `transformdecode(target, spec, meta)`: the frame an encoded matrix stands for.
     TransformDecode,
+    /// `transformcolmap(target, spec)`: which encoded columns each column of the frame a
+    /// metadata frame describes takes.
+    TransformColMap,
 }
 
 /// How one dimension of an indexing node is given; the bounds are children.

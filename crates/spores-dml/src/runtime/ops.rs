@@ -455,6 +455,7 @@ fn builtin(b: Builtin, args: &[Value], fx: &mut EffectContext) -> OpResult {
         Builtin::Tokenize => frames::tokenize(args),
         Builtin::TransformApply => frames::transform_apply(args),
         Builtin::TransformDecode => frames::transform_decode(args),
+        Builtin::TransformColMap => frames::transform_colmap(args),
         Builtin::DetectSchema | Builtin::ColNames | Builtin::DropInvalidType => {
             Err(ArgError::NotAFrame {
                 op: b.name(),

@@ -285,6 +285,13 @@ pub fn transform_apply(args: &[Value]) -> OpResult {
     Ok(Value::matrix(x))
 }
 
+/// `transformcolmap(target=M, spec=s)`.
+pub fn transform_colmap(args: &[Value]) -> OpResult {
+    let meta = frame_arg(&args[0], "transformcolmap")?;
+    let map = transform::column_map(meta, &spec_arg(&args[1], "transformcolmap")?)?;
+    Ok(Value::matrix(map))
+}
+
 /// `transformdecode(target=X, spec=s, meta=M)`.
 pub fn transform_decode(args: &[Value]) -> OpResult {
     let x = matrix_arg(&args[0], "transformdecode")?;

@@ -414,9 +414,6 @@ fn width(role: Role, meta: &ColumnMeta) -> usize {
     }
 }
 
-/// `transformdecode(target=X, spec=s, meta=M)`: the frame `X` encodes; recoded and
-/// dummycoded columns give back their tokens (`STRING`), the others their numbers
-/// (`FP64`).
 /// A bin code decoded as SystemDS's `DecoderBin` does: code `k` is the centre of bin `k`
 /// plus the code's fraction of a bin width (`2.25` is a quarter past the centre of bin
 /// 2); code 0 is the first bin's lower edge, NaN stays NaN.
@@ -441,6 +438,27 @@ fn bin_value(code: f64, bins: &[(f64, f64)]) -> Result<f64, TransformError> {
     Ok(low + (high - low) / 2.0 + (code - key) * (high - low))
 }
 
+/// `transformcolmap(target=M, spec=s)`: one row per column of the frame `M` describes,
+/// holding its 1-based index and the first and last encoded columns it takes (as many
+/// as its distinct values or bins when dummycoded), as SystemDS's
+/// `MultiColumnEncoder.getColMapping`.
+pub fn column_map(meta: &Frame, spec: &str) -> Result<Matrix, TransformError> {
+    let spec = Spec::parse(spec, &meta.names())?;
+    let metas = read_metas(meta, &spec.roles)?;
+    let mut map = DenseMatrix::zeros(spec.roles.len(), 3);
+    let mut last = 0;
+    for (j, (&role, m)) in spec.roles.iter().zip(&metas).enumerate() {
+        map.set(j, 0, (j + 1) as f64);
+        map.set(j, 1, (last + 1) as f64);
+        last += width(role, m);
+        map.set(j, 2, last as f64);
+    }
+    Ok(Matrix::Dense(map))
+}
+
+/// `transformdecode(target=X, spec=s, meta=M)`: the frame `X` encodes; recoded and
+/// dummycoded columns give back their tokens (`STRING`), the others their numbers
+/// (`FP64`).
 pub fn decode(x: &Matrix, spec: &str, meta: &Frame) -> Result<Frame, TransformError> {
     let spec = Spec::parse(spec, &meta.names())?;
     let metas = read_metas(meta, &spec.roles)?;

@@ -145,6 +145,25 @@ fn a_dead_assignment_does_not_run_but_its_static_errors_show() {
     );
 }
 
+/// `write` creates the folders its file needs, as SystemDS does (its tests write to
+/// `out/B` in a fresh folder).
+#[test]
+fn write_creates_the_folders_of_its_file() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("spores-tests/new-folder");
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = dir.join("a/b/X");
+    let (code, _, err) = run_file(
+        "write_folders.dml",
+        &format!(
+            "write(matrix(1, rows=2, cols=2), \"{}\", format=\"csv\")\n",
+            file.display()
+        ),
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "1,1\n1,1\n");
+}
+
 #[test]
 fn stats_report_times_and_heavy_hitters() {
     let (code, _, err) = run_file(

@@ -194,21 +194,31 @@ print(toString(X))
     assert_eq!(run_dml("bool_pass.dml", src).unwrap(), systemds);
 }
 
-/// Sliced and bound columns keep their names, default ones included, as SystemDS 3.4
-/// printed them (the cleaning pipelines print such a frame).
+/// Frame names as SystemDS 3.4 printed them: `cbind` keeps both sides' names unless one
+/// repeats (then the default ones), and `map` gives default names.
 #[test]
-fn sliced_columns_keep_their_names() {
+fn frame_names_through_cbind_and_map() {
     let src = r#"F = frame(["a","b","c","d","e","f"], rows=2, cols=3)
-G = F[,2:3]
-print(toString(G))
-H = cbind(G, F[,1])
-print(toString(H))
-print(toString(colnames(G)))
-K = rbind(G, G)
-print(toString(K))
+print(toString(cbind(F[,2], as.frame(matrix(1,2,2)))))
+print(toString(cbind(F[,3], F[,1])))
 "#;
-    let systemds = "# FRAME: nrow = 2, ncol = 2\n# C2 C3\n# STRING STRING\nb c\ne f\n\n# FRAME: nrow = 2, ncol = 3\n# C2 C3 C1\n# STRING STRING STRING\nb c a\ne f d\n\n# FRAME: nrow = 1, ncol = 2\n# C1 C2\n# STRING STRING\nC2 C3\n\n# FRAME: nrow = 4, ncol = 2\n# C2 C3\n# STRING STRING\nb c\ne f\nb c\ne f\n\n";
-    assert_eq!(run_dml("slice_names.dml", src).unwrap(), systemds);
+    let systemds = "# FRAME: nrow = 2, ncol = 3\n# C1 C2 C3\n# STRING BOOLEAN BOOLEAN\nb TRUE TRUE\ne TRUE TRUE\n\n# FRAME: nrow = 2, ncol = 2\n# C1 C2\n# STRING STRING\nc a\nf d\n\n";
+    assert_eq!(run_dml("cbind_names.dml", src).unwrap(), systemds);
+    // `map` builds a new frame with default names; transformencode's metadata keeps them.
+    let csv = temp_file("named.csv", "x,y\na,b\nc,d\n");
+    let src = format!(
+        "G = read(\"{}\", data_type=\"frame\", format=\"csv\", header=TRUE)\n\
+         print(toString(map(G, \"x -> x.toUpperCase()\")))\n\
+         [X, M] = transformencode(target=G, spec=\"{{ids:true, recode:[1,2]}}\")\n\
+         print(toString(M))\n",
+        csv.display()
+    );
+    let out = run_dml("map_names.dml", &src).unwrap();
+    assert_eq!(
+        out,
+        "# FRAME: nrow = 2, ncol = 2\n# C1 C2\n# STRING STRING\nA B\nC D\n\n\
+         # FRAME: nrow = 2, ncol = 2\n# x y\n# STRING STRING\na·1 b·1\nc·2 d·2\n\n"
+    );
 }
 
 /// `transformcolmap`: each column's first and last encoded column, a dummycoded one

@@ -739,6 +739,15 @@ fn write(args: &[Value]) -> OpResult {
         Value::Int(_) | Value::Double(_) => Arc::from(args[1].to_string()),
         other => string_arg(other, "write: file name")?,
     };
+    // SystemDS creates the folders a written file needs (its tests write to `out/B`).
+    if let Some(dir) = Path::new(&*file).parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).map_err(|source| ExecError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+    }
     if let Value::Frame(f) = &args[0] {
         let format = string_arg(&args[2], "format")?;
         let header = args[3].as_bool().unwrap_or(false);

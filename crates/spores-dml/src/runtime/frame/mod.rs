@@ -394,18 +394,15 @@ impl Frame {
         Ok(Frame::new(self.rows, self.names.clone(), columns))
     }
 
-    /// `F[rows, cols]` (0-based ranges, checked by the caller). The columns keep their
-    /// names, default ones included, as in SystemDS (`F[, 2:3]` has `C2`, `C3`).
+    /// `F[rows, cols]` (0-based ranges, checked by the caller). Given names go with
+    /// their columns; default ones are numbered anew. (SystemDS keeps default names in
+    /// some slices and not in others, `F[, 2:3]` against `F[, 2:j]`; this is the rule
+    /// its builtins' printed frames agree with.)
     pub fn slice(&self, rows: Range<usize>, cols: Range<usize>) -> Frame {
         let n = rows.len();
-        let names = if self.names.is_none() && cols == (0..self.cols()) {
-            None
-        } else {
-            Some(self.names()[cols.clone()].to_vec())
-        };
         Frame::new(
             n,
-            names,
+            self.names.as_ref().map(|v| v[cols.clone()].to_vec()),
             self.columns[cols]
                 .iter()
                 .map(|c| c.slice(rows.clone()))
@@ -449,10 +446,11 @@ impl Frame {
             });
         }
         ensure_cells("cbind", self.rows, self.cols() + other.cols())?;
-        let names = match (&self.names, &other.names) {
-            (None, None) => None,
-            _ => Some([self.names(), other.names()].concat()),
-        };
+        // As SystemDS: both sides' names, unless a name repeats (two frames of default
+        // names, or a slice's `C2` beside another `C2`); then the default names.
+        let names = [self.names(), other.names()].concat();
+        let mut seen = std::collections::HashSet::new();
+        let names = names.iter().all(|n| seen.insert(n)).then_some(names);
         let columns = self.columns.iter().chain(&other.columns).cloned().collect();
         Ok(Frame::new(self.rows, names, columns))
     }
@@ -525,7 +523,8 @@ impl Frame {
                     .map(Column::Text)
             })
             .collect::<Result<_, _>>()?;
-        Ok(Frame::new(self.rows, self.names.clone(), columns))
+        // SystemDS's `map` builds a new frame: default column names.
+        Ok(Frame::new(self.rows, None, columns))
     }
 
     /// `map(F, f, margin=1)`: `f` of each row, its cells as Java's `String.valueOf` gives
@@ -555,7 +554,8 @@ impl Frame {
             }
         }
         let columns = columns.into_iter().map(Column::Text).collect();
-        Ok(Frame::new(self.rows, self.names.clone(), columns))
+        // SystemDS's `map` builds a new frame: default column names.
+        Ok(Frame::new(self.rows, None, columns))
     }
 
     /// `dropInvalidType(F, schema)`: each cell whose text does not fit the type `schema`

@@ -42,16 +42,16 @@ NO_DRIVER = {
                  "too); spores runs it",
     "lenetTrain": "unseeded: with seed=42 two SystemDS runs print other numbers (the nn "
                   "layers draw without the seed)",
-    "lenetPredict": "takes lenetTrain's model, which SystemDS does not reproduce (above)",
+    "lenetPredict": "takes lenetTrain's model, which SystemDS does not reproduce",
     "topk_cleaning": "run end to end by SystemDS's own topkcleaningClassificationTest.dml and "
                      "topkcleaningRegressionTest.dml (bench/systemds_tests.py), which SystemDS "
                      "prints with timings and parfor lines in a varying order: no golden text",
-    "bandit": "runs inside topk_cleaning (above)",
+    "bandit": "runs inside topk_cleaning (see there)",
     "executePipeline": "SystemDS's own executePipelineTest.dml matches "
                        "(bench/systemds_tests.py --only executePipeline)",
     "fit_pipeline": "SystemDS's own fit_pipelineTest.dml fails on SystemDS 3.4 (it reads "
                     "files the topk tests write)",
-    "apply_pipeline": "only SystemDS's fit_pipelineTest.dml calls it (above)",
+    "apply_pipeline": "only SystemDS's fit_pipelineTest.dml calls it (see fit_pipeline)",
 }
 
 # Why a driver does not match or stops, where the difference is inherent or out of scope

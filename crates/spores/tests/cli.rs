@@ -117,6 +117,7 @@ fn a_value_read_only_inside_its_block_is_not_materialized() {
 /// As in SystemDS, an assignment nothing reads does not run, so a slice of column 0 on a
 /// path that never reads it is no error (`steplm`); a shape error in it that is known
 /// before running still is, at its place in the script, and a function call still runs.
+/// What only dead assignments read is dead as well.
 #[test]
 fn a_dead_assignment_does_not_run_but_its_static_errors_show() {
     let (code, out, err) = run_file(
@@ -143,6 +144,14 @@ fn a_dead_assignment_does_not_run_but_its_static_errors_show() {
         (0, "called 3.0\ncalled 4.0\nafter\n"),
         "{err}"
     );
+    // A value read only by dead assignments is dead too, through a loop: SystemDS's `cox`
+    // inverts a singular matrix only for such a chain, and neither system runs it.
+    let (code, out, err) = run_file(
+        "dead_chain.dml",
+        "H = matrix(0, rows=2, cols=2)\nH_inv = inv(H)\nse = sqrt(diag(H_inv))\nZ = H[, 1] / se\nfor (i in 1:2) {\n  z = abs(as.scalar(Z[i, 1]))\n}\nprint(sum(H))\n",
+        &[],
+    );
+    assert_eq!((code, out.as_str()), (0, "0.0\n"), "{err}");
 }
 
 /// `write` creates the folders its file needs, as SystemDS does (its tests write to

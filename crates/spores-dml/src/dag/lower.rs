@@ -982,6 +982,28 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// Whether a call of `name` is a native builtin without an effect (so a statement whose
+/// value nothing reads need not run it). Names it does not know count as function calls.
+pub fn pure_native(name: &str) -> bool {
+    builtins::by_name(name).is_some_and(|spec| !spec.effect)
+        || operator_builtin(name).is_some()
+        || matches!(
+            name,
+            "min"
+                | "max"
+                | "pmin"
+                | "pmax"
+                | "log"
+                | "xor"
+                | "as.scalar"
+                | "castAsScalar"
+                | "compress"
+                | "decompress"
+                | "ifdef"
+                | "exists"
+        )
+}
+
 /// The builtins that are one operator of the DAG (a transpose, an element-wise function
 /// or an aggregate) over one argument.
 fn operator_builtin(name: &str) -> Option<(Op, usize)> {

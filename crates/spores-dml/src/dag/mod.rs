@@ -24,8 +24,8 @@ use std::collections::HashMap;
 
 pub use explain::{explain, explain_dot};
 pub use lower::{
-    lower_block, lower_expr, lower_source, BlockDag, FunctionScope, LowerContext, NoFunctions,
-    ResolvedFunction,
+    lower_block, lower_expr, lower_source, pure_native, BlockDag, FunctionScope, LowerContext,
+    NoFunctions, ResolvedFunction,
 };
 pub use op::{
     AggFn, Axis, Builtin, CatalogueOp, EwPlan, Fused, IndexKind, Literal, MaskedOperand,

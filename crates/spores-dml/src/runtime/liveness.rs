@@ -13,6 +13,8 @@ use std::collections::{HashMap, HashSet};
 
 use spores_lang::ast::{AssignTarget, Expr, ExprKind, Index, Stmt, StmtKind};
 
+use crate::dag::pure_native;
+
 /// Variables that may still be read at a point of the script.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Live {
@@ -104,6 +106,14 @@ impl Liveness {
     fn through(&mut self, stmt: &Stmt, mut live: Live) -> Live {
         match &stmt.kind {
             StmtKind::Assign { target, value } => {
+                // An assignment to a variable nothing reads afterwards does not run, so
+                // it reads nothing either (the variables only it reads are dead too, as
+                // in SystemDS: `cox` inverts a singular matrix only for such a chain).
+                // A call of a function still runs, and reads its arguments.
+                let (AssignTarget::Var(name) | AssignTarget::Indexed { name, .. }) = target;
+                if !live.contains(name) && !calls_a_function(value) {
+                    return live;
+                }
                 match target {
                     AssignTarget::Var(name) => live.kill(name),
                     // Left indexing reads the rest of the matrix it writes into.
@@ -200,6 +210,13 @@ fn for_each_index_var(index: &Index, f: &mut dyn FnMut(&str)) {
 }
 
 /// Calls `f` with the name of every variable `expr` reads.
+/// Whether `expr` calls a DML function or a builtin with an effect (it runs whether or
+/// not its value is read). A script's function named like a builtin is taken for the
+/// builtin here.
+fn calls_a_function(expr: &Expr) -> bool {
+    expr.any(&|e| matches!(&e.kind, ExprKind::Call { name, .. } if !pure_native(name)))
+}
+
 fn for_each_var(expr: &Expr, f: &mut dyn FnMut(&str)) {
     match &expr.kind {
         ExprKind::Var(name) => f(name),

@@ -3,11 +3,13 @@
 //! too; its weighted-sigmoid test script, `UV = U %*% t(V); R = X * (1/(1 + exp(-UV)))`,
 //! would otherwise materialize a dense `UV` that only `R`'s fused operator reads.
 //!
-//! A classic backward analysis over the statement tree: an assignment kills its target
-//! and makes the variables its value reads live; a branch joins both arms; a loop's body
-//! is analysed until what is live at its end stops growing (the body runs again after
-//! itself). User functions have their own scopes, so a call reads only its arguments; a
-//! function body ends with its results live.
+//! A backward analysis of *strong* liveness over the statement tree: an assignment
+//! kills its target and, when the target is live after it (or its value calls a
+//! function, which runs regardless), makes the variables its value reads live; a dead
+//! assignment reads nothing, so what only it reads is dead too. A branch joins both
+//! arms; a loop's body is analysed until what is live at its end stops growing (the body
+//! runs again after itself). User functions have their own scopes, so a call reads only
+//! its arguments; a function body ends with its results live.
 
 use std::collections::{HashMap, HashSet};
 

@@ -259,8 +259,10 @@ pub fn lower_block(stmts: &[Stmt], ctx: &LowerContext) -> Result<BlockDag, Diagn
         .collect();
     // A call of a DML function runs even when nothing reads its value, as in SystemDS:
     // it may print or write (`XYZ = sliceLineDebug(...)` is called for its prints).
+    let mut is_effect = vec![false; lowerer.dag.len()];
+    effects.iter().for_each(|&id| is_effect[id] = true);
     for (id, node) in lowerer.dag.nodes().iter().enumerate() {
-        if matches!(node.op, Op::Call { .. }) && !effects.contains(&id) {
+        if matches!(node.op, Op::Call { .. }) && !is_effect[id] {
             effects.push(id);
         }
     }

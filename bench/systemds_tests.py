@@ -857,9 +857,10 @@ def read_output(path: Path):
     if fmt in ("text", "mm", None):
         cells = {}
         ok = True
-        for line in body.splitlines():
-            if line.startswith("%") or not line.strip():
-                continue
+        lines = [ln for ln in body.splitlines() if ln.strip() and not ln.startswith("%")]
+        if body.startswith("%%MatrixMarket") and lines:
+            lines = lines[1:]  # the size line
+        for line in lines:
             f = line.split()
             if len(f) != 3:
                 ok = False
@@ -869,7 +870,7 @@ def read_output(path: Path):
             except ValueError:
                 ok = False
                 break
-        if ok and fmt != "mm":
+        if ok:
             return ("matrix", {k: v for k, v in cells.items() if v != 0.0})
     if fmt == "csv":
         cells = {}
@@ -1034,6 +1035,10 @@ def one(case: Case, opts) -> tuple[str, str]:
             out, error = clean_systemds_stdout(out)
             if code == 124:
                 error = "timeout"
+            elif code != 0 and not error:
+                # An uncaught Java exception (say, a Spark class missing in singlenode).
+                lines = [ln for ln in err.splitlines() if "Exception" in ln or "Error" in ln]
+                error = f"exit {code}: " + " ".join(lines[:2])[:400]
             if error:
                 return ("skipped", f"SystemDS fails: {error}") if who == "systemds" \
                     else ("skipped", "SystemDS fails once")

@@ -60,3 +60,42 @@ fn java_spelling(v: f64, plain: String, scientific: String) -> String {
         }
     }
 }
+
+/// Formats a double with exactly `decimal` fractional digits the way SystemDS's
+/// `toString` does (Java's `DecimalFormat`). Java starts from the *shortest* decimal
+/// digits of the double (those of `Double.toString`): when they fit in `decimal`
+/// digits they are padded with zeros (a third shows as `0.33333333333333330` with 17
+/// decimals, not the binary value's `0.33333333333333331`); otherwise the value is
+/// rounded half to even by its exact binary value, as Rust's formatting does (`2.675` is
+/// stored as 2.67499999... and prints `2.67`).
+///
+/// ```
+/// use spores_dml::number::format_fixed;
+/// assert_eq!(format_fixed(1.0 / 3.0, 17), "0.33333333333333330");
+/// assert_eq!(format_fixed(0.1, 20), "0.10000000000000000000");
+/// assert_eq!(format_fixed(2.675, 2), "2.67");
+/// assert_eq!(format_fixed(2.665, 2), "2.67");
+/// assert_eq!(format_fixed(1e20, 1), "100000000000000000000.0");
+/// assert_eq!(format_fixed(-0.0004, 3), "-0.000");
+/// assert_eq!(format_fixed(2.675, 18), "2.675000000000000000");
+/// ```
+pub fn format_fixed(v: f64, decimal: usize) -> String {
+    if v.is_finite() && v != 0.0 {
+        let scientific = format!("{v:e}");
+        let (mantissa, exponent) = scientific.split_once('e').expect("`{:e}` has an exponent");
+        let significant = mantissa.bytes().filter(u8::is_ascii_digit).count() as i64;
+        let exponent: i64 = exponent.parse().expect("an integer exponent");
+        if significant - 1 - exponent <= decimal as i64 {
+            // The shortest digits fit: `{v}` spells them in full, pad with zeros.
+            let plain = format!("{v}");
+            let shown = plain.split_once('.').map_or(0, |(_, f)| f.len());
+            let mut out = plain;
+            if shown == 0 && decimal > 0 {
+                out.push('.');
+            }
+            out.extend(std::iter::repeat_n('0', decimal - shown));
+            return out;
+        }
+    }
+    format!("{v:.decimal$}")
+}

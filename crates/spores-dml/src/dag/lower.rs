@@ -37,12 +37,6 @@ pub trait FunctionScope {
     fn local(&self, name: &str, span: Span) -> Result<Option<ResolvedFunction>, Diagnostic>;
     /// The DML-bodied builtin `name`; the error says where it was looked for.
     fn builtin(&self, name: &str, span: Span) -> Result<ResolvedFunction, Diagnostic>;
-    /// Whether the calling code is the script itself rather than a file it reaches
-    /// (a builtin or a sourced file), where SystemDS lets a function of several results
-    /// give its first as a value (`bandit.dml`: `applyOp = getParamMeta(...)`).
-    fn in_script(&self) -> bool {
-        true
-    }
 }
 
 /// No functions at all: for lowering lone expressions.
@@ -410,10 +404,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             ExprKind::Call { name, args } => match self.ctx.functions.local(name, span)? {
-                Some(function) => {
-                    let first_of_several = !self.ctx.functions.in_script();
-                    self.function_value(&function, args, span, first_of_several)?
-                }
+                Some(function) => self.function_value(&function, args, span)?,
                 None => self.builtin(name, args, span)?,
             },
         })
@@ -438,37 +429,28 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    /// A call of a DML function used as a value: its single return value. A function
-    /// without return values is a statement of its own, so its call node stands for it.
-    /// A function of the script with several return values must be called in a
-    /// multi-assignment; a DML-bodied builtin, or a function called from a file the
-    /// script reaches (`first_of_several`), gives its first one, as SystemDS does
-    /// (`t(dbscanApply(...))` is the cluster assignment).
+    /// A call of a DML function used as a value: its single return value, or the first of
+    /// several, as SystemDS gives it (`t(dbscanApply(...))` is the cluster assignment,
+    /// `f1 = arima_residuals(...)` the residuals). A function without return values is a
+    /// statement of its own, so its call node stands for it.
     fn function_value(
         &mut self,
         function: &ResolvedFunction,
         args: &[Arg],
         span: Span,
-        first_of_several: bool,
     ) -> Result<NodeId, Diagnostic> {
-        let name = &function.name;
         let call = self.call(function, args, span)?;
-        match function.def.returns.len() {
-            0 => Ok(call),
-            1 => Ok(self.dag.add(Op::Extract(0), vec![call], span)),
-            _ if first_of_several => Ok(self.dag.add(Op::Extract(0), vec![call], span)),
-            n => Err(Diagnostic::new(
-                format!("`{name}` returns {n} values; use `[a, b] = {name}(...)`"),
-                span,
-            )),
-        }
+        Ok(match function.def.returns.len() {
+            0 => call,
+            _ => self.dag.add(Op::Extract(0), vec![call], span),
+        })
     }
 
     /// A call of a function that is neither defined in the file nor native: a
     /// DML-bodied builtin (`NAME.dml`).
     fn dml_builtin(&mut self, name: &str, args: &[Arg], span: Span) -> Result<NodeId, Diagnostic> {
         let function = self.ctx.functions.builtin(name, span)?;
-        self.function_value(&function, args, span, true)
+        self.function_value(&function, args, span)
     }
 
     fn call(

@@ -267,10 +267,6 @@ pub struct UnitScope<'l> {
 }
 
 impl FunctionScope for UnitScope<'_> {
-    fn in_script(&self) -> bool {
-        self.unit == MAIN_UNIT
-    }
-
     fn local(&self, name: &str, span: Span) -> Result<Option<ResolvedFunction>, Diagnostic> {
         let unit = self.library.unit(self.unit);
         let Some((namespace, function)) = name.split_once("::") else {

@@ -74,7 +74,8 @@ pub fn index(list: &ListValue, rows: IndexKind, cols: IndexKind, bounds: &[Value
 /// `l[i] = x`, `l["name"] = x`, `l[a:b] = m`: a new list with the selected elements
 /// replaced, as SystemDS's `ListObject.set`: a list value replaces a range of its own
 /// length (one element for `l[i] = list(x)`), any other value one element. The elements
-/// must exist; names are kept.
+/// must exist. Names are kept, except that a named list value brings its names along
+/// (`X[1] = list(f = 2)` renames the first element `f`).
 pub fn assign(
     list: &ListValue,
     rows: IndexKind,
@@ -92,6 +93,12 @@ pub fn assign(
                     given: v.items.len(),
                 }
                 .into());
+            }
+            // SystemDS takes the names of a named right-hand side: over the whole list
+            // always, over a part only when the list is named too.
+            let named = v.names.iter().any(Option::is_some);
+            if named && (range.len() == out.items.len() || out.names.iter().any(Option::is_some)) {
+                out.names.splice(range.clone(), v.names.iter().cloned());
             }
             out.items.splice(range, v.items.iter().cloned());
         }
@@ -186,6 +193,11 @@ pub fn to_string(
 /// `as.list(x)`: a list as it is, any other value as a list of one element.
 pub fn as_list(v: &Value) -> Value {
     match v {
+        // A list holding one list is unwrapped (`as.list(l[1])` of a nested list), as in
+        // SystemDS.
+        Value::List(l) if l.items.len() == 1 && matches!(l.items[0], Value::List(_)) => {
+            l.items[0].clone()
+        }
         Value::List(_) => v.clone(),
         other => Value::List(Arc::new(ListValue {
             names: vec![None],

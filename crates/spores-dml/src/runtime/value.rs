@@ -187,10 +187,11 @@ pub fn cells_to_string(m: &Matrix, decimal: usize, sep: &str, linesep: &str) -> 
     out
 }
 
-/// A cell as `toString` shows it: `decimal` digits, or Java's spelling of NaN and Inf.
+/// A cell as `toString` shows it: `decimal` digits rounded as Java's `DecimalFormat`
+/// rounds, or Java's spelling of NaN and Inf.
 fn push_cell(out: &mut String, v: f64, decimal: usize) {
     if v.is_finite() {
-        out.push_str(&format!("{v:.decimal$}"));
+        out.push_str(&crate::number::format_fixed(v, decimal));
     } else {
         out.push_str(&format_double(v));
     }

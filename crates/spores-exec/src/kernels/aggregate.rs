@@ -7,12 +7,14 @@
 //! 0, means are NaN (0/0), `max` is -Inf and `min` is +Inf (the identities).
 //!
 //! Row aggregates return an `m x 1` dense matrix, column aggregates a `1 x n` dense
-//! matrix. Sums add fixed blocks in a fixed order, so results are deterministic.
+//! matrix. Sums add fixed blocks in a fixed order, so results are deterministic, and
+//! compensate their roundings as SystemDS does ([`kahan`]).
 
 use rayon::prelude::*;
 
 use crate::kernels::elementwise::BinaryOp;
 use crate::kernels::ew_common::{matrix_blocks, par_sum_blocks, par_sum_map, MAX_BLOCKS};
+use crate::kernels::kahan::{self, KahanSum};
 use crate::matrix::{DenseMatrix, Matrix};
 
 /// Sum of all cells.
@@ -29,11 +31,6 @@ pub fn sum_sq(m: &Matrix) -> f64 {
         Matrix::Dense(d) => par_sum_map(d.data(), |v| v * v),
         Matrix::Sparse(s) => par_sum_map(s.values(), |v| v * v),
     }
-}
-
-/// Mean of all cells; NaN for a matrix without cells.
-pub fn mean(m: &Matrix) -> f64 {
-    sum(m) / (m.rows() as f64 * m.cols() as f64)
 }
 
 fn nan_max(a: f64, b: f64) -> f64 {
@@ -178,37 +175,138 @@ fn col_fold(m: &Matrix, init: f64, f: fn(f64, f64) -> f64, implicit_zero: bool) 
     Matrix::Dense(DenseMatrix::from_vec(1, cols, acc).expect("1 x cols"))
 }
 
-fn add(a: f64, b: f64) -> f64 {
-    a + b
-}
-
-/// Row sums as an `m x 1` dense matrix.
+/// Row sums as an `m x 1` dense matrix (compensated, as SystemDS sums).
 pub fn row_sums(m: &Matrix) -> Matrix {
-    row_fold(m, 0.0, add, false)
+    let cols = m.cols();
+    let out = crate::kernels::ew_common::par_dense(m.rows(), 1, cols.max(1), |range, out| {
+        for (o, i) in out.iter_mut().zip(range) {
+            *o = match m {
+                Matrix::Dense(d) => kahan::sum_map(d.row(i), |v| v),
+                Matrix::Sparse(s) => kahan::sum_map(s.line(i).1, |v| v),
+            };
+        }
+    });
+    Matrix::Dense(out)
 }
 
-/// Column sums as a `1 x n` dense matrix.
+/// Column sums as a `1 x n` dense matrix, compensated per column. Blocks of rows sum
+/// on their own and merge in block order; up to [`kahan::SEQUENTIAL_TERMS`] cells there is
+/// one block, so each column adds its rows in order, as SystemDS does.
 pub fn col_sums(m: &Matrix) -> Matrix {
-    col_fold(m, 0.0, add, false)
+    let cols = m.cols();
+    let sums = col_accumulate(m, |acc, v, _, _| acc.add(v))
+        .into_iter()
+        .map(|(sum, _)| sum.value())
+        .collect();
+    Matrix::Dense(DenseMatrix::from_vec(1, cols, sums).expect("1 x cols"))
 }
 
-fn scaled(m: Matrix, divisor: usize) -> Matrix {
-    let mut d = m.into_dense();
-    let inv = divisor as f64;
-    for v in d.data_mut() {
-        *v /= inv;
+/// Per column, a [`KahanSum`] fed every stored cell in row order (with the cell's count
+/// within its column) and the number of cells it was fed.
+fn col_accumulate(
+    m: &Matrix,
+    step: impl Fn(&mut KahanSum, f64, usize, usize) + Sync,
+) -> Vec<(KahanSum, usize)> {
+    let cols = m.cols();
+    let blocks = if m.rows().saturating_mul(cols) <= kahan::SEQUENTIAL_TERMS {
+        std::iter::once(0..m.rows()).collect()
+    } else {
+        matrix_blocks(m, rayon::current_num_threads())
+    };
+    let partial: Vec<Vec<(KahanSum, usize)>> = blocks
+        .into_par_iter()
+        .map(|range| {
+            let mut acc = vec![(KahanSum::default(), 0usize); cols];
+            let mut feed = |j: usize, v: f64| {
+                let (sum, count) = &mut acc[j];
+                *count += 1;
+                step(sum, v, j, *count);
+            };
+            for i in range {
+                match m {
+                    Matrix::Dense(d) => d.row(i).iter().enumerate().for_each(|(j, &v)| feed(j, v)),
+                    Matrix::Sparse(s) => {
+                        let (idx, val) = s.line(i);
+                        idx.iter().zip(val).for_each(|(&j, &v)| feed(j as usize, v));
+                    }
+                }
+            }
+            acc
+        })
+        .collect();
+    let mut blocks = partial.into_iter();
+    let mut acc = blocks
+        .next()
+        .unwrap_or_else(|| vec![(KahanSum::default(), 0); cols]);
+    for block in blocks {
+        for ((sum, count), (other, n)) in acc.iter_mut().zip(block) {
+            sum.merge(other);
+            *count += n;
+        }
     }
-    Matrix::Dense(d)
+    acc
 }
 
-/// Row means as an `m x 1` dense matrix (NaN when there are no columns).
+/// Mean of all cells (SystemDS's running mean up to [`kahan::SEQUENTIAL_TERMS`] cells,
+/// the compensated sum over the count beyond); NaN for a matrix without cells.
+pub fn mean(m: &Matrix) -> f64 {
+    let cells = m.rows() * m.cols();
+    if cells > kahan::SEQUENTIAL_TERMS {
+        return sum(m) / cells as f64;
+    }
+    match m {
+        Matrix::Dense(d) => kahan::mean_iter(0, d.data().iter().copied()),
+        Matrix::Sparse(s) => kahan::mean_iter(cells - s.values().len(), s.values().iter().copied()),
+    }
+}
+
+/// Row means as an `m x 1` dense matrix (NaN when there are no columns), each by
+/// SystemDS's running mean, implicit zeros first.
 pub fn row_means(m: &Matrix) -> Matrix {
-    scaled(row_sums(m), m.cols())
+    let cols = m.cols();
+    let out = crate::kernels::ew_common::par_dense(m.rows(), 1, cols.max(1), |range, out| {
+        for (o, i) in out.iter_mut().zip(range) {
+            *o = match m {
+                Matrix::Dense(d) => kahan::mean_iter(0, d.row(i).iter().copied()),
+                Matrix::Sparse(s) => {
+                    let val = s.line(i).1;
+                    kahan::mean_iter(cols - val.len(), val.iter().copied())
+                }
+            };
+        }
+    });
+    Matrix::Dense(out)
 }
 
-/// Column means as a `1 x n` dense matrix (NaN when there are no rows).
+/// Column means as a `1 x n` dense matrix (NaN when there are no rows). Up to
+/// [`kahan::SEQUENTIAL_TERMS`] cells, SystemDS's running mean per column (implicit zeros
+/// first); beyond, the compensated column sums over the row count.
 pub fn col_means(m: &Matrix) -> Matrix {
-    scaled(col_sums(m), m.rows())
+    let (rows, cols) = (m.rows(), m.cols());
+    if rows.saturating_mul(cols) > kahan::SEQUENTIAL_TERMS {
+        let mut d = col_sums(m).into_dense();
+        for v in d.data_mut() {
+            *v /= rows as f64;
+        }
+        return Matrix::Dense(d);
+    }
+    let zeros: Vec<usize> = match m {
+        Matrix::Dense(_) => vec![0; cols],
+        Matrix::Sparse(s) => {
+            let mut stored = vec![0usize; cols];
+            for &j in s.indices() {
+                stored[j as usize] += 1;
+            }
+            stored.into_iter().map(|n| rows - n).collect()
+        }
+    };
+    let means = col_accumulate(m, |mean, v, j, count| {
+        mean.add_to_mean(v, (zeros[j] + count) as f64)
+    })
+    .into_iter()
+    .map(|(mean, _)| if rows == 0 { f64::NAN } else { mean.value() })
+    .collect();
+    Matrix::Dense(DenseMatrix::from_vec(1, cols, means).expect("1 x cols"))
 }
 
 /// Row maxima as an `m x 1` dense matrix (implicit zeros count).
@@ -233,7 +331,9 @@ pub fn col_mins(m: &Matrix) -> Matrix {
 
 /// Sum over blocks of rows; used by the fused kernels for their row-parallel sums.
 pub(crate) fn sum_rows(m: &Matrix, f: impl Fn(usize) -> f64 + Sync) -> f64 {
-    par_sum_blocks(&matrix_blocks(m, MAX_BLOCKS), |range| range.map(&f).sum())
+    par_sum_blocks(&matrix_blocks(m, MAX_BLOCKS), |range| {
+        kahan::sum_iter(range.map(&f))
+    })
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Column-wise cumulative aggregates: DML's `cumsum`, `cumprod`, `cummin` and `cummax`,
 //! and the recurrence `cumsumprod`.
 //!
-//! Cell `(i, j)` of the result aggregates column `j` of rows `0..=i`, in row order (so
-//! sums round exactly as a sequential loop does). NaN propagates: once a column has
+//! Cell `(i, j)` of the result aggregates column `j` of rows `0..=i`, in row order (sums
+//! compensated as SystemDS's are). NaN propagates: once a column has
 //! met a NaN every later cell of `cummin`/`cummax` is NaN too, as in SystemDS. Wide
 //! matrices run in parallel over blocks of columns; each block walks all rows.
 
@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use crate::error::{ExecError, Result};
 use crate::kernels::elementwise::BinaryOp;
 use crate::kernels::ew_common::MIN_PAR_WORK;
+use crate::kernels::kahan::KahanSum;
 use crate::matrix::{DenseMatrix, Matrix};
 
 /// Which running aggregate a cumulative operator keeps.
@@ -46,46 +47,70 @@ impl CumulativeOp {
 /// Columns per parallel task: enough that each task's row slices fill cache lines.
 const COLUMN_BLOCK: usize = 256;
 
-/// The cumulative aggregate of every column of `m`, in its best format.
+/// The cumulative aggregate of every column of `m`, in its best format. Sums are
+/// compensated ([`KahanSum`]), as SystemDS's `cumsum` is.
 pub fn cumulative(op: CumulativeOp, m: &Matrix) -> Matrix {
     let (rows, cols) = (m.rows(), m.cols());
     let mut data = m.to_dense().into_vec();
-    let step = op.step();
-    let scan = |data: &mut [f64], columns: std::ops::Range<usize>| {
-        for i in 1..rows {
-            let (done, rest) = data.split_at_mut(i * cols);
-            let previous = &done[(i - 1) * cols..];
-            for j in columns.clone() {
-                rest[j] = step.apply(previous[j], rest[j]);
-            }
-        }
-    };
-    if rows * cols < MIN_PAR_WORK || cols < 2 * COLUMN_BLOCK {
-        scan(&mut data, 0..cols);
+    if op == CumulativeOp::Sum {
+        scan_columns(&mut data, rows, cols, KahanSum::default(), |acc, v| {
+            acc.add(v);
+            acc.value()
+        });
     } else {
-        // Each task owns a disjoint set of columns of every row; the pointer is shared
-        // only to give each task its own columns.
-        let shared = SharedColumns(data.as_mut_ptr());
-        (0..cols.div_ceil(COLUMN_BLOCK))
-            .into_par_iter()
-            .for_each(|block| {
-                let columns = block * COLUMN_BLOCK..((block + 1) * COLUMN_BLOCK).min(cols);
-                let base = shared.base();
-                for i in 1..rows {
-                    for j in columns.clone() {
-                        // SAFETY: `base` points to `rows * cols` cells that outlive the
-                        // loop; tasks write disjoint columns and read only their own.
-                        unsafe {
-                            let previous = *base.add((i - 1) * cols + j);
-                            let cell = base.add(i * cols + j);
-                            *cell = step.apply(previous, *cell);
-                        }
-                    }
-                }
-            });
+        let step = op.step();
+        scan_columns(&mut data, rows, cols, None, |acc: &mut Option<f64>, v| {
+            let next = match *acc {
+                Some(previous) => step.apply(previous, v),
+                None => v,
+            };
+            *acc = Some(next);
+            next
+        });
     }
     let d = DenseMatrix::from_vec(rows, cols, data).expect("one value per cell");
     Matrix::Dense(d).into_best_format()
+}
+
+/// Replaces every cell of the row-major `rows x cols` `data` by `step` of its column's
+/// running state and the cell, in row order. Wide matrices run in parallel over blocks
+/// of columns; each block walks all rows.
+fn scan_columns<S: Clone + Send + Sync>(
+    data: &mut [f64],
+    rows: usize,
+    cols: usize,
+    init: S,
+    step: impl Fn(&mut S, f64) -> f64 + Sync,
+) {
+    if rows * cols < MIN_PAR_WORK || cols < 2 * COLUMN_BLOCK {
+        let mut state = vec![init; cols];
+        for row in data.chunks_mut(cols.max(1)) {
+            for (cell, s) in row.iter_mut().zip(&mut state) {
+                *cell = step(s, *cell);
+            }
+        }
+        return;
+    }
+    // Each task owns a disjoint set of columns of every row; the pointer is shared only
+    // to give each task its own columns.
+    let shared = SharedColumns(data.as_mut_ptr());
+    (0..cols.div_ceil(COLUMN_BLOCK))
+        .into_par_iter()
+        .for_each(|block| {
+            let columns = block * COLUMN_BLOCK..((block + 1) * COLUMN_BLOCK).min(cols);
+            let mut state = vec![init.clone(); columns.len()];
+            let base = shared.base();
+            for i in 0..rows {
+                for (j, s) in columns.clone().zip(&mut state) {
+                    // SAFETY: `base` points to `rows * cols` cells that outlive the loop;
+                    // tasks touch disjoint columns.
+                    unsafe {
+                        let cell = base.add(i * cols + j);
+                        *cell = step(s, *cell);
+                    }
+                }
+            }
+        });
 }
 
 /// DML `cumsumprod(X)` of an `n x 2` matrix: the column `y` with `y[i] = X[i,1] +

@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::kernels::kahan;
 use crate::matrix::{CsrMatrix, DenseMatrix, Matrix};
 
 /// Work (cells or stored entries) below which a kernel runs on the calling thread.
@@ -445,42 +446,30 @@ pub(crate) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// Sum of `f(v)` over a slice, four lanes per chunk and a fixed chunking, in parallel
-/// above the threshold. Deterministic for a given length.
+/// Compensated sum of `f(v)` over a slice, four lanes per chunk and a fixed chunking, in
+/// parallel above the threshold. Deterministic for a given length.
 pub(crate) fn par_sum_map(data: &[f64], f: impl Fn(f64) -> f64 + Sync) -> f64 {
-    let lane_sum = |c: &[f64]| {
-        let mut acc = [0.0f64; 4];
-        let chunks = c.chunks_exact(4);
-        let rem = chunks.remainder();
-        for x in chunks {
-            acc[0] += f(x[0]);
-            acc[1] += f(x[1]);
-            acc[2] += f(x[2]);
-            acc[3] += f(x[3]);
-        }
-        let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-        for &x in rem {
-            s += f(x);
-        }
-        s
-    };
     if data.len() < MIN_PAR_WORK {
-        return lane_sum(data);
+        return kahan::sum_map(data, f);
     }
     let per = data
         .len()
         .div_ceil(block_count(data.len(), data.len(), MAX_BLOCKS));
-    let partial: Vec<f64> = data.par_chunks(per).map(lane_sum).collect();
-    partial.iter().sum()
+    let partial: Vec<f64> = data
+        .par_chunks(per)
+        .map(|c| kahan::sum_map(c, &f))
+        .collect();
+    kahan::sum_partials(&partial)
 }
 
-/// Sum of the per-block results of `f` over `blocks`, added in block order.
+/// Sum of `f` over blocks, run in parallel; the partial sums are added (compensated) in
+/// block order, so the result does not depend on the thread count's scheduling.
 pub(crate) fn par_sum_blocks(
     blocks: &[Range<usize>],
     f: impl Fn(Range<usize>) -> f64 + Sync,
 ) -> f64 {
     let partial: Vec<f64> = blocks.par_iter().map(|r| f(r.clone())).collect();
-    partial.iter().sum()
+    kahan::sum_partials(&partial)
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use crate::error::{ExecError, Result};
 use crate::kernels::elementwise::{dispatch_binary, BinaryOp};
 use crate::kernels::ew_common::{EW_PAR_MIN, EW_TASK};
+use crate::kernels::kahan::{KahanSum, SliceSum, SEQUENTIAL_TERMS};
 use crate::kernels::unary::{dispatch_unary, UnaryOp};
 use crate::matrix::{DenseMatrix, Matrix};
 
@@ -620,25 +621,6 @@ fn binary_loop(f: impl Fn(f64, f64) -> f64, a: In, b: In, out: &mut [f64]) {
     }
 }
 
-/// Sum of a chunk with four accumulators (vectorizes; the order is fixed per chunk).
-#[inline]
-fn chunk_sum(v: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let chunks = v.chunks_exact(4);
-    let rem = chunks.remainder();
-    for x in chunks {
-        acc[0] += x[0];
-        acc[1] += x[1];
-        acc[2] += x[2];
-        acc[3] += x[3];
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for &x in rem {
-        s += x;
-    }
-    s
-}
-
 /// Evaluates `program` over `args` and computes `output` in one pass, or returns `None`
 /// when the fused kernel does not apply (see the module documentation); the caller then
 /// evaluates the operators one by one.
@@ -666,19 +648,27 @@ pub fn fused_elementwise(program: &EwProgram, args: &[EwArg], output: EwOutput) 
             EwValue::Matrix(Matrix::Dense(d).into_best_format())
         }
         EwOutput::Sum => {
-            let blocks = c.blocks(usize::MAX);
-            let partial: Vec<f64> = blocks
+            // One block up to SystemDS's sequential size: its order, term by term.
+            let cells = rows * cols;
+            let blocks = if cells <= SEQUENTIAL_TERMS && rows > 0 {
+                std::iter::once(0..rows).collect()
+            } else {
+                c.blocks(usize::MAX)
+            };
+            let partial: Vec<SliceSum> = blocks
                 .into_par_iter()
                 .map(|range| {
-                    let mut s = 0.0;
-                    c.run_rows(range, |_, v| s += chunk_sum(v));
+                    let mut s = SliceSum::new(cells);
+                    c.run_rows(range, |_, v| s.add_slice(v));
                     s
                 })
                 .collect();
-            EwValue::Scalar(partial.iter().sum())
+            let mut total = SliceSum::new(cells);
+            partial.into_iter().for_each(|p| total.merge(p));
+            EwValue::Scalar(total.value())
         }
         EwOutput::RowSums => {
-            let mut sums = vec![0.0; rows];
+            let mut sums = vec![SliceSum::new(cols); rows];
             let blocks = c.blocks(usize::MAX);
             if !blocks.is_empty() {
                 let per = blocks[0].len();
@@ -692,29 +682,36 @@ pub fn fused_elementwise(program: &EwProgram, args: &[EwArg], output: EwOutput) 
                             while o < v.len() {
                                 let i = c0 / cols;
                                 let n = ((i + 1) * cols - c0).min(v.len() - o);
-                                out[i - base] += chunk_sum(&v[o..o + n]);
+                                out[i - base].add_slice(&v[o..o + n]);
                                 o += n;
                                 c0 += n;
                             }
                         });
                     });
             }
+            let sums = sums.into_iter().map(SliceSum::value).collect();
             let d = DenseMatrix::from_vec(rows, 1, sums).expect("one sum per row");
             EwValue::Matrix(Matrix::Dense(d))
         }
         EwOutput::ColSums => {
-            let blocks = c.blocks(MAX_COL_BLOCKS);
-            let partial: Vec<Vec<f64>> = blocks
+            // One block up to SystemDS's sequential size, so each column adds its rows in
+            // order, as SystemDS's colSums does.
+            let blocks = if rows * cols <= SEQUENTIAL_TERMS && rows > 0 {
+                std::iter::once(0..rows).collect()
+            } else {
+                c.blocks(MAX_COL_BLOCKS)
+            };
+            let partial: Vec<Vec<KahanSum>> = blocks
                 .into_par_iter()
                 .map(|range| {
-                    let mut sums = vec![0.0; cols];
+                    let mut sums = vec![KahanSum::default(); cols];
                     c.run_rows(range, |s, v| {
                         let (mut c0, mut o) = (s, 0);
                         while o < v.len() {
                             let j = c0 % cols;
                             let n = (cols - j).min(v.len() - o);
                             for (acc, &x) in sums[j..j + n].iter_mut().zip(&v[o..o + n]) {
-                                *acc += x;
+                                acc.add(x);
                             }
                             o += n;
                             c0 += n;
@@ -723,12 +720,13 @@ pub fn fused_elementwise(program: &EwProgram, args: &[EwArg], output: EwOutput) 
                     sums
                 })
                 .collect();
-            let mut sums = vec![0.0; cols];
+            let mut sums = vec![KahanSum::default(); cols];
             for p in partial {
                 for (acc, x) in sums.iter_mut().zip(p) {
-                    *acc += x;
+                    acc.merge(x);
                 }
             }
+            let sums = sums.into_iter().map(KahanSum::value).collect();
             let d = DenseMatrix::from_vec(1, cols, sums).expect("one sum per column");
             EwValue::Matrix(Matrix::Dense(d))
         }

@@ -428,11 +428,11 @@ pub fn masked_map(x: &Matrix, program: &MaskedProgram, operands: &[Operand]) -> 
 pub fn masked_sum(x: &Matrix, program: &MaskedProgram, operands: &[Operand]) -> Result<f64> {
     let b = Bound::new("masked_sum", x, program, operands)?;
     Ok(par_sum_blocks(&b.blocks(MAX_BLOCKS), |range| {
-        let mut s = 0.0;
+        let mut s = crate::kernels::kahan::KahanSum::default();
         for i in range {
-            b.row(i, |_, e| s += e);
+            b.row(i, |_, e| s.add(e));
         }
-        s
+        s.value()
     }))
 }
 

@@ -16,6 +16,7 @@ mod ew_common;
 pub mod ew_fused;
 pub mod fused;
 pub mod gram;
+pub mod kahan;
 pub mod linalg;
 pub mod masked;
 pub mod matmul;

@@ -2,7 +2,7 @@
 //! `moment`, `median` and `quantile`, with SystemDS's definitions.
 //!
 //! Variances are sample variances (divisor `n - 1`, 0 for a single value), computed
-//! in two passes (mean, then squared deviations) for accuracy. Quantiles pick order
+//! as SystemDS computes them: Welford's running update, compensated. Quantiles pick order
 //! statistics: `quantile(X, p)` is the `ceil(p n)`-th smallest value, except that for
 //! an even number of values the scalar forms (`median`, `quantile` with a scalar `p`)
 //! average it with the next one, as SystemDS's `pickValue` does. The weighted forms
@@ -13,71 +13,110 @@ use rayon::prelude::*;
 
 use crate::error::{ExecError, Result};
 use crate::kernels::ew_common::MIN_PAR_WORK;
+use crate::kernels::kahan::KahanSum;
 use crate::matrix::{DenseMatrix, Matrix};
 
-/// Mean and sample variance of a list of values.
-fn mean_var(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
-    let (n, sum) = values
-        .clone()
-        .fold((0usize, 0.0), |(n, s), v| (n + 1, s + v));
-    let mean = sum / n as f64;
-    if n == 1 {
-        // SystemDS gives 0, not 0 / 0, for a single value.
-        return (mean, 0.0);
+/// SystemDS's running variance (its `CM` object): Welford's update, with the mean and
+/// the sum of squared deviations compensated ([`KahanSum`]).
+#[derive(Clone, Copy, Default)]
+struct RunningVariance {
+    count: f64,
+    mean: KahanSum,
+    m2: KahanSum,
+}
+
+impl RunningVariance {
+    /// Starts after `zeros` zero values (SystemDS counts a sparse input's implicit zeros
+    /// first, which leaves the mean and the squared deviations at 0).
+    fn after_zeros(zeros: usize) -> Self {
+        RunningVariance {
+            count: zeros as f64,
+            ..Default::default()
+        }
     }
-    let ss: f64 = values.map(|v| (v - mean) * (v - mean)).sum();
-    (mean, ss / (n as f64 - 1.0))
+
+    fn push(&mut self, v: f64) {
+        let count = self.count + 1.0;
+        let d = v - self.mean.value();
+        self.mean.add(d / count);
+        self.m2.add(self.count / count * d * d);
+        self.count = count;
+    }
+
+    /// The sample variance (divisor `n - 1`), 0 for a single value, NaN for none.
+    fn variance(&self) -> f64 {
+        if self.count == 0.0 {
+            f64::NAN
+        } else if self.count == 1.0 {
+            0.0
+        } else {
+            self.m2.value() / (self.count - 1.0)
+        }
+    }
+}
+
+/// The sample variance of `values` after `zeros` leading zeros.
+fn variance_of(zeros: usize, values: &[f64]) -> f64 {
+    let mut v = RunningVariance::after_zeros(zeros);
+    values.iter().for_each(|&x| v.push(x));
+    v.variance()
 }
 
 /// The sample variance of all cells.
 pub fn variance(m: &Matrix) -> f64 {
-    let d = m.to_dense();
-    mean_var(d.data().iter().copied()).1
+    match m {
+        Matrix::Dense(d) => variance_of(0, d.data()),
+        Matrix::Sparse(s) => variance_of(s.rows() * s.cols() - s.values().len(), s.values()),
+    }
 }
 
 /// Per-row sample variances as an `m x 1` matrix.
 pub fn row_variances(m: &Matrix) -> Matrix {
-    let d = m.to_dense();
-    let out: Vec<f64> = if d.rows() * d.cols() >= MIN_PAR_WORK {
-        (0..d.rows())
-            .into_par_iter()
-            .map(|i| mean_var(d.row(i).iter().copied()).1)
-            .collect()
-    } else {
-        (0..d.rows())
-            .map(|i| mean_var(d.row(i).iter().copied()).1)
-            .collect()
+    let cols = m.cols();
+    let row = |i: usize| match m {
+        Matrix::Dense(d) => variance_of(0, d.row(i)),
+        Matrix::Sparse(s) => {
+            let val = s.line(i).1;
+            variance_of(cols - val.len(), val)
+        }
     };
-    Matrix::Dense(DenseMatrix::from_vec(d.rows(), 1, out).expect("one per row"))
+    let out: Vec<f64> = if m.rows() * cols >= MIN_PAR_WORK {
+        (0..m.rows()).into_par_iter().map(row).collect()
+    } else {
+        (0..m.rows()).map(row).collect()
+    };
+    Matrix::Dense(DenseMatrix::from_vec(m.rows(), 1, out).expect("one per row"))
 }
 
-/// Per-column sample variances as a `1 x n` matrix.
+/// Per-column sample variances as a `1 x n` matrix, each column's cells in row order.
 pub fn col_variances(m: &Matrix) -> Matrix {
-    let d = m.to_dense();
-    let (rows, cols) = (d.rows(), d.cols());
-    let mut mean = vec![0.0; cols];
+    let (rows, cols) = (m.rows(), m.cols());
+    let mut acc: Vec<RunningVariance> = match m {
+        Matrix::Dense(_) => vec![RunningVariance::default(); cols],
+        Matrix::Sparse(s) => {
+            let mut stored = vec![0usize; cols];
+            for &j in s.indices() {
+                stored[j as usize] += 1;
+            }
+            stored
+                .into_iter()
+                .map(|n| RunningVariance::after_zeros(rows - n))
+                .collect()
+        }
+    };
     for i in 0..rows {
-        for (a, &v) in mean.iter_mut().zip(d.row(i)) {
-            *a += v;
+        match m {
+            Matrix::Dense(d) => acc.iter_mut().zip(d.row(i)).for_each(|(a, &v)| a.push(v)),
+            Matrix::Sparse(s) => {
+                let (idx, val) = s.line(i);
+                idx.iter()
+                    .zip(val)
+                    .for_each(|(&j, &v)| acc[j as usize].push(v));
+            }
         }
     }
-    for a in &mut mean {
-        *a /= rows as f64;
-    }
-    let mut ss = vec![0.0; cols];
-    for i in 0..rows {
-        for ((a, &v), &mu) in ss.iter_mut().zip(d.row(i)).zip(&mean) {
-            *a += (v - mu) * (v - mu);
-        }
-    }
-    for a in &mut ss {
-        *a = if rows == 1 {
-            0.0
-        } else {
-            *a / (rows as f64 - 1.0)
-        };
-    }
-    Matrix::Dense(DenseMatrix::from_vec(1, cols, ss).expect("one per column"))
+    let out = acc.iter().map(RunningVariance::variance).collect();
+    Matrix::Dense(DenseMatrix::from_vec(1, cols, out).expect("one per column"))
 }
 
 /// `sqrt` of every cell, for the `sd` variants.

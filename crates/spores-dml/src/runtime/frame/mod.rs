@@ -650,7 +650,7 @@ impl Frame {
                     Column::Text(v) => out.push_str(v[i].as_deref().unwrap_or("null")),
                     Column::Number { ty, values } => match ty {
                         ValueType::Fp64 if values[i].is_finite() => {
-                            out.push_str(&format!("{:.decimal$}", values[i]))
+                            out.push_str(&crate::number::format_fixed(values[i], decimal))
                         }
                         ValueType::Boolean => {
                             out.push_str(if values[i] != 0.0 { "TRUE" } else { "FALSE" })

@@ -797,8 +797,10 @@ def read_binary_cells(data: bytes) -> dict:
         r0, c0 = (bi - 1) * 1000, (bj - 1) * 1000
         if kind == 3:
             vals = np.frombuffer(data, ">f8", r * c, at).reshape(r, c)
-            for i, j in zip(*np.nonzero(vals)):
-                cells[(r0 + i + 1, c0 + j + 1)] = float(vals[i, j])
+            nz_i, nz_j = np.nonzero(vals)
+            # Plain ints as keys: tuples of numpy integers hash and compare 100x slower.
+            for i, j, v in zip(nz_i.tolist(), nz_j.tolist(), vals[nz_i, nz_j].tolist()):
+                cells[(r0 + i + 1, c0 + j + 1)] = v
         elif kind == 2:
             nnz_len = 8 if r * c > 2**31 - 1 else 4
             at += nnz_len

@@ -78,9 +78,12 @@ fn java_spelling(v: f64, plain: String, scientific: String) -> String {
 /// assert_eq!(format_fixed(1e20, 1), "100000000000000000000.0");
 /// assert_eq!(format_fixed(-0.0004, 3), "-0.000");
 /// assert_eq!(format_fixed(2.675, 18), "2.675000000000000000");
+/// assert_eq!(format_fixed(-(2f64.powi(63)), 1), "-9223372036854775808.0");
 /// ```
 pub fn format_fixed(v: f64, decimal: usize) -> String {
-    if v.is_finite() && v != 0.0 {
+    // Whole numbers print their exact digits (9223372036854775808, not the shortest
+    // 9223372036854776000), as Java's digits of an integral double are exact.
+    if v.is_finite() && v.fract() != 0.0 {
         let scientific = format!("{v:e}");
         let (mantissa, exponent) = scientific.split_once('e').expect("`{:e}` has an exponent");
         let significant = mantissa.bytes().filter(u8::is_ascii_digit).count() as i64;

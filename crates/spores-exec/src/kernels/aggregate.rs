@@ -194,119 +194,68 @@ pub fn row_sums(m: &Matrix) -> Matrix {
 /// one block, so each column adds its rows in order, as SystemDS does.
 pub fn col_sums(m: &Matrix) -> Matrix {
     let cols = m.cols();
-    let sums = col_accumulate(m, |acc, v, _, _| acc.add(v))
-        .into_iter()
-        .map(|(sum, _)| sum.value())
-        .collect();
-    Matrix::Dense(DenseMatrix::from_vec(1, cols, sums).expect("1 x cols"))
-}
-
-/// Per column, a [`KahanSum`] fed every stored cell in row order (with the cell's count
-/// within its column) and the number of cells it was fed.
-fn col_accumulate(
-    m: &Matrix,
-    step: impl Fn(&mut KahanSum, f64, usize, usize) + Sync,
-) -> Vec<(KahanSum, usize)> {
-    let cols = m.cols();
     let blocks = if m.rows().saturating_mul(cols) <= kahan::SEQUENTIAL_TERMS {
         std::iter::once(0..m.rows()).collect()
     } else {
         matrix_blocks(m, rayon::current_num_threads())
     };
-    let partial: Vec<Vec<(KahanSum, usize)>> = blocks
+    let partial: Vec<Vec<KahanSum>> = blocks
         .into_par_iter()
         .map(|range| {
-            let mut acc = vec![(KahanSum::default(), 0usize); cols];
-            let mut feed = |j: usize, v: f64| {
-                let (sum, count) = &mut acc[j];
-                *count += 1;
-                step(sum, v, j, *count);
-            };
+            let mut acc = vec![KahanSum::default(); cols];
             for i in range {
                 match m {
-                    Matrix::Dense(d) => d.row(i).iter().enumerate().for_each(|(j, &v)| feed(j, v)),
+                    Matrix::Dense(d) => acc.iter_mut().zip(d.row(i)).for_each(|(a, &v)| a.add(v)),
                     Matrix::Sparse(s) => {
                         let (idx, val) = s.line(i);
-                        idx.iter().zip(val).for_each(|(&j, &v)| feed(j as usize, v));
+                        idx.iter()
+                            .zip(val)
+                            .for_each(|(&j, &v)| acc[j as usize].add(v));
                     }
                 }
             }
             acc
         })
         .collect();
+    // The first block as it is: one block keeps SystemDS's sums to the bit.
     let mut blocks = partial.into_iter();
     let mut acc = blocks
         .next()
-        .unwrap_or_else(|| vec![(KahanSum::default(), 0); cols]);
+        .unwrap_or_else(|| vec![KahanSum::default(); cols]);
     for block in blocks {
-        for ((sum, count), (other, n)) in acc.iter_mut().zip(block) {
+        for (sum, other) in acc.iter_mut().zip(block) {
             sum.merge(other);
-            *count += n;
         }
     }
-    acc
+    let sums = acc.into_iter().map(KahanSum::value).collect();
+    Matrix::Dense(DenseMatrix::from_vec(1, cols, sums).expect("1 x cols"))
 }
 
-/// Mean of all cells (SystemDS's running mean up to [`kahan::SEQUENTIAL_TERMS`] cells,
-/// the compensated sum over the count beyond); NaN for a matrix without cells.
+/// Mean of all cells: the compensated sum over the count, so that `mean(X)` is
+/// `sum(X) / length(X)` to the bit, as the optimizer's rewrites take it (SystemDS keeps a
+/// running mean instead, which can differ in the last digit). NaN for a matrix without
+/// cells.
 pub fn mean(m: &Matrix) -> f64 {
-    let cells = m.rows() * m.cols();
-    if cells > kahan::SEQUENTIAL_TERMS {
-        return sum(m) / cells as f64;
-    }
-    match m {
-        Matrix::Dense(d) => kahan::mean_iter(0, d.data().iter().copied()),
-        Matrix::Sparse(s) => kahan::mean_iter(cells - s.values().len(), s.values().iter().copied()),
-    }
+    sum(m) / (m.rows() as f64 * m.cols() as f64)
 }
 
-/// Row means as an `m x 1` dense matrix (NaN when there are no columns), each by
-/// SystemDS's running mean, implicit zeros first.
+fn scaled(m: Matrix, divisor: usize) -> Matrix {
+    let mut d = m.into_dense();
+    let n = divisor as f64;
+    for v in d.data_mut() {
+        *v /= n;
+    }
+    Matrix::Dense(d)
+}
+
+/// Row means as an `m x 1` dense matrix (NaN when there are no columns).
 pub fn row_means(m: &Matrix) -> Matrix {
-    let cols = m.cols();
-    let out = crate::kernels::ew_common::par_dense(m.rows(), 1, cols.max(1), |range, out| {
-        for (o, i) in out.iter_mut().zip(range) {
-            *o = match m {
-                Matrix::Dense(d) => kahan::mean_iter(0, d.row(i).iter().copied()),
-                Matrix::Sparse(s) => {
-                    let val = s.line(i).1;
-                    kahan::mean_iter(cols - val.len(), val.iter().copied())
-                }
-            };
-        }
-    });
-    Matrix::Dense(out)
+    scaled(row_sums(m), m.cols())
 }
 
-/// Column means as a `1 x n` dense matrix (NaN when there are no rows). Up to
-/// [`kahan::SEQUENTIAL_TERMS`] cells, SystemDS's running mean per column (implicit zeros
-/// first); beyond, the compensated column sums over the row count.
+/// Column means as a `1 x n` dense matrix (NaN when there are no rows).
 pub fn col_means(m: &Matrix) -> Matrix {
-    let (rows, cols) = (m.rows(), m.cols());
-    if rows.saturating_mul(cols) > kahan::SEQUENTIAL_TERMS {
-        let mut d = col_sums(m).into_dense();
-        for v in d.data_mut() {
-            *v /= rows as f64;
-        }
-        return Matrix::Dense(d);
-    }
-    let zeros: Vec<usize> = match m {
-        Matrix::Dense(_) => vec![0; cols],
-        Matrix::Sparse(s) => {
-            let mut stored = vec![0usize; cols];
-            for &j in s.indices() {
-                stored[j as usize] += 1;
-            }
-            stored.into_iter().map(|n| rows - n).collect()
-        }
-    };
-    let means = col_accumulate(m, |mean, v, j, count| {
-        mean.add_to_mean(v, (zeros[j] + count) as f64)
-    })
-    .into_iter()
-    .map(|(mean, _)| if rows == 0 { f64::NAN } else { mean.value() })
-    .collect();
-    Matrix::Dense(DenseMatrix::from_vec(1, cols, means).expect("1 x cols"))
+    scaled(col_sums(m), m.rows())
 }
 
 /// Row maxima as an `m x 1` dense matrix (implicit zeros count).

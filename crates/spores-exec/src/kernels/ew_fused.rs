@@ -663,8 +663,10 @@ pub fn fused_elementwise(program: &EwProgram, args: &[EwArg], output: EwOutput) 
                     s
                 })
                 .collect();
-            let mut total = SliceSum::new(cells);
-            partial.into_iter().for_each(|p| total.merge(p));
+            // The first block as it is: one block keeps SystemDS's sum to the bit.
+            let mut blocks = partial.into_iter();
+            let mut total = blocks.next().unwrap_or_else(|| SliceSum::new(cells));
+            blocks.for_each(|p| total.merge(p));
             EwValue::Scalar(total.value())
         }
         EwOutput::RowSums => {
@@ -720,8 +722,11 @@ pub fn fused_elementwise(program: &EwProgram, args: &[EwArg], output: EwOutput) 
                     sums
                 })
                 .collect();
-            let mut sums = vec![KahanSum::default(); cols];
-            for p in partial {
+            let mut blocks = partial.into_iter();
+            let mut sums = blocks
+                .next()
+                .unwrap_or_else(|| vec![KahanSum::default(); cols]);
+            for p in blocks {
                 for (acc, x) in sums.iter_mut().zip(p) {
                     acc.merge(x);
                 }

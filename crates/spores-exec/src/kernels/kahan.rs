@@ -49,13 +49,6 @@ impl KahanSum {
         self.sum = sum;
     }
 
-    /// One step of SystemDS's running mean: after `count` terms (this one included), the
-    /// sum holds their mean.
-    #[inline(always)]
-    pub fn add_to_mean(&mut self, v: f64, count: f64) {
-        self.add((v - self.sum) / count);
-    }
-
     /// Adds another partial sum (a block summed on its own).
     pub fn merge(&mut self, other: KahanSum) {
         self.add(other.correction);
@@ -167,22 +160,6 @@ pub fn sum_partials(partials: &[f64]) -> f64 {
     sum_iter(partials.iter().copied())
 }
 
-/// Mean of `leading_zeros` zeros followed by `values`, by SystemDS's running mean (its
-/// sparse aggregates count the implicit zeros first); NaN without terms.
-pub fn mean_iter(leading_zeros: usize, values: impl IntoIterator<Item = f64>) -> f64 {
-    let mut mean = KahanSum::default();
-    let mut count = leading_zeros;
-    for v in values {
-        count += 1;
-        mean.add_to_mean(v, count as f64);
-    }
-    if count == 0 {
-        f64::NAN
-    } else {
-        mean.value()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,14 +202,5 @@ mod tests {
         assert_eq!(sum_map(&long, |v| v), inf);
         long[9] = -inf;
         assert!(sum_map(&long, |v| v).is_nan());
-    }
-
-    #[test]
-    fn running_mean_as_systemds() {
-        // SystemDS: mean = mean + (v - mean) / count, compensated.
-        assert_eq!(mean_iter(0, [1.0, 2.0, 4.0]), 7.0 / 3.0);
-        assert_eq!(mean_iter(2, [3.0]), 1.0);
-        assert!(mean_iter(0, []).is_nan());
-        assert_eq!(mean_iter(3, []), 0.0);
     }
 }

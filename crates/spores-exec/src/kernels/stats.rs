@@ -43,12 +43,15 @@ impl RunningVariance {
         self.count = count;
     }
 
-    /// The sample variance (divisor `n - 1`), 0 for a single value, NaN for none.
+    /// The sample variance (divisor `n - 1`): 0 for a single value, NaN for none and
+    /// for values with an infinity or a NaN (IEEE's `Inf - Inf` in the deviations).
     fn variance(&self) -> f64 {
         if self.count == 0.0 {
             f64::NAN
         } else if self.count == 1.0 {
             0.0
+        } else if !self.mean.value().is_finite() {
+            f64::NAN
         } else {
             self.m2.value() / (self.count - 1.0)
         }

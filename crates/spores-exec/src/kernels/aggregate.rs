@@ -217,17 +217,7 @@ pub fn col_sums(m: &Matrix) -> Matrix {
             acc
         })
         .collect();
-    // The first block as it is: one block keeps SystemDS's sums to the bit.
-    let mut blocks = partial.into_iter();
-    let mut acc = blocks
-        .next()
-        .unwrap_or_else(|| vec![KahanSum::default(); cols]);
-    for block in blocks {
-        for (sum, other) in acc.iter_mut().zip(block) {
-            sum.merge(other);
-        }
-    }
-    let sums = acc.into_iter().map(KahanSum::value).collect();
+    let sums = kahan::merge_column_blocks(partial, cols);
     Matrix::Dense(DenseMatrix::from_vec(1, cols, sums).expect("1 x cols"))
 }
 

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use crate::error::{ExecError, Result};
 use crate::kernels::elementwise::{dispatch_binary, BinaryOp};
 use crate::kernels::ew_common::{EW_PAR_MIN, EW_TASK};
-use crate::kernels::kahan::{KahanSum, SliceSum, SEQUENTIAL_TERMS};
+use crate::kernels::kahan::{merge_column_blocks, KahanSum, SliceSum, SEQUENTIAL_TERMS};
 use crate::kernels::unary::{dispatch_unary, UnaryOp};
 use crate::matrix::{DenseMatrix, Matrix};
 
@@ -722,16 +722,7 @@ pub fn fused_elementwise(program: &EwProgram, args: &[EwArg], output: EwOutput) 
                     sums
                 })
                 .collect();
-            let mut blocks = partial.into_iter();
-            let mut sums = blocks
-                .next()
-                .unwrap_or_else(|| vec![KahanSum::default(); cols]);
-            for p in blocks {
-                for (acc, x) in sums.iter_mut().zip(p) {
-                    acc.merge(x);
-                }
-            }
-            let sums = sums.into_iter().map(KahanSum::value).collect();
+            let sums = merge_column_blocks(partial, cols);
             let d = DenseMatrix::from_vec(1, cols, sums).expect("one sum per column");
             EwValue::Matrix(Matrix::Dense(d))
         }

@@ -155,6 +155,21 @@ pub fn sum_iter(values: impl IntoIterator<Item = f64>) -> f64 {
     total.value()
 }
 
+/// Column sums from per-column partial sums of blocks of rows, merged in block order.
+/// The first block is taken as it is, so a single block keeps SystemDS's sums to the bit.
+pub fn merge_column_blocks(partial: Vec<Vec<KahanSum>>, cols: usize) -> Vec<f64> {
+    let mut blocks = partial.into_iter();
+    let mut acc = blocks
+        .next()
+        .unwrap_or_else(|| vec![KahanSum::default(); cols]);
+    for block in blocks {
+        for (sum, other) in acc.iter_mut().zip(block) {
+            sum.merge(other);
+        }
+    }
+    acc.into_iter().map(KahanSum::value).collect()
+}
+
 /// Compensated sum of partial sums (one per block, in block order).
 pub fn sum_partials(partials: &[f64]) -> f64 {
     sum_iter(partials.iter().copied())

@@ -19,7 +19,7 @@ use crate::matrix::{DenseMatrix, Matrix};
 /// SystemDS's running variance (its `CM` object): Welford's update, with the mean and
 /// the sum of squared deviations compensated ([`KahanSum`]).
 #[derive(Clone, Copy, Default)]
-struct RunningVariance {
+pub(crate) struct RunningVariance {
     count: f64,
     mean: KahanSum,
     m2: KahanSum,
@@ -35,7 +35,7 @@ impl RunningVariance {
         }
     }
 
-    fn push(&mut self, v: f64) {
+    pub(crate) fn push(&mut self, v: f64) {
         let count = self.count + 1.0;
         let d = v - self.mean.value();
         self.mean.add(d / count);
@@ -43,9 +43,14 @@ impl RunningVariance {
         self.count = count;
     }
 
+    /// The running mean (SystemDS's `CM` mean, rounded as it rounds).
+    pub(crate) fn mean(&self) -> f64 {
+        self.mean.value()
+    }
+
     /// The sample variance (divisor `n - 1`): 0 for a single value, NaN for none and
     /// for values with an infinity or a NaN (IEEE's `Inf - Inf` in the deviations).
-    fn variance(&self) -> f64 {
+    pub(crate) fn variance(&self) -> f64 {
         if self.count == 0.0 {
             f64::NAN
         } else if self.count == 1.0 {

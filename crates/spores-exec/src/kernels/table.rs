@@ -4,6 +4,8 @@
 //! Category values are 1-based positive integers, as in SystemDS.
 
 use crate::error::{ExecError, Result};
+use crate::kernels::kahan::KahanSum;
+use crate::kernels::stats::RunningVariance;
 use crate::matrix::{CsrMatrix, DenseMatrix, Matrix};
 
 /// One operand of `table`: a vector, or a scalar standing for every row.
@@ -37,22 +39,11 @@ impl TableArg<'_> {
     }
 }
 
-/// A category value as a 0-based index, or an error naming the argument and row.
+/// A category: the value rounded down (SystemDS casts it so), as a 0-based index; an
+/// error naming the argument and row when that is below 1 or NaN.
 fn category(v: f64, what: &str, row: usize) -> Result<usize> {
-    if v.is_nan() || v < 1.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
-        return Err(ExecError::invalid(format!(
-            "{what}: value {v} in row {} is not a positive integer category",
-            row + 1
-        )));
-    }
-    Ok(v as usize - 1)
-}
-
-/// A `table` category: the value rounded down (SystemDS casts it so), as a 0-based
-/// index; an error naming the argument and row when that is below 1.
-fn table_category(v: f64, what: &str, row: usize) -> Result<usize> {
     let floor = v.floor();
-    if floor < 1.0 || floor > u32::MAX as f64 {
+    if floor.is_nan() || floor < 1.0 || floor > u32::MAX as f64 {
         return Err(ExecError::invalid(format!(
             "{what}: value {v} in row {} is not a category (categories are 1, 2, ...)",
             row + 1
@@ -88,8 +79,8 @@ pub fn table(
         if va.is_nan() || vb.is_nan() || vw.is_nan() {
             continue;
         }
-        let i = table_category(va, "table A", k)?;
-        let j = table_category(vb, "table B", k)?;
+        let i = category(va, "table A", k)?;
+        let j = category(vb, "table B", k)?;
         if let Some((r, c)) = dims {
             if i >= r || j >= c {
                 continue;
@@ -134,8 +125,9 @@ impl GroupFn {
 }
 
 /// DML `aggregate(target=X, groups=g, fn=, ngroups=)`: one row per group `1..=ngroups`
-/// (default `max(g)`) and one column per column of `X`. Rows whose group exceeds
-/// `ngroups` are ignored; a group without rows gives 0.
+/// (default `max(g)`) and one column per column of `X`. Group values are rounded down
+/// (SystemDS casts them to integers); rows whose group exceeds `ngroups` are ignored; a
+/// group without rows gives 0.
 pub fn grouped_aggregate(
     target: &Matrix,
     groups: &Matrix,
@@ -167,9 +159,10 @@ pub fn grouped_aggregate(
         ng as f64 * (8.0 + 24.0 * cols as f64),
     )?;
     let x = target.to_dense();
+    // Sums compensated and means and variances running, as SystemDS computes them.
     let mut count = vec![0usize; ng];
-    let mut sum = vec![0.0; ng * cols];
-    let mut sum_sq = vec![0.0; ng * cols];
+    let mut sum = vec![KahanSum::default(); ng * cols];
+    let mut moments = vec![RunningVariance::default(); ng * cols];
     let init = match f {
         GroupFn::Min => f64::INFINITY,
         GroupFn::Max => f64::NEG_INFINITY,
@@ -183,27 +176,26 @@ pub fn grouped_aggregate(
         count[g] += 1;
         for (j, &v) in x.row(k).iter().enumerate() {
             let c = g * cols + j;
-            sum[c] += v;
-            sum_sq[c] += v * v;
-            extreme[c] = match f {
-                GroupFn::Min => extreme[c].min(v),
-                GroupFn::Max => extreme[c].max(v),
-                _ => 0.0,
-            };
+            match f {
+                GroupFn::Sum => sum[c].add(v),
+                GroupFn::Mean | GroupFn::Variance => moments[c].push(v),
+                GroupFn::Min => extreme[c] = extreme[c].min(v),
+                GroupFn::Max => extreme[c] = extreme[c].max(v),
+                GroupFn::Count => {}
+            }
         }
     }
     let out = DenseMatrix::from_fn(ng, cols, |g, j| {
         let c = g * cols + j;
-        let n = count[g] as f64;
         if count[g] == 0 {
             return 0.0;
         }
         match f {
-            GroupFn::Sum => sum[c],
-            GroupFn::Count => n,
-            GroupFn::Mean => sum[c] / n,
+            GroupFn::Sum => sum[c].value(),
+            GroupFn::Count => count[g] as f64,
+            GroupFn::Mean => moments[c].mean(),
             GroupFn::Min | GroupFn::Max => extreme[c],
-            GroupFn::Variance => (sum_sq[c] - sum[c] * sum[c] / n) / (n - 1.0),
+            GroupFn::Variance => moments[c].variance(),
         }
     });
     Ok(Matrix::Dense(out).into_best_format())
@@ -298,5 +290,29 @@ mod tests {
         .unwrap();
         assert_eq!(values(&max), [3.0, 4.0, 5.0, 6.0]);
         assert!(grouped_aggregate(&x, &Matrix::column(&[1.0]), GroupFn::Sum, None).is_err());
+    }
+
+    #[test]
+    fn groups_are_rounded_down_as_systemds_casts_them() {
+        // SystemDS's rblk_recompile3 groups a column of reals by itself.
+        let x = Matrix::column(&[2.3, 1.9, 2.7, 3.0]);
+        let count = grouped_aggregate(&x, &x, GroupFn::Count, None).unwrap();
+        assert_eq!(values(&count), [1.0, 2.0, 1.0]);
+        for bad in [0.5, 0.0, -2.0, f64::NAN] {
+            let g = Matrix::column(&[1.0, bad, 2.0, 2.0]);
+            let err = grouped_aggregate(&x, &g, GroupFn::Sum, None).unwrap_err();
+            assert!(err.to_string().contains("row 2"), "{err}");
+        }
+    }
+
+    #[test]
+    fn group_variances_run_as_systemds_moments() {
+        // Large offsets cancel exactly in the running form, not in sum_sq - sum^2 / n.
+        let x = Matrix::column(&[1e9 + 1.0, 1e9 + 2.0, 1e9 + 3.0, 5.0]);
+        let g = Matrix::column(&[1.0, 1.0, 1.0, 2.0]);
+        let var = grouped_aggregate(&x, &g, GroupFn::Variance, None).unwrap();
+        assert_eq!(values(&var), [1.0, 0.0]);
+        let mean = grouped_aggregate(&x, &g, GroupFn::Mean, None).unwrap();
+        assert_eq!(values(&mean), [1e9 + 2.0, 5.0]);
     }
 }

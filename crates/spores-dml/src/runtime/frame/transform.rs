@@ -8,7 +8,11 @@
 //! every other column passes through as numbers. The metadata frame has one column per
 //! input column: `token·code` per recoded value, listed in the iteration order of the Java
 //! `HashMap` SystemDS keeps them in, or `min·max` per bin (`·` is U+00B7). Unseen values
-//! encode as NaN. Feature hashing, imputation, omission and embeddings are refused by name.
+//! encode as NaN. A hashed column (`hash: [...]` with `K: k`) codes a value as
+//! `|h| mod k + 1` of its Java hash code `h` (`String.hashCode()` for text), its metadata
+//! is `k`. Applied by name to a frame with other columns than the metadata's, each column
+//! takes the metadata column of its name, as SystemDS does. Imputation, omission, user
+//! functions and embeddings are refused by name.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,11 +32,14 @@ enum Role {
     PassThrough,
     Recode { dummy: bool },
     Bin { bins: usize, dummy: bool },
+    Hash { k: usize, dummy: bool },
 }
 
 /// A parsed transform spec: one role per column of the frame it is applied to.
 struct Spec {
     roles: Vec<Role>,
+    /// Columns named by number (`ids: true`) rather than by name.
+    ids: bool,
 }
 
 impl Spec {
@@ -74,6 +81,15 @@ impl Spec {
                     }
                 ))),
             }
+        };
+        let hash_buckets = || match fields.iter().find(|(k, _)| k == "K").map(|(_, v)| v) {
+            Some(Json::Number(k)) if *k >= 1.0 && k.fract() == 0.0 => Ok(*k as usize),
+            Some(other) => Err(TransformError::Spec(format!(
+                "`K` is a positive whole number, found {other:?}"
+            ))),
+            None => Err(TransformError::Spec(
+                "`hash` needs `K`, the number of buckets".into(),
+            )),
         };
         let mut roles = vec![Role::PassThrough; names.len()];
         let mut dummy = vec![false; names.len()];
@@ -128,8 +144,13 @@ impl Spec {
                         roles[col] = Role::Bin { bins, dummy: false };
                     }
                 }
-                other
-                @ ("hash" | "impute" | "omit" | "word_embedding" | "bag_of_words" | "udf") => {
+                "hash" => {
+                    let k = hash_buckets()?;
+                    for v in items()? {
+                        roles[column(v)?] = Role::Hash { k, dummy: false };
+                    }
+                }
+                other @ ("impute" | "omit" | "word_embedding" | "bag_of_words" | "udf") => {
                     return Err(TransformError::Unsupported(format!("`{other}`")))
                 }
                 // SystemDS ignores keys it does not know (`K` for hashing, ...).
@@ -140,11 +161,12 @@ impl Spec {
             if d {
                 *role = match *role {
                     Role::Bin { bins, .. } => Role::Bin { bins, dummy: true },
+                    Role::Hash { k, .. } => Role::Hash { k, dummy: true },
                     _ => Role::Recode { dummy: true },
                 };
             }
         }
-        Ok(Spec { roles })
+        Ok(Spec { roles, ids })
     }
 }
 
@@ -157,6 +179,8 @@ enum ColumnMeta {
         listed: Vec<(String, usize)>,
     },
     Bins(Vec<(f64, f64)>),
+    /// Feature hashing into `k` buckets.
+    Hash(usize),
 }
 
 impl ColumnMeta {
@@ -166,6 +190,7 @@ impl ColumnMeta {
             ColumnMeta::None => 1,
             ColumnMeta::Recode { codes, .. } => codes.len(),
             ColumnMeta::Bins(b) => b.len(),
+            ColumnMeta::Hash(k) => *k,
         }
     }
 
@@ -180,6 +205,7 @@ impl ColumnMeta {
                 .iter()
                 .map(|(lo, hi)| format!("{}{SEP}{}", format_double(*lo), format_double(*hi)))
                 .collect(),
+            ColumnMeta::Hash(k) => vec![k.to_string()],
         }
     }
 
@@ -205,8 +231,51 @@ impl ColumnMeta {
                         .clamp(1.0, n as f64)
                 }
             }
-            ColumnMeta::None => return Err(TransformError::Spec("no metadata".into())),
+            ColumnMeta::Hash(_) | ColumnMeta::None => {
+                return Err(TransformError::Spec("no metadata".into()))
+            }
         })
+    }
+}
+
+/// SystemDS's feature-hash code of row `i`: the absolute value of the cell's Java hash
+/// code (its `Array.hashDouble`) modulo `k`, plus 1; NaN for a null or empty cell.
+fn hash_code(column: &Column, i: usize, k: usize) -> f64 {
+    let h = match column {
+        Column::Text(t) => match t[i].as_deref() {
+            None | Some("") => return f64::NAN,
+            Some(s) => f64::from(string_hash(s)),
+        },
+        Column::Number { ty, values } => {
+            let v = values[i];
+            match ty {
+                ValueType::Boolean => f64::from(u8::from(v != 0.0)),
+                ValueType::Int32 => v,
+                ValueType::Int64 => {
+                    let x = v as i64;
+                    f64::from((x ^ ((x as u64) >> 32) as i64) as i32)
+                }
+                ValueType::Fp32 => f64::from(canonical_f32_bits(v as f32)),
+                ValueType::Fp64 | ValueType::String => {
+                    let bits = if v.is_nan() {
+                        0x7ff8_0000_0000_0000
+                    } else {
+                        v.to_bits()
+                    };
+                    f64::from((bits ^ (bits >> 32)) as u32 as i32)
+                }
+            }
+        }
+    };
+    h.abs() % k as f64 + 1.0
+}
+
+/// Java's `Float.hashCode`: the bits, with every NaN as the canonical one.
+fn canonical_f32_bits(v: f32) -> i32 {
+    if v.is_nan() {
+        0x7fc0_0000
+    } else {
+        v.to_bits() as i32
     }
 }
 
@@ -214,6 +283,7 @@ impl ColumnMeta {
 fn build(column: &Column, rows: usize, role: Role) -> ColumnMeta {
     match role {
         Role::PassThrough => ColumnMeta::None,
+        Role::Hash { k, .. } => ColumnMeta::Hash(k),
         Role::Recode { .. } => {
             let mut order: JavaHashOrder<String, usize> = JavaHashOrder::new();
             let mut codes = HashMap::new();
@@ -268,6 +338,19 @@ fn read_meta(meta: &Frame, j: usize, role: Role) -> Result<ColumnMeta, Transform
     };
     Ok(match role {
         Role::PassThrough => ColumnMeta::None,
+        // The metadata's bucket count (SystemDS writes it in the first row).
+        Role::Hash { k, .. } => match cells.first() {
+            Some(cell) => match cell.trim().parse::<usize>() {
+                Ok(k) if k >= 1 => ColumnMeta::Hash(k),
+                _ => {
+                    return Err(TransformError::Meta {
+                        col: j + 1,
+                        cell: cell.clone(),
+                    })
+                }
+            },
+            None => ColumnMeta::Hash(k),
+        },
         Role::Recode { .. } => {
             let mut codes = HashMap::new();
             let mut listed = Vec::new();
@@ -319,7 +402,9 @@ fn encode_with(
         let column = &frame.columns()[j];
         let dummy = matches!(
             role,
-            Role::Recode { dummy: true } | Role::Bin { dummy: true, .. }
+            Role::Recode { dummy: true }
+                | Role::Bin { dummy: true, .. }
+                | Role::Hash { dummy: true, .. }
         );
         for i in 0..frame.rows() {
             match role {
@@ -344,7 +429,10 @@ fn encode_with(
                     out.set(i, at, v);
                 }
                 _ => {
-                    let code = meta.code(column.text(i).as_deref())?;
+                    let code = match meta {
+                        ColumnMeta::Hash(k) => hash_code(column, i, *k),
+                        _ => meta.code(column.text(i).as_deref())?,
+                    };
                     if !dummy {
                         out.set(i, at, code);
                     } else if code.is_finite() && code >= 1.0 {
@@ -386,8 +474,27 @@ pub fn encode(frame: &Frame, spec: &str) -> Result<(Matrix, Frame), TransformErr
 
 /// `transformapply(target=F, spec=s, meta=M)`: `F` encoded with `M`'s codes and bins.
 pub fn apply(frame: &Frame, spec: &str, meta: &Frame) -> Result<Matrix, TransformError> {
-    let spec = Spec::parse(spec, &frame.names())?;
-    let metas = read_metas(meta, &spec.roles)?;
+    let names = frame.names();
+    let spec = Spec::parse(spec, &names)?;
+    let meta_names = meta.names();
+    let metas = if !spec.ids && names != meta_names {
+        // Columns by name: each takes the metadata column of its name (a transform
+        // applied to a subset or a reordering of the columns it was built on).
+        let columns = names
+            .iter()
+            .map(|name| match meta_names.iter().position(|m| m == name) {
+                Some(pos) => Ok(meta.columns()[pos].clone()),
+                None => Err(TransformError::NoColumn {
+                    column: format!("\"{name}\" in the metadata"),
+                    cols: meta_names.len(),
+                }),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let named = Frame::new(meta.rows(), Some(names.clone()), columns);
+        read_metas(&named, &spec.roles)?
+    } else {
+        read_metas(meta, &spec.roles)?
+    };
     encode_with(frame, &spec.roles, &metas)
 }
 
@@ -409,7 +516,9 @@ fn read_metas(meta: &Frame, roles: &[Role]) -> Result<Vec<ColumnMeta>, Transform
 /// How many encoded columns a column with `role` and `meta` takes.
 fn width(role: Role, meta: &ColumnMeta) -> usize {
     match role {
-        Role::Recode { dummy: true } | Role::Bin { dummy: true, .. } => meta.width(),
+        Role::Recode { dummy: true }
+        | Role::Bin { dummy: true, .. }
+        | Role::Hash { dummy: true, .. } => meta.width(),
         _ => 1,
     }
 }
@@ -518,6 +627,12 @@ pub fn decode(x: &Matrix, spec: &str, meta: &Frame) -> Result<Frame, TransformEr
                     })
                     .collect::<Result<_, _>>()?,
             ),
+            (Role::Hash { .. }, _) => {
+                return Err(TransformError::Unsupported(format!(
+                    "decoding hashed column {} (hashing cannot be undone)",
+                    j + 1
+                )))
+            }
             _ => {
                 return Err(TransformError::Unsupported(format!(
                     "decoding column {} without its metadata",
@@ -756,6 +871,37 @@ mod tests {
         assert_eq!(&y.data()[..3], &[0., 0., 0.]);
         assert_eq!(y.get(0, 3), 1.0);
         assert!(encode(&f, "{ids: true, hash: [1]}").is_err());
+        assert!(encode(&f, "{ids: true, udf: {name: f, ids: [1]}}").is_err());
         assert!(encode(&f, "{ids: true, recode: [3]}").is_err());
+    }
+
+    #[test]
+    fn hashing_codes_java_hashes_and_applies_by_name() {
+        // Java: "a".hashCode() = 97, "abc" 96354, "polygenelubricants" i32::MIN.
+        let f = frame(&["a", "x", "abc", "y", "polygenelubricants", "x"], 3, 2);
+        let (x, meta) = encode(&f, "{ids: true, hash: [1], recode: [2], K: 100}").unwrap();
+        let d = x.to_dense();
+        assert_eq!(d.data(), &[98.0, 1.0, 55.0, 2.0, 49.0, 1.0]);
+        assert_eq!(meta.text(0, 0).as_deref(), Some("100"));
+        let spec = "{ids: true, hash: [1], recode: [2], dummycode: [1], K: 4}";
+        let (dummy, _) = encode(&f, spec).unwrap();
+        // 97 mod 4 + 1 = 2; 96354 mod 4 + 1 = 3; 2^31 mod 4 + 1 = 1.
+        assert_eq!(dummy.cols(), 5);
+        assert_eq!(dummy.get(0, 1), 1.0);
+        assert_eq!(dummy.get(1, 2), 1.0);
+        assert_eq!(dummy.get(2, 0), 1.0);
+
+        // By name, on a subset of the columns the metadata was built on.
+        let named = Frame::new(3, Some(vec!["k".into(), "v".into()]), f.columns().to_vec());
+        let (x, meta) = encode(&named, "{recode: [k, v]}").unwrap();
+        let v_only = Frame::new(3, Some(vec!["v".into()]), vec![f.columns()[1].clone()]);
+        let applied = apply(&v_only, "{recode: [v]}", &meta).unwrap();
+        assert_eq!(applied.cols(), 1);
+        for i in 0..3 {
+            assert_eq!(applied.get(i, 0), x.get(i, 1));
+        }
+        let other = Frame::new(3, Some(vec!["w".into()]), vec![f.columns()[1].clone()]);
+        let err = apply(&other, "{recode: [w]}", &meta).unwrap_err();
+        assert!(err.to_string().contains("\"w\" in the metadata"), "{err}");
     }
 }

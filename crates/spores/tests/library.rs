@@ -674,3 +674,31 @@ print("x=%d y=%5.2f", 3, 2.5)
         "eval: `f` takes at most 1 argument"
     );
 }
+
+#[test]
+fn systemds_aliases_of_native_builtins_call_the_same_builtin() {
+    // SystemDS 3.4 prints the same for this script (its Builtins' second names).
+    let out = run(
+        r#"
+A = matrix("1 2 3 4", rows=2, cols=2)
+print(tr(A))
+print(toString(inverse(A)))
+print(toString(is.infinite(A / (A - 1))))
+print(toString(isNA(A / (A - A))))
+g = matrix("1 2 1 2", rows=4, cols=1)
+v = matrix("1 2 3 4", rows=4, cols=1)
+print(toString(ctable(g, v)))
+print(toString(groupedAggregate(target=v, groups=g, fn="sum")))
+print(centralMoment(v, 2))
+[C, N] = rcm(A, A)
+print(toString(C))
+"#,
+        RunOptions::default(),
+    );
+    assert_eq!(
+        out,
+        "5.0\n-2.000 1.000\n1.500 -0.500\n\n1.000 0.000\n0.000 0.000\n\n0.000 0.000\n\
+         0.000 0.000\n\n1.000 0.000 1.000 0.000\n0.000 1.000 0.000 1.000\n\n4.000\n6.000\n\n\
+         1.25\n1.000 2.000\n1.000 2.000\n\n"
+    );
+}

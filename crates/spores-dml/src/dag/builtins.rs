@@ -262,7 +262,10 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     },
     of_target(Builtin::Exists, "exists", Scalar),
     of_target(Builtin::Diag, "diag", Computed),
-    of_target(Builtin::Trace, "trace", Scalar),
+    BuiltinSpec {
+        aliases: &["tr"],
+        ..of_target(Builtin::Trace, "trace", Scalar)
+    },
     row(
         Builtin::Cbind,
         "cbind",
@@ -387,19 +390,22 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     of_target(Builtin::RowIndexMax, "rowIndexMax", ColumnPerRow),
     of_target(Builtin::RowIndexMin, "rowIndexMin", ColumnPerRow),
     // A negative odim: the size is taken from the data.
-    row(
-        Builtin::Table,
-        "table",
-        &[
-            req("A"),
-            req("B"),
-            opt("weights", Double(1.0)),
-            opt("odim1", Int(-1)),
-            opt("odim2", Int(-1)),
-        ],
-        Custom,
-        Computed,
-    ),
+    BuiltinSpec {
+        aliases: &["ctable"],
+        ..row(
+            Builtin::Table,
+            "table",
+            &[
+                req("A"),
+                req("B"),
+                opt("weights", Double(1.0)),
+                opt("odim1", Int(-1)),
+                opt("odim2", Int(-1)),
+            ],
+            Custom,
+            Computed,
+        )
+    },
     named(
         Builtin::RemoveEmpty,
         "removeEmpty",
@@ -421,7 +427,10 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         ],
     ),
     named(Builtin::Solve, "solve", &[req("A"), req("b")]),
-    of_target(Builtin::Inv, "inv", SameAsFirst),
+    BuiltinSpec {
+        aliases: &["inverse"],
+        ..of_target(Builtin::Inv, "inv", SameAsFirst)
+    },
     of_target(Builtin::Cholesky, "cholesky", SameAsFirst),
     BuiltinSpec {
         results: &["values", "vectors"],
@@ -473,13 +482,16 @@ pub const BUILTINS: &[BuiltinSpec] = &[
         "quantile",
         &[req("target"), req("p"), opt("weights", Absent)],
     ),
-    row(
-        Builtin::Moment,
-        "moment",
-        &[req("target"), req("order"), opt("weights", Absent)],
-        Named,
-        Scalar,
-    ),
+    BuiltinSpec {
+        aliases: &["centralMoment"],
+        ..row(
+            Builtin::Moment,
+            "moment",
+            &[req("target"), req("order"), opt("weights", Absent)],
+            Named,
+            Scalar,
+        )
+    },
     row(
         Builtin::Cov,
         "cov",
@@ -512,16 +524,19 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     row(Builtin::LowerTri, "lower.tri", TRIANGLE, Named, LikeFirst),
     row(Builtin::UpperTri, "upper.tri", TRIANGLE, Named, LikeFirst),
     // A negative ngroups: the number of groups is taken from the data.
-    named(
-        Builtin::Aggregate,
-        "aggregate",
-        &[
-            req("target"),
-            req("groups"),
-            req("fn"),
-            opt("ngroups", Int(-1)),
-        ],
-    ),
+    BuiltinSpec {
+        aliases: &["groupedAggregate"],
+        ..named(
+            Builtin::Aggregate,
+            "aggregate",
+            &[
+                req("target"),
+                req("groups"),
+                req("fn"),
+                opt("ngroups", Int(-1)),
+            ],
+        )
+    },
     of_target(Builtin::Unique, "unique", Computed),
     named(Builtin::Conv2d, "conv2d", CONV),
     named(
@@ -629,6 +644,7 @@ pub const BUILTINS: &[BuiltinSpec] = &[
     effect(Builtin::EvalList, "evalList", &[req("function")], Custom),
     BuiltinSpec {
         results: &["C", "N"],
+        aliases: &["rcm"],
         ..named(Builtin::RowClassMeet, "rowClassMeet", &[req("A"), req("B")])
     },
     of_target(Builtin::AsFrame, "as.frame", Computed),

@@ -505,7 +505,9 @@ impl<'a> Lowerer<'a> {
             "pmin" | "pmax" if args.len() >= 2 => return self.min_max(&name[1..], args, span),
             // SystemDS's weighted forms give the weights second, `quantile(v, w, p)`
             // and `moment(v, w, k)`; the builtins take them last.
-            "quantile" | "moment" if args.len() == 3 && args.iter().all(|a| a.name.is_none()) => {
+            "quantile" | "moment" | "centralMoment"
+                if args.len() == 3 && args.iter().all(|a| a.name.is_none()) =>
+            {
                 let spec = builtins::by_name(name).expect("a builtin");
                 let reordered = [args[0].clone(), args[2].clone(), args[1].clone()];
                 return self.by_signature(spec, &reordered, span);
@@ -1012,8 +1014,8 @@ fn operator_builtin(name: &str) -> Option<(Op, usize)> {
         "sinh" => unary(UnaryOp::Sinh),
         "cosh" => unary(UnaryOp::Cosh),
         "tanh" => unary(UnaryOp::Tanh),
-        "isNaN" | "is.na" | "is.nan" => unary(UnaryOp::IsNaN),
-        "isInf" => unary(UnaryOp::IsInf),
+        "isNaN" | "isNA" | "is.na" | "is.nan" => unary(UnaryOp::IsNaN),
+        "isInf" | "is.infinite" => unary(UnaryOp::IsInf),
         "sum" => agg(AggFn::Sum, Axis::All),
         "mean" | "avg" => agg(AggFn::Mean, Axis::All),
         "rowSums" => agg(AggFn::Sum, Axis::Row),

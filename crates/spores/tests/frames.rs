@@ -532,3 +532,33 @@ fn a_directory_without_metadata_reads_as_text_cells() {
     );
     assert_eq!(run_dml("text_dir.dml", &src).unwrap(), "1.5 3\n");
 }
+
+/// A spec's `udf` rewrites each listed column's encoded columns (a dummycoded column's
+/// three together) with a function called as `eval` calls it. SystemDS 3.4 prints the same
+/// layout with `udf: {name: scaleMinMax, ...}`; it finds only builtin functions there, and
+/// spores the script's own too. Feature hashing codes `|String.hashCode()| mod K + 1`.
+#[test]
+fn transformencode_calls_a_udf_and_hashes_as_systemds() {
+    let src = r#"twice = function(Matrix[Double] X) return (Matrix[Double] Y) { Y = 2 * X + 1 }
+F = frame(["a", "1", "x", "b", "2", "y", "a", "4", "z"], rows=3, cols=3)
+[X, M] = transformencode(target=F, spec="{ids:true, recode:[1], dummycode:[3], udf: {name: twice, ids: [2, 3]}}")
+print(toString(X))
+G = frame(["a", "c", "a", "d"], rows=4, cols=1)
+[Y, N] = transformencode(target=G, spec="{ids:true, hash:[1], K: 7}")
+print(toString(t(Y)))
+"#;
+    let out = run_dml("udf.dml", src).unwrap();
+    assert_eq!(
+        out,
+        "1.000 3.000 3.000 1.000 1.000\n2.000 5.000 1.000 3.000 1.000\n\
+         1.000 9.000 1.000 1.000 3.000\n\n7.000 2.000 7.000 3.000\n\n"
+    );
+    assert_fails(
+        "udf_shape.dml",
+        "f = function(Matrix[Double] X) return (Matrix[Double] Y) { Y = X[1, ] }\n\
+         F = frame([\"1\", \"2\"], rows=2, cols=1)\n\
+         [X, M] = transformencode(target=F, spec=\"{ids:true, udf: {name: f, ids: [1]}}\")\n\
+         print(toString(X))\n",
+        &["the udf `f` returned a 1x1 matrix for 2x1 encoded cells"],
+    );
+}

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use spores_exec::io::Format;
+use spores_exec::Matrix;
 use spores_lang::ast::{Expr, Param, Program, Stmt, StmtKind, TypeSpec};
 use spores_lang::diag::{Diagnostic, Span};
 
@@ -585,6 +586,11 @@ impl<'w> Interpreter<'w> {
                     ))
                 }
             },
+            Op::Builtin(Builtin::TransformEncode) => {
+                let results = self.transform_encode(&args, node.span, suggest_engine)?;
+                call_results.insert(id, results);
+                Value::Int(0)
+            }
             Op::Builtin(b) if b.outputs() > 1 => {
                 let results = super::native::eval_multi(*b, &args)
                     .map_err(|e| runtime_at(e, node.span, suggest_engine))?;
@@ -711,6 +717,74 @@ impl<'w> Interpreter<'w> {
     /// from the calling file as a call written there would be) with the values, or with
     /// the elements of one list (named ones bind by name). Parameters left out take
     /// their defaults. Gives the function's name, its results and their names.
+    /// `[X, M] = transformencode(target=F, spec=s)`, calling the spec's `udf` function (as
+    /// `eval` would, with a one-matrix list) on each listed column's encoded columns and
+    /// writing its result back in their place, as SystemDS's `ColumnEncoderUDF` does.
+    fn transform_encode(
+        &mut self,
+        args: &[Value],
+        span: Span,
+        suggest_engine: bool,
+    ) -> Result<Vec<Value>, Diagnostic> {
+        let (x, meta, udf) = super::frame::builtins::transform_encode_then_udf(args)
+            .map_err(|e| runtime_at(e, span, suggest_engine))?;
+        let x = match udf {
+            None => x,
+            Some(call) => {
+                let function = call.function;
+                let mut out = x.to_dense();
+                for cols in call.columns {
+                    let part = spores_exec::kernels::structural::slice(
+                        &Matrix::Dense(out.clone()),
+                        0..out.rows(),
+                        cols.clone(),
+                    )
+                    .map_err(|e| Diagnostic::new(e.to_string(), span))?;
+                    let list = Value::List(std::sync::Arc::new(super::value::ListValue {
+                        names: vec![None],
+                        items: vec![Value::matrix(part)],
+                    }));
+                    let (_, results, _) =
+                        self.eval_by_name(vec![Value::str(function.as_str()), list], span)?;
+                    let result = match results.into_iter().next() {
+                        Some(Value::Matrix(m)) => m,
+                        other => {
+                            return Err(Diagnostic::new(
+                                format!(
+                                "transformencode: the udf `{function}` returned {}, not a matrix",
+                                other.map_or("nothing", |v| v.type_name())
+                            ),
+                                span,
+                            ))
+                        }
+                    };
+                    if result.rows() != out.rows() || result.cols() != cols.len() {
+                        return Err(Diagnostic::new(
+                            format!(
+                                "transformencode: the udf `{function}` returned a {}x{} matrix for {}x{} encoded cells",
+                                result.rows(),
+                                result.cols(),
+                                out.rows(),
+                                cols.len()
+                            ),
+                            span,
+                        ));
+                    }
+                    for i in 0..out.rows() {
+                        for (k, j) in cols.clone().enumerate() {
+                            out.set(i, j, result.get(i, k));
+                        }
+                    }
+                }
+                Matrix::Dense(out).into_best_format()
+            }
+        };
+        Ok(vec![
+            Value::matrix(x),
+            Value::Frame(std::sync::Arc::new(meta)),
+        ])
+    }
+
     fn eval_by_name(
         &mut self,
         mut args: Vec<Value>,

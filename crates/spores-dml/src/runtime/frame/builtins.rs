@@ -277,6 +277,16 @@ pub fn transform_encode(args: &[Value]) -> Result<Vec<Value>, RuntimeError> {
     Ok(vec![Value::matrix(x), Value::Frame(Arc::new(meta))])
 }
 
+/// `transformencode` before the spec's `udf`, which the interpreter then calls: the
+/// encoded matrix, the metadata, and the function with the encoded columns it rewrites.
+pub fn transform_encode_then_udf(args: &[Value]) -> Result<transform::Encoded, RuntimeError> {
+    let f = frame_arg(&args[0], "transformencode")?;
+    Ok(transform::encode_then_udf(
+        f,
+        &spec_arg(&args[1], "transformencode")?,
+    )?)
+}
+
 /// `transformapply(target=F, spec=s, meta=M)`.
 pub fn transform_apply(args: &[Value]) -> OpResult {
     let f = frame_arg(&args[0], "transformapply")?;

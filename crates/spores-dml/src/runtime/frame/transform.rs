@@ -11,10 +11,12 @@
 //! encode as NaN. A hashed column (`hash: [...]` with `K: k`) codes a value as
 //! `|h| mod k + 1` of its Java hash code `h` (`String.hashCode()` for text), its metadata
 //! is `k`. Applied by name to a frame with other columns than the metadata's, each column
-//! takes the metadata column of its name, as SystemDS does. Imputation, omission, user
-//! functions and embeddings are refused by name.
+//! takes the metadata column of its name, as SystemDS does. `udf: {name: f, ids: [...]}`
+//! has the interpreter call the DML function `f` on each listed column's encoded columns
+//! ([`encode_then_udf`]). Imputation, omission and embeddings are refused by name.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use spores_exec::java_hash::{string_hash, JavaHashOrder};
@@ -40,6 +42,17 @@ struct Spec {
     roles: Vec<Role>,
     /// Columns named by number (`ids: true`) rather than by name.
     ids: bool,
+    udf: Option<Udf>,
+}
+
+/// A spec's `udf: {name: f, ids: [...]}`: a DML function that `transformencode` applies
+/// to each listed column's encoded columns (one, or its dummy columns) after encoding,
+/// as SystemDS's `ColumnEncoderUDF` calls it through `eval` with a one-matrix list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Udf {
+    pub function: String,
+    /// 0-based columns of the frame.
+    pub columns: Vec<usize>,
 }
 
 impl Spec {
@@ -92,6 +105,7 @@ impl Spec {
             )),
         };
         let mut roles = vec![Role::PassThrough; names.len()];
+        let mut udf = None;
         let mut dummy = vec![false; names.len()];
         for (key, value) in &fields {
             let items = || match value {
@@ -150,7 +164,28 @@ impl Spec {
                         roles[column(v)?] = Role::Hash { k, dummy: false };
                     }
                 }
-                other @ ("impute" | "omit" | "word_embedding" | "bag_of_words" | "udf") => {
+                "udf" => {
+                    let Json::Object(spec) = value else {
+                        return Err(TransformError::Spec("`udf` takes an object".into()));
+                    };
+                    let get = |k: &str| spec.iter().find(|(n, _)| n == k).map(|(_, v)| v);
+                    let function = match get("name") {
+                        Some(Json::Str(f) | Json::Bare(f)) => f.clone(),
+                        _ => return Err(TransformError::Spec("`udf` names no function".into())),
+                    };
+                    let columns = match get(if ids { "ids" } else { "names" }) {
+                        Some(Json::Array(items)) => {
+                            items.iter().map(column).collect::<Result<Vec<_>, _>>()?
+                        }
+                        _ => {
+                            return Err(TransformError::Spec(
+                                "`udf` lists no columns (`ids: [...]`)".into(),
+                            ))
+                        }
+                    };
+                    udf = Some(Udf { function, columns });
+                }
+                other @ ("impute" | "omit" | "word_embedding" | "bag_of_words") => {
                     return Err(TransformError::Unsupported(format!("`{other}`")))
                 }
                 // SystemDS ignores keys it does not know (`K` for hashing, ...).
@@ -166,7 +201,7 @@ impl Spec {
                 };
             }
         }
-        Ok(Spec { roles, ids })
+        Ok(Spec { roles, ids, udf })
     }
 }
 
@@ -446,8 +481,31 @@ fn encode_with(
     Ok(Matrix::Dense(out).into_best_format())
 }
 
-/// `[X, M] = transformencode(target=F, spec=s)`.
+/// `[X, M] = transformencode(target=F, spec=s)` for a spec without `udf`.
 pub fn encode(frame: &Frame, spec: &str) -> Result<(Matrix, Frame), TransformError> {
+    let (x, meta, udf) = encode_then_udf(frame, spec)?;
+    match udf {
+        Some(_) => Err(TransformError::Unsupported(
+            "`udf` here (only a script's transformencode calls functions)".into(),
+        )),
+        None => Ok((x, meta)),
+    }
+}
+
+/// `transformencode` before its `udf`: the encoded matrix, the metadata, and the call of
+/// the spec's `udf` still to make.
+pub type Encoded = (Matrix, Frame, Option<UdfCall>);
+
+/// A `udf` to call after encoding: the function and the encoded columns of each column
+/// it applies to, in the spec's order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UdfCall {
+    pub function: String,
+    pub columns: Vec<Range<usize>>,
+}
+
+/// `transformencode` before its `udf` (see [`Encoded`]).
+pub fn encode_then_udf(frame: &Frame, spec: &str) -> Result<Encoded, TransformError> {
     let names = frame.names();
     let spec = Spec::parse(spec, &names)?;
     let metas: Vec<ColumnMeta> = spec
@@ -457,6 +515,23 @@ pub fn encode(frame: &Frame, spec: &str) -> Result<(Matrix, Frame), TransformErr
         .map(|(j, &role)| build(&frame.columns()[j], frame.rows(), role))
         .collect();
     let x = encode_with(frame, &spec.roles, &metas)?;
+    let udf = spec.udf.map(|udf| {
+        let mut starts = Vec::with_capacity(spec.roles.len() + 1);
+        let mut at = 0;
+        for (&role, m) in spec.roles.iter().zip(&metas) {
+            starts.push(at);
+            at += width(role, m);
+        }
+        starts.push(at);
+        UdfCall {
+            function: udf.function,
+            columns: udf
+                .columns
+                .iter()
+                .map(|&j| starts[j]..starts[j + 1])
+                .collect(),
+        }
+    });
     let cells: Vec<Vec<String>> = metas.iter().map(ColumnMeta::cells).collect();
     let rows = cells.iter().map(Vec::len).max().unwrap_or(0);
     let columns = cells
@@ -469,7 +544,7 @@ pub fn encode(frame: &Frame, spec: &str) -> Result<(Matrix, Frame), TransformErr
             )
         })
         .collect();
-    Ok((x, Frame::new(rows, frame.names.clone(), columns)))
+    Ok((x, Frame::new(rows, frame.names.clone(), columns), udf))
 }
 
 /// `transformapply(target=F, spec=s, meta=M)`: `F` encoded with `M`'s codes and bins.
@@ -872,6 +947,17 @@ mod tests {
         assert_eq!(y.get(0, 3), 1.0);
         assert!(encode(&f, "{ids: true, hash: [1]}").is_err());
         assert!(encode(&f, "{ids: true, udf: {name: f, ids: [1]}}").is_err());
+        let (_, _, udf) = encode_then_udf(
+            &f,
+            "{ids: true, dummycode: [1], udf: {name: g, ids: [2, 1]}}",
+        )
+        .unwrap();
+        // Column 1 became three dummy columns, column 2 passes through after them.
+        let call = UdfCall {
+            function: "g".into(),
+            columns: vec![3..4, 0..3],
+        };
+        assert_eq!(udf, Some(call));
         assert!(encode(&f, "{ids: true, recode: [3]}").is_err());
     }
 

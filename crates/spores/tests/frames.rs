@@ -348,8 +348,8 @@ print(toString(transformdecode(target=Y, spec=spec, meta=M)))
     let frame = "F = frame([\"b\", \"x\", \"a\", \"y\"], rows=2, cols=2)\n";
     for (spec, needles) in [
         (
-            "{ids: true, hash: [1], K: 10}",
-            &["`hash` is not supported"][..],
+            "{ids: true, impute: [{id: 1, method: global_mean}]}",
+            &["`impute` is not supported"][..],
         ),
         (
             "{ids: true, recode: [3]}",

@@ -949,7 +949,7 @@ mod tests {
         assert!(encode(&f, "{ids: true, udf: {name: f, ids: [1]}}").is_err());
         let (_, _, udf) = encode_then_udf(
             &f,
-            "{ids: true, dummycode: [1], udf: {name: g, ids: [2, 1]}}",
+            "{ids: true, recode: [2], dummycode: [1], udf: {name: g, ids: [2, 1]}}",
         )
         .unwrap();
         // Column 1 became three dummy columns, column 2 passes through after them.

@@ -71,6 +71,7 @@ const MUST_MATCH: &[&str] = &[
     "imputeByMedian",
     "imputeByMode",
     "incSliceLine",
+    "independentSubnetTrain",
     "km",
     "kmeans",
     "kmeansPredict",

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use spores_exec::io::Format;
-use spores_exec::Matrix;
+use spores_exec::{DenseMatrix, Matrix};
 use spores_lang::ast::{Expr, Param, Program, Stmt, StmtKind, TypeSpec};
 use spores_lang::diag::{Diagnostic, Span};
 
@@ -713,10 +713,6 @@ impl<'w> Interpreter<'w> {
         calls
     }
 
-    /// DML `eval(name, args...)` and `evalList`: calls the function `name` (resolved
-    /// from the calling file as a call written there would be) with the values, or with
-    /// the elements of one list (named ones bind by name). Parameters left out take
-    /// their defaults. Gives the function's name, its results and their names.
     /// `[X, M] = transformencode(target=F, spec=s)`, calling the spec's `udf` function (as
     /// `eval` would, with a one-matrix list) on each listed column's encoded columns and
     /// writing its result back in their place, as SystemDS's `ColumnEncoderUDF` does.
@@ -734,15 +730,12 @@ impl<'w> Interpreter<'w> {
                 let function = call.function;
                 let mut out = x.to_dense();
                 for cols in call.columns {
-                    let part = spores_exec::kernels::structural::slice(
-                        &Matrix::Dense(out.clone()),
-                        0..out.rows(),
-                        cols.clone(),
-                    )
-                    .map_err(|e| Diagnostic::new(e.to_string(), span))?;
+                    let part = DenseMatrix::from_fn(out.rows(), cols.len(), |i, k| {
+                        out.get(i, cols.start + k)
+                    });
                     let list = Value::List(std::sync::Arc::new(super::value::ListValue {
                         names: vec![None],
-                        items: vec![Value::matrix(part)],
+                        items: vec![Value::matrix(Matrix::Dense(part))],
                     }));
                     let (_, results, _) =
                         self.eval_by_name(vec![Value::str(function.as_str()), list], span)?;
@@ -785,6 +778,10 @@ impl<'w> Interpreter<'w> {
         ])
     }
 
+    /// DML `eval(name, args...)` and `evalList`: calls the function `name` (resolved
+    /// from the calling file as a call written there would be) with the values, or with
+    /// the elements of one list (named ones bind by name). Parameters left out take
+    /// their defaults. Gives the function's name, its results and their names.
     fn eval_by_name(
         &mut self,
         mut args: Vec<Value>,

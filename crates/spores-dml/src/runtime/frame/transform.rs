@@ -49,10 +49,10 @@ struct Spec {
 /// to each listed column's encoded columns (one, or its dummy columns) after encoding,
 /// as SystemDS's `ColumnEncoderUDF` calls it through `eval` with a one-matrix list.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Udf {
-    pub function: String,
+struct Udf {
+    function: String,
     /// 0-based columns of the frame.
-    pub columns: Vec<usize>,
+    columns: Vec<usize>,
 }
 
 impl Spec {
@@ -551,6 +551,11 @@ pub fn encode_then_udf(frame: &Frame, spec: &str) -> Result<Encoded, TransformEr
 pub fn apply(frame: &Frame, spec: &str, meta: &Frame) -> Result<Matrix, TransformError> {
     let names = frame.names();
     let spec = Spec::parse(spec, &names)?;
+    if spec.udf.is_some() {
+        return Err(TransformError::Unsupported(
+            "`udf` in transformapply".into(),
+        ));
+    }
     let meta_names = meta.names();
     let metas = if !spec.ids && names != meta_names {
         // Columns by name: each takes the metadata column of its name (a transform
@@ -947,6 +952,7 @@ mod tests {
         assert_eq!(y.get(0, 3), 1.0);
         assert!(encode(&f, "{ids: true, hash: [1]}").is_err());
         assert!(encode(&f, "{ids: true, udf: {name: f, ids: [1]}}").is_err());
+        assert!(apply(&unseen, "{ids: true, udf: {name: f, ids: [1]}}", &meta).is_err());
         let (_, _, udf) = encode_then_udf(
             &f,
             "{ids: true, recode: [2], dummycode: [1], udf: {name: g, ids: [2, 1]}}",

@@ -562,3 +562,42 @@ print(toString(t(Y)))
         &["the udf `f` returned a 1x1 matrix for 2x1 encoded cells"],
     );
 }
+
+/// transformencode's metadata frame knows each column's number of codes or bins, which a
+/// frame CSV carries in SystemDS's `#Meta·MV` and `#Meta·ND` lines (after the header);
+/// slices keep them and a read brings them back. SystemDS 3.4 wrote these three files.
+#[test]
+fn column_statistics_travel_through_frame_csv_files_as_systemds() {
+    let (m, m2, g) = (
+        temp_file("stats_M.csv", ""),
+        temp_file("stats_M2.csv", ""),
+        temp_file("stats_G.csv", ""),
+    );
+    let src = format!(
+        "F = frame([\"a\", \"1\", \"x\", \"2.5\", \"b\", \"2\", \"y\", \"3.5\", \"a\", \"4\", \"z\", \"1.0\"], rows=3, cols=4)\n\
+         [X, M] = transformencode(target=F, spec=\"{{ids:true, recode:[1, 3], bin: [{{id: 4, method: equi-width, numbins: 2}}]}}\")\n\
+         write(M, \"{m}\", format=\"csv\")\n\
+         write(M[1:2, 2:4], \"{m2}\", format=\"csv\", header=TRUE)\n\
+         G = read(\"{m2}\", data_type=\"frame\", format=\"csv\", header=TRUE)\n\
+         print(nrow(G))\n\
+         write(G, \"{g}\", format=\"csv\")\n",
+        m = m.display(),
+        m2 = m2.display(),
+        g = g.display()
+    );
+    assert_eq!(run_dml("meta_stats.dml", &src).unwrap(), "2\n");
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap();
+    assert_eq!(
+        read(&m),
+        "#Meta·MV,null,null,null,null\n#Meta·ND,2,-1,3,2\na·1,,x·1,1.0·2.25\nb·2,,y·2,2.25·3.5\n,,z·3,\n"
+    );
+    assert_eq!(
+        read(&m2),
+        "C1,C2,C3\n#Meta·MV,null,null,null\n#Meta·ND,-1,3,2\n,x·1,1.0·2.25\n,y·2,2.25·3.5\n"
+    );
+    // Read back, the text `null` stands for a missing-value marker SystemDS keeps.
+    assert_eq!(
+        read(&g),
+        "#Meta·MV,null,null,null\n#Meta·ND,-1,3,2\n,x·1,1.0·2.25\n,y·2,2.25·3.5\n"
+    );
+}

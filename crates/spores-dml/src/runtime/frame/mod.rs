@@ -267,7 +267,33 @@ pub struct Frame {
     /// `None`: SystemDS's default names, `C1`, `C2`, ...
     names: Option<Vec<String>>,
     columns: Vec<Column>,
+    /// `None`: every column's statistics unknown (SystemDS's default column metadata).
+    info: Option<Vec<ColumnInfo>>,
 }
+
+/// What SystemDS's `ColumnMetadata` records about a column: its number of distinct values
+/// (`transformencode` sets it on its metadata frame: the codes or bins of a column) and
+/// the text standing for a missing value. A frame CSV carries them as `#Meta·MV` and
+/// `#Meta·ND` lines when any is known.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnInfo {
+    /// -1 when unknown.
+    pub distinct: i64,
+    pub missing: Option<String>,
+}
+
+impl Default for ColumnInfo {
+    fn default() -> Self {
+        ColumnInfo {
+            distinct: -1,
+            missing: None,
+        }
+    }
+}
+
+/// The first field of a frame CSV's line of missing-value texts, and of distinct counts.
+const META_MISSING: &str = "#Meta\u{b7}MV";
+const META_DISTINCT: &str = "#Meta\u{b7}ND";
 
 impl Frame {
     /// A frame of these columns (all of `rows` cells).
@@ -277,7 +303,25 @@ impl Frame {
             rows,
             names,
             columns,
+            info: None,
         }
+    }
+
+    /// The same frame with these column statistics (one per column).
+    pub fn with_info(mut self, info: Vec<ColumnInfo>) -> Frame {
+        debug_assert_eq!(info.len(), self.cols());
+        self.info = info
+            .iter()
+            .any(|c| *c != ColumnInfo::default())
+            .then_some(info);
+        self
+    }
+
+    /// Each column's statistics (defaults where none are known).
+    pub fn info(&self) -> Vec<ColumnInfo> {
+        self.info
+            .clone()
+            .unwrap_or_else(|| vec![ColumnInfo::default(); self.cols()])
     }
 
     pub fn rows(&self) -> usize {
@@ -391,7 +435,9 @@ impl Frame {
             .enumerate()
             .map(|(j, (c, &ty))| c.converted(ty, j))
             .collect::<Result<_, _>>()?;
-        Ok(Frame::new(self.rows, self.names.clone(), columns))
+        let mut typed = Frame::new(self.rows, self.names.clone(), columns);
+        typed.info = self.info.clone();
+        Ok(typed)
     }
 
     /// `F[rows, cols]` (0-based ranges, checked by the caller). Given names go with
@@ -400,14 +446,19 @@ impl Frame {
     /// its builtins' printed frames agree with.)
     pub fn slice(&self, rows: Range<usize>, cols: Range<usize>) -> Frame {
         let n = rows.len();
-        Frame::new(
+        let sliced = Frame::new(
             n,
             self.names.as_ref().map(|v| v[cols.clone()].to_vec()),
-            self.columns[cols]
+            self.columns[cols.clone()]
                 .iter()
                 .map(|c| c.slice(rows.clone()))
                 .collect(),
-        )
+        );
+        // SystemDS's slices keep the columns' statistics.
+        match &self.info {
+            Some(info) => sliced.with_info(info[cols].to_vec()),
+            None => sliced,
+        }
     }
 
     /// `F[rows, cols] = value`: `value` (of the block's size, or 1 x 1 to fill it) with
@@ -672,6 +723,24 @@ impl Frame {
             out.push_str(&self.names().join(sep));
             out.push('\n');
         }
+        if let Some(info) = &self.info {
+            let missing = info.iter().map(|c| c.missing.as_deref().unwrap_or("null"));
+            let distinct = info.iter().map(|c| c.distinct.to_string());
+            out.push_str(
+                &std::iter::once(META_MISSING.to_string())
+                    .chain(missing.map(str::to_string))
+                    .collect::<Vec<_>>()
+                    .join(sep),
+            );
+            out.push('\n');
+            out.push_str(
+                &std::iter::once(META_DISTINCT.to_string())
+                    .chain(distinct)
+                    .collect::<Vec<_>>()
+                    .join(sep),
+            );
+            out.push('\n');
+        }
         for i in 0..self.rows {
             let cells: Vec<String> = (0..self.cols())
                 .map(|j| self.text(i, j).unwrap_or_default())
@@ -850,7 +919,17 @@ impl Frame {
         } else {
             None
         };
-        let records: Vec<Vec<&str>> = lines.map(|l| split_csv(l, sep).collect()).collect();
+        let mut records: Vec<Vec<&str>> = lines.map(|l| split_csv(l, sep).collect()).collect();
+        // SystemDS's column statistics lines (`#Meta·MV`, `#Meta·ND`) come before the rows.
+        let mut missing: Option<Vec<&str>> = None;
+        let mut distinct: Option<Vec<&str>> = None;
+        while let Some(first) = records.first().and_then(|r| r.first()).copied() {
+            match first {
+                META_MISSING => missing = Some(records.remove(0)[1..].to_vec()),
+                META_DISTINCT => distinct = Some(records.remove(0)[1..].to_vec()),
+                _ => break,
+            }
+        }
         let cols = names
             .as_ref()
             .map(Vec::len)
@@ -878,7 +957,27 @@ impl Frame {
                 )
             })
             .collect();
-        let frame = Frame::new(records.len(), names, columns);
+        let mut frame = Frame::new(records.len(), names, columns);
+        if missing.is_some() || distinct.is_some() {
+            // As SystemDS, statistics lines of another width than the frame are ignored.
+            let at = |line: &Option<Vec<&str>>, j: usize| {
+                line.as_ref()
+                    .filter(|l| l.len() == cols)
+                    .map(|l| l[j].trim().to_string())
+            };
+            let info = (0..cols)
+                .map(|j| ColumnInfo {
+                    distinct: at(&distinct, j)
+                        .and_then(|d| d.parse::<i64>().ok())
+                        .filter(|&d| d > 0)
+                        .unwrap_or(-1),
+                    // SystemDS keeps the text `null` here, which makes the statistics
+                    // known: a frame read with these lines writes them again.
+                    missing: at(&missing, j).filter(|m| !m.is_empty()),
+                })
+                .collect();
+            frame = frame.with_info(info);
+        }
         match schema {
             Some(s) => frame.with_schema(s),
             None => Ok(frame),

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use spores_exec::java_hash::{string_hash, JavaHashOrder};
 use spores_exec::{DenseMatrix, Matrix};
 
-use super::{Column, Frame, ValueType};
+use super::{Column, ColumnInfo, Frame, ValueType};
 use crate::number::format_double;
 
 /// The separator of a metadata cell's token and code (SystemDS's `Lop.DATATYPE_PREFIX`).
@@ -544,7 +544,20 @@ pub fn encode_then_udf(frame: &Frame, spec: &str) -> Result<Encoded, TransformEr
             )
         })
         .collect();
-    Ok((x, Frame::new(rows, frame.names.clone(), columns), udf))
+    // SystemDS records each recoded column's number of codes, and a binned one's bins.
+    let info = metas
+        .iter()
+        .map(|m| ColumnInfo {
+            distinct: match m {
+                ColumnMeta::Recode { codes, .. } => codes.len() as i64,
+                ColumnMeta::Bins(b) => b.len() as i64,
+                ColumnMeta::Hash(_) | ColumnMeta::None => -1,
+            },
+            missing: None,
+        })
+        .collect();
+    let meta = Frame::new(rows, frame.names.clone(), columns).with_info(info);
+    Ok((x, meta, udf))
 }
 
 /// `transformapply(target=F, spec=s, meta=M)`: `F` encoded with `M`'s codes and bins.

@@ -317,13 +317,6 @@ impl Frame {
         self
     }
 
-    /// Each column's statistics (defaults where none are known).
-    pub fn info(&self) -> Vec<ColumnInfo> {
-        self.info
-            .clone()
-            .unwrap_or_else(|| vec![ColumnInfo::default(); self.cols()])
-    }
-
     pub fn rows(&self) -> usize {
         self.rows
     }

@@ -534,15 +534,18 @@ fn a_directory_without_metadata_reads_as_text_cells() {
 }
 
 /// A spec's `udf` rewrites each listed column's encoded columns (a dummycoded column's
-/// three together) with a function called as `eval` calls it. SystemDS 3.4 prints the same
+/// three together) with a function called as `eval` calls it, in transformencode and
+/// transformapply. SystemDS 3.4 prints the same
 /// layout with `udf: {name: scaleMinMax, ...}`; it finds only builtin functions there, and
 /// spores the script's own too. Feature hashing codes `|String.hashCode()| mod K + 1`.
 #[test]
 fn transformencode_calls_a_udf_and_hashes_as_systemds() {
     let src = r#"twice = function(Matrix[Double] X) return (Matrix[Double] Y) { Y = 2 * X + 1 }
 F = frame(["a", "1", "x", "b", "2", "y", "a", "4", "z"], rows=3, cols=3)
-[X, M] = transformencode(target=F, spec="{ids:true, recode:[1], dummycode:[3], udf: {name: twice, ids: [2, 3]}}")
+spec = "{ids:true, recode:[1], dummycode:[3], udf: {name: twice, ids: [2, 3]}}"
+[X, M] = transformencode(target=F, spec=spec)
 print(toString(X))
+print(toString(transformapply(target=F[2:3, ], spec=spec, meta=M)))
 G = frame(["a", "c", "a", "d"], rows=4, cols=1)
 [Y, N] = transformencode(target=G, spec="{ids:true, hash:[1], K: 7}")
 print(toString(t(Y)))
@@ -551,6 +554,7 @@ print(toString(t(Y)))
     assert_eq!(
         out,
         "1.000 3.000 3.000 1.000 1.000\n2.000 5.000 1.000 3.000 1.000\n\
+         1.000 9.000 1.000 1.000 3.000\n\n2.000 5.000 1.000 3.000 1.000\n\
          1.000 9.000 1.000 1.000 3.000\n\n7.000 2.000 7.000 3.000\n\n"
     );
     assert_fails(

@@ -587,9 +587,19 @@ impl<'w> Interpreter<'w> {
                 }
             },
             Op::Builtin(Builtin::TransformEncode) => {
-                let results = self.transform_encode(&args, node.span, suggest_engine)?;
-                call_results.insert(id, results);
+                let (x, meta, udf) = super::frame::builtins::transform_encode_then_udf(&args)
+                    .map_err(|e| runtime_at(e, node.span, suggest_engine))?;
+                let x = self.transform_udf(x, udf, node.span)?;
+                call_results.insert(
+                    id,
+                    vec![Value::matrix(x), Value::Frame(std::sync::Arc::new(meta))],
+                );
                 Value::Int(0)
+            }
+            Op::Builtin(Builtin::TransformApply) => {
+                let (x, udf) = super::frame::builtins::transform_apply_then_udf(&args)
+                    .map_err(|e| runtime_at(e, node.span, suggest_engine))?;
+                Value::matrix(self.transform_udf(x, udf, node.span)?)
             }
             Op::Builtin(b) if b.outputs() > 1 => {
                 let results = super::native::eval_multi(*b, &args)
@@ -713,17 +723,15 @@ impl<'w> Interpreter<'w> {
         calls
     }
 
-    /// `[X, M] = transformencode(target=F, spec=s)`, calling the spec's `udf` function (as
-    /// `eval` would, with a one-matrix list) on each listed column's encoded columns and
-    /// writing its result back in their place, as SystemDS's `ColumnEncoderUDF` does.
-    fn transform_encode(
+    /// A transform's encoded matrix after the spec's `udf`: the function called (as `eval`
+    /// would, with a one-matrix list) on each listed column's encoded columns, its result
+    /// written back in their place, as SystemDS's `ColumnEncoderUDF` does.
+    fn transform_udf(
         &mut self,
-        args: &[Value],
+        x: Matrix,
+        udf: Option<super::frame::transform::UdfCall>,
         span: Span,
-        suggest_engine: bool,
-    ) -> Result<Vec<Value>, Diagnostic> {
-        let (x, meta, udf) = super::frame::builtins::transform_encode_then_udf(args)
-            .map_err(|e| runtime_at(e, span, suggest_engine))?;
+    ) -> Result<Matrix, Diagnostic> {
         let x = match udf {
             None => x,
             Some(call) => {
@@ -744,9 +752,9 @@ impl<'w> Interpreter<'w> {
                         other => {
                             return Err(Diagnostic::new(
                                 format!(
-                                "transformencode: the udf `{function}` returned {}, not a matrix",
-                                other.map_or("nothing", |v| v.type_name())
-                            ),
+                                    "transform: the udf `{function}` returned {}, not a matrix",
+                                    other.map_or("nothing", |v| v.type_name())
+                                ),
                                 span,
                             ))
                         }
@@ -754,7 +762,7 @@ impl<'w> Interpreter<'w> {
                     if result.rows() != out.rows() || result.cols() != cols.len() {
                         return Err(Diagnostic::new(
                             format!(
-                                "transformencode: the udf `{function}` returned a {}x{} matrix for {}x{} encoded cells",
+                                "transform: the udf `{function}` returned a {}x{} matrix for {}x{} encoded cells",
                                 result.rows(),
                                 result.cols(),
                                 out.rows(),
@@ -772,10 +780,7 @@ impl<'w> Interpreter<'w> {
                 Matrix::Dense(out).into_best_format()
             }
         };
-        Ok(vec![
-            Value::matrix(x),
-            Value::Frame(std::sync::Arc::new(meta)),
-        ])
+        Ok(x)
     }
 
     /// DML `eval(name, args...)` and `evalList`: calls the function `name` (resolved

@@ -287,6 +287,19 @@ pub fn transform_encode_then_udf(args: &[Value]) -> Result<transform::Encoded, R
     )?)
 }
 
+/// `transformapply` before the spec's `udf`, which the interpreter then calls.
+pub fn transform_apply_then_udf(
+    args: &[Value],
+) -> Result<(spores_exec::Matrix, Option<transform::UdfCall>), RuntimeError> {
+    let f = frame_arg(&args[0], "transformapply")?;
+    let meta = frame_arg(&args[2], "transformapply")?;
+    Ok(transform::apply_then_udf(
+        f,
+        &spec_arg(&args[1], "transformapply")?,
+        meta,
+    )?)
+}
+
 /// `transformapply(target=F, spec=s, meta=M)`.
 pub fn transform_apply(args: &[Value]) -> OpResult {
     let f = frame_arg(&args[0], "transformapply")?;

@@ -13,7 +13,7 @@
 //! is `k`. Applied by name to a frame with other columns than the metadata's, each column
 //! takes the metadata column of its name, as SystemDS does. `udf: {name: f, ids: [...]}`
 //! has the interpreter call the DML function `f` on each listed column's encoded columns
-//! ([`encode_then_udf`]). Imputation, omission and embeddings are refused by name.
+//! ([`encode_then_udf`], [`apply_then_udf`]). Imputation, omission and embeddings are refused by name.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -515,23 +515,7 @@ pub fn encode_then_udf(frame: &Frame, spec: &str) -> Result<Encoded, TransformEr
         .map(|(j, &role)| build(&frame.columns()[j], frame.rows(), role))
         .collect();
     let x = encode_with(frame, &spec.roles, &metas)?;
-    let udf = spec.udf.map(|udf| {
-        let mut starts = Vec::with_capacity(spec.roles.len() + 1);
-        let mut at = 0;
-        for (&role, m) in spec.roles.iter().zip(&metas) {
-            starts.push(at);
-            at += width(role, m);
-        }
-        starts.push(at);
-        UdfCall {
-            function: udf.function,
-            columns: udf
-                .columns
-                .iter()
-                .map(|&j| starts[j]..starts[j + 1])
-                .collect(),
-        }
-    });
+    let udf = udf_call(spec.udf, &spec.roles, &metas);
     let cells: Vec<Vec<String>> = metas.iter().map(ColumnMeta::cells).collect();
     let rows = cells.iter().map(Vec::len).max().unwrap_or(0);
     let columns = cells
@@ -562,13 +546,23 @@ pub fn encode_then_udf(frame: &Frame, spec: &str) -> Result<Encoded, TransformEr
 
 /// `transformapply(target=F, spec=s, meta=M)`: `F` encoded with `M`'s codes and bins.
 pub fn apply(frame: &Frame, spec: &str, meta: &Frame) -> Result<Matrix, TransformError> {
+    match apply_then_udf(frame, spec, meta)? {
+        (x, None) => Ok(x),
+        (_, Some(_)) => Err(TransformError::Unsupported(
+            "`udf` here (only a script's transformapply calls functions)".into(),
+        )),
+    }
+}
+
+/// `transformapply` before its `udf`: the encoded matrix and the call of the spec's `udf`
+/// still to make.
+pub fn apply_then_udf(
+    frame: &Frame,
+    spec: &str,
+    meta: &Frame,
+) -> Result<(Matrix, Option<UdfCall>), TransformError> {
     let names = frame.names();
     let spec = Spec::parse(spec, &names)?;
-    if spec.udf.is_some() {
-        return Err(TransformError::Unsupported(
-            "`udf` in transformapply".into(),
-        ));
-    }
     let meta_names = meta.names();
     let metas = if !spec.ids && names != meta_names {
         // Columns by name: each takes the metadata column of its name (a transform
@@ -588,7 +582,28 @@ pub fn apply(frame: &Frame, spec: &str, meta: &Frame) -> Result<Matrix, Transfor
     } else {
         read_metas(meta, &spec.roles)?
     };
-    encode_with(frame, &spec.roles, &metas)
+    let x = encode_with(frame, &spec.roles, &metas)?;
+    Ok((x, udf_call(spec.udf, &spec.roles, &metas)))
+}
+
+/// Where a spec's `udf` applies: the encoded columns of each column it lists.
+fn udf_call(udf: Option<Udf>, roles: &[Role], metas: &[ColumnMeta]) -> Option<UdfCall> {
+    let udf = udf?;
+    let mut starts = Vec::with_capacity(roles.len() + 1);
+    let mut at = 0;
+    for (&role, m) in roles.iter().zip(metas) {
+        starts.push(at);
+        at += width(role, m);
+    }
+    starts.push(at);
+    Some(UdfCall {
+        function: udf.function,
+        columns: udf
+            .columns
+            .iter()
+            .map(|&j| starts[j]..starts[j + 1])
+            .collect(),
+    })
 }
 
 /// Every column's metadata, one column of `meta` per role.

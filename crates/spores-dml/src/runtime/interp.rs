@@ -738,6 +738,11 @@ impl<'w> Interpreter<'w> {
                 let function = call.function;
                 let mut out = x.to_dense();
                 for cols in call.columns {
+                    spores_exec::memory::ensure_fits(
+                        "transform udf",
+                        8.0 * (out.rows() * cols.len()) as f64,
+                    )
+                    .map_err(|e| Diagnostic::new(e.to_string(), span))?;
                     let part = DenseMatrix::from_fn(out.rows(), cols.len(), |i, k| {
                         out.get(i, cols.start + k)
                     });

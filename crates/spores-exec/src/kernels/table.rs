@@ -153,22 +153,32 @@ pub fn grouped_aggregate(
     let ids = (0..n).map(group_of).collect::<Result<Vec<_>>>()?;
     let ng = ngroups.unwrap_or_else(|| ids.iter().map(|&g| g + 1).max().unwrap_or(0));
     let cols = target.cols();
-    // A count per group, and a sum, a sum of squares and an extreme per group and column.
+    // A count per group, the accumulator `f` needs per group and column (a compensated
+    // sum, a running mean and variance as SystemDS computes them, or an extreme), and
+    // the result: only `f`'s accumulator is allocated.
+    let cells = ng.saturating_mul(cols);
+    let per_cell = match f {
+        GroupFn::Sum => std::mem::size_of::<KahanSum>(),
+        GroupFn::Mean | GroupFn::Variance => std::mem::size_of::<RunningVariance>(),
+        GroupFn::Min | GroupFn::Max => 8,
+        GroupFn::Count => 0,
+    } + 8;
     crate::memory::ensure_fits(
         &format!("aggregate: {ng} groups of {cols} column(s)"),
-        ng as f64 * (8.0 + 24.0 * cols as f64),
+        ng as f64 * 8.0 + cells as f64 * per_cell as f64,
     )?;
     let x = target.to_dense();
-    // Sums compensated and means and variances running, as SystemDS computes them.
+    let of = |used: bool| if used { cells } else { 0 };
     let mut count = vec![0usize; ng];
-    let mut sum = vec![KahanSum::default(); ng * cols];
-    let mut moments = vec![RunningVariance::default(); ng * cols];
+    let mut sum = vec![KahanSum::default(); of(f == GroupFn::Sum)];
+    let mut moments =
+        vec![RunningVariance::default(); of(matches!(f, GroupFn::Mean | GroupFn::Variance))];
     let init = match f {
         GroupFn::Min => f64::INFINITY,
         GroupFn::Max => f64::NEG_INFINITY,
         _ => 0.0,
     };
-    let mut extreme = vec![init; ng * cols];
+    let mut extreme = vec![init; of(matches!(f, GroupFn::Min | GroupFn::Max))];
     for (k, &g) in ids.iter().enumerate() {
         if g >= ng {
             continue;

@@ -197,8 +197,16 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
                 "rowIndexMin" => Ok(select::row_index_extremum(x, select::Extremum::Min)),
                 "colMaxs" => Ok(aggregate::col_maxs(x)),
                 "colMins" => Ok(aggregate::col_mins(x)),
+                "prod" => Ok(scalar(aggregate::prod(x))),
+                "rowProds" => Ok(aggregate::row_prods(x)),
+                "colProds" => Ok(aggregate::col_prods(x)),
                 "rev" => Ok(select::rev(x)),
                 "cumsum" => Ok(cumulative::cumulative(CumulativeOp::Sum, x)),
+                "rowcumsum" => {
+                    let across =
+                        cumulative::cumulative(CumulativeOp::Sum, &transpose::transpose(x));
+                    Ok(transpose::transpose(&across))
+                }
                 "cumprod" => Ok(cumulative::cumulative(CumulativeOp::Prod, x)),
                 "cummin" => Ok(cumulative::cumulative(CumulativeOp::Min, x)),
                 "cummax" => Ok(cumulative::cumulative(CumulativeOp::Max, x)),
@@ -240,6 +248,10 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
         [a, b] if name == "rbind" => Ok(structural::rbind(a, b)?),
         [a, b] if name == "pmax" => binary(BinaryOp::Max, a, b),
         [a, b] if name == "pmin" => binary(BinaryOp::Min, a, b),
+        [a, b] if name == "xor" => {
+            let truth = |x: &Matrix| elementwise::binary_scalar(BinaryOp::Ne, x, 0.0, false);
+            binary(BinaryOp::Ne, &truth(a), &truth(b))
+        }
         [a, b] => match BinaryOp::ALL.into_iter().find(|op| op.symbol() == name) {
             Some(op) => binary(op, a, b),
             None => Err(unsupported(name, 2)),

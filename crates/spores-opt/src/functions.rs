@@ -4,11 +4,38 @@
 //! ([`crate::saturate`]) and the canonical forms ([`crate::canon`]) both read it, so a
 //! function one of them can see through is one the other can too.
 
-/// Functions of one argument applied cell by cell (zero need not map to zero).
+/// Functions of one argument applied cell by cell (zero need not map to zero). The last
+/// two stand for a factor as itself in the equivalence check's bookkeeping of NaN and
+/// infinite cells (`canon::domain`); their names cannot be written in DML.
 pub const ELEMENTWISE_UNARY: &[&str] = &[
-    "exp", "log", "sqrt", "abs", "sigmoid", "sign", "round", "floor", "ceil", "ceiling", "!",
-    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "sigmoid",
+    "sign",
+    "round",
+    "floor",
+    "ceil",
+    "ceiling",
+    "!",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    MASKING_FACTOR,
+    SCALAR_FACTOR,
 ];
+
+/// A factor of a matrix product (`%*%` or cellwise), whose zeros skip the other factor.
+pub const MASKING_FACTOR: &str = "masking factor";
+/// A factor of a product of two scalars, which multiply as IEEE numbers.
+pub const SCALAR_FACTOR: &str = "scalar factor";
 
 /// Functions of two arguments applied cell by cell, with DML broadcasting.
 pub const ELEMENTWISE_BINARY: &[&str] = &[
@@ -27,7 +54,13 @@ pub const ELEMENTWISE_BINARY: &[&str] = &[
     "%%",
     "%/%",
     "masked_div",
+    IEEE_DIVISION,
 ];
+
+/// A division whose divisor may be 0, in the equivalence check's bookkeeping of NaN and
+/// infinite cells (`canon::domain`): not a product with a reciprocal there, since `0 / 0`
+/// is NaN where `0 * (1 / 0)` skips. The name cannot be written in DML.
+pub const IEEE_DIVISION: &str = "IEEE division";
 
 /// One-argument functions with `f(0) = 0`: the result keeps its argument's zeros, so it
 /// is at most as dense (for the sparsity estimates).
@@ -43,7 +76,7 @@ pub const ZERO_AGAINST_ZERO_BINARY: &[&str] = &["!=", "<", ">"];
 pub const COMMUTATIVE_BINARY: &[&str] = &["min", "max", "==", "!=", "&", "|"];
 
 /// One-argument functions of all cells of a matrix, whatever their order.
-pub const FULL_AGGREGATES: &[&str] = &["min", "max"];
+pub const FULL_AGGREGATES: &[&str] = &["min", "max", "prod"];
 
 /// Whether `name` with `arity` arguments acts cell by cell.
 pub fn is_elementwise(name: &str, arity: usize) -> bool {
@@ -80,6 +113,7 @@ pub fn is_full_aggregate(name: &str, arity: usize) -> bool {
 const SHAPED: &[&str] = &[
     "min",
     "max",
+    "prod",
     "mean",
     "var",
     "sd",
@@ -93,9 +127,11 @@ const SHAPED: &[&str] = &[
     "rowMins",
     "rowIndexMax",
     "rowIndexMin",
+    "rowProds",
     "colMeans",
     "colMaxs",
     "colMins",
+    "colProds",
     "matrix",
     "cbind",
     "rbind",

@@ -434,12 +434,13 @@ impl ShapeEnv {
                 // Aggregating builtins: DML's one-argument min/max/mean are full aggregates.
                 if let [(rows, cols)] = shapes.as_slice() {
                     match name.as_str() {
-                        "min" | "max" | "mean" | "var" | "sd" | "as.scalar" | "trace" | "nrow"
-                        | "ncol" | "length" => return Ok((one(), one())),
-                        "rowMeans" | "rowMaxs" | "rowMins" | "rowIndexMax" | "rowIndexMin" => {
-                            return Ok((rows.clone(), one()))
+                        "min" | "max" | "prod" | "mean" | "var" | "sd" | "as.scalar" | "trace"
+                        | "nrow" | "ncol" | "length" => return Ok((one(), one())),
+                        "rowMeans" | "rowMaxs" | "rowMins" | "rowProds" | "rowIndexMax"
+                        | "rowIndexMin" => return Ok((rows.clone(), one())),
+                        "colMeans" | "colMaxs" | "colMins" | "colProds" => {
+                            return Ok((one(), cols.clone()))
                         }
-                        "colMeans" | "colMaxs" | "colMins" => return Ok((one(), cols.clone())),
                         _ => {}
                     }
                 }
@@ -828,6 +829,23 @@ impl LaExpr {
                     name: name[1..].to_string(),
                     args: vec![r(x)?, r(y)?],
                 },
+                // Running sums along each row are the running column sums of the transpose,
+                // transposed back.
+                ("rowcumsum", [a]) => Transpose(b(Func {
+                    name: "cumsum".into(),
+                    args: vec![Transpose(b(r(a)?))],
+                })),
+                // DML's `xor` is `(a != 0) != (b != 0)`, cell by cell.
+                ("xor", [x, y]) => {
+                    let truth = |z: LaExpr| Func {
+                        name: "!=".into(),
+                        args: vec![z, Const(0.0)],
+                    };
+                    Func {
+                        name: "!=".into(),
+                        args: vec![truth(r(x)?), truth(r(y)?)],
+                    }
+                }
                 ("colMeans", [a]) => {
                     let rows = env.shape_of(a)?.0;
                     divide(ColSums(b(r(a)?)), size(rows))

@@ -357,6 +357,22 @@ const TABLE: &[(&str, &str, &str)] = &[
     // Cellwise functions and powers of blocks.
     ("sum(rbind(A, E)^2)", "sum(A^2) + sum(E^2)", "sum(A^2)"),
     ("abs(cbind(A, C))[, 5:7]", "abs(C)", "C"),
+    // Spelled out as `spores run` computes them.
+    ("rowcumsum(A)", "t(cumsum(t(A)))", "cumsum(A)"),
+    ("rowcumsum(A)[, 4]", "rowSums(A)", "rowMaxs(A)"),
+    (
+        "xor(A, B)",
+        "(A != 0) + (B != 0) == 1",
+        "(A != 0) | (B != 0)",
+    ),
+    ("xor(A > B, A < B)", "A != B", "A > B"),
+    // Increasing everywhere.
+    ("max(sigmoid(A))", "sigmoid(max(A))", "sigmoid(min(A))"),
+    (
+        "colMins(sigmoid(A))",
+        "sigmoid(colMins(A))",
+        "sigmoid(colMaxs(A))",
+    ),
 ];
 
 /// Identities of `exp`, `log`, `sqrt` and division whose functions stay within their
@@ -464,6 +480,110 @@ fn every_identity_is_proved_and_every_twin_refuted() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// Extremes of `log` and `sqrt` of inputs declared positive (`--positive X`), and of a
+/// declared positive scalar times a matrix, at known and symbolic sizes. Each twin is
+/// refuted with a witness that keeps the declared inputs positive; without the
+/// declaration, `max(log(X))` is NaN where `log(max(X))` is not, so it is not proved.
+#[test]
+fn extremes_move_through_increasing_functions_on_their_domain() {
+    for shape in ["X=5x4", "X=mxn"] {
+        let mut env = ShapeEnv::with_shapes(&[shape, "s=1x1"]).unwrap();
+        env.scalar("s");
+        env.positive.extend(["X".to_string(), "s".to_string()]);
+        let table = [
+            ("max(log(X))", "log(max(X))", "log(min(X))"),
+            ("min(sqrt(X))", "sqrt(min(X))", "sqrt(max(X))"),
+            ("rowMaxs(log(X))", "log(rowMaxs(X))", "log(rowMins(X))"),
+            (
+                "colMins(-sqrt(X))",
+                "-sqrt(colMaxs(X))",
+                "-sqrt(colMins(X))",
+            ),
+            ("max(log(X^2 + 1))", "log(max(X^2) + 1)", "log(max(X^2))"),
+            ("max(s * X)", "s * max(X)", "s * min(X)"),
+            ("rowMins(X * s)", "rowMins(X) * s", "rowMaxs(X) * s"),
+            ("log(sqrt(X))", "0.5 * log(X)", "log(X)"),
+            ("log(sqrt(X) * X)", "1.5 * log(X)", "2 * log(X)"),
+        ];
+        for (lhs, rhs, twin) in table {
+            let (l, r, t) = (parse(lhs), parse(rhs), parse(twin));
+            let proved = equiv(&l, &r, &env).unwrap();
+            assert!(
+                matches!(proved, Equivalence::Equivalent),
+                "{shape}: {lhs} == {rhs}: {proved:?}"
+            );
+            match equiv(&l, &t, &env).unwrap() {
+                Equivalence::NotEquivalent(w) => {
+                    assert!(w.inputs["X"].to_dense().data().iter().all(|&x| x > 0.0));
+                    check_witness(&l, &t, &w);
+                }
+                other => panic!("{shape}: {lhs} != {twin}: {other:?}"),
+            }
+        }
+    }
+    let env = ShapeEnv::with_shapes(&["X=5x4"]).unwrap();
+    let refuted = equiv(&parse("max(log(X))"), &parse("log(max(X))"), &env).unwrap();
+    assert!(
+        matches!(refuted, Equivalence::NotEquivalent(_)),
+        "{refuted:?}"
+    );
+}
+
+/// What `spores run` computes where `log`, `sqrt` or a division leave the reals: a proof
+/// over the reals stands only where both sides are NaN or infinite at the same cells.
+/// `log(A) - log(A)` is NaN where `A <= 0`, so it is not `0 * A` (a witness shows it); a
+/// product skips a zero factor, so `(B - C) * log(A)` is not `B * log(A) - C * log(A)`
+/// where `B = C`. What only moves, scales or sums the same partial cells stays proved.
+#[test]
+fn proofs_hold_where_cells_are_nan_or_infinite() {
+    let env =
+        ShapeEnv::with_shapes(&["A=5x4", "B=5x4", "C=5x4", "Y=5x4", "F=4x3", "s=1x1"]).unwrap();
+    let refuted = [
+        ("log(A) - log(A)", "0 * A"),
+        ("sqrt(A) - sqrt(A)", "0 * A"),
+        ("log(A) + log(B) - log(B)", "log(A)"),
+        ("sum(log(A) - log(A))", "0"),
+        ("sum(log(A)) * 0", "sum(A) * 0"),
+        ("sum(A / B) * 0", "0"),
+        ("(log(A) - log(A)) %*% F", "(A - A) %*% F"),
+        ("3 * log(A) - log(A)", "log(A) + log(A)"),
+        ("(B - C) * log(A)", "B * log(A) - C * log(A)"),
+        ("exp(log(A))", "A"),
+        // 0 / 0 is NaN, where a product with 1 / 0 skips the zero.
+        ("A / s", "A * (1 / s)"),
+        ("sum(A / s)", "sum(A) / s"),
+    ];
+    for (lhs, rhs) in refuted {
+        let (l, r) = (parse(lhs), parse(rhs));
+        match equiv(&l, &r, &env).unwrap() {
+            Equivalence::NotEquivalent(w) => check_witness(&l, &r, &w),
+            other => panic!("{lhs} vs {rhs}: {other:?}"),
+        }
+    }
+    let proved = [
+        ("sum(log(A))", "sum(t(log(A)))"),
+        ("2 * log(A)", "log(A) + log(A)"),
+        ("mean(log(A))", "sum(log(A)) / 20"),
+        ("A / B + C", "C + A / B"),
+        ("sum(Y * log(A))", "sum(t(Y) * t(log(A)))"),
+        ("-sum(Y * log(A))", "sum((-Y) * log(A))"),
+        ("t(B) %*% log(A)", "t(t(log(A)) %*% B)"),
+        ("log(A)[2:3, ]", "log(A[2:3, ])"),
+        ("sum(cbind(log(A), B))", "sum(log(A)) + sum(B)"),
+        ("colSums(log(A))", "t(rowSums(t(log(A))))"),
+        ("ifelse(A > 0, sqrt(A), 0)", "sqrt(max(A, 0))"),
+        ("max(log(A))", "max(t(log(A)))"),
+        ("sqrt(A^2)", "abs(A)"),
+    ];
+    for (lhs, rhs) in proved {
+        let answer = equiv(&parse(lhs), &parse(rhs), &env).unwrap();
+        assert!(
+            matches!(answer, Equivalence::Equivalent),
+            "{lhs} == {rhs}: {answer:?}"
+        );
+    }
 }
 
 /// Statistics over symbolic sizes: a division by a product of sizes (`mean`, `var`) is

@@ -29,8 +29,10 @@
 //!    roots of dimension-polynomial coefficients).
 //!
 //! Opaque atoms (`exp`, `/` by a non-constant, comparisons, non-integer powers...) are
-//! treated as independent variables, which is sound for "equivalent" (equal arguments
-//! give equal results) but not for "not equivalent": `sqrt(X)^2` and `X` have different
+//! treated as independent variables, which is sound for "equivalent" over the reals
+//! (equal arguments give equal results; where an atom may be NaN or infinite, the proof
+//! stands only if both sides are so at the same cells, `canon/domain.rs`) but not for
+//! "not equivalent": `sqrt(X)^2` and `X` have different
 //! canonical forms yet agree on non-negative inputs. So when the difference mentions an
 //! opaque atom, "not equivalent" is only reported with a numeric witness, and
 //! [`Equivalence::Unknown`] says so when none is found.
@@ -118,12 +120,14 @@ pub fn equiv(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<Equivalence, 
     decide(lhs, rhs, env, true, None)
 }
 
-/// Whether the canonical forms of `lhs` and `rhs` are isomorphic, i.e. [`equiv`] would
-/// answer `Equivalent`; cheaper because it never searches for a witness. The optimizer
-/// uses it to check every plan it is about to run.
+/// Whether `lhs` and `rhs` are proved equal for all real values of their atoms; cheaper
+/// than [`equiv`] because it never searches for a witness. The optimizer uses it to check
+/// every plan it is about to run, whose rewrites are those of the reals (where a cell may
+/// be NaN or infinite, a root that must keep it is planned exactly as written). [`equiv`]
+/// asks more: the same NaN and infinite cells too.
 pub fn provably_equivalent(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
     Ok(matches!(
-        decide(lhs, rhs, env, false, None)?,
+        decide_over_reals(lhs, rhs, env, false, None)?,
         Equivalence::Equivalent
     ))
 }
@@ -138,7 +142,7 @@ pub fn provably_equivalent_until(
     deadline: std::time::Instant,
 ) -> Result<bool, EquivError> {
     Ok(matches!(
-        decide(lhs, rhs, env, false, Some(deadline))?,
+        decide_over_reals(lhs, rhs, env, false, Some(deadline))?,
         Equivalence::Equivalent
     ))
 }
@@ -156,7 +160,70 @@ fn assumed_shape(e: &LaExpr) -> Option<String> {
     found
 }
 
+/// [`decide_over_reals`], whose proof stands only where both sides leave the reals
+/// alike: NaN or infinite at the same cells ([`super::domain`]). Otherwise a witness is
+/// searched for, as `spores run` computes the sides.
 fn decide(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    want_witness: bool,
+    deadline: Option<std::time::Instant>,
+) -> Result<Equivalence, EquivError> {
+    let verdict = decide_over_reals(lhs, rhs, env, want_witness, deadline)?;
+    if !matches!(verdict, Equivalence::Equivalent) || lhs == rhs {
+        return Ok(verdict);
+    }
+    let (Ok(l), Ok(r)) = (lhs.resolve(env), rhs.resolve(env)) else {
+        return Ok(verdict);
+    };
+    if super::domain::same_non_finite_cells(&l, &r, env)? || proved_where_defined(&l, &r, env)? {
+        return Ok(verdict);
+    }
+    let atom = super::domain::first_partial_atom(&l, env)
+        .or_else(|| super::domain::first_partial_atom(&r, env))
+        .unwrap_or_default();
+    let why = format!(
+        "the sides are equal over the reals, but `{atom}` may be NaN or infinite, and they \
+         may not be so at the same cells"
+    );
+    if !want_witness {
+        return Ok(Equivalence::Unknown(why));
+    }
+    let written: Vec<String> = lhs.vars().into_iter().chain(rhs.vars()).collect();
+    Ok(
+        match search_witness(&l, &r, &written, env, &BTreeMap::new(), true, why.clone()) {
+            Equivalence::Unknown(_) => Equivalence::Unknown(format!(
+                "{why}; no input on which they differ was found in {ATTEMPTS} tries"
+            )),
+            decided => decided,
+        },
+    )
+}
+
+/// Whether the piecewise decision proves `lhs = rhs` (as written, simplified or written
+/// out cell by cell) taking each function only where it is defined, over leaves that
+/// never leave the reals: a proof that holds where cells are NaN or infinite too.
+fn proved_where_defined(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
+    let mut same_leaf = |a: &LaExpr, b: &LaExpr| canonically_equal(a, b, env);
+    let (simple_lhs, simple_rhs) = (simplify(lhs, env), simplify(rhs, env));
+    let unrolled_lhs = unrolled(&simple_lhs, env).unwrap_or_else(|| simple_lhs.clone());
+    let unrolled_rhs = unrolled(&simple_rhs, env).unwrap_or_else(|| simple_rhs.clone());
+    for (l, r) in [
+        (lhs, rhs),
+        (&simple_lhs, &simple_rhs),
+        (&unrolled_lhs, &unrolled_rhs),
+    ] {
+        if super::piecewise::equal_cellwise_where_defined(l, r, env, &mut same_leaf)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether `lhs = rhs` for all real values of their atoms (each may still be NaN or
+/// infinite where `spores run` computes it: see [`decide`]).
+fn decide_over_reals(
     lhs: &LaExpr,
     rhs: &LaExpr,
     env: &ShapeEnv,
@@ -242,7 +309,7 @@ fn decide(
     // where a size kept its own name) leaves the sides unproved, never refuted.
     let mut equal = |a: &LaExpr, b: &LaExpr, blocks: &ShapeEnv| {
         Ok(matches!(
-            decide(a, b, blocks, false, deadline),
+            decide_over_reals(a, b, blocks, false, deadline),
             Ok(Equivalence::Equivalent)
         ))
     };

@@ -26,6 +26,7 @@
 //! ```
 
 mod blocks;
+mod domain;
 mod equiv;
 mod error;
 mod iso;

@@ -72,6 +72,53 @@ pub(crate) fn equal_cellwise(
     env: &ShapeEnv,
     same_leaf: &mut dyn FnMut(&LaExpr, &LaExpr) -> Result<bool, EquivError>,
 ) -> Result<bool, EquivError> {
+    decide(lhs, rhs, env, same_leaf, false)
+}
+
+/// [`equal_cellwise`] that also holds where a cell is NaN or infinite as `spores run`
+/// computes it: every leaf is free of functions that may leave the reals
+/// ([`super::domain`]), and every function is one whose domain the cases respect (`log`,
+/// `sqrt` and division are only taken where they are defined) or one that never leaves
+/// the reals.
+pub(crate) fn equal_cellwise_where_defined(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    same_leaf: &mut dyn FnMut(&LaExpr, &LaExpr) -> Result<bool, EquivError>,
+) -> Result<bool, EquivError> {
+    decide(lhs, rhs, env, same_leaf, true)
+}
+
+/// Functions [`Search::value`] takes only where they are defined, or that are defined
+/// everywhere.
+const WHERE_DEFINED: &[&str] = &[
+    "exp", "log", "sqrt", "sigmoid", "round", "floor", "ceil", "ceiling", "sin", "cos", "atan",
+    "sinh", "cosh", "tanh",
+];
+
+fn within_domains(s: &S) -> bool {
+    match s {
+        S::Leaf(_) | S::Const(_) => true,
+        S::Add(a, b) | S::Mul(a, b) | S::Max(a, b) | S::Min(a, b) | S::Cmp(_, a, b) => {
+            within_domains(a) && within_domains(b)
+        }
+        S::Neg(a) | S::Pow(a, _) | S::Recip(a) | S::Abs(a) | S::Sign(a) | S::Truth(a) => {
+            within_domains(a)
+        }
+        S::Ifelse(c, a, b) => within_domains(c) && within_domains(a) && within_domains(b),
+        S::Opaque(name, args) => {
+            WHERE_DEFINED.contains(&name.as_str()) && args.iter().all(within_domains)
+        }
+    }
+}
+
+fn decide(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    same_leaf: &mut dyn FnMut(&LaExpr, &LaExpr) -> Result<bool, EquivError>,
+    where_defined: bool,
+) -> Result<bool, EquivError> {
     let mut leaves = Leaves {
         exprs: Vec::new(),
         env,
@@ -80,6 +127,16 @@ pub(crate) fn equal_cellwise(
     let (Some(f), Some(g)) = (leaves.scalar(lhs)?, leaves.scalar(rhs)?) else {
         return Ok(false);
     };
+    if where_defined
+        && !(within_domains(&f)
+            && within_domains(&g)
+            && leaves
+                .exprs
+                .iter()
+                .all(|leaf| matches!(super::domain::signature(leaf, env), Ok(None))))
+    {
+        return Ok(false);
+    }
     if leaves.exprs.is_empty() && !mentions_guard(&f) && !mentions_guard(&g) {
         // Nothing to split on: the canonical forms already compared these.
         return Ok(false);
@@ -1366,7 +1423,7 @@ impl Search {
             matches!(
                 self.meaning.get(v),
                 Some(Meaning::Exp(_) | Meaning::Positive)
-            )
+            ) || self.root_of_positive(*v).is_some()
         };
         let mut sign = 0;
         // Whether some monomial is never zero (positive variables or a constant).
@@ -1543,6 +1600,26 @@ impl Search {
         })
     }
 
+    /// The positive input `w` when `v` stands for `sqrt(w)`.
+    fn root_of_positive(&self, v: u32) -> Option<u32> {
+        let Some(Meaning::Sqrt(x)) = self.meaning.get(&v) else {
+            return None;
+        };
+        let [(mono, c)] = x.num.0.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        match mono.as_slice() {
+            [(w, 1)]
+                if *c == Q::ONE
+                    && x.den.as_constant() == Some(Q::ONE)
+                    && matches!(self.meaning.get(w), Some(Meaning::Positive)) =>
+            {
+                Some(*w)
+            }
+            _ => None,
+        }
+    }
+
     /// The square root of a fraction of monomials whose variables are positive, with even
     /// exponents and square coefficients (`exp(2 a)` is `exp(a)^2`).
     fn square_root(&self, x: &F) -> Option<F> {
@@ -1686,9 +1763,12 @@ impl Search {
     /// it is 1.
     fn log_poly(&mut self, p: P, case: &Case) -> Result<F, Need> {
         let give_up = || Need::GiveUp;
+        // The variables whose logarithm is known: `exp(a)` (its argument), a positive input
+        // (a variable of its own) and the root of one (half of that).
         let exp_arg = |v: &u32, search: &Search| match search.meaning.get(v) {
             Some(Meaning::Exp(arg)) if !arg.0.is_empty() => Some(arg.clone()),
             Some(Meaning::Positive) => Some(P::default()),
+            Some(Meaning::Sqrt(_)) => search.root_of_positive(*v).map(|_| P::default()),
             _ => None,
         };
         // The smallest power of each exp variable over all monomials.
@@ -1724,16 +1804,22 @@ impl Search {
             rest.insert(reduced, *c);
         }
         for (v, e) in &common {
-            let arg = if let Some(Meaning::Positive) = self.meaning.get(v) {
-                // log of a positive input: one variable per input.
-                let one = P::constant(Q::ONE);
-                let log = Meaning::Log(F::poly(P::var(*v)));
-                self.var("log", vec![P::var(*v), one], log, case)?
-            } else {
-                exp_arg(v, self).ok_or_else(give_up)?
+            // log of a positive input is one variable per input; of its root, half that.
+            let (input, power) = match (self.meaning.get(v), self.root_of_positive(*v)) {
+                (Some(Meaning::Positive), _) => (Some(*v), Q::int(*e as i64)),
+                (_, Some(w)) => (Some(w), Q::new(*e as i128, 2).ok_or_else(give_up)?),
+                _ => (None, Q::int(*e as i64)),
+            };
+            let arg = match input {
+                Some(w) => {
+                    let one = P::constant(Q::ONE);
+                    let log = Meaning::Log(F::poly(P::var(w)));
+                    self.var("log", vec![P::var(w), one], log, case)?
+                }
+                None => exp_arg(v, self).ok_or_else(give_up)?,
             };
             out = out
-                .add(&arg.scale(Q::int(*e as i64)).ok_or_else(give_up)?)
+                .add(&arg.scale(power).ok_or_else(give_up)?)
                 .ok_or_else(give_up)?;
         }
         let rest = P(rest);

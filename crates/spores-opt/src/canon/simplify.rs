@@ -34,6 +34,23 @@ pub fn rewrite_for_plans(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
     simplify_at(e, env, &mut rounds, &rewrite_paying)
 }
 
+/// `e` with indexing pushed to the inputs and sums of blocks split, rules that move cells
+/// without computing anything new: each holds cell by cell for every value, NaN and the
+/// infinities included, so [`super::domain`] may read the result in `e`'s place.
+pub(super) fn positional(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
+    let mut rounds = 0;
+    simplify_at(e, env, &mut rounds, &rewrite_positional)
+}
+
+fn rewrite_positional(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    use LaExpr::*;
+    match e {
+        Sum(x) | RowSums(x) | ColSums(x) if binder(x).is_some() => rewrite(e, env),
+        Func { name, args } if name == INDEX && args.len() == 5 => rewrite(e, env),
+        _ => None,
+    }
+}
+
 type Rule = dyn Fn(&LaExpr, &ShapeEnv) -> Option<LaExpr>;
 
 fn simplify_at(e: &LaExpr, env: &ShapeEnv, rounds: &mut usize, rule: &Rule) -> LaExpr {
@@ -614,7 +631,7 @@ fn rewrite_func(
             if scalar(x) {
                 return Some(x.clone());
             }
-            aggregate_max(x, "max", &|s| is_one_by_one(s), shape, scalar)
+            aggregate_max(x, "max", &|s| is_one_by_one(s), shape, env)
         }
         ("rowMaxs", [x]) => {
             if shape(x)?.1.is_one() {
@@ -644,7 +661,7 @@ fn rewrite_func(
                 }
                 _ => {}
             }
-            aggregate_max(x, "rowMaxs", &|s| s.1.is_one(), shape, scalar)
+            aggregate_max(x, "rowMaxs", &|s| s.1.is_one(), shape, env)
         }
         ("colMaxs", [x]) => {
             if shape(x)?.0.is_one() {
@@ -673,7 +690,7 @@ fn rewrite_func(
                 }
                 _ => {}
             }
-            aggregate_max(x, "colMaxs", &|s| s.0.is_one(), shape, scalar)
+            aggregate_max(x, "colMaxs", &|s| s.0.is_one(), shape, env)
         }
         // `n, ..., 2, 1` is `n + 1` less `1, 2, ..., n`.
         ("rev", [x]) if env.counting_length(x).is_some() => {
@@ -721,13 +738,31 @@ fn unroll(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     let (name, x) = match e {
         RowSums(x) => ("rowSums", x.as_ref()),
         ColSums(x) => ("colSums", x.as_ref()),
+        Sum(x) => ("sum", x.as_ref()),
         Func { name, args } if args.len() == 1 => (name.as_str(), &args[0]),
         _ => return None,
     };
     let (rows, cols) = env.shape_of(x).ok()?;
+    // The sum (product) of all cells is the sum (product) of the rows' sums (products),
+    // each written out where the sizes are known and small.
+    let known = |d: &Dim| matches!(d, Dim::Known(n) if (2..=MAX_UNROLLED).contains(n));
+    match name {
+        "sum" if known(&rows) && known(&cols) => return Some(ColSums(b(RowSums(b(x.clone()))))),
+        "sum" if known(&rows) && cols.is_one() => return Some(ColSums(b(x.clone()))),
+        "sum" if known(&cols) && rows.is_one() => return Some(RowSums(b(x.clone()))),
+        "prod" if !rows.is_one() && !cols.is_one() => {
+            return Some(func("colProds", vec![func("rowProds", vec![x.clone()])]))
+        }
+        _ => {}
+    }
     let (cell, along_rows, running) = match name {
         "rowSums" | "rowMeans" => ("+", false, false),
         "colSums" | "colMeans" => ("+", true, false),
+        "rowProds" => ("*", false, false),
+        "colProds" => ("*", true, false),
+        // A vector's product: along its one side longer than 1.
+        "prod" => ("*", cols == Dim::Known(1), false),
+        "cumprod" => ("*", true, true),
         "cummax" => ("max", true, true),
         "cummin" => ("min", true, true),
         "colMaxs" => ("max", true, false),
@@ -751,6 +786,7 @@ fn unroll(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     };
     let combine = |a: LaExpr, b: LaExpr| match cell {
         "+" => Add(Box::new(a), Box::new(b)),
+        "*" => Mul(Box::new(a), Box::new(b)),
         _ => func(cell, vec![a, b]),
     };
     let mut extreme = part(1);
@@ -771,19 +807,29 @@ fn unroll(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
 /// An aggregate `agg` (`max`, `rowMaxs`, `colMaxs`) of `x`, pushed through what it sees
 /// through: a term constant along what it aggregates (`kept(shape)`: a scalar for `max`,
 /// a column for `rowMaxs`, a row for `colMaxs`) added or subtracted, a constant factor,
-/// a transpose or `rev` for the full aggregate, and `max` of two matrices or of blocks.
+/// a transpose or `rev` for the full aggregate, an increasing function, and `max` of two
+/// matrices or of blocks.
 fn aggregate_max(
     x: &LaExpr,
     agg: &str,
     kept: &dyn Fn(&Shape) -> bool,
     shape: &dyn Fn(&LaExpr) -> Option<Shape>,
-    scalar: &dyn Fn(&LaExpr) -> bool,
+    env: &ShapeEnv,
 ) -> Option<LaExpr> {
     use LaExpr::*;
     let of = |x: &LaExpr| func(agg, vec![x.clone()]);
     let constant_along = |x: &LaExpr| shape(x).is_some_and(|s| kept(&s));
     let full = agg == "max";
     match x {
+        // A positive factor constant along the aggregate (a declared positive scalar)
+        // scales every cell it compares alike.
+        Mul(p, c) | Mul(c, p)
+            if constant_along(c)
+                && !constant_along(p)
+                && sign_of(c, env) == Some(Sign::Positive) =>
+        {
+            Some(Mul(c.clone(), b(of(p))))
+        }
         Add(p, c) if constant_along(c) && !constant_along(p) => Some(Add(b(of(p)), c.clone())),
         Add(c, p) if constant_along(c) && !constant_along(p) => Some(Add(c.clone(), b(of(p)))),
         Sub(p, c) if constant_along(c) && !constant_along(p) => Some(Sub(b(of(p)), c.clone())),
@@ -817,14 +863,22 @@ fn aggregate_max(
         Func { name, args } if full && name == "abs" && args.len() == 1 => {
             Some(func("max", vec![of(&args[0]), of(&neg(args[0].clone()))]))
         }
-        // exp is increasing: the largest exp is exp of the largest, and the largest -exp
-        // is -exp of the smallest.
-        Func { name, args } if name == "exp" && args.len() == 1 => {
-            Some(func("exp", vec![of(&args[0])]))
+        // An increasing function's largest value is its value at the largest argument, and
+        // the largest of its negation is its negation at the smallest.
+        Func { name, args } if increasing_at(name, args, env) => {
+            Some(func(name, vec![of(&args[0])]))
         }
         Neg(inner) => match inner.as_ref() {
-            Func { name, args } if name == "exp" && args.len() == 1 => {
-                Some(neg(func("exp", vec![neg(of(&neg(args[0].clone())))])))
+            Func { name, args } if increasing_at(name, args, env) => {
+                Some(neg(func(name, vec![neg(of(&neg(args[0].clone())))])))
+            }
+            // The largest of -(p c) for a positive c is c times the largest of -p.
+            Mul(p, c) | Mul(c, p)
+                if constant_along(c)
+                    && !constant_along(p)
+                    && sign_of(c, env) == Some(Sign::Positive) =>
+            {
+                Some(Mul(c.clone(), b(of(&neg((**p).clone())))))
             }
             _ => None,
         },
@@ -845,10 +899,154 @@ fn aggregate_max(
             {
                 return None;
             }
-            let _ = scalar;
             Some(func("max", vec![of(&args[0]), of(&args[1])]))
         }
         Fill(v, _, _) if full => Some((**v).clone()),
+        _ => None,
+    }
+}
+
+/// Whether `name(args)` is a one-argument function increasing on every value its argument
+/// takes: `exp` and `sigmoid` everywhere, `log` and `sqrt` on an argument never negative
+/// (elsewhere they are NaN, which no extreme of the argument predicts).
+fn increasing_at(name: &str, args: &[LaExpr], env: &ShapeEnv) -> bool {
+    match (name, args) {
+        ("exp" | "sigmoid", [_]) => true,
+        ("log" | "sqrt", [x]) => sign_of(x, env).is_some_and(Sign::not_negative),
+        _ => false,
+    }
+}
+
+/// What is known of the sign of every cell of a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Sign {
+    Positive,
+    NotNegative,
+    Negative,
+    NotPositive,
+}
+
+impl Sign {
+    fn negated(self) -> Sign {
+        match self {
+            Sign::Positive => Sign::Negative,
+            Sign::NotNegative => Sign::NotPositive,
+            Sign::Negative => Sign::Positive,
+            Sign::NotPositive => Sign::NotNegative,
+        }
+    }
+
+    /// Whether the value is never negative.
+    pub(super) fn not_negative(self) -> bool {
+        matches!(self, Sign::Positive | Sign::NotNegative)
+    }
+
+    /// Whether the value is never zero.
+    pub(super) fn nonzero(self) -> bool {
+        matches!(self, Sign::Positive | Sign::Negative)
+    }
+}
+
+/// The sign every cell of `e` has for all inputs, from inputs declared positive
+/// (`ShapeEnv::positive`), positive constants, and the functions and operators that keep
+/// or make a sign (`exp`, `abs`, even powers, sums and products of such); `None` when
+/// nothing is known.
+pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
+    use LaExpr::*;
+    use Sign::*;
+    // The sign of a product (or quotient) from its factors'.
+    let product = |p: &LaExpr, q: &LaExpr| {
+        let (a, c) = (sign_of(p, env)?, sign_of(q, env)?);
+        let strict = a.nonzero() && c.nonzero();
+        let positive = a.not_negative() == c.not_negative();
+        Some(match (strict, positive) {
+            (true, true) => Positive,
+            (true, false) => Negative,
+            (false, true) => NotNegative,
+            (false, false) => NotPositive,
+        })
+    };
+    // The sign of a sum from its terms': both of one direction.
+    let sum = |a: Sign, c: Sign| {
+        if a.not_negative() && c.not_negative() {
+            Some(if a.nonzero() || c.nonzero() {
+                Positive
+            } else {
+                NotNegative
+            })
+        } else if !a.not_negative() || a == NotPositive {
+            let (na, nc) = (a.negated(), c.negated());
+            (na.not_negative() && nc.not_negative()).then(|| {
+                if na.nonzero() || nc.nonzero() {
+                    Negative
+                } else {
+                    NotPositive
+                }
+            })
+        } else {
+            None
+        }
+    };
+    match e {
+        Var(name) if env.positive.contains(name) => Some(Positive),
+        Const(c) if *c > 0.0 && c.is_finite() => Some(Positive),
+        Const(c) if *c < 0.0 && c.is_finite() => Some(Negative),
+        Const(c) if *c == 0.0 => Some(NotNegative),
+        Neg(x) => sign_of(x, env).map(Sign::negated),
+        Transpose(x) | Sum(x) | RowSums(x) | ColSums(x) => sign_of(x, env),
+        Fill(v, _, _) => sign_of(v, env),
+        Add(p, q) => sum(sign_of(p, env)?, sign_of(q, env)?),
+        Sub(p, q) => sum(sign_of(p, env)?, sign_of(q, env)?.negated()),
+        Mul(p, q) | MatMul(p, q) => product(p, q),
+        Pow(x, k) if *k == k.trunc() && (*k as i64) % 2 == 0 => match sign_of(x, env) {
+            Some(s) if s.nonzero() => Some(Positive),
+            _ => Some(NotNegative),
+        },
+        Pow(x, _) => sign_of(x, env).filter(|s| s.not_negative()),
+        Func { name, args } => match (name.as_str(), args.as_slice()) {
+            ("exp" | "sigmoid", [_]) => Some(Positive),
+            ("abs", [_]) => Some(NotNegative),
+            ("sqrt", [x]) => sign_of(x, env).filter(|s| s.not_negative()),
+            // A zero divisor makes a NaN (0 / 0) or an infinity.
+            ("/", [p, q]) if sign_of(q, env).is_some_and(Sign::nonzero) => product(p, q),
+            ("max", [p, q]) => match (sign_of(p, env), sign_of(q, env)) {
+                (Some(Positive), _) | (_, Some(Positive)) => Some(Positive),
+                (Some(NotNegative), _) | (_, Some(NotNegative)) => Some(NotNegative),
+                (Some(a), Some(c)) => sum(a, c),
+                _ => None,
+            },
+            ("min", [p, q]) => match (sign_of(p, env), sign_of(q, env)) {
+                (Some(Negative), _) | (_, Some(Negative)) => Some(Negative),
+                (Some(NotPositive), _) | (_, Some(NotPositive)) => Some(NotPositive),
+                (Some(a), Some(c)) => sum(a, c),
+                _ => None,
+            },
+            (
+                "max" | "min" | "rowMaxs" | "rowMins" | "colMaxs" | "colMins" | "rev" | "t"
+                | "cumsum" | "as.scalar" | "as.matrix",
+                [x],
+            ) => sign_of(x, env),
+            // The diagonal matrix of a column has zeros beside its diagonal.
+            ("diag", [x]) => sign_of(x, env).map(|s| {
+                if s.not_negative() {
+                    NotNegative
+                } else {
+                    NotPositive
+                }
+            }),
+            (INDEX, [x, ..]) => sign_of(x, env),
+            ("cbind" | "rbind", [p, q]) => {
+                let (a, c) = (sign_of(p, env)?, sign_of(q, env)?);
+                match (a.not_negative(), c.not_negative()) {
+                    (true, true) if a.nonzero() && c.nonzero() => Some(Positive),
+                    (true, true) => Some(NotNegative),
+                    (false, false) if a.nonzero() && c.nonzero() => Some(Negative),
+                    (false, false) => Some(NotPositive),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -1,0 +1,485 @@
+//! Where a side may be NaN or infinite: the check that makes a proof over the reals a
+//! proof of what `spores run` computes.
+//!
+//! The canonical forms, the piecewise decision and the rewrites reason about real
+//! numbers, where `log(A) - log(A)` is 0. `spores run` computes in floating point, where
+//! `log` of a number that is not positive, `sqrt` of a negative one and a division by 0
+//! give NaN or an infinity, and those do not cancel: `log(A) - log(A)` is NaN wherever `A
+//! <= 0`. Matrix products and cellwise products of matrices skip a zero factor (`0 *
+//! log(0)` is 0 there), two scalars multiply as IEEE numbers (`0 * -Inf` is NaN).
+//!
+//! So a proof over the reals stands only when both sides are NaN or infinite at the same
+//! cells, and the same one of NaN, `+Inf` and `-Inf`. A *partial atom* is an application
+//! of a function that may leave the reals (`log`, `sqrt`, `/`, a negative or fractional
+//! power...) to an argument not known to lie in its domain ([`super::simplify::sign_of`]:
+//! `log(exp(A))`, `sqrt(A^2)` and division by an input declared positive are total). A
+//! side's *signature* is, cell by cell, the set of partial terms it adds and the set it
+//! subtracts, where a term is a product of partial atoms with the finite factors they are
+//! multiplied by (a factor known positive, or a positive constant, drops out; any other
+//! stands as an opaque factor, since its zeros mask and its sign flips an infinity). A sum
+//! of finite numbers and non-finite terms is NaN if a term is NaN or both infinities are
+//! present, else the infinity present, whatever the order of the additions: so two sides
+//! that are equal over the reals and have the same signature are equal in floating point
+//! too. The sets are compared as the supports of canonical forms (each term's coefficient
+//! set to 1), so an atom added twice on one side and once on the other still matches.
+//!
+//! A side whose partial atoms sit where this bookkeeping does not reach (a sum of partial
+//! atoms inside a function, `log(A) * log(B) - ...` of sums, a product by the constant 0
+//! of two scalars) has no signature: its proof is not trusted, and the decision falls back
+//! to searching for a witness.
+
+use super::error::EquivError;
+use super::iso::difference;
+use super::normal::Normalizer;
+use super::simplify::{positional, sign_of, Sign};
+use super::Coef;
+use crate::functions::{IEEE_DIVISION, MASKING_FACTOR, SCALAR_FACTOR};
+use crate::la::{LaExpr, Shape, ShapeEnv, INDEX};
+
+/// The partial terms a side adds (`plus`) and subtracts (`minus`), as expressions of the
+/// side's shape (or one that broadcasts to it); `None` for no term.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Signature {
+    plus: Option<LaExpr>,
+    minus: Option<LaExpr>,
+}
+
+/// Why a side has no signature.
+#[derive(Debug)]
+pub(super) struct Unreachable;
+
+type Sig = Result<Option<Signature>, Unreachable>;
+
+/// Whether the real proof of `lhs = rhs` also holds where partial atoms leave the reals:
+/// `Ok(true)` when neither side has a partial atom or both have the same signature.
+pub(super) fn same_non_finite_cells(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+) -> Result<bool, EquivError> {
+    let (lhs, rhs) = (&positional(lhs, env), &positional(rhs, env));
+    let (Ok(l), Ok(r)) = (signature(lhs, env), signature(rhs, env)) else {
+        return Ok(false);
+    };
+    let (l, r) = (l.unwrap_or_default(), r.unwrap_or_default());
+    let shape = env.shape_of(lhs).map_err(|e| EquivError::Shape {
+        side: "lhs",
+        message: e.0,
+    })?;
+    let mut norm = Normalizer::new(env);
+    Ok(same_support(&mut norm, &l.plus, &r.plus, &shape, env)?
+        && same_support(&mut norm, &l.minus, &r.minus, &shape, env)?)
+}
+
+/// Whether `a` and `b` (each a sum of terms with positive coefficients) have the same
+/// terms, whatever their coefficients.
+fn same_support(
+    norm: &mut Normalizer,
+    a: &Option<LaExpr>,
+    b: &Option<LaExpr>,
+    shape: &Shape,
+    env: &ShapeEnv,
+) -> Result<bool, EquivError> {
+    let terms = |norm: &mut Normalizer, e: &Option<LaExpr>| -> Result<_, EquivError> {
+        let Some(e) = e else {
+            return Ok(Vec::new());
+        };
+        let mut p = norm.top(&fit(marked_divisions(e, env), shape))?.terms;
+        for t in &mut p {
+            t.coef = Coef::constant(1.0);
+        }
+        Ok(p)
+    };
+    let (ta, tb) = (terms(norm, a)?, terms(norm, b)?);
+    Ok(difference(&ta, &tb).is_empty())
+}
+
+/// `e` with each division by a value that may be 0 marked as such, so that its canonical
+/// form is not the product with a reciprocal that the reals allow.
+fn marked_divisions(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
+    e.map(&|x| match x {
+        LaExpr::Func { name, args } if name == "/" && partial(name, args, env) => {
+            Some(LaExpr::Func {
+                name: IEEE_DIVISION.into(),
+                args: args.iter().map(|a| marked_divisions(a, env)).collect(),
+            })
+        }
+        _ => None,
+    })
+}
+
+/// `e` broadcast to `shape` (a scalar or vector term of a larger side).
+fn fit(e: LaExpr, shape: &Shape) -> LaExpr {
+    let ones = LaExpr::Fill(
+        Box::new(LaExpr::Const(1.0)),
+        shape.0.clone(),
+        shape.1.clone(),
+    );
+    LaExpr::Mul(Box::new(ones), Box::new(e))
+}
+
+fn b(e: LaExpr) -> Box<LaExpr> {
+    Box::new(e)
+}
+
+fn one_by_one(s: &Shape) -> bool {
+    s.0.is_one() && s.1.is_one()
+}
+
+/// [`sign_of`], which also knows a number made of sizes alone (`3 * nrow(A) - 2 *
+/// nrow(A)`) whose canonical form is a polynomial in the sizes with positive coefficients:
+/// positive, as every size is at least 1.
+fn sign_with_sizes(x: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
+    if let Some(sign) = sign_of(x, env) {
+        return Some(sign);
+    }
+    if !x.vars().is_empty() {
+        return None;
+    }
+    let p = Normalizer::new(env).top(x).ok()?;
+    let mut total = Coef::constant(0.0);
+    for t in &p.terms {
+        if !t.atoms.is_empty() || !t.bound.is_empty() {
+            return None;
+        }
+        total = total.add(&t.coef);
+    }
+    (!total.0.is_empty() && total.0.values().all(|&c| c > 0.0)).then_some(Sign::Positive)
+}
+
+/// Functions that may leave the reals on part of their arguments' values.
+fn partial(name: &str, args: &[LaExpr], env: &ShapeEnv) -> bool {
+    let sign = |x: &LaExpr| sign_with_sizes(x, env);
+    match (name, args) {
+        ("log", [x]) => sign(x) != Some(Sign::Positive),
+        ("sqrt", [x]) => !sign(x).is_some_and(Sign::not_negative),
+        ("/" | "%%" | "%/%", [_, y]) => !sign(y).is_some_and(Sign::nonzero),
+        ("exp" | "abs" | "sign" | "sigmoid" | "round" | "floor" | "ceil" | "ceiling", [_]) => false,
+        ("sin" | "cos" | "tan" | "atan" | "sinh" | "cosh" | "tanh" | "!", [_]) => false,
+        ("<" | ">" | "<=" | ">=" | "==" | "!=" | "&" | "|" | "min" | "max", [_, _]) => false,
+        ("ifelse", [_, _, _]) => false,
+        _ => !total_structure(name),
+    }
+}
+
+/// Functions that only move, pick, aggregate or build cells, never leaving the reals on
+/// finite arguments.
+fn total_structure(name: &str) -> bool {
+    matches!(
+        name,
+        "min"
+            | "max"
+            | "prod"
+            | "rowMaxs"
+            | "rowMins"
+            | "colMaxs"
+            | "colMins"
+            | "rowProds"
+            | "colProds"
+            | "rowIndexMax"
+            | "rowIndexMin"
+            | "cumsum"
+            | "cumprod"
+            | "cummax"
+            | "cummin"
+            | "rev"
+            | "diag"
+            | "trace"
+            | "cbind"
+            | "rbind"
+            | "seq"
+            | "nrow"
+            | "ncol"
+            | "length"
+            | "as.scalar"
+            | "as.matrix"
+            | INDEX
+    )
+}
+
+/// A number written as `c` or `-c`.
+fn constant(x: &LaExpr) -> Option<f64> {
+    match x {
+        LaExpr::Const(c) => Some(*c),
+        LaExpr::Neg(inner) => constant(inner).map(|c| -c),
+        _ => None,
+    }
+}
+
+/// The signature of `e`: `Ok(None)` when it has no partial atom.
+pub(super) fn signature(e: &LaExpr, env: &ShapeEnv) -> Sig {
+    use LaExpr::*;
+    let shape = |x: &LaExpr| env.shape_of(x).map_err(|_| Unreachable);
+    Ok(match e {
+        Var(_) | Const(_) => None,
+        Neg(x) => signature(x, env)?.map(Signature::negated),
+        Add(p, q) => join(signature(p, env)?, signature(q, env)?, false),
+        Sub(p, q) => join(signature(p, env)?, signature(q, env)?, true),
+        Transpose(x) => signature(x, env)?.map(|s| s.map(&|t| Transpose(b(t)))),
+        Sum(x) => signature(x, env)?.map(|s| s.map(&|t| Sum(b(t)))),
+        RowSums(x) => signature(x, env)?.map(|s| s.map(&|t| RowSums(b(t)))),
+        ColSums(x) => signature(x, env)?.map(|s| s.map(&|t| ColSums(b(t)))),
+        Fill(v, r, c) => signature(v, env)?.map(|s| s.map(&|t| Fill(b(t), r.clone(), c.clone()))),
+        Mul(p, q) | MatMul(p, q) => {
+            let matmul = matches!(e, MatMul(..));
+            let (sp, sq) = (signature(p, env)?, signature(q, env)?);
+            let scalars = one_by_one(&shape(p)?) && one_by_one(&shape(q)?);
+            match (sp, sq) {
+                (None, None) => None,
+                // A product of two partial atoms is a term of its own, its value a function
+                // of theirs: a matrix product skips a zero factor, two scalars multiply as
+                // IEEE numbers (0 * Inf is NaN), so the term is one or the other.
+                (Some(a), Some(c)) if a.is_atom(p) && c.is_atom(q) && (matmul || !scalars) => {
+                    Some(Signature::atom(e))
+                }
+                (Some(_), Some(_)) => return Err(Unreachable),
+                (Some(s), None) => scaled(s, q, false, matmul, scalars, env)?,
+                (None, Some(s)) => scaled(s, p, true, matmul, scalars, env)?,
+            }
+        }
+        // A whole non-negative power is a product; a negative power of 0 is infinite, a
+        // fractional power of a negative number NaN.
+        Pow(x, k) => match signature(x, env)? {
+            None if (*k >= 0.0 && k.fract() == 0.0)
+                || sign_with_sizes(x, env) == Some(Sign::Positive)
+                || (k.fract() == 0.0 && sign_with_sizes(x, env).is_some_and(Sign::nonzero))
+                || (*k > 0.0 && sign_with_sizes(x, env).is_some_and(Sign::not_negative)) =>
+            {
+                None
+            }
+            None => Some(Signature::atom(e)),
+            Some(s) if s.is_atom(x) => Some(Signature::atom(e)),
+            Some(_) => return Err(Unreachable),
+        },
+        Func { name, args } => func(e, name, args, env)?,
+    })
+}
+
+/// The signature of a function application.
+fn func(e: &LaExpr, name: &str, args: &[LaExpr], env: &ShapeEnv) -> Sig {
+    use LaExpr::*;
+    let sigs = args
+        .iter()
+        .map(|a| signature(a, env))
+        .collect::<Result<Vec<_>, _>>()?;
+    if sigs.iter().all(Option::is_none) {
+        return Ok(partial(name, args, env).then(|| Signature::atom(e)));
+    }
+    // A division by a positive value or a non-zero constant scales its numerator.
+    if let ("/", [_, y], [Some(s), None]) = (name, args, sigs.as_slice()) {
+        if let Some(c) = constant(y).filter(|c| *c != 0.0 && c.is_finite()) {
+            return Ok(Some(if c > 0.0 {
+                s.clone()
+            } else {
+                s.clone().negated()
+            }));
+        }
+        if let Some(sign) = sign_with_sizes(y, env).filter(|s| s.nonzero()) {
+            let (r, c) = env.shape_of(y).map_err(|_| Unreachable)?;
+            let ones = Fill(b(Const(1.0)), r, c);
+            let s = s.clone().map(&|t| Mul(b(ones.clone()), b(t)));
+            return Ok(Some(if sign.not_negative() { s } else { s.negated() }));
+        }
+    }
+    // Cells only moved or picked: each part keeps its terms where the cells go.
+    let moves = matches!(name, "rev" | "diag" | "as.scalar" | "as.matrix" | "cumsum")
+        || (name == INDEX && sigs[1..].iter().all(Option::is_none));
+    if moves {
+        let Some(s) = &sigs[0] else {
+            return Err(Unreachable);
+        };
+        let rest = &args[1..];
+        return Ok(Some(s.clone().map(&|t| {
+            let mut all = vec![t];
+            all.extend(rest.iter().cloned());
+            Func {
+                name: name.to_string(),
+                args: all,
+            }
+        })));
+    }
+    if matches!(name, "cbind" | "rbind") && args.len() == 2 {
+        let zeros = |x: &LaExpr| -> Result<LaExpr, Unreachable> {
+            let (r, c) = env.shape_of(x).map_err(|_| Unreachable)?;
+            Ok(Fill(b(Const(0.0)), r, c))
+        };
+        let part = |k: usize, pick: &dyn Fn(&Signature) -> Option<LaExpr>| match sigs[k]
+            .as_ref()
+            .and_then(pick)
+        {
+            Some(t) => Ok(t),
+            None => zeros(&args[k]),
+        };
+        let side = |pick: &dyn Fn(&Signature) -> Option<LaExpr>| -> Result<_, Unreachable> {
+            let (l, r) = (part(0, pick)?, part(1, pick)?);
+            Ok(Some(Func {
+                name: name.to_string(),
+                args: vec![l, r],
+            }))
+        };
+        return Ok(Some(Signature {
+            plus: side(&|s| s.plus.clone())?,
+            minus: side(&|s| s.minus.clone())?,
+        }));
+    }
+    // Any other function of partial atoms (not of sums of them) is a partial atom itself:
+    // its value is a function of theirs.
+    if args
+        .iter()
+        .zip(&sigs)
+        .all(|(a, s)| s.as_ref().is_none_or(|s| s.is_atom(a)))
+    {
+        return Ok(Some(Signature::atom(e)));
+    }
+    Err(Unreachable)
+}
+
+/// The signature of `factor * s` (or `s * factor`; `%*%` when `matmul`) where the factor
+/// has no partial atom.
+fn scaled(
+    s: Signature,
+    factor: &LaExpr,
+    factor_first: bool,
+    matmul: bool,
+    scalars: bool,
+    env: &ShapeEnv,
+) -> Sig {
+    use LaExpr::*;
+    let (r, c) = env.shape_of(factor).map_err(|_| Unreachable)?;
+    let times = |f: LaExpr, t: LaExpr| {
+        let (x, y) = if factor_first { (f, t) } else { (t, f) };
+        if matmul {
+            MatMul(b(x), b(y))
+        } else {
+            Mul(b(x), b(y))
+        }
+    };
+    if let Some(k) = constant(factor) {
+        if !k.is_finite() {
+            return Err(Unreachable);
+        }
+        // A zero factor masks every cell of a matrix; two scalars multiply as IEEE
+        // numbers, where 0 * Inf is NaN.
+        if k == 0.0 {
+            return if scalars { Err(Unreachable) } else { Ok(None) };
+        }
+        let ones = Fill(b(Const(1.0)), r, c);
+        let s = s.map(&|t| times(ones.clone(), t));
+        return Ok(Some(if k > 0.0 { s } else { s.negated() }));
+    }
+    // A factor never zero scales without masking, and flips infinities if negative.
+    if let Some(sign) = sign_with_sizes(factor, env).filter(|s| s.nonzero()) {
+        let ones = Fill(b(Const(1.0)), r, c);
+        let s = s.map(&|t| times(ones.clone(), t));
+        return Ok(Some(if sign.not_negative() { s } else { s.negated() }));
+    }
+    // Any other factor stands as itself: its zeros mask (or, for two scalars, make NaN)
+    // and its sign flips an infinity, so both sides must carry it alike. An input (or a
+    // slice or transpose of one) is that already; anything else is wrapped, so that its
+    // canonical form is not multiplied out (`(B - C) * log(A)` skips where B = C, `B *
+    // log(A) - C * log(A)` is NaN there).
+    let factor = match single_atom(factor, env) {
+        Some(1.0) => factor.clone(),
+        // `-2 B` times a term is `B` times it, subtracted.
+        Some(k) => {
+            let unit = Mul(b(Const(1.0 / k)), b(factor.clone()));
+            let s = s.map(&|t| times(unit.clone(), t));
+            return Ok(Some(if k > 0.0 { s } else { s.negated() }));
+        }
+        None => {
+            let how = if scalars && !matmul {
+                SCALAR_FACTOR
+            } else {
+                MASKING_FACTOR
+            };
+            Func {
+                name: how.into(),
+                args: vec![factor.clone()],
+            }
+        }
+    };
+    Ok(Some(s.map(&|t| times(factor.clone(), t))))
+}
+
+/// The coefficient, a number, when the canonical form of `e` is one atom times it, not
+/// summed over.
+fn single_atom(e: &LaExpr, env: &ShapeEnv) -> Option<f64> {
+    let p = Normalizer::new(env).top(e).ok()?;
+    let [t] = p.terms.as_slice() else {
+        return None;
+    };
+    let [(monomial, k)] = t.coef.0.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let number = monomial.is_empty() && *k != 0.0 && k.is_finite();
+    (number && t.atoms.len() == 1 && t.bound.is_empty()).then_some(*k)
+}
+
+/// `p + q` (or `p - q` when `subtract`) of two signatures.
+fn join(p: Option<Signature>, q: Option<Signature>, subtract: bool) -> Option<Signature> {
+    let q = if subtract {
+        q.map(Signature::negated)
+    } else {
+        q
+    };
+    match (p, q) {
+        (None, x) | (x, None) => x,
+        (Some(p), Some(q)) => Some(Signature {
+            plus: add(p.plus, q.plus),
+            minus: add(p.minus, q.minus),
+        }),
+    }
+}
+
+fn add(a: Option<LaExpr>, c: Option<LaExpr>) -> Option<LaExpr> {
+    match (a, c) {
+        (None, x) | (x, None) => x,
+        (Some(a), Some(c)) => Some(LaExpr::Add(b(a), b(c))),
+    }
+}
+
+impl Signature {
+    fn atom(e: &LaExpr) -> Signature {
+        Signature {
+            plus: Some(e.clone()),
+            minus: None,
+        }
+    }
+
+    fn is_atom(&self, e: &LaExpr) -> bool {
+        self.plus.as_ref() == Some(e) && self.minus.is_none()
+    }
+
+    fn negated(self) -> Signature {
+        Signature {
+            plus: self.minus,
+            minus: self.plus,
+        }
+    }
+
+    fn map(self, f: &dyn Fn(LaExpr) -> LaExpr) -> Signature {
+        Signature {
+            plus: self.plus.map(f),
+            minus: self.minus.map(f),
+        }
+    }
+}
+
+/// The first partial atom of `e`, as text, to name in a verdict.
+pub(super) fn first_partial_atom(e: &LaExpr, env: &ShapeEnv) -> Option<String> {
+    let mut found = None;
+    e.visit(&mut |x| {
+        if found.is_some() {
+            return;
+        }
+        let partial_here = match x {
+            LaExpr::Func { name, args } => partial(name, args, env),
+            LaExpr::Pow(..) => matches!(signature(x, env), Ok(Some(s)) if s.is_atom(x)),
+            _ => false,
+        };
+        if partial_here {
+            found = Some(x.to_string());
+        }
+    });
+    found
+}

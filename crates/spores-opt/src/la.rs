@@ -69,6 +69,12 @@ pub enum LaExpr {
     Func { name: String, args: Vec<LaExpr> },
 }
 
+/// The value of an expression of numbers alone, when it is a finite scalar.
+fn number(e: &LaExpr) -> Option<f64> {
+    let value = crate::eval::eval(e, &std::collections::HashMap::new()).ok()?;
+    value.as_scalar().filter(|v| v.is_finite())
+}
+
 /// A malformed `--shape NAME=ROWSxCOLS` or `--nnz NAME=N` argument
 /// ([`ShapeEnv::add_shape_arg`], [`ShapeEnv::add_nnz_arg`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -594,6 +600,10 @@ impl LaExpr {
                     ast::BinaryOp::MatMul => LaExpr::MatMul(b(l), b(r)),
                     ast::BinaryOp::Pow => match r {
                         LaExpr::Const(k) => LaExpr::Pow(b(l), k),
+                        // A number written as an expression (`X^2^3` is `X^(2^3)`, `X^-1`).
+                        other if other.vars().is_empty() && number(&other).is_some() => {
+                            LaExpr::Pow(b(l), number(&other).unwrap_or_default())
+                        }
                         other => LaExpr::Func {
                             name: "^".into(),
                             args: vec![l, other],

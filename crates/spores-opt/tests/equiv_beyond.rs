@@ -369,6 +369,19 @@ const TABLE: &[(&str, &str, &str)] = &[
     // Increasing everywhere.
     ("max(sigmoid(A))", "sigmoid(max(A))", "sigmoid(min(A))"),
     (
+        "exp(max(A, B))",
+        "max(exp(A), exp(B))",
+        "min(exp(A), exp(B))",
+    ),
+    (
+        "sigmoid(min(A, B))",
+        "min(sigmoid(A), sigmoid(B))",
+        "max(sigmoid(A), sigmoid(B))",
+    ),
+    ("exp(A) > exp(B)", "A > B", "A < B"),
+    ("exp(A) >= 1", "A >= 0", "A > 0"),
+    ("A^2^3", "A^8", "A^6"),
+    (
         "colMins(sigmoid(A))",
         "sigmoid(colMins(A))",
         "sigmoid(colMaxs(A))",
@@ -506,6 +519,19 @@ fn extremes_move_through_increasing_functions_on_their_domain() {
             ("rowMins(X * s)", "rowMins(X) * s", "rowMaxs(X) * s"),
             ("log(sqrt(X))", "0.5 * log(X)", "log(X)"),
             ("log(sqrt(X) * X)", "1.5 * log(X)", "2 * log(X)"),
+            ("exp(0.5 * log(X))", "sqrt(X)", "X"),
+            ("exp(-1.5 * log(X))", "1 / (X * sqrt(X))", "1 / (X * X)"),
+            ("X^1.5", "X * sqrt(X)", "X * X"),
+            (
+                "sqrt(max(X, 2 * X))",
+                "max(sqrt(X), sqrt(2 * X))",
+                "sqrt(X)",
+            ),
+            (
+                "log(X) > log(s * X)",
+                "(s < 1) * matrix(1, nrow(X), ncol(X))",
+                "(s > 1) * matrix(1, nrow(X), ncol(X))",
+            ),
         ];
         for (lhs, rhs, twin) in table {
             let (l, r, t) = (parse(lhs), parse(rhs), parse(twin));

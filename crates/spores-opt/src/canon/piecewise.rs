@@ -959,6 +959,23 @@ impl Leaves<'_, '_> {
                     None => return Ok(None),
                 }
             }
+            // x^(n/2) is sqrt(x)^n, NaN where x < 0 as the power is.
+            LaExpr::Pow(x, k)
+                if (2.0 * k).fract() == 0.0 && (2.0 * k).abs() <= MAX_POWER as f64 =>
+            {
+                match self.scalar(x)? {
+                    Some(x) => {
+                        let root = S::Opaque("sqrt".into(), vec![x]);
+                        let power = S::Pow(b(root), (2.0 * k).abs() as u32);
+                        if *k < 0.0 {
+                            S::Recip(b(power))
+                        } else {
+                            power
+                        }
+                    }
+                    None => return Ok(None),
+                }
+            }
             LaExpr::Fill(v, _, _) => return self.scalar(v),
             // A constant's transpose is itself; `as.scalar` and `as.matrix` keep the cell.
             LaExpr::Transpose(x) if x.vars().is_empty() => return self.scalar(x),
@@ -1374,10 +1391,88 @@ impl Search {
                 return Ok(sign);
             }
         }
+        if let Some(sign) = self.sign_of_increasing(p, case)? {
+            return Ok(sign);
+        }
         if let Some(sign) = self.sign_with_root(p, case)? {
             return Ok(sign);
         }
         Err(Need::Guard(p.clone()))
+    }
+
+    /// The sign of `c (f(a) - f(b))` for one increasing function `f` (`exp`, `log` and
+    /// `sqrt` where they were made): that of `c (a - b)`, so `exp(max(A, B)) == max(exp(A),
+    /// exp(B))`. Also `c (exp(a) - 1)`, of the sign of `c a`. `None` for anything else.
+    fn sign_of_increasing(&self, p: &P, case: &Case) -> Result<Option<i8>, Need> {
+        let give_up = |x: Option<P>| x.ok_or(Need::GiveUp);
+        let terms: Vec<_> = p.0.iter().collect();
+        let single = |mono: &Mono| match mono.as_slice() {
+            [(v, 1)] => Some(*v),
+            _ => None,
+        };
+        // The argument of an increasing function, as a fraction.
+        let argument = |v: u32| match self.meaning.get(&v) {
+            Some(Meaning::Exp(a)) => Some(F::poly(a.clone())),
+            Some(Meaning::Log(x) | Meaning::Sqrt(x)) => Some(x.clone()),
+            _ => None,
+        };
+        let same_kind = |v: u32, w: u32| {
+            matches!(
+                (self.meaning.get(&v), self.meaning.get(&w)),
+                (Some(Meaning::Exp(_)), Some(Meaning::Exp(_)))
+                    | (Some(Meaning::Log(_)), Some(Meaning::Log(_)))
+                    | (Some(Meaning::Sqrt(_)), Some(Meaning::Sqrt(_)))
+            )
+        };
+        // c log(x): the sign of c (x - 1).
+        if let [(mono, c)] = terms.as_slice() {
+            let Some(Meaning::Log(x)) = single(mono).and_then(|v| self.meaning.get(&v)) else {
+                return Ok(None);
+            };
+            let gap = give_up(case.apply(give_up(x.num.sub(&x.den))?))?;
+            let den = give_up(case.apply(x.den.clone()))?;
+            return Ok(Some(
+                c.signum() * self.sign_poly(&gap, case)? * self.sign_poly(&den, case)?,
+            ));
+        }
+        let (first, second) = match terms.as_slice() {
+            [(m1, c1), (m2, c2)] if **c1 == c2.neg() => (((*m1).clone(), **c1), (*m2).clone()),
+            _ => return Ok(None),
+        };
+        let ((m1, c), m2) = (first, second);
+        // exp(a) - 1: the sign of a.
+        if m2.is_empty() || m1.is_empty() {
+            let (var_mono, c) = if m2.is_empty() {
+                (&m1, c)
+            } else {
+                (&m2, c.neg())
+            };
+            let Some(v) = single(var_mono) else {
+                return Ok(None);
+            };
+            if let Some(Meaning::Exp(a)) = self.meaning.get(&v) {
+                return Ok(Some(
+                    c.signum() * self.sign_poly(&give_up(case.apply(a.clone()))?, case)?,
+                ));
+            }
+            return Ok(None);
+        }
+        let (Some(v), Some(w)) = (single(&m1), single(&m2)) else {
+            return Ok(None);
+        };
+        if !same_kind(v, w) {
+            return Ok(None);
+        }
+        let (Some(a), Some(b)) = (argument(v), argument(w)) else {
+            return Ok(None);
+        };
+        // a - b as a fraction: (an bd - bn ad) / (ad bd).
+        let num = give_up(give_up(a.num.mul(&b.den))?.sub(&give_up(b.num.mul(&a.den))?))?;
+        let den = give_up(a.den.mul(&b.den))?;
+        let (num, den) = (give_up(case.apply(num))?, give_up(case.apply(den))?);
+        Ok(Some(
+            c.signum() * self.sign_poly(&num, case)? * self.sign_poly(&den, case)?,
+        ))
     }
 
     /// The sign of `c s + r` for a square root `s = sqrt(x)` that `r` does not mention:
@@ -1467,9 +1562,10 @@ impl Search {
             S::Add(a, b) => give_up(self.value(a, case)?.add(&self.value(b, case)?))?,
             S::Mul(a, b) => give_up(self.value(a, case)?.mul(&self.value(b, case)?))?,
             S::Neg(a) => self.value(a, case)?.neg(),
-            // sqrt(x)^(2k) is x^k where x >= 0 (and NaN elsewhere).
+            // sqrt(x)^(2k) is x^k where x >= 0 (and NaN elsewhere), times sqrt(x) for an
+            // odd power.
             S::Pow(inner, k)
-                if k % 2 == 0
+                if *k >= 2
                     && matches!(&**inner, S::Opaque(n, a) if n == "sqrt" && a.len() == 1) =>
             {
                 let S::Opaque(_, args) = &**inner else {
@@ -1479,7 +1575,12 @@ impl Search {
                 if self.sign(&x, case)? < 0 {
                     return Err(Need::GiveUp);
                 }
-                give_up(x.pow(k / 2))?
+                let whole = give_up(x.pow(k / 2))?;
+                if k % 2 == 0 {
+                    whole
+                } else {
+                    give_up(whole.mul(&self.value(inner, case)?))?
+                }
             }
             S::Pow(a, k) => give_up(self.value(a, case)?.pow(*k))?,
             S::Recip(a) => {
@@ -1600,6 +1701,21 @@ impl Search {
         })
     }
 
+    /// The positive input `w` when `v` stands for `log(w)`.
+    fn log_of_positive_input(&self, v: u32) -> Option<u32> {
+        let Some(Meaning::Log(x)) = self.meaning.get(&v) else {
+            return None;
+        };
+        let terms: Vec<_> = x.num.0.iter().collect();
+        match (terms.as_slice(), x.den.as_constant()) {
+            ([(mono, c)], Some(Q::ONE)) if **c == Q::ONE => match mono.as_slice() {
+                [(w, 1)] if matches!(self.meaning.get(w), Some(Meaning::Positive)) => Some(*w),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The positive input `w` when `v` stands for `sqrt(w)`.
     fn root_of_positive(&self, v: u32) -> Option<u32> {
         let Some(Meaning::Sqrt(x)) = self.meaning.get(&v) else {
@@ -1711,6 +1827,36 @@ impl Search {
                 (true, _) => {
                     let m = P(BTreeMap::from([(mono.clone(), Q::ONE)]));
                     F::poly(self.var("exp", vec![m.clone()], Meaning::Exp(m), case)?)
+                }
+                // exp(k/2 log(y)) of a positive input y is sqrt(y)^k.
+                (false, [(v, 1)])
+                    if c.d == 2
+                        && c.n.unsigned_abs() <= MAX_POWER as u128
+                        && self.log_of_positive_input(*v).is_some() =>
+                {
+                    let w = self.log_of_positive_input(*v).ok_or(Need::GiveUp)?;
+                    let key = vec![P::var(w), P::constant(Q::ONE)];
+                    let meaning = Meaning::Sqrt(F::poly(P::var(w)));
+                    let root = F::poly(self.var("sqrt", key, meaning, case)?);
+                    // sqrt(y)^k is y^(k/2), times sqrt(y) for an odd k.
+                    let k = c.n.unsigned_abs() as u32;
+                    let whole_part = give_up(F::poly(P::var(w)).pow(k / 2))?;
+                    let odd = if k % 2 == 1 {
+                        root
+                    } else {
+                        F::poly(P::constant(Q::ONE))
+                    };
+                    let power = give_up(whole_part.mul(&odd))?;
+                    let power = if c.n < 0 {
+                        F {
+                            num: power.den,
+                            den: power.num,
+                        }
+                    } else {
+                        power
+                    };
+                    out = give_up(out.mul(&power))?;
+                    continue;
                 }
                 _ => {
                     let m = P(BTreeMap::from([(mono.clone(), *c)]));

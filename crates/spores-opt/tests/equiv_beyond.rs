@@ -381,6 +381,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("exp(A) > exp(B)", "A > B", "A < B"),
     ("exp(A) >= 1", "A >= 0", "A > 0"),
     ("A^2^3", "A^8", "A^6"),
+    // Positions written out: the selectors of all rows of the result sum to 1.
+    (
+        "cumsum(rbind(E, D))[4:5, ]",
+        "cumsum(D) + colSums(E)",
+        "cumsum(D) + E[3, ]",
+    ),
     (
         "colMins(sigmoid(A))",
         "sigmoid(colMins(A))",

@@ -54,7 +54,7 @@ use spores_exec::{DenseMatrix, Matrix};
 use super::error::EquivError;
 use super::normal::Normalizer;
 use super::simplify::{simplify, unrolled};
-use super::{iso::difference, Poly, Polyterm, Rel, Slot};
+use super::{iso::difference, Atom, Coef, Poly, Polyterm, Rel, Slot, Term};
 use crate::eval::eval;
 use crate::la::{Dim, LaExpr, Shape, ShapeEnv, SizeForm};
 
@@ -331,6 +331,7 @@ fn decide_over_reals(
             .or_else(|| placed_dim(&diff, &norm.rels, env, &expanded));
         let Some(dim) = small else { break };
         diff = norm.expand(&diff, &dim)?;
+        diff = merge_position_selectors(&diff, &norm.rels);
         expanded.push(dim);
         if super::iso::Deadline::passed() {
             return Err(super::normal::past_deadline());
@@ -370,9 +371,94 @@ fn decide_over_reals(
             room.insert(d, n);
         }
     }
-    Ok(search_witness(
-        lhs, rhs, &written, env, &room, opaque, shown,
-    ))
+    // Cell selectors of written-out positions (`I(i,#0) + I(i,#1)`, which is 1 where `i`
+    // has two positions) are not reduced, so such a difference proves nothing.
+    let positions = diff.terms.iter().any(|t| {
+        t.atoms.iter().any(|a| {
+            matches!(
+                norm.rels.get(a.rel as usize),
+                Some(Rel::Cell(_) | Rel::Identity)
+            )
+        })
+    });
+    Ok(
+        match search_witness(lhs, rhs, &written, env, &room, opaque, shown.clone()) {
+            Equivalence::Unknown(_) if positions && !opaque => Equivalence::Unknown(format!(
+                "the canonical forms differ once small dimensions are written out position by \
+                 position, a form they may not be reduced in; no differing input found in \
+                 {ATTEMPTS} tries. Canonical difference: {shown}"
+            )),
+            decided => decided,
+        },
+    )
+}
+
+/// `p` with each set of terms `T·I(i, #q)` for every position `q` of a free index `i`
+/// (an identity tying `i` to one position, `T` not mentioning `i`) replaced by `T`: the
+/// selectors of all positions sum to 1.
+fn merge_position_selectors(p: &Poly, rels: &[Rel]) -> Poly {
+    let identity = |a: &Atom| matches!(rels.get(a.rel as usize), Some(Rel::Identity));
+    let mut terms = p.terms.clone();
+    for (i, dim) in &p.free {
+        let Dim::Known(n) = dim else { continue };
+        // Terms of the form T·I(i, #q), by T, with the positions seen.
+        let mut groups: Vec<(Term, Coef, BTreeSet<u32>, Vec<usize>)> = Vec::new();
+        for (k, t) in terms.iter().enumerate() {
+            let mentions = |a: &Atom| a.slots.contains(&Slot::Var(*i));
+            let selectors: Vec<(usize, u32)> = t
+                .atoms
+                .iter()
+                .enumerate()
+                .filter_map(|(m, a)| match a.slots.as_slice() {
+                    [Slot::Var(v), Slot::Pos(q)] | [Slot::Pos(q), Slot::Var(v)]
+                        if identity(a) && v == i =>
+                    {
+                        Some((m, *q))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let [(m, q)] = selectors[..] else { continue };
+            let mut rest = t.clone();
+            rest.atoms.remove(m);
+            if rest.atoms.iter().any(mentions) {
+                continue;
+            }
+            match groups
+                .iter_mut()
+                .find(|(r, c, _, _)| *c == t.coef && super::iso::isomorphic(r, &rest))
+            {
+                Some((_, _, seen, members)) => {
+                    seen.insert(q);
+                    members.push(k);
+                }
+                None => groups.push((rest, t.coef.clone(), BTreeSet::from([q]), vec![k])),
+            }
+        }
+        let mut drop = BTreeSet::new();
+        let mut merged = Vec::new();
+        for (rest, _, seen, members) in groups {
+            if seen.len() == *n && members.len() == *n {
+                drop.extend(members);
+                merged.push(rest);
+            }
+        }
+        if merged.is_empty() {
+            continue;
+        }
+        terms = terms
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| !drop.contains(k))
+            .map(|(_, t)| t)
+            .chain(merged)
+            .collect();
+        terms = super::iso::combine(terms);
+    }
+    Poly {
+        free: p.free.clone(),
+        terms,
+    }
 }
 
 /// Whether `e` slices with a bound that is not a number (`A[2:nrow(A), ]`).

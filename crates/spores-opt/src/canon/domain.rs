@@ -197,6 +197,19 @@ fn total_structure(name: &str) -> bool {
     )
 }
 
+/// Whether `e` is 0 in every cell by how it is written: a zero constant or fill, or a
+/// product, transpose or negation of one (its other factors have no partial atom, so
+/// they are finite).
+fn zero(e: &LaExpr) -> bool {
+    use LaExpr::*;
+    match e {
+        Const(c) => *c == 0.0,
+        Fill(v, _, _) | Neg(v) | Transpose(v) => zero(v),
+        Mul(p, q) | MatMul(p, q) => zero(p) || zero(q),
+        _ => false,
+    }
+}
+
 /// A number written as `c` or `-c`.
 fn constant(x: &LaExpr) -> Option<f64> {
     match x {
@@ -354,6 +367,14 @@ fn scaled(
             Mul(b(x), b(y))
         }
     };
+    // A factor that is 0 in every cell (`0 * B`, finite as it has no partial atom).
+    if zero(factor) {
+        return if scalars && !matmul {
+            Err(Unreachable)
+        } else {
+            Ok(None)
+        };
+    }
     if let Some(k) = constant(factor) {
         if !k.is_finite() {
             return Err(Unreachable);

@@ -10,7 +10,7 @@
 //! rowSums(B)`), `min` becomes `-max(-x)`, and indexing is pushed down to the inputs
 //! (`(A %*% B)[1:2, ] = A[1:2, ] %*% B`), where a slice of an input is an atom.
 
-use crate::la::{Dim, LaExpr, Shape, ShapeEnv, INDEX};
+use crate::la::{Dim, LaExpr, Shape, ShapeEnv, SizeForm, INDEX};
 
 /// Rounds of rewriting at one node before it is left as it is (each round either
 /// rewrites or stops; the rules only move constructs towards the inputs or the root).
@@ -272,7 +272,9 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "rev" && args.len() == 1 => {
                 Some(Sum(b(args[0].clone())))
             }
-            _ => unrev(x, env).map(|y| Sum(b(y))),
+            _ => unrev(x, env)
+                .map(|y| Sum(b(y)))
+                .or_else(|| rev_to_greater(x).map(|y| Sum(b(y)))),
         },
         RowSums(x) => match x.as_ref() {
             Func { name, args } if name == "cbind" && args.len() == 2 => Some(Add(
@@ -306,6 +308,7 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             }
             _ => unrev(x, env)
                 .map(|y| ColSums(b(y)))
+                .or_else(|| rev_to_greater(x).map(|y| ColSums(b(y))))
                 .or_else(|| split_slice(x, false)),
         },
         Transpose(x) => match x.as_ref() {
@@ -479,6 +482,25 @@ fn same_aggregate(x: &LaExpr, y: &LaExpr, env: &ShapeEnv) -> Option<(Wrap, LaExp
 
 /// A cellwise expression whose operands of more than one row are all `rev(...)`, with
 /// the `rev`s removed: its reverse, for an aggregate that does not see the row order.
+/// `rev(p) * q` as `p * rev(q)` when `q` is written after `p`: under a sum over the rows
+/// (`sum`, `colSums`) reversing both factors' rows changes nothing, and reversing them
+/// twice is the identity. The reversal settles on the factor written later, so both
+/// spellings meet. `None` when nothing moves.
+fn rev_to_greater(x: &LaExpr) -> Option<LaExpr> {
+    use LaExpr::*;
+    let Mul(p, q) = x else { return None };
+    let inner = |z: &LaExpr| match z {
+        Func { name, args } if name == "rev" && args.len() == 1 => Some(args[0].clone()),
+        _ => None,
+    };
+    let rev = |z: LaExpr| func("rev", vec![z]);
+    match (inner(p), inner(q)) {
+        (Some(a), None) if q.to_string() > a.to_string() => Some(Mul(b(a), b(rev((**q).clone())))),
+        (None, Some(c)) if p.to_string() > c.to_string() => Some(Mul(b(rev((**p).clone())), b(c))),
+        _ => None,
+    }
+}
+
 fn unrev(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     use LaExpr::*;
     fn strip(x: &LaExpr, env: &ShapeEnv, found: &mut bool) -> Option<LaExpr> {
@@ -637,6 +659,10 @@ fn rewrite_func(
             if shape(x)?.1.is_one() {
                 return Some(x.clone());
             }
+            // The largest of a row's cells is its largest.
+            if shape(x)?.0.is_one() {
+                return Some(one("max", x.clone()));
+            }
             match x {
                 Transpose(a) => return Some(Transpose(b(one("colMaxs", (**a).clone())))),
                 // Side by side, each row's largest is the larger of the two blocks'.
@@ -666,6 +692,9 @@ fn rewrite_func(
         ("colMaxs", [x]) => {
             if shape(x)?.0.is_one() {
                 return Some(x.clone());
+            }
+            if shape(x)?.1.is_one() {
+                return Some(one("max", x.clone()));
             }
             match x {
                 Transpose(a) => return Some(Transpose(b(one("rowMaxs", (**a).clone())))),
@@ -698,10 +727,28 @@ fn rewrite_func(
             Some(Sub(b(Add(b(n), b(Const(1.0)))), b(x.clone())))
         }
         ("rev", [x]) => rewrite_rev(x, env),
+        // Running extremes of a scaled column: a positive factor comes out, a negative
+        // one turns the running largest into the running smallest.
+        ("cummax" | "cummin", [x]) => {
+            let other = if name == "cummax" { "cummin" } else { "cummax" };
+            let (k, p) = match x {
+                Neg(p) => (-1.0, (**p).clone()),
+                _ => constant_factor(x)?,
+            };
+            if k > 0.0 {
+                Some(Mul(b(Const(k)), b(one(name, p))))
+            } else if k < 0.0 {
+                Some(Mul(b(Const(k)), b(one(other, p))))
+            } else {
+                None
+            }
+        }
         ("cumsum", [x]) => rewrite_cumsum(x, env),
         (INDEX, [x, rl, ru, cl, cu]) => {
-            let (rows, cols) = (Range::of(rl, ru)?, Range::of(cl, cu)?);
-            rewrite_index(e, x, rows, cols, env)
+            if let (Some(rows), Some(cols)) = (Range::of(rl, ru), Range::of(cl, cu)) {
+                return rewrite_index(e, x, rows, cols, env);
+            }
+            symbolic_index(x, [rl, ru, cl, cu], env)
         }
         // A cellwise function of blocks is the blocks of its values.
         (f, [x]) if crate::functions::is_elementwise(f, 1) => {
@@ -763,6 +810,7 @@ fn unroll(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         // A vector's product: along its one side longer than 1.
         "prod" => ("*", cols == Dim::Known(1), false),
         "cumprod" => ("*", true, true),
+        "cumsum" => ("+", true, true),
         "cummax" => ("max", true, true),
         "cummin" => ("min", true, true),
         "colMaxs" => ("max", true, false),
@@ -859,6 +907,12 @@ fn aggregate_max(
             Some(of(&Add(c.clone(), b(inner))))
         }
         Transpose(a) if full => Some(of(a)),
+        // The largest cell of a column plus a row (an outer sum) is the sum of their
+        // largest cells.
+        Add(p, q) | Sub(p, q) if full && outer_pair(p, q, shape) => Some(match x {
+            Add(..) => Add(b(of(p)), b(of(q))),
+            _ => Add(b(of(p)), b(of(&neg((**q).clone())))),
+        }),
         // abs(p) = max(p, -p), whose every cell the aggregate sees.
         Func { name, args } if full && name == "abs" && args.len() == 1 => {
             Some(func("max", vec![of(&args[0]), of(&neg(args[0].clone()))]))
@@ -1051,6 +1105,15 @@ pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
     }
 }
 
+/// Whether `p` and `q` are a column and a row (either way round), each longer than 1.
+fn outer_pair(p: &LaExpr, q: &LaExpr, shape: &dyn Fn(&LaExpr) -> Option<Shape>) -> bool {
+    let (Some((pr, pc)), Some((qr, qc))) = (shape(p), shape(q)) else {
+        return false;
+    };
+    (pc.is_one() && qr.is_one() && !pr.is_one() && !qc.is_one())
+        || (pr.is_one() && qc.is_one() && !pc.is_one() && !qr.is_one())
+}
+
 /// `rowMaxs` when `c` is a column with `x`'s rows (and `x` more than one column),
 /// `colMaxs` when it is a row with `x`'s columns.
 fn vector_along(
@@ -1199,6 +1262,87 @@ fn counted(x: &LaExpr, env: &ShapeEnv) -> bool {
         }
         _ => env.counting_length(x).is_some(),
     }
+}
+
+/// `x[rl:ru, cl:cu]` with bounds that are sizes (`k`, `nrow(A) - k + 1`), pushed through
+/// what moves rows by a size: row `k` of a running sum is the column sums of rows 1 to
+/// `k`, rows of `rev(a)` are reversed rows of `a` counted from its end, and a slice of a
+/// slice is one slice.
+fn symbolic_index(x: &LaExpr, bounds: [&LaExpr; 4], env: &ShapeEnv) -> Option<LaExpr> {
+    use LaExpr::*;
+    let [rl, ru, cl, cu] = bounds;
+    let whole = |lo: &LaExpr, hi: &LaExpr| matches!((lo, hi), (Const(a), Const(b)) if *a == 0.0 && *b == 0.0);
+    let form = |e: &LaExpr| env.size_form(e);
+    let slice = |a: LaExpr, r: [LaExpr; 2], c: [LaExpr; 2]| {
+        let [r0, r1] = r;
+        let [c0, c1] = c;
+        func(INDEX, vec![a, r0, r1, c0, c1])
+    };
+    match x {
+        Func { name, args } if name == "cumsum" && args.len() == 1 && !whole(rl, ru) => {
+            let (lo, hi) = (form(rl)?, form(ru)?);
+            if !env.same_size(&lo, &hi) {
+                return None;
+            }
+            let rows = [Const(1.0), ru.clone()];
+            Some(ColSums(b(slice(
+                args[0].clone(),
+                rows,
+                [cl.clone(), cu.clone()],
+            ))))
+        }
+        Func { name, args } if name == "rev" && args.len() == 1 && !whole(rl, ru) => {
+            let n = env.dim_form(&env.shape_of(&args[0]).ok()?.0);
+            let one = SizeForm::number(1);
+            let (lo, hi) = (form(rl)?, form(ru)?);
+            let flipped = [
+                form_expr(&n.plus(&one).minus(&hi)),
+                form_expr(&n.plus(&one).minus(&lo)),
+            ];
+            Some(func(
+                "rev",
+                vec![slice(args[0].clone(), flipped, [cl.clone(), cu.clone()])],
+            ))
+        }
+        Func { name, args } if name == INDEX && args.len() == 5 => {
+            let compose = |inner: [&LaExpr; 2], outer: [&LaExpr; 2]| -> Option<[LaExpr; 2]> {
+                if whole(inner[0], inner[1]) {
+                    return Some([outer[0].clone(), outer[1].clone()]);
+                }
+                if whole(outer[0], outer[1]) {
+                    return Some([inner[0].clone(), inner[1].clone()]);
+                }
+                let start = form(inner[0])?.minus(&SizeForm::number(1));
+                Some([
+                    form_expr(&start.plus(&form(outer[0])?)),
+                    form_expr(&start.plus(&form(outer[1])?)),
+                ])
+            };
+            let rows = compose([&args[1], &args[2]], [rl, ru])?;
+            let cols = compose([&args[3], &args[4]], [cl, cu])?;
+            Some(slice(args[0].clone(), rows, cols))
+        }
+        _ => None,
+    }
+}
+
+/// A size form written as an expression of sizes, as [`LaExpr::resolve`] spells them.
+fn form_expr(f: &SizeForm) -> LaExpr {
+    use LaExpr::*;
+    let mut out = (f.constant != 0 || f.terms.is_empty()).then_some(Const(f.constant as f64));
+    for (symbol, k) in &f.terms {
+        let size = ShapeEnv::size_expr(&Dim::Sym(symbol.clone()));
+        let term = if *k == 1 {
+            size
+        } else {
+            Mul(b(Const(*k as f64)), b(size))
+        };
+        out = Some(match out {
+            None => term,
+            Some(acc) => Add(b(acc), b(term)),
+        });
+    }
+    out.unwrap_or(Const(0.0))
 }
 
 /// `x[rows, cols]` pushed towards the inputs.

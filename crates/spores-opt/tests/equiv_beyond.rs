@@ -621,6 +621,8 @@ fn proofs_hold_where_cells_are_nan_or_infinite() {
         ("sqrt(A^2)", "abs(A)"),
         // A zero matrix factor skips every cell of the other.
         ("log(A) %*% (0 * F)", "matrix(0, 5, 3)"),
+        // An extreme is NaN where any cell is, through partial extremes too.
+        ("max(log(A))", "max(rowMaxs(log(A)))"),
     ];
     for (lhs, rhs) in proved {
         let answer = equiv(&parse(lhs), &parse(rhs), &env).unwrap();
@@ -628,6 +630,41 @@ fn proofs_hold_where_cells_are_nan_or_infinite() {
             matches!(answer, Equivalence::Equivalent),
             "{lhs} == {rhs}: {answer:?}"
         );
+    }
+}
+
+/// Running sums and counts over symbolic rows: row i of `y` is in `n + 1 - i` rows of
+/// its running sum, and a row times a column of ones is its sum.
+#[test]
+fn running_sums_over_symbolic_rows_are_weighted_counts() {
+    let env = ShapeEnv::with_shapes(&["A=mxn"]).unwrap();
+    for (lhs, rhs, twin) in [
+        (
+            "t(seq(1, nrow(A))) %*% A",
+            "colSums(cumsum(rev(A)))",
+            "colSums(cumsum(A))",
+        ),
+        (
+            "colSums(rev(cumsum(rev(A))))",
+            "t(seq(1, nrow(A))) %*% A",
+            "colSums(A)",
+        ),
+        (
+            "t(seq(1, nrow(A))) %*% matrix(1, rows=nrow(A), cols=1)",
+            "nrow(A) * (nrow(A) + 1) / 2",
+            "nrow(A) * nrow(A) / 2",
+        ),
+    ] {
+        let (l, r, t) = (parse(lhs), parse(rhs), parse(twin));
+        let proved = equiv(&l, &r, &env).unwrap();
+        assert!(
+            matches!(proved, Equivalence::Equivalent),
+            "{lhs} == {rhs}: {proved:?}"
+        );
+        match equiv(&l, &t, &env).unwrap() {
+            Equivalence::NotEquivalent(w) => check_witness(&l, &t, &w),
+            other => panic!("{lhs} != {twin}: {other:?}"),
+        }
     }
 }
 

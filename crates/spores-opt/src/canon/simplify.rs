@@ -47,6 +47,25 @@ fn rewrite_positional(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     match e {
         Sum(x) | RowSums(x) | ColSums(x) if binder(x).is_some() => rewrite(e, env),
         Func { name, args } if name == INDEX && args.len() == 5 => rewrite(e, env),
+        // The extreme of all cells through reorderings and partial extremes of the same
+        // kind: the kernels' extremes are NaN where any cell is, so NaN cells agree too.
+        Func { name, args } if (name == "max" || name == "min") && args.len() == 1 => {
+            let partial = if name == "max" {
+                ["rowMaxs", "colMaxs"]
+            } else {
+                ["rowMins", "colMins"]
+            };
+            let inner = match &args[0] {
+                Transpose(x) => (**x).clone(),
+                Func { name: f, args: a }
+                    if a.len() == 1 && (f == "rev" || partial.contains(&f.as_str())) =>
+                {
+                    a[0].clone()
+                }
+                _ => return None,
+            };
+            Some(func(name, vec![inner]))
+        }
         _ => None,
     }
 }
@@ -306,6 +325,25 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "rev" && args.len() == 1 => {
                 Some(ColSums(b(args[0].clone())))
             }
+            // Over symbolic rows, row i of y is in rows i..n of its running sum: n + 1 - i
+            // times; row i of rev(z) is row n + 1 - i of z.
+            Func { name, args } if name == "cumsum" && args.len() == 1 => {
+                let n = shape(&args[0])?.0;
+                if !matches!(n, Dim::Sym(_)) {
+                    return None;
+                }
+                let count = ShapeEnv::counting(&n);
+                let (weights, y) = match &args[0] {
+                    Func { name, args: inner } if name == "rev" && inner.len() == 1 => {
+                        (count, inner[0].clone())
+                    }
+                    y => {
+                        let last = Add(b(ShapeEnv::size_expr(&n)), b(Const(1.0)));
+                        (Sub(b(last), b(count)), y.clone())
+                    }
+                };
+                Some(MatMul(b(Transpose(b(weights))), b(y)))
+            }
             _ => unrev(x, env)
                 .map(|y| ColSums(b(y)))
                 .or_else(|| rev_to_greater(x).map(|y| ColSums(b(y))))
@@ -321,6 +359,30 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             }
             _ => None,
         },
+        // A row times a column of one value is that value times the row's sum (and the
+        // other way round).
+        MatMul(x, y)
+            if matches!(y.as_ref(), Fill(_, _, c) if c.is_one())
+                && shape(x).is_some_and(|s| s.0.is_one()) =>
+        {
+            let Fill(v, _, _) = y.as_ref() else {
+                return None;
+            };
+            let row = match x.as_ref() {
+                Transpose(c) => (**c).clone(),
+                _ => (**x).clone(),
+            };
+            Some(Mul(v.clone(), b(Sum(b(row)))))
+        }
+        MatMul(x, y)
+            if matches!(x.as_ref(), Fill(_, r, _) if r.is_one())
+                && shape(y).is_some_and(|s| s.1.is_one()) =>
+        {
+            let Fill(v, _, _) = x.as_ref() else {
+                return None;
+            };
+            Some(Mul(v.clone(), b(Sum(y.clone()))))
+        }
         // An inner product over rows does not see their order: t(rev(a)) %*% y is
         // t(a) %*% rev(y).
         MatMul(x, y) if matches!(x.as_ref(), Transpose(a) if is_rev(a)) => {

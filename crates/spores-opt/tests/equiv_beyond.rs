@@ -539,6 +539,9 @@ fn extremes_move_through_increasing_functions_on_their_domain() {
             ("exp(0.5 * log(X))", "sqrt(X)", "X"),
             ("exp(-1.5 * log(X))", "1 / (X * sqrt(X))", "1 / (X * X)"),
             ("X^1.5", "X * sqrt(X)", "X * X"),
+            // A positive base to a symbolic power is exp of the power times its log.
+            ("X ^ s * X ^ 2", "X ^ (s + 2)", "X ^ (2 * s)"),
+            ("log(X ^ s)", "s * log(X)", "log(X)"),
             (
                 "sqrt(max(X, 2 * X))",
                 "max(sqrt(X), sqrt(2 * X))",

@@ -154,6 +154,8 @@ fn partial(name: &str, args: &[LaExpr], env: &ShapeEnv) -> bool {
         ("log", [x]) => sign(x) != Some(Sign::Positive),
         ("sqrt", [x]) => !sign(x).is_some_and(Sign::not_negative),
         ("/" | "%%" | "%/%", [_, y]) => !sign(y).is_some_and(Sign::nonzero),
+        // A positive base to any finite power is a positive number.
+        ("^", [x, _]) => sign(x) != Some(Sign::Positive),
         ("exp" | "abs" | "sign" | "sigmoid" | "round" | "floor" | "ceil" | "ceiling", [_]) => false,
         ("sin" | "cos" | "tan" | "atan" | "sinh" | "cosh" | "tanh" | "!", [_]) => false,
         ("<" | ">" | "<=" | ">=" | "==" | "!=" | "&" | "|" | "min" | "max", [_, _]) => false,

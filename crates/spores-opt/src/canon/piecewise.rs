@@ -1637,6 +1637,22 @@ impl Search {
                     self.value(b, case)?
                 }
             }
+            // x^y of a positive x is exp(y log(x)), so A^s * A^2 == A^(s + 2).
+            S::Opaque(name, args) if name == "^" && args.len() == 2 => {
+                let x = self.value(&args[0], case)?;
+                if self.sign(&x, case)? > 0 {
+                    let exponent = self.value(&args[1], case)?;
+                    let log = self.log(x, case)?;
+                    return self.exp(give_up(exponent.mul(&log))?, case);
+                }
+                let mut key = Vec::with_capacity(4);
+                for a in args {
+                    let v = self.value(a, case)?;
+                    key.push(v.num);
+                    key.push(v.den);
+                }
+                F::poly(self.var(name, key, Meaning::Other, case)?)
+            }
             S::Opaque(name, args) if name == "exp" && args.len() == 1 => {
                 let x = self.value(&args[0], case)?;
                 self.exp(x, case)?

@@ -1122,6 +1122,7 @@ pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
         Func { name, args } => match (name.as_str(), args.as_slice()) {
             ("exp" | "sigmoid", [_]) => Some(Positive),
             ("abs", [_]) => Some(NotNegative),
+            ("^", [x, _]) if sign_of(x, env) == Some(Positive) => Some(Positive),
             ("sqrt", [x]) => sign_of(x, env).filter(|s| s.not_negative()),
             // A zero divisor makes a NaN (0 / 0) or an infinity.
             ("/", [p, q]) if sign_of(q, env).is_some_and(Sign::nonzero) => product(p, q),

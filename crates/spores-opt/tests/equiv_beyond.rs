@@ -381,6 +381,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("exp(A) > exp(B)", "A > B", "A < B"),
     ("exp(A) >= 1", "A >= 0", "A > 0"),
     ("A^2^3", "A^8", "A^6"),
+    // A guard that is not linear, held at 0, still equates what differs by it.
+    (
+        "max(0, 1 - u * u)",
+        "(abs(1 - u * u) + 1 - u * u) / 2",
+        "(abs(1 - u * u) - 1 + u * u) / 2",
+    ),
     // Outer sums, running extremes of scaled values, reversed rows under a sum.
     ("max(u + t(v))", "max(u) + max(v)", "max(u) + min(v)"),
     ("min(u - t(v))", "min(u) - max(v)", "min(u) - min(v)"),
@@ -597,6 +603,9 @@ fn proofs_hold_where_cells_are_nan_or_infinite() {
         ("3 * log(A) - log(A)", "log(A) + log(A)"),
         ("(B - C) * log(A)", "B * log(A) - C * log(A)"),
         ("exp(log(A))", "A"),
+        // A negative cell makes the log of the smallest NaN but not the log of the
+        // largest.
+        ("max(log(A))", "log(max(A))"),
         // 0 / 0 is NaN, where a product with 1 / 0 skips the zero.
         ("A / s", "A * (1 / s)"),
         ("sum(A / s)", "sum(A) / s"),
@@ -624,8 +633,11 @@ fn proofs_hold_where_cells_are_nan_or_infinite() {
         ("sqrt(A^2)", "abs(A)"),
         // A zero matrix factor skips every cell of the other.
         ("log(A) %*% (0 * F)", "matrix(0, 5, 3)"),
-        // An extreme is NaN where any cell is, through partial extremes too.
+        // An extreme is NaN where any cell is, through partial extremes too; the
+        // smallest log is the log of the smallest cell, NaN and -Inf alike.
         ("max(log(A))", "max(rowMaxs(log(A)))"),
+        ("min(log(A))", "log(min(A))"),
+        ("rowMins(sqrt(A))", "sqrt(rowMins(A))"),
     ];
     for (lhs, rhs) in proved {
         let answer = equiv(&parse(lhs), &parse(rhs), &env).unwrap();

@@ -143,6 +143,7 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             (sub(MN), sub(MN)).prop_map(|(a, b)| format!("diag({a} %*% t({b}))")),
             (sub(MN), sub(MK)).prop_map(|(a, b)| format!("rowSums(cbind({a}, {b}))")),
             (sub(MN), sub(M1)).prop_map(|(a, b)| format!("rowMaxs({a} + {b})")),
+            sub(MN).prop_map(|a| format!("rowMaxs(exp(-abs({a})))")),
         ]
         .boxed(),
         N1 => prop_oneof![
@@ -165,6 +166,10 @@ fn expr(shape: Shape, depth: u32) -> BoxedStrategy<String> {
             (sub(MN), sub(MK)).prop_map(|(a, b)| format!("sum(cbind({a}, {b}))")),
             sub(MN).prop_map(|a| format!("as.scalar(({a})[2, 3])")),
             (sub(MN), sub(MN)).prop_map(|(a, b)| format!("trace({a} %*% t({b}))")),
+            // Extremes the optimizer moves through increasing functions and outer sums.
+            sub(MN).prop_map(|a| format!("max(log(abs({a}) + 1))")),
+            sub(MN).prop_map(|a| format!("min(sqrt({a} ^ 2 + 1))")),
+            (sub(M1), sub(N1)).prop_map(|(a, b)| format!("max({a} + t({b}))")),
         ]
         .boxed(),
     };

@@ -1117,6 +1117,23 @@ impl Case {
         Some(feasible(&all).then_some(case))
     }
 
+    /// Whether `a = b` follows from a guard this case holds at 0 that could not be solved
+    /// for a variable (`1 - y z = 0`): their difference is a number times it.
+    fn vanishes(&self, a: &F, c: &F) -> bool {
+        let difference = a
+            .num
+            .mul(&c.den)
+            .zip(c.num.mul(&a.den))
+            .and_then(|(x, y)| x.sub(&y))
+            .and_then(|d| d.normalized());
+        let Some((difference, _)) = difference else {
+            return false;
+        };
+        self.signs
+            .iter()
+            .any(|(guard, sign)| *sign == 0 && *guard == difference)
+    }
+
     /// `p` with every solved variable substituted, in the order they were solved.
     fn apply(&self, p: P) -> Option<P> {
         let mut p = p;
@@ -1322,7 +1339,10 @@ impl Search {
         });
         match both {
             Ok(None) => Some(true),
-            Ok(Some((vf, vg))) => vf.same(&vg),
+            Ok(Some((vf, vg))) => match vf.same(&vg) {
+                Some(false) => Some(case.vanishes(&vf, &vg)),
+                other => other,
+            },
             Err(Need::GiveUp) => None,
             Err(Need::Guard(h)) => {
                 for s in [1, 0, -1] {

@@ -47,27 +47,46 @@ fn rewrite_positional(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     match e {
         Sum(x) | RowSums(x) | ColSums(x) if binder(x).is_some() => rewrite(e, env),
         Func { name, args } if name == INDEX && args.len() == 5 => rewrite(e, env),
-        // The extreme of all cells through reorderings and partial extremes of the same
-        // kind: the kernels' extremes are NaN where any cell is, so NaN cells agree too.
-        Func { name, args } if (name == "max" || name == "min") && args.len() == 1 => {
-            let partial = if name == "max" {
-                ["rowMaxs", "colMaxs"]
-            } else {
-                ["rowMins", "colMins"]
-            };
-            let inner = match &args[0] {
-                Transpose(x) => (**x).clone(),
-                Func { name: f, args: a }
-                    if a.len() == 1 && (f == "rev" || partial.contains(&f.as_str())) =>
-                {
-                    a[0].clone()
+        // The smallest log or root of cells is that of the smallest cell, NaN cells too
+        // (see `aggregate_max`).
+        Func { name, args }
+            if matches!(name.as_str(), "min" | "rowMins" | "colMins") && args.len() == 1 =>
+        {
+            match &args[0] {
+                Func {
+                    name: f,
+                    args: inner,
+                } if (f == "log" || f == "sqrt") && inner.len() == 1 => {
+                    Some(func(f, vec![func(name, vec![inner[0].clone()])]))
                 }
-                _ => return None,
-            };
-            Some(func(name, vec![inner]))
+                _ if name == "min" => extreme_of_all(name, &args[0]),
+                _ => None,
+            }
         }
+        Func { name, args } if name == "max" && args.len() == 1 => extreme_of_all(name, &args[0]),
         _ => None,
     }
+}
+
+/// The extreme of all cells through reorderings and partial extremes of the same kind:
+/// the kernels' extremes are NaN where any cell is, so NaN cells agree too.
+fn extreme_of_all(name: &str, x: &LaExpr) -> Option<LaExpr> {
+    use LaExpr::*;
+    let partial = if name == "max" {
+        ["rowMaxs", "colMaxs"]
+    } else {
+        ["rowMins", "colMins"]
+    };
+    let inner = match x {
+        Transpose(x) => (**x).clone(),
+        Func { name: f, args }
+            if args.len() == 1 && (f == "rev" || partial.contains(&f.as_str())) =>
+        {
+            args[0].clone()
+        }
+        _ => return None,
+    };
+    Some(func(name, vec![inner]))
 }
 
 type Rule = dyn Fn(&LaExpr, &ShapeEnv) -> Option<LaExpr>;
@@ -985,7 +1004,13 @@ fn aggregate_max(
             Some(func(name, vec![of(&args[0])]))
         }
         Neg(inner) => match inner.as_ref() {
-            Func { name, args } if increasing_at(name, args, env) => {
+            // The smallest log or root is that of the smallest argument for every input:
+            // a negative cell makes both NaN (the kernels' extremes are NaN where a cell
+            // is), a zero both -Inf (log) or 0 (sqrt).
+            Func { name, args }
+                if increasing_at(name, args, env)
+                    || (matches!(name.as_str(), "log" | "sqrt") && args.len() == 1) =>
+            {
                 Some(neg(func(name, vec![neg(of(&neg(args[0].clone())))])))
             }
             // The largest of -(p c) for a positive c is c times the largest of -p.

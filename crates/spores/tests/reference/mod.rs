@@ -214,6 +214,14 @@ fn call(name: &str, args: &[Arg], env: &HashMap<String, Val>) -> Result<Val, Str
             Val::Scalar(v) => Val::Scalar(v.exp()),
             m => Val::matrix(r, c, |i, j| m.at(i, j).exp()),
         },
+        "log" => match x {
+            Val::Scalar(v) => Val::Scalar(v.ln()),
+            m => Val::matrix(r, c, |i, j| m.at(i, j).ln()),
+        },
+        "sqrt" => match x {
+            Val::Scalar(v) => Val::Scalar(v.sqrt()),
+            m => Val::matrix(r, c, |i, j| m.at(i, j).sqrt()),
+        },
         // A column becomes the diagonal of a square matrix; a square matrix gives its
         // diagonal as a column.
         "diag" if c == 1 && r > 1 => {

@@ -69,10 +69,24 @@ pub enum LaExpr {
     Func { name: String, args: Vec<LaExpr> },
 }
 
-/// The value of an expression of numbers alone, when it is a finite scalar.
+/// The value of an expression of numbers alone (`2^3`, `-1`, `1/2`), when it is finite.
 fn number(e: &LaExpr) -> Option<f64> {
-    let value = crate::eval::eval(e, &std::collections::HashMap::new()).ok()?;
-    value.as_scalar().filter(|v| v.is_finite())
+    use LaExpr::*;
+    let value = match e {
+        Const(c) => *c,
+        Neg(x) => -number(x)?,
+        Add(x, y) => number(x)? + number(y)?,
+        Sub(x, y) => number(x)? - number(y)?,
+        Mul(x, y) => number(x)? * number(y)?,
+        Pow(x, k) => number(x)?.powf(*k),
+        Func { name, args } => match (name.as_str(), args.as_slice()) {
+            ("/", [x, y]) => number(x)? / number(y)?,
+            ("^", [x, y]) => number(x)?.powf(number(y)?),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    value.is_finite().then_some(value)
 }
 
 /// A malformed `--shape NAME=ROWSxCOLS` or `--nnz NAME=N` argument

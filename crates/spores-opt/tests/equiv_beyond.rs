@@ -649,11 +649,13 @@ fn proofs_hold_where_cells_are_nan_or_infinite() {
 }
 
 /// Running sums and counts over symbolic rows: row i of `y` is in `n + 1 - i` rows of
-/// its running sum, and a row times a column of ones is its sum.
+/// its running sum, and a row times a column of ones is its sum. Reversing rows and
+/// reversing columns commute.
 #[test]
 fn running_sums_over_symbolic_rows_are_weighted_counts() {
     let env = ShapeEnv::with_shapes(&["A=mxn"]).unwrap();
     for (lhs, rhs, twin) in [
+        ("t(rev(t(rev(A))))", "rev(t(rev(t(A))))", "t(rev(t(A)))"),
         (
             "t(seq(1, nrow(A))) %*% A",
             "colSums(cumsum(rev(A)))",

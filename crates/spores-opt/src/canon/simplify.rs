@@ -807,6 +807,23 @@ fn rewrite_func(
             let n = ShapeEnv::size_expr(&env.counting_length(x)?);
             Some(Sub(b(Add(b(n), b(Const(1.0)))), b(x.clone())))
         }
+        // Reversing the rows and reversing the columns (`t(rev(t(y)))`) commute: the row
+        // reversal goes inside, so both orders meet.
+        ("rev", [Transpose(inner)])
+            if matches!(inner.as_ref(), Func { name, args } if name == "rev" && args.len() == 1
+                && matches!(args[0], Transpose(_))) =>
+        {
+            let Func { args, .. } = inner.as_ref() else {
+                return None;
+            };
+            let Transpose(y) = &args[0] else {
+                return None;
+            };
+            Some(Transpose(b(func(
+                "rev",
+                vec![Transpose(b(one("rev", (**y).clone())))],
+            ))))
+        }
         ("rev", [x]) => rewrite_rev(x, env),
         // Running extremes of a scaled column: a positive factor comes out, a negative
         // one turns the running largest into the running smallest.

@@ -398,6 +398,14 @@ const TABLE: &[(&str, &str, &str)] = &[
         "colSums(rev(B) * A)",
         "colSums(B * A)",
     ),
+    // Twins that differ only near the numbers written in them: witnesses try those.
+    ("A > 0.5", "!(A <= 0.5)", "A >= 1"),
+    ("min(A, 1000)", "A - max(A - 1000, 0)", "A"),
+    (
+        "abs(A - 0.25) > 0.125",
+        "(A > 0.375) | (A < 0.125)",
+        "A != 0.25",
+    ),
     // Positions written out: the selectors of all rows of the result sum to 1.
     (
         "cumsum(rbind(E, D))[4:5, ]",

@@ -847,6 +847,7 @@ fn search_witness(
         }
     }
     let need = |d: &Dim| needs.get(d).copied().unwrap_or(0);
+    let landmarks = landmarks(lhs, rhs);
     let mut last_error = None;
     for attempt in 0..ATTEMPTS {
         let mut rng = Rng(0x5EED_0000 + attempt);
@@ -940,6 +941,16 @@ fn search_witness(
                 if let Some(v) = constant {
                     return v;
                 }
+                // Some attempts take values at, beside and between the numbers the sides
+                // are written with, where comparisons with them turn (`A > 0.5`, `A >= 1`).
+                if attempt % 6 == 4 && !landmarks.is_empty() {
+                    let v = landmarks[rng.below(landmarks.len() as u64) as usize];
+                    return if declared_positive {
+                        v.abs().max(0.05)
+                    } else {
+                        v
+                    };
+                }
                 // Every other attempt has zeros inside too: comparisons and `!` differ
                 // there (`A > 0` and `A >= 0`).
                 if attempt % 2 == 1 && rng.below(4) == 0 && !declared_positive {
@@ -996,6 +1007,35 @@ fn search_witness(
     Equivalence::Unknown(format!(
         "{why}; no differing input found in {ATTEMPTS} tries{error}. Canonical difference: {shown}"
     ))
+}
+
+/// Cell values near the numbers `lhs` and `rhs` are written with: each number, a tenth
+/// beside it, one beside it, the midpoints between them, and beyond the largest.
+fn landmarks(lhs: &LaExpr, rhs: &LaExpr) -> Vec<f64> {
+    let mut numbers = Vec::new();
+    for e in [lhs, rhs] {
+        e.visit(&mut |x| {
+            if let LaExpr::Const(c) = x {
+                if c.is_finite() && c.abs() < 1e9 {
+                    numbers.extend([*c, -*c]);
+                }
+            }
+        });
+    }
+    numbers.sort_by(f64::total_cmp);
+    numbers.dedup();
+    let mut out = Vec::new();
+    for w in numbers.windows(2) {
+        out.push((w[0] + w[1]) / 2.0);
+    }
+    for &c in &numbers {
+        let step = 0.1 * c.abs().max(1.0);
+        out.extend([c, c - step, c + step, c - 1.0, c + 1.0]);
+    }
+    if let Some(far) = numbers.iter().map(|c| c.abs()).max_by(f64::total_cmp) {
+        out.extend([2.0 * far + 1.0, -2.0 * far - 1.0]);
+    }
+    out
 }
 
 fn fmt_number(v: f64) -> String {

@@ -4,33 +4,15 @@
 //! ([`crate::saturate`]) and the canonical forms ([`crate::canon`]) both read it, so a
 //! function one of them can see through is one the other can too.
 
-/// Functions of one argument applied cell by cell (zero need not map to zero). The last
-/// two stand for a factor as itself in the equivalence check's bookkeeping of NaN and
-/// infinite cells (`canon::domain`); their names cannot be written in DML.
+/// Functions of one argument applied cell by cell (zero need not map to zero).
 pub const ELEMENTWISE_UNARY: &[&str] = &[
-    "exp",
-    "log",
-    "sqrt",
-    "abs",
-    "sigmoid",
-    "sign",
-    "round",
-    "floor",
-    "ceil",
-    "ceiling",
-    "!",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    MASKING_FACTOR,
-    SCALAR_FACTOR,
+    "exp", "log", "sqrt", "abs", "sigmoid", "sign", "round", "floor", "ceil", "ceiling", "!",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
 ];
+
+/// Cellwise functions of the equivalence check's bookkeeping of NaN and infinite cells
+/// (`canon::domain`), one argument each; their names cannot be written in DML.
+const BOOKKEEPING_UNARY: &[&str] = &[MASKING_FACTOR, SCALAR_FACTOR];
 
 /// A factor of a matrix product (`%*%` or cellwise), whose zeros skip the other factor.
 pub const MASKING_FACTOR: &str = "masking factor";
@@ -54,7 +36,6 @@ pub const ELEMENTWISE_BINARY: &[&str] = &[
     "%%",
     "%/%",
     "masked_div",
-    IEEE_DIVISION,
 ];
 
 /// A division whose divisor may be 0, in the equivalence check's bookkeeping of NaN and
@@ -81,6 +62,7 @@ pub const FULL_AGGREGATES: &[&str] = &["min", "max", "prod"];
 /// Whether `name` with `arity` arguments acts cell by cell.
 pub fn is_elementwise(name: &str, arity: usize) -> bool {
     listed(name, arity, ELEMENTWISE_UNARY, ELEMENTWISE_BINARY)
+        || listed(name, arity, BOOKKEEPING_UNARY, &[IEEE_DIVISION])
 }
 
 /// Whether `name` with `arity` arguments takes them in either order.

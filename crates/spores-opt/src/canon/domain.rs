@@ -31,7 +31,7 @@
 use super::error::EquivError;
 use super::iso::difference;
 use super::normal::Normalizer;
-use super::simplify::{positional, sign_of, Sign};
+use super::simplify::{as_constant, positional, sign_of, Sign};
 use super::Coef;
 use crate::functions::{IEEE_DIVISION, MASKING_FACTOR, SCALAR_FACTOR};
 use crate::la::{LaExpr, Shape, ShapeEnv, INDEX};
@@ -212,15 +212,6 @@ fn zero(e: &LaExpr) -> bool {
     }
 }
 
-/// A number written as `c` or `-c`.
-fn constant(x: &LaExpr) -> Option<f64> {
-    match x {
-        LaExpr::Const(c) => Some(*c),
-        LaExpr::Neg(inner) => constant(inner).map(|c| -c),
-        _ => None,
-    }
-}
-
 /// The signature of `e`: `Ok(None)` when it has no partial atom.
 pub(super) fn signature(e: &LaExpr, env: &ShapeEnv) -> Sig {
     use LaExpr::*;
@@ -280,15 +271,9 @@ fn func(e: &LaExpr, name: &str, args: &[LaExpr], env: &ShapeEnv) -> Sig {
     if sigs.iter().all(Option::is_none) {
         return Ok(partial(name, args, env).then(|| Signature::atom(e)));
     }
-    // A division by a positive value or a non-zero constant scales its numerator.
+    // A division by a value never zero (a number, a size, a positive input) scales its
+    // numerator.
     if let ("/", [_, y], [Some(s), None]) = (name, args, sigs.as_slice()) {
-        if let Some(c) = constant(y).filter(|c| *c != 0.0 && c.is_finite()) {
-            return Ok(Some(if c > 0.0 {
-                s.clone()
-            } else {
-                s.clone().negated()
-            }));
-        }
         if let Some(sign) = sign_with_sizes(y, env).filter(|s| s.nonzero()) {
             let (r, c) = env.shape_of(y).map_err(|_| Unreachable)?;
             let ones = Fill(b(Const(1.0)), r, c);
@@ -369,7 +354,9 @@ fn scaled(
             Mul(b(x), b(y))
         }
     };
-    // A factor that is 0 in every cell (`0 * B`, finite as it has no partial atom).
+    // A factor that is 0 in every cell (`0 * B`, finite as it has no partial atom) masks
+    // every cell of a matrix product; two scalars multiply as IEEE numbers (0 * Inf is
+    // NaN).
     if zero(factor) {
         return if scalars && !matmul {
             Err(Unreachable)
@@ -377,20 +364,11 @@ fn scaled(
             Ok(None)
         };
     }
-    if let Some(k) = constant(factor) {
-        if !k.is_finite() {
-            return Err(Unreachable);
-        }
-        // A zero factor masks every cell of a matrix; two scalars multiply as IEEE
-        // numbers, where 0 * Inf is NaN.
-        if k == 0.0 {
-            return if scalars { Err(Unreachable) } else { Ok(None) };
-        }
-        let ones = Fill(b(Const(1.0)), r, c);
-        let s = s.map(&|t| times(ones.clone(), t));
-        return Ok(Some(if k > 0.0 { s } else { s.negated() }));
+    if as_constant(factor).is_some_and(|k| !k.is_finite()) {
+        return Err(Unreachable);
     }
-    // A factor never zero scales without masking, and flips infinities if negative.
+    // A factor never zero (a number, a size, a positive input) scales without masking,
+    // and flips infinities if negative.
     if let Some(sign) = sign_with_sizes(factor, env).filter(|s| s.nonzero()) {
         let ones = Fill(b(Const(1.0)), r, c);
         let s = s.map(&|t| times(ones.clone(), t));

@@ -1276,6 +1276,18 @@ impl F {
         }
     }
 
+    /// `1 / self`, or `self` when `invert` is false.
+    fn inverted_if(self, invert: bool) -> F {
+        if invert {
+            F {
+                num: self.den,
+                den: self.num,
+            }
+        } else {
+            self
+        }
+    }
+
     fn mul(&self, o: &F) -> Option<F> {
         Some(F {
             num: self.num.mul(&o.num)?,
@@ -1608,10 +1620,7 @@ impl Search {
                 if self.sign_poly(&va.num, case)? == 0 {
                     return Err(Need::GiveUp);
                 }
-                F {
-                    num: va.den,
-                    den: va.num,
-                }
+                va.inverted_if(true)
             }
             S::Max(a, b) | S::Min(a, b) => {
                 let (va, vb) = (self.value(a, case)?, self.value(b, case)?);
@@ -1882,15 +1891,7 @@ impl Search {
                     } else {
                         F::poly(P::constant(Q::ONE))
                     };
-                    let power = give_up(whole_part.mul(&odd))?;
-                    let power = if c.n < 0 {
-                        F {
-                            num: power.den,
-                            den: power.num,
-                        }
-                    } else {
-                        power
-                    };
+                    let power = give_up(whole_part.mul(&odd))?.inverted_if(c.n < 0);
                     out = give_up(out.mul(&power))?;
                     continue;
                 }
@@ -1900,15 +1901,7 @@ impl Search {
                 }
             };
             let k = if whole { c.n.unsigned_abs() as u32 } else { 1 };
-            let power = give_up(factor.pow(k))?;
-            let power = if whole && c.n < 0 {
-                F {
-                    num: power.den,
-                    den: power.num,
-                }
-            } else {
-                power
-            };
+            let power = give_up(factor.pow(k))?.inverted_if(whole && c.n < 0);
             out = give_up(out.mul(&power))?;
         }
         Ok(out)

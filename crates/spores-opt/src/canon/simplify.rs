@@ -1251,7 +1251,7 @@ fn constant_factor(x: &LaExpr) -> Option<(f64, LaExpr)> {
 }
 
 /// A number written as `c` or `-c`.
-fn as_constant(x: &LaExpr) -> Option<f64> {
+pub(super) fn as_constant(x: &LaExpr) -> Option<f64> {
     match x {
         LaExpr::Const(c) => Some(*c),
         LaExpr::Neg(inner) => as_constant(inner).map(|c| -c),

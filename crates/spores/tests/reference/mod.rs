@@ -205,23 +205,20 @@ fn call(name: &str, args: &[Arg], env: &HashMap<String, Val>) -> Result<Val, Str
         "rowMeans" => Val::matrix(r, 1, |i, _| sum(row(i)) / c as f64),
         "colSums" => Val::matrix(1, c, |_, j| sum(col(j))),
         "colMeans" => Val::matrix(1, c, |_, j| sum(col(j)) / r as f64),
-        // A scalar's `abs` is a scalar, so `0 * abs(s)` stays IEEE (NaN for an infinite `s`).
-        "abs" => match x {
-            Val::Scalar(v) => Val::Scalar(v.abs()),
-            m => Val::matrix(r, c, |i, j| m.at(i, j).abs()),
-        },
-        "exp" => match x {
-            Val::Scalar(v) => Val::Scalar(v.exp()),
-            m => Val::matrix(r, c, |i, j| m.at(i, j).exp()),
-        },
-        "log" => match x {
-            Val::Scalar(v) => Val::Scalar(v.ln()),
-            m => Val::matrix(r, c, |i, j| m.at(i, j).ln()),
-        },
-        "sqrt" => match x {
-            Val::Scalar(v) => Val::Scalar(v.sqrt()),
-            m => Val::matrix(r, c, |i, j| m.at(i, j).sqrt()),
-        },
+        // A scalar's function is a scalar, so `0 * abs(s)` stays IEEE (NaN for an infinite
+        // `s`).
+        "abs" | "exp" | "log" | "sqrt" => {
+            let f: fn(f64) -> f64 = match name {
+                "abs" => f64::abs,
+                "exp" => f64::exp,
+                "log" => f64::ln,
+                _ => f64::sqrt,
+            };
+            match x {
+                Val::Scalar(v) => Val::Scalar(f(v)),
+                m => Val::matrix(r, c, |i, j| f(m.at(i, j))),
+            }
+        }
         // A column becomes the diagonal of a square matrix; a square matrix gives its
         // diagonal as a column.
         "diag" if c == 1 && r > 1 => {

@@ -171,13 +171,23 @@ fn decide(
     deadline: Option<std::time::Instant>,
 ) -> Result<Equivalence, EquivError> {
     let verdict = decide_over_reals(lhs, rhs, env, want_witness, deadline)?;
-    if !matches!(verdict, Equivalence::Equivalent) || lhs == rhs {
+    if matches!(verdict, Equivalence::NotEquivalent(_)) || lhs == rhs {
         return Ok(verdict);
     }
     let (Ok(l), Ok(r)) = (lhs.resolve(env), rhs.resolve(env)) else {
         return Ok(verdict);
     };
-    if super::domain::same_non_finite_cells(&l, &r, env)? || proved_where_defined(&l, &r, env)? {
+    if let Equivalence::Unknown(_) = verdict {
+        // Some identities hold only with NaN and the infinities in the picture: `log(A) >
+        // 0` is `A > 1` as `log(A)` is NaN or `-Inf` wherever `A <= 0`.
+        return Ok(if proved_as_computed(&l, &r, env, false)? {
+            Equivalence::Equivalent
+        } else {
+            verdict
+        });
+    }
+    if super::domain::same_non_finite_cells(&l, &r, env)? || proved_as_computed(&l, &r, env, true)?
+    {
         return Ok(verdict);
     }
     let atom = super::domain::first_partial_atom(&l, env)
@@ -202,11 +212,25 @@ fn decide(
 }
 
 /// Whether the piecewise decision proves `lhs = rhs` (as written, simplified or written
-/// out cell by cell) taking each function only where it is defined, over leaves that
-/// never leave the reals: a proof that holds where cells are NaN or infinite too.
-fn proved_where_defined(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
+/// out cell by cell) with NaN and the infinities as `spores run` computes them, over
+/// leaves that never leave the reals. Simplifying takes identities over the reals, which
+/// only a proof over the reals (`real_proof`) allows; else only the rules that hold for
+/// NaN cells too ([`super::simplify::positional`]) are taken.
+fn proved_as_computed(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    real_proof: bool,
+) -> Result<bool, EquivError> {
     let mut same_leaf = |a: &LaExpr, b: &LaExpr| canonically_equal(a, b, env);
-    let (simple_lhs, simple_rhs) = (simplify(lhs, env), simplify(rhs, env));
+    let simplified = |e: &LaExpr| {
+        if real_proof {
+            simplify(e, env)
+        } else {
+            super::simplify::positional(e, env)
+        }
+    };
+    let (simple_lhs, simple_rhs) = (simplified(lhs), simplified(rhs));
     let unrolled_lhs = unrolled(&simple_lhs, env).unwrap_or_else(|| simple_lhs.clone());
     let unrolled_rhs = unrolled(&simple_rhs, env).unwrap_or_else(|| simple_rhs.clone());
     for (l, r) in [
@@ -214,7 +238,7 @@ fn proved_where_defined(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<bo
         (&simple_lhs, &simple_rhs),
         (&unrolled_lhs, &unrolled_rhs),
     ] {
-        if super::piecewise::equal_cellwise_where_defined(l, r, env, &mut same_leaf)? {
+        if super::piecewise::equal_cellwise_as_computed(l, r, env, &mut same_leaf)? {
             return Ok(true);
         }
     }

@@ -38,12 +38,18 @@
 //! wider extremes enclose narrower ones, and a full extreme is the value of `x` at some
 //! cell, whose leaves get fresh variables there. A case that breaks a fact is skipped.
 //!
-//! A case in which a `log` may take a number that is not positive, a `sqrt` a negative
-//! one, or a division a zero divisor ends in "not proved": there `spores run` computes
-//! NaN or an infinity, which no polynomial describes. So `exp(log(abs(A) + 1)) = abs(A) +
-//! 1` is proved and `A / A = 1` is not (`0 / 0` is NaN). Arithmetic is on exact
-//! rationals; a number that does not fit, or too many cases, ends in "not proved" too,
-//! never in a wrong answer.
+//! Over the reals (what the optimizer's rewrites assume), a case in which a `log` may
+//! take a number that is not positive, a `sqrt` a negative one or a division a zero
+//! divisor ends in "not proved". As `spores run` computes ([`equal_cellwise_as_computed`]),
+//! such a case goes on with the value floating point gives there: `log(0)` is `-Inf`,
+//! `log(-1)`, `sqrt(-1)` and `0 / 0` are NaN, and NaN and the infinities pass through
+//! every operator as the kernels take them (NaN compares false, is true as a condition,
+//! propagates through extremes; a matrix cell times 0 is 0). So `log(A) > 0 = A > 1` and
+//! `sqrt(A) * (A > 0) = sqrt(max(A, 0))` are proved, and `A / A = 1` is not. What hangs
+//! on the sign of a zero (`1 / x` at `x = 0`) or on whether a `1 x 1` operand is a scalar
+//! (`0 * Inf` is NaN between scalars) is not decided. Arithmetic is on exact rationals; a
+//! number that does not fit, or too many cases, ends in "not proved" too, never in a wrong
+//! answer.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -75,12 +81,14 @@ pub(crate) fn equal_cellwise(
     decide(lhs, rhs, env, same_leaf, false)
 }
 
-/// [`equal_cellwise`] that also holds where a cell is NaN or infinite as `spores run`
-/// computes it: every leaf is free of functions that may leave the reals
-/// ([`super::domain`]), and every function is one whose domain the cases respect (`log`,
-/// `sqrt` and division are only taken where they are defined) or one that never leaves
-/// the reals.
-pub(crate) fn equal_cellwise_where_defined(
+/// [`equal_cellwise`] with the values `spores run` computes where a function leaves its
+/// domain: `log(0)` is `-Inf`, `log` of a negative number and `0 / 0` are NaN, NaN and the
+/// infinities go on through every operator as in floating point (a matrix cell's product
+/// with 0 is 0, NaN compares false, extremes propagate NaN), and two sides are equal where
+/// both are NaN. Every leaf is free of functions that may leave the reals
+/// ([`super::domain`]), so it is a real number, and every function is one the cases
+/// follow (`log`, `sqrt`, division) or one that never leaves the reals.
+pub(crate) fn equal_cellwise_as_computed(
     lhs: &LaExpr,
     rhs: &LaExpr,
     env: &ShapeEnv,
@@ -89,8 +97,8 @@ pub(crate) fn equal_cellwise_where_defined(
     decide(lhs, rhs, env, same_leaf, true)
 }
 
-/// Functions [`Search::value`] takes only where they are defined, or that are defined
-/// everywhere.
+/// Functions [`Search::value`] follows outside their domains, or that are real wherever
+/// their arguments are.
 const WHERE_DEFINED: &[&str] = &[
     "exp", "log", "sqrt", "sigmoid", "round", "floor", "ceil", "ceiling", "sin", "cos", "atan",
     "sinh", "cosh", "tanh",
@@ -99,9 +107,12 @@ const WHERE_DEFINED: &[&str] = &[
 fn within_domains(s: &S) -> bool {
     match s {
         S::Leaf(_) | S::Const(_) => true,
-        S::Add(a, b) | S::Mul(a, b) | S::Max(a, b) | S::Min(a, b) | S::Cmp(_, a, b) => {
-            within_domains(a) && within_domains(b)
-        }
+        S::Add(a, b)
+        | S::Mul(a, b, _)
+        | S::Div(a, b)
+        | S::Max(a, b)
+        | S::Min(a, b)
+        | S::Cmp(_, a, b) => within_domains(a) && within_domains(b),
         S::Neg(a) | S::Pow(a, _) | S::Recip(a) | S::Abs(a) | S::Sign(a) | S::Truth(a) => {
             within_domains(a)
         }
@@ -117,7 +128,7 @@ fn decide(
     rhs: &LaExpr,
     env: &ShapeEnv,
     same_leaf: &mut dyn FnMut(&LaExpr, &LaExpr) -> Result<bool, EquivError>,
-    where_defined: bool,
+    as_computed: bool,
 ) -> Result<bool, EquivError> {
     let mut leaves = Leaves {
         exprs: Vec::new(),
@@ -127,7 +138,7 @@ fn decide(
     let (Some(f), Some(g)) = (leaves.scalar(lhs)?, leaves.scalar(rhs)?) else {
         return Ok(false);
     };
-    if where_defined
+    if as_computed
         && !(within_domains(&f)
             && within_domains(&g)
             && leaves
@@ -154,6 +165,7 @@ fn decide(
         ..Case::default()
     };
     let mut search = Search {
+        as_computed,
         opaque: HashMap::new(),
         meaning: positive_leaves
             .into_iter()
@@ -185,7 +197,8 @@ fn relabel(s: &S, rename: &dyn Fn(u32) -> u32) -> S {
         S::Leaf(v) => S::Leaf(rename(*v)),
         S::Const(c) => S::Const(*c),
         S::Add(a, b) => S::Add(r(a), r(b)),
-        S::Mul(a, b) => S::Mul(r(a), r(b)),
+        S::Mul(a, b, product) => S::Mul(r(a), r(b), *product),
+        S::Div(a, b) => S::Div(r(a), r(b)),
         S::Neg(a) => S::Neg(r(a)),
         S::Pow(a, k) => S::Pow(r(a), *k),
         S::Recip(a) => S::Recip(r(a)),
@@ -599,7 +612,9 @@ enum S {
     Leaf(u32),
     Const(Q),
     Add(Box<S>, Box<S>),
-    Mul(Box<S>, Box<S>),
+    Mul(Box<S>, Box<S>, Product),
+    /// `a / b`, IEEE's: `0 / 0` is NaN.
+    Div(Box<S>, Box<S>),
     Neg(Box<S>),
     Pow(Box<S>, u32),
     /// `1 / x` (a constant divisor folds into a coefficient).
@@ -615,6 +630,16 @@ enum S {
     Ifelse(Box<S>, Box<S>, Box<S>),
     /// Any other cellwise function: a fresh variable per distinct argument list.
     Opaque(String, Vec<S>),
+}
+
+/// How a product treats a zero factor beside NaN or an infinity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Product {
+    /// Matrix cells: a zero factor makes 0 (`0 * NaN = 0`).
+    Masking,
+    /// `1 x 1` operands, which may be matrix cells or scalars, which multiply as IEEE
+    /// numbers (`0 * Inf = NaN`).
+    Either,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -658,7 +683,7 @@ fn mentions_guard(s: &S) -> bool {
         S::Leaf(_) | S::Const(_) => false,
         S::Max(..) | S::Min(..) | S::Abs(_) | S::Sign(_) | S::Cmp(..) | S::Truth(_) => true,
         S::Ifelse(..) => true,
-        S::Add(a, b) | S::Mul(a, b) => mentions_guard(a) || mentions_guard(b),
+        S::Add(a, b) | S::Mul(a, b, _) | S::Div(a, b) => mentions_guard(a) || mentions_guard(b),
         S::Neg(a) | S::Pow(a, _) | S::Recip(a) => mentions_guard(a),
         S::Opaque(_, args) => args.iter().any(mentions_guard),
     }
@@ -919,6 +944,24 @@ impl Leaves<'_, '_> {
         Ok(facts)
     }
 
+    /// How the product `e` treats a zero factor: matrix cells mask, `1 x 1` operands may
+    /// be scalars, which multiply as IEEE numbers.
+    fn product(&self, e: &LaExpr) -> Product {
+        let LaExpr::Mul(x, y) = e else {
+            return Product::Either;
+        };
+        let one_by_one = |x: &LaExpr| {
+            self.env
+                .shape_of(x)
+                .map_or(true, |(r, c)| r.is_one() && c.is_one())
+        };
+        if one_by_one(x) && one_by_one(y) {
+            Product::Either
+        } else {
+            Product::Masking
+        }
+    }
+
     /// The scalar formula of `e`'s cells, or `None` for a construct with no meaning here
     /// (a constant that is NaN, say).
     fn scalar(&mut self, e: &LaExpr) -> Result<Option<S>, EquivError> {
@@ -940,7 +983,7 @@ impl Leaves<'_, '_> {
                 match e {
                     LaExpr::Add(..) => S::Add(b(x), b(y)),
                     LaExpr::Sub(..) => S::Add(b(x), b(S::Neg(b(y)))),
-                    _ => S::Mul(b(x), b(y)),
+                    _ => S::Mul(b(x), b(y), self.product(e)),
                 }
             }
             LaExpr::Neg(x) => match self.scalar(x)? {
@@ -1008,11 +1051,11 @@ impl Leaves<'_, '_> {
                     ("abs", 1) => S::Abs(next()),
                     ("sign", 1) => S::Sign(next()),
                     ("!", 1) => S::Add(b(S::Const(Q::ONE)), b(S::Neg(b(S::Truth(next()))))),
-                    ("&", 2) => S::Mul(b(S::Truth(next())), b(S::Truth(next()))),
+                    ("&", 2) => S::Mul(b(S::Truth(next())), b(S::Truth(next())), Product::Masking),
                     ("|", 2) => {
                         let (x, y) = (S::Truth(next()), S::Truth(next()));
                         // a | b = a + b - a b on truths.
-                        let both = S::Mul(b(x.clone()), b(y.clone()));
+                        let both = S::Mul(b(x.clone()), b(y.clone()), Product::Masking);
                         S::Add(b(S::Add(b(x), b(y))), b(S::Neg(b(both))))
                     }
                     ("ifelse", 3) => S::Ifelse(next(), next(), next()),
@@ -1021,10 +1064,7 @@ impl Leaves<'_, '_> {
                         b(S::Const(Q::ONE)),
                         b(S::Opaque("exp".into(), vec![S::Neg(next())])),
                     ))),
-                    ("/", 2) => {
-                        let x = next();
-                        S::Mul(x, b(S::Recip(next())))
-                    }
+                    ("/", 2) => S::Div(next(), next()),
                     (op, 2) if Cmp::of(op).is_some() => {
                         S::Cmp(Cmp::of(op).expect("checked"), next(), next())
                     }
@@ -1308,6 +1348,73 @@ impl F {
     }
 }
 
+/// A cell's value in a case: a real number, or what floating point leaves the reals for.
+#[derive(Clone, Debug)]
+enum V {
+    Real(F),
+    NaN,
+    /// `+Inf` (1) or `-Inf` (-1).
+    Inf(i8),
+}
+
+impl V {
+    fn real(p: P) -> V {
+        V::Real(F::poly(p))
+    }
+
+    fn truth(holds: bool) -> V {
+        V::real(P::constant(if holds { Q::ONE } else { Q::ZERO }))
+    }
+
+    /// Where the value lies on the extended line: -1 for `-Inf`, 1 for `+Inf`, 0 for a
+    /// real number (only ever compared with an infinity).
+    fn rank(&self) -> i8 {
+        match self {
+            V::Inf(s) => *s,
+            _ => 0,
+        }
+    }
+
+    /// `self` times a non-zero number of sign `s`.
+    fn scaled_by(self, s: i8) -> V {
+        match self {
+            V::Real(x) if s < 0 => V::Real(x.neg()),
+            V::Inf(t) => V::Inf(t * s),
+            other => other,
+        }
+    }
+
+    /// The sum of two values, one of them not real.
+    fn plus_non_finite(&self, o: &V) -> V {
+        match (self, o) {
+            (V::NaN, _) | (_, V::NaN) => V::NaN,
+            (V::Inf(p), V::Inf(q)) if p != q => V::NaN,
+            (V::Inf(p), _) | (_, V::Inf(p)) => V::Inf(*p),
+            (V::Real(_), V::Real(_)) => unreachable!("one operand is not real"),
+        }
+    }
+
+    /// `self^k` of a value that is not real, as `powf` computes it (`x^0` is 1).
+    fn pow(self, k: u32) -> V {
+        match self {
+            _ if k == 0 => V::real(P::constant(Q::ONE)),
+            V::Inf(-1) if k.is_multiple_of(2) => V::Inf(1),
+            V::Real(_) => unreachable!("only called on values that are not real"),
+            other => other,
+        }
+    }
+
+    /// Whether two values, not both real, are the same: NaN is NaN here, as `spores
+    /// equiv` compares cells.
+    fn same_non_finite(&self, o: &V) -> bool {
+        match (self, o) {
+            (V::NaN, V::NaN) => true,
+            (V::Inf(p), V::Inf(q)) => p == q,
+            _ => false,
+        }
+    }
+}
+
 /// What a variable stands for, when it is more than a leaf.
 #[derive(Clone, Debug)]
 enum Meaning {
@@ -1324,6 +1431,9 @@ enum Meaning {
 }
 
 struct Search {
+    /// Whether a function outside its domain gives NaN or an infinity, as `spores run`
+    /// computes it (else the case is not decided).
+    as_computed: bool,
     /// Variables standing for function applications, by name and arguments.
     opaque: HashMap<(String, Vec<P>), u32>,
     meaning: HashMap<u32, Meaning>,
@@ -1351,10 +1461,11 @@ impl Search {
         });
         match both {
             Ok(None) => Some(true),
-            Ok(Some((vf, vg))) => match vf.same(&vg) {
+            Ok(Some((V::Real(vf), V::Real(vg)))) => match vf.same(&vg) {
                 Some(false) => Some(case.vanishes(&vf, &vg)),
                 other => other,
             },
+            Ok(Some((vf, vg))) => Some(vf.same_non_finite(&vg)),
             Err(Need::GiveUp) => None,
             Err(Need::Guard(h)) => {
                 for s in [1, 0, -1] {
@@ -1380,7 +1491,7 @@ impl Search {
         let mut holds = Ok(true);
         for fact in &facts {
             match self.value(fact, case) {
-                Ok(v) if v.num.as_constant().is_some_and(|c| c.signum() == 0) => {
+                Ok(V::Real(v)) if v.num.as_constant().is_some_and(|c| c.signum() == 0) => {
                     holds = Ok(false);
                     break;
                 }
@@ -1585,15 +1696,34 @@ impl Search {
         case.apply(P::var(v)).ok_or(Need::GiveUp)
     }
 
-    /// The value `s` has in `case`, or the guard to split on first.
-    fn value(&mut self, s: &S, case: &Case) -> Result<F, Need> {
-        let give_up = |x: Option<F>| x.ok_or(Need::GiveUp);
+    /// The value `s` has in `case`, or the guard to split on first. A function taken
+    /// outside its domain gives NaN or an infinity when the search follows floating point
+    /// (`self.as_computed`), and gives up otherwise.
+    fn value(&mut self, s: &S, case: &Case) -> Result<V, Need> {
+        let give_up = |x: Option<F>| x.map(V::Real).ok_or(Need::GiveUp);
         Ok(match s {
-            S::Leaf(v) => F::poly(case.apply(P::var(*v)).ok_or(Need::GiveUp)?),
-            S::Const(c) => F::poly(P::constant(*c)),
-            S::Add(a, b) => give_up(self.value(a, case)?.add(&self.value(b, case)?))?,
-            S::Mul(a, b) => give_up(self.value(a, case)?.mul(&self.value(b, case)?))?,
-            S::Neg(a) => self.value(a, case)?.neg(),
+            S::Leaf(v) => V::real(case.apply(P::var(*v)).ok_or(Need::GiveUp)?),
+            S::Const(c) => V::real(P::constant(*c)),
+            S::Add(a, b) => match (self.value(a, case)?, self.value(b, case)?) {
+                (V::Real(x), V::Real(y)) => give_up(x.add(&y))?,
+                (x, y) => x.plus_non_finite(&y),
+            },
+            S::Mul(a, b, product) => match (self.value(a, case)?, self.value(b, case)?) {
+                (V::Real(x), V::Real(y)) => give_up(x.mul(&y))?,
+                (V::Real(x), y) | (y, V::Real(x)) => {
+                    if self.sign(&x, case)? != 0 {
+                        y.scaled_by(self.sign(&x, case)?)
+                    } else {
+                        match product {
+                            Product::Masking => V::real(P::default()),
+                            Product::Either => return Err(Need::GiveUp),
+                        }
+                    }
+                }
+                (V::NaN, _) | (_, V::NaN) => V::NaN,
+                (V::Inf(p), V::Inf(q)) => V::Inf(p * q),
+            },
+            S::Neg(a) => self.value(a, case)?.scaled_by(-1),
             // sqrt(x)^(2k) is x^k where x >= 0 (and NaN elsewhere), times sqrt(x) for an
             // odd power.
             S::Pow(inner, k)
@@ -1603,98 +1733,150 @@ impl Search {
                 let S::Opaque(_, args) = &**inner else {
                     unreachable!()
                 };
-                let x = self.value(&args[0], case)?;
-                if self.sign(&x, case)? < 0 {
-                    return Err(Need::GiveUp);
-                }
-                let whole = give_up(x.pow(k / 2))?;
-                if k % 2 == 0 {
-                    whole
-                } else {
-                    give_up(whole.mul(&self.value(inner, case)?))?
-                }
-            }
-            S::Pow(a, k) => give_up(self.value(a, case)?.pow(*k))?,
-            S::Recip(a) => {
-                let va = self.value(a, case)?;
-                if self.sign_poly(&va.num, case)? == 0 {
-                    return Err(Need::GiveUp);
-                }
-                va.inverted_if(true)
-            }
-            S::Max(a, b) | S::Min(a, b) => {
-                let (va, vb) = (self.value(a, case)?, self.value(b, case)?);
-                let d = give_up(va.add(&vb.neg()))?;
-                // At a tie either operand is the answer.
-                let a_wins = match s {
-                    S::Max(..) => self.sign(&d, case)? >= 0,
-                    _ => self.sign(&d, case)? <= 0,
+                let x = match self.value(&args[0], case)? {
+                    V::Real(x) => x,
+                    other => return Ok(self.sqrt_non_finite(other)?.pow(*k)),
                 };
-                if a_wins {
-                    va
+                if self.sign(&x, case)? < 0 {
+                    return self.outside_reals(V::NaN);
+                }
+                let whole = x.pow(k / 2).ok_or(Need::GiveUp)?;
+                if k % 2 == 0 {
+                    V::Real(whole)
                 } else {
-                    vb
+                    let root = self.finite(inner, case)?;
+                    give_up(whole.mul(&root))?
                 }
             }
-            S::Abs(a) => {
-                let va = self.value(a, case)?;
-                if self.sign(&va, case)? >= 0 {
-                    va
-                } else {
-                    va.neg()
+            S::Pow(a, k) => match self.value(a, case)? {
+                V::Real(x) => give_up(x.pow(*k))?,
+                other => other.pow(*k),
+            },
+            S::Recip(a) => match self.value(a, case)? {
+                // 1 / 0 is an infinity of the zero's sign, which no case tells.
+                V::Real(x) if self.sign_poly(&x.num, case)? == 0 => return Err(Need::GiveUp),
+                V::Real(x) => V::Real(x.inverted_if(true)),
+                V::NaN => V::NaN,
+                V::Inf(_) => V::real(P::default()),
+            },
+            S::Div(a, b) => match (self.value(a, case)?, self.value(b, case)?) {
+                (V::Real(x), V::Real(y)) if self.sign_poly(&y.num, case)? == 0 => {
+                    if self.sign(&x, case)? != 0 {
+                        return Err(Need::GiveUp);
+                    }
+                    self.outside_reals(V::NaN)?
+                }
+                (V::Real(x), V::Real(y)) => give_up(x.mul(&y.inverted_if(true)))?,
+                (V::NaN, _) | (_, V::NaN) | (V::Inf(_), V::Inf(_)) => V::NaN,
+                // A finite number over an infinite one is a zero (of a sign no case tells,
+                // which only a later division by it could show, and that gives up).
+                (V::Real(_), V::Inf(_)) => V::real(P::default()),
+                (V::Inf(p), V::Real(y)) => match self.sign(&y, case)? {
+                    0 => return Err(Need::GiveUp),
+                    s => V::Inf(p * s),
+                },
+            },
+            S::Max(a, b) | S::Min(a, b) => {
+                let max = matches!(s, S::Max(..));
+                match (self.value(a, case)?, self.value(b, case)?) {
+                    (V::Real(va), V::Real(vb)) => {
+                        let d = va.add(&vb.neg()).ok_or(Need::GiveUp)?;
+                        // At a tie either operand is the answer.
+                        let sign = self.sign(&d, case)?;
+                        V::Real(if (max && sign >= 0) || (!max && sign <= 0) {
+                            va
+                        } else {
+                            vb
+                        })
+                    }
+                    // The kernels' extremes propagate NaN, as Java's Math.max does.
+                    (V::NaN, _) | (_, V::NaN) => V::NaN,
+                    (x, y) => {
+                        let a_wins = x.rank().cmp(&y.rank()).is_ge() == max;
+                        if a_wins {
+                            x
+                        } else {
+                            y
+                        }
+                    }
                 }
             }
-            S::Sign(a) => {
-                let va = self.value(a, case)?;
-                F::poly(P::constant(Q::int(self.sign(&va, case)? as i64)))
-            }
+            S::Abs(a) => match self.value(a, case)? {
+                V::Real(va) if self.sign(&va, case)? >= 0 => V::Real(va),
+                V::Real(va) => V::Real(va.neg()),
+                V::NaN => V::NaN,
+                V::Inf(_) => V::Inf(1),
+            },
+            S::Sign(a) => match self.value(a, case)? {
+                V::Real(va) => V::real(P::constant(Q::int(self.sign(&va, case)? as i64))),
+                V::NaN => V::NaN,
+                V::Inf(s) => V::real(P::constant(Q::int(s as i64))),
+            },
             S::Cmp(op, a, b) => {
-                let d = give_up(self.value(a, case)?.add(&self.value(b, case)?.neg()))?;
-                let holds = op.holds(self.sign(&d, case)?);
-                F::poly(P::constant(if holds { Q::ONE } else { Q::ZERO }))
+                let holds = match (self.value(a, case)?, self.value(b, case)?) {
+                    (V::Real(x), V::Real(y)) => {
+                        let d = x.add(&y.neg()).ok_or(Need::GiveUp)?;
+                        op.holds(self.sign(&d, case)?)
+                    }
+                    // NaN is unordered: only `!=` holds.
+                    (V::NaN, _) | (_, V::NaN) => *op == Cmp::Ne,
+                    (x, y) => op.holds(x.rank() - y.rank()),
+                };
+                V::truth(holds)
             }
-            S::Truth(a) => {
-                let va = self.value(a, case)?;
-                let truth = self.sign(&va, case)? != 0;
-                F::poly(P::constant(if truth { Q::ONE } else { Q::ZERO }))
-            }
+            // NaN is not 0, so it is true (`!` and `ifelse` take it so).
+            S::Truth(a) => match self.value(a, case)? {
+                V::Real(va) => V::truth(self.sign(&va, case)? != 0),
+                V::NaN | V::Inf(_) => V::truth(true),
+            },
             S::Ifelse(c, a, b) => {
-                let vc = self.value(c, case)?;
-                if self.sign(&vc, case)? != 0 {
-                    self.value(a, case)?
-                } else {
-                    self.value(b, case)?
-                }
+                let truth = match self.value(c, case)? {
+                    V::Real(vc) => self.sign(&vc, case)? != 0,
+                    V::NaN | V::Inf(_) => true,
+                };
+                self.value(if truth { a } else { b }, case)?
             }
             // x^y of a positive x is exp(y log(x)), so A^s * A^2 == A^(s + 2).
             S::Opaque(name, args) if name == "^" && args.len() == 2 => {
-                let x = self.value(&args[0], case)?;
+                let x = self.finite(&args[0], case)?;
                 if self.sign(&x, case)? > 0 {
-                    let exponent = self.value(&args[1], case)?;
+                    let exponent = self.finite(&args[1], case)?;
                     let log = self.log(x, case)?;
-                    return self.exp(give_up(exponent.mul(&log))?, case);
+                    let power = exponent.mul(&log).ok_or(Need::GiveUp)?;
+                    return Ok(V::Real(self.exp(power, case)?));
                 }
-                let mut key = Vec::with_capacity(4);
-                for a in args {
-                    let v = self.value(a, case)?;
-                    key.push(v.num);
-                    key.push(v.den);
-                }
-                F::poly(self.var(name, key, Meaning::Other, case)?)
-            }
-            S::Opaque(name, args) if name == "exp" && args.len() == 1 => {
-                let x = self.value(&args[0], case)?;
-                self.exp(x, case)?
-            }
-            S::Opaque(name, args) if name == "log" && args.len() == 1 => {
-                let x = self.value(&args[0], case)?;
-                if self.sign(&x, case)? <= 0 {
+                if self.as_computed {
+                    // A negative base to a fractional power is NaN.
                     return Err(Need::GiveUp);
                 }
-                self.log(x, case)?
+                let y = self.finite(&args[1], case)?;
+                let key = vec![x.num, x.den, y.num, y.den];
+                V::real(self.var(name, key, Meaning::Other, case)?)
+            }
+            S::Opaque(name, args) if name == "exp" && args.len() == 1 => {
+                match self.value(&args[0], case)? {
+                    V::Real(x) => V::Real(self.exp(x, case)?),
+                    V::NaN => V::NaN,
+                    V::Inf(1) => V::Inf(1),
+                    V::Inf(_) => V::real(P::default()),
+                }
+            }
+            S::Opaque(name, args) if name == "log" && args.len() == 1 => {
+                match self.value(&args[0], case)? {
+                    V::Real(x) => match self.sign(&x, case)? {
+                        1 => V::Real(self.log(x, case)?),
+                        0 => self.outside_reals(V::Inf(-1))?,
+                        _ => self.outside_reals(V::NaN)?,
+                    },
+                    V::Inf(1) => V::Inf(1),
+                    V::NaN | V::Inf(_) => V::NaN,
+                }
             }
             S::Opaque(name, args) if name == "sqrt" && args.len() == 1 => {
-                let x = self.value(&args[0], case)?;
+                let x = match self.value(&args[0], case)? {
+                    V::Real(x) => x,
+                    other => return self.sqrt_non_finite(other),
+                };
                 // sqrt(q^2 / c^2) = |q| / c, never of a negative number.
                 if let (Some(q), Some(c)) = (poly_sqrt(&x.num), x.den.as_constant()) {
                     if let Some(c) = P::constant(c).pipe_sqrt() {
@@ -1703,33 +1885,39 @@ impl Search {
                         } else {
                             q
                         };
-                        return Ok(F { num: q, den: c });
+                        return Ok(V::Real(F { num: q, den: c }));
                     }
                 }
                 if self.sign(&x, case)? < 0 {
-                    return Err(Need::GiveUp);
+                    return self.outside_reals(V::NaN);
                 }
                 if let Some(root) = self.square_root(&x) {
-                    return Ok(root);
+                    return Ok(V::Real(root));
                 }
                 if let Some(root) = self.root_of_positive_inputs(&x, case)? {
-                    return Ok(root);
+                    return Ok(V::Real(root));
                 }
                 let key = vec![x.num.clone(), x.den.clone()];
-                F::poly(self.var(name, key, Meaning::Sqrt(x), case)?)
+                V::real(self.var(name, key, Meaning::Sqrt(x), case)?)
             }
             // Rounding a number known in this case (a comparison's 0 or 1, say).
             S::Opaque(name, args)
                 if args.len() == 1
                     && matches!(name.as_str(), "round" | "floor" | "ceil" | "ceiling") =>
             {
-                let x = self.value(&args[0], case)?;
+                let x = match self.value(&args[0], case)? {
+                    V::Real(x) => x,
+                    // Java's Math.round makes NaN a 0; the others keep it.
+                    V::NaN if name == "round" => return Ok(V::real(P::default())),
+                    V::NaN => return Ok(V::NaN),
+                    V::Inf(_) => return Err(Need::GiveUp),
+                };
                 let known = x.num.as_constant().zip(x.den.as_constant());
                 match known.and_then(|(n, d)| n.mul(d.recip()?)) {
-                    Some(q) => F::poly(P::constant(q.rounded(name).ok_or(Need::GiveUp)?)),
+                    Some(q) => V::real(P::constant(q.rounded(name).ok_or(Need::GiveUp)?)),
                     None => {
                         let key = vec![x.num, x.den];
-                        F::poly(self.var(name, key, Meaning::Other, case)?)
+                        V::real(self.var(name, key, Meaning::Other, case)?)
                     }
                 }
             }
@@ -1737,13 +1925,39 @@ impl Search {
             S::Opaque(name, args) => {
                 let mut key = Vec::with_capacity(2 * args.len());
                 for a in args {
-                    let v = self.value(a, case)?;
+                    let v = self.finite(a, case)?;
                     key.push(v.num);
                     key.push(v.den);
                 }
-                F::poly(self.var(name, key, Meaning::Other, case)?)
+                V::real(self.var(name, key, Meaning::Other, case)?)
             }
         })
+    }
+
+    /// The value of `s`, which must be a real number here (else this case gives up).
+    fn finite(&mut self, s: &S, case: &Case) -> Result<F, Need> {
+        match self.value(s, case)? {
+            V::Real(x) => Ok(x),
+            _ => Err(Need::GiveUp),
+        }
+    }
+
+    /// `v`, a value outside the reals, where the search follows floating point.
+    fn outside_reals(&self, v: V) -> Result<V, Need> {
+        if self.as_computed {
+            Ok(v)
+        } else {
+            Err(Need::GiveUp)
+        }
+    }
+
+    /// `sqrt` of NaN or an infinity. `sqrt(-Inf)` gives up: the half powers read as
+    /// roots (`x^0.5`) are `+Inf` there.
+    fn sqrt_non_finite(&self, v: V) -> Result<V, Need> {
+        match v {
+            V::Inf(-1) => Err(Need::GiveUp),
+            other => Ok(other),
+        }
     }
 
     /// The positive input `w` when `v` stands for `log(w)`.

@@ -287,6 +287,9 @@ const TABLE: &[(&str, &str, &str)] = &[
         "colMaxs(abs(A))",
     ),
     ("round(A > 0)", "A > 0", "A >= 0"),
+    // Halves round up, as Java's Math.round does.
+    ("round(A * 0 - 2.5)", "matrix(-2, 5, 4)", "matrix(-3, 5, 4)"),
+    ("round(A * 0 + 2.5)", "matrix(3, 5, 4)", "matrix(2, 5, 4)"),
     (
         "sqrt(A^2 + B^2) >= abs(A)",
         "matrix(1, 5, 4)",

@@ -763,3 +763,223 @@ fn splits_at_a_cut_point_are_mostly_proved() {
     assert!(proved * 10 >= split_any * 7, "{proved} of {split_any}");
     assert!(refuted > 30, "{refuted}");
 }
+
+/// A cellwise formula over the inputs `A`, `B` (rows of cells) and the scalar `s`, for
+/// the NaN and infinity tests: small enough that true identities among random pairs are
+/// common.
+#[derive(Clone, Debug, PartialEq)]
+enum Cell {
+    Leaf(&'static str),
+    Un(&'static str, Box<Cell>),
+    Bin(&'static str, Box<Cell>, Box<Cell>),
+    Ifelse(Box<Cell>, Box<Cell>, Box<Cell>),
+}
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cell::Leaf(x) => write!(f, "{x}"),
+            Cell::Un("-", x) => write!(f, "(-{x})"),
+            Cell::Un("!", x) => write!(f, "(!{x})"),
+            Cell::Un(op, x) if op.starts_with('^') => write!(f, "({x}{op})"),
+            Cell::Un(op, x) => write!(f, "{op}({x})"),
+            Cell::Bin(op, x, y) if op.len() > 2 => write!(f, "{op}({x}, {y})"),
+            Cell::Bin(op, x, y) => write!(f, "({x} {op} {y})"),
+            Cell::Ifelse(c, x, y) => write!(f, "ifelse({c}, {x}, {y})"),
+        }
+    }
+}
+
+fn cell_leaf(rng: &mut Rng) -> Cell {
+    Cell::Leaf(["A", "A", "A", "B", "s", "0", "1", "2", "0.5", "-1"][rng.below(10)])
+}
+
+fn cell_formula(depth: usize, rng: &mut Rng) -> Cell {
+    if depth == 0 || rng.below(4) == 0 {
+        return cell_leaf(rng);
+    }
+    let next = |rng: &mut Rng| Box::new(cell_formula(depth - 1, rng));
+    match rng.below(3) {
+        0 => {
+            let op = [
+                "log", "sqrt", "exp", "abs", "sign", "-", "!", "^2", "^0.5", "sigmoid", "round",
+            ];
+            let op = op[rng.below(op.len())];
+            Cell::Un(op, next(rng))
+        }
+        1 => {
+            let op = [
+                "+", "-", "*", "/", "max", "min", ">", ">=", "==", "!=", "&", "|",
+            ];
+            let op = op[rng.below(op.len())];
+            let (x, y) = (next(rng), next(rng));
+            Cell::Bin(op, x, y)
+        }
+        _ => {
+            let (c, x, y) = (next(rng), next(rng), next(rng));
+            Cell::Ifelse(c, x, y)
+        }
+    }
+}
+
+/// `e` with one rewrite at a random node: identities over the reals, some of which fail
+/// where a cell is NaN or infinite (`!(x > y)` is not `x <= y` at NaN, `exp(log(x))` is not
+/// `x` at `x <= 0`), some of which hold there too, and changed constants.
+fn nan_rewrite(e: &Cell, rng: &mut Rng) -> Cell {
+    use Cell::*;
+    let bx = Box::new;
+    let children: Vec<&Cell> = match e {
+        Leaf(_) => vec![],
+        Un(_, x) => vec![x],
+        Bin(_, x, y) => vec![x, y],
+        Ifelse(c, x, y) => vec![c, x, y],
+    };
+    if !children.is_empty() && rng.below(3) == 0 {
+        let k = rng.below(children.len());
+        let new = nan_rewrite(children[k], rng);
+        return match e {
+            Un(op, _) => Un(op, bx(new)),
+            Bin(op, x, y) if k == 0 => Bin(op, bx(new), y.clone()),
+            Bin(op, x, _) => Bin(op, x.clone(), bx(new)),
+            Ifelse(_, x, y) if k == 0 => Ifelse(bx(new), x.clone(), y.clone()),
+            Ifelse(c, _, y) if k == 1 => Ifelse(c.clone(), bx(new), y.clone()),
+            Ifelse(c, x, _) => Ifelse(c.clone(), x.clone(), bx(new)),
+            Leaf(_) => unreachable!(),
+        };
+    }
+    let neg = |x: &Cell| Un("-", bx(x.clone()));
+    match (e, rng.below(4)) {
+        (Bin("<=", x, y), _) => Un("!", bx(Bin(">", x.clone(), y.clone()))),
+        (Bin(">", x, y), 0) => Bin("<", y.clone(), x.clone()),
+        (Bin(">", x, y), _) => Un("!", bx(Bin("<=", x.clone(), y.clone()))),
+        (Bin("max", x, y), _) => neg(&Bin("min", bx(neg(x)), bx(neg(y)))),
+        (Bin("*", x, y), 0) => Bin("/", x.clone(), bx(Bin("/", bx(Leaf("1")), y.clone()))),
+        (Bin("*", x, y), _) => Bin("*", y.clone(), x.clone()),
+        (Bin("/", x, y), 0) => Bin("*", x.clone(), bx(Un("^-1", y.clone()))),
+        (Bin("/", x, y), _) => Bin("*", x.clone(), bx(Bin("/", bx(Leaf("1")), y.clone()))),
+        (Bin("-", x, y), _) => Bin("+", x.clone(), bx(neg(y))),
+        (Un("log", x), _) => match &**x {
+            Bin("*", p, q) => Bin("+", bx(Un("log", p.clone())), bx(Un("log", q.clone()))),
+            _ => Un("log", bx(Un("abs", x.clone()))),
+        },
+        (Un("exp", x), _) => match &**x {
+            Un("log", p) => (**p).clone(),
+            _ => Un("exp", bx(Bin("+", x.clone(), bx(Leaf("0"))))),
+        },
+        (Un("sqrt", x), 0) => Un("^0.5", x.clone()),
+        (Un("sqrt", x), _) => Un("sqrt", bx(Un("abs", x.clone()))),
+        (Un("abs", x), _) => Un("sqrt", bx(Un("^2", x.clone()))),
+        (Un("sign", x), _) => Bin(
+            "-",
+            bx(Bin(">", x.clone(), bx(Leaf("0")))),
+            bx(Bin("<", x.clone(), bx(Leaf("0")))),
+        ),
+        (Ifelse(c, x, y), 0) => Bin(
+            "+",
+            bx(Bin("*", bx(Bin("!=", c.clone(), bx(Leaf("0")))), x.clone())),
+            bx(Bin("*", bx(Bin("==", c.clone(), bx(Leaf("0")))), y.clone())),
+        ),
+        (Ifelse(c, x, y), _) => Ifelse(bx(Un("!", bx(Un("!", c.clone())))), x.clone(), y.clone()),
+        (Leaf("A"), 0) => Bin(
+            "+",
+            bx(Leaf("A")),
+            bx(Bin(
+                "-",
+                bx(Un("log", bx(Leaf("A")))),
+                bx(Un("log", bx(Leaf("A")))),
+            )),
+        ),
+        (Leaf("A"), 1) => Bin(
+            "*",
+            bx(Leaf("A")),
+            bx(Bin(">=", bx(Leaf("A")), bx(Leaf("0")))),
+        ),
+        (Leaf("2"), _) => Leaf("1"),
+        (x, k) => {
+            let x = bx(x.clone());
+            match k {
+                0 => Bin("*", x, bx(Leaf("1"))),
+                // Equal over the reals, not at an infinite cell (`Inf - Inf` is NaN).
+                1 => Bin("+", bx(Bin("-", x.clone(), x.clone())), x),
+                // Not at a NaN cell.
+                2 => Bin("*", x.clone(), bx(Bin("==", x.clone(), x))),
+                _ => Ifelse(bx(Bin("!=", x.clone(), x.clone())), bx(Leaf("0")), x),
+            }
+        }
+    }
+}
+
+/// Inputs holding every pair of the values where the partial functions change:
+/// negative, zero, between 0 and 1, 1 and above; `s` takes each value in turn.
+fn nan_grid() -> Vec<std::collections::HashMap<String, spores_exec::Matrix>> {
+    use spores_exec::{DenseMatrix, Matrix};
+    let values = [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0];
+    let n = values.len();
+    let row = |f: &dyn Fn(usize) -> f64| Matrix::Dense(DenseMatrix::from_fn(1, n * n, |_, j| f(j)));
+    values
+        .iter()
+        .map(|&s| {
+            std::collections::HashMap::from([
+                ("A".to_string(), row(&|j| values[j / n])),
+                ("B".to_string(), row(&|j| values[j % n])),
+                (
+                    "s".to_string(),
+                    Matrix::Dense(DenseMatrix::from_fn(1, 1, |_, _| s)),
+                ),
+            ])
+        })
+        .collect()
+}
+
+/// Random cellwise formulas with `log`, `sqrt`, division, comparisons, `ifelse` and
+/// extremes, each against a rewritten copy (identities over the reals, some false where a
+/// cell is NaN or infinite): every `equivalent` holds at every pair of negative, zero and
+/// positive cells (NaN equal to NaN), every witness separates the sides, most pairs
+/// equal there are proved and most that differ are refuted.
+#[test]
+fn cellwise_answers_hold_on_nan_and_infinite_cells() {
+    let mut env = ShapeEnv::with_shapes(&["A=1x49", "B=1x49", "s=1x1"]).unwrap();
+    env.scalar("s");
+    let grid = nan_grid();
+    let (mut equal, mut proved, mut differ, mut refuted) = (0, 0, 0, 0);
+    for seed in 0..1000u64 {
+        let mut rng = Rng(seed);
+        let e = cell_formula(3, &mut rng);
+        let f = nan_rewrite(&e, &mut rng);
+        let (l, r) = (LaExpr::parse(&e.to_string()), LaExpr::parse(&f.to_string()));
+        let (Ok(l), Ok(r)) = (l, r) else {
+            panic!("cannot parse `{e}` or `{f}`");
+        };
+        if env.shape_of(&l).is_err() || l == r {
+            continue;
+        }
+        let same_on_grid = grid.iter().all(|inputs| {
+            let (a, b) = (eval(&l, inputs).unwrap(), eval(&r, inputs).unwrap());
+            close(&a, &b, 1e-12)
+        });
+        if same_on_grid {
+            equal += 1;
+        } else {
+            differ += 1;
+        }
+        match equiv(&l, &r, &env).unwrap_or_else(|err| panic!("`{l}` vs `{r}`: {err}")) {
+            Equivalence::Equivalent => {
+                assert!(
+                    same_on_grid,
+                    "claimed `{l}` ≡ `{r}`, but they differ on the grid"
+                );
+                proved += 1;
+            }
+            Equivalence::NotEquivalent(w) => {
+                check_witness(&l, &r, &w);
+                refuted += 1;
+            }
+            Equivalence::Unknown(_) => {}
+        }
+    }
+    println!(
+        "{equal} pairs equal on the grid, {proved} proved; {differ} differ, {refuted} refuted"
+    );
+    assert!(proved * 10 >= equal * 8, "{proved} of {equal} proved");
+    assert!(refuted * 10 >= differ * 8, "{refuted} of {differ} refuted");
+}

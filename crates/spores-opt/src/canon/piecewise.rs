@@ -45,11 +45,13 @@
 //! `log(-1)`, `sqrt(-1)` and `0 / 0` are NaN, and NaN and the infinities pass through
 //! every operator as the kernels take them (NaN compares false, is true as a condition,
 //! propagates through extremes; a matrix cell times 0 is 0). So `log(A) > 0 = A > 1` and
-//! `sqrt(A) * (A > 0) = sqrt(max(A, 0))` are proved, and `A / A = 1` is not. What hangs
-//! on the sign of a zero (`1 / x` at `x = 0`) or on whether a `1 x 1` operand is a scalar
-//! (`0 * Inf` is NaN between scalars) is not decided. Arithmetic is on exact rationals; a
-//! number that does not fit, or too many cases, ends in "not proved" too, never in a wrong
-//! answer.
+//! `sqrt(A) * (A > 0) = sqrt(max(A, 0))` are proved, and `A / A = 1` is not. A number
+//! over 0 is `+Inf` or `-Inf` by the sign of the zero (`-0` too is a number), which the
+//! case is split on: the same formula computes the same zero, different formulas may
+//! compute either. What hangs on whether a `1 x 1` operand is a scalar (`0 * Inf` is NaN
+//! between scalars, 0 in a matrix cell) is not decided. Arithmetic is on exact rationals;
+//! a number that does not fit, or too many cases, ends in "not proved" too, never in a
+//! wrong answer.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -148,7 +150,7 @@ fn decide(
     {
         return Ok(false);
     }
-    if leaves.exprs.is_empty() && !mentions_guard(&f) && !mentions_guard(&g) {
+    if !as_computed && leaves.exprs.is_empty() && !mentions_guard(&f) && !mentions_guard(&g) {
         // Nothing to split on: the canonical forms already compared these.
         return Ok(false);
     }
@@ -312,7 +314,8 @@ impl Q {
         })
     }
 
-    /// `round` (halves away from zero, as `f64::round`), `floor` or `ceil` of `self`.
+    /// `round` (halves up, as Java's `Math.round` and `spores run`: `round(-2.5)` is
+    /// -2), `floor` or `ceil` of `self`.
     fn rounded(self, how: &str) -> Option<Q> {
         let floor = |q: Q| q.n.div_euclid(q.d);
         let n = match how {
@@ -321,17 +324,7 @@ impl Q {
                 n: -self.n,
                 d: self.d,
             }),
-            _ => {
-                let half = Q::new(1, 2)?;
-                let magnitude = floor(
-                    Q {
-                        n: self.n.abs(),
-                        d: self.d,
-                    }
-                    .add(half)?,
-                );
-                magnitude * self.n.signum()
-            }
+            _ => floor(self.add(Q::new(1, 2)?)?),
         };
         Some(Q { n, d: 1 })
     }
@@ -607,7 +600,7 @@ impl P {
 // Scalar formulas.
 
 /// The function one cell computes, over leaf variables.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 enum S {
     Leaf(u32),
     Const(Q),
@@ -1084,6 +1077,9 @@ impl Leaves<'_, '_> {
 #[derive(Clone, Debug, Default)]
 struct Case {
     signs: HashMap<P, i8>,
+    /// The sign taken for the zero a formula is (`+0` or `-0`), where a division by it
+    /// decides which infinity it gives. The same formula computes the same zero.
+    zero_signs: Vec<(S, i8)>,
     solved: Vec<(u32, P)>,
     /// `(p, strict)`: `p > 0` when strict, else `p >= 0`.
     constraints: Vec<(P, bool)>,
@@ -1274,6 +1270,9 @@ fn feasible(constraints: &[(P, bool)]) -> bool {
 enum Need {
     /// The sign of this polynomial decides it.
     Guard(P),
+    /// The sign of the zero this formula computes decides it: a number divided by it is
+    /// `+Inf` or `-Inf`.
+    ZeroSign(S),
     /// A number overflowed, or a function may be applied outside its domain (a
     /// logarithm of a number that is not positive, a root of a negative one, a division
     /// by zero, where `spores run` computes NaN, an infinity or, in matrix cells, 0): not
@@ -1467,6 +1466,16 @@ impl Search {
             },
             Ok(Some((vf, vg))) => Some(vf.same_non_finite(&vg)),
             Err(Need::GiveUp) => None,
+            Err(Need::ZeroSign(zero)) => {
+                for sign in [1, -1] {
+                    let mut next = case.clone();
+                    next.zero_signs.push((zero.clone(), sign));
+                    if self.equal(f, g, &next) != Some(true) {
+                        return Some(false);
+                    }
+                }
+                Some(true)
+            }
             Err(Need::Guard(h)) => {
                 for s in [1, 0, -1] {
                     match case.with(&h, s, &self.positive()) {
@@ -1753,26 +1762,32 @@ impl Search {
                 other => other.pow(*k),
             },
             S::Recip(a) => match self.value(a, case)? {
-                // 1 / 0 is an infinity of the zero's sign, which no case tells.
-                V::Real(x) if self.sign_poly(&x.num, case)? == 0 => return Err(Need::GiveUp),
+                // 1 / 0 is the infinity of the zero's sign.
+                V::Real(x) if self.sign_poly(&x.num, case)? == 0 => {
+                    let zero = self.zero_sign(a, case)?;
+                    self.outside_reals(V::Inf(zero))?
+                }
                 V::Real(x) => V::Real(x.inverted_if(true)),
                 V::NaN => V::NaN,
                 V::Inf(_) => V::real(P::default()),
             },
             S::Div(a, b) => match (self.value(a, case)?, self.value(b, case)?) {
                 (V::Real(x), V::Real(y)) if self.sign_poly(&y.num, case)? == 0 => {
-                    if self.sign(&x, case)? != 0 {
-                        return Err(Need::GiveUp);
+                    match self.sign(&x, case)? {
+                        0 => self.outside_reals(V::NaN)?,
+                        s => {
+                            let zero = self.zero_sign(b, case)?;
+                            self.outside_reals(V::Inf(s * zero))?
+                        }
                     }
-                    self.outside_reals(V::NaN)?
                 }
                 (V::Real(x), V::Real(y)) => give_up(x.mul(&y.inverted_if(true)))?,
                 (V::NaN, _) | (_, V::NaN) | (V::Inf(_), V::Inf(_)) => V::NaN,
-                // A finite number over an infinite one is a zero (of a sign no case tells,
-                // which only a later division by it could show, and that gives up).
+                // A finite number over an infinite one is a zero (its sign shows only in a
+                // division by this formula, whose zero sign is split on).
                 (V::Real(_), V::Inf(_)) => V::real(P::default()),
                 (V::Inf(p), V::Real(y)) => match self.sign(&y, case)? {
-                    0 => return Err(Need::GiveUp),
+                    0 => V::Inf(p * self.zero_sign(b, case)?),
                     s => V::Inf(p * s),
                 },
             },
@@ -1907,10 +1922,14 @@ impl Search {
             {
                 let x = match self.value(&args[0], case)? {
                     V::Real(x) => x,
-                    // Java's Math.round makes NaN a 0; the others keep it.
+                    // Java's Math.round makes NaN a 0 and saturates at a `long`'s bounds;
+                    // the others keep NaN and the infinities.
                     V::NaN if name == "round" => return Ok(V::real(P::default())),
-                    V::NaN => return Ok(V::NaN),
-                    V::Inf(_) => return Err(Need::GiveUp),
+                    V::Inf(s) if name == "round" => {
+                        let bound = Q::new(i128::from(s) << 63, 1).ok_or(Need::GiveUp)?;
+                        return Ok(V::real(P::constant(bound)));
+                    }
+                    other => return Ok(other),
                 };
                 let known = x.num.as_constant().zip(x.den.as_constant());
                 match known.and_then(|(n, d)| n.mul(d.recip()?)) {
@@ -1932,6 +1951,18 @@ impl Search {
                 V::real(self.var(name, key, Meaning::Other, case)?)
             }
         })
+    }
+
+    /// The sign of the zero `s` computes in `case`, or the need to split on it. Outside
+    /// floating point (over the reals) a division by zero gives up before asking.
+    fn zero_sign(&self, s: &S, case: &Case) -> Result<i8, Need> {
+        if !self.as_computed {
+            return Err(Need::GiveUp);
+        }
+        match case.zero_signs.iter().find(|(z, _)| z == s) {
+            Some((_, sign)) => Ok(*sign),
+            None => Err(Need::ZeroSign(s.clone())),
+        }
     }
 
     /// The value of `s`, which must be a real number here (else this case gives up).

@@ -256,6 +256,9 @@ pub struct ShapeEnv {
     /// Cut points, each with the symbolic dimension it cuts (`spores equiv --size k<m`:
     /// `k` is every size with `1 <= k < m`).
     pub cuts: std::collections::BTreeMap<String, String>,
+    /// Inputs that are DML scalars, not `1x1` matrices: a product of two scalars is
+    /// IEEE's (`0 * Inf` is NaN), a product with a matrix cell skips a zero factor.
+    pub scalars: std::collections::BTreeSet<String>,
 }
 
 impl ShapeEnv {
@@ -265,6 +268,7 @@ impl ShapeEnv {
     }
 
     pub fn scalar(&mut self, name: &str) -> &mut Self {
+        self.scalars.insert(name.to_string());
         self.matrix(name, Dim::Known(1), Dim::Known(1))
     }
 
@@ -755,9 +759,21 @@ impl LaExpr {
     /// `as.scalar` of a 1×1 value disappear; a fill of a scalar that an elementwise
     /// operator broadcasts anyway becomes the scalar. Every other call stays as it is.
     pub fn resolve(&self, env: &ShapeEnv) -> Result<LaExpr, ShapeError> {
+        self.resolve_with(env, false)
+    }
+
+    /// [`LaExpr::resolve`] that keeps which values are DML scalars and which `1 x 1`
+    /// matrices: `as.scalar`, `as.matrix` and `1 x 1` fills stay. Their products differ
+    /// where a factor is 0 and the other NaN or infinite (`0 * Inf` is NaN between
+    /// scalars, 0 in a matrix cell).
+    pub fn resolve_keeping_kinds(&self, env: &ShapeEnv) -> Result<LaExpr, ShapeError> {
+        self.resolve_with(env, true)
+    }
+
+    fn resolve_with(&self, env: &ShapeEnv, keep_kinds: bool) -> Result<LaExpr, ShapeError> {
         use LaExpr::*;
         let b = |x: LaExpr| Box::new(x);
-        let r = |x: &LaExpr| x.resolve(env);
+        let r = |x: &LaExpr| x.resolve_with(env, keep_kinds);
         let size = |d: Dim| match d {
             Dim::Known(n) => Const(n as f64),
             sym => Sum(b(Fill(b(Const(1.0)), sym, Dim::Known(1)))),
@@ -783,6 +799,7 @@ impl LaExpr {
                 // an error, from the whole expression's shape.
                 let (x, y) = if matches!(x, Fill(..)) || matches!(y, Fill(..)) {
                     let shape = broadcast(self.op_symbol(), env.shape_of(&x)?, env.shape_of(&y)?)?;
+                    let one_by_one = shape.0.is_one() && shape.1.is_one();
                     let unfill = |z: LaExpr| -> Result<LaExpr, ShapeError> {
                         match z {
                             Fill(v, rows, cols) if (rows.clone(), cols.clone()) == shape => Ok(*v),
@@ -791,6 +808,7 @@ impl LaExpr {
                     };
                     // Only one side may lose its fill: one of them must keep the shape.
                     match (&x, &y) {
+                        _ if keep_kinds && one_by_one => (x, y),
                         (Fill(..), _) if env.shape_of(&y)? == shape => (unfill(x)?, y),
                         (_, Fill(..)) if env.shape_of(&x)? == shape => (x, unfill(y)?),
                         _ => (x, y),
@@ -940,6 +958,10 @@ impl LaExpr {
                         },
                     }
                 }
+                ("as.matrix" | "as.scalar", [a]) if keep_kinds => Func {
+                    name: name.clone(),
+                    args: vec![r(a)?],
+                },
                 ("as.matrix", [a]) => r(a)?,
                 ("as.scalar", [a]) => {
                     let (rows, cols) = env.shape_of(a)?;

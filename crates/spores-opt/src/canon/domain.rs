@@ -28,6 +28,8 @@
 //! of two scalars) has no signature: its proof is not trusted, and the decision falls back
 //! to searching for a witness.
 
+use std::cell::RefCell;
+
 use super::error::EquivError;
 use super::iso::difference;
 use super::normal::Normalizer;
@@ -66,9 +68,16 @@ pub(super) fn same_non_finite_cells(
         side: "lhs",
         message: e.0,
     })?;
-    let mut norm = Normalizer::new(env);
-    Ok(same_support(&mut norm, &l.plus, &r.plus, &shape, env)?
-        && same_support(&mut norm, &l.minus, &r.minus, &shape, env)?)
+    let tags = RefCell::new(Vec::new());
+    let mark = |e: &Option<LaExpr>| {
+        e.as_ref()
+            .map(|e| fit(marked_divisions(e, env, &tags), &shape))
+    };
+    let (lp, lm, rp, rm) = (mark(&l.plus), mark(&l.minus), mark(&r.plus), mark(&r.minus));
+    let mut tagged = env.clone();
+    tagged.shapes.extend(tags.into_inner());
+    let mut norm = Normalizer::new(&tagged);
+    Ok(same_support(&mut norm, &lp, &rp)? && same_support(&mut norm, &lm, &rm)?)
 }
 
 /// Whether `a` and `b` (each a sum of terms with positive coefficients) have the same
@@ -77,14 +86,12 @@ fn same_support(
     norm: &mut Normalizer,
     a: &Option<LaExpr>,
     b: &Option<LaExpr>,
-    shape: &Shape,
-    env: &ShapeEnv,
 ) -> Result<bool, EquivError> {
     let terms = |norm: &mut Normalizer, e: &Option<LaExpr>| -> Result<_, EquivError> {
         let Some(e) = e else {
             return Ok(Vec::new());
         };
-        let mut p = norm.top(&fit(marked_divisions(e, env), shape))?.terms;
+        let mut p = norm.top(e)?.terms;
         for t in &mut p {
             t.coef = Coef::constant(1.0);
         }
@@ -95,17 +102,145 @@ fn same_support(
 }
 
 /// `e` with each division by a value that may be 0 marked as such, so that its canonical
-/// form is not the product with a reciprocal that the reals allow.
-fn marked_divisions(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
+/// form is not the product with a reciprocal that the reals allow. A number over 0 is an
+/// infinity of the zero's sign: where the divisor may be `-0`, it stands as an input of
+/// its own, named by how it is written (added to `tags`), so only the same divisor
+/// matches it. Odd negative powers likewise.
+fn marked_divisions(e: &LaExpr, env: &ShapeEnv, tags: &RefCell<Vec<(String, Shape)>>) -> LaExpr {
+    let tag = |x: &LaExpr| -> Option<LaExpr> {
+        let shape = env.shape_of(x).ok()?;
+        let name = format!("the zero of {x}");
+        tags.borrow_mut().push((name.clone(), shape));
+        Some(LaExpr::Var(name))
+    };
     e.map(&|x| match x {
-        LaExpr::Func { name, args } if name == "/" && partial(name, args, env) => {
+        LaExpr::Func { name, args }
+            if (name == "/" || name == "%/%") && partial(name, args, env) =>
+        {
+            let numerator = marked_divisions(&args[0], env, tags);
+            let divisor = if may_be_negative_zero(&args[1], env) {
+                tag(&args[1])?
+            } else {
+                marked_divisions(&args[1], env, tags)
+            };
+            let name = if name == "/" { IEEE_DIVISION } else { name };
             Some(LaExpr::Func {
-                name: IEEE_DIVISION.into(),
-                args: args.iter().map(|a| marked_divisions(a, env)).collect(),
+                name: name.into(),
+                args: vec![numerator, divisor],
             })
+        }
+        LaExpr::Pow(base, k)
+            if *k < 0.0
+                && k.fract() == 0.0
+                && k % 2.0 != 0.0
+                && may_be_negative_zero(base, env) =>
+        {
+            Some(LaExpr::Pow(Box::new(tag(base)?), *k))
         }
         _ => None,
     })
+}
+
+/// Whether `e` may be `-0` in some cell, for finite inputs that hold no `-0` (as `spores
+/// run` computes: a negation of 0, a product of two scalars of opposite signs, a quotient,
+/// `sqrt(-0)`, `ceil(-0.5)`...). Sums and products of matrices start from `+0`, and a matrix
+/// cell times 0 is `+0`.
+pub(super) fn may_be_negative_zero(e: &LaExpr, env: &ShapeEnv) -> bool {
+    use LaExpr::*;
+    let may = |x: &LaExpr| may_be_negative_zero(x, env);
+    let never_negative = |x: &LaExpr| sign_with_sizes(x, env).is_some_and(Sign::not_negative);
+    match e {
+        Var(_) => false,
+        Const(c) => *c == 0.0 && c.is_sign_negative(),
+        Neg(x) => !sign_with_sizes(x, env).is_some_and(Sign::nonzero),
+        Add(x, y) => may(x) && may(y),
+        Sub(x, _) => may(x),
+        Mul(x, y) => match product_kind(x, y, env) {
+            ProductKind::Masking => false,
+            _ => may(x) || may(y) || !(never_negative(x) && never_negative(y)),
+        },
+        MatMul(..) | Sum(_) | RowSums(_) | ColSums(_) => false,
+        Transpose(x) | Fill(x, _, _) => may(x),
+        // An even power is never negative; any other power of -0, or of -Inf to a
+        // negative power, may be -0.
+        Pow(x, k) => !(k.fract() == 0.0 && k % 2.0 == 0.0) && (may(x) || *k < 0.0),
+        Func { name, args } => match name.as_str() {
+            "exp" | "log" | "abs" | "sigmoid" | "round" | "cos" | "cosh" | "!" | "<" | ">"
+            | "<=" | ">=" | "==" | "!=" | "&" | "|" | "xor" | "sum" | "mean" | "trace"
+            | "rowSums" | "colSums" | "rowMeans" | "colMeans" | "var" | "sd" | "cumsum"
+            | "nrow" | "ncol" | "length" | "seq" => false,
+            "/" => {
+                !(sign_with_sizes(&args[1], env) == Some(Sign::Positive)
+                    && matches!(signature(&args[1], env), Ok(None))
+                    && !may(&args[0]))
+            }
+            // `ceil(-0.5)` is -0; a product of scalars of opposite signs with a zero too.
+            "ceil" | "ceiling" | "prod" | "rowProds" | "colProds" | "cumprod" => {
+                !never_negative(&args[0]) || may(&args[0])
+            }
+            "sqrt" | "floor" | "sign" | "sin" | "tan" | "asin" | "atan" | "sinh" | "tanh"
+            | "min" | "max" | "ifelse" | "%%" | "rev" | "diag" | "cbind" | "rbind"
+            | "as.scalar" | "as.matrix" | "cummax" | "cummin" | "rowMaxs" | "rowMins"
+            | "colMaxs" | "colMins" | INDEX => args.iter().any(may),
+            _ => true,
+        },
+    }
+}
+
+/// How a product treats a zero factor beside NaN or an infinity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ProductKind {
+    /// A matrix (`1 x 1` ones too) is an operand: a zero factor makes `+0`.
+    Masking,
+    /// Two DML scalars: IEEE's (`0 * Inf` is NaN, `-1 * 0` is `-0`).
+    Ieee,
+    /// Not known which.
+    Unknown,
+}
+
+/// How `p * q` treats a zero factor.
+pub(super) fn product_kind(p: &LaExpr, q: &LaExpr, env: &ShapeEnv) -> ProductKind {
+    match (holds_a_scalar(p, env), holds_a_scalar(q, env)) {
+        (Some(true), Some(true)) => ProductKind::Ieee,
+        (Some(false), _) | (_, Some(false)) => ProductKind::Masking,
+        _ => ProductKind::Unknown,
+    }
+}
+
+/// Whether `e` is a DML scalar (`Some(true)`) or a matrix, `1 x 1` ones included
+/// (`Some(false)`), when it is known.
+fn holds_a_scalar(e: &LaExpr, env: &ShapeEnv) -> Option<bool> {
+    use LaExpr::*;
+    let all = |xs: &[&LaExpr]| {
+        let kinds: Vec<Option<bool>> = xs.iter().map(|x| holds_a_scalar(x, env)).collect();
+        if kinds.contains(&Some(false)) {
+            Some(false)
+        } else if kinds.iter().all(|k| *k == Some(true)) {
+            Some(true)
+        } else {
+            None
+        }
+    };
+    match e {
+        Const(_) | Sum(_) => Some(true),
+        Var(name) if env.shapes.contains_key(name) => Some(env.scalars.contains(name)),
+        Var(_) => None,
+        RowSums(_) | ColSums(_) | MatMul(..) | Fill(..) => Some(false),
+        Transpose(x) | Neg(x) | Pow(x, _) => holds_a_scalar(x, env),
+        Add(x, y) | Sub(x, y) | Mul(x, y) => all(&[x, y]),
+        Func { name, args } => match (name.as_str(), args.len()) {
+            (
+                "as.scalar" | "sum" | "mean" | "trace" | "prod" | "var" | "sd" | "nrow" | "ncol"
+                | "length" | "max" | "min",
+                1,
+            ) => Some(true),
+            (name, n) if crate::functions::is_elementwise(name, n) || name == "ifelse" => {
+                all(&args.iter().collect::<Vec<_>>())
+            }
+            _ if total_structure(name) => Some(false),
+            _ => None,
+        },
+    }
 }
 
 /// `e` broadcast to `shape` (a scalar or vector term of a larger side).
@@ -120,10 +255,6 @@ fn fit(e: LaExpr, shape: &Shape) -> LaExpr {
 
 fn b(e: LaExpr) -> Box<LaExpr> {
     Box::new(e)
-}
-
-fn one_by_one(s: &Shape) -> bool {
-    s.0.is_one() && s.1.is_one()
 }
 
 /// [`sign_of`], which also knows a number made of sizes alone (`3 * nrow(A) - 2 *
@@ -215,7 +346,6 @@ fn zero(e: &LaExpr) -> bool {
 /// The signature of `e`: `Ok(None)` when it has no partial atom.
 pub(super) fn signature(e: &LaExpr, env: &ShapeEnv) -> Sig {
     use LaExpr::*;
-    let shape = |x: &LaExpr| env.shape_of(x).map_err(|_| Unreachable);
     Ok(match e {
         Var(_) | Const(_) => None,
         Neg(x) => signature(x, env)?.map(Signature::negated),
@@ -229,18 +359,24 @@ pub(super) fn signature(e: &LaExpr, env: &ShapeEnv) -> Sig {
         Mul(p, q) | MatMul(p, q) => {
             let matmul = matches!(e, MatMul(..));
             let (sp, sq) = (signature(p, env)?, signature(q, env)?);
-            let scalars = one_by_one(&shape(p)?) && one_by_one(&shape(q)?);
+            let kind = if matmul {
+                ProductKind::Masking
+            } else {
+                product_kind(p, q, env)
+            };
             match (sp, sq) {
                 (None, None) => None,
                 // A product of two partial atoms is a term of its own, its value a function
                 // of theirs: a matrix product skips a zero factor, two scalars multiply as
                 // IEEE numbers (0 * Inf is NaN), so the term is one or the other.
-                (Some(a), Some(c)) if a.is_atom(p) && c.is_atom(q) && (matmul || !scalars) => {
+                (Some(a), Some(c))
+                    if a.is_atom(p) && c.is_atom(q) && kind == ProductKind::Masking =>
+                {
                     Some(Signature::atom(e))
                 }
                 (Some(_), Some(_)) => return Err(Unreachable),
-                (Some(s), None) => scaled(s, q, false, matmul, scalars, env)?,
-                (None, Some(s)) => scaled(s, p, true, matmul, scalars, env)?,
+                (Some(s), None) => scaled(s, q, false, matmul, kind, env)?,
+                (None, Some(s)) => scaled(s, p, true, matmul, kind, env)?,
             }
         }
         // A whole non-negative power is a product; a negative power of 0 is infinite, a
@@ -341,7 +477,7 @@ fn scaled(
     factor: &LaExpr,
     factor_first: bool,
     matmul: bool,
-    scalars: bool,
+    kind: ProductKind,
     env: &ShapeEnv,
 ) -> Sig {
     use LaExpr::*;
@@ -358,10 +494,10 @@ fn scaled(
     // every cell of a matrix product; two scalars multiply as IEEE numbers (0 * Inf is
     // NaN).
     if zero(factor) {
-        return if scalars && !matmul {
-            Err(Unreachable)
-        } else {
+        return if kind == ProductKind::Masking {
             Ok(None)
+        } else {
+            Err(Unreachable)
         };
     }
     if as_constant(factor).is_some_and(|k| !k.is_finite()) {
@@ -379,25 +515,22 @@ fn scaled(
     // slice or transpose of one) is that already; anything else is wrapped, so that its
     // canonical form is not multiplied out (`(B - C) * log(A)` skips where B = C, `B *
     // log(A) - C * log(A)` is NaN there).
-    let factor = match single_atom(factor, env) {
-        Some(1.0) => factor.clone(),
+    let wrapped = |how: &str| Func {
+        name: how.into(),
+        args: vec![factor.clone()],
+    };
+    let factor = match (kind, single_atom(factor, env)) {
+        (ProductKind::Unknown, _) => return Err(Unreachable),
+        // `0 * Inf` is NaN between scalars: a scalar factor is never a bare input.
+        (ProductKind::Ieee, _) => wrapped(SCALAR_FACTOR),
+        (ProductKind::Masking, Some(1.0)) => factor.clone(),
         // `-2 B` times a term is `B` times it, subtracted.
-        Some(k) => {
+        (ProductKind::Masking, Some(k)) => {
             let unit = Mul(b(Const(1.0 / k)), b(factor.clone()));
             let s = s.map(&|t| times(unit.clone(), t));
             return Ok(Some(if k > 0.0 { s } else { s.negated() }));
         }
-        None => {
-            let how = if scalars && !matmul {
-                SCALAR_FACTOR
-            } else {
-                MASKING_FACTOR
-            };
-            Func {
-                name: how.into(),
-                args: vec![factor.clone()],
-            }
-        }
+        (ProductKind::Masking, None) => wrapped(MASKING_FACTOR),
     };
     Ok(Some(s.map(&|t| times(factor.clone(), t))))
 }

@@ -174,20 +174,22 @@ fn decide(
     if matches!(verdict, Equivalence::NotEquivalent(_)) || lhs == rhs {
         return Ok(verdict);
     }
-    let (Ok(l), Ok(r)) = (lhs.resolve(env), rhs.resolve(env)) else {
+    let (Ok(l), Ok(r)) = (
+        lhs.resolve_keeping_kinds(env),
+        rhs.resolve_keeping_kinds(env),
+    ) else {
         return Ok(verdict);
     };
     if let Equivalence::Unknown(_) = verdict {
         // Some identities hold only with NaN and the infinities in the picture: `log(A) >
         // 0` is `A > 1` as `log(A)` is NaN or `-Inf` wherever `A <= 0`.
-        return Ok(if proved_as_computed(&l, &r, env, false)? {
+        return Ok(if proved_as_computed(&l, &r, env)? {
             Equivalence::Equivalent
         } else {
             verdict
         });
     }
-    if super::domain::same_non_finite_cells(&l, &r, env)? || proved_as_computed(&l, &r, env, true)?
-    {
+    if super::domain::same_non_finite_cells(&l, &r, env)? || proved_as_computed(&l, &r, env)? {
         return Ok(verdict);
     }
     let atom = super::domain::first_partial_atom(&l, env)
@@ -211,31 +213,19 @@ fn decide(
     )
 }
 
-/// Whether the piecewise decision proves `lhs = rhs` (as written, simplified or written
-/// out cell by cell) with NaN and the infinities as `spores run` computes them, over
-/// leaves that never leave the reals. Simplifying takes identities over the reals, which
-/// only a proof over the reals (`real_proof`) allows; else only the rules that hold for
-/// NaN cells too ([`super::simplify::positional`]) are taken.
-fn proved_as_computed(
-    lhs: &LaExpr,
-    rhs: &LaExpr,
-    env: &ShapeEnv,
-    real_proof: bool,
-) -> Result<bool, EquivError> {
+/// Whether the piecewise decision proves `lhs = rhs` (as written, with cells moved by the
+/// rules that hold for NaN cells too ([`super::simplify::positional`]), or written out
+/// cell by cell) with NaN, the infinities and the sign of zero as `spores run` computes
+/// them, over leaves that never leave the reals.
+fn proved_as_computed(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
     let mut same_leaf = |a: &LaExpr, b: &LaExpr| canonically_equal(a, b, env);
-    let simplified = |e: &LaExpr| {
-        if real_proof {
-            simplify(e, env)
-        } else {
-            super::simplify::positional(e, env)
-        }
-    };
-    let (simple_lhs, simple_rhs) = (simplified(lhs), simplified(rhs));
-    let unrolled_lhs = unrolled(&simple_lhs, env).unwrap_or_else(|| simple_lhs.clone());
-    let unrolled_rhs = unrolled(&simple_rhs, env).unwrap_or_else(|| simple_rhs.clone());
+    let moved = |e: &LaExpr| super::simplify::positional(e, env);
+    let (moved_lhs, moved_rhs) = (moved(lhs), moved(rhs));
+    let unrolled_lhs = unrolled(&moved_lhs, env).unwrap_or_else(|| moved_lhs.clone());
+    let unrolled_rhs = unrolled(&moved_rhs, env).unwrap_or_else(|| moved_rhs.clone());
     for (l, r) in [
         (lhs, rhs),
-        (&simple_lhs, &simple_rhs),
+        (&moved_lhs, &moved_rhs),
         (&unrolled_lhs, &unrolled_rhs),
     ] {
         if super::piecewise::equal_cellwise_as_computed(l, r, env, &mut same_leaf)? {

@@ -111,11 +111,11 @@ fn within_domains(s: &S) -> bool {
         S::Leaf(_) | S::Const(_) => true,
         S::Add(a, b)
         | S::Mul(a, b, _)
-        | S::Div(a, b)
+        | S::Div(a, b, _)
         | S::Max(a, b)
         | S::Min(a, b)
         | S::Cmp(_, a, b) => within_domains(a) && within_domains(b),
-        S::Neg(a) | S::Pow(a, _) | S::Recip(a) | S::Abs(a) | S::Sign(a) | S::Truth(a) => {
+        S::Neg(a) | S::Pow(a, _) | S::Recip(a, _) | S::Abs(a) | S::Sign(a) | S::Truth(a) => {
             within_domains(a)
         }
         S::Ifelse(c, a, b) => within_domains(c) && within_domains(a) && within_domains(b),
@@ -200,10 +200,10 @@ fn relabel(s: &S, rename: &dyn Fn(u32) -> u32) -> S {
         S::Const(c) => S::Const(*c),
         S::Add(a, b) => S::Add(r(a), r(b)),
         S::Mul(a, b, product) => S::Mul(r(a), r(b), *product),
-        S::Div(a, b) => S::Div(r(a), r(b)),
+        S::Div(a, b, minus_zero) => S::Div(r(a), r(b), *minus_zero),
         S::Neg(a) => S::Neg(r(a)),
         S::Pow(a, k) => S::Pow(r(a), *k),
-        S::Recip(a) => S::Recip(r(a)),
+        S::Recip(a, minus_zero) => S::Recip(r(a), *minus_zero),
         S::Max(a, b) => S::Max(r(a), r(b)),
         S::Min(a, b) => S::Min(r(a), r(b)),
         S::Abs(a) => S::Abs(r(a)),
@@ -600,18 +600,21 @@ impl P {
 // Scalar formulas.
 
 /// The function one cell computes, over leaf variables.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 enum S {
     Leaf(u32),
     Const(Q),
     Add(Box<S>, Box<S>),
     Mul(Box<S>, Box<S>, Product),
-    /// `a / b`, IEEE's: `0 / 0` is NaN.
-    Div(Box<S>, Box<S>),
+    /// `a / b`, IEEE's: `0 / 0` is NaN; whether `b` may be `-0`
+    /// ([`super::domain::may_be_negative_zero`]), where a number over it is an infinity
+    /// of the other sign.
+    Div(Box<S>, Box<S>, bool),
     Neg(Box<S>),
     Pow(Box<S>, u32),
-    /// `1 / x` (a constant divisor folds into a coefficient).
-    Recip(Box<S>),
+    /// `1 / x` (a constant divisor folds into a coefficient); whether `x` may be a `-0`
+    /// that gives `-Inf`.
+    Recip(Box<S>, bool),
     Max(Box<S>, Box<S>),
     Min(Box<S>, Box<S>),
     Abs(Box<S>),
@@ -630,8 +633,9 @@ enum S {
 enum Product {
     /// Matrix cells: a zero factor makes 0 (`0 * NaN = 0`).
     Masking,
-    /// `1 x 1` operands, which may be matrix cells or scalars, which multiply as IEEE
-    /// numbers (`0 * Inf = NaN`).
+    /// Two scalars: IEEE's (`0 * Inf = NaN`).
+    Ieee,
+    /// Operands not known to be scalars or matrices.
     Either,
 }
 
@@ -676,8 +680,8 @@ fn mentions_guard(s: &S) -> bool {
         S::Leaf(_) | S::Const(_) => false,
         S::Max(..) | S::Min(..) | S::Abs(_) | S::Sign(_) | S::Cmp(..) | S::Truth(_) => true,
         S::Ifelse(..) => true,
-        S::Add(a, b) | S::Mul(a, b, _) | S::Div(a, b) => mentions_guard(a) || mentions_guard(b),
-        S::Neg(a) | S::Pow(a, _) | S::Recip(a) => mentions_guard(a),
+        S::Add(a, b) | S::Mul(a, b, _) | S::Div(a, b, _) => mentions_guard(a) || mentions_guard(b),
+        S::Neg(a) | S::Pow(a, _) | S::Recip(a, _) => mentions_guard(a),
         S::Opaque(_, args) => args.iter().any(mentions_guard),
     }
 }
@@ -937,21 +941,17 @@ impl Leaves<'_, '_> {
         Ok(facts)
     }
 
-    /// How the product `e` treats a zero factor: matrix cells mask, `1 x 1` operands may
-    /// be scalars, which multiply as IEEE numbers.
+    /// How the product `e` treats a zero factor: matrix cells mask, two scalars multiply
+    /// as IEEE numbers.
     fn product(&self, e: &LaExpr) -> Product {
+        use super::domain::{product_kind, ProductKind};
         let LaExpr::Mul(x, y) = e else {
             return Product::Either;
         };
-        let one_by_one = |x: &LaExpr| {
-            self.env
-                .shape_of(x)
-                .map_or(true, |(r, c)| r.is_one() && c.is_one())
-        };
-        if one_by_one(x) && one_by_one(y) {
-            Product::Either
-        } else {
-            Product::Masking
+        match product_kind(x, y, self.env) {
+            ProductKind::Masking => Product::Masking,
+            ProductKind::Ieee => Product::Ieee,
+            ProductKind::Unknown => Product::Either,
         }
     }
 
@@ -960,6 +960,8 @@ impl Leaves<'_, '_> {
     fn scalar(&mut self, e: &LaExpr) -> Result<Option<S>, EquivError> {
         let b = Box::new;
         Ok(Some(match e {
+            // `-0` is a number of its own where it is divided by.
+            LaExpr::Const(c) if *c == 0.0 && c.is_sign_negative() => return Ok(None),
             LaExpr::Const(c) => match Q::from_f64(*c) {
                 Some(q) => S::Const(q),
                 None => return Ok(None),
@@ -990,8 +992,11 @@ impl Leaves<'_, '_> {
                 }
             }
             LaExpr::Pow(x, k) if *k < 0.0 && k.fract() == 0.0 && -*k <= MAX_POWER as f64 => {
+                // An odd power of -0 is -0, an even one +0.
+                let minus_zero =
+                    (-*k) % 2.0 == 1.0 && super::domain::may_be_negative_zero(x, self.env);
                 match self.scalar(x)? {
-                    Some(x) => S::Recip(b(S::Pow(b(x), -*k as u32))),
+                    Some(x) => S::Recip(b(S::Pow(b(x), -*k as u32)), minus_zero),
                     None => return Ok(None),
                 }
             }
@@ -1003,8 +1008,9 @@ impl Leaves<'_, '_> {
                     Some(x) => {
                         let root = S::Opaque("sqrt".into(), vec![x]);
                         let power = S::Pow(b(root), (2.0 * k).abs() as u32);
+                        // A fractional power of -0 is +0, to a negative power +Inf.
                         if *k < 0.0 {
-                            S::Recip(b(power))
+                            S::Recip(b(power), false)
                         } else {
                             power
                         }
@@ -1053,11 +1059,18 @@ impl Leaves<'_, '_> {
                     }
                     ("ifelse", 3) => S::Ifelse(next(), next(), next()),
                     // sigmoid(x) = 1 / (1 + exp(-x)).
-                    ("sigmoid", 1) => S::Recip(b(S::Add(
-                        b(S::Const(Q::ONE)),
-                        b(S::Opaque("exp".into(), vec![S::Neg(next())])),
-                    ))),
-                    ("/", 2) => S::Div(next(), next()),
+                    ("sigmoid", 1) => S::Recip(
+                        b(S::Add(
+                            b(S::Const(Q::ONE)),
+                            b(S::Opaque("exp".into(), vec![S::Neg(next())])),
+                        )),
+                        false,
+                    ),
+                    ("/", 2) => S::Div(
+                        next(),
+                        next(),
+                        super::domain::may_be_negative_zero(&args[1], self.env),
+                    ),
                     (op, 2) if Cmp::of(op).is_some() => {
                         S::Cmp(Cmp::of(op).expect("checked"), next(), next())
                     }
@@ -1077,9 +1090,6 @@ impl Leaves<'_, '_> {
 #[derive(Clone, Debug, Default)]
 struct Case {
     signs: HashMap<P, i8>,
-    /// The sign taken for the zero a formula is (`+0` or `-0`), where a division by it
-    /// decides which infinity it gives. The same formula computes the same zero.
-    zero_signs: Vec<(S, i8)>,
     solved: Vec<(u32, P)>,
     /// `(p, strict)`: `p > 0` when strict, else `p >= 0`.
     constraints: Vec<(P, bool)>,
@@ -1270,9 +1280,7 @@ fn feasible(constraints: &[(P, bool)]) -> bool {
 enum Need {
     /// The sign of this polynomial decides it.
     Guard(P),
-    /// The sign of the zero this formula computes decides it: a number divided by it is
-    /// `+Inf` or `-Inf`.
-    ZeroSign(S),
+
     /// A number overflowed, or a function may be applied outside its domain (a
     /// logarithm of a number that is not positive, a root of a negative one, a division
     /// by zero, where `spores run` computes NaN, an infinity or, in matrix cells, 0): not
@@ -1466,16 +1474,6 @@ impl Search {
             },
             Ok(Some((vf, vg))) => Some(vf.same_non_finite(&vg)),
             Err(Need::GiveUp) => None,
-            Err(Need::ZeroSign(zero)) => {
-                for sign in [1, -1] {
-                    let mut next = case.clone();
-                    next.zero_signs.push((zero.clone(), sign));
-                    if self.equal(f, g, &next) != Some(true) {
-                        return Some(false);
-                    }
-                }
-                Some(true)
-            }
             Err(Need::Guard(h)) => {
                 for s in [1, 0, -1] {
                     match case.with(&h, s, &self.positive()) {
@@ -1725,6 +1723,7 @@ impl Search {
                     } else {
                         match product {
                             Product::Masking => V::real(P::default()),
+                            Product::Ieee => V::NaN,
                             Product::Either => return Err(Need::GiveUp),
                         }
                     }
@@ -1761,22 +1760,22 @@ impl Search {
                 V::Real(x) => give_up(x.pow(*k))?,
                 other => other.pow(*k),
             },
-            S::Recip(a) => match self.value(a, case)? {
+            S::Recip(a, minus_zero) => match self.value(a, case)? {
                 // 1 / 0 is the infinity of the zero's sign.
                 V::Real(x) if self.sign_poly(&x.num, case)? == 0 => {
-                    let zero = self.zero_sign(a, case)?;
+                    let zero = self.zero_sign(*minus_zero)?;
                     self.outside_reals(V::Inf(zero))?
                 }
                 V::Real(x) => V::Real(x.inverted_if(true)),
                 V::NaN => V::NaN,
                 V::Inf(_) => V::real(P::default()),
             },
-            S::Div(a, b) => match (self.value(a, case)?, self.value(b, case)?) {
+            S::Div(a, b, minus_zero) => match (self.value(a, case)?, self.value(b, case)?) {
                 (V::Real(x), V::Real(y)) if self.sign_poly(&y.num, case)? == 0 => {
                     match self.sign(&x, case)? {
                         0 => self.outside_reals(V::NaN)?,
                         s => {
-                            let zero = self.zero_sign(b, case)?;
+                            let zero = self.zero_sign(*minus_zero)?;
                             self.outside_reals(V::Inf(s * zero))?
                         }
                     }
@@ -1784,10 +1783,10 @@ impl Search {
                 (V::Real(x), V::Real(y)) => give_up(x.mul(&y.inverted_if(true)))?,
                 (V::NaN, _) | (_, V::NaN) | (V::Inf(_), V::Inf(_)) => V::NaN,
                 // A finite number over an infinite one is a zero (its sign shows only in a
-                // division by this formula, whose zero sign is split on).
+                // division by it, which `minus_zero` of that division accounts for).
                 (V::Real(_), V::Inf(_)) => V::real(P::default()),
                 (V::Inf(p), V::Real(y)) => match self.sign(&y, case)? {
-                    0 => V::Inf(p * self.zero_sign(b, case)?),
+                    0 => V::Inf(p * self.zero_sign(*minus_zero)?),
                     s => V::Inf(p * s),
                 },
             },
@@ -1953,16 +1952,13 @@ impl Search {
         })
     }
 
-    /// The sign of the zero `s` computes in `case`, or the need to split on it. Outside
-    /// floating point (over the reals) a division by zero gives up before asking.
-    fn zero_sign(&self, s: &S, case: &Case) -> Result<i8, Need> {
-        if !self.as_computed {
+    /// The sign of a zero divisor: `+0` unless it may be `-0` (then the case is not
+    /// decided). Over the reals a division by zero gives up before asking.
+    fn zero_sign(&self, may_be_negative: bool) -> Result<i8, Need> {
+        if !self.as_computed || may_be_negative {
             return Err(Need::GiveUp);
         }
-        match case.zero_signs.iter().find(|(z, _)| z == s) {
-            Some((_, sign)) => Ok(*sign),
-            None => Err(Need::ZeroSign(s.clone())),
-        }
+        Ok(1)
     }
 
     /// The value of `s`, which must be a real number here (else this case gives up).

@@ -791,6 +791,45 @@ fn signed_zeros_and_scalar_products_are_not_confused() {
     }
 }
 
+/// Slices of blocks and of running extremes at symbolic sizes, logarithms of squares,
+/// quotients by roots and running minimums of roots, each with a twin.
+#[test]
+fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
+    let mut env = ShapeEnv::with_shapes(&["A=nxm", "B=nxm", "C=nxk", "X=nxm"]).unwrap();
+    env.positive.insert("X".into());
+    let table = [
+        ("cbind(A, B)[, 1:ncol(A)]", "A", "B"),
+        ("cbind(A, B)[, (ncol(A) + 1):(ncol(A) + ncol(B))]", "B", "A"),
+        (
+            "cbind(A, C)[2:nrow(A), (ncol(A) + 1):(ncol(A) + ncol(C))]",
+            "C[2:nrow(C), ]",
+            "C[1:(nrow(C) - 1), ]",
+        ),
+        ("rbind(A, B)[(nrow(A) + 1):(2 * nrow(A)), ]", "B", "A"),
+        ("cummax(A)[nrow(A), ]", "colMaxs(A)", "colMins(A)"),
+        ("cummin(A)[nrow(A), ]", "colMins(A)", "A[nrow(A), ]"),
+        ("log(A^2)", "2 * log(abs(A))", "2 * log(A)"),
+        ("log((A - B)^2)", "2 * log(abs(B - A))", "log(abs(A - B))"),
+        ("X / sqrt(X)", "sqrt(X)", "X"),
+        ("sqrt(X)^3 / X", "sqrt(X)", "X"),
+        ("cummin(sqrt(A))", "sqrt(cummin(A))", "sqrt(cummax(A))"),
+        ("cummin(log(A))", "log(cummin(A))", "log(abs(cummin(A)))"),
+    ];
+    let mut wrong = Vec::new();
+    for (lhs, rhs, twin) in table {
+        let (l, r, t) = (parse(lhs), parse(rhs), parse(twin));
+        match equiv(&l, &r, &env) {
+            Ok(Equivalence::Equivalent) => {}
+            other => wrong.push(format!("{lhs} == {rhs}: {other:?}")),
+        }
+        match equiv(&l, &t, &env) {
+            Ok(Equivalence::NotEquivalent(w)) => check_witness(&l, &t, &w),
+            other => wrong.push(format!("{lhs} != {twin}: {other:?}")),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// Running sums and counts over symbolic rows: row i of `y` is in `n + 1 - i` rows of
 /// its running sum, and a row times a column of ones is its sum. Reversing rows and
 /// reversing columns commute.

@@ -1469,7 +1469,7 @@ impl Search {
         match both {
             Ok(None) => Some(true),
             Ok(Some((V::Real(vf), V::Real(vg)))) => match vf.same(&vg) {
-                Some(false) => Some(case.vanishes(&vf, &vg)),
+                Some(false) => Some(self.same_by_roots(&vf, &vg) || case.vanishes(&vf, &vg)),
                 other => other,
             },
             Ok(Some((vf, vg))) => Some(vf.same_non_finite(&vg)),
@@ -1489,6 +1489,49 @@ impl Search {
                 Some(true)
             }
         }
+    }
+
+    /// Whether `a = c` once every square of a root variable is written as what it is the
+    /// root of (`sqrt(x)^2 = x`, for `x` not negative where the root was made): `X /
+    /// sqrt(X) = sqrt(X)`.
+    fn same_by_roots(&self, a: &F, c: &F) -> bool {
+        let reduce = |p: Option<P>| -> Option<P> {
+            let mut p = p?;
+            for _ in 0..MAX_POWER {
+                let mut changed = false;
+                let mut out = P::default();
+                for (mono, coef) in &p.0 {
+                    let mut term = P(BTreeMap::from([(Mono::new(), *coef)]));
+                    for &(v, e) in mono {
+                        let squared = match self.meaning.get(&v) {
+                            Some(Meaning::Sqrt(x))
+                                if e >= 2 && x.den.as_constant() == Some(Q::ONE) =>
+                            {
+                                Some(&x.num)
+                            }
+                            _ => None,
+                        };
+                        let factor = match squared {
+                            Some(x) => {
+                                changed = true;
+                                x.pow(e / 2)?.mul(&P::var(v).pow(e % 2)?)?
+                            }
+                            None => P::var(v).pow(e)?,
+                        };
+                        term = term.mul(&factor)?;
+                    }
+                    out = out.add(&term)?;
+                }
+                p = out;
+                if !changed {
+                    return Some(p);
+                }
+            }
+            None
+        };
+        let left = reduce(a.num.mul(&c.den));
+        let right = reduce(c.num.mul(&a.den));
+        matches!((left, right), (Some(l), Some(r)) if l == r)
     }
 
     /// Whether every fact is 1 in `case` (a fact outside its functions' domains is left
@@ -1528,6 +1571,11 @@ impl Search {
     fn sign_poly(&self, p: &P, case: &Case) -> Result<i8, Need> {
         if let Some(s) = case.sign_of(p).or_else(|| self.sign_of_positive_terms(p)) {
             return Ok(s);
+        }
+        // A square is positive where its root is not 0: split on the root.
+        if let Some(q) = poly_sqrt(p).filter(|q| q.as_constant().is_none()) {
+            let s = self.sign_poly(&q, case)?;
+            return Ok(s * s);
         }
         // A product of powers has the sign of its factors: split on each variable, a
         // linear guard, rather than on the product.
@@ -2179,6 +2227,16 @@ impl Search {
     /// it is 1.
     fn log_poly(&mut self, p: P, case: &Case) -> Result<F, Need> {
         let give_up = || Need::GiveUp;
+        // log(q^2) is 2 log(|q|).
+        if let Some(q) = poly_sqrt(&p).filter(|q| q.as_constant().is_none()) {
+            let q = if self.sign_poly(&q, case)? < 0 {
+                q.neg()
+            } else {
+                q
+            };
+            let half = self.log_poly(q, case)?;
+            return half.add(&half).ok_or_else(give_up);
+        }
         // The variables whose logarithm is known: `exp(a)` (its argument), a positive input
         // (a variable of its own) and the root of one (half of that).
         let exp_arg = |v: &u32, search: &Search| match search.meaning.get(v) {

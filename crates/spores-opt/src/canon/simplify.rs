@@ -48,9 +48,10 @@ fn rewrite_positional(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         Sum(x) | RowSums(x) | ColSums(x) if binder(x).is_some() => rewrite(e, env),
         Func { name, args } if name == INDEX && args.len() == 5 => rewrite(e, env),
         // The smallest log or root of cells is that of the smallest cell, NaN cells too
-        // (see `aggregate_max`).
+        // (see `aggregate_max`), running minimums too (they propagate NaN down a column).
         Func { name, args }
-            if matches!(name.as_str(), "min" | "rowMins" | "colMins") && args.len() == 1 =>
+            if matches!(name.as_str(), "min" | "rowMins" | "colMins" | "cummin")
+                && args.len() == 1 =>
         {
             match &args[0] {
                 Func {
@@ -1383,18 +1384,70 @@ fn symbolic_index(x: &LaExpr, bounds: [&LaExpr; 4], env: &ShapeEnv) -> Option<La
         let [c0, c1] = c;
         func(INDEX, vec![a, r0, r1, c0, c1])
     };
+    // Bounds that span a whole dimension (`1:ncol(A)`) read all of it.
+    let (rows, cols) = env.shape_of(x).ok()?;
+    let full = |lo: &LaExpr, hi: &LaExpr, d: &Dim| {
+        !whole(lo, hi)
+            && form(lo) == Some(SizeForm::number(1))
+            && form(hi).is_some_and(|hi| env.same_size(&hi, &env.dim_form(d)))
+    };
+    let (full_rows, full_cols) = (full(rl, ru, &rows), full(cl, cu, &cols));
+    if full_rows || full_cols {
+        let all = || [Const(0.0), Const(0.0)];
+        let r = if full_rows {
+            all()
+        } else {
+            [rl.clone(), ru.clone()]
+        };
+        let c = if full_cols {
+            all()
+        } else {
+            [cl.clone(), cu.clone()]
+        };
+        return Some(slice(x.clone(), r, c));
+    }
     match x {
-        Func { name, args } if name == "cumsum" && args.len() == 1 && !whole(rl, ru) => {
+        // Row k of a running sum, maximum or minimum is the aggregate of rows 1 to k.
+        Func { name, args }
+            if matches!(name.as_str(), "cumsum" | "cummax" | "cummin")
+                && args.len() == 1
+                && !whole(rl, ru) =>
+        {
             let (lo, hi) = (form(rl)?, form(ru)?);
             if !env.same_size(&lo, &hi) {
                 return None;
             }
             let rows = [Const(1.0), ru.clone()];
-            Some(ColSums(b(slice(
-                args[0].clone(),
-                rows,
-                [cl.clone(), cu.clone()],
-            ))))
+            let head = slice(args[0].clone(), rows, [cl.clone(), cu.clone()]);
+            Some(match name.as_str() {
+                "cumsum" => ColSums(b(head)),
+                "cummax" => func("colMaxs", vec![head]),
+                _ => func("colMins", vec![head]),
+            })
+        }
+        // A slice of a block that lies within one of its two parts.
+        Func { name, args } if (name == "cbind" || name == "rbind") && args.len() == 2 => {
+            let horizontal = name == "cbind";
+            let (lo, hi) = if horizontal { (cl, cu) } else { (rl, ru) };
+            if whole(lo, hi) {
+                return None;
+            }
+            let (flo, fhi) = (form(lo)?, form(hi)?);
+            let first = env.shape_of(&args[0]).ok()?;
+            let k = env.dim_form(if horizontal { &first.1 } else { &first.0 });
+            let (part, span) = if env.never_negative(&k.minus(&fhi)) {
+                (&args[0], [lo.clone(), hi.clone()])
+            } else if env.never_negative(&flo.minus(&k).minus(&SizeForm::number(1))) {
+                let shifted = [form_expr(&flo.minus(&k)), form_expr(&fhi.minus(&k))];
+                (&args[1], shifted)
+            } else {
+                return None;
+            };
+            Some(if horizontal {
+                slice(part.clone(), [rl.clone(), ru.clone()], span)
+            } else {
+                slice(part.clone(), span, [cl.clone(), cu.clone()])
+            })
         }
         Func { name, args } if name == "rev" && args.len() == 1 && !whole(rl, ru) => {
             let n = env.dim_form(&env.shape_of(&args[0]).ok()?.0);

@@ -197,6 +197,9 @@ impl ShapeEnv {
                     (d, Dim::Known(1)) | (Dim::Known(1), d) => self.dim_form(d),
                     _ => return None,
                 },
+                Add(p, q) => self
+                    .size_form(&Sum(p.clone()))?
+                    .plus(&self.size_form(&Sum(q.clone()))?),
                 _ => return None,
             },
             Add(a, b) => self.size_form(a)?.plus(&self.size_form(b)?),

@@ -792,7 +792,8 @@ fn signed_zeros_and_scalar_products_are_not_confused() {
 }
 
 /// Slices of blocks and of running extremes at symbolic sizes, logarithms of squares,
-/// quotients by roots and running minimums of roots, each with a twin.
+/// quotients by roots, running minimums of roots, sums of running sums and extremes that
+/// `exp` and `log` keep to one side of, each with a twin.
 #[test]
 fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
     let mut env = ShapeEnv::with_shapes(&["A=nxm", "B=nxm", "C=nxk", "X=nxm"]).unwrap();
@@ -814,6 +815,15 @@ fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
         ("sqrt(X)^3 / X", "sqrt(X)", "X"),
         ("cummin(sqrt(A))", "sqrt(cummin(A))", "sqrt(cummax(A))"),
         ("cummin(log(A))", "log(cummin(A))", "log(abs(cummin(A)))"),
+        (
+            "sum(cumsum(A))",
+            "sum(seq(nrow(A), 1) * A)",
+            "sum(seq(1, nrow(A)) * A)",
+        ),
+        // log(x) <= x - 1 and exp(x) >= 1 + x: the extremes are decided.
+        ("max(log(A), A)", "A + sqrt(A) - sqrt(A)", "A"),
+        ("min(exp(A), A)", "A", "exp(A)"),
+        ("max(exp(A), A + 1)", "exp(A)", "A + 1"),
     ];
     let mut wrong = Vec::new();
     for (lhs, rhs, twin) in table {

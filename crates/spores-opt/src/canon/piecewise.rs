@@ -1106,7 +1106,7 @@ impl Case {
 
     /// The case with `p`'s sign decided as `s`; `None` when it is infeasible (or a
     /// number overflowed, which makes this case unprovable: the caller fails).
-    fn with(&self, p: &P, s: i8, positive: &[u32]) -> Option<Option<Case>> {
+    fn with(&self, p: &P, s: i8, known: &[(P, bool)]) -> Option<Option<Case>> {
         // A sum of even powers is never negative (`a^2 + b^2`), which no linear bound sees.
         let never_negative = |p: &P| {
             p.0.iter()
@@ -1157,8 +1157,8 @@ impl Case {
             }
         }
         let mut all = case.constraints.clone();
-        for &v in positive {
-            all.push((case.apply(P::var(v))?, true));
+        for (bound, strict) in known {
+            all.push((case.apply(bound.clone())?, *strict));
         }
         Some(feasible(&all).then_some(case))
     }
@@ -1476,7 +1476,7 @@ impl Search {
             Err(Need::GiveUp) => None,
             Err(Need::Guard(h)) => {
                 for s in [1, 0, -1] {
-                    match case.with(&h, s, &self.positive()) {
+                    match case.with(&h, s, &self.known_bounds()) {
                         None => return None,
                         Some(None) => continue,
                         Some(Some(next)) => {
@@ -1556,16 +1556,35 @@ impl Search {
         holds
     }
 
-    /// The variables known positive (`exp` of anything).
-    fn positive(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = self
-            .meaning
-            .iter()
-            .filter(|(_, m)| matches!(m, Meaning::Exp(_) | Meaning::Positive))
-            .map(|(v, _)| *v)
-            .collect();
-        v.sort_unstable();
-        v
+    /// What holds of the function variables in every case, each `p > 0` (strict) or `p
+    /// >= 0`: `exp` of anything and declared inputs are positive, and each function lies on
+    /// one side of its tangent at 0 or 1, `exp(a) >= 1 + a` and `log(x) <= x - 1`.
+    fn known_bounds(&self) -> Vec<(P, bool)> {
+        let mut vars: Vec<(&u32, &Meaning)> = self.meaning.iter().collect();
+        vars.sort_unstable_by_key(|(v, _)| **v);
+        let one = P::constant(Q::ONE);
+        let mut out = Vec::new();
+        for (&v, meaning) in vars {
+            let var = P::var(v);
+            match meaning {
+                Meaning::Positive => out.push((var, true)),
+                Meaning::Exp(arg) => {
+                    if !arg.0.is_empty() {
+                        if let Some(above) = var.sub(&one).and_then(|d| d.sub(arg)) {
+                            out.push((above, false));
+                        }
+                    }
+                    out.push((P::var(v), true));
+                }
+                Meaning::Log(x) if x.den.as_constant() == Some(Q::ONE) => {
+                    if let Some(below) = x.num.sub(&one).and_then(|d| d.sub(&var)) {
+                        out.push((below, false));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     fn sign_poly(&self, p: &P, case: &Case) -> Result<i8, Need> {

@@ -311,6 +311,10 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "rev" && args.len() == 1 => {
                 Some(Sum(b(args[0].clone())))
             }
+            // The sum of a running sum is the sum of its column sums, counts of rows.
+            Func { name, args } if name == "cumsum" && args.len() == 1 => {
+                Some(Sum(b(ColSums(x.clone()))))
+            }
             _ => unrev(x, env)
                 .map(|y| Sum(b(y)))
                 .or_else(|| rev_to_greater(x).map(|y| Sum(b(y)))),

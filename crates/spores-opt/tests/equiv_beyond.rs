@@ -737,29 +737,29 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
 }
 
 /// Where the sign of a zero or the kind of a product decides, nothing is proved that
-/// `spores run` tells apart: `-A` is `-0` at a zero cell, so `1 / (-A)` is `-Inf` where `1
-/// / (0 - A)` is `+Inf`; two scalars multiply as IEEE numbers (`0 * Inf` is NaN), a `1 x 1`
-/// matrix skips the zero. Each pair is refuted with a witness, or left unknown.
+/// `spores run` tells apart: two scalars multiply as IEEE numbers (`-1 * 0` is -0, `0 *
+/// Inf` is NaN), a `1 x 1` matrix skips the zero; a quotient can be -0 (`0 / -2`), and so
+/// can `ceil(-0.25)` and a `trace` of -0 cells; `prod` multiplies as IEEE numbers. Each
+/// pair is refuted with a witness, or left unknown. Negation is `0 - x` and never -0.
 #[test]
 fn signed_zeros_and_scalar_products_are_not_confused() {
-    let mut env = ShapeEnv::with_shapes(&["A=nxm", "B=nxm", "u=1x1", "v=1x1"]).unwrap();
+    let mut env = ShapeEnv::with_shapes(&[
+        "A=nxm", "B=nxm", "G=kxk", "P=2x2", "Q=2x2", "u=1x1", "v=1x1",
+    ])
+    .unwrap();
     env.scalar("s");
     let pairs = [
-        ("1 / (-A)", "1 / (0 - A)"),
-        ("1 / (-A)", "1 / (-1 * A)"),
-        ("1 / (A - B)", "1 / (-(B - A))"),
-        ("exp(1 / (-A))", "exp(1 / (0 - A))"),
-        ("1 / sqrt(-A)", "1 / sqrt(0 - A)"),
-        ("1 / (-A) > 0", "1 / (0 - A) > 0"),
-        ("1 / (-A * B)", "1 / (-(A * B))"),
-        ("1 / (-sum(A))", "1 / (0 - sum(A))"),
-        ("1 / (-max(A))", "1 / (0 - max(A))"),
-        ("1 / (-A + 0)", "1 / (-A)"),
-        ("1 / (A - 2 * A)", "1 / (-A)"),
-        ("sigmoid(1 / (-A))", "sigmoid(1 / (0 - A))"),
-        ("1 / t(-A)", "1 / t(0 - A)"),
-        ("1 / (-s)", "1 / (0 - s)"),
-        ("(-A)^-1", "(0 - A)^-1"),
+        ("1 / (-1 * s)", "1 / (0 - s)"),
+        ("1 / (A / -2)", "1 / (-(A / 2))"),
+        ("1 / ceil(A / 4)", "1 / (ceil(A / 4) + 0)"),
+        ("-(1 / A)", "1 / (-A)"),
+        ("1 / trace(G / -2)", "1 / sum(diag(G / -2))"),
+        ("prod(P * (1 / Q))", "prod(P) * prod(1 / Q)"),
+        ("colProds(P * (1 / Q))", "colProds(P) * colProds(1 / Q)"),
+        (
+            "cumprod(rbind(P, 1 / Q))[3, ]",
+            "P[1, ] * P[2, ] * (1 / Q[1, ])",
+        ),
         ("as.scalar(u) * (1 / s)", "as.scalar(u * (1 / s))"),
         ("sum(u) * (1 / s)", "sum(u * (1 / s))"),
         ("as.scalar(u) * as.scalar(1 / v)", "as.scalar(u * (1 / v))"),
@@ -777,10 +777,14 @@ fn signed_zeros_and_scalar_products_are_not_confused() {
     }
     // Where no zero can be -0, or the product's kind is known, the proofs stand.
     let proved = [
+        ("1 / (-A)", "1 / (0 - A)"),
+        ("1 / (A - B)", "1 / (-(B - A))"),
+        ("1 / (-A) > 0", "A <= 0"),
         ("1 / (0 - A) > 0", "A <= 0"),
-        ("1 / (A - B)", "1 / (A + -B)"),
         ("exp(A / A / B)", "exp(A / A / B + 0)"),
         ("as.scalar(u * log(v))", "as.scalar(log(v) * u)"),
+        ("round(A / A)", "A != 0"),
+        ("sum(A * (1 / A))", "sum(A != 0)"),
     ];
     for (lhs, rhs) in proved {
         let answer = equiv(&parse(lhs), &parse(rhs), &env).unwrap();

@@ -448,6 +448,27 @@ print(sum(R))
     assert!(a[0].is_finite() && same(a[0], b[0], 1e-9), "{a:?} vs {b:?}");
 }
 
+/// A masked product the planner cannot compile (a scalar factor beside a `1 x 1`
+/// matrix) runs as the product it stands for: a scalar 0 times a NaN matrix cell is 0
+/// (the cell skips the zero), with and without the optimizer. Two scalars still multiply
+/// as IEEE numbers.
+#[test]
+fn a_masked_product_of_a_scalar_and_a_one_by_one_matrix_skips_the_zero() {
+    let src = "u = matrix(\"-2\", rows=1, cols=1)
+while(FALSE){}
+print(as.scalar(0 * log(u)))
+print(as.scalar(0 * (1 / (u + 2))))
+print(0 * as.scalar(log(u)))
+";
+    let (optimized, as_written) = (run(src, true), run(src, false));
+    for out in [&optimized, &as_written] {
+        let values = printed(out);
+        assert_eq!(values.len(), 3, "{out}");
+        assert_eq!(&values[..2], &[0.0, 0.0], "{out}");
+        assert!(values[2].is_nan(), "{out}");
+    }
+}
+
 /// `exp` inside `2 * exp(t(X) %*% X)` keeps the root as written; physical planning would
 /// run the Gram matrix as a product, and the search limited to the exact rules chooses
 /// `tsmm` (one triangle) by price for a tall dense `X`. It prints the `--no-opt` numbers,

@@ -1264,6 +1264,9 @@ fn sum_value(v: &Value) -> OpResult {
 /// shapes the operator does not fit (a node planned before shapes were known), run as
 /// the operator's meaning instead ([`catalogue_as_written`]).
 fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
+    if let CatalogueOp::MaskedMul | CatalogueOp::MaskedDiv = kind {
+        return masked_as_operators(kind, args);
+    }
     let op = spores_opt::fused::op(kind);
     let name = op.name;
     let shapes: Option<Vec<(usize, usize)>> = args
@@ -1296,10 +1299,7 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
         ))
     };
     Ok(match kind {
-        // Physical planning compiles the tree into a masked kernel
-        // (`plan::compile_masked`); a node it could not compile (shapes unknown when
-        // planned) has its tree computed as a value, and is `X * E` or `X / E` as written.
-        CatalogueOp::MaskedMul | CatalogueOp::MaskedDiv => return as_written(),
+        CatalogueOp::MaskedMul | CatalogueOp::MaskedDiv => return masked_as_operators(kind, args),
         CatalogueOp::Tsmm => {
             Value::matrix(Matrix::Dense(matmul::tsmm(matrix_arg(&args[0], name)?)?))
         }
@@ -1365,6 +1365,20 @@ fn catalogue(kind: CatalogueOp, args: &[Value]) -> OpResult {
 /// products (`0 * Inf` is NaN in IEEE arithmetic, 0 under the cell semantics) would give
 /// another number than the operators as written, and for operands the kernel does not
 /// take, whose errors are then the operators'.
+/// A masked product or quotient that planning could not compile (`plan::masked_at`: a
+/// scalar operand, shapes unknown when planned), run as the operators it stands for with
+/// the interpreter's own rules: a scalar times a `1 x 1` matrix skips a zero factor as `X
+/// * E` does (the reference evaluator would multiply two IEEE numbers there).
+fn masked_as_operators(kind: CatalogueOp, args: &[Value]) -> OpResult {
+    check_deferred_indices(args)?;
+    let (x, e) = (&args[0], &args[1]);
+    if kind == CatalogueOp::MaskedMul {
+        return binary(BinaryOp::Mul, x, e);
+    }
+    let nonzero = binary(BinaryOp::Ne, x, &Value::Double(0.0))?;
+    binary(BinaryOp::Mul, &nonzero, &binary(BinaryOp::Div, x, e)?)
+}
+
 fn catalogue_as_written(op: &spores_opt::fused::FusedOp, args: &[Value]) -> OpResult {
     let mut inputs = std::collections::HashMap::new();
     let mut vars = Vec::with_capacity(args.len());

@@ -88,7 +88,9 @@ impl UnaryOp {
     #[inline(always)]
     pub fn apply(self, x: f64) -> f64 {
         match self {
-            UnaryOp::Neg => -x,
+            // `0 - x`, as SystemDS reads `-X`: a zero cell stays `+0` whether it is
+            // stored or not, so `1 / (-X)` does not hang on the storage format.
+            UnaryOp::Neg => 0.0 - x,
             UnaryOp::Not => {
                 if x == 0.0 {
                     1.0

@@ -142,9 +142,9 @@ fn marked_divisions(e: &LaExpr, env: &ShapeEnv, tags: &RefCell<Vec<(String, Shap
 }
 
 /// Whether `e` may be `-0` in some cell, for finite inputs that hold no `-0` (as `spores
-/// run` computes: a negation of 0, a product of two scalars of opposite signs, a quotient,
-/// `sqrt(-0)`, `ceil(-0.5)`...). Sums and products of matrices start from `+0`, and a matrix
-/// cell times 0 is `+0`.
+/// run` computes: a product of two scalars of opposite signs, a quotient, `sqrt(-0)`,
+/// `ceil(-0.5)`...). Negation is `0 - x`, sums and products of matrices start from `+0`,
+/// and a matrix cell times 0 is `+0`.
 pub(super) fn may_be_negative_zero(e: &LaExpr, env: &ShapeEnv) -> bool {
     use LaExpr::*;
     let may = |x: &LaExpr| may_be_negative_zero(x, env);
@@ -152,7 +152,8 @@ pub(super) fn may_be_negative_zero(e: &LaExpr, env: &ShapeEnv) -> bool {
     match e {
         Var(_) => false,
         Const(c) => *c == 0.0 && c.is_sign_negative(),
-        Neg(x) => !sign_with_sizes(x, env).is_some_and(Sign::nonzero),
+        // Negation is `0 - x`, as SystemDS reads it: never -0.
+        Neg(_) => false,
         Add(x, y) => may(x) && may(y),
         Sub(x, _) => may(x),
         Mul(x, y) => match product_kind(x, y, env) {
@@ -166,9 +167,9 @@ pub(super) fn may_be_negative_zero(e: &LaExpr, env: &ShapeEnv) -> bool {
         Pow(x, k) => !(k.fract() == 0.0 && k % 2.0 == 0.0) && (may(x) || *k < 0.0),
         Func { name, args } => match name.as_str() {
             "exp" | "log" | "abs" | "sigmoid" | "round" | "cos" | "cosh" | "!" | "<" | ">"
-            | "<=" | ">=" | "==" | "!=" | "&" | "|" | "xor" | "sum" | "mean" | "trace"
-            | "rowSums" | "colSums" | "rowMeans" | "colMeans" | "var" | "sd" | "cumsum"
-            | "nrow" | "ncol" | "length" | "seq" => false,
+            | "<=" | ">=" | "==" | "!=" | "&" | "|" | "xor" | "sum" | "mean" | "rowSums"
+            | "colSums" | "rowMeans" | "colMeans" | "var" | "sd" | "cumsum" | "nrow" | "ncol"
+            | "length" | "seq" => false,
             "/" => {
                 !(sign_with_sizes(&args[1], env) == Some(Sign::Positive)
                     && matches!(signature(&args[1], env), Ok(None))
@@ -178,8 +179,9 @@ pub(super) fn may_be_negative_zero(e: &LaExpr, env: &ShapeEnv) -> bool {
             "ceil" | "ceiling" | "prod" | "rowProds" | "colProds" | "cumprod" => {
                 !never_negative(&args[0]) || may(&args[0])
             }
-            "sqrt" | "floor" | "sign" | "sin" | "tan" | "asin" | "atan" | "sinh" | "tanh"
-            | "min" | "max" | "ifelse" | "%%" | "rev" | "diag" | "cbind" | "rbind"
+            // `trace` adds from -0 (a Rust sum), so a diagonal of -0 cells gives -0.
+            "trace" | "sqrt" | "floor" | "sign" | "sin" | "tan" | "asin" | "atan" | "sinh"
+            | "tanh" | "min" | "max" | "ifelse" | "%%" | "rev" | "diag" | "cbind" | "rbind"
             | "as.scalar" | "as.matrix" | "cummax" | "cummin" | "rowMaxs" | "rowMins"
             | "colMaxs" | "colMins" | INDEX => args.iter().any(may),
             _ => true,

@@ -221,18 +221,60 @@ fn proved_as_computed(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<bool
     let mut same_leaf = |a: &LaExpr, b: &LaExpr| canonically_equal(a, b, env);
     let moved = |e: &LaExpr| super::simplify::positional(e, env);
     let (moved_lhs, moved_rhs) = (moved(lhs), moved(rhs));
-    let unrolled_lhs = unrolled(&moved_lhs, env).unwrap_or_else(|| moved_lhs.clone());
-    let unrolled_rhs = unrolled(&moved_rhs, env).unwrap_or_else(|| moved_rhs.clone());
-    for (l, r) in [
-        (lhs, rhs),
-        (&moved_lhs, &moved_rhs),
-        (&unrolled_lhs, &unrolled_rhs),
-    ] {
+    let mut forms = vec![
+        (lhs.clone(), rhs.clone()),
+        (moved_lhs.clone(), moved_rhs.clone()),
+    ];
+    // Products written out cell by cell would skip a zero factor that the kernels of
+    // `prod`, `rowProds`, `colProds` and `cumprod` multiply as IEEE numbers (`0 * Inf` is
+    // NaN there): only sums and extremes are written out here.
+    let multiplies = |e: &LaExpr| {
+        let mut found = false;
+        e.visit(&mut |x| {
+            found |= matches!(x, LaExpr::Func { name, .. }
+                if matches!(name.as_str(), "prod" | "rowProds" | "colProds" | "cumprod"));
+        });
+        found
+    };
+    if !multiplies(lhs) && !multiplies(rhs) {
+        let unrolled_lhs = unrolled(&moved_lhs, env).unwrap_or_else(|| moved_lhs.clone());
+        let unrolled_rhs = unrolled(&moved_rhs, env).unwrap_or_else(|| moved_rhs.clone());
+        forms.push((unrolled_lhs, unrolled_rhs));
+    }
+    for (l, r) in &forms {
         if super::piecewise::equal_cellwise_as_computed(l, r, env, &mut same_leaf)? {
             return Ok(true);
         }
     }
-    Ok(false)
+    // The same aggregate, transpose or function of arguments proved equal one by one
+    // (not a division or power, which a zero's sign, left out of "equal", can change).
+    let same_shape = |x: &LaExpr, y: &LaExpr| env.shape_of(x).ok() == env.shape_of(y).ok();
+    Ok(match (lhs, rhs) {
+        (LaExpr::Sum(a), LaExpr::Sum(b))
+        | (LaExpr::RowSums(a), LaExpr::RowSums(b))
+        | (LaExpr::ColSums(a), LaExpr::ColSums(b))
+        | (LaExpr::Transpose(a), LaExpr::Transpose(b))
+            if same_shape(a, b) =>
+        {
+            proved_as_computed(a, b, env)?
+        }
+        (LaExpr::Func { name: f, args: a }, LaExpr::Func { name: g, args: b })
+            if f == g
+                && a.len() == b.len()
+                && a != b
+                && !matches!(f.as_str(), "/" | "%/%" | "%%" | "^") =>
+        {
+            let mut all = true;
+            for (x, y) in a.iter().zip(b) {
+                if x != y && !(same_shape(x, y) && proved_as_computed(x, y, env)?) {
+                    all = false;
+                    break;
+                }
+            }
+            all
+        }
+        _ => false,
+    })
 }
 
 /// Whether `lhs = rhs` for all real values of their atoms (each may still be NaN or
@@ -1049,7 +1091,8 @@ fn landmarks(lhs: &LaExpr, rhs: &LaExpr) -> Vec<f64> {
     if let Some(far) = numbers.iter().map(|c| c.abs()).max_by(f64::total_cmp) {
         out.extend([2.0 * far + 1.0, -2.0 * far - 1.0]);
     }
-    out
+    // Inputs hold no -0 (`-0` written as a constant is `0 - 0`, which is +0).
+    out.into_iter().map(|v| v + 0.0).collect()
 }
 
 fn fmt_number(v: f64) -> String {

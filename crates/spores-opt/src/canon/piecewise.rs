@@ -1349,6 +1349,17 @@ impl F {
         })
     }
 
+    /// The number `self` is, also where its numerator is a multiple of its denominator
+    /// (`x / x` is 1 where it is defined).
+    fn as_constant(&self) -> Option<Q> {
+        if let (Some(n), Some(d)) = (self.num.as_constant(), self.den.as_constant()) {
+            return n.mul(d.recip()?);
+        }
+        let ((_, n), (_, d)) = (leading(&self.num)?, leading(&self.den)?);
+        let ratio = n.mul(d.recip()?)?;
+        (self.den.scale(ratio)? == self.num).then_some(ratio)
+    }
+
     /// Whether two values are equal: `a / b = c / d` exactly when `a d = c b`.
     fn same(&self, o: &F) -> Option<bool> {
         Some(self.num.mul(&o.den)? == o.num.mul(&self.den)?)
@@ -1997,8 +2008,7 @@ impl Search {
                     }
                     other => return Ok(other),
                 };
-                let known = x.num.as_constant().zip(x.den.as_constant());
-                match known.and_then(|(n, d)| n.mul(d.recip()?)) {
+                match x.as_constant() {
                     Some(q) => V::real(P::constant(q.rounded(name).ok_or(Need::GiveUp)?)),
                     None => {
                         let key = vec![x.num, x.den];

@@ -750,6 +750,7 @@ fn signed_zeros_and_scalar_products_are_not_confused() {
     env.scalar("s");
     let pairs = [
         ("1 / (-1 * s)", "1 / (0 - s)"),
+        ("1 / (-s)", "1 / (0 - s)"),
         ("1 / (A / -2)", "1 / (-(A / 2))"),
         ("1 / ceil(A / 4)", "1 / (ceil(A / 4) + 0)"),
         ("-(1 / A)", "1 / (-A)"),

@@ -290,6 +290,10 @@ fn unary_value(op: UnaryOp, v: &Value) -> OpResult {
             if op == UnaryOp::Not {
                 return Ok(Value::Bool(x == 0.0));
             }
+            // `-1 * x` between two numbers is IEEE's: `-0.0` for 0, as SystemDS prints it.
+            if op == UnaryOp::Neg {
+                return Ok(Value::Double(-x));
+            }
             // The kernel is the one definition of each function; apply it to a 1x1 matrix.
             let one = Matrix::Dense(DenseMatrix::filled(1, 1, x));
             Ok(Value::Double(unary::unary(op, &one).get(0, 0)))

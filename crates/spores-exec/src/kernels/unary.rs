@@ -88,8 +88,10 @@ impl UnaryOp {
     #[inline(always)]
     pub fn apply(self, x: f64) -> f64 {
         match self {
-            // `0 - x`, as SystemDS reads `-X`: a zero cell stays `+0` whether it is
-            // stored or not, so `1 / (-X)` does not hang on the storage format.
+            // SystemDS reads `-X` as `-1 * X`, and a matrix cell times a number skips a
+            // zero: a zero cell stays `+0` whether it is stored or not, so `1 / (-X)`
+            // does not hang on the storage format. (A scalar's negation is IEEE's, in
+            // the interpreter.)
             UnaryOp::Neg => 0.0 - x,
             UnaryOp::Not => {
                 if x == 0.0 {

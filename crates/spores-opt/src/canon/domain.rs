@@ -143,8 +143,8 @@ fn marked_divisions(e: &LaExpr, env: &ShapeEnv, tags: &RefCell<Vec<(String, Shap
 
 /// Whether `e` may be `-0` in some cell, for finite inputs that hold no `-0` (as `spores
 /// run` computes: a product of two scalars of opposite signs, a quotient, `sqrt(-0)`,
-/// `ceil(-0.5)`...). Negation is `0 - x`, sums and products of matrices start from `+0`,
-/// and a matrix cell times 0 is `+0`.
+/// `ceil(-0.5)`, the negation of a scalar 0...). A matrix's negation skips its zeros, sums
+/// and products of matrices start from `+0`, and a matrix cell times 0 is `+0`.
 pub(super) fn may_be_negative_zero(e: &LaExpr, env: &ShapeEnv) -> bool {
     use LaExpr::*;
     let may = |x: &LaExpr| may_be_negative_zero(x, env);
@@ -152,8 +152,9 @@ pub(super) fn may_be_negative_zero(e: &LaExpr, env: &ShapeEnv) -> bool {
     match e {
         Var(_) => false,
         Const(c) => *c == 0.0 && c.is_sign_negative(),
-        // Negation is `0 - x`, as SystemDS reads it: never -0.
-        Neg(_) => false,
+        // A matrix's negation is `-1 * X` with its zeros skipped, never -0; a scalar's is
+        // IEEE's.
+        Neg(x) => holds_a_scalar(x, env) != Some(false),
         Add(x, y) => may(x) && may(y),
         Sub(x, _) => may(x),
         Mul(x, y) => match product_kind(x, y, env) {

@@ -1438,6 +1438,8 @@ impl V {
 enum Meaning {
     /// `exp` of this polynomial: always positive.
     Exp(P),
+    /// `exp` of this fraction (of a denominator that is not a number): always positive.
+    ExpOfFraction(F),
     /// `log` of this value, known positive where it was made.
     Log(F),
     /// `sqrt` of this value, known not negative where it was made.
@@ -1578,7 +1580,7 @@ impl Search {
         for (&v, meaning) in vars {
             let var = P::var(v);
             match meaning {
-                Meaning::Positive => out.push((var, true)),
+                Meaning::Positive | Meaning::ExpOfFraction(_) => out.push((var, true)),
                 Meaning::Exp(arg) => {
                     if !arg.0.is_empty() {
                         if let Some(above) = var.sub(&one).and_then(|d| d.sub(arg)) {
@@ -1641,14 +1643,16 @@ impl Search {
         // The argument of an increasing function, as a fraction.
         let argument = |v: u32| match self.meaning.get(&v) {
             Some(Meaning::Exp(a)) => Some(F::poly(a.clone())),
-            Some(Meaning::Log(x) | Meaning::Sqrt(x)) => Some(x.clone()),
+            Some(Meaning::ExpOfFraction(x) | Meaning::Log(x) | Meaning::Sqrt(x)) => Some(x.clone()),
             _ => None,
         };
         let same_kind = |v: u32, w: u32| {
             matches!(
                 (self.meaning.get(&v), self.meaning.get(&w)),
-                (Some(Meaning::Exp(_)), Some(Meaning::Exp(_)))
-                    | (Some(Meaning::Log(_)), Some(Meaning::Log(_)))
+                (
+                    Some(Meaning::Exp(_) | Meaning::ExpOfFraction(_)),
+                    Some(Meaning::Exp(_) | Meaning::ExpOfFraction(_))
+                ) | (Some(Meaning::Log(_)), Some(Meaning::Log(_)))
                     | (Some(Meaning::Sqrt(_)), Some(Meaning::Sqrt(_)))
             )
         };
@@ -1678,12 +1682,15 @@ impl Search {
             let Some(v) = single(var_mono) else {
                 return Ok(None);
             };
-            if let Some(Meaning::Exp(a)) = self.meaning.get(&v) {
-                return Ok(Some(
-                    c.signum() * self.sign_poly(&give_up(case.apply(a.clone()))?, case)?,
-                ));
-            }
-            return Ok(None);
+            let a = match self.meaning.get(&v) {
+                Some(Meaning::Exp(a)) => F::poly(a.clone()),
+                Some(Meaning::ExpOfFraction(x)) => x.clone(),
+                _ => return Ok(None),
+            };
+            let (num, den) = (give_up(case.apply(a.num))?, give_up(case.apply(a.den))?);
+            return Ok(Some(
+                c.signum() * self.sign_poly(&num, case)? * self.sign_poly(&den, case)?,
+            ));
         }
         let (Some(v), Some(w)) = (single(&m1), single(&m2)) else {
             return Ok(None);
@@ -1745,7 +1752,7 @@ impl Search {
         let positive = |v: &u32| {
             matches!(
                 self.meaning.get(v),
-                Some(Meaning::Exp(_) | Meaning::Positive)
+                Some(Meaning::Exp(_) | Meaning::ExpOfFraction(_) | Meaning::Positive)
             ) || self.root_of_positive(*v).is_some()
         };
         let mut sign = 0;
@@ -2109,7 +2116,7 @@ impl Search {
             let positive = |v: &u32| {
                 matches!(
                     self.meaning.get(v),
-                    Some(Meaning::Exp(_) | Meaning::Positive)
+                    Some(Meaning::Exp(_) | Meaning::ExpOfFraction(_) | Meaning::Positive)
                 )
             };
             if c.n <= 0 || !mono.iter().all(|(v, e)| positive(v) && e % 2 == 0) {
@@ -2166,10 +2173,11 @@ impl Search {
     fn exp(&mut self, x: F, case: &Case) -> Result<F, Need> {
         let give_up = |x: Option<F>| x.ok_or(Need::GiveUp);
         let Some(den) = x.den.as_constant() else {
+            let key = vec![x.num.clone(), x.den.clone()];
             return Ok(F::poly(self.var(
                 "exp",
-                vec![x.num, x.den],
-                Meaning::Exp(P::default()),
+                key,
+                Meaning::ExpOfFraction(x),
                 case,
             )?));
         };

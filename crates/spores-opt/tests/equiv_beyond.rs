@@ -829,6 +829,17 @@ fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
         ("max(log(A), A)", "A + sqrt(A) - sqrt(A)", "A"),
         ("min(exp(A), A)", "A", "exp(A)"),
         ("max(exp(A), A + 1)", "exp(A)", "A + 1"),
+        // Stabilised log-sum-exp and softmax.
+        (
+            "log(sum(exp(A - max(A)))) + max(A)",
+            "log(sum(exp(A)))",
+            "log(sum(exp(A - max(A))))",
+        ),
+        (
+            "exp(A - rowMaxs(A)) / rowSums(exp(A - rowMaxs(A)))",
+            "exp(A) / rowSums(exp(A))",
+            "exp(A) / sum(exp(A))",
+        ),
         // 1 / 0 is +Inf, whose sigmoid is 1.
         ("sigmoid(1 / A) > 0.5", "A >= 0", "A > 0"),
     ];

@@ -311,6 +311,9 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "rev" && args.len() == 1 => {
                 Some(Sum(b(args[0].clone())))
             }
+            // A scalar factor comes out of a sum (`sum(exp(X) * exp(-max(X)))`).
+            Mul(p, q) if scalar(q) && !scalar(p) => Some(Mul(q.clone(), b(Sum(p.clone())))),
+            Mul(q, p) if scalar(q) && !scalar(p) => Some(Mul(q.clone(), b(Sum(p.clone())))),
             // The sum of a running sum is the sum of its column sums, counts of rows.
             Func { name, args } if name == "cumsum" && args.len() == 1 => {
                 Some(Sum(b(ColSums(x.clone()))))
@@ -320,6 +323,10 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
                 .or_else(|| rev_to_greater(x).map(|y| Sum(b(y)))),
         },
         RowSums(x) => match x.as_ref() {
+            // A factor constant along each row (a column) comes out of its sum.
+            Mul(p, q) | Mul(q, p) if column_beside(q, p, env) => {
+                Some(Mul(q.clone(), b(RowSums(p.clone()))))
+            }
             Func { name, args } if name == "cbind" && args.len() == 2 => Some(Add(
                 b(RowSums(b(args[0].clone()))),
                 b(RowSums(b(args[1].clone()))),
@@ -830,6 +837,30 @@ fn rewrite_func(
             ))))
         }
         ("rev", [x]) => rewrite_rev(x, env),
+        // exp(x - s) = exp(x) exp(-s) for a term `s` broadcast along a side of `x` (a
+        // scalar, a row or a column): its factor then comes out of the sums along that
+        // side (`log(sum(exp(X - max(X)))) + max(X) = log(sum(exp(X)))`, softmax).
+        ("exp", [Add(p, q) | Sub(p, q)]) => {
+            let full = shape(&args[0])?;
+            let broadcast = |z: &LaExpr| shape(z).is_some_and(|s| s != full);
+            let negated = matches!(&args[0], Sub(..));
+            let (wide, narrow, narrow_negated) = if broadcast(q) && !broadcast(p) {
+                (p, q, negated)
+            } else if broadcast(p) && !broadcast(q) {
+                if negated {
+                    return None;
+                }
+                (q, p, false)
+            } else {
+                return None;
+            };
+            let narrow = if narrow_negated {
+                neg((**narrow).clone())
+            } else {
+                (**narrow).clone()
+            };
+            Some(Mul(b(one("exp", (**wide).clone())), b(one("exp", narrow))))
+        }
         // Running extremes of a scaled column: a positive factor comes out, a negative
         // one turns the running largest into the running smallest.
         ("cummax" | "cummin", [x]) => {
@@ -1360,6 +1391,15 @@ fn rewrite_cumsum(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         }
         _ => return None,
     })
+}
+
+/// Whether `v` is a column (`n x 1`) beside a matrix `m` of `n` rows and more columns, so
+/// that it is constant along each row of their product.
+fn column_beside(v: &LaExpr, m: &LaExpr, env: &ShapeEnv) -> bool {
+    match (env.shape_of(v), env.shape_of(m)) {
+        (Ok(sv), Ok(sm)) => sv.1.is_one() && !sm.1.is_one() && sv.0 == sm.0,
+        _ => false,
+    }
 }
 
 /// Whether `x` is a count `seq(1, n)` of a symbolic `n`, or a scalar times one.

@@ -716,23 +716,12 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
                 .collect()
         })
         .collect();
-    let mut wrong = Vec::new();
-    for (lhs, rhs, twin) in table {
-        let (l, r, t) = (parse(lhs), parse(rhs), parse(twin));
-        match equiv(&l, &r, &env).unwrap() {
-            Equivalence::Equivalent => {
-                for values in &inputs {
-                    let (a, b) = (eval(&l, values).unwrap(), eval(&r, values).unwrap());
-                    assert!(close(&a, &b, 1e-12), "`{lhs}` and `{rhs}`: {a:?} vs {b:?}");
-                }
-            }
-            other => wrong.push(format!("{lhs} == {rhs}: {other:?}")),
+    let wrong = check(&env, &table, &|l, r| {
+        for values in &inputs {
+            let (a, b) = (eval(l, values).unwrap(), eval(r, values).unwrap());
+            assert!(close(&a, &b, 1e-12), "`{l}` and `{r}`: {a:?} vs {b:?}");
         }
-        match equiv(&l, &t, &env).unwrap() {
-            Equivalence::NotEquivalent(w) => check_witness(&l, &t, &w),
-            other => wrong.push(format!("{lhs} != {twin}: {other:?}")),
-        }
-    }
+    });
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
@@ -787,13 +776,8 @@ fn signed_zeros_and_scalar_products_are_not_confused() {
         ("round(A / A)", "A != 0"),
         ("sum(A * (1 / A))", "sum(A != 0)"),
     ];
-    for (lhs, rhs) in proved {
-        let answer = equiv(&parse(lhs), &parse(rhs), &env).unwrap();
-        assert!(
-            matches!(answer, Equivalence::Equivalent),
-            "{lhs} == {rhs}: {answer:?}"
-        );
-    }
+    // Each also agrees on random inputs with negative and zero cells.
+    common::eqs(&env, &proved);
 }
 
 /// Slices of blocks and of running extremes at symbolic sizes, logarithms of squares,
@@ -843,18 +827,18 @@ fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
         // 1 / 0 is +Inf, whose sigmoid is 1.
         ("sigmoid(1 / A) > 0.5", "A >= 0", "A > 0"),
     ];
-    let mut wrong = Vec::new();
-    for (lhs, rhs, twin) in table {
-        let (l, r, t) = (parse(lhs), parse(rhs), parse(twin));
-        match equiv(&l, &r, &env) {
-            Ok(Equivalence::Equivalent) => {}
-            other => wrong.push(format!("{lhs} == {rhs}: {other:?}")),
+    // Random inputs with negative and zero cells, `X` kept positive as declared.
+    let wrong = check(&env, &table, &|l, r| {
+        let mut rng = common::Rng(11);
+        for _ in 0..3 {
+            let mut inputs = common::random_inputs(&env, &mut rng);
+            let x = inputs["X"].to_dense();
+            let positive = DenseMatrix::from_fn(x.rows(), x.cols(), |i, j| x.get(i, j).abs() + 1.0);
+            inputs.insert("X".into(), Matrix::Dense(positive));
+            let (a, b) = (eval(l, &inputs).unwrap(), eval(r, &inputs).unwrap());
+            assert!(close(&a, &b, 1e-9), "`{l}` and `{r}`: {a:?} vs {b:?}");
         }
-        match equiv(&l, &t, &env) {
-            Ok(Equivalence::NotEquivalent(w)) => check_witness(&l, &t, &w),
-            other => wrong.push(format!("{lhs} != {twin}: {other:?}")),
-        }
-    }
+    });
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 

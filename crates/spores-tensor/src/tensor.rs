@@ -114,6 +114,23 @@ impl CooTensor {
         })
     }
 
+    /// [`Self::from_sorted_parts`] for parts that are sorted, distinct and within `dims` by
+    /// construction (a fibertree's walk): no check, which is a pass over every entry.
+    pub(crate) fn from_sorted_parts_unchecked(
+        dims: Vec<usize>,
+        coords: Vec<u32>,
+        vals: Vec<f64>,
+        fill: f64,
+    ) -> CooTensor {
+        debug_assert_eq!(coords.len(), vals.len() * dims.len());
+        CooTensor {
+            dims,
+            coords,
+            vals,
+            fill,
+        }
+    }
+
     /// A dense tensor from row-major values (last mode fastest); every value is stored.
     pub fn from_dense(dims: Vec<usize>, values: &[f64]) -> Result<CooTensor, TensorError> {
         let total: usize = dims.iter().product();

@@ -1,7 +1,8 @@
 //! The scan fast path's batched evaluation agrees with the loop interpreter on kernels of the
 //! shapes it takes: a sparse leader with inner dense loops (one, two, longer than a batch),
-//! dense and sparse followers, zero-keeping and other maps, outputs over inner loops, and
-//! all-dense kernels with and without aggregates.
+//! dense and sparse followers, zero-keeping and other maps, outputs over inner loops,
+//! all-dense kernels with and without aggregates, and a second sparse access joined on the
+//! leader's key (a self-join), with dense and sparse outputs, in and out of key order.
 
 mod opt_support;
 
@@ -200,5 +201,144 @@ fn all_dense_kernels() {
     ] {
         let q = kernel(src, &loops, None, &formats);
         agree(&q, &ins, src);
+    }
+}
+
+/// `q` with the accesses to `name` iterating the modes `iterate` says (a join's second
+/// access walks the modes its leader does not bind).
+fn iterating(mut q: PhysicalQuery, name: &str, iterate: &[bool]) -> PhysicalQuery {
+    fn visit(e: &mut spores_tensor::plan_ast::PhysExpr, name: &str, iterate: &[bool]) {
+        use spores_tensor::plan_ast::{PhysExpr, Protocol};
+        match e {
+            PhysExpr::Access(a) if a.name == name => {
+                a.protocols = iterate
+                    .iter()
+                    .map(|&i| {
+                        if i {
+                            Protocol::Iterate
+                        } else {
+                            Protocol::Lookup
+                        }
+                    })
+                    .collect();
+            }
+            PhysExpr::Map { args, .. } => args.iter_mut().for_each(|a| visit(a, name, iterate)),
+            _ => {}
+        }
+    }
+    visit(&mut q.body, name, iterate);
+    q
+}
+
+/// Line items with one supplier and one part each (`L[i,s,p]`, a few left out), and the
+/// same tensor stored part-first (`T[p,i,s]`), as a self-join on the part reads it.
+fn line_items(
+    r: &mut rand_pcg::Pcg64,
+    n: usize,
+    suppliers: usize,
+    parts: usize,
+) -> (CooTensor, CooTensor) {
+    let mut l = vec![];
+    let mut t = vec![];
+    for i in 0..n {
+        if r.random::<f64>() < 0.9 {
+            let (s, p) = (r.random_range(0..suppliers), r.random_range(0..parts));
+            let v = if r.random::<f64>() < 0.8 {
+                1.0
+            } else {
+                r.random_range(0.5..2.0)
+            };
+            l.push((vec![i as u32, s as u32, p as u32], v));
+            t.push((vec![p as u32, i as u32, s as u32], v));
+        }
+    }
+    (
+        CooTensor::from_entries(vec![n, suppliers, parts], l, 0.0).unwrap(),
+        CooTensor::from_entries(vec![parts, n, suppliers], t, 0.0).unwrap(),
+    )
+}
+
+/// The self-join of Galley's §8.1, `y[a,b] = sum[p,s1,s2](L[a,s1,p] * T[p,b,s2] * ..)`:
+/// the second copy walked under the part of each line item, with its levels compressed (read
+/// as ranges) or not (walked), an inner dense loop (the network's hidden units), an output
+/// small enough to be dense and one that is not (pairs of line items, in key order), and
+/// loops that write the pairs out of key order (sorted once).
+#[test]
+fn a_second_access_joined_on_the_leaders_key() {
+    let mut r = rng(21);
+    let (ns, np, hidden) = (6, 9, 5);
+    for (n, seed) in [(150usize, 1u64), (1200, 2)] {
+        let mut r2 = rng(seed);
+        let (l, t) = line_items(&mut r2, n, ns, np);
+        let u = random_tensor(&mut r, &[ns], 1.0, 0.0, uniform_pm2);
+        let w = random_tensor(&mut r, &[np], 1.0, 0.0, uniform_pm2);
+        let a = random_tensor(&mut r, &[ns, hidden], 1.0, 0.0, uniform_pm2);
+        let c = random_tensor(&mut r, &[np, hidden], 1.0, 0.0, uniform_pm2);
+        let v = random_tensor(&mut r, &[hidden], 1.0, 0.0, uniform_pm2);
+        for t_formats in [[Dense, SortedList, SortedList], [Dense, Dense, SortedList]] {
+            let mut ins = HashMap::new();
+            ins.insert("L".to_string(), fiber(&l, &[Dense, SortedList, SortedList]));
+            ins.insert("T".to_string(), fiber(&t, &t_formats));
+            ins.insert("u".to_string(), fiber(&u, &[Dense]));
+            ins.insert("w".to_string(), fiber(&w, &[Dense]));
+            ins.insert("A".to_string(), fiber(&a, &[Dense, Dense]));
+            ins.insert("C".to_string(), fiber(&c, &[Dense, Dense]));
+            ins.insert("v".to_string(), fiber(&v, &[Dense]));
+            let context = format!("{n} line items, T {t_formats:?}");
+            let q = kernel(
+                "y[a,b] = sum[p,s1,s2](L[a,s1,p] * T[p,b,s2] * (u[s1] + u[s2] + w[p]))",
+                &["a", "s1", "p", "b", "s2"],
+                Some("L"),
+                &[Dense, SortedList],
+            );
+            agree(&iterating(q, "T", &[false, true, true]), &ins, &context);
+            let q = kernel(
+                "y[a,b] = sum[p,s1,s2,h](relu(L[a,s1,p] * T[p,b,s2] * (A[s1,h] + A[s2,h] + C[p,h])) * v[h])",
+                &["a", "s1", "p", "b", "s2", "h"],
+                Some("L"),
+                &[SortedList, SortedList],
+            );
+            agree(
+                &iterating(q, "T", &[false, true, true]),
+                &ins,
+                &format!("{context}, hidden"),
+            );
+            // Summed over the pairs' second item: an output over the leader's loops only.
+            let q = kernel(
+                "z[a] = sum[p,s1,b,s2](L[a,s1,p] * T[p,b,s2] * u[s2])",
+                &["a", "s1", "p", "b", "s2"],
+                Some("L"),
+                &[Dense],
+            );
+            agree(
+                &iterating(q, "T", &[false, true, true]),
+                &ins,
+                &format!("{context}, z"),
+            );
+        }
+        // The part's suppliers walked before its line items: pairs arrive out of key order.
+        let mut ins = HashMap::new();
+        let mut swapped = vec![];
+        for (c, v) in t.iter() {
+            swapped.push((vec![c[0], c[2], c[1]], v));
+        }
+        let t2 = CooTensor::from_entries(vec![np, ns, n], swapped, 0.0).unwrap();
+        ins.insert("L".to_string(), fiber(&l, &[Dense, SortedList, SortedList]));
+        ins.insert(
+            "T".to_string(),
+            fiber(&t2, &[Dense, SortedList, SortedList]),
+        );
+        ins.insert("u".to_string(), fiber(&u, &[Dense]));
+        let q = kernel(
+            "y[a,b] = sum[p,s1,s2](L[a,s1,p] * T[p,s2,b] * (u[s1] - u[s2]))",
+            &["a", "s1", "p", "s2", "b"],
+            Some("L"),
+            &[SortedList, SortedList],
+        );
+        agree(
+            &iterating(q, "T", &[false, true, true]),
+            &ins,
+            &format!("{n}: out of order"),
+        );
     }
 }

@@ -28,4 +28,4 @@ pub mod table;
 pub mod transpose;
 pub mod unary;
 
-pub use matmul::par::{balanced_bounds, split_rows_mut, zeroed};
+pub use matmul::par::{balanced_bounds, split_rows_mut, zeroed, zeroed_u32};

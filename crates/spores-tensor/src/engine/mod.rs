@@ -161,8 +161,8 @@ pub fn execute_converted(
         results.insert(q.name.clone(), t);
     }
     let mut out = HashMap::new();
-    for (name, query) in &plan.outputs {
-        let t = results.get(query).ok_or_else(|| {
+    for (k, (name, query)) in plan.outputs.iter().enumerate() {
+        let t = results.remove(query).ok_or_else(|| {
             TensorError::Invalid(format!(
                 "output {name} names kernel {query}, which the plan does not compute"
             ))
@@ -171,7 +171,16 @@ pub fn execute_converted(
             &format!("output {name}: {} entries", t.vals.len()),
             budget::coo_bytes(t.vals.len(), t.order()),
         )?;
-        out.insert(name.clone(), t.to_coo()?);
+        // Every kernel has run: the last output naming a result takes it (its values
+        // move into the COO tensor instead of being copied).
+        let coo = if plan.outputs[k + 1..].iter().any(|(_, q)| q == query) {
+            let coo = t.to_coo()?;
+            results.insert(query.clone(), t);
+            coo
+        } else {
+            t.into_coo()?
+        };
+        out.insert(name.clone(), coo);
     }
     for (name, time, stored, formats) in &report.kernels {
         log::debug!("kernel {name}: {time:?}, {stored} stored entries, formats {formats:?}");

@@ -113,7 +113,18 @@ struct Shape<'q, 'a> {
     levels_of: Vec<Vec<usize>>,
     dims: Vec<usize>,
     leader: Option<usize>,
+    /// A second sparse access joined inside the leader's loops, if any.
+    second: Option<Second>,
     fills: Vec<f64>,
+}
+
+/// A sparse access walked inside the leader's loops, a join on a key (`L[b,s2,p]` of a
+/// self-join `L[a,s1,p] * L[b,s2,p]` in loops `(a,s1,p,b,s2)`): its first `bound` modes are
+/// loops of the leader, looked up at each leader entry, and its other modes are the loops
+/// right inside the leader's, in order, walked over its stored entries under that position.
+struct Second {
+    access: usize,
+    bound: usize,
 }
 
 impl<'q, 'a> Shape<'q, 'a> {
@@ -176,15 +187,20 @@ impl<'q, 'a> Shape<'q, 'a> {
         // A sparse access that the plan iterates inside the leader's loops drives those
         // loops in the interpreter (only its stored entries are visited); walking them in
         // full here would turn a sparse intersection into a dense scan (a subgraph count's
-        // last kernel went from 0.07 ms to 58 ms that way).
-        let sparse_follower_iterates = (0..accs.len()).any(|a| {
-            Some(a) != leader
-                && !all_dense(tensors[a])
-                && accs[a].protocols.iter().any(|p| *p != Protocol::Lookup)
-        });
-        if sparse_follower_iterates {
-            return None;
-        }
+        // last kernel went from 0.07 ms to 58 ms that way). One such access joined on the
+        // leader's coordinates is walked over its stored entries ([`Second`]).
+        let followers: Vec<usize> = (0..accs.len())
+            .filter(|&a| {
+                Some(a) != leader
+                    && !all_dense(tensors[a])
+                    && accs[a].protocols.iter().any(|p| *p != Protocol::Lookup)
+            })
+            .collect();
+        let second = match (leader, followers.as_slice()) {
+            (_, []) => None,
+            (Some(l), &[b]) => Some(Second::of(&accs, &levels_of, l, b)?),
+            _ => return None,
+        };
         let fills: Vec<f64> = tensors.iter().map(|t| t.fill).collect();
         Some(Shape {
             accs,
@@ -192,8 +208,165 @@ impl<'q, 'a> Shape<'q, 'a> {
             levels_of,
             dims,
             leader,
+            second,
             fills,
         })
+    }
+
+    /// The loops the entries bind: the leader's, and the second access's walked ones.
+    fn entry_loops(&self) -> usize {
+        let Some(a) = self.leader else {
+            return 0;
+        };
+        let m = self.accs[a].idxs.len();
+        match &self.second {
+            Some(b) => m + self.accs[b.access].idxs.len() - b.bound,
+            None => m,
+        }
+    }
+
+    /// Calls `f` with the coordinates and value of each of the leader's entries over its
+    /// first-level entries `part` (fills skipped) and the second access's position under
+    /// the coordinates it binds (entries where it has none skipped).
+    fn for_each_leader_entry(
+        &self,
+        part: std::ops::Range<usize>,
+        second: &Second,
+        mut f: impl FnMut(&[u32], f64, usize),
+    ) {
+        let t = self.tensors[self.leader.expect("entries need a sparse leader")];
+        let b = self.tensors[second.access];
+        let bound = &self.levels_of[second.access][..second.bound];
+        t.for_each_stored_in(part, |outer, va| {
+            if va == t.fill {
+                return;
+            }
+            let mut p = 0usize;
+            for (mode, &l) in bound.iter().enumerate() {
+                p = b.levels[mode].lookup(p, outer[l]);
+            }
+            if p != FILL {
+                f(outer, va, p);
+            }
+        });
+    }
+
+    /// How many entries [`Self::for_each_entry`] visits over `part` at most: with `flat`,
+    /// the lengths of the second access's ranges (fills included), else by walking them.
+    fn count_entries(&self, part: std::ops::Range<usize>, flat: Option<&Flat>) -> usize {
+        let (Some(second), Some(flat)) = (&self.second, flat) else {
+            let mut count = 0;
+            self.for_each_entry(part, flat, |_, _, _| count += 1);
+            return count;
+        };
+        let mut count = 0;
+        self.for_each_leader_entry(part, second, |_, _, p| {
+            count += flat.start[p + 1] - flat.start[p];
+        });
+        count
+    }
+
+    /// Calls `f` with the coordinates of the entry loops, the leader's value and the
+    /// second access's value (1 without one), for the leader's first-level entries `part`,
+    /// skipping the entries where either holds its fill (the body is 0 there). `flat`: the
+    /// second access's entries as ranges ([`Flat`]), else its levels are walked.
+    fn for_each_entry(
+        &self,
+        part: std::ops::Range<usize>,
+        flat: Option<&Flat>,
+        mut f: impl FnMut(&[u32], f64, f64),
+    ) {
+        let a = self.leader.expect("entries need a sparse leader");
+        let t = self.tensors[a];
+        let Some(second) = &self.second else {
+            t.for_each_stored_in(part, |coord, v| {
+                if v != t.fill {
+                    f(coord, v, 1.0);
+                }
+            });
+            return;
+        };
+        if let Some(flat) = flat {
+            self.for_each_flat_entry(part, second, flat, f);
+            return;
+        }
+        let b = self.tensors[second.access];
+        let m = t.order();
+        let mut coord = vec![0u32; self.entry_loops()];
+        let mut inner = vec![0u32; b.order() - second.bound];
+        self.for_each_leader_entry(part, second, |outer, va, p| {
+            coord[..m].copy_from_slice(outer);
+            b.for_each_stored_under(second.bound, p, &mut inner, &mut |c, vb| {
+                if vb != b.fill {
+                    coord[m..].copy_from_slice(c);
+                    f(&coord, va, vb);
+                }
+            });
+        });
+    }
+
+    /// [`Self::for_each_entry`] through [`Flat`] ranges: the leader's entries a chunk at a
+    /// time, their ranges prefetched, then the ranges' first entries, then visited.
+    fn for_each_flat_entry(
+        &self,
+        part: std::ops::Range<usize>,
+        second: &Second,
+        flat: &Flat,
+        mut f: impl FnMut(&[u32], f64, f64),
+    ) {
+        use super::intersect::prefetch;
+        let t = self.tensors[self.leader.expect("entries need a sparse leader")];
+        let b = self.tensors[second.access];
+        let m = t.order();
+        let walked = b.order() - second.bound;
+        let last = &b.levels[b.order() - 1].idx;
+        let mut coord = vec![0u32; m + walked];
+        // A chunk of leader entries: coordinates, values, and the second access's position
+        // under each (then its range of value positions).
+        let mut outer: Vec<u32> = Vec::with_capacity(FLAT_CHUNK * m);
+        let mut leader_vals: Vec<f64> = Vec::with_capacity(FLAT_CHUNK);
+        let mut ranges: Vec<(usize, usize)> = Vec::with_capacity(FLAT_CHUNK);
+        let mut run =
+            |outer: &mut Vec<u32>, leader_vals: &mut Vec<f64>, ranges: &mut Vec<(usize, usize)>| {
+                for r in ranges.iter_mut() {
+                    *r = (flat.start[r.0], flat.start[r.0 + 1]);
+                    prefetch(&b.vals, r.0);
+                    prefetch(last, r.0);
+                    for at in &flat.ancestors {
+                        prefetch(at, r.0);
+                    }
+                }
+                for (k, &(lo, hi)) in ranges.iter().enumerate() {
+                    coord[..m].copy_from_slice(&outer[k * m..(k + 1) * m]);
+                    let va = leader_vals[k];
+                    for q in lo..hi {
+                        let vb = b.vals[q];
+                        if vb == b.fill {
+                            continue;
+                        }
+                        for (w, at) in flat.ancestors.iter().enumerate() {
+                            coord[m + w] = at[q];
+                        }
+                        coord[m + walked - 1] = last[q];
+                        f(&coord, va, vb);
+                    }
+                }
+                outer.clear();
+                leader_vals.clear();
+                ranges.clear();
+            };
+        self.for_each_leader_entry(part, second, |o, va, p| {
+            prefetch(&flat.start, p);
+            outer.extend_from_slice(o);
+            leader_vals.push(va);
+            ranges.push((p, p));
+            if ranges.len() == FLAT_CHUNK {
+                run(&mut outer, &mut leader_vals, &mut ranges);
+            }
+        });
+        if !ranges.is_empty() {
+            run(&mut outer, &mut leader_vals, &mut ranges);
+        }
     }
 
     /// The first loop inside the leader's (0 without a leader), if the scan is exact there:
@@ -210,7 +383,13 @@ impl<'q, 'a> Shape<'q, 'a> {
                 if fold(&q.body, &at, &mut 0) != Some(0.0) {
                     return None;
                 }
-                let m = self.accs[a].idxs.len();
+                if let Some(b) = &self.second {
+                    let at = |k: usize| (k == b.access).then_some(self.fills[b.access]);
+                    if fold(&q.body, &at, &mut 0) != Some(0.0) {
+                        return None;
+                    }
+                }
+                let m = self.entry_loops();
                 let tail: usize = dims[m..].iter().product();
                 if tail > MAX_TAIL_CELLS {
                     return None;
@@ -267,6 +446,33 @@ impl<'q, 'a> Shape<'q, 'a> {
     }
 }
 
+impl Second {
+    /// Access `b` joined inside leader `l`'s loops, if its modes are some of the leader's
+    /// loops (looked up) followed by the loops right inside the leader's, in order.
+    fn of(accs: &[&Access], levels_of: &[Vec<usize>], l: usize, b: usize) -> Option<Second> {
+        let m = accs[l].idxs.len();
+        let ls = &levels_of[b];
+        let bound = ls.iter().take_while(|&&x| x < m).count();
+        let walked = ls.len() - bound;
+        let consecutive = ls[bound..].iter().enumerate().all(|(k, &x)| x == m + k);
+        let lookups = accs[b].protocols[..bound]
+            .iter()
+            .all(|p| *p == Protocol::Lookup);
+        (walked > 0 && consecutive && lookups).then_some(Second { access: b, bound })
+    }
+}
+
+/// The loop level of each output mode of `q` and its size (loops of sizes `dims`).
+fn output_levels(q: &PhysicalQuery, dims: &[usize]) -> Option<(Vec<usize>, Vec<usize>)> {
+    let out_levels: Vec<usize> = q
+        .output_idxs
+        .iter()
+        .map(|i| q.loop_order.iter().position(|x| x == i))
+        .collect::<Option<_>>()?;
+    let out_dims = out_levels.iter().map(|&l| dims[l]).collect();
+    Some((out_levels, out_dims))
+}
+
 /// The output of a scan: a dense array over the output modes.
 struct Output {
     dims: Vec<usize>,
@@ -278,12 +484,7 @@ struct Output {
 impl Output {
     /// The output of `q` over loops of sizes `dims`, if it is small enough to be dense.
     fn of(q: &PhysicalQuery, dims: &[usize]) -> Option<Output> {
-        let out_levels: Vec<usize> = q
-            .output_idxs
-            .iter()
-            .map(|i| q.loop_order.iter().position(|x| x == i))
-            .collect::<Option<_>>()?;
-        let out_dims: Vec<usize> = out_levels.iter().map(|&l| dims[l]).collect();
+        let (out_levels, out_dims) = output_levels(q, dims)?;
         let cells = out_dims.iter().try_fold(1usize, |c, &d| c.checked_mul(d))?;
         if cells > MAX_OUTPUT_CELLS {
             return None;
@@ -311,19 +512,25 @@ fn scan_with<'a>(
 ) -> Option<Result<Scanned, TensorError>> {
     let shape = Shape::of(q, tensor)?;
     let first_dense_loop = shape.first_dense_loop(q)?;
-    let output = Output::of(q, &shape.dims)?;
+    // A join's result (pairs of line items) is as sparse as its output formats say: its
+    // cells are listed, not held in a dense array over every pair.
+    let all_dense_formats = q.output_formats.iter().all(|f| *f == LevelFormat::Dense);
+    let dense_output = Output::of(q, &shape.dims);
+    let sparse_output = match (&dense_output, &shape.second, gram) {
+        (_, Some(_), None) if !all_dense_formats || dense_output.is_none() => {
+            Some(PackedKeys::of(q, &shape.dims)?)
+        }
+        (None, _, _) => return None,
+        _ => None,
+    };
     let out_fill = shape.result_fill(q)?;
     let init = q.agg.map_or(out_fill, AggOp::init);
     let split = shape.split(first_dense_loop);
-    let plan = BatchPlan::new(
-        &q.body,
-        &shape.accs,
-        &shape.tensors,
-        &shape.levels_of,
-        &shape.dims,
-        split,
-        shape.leader,
-    );
+    let plan = BatchPlan::new(&q.body, &shape, split);
+    if let Some(keys) = sparse_output {
+        return Some(join_scan(q, &shape, &plan, &keys).map(Scanned::Tensor));
+    }
+    let output = dense_output?;
     let mut batch = Batch::new(&plan, shape.accs.len());
     if let Some(obs) = gram {
         return Some(gram_scan(q, &shape, &plan, &mut batch, &output, obs)?.map(Scanned::Gram));
@@ -355,6 +562,9 @@ fn gram_scan(
     let (Some(a), Some(AggOp::Sum)) = (shape.leader, q.agg) else {
         return None;
     };
+    if shape.second.is_some() {
+        return None;
+    }
     let j = &q.loop_order[n - 1];
     let shape_ok = split + 1 == n
         && q.loop_order[0] == *obs
@@ -455,13 +665,10 @@ fn scan_values(
     let out_key = |coord: &[u32]| -> usize { out_key(coord, out_stride, split) };
     let mut coord = vec![0u32; n];
     match shape.leader {
-        Some(a) => {
-            let t = shape.tensors[a];
-            t.for_each_stored(|coord, v| {
-                if v == t.fill {
-                    return; // annihilates the body
-                }
-                batch.push(plan, coord, v, out_key(coord));
+        Some(_) => {
+            let flat = shape.second.as_ref().and_then(|b| Flat::of(shape, b));
+            shape.for_each_entry(0..usize::MAX, flat.as_ref(), |coord, va, vb| {
+                batch.push(plan, coord, (va, vb), out_key(coord));
                 if batch.full(plan) {
                     flush(batch, &mut out);
                 }
@@ -475,7 +682,7 @@ fn scan_values(
                     coord[l] = (r % dims[l]) as u32;
                     r /= dims[l];
                 }
-                batch.push(plan, &coord, 0.0, out_key(&coord));
+                batch.push(plan, &coord, (0.0, 1.0), out_key(&coord));
                 if batch.full(plan) {
                     flush(batch, &mut out);
                 }
@@ -520,6 +727,358 @@ fn dense_result(
         values.push(v);
     }
     FiberTensor::from_sorted(out_dims, &coords, &values, out_fill, &q.output_formats)
+}
+
+/// The output cells of a join scan too large to be dense (pairs of line items) as keys:
+/// each output mode's coordinate in its own bits, so that keys order like coordinates and
+/// decode with shifts.
+struct PackedKeys {
+    dims: Vec<usize>,
+    /// Per loop level, the shift of its output mode's bits (None for aggregate loops).
+    shift: Vec<Option<u32>>,
+    /// Per output mode, its shift and the mask of its bits.
+    mode_shift: Vec<u32>,
+    mode_mask: Vec<u64>,
+}
+
+impl PackedKeys {
+    /// The keys of `q`'s output over loops of sizes `dims`, if they fit in 64 bits.
+    fn of(q: &PhysicalQuery, dims: &[usize]) -> Option<PackedKeys> {
+        let (out_levels, out_dims) = output_levels(q, dims)?;
+        let mut shift = vec![None; dims.len()];
+        let mut mode_shift = vec![0u32; out_dims.len()];
+        let mut mode_mask = vec![0u64; out_dims.len()];
+        let mut bits = 0u32;
+        for (k, &l) in out_levels.iter().enumerate().rev() {
+            let width = usize::BITS - out_dims[k].saturating_sub(1).leading_zeros();
+            shift[l] = Some(bits);
+            mode_shift[k] = bits;
+            mode_mask[k] = if width == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - width)
+            };
+            bits += width;
+        }
+        (bits <= 64).then_some(PackedKeys {
+            dims: out_dims,
+            shift,
+            mode_shift,
+            mode_mask,
+        })
+    }
+
+    /// The key of the loop coordinates `coord` (of loops `0..coord.len()`).
+    #[inline]
+    fn key(&self, coord: &[u32]) -> u64 {
+        coord
+            .iter()
+            .zip(&self.shift)
+            .filter_map(|(&c, s)| s.map(|s| (c as u64) << s))
+            .fold(0, |k, x| k | x)
+    }
+
+    /// The key of output coordinates `cell` (one per output mode).
+    #[inline]
+    fn key_of_coords(&self, cell: &[u32]) -> u64 {
+        cell.iter()
+            .zip(&self.mode_shift)
+            .fold(0, |k, (&c, &s)| k | (c as u64) << s)
+    }
+
+    /// Writes the output coordinates of `key` into `out` (one per output mode).
+    #[inline]
+    fn decode(&self, key: u64, out: &mut [u32]) {
+        for ((o, &s), &mask) in out.iter_mut().zip(&self.mode_shift).zip(&self.mode_mask) {
+            *o = ((key >> s) & mask) as u32;
+        }
+    }
+}
+
+/// Leader first-level entries per worker below which a join scan stays on one thread.
+const JOIN_PART_MIN: usize = 1 << 12;
+
+/// A worker's share of a join scan's cells: its slice of the output coordinates and values,
+/// written in order.
+struct Cells<'o> {
+    coords: &'o mut [u32],
+    values: &'o mut [f64],
+    order: usize,
+    len: usize,
+    last_key: u64,
+    /// Whether every cell came after the one before it (keys increasing).
+    in_order: bool,
+}
+
+impl<'o> Cells<'o> {
+    fn new(coords: &'o mut [u32], values: &'o mut [f64], order: usize) -> Cells<'o> {
+        Cells {
+            coords,
+            values,
+            order,
+            len: 0,
+            last_key: 0,
+            in_order: true,
+        }
+    }
+
+    /// Adds `v` into cell `key` (summed with the cell written just before when it is the
+    /// same and `sum`; with no aggregate a cell is written once).
+    #[inline]
+    fn add(&mut self, keys: &PackedKeys, key: u64, v: f64, sum: bool) {
+        if self.len > 0 {
+            if key == self.last_key {
+                let last = &mut self.values[self.len - 1];
+                *last = if sum { *last + v } else { v };
+                return;
+            }
+            if key < self.last_key {
+                self.in_order = false;
+            }
+        }
+        let at = self.len * self.order;
+        keys.decode(key, &mut self.coords[at..at + self.order]);
+        self.values[self.len] = v;
+        self.len += 1;
+        self.last_key = key;
+    }
+}
+
+/// A scan with a [`Second`] access whose output is too large to be dense: the workers first
+/// count their entries (a bound on their cells), then, after one question to the memory
+/// budget, write their cells into their own slices of one output (a cell written by
+/// consecutive entries is summed in place), which are then closed up. The cells are in key
+/// order when the outer loops are output loops and the aggregate loops between them take one
+/// value per entry (the keys of a self-join); otherwise they are sorted once. Cells equal to
+/// the fill (0) are not stored.
+fn join_scan(
+    q: &PhysicalQuery,
+    shape: &Shape,
+    plan: &BatchPlan,
+    keys: &PackedKeys,
+) -> Result<FiberTensor, TensorError> {
+    use rayon::prelude::*;
+    let n = q.loop_order.len();
+    let split = plan.split;
+    let order = keys.dims.len();
+    let tail_keys: Vec<u64> = plan
+        .tail_cells()
+        .map(|tc| {
+            let mut coord = vec![0u32; n];
+            for (m, c) in tc.into_iter().enumerate() {
+                coord[split + m] = c as u32;
+            }
+            keys.key(&coord[..n]) & !keys.key(&coord[..split])
+        })
+        .collect();
+    // Distinct cells one entry writes: the output loops of the inner block.
+    let per_entry: usize = (split..n)
+        .filter(|&l| keys.shift[l].is_some())
+        .map(|l| shape.dims[l])
+        .product();
+    let leader = shape.tensors[shape.leader.expect("a join scan has a leader")];
+    let first = leader.first_level_len();
+    let workers = rayon::current_num_threads()
+        .min(first / JOIN_PART_MIN)
+        .max(1);
+    let per = first.div_ceil(workers);
+    let parts: Vec<std::ops::Range<usize>> = (0..workers)
+        .map(|w| w * per..((w + 1) * per).min(first))
+        .collect();
+    let sum = q.agg == Some(AggOp::Sum);
+    let flat = shape.second.as_ref().and_then(|b| Flat::of(shape, b));
+    let bounds: Vec<usize> = parts
+        .par_iter()
+        .map(|part| shape.count_entries(part.clone(), flat.as_ref()) * per_entry)
+        .collect();
+    let total: usize = bounds.iter().sum();
+    super::budget::ensure_fits(
+        &format!(
+            "kernel {}: a sparse result of up to {total} entries",
+            q.name
+        ),
+        super::budget::sparse_bytes(total, &keys.dims, &q.output_formats),
+    )?;
+    let mut coords = spores_exec::kernels::zeroed_u32(total * order);
+    let mut values = spores_exec::kernels::zeroed(total);
+    let mut slices = vec![];
+    let (mut c_rest, mut v_rest) = (coords.as_mut_slice(), values.as_mut_slice());
+    for &b in &bounds {
+        let (c, c_next) = c_rest.split_at_mut(b * order);
+        let (v, v_next) = v_rest.split_at_mut(b);
+        slices.push(Cells::new(c, v, order));
+        (c_rest, v_rest) = (c_next, v_next);
+    }
+    let written: Vec<(usize, bool)> = slices
+        .into_par_iter()
+        .zip(parts.into_par_iter())
+        .map(|(mut cells, part)| {
+            let mut batch = Batch::new(plan, shape.accs.len());
+            let flush = |batch: &mut Batch, cells: &mut Cells| {
+                batch.evaluate(plan);
+                let t = plan.tail_len;
+                for (e, &base) in batch.out_base.iter().enumerate() {
+                    let row = &batch.result[e * t..(e + 1) * t];
+                    for (&off, &v) in tail_keys.iter().zip(row) {
+                        cells.add(keys, base as u64 | off, v, sum);
+                    }
+                }
+                batch.clear();
+            };
+            shape.for_each_entry(part, flat.as_ref(), |coord, va, vb| {
+                batch.push(plan, coord, (va, vb), keys.key(&coord[..split]) as usize);
+                if batch.full(plan) {
+                    flush(&mut batch, &mut cells);
+                }
+            });
+            if !batch.is_empty() {
+                flush(&mut batch, &mut cells);
+            }
+            (cells.len, cells.in_order)
+        })
+        .collect();
+    // Close up the slices (worker w's cells start at the sum of the bounds before it),
+    // checking that each worker's first cell comes after the one before's last.
+    let mut in_order = true;
+    let mut previous_last: Option<u64> = None;
+    let (mut at, mut len) = (0usize, 0usize);
+    for (&(wrote, ordered), &bound) in written.iter().zip(&bounds) {
+        if wrote > 0 {
+            let key_at = |k: usize| keys.key_of_coords(&coords[k * order..(k + 1) * order]);
+            let (first_key, last_key) = (key_at(at), key_at(at + wrote - 1));
+            in_order &= ordered && previous_last.is_none_or(|p| p < first_key);
+            previous_last = Some(last_key);
+            if at != len {
+                coords.copy_within(at * order..(at + wrote) * order, len * order);
+                values.copy_within(at..at + wrote, len);
+            }
+        }
+        len += wrote;
+        at += bound;
+    }
+    coords.truncate(len * order);
+    values.truncate(len);
+    let (coords, values) = if in_order {
+        (coords, values)
+    } else {
+        sorted_cells(q, keys, coords, values, sum)?
+    };
+    let (coords, values) = without_zeros(coords, values, order);
+    Ok(FiberTensor::from_sorted_owned(
+        &keys.dims,
+        &coords,
+        values,
+        0.0,
+        &q.output_formats,
+    ))
+}
+
+/// Cells written out of key order as one sorted list (stable: cells of one key are added
+/// in the order they were written, as the interpreter adds them).
+fn sorted_cells(
+    q: &PhysicalQuery,
+    keys: &PackedKeys,
+    coords: Vec<u32>,
+    values: Vec<f64>,
+    sum: bool,
+) -> Result<(Vec<u32>, Vec<f64>), TensorError> {
+    let order = keys.dims.len();
+    let total = values.len();
+    super::budget::ensure_fits(
+        &format!("kernel {}: sorting {total} result cells", q.name),
+        (total * (16 + 8 + 4 * order)) as f64,
+    )?;
+    let mut all: Vec<(u64, f64)> = coords
+        .chunks(order.max(1))
+        .zip(&values)
+        .map(|(cell, &v)| (keys.key_of_coords(cell), v))
+        .collect();
+    drop((coords, values));
+    all.sort_by_key(|c| c.0);
+    let mut coords = vec![0u32; total * order];
+    let mut values = vec![0.0; total];
+    let mut merged = Cells::new(&mut coords, &mut values, order);
+    for (k, v) in all {
+        merged.add(keys, k, v, sum);
+    }
+    let len = merged.len;
+    coords.truncate(len * order);
+    values.truncate(len);
+    Ok((coords, values))
+}
+
+/// The cells whose value is not 0 (the result's fill).
+fn without_zeros(mut coords: Vec<u32>, mut values: Vec<f64>, order: usize) -> (Vec<u32>, Vec<f64>) {
+    if !values.contains(&0.0) {
+        return (coords, values);
+    }
+    let mut kept = 0;
+    for k in 0..values.len() {
+        if values[k] != 0.0 {
+            values[kept] = values[k];
+            coords.copy_within(k * order..(k + 1) * order, kept * order);
+            kept += 1;
+        }
+    }
+    values.truncate(kept);
+    coords.truncate(kept * order);
+    (coords, values)
+}
+
+/// A [`Second`] access whose walked levels are all compressed (SortedList or Hash): the
+/// stored entries under one position of its last bound level are a contiguous range of its
+/// value positions (`start`, built once by following the levels' pointers), and each
+/// entry's coordinates at the walked levels above the last are read from one array per
+/// level. The join then reaches an entry with a few loads instead of a walk through the
+/// levels, and can prefetch the ranges of the next leader entries (each is a cache miss:
+/// the leader's entries meet the second access at random positions).
+struct Flat {
+    /// Per position of the last bound level (the root when nothing is bound), where its
+    /// entries start among the value positions; one more at the end.
+    start: Vec<usize>,
+    /// Per walked level above the last, the coordinate of each value position's ancestor.
+    ancestors: Vec<Vec<u32>>,
+}
+
+/// Leader entries whose ranges a flat join looks up together (prefetched first).
+const FLAT_CHUNK: usize = 32;
+
+impl Flat {
+    fn of(shape: &Shape, second: &Second) -> Option<Flat> {
+        let t = shape.tensors[second.access];
+        let n = t.order();
+        let compressed = t.levels[second.bound..]
+            .iter()
+            .all(|l| matches!(l.format, LevelFormat::SortedList | LevelFormat::Hash));
+        if !compressed {
+            return None;
+        }
+        let positions = match second.bound {
+            0 => 1,
+            b => t.levels[b - 1].positions,
+        };
+        let mut start: Vec<usize> = (0..=positions).collect();
+        for level in &t.levels[second.bound..] {
+            for s in &mut start {
+                *s = level.ptr[*s];
+            }
+        }
+        let mut ancestors = vec![];
+        for w in second.bound..n - 1 {
+            // Coordinates of level w's positions, carried down to the last level.
+            let mut at: Vec<u32> = t.levels[w].idx.clone();
+            for l in w + 1..n {
+                let level = &t.levels[l];
+                let mut below = vec![0u32; level.idx.len()];
+                for (x, &c) in at.iter().enumerate() {
+                    below[level.ptr[x]..level.ptr[x + 1]].fill(c);
+                }
+                at = below;
+            }
+            ancestors.push(at);
+        }
+        Some(Flat { start, ancestors })
+    }
 }
 
 /// The output position of an entry: its coordinates at the loops outside the inner block.
@@ -573,7 +1132,7 @@ fn gram_rows(
         if v == t.fill {
             return; // annihilates the body
         }
-        batch.push(plan, coord, v, key(coord));
+        batch.push(plan, coord, (v, 1.0), key(coord));
         if batch.full(plan) {
             flush(batch, &mut panel, &mut g);
         }
@@ -616,6 +1175,9 @@ fn to_node(e: &PhysExpr, next: &mut usize) -> Node {
 enum Source<'a> {
     /// The sparse leader: its entry's value, repeated over the inner cells.
     Leader,
+    /// The second sparse access joined inside the leader's loops ([`Second`]): its entry's
+    /// value, repeated over the inner cells.
+    Second,
     /// An all-dense tensor: position = outer part (from the entry's coordinates) + inner
     /// part (precomputed per inner cell) — a strided gather, contiguous for `T[s,h]` over `h`.
     Dense {
@@ -662,15 +1224,10 @@ struct BatchPlan<'a> {
 }
 
 impl<'a> BatchPlan<'a> {
-    fn new(
-        body: &PhysExpr,
-        accs: &[&crate::plan_ast::Access],
-        tensors: &[&'a FiberTensor],
-        levels_of: &[Vec<usize>],
-        dims: &[usize],
-        split: usize,
-        leader: Option<usize>,
-    ) -> BatchPlan<'a> {
+    /// The batch plan of `body` over `shape`'s accesses, loops `split..` the inner block.
+    fn new(body: &PhysExpr, shape: &Shape<'_, 'a>, split: usize) -> BatchPlan<'a> {
+        let (tensors, levels_of, dims) = (&shape.tensors, &shape.levels_of, &shape.dims);
+        let (leader, second) = (shape.leader, shape.second.as_ref().map(|b| b.access));
         let tail_dims = dims[split..].to_vec();
         let tail_len: usize = tail_dims.iter().product();
         let mut plan = BatchPlan {
@@ -685,9 +1242,10 @@ impl<'a> BatchPlan<'a> {
         };
         let tails: Vec<Vec<usize>> = plan.tail_cells().collect();
         for (a, t) in tensors.iter().enumerate() {
-            let _ = &accs[a];
             if Some(a) == leader {
                 plan.sources.push(Source::Leader);
+            } else if Some(a) == second {
+                plan.sources.push(Source::Second);
             } else if all_dense(t) {
                 let ls = &levels_of[a];
                 let mut stride = vec![1usize; ls.len()];
@@ -759,6 +1317,7 @@ struct Batch {
     /// Per source: the entries' outer positions (dense) or leader values.
     outer: Vec<Vec<usize>>,
     leader_vals: Vec<f64>,
+    second_vals: Vec<f64>,
     coords: Vec<u32>,
     out_base: Vec<usize>,
     /// Per source: the gathered values of every element.
@@ -773,6 +1332,7 @@ impl Batch {
             len: 0,
             outer: (0..accesses).map(|_| Vec::with_capacity(cap)).collect(),
             leader_vals: Vec::with_capacity(cap),
+            second_vals: Vec::with_capacity(cap),
             coords: vec![],
             out_base: Vec::with_capacity(cap),
             vals: (0..accesses)
@@ -782,7 +1342,9 @@ impl Batch {
         }
     }
 
-    fn push(&mut self, plan: &BatchPlan, coord: &[u32], leader_val: f64, out_base: usize) {
+    /// Adds an entry: its coordinates, the leader's and the second access's values.
+    #[inline]
+    fn push(&mut self, plan: &BatchPlan, coord: &[u32], (va, vb): (f64, f64), out_base: usize) {
         for (s, o) in plan.sources.iter().zip(&mut self.outer) {
             match s {
                 Source::Dense { outer, .. } => {
@@ -801,7 +1363,8 @@ impl Batch {
                 _ => {}
             }
         }
-        self.leader_vals.push(leader_val);
+        self.leader_vals.push(va);
+        self.second_vals.push(vb);
         if plan.keep_coords {
             self.coords.extend_from_slice(&coord[..plan.split]);
         }
@@ -821,6 +1384,7 @@ impl Batch {
         self.len = 0;
         self.outer.iter_mut().for_each(Vec::clear);
         self.leader_vals.clear();
+        self.second_vals.clear();
         self.coords.clear();
         self.out_base.clear();
     }
@@ -832,9 +1396,17 @@ impl Batch {
         for (a, src) in plan.sources.iter().enumerate() {
             let buf = &mut self.vals[a][..n];
             match src {
-                Source::Leader => {
-                    for (e, &v) in self.leader_vals.iter().enumerate() {
-                        buf[e * t..(e + 1) * t].fill(v);
+                Source::Leader | Source::Second => {
+                    let from = match src {
+                        Source::Leader => &self.leader_vals,
+                        _ => &self.second_vals,
+                    };
+                    if t == 1 {
+                        buf.copy_from_slice(from);
+                    } else {
+                        for (e, &v) in from.iter().enumerate() {
+                            buf[e * t..(e + 1) * t].fill(v);
+                        }
                     }
                 }
                 Source::Dense { t: ten, inner, .. } => {

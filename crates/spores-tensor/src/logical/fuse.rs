@@ -16,10 +16,12 @@
 //!
 //! Exact conditions, checked per producer/consumer pair:
 //! - the producer `T = sum[X](B)` has one consumer and is not an output;
-//! - `B` is zero wherever an input factor `F` is zero (`F` reached from `B`'s root through
-//!   maps annihilated by 0, or unary maps with `f(0) = 0`), `F` has fill 0, covers `X`, and
-//!   its degree statistics bound `D(X' | Y) <= 1` for some `X' ⊇ X` and `Y` among `F`'s
-//!   indices outside `X` (all of them free in `T`): at most one term per cell of `T`;
+//! - `B` is zero wherever its input factors `F` are zero (each reached from `B`'s root through
+//!   maps annihilated by 0, or unary maps with `f(0) = 0`, with fill 0), and the factors'
+//!   degree statistics `D(X' | Y) <= 1` determine every index of `X` from `T`'s free
+//!   indices, each bound's `Y` already determined by `T`'s indices or earlier bounds: at most
+//!   one term per cell of `T` (over a star join one factor does it; over a self-join on a
+//!   key, each copy of the key's table determines its own summed indices);
 //! - the consumer's aggregate is a sum or none, the access `T[a]` (distinct indices) is reached
 //!   from its body's root through zero-preserving maps as above, and every index of the
 //!   consumer appears in `a` — so the fused loop nest is `T`'s own and `B` is evaluated once
@@ -107,34 +109,55 @@ fn zero_with<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     }
 }
 
-/// Whether `q = sum[X](B)` has at most one non-zero term per output cell (module docs).
+/// Whether `q = sum[X](B)` has at most one non-zero term per output cell (module docs):
+/// the output's indices determine every summed index through the zero factors' degree
+/// bounds, chased one factor at a time. Over a self-join on a key,
+/// `sum[s1,s2,p](L[a,s1,p] * L[b,s2,p] * ..)`, `a` determines `s1` and `p` through the
+/// first copy of `L` and `b` determines `s2` through the second.
 fn single_term(q: &LogicalQuery, inputs: &InputStats) -> bool {
     if q.agg != Some(AggOp::Sum) || q.agg_idxs.is_empty() {
         return false;
     }
     let mut factors = vec![];
     zero_with(&q.body, &mut factors);
-    factors.into_iter().any(|f| {
+    // Per zero factor of fill 0, its degree bounds of at most one entry, as (the indices
+    // determined, the indices that determine them).
+    let mut bounds: Vec<(Vec<Idx>, Vec<Idx>)> = vec![];
+    for f in factors {
         let Expr::Input { tensor, idxs } = f else {
-            return false;
+            continue;
         };
         let distinct: HashSet<&Idx> = idxs.iter().collect();
-        if distinct.len() != idxs.len() || !q.agg_idxs.iter().all(|x| idxs.contains(x)) {
-            return false;
+        if distinct.len() != idxs.len() {
+            continue;
         }
         let Ok(stats) = inputs.access(tensor, idxs, Estimator::Chain) else {
-            return false;
+            continue;
         };
         if stats.fill() != 0.0 {
+            continue;
+        }
+        for (x, y, d) in stats.degree_constraints() {
+            if d <= 1.0 {
+                bounds.push((x, y));
+            }
+        }
+    }
+    let mut known: HashSet<Idx> = q.idxs.iter().cloned().collect();
+    loop {
+        let before = known.len();
+        for (x, y) in &bounds {
+            if y.iter().all(|i| known.contains(i)) {
+                known.extend(x.iter().cloned());
+            }
+        }
+        if q.agg_idxs.iter().all(|i| known.contains(i)) {
+            return true;
+        }
+        if known.len() == before {
             return false;
         }
-        let rest: Vec<&Idx> = idxs.iter().filter(|i| !q.agg_idxs.contains(i)).collect();
-        stats.degree_constraints().iter().any(|(x, y, d)| {
-            *d <= 1.0
-                && q.agg_idxs.iter().all(|i| x.contains(i))
-                && y.iter().all(|i| rest.contains(&i))
-        })
-    })
+    }
 }
 
 /// The consumer with the producer's sum taken outside its zero-keeping maps; `None` when the

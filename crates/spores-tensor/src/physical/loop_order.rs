@@ -26,12 +26,14 @@ pub(super) fn concordant(acc_idxs: &[Idx], order: &[Idx]) -> bool {
 /// non-fill count of the body projected to the prefix, plus the size of every input that is
 /// not concordant (it must be transposed first), plus the cache lines of accesses too large
 /// for the cache, per entry into their fibers, plus the scattered writes of an aggregate
-/// loop placed outside an output loop (see [`OrderCosts`]). Greedy for the bound, then a
-/// dynamic program over (set of looped indices, set of discordant inputs), pruned by the
-/// bound.
+/// loop placed outside an output loop, plus sorting the result when it is stored in a fixed
+/// index order (`stored`: the order and the estimated entries) that the loops do not write
+/// it in (see [`OrderCosts`]). Greedy for the bound, then a dynamic program over (set of
+/// looped indices, set of discordant accesses), pruned by the bound.
 pub(super) fn choose_loop_order(
     loops: &[Idx],
     outputs: &[Idx],
+    stored: Option<(&[Idx], f64)>,
     body: &TensorStats,
     accs: &[Acc],
     sizes: &dyn Fn(&Idx) -> f64,
@@ -41,9 +43,9 @@ pub(super) fn choose_loop_order(
     if n <= 1 {
         return loops.to_vec();
     }
-    let mut costs = OrderCosts::new(loops, outputs, body, accs, sizes, options);
+    let mut costs = OrderCosts::new(loops, outputs, stored, body, accs, sizes, options);
     let (greedy, bound) = costs.greedy();
-    let best = if n > options.max_exact_loops || accs.len() > 64 {
+    let best = if n > options.max_exact_loops || accs.len() >= 64 {
         greedy
     } else {
         costs.exact(bound).unwrap_or(greedy)
@@ -61,8 +63,12 @@ struct OrderCosts<'a> {
     options: &'a PhysicalOptions,
     /// Estimated body entries per prefix (set of loops), memoized.
     prefix_cost: HashMap<u64, f64>,
-    /// Per access, the loop positions of its indices in its stored order.
+    /// Per access, the loop positions of its indices in its stored order; after the
+    /// accesses, the result's when it is stored in a fixed order.
     access_masks: Vec<Vec<usize>>,
+    /// The estimated entries of a result stored in a fixed order (sorted when written out
+    /// of it), 0 when its order follows the loops.
+    stored_entries: f64,
     /// Per access, cache lines per fiber entered (0 for accesses that fit in cache).
     lines_per_fiber: Vec<f64>,
     /// The loops of output indices.
@@ -76,21 +82,26 @@ impl<'a> OrderCosts<'a> {
     fn new(
         loops: &'a [Idx],
         outputs: &[Idx],
+        stored: Option<(&[Idx], f64)>,
         body: &'a TensorStats,
         accs: &'a [Acc],
         sizes: &'a dyn Fn(&Idx) -> f64,
         options: &'a PhysicalOptions,
     ) -> OrderCosts<'a> {
         let n = loops.len();
-        let access_masks: Vec<Vec<usize>> = accs
-            .iter()
-            .map(|a| {
-                a.idxs
-                    .iter()
-                    .filter_map(|i| loops.iter().position(|l| l == i))
-                    .collect()
-            })
-            .collect();
+        let positions = |idxs: &[Idx]| -> Vec<usize> {
+            idxs.iter()
+                .filter_map(|i| loops.iter().position(|l| l == i))
+                .collect()
+        };
+        let mut access_masks: Vec<Vec<usize>> = accs.iter().map(|a| positions(&a.idxs)).collect();
+        let mut stored_entries = 0.0;
+        if let Some((order, entries)) = stored {
+            if accs.len() < 63 {
+                access_masks.push(positions(order));
+                stored_entries = entries;
+            }
+        }
         // Locality: an access too large for the cache costs a cache line per line of each
         // fiber it is entered at, once per iteration of the loop binding its first index (its
         // outermost loop). Binding that index early lets one fiber serve the loops inside (the
@@ -116,6 +127,7 @@ impl<'a> OrderCosts<'a> {
             options,
             prefix_cost: HashMap::new(),
             access_masks,
+            stored_entries,
             lines_per_fiber,
             output_mask,
             body_entries: 0.0,
@@ -154,13 +166,20 @@ impl<'a> OrderCosts<'a> {
     }
 
     /// Cost of transposing the inputs in `set` (aliases are stored in the order read;
-    /// symmetric matrices are read swapped).
+    /// symmetric matrices are read swapped), and of sorting a result stored in a fixed order
+    /// when it is in `set`.
     fn transpose_cost(&self, set: u64) -> f64 {
         let accs = self.accs;
-        (0..accs.len())
+        let inputs: f64 = (0..accs.len())
             .filter(|a| set & (1 << a) != 0 && !accs[*a].is_alias && !accs[*a].symmetric)
             .map(|a| accs[a].nnz * self.options.transpose_weight)
-            .sum()
+            .sum();
+        let result = if set & (1 << accs.len()) != 0 {
+            self.stored_entries * self.options.transpose_weight
+        } else {
+            0.0
+        };
+        inputs + result
     }
 
     /// Cache lines of the large accesses first entered by loop `k` after `mask`, `entered`
@@ -196,8 +215,20 @@ impl<'a> OrderCosts<'a> {
     /// `cost` plus what placing loop `k` next after `mask` (with discordant set `disc`)
     /// costs, and the discordant set after it.
     fn step(&mut self, cost: f64, mask: u64, disc: u64, k: usize) -> (f64, u64) {
-        let nd = disc | self.breaks(mask, k);
+        let mut nd = disc | self.breaks(mask, k);
         let entered = self.entered(mask | (1 << k));
+        // A result stored in a fixed order is written in it only if every aggregate loop
+        // outside one of its loops takes one value per iteration of the loops outside it
+        // (the keys of a join); otherwise its cells arrive out of order and are sorted.
+        let stored_bit = 1u64 << self.accs.len();
+        let aggregate = self.output_mask & (1 << k) == 0;
+        let outputs_left = self.output_mask & !mask & !(1 << k) != 0;
+        if self.stored_entries > 0.0 && aggregate && outputs_left {
+            let before = self.entered(mask);
+            if entered > before * (1.0 + 1e-9) {
+                nd |= stored_bit;
+            }
+        }
         let c = cost
             + entered
             + self.transpose_cost(nd & !disc)

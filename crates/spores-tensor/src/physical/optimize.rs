@@ -89,7 +89,10 @@ pub fn optimize(
     let planned = plan
         .queries
         .iter()
-        .map(|q| plan_loops(&mut st, q, options))
+        .map(|q| {
+            let is_output = plan.outputs.iter().any(|(_, name)| *name == q.name);
+            plan_loops(&mut st, q, is_output, options)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     // Pass 2: storage order of each result.
     let mut reader = Reader::new(storage_orders(plan, &planned));
@@ -105,10 +108,12 @@ pub fn optimize(
 }
 
 /// Pass 1 for one query: registers its index sizes and result statistics in `st` and
-/// chooses its loop order.
+/// chooses its loop order. A program output (`is_output`) is stored in the user's index
+/// order, so a loop order that writes it in another order pays for sorting it.
 fn plan_loops(
     st: &mut Stats,
     q: &LogicalQuery,
+    is_output: bool,
     options: &PhysicalOptions,
 ) -> Result<Planned, TensorError> {
     register_sizes(st, q)?;
@@ -125,7 +130,8 @@ fn plan_loops(
         }
     }
     let sizes = |i: &Idx| st.sizes.get(i).map_or(1.0, |&d| d as f64);
-    let loop_order = choose_loop_order(&loops, &q.idxs, &body, &accs, &sizes, options);
+    let stored = is_output.then(|| (q.idxs.as_slice(), out.estimate()));
+    let loop_order = choose_loop_order(&loops, &q.idxs, stored, &body, &accs, &sizes, options);
     st.results
         .insert(q.name.clone(), (q.idxs.clone(), out.clone()));
     Ok(Planned {

@@ -20,27 +20,40 @@ pub(crate) fn threads() -> usize {
 /// zero either way, and other platforms just get the plain zeroed vector.
 pub fn zeroed(len: usize) -> Vec<f64> {
     let v = vec![0.0f64; len];
+    advise_huge_pages(&v);
+    v
+}
+
+/// [`zeroed`] for coordinates: a zero-filled `u32` buffer, huge pages advised when big.
+pub fn zeroed_u32(len: usize) -> Vec<u32> {
+    let v = vec![0u32; len];
+    advise_huge_pages(&v);
+    v
+}
+
+/// Advises transparent huge pages for `v`'s buffer when it is 4 MiB or more (see
+/// [`zeroed`]); call it before the buffer is first written.
+fn advise_huge_pages<T>(v: &[T]) {
     #[cfg(target_os = "linux")]
-    if len >= (4 << 20) / std::mem::size_of::<f64>() {
+    if std::mem::size_of_val(v) >= 4 << 20 {
         extern "C" {
             fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
         }
         const MADV_HUGEPAGE: i32 = 14;
         const PAGE: usize = 4096;
         let start = v.as_ptr() as usize;
-        let end = start + len * std::mem::size_of::<f64>();
+        let end = start + std::mem::size_of_val(v);
         let first = start.div_ceil(PAGE) * PAGE;
         let last = end / PAGE * PAGE;
         if last > first {
-            // SAFETY: [first, last) is page-aligned and lies inside `v`'s allocation,
-            // which we own; MADV_HUGEPAGE changes no contents and a failure (e.g. THP
-            // disabled) is harmless, so the return value is ignored.
+            // SAFETY: [first, last) is page-aligned and lies inside `v`'s allocation;
+            // MADV_HUGEPAGE changes no contents and a failure (e.g. THP disabled) is
+            // harmless, so the return value is ignored.
             unsafe {
                 madvise(first as *mut std::ffi::c_void, last - first, MADV_HUGEPAGE);
             }
         }
     }
-    v
 }
 
 /// Splits rows `0..rows` into at most `parts` consecutive ranges of about equal work,

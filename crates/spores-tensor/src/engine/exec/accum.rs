@@ -16,7 +16,9 @@ use crate::TensorError;
 
 /// Where results accumulate: one cell per output coordinate.
 pub(super) enum Accumulator {
-    /// Cells arrive in key order, each once (outputs in loop order, aggregates innermost).
+    /// Cells arrive in key order, each once (outputs in loop order, aggregates innermost), or
+    /// a run of writes to one cell at a time; a write out of key order turns it into a
+    /// [`Accumulator::Hash`] ([`Accumulator::unorder`]).
     Sequential(Vec<(u64, f64)>),
     Dense {
         vals: Vec<f64>,
@@ -86,6 +88,22 @@ impl Accumulator {
         Ok(())
     }
 
+    /// A sequential accumulator as a hash map, for a write out of key order: asks the
+    /// budget for the map (and releases the list) first.
+    pub(super) fn unorder(&mut self, held: &Held) -> Result<(), ExecError> {
+        let Accumulator::Sequential(entries) = self else {
+            return Ok(());
+        };
+        let want = (2 * entries.len()).max(MIN_GROWTH);
+        held.grow(0, hash_bytes(want), entries.len())?;
+        held.release(entries.capacity() * SEQUENTIAL_ENTRY_BYTES);
+        let mut h = FxHashMap::default();
+        h.reserve(want);
+        h.extend(std::mem::take(entries));
+        *self = Accumulator::Hash(h);
+        Ok(())
+    }
+
     /// An empty accumulator of the same kind and size (a worker thread's private output).
     pub(super) fn empty_like(&self, init: f64) -> Accumulator {
         match self {
@@ -109,11 +127,35 @@ impl Accumulator {
     /// Folds `other` (cells written by a worker over a later part of the outermost loop)
     /// into `self`. A cell both wrote is combined with the aggregate; without an aggregate
     /// every cell is written once, by one of them.
-    pub(super) fn merge(&mut self, other: Accumulator, agg: Option<AggOp>, init: f64) {
+    ///
+    /// A worker's sequential cells that do not all follow ours, or either side turned into a
+    /// hash map by a write out of order: both merge as hash maps (which asks the budget).
+    pub(super) fn merge(
+        &mut self,
+        mut other: Accumulator,
+        agg: Option<AggOp>,
+        init: f64,
+        held: &Held,
+    ) -> Result<(), ExecError> {
         let combine = |old: f64, new: f64| match agg {
             Some(a) => a.combine(old, new),
             None => new,
         };
+        let follows = match (&*self, &other) {
+            (Accumulator::Sequential(mine), Accumulator::Sequential(theirs)) => {
+                match (mine.last(), theirs.first()) {
+                    (Some(l), Some(f)) => l.0 <= f.0,
+                    _ => true,
+                }
+            }
+            (Accumulator::Sequential(_), Accumulator::Hash(_))
+            | (Accumulator::Hash(_), Accumulator::Sequential(_)) => false,
+            _ => true,
+        };
+        if !follows {
+            self.unorder(held)?;
+            other.unorder(held)?;
+        }
         match (self, other) {
             (Accumulator::Sequential(mine), Accumulator::Sequential(theirs)) => {
                 for (k, v) in theirs {
@@ -162,6 +204,7 @@ impl Accumulator {
             }
             _ => unreachable!("workers accumulate in the kind of the main accumulator"),
         }
+        Ok(())
     }
 }
 
@@ -196,12 +239,14 @@ pub(super) fn all_dense_output(q: &PhysicalQuery, out_dims: &[usize], cells: u64
 
 /// The accumulator of a kernel: in place for an all-dense output, in key order when cells
 /// arrive in order (`sequential`), a dense scratch array for small dense-shaped outputs,
-/// else a hash map. A dense one is asked of the budget first and counted in `held`; the
+/// else in key order when they may arrive in order (`maybe_sequential`, turned into a hash
+/// map at the first that does not), else a hash map. A dense one is asked of the budget first and counted in `held`; the
 /// others ask as they grow ([`Accumulator::reserve`]).
 pub(super) fn new_accumulator(
     q: &PhysicalQuery,
     out_dims: &[usize],
     (all_dense, sequential): (bool, bool),
+    maybe_sequential: bool,
     out_fill: f64,
     held: &Held,
 ) -> Result<Accumulator, TensorError> {
@@ -232,6 +277,8 @@ pub(super) fn new_accumulator(
         // Dense-shaped outputs may pay for a dense scratch array; sparse ones (SortedList,
         // Hash) pay only per written cell, which is what makes them cheap for small results.
         dense(true)
+    } else if maybe_sequential {
+        Ok(Accumulator::Sequential(vec![]))
     } else {
         Ok(Accumulator::Hash(FxHashMap::default()))
     }

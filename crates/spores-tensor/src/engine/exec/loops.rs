@@ -97,6 +97,16 @@ pub(super) fn write_cell(plan: &Plan, st: &mut State, v: f64, combine: bool) {
         (Some(a), true) => a.combine(old, v),
         _ => v,
     };
+    // A write before the last cell of a sequential accumulator: its cells no longer
+    // arrive in key order, so they go on in a hash map.
+    if let Accumulator::Sequential(entries) = &st.out {
+        if entries.last().is_some_and(|l| l.0 > key) {
+            if let Err(e) = st.out.unorder(&plan.held) {
+                st.refused = Some(e);
+                return;
+            }
+        }
+    }
     // A new entry that needs the accumulator to grow first asks the budget (once per
     // growth step: the length reaches the capacity only then).
     let grows = match &st.out {

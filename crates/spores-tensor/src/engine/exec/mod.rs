@@ -86,12 +86,18 @@ pub fn execute_query<'a>(
     let local_at = local_depth(&loops);
     mark_sum_of_products(&mut levels, q, &body, local_at);
     let in_order = loops.out_levels.windows(2).all(|w| w[0] < w[1]);
+    // Output loops in the stored order with the outermost loop among them, but aggregate
+    // loops between them: the cells arrive in key order when those aggregates take one
+    // value each (the keys of a self-join, `(a, s1, p, b, s2)`). The engine cannot know,
+    // so the cells are kept in order until one arrives out of it.
+    let maybe_in_order = in_order && loops.out_levels.first() == Some(&0);
     let all_dense = all_dense_output(q, &out_dims, cells);
     let held = Held::new(&q.name);
     let out = new_accumulator(
         q,
         &out_dims,
         (all_dense, local_at.is_some() && in_order),
+        maybe_in_order,
         out_fill,
         &held,
     )?;

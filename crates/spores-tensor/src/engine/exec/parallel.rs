@@ -141,7 +141,10 @@ fn merge_parts(
             continue;
         }
         let bytes = out.bytes();
-        st.out.merge(out, plan.agg, init);
+        if let Err(e) = st.out.merge(out, plan.agg, init, &plan.held) {
+            st.refused = Some(e);
+            continue;
+        }
         plan.held.release(bytes);
         if local {
             if let Some(agg) = plan.agg {

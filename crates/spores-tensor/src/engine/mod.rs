@@ -144,7 +144,7 @@ pub fn execute_converted(
                         report.fast_paths.push(q.name.clone());
                         r?
                     }
-                    None => match scan::scan(q, &lookup) {
+                    None => match scan::map_stored(q, &lookup).or_else(|| scan::scan(q, &lookup)) {
                         Some(r) => {
                             report.scans.push(q.name.clone());
                             r?

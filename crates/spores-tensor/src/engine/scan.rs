@@ -81,6 +81,49 @@ pub fn scan<'a>(
     }
 }
 
+/// A kernel that maps each stored value of one tensor through pointwise functions, with no
+/// aggregate, looping over that tensor's modes in its order and writing them in the same
+/// order and formats (`y[a,b] = sigmoid(t[a,b])` over the pairs of a self-join): the result
+/// keeps the tensor's levels, its values are mapped all at once, and its fill is the body
+/// at the tensor's fill. The interpreter would walk and write every entry. `None` for any
+/// other kernel.
+pub fn map_stored<'a>(
+    q: &PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+) -> Option<Result<FiberTensor, TensorError>> {
+    if q.agg.is_some() || q.loop_order != q.output_idxs {
+        return None;
+    }
+    let mut accs = vec![];
+    collect_accesses(&q.body, &mut accs);
+    let [a] = accs.as_slice() else {
+        return None;
+    };
+    let t = tensor(&a.name, a.is_alias)?;
+    if a.idxs != q.output_idxs || t.order() != a.idxs.len() || t.formats() != q.output_formats {
+        return None;
+    }
+    if let Err(e) = super::budget::ensure_fits(
+        &format!(
+            "kernel {}: a result of {} stored values",
+            q.name,
+            t.vals.len()
+        ),
+        super::budget::sparse_bytes(t.vals.len(), &t.dims, &q.output_formats),
+    ) {
+        return Some(Err(e));
+    }
+    let body = to_node(&q.body, &mut 0);
+    let fill = eval(&body, &[&[t.fill]], 1)[0];
+    let vals = eval(&body, &[&t.vals], t.vals.len());
+    Some(Ok(FiberTensor {
+        dims: t.dims.clone(),
+        levels: t.levels.clone(),
+        vals,
+        fill,
+    }))
+}
+
 /// The Gram matrix `t(X) %*% X` of the kernel's result `X` (row-major `d × d`), computed
 /// from the scan's rows without storing `X`, when `q` is a scan whose output is
 /// `X[obs, j]` or `X[j, obs]` with `obs` the sparse leader's first index and `j` the single

@@ -89,10 +89,7 @@ pub fn optimize(
     let planned = plan
         .queries
         .iter()
-        .map(|q| {
-            let is_output = plan.outputs.iter().any(|(_, name)| *name == q.name);
-            plan_loops(&mut st, q, is_output, options)
-        })
+        .map(|q| plan_loops(&mut st, q, options))
         .collect::<Result<Vec<_>, _>>()?;
     // Pass 2: storage order of each result.
     let mut reader = Reader::new(storage_orders(plan, &planned));
@@ -108,12 +105,12 @@ pub fn optimize(
 }
 
 /// Pass 1 for one query: registers its index sizes and result statistics in `st` and
-/// chooses its loop order. A program output (`is_output`) is stored in the user's index
-/// order, so a loop order that writes it in another order pays for sorting it.
+/// chooses its loop order. A loop order that writes the result out of its index order pays
+/// for sorting it: a program output is stored in that order, and an intermediate's
+/// consumers (chosen after it) read it in that order unless they loop otherwise.
 fn plan_loops(
     st: &mut Stats,
     q: &LogicalQuery,
-    is_output: bool,
     options: &PhysicalOptions,
 ) -> Result<Planned, TensorError> {
     register_sizes(st, q)?;
@@ -130,7 +127,7 @@ fn plan_loops(
         }
     }
     let sizes = |i: &Idx| st.sizes.get(i).map_or(1.0, |&d| d as f64);
-    let stored = is_output.then(|| (q.idxs.as_slice(), out.estimate()));
+    let stored = Some((q.idxs.as_slice(), out.estimate()));
     let loop_order = choose_loop_order(&loops, &q.idxs, stored, &body, &accs, &sizes, options);
     st.results
         .insert(q.name.clone(), (q.idxs.clone(), out.clone()));

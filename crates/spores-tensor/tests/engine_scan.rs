@@ -341,6 +341,26 @@ fn a_second_access_joined_on_the_leaders_key() {
             &format!("{n}: out of order"),
         );
     }
+    // A triangle: a third sparse access at the walked loop would be looked up for every
+    // entry of the second's fiber, where the interpreter intersects the two fibers.
+    let mut r = rng(23);
+    let e = random_tensor(&mut r, &[60, 60], 0.1, 0.0, uniform_pm2);
+    let mut ins = HashMap::new();
+    for name in ["E", "F", "G"] {
+        ins.insert(name.to_string(), fiber(&e, &[Dense, SortedList]));
+    }
+    let q = kernel(
+        "t = sum[i,j,k](E[i,j] * F[j,k] * G[i,k])",
+        &["i", "j", "k"],
+        Some("E"),
+        &[],
+    );
+    let q = iterating(q, "F", &[false, true]);
+    let lookup = |n: &str, _: bool| ins.get(n);
+    assert!(
+        scan(&q, &lookup).is_none(),
+        "an intersection stays with the interpreter"
+    );
 }
 
 /// A pointwise map of one tensor's stored values (`sigmoid` of a sparse sum, whose fill

@@ -216,3 +216,63 @@ fn fusion_over_pairs_needs_one_key_per_line_item() {
     let (got, report) = spores_tensor::run(&p, &broken, &RunOptions::default()).unwrap();
     assert_outputs_close(&want, &got, &format!("{}", report.logical));
 }
+
+/// Logistic regression's scores over the pairs are an intermediate read only by `sigmoid`
+/// in their own order: they are written in that order too (the line item `a` before its
+/// partner `b`, the join scan's key order), and the map keeps their levels.
+#[test]
+fn scores_read_by_a_map_are_written_in_its_order() {
+    let rows = 3000;
+    let inputs = self_join_sized(&mut rng(8), rows, (rows / 600, rows / 30), 2);
+    let p = ml_program("self/logreg.tp");
+    let (out, report) = spores_tensor::run(&p, &inputs, &RunOptions::default()).unwrap();
+    let over_pairs = report
+        .physical
+        .queries
+        .iter()
+        .find(|k| k.name != "y" && k.output_idxs.len() == 2)
+        .unwrap_or_else(|| panic!("a kernel over the pairs:\n{}", report.logical));
+    let at = |name: &str| over_pairs.loop_order.iter().position(|i| i.name() == name);
+    assert!(at("a") < at("b"), "{:?}", over_pairs.loop_order);
+    assert!(
+        report.exec.scans.contains(&over_pairs.name)
+            && report.exec.scans.contains(&"y".to_string()),
+        "{:?}",
+        report.exec.scans
+    );
+    // Every stored score is sigmoid of its pair's features times theta; the others are 0.5.
+    let y = &out["y"];
+    let (l, s, pt, theta) = (
+        &inputs["L"],
+        inputs["S"].to_dense(),
+        inputs["P"].to_dense(),
+        inputs["theta"].to_dense(),
+    );
+    let features = theta.len();
+    let items: Vec<(u32, usize, usize)> = l
+        .iter()
+        .map(|(c, _)| (c[0], c[1] as usize, c[2] as usize))
+        .collect();
+    let mut part_of = HashMap::new();
+    for &(a, s1, p) in &items {
+        part_of.insert(a, (s1, p));
+    }
+    let mut pairs = 0;
+    for (c, v) in y.iter() {
+        let ((s1, p), (s2, p2)) = (part_of[&c[0]], part_of[&c[1]]);
+        assert_eq!(p, p2, "y[{}, {}] pairs items of two parts", c[0], c[1]);
+        let z: f64 = (0..features)
+            .map(|j| {
+                (s[s1 * features + j] + s[s2 * features + j] + pt[p * features + j]) * theta[j]
+            })
+            .sum();
+        assert!(close(1.0 / (1.0 + (-z).exp()), v), "y[{}, {}]", c[0], c[1]);
+        pairs += 1;
+    }
+    let mut per_part = HashMap::new();
+    for &(_, _, p) in &items {
+        *per_part.entry(p).or_insert(0usize) += 1;
+    }
+    assert_eq!(pairs, per_part.values().map(|n| n * n).sum::<usize>());
+    assert_eq!(y.fill(), 0.5);
+}

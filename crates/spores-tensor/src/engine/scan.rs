@@ -241,7 +241,7 @@ impl<'q, 'a> Shape<'q, 'a> {
             .collect();
         let second = match (leader, followers.as_slice()) {
             (_, []) => None,
-            (Some(l), &[b]) => Some(Second::of(&accs, &levels_of, l, b)?),
+            (Some(l), &[b]) => Some(Second::of(&accs, &tensors, &levels_of, l, b)?),
             _ => return None,
         };
         let fills: Vec<f64> = tensors.iter().map(|t| t.fill).collect();
@@ -491,17 +491,33 @@ impl<'q, 'a> Shape<'q, 'a> {
 
 impl Second {
     /// Access `b` joined inside leader `l`'s loops, if its modes are some of the leader's
-    /// loops (looked up) followed by the loops right inside the leader's, in order.
-    fn of(accs: &[&Access], levels_of: &[Vec<usize>], l: usize, b: usize) -> Option<Second> {
+    /// loops (looked up) followed by the loops right inside the leader's, in order, and no
+    /// other sparse access has a mode at those loops: the interpreter would walk the
+    /// intersection of their fibers there (a triangle's third edge), where the join would
+    /// visit every entry of `b`'s and look each up.
+    fn of(
+        accs: &[&Access],
+        tensors: &[&FiberTensor],
+        levels_of: &[Vec<usize>],
+        l: usize,
+        b: usize,
+    ) -> Option<Second> {
         let m = accs[l].idxs.len();
         let ls = &levels_of[b];
         let bound = ls.iter().take_while(|&&x| x < m).count();
-        let walked = ls.len() - bound;
-        let consecutive = ls[bound..].iter().enumerate().all(|(k, &x)| x == m + k);
+        let walked = m..m + ls.len() - bound;
+        let consecutive = ls[bound..].iter().zip(walked.clone()).all(|(&x, k)| x == k);
         let lookups = accs[b].protocols[..bound]
             .iter()
             .all(|p| *p == Protocol::Lookup);
-        (walked > 0 && consecutive && lookups).then_some(Second { access: b, bound })
+        let intersected = (0..accs.len()).any(|a| {
+            a != l
+                && a != b
+                && !all_dense(tensors[a])
+                && levels_of[a].iter().any(|x| walked.contains(x))
+        });
+        (!walked.is_empty() && consecutive && lookups && !intersected)
+            .then_some(Second { access: b, bound })
     }
 }
 

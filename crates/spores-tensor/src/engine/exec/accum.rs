@@ -240,8 +240,8 @@ pub(super) fn all_dense_output(q: &PhysicalQuery, out_dims: &[usize], cells: u64
 /// The accumulator of a kernel: in place for an all-dense output, in key order when cells
 /// arrive in order (`sequential`), a dense scratch array for small dense-shaped outputs,
 /// else in key order when they may arrive in order (`maybe_sequential`, turned into a hash
-/// map at the first that does not), else a hash map. A dense one is asked of the budget first and counted in `held`; the
-/// others ask as they grow ([`Accumulator::reserve`]).
+/// map at the first that does not), else a hash map. A dense one is asked of the budget
+/// first and counted in `held`; the others ask as they grow ([`Accumulator::reserve`]).
 pub(super) fn new_accumulator(
     q: &PhysicalQuery,
     out_dims: &[usize],

@@ -185,15 +185,7 @@ fn ml_programs_agree_with_the_reference_on_random_stars() {
         let hidden = 1 + seed as usize % 5;
         let inputs = star(seed, rows, hidden, 0);
         for file in ["linreg.tp", "logreg.tp", "nn.tp"] {
-            let p = ml_program(file);
-            let want = eval_program(&p, &inputs).unwrap();
-            let (got, report) = spores_tensor::run(&p, &inputs, &RunOptions::default())
-                .unwrap_or_else(|e| panic!("seed {seed} {file}: {e}"));
-            assert_outputs_close(
-                &want,
-                &got,
-                &format!("seed {seed} {file}:\n{}", report.logical),
-            );
+            assert_ml_program_agrees(file, &inputs, &format!("seed {seed}"));
         }
     }
 }

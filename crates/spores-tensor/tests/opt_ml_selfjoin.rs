@@ -77,15 +77,7 @@ fn self_join_programs_agree_with_the_reference() {
         let rows = 12 + 7 * seed as usize;
         let inputs = self_join(seed, rows, 1 + seed as usize % 4);
         for file in ["linreg.tp", "logreg.tp", "covariance.tp", "nn.tp"] {
-            let p = ml_program(&format!("self/{file}"));
-            let want = eval_program(&p, &inputs).unwrap();
-            let (got, report) = spores_tensor::run(&p, &inputs, &RunOptions::default())
-                .unwrap_or_else(|e| panic!("seed {seed} {file}: {e}"));
-            assert_outputs_close(
-                &want,
-                &got,
-                &format!("seed {seed} {file}:\n{}", report.logical),
-            );
+            assert_ml_program_agrees(&format!("self/{file}"), &inputs, &format!("seed {seed}"));
         }
     }
 }

@@ -348,8 +348,8 @@ impl<'q, 'a> Shape<'q, 'a> {
         });
     }
 
-    /// [`Self::for_each_entry`] through [`Flat`] ranges: the leader's entries a chunk at a
-    /// time, their ranges prefetched, then the ranges' first entries, then visited.
+    /// [`Self::for_each_entry`] through [`Flat`] ranges: per leader entry, the second
+    /// access's entries under its key are one contiguous range of value positions.
     fn for_each_flat_entry(
         &self,
         part: std::ops::Range<usize>,
@@ -357,59 +357,26 @@ impl<'q, 'a> Shape<'q, 'a> {
         flat: &Flat,
         mut f: impl FnMut(&[u32], f64, f64),
     ) {
-        use super::intersect::prefetch;
         let t = self.tensors[self.leader.expect("entries need a sparse leader")];
         let b = self.tensors[second.access];
         let m = t.order();
         let walked = b.order() - second.bound;
         let last = &b.levels[b.order() - 1].idx;
         let mut coord = vec![0u32; m + walked];
-        // A chunk of leader entries: coordinates, values, and the second access's position
-        // under each (then its range of value positions).
-        let mut outer: Vec<u32> = Vec::with_capacity(FLAT_CHUNK * m);
-        let mut leader_vals: Vec<f64> = Vec::with_capacity(FLAT_CHUNK);
-        let mut ranges: Vec<(usize, usize)> = Vec::with_capacity(FLAT_CHUNK);
-        let mut run =
-            |outer: &mut Vec<u32>, leader_vals: &mut Vec<f64>, ranges: &mut Vec<(usize, usize)>| {
-                for r in ranges.iter_mut() {
-                    *r = (flat.start[r.0], flat.start[r.0 + 1]);
-                    prefetch(&b.vals, r.0);
-                    prefetch(last, r.0);
-                    for at in &flat.ancestors {
-                        prefetch(at, r.0);
-                    }
+        self.for_each_leader_entry(part, second, |outer, va, p| {
+            coord[..m].copy_from_slice(outer);
+            for q in flat.start[p]..flat.start[p + 1] {
+                let vb = b.vals[q];
+                if vb == b.fill {
+                    continue;
                 }
-                for (k, &(lo, hi)) in ranges.iter().enumerate() {
-                    coord[..m].copy_from_slice(&outer[k * m..(k + 1) * m]);
-                    let va = leader_vals[k];
-                    for q in lo..hi {
-                        let vb = b.vals[q];
-                        if vb == b.fill {
-                            continue;
-                        }
-                        for (w, at) in flat.ancestors.iter().enumerate() {
-                            coord[m + w] = at[q];
-                        }
-                        coord[m + walked - 1] = last[q];
-                        f(&coord, va, vb);
-                    }
+                for (w, at) in flat.ancestors.iter().enumerate() {
+                    coord[m + w] = at[q];
                 }
-                outer.clear();
-                leader_vals.clear();
-                ranges.clear();
-            };
-        self.for_each_leader_entry(part, second, |o, va, p| {
-            prefetch(&flat.start, p);
-            outer.extend_from_slice(o);
-            leader_vals.push(va);
-            ranges.push((p, p));
-            if ranges.len() == FLAT_CHUNK {
-                run(&mut outer, &mut leader_vals, &mut ranges);
+                coord[m + walked - 1] = last[q];
+                f(&coord, va, vb);
             }
         });
-        if !ranges.is_empty() {
-            run(&mut outer, &mut leader_vals, &mut ranges);
-        }
     }
 
     /// The first loop inside the leader's (0 without a leader), if the scan is exact there:
@@ -1089,8 +1056,7 @@ fn without_zeros(mut coords: Vec<u32>, mut values: Vec<f64>, order: usize) -> (V
 /// value positions (`start`, built once by following the levels' pointers), and each
 /// entry's coordinates at the walked levels above the last are read from one array per
 /// level. The join then reaches an entry with a few loads instead of a walk through the
-/// levels, and can prefetch the ranges of the next leader entries (each is a cache miss:
-/// the leader's entries meet the second access at random positions).
+/// levels, and counts a leader entry's pairs with one subtraction.
 struct Flat {
     /// Per position of the last bound level (the root when nothing is bound), where its
     /// entries start among the value positions; one more at the end.
@@ -1098,9 +1064,6 @@ struct Flat {
     /// Per walked level above the last, the coordinate of each value position's ancestor.
     ancestors: Vec<Vec<u32>>,
 }
-
-/// Leader entries whose ranges a flat join looks up together (prefetched first).
-const FLAT_CHUNK: usize = 32;
 
 impl Flat {
     fn of(shape: &Shape, second: &Second) -> Option<Flat> {

@@ -448,6 +448,20 @@ pub fn assert_outputs_close(
     }
 }
 
+/// Runs the ML program `file` (of `bench/tensor/ml/`) on `inputs` with the default options
+/// and asserts its outputs agree with the brute-force reference; `context` names the case.
+pub fn assert_ml_program_agrees(file: &str, inputs: &HashMap<String, CooTensor>, context: &str) {
+    let p = ml_program(file);
+    let want = spores_tensor::reference::eval_program(&p, inputs).unwrap();
+    let (got, report) = spores_tensor::run(&p, inputs, &spores_tensor::RunOptions::default())
+        .unwrap_or_else(|e| panic!("{context} {file}: {e}"));
+    assert_outputs_close(
+        &want,
+        &got,
+        &format!("{context} {file}:\n{}", report.logical),
+    );
+}
+
 /// Logical then physical optimization of `p` with one search and estimator.
 pub fn optimize_with(
     p: &Program,

@@ -1079,6 +1079,11 @@ impl Flat {
             0 => 1,
             b => t.levels[b - 1].positions,
         };
+        // The tables are as large as the access: past the memory budget, its levels are
+        // walked instead.
+        let ancestors = (n - 1 - second.bound) * t.vals.len();
+        let bytes = 8 * (positions + 1) + 4 * ancestors;
+        super::budget::ensure_fits("a join's ranges", bytes as f64).ok()?;
         let mut start: Vec<usize> = (0..=positions).collect();
         for level in &t.levels[second.bound..] {
             for s in &mut start {

@@ -84,6 +84,8 @@ pub enum StopReason {
     IterLimit,
     /// The work budget's e-nodes were spent.
     NodeLimit,
+    /// A step found more matches than the work budget lets one step find.
+    MatchLimit,
     /// The wall-clock safety net stopped the search before its work budget did.
     TimeLimit,
 }
@@ -94,6 +96,7 @@ impl std::fmt::Display for StopReason {
             StopReason::Saturated => "saturated",
             StopReason::IterLimit => "work budget (iterations)",
             StopReason::NodeLimit => "work budget (e-nodes)",
+            StopReason::MatchLimit => "work budget (matches)",
             StopReason::TimeLimit => "time safety net",
         })
     }
@@ -144,6 +147,11 @@ impl Clock {
     /// Time left under the limit (zero once it has passed).
     pub fn left(&self) -> Duration {
         self.limit.saturating_sub(self.elapsed())
+    }
+
+    /// When the limit passes (`None` without a limit).
+    pub fn deadline(&self) -> Option<Instant> {
+        self.started.checked_add(self.limit)
     }
 
     /// Whether the limit has passed.

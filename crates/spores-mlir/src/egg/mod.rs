@@ -21,9 +21,10 @@
 //! association of a chain first, then builds only the cheapest). The runs are stepped by
 //! the shared e-graph runner ([`spores_extract::runner::Runner`]): the iteration limit
 //! applies to each run, the size and time limits to all of them; hitting a limit is not an
-//! error: the best program found so far is returned. What a step may fire is counted, never
-//! timed (see `Saturator::step`), so the same input gets the same search on an idle or a
-//! busy machine; the time limit is a safety net between steps.
+//! error: the best program found so far is returned. What a step may find and fire is
+//! counted, never timed (see `Saturator::step`), so the same input gets the same search on
+//! an idle or a busy machine; the time limit is a safety net, between steps and within a
+//! step's matching.
 //!
 //! At debug log level (`spores -vv`, or `RUST_LOG=spores_mlir=debug`), table sizes, the
 //! slowest rules and the extraction phases are logged (how the encodings in
@@ -211,11 +212,20 @@ pub fn load_rules(rules: &str, rules_name: &str) -> Result<(EGraph, decls::Decls
 /// The e-graph with a checked rule file loaded (after the prelude, in the current dialect),
 /// and the op declarations.
 pub fn load_checked_rules(rules: &Rules) -> Result<(EGraph, decls::Decls), OptError> {
+    load_counting(rules, &budget::MatchBudget::default())
+}
+
+/// [`load_checked_rules`], the rule file's rules counting their matches into `matches`.
+fn load_counting(
+    rules: &Rules,
+    matches: &budget::MatchBudget,
+) -> Result<(EGraph, decls::Decls), OptError> {
     let rules = match rules {
         Rules::Current(r) => r,
-        Rules::Egglog2024(p) => return load_2024(p),
+        Rules::Egglog2024(p) => return load_2024(p, matches),
     };
     let mut eg = EGraph::default();
+    matches.register(&mut eg);
     let prelude = eg
         .parse_program(Some("prelude.egg".into()), PRELUDE)
         .map_err(|e| OptError::Rules(format!("prelude: {e}")))?;
@@ -223,10 +233,11 @@ pub fn load_checked_rules(rules: &Rules) -> Result<(EGraph, decls::Decls), OptEr
         .map_err(|e| OptError::Rules(format!("prelude: {e}")))?;
     // Parsed by this e-graph's parser, includes spliced in: the declarations of an
     // included file count like the others.
-    let user = rules.commands(&mut eg.parser)?;
+    let mut user = rules.commands(&mut eg.parser)?;
     let mut all = prelude;
     all.extend(user.iter().cloned());
     let mut decls = decls::Decls::read(&all);
+    budget::count_matches_in(&mut user);
     eg.run_program(user)
         .map_err(|e| OptError::Rules(e.to_string()))?;
     let text = analysis_rules(&decls);
@@ -289,8 +300,12 @@ fn pure_ops(eg: &EGraph) -> Result<std::collections::HashSet<String>, OptError> 
 
 /// Loads a 2024-dialect program: its files (DialEgg's include `src/base.egg`, which
 /// declares the vocabulary) in place of the prelude, then the handles the translator needs.
-fn load_2024(program: &egglog2024::Program) -> Result<(EGraph, decls::Decls), OptError> {
+fn load_2024(
+    program: &egglog2024::Program,
+    matches: &budget::MatchBudget,
+) -> Result<(EGraph, decls::Decls), OptError> {
     let mut eg = EGraph::default();
+    matches.register(&mut eg);
     eg.parse_and_run_program(
         Some("spores support".into()),
         &format!("(relation {} (String))", effects::PURE_RELATION),
@@ -304,6 +319,7 @@ fn load_2024(program: &egglog2024::Program) -> Result<(EGraph, decls::Decls), Op
         all.extend(commands);
     }
     let mut decls = decls::Decls::read(&all);
+    budget::count_matches_in(&mut all);
     eg.run_program(all)
         .map_err(|e| OptError::Rules(e.to_string()))?;
     // What DialEgg's driver relies on the rule file to declare (through src/base.egg).
@@ -353,7 +369,8 @@ pub fn optimize_with(
     opts: &OptOptions,
 ) -> Result<(Module, OptStats), OptError> {
     let t0 = Instant::now();
-    let (mut eg, mut decls) = load_checked_rules(rules)?;
+    let matches = budget::MatchBudget::default();
+    let (mut eg, mut decls) = load_counting(rules, &matches)?;
     let load_rules = t0.elapsed();
 
     let t1 = Instant::now();
@@ -378,6 +395,7 @@ pub fn optimize_with(
         rule_times: Default::default(),
         budget,
         allowance,
+        matches,
         changed: false,
     };
     let stop = match &decls.schedule {
@@ -473,13 +491,19 @@ struct Saturator<'e> {
     /// The [`budget::Budget`] scheduler, and the matches it lets the next step fire.
     budget: egglog::scheduler::SchedulerId,
     allowance: budget::StepAllowance,
+    /// The matches a step may find ([`budget::MatchBudget`]): the size limit, and the time
+    /// limit as the safety net.
+    matches: budget::MatchBudget,
     /// Whether a step changed the e-graph since this was last cleared (for `saturate`).
     changed: bool,
 }
 
 /// A step is bounded ([`budget::Budget`]) once the graph has, or is predicted to reach
-/// after the step, `1 / BOUNDED_FROM` of the size limit.
-const BOUNDED_FROM: usize = 32;
+/// after the step, `1 / BOUNDED_FROM` of the size limit. Below, steps fire every match they
+/// find (at most the size limit's worth: [`budget::MatchBudget`]); bounding them from a
+/// 32nd kept DialEgg's 80-matrix chain from saturating within the limits (its steps fire
+/// up to 860,000 matches each on the way to 188,000 tuples).
+const BOUNDED_FROM: usize = 2;
 /// A bounded step fires matches for at most `1 / ROOM_SHARE` of the room left under the
 /// size limit ...
 const ROOM_SHARE: usize = 4;
@@ -583,15 +607,16 @@ impl Search for Saturator<'_> {
     }
 
     /// One step of the ruleset. Small graphs step freely (a scheduled step costs more).
-    /// From a 32nd of the size limit on, or when the last step's growth, repeated, would
-    /// get there, a step is bounded: it fires matches for at most a quarter of the room
-    /// left under the size limit, and at most one per tuple of the graph. Unbounded, one
-    /// step of commutativity and associativity on a long chain multiplies the graph and
-    /// the work (a 60-op chain went from 37,000 to 258,000 tuples firing 572,000 matches,
-    /// in 13 times the last step's time). Bounded, the size limit holds within a step,
-    /// and a step takes about what the runner's clock predicts from the last one, so the
-    /// time safety net holds too. The allowance is counted, never timed: the same input
-    /// gets the same search on an idle or a busy machine.
+    /// From half the size limit on, or when the last step's growth, repeated, would get
+    /// there, a step is bounded: it fires matches for at most a quarter of the room left
+    /// under the size limit, and at most one per tuple of the graph, so the size limit
+    /// holds within a step. Every step finds at most the size limit's worth of matches
+    /// ([`budget::MatchBudget`]; a step that would find more ends the search). Unbounded,
+    /// one step of commutativity and associativity on a long chain multiplies the graph
+    /// and the work (a 60-op chain went from 37,000 to 258,000 tuples firing 572,000
+    /// matches, in 13 times the last step's time): the time safety net stops matching
+    /// when it passes within a step. The allowance and the match budget are counted, never
+    /// timed: the same input gets the same search on an idle or a busy machine.
     fn step(&mut self, ctx: &StepContext) -> Result<StepOutcome, OptError> {
         let size = ctx.size;
         let predicted = (size as f64 * ctx.growth.max(1.0)) as usize;
@@ -599,6 +624,8 @@ impl Search for Saturator<'_> {
         let granted = (ctx.node_limit.saturating_sub(size) / ROOM_SHARE)
             .min(size.saturating_mul(MATCHES_PER_TUPLE));
         let step_started = Instant::now();
+        self.matches
+            .start_step(ctx.node_limit, ctx.clock.deadline());
         let report = if bounded {
             self.allowance.set(granted);
             self.eg.step_rules_with_scheduler(self.budget, self.ruleset)
@@ -613,10 +640,11 @@ impl Search for Saturator<'_> {
             report.num_matches_per_rule.values().sum()
         };
         log::debug!(
-            "step {}: {size} -> {} tuples in {:?}, {fired} matches fired (bounded: {bounded})",
+            "step {}: {size} -> {} tuples in {:?}, {} matches found, {fired} fired (bounded: {bounded})",
             ctx.iteration,
             self.eg.num_tuples(),
             step_started.elapsed(),
+            self.matches.found(),
         );
         if self.debug {
             for (r, t) in &report.search_and_apply_time_per_rule {
@@ -631,11 +659,24 @@ impl Search for Saturator<'_> {
                 self.rule_times.entry(format!("merge {k}")).or_default().0 += *t;
             }
         }
+        let stopped = if self.matches.exhausted() {
+            log::debug!(
+                "step {}: matching stopped after {} matches",
+                ctx.iteration,
+                ctx.node_limit
+            );
+            Some(StopReason::MatchLimit)
+        } else if self.matches.timed_out() {
+            log::debug!("step {}: matching stopped at the time limit", ctx.iteration);
+            Some(StopReason::TimeLimit)
+        } else {
+            None
+        };
         Ok(StepOutcome {
             updated: report.updated,
             can_stop: report.can_stop,
             matches: fired,
-            stopped: None,
+            stopped,
         })
     }
 }

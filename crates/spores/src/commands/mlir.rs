@@ -104,6 +104,10 @@ pub fn mlir_opt(args: &MlirOptArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             spores_mlir::egg::StopReason::NodeLimit => {
                 format!("size limit ({} e-nodes)", args.node_limit)
             }
+            spores_mlir::egg::StopReason::MatchLimit => format!(
+                "size limit ({} e-nodes), which bounds the matches of one step too,",
+                args.node_limit
+            ),
             _ => format!("time limit ({} ms)", args.time_limit_ms),
         };
         let _ = writeln!(

@@ -3,8 +3,8 @@
 //! logical and physical optimizers from the current frontier's statistics (`adaptive`), or
 //! planned once with every output level forced dense (`all-dense`) or sorted (`all-sparse`).
 //!
-//! `bfs [--vertices N] [--degree D] [--seed S] [--repeat R] [--estimator uniform|chain] [EDGE_LIST]`: a seeded power-law
-//! (Chung-Lu) graph unless an edge list is given; BFS from vertex 0. Prints per policy the
+//! `bfs [--vertices N] [--degree D] [--seed S] [--repeat R] [--estimator uniform|chain] [--source V] [EDGE_LIST]`: a seeded power-law
+//! (Chung-Lu) graph unless an edge list is given; BFS from vertex `V` (0 by default). Prints per policy the
 //! median total time (planning included), the planning time, levels, reached vertices and the
 //! frontier format chosen at each level; the per-level frontier sizes must agree across
 //! policies (checked here, and against a plain queue BFS).
@@ -57,6 +57,7 @@ fn main() {
     let degree = flag("--degree", 8.0);
     let seed = flag("--seed", 1.0) as u64;
     let repeat = (flag("--repeat", 3.0) as usize).max(1);
+    let source = flag("--source", 0.0) as u32;
     let estimator = match args
         .iter()
         .position(|a| a == "--estimator")
@@ -118,7 +119,7 @@ fn main() {
             .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
             .unwrap_or_default()
     );
-    let want = queue_bfs(&adjacency, 0);
+    let want = queue_bfs(&adjacency, source as usize);
     let mut medians = vec![];
     for (name, policy) in [
         ("adaptive", FormatPolicy::Adaptive),
@@ -127,7 +128,7 @@ fn main() {
     ] {
         let mut runs = vec![];
         for _ in 0..repeat {
-            match bfs(&e, &stats, 0, policy, estimator) {
+            match bfs(&e, &stats, source, policy, estimator) {
                 Ok(r) => runs.push(r),
                 Err(err) => {
                     eprintln!("error: {name}: {err}");

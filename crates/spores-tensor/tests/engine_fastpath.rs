@@ -71,9 +71,10 @@ fn matrix_products_use_the_fast_path_and_agree() {
 }
 
 /// Sums over a sparse matrix weighted by dense vectors (degree vectors, SpMV and its
-/// transpose, a bilinear form: what a path count reduces through) run as one pass over the
-/// matrix's rows and agree with the reference, zeros and infinities in the vectors included;
-/// the larger matrix (160 thousand entries) is split across the workers.
+/// transpose, a bilinear form: what a path count reduces through), and BFS levels (`any`
+/// over a sparse frontier's rows, times `1 - visited`), run as one pass over the matrix's
+/// rows and agree with the reference, zeros and infinities in the vectors included; the
+/// larger matrix (160 thousand entries) is split across the workers.
 #[test]
 fn weighted_sums_over_a_sparse_matrix_take_one_pass_and_agree() {
     for (rows, cols, density) in [(40, 30, 0.15), (2000, 1000, 0.08)] {
@@ -95,12 +96,35 @@ fn weighted_sums_agree(a: CooTensor) {
     ins.insert("A".into(), a);
     ins.insert("u".into(), vector(rows, 5, &[(3, 0.0), (7, f64::INFINITY)]));
     ins.insert("w".into(), vector(cols, 6, &[(2, 0.0)]));
+    // A frontier: a few rows, stored sparse, the pass's only rows.
+    let frontier = (0..rows)
+        .step_by(17)
+        .map(|r| (vec![r as u32], 1.0 + r as f64))
+        .collect();
+    ins.insert(
+        "f".into(),
+        CooTensor::from_entries(vec![rows], frontier, 0.0).unwrap(),
+    );
+    // A visited set: 0/1 over the columns.
+    let visited = (0..cols)
+        .map(|c| (vec![c as u32], f64::from(c % 3 == 0)))
+        .collect();
+    ins.insert(
+        "v".into(),
+        CooTensor::from_entries(vec![cols], visited, 0.0).unwrap(),
+    );
     for src in [
         "y[j] = sum[i](A[i,j])",
         "y[i] = sum[j](A[i,j])",
         "y[j] = sum[i](u[i] * A[i,j])",
         "y[i] = sum[j](u[i] * A[i,j] * w[j])",
         "s = sum[i,j](u[i] * A[i,j] * w[j])",
+        // A BFS level: `any`, a pointwise factor of a vector, a sparse frontier.
+        "y[j] = any[i](f[i] * A[i,j] * (1 - v[j]))",
+        "y[j] = any[i](u[i] * A[i,j] * (1 - v[j]))",
+        "y[j] = sum[i](f[i] * A[i,j] * (w[j] * w[j] + 1))",
+        "y[i] = sum[j](A[i,j] * max(w[j], 0) * u[i])",
+        "s = any[i,j](f[i] * A[i,j] * (1 - v[j]))",
     ] {
         let p = parse_program(src).unwrap().program;
         let (got, report) = spores_tensor::run(&p, &ins, &Default::default()).unwrap();

@@ -363,6 +363,45 @@ fn a_second_access_joined_on_the_leaders_key() {
     );
 }
 
+/// A map of several dense tensors cell for cell (`W = max(V, N)` of a BFS level) is one
+/// vectorized map that agrees with the interpreter; with a sparse operand it is not taken.
+#[test]
+fn a_cell_for_cell_map_of_dense_tensors() {
+    let mut r = rng(37);
+    let v = random_tensor(&mut r, &[30, 20], 0.3, 0.0, uniform_pm2);
+    let n = random_tensor(&mut r, &[30, 20], 0.3, 0.0, uniform_pm2);
+    let mut ins = HashMap::new();
+    ins.insert("V".to_string(), fiber(&v, &[Dense, Dense]));
+    ins.insert("N".to_string(), fiber(&n, &[Dense, Dense]));
+    let lookup = |name: &str, _: bool| ins.get(name);
+    for src in [
+        "w[a,b] = max(V[a,b], N[a,b])",
+        "w[a,b] = V[a,b] * (1 - N[a,b]) + exp(V[a,b])",
+    ] {
+        let q = kernel(src, &["a", "b"], None, &[Dense, Dense]);
+        let fast = map_stored(&q, &lookup)
+            .unwrap_or_else(|| panic!("{src}: the map path should take it"))
+            .unwrap();
+        let slow = execute_query(&q, &lookup).unwrap();
+        let (a, b) = (fast.to_coo().unwrap(), slow.to_coo().unwrap());
+        for (k, (x, y)) in a.to_dense().iter().zip(b.to_dense()).enumerate() {
+            assert!(
+                (x - y).abs() <= 1e-12 * (1.0 + y.abs()),
+                "{src}: cell {k}: {x} vs {y}"
+            );
+        }
+    }
+    ins.insert("N".to_string(), fiber(&n, &[Dense, SortedList]));
+    let lookup = |name: &str, _: bool| ins.get(name);
+    let q = kernel(
+        "w[a,b] = max(V[a,b], N[a,b])",
+        &["a", "b"],
+        None,
+        &[Dense, Dense],
+    );
+    assert!(map_stored(&q, &lookup).is_none(), "a sparse operand");
+}
+
 /// A pointwise map of one tensor's stored values (`sigmoid` of a sparse sum, whose fill
 /// becomes 0.5) keeps its levels and agrees with the interpreter cell by cell, fills
 /// included; a kernel in other formats or loops is left to the others.

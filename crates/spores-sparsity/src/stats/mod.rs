@@ -24,7 +24,7 @@ mod chain;
 mod map;
 mod uniform;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::OnceLock;
 
 pub use chain::DegreeConstraint;
@@ -476,6 +476,8 @@ fn sorted_idx_dims(pairs: &[(Idx, usize)]) -> Result<(Vec<Idx>, Vec<usize>), Sta
 pub struct InputStats {
     base: HashMap<String, TensorStats>,
     symmetric: BTreeSet<String>,
+    /// Inputs whose statistics are bounds of the part a program reads: what they store.
+    stored: BTreeMap<String, f64>,
 }
 
 impl InputStats {
@@ -491,6 +493,7 @@ impl InputStats {
     pub fn insert(&mut self, name: &str, tensor: &impl StoredTensor) {
         let (stats, symmetric) = InputStats::base_stats(Estimator::Chain, tensor);
         self.base.insert(name.to_string(), stats);
+        self.stored.remove(name);
         if symmetric {
             self.symmetric.insert(name.to_string());
         } else {
@@ -501,6 +504,21 @@ impl InputStats {
     /// Whether input `name` is a square matrix equal to its transpose.
     pub fn is_symmetric(&self, name: &str) -> bool {
         self.symmetric.contains(name)
+    }
+
+    /// Records how many entries the stored input `name` holds, for statistics given by
+    /// bounds of the part of it a program reads ([`InputStats::insert_bounds`]): copying
+    /// it (a transposition) costs every stored entry, not the part read. BFS's adjacency
+    /// restricted to the frontier's rows prices a transposed copy at the frontier's edges
+    /// otherwise, and a level chose to copy 2 M edges to save walking 30,000.
+    pub fn set_stored_entries(&mut self, name: &str, entries: f64) {
+        self.stored.insert(name.to_string(), entries);
+    }
+
+    /// The entries the stored input `name` holds when its statistics describe only part of
+    /// it ([`InputStats::set_stored_entries`]); `None` when they describe all of it.
+    pub fn stored_entries(&self, name: &str) -> Option<f64> {
+        self.stored.get(name).copied()
     }
 
     /// Adds (or replaces) statistics of an order-`dims.len()` tensor known only by bounds:

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::engine::{execute_query, fastpath, scan, FiberTensor};
+use crate::engine::{run_kernel, FiberTensor};
 use crate::logical::{self, LogicalOptions};
 use crate::parse::parse_program;
 use crate::physical::{optimize, PhysicalOptions};
@@ -261,6 +261,8 @@ fn plan_step(
 ) -> Result<PhysicalPlan, TensorError> {
     let mut stats = graph.stats.clone();
     restrict_to_frontier(graph.fibers, graph.degrees, frontier, &mut stats);
+    // A transposed copy of `E` copies every edge, not the frontier's.
+    stats.set_stored_entries("E", graph.fibers.vals.len() as f64);
     // An order-1 vector's only degree statistic is its count, which the BFS knows (`counts`:
     // frontier and visited sizes): no COO copy of a million-entry visited set per level
     // (that was most of the planning time).
@@ -305,13 +307,7 @@ fn run_plan(
                     inputs.get(name).copied()
                 }
             };
-            match fastpath::matrix_product(q, &lookup) {
-                Some(r) => r?,
-                None => match scan::scan(q, &lookup) {
-                    Some(r) => r?,
-                    None => execute_query(q, &lookup)?,
-                },
-            }
+            run_kernel(q, &lookup)?.0
         };
         results.insert(q.name.clone(), t);
     }

@@ -1,6 +1,7 @@
-//! Kernels that are one pass over a sparse matrix weighted by dense vectors:
+//! Kernels that are one pass over a sparse matrix weighted by vectors:
 //! `y[i] = sum[j](A[i,j] * x[j])` (SpMV), `y[j] = sum[i](x[i] * A[i,j])` (its transpose),
-//! row and column sums, and the scalar `sum[i,j](u[i] * A[i,j] * w[j])`.
+//! row and column sums, the scalar `sum[i,j](u[i] * A[i,j] * w[j])`, and a BFS level
+//! `N[j] = any[i](F[i] * E[i,j] * (1 - V[j]))`.
 //!
 //! A path count reduces through exactly these (`1ᵀ·E·E·E·1` eliminated one index at a
 //! time: a degree vector, `E d`, a weighted sum). The general paths pay per stored entry for
@@ -9,9 +10,13 @@
 //!
 //! Taken when the body is a product of one order-2 access stored (Dense, SortedList) with
 //! fill 0 — it annihilates the product, so its stored entries are all the loop must visit —
-//! and order-1 all-dense accesses of its indices; the aggregate is `sum` over the matrix's
-//! indices that are not the (at most one) output index.
+//! and factors along one of its indices each: order-1 accesses, or expressions of them
+//! (`1 - V[j]`, evaluated as the interpreter evaluates it). The aggregate is `sum` or `any`
+//! (both neutral to the products skipped) over the matrix's indices that are not the (at
+//! most one) output index, which is stored dense. A sparse row vector with fill 0 (a BFS
+//! frontier) gives the only rows visited; other vectors are read as dense arrays.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -21,7 +26,7 @@ use spores_exec::kernels::{balanced_bounds, split_rows_mut, zeroed};
 use super::budget;
 use super::fibertree::FiberTensor;
 use super::times;
-use crate::plan_ast::{AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
+use crate::plan_ast::{Access, AggOp, Idx, LevelFormat, MapOp, PhysExpr, PhysicalQuery};
 use crate::TensorError;
 
 /// Which matrix mode a vector (or the output) runs along.
@@ -48,12 +53,44 @@ pub fn weighted_sum<'a>(
     Some(fits.map(|()| pass.run()))
 }
 
-/// A kernel matched as a weighted pass: its matrix, the dense vectors weighting its rows or
-/// columns, and the mode the output runs along (`None`: a scalar).
+/// A kernel matched as a weighted pass: its matrix, the factors weighting its rows or
+/// columns, the rows it visits, the aggregate and the mode the output runs along (`None`: a
+/// scalar).
 struct WeightedPass<'a> {
     a: &'a FiberTensor,
-    vectors: Vec<(Along, &'a [f64])>,
+    factors: Vec<(Along, Factor<'a>)>,
+    /// The stored entries (row, value) of a sparse row vector with fill 0: the only rows
+    /// whose products are not 0, visited instead of every row.
+    rows: Option<Vec<(u32, f64)>>,
+    /// The stored entries the pass reads (of the visited rows).
+    reads: usize,
+    agg: AggOp,
     out: Option<Along>,
+}
+
+/// A factor of the body along one matrix mode: a vector, or an expression of vectors
+/// (`1 - V[j]`), evaluated where the pass needs it as the interpreter evaluates it.
+enum Factor<'a> {
+    Vector(Cow<'a, [f64]>),
+    Expr(PhysExpr, Vec<Cow<'a, [f64]>>),
+}
+
+impl Factor<'_> {
+    /// An expression's value at each of the `len` coordinates, stored.
+    fn materialize(&mut self, len: usize) {
+        if let Factor::Expr(..) = self {
+            let values = (0..len).map(|k| self.at(k)).collect();
+            *self = Factor::Vector(Cow::Owned(values));
+        }
+    }
+
+    #[inline]
+    fn at(&self, k: usize) -> f64 {
+        match self {
+            Factor::Vector(v) => v[k],
+            Factor::Expr(e, inputs) => evaluate(e, k, inputs, &mut 0),
+        }
+    }
 }
 
 impl<'a> WeightedPass<'a> {
@@ -62,24 +99,23 @@ impl<'a> WeightedPass<'a> {
         q: &PhysicalQuery,
         tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
     ) -> Option<WeightedPass<'a>> {
-        if q.agg != Some(AggOp::Sum) {
-            return None;
-        }
-        let accesses: Vec<&crate::plan_ast::Access> = match &q.body {
-            PhysExpr::Access(a) => vec![a],
+        // Both are neutral to the zero products the pass skips.
+        let agg = q.agg.filter(|a| matches!(a, AggOp::Sum | AggOp::Any))?;
+        let terms: Vec<&PhysExpr> = match &q.body {
             PhysExpr::Map {
                 op: MapOp::Mul,
                 args,
-            } => args
-                .iter()
-                .map(|e| match e {
-                    PhysExpr::Access(a) => Some(a),
-                    _ => None,
-                })
-                .collect::<Option<_>>()?,
+            } if args.len() >= 2 => args.iter().collect(),
+            body @ PhysExpr::Access(_) => vec![body],
             _ => return None,
         };
-        let matrices: Vec<_> = accesses.iter().filter(|a| a.idxs.len() == 2).collect();
+        let matrices: Vec<&Access> = terms
+            .iter()
+            .filter_map(|f| match f {
+                PhysExpr::Access(a) if a.idxs.len() == 2 => Some(a),
+                _ => None,
+            })
+            .collect();
         let [m] = matrices.as_slice() else {
             return None;
         };
@@ -91,7 +127,7 @@ impl<'a> WeightedPass<'a> {
         if !sparse_rows {
             return None;
         }
-        let along = |i: &crate::plan_ast::Idx| {
+        let along = |i: &Idx| {
             if *i == m.idxs[0] {
                 Some(Along::Rows)
             } else if *i == m.idxs[1] {
@@ -100,18 +136,6 @@ impl<'a> WeightedPass<'a> {
                 None
             }
         };
-        let mut vectors: Vec<(Along, &[f64])> = vec![];
-        for v in accesses.iter().filter(|a| a.idxs.len() != 2) {
-            let t = tensor(&v.name, v.is_alias)?;
-            let dense_vector = v.idxs.len() == 1
-                && t.order() == 1
-                && t.formats() == [LevelFormat::Dense]
-                && t.dims[0] == a.dims[usize::from(along(&v.idxs[0])? == Along::Cols)];
-            if !dense_vector {
-                return None;
-            }
-            vectors.push((along(&v.idxs[0])?, &t.vals));
-        }
         let loops_are_the_matrix_indices = q.loop_order.len() == 2
             && q.loop_order.iter().all(|i| along(i).is_some())
             && q.agg_idxs.iter().all(|i| !q.output_idxs.contains(i))
@@ -126,13 +150,67 @@ impl<'a> WeightedPass<'a> {
         if out.is_some() && q.output_formats != [LevelFormat::Dense] {
             return None;
         }
-        Some(WeightedPass { a, vectors, out })
+        let len = |along: Along| a.dims[usize::from(along == Along::Cols)];
+        let mut factors: Vec<(Along, Factor<'a>)> = vec![];
+        let mut rows = None;
+        for term in terms {
+            let mut accesses = vec![];
+            collect(term, &mut accesses);
+            let [i] = accesses.first()?.idxs.as_slice() else {
+                continue; // the matrix
+            };
+            let mode = along(i)?;
+            let mut inputs = vec![];
+            for v in &accesses {
+                let t = tensor(&v.name, v.is_alias)?;
+                if v.idxs.as_slice() != [i.clone()] || t.order() != 1 || t.dims[0] != len(mode) {
+                    return None;
+                }
+                inputs.push(t);
+            }
+            match (term, inputs.as_slice()) {
+                (PhysExpr::Access(_), [t])
+                    if mode == Along::Rows && t.fill == 0.0 && rows.is_none() && !dense(t) =>
+                {
+                    rows = Some(stored_entries(t));
+                }
+                (PhysExpr::Access(_), [t]) => factors.push((mode, Factor::Vector(dense_values(t)))),
+                _ => factors.push((
+                    mode,
+                    Factor::Expr(term.clone(), inputs.into_iter().map(dense_values).collect()),
+                )),
+            }
+        }
+        // An expression is evaluated once per coordinate up front when the pass reads
+        // it at least that often (fewer evaluations, a plain array read per entry), else
+        // where it is read (a small frontier on a large graph).
+        let ptr = &a.levels[1].ptr;
+        let reads = match &rows {
+            Some(entries) => entries
+                .iter()
+                .map(|&(r, _)| ptr[r as usize + 1] - ptr[r as usize])
+                .sum(),
+            None => a.vals.len(),
+        };
+        for (mode, factor) in &mut factors {
+            if reads >= len(*mode) {
+                factor.materialize(len(*mode));
+            }
+        }
+        Some(WeightedPass {
+            a,
+            factors,
+            rows,
+            reads,
+            agg,
+            out,
+        })
     }
 
     /// Blocks of rows the pass is split into, one per worker; below a few cache-sized
     /// blocks of entries the pass is too short to pay for waking a second core.
     fn blocks(&self) -> usize {
-        if self.a.levels[1].idx.len() >= PARALLEL_ENTRIES {
+        if self.reads >= PARALLEL_ENTRIES {
             rayon::current_num_threads().max(1)
         } else {
             1
@@ -141,75 +219,115 @@ impl<'a> WeightedPass<'a> {
 
     /// The pass: each stored entry read once, in order, times its row's and column's weights.
     fn run(&self) -> FiberTensor {
-        let (a, vectors, out) = (self.a, &self.vectors, self.out);
+        let (a, out, agg) = (self.a, self.out, self.agg);
         let (rows, cols) = (a.dims[0], a.dims[1]);
         let level = &a.levels[1];
         let (ptr, idx, vals) = (&level.ptr, &level.idx, &a.vals);
-        let row_weight = |r: usize| {
-            vectors
+        let along = |mode: Along| -> Vec<&Factor> {
+            self.factors
                 .iter()
-                .filter(|v| v.0 == Along::Rows)
-                .fold(1.0, |w, v| times(w, v.1[r]))
+                .filter(|f| f.0 == mode)
+                .map(|f| &f.1)
+                .collect()
         };
-        let col_vectors: Vec<&[f64]> = vectors
-            .iter()
-            .filter(|v| v.0 == Along::Cols)
-            .map(|v| v.1)
-            .collect();
-        // One entry's value times the column vectors (0 annihilates, as in the interpreter).
+        let (row_factors, col_factors) = (along(Along::Rows), along(Along::Cols));
+        let row_weight = |r: usize, w: f64| row_factors.iter().fold(w, |w, f| times(w, f.at(r)));
+        // One entry's value times the column factors (0 annihilates, as in the interpreter).
         let entry = |k: usize| -> f64 {
             let c = idx[k] as usize;
-            match col_vectors.as_slice() {
+            match col_factors.as_slice() {
                 [] => vals[k],
-                [x] => times(vals[k], x[c]),
-                xs => xs.iter().fold(vals[k], |v, x| times(v, x[c])),
+                [f] => times(vals[k], f.at(c)),
+                fs => fs.iter().fold(vals[k], |v, f| times(v, f.at(c))),
+            }
+        };
+        let combine = |acc: f64, x: f64| match agg {
+            AggOp::Sum => acc + x,
+            _ => agg.combine(acc, x),
+        };
+        // The rows visited, with their weights before the dense row vectors: every row
+        // (weight 1), or the stored entries of the sparse row vector.
+        let visit = |range: Range<usize>, f: &mut dyn FnMut(usize, f64)| match &self.rows {
+            Some(entries) => {
+                for &(r, w) in &entries[range] {
+                    f(r as usize, row_weight(r as usize, w));
+                }
+            }
+            None => {
+                for r in range {
+                    f(r, row_weight(r, 1.0));
+                }
             }
         };
         let blocks = self.blocks();
-        let bounds = balanced_bounds(&ptr[..=rows], blocks);
+        // Blocks of about equal entries: of rows, or of the visited rows' list.
+        let bounds = match &self.rows {
+            Some(entries) => {
+                let mut prefix = Vec::with_capacity(entries.len() + 1);
+                prefix.push(0);
+                for &(r, _) in entries {
+                    let r = r as usize;
+                    prefix.push(prefix[prefix.len() - 1] + ptr[r + 1] - ptr[r]);
+                }
+                balanced_bounds(&prefix, blocks)
+            }
+            None => balanced_bounds(&ptr[..=rows], blocks),
+        };
         let row_blocks: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
-        let weighted_row = |r: usize| -> f64 {
-            let w = row_weight(r);
+        let weighted_row = |r: usize, w: f64| -> f64 {
             if w == 0.0 {
                 return 0.0; // annihilates the row (every product is 0)
             }
-            (ptr[r]..ptr[r + 1]).map(|k| times(w, entry(k))).sum()
+            (ptr[r]..ptr[r + 1]).fold(0.0, |acc, k| combine(acc, times(w, entry(k))))
         };
-        let result = match out {
+        match out {
             None => {
-                // Block totals added in block order: the same sum for the same thread count.
+                // Block totals combined in block order: the same sum for the same thread
+                // count.
                 let totals: Vec<f64> = row_blocks
                     .par_iter()
-                    .map(|b| b.clone().map(weighted_row).sum())
+                    .map(|b| {
+                        let mut total = 0.0;
+                        visit(b.clone(), &mut |r, w| {
+                            total = combine(total, weighted_row(r, w))
+                        });
+                        total
+                    })
                     .collect();
-                FiberTensor::from_sorted(&[], &[], &[totals.iter().sum()], 0.0, &[])
+                let total = totals.into_iter().fold(0.0, combine);
+                FiberTensor::from_sorted(&[], &[], &[total], 0.0, &[])
             }
             Some(Along::Rows) => {
                 let mut y = zeroed(rows);
-                split_rows_mut(&mut y, 1, &bounds)
-                    .into_par_iter()
-                    .for_each(|(first, part)| {
-                        for (r, y) in (first..).zip(part.iter_mut()) {
-                            *y = weighted_row(r);
-                        }
-                    });
+                match &self.rows {
+                    Some(entries) => visit(0..entries.len(), &mut |r, w| y[r] = weighted_row(r, w)),
+                    None => split_rows_mut(&mut y, 1, &bounds).into_par_iter().for_each(
+                        |(first, part)| {
+                            for (r, y) in (first..).zip(part.iter_mut()) {
+                                *y = weighted_row(r, row_weight(r, 1.0));
+                            }
+                        },
+                    ),
+                }
                 FiberTensor::dense(&[rows], y, 0.0)
             }
             Some(Along::Cols) => {
-                // A private column vector per block (scattered writes), added in block order.
+                // A private column vector per block (scattered writes), combined in block
+                // order.
                 let partials: Vec<Vec<f64>> = row_blocks
                     .par_iter()
                     .map(|b| {
                         let mut y = zeroed(cols);
-                        for r in b.clone() {
-                            let w = row_weight(r);
+                        visit(b.clone(), &mut |r, w| {
                             if w == 0.0 {
-                                continue;
+                                return;
                             }
-                            for k in ptr[r]..ptr[r + 1] {
-                                y[idx[k] as usize] += times(w, entry(k));
+                            let row = ptr[r]..ptr[r + 1];
+                            for (k, &c) in row.clone().zip(&idx[row]) {
+                                let c = c as usize;
+                                y[c] = combine(y[c], times(w, entry(k)));
                             }
-                        }
+                        });
                         y
                     })
                     .collect();
@@ -217,13 +335,82 @@ impl<'a> WeightedPass<'a> {
                 let mut y = parts.next().unwrap_or_else(|| zeroed(cols));
                 for p in parts {
                     for (a, b) in y.iter_mut().zip(p) {
-                        *a += b;
+                        *a = combine(*a, b);
                     }
                 }
                 FiberTensor::dense(&[cols], y, 0.0)
             }
-        };
-        result
+        }
+    }
+}
+
+fn dense(t: &FiberTensor) -> bool {
+    t.formats() == [LevelFormat::Dense]
+}
+
+/// An order-1 fibertree's value at every coordinate (its fill where nothing is stored):
+/// its own values when it is dense.
+fn dense_values(t: &FiberTensor) -> Cow<'_, [f64]> {
+    if dense(t) {
+        return Cow::Borrowed(&t.vals);
+    }
+    let mut values = vec![t.fill; t.dims[0]];
+    for (c, v) in stored_entries(t) {
+        values[c as usize] = v;
+    }
+    Cow::Owned(values)
+}
+
+/// The stored entries of an order-1 fibertree, in its level's order.
+fn stored_entries(t: &FiberTensor) -> Vec<(u32, f64)> {
+    let level = &t.levels[0];
+    let fiber = level.fiber(0);
+    fiber
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| (c, t.vals[level.child(0, k, c)]))
+        .collect()
+}
+
+fn collect<'e>(e: &'e PhysExpr, out: &mut Vec<&'e Access>) {
+    match e {
+        PhysExpr::Access(a) => out.push(a),
+        PhysExpr::Literal(_) => {}
+        PhysExpr::Map { args, .. } => args.iter().for_each(|a| collect(a, out)),
+    }
+}
+
+/// `e` at coordinate `k` of its vectors (`inputs`, one per access, left to right from
+/// `*next`), as the interpreter's body program computes it: sums, differences, products
+/// (0 annihilating), maxima and minima fold left; other operators apply to their arguments.
+fn evaluate(e: &PhysExpr, k: usize, inputs: &[Cow<'_, [f64]>], next: &mut usize) -> f64 {
+    match e {
+        PhysExpr::Literal(v) => *v,
+        PhysExpr::Access(_) => {
+            let v = inputs[*next][k];
+            *next += 1;
+            v
+        }
+        PhysExpr::Map { op, args } => {
+            let fold = |f: fn(f64, f64) -> f64, next: &mut usize| {
+                let first = evaluate(&args[0], k, inputs, next);
+                args[1..]
+                    .iter()
+                    .fold(first, |acc, a| f(acc, evaluate(a, k, inputs, next)))
+            };
+            match op {
+                MapOp::Add if args.len() >= 2 => fold(|a, b| a + b, next),
+                MapOp::Mul if args.len() >= 2 => fold(times, next),
+                MapOp::Max if args.len() >= 2 => fold(f64::max, next),
+                MapOp::Min if args.len() >= 2 => fold(f64::min, next),
+                MapOp::Sub if args.len() == 2 => fold(|a, b| a - b, next),
+                _ => {
+                    let values: Vec<f64> =
+                        args.iter().map(|a| evaluate(a, k, inputs, next)).collect();
+                    op.apply(&values)
+                }
+            }
+        }
     }
 }
 

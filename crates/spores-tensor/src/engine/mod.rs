@@ -133,26 +133,13 @@ pub fn execute_converted(
                     inputs.tensors.get(name)
                 }
             };
-            if let Some(t) = closed_form::result(q, &lookup) {
-                t
-            } else if let Some(r) = matvec::weighted_sum(q, &lookup) {
-                report.fast_paths.push(q.name.clone());
-                r?
-            } else {
-                match fastpath::matrix_product(q, &lookup) {
-                    Some(r) => {
-                        report.fast_paths.push(q.name.clone());
-                        r?
-                    }
-                    None => match scan::map_stored(q, &lookup).or_else(|| scan::scan(q, &lookup)) {
-                        Some(r) => {
-                            report.scans.push(q.name.clone());
-                            r?
-                        }
-                        None => execute_query(q, &lookup)?,
-                    },
-                }
+            let (t, path) = run_kernel(q, &lookup)?;
+            match path {
+                KernelPath::FastPath => report.fast_paths.push(q.name.clone()),
+                KernelPath::Scan => report.scans.push(q.name.clone()),
+                KernelPath::ClosedForm | KernelPath::Interpreter => {}
             }
+            t
         };
         let stored = t.vals.len();
         report
@@ -186,6 +173,39 @@ pub fn execute_converted(
         log::debug!("kernel {name}: {time:?}, {stored} stored entries, formats {formats:?}");
     }
     Ok((out, report))
+}
+
+/// Which of the engine's paths ran a kernel ([`run_kernel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelPath {
+    /// A result known without a loop (`closed_form`).
+    ClosedForm,
+    /// One of the fixed kernels: a weighted pass over a matrix ([`matvec`]), a matrix
+    /// product ([`fastpath`]).
+    FastPath,
+    /// One scan of a leader's stored entries ([`scan`]).
+    Scan,
+    /// The general loop-nest interpreter ([`exec`]).
+    Interpreter,
+}
+
+/// Runs one kernel on the first path that takes it: closed form, weighted pass, matrix
+/// product, scans, then the interpreter. `tensor` finds inputs and earlier results.
+pub fn run_kernel<'a>(
+    q: &crate::plan_ast::PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+) -> Result<(FiberTensor, KernelPath), TensorError> {
+    if let Some(t) = closed_form::result(q, tensor) {
+        return Ok((t, KernelPath::ClosedForm));
+    }
+    if let Some(r) = matvec::weighted_sum(q, tensor).or_else(|| fastpath::matrix_product(q, tensor))
+    {
+        return Ok((r?, KernelPath::FastPath));
+    }
+    if let Some(r) = scan::map_stored(q, tensor).or_else(|| scan::scan(q, tensor)) {
+        return Ok((r?, KernelPath::Scan));
+    }
+    Ok((execute_query(q, tensor)?, KernelPath::Interpreter))
 }
 
 /// The engine's product: 0 annihilates (`0 * inf == 0`), unlike IEEE `*`; every kernel path

@@ -83,7 +83,8 @@ pub fn scan<'a>(
 
 /// A kernel that maps each stored value of one tensor through pointwise functions, with no
 /// aggregate, looping over that tensor's modes in its order and writing them in the same
-/// order and formats (`y[a,b] = sigmoid(t[a,b])` over the pairs of a self-join): the result
+/// order and formats (`y[a,b] = sigmoid(t[a,b])` over the pairs of a self-join), or of
+/// several dense tensors cell for cell (`W[j] = max(V[j], N[j])`): the result
 /// keeps the tensor's levels, its values are mapped all at once, and its fill is the body
 /// at the tensor's fill. The interpreter would walk and write every entry. `None` for any
 /// other kernel.
@@ -96,11 +97,20 @@ pub fn map_stored<'a>(
     }
     let mut accs = vec![];
     collect_accesses(&q.body, &mut accs);
-    let [a] = accs.as_slice() else {
-        return None;
-    };
-    let t = tensor(&a.name, a.is_alias)?;
+    let tensors: Vec<&FiberTensor> = accs
+        .iter()
+        .map(|a| tensor(&a.name, a.is_alias))
+        .collect::<Option<_>>()?;
+    let (a, t) = (accs.first()?, tensors[0]);
     if a.idxs != q.output_idxs || t.order() != a.idxs.len() || t.formats() != q.output_formats {
+        return None;
+    }
+    // Several accesses: all dense, cell for cell (`W[j] = max(V[j], N[j])` of a BFS level).
+    let cell_for_cell = accs
+        .iter()
+        .zip(&tensors)
+        .all(|(b, u)| b.idxs == a.idxs && u.dims == t.dims && all_dense(u));
+    if accs.len() > 1 && !cell_for_cell {
         return None;
     }
     if let Err(e) = super::budget::ensure_fits(
@@ -114,8 +124,11 @@ pub fn map_stored<'a>(
         return Some(Err(e));
     }
     let body = to_node(&q.body, &mut 0);
-    let fill = eval(&body, &[&[t.fill]], 1)[0];
-    let vals = eval(&body, &[&t.vals], t.vals.len());
+    let fills: Vec<[f64; 1]> = tensors.iter().map(|u| [u.fill]).collect();
+    let fills: Vec<&[f64]> = fills.iter().map(|f| &f[..]).collect();
+    let fill = eval(&body, &fills, 1)[0];
+    let columns: Vec<&[f64]> = tensors.iter().map(|u| &u.vals[..]).collect();
+    let vals = eval(&body, &columns, t.vals.len());
     Some(Ok(FiberTensor {
         dims: t.dims.clone(),
         levels: t.levels.clone(),

@@ -58,7 +58,7 @@ pub(super) struct Acc {
     pub(super) idxs: Vec<Idx>,
     /// Whether this access's fill makes the whole body fill (it may lead a loop).
     pub(super) covers: bool,
-    /// Non-fill entries (transposition cost of an input).
+    /// Non-fill entries stored (transposition cost of an input).
     pub(super) nnz: f64,
     /// A symmetric input matrix read with two distinct indices: read swapped, it is its own
     /// transpose (no copy needed).
@@ -82,7 +82,10 @@ pub(super) fn collect_accesses(
                 is_alias,
                 idxs: idxs.clone(),
                 covers,
-                nnz: s.estimate(),
+                nnz: (!is_alias)
+                    .then(|| st.inputs.stored_entries(name))
+                    .flatten()
+                    .unwrap_or_else(|| s.estimate()),
                 symmetric: !is_alias
                     && idxs.len() == 2
                     && idxs[0] != idxs[1]

@@ -48,6 +48,17 @@ def undirected(us, ws):
     return (key >> 32).astype(np.int32), (key & 0xFFFFFFFF).astype(np.int32)
 
 
+def runs(formats):
+    """`hhhhBBD` as `h4 B2 D`: the frontier format of each level, run-length encoded."""
+    out = []
+    for f in formats:
+        if out and out[-1][0] == f:
+            out[-1][1] += 1
+        else:
+            out.append([f, 1])
+    return " ".join(f if n == 1 else f"{f}{n}" for f, n in out)
+
+
 def run_spores(edge_path, source, repeat):
     out = subprocess.run([str(EXAMPLES / "bfs"), str(edge_path), "--repeat", str(repeat),
                           "--source", str(source)],
@@ -136,7 +147,7 @@ def main():
             ratios.append(ratio)
             print(f"| {family}-{size} | {len(labels):,} | {len(src):,} | {sp['levels']} | "
                   f"{sp['reached']:,} | {sp['ms']:.1f} ({sp['planning']:.1f}) | "
-                  f"{sp['formats']} | {db_ms:.1f} | {ratio:.2f}x |", flush=True)
+                  f"{runs(sp['formats'])} | {db_ms:.1f} | {ratio:.2f}x |", flush=True)
     print(f"DuckDB / spores: median {statistics.median(ratios):.2f}x, "
           f"worst {min(ratios):.2f}x over {len(ratios)} graphs")
 

@@ -113,6 +113,13 @@ fn weighted_sums_agree(a: CooTensor) {
         "v".into(),
         CooTensor::from_entries(vec![cols], visited, 0.0).unwrap(),
     );
+    // Tiny weights: their products underflow to 0, which `any` must see.
+    let tiny = |n: usize| {
+        let e = (0..n).map(|k| (vec![k as u32], 1e-200)).collect();
+        CooTensor::from_entries(vec![n], e, 0.0).unwrap()
+    };
+    ins.insert("s".into(), tiny(rows));
+    ins.insert("t".into(), tiny(cols));
     for src in [
         "y[j] = sum[i](A[i,j])",
         "y[i] = sum[j](A[i,j])",
@@ -125,6 +132,8 @@ fn weighted_sums_agree(a: CooTensor) {
         "y[j] = sum[i](f[i] * A[i,j] * (w[j] * w[j] + 1))",
         "y[i] = sum[j](A[i,j] * max(w[j], 0) * u[i])",
         "s = any[i,j](f[i] * A[i,j] * (1 - v[j]))",
+        "y[j] = any[i](s[i] * A[i,j] * t[j])",
+        "y[j] = any[i](s[i] * A[i,j] * (1 - v[j]))",
     ] {
         let p = parse_program(src).unwrap().program;
         let (got, report) = spores_tensor::run(&p, &ins, &Default::default()).unwrap();

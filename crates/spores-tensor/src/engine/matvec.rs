@@ -280,6 +280,49 @@ impl<'a> WeightedPass<'a> {
             }
             (ptr[r]..ptr[r + 1]).fold(0.0, |acc, k| combine(acc, times(w, entry(k))))
         };
+        if let (Some(Along::Cols), AggOp::Any) = (out, agg) {
+            if let Some(mask) = self.column_mask() {
+                // Whether any product is non-zero, decided from bytes: a column mask of the
+                // factors and a byte per output column (1 MB for a million columns where
+                // the f64 vectors take 8 MB each, and the scattered reads and writes of a
+                // BFS level on a large graph miss the cache).
+                let partials: Vec<Vec<u8>> = row_blocks
+                    .par_iter()
+                    .map(|b| {
+                        let mut y = vec![0u8; cols];
+                        visit(b.clone(), &mut |r, w| {
+                            if w == 0.0 {
+                                return;
+                            }
+                            let row = ptr[r]..ptr[r + 1];
+                            let exact_row = !no_underflow(w);
+                            for (k, &c) in row.clone().zip(&idx[row]) {
+                                let c = c as usize;
+                                if y[c] != 0 {
+                                    continue;
+                                }
+                                let hit = if exact_row || !no_underflow(vals[k]) {
+                                    times(w, entry(k)) != 0.0
+                                } else {
+                                    mask[c] != 0
+                                };
+                                y[c] = u8::from(hit);
+                            }
+                        });
+                        y
+                    })
+                    .collect();
+                let mut y = vec![0.0; cols];
+                for p in partials {
+                    for (a, b) in y.iter_mut().zip(p) {
+                        if b != 0 {
+                            *a = 1.0;
+                        }
+                    }
+                }
+                return FiberTensor::dense(&[cols], y, 0.0);
+            }
+        }
         match out {
             None => {
                 // Block totals combined in block order: the same sum for the same thread
@@ -341,6 +384,51 @@ impl<'a> WeightedPass<'a> {
                 FiberTensor::dense(&[cols], y, 0.0)
             }
         }
+    }
+}
+
+/// Non-zero products of this many factors of magnitude at least [`NORMAL_ENOUGH`] (or
+/// infinite, or NaN) cannot underflow to 0: `(1e-50)^6 = 1e-300` is above the smallest normal
+/// `f64`. The byte path of `any` (see `WeightedPass::column_mask`) relies on it.
+const MAX_FACTORS_FOR_MASK: usize = 6;
+const NORMAL_ENOUGH: f64 = 1e-50;
+
+/// Whether `x` is 0 or large enough that no product of [`MAX_FACTORS_FOR_MASK`] such
+/// values underflows to 0.
+#[inline]
+fn no_underflow(x: f64) -> bool {
+    x == 0.0 || !(x.abs() < NORMAL_ENOUGH)
+}
+
+impl WeightedPass<'_> {
+    /// For `any` along the columns: a byte per column, 1 where every column factor is
+    /// non-zero, when a product is non-zero exactly when each of its factors is (every
+    /// column factor stored, none of them tiny enough for a product to underflow, few
+    /// factors); the row weight and the matrix value are checked entry by entry (an entry
+    /// with a tiny one is multiplied out). `None` otherwise.
+    fn column_mask(&self) -> Option<Vec<u8>> {
+        let cols = self.a.dims[1];
+        if self.factors.len() + 2 > MAX_FACTORS_FOR_MASK {
+            return None;
+        }
+        let mut mask = vec![1u8; cols];
+        for (mode, factor) in &self.factors {
+            if *mode != Along::Cols {
+                continue;
+            }
+            let Factor::Vector(values) = factor else {
+                return None; // not evaluated up front: few reads, not worth a mask
+            };
+            for (m, &v) in mask.iter_mut().zip(values.iter()) {
+                if !no_underflow(v) {
+                    return None;
+                }
+                if v == 0.0 {
+                    *m = 0;
+                }
+            }
+        }
+        Some(mask)
     }
 }
 

@@ -61,7 +61,7 @@ def runs(formats):
 
 def run_spores(edge_path, source, repeat):
     out = subprocess.run([str(EXAMPLES / "bfs"), str(edge_path), "--repeat", str(repeat),
-                          "--source", str(source)],
+                          "--source", str(source), "--policies", "adaptive"],
                          capture_output=True, text=True, check=True)
     policies = {}
     for line in out.stdout.splitlines():

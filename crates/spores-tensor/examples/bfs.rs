@@ -3,11 +3,13 @@
 //! logical and physical optimizers from the current frontier's statistics (`adaptive`), or
 //! planned once with every output level forced dense (`all-dense`) or sorted (`all-sparse`).
 //!
-//! `bfs [--vertices N] [--degree D] [--seed S] [--repeat R] [--estimator uniform|chain] [--source V] [EDGE_LIST]`: a seeded power-law
-//! (Chung-Lu) graph unless an edge list is given; BFS from vertex `V` (0 by default). Prints per policy the
-//! median total time (planning included), the planning time, levels, reached vertices and the
-//! frontier format chosen at each level; the per-level frontier sizes must agree across
-//! policies (checked here, and against a plain queue BFS).
+//! `bfs [--vertices N] [--degree D] [--seed S] [--repeat R] [--estimator uniform|chain]
+//! [--source V] [--policies adaptive,all-dense,all-sparse] [EDGE_LIST]`: a seeded power-law
+//! (Chung-Lu) graph unless an edge list is given; BFS from vertex `V` (0 by default) under
+//! the policies named (all three by default). Prints per policy the median total time
+//! (planning included), the planning time, levels, reached vertices and the frontier format
+//! chosen at each level; the per-level frontier sizes must agree across policies (checked
+//! here, and against a plain queue BFS).
 
 use std::collections::VecDeque;
 
@@ -121,11 +123,19 @@ fn main() {
     );
     let want = queue_bfs(&adjacency, source as usize);
     let mut medians = vec![];
+    let policies = args
+        .iter()
+        .position(|a| a == "--policies")
+        .and_then(|k| args.get(k + 1))
+        .map_or("adaptive,all-dense,all-sparse", String::as_str);
     for (name, policy) in [
         ("adaptive", FormatPolicy::Adaptive),
         ("all-dense", FormatPolicy::Dense),
         ("all-sparse", FormatPolicy::Sparse),
     ] {
+        if !policies.split(',').any(|p| p == name) {
+            continue;
+        }
         let mut runs = vec![];
         for _ in 0..repeat {
             match bfs(&e, &stats, source, policy, estimator) {

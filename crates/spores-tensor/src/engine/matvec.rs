@@ -397,7 +397,7 @@ const NORMAL_ENOUGH: f64 = 1e-50;
 /// values underflows to 0.
 #[inline]
 fn no_underflow(x: f64) -> bool {
-    x == 0.0 || !(x.abs() < NORMAL_ENOUGH)
+    x == 0.0 || x.is_nan() || x.abs() >= NORMAL_ENOUGH
 }
 
 impl WeightedPass<'_> {

@@ -229,9 +229,14 @@ impl fmt::Display for RunReport {
             } else {
                 ""
             };
+            let layout = if self.exec.as_cells.contains(name) {
+                "the output's cells (COO)".to_string()
+            } else {
+                format!("formats {formats:?}")
+            };
             writeln!(
                 f,
-                "  kernel {name}: {:.3} ms, {stored} stored values, formats {formats:?}{fast}",
+                "  kernel {name}: {:.3} ms, {stored} stored values, {layout}{fast}",
                 ms(*t)
             )?;
         }

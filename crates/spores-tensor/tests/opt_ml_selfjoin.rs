@@ -111,6 +111,11 @@ fn network_over_pairs_is_one_join_scan() {
         "y runs on the scan fast path: {:?}\n{context}",
         report.exec.scans
     );
+    assert_eq!(
+        report.exec.as_cells,
+        vec!["y".to_string()],
+        "the pairs go to the output as the scan wrote them"
+    );
     let kernel = report
         .physical
         .queries

@@ -34,7 +34,8 @@ pub(crate) fn gram_consumer(plan: &PhysicalPlan, k: usize) -> Option<Idx> {
     producer.output_idxs.get(obs_mode).cloned()
 }
 
-fn reads_alias(e: &PhysExpr, name: &str) -> bool {
+/// Whether `e` reads the result of kernel `name`.
+pub(super) fn reads_alias(e: &PhysExpr, name: &str) -> bool {
     match e {
         PhysExpr::Access(a) => a.is_alias && a.name == name,
         PhysExpr::Literal(_) => false,

@@ -41,6 +41,10 @@ pub struct ExecReport {
     /// (producer, consumer) kernel pairs run as one ([`fuse`]): the producer's result was
     /// never stored; its time is reported with the consumer's.
     pub fused: Vec<(String, String)>,
+    /// Kernels whose result only program outputs read, handed to them as the cells the
+    /// kernel wrote ([`scan::join_cells`]), never stored in level formats (reported with
+    /// no formats).
+    pub as_cells: Vec<String>,
 }
 
 /// Inputs already converted to fibertrees (convert once, run many plans).
@@ -80,6 +84,8 @@ pub fn execute_converted(
     inputs: &EngineInputs,
 ) -> Result<(HashMap<String, CooTensor>, ExecReport), TensorError> {
     let mut results: HashMap<String, FiberTensor> = HashMap::new();
+    // Results only program outputs read, kept as the outputs' cells.
+    let mut cells: HashMap<String, CooTensor> = HashMap::new();
     let mut report = ExecReport::default();
     let mut fused_into: Option<usize> = None;
     for (qi, q) in plan.queries.iter().enumerate() {
@@ -133,7 +139,7 @@ pub fn execute_converted(
                     inputs.tensors.get(name)
                 }
             };
-            let (t, path) = run_kernel(q, &lookup)?;
+            let (t, path) = run_kernel_for(q, &lookup, read_by_outputs_only(plan, qi))?;
             match path {
                 KernelPath::FastPath => report.fast_paths.push(q.name.clone()),
                 KernelPath::Scan => report.scans.push(q.name.clone()),
@@ -141,14 +147,34 @@ pub fn execute_converted(
             }
             t
         };
-        let stored = t.vals.len();
-        report
-            .kernels
-            .push((q.name.clone(), t0.elapsed(), stored, t.formats()));
-        results.insert(q.name.clone(), t);
+        match t {
+            KernelResult::Tree(t) => {
+                let stored = t.vals.len();
+                report
+                    .kernels
+                    .push((q.name.clone(), t0.elapsed(), stored, t.formats()));
+                results.insert(q.name.clone(), t);
+            }
+            KernelResult::Cells(c) => {
+                report
+                    .kernels
+                    .push((q.name.clone(), t0.elapsed(), c.nnz(), vec![]));
+                report.as_cells.push(q.name.clone());
+                cells.insert(q.name.clone(), c);
+            }
+        }
     }
     let mut out = HashMap::new();
     for (k, (name, query)) in plan.outputs.iter().enumerate() {
+        if let Some(c) = cells.get(query) {
+            let c = if plan.outputs[k + 1..].iter().any(|(_, q)| q == query) {
+                c.clone()
+            } else {
+                cells.remove(query).expect("just found")
+            };
+            out.insert(name.clone(), c);
+            continue;
+        }
         let t = results.remove(query).ok_or_else(|| {
             TensorError::Invalid(format!(
                 "output {name} names kernel {query}, which the plan does not compute"
@@ -195,17 +221,54 @@ pub fn run_kernel<'a>(
     q: &crate::plan_ast::PhysicalQuery,
     tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
 ) -> Result<(FiberTensor, KernelPath), TensorError> {
+    match run_kernel_for(q, tensor, false)? {
+        (KernelResult::Tree(t), path) => Ok((t, path)),
+        (KernelResult::Cells(_), _) => unreachable!("cells are asked for only with outputs_only"),
+    }
+}
+
+/// A kernel's result.
+enum KernelResult {
+    /// Stored in the level formats the kernel asks for, as later kernels read it.
+    Tree(FiberTensor),
+    /// The cells of a result only program outputs read ([`scan::join_cells`]).
+    Cells(CooTensor),
+}
+
+/// [`run_kernel`]; when `outputs_only` (no later kernel reads the result), a join scan's
+/// result comes back as its cells.
+fn run_kernel_for<'a>(
+    q: &crate::plan_ast::PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+    outputs_only: bool,
+) -> Result<(KernelResult, KernelPath), TensorError> {
+    let tree = |t: FiberTensor, path| Ok((KernelResult::Tree(t), path));
     if let Some(t) = closed_form::result(q, tensor) {
-        return Ok((t, KernelPath::ClosedForm));
+        return tree(t, KernelPath::ClosedForm);
     }
     if let Some(r) = matvec::weighted_sum(q, tensor).or_else(|| fastpath::matrix_product(q, tensor))
     {
-        return Ok((r?, KernelPath::FastPath));
+        return tree(r?, KernelPath::FastPath);
     }
-    if let Some(r) = scan::map_stored(q, tensor).or_else(|| scan::scan(q, tensor)) {
-        return Ok((r?, KernelPath::Scan));
+    if let Some(r) = scan::map_stored(q, tensor) {
+        return tree(r?, KernelPath::Scan);
     }
-    Ok((execute_query(q, tensor)?, KernelPath::Interpreter))
+    if let Some(r) = outputs_only.then(|| scan::join_cells(q, tensor)).flatten() {
+        return Ok((KernelResult::Cells(r?), KernelPath::Scan));
+    }
+    if let Some(r) = scan::scan(q, tensor) {
+        return tree(r?, KernelPath::Scan);
+    }
+    tree(execute_query(q, tensor)?, KernelPath::Interpreter)
+}
+
+/// Whether kernel `k`'s result is read by no later kernel, only by program outputs.
+fn read_by_outputs_only(plan: &PhysicalPlan, k: usize) -> bool {
+    let name = &plan.queries[k].name;
+    plan.outputs.iter().any(|(_, q)| q == name)
+        && !plan.queries[k + 1..]
+            .iter()
+            .any(|q| fuse::reads_alias(&q.body, name))
 }
 
 /// The engine's product: 0 annihilates (`0 * inf == 0`), unlike IEEE `*`; every kernel path

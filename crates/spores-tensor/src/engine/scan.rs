@@ -23,6 +23,7 @@
 use super::fibertree::{FiberTensor, FILL};
 use super::times;
 use crate::plan_ast::{Access, AggOp, LevelFormat, MapOp, PhysExpr, PhysicalQuery, Protocol};
+use crate::tensor::CooTensor;
 use crate::TensorError;
 
 /// Outputs up to this many cells are accumulated densely; larger ones go to the interpreter.
@@ -74,9 +75,27 @@ pub fn scan<'a>(
     q: &PhysicalQuery,
     tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
 ) -> Option<Result<FiberTensor, TensorError>> {
-    match scan_with(q, tensor, None)? {
+    match scan_with(q, tensor, Want::Tensor)? {
         Ok(Scanned::Tensor(t)) => Some(Ok(t)),
+        Ok(Scanned::Cells(c)) => Some(Ok(c.into_tree(q))),
         Ok(Scanned::Gram(_)) => None,
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// [`scan`] for a result that no later kernel reads (a program output): when `q` is a join
+/// scan whose result is too large to be dense (the predictions over a self-join's pairs),
+/// its cells as they were written, sorted, as the output's COO tensor. Building the
+/// result's levels and then listing them again for the output would write every cell
+/// twice more (46.5 M pairs: ~1 GB of new memory, most of a second on page faults).
+/// `None` for any other kernel.
+pub fn join_cells<'a>(
+    q: &PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+) -> Option<Result<CooTensor, TensorError>> {
+    match scan_with(q, tensor, Want::Cells)? {
+        Ok(Scanned::Cells(c)) => Some(Ok(c.into_coo())),
+        Ok(Scanned::Tensor(_) | Scanned::Gram(_)) => None,
         Err(e) => Some(Err(e)),
     }
 }
@@ -148,16 +167,29 @@ pub fn scan_gram<'a>(
     tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
     obs: &crate::plan_ast::Idx,
 ) -> Option<Result<Vec<f64>, TensorError>> {
-    match scan_with(q, tensor, Some(obs))? {
+    match scan_with(q, tensor, Want::Gram(obs))? {
         Ok(Scanned::Gram(g)) => Some(Ok(g)),
-        Ok(Scanned::Tensor(_)) => None,
+        Ok(Scanned::Tensor(_) | Scanned::Cells(_)) => None,
         Err(e) => Some(Err(e)),
     }
 }
 
 enum Scanned {
     Tensor(FiberTensor),
+    /// A join scan's cells, before they are built into the result's levels.
+    Cells(JoinCells),
     Gram(Vec<f64>),
+}
+
+/// What a caller of [`scan_with`] takes from the scan.
+#[derive(Clone, Copy)]
+enum Want<'i> {
+    /// The result tensor.
+    Tensor,
+    /// A join scan's cells ([`join_cells`]); other scans are not run.
+    Cells,
+    /// The Gram matrix of the result over the observations `obs` ([`scan_gram`]).
+    Gram(&'i crate::plan_ast::Idx),
 }
 
 /// A kernel that has the scan's shape (see the module doc): its accesses, their tensors
@@ -547,7 +579,7 @@ impl Output {
 fn scan_with<'a>(
     q: &PhysicalQuery,
     tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
-    gram: Option<&crate::plan_ast::Idx>,
+    want: Want,
 ) -> Option<Result<Scanned, TensorError>> {
     let shape = Shape::of(q, tensor)?;
     let first_dense_loop = shape.first_dense_loop(q)?;
@@ -555,23 +587,28 @@ fn scan_with<'a>(
     // cells are listed, not held in a dense array over every pair.
     let all_dense_formats = q.output_formats.iter().all(|f| *f == LevelFormat::Dense);
     let dense_output = Output::of(q, &shape.dims);
-    let sparse_output = match (&dense_output, &shape.second, gram) {
-        (_, Some(_), None) if !all_dense_formats || dense_output.is_none() => {
+    let sparse_output = match (&dense_output, &shape.second, want) {
+        (_, Some(_), Want::Tensor | Want::Cells)
+            if !all_dense_formats || dense_output.is_none() =>
+        {
             Some(PackedKeys::of(q, &shape.dims)?)
         }
         (None, _, _) => return None,
         _ => None,
     };
+    if sparse_output.is_none() && matches!(want, Want::Cells) {
+        return None;
+    }
     let out_fill = shape.result_fill(q)?;
     let init = q.agg.map_or(out_fill, AggOp::init);
     let split = shape.split(first_dense_loop);
     let plan = BatchPlan::new(&q.body, &shape, split);
     if let Some(keys) = sparse_output {
-        return Some(join_scan(q, &shape, &plan, &keys).map(Scanned::Tensor));
+        return Some(join_scan(q, &shape, &plan, &keys).map(Scanned::Cells));
     }
     let output = dense_output?;
     let mut batch = Batch::new(&plan, shape.accs.len());
-    if let Some(obs) = gram {
+    if let Want::Gram(obs) = want {
         return Some(gram_scan(q, &shape, &plan, &mut batch, &output, obs)?.map(Scanned::Gram));
     }
     if let Err(e) = super::budget::ensure_dense(&q.name, &output.dims, 8.0) {
@@ -895,7 +932,7 @@ fn join_scan(
     shape: &Shape,
     plan: &BatchPlan,
     keys: &PackedKeys,
-) -> Result<FiberTensor, TensorError> {
+) -> Result<JoinCells, TensorError> {
     use rayon::prelude::*;
     let n = q.loop_order.len();
     let split = plan.split;
@@ -1003,13 +1040,36 @@ fn join_scan(
         sorted_cells(q, keys, coords, values, sum)?
     };
     let (coords, values) = without_zeros(coords, values, order);
-    Ok(FiberTensor::from_sorted_owned(
-        &keys.dims,
-        &coords,
+    Ok(JoinCells {
+        dims: keys.dims.clone(),
+        coords,
         values,
-        0.0,
-        &q.output_formats,
-    ))
+    })
+}
+
+/// A join scan's result as its cells: sorted, distinct, none holding the fill (0).
+struct JoinCells {
+    dims: Vec<usize>,
+    coords: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl JoinCells {
+    /// The result in the level formats `q` asks for.
+    fn into_tree(self, q: &PhysicalQuery) -> FiberTensor {
+        FiberTensor::from_sorted_owned(
+            &self.dims,
+            &self.coords,
+            self.values,
+            0.0,
+            &q.output_formats,
+        )
+    }
+
+    /// The result as a COO tensor, its arrays moved, not copied.
+    fn into_coo(self) -> CooTensor {
+        CooTensor::from_sorted_parts_unchecked(self.dims, self.coords, self.values, 0.0)
+    }
 }
 
 /// Cells written out of key order as one sorted list (stable: cells of one key are added

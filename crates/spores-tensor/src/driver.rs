@@ -223,7 +223,7 @@ impl fmt::Display for RunReport {
         )?;
         for (name, t, stored, formats) in &self.exec.kernels {
             let fast = if self.exec.fast_paths.contains(name) {
-                " (matrix-product fast path)"
+                " (fixed-kernel fast path)"
             } else if self.exec.scans.contains(name) {
                 " (scan fast path)"
             } else {

@@ -15,6 +15,7 @@ pub mod fibertree;
 mod fuse;
 pub mod intersect;
 pub mod matvec;
+pub mod permute;
 pub mod scan;
 
 use std::collections::HashMap;
@@ -34,7 +35,8 @@ pub struct ExecReport {
     pub convert: Duration,
     /// (kernel name, time, stored entries of its result, formats of its result).
     pub kernels: Vec<(String, Duration, usize, Vec<LevelFormat>)>,
-    /// Kernels that ran on a spores-exec matrix kernel ([`fastpath`]).
+    /// Kernels that ran on one of the fixed kernels: a spores-exec matrix kernel
+    /// ([`fastpath`]), a weighted pass ([`matvec`]), a transposition ([`permute`]).
     pub fast_paths: Vec<String>,
     /// Kernels that ran as one scan of a sparse leader with dense lookups ([`scan`]).
     pub scans: Vec<String>,
@@ -207,7 +209,7 @@ pub enum KernelPath {
     /// A result known without a loop (`closed_form`).
     ClosedForm,
     /// One of the fixed kernels: a weighted pass over a matrix ([`matvec`]), a matrix
-    /// product ([`fastpath`]).
+    /// product ([`fastpath`]), a transposition ([`permute`]).
     FastPath,
     /// One scan of a leader's stored entries ([`scan`]).
     Scan,
@@ -252,6 +254,9 @@ fn run_kernel_for<'a>(
     }
     if let Some(r) = scan::map_stored(q, tensor) {
         return tree(r?, KernelPath::Scan);
+    }
+    if let Some(r) = permute::transposition(q, tensor) {
+        return tree(r?, KernelPath::FastPath);
     }
     if let Some(r) = outputs_only.then(|| scan::join_cells(q, tensor)).flatten() {
         return Ok((KernelResult::Cells(r?), KernelPath::Scan));

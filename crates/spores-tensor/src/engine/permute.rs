@@ -113,7 +113,7 @@ fn bits_for(dim: usize) -> u32 {
 const MAX_DIGIT_BITS: u32 = 8;
 
 /// `entries` sorted stably by the bits `bits` of their keys (lower bits keep the order they
-/// had), one counting pass per digit of at most 16 bits.
+/// had), one counting pass per digit of at most [`MAX_DIGIT_BITS`] bits.
 fn radix_sort(mut entries: Vec<(u64, f64)>, bits: std::ops::Range<u32>) -> Vec<(u64, f64)> {
     let width = bits.end.saturating_sub(bits.start);
     if width == 0 {

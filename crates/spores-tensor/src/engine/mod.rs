@@ -170,6 +170,10 @@ pub fn execute_converted(
     for (k, (name, query)) in plan.outputs.iter().enumerate() {
         if let Some(c) = cells.get(query) {
             let c = if plan.outputs[k + 1..].iter().any(|(_, q)| q == query) {
+                budget::ensure_fits(
+                    &format!("output {name}: a copy of {} entries", c.nnz()),
+                    budget::coo_bytes(c.nnz(), c.dims().len()),
+                )?;
                 c.clone()
             } else {
                 cells.remove(query).expect("just found")

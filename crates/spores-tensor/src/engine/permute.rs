@@ -58,7 +58,8 @@ pub fn transposition<'a>(
     let stored = t.vals.len();
     if let Err(e) = super::budget::ensure_fits(
         &format!("kernel {}: reordering {stored} entries", q.name),
-        (stored * (2 * 16 + 4 * dims.len())) as f64
+        // (key, value) pairs and the radix passes' second buffer, then coordinates and values.
+        (stored * (2 * 16 + 4 * dims.len() + 8)) as f64
             + super::budget::sparse_bytes(stored, &dims, &q.output_formats),
     ) {
         return Some(Err(e));

@@ -331,6 +331,31 @@ fn a_second_access_joined_on_the_leaders_key() {
                 "{context}: a dense result is no list of cells"
             );
         }
+        // The second copy storing its fill at some entries: those pairs write no cell.
+        let mut zeroed = vec![];
+        for (k, (c, v)) in t.iter().enumerate() {
+            zeroed.push((c.to_vec(), if k % 5 == 0 { 0.0 } else { v }));
+        }
+        let t0 = CooTensor::from_entries(vec![np, n, ns], zeroed, 0.0).unwrap();
+        let mut ins = HashMap::new();
+        ins.insert("L".to_string(), fiber(&l, &[Dense, SortedList, SortedList]));
+        ins.insert(
+            "T".to_string(),
+            fiber(&t0, &[Dense, SortedList, SortedList]),
+        );
+        ins.insert("u".to_string(), fiber(&u, &[Dense]));
+        ins.insert("w".to_string(), fiber(&w, &[Dense]));
+        let q = kernel(
+            "y[a,b] = sum[p,s1,s2](L[a,s1,p] * T[p,b,s2] * (u[s1] + u[s2] + w[p]))",
+            &["a", "s1", "p", "b", "s2"],
+            Some("L"),
+            &[Dense, SortedList],
+        );
+        agree_as_cells(
+            &iterating(q, "T", &[false, true, true]),
+            &ins,
+            &format!("{n}: stored zeros"),
+        );
         // The part's suppliers walked before its line items: pairs arrive out of key order.
         let mut ins = HashMap::new();
         let mut swapped = vec![];

@@ -985,10 +985,18 @@ fn join_scan(
         slices.push(Cells::new(c, v, order));
         (c_rest, v_rest) = (c_next, v_next);
     }
+    let groups = match (&shape.second, &flat) {
+        (Some(second), Some(flat)) => PairGroups::of(shape, plan, second, flat, keys),
+        _ => None,
+    };
     let written: Vec<(usize, bool)> = slices
         .into_par_iter()
         .zip(parts.into_par_iter())
         .map(|(mut cells, part)| {
+            if let Some(groups) = &groups {
+                groups.walk(shape, plan, keys, part, &mut cells, sum);
+                return (cells.len, cells.in_order);
+            }
             let mut batch = Batch::new(plan, shape.accs.len());
             let flush = |batch: &mut Batch, cells: &mut Cells| {
                 batch.evaluate(plan);
@@ -1178,6 +1186,176 @@ impl Flat {
             ancestors.push(at);
         }
         Some(Flat { start, ancestors })
+    }
+}
+
+/// A join scan with no inner block (one cell per pair) over [`Flat`] ranges, evaluated a
+/// leader entry's pairs at a time: the pairs under one leader entry are one contiguous
+/// range of the second access's value positions, so its values are copied as a slice, the
+/// sources that only the leader's loops address are read once per leader entry, and the
+/// rest are gathered through the walked loops' coordinate arrays. The per-pair work of
+/// [`Batch::push`] (each source's position from the pair's coordinates) is gone; the body
+/// runs in the same order over the same values, so the cells are the same.
+struct PairGroups<'f> {
+    flat: &'f Flat,
+    /// Per walked loop, its coordinate at each of the second access's value positions.
+    walked: Vec<&'f [u32]>,
+    /// Per access, how its values are read.
+    sources: Vec<PairSource<'f>>,
+    /// The output key's bits from the walked loops: (walked loop, shift).
+    key_walked: Vec<(usize, u32)>,
+    second_vals: &'f [f64],
+    second_fill: f64,
+    /// The access that is the second one.
+    second_at: usize,
+}
+
+/// How one access's values are read for a range of pairs ([`PairGroups`]).
+enum PairSource<'f> {
+    Leader,
+    Second,
+    /// A dense tensor at the position `Σ coordinate × stride` over its loops, `fixed` the
+    /// leader's loops (level, stride), `walked` the walked loops (walked loop, stride).
+    Dense {
+        vals: &'f [f64],
+        fixed: Vec<(usize, usize)>,
+        walked: Vec<(usize, usize)>,
+    },
+}
+
+impl<'f> PairGroups<'f> {
+    /// The pair groups of a join scan whose inner block is one cell and whose other
+    /// sources are dense, if it is one.
+    fn of(
+        shape: &Shape<'_, 'f>,
+        plan: &BatchPlan<'f>,
+        second: &Second,
+        flat: &'f Flat,
+        keys: &PackedKeys,
+    ) -> Option<PairGroups<'f>> {
+        let m = shape.accs[shape.leader?].idxs.len();
+        let entry_loops = shape.entry_loops();
+        if plan.tail_len != 1 || plan.split != entry_loops {
+            return None;
+        }
+        let b = shape.tensors[second.access];
+        let mut walked: Vec<&'f [u32]> = flat.ancestors.iter().map(Vec::as_slice).collect();
+        walked.push(&b.levels[b.order() - 1].idx);
+        let sources = plan
+            .sources
+            .iter()
+            .map(|s| match s {
+                Source::Leader => Some(PairSource::Leader),
+                Source::Second => Some(PairSource::Second),
+                // The inner block is one cell at coordinate 0: `inner` is [0].
+                Source::Dense { t, outer, .. } => {
+                    let (fixed, varying): (Vec<_>, Vec<_>) =
+                        outer.iter().partition(|&&(l, _)| l < m);
+                    Some(PairSource::Dense {
+                        vals: &t.vals,
+                        fixed,
+                        walked: varying.into_iter().map(|(l, st)| (l - m, st)).collect(),
+                    })
+                }
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let key_walked = (m..entry_loops)
+            .filter_map(|l| keys.shift[l].map(|s| (l - m, s)))
+            .collect();
+        Some(PairGroups {
+            flat,
+            walked,
+            sources,
+            key_walked,
+            second_vals: &b.vals,
+            second_fill: b.fill,
+            second_at: second.access,
+        })
+    }
+
+    /// Adds the cells of the leader's first-level entries `part` into `cells`, skipping
+    /// the pairs whose second value is its fill (as [`Shape::for_each_entry`] does).
+    fn walk(
+        &self,
+        shape: &Shape,
+        plan: &BatchPlan,
+        keys: &PackedKeys,
+        part: std::ops::Range<usize>,
+        cells: &mut Cells,
+        sum: bool,
+    ) {
+        let second = shape
+            .second
+            .as_ref()
+            .expect("pair groups join a second access");
+        let mut vals: Vec<Vec<f64>> = self
+            .sources
+            .iter()
+            .map(|_| Vec::with_capacity(BATCH))
+            .collect();
+        let mut pair_keys: Vec<u64> = Vec::with_capacity(BATCH);
+        let mut fixed_at = vec![0usize; self.sources.len()];
+        let mut flush = |vals: &mut [Vec<f64>], pair_keys: &mut Vec<u64>| {
+            let n = pair_keys.len();
+            let views: Vec<&[f64]> = vals.iter().map(Vec::as_slice).collect();
+            let result = eval(&plan.body, &views, n);
+            for ((&key, &v), &vb) in pair_keys.iter().zip(&result).zip(views[self.second_at]) {
+                if vb != self.second_fill {
+                    cells.add(keys, key, v, sum);
+                }
+            }
+            vals.iter_mut().for_each(Vec::clear);
+            pair_keys.clear();
+        };
+        shape.for_each_leader_entry(part, second, |outer, va, p| {
+            let key_base = keys.key(outer);
+            for (at, src) in fixed_at.iter_mut().zip(&self.sources) {
+                if let PairSource::Dense { fixed, .. } = src {
+                    *at = fixed.iter().map(|&(l, st)| outer[l] as usize * st).sum();
+                }
+            }
+            let (mut from, end) = (self.flat.start[p], self.flat.start[p + 1]);
+            while from < end {
+                let to = end.min(from + BATCH - pair_keys.len());
+                let range = from..to;
+                for ((buf, src), &at) in vals.iter_mut().zip(&self.sources).zip(&fixed_at) {
+                    match src {
+                        PairSource::Leader => buf.resize(buf.len() + range.len(), va),
+                        PairSource::Second => {
+                            buf.extend_from_slice(&self.second_vals[range.clone()])
+                        }
+                        PairSource::Dense { vals, walked, .. } => match walked.as_slice() {
+                            [] => buf.resize(buf.len() + range.len(), vals[at]),
+                            &[(w, st)] => buf.extend(
+                                self.walked[w][range.clone()]
+                                    .iter()
+                                    .map(|&c| vals[at + c as usize * st]),
+                            ),
+                            walked => buf.extend(range.clone().map(|q| {
+                                let off: usize = walked
+                                    .iter()
+                                    .map(|&(w, st)| self.walked[w][q] as usize * st)
+                                    .sum();
+                                vals[at + off]
+                            })),
+                        },
+                    }
+                }
+                pair_keys.extend(range.map(|q| {
+                    self.key_walked
+                        .iter()
+                        .fold(key_base, |k, &(w, s)| k | (self.walked[w][q] as u64) << s)
+                }));
+                if pair_keys.len() == BATCH {
+                    flush(&mut vals, &mut pair_keys);
+                }
+                from = to;
+            }
+        });
+        if !pair_keys.is_empty() {
+            flush(&mut vals, &mut pair_keys);
+        }
     }
 }
 

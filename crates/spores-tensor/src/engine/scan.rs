@@ -985,10 +985,9 @@ fn join_scan(
         slices.push(Cells::new(c, v, order));
         (c_rest, v_rest) = (c_next, v_next);
     }
-    let groups = match (&shape.second, &flat) {
-        (Some(second), Some(flat)) => PairGroups::of(shape, plan, second, flat, keys),
-        _ => None,
-    };
+    let groups = flat
+        .as_ref()
+        .and_then(|flat| PairGroups::of(shape, plan, flat, keys, &tail_keys));
     let written: Vec<(usize, bool)> = slices
         .into_par_iter()
         .zip(parts.into_par_iter())
@@ -1189,13 +1188,15 @@ impl Flat {
     }
 }
 
-/// A join scan with no inner block (one cell per pair) over [`Flat`] ranges, evaluated a
-/// leader entry's pairs at a time: the pairs under one leader entry are one contiguous
-/// range of the second access's value positions, so its values are copied as a slice, the
-/// sources that only the leader's loops address are read once per leader entry, and the
-/// rest are gathered through the walked loops' coordinate arrays. The per-pair work of
-/// [`Batch::push`] (each source's position from the pair's coordinates) is gone; the body
-/// runs in the same order over the same values, so the cells are the same.
+/// A join scan over [`Flat`] ranges whose sources are dense, evaluated a leader entry's
+/// pairs at a time: the pairs under one leader entry are one contiguous range of the second
+/// access's value positions, so its values are read as a slice, the dense positions that
+/// only the leader's loops address are computed once per leader entry, and the rest through
+/// the walked loops' coordinate arrays; an inner block of dense loops (a network's hidden
+/// units) is a contiguous row per pair where the tensor's last modes are its loops. The
+/// per-pair work of [`Batch::push`] (each source's position from the pair's coordinates)
+/// is gone; the body runs in the same order over the same values, so the cells are the
+/// same.
 struct PairGroups<'f> {
     flat: &'f Flat,
     /// Per walked loop, its coordinate at each of the second access's value positions.
@@ -1204,6 +1205,8 @@ struct PairGroups<'f> {
     sources: Vec<PairSource<'f>>,
     /// The output key's bits from the walked loops: (walked loop, shift).
     key_walked: Vec<(usize, u32)>,
+    /// The inner block's cells and each one's bits of the output key.
+    tail_keys: &'f [u64],
     second_vals: &'f [f64],
     second_fill: f64,
     /// The access that is the second one.
@@ -1215,27 +1218,31 @@ enum PairSource<'f> {
     Leader,
     Second,
     /// A dense tensor at the position `Σ coordinate × stride` over its loops, `fixed` the
-    /// leader's loops (level, stride), `walked` the walked loops (walked loop, stride).
+    /// leader's loops (level, stride), `walked` the walked loops (walked loop, stride),
+    /// `inner` per inner cell (`row`: the inner cells are consecutive positions).
     Dense {
         vals: &'f [f64],
         fixed: Vec<(usize, usize)>,
         walked: Vec<(usize, usize)>,
+        inner: &'f [usize],
+        row: bool,
     },
 }
 
 impl<'f> PairGroups<'f> {
-    /// The pair groups of a join scan whose inner block is one cell and whose other
-    /// sources are dense, if it is one.
+    /// The pair groups of a join scan whose sources besides the two sparse accesses are
+    /// dense, if it is one.
     fn of(
         shape: &Shape<'_, 'f>,
-        plan: &BatchPlan<'f>,
-        second: &Second,
+        plan: &'f BatchPlan<'f>,
         flat: &'f Flat,
         keys: &PackedKeys,
+        tail_keys: &'f [u64],
     ) -> Option<PairGroups<'f>> {
+        let second = shape.second.as_ref()?;
         let m = shape.accs[shape.leader?].idxs.len();
         let entry_loops = shape.entry_loops();
-        if plan.tail_len != 1 || plan.split != entry_loops {
+        if plan.split != entry_loops {
             return None;
         }
         let b = shape.tensors[second.access];
@@ -1247,14 +1254,15 @@ impl<'f> PairGroups<'f> {
             .map(|s| match s {
                 Source::Leader => Some(PairSource::Leader),
                 Source::Second => Some(PairSource::Second),
-                // The inner block is one cell at coordinate 0: `inner` is [0].
-                Source::Dense { t, outer, .. } => {
+                Source::Dense { t, outer, inner } => {
                     let (fixed, varying): (Vec<_>, Vec<_>) =
                         outer.iter().partition(|&&(l, _)| l < m);
                     Some(PairSource::Dense {
                         vals: &t.vals,
                         fixed,
                         walked: varying.into_iter().map(|(l, st)| (l - m, st)).collect(),
+                        inner,
+                        row: inner.iter().enumerate().all(|(k, &o)| o == inner[0] + k),
                     })
                 }
                 _ => None,
@@ -1268,6 +1276,7 @@ impl<'f> PairGroups<'f> {
             walked,
             sources,
             key_walked,
+            tail_keys,
             second_vals: &b.vals,
             second_fill: b.fill,
             second_at: second.access,
@@ -1289,20 +1298,24 @@ impl<'f> PairGroups<'f> {
             .second
             .as_ref()
             .expect("pair groups join a second access");
+        let t = self.tail_keys.len();
+        let per_batch = (BATCH / t).max(1);
         let mut vals: Vec<Vec<f64>> = self
             .sources
             .iter()
-            .map(|_| Vec::with_capacity(BATCH))
+            .map(|_| Vec::with_capacity(per_batch * t))
             .collect();
-        let mut pair_keys: Vec<u64> = Vec::with_capacity(BATCH);
+        let mut pair_keys: Vec<u64> = Vec::with_capacity(per_batch);
         let mut fixed_at = vec![0usize; self.sources.len()];
         let mut flush = |vals: &mut [Vec<f64>], pair_keys: &mut Vec<u64>| {
-            let n = pair_keys.len();
             let views: Vec<&[f64]> = vals.iter().map(Vec::as_slice).collect();
-            let result = eval(&plan.body, &views, n);
-            for ((&key, &v), &vb) in pair_keys.iter().zip(&result).zip(views[self.second_at]) {
+            let result = eval(&plan.body, &views, pair_keys.len() * t);
+            let seconds = views[self.second_at].iter().step_by(t);
+            for ((&key, row), &vb) in pair_keys.iter().zip(result.chunks(t)).zip(seconds) {
                 if vb != self.second_fill {
-                    cells.add(keys, key, v, sum);
+                    for (&off, &v) in self.tail_keys.iter().zip(row) {
+                        cells.add(keys, key | off, v, sum);
+                    }
                 }
             }
             vals.iter_mut().for_each(Vec::clear);
@@ -1317,29 +1330,50 @@ impl<'f> PairGroups<'f> {
             }
             let (mut from, end) = (self.flat.start[p], self.flat.start[p + 1]);
             while from < end {
-                let to = end.min(from + BATCH - pair_keys.len());
+                let to = end.min(from + per_batch - pair_keys.len());
                 let range = from..to;
                 for ((buf, src), &at) in vals.iter_mut().zip(&self.sources).zip(&fixed_at) {
                     match src {
-                        PairSource::Leader => buf.resize(buf.len() + range.len(), va),
-                        PairSource::Second => {
+                        PairSource::Leader => buf.resize(buf.len() + range.len() * t, va),
+                        PairSource::Second if t == 1 => {
                             buf.extend_from_slice(&self.second_vals[range.clone()])
                         }
-                        PairSource::Dense { vals, walked, .. } => match walked.as_slice() {
-                            [] => buf.resize(buf.len() + range.len(), vals[at]),
-                            &[(w, st)] => buf.extend(
-                                self.walked[w][range.clone()]
-                                    .iter()
-                                    .map(|&c| vals[at + c as usize * st]),
-                            ),
-                            walked => buf.extend(range.clone().map(|q| {
-                                let off: usize = walked
-                                    .iter()
-                                    .map(|&(w, st)| self.walked[w][q] as usize * st)
-                                    .sum();
-                                vals[at + off]
-                            })),
-                        },
+                        PairSource::Second => {
+                            for &vb in &self.second_vals[range.clone()] {
+                                buf.resize(buf.len() + t, vb);
+                            }
+                        }
+                        PairSource::Dense {
+                            vals,
+                            walked,
+                            inner,
+                            row,
+                            ..
+                        } => {
+                            let (first, len) = (at + inner[0], buf.len());
+                            let mut one_pair = |base: usize| {
+                                if *row {
+                                    buf.extend_from_slice(&vals[base..base + t]);
+                                } else {
+                                    buf.extend(inner.iter().map(|&o| vals[base - inner[0] + o]));
+                                }
+                            };
+                            if walked.is_empty() && t == 1 {
+                                buf.resize(len + range.len(), vals[first]);
+                            } else if walked.is_empty() {
+                                // The same values for every pair of this entry.
+                                one_pair(first);
+                                for _ in 1..range.len() {
+                                    buf.extend_from_within(len..len + t);
+                                }
+                            } else {
+                                for q in range.clone() {
+                                    one_pair(walked.iter().fold(first, |b, &(w, st)| {
+                                        b + self.walked[w][q] as usize * st
+                                    }));
+                                }
+                            }
+                        }
                     }
                 }
                 pair_keys.extend(range.map(|q| {
@@ -1347,7 +1381,7 @@ impl<'f> PairGroups<'f> {
                         .iter()
                         .fold(key_base, |k, &(w, s)| k | (self.walked[w][q] as u64) << s)
                 }));
-                if pair_keys.len() == BATCH {
+                if pair_keys.len() == per_batch {
                     flush(&mut vals, &mut pair_keys);
                 }
                 from = to;

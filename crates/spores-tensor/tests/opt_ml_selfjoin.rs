@@ -216,7 +216,8 @@ fn fusion_over_pairs_needs_one_key_per_line_item() {
 
 /// Logistic regression's scores over the pairs are an intermediate read only by `sigmoid`
 /// in their own order: they are written in that order too (the line item `a` before its
-/// partner `b`, the join scan's key order), and the map keeps their levels.
+/// partner `b`, the join scan's key order), and the map runs on the join's cells as they
+/// were written (fused: the scores are never stored in levels).
 #[test]
 fn scores_read_by_a_map_are_written_in_its_order() {
     let rows = 3000;
@@ -237,6 +238,14 @@ fn scores_read_by_a_map_are_written_in_its_order() {
         "{:?}",
         report.exec.scans
     );
+    assert_eq!(
+        (report.exec.fused.clone(), report.exec.as_cells.clone()),
+        (
+            vec![(over_pairs.name.clone(), "y".to_string())],
+            vec!["y".to_string()]
+        )
+    );
+    assert_eq!(out["y"].fill(), 0.5);
     // Every stored score is sigmoid of its pair's features times theta; the others are 0.5.
     let y = &out["y"];
     let (l, s, pt, theta) = (

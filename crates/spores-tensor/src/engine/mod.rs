@@ -133,6 +133,35 @@ pub fn execute_converted(
                 }
             }
         }
+        if fuse::map_consumer(plan, qi) && read_by_outputs_only(plan, qi + 1) {
+            let lookup = |name: &str, is_alias: bool| {
+                if is_alias {
+                    results.get(name)
+                } else {
+                    inputs.tensors.get(name)
+                }
+            };
+            let consumer = &plan.queries[qi + 1];
+            let mapped = (closed_form::result(q, &lookup).is_none())
+                .then(|| scan::join_cells_mapped(q, consumer, &lookup))
+                .flatten();
+            if let Some(c) = mapped {
+                let c = c?;
+                report.scans.push(q.name.clone());
+                report.scans.push(consumer.name.clone());
+                report.fused.push((q.name.clone(), consumer.name.clone()));
+                report
+                    .kernels
+                    .push((q.name.clone(), std::time::Duration::ZERO, 0, vec![]));
+                report
+                    .kernels
+                    .push((consumer.name.clone(), t0.elapsed(), c.nnz(), vec![]));
+                report.as_cells.push(consumer.name.clone());
+                cells.insert(consumer.name.clone(), c);
+                fused_into = Some(qi + 1);
+                continue;
+            }
+        }
         let t = {
             let lookup = |name: &str, is_alias: bool| {
                 if is_alias {

@@ -100,6 +100,38 @@ pub fn join_cells<'a>(
     }
 }
 
+/// [`join_cells`] for a join scan `q` whose cells a pointwise map `map` reads, alone and in
+/// their order ([`super::fuse::map_consumer`]): the map's result as the output's COO
+/// tensor, the join's cells mapped in place. What [`map_stored`] computes on the join's
+/// result stored in levels: the stored cells mapped, the fill the map at 0. `None` when
+/// `q` is no join scan listed as cells.
+pub fn join_cells_mapped<'a>(
+    q: &PhysicalQuery,
+    map: &PhysicalQuery,
+    tensor: &dyn Fn(&str, bool) -> Option<&'a FiberTensor>,
+) -> Option<Result<CooTensor, TensorError>> {
+    use rayon::prelude::*;
+    let mut cells = match scan_with(q, tensor, Want::Cells)? {
+        Ok(Scanned::Cells(c)) => c,
+        Ok(Scanned::Tensor(_) | Scanned::Gram(_)) => return None,
+        Err(e) => return Some(Err(e)),
+    };
+    let body = to_node(&map.body, &mut 0);
+    let fill = eval(&body, &[&[0.0]], 1)[0];
+    // In blocks, each mapped into a small buffer and copied back: the join's values are
+    // the only large array.
+    cells.values.par_chunks_mut(1 << 14).for_each(|block| {
+        let mapped = eval(&body, &[&*block], block.len());
+        block.copy_from_slice(&mapped);
+    });
+    Some(Ok(CooTensor::from_sorted_parts_unchecked(
+        cells.dims,
+        cells.coords,
+        cells.values,
+        fill,
+    )))
+}
+
 /// A kernel that maps each stored value of one tensor through pointwise functions, with no
 /// aggregate, looping over that tensor's modes in its order and writing them in the same
 /// order and formats (`y[a,b] = sigmoid(t[a,b])` over the pairs of a self-join), or of

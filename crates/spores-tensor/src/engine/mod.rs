@@ -49,6 +49,27 @@ pub struct ExecReport {
     pub as_cells: Vec<String>,
 }
 
+impl ExecReport {
+    /// A producer scan run as one with its consumer ([`fuse`]), started at `t0`: the
+    /// producer reported with no time and no result, the consumer with both.
+    fn push_fused(
+        &mut self,
+        producer: &str,
+        consumer: &str,
+        t0: Instant,
+        stored: usize,
+        formats: Vec<LevelFormat>,
+    ) {
+        self.scans.push(producer.to_string());
+        self.fused
+            .push((producer.to_string(), consumer.to_string()));
+        self.kernels
+            .push((producer.to_string(), Duration::ZERO, 0, vec![]));
+        self.kernels
+            .push((consumer.to_string(), t0.elapsed(), stored, formats));
+    }
+}
+
 /// Inputs already converted to fibertrees (convert once, run many plans).
 pub struct EngineInputs {
     pub tensors: HashMap<String, FiberTensor>,
@@ -115,18 +136,8 @@ pub fn execute_converted(
                 if (0..d).all(|j| g[j * d + j].is_finite()) {
                     let consumer = &plan.queries[qi + 1];
                     let t = fastpath::gram_tensor(consumer, d, g)?;
-                    report.scans.push(q.name.clone());
                     report.fast_paths.push(consumer.name.clone());
-                    report.fused.push((q.name.clone(), consumer.name.clone()));
-                    report
-                        .kernels
-                        .push((q.name.clone(), std::time::Duration::ZERO, 0, vec![]));
-                    report.kernels.push((
-                        consumer.name.clone(),
-                        t0.elapsed(),
-                        t.vals.len(),
-                        t.formats(),
-                    ));
+                    report.push_fused(&q.name, &consumer.name, t0, t.vals.len(), t.formats());
                     results.insert(consumer.name.clone(), t);
                     fused_into = Some(qi + 1);
                     continue;
@@ -147,15 +158,8 @@ pub fn execute_converted(
                 .flatten();
             if let Some(c) = mapped {
                 let c = c?;
-                report.scans.push(q.name.clone());
+                report.push_fused(&q.name, &consumer.name, t0, c.nnz(), vec![]);
                 report.scans.push(consumer.name.clone());
-                report.fused.push((q.name.clone(), consumer.name.clone()));
-                report
-                    .kernels
-                    .push((q.name.clone(), std::time::Duration::ZERO, 0, vec![]));
-                report
-                    .kernels
-                    .push((consumer.name.clone(), t0.elapsed(), c.nnz(), vec![]));
                 report.as_cells.push(consumer.name.clone());
                 cells.insert(consumer.name.clone(), c);
                 fused_into = Some(qi + 1);

@@ -1382,25 +1382,27 @@ impl<'f> PairGroups<'f> {
                             row,
                             ..
                         } => {
-                            let (first, len) = (at + inner[0], buf.len());
+                            // `base`: the pair's position before the inner offsets.
+                            let len = buf.len();
                             let mut one_pair = |base: usize| {
                                 if *row {
-                                    buf.extend_from_slice(&vals[base..base + t]);
+                                    let from = base + inner[0];
+                                    buf.extend_from_slice(&vals[from..from + t]);
                                 } else {
-                                    buf.extend(inner.iter().map(|&o| vals[base - inner[0] + o]));
+                                    buf.extend(inner.iter().map(|&o| vals[base + o]));
                                 }
                             };
                             if walked.is_empty() && t == 1 {
-                                buf.resize(len + range.len(), vals[first]);
+                                buf.resize(len + range.len(), vals[at + inner[0]]);
                             } else if walked.is_empty() {
                                 // The same values for every pair of this entry.
-                                one_pair(first);
+                                one_pair(at);
                                 for _ in 1..range.len() {
                                     buf.extend_from_within(len..len + t);
                                 }
                             } else {
                                 for q in range.clone() {
-                                    one_pair(walked.iter().fold(first, |b, &(w, st)| {
+                                    one_pair(walked.iter().fold(at, |b, &(w, st)| {
                                         b + self.walked[w][q] as usize * st
                                     }));
                                 }

@@ -98,7 +98,7 @@ def write_coo(path, rows, cols, i, j, v, group=1 << 20):
 
     schema = pa.schema(
         [("i", pa.int64(), False), ("j", pa.int64(), False), ("v", pa.float64(), False)],
-        metadata={"rows": str(rows), "cols": str(cols), "unique_cells": "true"},
+        metadata={"rows": str(rows), "cols": str(cols), "unique_cells": "true", "finite": "true"},
     )
     tmp = str(path) + ".tmp"
     with pq.ParquetWriter(tmp, schema, compression="snappy") as w:
@@ -127,7 +127,7 @@ def gen(args):
 
     schema = pa.schema(
         [("i", pa.int64(), False), ("j", pa.int64(), False), ("v", pa.float64(), False)],
-        metadata={"rows": str(rows), "cols": str(cols), "unique_cells": "true"},
+        metadata={"rows": str(rows), "cols": str(cols), "unique_cells": "true", "finite": "true"},
     )
     stride = cols // per_row
     tmp = out / "X.parquet.tmp"

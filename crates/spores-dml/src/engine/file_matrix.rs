@@ -70,9 +70,12 @@ impl FileMatrix {
             .map_err(FileError::Read)
     }
 
-    /// Whether every value is finite: a scan of the file, row group by row group, the
-    /// first time (the optimizer's rewrites apply to finite values only). An unreadable
-    /// file counts as not finite; reading it reports why.
+    /// Whether every value is finite (the optimizer's rewrites apply to finite values
+    /// only): what the file promises in its metadata (`finite`, which spores' writer
+    /// records), else a scan of its values, row group by row group, the first time. The
+    /// scan would otherwise run on this process before any plan is sent to a cluster, a
+    /// pass over the whole file that no executor shares. An unreadable file counts as not
+    /// finite; reading it reports why.
     pub fn all_finite(&self) -> bool {
         *self.finite.get_or_init(|| {
             if let Some(Ok(m)) = self.loaded.get() {
@@ -83,6 +86,9 @@ impl FileMatrix {
                 let Ok(file) = mio::parquet_coo::CooFile::open(&self.path) else {
                     return false;
                 };
+                if file.declared_finite() {
+                    return true;
+                }
                 // The value column alone, row groups in parallel.
                 use rayon::prelude::*;
                 (0..file.row_groups()).into_par_iter().all(|g| {

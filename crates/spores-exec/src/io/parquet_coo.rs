@@ -8,21 +8,25 @@
 //! Reading: `i` and `j` may be INT32 or INT64, `v` DOUBLE, FLOAT, INT32 or INT64, each
 //! required or nullable (a null is an error); other columns are ignored. The shape is
 //! the file's key-value metadata `rows` and `cols` when present (what [`write`] records),
-//! else one past the largest index. Cells may come in any order; duplicates are summed,
+//! else one past the largest index. Two more keys are promises the writer makes:
+//! `unique_cells = true` (no cell is stored twice) and `finite = true` (no value is NaN
+//! or infinite, so the optimizer's rewrites over the reals hold without a scan of the
+//! values); a file without them is read as it is, its values scanned when asked. Cells may come in any order; duplicates are summed,
 //! as in Matrix Market. Errors name the file and the 1-based row of the table (as the
 //! "line" of an [`ExecError::Parse`]). A file whose matrix would not fit the memory
 //! budget ([`crate::memory`]) is refused before its cells are read; [`CooFile`] reads a
 //! file one row group at a time instead (what the relational engine scans).
 //!
-//! Writing: required INT64 `i`, `j` and DOUBLE `v`, the non-zeros in row-major order,
-//! Snappy-compressed, in row groups of [`ROW_GROUP_ROWS`] cells, with `rows` and `cols`
-//! in the key-value metadata. The write is atomic, like every writer of this crate.
+//! Writing: required INT64 `i`, `j` (delta-encoded) and DOUBLE `v`, the non-zeros in
+//! row-major order, Snappy-compressed, in row groups of [`ROW_GROUP_ROWS`] cells, with
+//! `rows`, `cols`, `unique_cells` and (when every value is finite) `finite` in the
+//! key-value metadata. The write is atomic, like every writer of this crate.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use parquet::basic::Compression;
+use parquet::basic::{Compression, Encoding};
 use parquet::column::reader::ColumnReader;
 use parquet::data_type::{DoubleType, Int64Type};
 use parquet::file::metadata::KeyValue;
@@ -30,6 +34,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::ColumnPath;
 
 use super::{io_error, matrix_from_entries, parse_error, Entries};
 use crate::error::Result;
@@ -71,6 +76,7 @@ pub struct CooFile {
     group_starts: Vec<usize>,
     columns: [usize; 3],
     unique: bool,
+    finite: bool,
 }
 
 /// The cells of one row group, columns `i`, `j`, `v` (validated against the shape).
@@ -122,10 +128,13 @@ impl CooFile {
                 }),
             }
         };
-        let unique = meta.file_metadata().key_value_metadata().is_some_and(|kv| {
-            kv.iter()
-                .any(|kv| kv.key == UNIQUE_KEY && kv.value.as_deref() == Some("true"))
-        });
+        let promised = |key: &str| {
+            meta.file_metadata().key_value_metadata().is_some_and(|kv| {
+                kv.iter()
+                    .any(|kv| kv.key == key && kv.value.as_deref() == Some("true"))
+            })
+        };
+        let (unique, finite) = (promised(UNIQUE_KEY), promised(FINITE_KEY));
         let mut file = CooFile {
             path: path.to_path_buf(),
             rows: 0,
@@ -134,6 +143,7 @@ impl CooFile {
             group_starts,
             columns,
             unique,
+            finite,
         };
         let (rows, cols) = match (recorded("rows")?, recorded("cols")?) {
             (Some(rows), Some(cols)) => (rows, cols),
@@ -179,6 +189,12 @@ impl CooFile {
     /// A file without the mark may repeat a cell, which means the sum.
     pub fn unique_cells(&self) -> bool {
         self.unique
+    }
+
+    /// Whether the file promises that every value is finite ([`write`] records it when
+    /// so). `false` means unknown: the values have to be scanned to tell.
+    pub fn declared_finite(&self) -> bool {
+        self.finite
     }
 
     /// The cells of row group `g`, each inside the shape.
@@ -301,6 +317,8 @@ impl CooFile {
 
 /// Key-value metadata [`write`] records: each cell is stored once.
 const UNIQUE_KEY: &str = "unique_cells";
+/// Key-value metadata [`write`] records when no value is NaN or infinite.
+const FINITE_KEY: &str = "finite";
 
 fn open_reader(path: &Path) -> Result<SerializedFileReader<File>> {
     let file = File::open(path).map_err(|source| io_error(path, source))?;
@@ -408,14 +426,24 @@ pub fn write_groups(m: &Matrix, path: &Path, group_rows: usize) -> Result<()> {
             "message coo { required int64 i; required int64 j; required double v; }",
         )
         .map_err(other)?;
+        let mut metadata = vec![
+            KeyValue::new("rows".into(), m.rows().to_string()),
+            KeyValue::new("cols".into(), m.cols().to_string()),
+            KeyValue::new(UNIQUE_KEY.to_string(), "true".to_string()),
+        ];
+        if m.all_finite() {
+            metadata.push(KeyValue::new(FINITE_KEY.to_string(), "true".to_string()));
+        }
+        // No dictionaries: interning a million indices per row group cost more than the
+        // rest of the encoding, and values rarely repeat. Row-major indices are runs and
+        // small steps, which delta encoding stores in a few bits each.
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
+            .set_dictionary_enabled(false)
+            .set_column_encoding(ColumnPath::from("i"), Encoding::DELTA_BINARY_PACKED)
+            .set_column_encoding(ColumnPath::from("j"), Encoding::DELTA_BINARY_PACKED)
             .set_max_row_group_row_count(Some(group_rows))
-            .set_key_value_metadata(Some(vec![
-                KeyValue::new("rows".into(), m.rows().to_string()),
-                KeyValue::new("cols".into(), m.cols().to_string()),
-                KeyValue::new(UNIQUE_KEY.to_string(), "true".to_string()),
-            ]))
+            .set_key_value_metadata(Some(metadata))
             .build();
         let mut writer =
             SerializedFileWriter::new(sink, Arc::new(schema), Arc::new(props)).map_err(other)?;
@@ -572,6 +600,7 @@ mod tests {
         assert_eq!((file.rows(), file.cols(), file.cells()), (40, 12, 150));
         assert_eq!(file.row_groups(), 3);
         assert!(file.unique_cells());
+        assert!(file.declared_finite());
         let last = file.read_group(2).unwrap();
         assert_eq!(last.i.len(), 150 - 128);
         assert_eq!((last.i[0], last.j[0], last.v[0]), (12, 8, 129.0));
@@ -592,7 +621,15 @@ mod tests {
         let file = CooFile::open(&duck).unwrap();
         assert_eq!((file.rows(), file.cols(), file.cells()), (7, 4, 2));
         assert!(!file.unique_cells());
+        assert!(!file.declared_finite());
         assert_eq!(file.read_group_values(0).unwrap(), vec![1.0, 2.0]);
+
+        // A matrix holding NaN or an infinity is written without the promise.
+        for bad in [f64::NAN, f64::NEG_INFINITY] {
+            write(&sparse(2, 2, &[(0, 1, 1.0), (1, 0, bad)]), &path).unwrap();
+            let file = CooFile::open(&path).unwrap();
+            assert!(file.unique_cells() && !file.declared_finite());
+        }
     }
 
     #[test]

@@ -11,8 +11,8 @@
 //! else one past the largest index. Two more keys are promises the writer makes:
 //! `unique_cells = true` (no cell is stored twice) and `finite = true` (no value is NaN
 //! or infinite, so the optimizer's rewrites over the reals hold without a scan of the
-//! values); a file without them is read as it is, its values scanned when asked. Cells may come in any order; duplicates are summed,
-//! as in Matrix Market. Errors name the file and the 1-based row of the table (as the
+//! values); a file without them is read as it is, its values scanned when asked. Cells
+//! may come in any order; duplicates are summed, as in Matrix Market. Errors name the file and the 1-based row of the table (as the
 //! "line" of an [`ExecError::Parse`]). A file whose matrix would not fit the memory
 //! budget ([`crate::memory`]) is refused before its cells are read; [`CooFile`] reads a
 //! file one row group at a time instead (what the relational engine scans).

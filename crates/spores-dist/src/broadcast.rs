@@ -16,17 +16,21 @@
 //! plan with their held cells ([`crate::codec`], feature `ballista`).
 
 use std::hash::{Hash, Hasher};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use datafusion::arrow::array::{Array, Float64Array, Int64Array};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
-use datafusion::common::{exec_err, Result as DfResult};
+use datafusion::common::{exec_err, DataFusionError, Result as DfResult};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
+use spores_exec::io::parquet_coo;
 use spores_exec::{DenseMatrix, Matrix};
+
+use crate::error::DistError;
 
 /// A dense matrix held for lookups. Its id tells two holdings apart: DataFusion compares
 /// and hashes functions when it rewrites plans, and comparing ids is what equality of
@@ -36,13 +40,93 @@ pub struct Held {
     id: u64,
     /// Where the holding was made: the making process's [`process_nonce`] and its id
     /// there. A plan decoded on a Ballista node keeps it, so that the tasks of one plan
-    /// decode its cells once per process ([`crate::codec`]).
+    /// share its cells within a process ([`crate::codec`]).
     origin: (u64, u64),
+    cells: Arc<Cells>,
+}
+
+/// The cells of a holding: in memory from the start, or the whole of a Parquet COO file
+/// read the first time a lookup needs them. A plan decoded on a Ballista scheduler names
+/// its held inputs' files and never reads them: only the executors that run its tasks do.
+#[derive(Debug)]
+pub struct Cells {
+    rows: usize,
+    cols: usize,
+    /// The file the cells are (a plan for a Ballista cluster names it instead of
+    /// carrying the cells, [`crate::codec`]).
+    file: Option<Arc<Path>>,
     /// Always [`Matrix::Dense`]: the kernels read it as a matrix, the lookups as an array.
-    matrix: Arc<Matrix>,
-    /// The Parquet COO file the cells were read from, whole: a plan for a Ballista
-    /// cluster names the file instead of carrying the cells ([`crate::codec`]).
-    file: Option<Arc<std::path::Path>>,
+    matrix: OnceLock<Arc<Matrix>>,
+    /// Held while the file is read, so that tasks starting together read it once.
+    reading: Mutex<()>,
+}
+
+impl Cells {
+    pub(crate) fn in_memory(matrix: DenseMatrix, file: Option<Arc<Path>>) -> Self {
+        Cells {
+            rows: matrix.rows(),
+            cols: matrix.cols(),
+            file,
+            matrix: OnceLock::from(Arc::new(Matrix::Dense(matrix))),
+            reading: Mutex::new(()),
+        }
+    }
+
+    /// The cells of the `rows x cols` matrix in `file`, read when first needed.
+    pub(crate) fn in_file(rows: usize, cols: usize, file: Arc<Path>) -> Self {
+        Cells {
+            rows,
+            cols,
+            file: Some(file),
+            matrix: OnceLock::new(),
+            reading: Mutex::new(()),
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Bytes of the cells, read or not.
+    pub fn bytes(&self) -> usize {
+        8 * self.rows * self.cols
+    }
+
+    fn get(&self) -> Result<&Arc<Matrix>, DistError> {
+        if let Some(m) = self.matrix.get() {
+            return Ok(m);
+        }
+        let _reading = self.reading.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = self.matrix.get() {
+            return Ok(m);
+        }
+        let Some(path) = &self.file else {
+            return Err(DistError::Result(
+                "a held matrix has neither cells nor a file".into(),
+            ));
+        };
+        let read = parquet_coo::read_dense(path).map_err(|e| {
+            DistError::Plan(format!(
+                "cannot read the held input {}: {e}",
+                path.display()
+            ))
+        })?;
+        if (read.rows(), read.cols()) != (self.rows, self.cols) {
+            return Err(DistError::Plan(format!(
+                "{} is {}x{} here, {}x{} where the plan was made",
+                path.display(),
+                read.rows(),
+                read.cols(),
+                self.rows,
+                self.cols
+            )));
+        }
+        Ok(self.matrix.get_or_init(|| Arc::new(Matrix::Dense(read))))
+    }
 }
 
 /// A number that tells this process's holdings apart from other processes' (the ids
@@ -64,41 +148,36 @@ fn next_id() -> u64 {
 
 impl Held {
     pub fn new(matrix: DenseMatrix) -> Self {
+        Held::made(Cells::in_memory(matrix, None))
+    }
+
+    /// A holding of the whole of the Parquet COO file at `path`, read into `matrix`.
+    pub fn of_file(matrix: DenseMatrix, path: &Path) -> Self {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        Held::made(Cells::in_memory(matrix, Some(Arc::from(path.as_path()))))
+    }
+
+    fn made(cells: Cells) -> Self {
         let id = next_id();
         Held {
             id,
             origin: (process_nonce(), id),
-            matrix: Arc::new(Matrix::Dense(matrix)),
-            file: None,
-        }
-    }
-
-    /// A holding of the whole of the Parquet COO file at `path`, read into `matrix`.
-    pub fn of_file(matrix: DenseMatrix, path: &std::path::Path) -> Self {
-        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        Held {
-            file: Some(Arc::from(path.as_path())),
-            ..Held::new(matrix)
+            cells: Arc::new(cells),
         }
     }
 
     /// The file the cells were read from, if they are the whole of one.
-    pub(crate) fn file(&self) -> Option<&std::path::Path> {
-        self.file.as_deref()
+    pub(crate) fn file(&self) -> Option<&Path> {
+        self.cells.file.as_deref()
     }
 
     /// A holding decoded from a plan: the cells made at `origin` (shared while another
     /// decoded plan still reads them).
-    pub(crate) fn decoded(
-        origin: (u64, u64),
-        matrix: Arc<Matrix>,
-        file: Option<Arc<std::path::Path>>,
-    ) -> Self {
+    pub(crate) fn decoded(origin: (u64, u64), cells: Arc<Cells>) -> Self {
         Held {
             id: next_id(),
             origin,
-            matrix,
-            file,
+            cells,
         }
     }
 
@@ -107,45 +186,59 @@ impl Held {
         self.origin
     }
 
-    /// The shared cells.
+    /// The shared cells, read or not.
     #[cfg(test)]
-    pub(crate) fn shared(&self) -> &Arc<Matrix> {
-        &self.matrix
+    pub(crate) fn shared(&self) -> &Arc<Cells> {
+        &self.cells
     }
 
-    /// The cells as a matrix for the local kernels (dense).
-    pub fn as_matrix(&self) -> &Matrix {
-        &self.matrix
+    /// Whether the cells are in memory (a holding of a file is read on first use).
+    #[cfg(test)]
+    pub(crate) fn is_read(&self) -> bool {
+        self.cells.matrix.get().is_some()
+    }
+
+    /// The cells as a matrix for the local kernels (dense), read from the file first if
+    /// they are not in memory yet.
+    pub fn as_matrix(&self) -> Result<&Matrix, DistError> {
+        self.cells.get().map(Arc::as_ref)
     }
 
     pub fn rows(&self) -> usize {
-        self.matrix.rows()
+        self.cells.rows
     }
 
     pub fn cols(&self) -> usize {
-        self.matrix.cols()
+        self.cells.cols
     }
 
     /// Bytes of its cells.
     pub fn bytes(&self) -> usize {
-        8 * self.rows() * self.cols()
+        self.cells.bytes()
     }
 
-    pub fn matrix(&self) -> &DenseMatrix {
-        match self.matrix.as_ref() {
-            Matrix::Dense(d) => d,
-            Matrix::Sparse(_) => unreachable!("a held matrix is made dense"),
+    /// The cells as a dense matrix (see [`Self::as_matrix`]).
+    pub fn matrix(&self) -> Result<&DenseMatrix, DistError> {
+        match self.as_matrix()? {
+            Matrix::Dense(d) => Ok(d),
+            Matrix::Sparse(_) => Err(DistError::Result("a held matrix is made dense".into())),
         }
     }
 
     /// The cells as a matrix, copied only when another holder still reads them.
-    pub fn into_matrix(self) -> Matrix {
-        Arc::try_unwrap(self.matrix).unwrap_or_else(|shared| shared.as_ref().clone())
+    pub fn into_matrix(self) -> Result<Matrix, DistError> {
+        self.cells.get()?;
+        let cells = Arc::try_unwrap(self.cells).map_or_else(
+            |shared| shared.matrix.get().cloned(),
+            |own| own.matrix.into_inner(),
+        );
+        let matrix = cells.ok_or_else(|| DistError::Result("held cells not read".into()))?;
+        Ok(Arc::try_unwrap(matrix).unwrap_or_else(|shared| shared.as_ref().clone()))
     }
 
     /// A reference that does not keep the cells alive (to count what is still held).
-    pub fn weak(&self) -> Weak<Matrix> {
-        Arc::downgrade(&self.matrix)
+    pub fn weak(&self) -> Weak<Cells> {
+        Arc::downgrade(&self.cells)
     }
 }
 
@@ -238,6 +331,10 @@ impl Index<'_> {
     }
 }
 
+fn external(e: DistError) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}
+
 /// Argument `k` of a call as positions below `size`.
 fn index<'a>(args: &'a [ColumnarValue], k: usize, size: usize, what: &str) -> DfResult<Index<'a>> {
     match args.get(k) {
@@ -300,7 +397,7 @@ impl ScalarUDFImpl for Cell {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
-        let m = self.held.matrix();
+        let m = self.held.matrix().map_err(external)?;
         let (rows, cols, data) = (m.rows(), m.cols(), m.data());
         let row = match self.has_row {
             true => index(&args.args, 0, rows, "held_cell")?,
@@ -363,7 +460,10 @@ impl ScalarUDFImpl for RowDot {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
-        let (u, v) = (self.u.matrix(), self.v.matrix());
+        let (u, v) = (
+            self.u.matrix().map_err(external)?,
+            self.v.matrix().map_err(external)?,
+        );
         let k = u.cols();
         if v.cols() != k {
             return exec_err!("held_row_dot: rows of {k} and {} columns", v.cols());

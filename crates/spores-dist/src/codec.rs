@@ -13,8 +13,9 @@
 //! COO file (an input such as the factor `U`), the file's path instead: the executors read
 //! the file themselves, as they read the large inputs, and the plans stay small (a plan
 //! carrying a 10^6 x 10 factor took about 2 s more to reach its task at 10^8 non-zeros). A
-//! process decodes or reads the cells of one origin once while a plan still reads them, so
-//! the tasks of a stage share one copy.
+//! file is read when a task's lookup first needs its cells, never by the scheduler, which
+//! decodes every plan and runs none. A process decodes or reads the cells of one origin
+//! once while a plan still reads them, so the tasks of a stage share one copy.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -26,10 +27,9 @@ use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF, WindowUDF};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
-use spores_exec::io::parquet_coo;
-use spores_exec::{DenseMatrix, Matrix};
+use spores_exec::DenseMatrix;
 
-use crate::broadcast::{cell_udf, lookup, row_dot_udf, Held, Lookup};
+use crate::broadcast::{cell_udf, lookup, row_dot_udf, Cells, Held, Lookup};
 use crate::coo::{COL, ROW};
 use crate::fold::{DenseFold, Fold};
 use crate::fold_exec::DenseFoldExec;
@@ -81,8 +81,7 @@ impl PhysicalExtensionCodec for SporesCodec {
             return self.ballista.try_encode(node, buf, proto_converter);
         };
         buf.extend_from_slice(FOLD_MAGIC);
-        write_fold(buf, exec.fold());
-        Ok(())
+        write_fold(buf, exec.fold())
     }
 
     fn try_decode_udf(&self, name: &str, buf: &[u8]) -> DfResult<Arc<ScalarUDF>> {
@@ -111,11 +110,11 @@ impl PhysicalExtensionCodec for SporesCodec {
             }) => {
                 buf.push(u8::from(has_row));
                 buf.push(u8::from(has_col));
-                write_held(buf, held);
+                write_held(buf, held)?;
             }
             Some(Lookup::RowDot { u, v }) => {
-                write_held(buf, u);
-                write_held(buf, v);
+                write_held(buf, u)?;
+                write_held(buf, v)?;
             }
             None => return self.ballista.try_encode_udf(node, buf),
         }
@@ -147,24 +146,25 @@ fn write_u64(buf: &mut Vec<u8>, x: u64) {
 const CELLS_INLINE: u8 = 0;
 const CELLS_IN_FILE: u8 = 1;
 
-fn write_held(buf: &mut Vec<u8>, held: &Held) {
+fn write_held(buf: &mut Vec<u8>, held: &Held) -> DfResult<()> {
     let (nonce, id) = held.origin();
     write_u64(buf, nonce);
     write_u64(buf, id);
-    let m = held.matrix();
-    write_u64(buf, m.rows() as u64);
-    write_u64(buf, m.cols() as u64);
+    write_u64(buf, held.rows() as u64);
+    write_u64(buf, held.cols() as u64);
     if let Some(path) = held.file().and_then(|p| p.to_str()) {
         buf.push(CELLS_IN_FILE);
         write_u64(buf, path.len() as u64);
         buf.extend_from_slice(path.as_bytes());
-        return;
+        return Ok(());
     }
+    let m = held.matrix().map_err(wire_error)?;
     buf.push(CELLS_INLINE);
     buf.reserve(8 * m.data().len());
     for x in m.data() {
         buf.extend_from_slice(&x.to_le_bytes());
     }
+    Ok(())
 }
 
 /// An index column of a fold on the wire: 0 none, 1 `i`, 2 `j`.
@@ -176,7 +176,7 @@ fn index_code(name: Option<&str>) -> u8 {
     }
 }
 
-fn write_fold(buf: &mut Vec<u8>, fold: &DenseFold) {
+fn write_fold(buf: &mut Vec<u8>, fold: &DenseFold) -> DfResult<()> {
     for n in [fold.rows, fold.cols, fold.stream_rows, fold.stream_cols] {
         write_u64(buf, n as u64);
     }
@@ -190,13 +190,14 @@ fn write_fold(buf: &mut Vec<u8>, fold: &DenseFold) {
             buf.push(1);
             buf.push(index_code(*outer));
             buf.push(index_code(Some(inner)));
-            write_held(buf, factor);
+            write_held(buf, factor)?;
         }
     }
+    Ok(())
 }
 
 /// The holdings a process decoded, by origin, while a plan still reads them.
-type Decoded = Mutex<HashMap<(u64, u64), Weak<Matrix>>>;
+type Decoded = Mutex<HashMap<(u64, u64), Weak<Cells>>>;
 
 fn decoded() -> &'static Decoded {
     static DECODED: std::sync::OnceLock<Decoded> = std::sync::OnceLock::new();
@@ -275,42 +276,31 @@ impl Reader<'_> {
         let mut cache = decoded()
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(matrix) = cache.get(&origin).and_then(Weak::upgrade) {
-            if (matrix.rows(), matrix.cols()) == (rows, cols) {
-                return Ok(Held::decoded(origin, matrix, file));
+        if let Some(shared) = cache.get(&origin).and_then(Weak::upgrade) {
+            if (shared.rows(), shared.cols()) == (rows, cols) {
+                return Ok(Held::decoded(origin, shared));
             }
         }
-        let dense = match (cells, &file) {
+        // A file is read by the first lookup that needs its cells, not here: the
+        // scheduler decodes every plan and never reads a held input.
+        let cells = match (cells, file) {
             (Some(bytes), _) => {
                 let data = bytes
                     .chunks_exact(8)
                     .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
                     .collect();
-                DenseMatrix::from_vec(rows, cols, data).map_err(wire_error)?
+                Cells::in_memory(
+                    DenseMatrix::from_vec(rows, cols, data).map_err(wire_error)?,
+                    None,
+                )
             }
-            (None, Some(path)) => {
-                let m = parquet_coo::read(path).map_err(|e| {
-                    wire_error(format!(
-                        "cannot read the held input {}: {e}",
-                        path.display()
-                    ))
-                })?;
-                if (m.rows(), m.cols()) != (rows, cols) {
-                    return Err(wire_error(format!(
-                        "{} is {}x{} here, {rows}x{cols} where the plan was made",
-                        path.display(),
-                        m.rows(),
-                        m.cols()
-                    )));
-                }
-                m.into_dense()
-            }
+            (None, Some(path)) => Cells::in_file(rows, cols, path),
             (None, None) => unreachable!("cells travel inline or in a file"),
         };
-        let matrix = Arc::new(Matrix::Dense(dense));
+        let held = Held::decoded(origin, Arc::new(cells));
         cache.retain(|_, w| w.strong_count() > 0);
-        cache.insert(origin, Arc::downgrade(&matrix));
-        Ok(Held::decoded(origin, matrix, file))
+        cache.insert(origin, held.weak());
+        Ok(held)
     }
 
     fn fold(&mut self) -> DfResult<DenseFold> {
@@ -355,6 +345,8 @@ mod tests {
     use datafusion::physical_plan::empty::EmptyExec;
     use datafusion::physical_plan::ExecutionPlanProperties;
     use datafusion_proto::physical_plan::DefaultPhysicalProtoConverter;
+    use spores_exec::io::parquet_coo;
+    use spores_exec::Matrix;
 
     fn udf_of(e: &datafusion::logical_expr::Expr) -> Arc<ScalarUDF> {
         match e {
@@ -396,7 +388,7 @@ mod tests {
         let Some(Lookup::Cell { held: b, .. }) = lookup(&second) else {
             panic!("not a cell lookup");
         };
-        assert_eq!(a.matrix().data(), m.data());
+        assert_eq!(a.matrix().unwrap().data(), m.data());
         assert!(Arc::ptr_eq(a.shared(), b.shared()), "decoded twice");
     }
 
@@ -413,7 +405,7 @@ mod tests {
             panic!("not a row dot");
         };
         assert_eq!((du.rows(), du.cols(), dv.rows()), (3, 2, 4));
-        assert_eq!(dv.matrix().data(), &[2.0; 8]);
+        assert_eq!(dv.matrix().unwrap().data(), &[2.0; 8]);
     }
 
     #[test]
@@ -445,7 +437,7 @@ mod tests {
             panic!("not a product");
         };
         assert_eq!((*outer, *inner), (Some(ROW), COL));
-        assert_eq!(factor.matrix().data(), &[0.5; 6]);
+        assert_eq!(factor.matrix().unwrap().data(), &[0.5; 6]);
     }
 
     #[test]
@@ -465,7 +457,21 @@ mod tests {
         let Some(Lookup::Cell { held, .. }) = lookup(&decoded) else {
             panic!("not a cell lookup");
         };
-        assert_eq!(held.matrix().data(), m.data());
+        // Read by the first lookup that needs the cells, not by decoding (a scheduler
+        // decodes every plan and runs none).
+        assert!(!held.is_read(), "decoding read the file");
+        assert_eq!(held.matrix().unwrap().data(), m.data());
+        assert!(held.is_read());
+        // A file changed under the plan is an error naming it, not a wrong answer.
+        let wider = DenseMatrix::filled(2, 3, 1.0);
+        parquet_coo::write(&Matrix::Dense(wider), &path).unwrap();
+        drop(decoded);
+        let decoded = codec.try_decode_udf("held_cell", &buf).unwrap();
+        let Some(Lookup::Cell { held, .. }) = lookup(&decoded) else {
+            panic!("not a cell lookup");
+        };
+        let err = held.matrix().unwrap_err().to_string();
+        assert!(err.contains("u.parquet is 2x3 here, 2x2 where"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

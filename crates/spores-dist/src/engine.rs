@@ -286,7 +286,7 @@ impl DataFusionEngine {
         let (rel, held, steps) = self.lowered(e, inputs, Some(self))?;
         let (plan, rows, cols) = (rel.plan.clone(), rel.rows, rel.cols);
         if let Some(result) = rel.into_held() {
-            return Ok((result.into_matrix().into_best_format(), steps));
+            return Ok((result.into_matrix()?.into_best_format(), steps));
         }
         // The operands held take their bytes from the plan's pool.
         let pool = self.config.memory_bytes.saturating_sub(held);

@@ -144,7 +144,7 @@ impl DenseFold {
                 outer,
                 inner,
             } => {
-                let data = factor.matrix().data();
+                let data = factor.matrix()?.data();
                 // The array is `outer_size x k` row-major: a `1 x n` result of a held
                 // vector on the left is its `n x 1` transpose in memory.
                 let k = if factor.rows() == 1 { 1 } else { factor.cols() };

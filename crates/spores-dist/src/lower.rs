@@ -48,7 +48,7 @@ use spores_opt::eval::{apply, eval};
 use spores_opt::fused::expand_fused;
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 
-use crate::broadcast::{cell, dense_bytes, row_dot, Held};
+use crate::broadcast::{cell, dense_bytes, row_dot, Cells, Held};
 use crate::coo::{self, COL, ROW, VALUE};
 use crate::error::DistError;
 use crate::fold::DenseFold;
@@ -126,7 +126,7 @@ struct Holding<'a> {
     limit: usize,
     /// What is held: an array counts while a plan, a lookup or the lowering still
     /// references it (an intermediate read by the local kernels is freed after).
-    held: Vec<Weak<Matrix>>,
+    held: Vec<Weak<Cells>>,
     /// Inputs read into memory, by name.
     leaves: HashMap<String, Held>,
     /// Runs subplans, so that a small intermediate (e.g. `X %*% v`) is held for the
@@ -141,7 +141,7 @@ impl Holding<'_> {
         self.held
             .iter()
             .filter_map(|w| w.upgrade())
-            .map(|m| 8 * m.rows() * m.cols())
+            .map(|cells| cells.bytes())
             .sum()
     }
 
@@ -516,11 +516,10 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         let bytes = dense_bytes(rows, cols);
         let held = match leaf {
             LeafRef::Matrix(m) if holding.fits(bytes) => Held::new(m.to_dense()),
-            // Read as (row, column, value) entries, then into the array.
-            LeafRef::File(f) if holding.fits(bytes + 36.0 * f.cells() as f64) => {
-                let dense = parquet_coo::read(f.path())
-                    .map_err(|e| DistError::Plan(e.to_string()))?
-                    .into_dense();
+            // Read into the array a row group of (row, column, value) cells at a time.
+            LeafRef::File(f) if holding.fits(bytes + 24.0 * f.largest_group_cells() as f64) => {
+                let dense = parquet_coo::read_dense(f.path())
+                    .map_err(|e| DistError::Plan(e.to_string()))?;
                 Held::of_file(dense, f.path())
             }
             _ => return Ok(None),
@@ -561,7 +560,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             let Some(h) = self.hold_leaf(&name)? else {
                 return Ok(None);
             };
-            values.insert(name, h.as_matrix().clone());
+            values.insert(name, h.as_matrix()?.clone());
         }
         // The reference evaluator knows the fused operators by their expansions.
         let m = match eval(&expanded, &values) {
@@ -1168,7 +1167,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         for (rel, constant) in operands.iter().zip(&constants) {
             match (constant, &rel.held) {
                 (Some(c), _) => values.push(c),
-                (None, Some(held)) => values.push(held.as_matrix()),
+                (None, Some(held)) => values.push(held.as_matrix()?),
                 (None, None) => return Ok(None),
             }
         }

@@ -38,7 +38,7 @@ use parquet::schema::types::ColumnPath;
 
 use super::{io_error, matrix_from_entries, parse_error, Entries};
 use crate::error::Result;
-use crate::matrix::Matrix;
+use crate::matrix::{DenseMatrix, Matrix};
 
 /// Cells per row group of a written file (three columns of 8 bytes: 24 MB uncompressed).
 pub const ROW_GROUP_ROWS: usize = 1 << 20;
@@ -61,6 +61,33 @@ pub fn read(path: &Path) -> Result<Matrix> {
         }
     }
     matrix_from_entries(file.rows(), file.cols(), &[&entries], path, 0)
+}
+
+/// Reads a Parquet COO file into a dense array, whatever its density: what a small operand
+/// held for lookups needs (a factor `U` beside a matrix too large to hold). The cells are
+/// added into the array one row group at a time, without the (row, column, value) entries
+/// and the sparse pass of [`read`]: 8 bytes a cell of the shape instead of about 40 a
+/// stored cell. Duplicates are summed, as [`read`] sums them.
+pub fn read_dense(path: &Path) -> Result<DenseMatrix> {
+    let file = CooFile::open(path)?;
+    let (rows, cols) = (file.rows(), file.cols());
+    let cells = rows
+        .checked_mul(cols)
+        .ok_or_else(|| parse_error(path, 0, format!("a {rows}x{cols} matrix is too large")))?;
+    let mut data: Vec<f64> = super::try_zeros(cells, path, 0)?;
+    crate::memory::ensure_fits(
+        &format!("read(\"{}\") a row group at a time", path.display()),
+        8.0 * cells as f64 + 24.0 * file.largest_group_cells() as f64,
+    )?;
+    let reader = open_reader(path)?;
+    for g in 0..file.row_groups() {
+        let group = file.read_group_from(&reader, g, Some((rows, cols)))?;
+        // Bounds were checked by `read_group_from`.
+        for ((&i, &j), &v) in group.i.iter().zip(&group.j).zip(&group.v) {
+            data[i as usize * cols + j as usize] += v;
+        }
+    }
+    DenseMatrix::from_vec(rows, cols, data)
 }
 
 /// A Parquet COO file opened by its footer: the shape, the cell count and the row groups,
@@ -183,6 +210,18 @@ impl CooFile {
 
     pub fn row_groups(&self) -> usize {
         self.group_starts.len()
+    }
+
+    /// Cells stored in the largest row group (what reading one group at a time holds).
+    pub fn largest_group_cells(&self) -> u64 {
+        let ends = self.group_starts.iter().skip(1).copied();
+        let ends = ends.chain(std::iter::once(self.cells as usize + 1));
+        self.group_starts
+            .iter()
+            .zip(ends)
+            .map(|(start, end)| end.saturating_sub(*start) as u64)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Whether each cell is stored at most once (the file says so: [`write`] records it).
@@ -570,6 +609,9 @@ mod tests {
             assert_eq!(back.shape(), m.shape());
             assert_eq!(back.nnz(), m.nnz());
             assert!(back.approx_eq(m, 0.0), "{m:?} {back:?}");
+            let dense = Matrix::Dense(read_dense(&path).unwrap());
+            assert_eq!(dense.shape(), m.shape());
+            assert!(dense.approx_eq(m, 0.0), "{m:?} {dense:?}");
         }
     }
 
@@ -653,6 +695,8 @@ mod tests {
         assert_eq!((m.rows(), m.cols()), (4, 3));
         let want = sparse(4, 3, &[(0, 0, 7.0), (1, 2, 6.0), (3, 1, -2.0)]);
         assert!(m.approx_eq(&want, 0.0), "{m:?}");
+        let dense = Matrix::Dense(read_dense(&path).unwrap());
+        assert!(dense.approx_eq(&want, 0.0), "{dense:?}");
     }
 
     #[test]
@@ -695,11 +739,15 @@ mod tests {
                 (vec![1, 1], None),
             ]],
         );
-        let text = read(&negative).unwrap_err().to_string();
-        assert!(
-            text.contains("cell (-1, 0)") && text.contains(":2"),
-            "{text}"
-        );
+        for text in [
+            read(&negative).unwrap_err().to_string(),
+            read_dense(&negative).unwrap_err().to_string(),
+        ] {
+            assert!(
+                text.contains("cell (-1, 0)") && text.contains(":2"),
+                "{text}"
+            );
+        }
 
         let garbage = dir.path("garbage.parquet");
         std::fs::write(&garbage, b"PAR1 this is not parquet").unwrap();

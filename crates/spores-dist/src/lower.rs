@@ -25,7 +25,8 @@
 //! ([`Lowering::with_holding`], [`crate::broadcast`]): a product with a held vector, an
 //! elementwise product with a held operand and `sddmm`/`sddmm_sum` with held factors read
 //! them by index in a projection of the streamed relation, and a subexpression over held
-//! inputs alone (e.g. the gram matrices of `wsloss`) runs on the local kernels.
+//! inputs alone (e.g. the gram matrices of `wsloss`) runs on the local kernels. With a
+//! runner at hand, `wsloss` with held factors is one pass over `X` folded into a number.
 //!
 //! A relation stores only non-zero cells (it may also hold zeros a sum cancelled); a
 //! missing tuple is 0. That is the sparse reading of every sum-product operator, and it
@@ -1094,6 +1095,57 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         .map(Some)
     }
 
+    /// `sum(X^2) + sign * sddmm_sum(X, U, V) + sum((t(U) %*% U) * (t(V) %*% V))` (`wsloss`
+    /// with `sign` -2, `wsloss_plus` with 2) in one pass over `X`, when both factors are
+    /// held and a runner folds: each tuple of `X` gives `x*x + sign * (x * <U[i,:],
+    /// V[j,:]>)` (the products of the three-term form, so NaN and infinities come out as
+    /// there), folded into one number next to the data; the gram term runs on the local
+    /// kernels. The three-term form scans `X` twice and sums a union of aggregates, which a
+    /// cluster runs as a chain of stages.
+    fn wsloss_held(
+        &mut self,
+        x: &LaExpr,
+        u: &LaExpr,
+        v: &LaExpr,
+        sign: f64,
+    ) -> Result<Option<Rel>> {
+        if self.holding.as_ref().and_then(|h| h.runner).is_none() {
+            return Ok(None);
+        }
+        let (x, u_rel, v_rel) = (self.lower(x)?, self.lower(u)?, self.lower(v)?);
+        let shapes_fit = u_rel.rows == x.rows && v_rel.rows == x.cols && u_rel.cols == v_rel.cols;
+        if !(shapes_fit && x.has_row() && x.has_col()) {
+            return Ok(None);
+        }
+        let (Some(hu), Some(hv)) = (self.hold(&u_rel)?, self.hold(&v_rel)?) else {
+            return Ok(None);
+        };
+        let (builder, q) = self.qualified(x.plan.clone())?;
+        let value = qcol(&q, VALUE);
+        let dot = row_dot(&hu, &hv, qcol(&q, ROW), qcol(&q, COL));
+        let terms = value.clone() * value.clone() + lit(sign) * (value * dot);
+        let terms = self.finish(builder, None, None, terms, 1, 1)?;
+        let Some(pass) = self.fold(terms.plan, DenseFold::cells(1, 1))? else {
+            return Ok(None);
+        };
+        let gram = |a: &LaExpr| {
+            LaExpr::MatMul(
+                Box::new(LaExpr::Transpose(Box::new(a.clone()))),
+                Box::new(a.clone()),
+            )
+        };
+        let low_rank = LaExpr::Sum(Box::new(LaExpr::Mul(Box::new(gram(u)), Box::new(gram(v)))));
+        let low_rank = self.lower(&low_rank)?;
+        match (&pass.held, &low_rank.held) {
+            (Some(a), Some(b)) => {
+                let total = a.matrix()?.data()[0] + b.matrix()?.data()[0];
+                self.local(Held::new(DenseMatrix::filled(1, 1, total)))
+                    .map(Some)
+            }
+            _ => self.add(pass, low_rank).map(Some),
+        }
+    }
+
     /// Lowers `e`.
     pub fn lower(&mut self, e: &LaExpr) -> Result<Rel> {
         use LaExpr::*;
@@ -1279,6 +1331,10 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                 self.aggregate(terms, false, false)?
             }
             ("wsloss" | "wsloss_plus", [x, u, v]) => {
+                let sign = if name == "wsloss" { -2.0 } else { 2.0 };
+                if let Some(rel) = self.wsloss_held(x, u, v, sign)? {
+                    return Ok(Some(rel));
+                }
                 let cross = Mul(
                     Box::new(Const(if name == "wsloss" { -2.0 } else { 2.0 })),
                     Box::new(Func {

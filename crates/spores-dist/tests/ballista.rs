@@ -142,7 +142,7 @@ fn held_operands_and_folds_run_on_the_executors() {
     for (text, step) in [
         ("t(X) %*% (X %*% v)", "a sum folded into a 300x1 array"),
         ("X %*% V", "a sum folded into a 300x6 array"),
-        ("wsloss(X, U, V)", "holding `U`"),
+        ("wsloss(X, U, V)", "a sum folded into a 1x1 array"),
         ("sum((X - U %*% t(V))^2)", "holding `V`"),
         (
             "(U %*% t(V) - X) %*% V + 0.1 * U",

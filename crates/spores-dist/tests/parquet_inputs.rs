@@ -108,6 +108,18 @@ fn small_operands_beside_a_large_file_are_held_and_read_by_index() {
             ][..],
         ),
         ("rowSums(X * 2)", &["a sum folded into a 300x1 array"][..]),
+        // One pass over X's tuples, the gram term on the local kernels.
+        (
+            "wsloss(X, U, V)",
+            &[
+                "a sum folded into a 1x1 array",
+                "sum(t(U) %*% U * t(V) %*% V): evaluated on the local kernels",
+            ][..],
+        ),
+        (
+            "wsloss_plus(X, U, V)",
+            &["a sum folded into a 1x1 array"][..],
+        ),
     ] {
         let e = LaExpr::parse(text).unwrap();
         let want = eval(&spores_opt::fused::expand_fused(&e), &memory).unwrap();

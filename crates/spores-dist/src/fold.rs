@@ -19,7 +19,7 @@ use datafusion::arrow::array::{Array, Float64Array, Int64Array};
 use datafusion::arrow::record_batch::RecordBatch;
 use spores_exec::DenseMatrix;
 
-use crate::broadcast::Held;
+use crate::broadcast::{prefetch_row, Held, PREFETCH_AHEAD};
 use crate::coo::{COL, ROW, VALUE};
 use crate::error::DistError;
 
@@ -155,7 +155,11 @@ impl DenseFold {
                 };
                 let inner = index(inner, has(inner), data.len() / k)?;
                 let x: &[f64] = values.values().as_ref();
+                let n = x.len();
                 for (t, &x) in x.iter().enumerate() {
+                    if t + PREFETCH_AHEAD < n {
+                        prefetch_row(data, inner.at(t + PREFETCH_AHEAD) * k, k);
+                    }
                     if values.is_null(t) {
                         continue;
                     }

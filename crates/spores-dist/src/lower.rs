@@ -1336,7 +1336,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
                     return Ok(Some(rel));
                 }
                 let cross = Mul(
-                    Box::new(Const(if name == "wsloss" { -2.0 } else { 2.0 })),
+                    Box::new(Const(sign)),
                     Box::new(Func {
                         name: "sddmm_sum".into(),
                         args: args.to_vec(),

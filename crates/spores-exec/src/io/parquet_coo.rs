@@ -74,11 +74,11 @@ pub fn read_dense(path: &Path) -> Result<DenseMatrix> {
     let cells = rows
         .checked_mul(cols)
         .ok_or_else(|| parse_error(path, 0, format!("a {rows}x{cols} matrix is too large")))?;
-    let mut data: Vec<f64> = super::try_zeros(cells, path, 0)?;
     crate::memory::ensure_fits(
         &format!("read(\"{}\") a row group at a time", path.display()),
         8.0 * cells as f64 + 24.0 * file.largest_group_cells() as f64,
     )?;
+    let mut data: Vec<f64> = super::try_zeros(cells, path, 0)?;
     let reader = open_reader(path)?;
     for g in 0..file.row_groups() {
         let group = file.read_group_from(&reader, g, Some((rows, cols)))?;

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use datafusion::arrow::array::{Array, Float64Array, Int64Array};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
-use datafusion::common::{exec_err, DataFusionError, Result as DfResult};
+use datafusion::common::{exec_err, Result as DfResult};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
@@ -228,12 +228,9 @@ impl Held {
 
     /// The cells as a matrix, copied only when another holder still reads them.
     pub fn into_matrix(self) -> Result<Matrix, DistError> {
-        self.cells.get()?;
-        let cells = Arc::try_unwrap(self.cells).map_or_else(
-            |shared| shared.matrix.get().cloned(),
-            |own| own.matrix.into_inner(),
-        );
-        let matrix = cells.ok_or_else(|| DistError::Result("held cells not read".into()))?;
+        let matrix = Arc::clone(self.cells.get()?);
+        // Without this holding's reference the cells may be the last one's.
+        drop(self);
         Ok(Arc::try_unwrap(matrix).unwrap_or_else(|shared| shared.as_ref().clone()))
     }
 
@@ -345,10 +342,6 @@ pub(crate) fn prefetch_row(data: &[f64], start: usize, k: usize) {
     prefetch(data, start + k.saturating_sub(1));
 }
 
-fn external(e: DistError) -> DataFusionError {
-    DataFusionError::External(Box::new(e))
-}
-
 /// Argument `k` of a call as positions below `size`.
 fn index<'a>(args: &'a [ColumnarValue], k: usize, size: usize, what: &str) -> DfResult<Index<'a>> {
     match args.get(k) {
@@ -411,7 +404,7 @@ impl ScalarUDFImpl for Cell {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
-        let m = self.held.matrix().map_err(external)?;
+        let m = self.held.matrix()?;
         let (rows, cols, data) = (m.rows(), m.cols(), m.data());
         let row = match self.has_row {
             true => index(&args.args, 0, rows, "held_cell")?,
@@ -474,10 +467,7 @@ impl ScalarUDFImpl for RowDot {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
-        let (u, v) = (
-            self.u.matrix().map_err(external)?,
-            self.v.matrix().map_err(external)?,
-        );
+        let (u, v) = (self.u.matrix()?, self.v.matrix()?);
         let k = u.cols();
         if v.cols() != k {
             return exec_err!("held_row_dot: rows of {k} and {} columns", v.cols());

@@ -23,3 +23,11 @@ pub enum DistError {
     #[error("result: {0}")]
     Result(String),
 }
+
+/// Inside DataFusion's operators and functions (the lookups, the folds, the scans of held
+/// cells), a failure of spores' own travels as an external error.
+impl From<DistError> for datafusion::error::DataFusionError {
+    fn from(e: DistError) -> Self {
+        datafusion::error::DataFusionError::External(Box::new(e))
+    }
+}

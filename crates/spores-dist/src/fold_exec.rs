@@ -147,10 +147,6 @@ impl DisplayAs for DenseFoldExec {
     }
 }
 
-fn external(e: DistError) -> DataFusionError {
-    DataFusionError::External(Box::new(e))
-}
-
 impl ExecutionPlan for DenseFoldExec {
     fn name(&self) -> &str {
         "DenseFoldExec"
@@ -196,9 +192,9 @@ impl ExecutionPlan for DenseFoldExec {
             reservation.try_grow(8 * fold.rows * fold.cols)?;
             let mut acc = fold.zeros();
             while let Some(batch) = input.next().await {
-                fold.add(&batch?, &mut acc).map_err(external)?;
+                fold.add(&batch?, &mut acc)?;
             }
-            let rows = to_rows(acc, fold.cols).map_err(external);
+            let rows = to_rows(acc, fold.cols).map_err(DataFusionError::from);
             drop(reservation);
             rows
         });

@@ -252,11 +252,7 @@ impl TableProvider for HeldOnCluster {
         filters: &[datafusion::prelude::Expr],
         limit: Option<usize>,
     ) -> datafusion::error::Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
-        let batch = self
-            .held
-            .as_matrix()
-            .and_then(coo::to_batch)
-            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+        let batch = coo::to_batch(self.held.as_matrix()?)?;
         MemTable::try_new(self.schema.clone(), vec![vec![batch]])?
             .scan(state, projection, filters, limit)
             .await
@@ -284,9 +280,7 @@ impl PartitionStream for HeldCells {
         let rows_per_batch = (HELD_BATCH_CELLS / cols.max(1)).max(1);
         let batches = (0..rows).step_by(rows_per_batch).map(move |first| {
             let last = (first + rows_per_batch).min(rows);
-            let matrix = held
-                .matrix()
-                .map_err(|e| DataFusionError::External(Box::new(e)))?;
+            let matrix = held.matrix()?;
             let mut cells = CooCells::default();
             for i in first..last {
                 for (j, &v) in matrix.row(i).iter().enumerate() {

@@ -628,6 +628,10 @@ mod tests {
         let back = read(&path).unwrap();
         assert!(back.approx_eq(&m, 0.0));
         assert_eq!(back.nnz(), 250);
+        // Groups of 64, 64, 64 and the last 58 cells.
+        assert_eq!(CooFile::open(&path).unwrap().largest_group_cells(), 64);
+        let dense = Matrix::Dense(read_dense(&path).unwrap());
+        assert!(dense.approx_eq(&m, 0.0));
     }
 
     #[test]

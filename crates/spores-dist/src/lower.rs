@@ -44,8 +44,9 @@ use datafusion::functions::expr_fn::{abs, ceil, coalesce, exp, floor, ln, power,
 use datafusion::functions_aggregate::expr_fn::sum;
 use datafusion::logical_expr::{col, lit, when, Expr, JoinType, LogicalPlan, LogicalPlanBuilder};
 use spores_exec::io::parquet_coo;
+use spores_exec::kernels::elementwise::{binary_reusing, BinaryOp};
 use spores_exec::{CsrMatrix, DenseMatrix, Matrix};
-use spores_opt::eval::{apply, eval};
+use spores_opt::eval::{apply, eval_in};
 use spores_opt::fused::expand_fused;
 use spores_opt::la::{Dim, LaExpr, ShapeEnv};
 
@@ -235,6 +236,32 @@ fn children(e: &LaExpr) -> Vec<&LaExpr> {
         }
         Func { args, .. } => args.iter().collect(),
     }
+}
+
+/// The cellwise operator of `e` and the operand its result may be written over: an
+/// intermediate held for this node alone (not an input, not a constant) whose shape is the
+/// result's. The left operand is preferred.
+fn overwritable_operand(
+    e: &LaExpr,
+    operands: &[Rel],
+    constants: &[Option<Matrix>],
+    result: (usize, usize),
+) -> Option<(BinaryOp, usize)> {
+    let op = match e {
+        LaExpr::Add(..) => BinaryOp::Add,
+        LaExpr::Sub(..) => BinaryOp::Sub,
+        LaExpr::Mul(..) => BinaryOp::Mul,
+        _ => return None,
+    };
+    (0..operands.len().min(2))
+        .find(|&k| {
+            let rel = &operands[k];
+            constants[k].is_none()
+                && rel.leaf.is_none()
+                && rel.held.is_some()
+                && (rel.rows, rel.cols) == result
+        })
+        .map(|k| (op, k))
 }
 
 /// The largest dense size (bytes) of `e` and its subexpressions, if all have a known shape.
@@ -556,16 +583,21 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         if 4.0 * largest > left {
             return Ok(None);
         }
-        let mut values = HashMap::new();
+        let mut held = HashMap::new();
         for name in names {
             let Some(h) = self.hold_leaf(&name)? else {
                 return Ok(None);
             };
-            values.insert(name, h.as_matrix()?.clone());
+            held.insert(name, h);
         }
-        // The reference evaluator knows the fused operators by their expansions.
-        let m = match eval(&expanded, &values) {
-            Ok(m) => m,
+        let mut values = HashMap::new();
+        for (name, h) in &held {
+            values.insert(name.as_str(), h.as_matrix()?);
+        }
+        // The reference evaluator knows the fused operators by their expansions; it
+        // reads the held arrays in place.
+        let m = match eval_in(&expanded, &|name: &str| values.get(name).copied()) {
+            Ok(m) => m.into_owned(),
             Err(err) => {
                 log::debug!("{e} stays relational: {err}");
                 return Ok(None);
@@ -1170,7 +1202,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
             .into_iter()
             .map(|c| self.lower(c))
             .collect::<Result<Vec<Rel>>>()?;
-        if let Some(rel) = self.local_node(e, &operands)? {
+        if let Some(rel) = self.local_node(e, &mut operands)? {
             return Ok(rel);
         }
         let b = if operands.len() == 2 {
@@ -1204,7 +1236,7 @@ impl<'a, M: Leaf> Lowering<'a, M> {
     /// held (or a constant) and its result is small beside the holding's share: e.g.
     /// `U %*% G - X %*% V` once both products are held arrays, instead of a union and a
     /// sum of their 10^7 tuples each.
-    fn local_node(&mut self, e: &LaExpr, operands: &[Rel]) -> Result<Option<Rel>> {
+    fn local_node(&mut self, e: &LaExpr, operands: &mut Vec<Rel>) -> Result<Option<Rel>> {
         let Some(holding) = self.holding.as_ref() else {
             return Ok(None);
         };
@@ -1236,6 +1268,22 @@ impl<'a, M: Leaf> Lowering<'a, M> {
         // The result, and a temporary as large (a dense result may be made a copy).
         if 2.0 * dense_bytes(rows, cols) > holding.left() {
             return Ok(None);
+        }
+        if let Some((op, k)) = overwritable_operand(e, operands, &constants, (rows, cols)) {
+            let other = match (&constants[1 - k], &operands[1 - k].held) {
+                (Some(c), _) => Held::new(c.to_dense()),
+                (None, Some(held)) => held.clone(),
+                (None, None) => return Ok(None),
+            };
+            let Some(cells) = operands.swap_remove(k).into_held() else {
+                return Ok(None);
+            };
+            let m = binary_reusing(op, cells.into_matrix()?, other.as_matrix()?, k == 0)
+                .map_err(|err| DistError::Plan(format!("{e}: {err}")))?;
+            self.step(format!(
+                "{e}: evaluated on the local kernels over an operand's array"
+            ));
+            return self.local(Held::new(m.into_dense())).map(Some);
         }
         let m = match apply(e, &values) {
             Ok(m) => m,

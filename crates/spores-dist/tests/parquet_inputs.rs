@@ -91,7 +91,7 @@ fn small_operands_beside_a_large_file_are_held_and_read_by_index() {
         );
     }
     // Run, the products with a held operand are folded into arrays, and what reads only
-    // held arrays runs on the local kernels.
+    // held arrays runs on the local kernels, over an intermediate's array where it can.
     for (text, steps) in [
         (
             "t(X) %*% (X %*% v)",
@@ -104,7 +104,9 @@ fn small_operands_beside_a_large_file_are_held_and_read_by_index() {
             "U %*% (t(V) %*% V) - X %*% V + 0.1 * U",
             &[
                 "a sum folded into a 300x6 array",
-                "X %*% V: evaluated on the local kernels from held operands",
+                // Written over the arrays of `U %*% (t(V) %*% V)` and of the difference.
+                "X %*% V: evaluated on the local kernels over an operand's array",
+                "0.1 * U: evaluated on the local kernels over an operand's array",
             ][..],
         ),
         ("rowSums(X * 2)", &["a sum folded into a 300x1 array"][..]),

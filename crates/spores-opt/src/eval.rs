@@ -9,6 +9,7 @@
 //! Scalars are 1×1 matrices, as in SystemDS where a 1×1 matrix and a scalar are
 //! interchangeable in elementwise operations.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use spores_exec::kernels::cumulative::{self, CumulativeOp};
@@ -76,22 +77,52 @@ fn arguments(n: usize) -> String {
 /// `as.scalar` (of a 1×1 value) and `as.matrix`. Anything else is an error naming the
 /// function.
 pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, EvalError> {
-    let ev = |x: &LaExpr| eval(x, inputs);
-    Ok(match e {
-        LaExpr::Var(name) => inputs
-            .get(name)
-            .cloned()
-            .ok_or_else(|| EvalError::MissingInput { name: name.clone() })?,
+    eval_in(e, &|name: &str| inputs.get(name)).map(Cow::into_owned)
+}
+
+/// [`eval`] over inputs held elsewhere (`lookup` gives a variable's value, or `None`):
+/// no input is copied, and the result borrows an input when `e` is that variable.
+///
+/// A transposed operand of `%*%` is read in place ([`matmul::matmul_t`]), so `t(U) %*% U`
+/// of a tall `U` is one pass over `U` (a Gram matrix), not a transposed copy and a product.
+///
+/// ```
+/// use spores_exec::{DenseMatrix, Matrix};
+/// use spores_opt::eval::eval_in;
+/// use spores_opt::la::LaExpr;
+///
+/// let u = Matrix::Dense(DenseMatrix::from_vec(3, 2, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap());
+/// let lookup = |name: &str| (name == "U").then_some(&u);
+/// let gram = eval_in(&LaExpr::parse("t(U) %*% U").unwrap(), &lookup).unwrap();
+/// assert_eq!(gram.to_dense().data(), &[35.0, 44.0, 44.0, 56.0]);
+/// ```
+pub fn eval_in<'a, F>(e: &LaExpr, lookup: &F) -> Result<Cow<'a, Matrix>, EvalError>
+where
+    F: Fn(&str) -> Option<&'a Matrix>,
+{
+    let ev = |x: &LaExpr| eval_in(x, lookup);
+    Ok(Cow::Owned(match e {
+        LaExpr::Var(name) => {
+            return lookup(name)
+                .map(Cow::Borrowed)
+                .ok_or_else(|| EvalError::MissingInput { name: name.clone() })
+        }
         LaExpr::Const(c) => scalar(*c),
-        LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) | LaExpr::MatMul(a, b) => {
-            apply(e, &[&ev(a)?, &ev(b)?])?
+        LaExpr::MatMul(a, b) => {
+            let (a, transpose_a) = untransposed(a);
+            let (b, transpose_b) = untransposed(b);
+            let (a, b) = (ev(a)?, ev(b)?);
+            matmul::matmul_t(&a, transpose_a, &b, transpose_b)?
+        }
+        LaExpr::Add(a, b) | LaExpr::Sub(a, b) | LaExpr::Mul(a, b) => {
+            apply(e, &[&*ev(a)?, &*ev(b)?])?
         }
         LaExpr::Transpose(a)
         | LaExpr::Neg(a)
         | LaExpr::Sum(a)
         | LaExpr::RowSums(a)
         | LaExpr::ColSums(a)
-        | LaExpr::Pow(a, _) => apply(e, &[&ev(a)?])?,
+        | LaExpr::Pow(a, _) => apply(e, &[&*ev(a)?])?,
         LaExpr::Fill(v, r, c) => {
             let (Dim::Known(rows), Dim::Known(cols)) = (r, c) else {
                 return Err(EvalError::SymbolicSize {
@@ -116,13 +147,22 @@ pub fn eval(e: &LaExpr, inputs: &HashMap<String, Matrix>) -> Result<Matrix, Eval
                     })
             };
             let fill = LaExpr::Fill(args[0].clone().into(), size(&values[1])?, size(&values[2])?);
-            eval(&fill, inputs)?
+            return ev(&fill);
         }
         LaExpr::Func { name, args } => {
             let values = args.iter().map(ev).collect::<Result<Vec<_>, _>>()?;
             func(name, &values)?
         }
-    })
+    }))
+}
+
+/// `(x, true)` for `t(x)`, else `(e, false)`: the operand of a product and whether the
+/// product reads it transposed.
+fn untransposed(e: &LaExpr) -> (&LaExpr, bool) {
+    match e {
+        LaExpr::Transpose(x) => (x, true),
+        _ => (e, false),
+    }
 }
 
 /// The operator at the top of `e` applied to its operands' values (in order): `+ - *
@@ -177,7 +217,7 @@ fn unsupported(name: &str, arity: usize) -> EvalError {
     }
 }
 
-fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
+fn func(name: &str, args: &[Cow<'_, Matrix>]) -> Result<Matrix, EvalError> {
     match args {
         [x] => {
             if let Some(op) = UnaryOp::ALL.into_iter().find(|op| op.name() == name) {
@@ -217,7 +257,7 @@ fn func(name: &str, args: &[Matrix]) -> Result<Matrix, EvalError> {
                 "trace" if x.rows() == x.cols() => {
                     Ok(scalar((0..x.rows()).map(|i| x.get(i, i)).sum()))
                 }
-                "as.matrix" => Ok(x.clone()),
+                "as.matrix" => Ok(x.clone().into_owned()),
                 "as.scalar" => x
                     .as_scalar()
                     .map(scalar)

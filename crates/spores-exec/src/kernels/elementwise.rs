@@ -25,7 +25,7 @@ use std::borrow::Cow;
 
 use crate::kernels::ew_common::{
     flat_map, flat_zip, for_intersection, for_union, map_stored, par_csr, par_dense, par_rows,
-    weighted_blocks, with_pattern_of, RowView, MAX_BLOCKS,
+    par_rows_mut, weighted_blocks, with_pattern_of, RowView, MAX_BLOCKS,
 };
 use crate::matrix::{CsrMatrix, DenseMatrix, Matrix, Shape};
 
@@ -342,18 +342,25 @@ fn resolve<'a>(
     let Some(out) = broadcast_shape(sa, sb) else {
         return Err(ExecError::shape_mismatch(op.symbol(), sa, sb));
     };
-    let side = |m: &'a Matrix, s: Shape| {
-        if s == out {
-            Side::Full(m)
-        } else if s.is_scalar() {
-            Side::Scalar(m.get(0, 0))
-        } else if s.rows == 1 {
-            Side::Row(vector_values(m))
-        } else {
-            Side::Col(vector_values(m))
-        }
-    };
-    Ok((out.rows, out.cols, side(a, sa), side(b, sb)))
+    Ok((
+        out.rows,
+        out.cols,
+        operand_side(a, sa, out),
+        operand_side(b, sb, out),
+    ))
+}
+
+/// How operand `m` of shape `s` enters a result of shape `out`.
+fn operand_side(m: &Matrix, s: Shape, out: Shape) -> Side<'_> {
+    if s == out {
+        Side::Full(m)
+    } else if s.is_scalar() {
+        Side::Scalar(m.get(0, 0))
+    } else if s.rows == 1 {
+        Side::Row(vector_values(m))
+    } else {
+        Side::Col(vector_values(m))
+    }
 }
 
 /// `a op b` with DML broadcasting: equal shapes; either side a `1 x n` row vector or an
@@ -366,6 +373,36 @@ fn resolve<'a>(
 pub fn binary(op: BinaryOp, a: &Matrix, b: &Matrix) -> Result<Matrix> {
     let (rows, cols, left, right) = resolve(op, a, b)?;
     Ok(compute(op, rows, cols, &left, &right))
+}
+
+/// [`binary`] of `a` and `b` (`a op b` when `a_left`, else `b op a`) written over `a`'s
+/// array when `a` is dense, the result has its shape and `b` is not a sparse matrix of
+/// that shape: the same cells without a second array of the result's size. Otherwise
+/// [`binary`].
+pub fn binary_reusing(op: BinaryOp, a: Matrix, b: &Matrix, a_left: bool) -> Result<Matrix> {
+    let (sa, sb) = if a_left {
+        (a.shape(), b.shape())
+    } else {
+        (b.shape(), a.shape())
+    };
+    let reusable = broadcast_shape(sa, sb)
+        .is_some_and(|out| out == a.shape() && !(b.is_sparse() && b.shape() == out));
+    let mut cells = match a {
+        Matrix::Dense(cells) if reusable => cells,
+        a if a_left => return binary(op, &a, b),
+        a => return binary(op, b, &a),
+    };
+    let (shape, cols) = (cells.shape(), cells.cols());
+    let other = operand_side(b, b.shape(), shape);
+    dispatch_binary!(op, f => par_rows_mut(cells.data_mut(), cols, |i, row| {
+        match other.row(i, cols, &mut Vec::new()) {
+            RowVal::Slice(y) if a_left => row.iter_mut().zip(y).for_each(|(x, &y)| *x = f(*x, y)),
+            RowVal::Slice(y) => row.iter_mut().zip(y).for_each(|(x, &y)| *x = f(y, *x)),
+            RowVal::Const(y) if a_left => row.iter_mut().for_each(|x| *x = f(*x, y)),
+            RowVal::Const(y) => row.iter_mut().for_each(|x| *x = f(y, *x)),
+        }
+    }));
+    Ok(Matrix::Dense(cells))
 }
 
 /// `m op s` (`scalar_left == false`) or `s op m` (`scalar_left == true`). A sparse `m`
@@ -658,6 +695,19 @@ pub(crate) mod tests {
         if let Matrix::Sparse(s) = &got {
             assert!(!s.has_explicit_zeros());
         }
+        // Written over either operand's array, the cells are the same.
+        let over_left = binary_reusing(op, a.clone(), b, true).unwrap();
+        let over_right = binary_reusing(op, b.clone(), a, false).unwrap();
+        for reused in [over_left, over_right] {
+            assert!(
+                reused.approx_eq(&want, 1e-12),
+                "{op:?} {} {} vs {} over an operand: got {:?}",
+                if a.is_sparse() { "sparse" } else { "dense" },
+                a.shape(),
+                b.shape(),
+                reused.to_dense()
+            );
+        }
     }
 
     fn prefer_sparse_of(m: &Matrix) -> bool {
@@ -928,6 +978,27 @@ pub(crate) mod tests {
             check(op, &x, &r);
             check(op, &r, &x);
             check(op, &c, &r);
+        }
+    }
+
+    #[test]
+    fn a_large_array_is_written_over_in_parallel_with_the_cells_of_binary() {
+        let a = random(400, 400, 1.0, false, 11);
+        for b in [
+            random(400, 400, 0.3, false, 12),
+            random(1, 400, 1.0, false, 13),
+            random(400, 1, 1.0, false, 14),
+            random(1, 1, 1.0, false, 15),
+            random(1, 400, 0.5, true, 16),
+        ] {
+            for op in [BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div] {
+                let want = binary(op, &a, &b).unwrap().to_dense();
+                let got = binary_reusing(op, a.clone(), &b, true).unwrap();
+                assert_eq!(got.to_dense().data(), want.data(), "{op:?} {}", b.shape());
+                let want = binary(op, &b, &a).unwrap().to_dense();
+                let got = binary_reusing(op, a.clone(), &b, false).unwrap();
+                assert_eq!(got.to_dense().data(), want.data(), "{op:?} {}", b.shape());
+            }
         }
     }
 

@@ -325,8 +325,15 @@ pub(crate) fn par_rows(
     fill: impl Fn(usize, &mut [f64]) + Sync,
 ) -> Vec<f64> {
     let mut data = vec![0.0; rows * cols];
+    par_rows_mut(&mut data, cols, fill);
+    data
+}
+
+/// `fill(i, row)` for every row of the row-major `data` of `cols` columns, in parallel
+/// (blocks of whole rows) above [`EW_PAR_MIN`] cells.
+pub(crate) fn par_rows_mut(data: &mut [f64], cols: usize, fill: impl Fn(usize, &mut [f64]) + Sync) {
     if data.is_empty() {
-        return data;
+        return;
     }
     if data.len() < EW_PAR_MIN {
         for (i, row) in data.chunks_exact_mut(cols).enumerate() {
@@ -342,7 +349,6 @@ pub(crate) fn par_rows(
                 }
             });
     }
-    data
 }
 
 /// Builds a CSR matrix in parallel over `blocks` (which must cover `0..rows` in order):

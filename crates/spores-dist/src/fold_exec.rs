@@ -42,29 +42,53 @@ pub fn schema(cols: usize) -> SchemaRef {
     ]))
 }
 
-/// The rows of the `rows x cols` array `acc` that are not all zero, as one batch.
-fn to_rows(acc: Vec<f64>, cols: usize) -> Result<RecordBatch, DistError> {
-    let kept: Vec<usize> = acc
-        .chunks(cols.max(1))
+/// Rows of a partial array per emitted batch (5.6 MB at 10 cells a row): the collector
+/// adds a batch and frees it before the next arrives, instead of holding a whole partial.
+const ROWS_PER_BATCH: usize = 1 << 16;
+
+/// The rows of the `rows x cols` array `acc` that are not all zero, in batches of at most
+/// [`ROWS_PER_BATCH`]. A batch of consecutive rows is a slice of `acc`, not a copy.
+fn to_rows(acc: Vec<f64>, cols: usize) -> Result<Vec<RecordBatch>, DistError> {
+    let cols = cols.max(1);
+    let cell = Arc::new(Field::new_list_field(DataType::Float64, false));
+    let all = FixedSizeListArray::try_new(
+        cell.clone(),
+        cols as i32,
+        Arc::new(Float64Array::from(acc)),
+        None,
+    )?;
+    let values = all.values().as_any().downcast_ref::<Float64Array>();
+    let cells = values.map_or(&[][..], |v| v.values());
+    let kept: Vec<usize> = cells
+        .chunks(cols)
         .enumerate()
         .filter(|(_, row)| row.iter().any(|&x| x != 0.0))
         .map(|(i, _)| i)
         .collect();
-    let cells: Vec<f64> = if kept.len() * cols == acc.len() {
-        acc
-    } else {
-        kept.iter()
-            .flat_map(|&i| acc[i * cols..(i + 1) * cols].iter().copied())
-            .collect()
-    };
-    let index = Int64Array::from_iter_values(kept.iter().map(|&i| i as i64));
-    let cell = Arc::new(Field::new_list_field(DataType::Float64, false));
-    let values: ArrayRef = Arc::new(Float64Array::from(cells));
-    let rows = FixedSizeListArray::try_new(cell, cols as i32, values, None)?;
-    Ok(RecordBatch::try_new(
-        schema(cols),
-        vec![Arc::new(index), Arc::new(rows)],
-    )?)
+    let mut batches = Vec::with_capacity(kept.len().div_ceil(ROWS_PER_BATCH));
+    for rows in kept.chunks(ROWS_PER_BATCH) {
+        let (first, last) = (rows[0], rows[rows.len() - 1]);
+        let slice: ArrayRef = if last - first + 1 == rows.len() {
+            Arc::new(all.slice(first, rows.len()))
+        } else {
+            let gathered = rows
+                .iter()
+                .flat_map(|&i| cells[i * cols..(i + 1) * cols].iter().copied());
+            let values = Arc::new(Float64Array::from_iter_values(gathered));
+            Arc::new(FixedSizeListArray::try_new(
+                cell.clone(),
+                cols as i32,
+                values,
+                None,
+            )?)
+        };
+        let index = Int64Array::from_iter_values(rows.iter().map(|&i| i as i64));
+        batches.push(RecordBatch::try_new(
+            schema(cols),
+            vec![Arc::new(index), slice],
+        )?);
+    }
+    Ok(batches)
 }
 
 /// Adds the rows of `batch` (of [`schema`]`(cols)`) into the row-major array `acc`.
@@ -198,10 +222,13 @@ impl ExecutionPlan for DenseFoldExec {
             drop(reservation);
             rows
         });
-        Ok(Box::pin(RecordBatchStreamAdapter::new(
-            self.schema(),
-            array,
-        )))
+        let rows = array.flat_map(|batches| {
+            futures::stream::iter(match batches {
+                Ok(batches) => batches.into_iter().map(Ok).collect(),
+                Err(err) => vec![Err(err)],
+            })
+        });
+        Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema(), rows)))
     }
 }
 
@@ -212,13 +239,41 @@ mod tests {
     #[test]
     fn rows_round_trip_and_skip_zero_rows() {
         let acc = vec![1.0, 2.0, 0.0, 0.0, 3.0, 0.0];
-        let batch = to_rows(acc.clone(), 2).unwrap();
+        let batches = to_rows(acc.clone(), 2).unwrap();
+        assert_eq!(batches.len(), 1);
+        let batch = &batches[0];
         assert_eq!(batch.num_rows(), 2);
         let mut total = vec![0.0; 6];
-        add_rows(&batch, &mut total, 2).unwrap();
+        add_rows(batch, &mut total, 2).unwrap();
         add_rows(&batch.slice(1, 1), &mut total, 2).unwrap();
         assert_eq!(total, vec![1.0, 2.0, 0.0, 0.0, 6.0, 0.0]);
-        let err = add_rows(&batch, &mut [0.0; 2], 2).unwrap_err();
+        let err = add_rows(batch, &mut [0.0; 2], 2).unwrap_err();
         assert!(err.to_string().contains("row 2 outside 0..1"), "{err}");
+    }
+
+    #[test]
+    fn large_partials_go_out_in_batches_sliced_where_rows_are_consecutive() {
+        let rows = 2 * ROWS_PER_BATCH + 10;
+        // Rows 0..ROWS_PER_BATCH + 5 are consecutive, the rest every other row.
+        let acc: Vec<f64> = (0..rows * 3)
+            .map(|k| {
+                let i = k / 3;
+                if i <= ROWS_PER_BATCH + 5 || i % 2 == 0 {
+                    (k + 1) as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let batches = to_rows(acc.clone(), 3).unwrap();
+        let sizes: Vec<usize> = batches.iter().map(|b| b.num_rows()).collect();
+        let kept = (ROWS_PER_BATCH + 6) + (rows - ROWS_PER_BATCH - 6).div_ceil(2);
+        assert_eq!(sizes.iter().sum::<usize>(), kept);
+        assert!(sizes.iter().all(|&n| n <= ROWS_PER_BATCH), "{sizes:?}");
+        let mut total = vec![0.0; acc.len()];
+        for batch in &batches {
+            add_rows(batch, &mut total, 3).unwrap();
+        }
+        assert_eq!(total, acc);
     }
 }

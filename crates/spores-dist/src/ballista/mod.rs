@@ -33,6 +33,7 @@ use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_proto::protobuf::PhysicalPlanNode;
+use futures::StreamExt;
 use spores_exec::DenseMatrix;
 
 use crate::codec::SporesCodec;
@@ -149,12 +150,16 @@ impl Cluster {
         plan: LogicalPlan,
         partitions: usize,
     ) -> Result<Vec<RecordBatch>, DistError> {
-        self.within_timeout(self.run(ctx, plan, partitions, None))
-            .await
+        let mut batches = Vec::new();
+        self.within_timeout(self.run(ctx, plan, partitions, None, &mut batches))
+            .await?;
+        Ok(batches)
     }
 
     /// Runs `plan` on the cluster with its tuples folded into a dense array per
     /// partition on the executors ([`DenseFoldExec`]); returns the partial arrays summed.
+    /// Each batch of a partial is added as it arrives, so that only one is held here at
+    /// a time.
     pub(crate) async fn fold(
         &self,
         ctx: &SessionContext,
@@ -162,14 +167,13 @@ impl Cluster {
         partitions: usize,
         fold: &DenseFold,
     ) -> Result<DenseMatrix, DistError> {
-        let batches = self
-            .within_timeout(self.run(ctx, plan, partitions, Some(fold)))
+        let mut total = FoldTotal {
+            fold,
+            cells: fold.zeros(),
+        };
+        self.within_timeout(self.run(ctx, plan, partitions, Some(fold), &mut total))
             .await?;
-        let mut total = fold.zeros();
-        for batch in &batches {
-            crate::fold_exec::add_rows(batch, &mut total, fold.cols)?;
-        }
-        fold.finish(vec![total])
+        fold.finish(vec![total.cells])
     }
 
     async fn within_timeout<T>(
@@ -197,7 +201,8 @@ impl Cluster {
         plan: LogicalPlan,
         partitions: usize,
         fold: Option<&DenseFold>,
-    ) -> Result<Vec<RecordBatch>, DistError> {
+        result: &mut dyn Collector,
+    ) -> Result<(), DistError> {
         // Without dynamic filters: Ballista's scheduler swaps the inputs of hash joins by
         // the sizes its stages produced, which DataFusion refuses once a join has built
         // one, and the job then never ends.
@@ -223,33 +228,43 @@ impl Cluster {
         let mut runs = 0;
         loop {
             runs += 1;
-            match self.submit(physical.clone(), ctx, config.clone()).await {
-                Err(failure) if runs < RUNS_ON_LOST_EXECUTOR && lost_an_executor(&failure) => {
+            if runs > 1 {
+                result.restart();
+            }
+            match self
+                .submit(physical.clone(), ctx, config.clone(), result)
+                .await
+            {
+                Err(Failure::Job(failure))
+                    if runs < RUNS_ON_LOST_EXECUTOR && lost_an_executor(&failure) =>
+                {
                     log::warn!(
                         "the scheduler at {} lost an executor while running the plan; running it again: {failure}",
                         self.address
                     );
                 }
-                Ok(batches) => return Ok(batches),
-                Err(failure) => {
+                Ok(()) => return Ok(()),
+                Err(Failure::Job(failure)) => {
                     return Err(cluster_error(format!(
                         "the scheduler at {} did not run the plan: {failure}",
                         self.address
                     )))
                 }
+                Err(Failure::Result(err)) => return Err(err),
             }
         }
     }
 
-    /// Submits `physical` as one job and collects its result.
+    /// Submits `physical` as one job and hands its result's batches to `result`.
     async fn submit(
         &self,
         physical: Arc<dyn ExecutionPlan>,
         ctx: &SessionContext,
         config: SessionConfig,
-    ) -> datafusion::error::Result<Vec<RecordBatch>> {
+        result: &mut dyn Collector,
+    ) -> Result<(), Failure> {
         let codec = config.ballista_physical_extension_codec();
-        let stream = execute_physical_plan::<PhysicalPlanNode>(
+        let mut stream = execute_physical_plan::<PhysicalPlanNode>(
             format!("http://{}", self.address),
             &config.ballista_config(),
             physical,
@@ -257,8 +272,54 @@ impl Cluster {
             ctx.session_id(),
             config,
         )
-        .await?;
-        datafusion::physical_plan::common::collect(stream).await
+        .await
+        .map_err(Failure::Job)?;
+        while let Some(batch) = stream.next().await {
+            result
+                .add(batch.map_err(Failure::Job)?)
+                .map_err(Failure::Result)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a submitted plan gave no result: its job failed (perhaps for a lost executor, then
+/// it runs again), or its result was not what the plan makes.
+enum Failure {
+    Job(datafusion::error::DataFusionError),
+    Result(DistError),
+}
+
+/// Where a job's result goes, batch by batch; a job run again restarts it first.
+trait Collector {
+    fn restart(&mut self);
+    fn add(&mut self, batch: RecordBatch) -> Result<(), DistError>;
+}
+
+impl Collector for Vec<RecordBatch> {
+    fn restart(&mut self) {
+        self.clear();
+    }
+
+    fn add(&mut self, batch: RecordBatch) -> Result<(), DistError> {
+        self.push(batch);
+        Ok(())
+    }
+}
+
+/// The sum of a fold's partial arrays ([`crate::fold_exec::add_rows`]).
+struct FoldTotal<'a> {
+    fold: &'a DenseFold,
+    cells: Vec<f64>,
+}
+
+impl Collector for FoldTotal<'_> {
+    fn restart(&mut self) {
+        self.cells.fill(0.0);
+    }
+
+    fn add(&mut self, batch: RecordBatch) -> Result<(), DistError> {
+        crate::fold_exec::add_rows(&batch, &mut self.cells, self.fold.cols)
     }
 }
 

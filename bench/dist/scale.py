@@ -26,8 +26,11 @@ exceeds --timeout is reported as such.
 spores's own binary, each executor with --slots task slots, a --memory pool and, with
 --pin, one core; a build with the `ballista` feature), each plan in as many partitions as
 the cluster has slots, beside spores on DataFusion in one process (`--engine datafusion`,
---memory, 1 and 2 threads); medians of --repeat runs, the bytes of the shuffle files the
-stages wrote, results checked against each other (relative 1e-9).
+--memory, 1 and 2 threads); every configuration runs each program once a round, side by
+side (a slow minute of the machine falls on all alike; a cluster is started for its turn
+and warmed up by one untimed run); medians of --repeat rounds and the slowest run, the
+bytes of the shuffle files the stages wrote, results checked against each other
+(relative 1e-9).
 """
 
 import argparse
@@ -341,39 +344,64 @@ def ballista(args):
     results = {name: {} for name in args.programs.split(",")}
     moved = {name: {} for name in results}
 
-    def measure(name, label, flags, threads):
-        out = d / f"out-{name}-{label.replace(' ', '').replace(',', '-')}.parquet"
-        times, why, check = [], "", None
-        for _ in range(args.repeat):
-            before = shuffle_bytes(tmp)
-            took, why = run_spores(binary, d, name, PROGRAMS[name][0], flags + ["--full-search"], args.memory, args.timeout, out, threads)
-            if took is None:
-                break
-            moved[name][label] = shuffle_bytes(tmp) - before
-            times.append(took)
-            check = checksum(out)
-        took = float(np.median(times)) if times and not why else None
-        results[name][label] = (took, why, check, times)
-        shown = f"{took:.2f} s (runs {', '.join(f'{t:.2f}' for t in times)})" if took is not None else why
-        print(f"{name:6} {label:25} {shown}", flush=True)
+    # Every configuration runs each program once a round, side by side, so that a slow
+    # minute of the machine falls on all of them alike instead of on whichever ran then. A
+    # cluster is started for its turn in a round (no idle processes beside the others) and
+    # runs one program before the timed ones: the first job of fresh executors is slower.
+    times = {name: {label: [] for label in columns} for name in results}
+    failed = {name: {} for name in results}
+    checks = {name: {} for name in results}
 
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    def measure(name, label, flags, threads, timed_run=True):
+        if label in failed[name]:
+            return
+        out = d / f"out-{name}-{label.replace(' ', '').replace(',', '-')}.parquet"
+        before = shuffle_bytes(tmp)
+        took, why = run_spores(binary, d, name, PROGRAMS[name][0], flags + ["--full-search"], args.memory,
+                               args.timeout, out, threads)
+        if not timed_run:
+            return
+        if took is None:
+            failed[name][label] = why
+            return
+        moved[name][label] = shuffle_bytes(tmp) - before
+        times[name][label].append(took)
+        checks[name][label] = checksum(out)
+
+    def fresh_tmp():
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+
+    engines = [(label, None, threads) for threads, label in zip((1, 2), columns[:2])]
+    engines += [(label, n, args.partitions or n * args.slots) for n, label in zip(counts, columns[2:])]
+    first = next(iter(results))
+    for round_ in range(args.repeat):
+        shift = round_ % len(engines)
+        for label, executors, threads in engines[shift:] + engines[:shift]:
+            fresh_tmp()
+            if executors is None:
+                for name in results:
+                    measure(name, label, ["--engine", "datafusion"], threads)
+                continue
+            proc, address = start_cluster(binary, executors, args.slots, args.memory, tmp, args.pin)
+            try:
+                measure(first, label, ["--engine", address], threads, timed_run=False)
+                for name in results:
+                    measure(name, label, ["--engine", address], threads)
+            finally:
+                proc.kill()
+                proc.wait()
+        print(f"round {round_ + 1} of {args.repeat} done", flush=True)
+    fresh_tmp()
     for name in results:
-        for threads, label in zip((1, 2), columns[:2]):
-            measure(name, label, ["--engine", "datafusion"], threads)
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir()
-    for executors, label in zip(counts, columns[2:]):
-        proc, address = start_cluster(binary, executors, args.slots, args.memory, tmp, args.pin)
-        try:
-            for name in results:
-                measure(name, label, ["--engine", address], args.partitions or executors * args.slots)
-        finally:
-            proc.kill()
-            proc.wait()
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir()
+        for label in columns:
+            runs = times[name][label]
+            why = failed[name].get(label, "")
+            took = float(np.median(runs)) if runs and not why else None
+            results[name][label] = (took, why, checks[name].get(label), runs)
+            shown = (f"{took:.2f} s (runs {', '.join(f'{t:.2f}' for t in runs)})" if took is not None
+                     else why)
+            print(f"{name:6} {label:25} {shown}", flush=True)
     worst = 0.0
     for name, runs in results.items():
         sums = [c for (_, _, c, _) in runs.values() if c is not None]
@@ -387,15 +415,21 @@ def ballista(args):
         f"X {shape['rows']}x{shape['cols']} with {shape['nnz']:,} non-zeros, rank {shape['rank']}; "
         f"--memory {args.memory} (each executor's); executors of {args.slots} task slot(s)"
         f"{', each pinned to one core' if args.pin else ''}, plans in as many partitions as slots; "
-        f"medians of {args.repeat} runs, seconds (wall, reading Parquet and writing the result included); "
+        f"medians of {args.repeat} rounds (slowest run in parentheses), each configuration once a round; "
+        f"seconds (wall, reading Parquet and writing the result included); "
         f"largest relative difference of the results' checksums {worst:.1e}; "
         f"load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
         "",
-        "| program | " + " | ".join(columns) + " | shuffle bytes (" + ", ".join(columns[2:]) + ") |",
-        "|---|" + "---|" * (len(columns) + 1),
+        "| program | " + " | ".join(columns) + "".join(f" | {n} vs {counts[0]}" for n in counts[1:])
+        + " | shuffle bytes (" + ", ".join(columns[2:]) + ") |",
+        "|---|" + "---|" * (len(columns) + len(counts)),
     ]
     for name, runs in results.items():
-        cells = [f"{runs[c][0]:.2f}" if runs[c][0] is not None else runs[c][1] for c in columns]
+        cells = [f"{runs[c][0]:.2f} ({max(runs[c][3]):.2f})" if runs[c][0] is not None else runs[c][1]
+                 for c in columns]
+        first = runs[columns[2]][0]
+        for c in columns[3:]:
+            cells.append(f"{first / runs[c][0]:.2f}x" if first and runs[c][0] else "-")
         shuffled = ", ".join(f"{moved[name].get(c, 0):,}" for c in columns[2:])
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {shuffled} |")
     text = "\n".join(lines) + "\n"

@@ -391,8 +391,8 @@ fn open_reader(path: &Path) -> Result<SerializedFileReader<Bytes>> {
 
 /// The bytes of the file at `path` for Parquet's reader: mapped, so that column chunks
 /// are decoded straight from the page cache. A read copies each chunk into a fresh
-/// buffer first: a factor of 90 MB took 0.2 s of system time to copy and fault in, and an
-/// executor scanning half of a 1 GB matrix paid that five times over. What a file changed
+/// buffer first: a factor of 90 MB took 0.2 s of system time to copy and fault in, on the
+/// client and again on each executor that holds it. What a file changed
 /// or truncated while mapped does is said at [`super::read_file`]; spores renames its
 /// writes into place, which leaves a mapping of the old file whole. A file that cannot be
 /// mapped is read, when the memory budget holds it.

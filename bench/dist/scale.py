@@ -374,7 +374,7 @@ def ballista(args):
 
     engines = [(label, None, threads) for threads, label in zip((1, 2), columns[:2])]
     engines += [(label, n, args.partitions or n * args.slots) for n, label in zip(counts, columns[2:])]
-    first = next(iter(results))
+    warm_up = next(iter(results))
     for round_ in range(args.repeat):
         shift = round_ % len(engines)
         for label, executors, threads in engines[shift:] + engines[:shift]:
@@ -385,7 +385,7 @@ def ballista(args):
                 continue
             proc, address = start_cluster(binary, executors, args.slots, args.memory, tmp, args.pin)
             try:
-                measure(first, label, ["--engine", address], threads, timed_run=False)
+                measure(warm_up, label, ["--engine", address], threads, timed_run=False)
                 for name in results:
                     measure(name, label, ["--engine", address], threads)
             finally:
@@ -427,9 +427,9 @@ def ballista(args):
     for name, runs in results.items():
         cells = [f"{runs[c][0]:.2f} ({max(runs[c][3]):.2f})" if runs[c][0] is not None else runs[c][1]
                  for c in columns]
-        first = runs[columns[2]][0]
+        smallest = runs[columns[2]][0]
         for c in columns[3:]:
-            cells.append(f"{first / runs[c][0]:.2f}x" if first and runs[c][0] else "-")
+            cells.append(f"{smallest / runs[c][0]:.2f}x" if smallest and runs[c][0] else "-")
         shuffled = ", ".join(f"{moved[name].get(c, 0):,}" for c in columns[2:])
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {shuffled} |")
     text = "\n".join(lines) + "\n"
@@ -465,7 +465,7 @@ def main():
     b.add_argument("--partitions", type=int, default=0, help="partitions of each Ballista plan (default: the executors' slots)")
     b.add_argument("--executors", default="1,2", help="cluster sizes, e.g. 1,2,4")
     b.add_argument("--pin", action="store_true", help="pin each executor to one core")
-    b.add_argument("--repeat", type=int, default=3, help="runs per measurement (the median is shown)")
+    b.add_argument("--repeat", type=int, default=3, help="rounds, each running every configuration once (the median is shown)")
     b.add_argument("--spores", default=str(ROOT / "target/release/spores"))
     b.add_argument("--table", default="bench/out/dist_ballista.md")
     args = ap.parse_args()

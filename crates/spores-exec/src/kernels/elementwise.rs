@@ -680,12 +680,15 @@ pub(crate) mod tests {
     fn check(op: BinaryOp, a: &Matrix, b: &Matrix) {
         let got = binary(op, a, b).unwrap();
         let want = Matrix::Dense(naive(op, a, b).unwrap());
-        assert!(
-            got.approx_eq(&want, 1e-12),
-            "{op:?} {} {} vs {}: got {:?}\nwant {:?}",
+        let case = format!(
+            "{op:?} {} {} vs {}",
             if a.is_sparse() { "sparse" } else { "dense" },
             a.shape(),
-            b.shape(),
+            b.shape()
+        );
+        assert!(
+            got.approx_eq(&want, 1e-12),
+            "{case}: got {:?}\nwant {:?}",
             got.to_dense(),
             want.to_dense()
         );
@@ -701,10 +704,7 @@ pub(crate) mod tests {
         for reused in [over_left, over_right] {
             assert!(
                 reused.approx_eq(&want, 1e-12),
-                "{op:?} {} {} vs {} over an operand: got {:?}",
-                if a.is_sparse() { "sparse" } else { "dense" },
-                a.shape(),
-                b.shape(),
+                "{case} over an operand: got {:?}",
                 reused.to_dense()
             );
         }

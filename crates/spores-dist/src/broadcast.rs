@@ -17,7 +17,7 @@
 
 use std::hash::{Hash, Hasher};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use datafusion::arrow::array::{Array, Float64Array, Int64Array};
@@ -54,8 +54,11 @@ pub struct Cells {
     rows: usize,
     cols: usize,
     /// The file the cells are (a plan for a Ballista cluster names it instead of
-    /// carrying the cells, [`crate::codec`]).
-    file: Option<Arc<Path>>,
+    /// carrying the cells, [`crate::codec`]): the input they were read from, or a copy
+    /// written for the cluster ([`Held::write_to`]).
+    file: OnceLock<Arc<Path>>,
+    /// Whether `file` is a copy this process wrote, removed when the cells are dropped.
+    written: AtomicBool,
     /// Always [`Matrix::Dense`]: the kernels read it as a matrix, the lookups as an array.
     matrix: OnceLock<Arc<Matrix>>,
     /// Held while the file is read, so that tasks starting together read it once.
@@ -67,7 +70,8 @@ impl Cells {
         Cells {
             rows: matrix.rows(),
             cols: matrix.cols(),
-            file,
+            file: file.map(OnceLock::from).unwrap_or_default(),
+            written: AtomicBool::new(false),
             matrix: OnceLock::from(Arc::new(Matrix::Dense(matrix))),
             reading: Mutex::new(()),
         }
@@ -78,7 +82,8 @@ impl Cells {
         Cells {
             rows,
             cols,
-            file: Some(file),
+            file: OnceLock::from(file),
+            written: AtomicBool::new(false),
             matrix: OnceLock::new(),
             reading: Mutex::new(()),
         }
@@ -105,7 +110,7 @@ impl Cells {
         if let Some(m) = self.matrix.get() {
             return Ok(m);
         }
-        let Some(path) = &self.file else {
+        let Some(path) = self.file.get() else {
             return Err(DistError::Result(
                 "a held matrix has neither cells nor a file".into(),
             ));
@@ -127,6 +132,18 @@ impl Cells {
             )));
         }
         Ok(self.matrix.get_or_init(|| Arc::new(Matrix::Dense(read))))
+    }
+}
+
+impl Drop for Cells {
+    fn drop(&mut self) {
+        if *self.written.get_mut() {
+            if let Some(path) = self.file.get() {
+                if let Err(e) = std::fs::remove_file(path) {
+                    log::warn!("cannot remove the held copy {}: {e}", path.display());
+                }
+            }
+        }
     }
 }
 
@@ -167,9 +184,40 @@ impl Held {
         }
     }
 
-    /// The file the cells were read from, if they are the whole of one.
+    /// The file the cells are the whole of, if any: the input they were read from, or
+    /// the copy [`Self::write_to`] wrote.
     pub(crate) fn file(&self) -> Option<&Path> {
-        self.cells.file.as_deref()
+        self.cells.file.get().map(AsRef::as_ref)
+    }
+
+    /// Writes the cells, once, as a Parquet COO file in `dir` (a directory a cluster's
+    /// executors read), so that a plan can name the file instead of carrying the cells:
+    /// a plan of several MB costs a Ballista scheduler and each task a copy and a decode.
+    /// The file is removed when the last holder of the cells drops them. Returns the file
+    /// (the cells' own, when they are the whole of one already).
+    pub(crate) fn write_to(&self, dir: &Path) -> Result<&Path, DistError> {
+        let cells = &self.cells;
+        if let Some(path) = cells.file.get() {
+            return Ok(path);
+        }
+        let _writing = cells.reading.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(path) = cells.file.get() {
+            return Ok(path);
+        }
+        let matrix = cells.matrix.get().ok_or_else(|| {
+            DistError::Result("a held matrix has neither cells nor a file".into())
+        })?;
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let (nonce, id) = self.origin;
+        let path = dir.join(format!(".spores-held-{nonce:016x}-{id}.parquet"));
+        parquet_coo::write(matrix, &path).map_err(|e| {
+            DistError::Plan(format!(
+                "cannot write a held matrix to {}: {e}",
+                path.display()
+            ))
+        })?;
+        cells.written.store(true, Ordering::Release);
+        Ok(cells.file.get_or_init(|| Arc::from(path.as_path())))
     }
 
     /// A holding decoded from a plan: the cells made at `origin` (shared while another

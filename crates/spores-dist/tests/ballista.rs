@@ -254,6 +254,10 @@ fn addresses_name_a_scheme_host_and_port() {
         "10.0.0.2:7"
     );
     assert_eq!(Cluster::parse("df://h:1").unwrap().timeout(), None);
+    let both = Cluster::parse("ballista://h:1?timeout=2.5&held_dir=/shared/tmp").unwrap();
+    assert_eq!(both.timeout(), Some(std::time::Duration::from_millis(2500)));
+    assert_eq!(both.held_dir(), Some(std::path::Path::new("/shared/tmp")));
+    assert_eq!(Cluster::parse("df://h:1").unwrap().held_dir(), None);
     for bad in [
         "localhost:50050",
         "ballista://localhost",
@@ -261,6 +265,8 @@ fn addresses_name_a_scheme_host_and_port() {
         "ballista://h:x",
         "ballista://h:1?timeout=0",
         "ballista://h:1?deadline=5",
+        "ballista://h:1?timeout=5&held_dir=",
+        "ballista://h:1?timeout=5&",
     ] {
         let err = Cluster::parse(bad).unwrap_err().to_string();
         assert!(err.contains(bad), "{bad}: {err}");

@@ -415,8 +415,9 @@ struct RunFlags {
     /// `auto` (DataFusion for the subgraphs whose estimated inputs or intermediates
     /// exceed --memory, the kernels for the rest), or `ballista://HOST:PORT` (every one on
     /// the Ballista scheduler there, `df://HOST:PORT` too, `?timeout=SECONDS` to give up
-    /// on a result; needs the `ballista` feature; Parquet inputs must be readable by the
-    /// executors at their absolute paths).
+    /// on a result, `&held_dir=DIR` for where large held operands are written for the
+    /// executors (default: beside the first Parquet input); needs the `ballista` feature;
+    /// Parquet inputs must be readable by the executors at their absolute paths).
     #[arg(long, value_name = "ENGINE", value_parser = parse_engine, default_value = "local")]
     engine: EngineChoice,
     /// User rewrite rules (egglog) added to the optimizer's shipped ones.

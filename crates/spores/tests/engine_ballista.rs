@@ -162,6 +162,48 @@ fn scripts_and_tensor_programs_print_what_the_local_engine_prints() {
     assert_eq!(run(&cluster.address), local);
 }
 
+/// `t(Y) %*% (Y %*% v)` with `Y` a Parquet file too large to hold: the client folds
+/// `Y %*% v`, 140,000 cells (more than a plan carries inline), and the second plan names
+/// a file written beside `Y` that the executor processes read instead of carrying the
+/// cells. The script prints the local engine's number and leaves no file behind.
+#[cfg(feature = "ballista")]
+#[test]
+fn a_large_intermediate_travels_to_the_executors_as_a_file() {
+    let cluster = cluster::ClusterProcess::start(2);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("spores-ballista-held");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = |name: &str| {
+        format!(
+            r#"
+X = rand(rows=140000, cols=40, sparsity=0.003, min=1, max=5, seed=5)
+v = rand(rows=40, cols=1, min=0, max=1, seed=6)
+write(X, "{path}")
+Y = read("{path}")
+w = t(Y) %*% (Y %*% v)
+print("chain " + sum(w) + " " + as.scalar(w[3, 1]))
+"#,
+            path = dir.join(name).display()
+        )
+    };
+    let local = run_dml_with("held_file.dml", &script("local.parquet"), &[]).unwrap();
+    let on_cluster = run_dml_with(
+        "held_file.dml",
+        &script("cluster.parquet"),
+        &["--memory", "8M", "--engine", &cluster.address],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let want = common::numbers(&local);
+    assert_eq!(want.len(), 2, "{local}");
+    common::assert_close(&common::numbers(&on_cluster), &want, 1e-9);
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".spores-held-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 /// A script of many plans on two executor processes, one of them killed (SIGKILL) while
 /// the script runs: spores' scheduler cancels the jobs that were running, the client runs
 /// them again on the other executor, and the script prints what the local engine prints

@@ -18,6 +18,7 @@ pub mod lost_executor;
 pub mod process;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -77,6 +78,10 @@ pub struct Cluster {
     /// How long the client waits for a plan's result: a scheduler that never ends a job
     /// (one that failed inside its status handling, say) would otherwise hang the client.
     timeout: Option<Duration>,
+    /// Where held matrices made here are written for the executors to read
+    /// ([`SporesCodec::writing_to`]); by default the directory of the plan's first
+    /// Parquet input, which the executors read already.
+    held_dir: Option<PathBuf>,
 }
 
 pub(crate) fn cluster_error(what: impl std::fmt::Display) -> DistError {
@@ -84,24 +89,40 @@ pub(crate) fn cluster_error(what: impl std::fmt::Display) -> DistError {
 }
 
 impl Cluster {
-    /// The scheduler at `ballista://HOST:PORT` or `df://HOST:PORT`, with an optional
-    /// `?timeout=SECONDS` after which the client gives up on a plan.
+    /// The scheduler at `ballista://HOST:PORT` or `df://HOST:PORT`, with optional settings
+    /// after `?`, joined by `&`: `timeout=SECONDS`, after which the client gives up on a
+    /// plan, and `held_dir=DIR`, where held matrices made here are written for the
+    /// executors (a directory they all read at that path).
     pub fn parse(url: &str) -> Result<Cluster, DistError> {
-        let (url_address, timeout) = match url.split_once('?') {
+        let (url_address, query) = match url.split_once('?') {
             None => (url, None),
-            Some((address, query)) => {
-                let seconds = query
-                    .strip_prefix("timeout=")
-                    .and_then(|s| s.parse::<f64>().ok())
-                    .filter(|s| s.is_finite() && *s > 0.0)
-                    .ok_or_else(|| {
-                        DistError::Plan(format!(
-                            "`{url}`: the only setting after `?` is timeout=SECONDS (a positive number)"
-                        ))
-                    })?;
-                (address, Some(Duration::from_secs_f64(seconds)))
-            }
+            Some((address, query)) => (address, Some(query)),
         };
+        let mut timeout = None;
+        let mut held_dir = None;
+        for setting in query.into_iter().flat_map(|q| q.split('&')) {
+            match setting.split_once('=') {
+                Some(("timeout", value)) => {
+                    let seconds = value
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|s| s.is_finite() && *s > 0.0)
+                        .ok_or_else(|| {
+                            DistError::Plan(format!(
+                                "`{url}`: timeout=SECONDS takes a positive number, not `{value}`"
+                            ))
+                        })?;
+                    timeout = Some(Duration::from_secs_f64(seconds));
+                }
+                Some(("held_dir", dir)) if !dir.is_empty() => held_dir = Some(PathBuf::from(dir)),
+                _ => {
+                    return Err(DistError::Plan(format!(
+                        "`{url}`: the settings after `?` are timeout=SECONDS and held_dir=DIR, \
+                         joined by `&`, not `{setting}`"
+                    )))
+                }
+            }
+        }
         let url = url_address;
         let rest = SCHEMES
             .iter()
@@ -123,6 +144,7 @@ impl Cluster {
             address: rest.to_string(),
             force_remote_read: false,
             timeout,
+            held_dir,
         })
     }
 
@@ -140,6 +162,12 @@ impl Cluster {
     /// How long the client waits for a plan's result (unbounded when `None`).
     pub fn timeout(&self) -> Option<Duration> {
         self.timeout
+    }
+
+    /// Where held matrices made here are written for the executors, when not beside the
+    /// plan's first Parquet input.
+    pub fn held_dir(&self) -> Option<&std::path::Path> {
+        self.held_dir.as_deref()
     }
 
     /// Plans `plan` in `ctx` with `partitions` partitions, runs it on the cluster and
@@ -222,9 +250,13 @@ impl Cluster {
             // The scheduler returns the final stage's partitions; one keeps the result whole.
             physical = Arc::new(CoalescePartitionsExec::new(physical));
         }
-        let config = session_config()
+        let mut config = session_config()
             .with_target_partitions(partitions)
             .with_ballista_shuffle_reader_force_remote_read(self.force_remote_read);
+        if let Some(dir) = self.held_dir.clone().or_else(|| first_input_dir(&physical)) {
+            config = config
+                .with_ballista_physical_extension_codec(Arc::new(SporesCodec::writing_to(dir)));
+        }
         let mut runs = 0;
         loop {
             runs += 1;
@@ -281,6 +313,20 @@ impl Cluster {
         }
         Ok(())
     }
+}
+
+/// The directory of the first file `plan` scans: every executor reads it at that path.
+fn first_input_dir(plan: &Arc<dyn ExecutionPlan>) -> Option<PathBuf> {
+    use datafusion::datasource::physical_plan::FileScanConfig;
+    use datafusion::datasource::source::DataSourceExec;
+    if let Some(source) = plan.downcast_ref::<DataSourceExec>() {
+        let config = source.data_source().downcast_ref::<FileScanConfig>()?;
+        let file = config.file_groups.iter().flat_map(|g| g.files()).next()?;
+        // Local files are named by their path below `/` (`ListingTableUrl` of a path).
+        let path = PathBuf::from("/").join(file.object_meta.location.as_ref());
+        return path.parent().map(PathBuf::from);
+    }
+    plan.children().into_iter().find_map(first_input_dir)
 }
 
 /// Why a submitted plan gave no result: its job failed (perhaps for a lost executor, then

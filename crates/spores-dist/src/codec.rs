@@ -73,7 +73,9 @@ impl SporesCodec {
                 // Inline still works: a directory that cannot be written only costs time.
                 if let Err(e) = held.write_to(dir) {
                     log::warn!(
-                        "a {}x{} held matrix travels inside the plan: {e}",
+                        "a {}x{} held matrix travels inside the plan, which is slower ({e}; \
+                         `held_dir=DIR` in the engine's address names a directory every \
+                         executor reads)",
                         held.rows(),
                         held.cols()
                     );

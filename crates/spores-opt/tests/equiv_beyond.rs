@@ -703,6 +703,19 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
             "(A > 0) * (A < 1) + (A == 0)",
             "(A > 0) * (A < 1)",
         ),
+        // Extremes and sums of cells that are NaN or finite are NaN at the same places.
+        ("mean(A / A)", "max(A / A)", "max(B / B)"),
+        (
+            "rowMaxs(A / A)",
+            "rowSums(A / A) / ncol(A)",
+            "rowMaxs(B / B)",
+        ),
+        ("cummax(A / A)", "cummin(A / A)", "cummin(B / B)"),
+        (
+            "max(sqrt(A)) - max(sqrt(A))",
+            "mean(sqrt(A)) - mean(sqrt(A))",
+            "max(sqrt(B)) - max(sqrt(B))",
+        ),
     ];
     let mut rng = common::Rng(7);
     let inputs: Vec<HashMap<String, Matrix>> = (0..4)

@@ -437,6 +437,27 @@ fn func(e: &LaExpr, name: &str, args: &[LaExpr], env: &ShapeEnv) -> Sig {
             }
         })));
     }
+    // An extreme of an atom that leaves the reals only as NaN is NaN exactly where the sum
+    // of the same cells is (NaN propagates through both, and neither meets an infinity):
+    // it stands as that sum, so `max(A / A)` and `mean(A / A)` match.
+    if let ([x], [Some(s)]) = (args, sigs.as_slice()) {
+        if s.is_atom(x) && only_nan(x, env) {
+            let x = b(x.clone());
+            let sum_of_the_same_cells = match name {
+                "max" | "min" => Some(Sum(x)),
+                "rowMaxs" | "rowMins" => Some(RowSums(x)),
+                "colMaxs" | "colMins" => Some(ColSums(x)),
+                "cummax" | "cummin" => Some(Func {
+                    name: "cumsum".into(),
+                    args: vec![*x],
+                }),
+                _ => None,
+            };
+            if let Some(sum) = sum_of_the_same_cells {
+                return Ok(Some(Signature::atom(&sum)));
+            }
+        }
+    }
     if matches!(name, "cbind" | "rbind") && args.len() == 2 {
         let zeros = |x: &LaExpr| -> Result<LaExpr, Unreachable> {
             let (r, c) = env.shape_of(x).map_err(|_| Unreachable)?;
@@ -471,6 +492,43 @@ fn func(e: &LaExpr, name: &str, args: &[LaExpr], env: &ShapeEnv) -> Sig {
         return Ok(Some(Signature::atom(e)));
     }
     Err(Unreachable)
+}
+
+/// `e` with each finite value over itself (`A / A`) as the ones it is wherever it is a
+/// number (`0 / 0` is NaN, which the signature keeps); `None` when there is none.
+pub(super) fn self_quotients_as_ones(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    let replaced = std::cell::Cell::new(false);
+    let done = e.map(&|x| match x {
+        LaExpr::Func { name, args } if name == "/" && args.len() == 2 => {
+            let [num, den] = args.as_slice() else {
+                return None;
+            };
+            if num != den || !matches!(signature(num, env), Ok(None)) {
+                return None;
+            }
+            let (r, c) = env.shape_of(num).ok()?;
+            replaced.set(true);
+            Some(LaExpr::Fill(b(LaExpr::Const(1.0)), r, c))
+        }
+        _ => None,
+    });
+    replaced.get().then_some(done)
+}
+
+/// Whether the partial atom `a` leaves the reals only as NaN, never as an infinity: the
+/// root of a finite value, a positive fractional power of one (a negative base gives NaN,
+/// 0 gives 0), a finite value over itself (`0 / 0`).
+fn only_nan(a: &LaExpr, env: &ShapeEnv) -> bool {
+    let finite = |x: &LaExpr| matches!(signature(x, env), Ok(None));
+    match a {
+        LaExpr::Func { name, args } => match (name.as_str(), args.as_slice()) {
+            ("sqrt", [x]) => finite(x),
+            ("/", [x, y]) => x == y && finite(x),
+            _ => false,
+        },
+        LaExpr::Pow(x, k) => *k > 0.0 && k.fract() != 0.0 && finite(x),
+        _ => false,
+    }
 }
 
 /// The signature of `factor * s` (or `s * factor`; `%*%` when `matmul`) where the factor

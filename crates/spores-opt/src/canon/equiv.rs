@@ -183,11 +183,15 @@ fn decide(
     if let Equivalence::Unknown(_) = verdict {
         // Some identities hold only with NaN and the infinities in the picture: `log(A) >
         // 0` is `A > 1` as `log(A)` is NaN or `-Inf` wherever `A <= 0`.
-        return Ok(if proved_as_computed(&l, &r, env)? {
-            Equivalence::Equivalent
-        } else {
-            verdict
-        });
+        return Ok(
+            if proved_as_computed(&l, &r, env)?
+                || proved_with_self_quotients_as_ones(&l, &r, env, deadline)?
+            {
+                Equivalence::Equivalent
+            } else {
+                verdict
+            },
+        );
     }
     if super::domain::same_non_finite_cells(&l, &r, env)? || proved_as_computed(&l, &r, env)? {
         return Ok(verdict);
@@ -211,6 +215,31 @@ fn decide(
             decided => decided,
         },
     )
+}
+
+/// Whether `lhs = rhs` over the reals once each finite value over itself is the ones it
+/// is wherever it is a number (`mean(A / A) == max(A / A)`), with both sides NaN or
+/// infinite at the same cells ([`super::domain`]).
+fn proved_with_self_quotients_as_ones(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    deadline: Option<std::time::Instant>,
+) -> Result<bool, EquivError> {
+    use super::domain::self_quotients_as_ones;
+    let (l, r) = match (
+        self_quotients_as_ones(lhs, env),
+        self_quotients_as_ones(rhs, env),
+    ) {
+        (None, None) => return Ok(false),
+        (l, r) => (
+            l.unwrap_or_else(|| lhs.clone()),
+            r.unwrap_or_else(|| rhs.clone()),
+        ),
+    };
+    let over_reals = decide_over_reals(&l, &r, env, false, deadline);
+    Ok(matches!(over_reals, Ok(Equivalence::Equivalent))
+        && super::domain::same_non_finite_cells(lhs, rhs, env)?)
 }
 
 /// Whether the piecewise decision proves `lhs = rhs` (as written, with cells moved by the

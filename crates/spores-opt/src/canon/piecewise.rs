@@ -70,6 +70,19 @@ const MAX_SUM_ARGUMENT: usize = 40;
 const MAX_FACTS: usize = 16;
 /// Constraints Fourier-Motzkin may hold before a case is kept as possibly feasible.
 const MAX_CONSTRAINTS: usize = 400;
+/// Most monomial products in one polynomial product: a sum of quotients with distinct
+/// denominators multiplies them all out (nine cells of `(A + B) / (A + B)` ran for
+/// minutes), and such a case is given up instead.
+const MAX_PRODUCT_TERMS: usize = 4_096;
+/// Monomial products one decision may make in all, across its cases: quotients under
+/// running extremes (`cummax((A + B) / (A + B))`) split into thousands of cases of large
+/// polynomials, which took 10-50 s before this bound.
+const MAX_WORK: usize = 1_000_000;
+
+thread_local! {
+    /// Monomial products left to the decision under way ([`MAX_WORK`]).
+    static WORK_LEFT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+}
 
 /// Whether `lhs` and `rhs` (of the same shape) are equal cell by cell as piecewise
 /// polynomials of their leaves. `same_leaf` says whether two leaf expressions are equal
@@ -177,7 +190,10 @@ fn decide(
         cases: 0,
         facts,
     };
-    Ok(search.equal(&f, &g, &start) == Some(true))
+    WORK_LEFT.set(MAX_WORK);
+    let equal = search.equal(&f, &g, &start);
+    WORK_LEFT.set(usize::MAX);
+    Ok(equal == Some(true))
 }
 
 /// Whether every cell of `e` is a cell of an input declared positive.
@@ -453,18 +469,25 @@ impl P {
     }
 
     fn mul(&self, o: &P) -> Option<P> {
-        let mut out = P::default();
+        let products = self.0.len().saturating_mul(o.0.len());
+        if products > MAX_PRODUCT_TERMS || WORK_LEFT.get() < products {
+            return None;
+        }
+        WORK_LEFT.set(WORK_LEFT.get() - products);
+        let mut out: BTreeMap<Mono, Q> = BTreeMap::new();
         for (ma, ca) in &self.0 {
             for (mb, cb) in &o.0 {
                 let mut m: BTreeMap<u32, u32> = ma.iter().copied().collect();
                 for &(v, e) in mb {
                     *m.entry(v).or_insert(0) += e;
                 }
-                let term = P(BTreeMap::from([(m.into_iter().collect(), ca.mul(*cb)?)]));
-                out = out.add(&term)?;
+                let coef = ca.mul(*cb)?;
+                let slot = out.entry(m.into_iter().collect()).or_insert(Q::ZERO);
+                *slot = slot.add(coef)?;
             }
         }
-        Some(out)
+        out.retain(|_, c| !c.is_zero());
+        Some(P(out))
     }
 
     fn pow(&self, k: u32) -> Option<P> {

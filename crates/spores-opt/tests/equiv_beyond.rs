@@ -716,6 +716,11 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
             "mean(sqrt(A)) - mean(sqrt(A))",
             "max(sqrt(B)) - max(sqrt(B))",
         ),
+        (
+            "rowMins(sqrt(A)) - rowMins(sqrt(A))",
+            "rowMaxs(sqrt(A)) - rowMaxs(sqrt(A))",
+            "rowMaxs(sqrt(B)) - rowMaxs(sqrt(B))",
+        ),
     ];
     let mut rng = common::Rng(7);
     let inputs: Vec<HashMap<String, Matrix>> = (0..4)

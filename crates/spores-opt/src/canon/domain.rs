@@ -408,7 +408,11 @@ fn func(e: &LaExpr, name: &str, args: &[LaExpr], env: &ShapeEnv) -> Sig {
         .map(|a| signature(a, env))
         .collect::<Result<Vec<_>, _>>()?;
     if sigs.iter().all(Option::is_none) {
-        return Ok(partial(name, args, env).then(|| Signature::atom(e)));
+        if !partial(name, args, env) {
+            return Ok(None);
+        }
+        let atom = root_of_smallest(name, args).unwrap_or_else(|| e.clone());
+        return Ok(Some(Signature::atom(&atom)));
     }
     // A division by a value never zero (a number, a size, a positive input) scales its
     // numerator.
@@ -513,6 +517,40 @@ pub(super) fn self_quotients_as_ones(e: &LaExpr, env: &ShapeEnv) -> Option<LaExp
         _ => None,
     });
     replaced.get().then_some(done)
+}
+
+/// The root of the smallest of finite cells is NaN exactly where one of them is negative,
+/// as the sum of their roots is: `sqrt(min(A))` (what `min(sqrt(A))` is moved to) stands as
+/// `sum(sqrt(A))`, so it matches `max(sqrt(A))` and `mean(sqrt(A))`.
+fn root_of_smallest(name: &str, args: &[LaExpr]) -> Option<LaExpr> {
+    use LaExpr::*;
+    let (
+        "sqrt",
+        [Func {
+            name: extreme,
+            args: cells,
+        }],
+    ) = (name, args)
+    else {
+        return None;
+    };
+    let [x] = cells.as_slice() else {
+        return None;
+    };
+    let root = Func {
+        name: "sqrt".into(),
+        args: vec![x.clone()],
+    };
+    Some(match extreme.as_str() {
+        "min" => Sum(b(root)),
+        "rowMins" => RowSums(b(root)),
+        "colMins" => ColSums(b(root)),
+        "cummin" => Func {
+            name: "cumsum".into(),
+            args: vec![root],
+        },
+        _ => return None,
+    })
 }
 
 /// Whether the partial atom `a` leaves the reals only as NaN, never as an infinity: the

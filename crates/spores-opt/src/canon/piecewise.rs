@@ -190,9 +190,13 @@ fn decide(
         cases: 0,
         facts,
     };
-    WORK_LEFT.set(MAX_WORK);
+    // A decision inside another one draws on what the outer one has left.
+    let outer = WORK_LEFT.get();
+    WORK_LEFT.set(outer.min(MAX_WORK));
     let equal = search.equal(&f, &g, &start);
-    WORK_LEFT.set(usize::MAX);
+    if outer == usize::MAX {
+        WORK_LEFT.set(usize::MAX);
+    }
     Ok(equal == Some(true))
 }
 

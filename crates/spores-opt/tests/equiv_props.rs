@@ -1000,7 +1000,7 @@ fn aggregates_of_cells_that_may_be_nan_are_proved_only_where_they_agree() {
         "A / B",
         "log(A)",
     ];
-    // Each 1 on a matrix of ones, so that terms over `A / A` agree where it is a number.
+    // Each is 1 on a 3x3 matrix of ones, so terms over `A / A` agree wherever it is a number.
     let aggregates = [
         "max(@)",
         "min(@)",

@@ -165,7 +165,9 @@ fn scripts_and_tensor_programs_print_what_the_local_engine_prints() {
 /// `t(Y) %*% (Y %*% v)` with `Y` a Parquet file too large to hold: the client folds
 /// `Y %*% v`, 140,000 cells (more than a plan carries inline), and the second plan names
 /// a file written beside `Y` that the executor processes read instead of carrying the
-/// cells. The script prints the local engine's number and leaves no file behind.
+/// cells. The script prints the local engine's number and leaves no file behind. With
+/// `held_dir` naming a directory that does not exist, the cells travel inline and the
+/// client says so: the same numbers, one warning.
 #[cfg(feature = "ballista")]
 #[test]
 fn a_large_intermediate_travels_to_the_executors_as_a_file() {
@@ -187,15 +189,26 @@ print("chain " + sum(w) + " " + as.scalar(w[3, 1]))
         )
     };
     let local = run_dml_with("held_file.dml", &script("local.parquet"), &[]).unwrap();
-    let on_cluster = run_dml_with(
-        "held_file.dml",
-        &script("cluster.parquet"),
-        &["--memory", "8M", "--engine", &cluster.address],
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
     let want = common::numbers(&local);
     assert_eq!(want.len(), 2, "{local}");
-    common::assert_close(&common::numbers(&on_cluster), &want, 1e-9);
+    let inline_warning = "travels inside the plan";
+    let on = |engine: &str| {
+        let flags = ["--memory", "8M", "--engine", engine];
+        let (code, stdout, stderr) =
+            common::run_file("held_file.dml", &script("cluster.parquet"), &flags);
+        assert_eq!(code, 0, "{engine}: {stderr}");
+        common::assert_close(&common::numbers(&stdout), &want, 1e-9);
+        stderr
+    };
+    let as_file = on(&cluster.address);
+    assert!(!as_file.contains(inline_warning), "{as_file}");
+    let missing = dir.join("missing");
+    let inline = on(&format!(
+        "{}?held_dir={}",
+        cluster.address,
+        missing.display()
+    ));
+    assert!(inline.contains(inline_warning), "{inline}");
     let left: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -721,6 +721,13 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
             "rowMaxs(sqrt(A)) - rowMaxs(sqrt(A))",
             "rowMaxs(sqrt(B)) - rowMaxs(sqrt(B))",
         ),
+        // Powers and roots through `log` where the cell is positive: NaN where it is
+        // negative and `-Inf` (or `exp(-Inf) = 0`) where it is 0, on both sides.
+        ("log(A^3)", "3 * log(A)", "3 * log(abs(A))"),
+        ("log(A * A * A) + log(A)", "4 * log(A)", "log(A^4)"),
+        ("exp(log(A) / 2)", "sqrt(A)", "sqrt(abs(A))"),
+        ("exp(1.5 * log(A))", "A * sqrt(A)", "A * sqrt(abs(A))"),
+        ("log(sqrt(A))", "0.5 * log(A)", "log(A)"),
     ];
     let mut rng = common::Rng(7);
     let inputs: Vec<HashMap<String, Matrix>> = (0..4)
@@ -868,6 +875,8 @@ fn running_sums_over_symbolic_rows_are_weighted_counts() {
     let env = ShapeEnv::with_shapes(&["A=mxn"]).unwrap();
     for (lhs, rhs, twin) in [
         ("t(rev(t(rev(A))))", "rev(t(rev(t(A))))", "t(rev(t(A)))"),
+        ("rev(A)[1, ]", "A[nrow(A), ]", "A[1, ]"),
+        ("rev(A)[2, 1]", "A[nrow(A) - 1, 1]", "A[2, 1]"),
         (
             "t(seq(1, nrow(A))) %*% A",
             "colSums(cumsum(rev(A)))",

@@ -1780,7 +1780,7 @@ impl Search {
             matches!(
                 self.meaning.get(v),
                 Some(Meaning::Exp(_) | Meaning::ExpOfFraction(_) | Meaning::Positive)
-            ) || self.root_of_positive(*v).is_some()
+            ) || self.root_of_positive(*v, None).is_some()
         };
         let mut sign = 0;
         // Whether some monomial is never zero (positive variables or a constant).
@@ -2098,26 +2098,16 @@ impl Search {
         }
     }
 
-    /// The positive input `w` when `v` stands for `log(w)`.
-    fn log_of_positive_input(&self, v: u32) -> Option<u32> {
-        let Some(Meaning::Log(x)) = self.meaning.get(&v) else {
-            return None;
-        };
-        let terms: Vec<_> = x.num.0.iter().collect();
-        match (terms.as_slice(), x.den.as_constant()) {
-            ([(mono, c)], Some(Q::ONE)) if **c == Q::ONE => match mono.as_slice() {
-                [(w, 1)] if matches!(self.meaning.get(w), Some(Meaning::Positive)) => Some(*w),
-                _ => None,
-            },
-            _ => None,
-        }
+    /// Whether the variable `v` is positive: a declared positive input, or, within `case`,
+    /// a variable the case puts above 0 (`log(A^3)` is `3 log(A)` where `A > 0`, and NaN or
+    /// `-Inf` on both sides elsewhere).
+    fn positive_in(&self, v: u32, case: Option<&Case>) -> bool {
+        matches!(self.meaning.get(&v), Some(Meaning::Positive))
+            || case.is_some_and(|case| case.sign_of(&P::var(v)) == Some(1))
     }
 
-    /// The positive input `w` when `v` stands for `sqrt(w)`.
-    fn root_of_positive(&self, v: u32) -> Option<u32> {
-        let Some(Meaning::Sqrt(x)) = self.meaning.get(&v) else {
-            return None;
-        };
+    /// The variable `w` when `x` is `w` itself and `w` is positive ([`Self::positive_in`]).
+    fn positive_variable(&self, x: &F, case: Option<&Case>) -> Option<u32> {
         let [(mono, c)] = x.num.0.iter().collect::<Vec<_>>()[..] else {
             return None;
         };
@@ -2125,12 +2115,29 @@ impl Search {
             [(w, 1)]
                 if *c == Q::ONE
                     && x.den.as_constant() == Some(Q::ONE)
-                    && matches!(self.meaning.get(w), Some(Meaning::Positive)) =>
+                    && self.positive_in(*w, case) =>
             {
                 Some(*w)
             }
             _ => None,
         }
+    }
+
+    /// The positive variable `w` when `v` stands for `log(w)`.
+    fn log_of_positive_input(&self, v: u32, case: &Case) -> Option<u32> {
+        let Some(Meaning::Log(x)) = self.meaning.get(&v) else {
+            return None;
+        };
+        self.positive_variable(x, Some(case))
+    }
+
+    /// The positive variable `w` when `v` stands for `sqrt(w)`: a declared input, or also
+    /// one `case` puts above 0.
+    fn root_of_positive(&self, v: u32, case: Option<&Case>) -> Option<u32> {
+        let Some(Meaning::Sqrt(x)) = self.meaning.get(&v) else {
+            return None;
+        };
+        self.positive_variable(x, case)
     }
 
     /// The square root of a fraction of monomials whose variables are positive, with even
@@ -2172,7 +2179,7 @@ impl Search {
         let [(mono, c)] = x.num.0.iter().collect::<Vec<_>>()[..] else {
             return Ok(None);
         };
-        let positive = |v: &u32| matches!(self.meaning.get(v), Some(Meaning::Positive));
+        let positive = |v: &u32| self.positive_in(*v, Some(case));
         if *c != Q::ONE
             || x.den.as_constant() != Some(Q::ONE)
             || !mono.iter().all(|(v, _)| positive(v))
@@ -2230,9 +2237,9 @@ impl Search {
                 (false, [(v, 1)])
                     if c.d == 2
                         && c.n.unsigned_abs() <= MAX_POWER as u128
-                        && self.log_of_positive_input(*v).is_some() =>
+                        && self.log_of_positive_input(*v, case).is_some() =>
                 {
-                    let w = self.log_of_positive_input(*v).ok_or(Need::GiveUp)?;
+                    let w = self.log_of_positive_input(*v, case).ok_or(Need::GiveUp)?;
                     let key = vec![P::var(w), P::constant(Q::ONE)];
                     let meaning = Meaning::Sqrt(F::poly(P::var(w)));
                     let root = F::poly(self.var("sqrt", key, meaning, case)?);
@@ -2301,12 +2308,15 @@ impl Search {
             let half = self.log_poly(q, case)?;
             return half.add(&half).ok_or_else(give_up);
         }
-        // The variables whose logarithm is known: `exp(a)` (its argument), a positive input
-        // (a variable of its own) and the root of one (half of that).
+        // The variables whose logarithm is known: `exp(a)` (its argument), a positive
+        // variable (a variable of its own) and the root of one (half of that).
         let exp_arg = |v: &u32, search: &Search| match search.meaning.get(v) {
             Some(Meaning::Exp(arg)) if !arg.0.is_empty() => Some(arg.clone()),
-            Some(Meaning::Positive) => Some(P::default()),
-            Some(Meaning::Sqrt(_)) => search.root_of_positive(*v).map(|_| P::default()),
+            _ if search.positive_in(*v, Some(case))
+                || search.root_of_positive(*v, Some(case)).is_some() =>
+            {
+                Some(P::default())
+            }
             _ => None,
         };
         // The smallest power of each exp variable over all monomials.
@@ -2343,10 +2353,11 @@ impl Search {
         }
         for (v, e) in &common {
             // log of a positive input is one variable per input; of its root, half that.
-            let (input, power) = match (self.meaning.get(v), self.root_of_positive(*v)) {
-                (Some(Meaning::Positive), _) => (Some(*v), Q::int(*e as i64)),
-                (_, Some(w)) => (Some(w), Q::new(*e as i128, 2).ok_or_else(give_up)?),
-                _ => (None, Q::int(*e as i64)),
+            let exp = matches!(self.meaning.get(v), Some(Meaning::Exp(arg)) if !arg.0.is_empty());
+            let (input, power) = match self.root_of_positive(*v, Some(case)) {
+                Some(w) => (Some(w), Q::new(*e as i128, 2).ok_or_else(give_up)?),
+                None if !exp && self.positive_in(*v, Some(case)) => (Some(*v), Q::int(*e as i64)),
+                None => (None, Q::int(*e as i64)),
             };
             let arg = match input {
                 Some(w) => {

@@ -879,8 +879,12 @@ fn rewrite_func(
         }
         ("cumsum", [x]) => rewrite_cumsum(x, env),
         (INDEX, [x, rl, ru, cl, cu]) => {
+            // Known positions first; then as sizes, which also reach a dimension that has
+            // no number (`rev(A)[1, ]` is `A[nrow(A), ]`).
             if let (Some(rows), Some(cols)) = (Range::of(rl, ru), Range::of(cl, cu)) {
-                return rewrite_index(e, x, rows, cols, env);
+                if let Some(done) = rewrite_index(e, x, rows, cols, env) {
+                    return Some(done);
+                }
             }
             symbolic_index(x, [rl, ru, cl, cu], env)
         }

@@ -728,6 +728,18 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
         ("exp(log(A) / 2)", "sqrt(A)", "sqrt(abs(A))"),
         ("exp(1.5 * log(A))", "A * sqrt(A)", "A * sqrt(abs(A))"),
         ("log(sqrt(A))", "0.5 * log(A)", "log(A)"),
+        ("floor(-A)", "-ceil(A)", "-floor(A)"),
+        // Sums of the same cells merged: a cell times log(0) is 0 in a matrix.
+        (
+            "-sum(A * log(A))",
+            "-sum(A * log(A + (A == 0)))",
+            "-sum(A * log(abs(A) + (A == 0)))",
+        ),
+        (
+            "sum(A * log(A^2))",
+            "2 * sum(A * log(abs(A)))",
+            "sum(A * log(abs(A)))",
+        ),
     ];
     let mut rng = common::Rng(7);
     let inputs: Vec<HashMap<String, Matrix>> = (0..4)
@@ -851,6 +863,35 @@ fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
         ),
         // 1 / 0 is +Inf, whose sigmoid is 1.
         ("sigmoid(1 / A) > 0.5", "A >= 0", "A > 0"),
+        // A shift the same down each column comes out of running extremes.
+        ("cummax(A + 3)", "cummax(A) + 3", "cummax(A) + 2"),
+        (
+            "cummin(A - colSums(B))",
+            "cummin(A) - colSums(B)",
+            "cummax(A) - colSums(B)",
+        ),
+        // A divisor constant along what is summed comes out: softmax rows sum to 1.
+        (
+            "rowSums(exp(A) / rowSums(exp(A)))",
+            "matrix(1, nrow(A), 1)",
+            "rowSums(exp(A) / sum(exp(A)))",
+        ),
+        (
+            "colSums(exp(A) / colSums(exp(A)))",
+            "matrix(1, 1, ncol(A))",
+            "colSums(exp(A)) / sum(exp(A))",
+        ),
+        (
+            "sum(exp(A) / sum(exp(A)))",
+            "1",
+            "sum(exp(A)) / sum(exp(2 * A))",
+        ),
+        // Cross-entropy of normalised rows.
+        (
+            "-sum(A * log(X / rowSums(X)))",
+            "sum(A * log(rowSums(X))) - sum(A * log(X))",
+            "sum(A * log(rowSums(X))) + sum(A * log(X))",
+        ),
     ];
     // Random inputs with negative and zero cells, `X` kept positive as declared.
     let wrong = check(&env, &table, &|l, r| {

@@ -247,6 +247,16 @@ fn proved_with_self_quotients_as_ones(
 /// cell by cell) with NaN, the infinities and the sign of zero as `spores run` computes
 /// them, over leaves that never leave the reals.
 fn proved_as_computed(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
+    // Whether anything merged, not whether the forms compare equal: a NaN constant is
+    // never equal to itself.
+    let mut merged = false;
+    let (merged_lhs, merged_rhs) = (
+        sums_merged(lhs, env, &mut merged),
+        sums_merged(rhs, env, &mut merged),
+    );
+    if merged {
+        return proved_as_computed(&merged_lhs, &merged_rhs, env);
+    }
     let mut same_leaf = |a: &LaExpr, b: &LaExpr| canonically_equal(a, b, env);
     let moved = |e: &LaExpr| super::simplify::positional(e, env);
     let (moved_lhs, moved_rhs) = (moved(lhs), moved(rhs));
@@ -304,6 +314,69 @@ fn proved_as_computed(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Result<bool
         }
         _ => false,
     })
+}
+
+/// `e` with sums of the same kind over cells of one shape merged into one sum of their
+/// cellwise combination: `-sum(a)` is `sum(-a)`, `k * sum(a)` is `sum(k * a)` for a
+/// finite constant `k` other than 0, and `sum(a) - sum(c)` is `sum(a - c)`. These hold
+/// with NaN and infinite cells too: a sum of numbers is NaN where they hold NaN or both
+/// infinities, else the infinity they hold, whichever way they are grouped. (A zero
+/// factor does not move in: `0 * sum(a)` is NaN where `sum(a)` is, `sum(0 * a)` is 0.)
+fn sums_merged(e: &LaExpr, env: &ShapeEnv, merged_any: &mut bool) -> LaExpr {
+    use LaExpr::*;
+    let b = Box::new;
+    let mut merged = |x: &LaExpr| sums_merged(x, env, merged_any);
+    let rebuild = |kind: &LaExpr, cells: LaExpr| match kind {
+        Sum(_) => Some(Sum(b(cells))),
+        RowSums(_) => Some(RowSums(b(cells))),
+        ColSums(_) => Some(ColSums(b(cells))),
+        _ => None,
+    };
+    let cells = |x: &LaExpr| match x {
+        Sum(a) | RowSums(a) | ColSums(a) => Some((**a).clone()),
+        _ => None,
+    };
+    let same_kind = |x: &LaExpr, y: &LaExpr| std::mem::discriminant(x) == std::mem::discriminant(y);
+    let finite_factor = |k: &f64| k.is_finite() && *k != 0.0;
+    match e {
+        Neg(x) => {
+            let x = merged(x);
+            match cells(&x) {
+                Some(a) => {
+                    *merged_any = true;
+                    rebuild(&x, Neg(b(a))).unwrap_or(Neg(b(x)))
+                }
+                None => Neg(b(x)),
+            }
+        }
+        Mul(k, x) | Mul(x, k) if matches!(k.as_ref(), Const(c) if finite_factor(c)) => {
+            let x = merged(x);
+            match cells(&x) {
+                Some(a) => {
+                    *merged_any = true;
+                    rebuild(&x, Mul(k.clone(), b(a))).unwrap_or(Mul(k.clone(), b(x)))
+                }
+                None => Mul(k.clone(), b(x)),
+            }
+        }
+        Add(x, y) | Sub(x, y) => {
+            let (x, y) = (merged(x), merged(y));
+            let combine = |p: LaExpr, q: LaExpr| match e {
+                Add(..) => Add(b(p), b(q)),
+                _ => Sub(b(p), b(q)),
+            };
+            match (cells(&x), cells(&y)) {
+                (Some(a), Some(c))
+                    if same_kind(&x, &y) && env.shape_of(&a).ok() == env.shape_of(&c).ok() =>
+                {
+                    *merged_any = true;
+                    rebuild(&x, combine(a, c)).unwrap_or_else(|| combine(x, y))
+                }
+                _ => combine(x, y),
+            }
+        }
+        _ => e.clone(),
+    }
 }
 
 /// Whether `lhs = rhs` for all real values of their atoms (each may still be NaN or

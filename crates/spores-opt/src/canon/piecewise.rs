@@ -2044,6 +2044,12 @@ impl Search {
                 };
                 match x.as_constant() {
                     Some(q) => V::real(P::constant(q.rounded(name).ok_or(Need::GiveUp)?)),
+                    // ceil(x) is -floor(-x), so `floor(-X) == -ceil(X)`.
+                    None if name == "ceil" || name == "ceiling" => {
+                        let x = x.neg();
+                        let key = vec![x.num, x.den];
+                        V::real(self.var("floor", key, Meaning::Other, case)?.neg())
+                    }
                     None => {
                         let key = vec![x.num, x.den];
                         V::real(self.var(name, key, Meaning::Other, case)?)

@@ -311,6 +311,12 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "rev" && args.len() == 1 => {
                 Some(Sum(b(args[0].clone())))
             }
+            // A scalar divisor comes out of a sum, as a factor does: equal where the
+            // divisor is not 0 (where it may be, the sides' NaN cells are compared apart).
+            Func { name, args } if name == "/" && args.len() == 2 && scalar(&args[1]) => {
+                (!scalar(&args[0]))
+                    .then(|| func("/", vec![Sum(b(args[0].clone())), args[1].clone()]))
+            }
             // A scalar factor comes out of a sum (`sum(exp(X) * exp(-max(X)))`).
             Mul(p, q) if scalar(q) && !scalar(p) => Some(Mul(q.clone(), b(Sum(p.clone())))),
             Mul(q, p) if scalar(q) && !scalar(p) => Some(Mul(q.clone(), b(Sum(p.clone())))),
@@ -326,6 +332,15 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             // A factor constant along each row (a column) comes out of its sum.
             Mul(p, q) | Mul(q, p) if column_beside(q, p, env) => {
                 Some(Mul(q.clone(), b(RowSums(p.clone()))))
+            }
+            // So does a divisor constant along each row: the rows of a softmax sum to 1.
+            Func { name, args }
+                if name == "/" && args.len() == 2 && column_beside(&args[1], &args[0], env) =>
+            {
+                Some(func(
+                    "/",
+                    vec![RowSums(b(args[0].clone())), args[1].clone()],
+                ))
             }
             Func { name, args } if name == "cbind" && args.len() == 2 => Some(Add(
                 b(RowSums(b(args[0].clone()))),
@@ -345,6 +360,20 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             _ => split_slice(x, true),
         },
         ColSums(x) => match x.as_ref() {
+            Func { name, args }
+                if name == "/"
+                    && args.len() == 2
+                    && column_beside(
+                        &Transpose(b(args[1].clone())),
+                        &Transpose(b(args[0].clone())),
+                        env,
+                    ) =>
+            {
+                Some(func(
+                    "/",
+                    vec![ColSums(b(args[0].clone())), args[1].clone()],
+                ))
+            }
             Func { name, args } if name == "rbind" && args.len() == 2 => Some(Add(
                 b(ColSums(b(args[0].clone()))),
                 b(ColSums(b(args[1].clone()))),
@@ -863,6 +892,18 @@ fn rewrite_func(
         }
         // Running extremes of a scaled column: a positive factor comes out, a negative
         // one turns the running largest into the running smallest.
+        // A shift the same down each column (a scalar or a row) comes out of running
+        // extremes, as of any extreme: `cummax(X + 3) == cummax(X) + 3`.
+        ("cummax" | "cummin", [Add(p, q) | Sub(p, q)]) if same_down_columns(q, p, env) => {
+            let shifted = one(name, (**p).clone());
+            Some(match &args[0] {
+                Add(..) => Add(b(shifted), q.clone()),
+                _ => Sub(b(shifted), q.clone()),
+            })
+        }
+        ("cummax" | "cummin", [Add(q, p)]) if same_down_columns(q, p, env) => {
+            Some(Add(b(one(name, (**p).clone())), q.clone()))
+        }
         ("cummax" | "cummin", [x]) => {
             let other = if name == "cummax" { "cummin" } else { "cummax" };
             let (k, p) = match x {
@@ -1395,6 +1436,15 @@ fn rewrite_cumsum(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         }
         _ => return None,
     })
+}
+
+/// Whether `v` is the same in every row of a matrix `m` it is added to: a scalar, or a
+/// row (`1 x n`) beside `m` of `n` columns.
+fn same_down_columns(v: &LaExpr, m: &LaExpr, env: &ShapeEnv) -> bool {
+    match (env.shape_of(v), env.shape_of(m)) {
+        (Ok(sv), Ok(sm)) => is_one_by_one(&sv) || (sv.0.is_one() && sv.1 == sm.1),
+        _ => false,
+    }
 }
 
 /// Whether `v` is a column (`n x 1`) beside a matrix `m` of `n` rows and more columns, so

@@ -729,6 +729,9 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
         ("exp(1.5 * log(A))", "A * sqrt(A)", "A * sqrt(abs(A))"),
         ("log(sqrt(A))", "0.5 * log(A)", "log(A)"),
         ("floor(-A)", "-ceil(A)", "-floor(A)"),
+        // A log compared with a number is its argument compared with that number's exp.
+        ("min(log(A), 1)", "log(min(A, exp(1)))", "log(min(A, 1))"),
+        ("log(A) > 2", "A > exp(2)", "A > exp(1)"),
         // Sums of the same cells merged: a cell times log(0) is 0 in a matrix.
         (
             "-sum(A * log(A))",
@@ -917,6 +920,7 @@ fn running_sums_over_symbolic_rows_are_weighted_counts() {
     for (lhs, rhs, twin) in [
         ("t(rev(t(rev(A))))", "rev(t(rev(t(A))))", "t(rev(t(A)))"),
         ("rev(A)[1, ]", "A[nrow(A), ]", "A[1, ]"),
+        ("rowSums(t(rev(t(A))))", "rowSums(A)", "rowSums(rev(A))"),
         ("rev(A)[2, 1]", "A[nrow(A) - 1, 1]", "A[2, 1]"),
         (
             "t(seq(1, nrow(A))) %*% A",

@@ -1662,6 +1662,7 @@ impl Search {
     /// exp(B))`. Also `c (exp(a) - 1)`, of the sign of `c a`. `None` for anything else.
     fn sign_of_increasing(&self, p: &P, case: &Case) -> Result<Option<i8>, Need> {
         let give_up = |x: Option<P>| x.ok_or(Need::GiveUp);
+        let give_up_q = |x: Option<Q>| x.ok_or(Need::GiveUp);
         let terms: Vec<_> = p.0.iter().collect();
         let single = |mono: &Mono| match mono.as_slice() {
             [(v, 1)] => Some(*v),
@@ -1693,6 +1694,28 @@ impl Search {
             return Ok(Some(
                 c.signum() * self.sign_poly(&gap, case)? * self.sign_poly(&den, case)?,
             ));
+        }
+        // c (log(x) - k) for a number k: the sign of c (x - exp(k)), when `exp(k)` is a
+        // variable of this decision (`min(log(X), 1) == log(min(X, exp(1)))`).
+        if let [(m1, c1), (m2, c2)] = terms.as_slice() {
+            let ((mono, c), constant) = match (m1.is_empty(), m2.is_empty()) {
+                (true, false) => ((*m2, **c2), **c1),
+                (false, true) => ((*m1, **c1), **c2),
+                _ => ((*m1, **c1), Q::ZERO),
+            };
+            let log = single(mono).and_then(|v| self.meaning.get(&v));
+            if let (Some(Meaning::Log(x)), false) = (log, constant == Q::ZERO) {
+                let k = give_up(P::constant(constant.neg()).scale(give_up_q(c.recip())?))?;
+                let Some(&exp_k) = self.opaque.get(&("exp".to_string(), vec![k])) else {
+                    return Ok(None);
+                };
+                let scaled = give_up(x.den.mul(&P::var(exp_k)))?;
+                let gap = give_up(case.apply(give_up(x.num.sub(&scaled))?))?;
+                let den = give_up(case.apply(x.den.clone()))?;
+                return Ok(Some(
+                    c.signum() * self.sign_poly(&gap, case)? * self.sign_poly(&den, case)?,
+                ));
+            }
         }
         let (first, second) = match terms.as_slice() {
             [(m1, c1), (m2, c2)] if **c1 == c2.neg() => (((*m1).clone(), **c1), (*m2).clone()),
@@ -1907,6 +1930,7 @@ impl Search {
                 match (self.value(a, case)?, self.value(b, case)?) {
                     (V::Real(va), V::Real(vb)) => {
                         let d = va.add(&vb.neg()).ok_or(Need::GiveUp)?;
+                        self.note_log_level(&d, case)?;
                         // At a tie either operand is the answer.
                         let sign = self.sign(&d, case)?;
                         V::Real(if (max && sign >= 0) || (!max && sign <= 0) {
@@ -1942,6 +1966,7 @@ impl Search {
                 let holds = match (self.value(a, case)?, self.value(b, case)?) {
                     (V::Real(x), V::Real(y)) => {
                         let d = x.add(&y.neg()).ok_or(Need::GiveUp)?;
+                        self.note_log_level(&d, case)?;
                         op.holds(self.sign(&d, case)?)
                     }
                     // NaN is unordered: only `!=` holds.
@@ -2127,6 +2152,33 @@ impl Search {
             }
             _ => None,
         }
+    }
+
+    /// Makes `exp(k)` a variable when `d` compares a `log` with a number `k`, so that the
+    /// comparison is decided as one of its argument with `exp(k)`
+    /// ([`Self::sign_of_increasing`]) wherever `exp(k)` is met.
+    fn note_log_level(&mut self, d: &F, case: &Case) -> Result<(), Need> {
+        let Some(den) = d.den.as_constant() else {
+            return Ok(());
+        };
+        let terms: Vec<_> = d.num.0.iter().collect();
+        let ([(m1, c1), (m2, c2)], false) = (terms.as_slice(), den == Q::ZERO) else {
+            return Ok(());
+        };
+        let ((mono, c), constant) = match (m1.is_empty(), m2.is_empty()) {
+            (true, false) => ((*m2, **c2), **c1),
+            (false, true) => ((*m1, **c1), **c2),
+            _ => return Ok(()),
+        };
+        let is_log = matches!(mono.as_slice(), [(v, 1)] if matches!(self.meaning.get(v), Some(Meaning::Log(_))));
+        if !is_log {
+            return Ok(());
+        }
+        let Some(k) = c.recip().and_then(|r| P::constant(constant.neg()).scale(r)) else {
+            return Ok(());
+        };
+        self.var("exp", vec![k.clone()], Meaning::Exp(k), case)?;
+        Ok(())
     }
 
     /// The positive variable `w` when `v` stands for `log(w)`.

@@ -357,6 +357,8 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Func { name, args } if name == "cumsum" && args.len() == 1 => {
                 Some(func("cumsum", vec![RowSums(b(args[0].clone()))]))
             }
+            // Reversed columns keep their row sums: rowSums(t(rev(z))) is t(colSums(z)).
+            Transpose(z) if is_rev(z) => Some(Transpose(b(ColSums(z.clone())))),
             _ => split_slice(x, true),
         },
         ColSums(x) => match x.as_ref() {

@@ -729,6 +729,17 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
         ("exp(1.5 * log(A))", "A * sqrt(A)", "A * sqrt(abs(A))"),
         ("log(sqrt(A))", "0.5 * log(A)", "log(A)"),
         ("floor(-A)", "-ceil(A)", "-floor(A)"),
+        // Rows over their own sums sum to 1, or to NaN where the row sums to 0.
+        (
+            "rowSums(A / rowSums(A))",
+            "rowSums(A) / rowSums(A)",
+            "rowSums(A / rowSums(B))",
+        ),
+        (
+            "sum(colSums(A / colSums(A)))",
+            "sum(colSums(A) / colSums(A))",
+            "sum(colSums(A) / colSums(B))",
+        ),
         // A log compared with a number is its argument compared with that number's exp.
         ("min(log(A), 1)", "log(min(A, exp(1)))", "log(min(A, 1))"),
         ("log(A) > 2", "A > exp(2)", "A > exp(1)"),

@@ -46,6 +46,20 @@ fn rewrite_positional(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     use LaExpr::*;
     match e {
         Sum(x) | RowSums(x) | ColSums(x) if binder(x).is_some() => rewrite(e, env),
+        // Cells summed over their own sum are that sum over itself, NaN where it is 0
+        // too: cells that sum to 0 are all 0 (each 0 / 0) or of both signs (infinities of
+        // both signs). So the rows of `X / rowSums(X)` sum to `rowSums(X) / rowSums(X)`.
+        Sum(q) | RowSums(q) | ColSums(q) => match q.as_ref() {
+            Func { name, args }
+                if name == "/"
+                    && args.len() == 2
+                    && std::mem::discriminant(&args[1]) == std::mem::discriminant(e)
+                    && matches!(&args[1], Sum(x) | RowSums(x) | ColSums(x) if **x == args[0]) =>
+            {
+                Some(func("/", vec![args[1].clone(), args[1].clone()]))
+            }
+            _ => None,
+        },
         Func { name, args } if name == INDEX && args.len() == 5 => rewrite(e, env),
         // The smallest log or root of cells is that of the smallest cell, NaN cells too
         // (see `aggregate_max`), running minimums too (they propagate NaN down a column).

@@ -26,6 +26,17 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("max(rowMaxs(A))", "max(A)", "min(rowMaxs(A))"),
     ("rowMaxs(A + u)", "rowMaxs(A) + u", "rowMaxs(A) + 2 * u"),
     ("colMins(t(A))", "t(rowMins(A))", "t(rowMaxs(A))"),
+    // The largest row minimum is at most the smallest column maximum.
+    (
+        "max(min(colMaxs(A)), max(rowMins(A)))",
+        "min(colMaxs(A))",
+        "max(min(colMaxs(A)), max(rowMaxs(A)))",
+    ),
+    (
+        "min(max(colMins(A)), min(rowMaxs(A)))",
+        "max(colMins(A))",
+        "min(max(colMins(A)), max(rowMins(A)))",
+    ),
     ("max(A, 0) + min(A, 0)", "A", "abs(A)"),
     ("max(A, B) + min(A, B)", "A + B", "A - B"),
     ("max(A, B) - min(A, B)", "abs(A - B)", "A - B"),

@@ -778,6 +778,32 @@ impl Leaves<'_, '_> {
                 }
             }
         }
+        // The largest row minimum is at most the smallest column maximum (both bound the
+        // cell where that row meets that column), and the largest column minimum at most
+        // the smallest row maximum.
+        let of = |e: &LaExpr, outer: &str, inner: &str| match e {
+            LaExpr::Func { name, args } if name == outer && args.len() == 1 => match &args[0] {
+                LaExpr::Func { name, args } if name == inner && args.len() == 1 => {
+                    Some(args[0].clone())
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        for (low_inner, high_inner) in [("rowMins", "colMaxs"), ("colMins", "rowMaxs")] {
+            for (k, e) in self.exprs.clone().iter().enumerate() {
+                let Some(x) = of(e, "max", low_inner) else {
+                    continue;
+                };
+                for (k2, e2) in self.exprs.clone().iter().enumerate() {
+                    if let Some(y) = of(e2, "min", high_inner) {
+                        if x == y || (self.same_leaf)(&x, &y)? {
+                            below(k, k2);
+                        }
+                    }
+                }
+            }
+        }
         facts.extend(self.sum_facts()?);
         // A sum of n cells lies between n times the extremes over cells that include them.
         let sums: Vec<(usize, LaExpr, Cells, usize)> = self

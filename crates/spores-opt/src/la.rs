@@ -661,6 +661,15 @@ impl LaExpr {
                     "sum" => LaExpr::Sum(one(args)?),
                     "rowSums" => LaExpr::RowSums(one(args)?),
                     "colSums" => LaExpr::ColSums(one(args)?),
+                    // `cbind(a, b, c)` is `cbind(cbind(a, b), c)`: every rule sees two parts.
+                    "cbind" | "rbind" if args.len() > 2 => {
+                        let mut parts = args.into_iter();
+                        let first = parts.next().expect("more than two arguments");
+                        parts.fold(first, |joined, next| LaExpr::Func {
+                            name: name.clone(),
+                            args: vec![joined, next],
+                        })
+                    }
                     _ => LaExpr::Func {
                         name: name.clone(),
                         args,

@@ -136,6 +136,17 @@ const TABLE: &[(&str, &str, &str)] = &[
         "rbind(B %*% F, A %*% F)",
     ),
     ("t(rbind(A, B))", "cbind(t(A), t(B))", "cbind(t(B), t(A))"),
+    // Three or more parts join in order.
+    (
+        "cbind(A, B, A)",
+        "cbind(A, cbind(B, A))",
+        "cbind(B, cbind(A, A))",
+    ),
+    (
+        "colSums(rbind(A, B, A))",
+        "2 * colSums(A) + colSums(B)",
+        "colSums(A) + colSums(B)",
+    ),
     (
         "sum(cbind(A, C) * cbind(A, C))",
         "sum(A^2) + sum(C^2)",

@@ -922,6 +922,30 @@ fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
             "1",
             "sum(exp(A)) / sum(exp(2 * A))",
         ),
+        // Equal where a non-linear guard is 0, as they differ by a multiple of it.
+        (
+            "(1 - B * A)^2 * (B * A < 1)",
+            "max(1 - B * A, 0)^2",
+            "(1 - B * A)^2",
+        ),
+        // A size less 1 is never 0 (symbolic sizes are at least 2).
+        ("A / (nrow(A) - 1)", "A * (1 / (nrow(A) - 1))", "A / nrow(A)"),
+        (
+            "(t(A) %*% A) / (nrow(A) - 1) - (nrow(A) / (nrow(A) - 1)) * (t(colMeans(A)) %*% colMeans(A))",
+            "(t(A - colMeans(A)) %*% (A - colMeans(A))) / (nrow(A) - 1)",
+            "(t(A - colMeans(A)) %*% (A - colMeans(A))) / nrow(A)",
+        ),
+        // A quotient by what is never 0 is a product with its reciprocal.
+        (
+            "t(1 / colSums(X)) * t(X)",
+            "t(X) / t(colSums(X))",
+            "t(X) / t(colSums(X) + 1)",
+        ),
+        (
+            "colSums((X + 1) * (1 / (colSums(X) + nrow(X))))",
+            "(colSums(X) + nrow(X)) / (colSums(X) + nrow(X))",
+            "colSums((X + 1) / (colSums(X) + ncol(X)))",
+        ),
         // Cross-entropy of normalised rows.
         (
             "-sum(A * log(X / rowSums(X)))",

@@ -1228,9 +1228,11 @@ impl Case {
         let Some((difference, _)) = difference else {
             return false;
         };
+        // Equal where a guard is 0 when they differ by a multiple of it: `(1 - y z)^2` and
+        // 0 where `y z = 1` (a linear guard is substituted instead).
         self.signs
             .iter()
-            .any(|(guard, sign)| *sign == 0 && *guard == difference)
+            .any(|(guard, sign)| *sign == 0 && multiple_of(&difference, guard))
     }
 
     /// `p` with every solved variable substituted, in the order they were solved.
@@ -1243,6 +1245,57 @@ impl Case {
         }
         Some(p)
     }
+}
+
+/// Most division steps [`multiple_of`] takes before it answers "no".
+const MAX_DIVISION_STEPS: usize = 256;
+
+/// Whether `p` is `g` times some polynomial: dividing by `g` (leading terms in the order
+/// of [`leading`]) leaves no remainder, which for one divisor is exact.
+fn multiple_of(p: &P, g: &P) -> bool {
+    let Some((lead, coef)) = leading(g) else {
+        return false;
+    };
+    let (lead, Some(inverse)) = (lead.clone(), coef.recip()) else {
+        return false;
+    };
+    let mut rest = p.clone();
+    for _ in 0..MAX_DIVISION_STEPS {
+        let Some((top, c)) = leading(&rest) else {
+            return true;
+        };
+        let Some(quotient) = mono_quotient(top, &lead) else {
+            return false;
+        };
+        let Some(c) = c.mul(inverse) else {
+            return false;
+        };
+        let term = P(BTreeMap::from([(quotient, c)]));
+        match term.mul(g).and_then(|t| rest.sub(&t)) {
+            Some(next) => rest = next,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// `a / b` for monomials, when `b` divides `a`.
+fn mono_quotient(a: &Mono, b: &Mono) -> Option<Mono> {
+    let mut out = Mono::new();
+    let mut divisor = b.iter().peekable();
+    for &(v, e) in a {
+        let take = match divisor.peek() {
+            Some(&&(w, f)) if w == v => {
+                divisor.next();
+                e.checked_sub(f)?
+            }
+            _ => e,
+        };
+        if take > 0 {
+            out.push((v, take));
+        }
+    }
+    divisor.next().is_none().then_some(out)
 }
 
 /// Whether the linear constraints among `constraints` may have a solution (Fourier-

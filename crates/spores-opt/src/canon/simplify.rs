@@ -376,6 +376,12 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             _ => split_slice(x, true),
         },
         ColSums(x) => match x.as_ref() {
+            // A factor constant along each column (a row) comes out of its sum.
+            Mul(p, q) | Mul(q, p)
+                if column_beside(&Transpose(q.clone()), &Transpose(p.clone()), env) =>
+            {
+                Some(Mul(q.clone(), b(ColSums(p.clone()))))
+            }
             Func { name, args }
                 if name == "/"
                     && args.len() == 2
@@ -562,6 +568,19 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             (_, Add(p, q)) => Some(Sub(b(neg((**p).clone())), q.clone())),
             _ => None,
         },
+        // A quotient by a value that is never 0 is a product with its reciprocal, so that
+        // `Y / t(colSums(P))` meets `t(1 / colSums(P)) * Y` (with `--positive P`).
+        Func { name, args }
+            if name == "/"
+                && args.len() == 2
+                && !matches!(args[0], Const(c) if c == 1.0)
+                && sign_of(&args[1], env).is_some_and(Sign::nonzero) =>
+        {
+            Some(Mul(
+                b(args[0].clone()),
+                b(func("/", vec![Const(1.0), args[1].clone()])),
+            ))
+        }
         Func { name, args } => rewrite_func(e, name, args, env, &shape, &scalar),
         _ => None,
     }
@@ -1242,6 +1261,16 @@ pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
             None
         }
     };
+    // A size (`nrow(A) - 1`, symbolic sizes being at least 2) has the sign its least
+    // value has.
+    if let Some(size) = env.size_form(e).filter(|f| !f.terms.is_empty()) {
+        if env.never_negative(&size.minus(&SizeForm::number(1))) {
+            return Some(Positive);
+        }
+        if env.never_negative(&size) {
+            return Some(NotNegative);
+        }
+    }
     match e {
         Var(name) if env.positive.contains(name) => Some(Positive),
         Const(c) if *c > 0.0 && c.is_finite() => Some(Positive),

@@ -159,6 +159,18 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     ("t(A[1:2, ])", "t(A)[, 1:2]", "t(A)[, 2:3]"),
     ("(A * 2)[3, 4]", "A[3, 4] * 2", "A[4, 3] * 2"),
+    // A row taken from a matrix broadcasts over every row of the other operand.
+    (
+        "rowSums(A * D[1, ])",
+        "A %*% t(D[1, ])",
+        "rbind(A[1, ] %*% t(D[1, ]), matrix(0, 4, 1))",
+    ),
+    (
+        "sum(A * D[2, ])",
+        "sum(colSums(A) * D[2, ])",
+        "sum(A[1, ] * D[2, ])",
+    ),
+    ("A + u[3, ]", "A + as.scalar(u[3, 1])", "A + u"),
     ("rowSums(A[, 1:2])", "A[, 1] + A[, 2]", "A[, 1] + A[, 3]"),
     ("sum(A[1:5, ])", "sum(A)", "sum(A[1:4, ])"),
     ("rev(A)[5, ]", "A[1, ]", "A[5, ]"),

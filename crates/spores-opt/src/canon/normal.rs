@@ -453,6 +453,10 @@ impl<'a> Normalizer<'a> {
         col: Option<Idx>,
     ) -> Result<Vec<Term>, EquivError> {
         let shape = self.shape(e)?;
+        // A dimension of size 1 carries no index, whatever the caller passes: a broadcast
+        // operand (`X * C[1, ]`) must not tie the other operand's rows to its one row.
+        let row = row.filter(|_| !shape.0.is_one());
+        let col = col.filter(|_| !shape.1.is_one());
         Ok(match e {
             LaExpr::Var(name) => {
                 if self.env.nnz.get(name) == Some(&0.0) {

@@ -56,6 +56,19 @@ fn leaf(env: &ShapeEnv, r: &Dim, c: &Dim, rng: &mut Rng) -> LaExpr {
     if r.is_one() && c.is_one() {
         options.push(LaExpr::Const((1 + rng.below(3)) as f64));
     }
+    // A row or a column taken from a matrix, which broadcasts like a vector input does.
+    let at = |k: usize| LaExpr::Const(k as f64);
+    let all = || LaExpr::Const(0.0);
+    for name in env.shapes.keys().filter(|n| !env.nnz.contains_key(*n)) {
+        let (sr, sc) = &env.shapes[name];
+        let k = 1 + rng.below(2);
+        if r.is_one() && sc == c && !c.is_one() && !sr.is_one() {
+            options.push(func("index", vec![var(name), at(k), at(k), all(), all()]));
+        }
+        if c.is_one() && sr == r && !r.is_one() && !sc.is_one() {
+            options.push(func("index", vec![var(name), all(), all(), at(k), at(k)]));
+        }
+    }
     if options.is_empty() {
         let m = Dim::sym("m");
         return LaExpr::MatMul(b(leaf(env, r, &m, rng)), b(leaf(env, &m, c, rng)));

@@ -763,6 +763,17 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
         ("exp(1.5 * log(A))", "A * sqrt(A)", "A * sqrt(abs(A))"),
         ("log(sqrt(A))", "0.5 * log(A)", "log(A)"),
         ("floor(-A)", "-ceil(A)", "-floor(A)"),
+        // A divisor that is 0 only where the input is all zeros: NaN on both sides there.
+        (
+            "max(A / max(abs(A)))",
+            "max(A) / max(abs(A))",
+            "max(A / max(abs(B)))",
+        ),
+        (
+            "sum((A / sqrt(sum(A^2)))^2)",
+            "sum(A^2) / sum(A^2)",
+            "sum((A / sqrt(sum(B^2)))^2)",
+        ),
         // Rows over their own sums sum to 1, or to NaN where the row sums to 0.
         (
             "rowSums(A / rowSums(A))",

@@ -193,7 +193,10 @@ fn decide(
             },
         );
     }
-    if super::domain::same_non_finite_cells(&l, &r, env)? || proved_as_computed(&l, &r, env)? {
+    if super::domain::same_non_finite_cells(&l, &r, env)?
+        || proved_as_computed(&l, &r, env)?
+        || proved_with_vanishing_divisor(&l, &r, env)?
+    {
         return Ok(verdict);
     }
     let atom = super::domain::first_partial_atom(&l, env)
@@ -240,6 +243,194 @@ fn proved_with_self_quotients_as_ones(
     let over_reals = decide_over_reals(&l, &r, env, false, deadline);
     Ok(matches!(over_reals, Ok(Equivalence::Equivalent))
         && super::domain::same_non_finite_cells(lhs, rhs, env)?)
+}
+
+/// The input `x` when `d` is 0 exactly where every cell of `x` is: `max(abs(x))`,
+/// `sum(abs(x))`, `sum(x^2)` or their root.
+fn zero_only_at_zeros(d: &LaExpr) -> Option<&str> {
+    use LaExpr::*;
+    let d = match d {
+        Func { name, args } if name == "sqrt" && args.len() == 1 => &args[0],
+        _ => d,
+    };
+    let inner = match d {
+        Sum(x) => x.as_ref(),
+        Func { name, args } if name == "max" && args.len() == 1 => match &args[0] {
+            abs @ Func { name, args } if name == "abs" && args.len() == 1 => abs,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    match inner {
+        Func { name, args } if name == "abs" && args.len() == 1 => match &args[0] {
+            Var(x) => Some(x),
+            _ => None,
+        },
+        Pow(x, k) if *k == 2.0 => match x.as_ref() {
+            Var(x) => Some(x),
+            _ => None,
+        },
+        Mul(x, y) if x == y => match x.as_ref() {
+            Var(x) => Some(x),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `lhs = rhs` (equal over the reals) also where their divisors are 0, when each
+/// is 0 exactly where one input `x` is all zeros (`sum((g / sqrt(sum(g^2)))^2) ==
+/// sum(g^2) / sum(g^2)`, `max(X / max(abs(X))) == max(X) / max(abs(X))`). Where `d` is not
+/// 0 every atom is a number (no other may leave the reals), so the real proof holds;
+/// where they are, `x` is 0 and both sides are NaN in every cell.
+fn proved_with_vanishing_divisor(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+) -> Result<bool, EquivError> {
+    let mut divisors: Vec<LaExpr> = Vec::new();
+    for side in [lhs, rhs] {
+        side.visit(&mut |e| {
+            if let LaExpr::Func { name, args } = e {
+                if name == "/" && args.len() == 2 && !divisors.contains(&args[1]) {
+                    divisors.push(args[1].clone());
+                }
+            }
+        });
+    }
+    // Every divisor 0 exactly where one input is all zeros.
+    let inputs: Vec<Option<&str>> = divisors.iter().map(zero_only_at_zeros).collect();
+    let Some(Some(x)) = inputs.first().copied() else {
+        return Ok(false);
+    };
+    if inputs.iter().any(|i| *i != Some(x)) {
+        return Ok(false);
+    }
+    // No other atom may leave the reals: each quotient stands as a total product.
+    let total = |e: &LaExpr| {
+        e.map(&|y| match y {
+            LaExpr::Func { name, args } if name == "/" && args.len() == 2 => Some(LaExpr::Mul(
+                Box::new(args[0].clone()),
+                Box::new(LaExpr::Func {
+                    name: "exp".into(),
+                    args: vec![args[1].clone()],
+                }),
+            )),
+            _ => None,
+        })
+    };
+    if [lhs, rhs]
+        .iter()
+        .any(|side| super::domain::first_partial_atom(&total(side), env).is_some())
+    {
+        return Ok(false);
+    }
+    let Some((rows, cols)) = env.shapes.get(x).cloned() else {
+        return Ok(false);
+    };
+    let zeros = LaExpr::Fill(Box::new(LaExpr::Const(0.0)), rows, cols);
+    let at_zero = |e: &LaExpr| {
+        e.map(&|y| match y {
+            LaExpr::Var(name) if name == x => Some(zeros.clone()),
+            _ => None,
+        })
+    };
+    let zero_divisors: Vec<LaExpr> = divisors.iter().map(at_zero).collect();
+    Ok(nan_everywhere(&at_zero(lhs), &zero_divisors, env)?
+        && nan_everywhere(&at_zero(rhs), &zero_divisors, env)?)
+}
+
+/// Whether every cell of `e` is NaN for every input: a quotient of a numerator that is 0
+/// as a polynomial by one of `zero_divisors` (known to be 0), and what NaN passes through.
+fn nan_everywhere(
+    e: &LaExpr,
+    zero_divisors: &[LaExpr],
+    env: &ShapeEnv,
+) -> Result<bool, EquivError> {
+    let nan = |x: &LaExpr| nan_everywhere(x, zero_divisors, env);
+    use LaExpr::*;
+    let zero = |x: &LaExpr| -> Result<bool, EquivError> {
+        let mut has_quotient = false;
+        x.visit(&mut |y| has_quotient |= matches!(y, Func { name, .. } if name == "/"));
+        if has_quotient {
+            return Ok(false);
+        }
+        let mut norm = Normalizer::new(env);
+        Ok(zero_everywhere(x) || norm.top(x)?.terms.is_empty())
+    };
+    Ok(match e {
+        Func { name, args } if name == "/" && args.len() == 2 => {
+            zero_divisors.contains(&args[1]) && zero(&args[0])?
+        }
+        Sum(x) | RowSums(x) | ColSums(x) | Transpose(x) | Neg(x) => nan(x)?,
+        Pow(x, k) if *k != 0.0 => nan(x)?,
+        Add(x, y) | Sub(x, y) => nan(x)? || nan(y)?,
+        // A matrix cell times 0 is 0: only a factor that is never 0 keeps the NaN.
+        Mul(x, y) => {
+            let never_zero = |z: &LaExpr| matches!(z, Const(c) if *c != 0.0 && c.is_finite());
+            (nan(x)? && never_zero(y)) || (never_zero(x) && nan(y)?)
+        }
+        Func { name, args } if args.len() == 1 => {
+            matches!(
+                name.as_str(),
+                "max"
+                    | "min"
+                    | "rowMaxs"
+                    | "rowMins"
+                    | "colMaxs"
+                    | "colMins"
+                    | "mean"
+                    | "rowMeans"
+                    | "colMeans"
+                    | "sqrt"
+                    | "exp"
+                    | "log"
+                    | "abs"
+                    | "cummax"
+                    | "cummin"
+                    | "cumsum"
+                    | "rev"
+                    | "sigmoid"
+            ) && nan(&args[0])?
+        }
+        _ => false,
+    })
+}
+
+/// Whether every cell of `e`, an expression of finite numbers, is 0: zeros and what keeps
+/// them (extremes, sums, `abs` and roots of zeros, products with a zero).
+fn zero_everywhere(e: &LaExpr) -> bool {
+    use LaExpr::*;
+    match e {
+        Const(c) => *c == 0.0,
+        Fill(v, _, _) => zero_everywhere(v),
+        Neg(x) | Transpose(x) | Sum(x) | RowSums(x) | ColSums(x) => zero_everywhere(x),
+        Pow(x, k) => *k > 0.0 && zero_everywhere(x),
+        Add(x, y) | Sub(x, y) => zero_everywhere(x) && zero_everywhere(y),
+        Mul(x, y) | MatMul(x, y) => zero_everywhere(x) || zero_everywhere(y),
+        Func { name, args } if args.len() == 1 => {
+            matches!(
+                name.as_str(),
+                "max"
+                    | "min"
+                    | "rowMaxs"
+                    | "rowMins"
+                    | "colMaxs"
+                    | "colMins"
+                    | "mean"
+                    | "rowMeans"
+                    | "colMeans"
+                    | "abs"
+                    | "sqrt"
+                    | "rev"
+                    | "cumsum"
+                    | "cummax"
+                    | "cummin"
+                    | "t"
+            ) && zero_everywhere(&args[0])
+        }
+        _ => false,
+    }
 }
 
 /// Whether the piecewise decision proves `lhs = rhs` (as written, with cells moved by the

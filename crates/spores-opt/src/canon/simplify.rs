@@ -167,7 +167,8 @@ fn rewrite_paying(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             _ => None,
         },
         Func { name, args } => match (name.as_str(), args.as_slice()) {
-            ("max" | "rowMaxs" | "colMaxs", [_]) | (INDEX, [_, _, _, _, _]) => rewrite(e, env),
+            ("max" | "rowMaxs" | "colMaxs", [x]) if !is_quotient(x) => rewrite(e, env),
+            (INDEX, [_, _, _, _, _]) => rewrite(e, env),
             ("rev", [x]) if is_rev(x) => rewrite(e, env),
             _ => None,
         },
@@ -551,6 +552,20 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             Some(wrap(inner))
         }
         Add(..) | Sub(..) | Mul(..) => cellwise_through_binds(e, env),
+        // A whole power of a quotient is the quotient of the powers.
+        Pow(x, k)
+            if *k >= 1.0
+                && k.fract() == 0.0
+                && matches!(x.as_ref(), Func { name, args } if name == "/" && args.len() == 2) =>
+        {
+            let Func { args, .. } = x.as_ref() else {
+                return None;
+            };
+            Some(func(
+                "/",
+                vec![Pow(b(args[0].clone()), *k), Pow(b(args[1].clone()), *k)],
+            ))
+        }
         Pow(x, k) => {
             let (name, [p, q]) = binder(x)?;
             Some(func(
@@ -1092,6 +1107,18 @@ fn aggregate_max(
         {
             Some(Mul(c.clone(), b(of(p))))
         }
+        // So does a divisor that is not negative (over the reals it is not 0 where the
+        // quotient is a number): `max(X / max(abs(X))) == max(X) / max(abs(X))`. Not for
+        // plans ([`rewrite_paying`]): where the divisor is 0 the two differ.
+        Func { name, args }
+            if name == "/"
+                && args.len() == 2
+                && constant_along(&args[1])
+                && !constant_along(&args[0])
+                && sign_of(&args[1], env).is_some_and(|s| s.not_negative()) =>
+        {
+            Some(func("/", vec![of(&args[0]), args[1].clone()]))
+        }
         Add(p, c) if constant_along(c) && !constant_along(p) => Some(Add(b(of(p)), c.clone())),
         Add(c, p) if constant_along(c) && !constant_along(p) => Some(Add(c.clone(), b(of(p)))),
         Sub(p, c) if constant_along(c) && !constant_along(p) => Some(Sub(b(of(p)), c.clone())),
@@ -1294,6 +1321,15 @@ pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
             ("sqrt", [x]) => sign_of(x, env).filter(|s| s.not_negative()),
             // A zero divisor makes a NaN (0 / 0) or an infinity.
             ("/", [p, q]) if sign_of(q, env).is_some_and(Sign::nonzero) => product(p, q),
+            // The larger of the largest cell and the largest negated cell is the largest
+            // magnitude (what `max(abs(x))` is written as), never negative.
+            ("max", [Func { name: f, args: p }, Func { name: g, args: q }])
+                if f == "max"
+                    && g == "max"
+                    && matches!((p.as_slice(), q.as_slice()), ([x], [Neg(y)]) | ([Neg(y)], [x]) if x == &**y) =>
+            {
+                Some(NotNegative)
+            }
             ("max", [p, q]) => match (sign_of(p, env), sign_of(q, env)) {
                 (Some(Positive), _) | (_, Some(Positive)) => Some(Positive),
                 (Some(NotNegative), _) | (_, Some(NotNegative)) => Some(NotNegative),
@@ -1448,6 +1484,10 @@ fn rewrite_rev(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
 }
 
 /// Whether `x` is `rev(a)`.
+fn is_quotient(x: &LaExpr) -> bool {
+    matches!(x, LaExpr::Func { name, args } if name == "/" && args.len() == 2)
+}
+
 fn is_rev(x: &LaExpr) -> bool {
     matches!(x, LaExpr::Func { name, args } if name == "rev" && args.len() == 1)
 }

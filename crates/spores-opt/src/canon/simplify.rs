@@ -940,8 +940,6 @@ fn rewrite_func(
             };
             Some(Mul(b(one("exp", (**wide).clone())), b(one("exp", narrow))))
         }
-        // Running extremes of a scaled column: a positive factor comes out, a negative
-        // one turns the running largest into the running smallest.
         // A shift the same down each column (a scalar or a row) comes out of running
         // extremes, as of any extreme: `cummax(X + 3) == cummax(X) + 3`.
         ("cummax" | "cummin", [Add(p, q) | Sub(p, q)]) if same_down_columns(q, p, env) => {
@@ -954,6 +952,8 @@ fn rewrite_func(
         ("cummax" | "cummin", [Add(q, p)]) if same_down_columns(q, p, env) => {
             Some(Add(b(one(name, (**p).clone())), q.clone()))
         }
+        // Running extremes of a scaled column: a positive factor comes out, a negative
+        // one turns the running largest into the running smallest.
         ("cummax" | "cummin", [x]) => {
             let other = if name == "cummax" { "cummin" } else { "cummax" };
             let (k, p) = match x {
@@ -1483,11 +1483,12 @@ fn rewrite_rev(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     })
 }
 
-/// Whether `x` is `rev(a)`.
+/// Whether `x` is a quotient `a / b`.
 fn is_quotient(x: &LaExpr) -> bool {
     matches!(x, LaExpr::Func { name, args } if name == "/" && args.len() == 2)
 }
 
+/// Whether `x` is `rev(a)`.
 fn is_rev(x: &LaExpr) -> bool {
     matches!(x, LaExpr::Func { name, args } if name == "rev" && args.len() == 1)
 }

@@ -280,8 +280,8 @@ fn zero_only_at_zeros(d: &LaExpr) -> Option<&str> {
 
 /// Whether `lhs = rhs` (equal over the reals) also where their divisors are 0, when each
 /// is 0 exactly where one input `x` is all zeros (`sum((g / sqrt(sum(g^2)))^2) ==
-/// sum(g^2) / sum(g^2)`, `max(X / max(abs(X))) == max(X) / max(abs(X))`). Where `d` is not
-/// 0 every atom is a number (no other may leave the reals), so the real proof holds;
+/// sum(g^2) / sum(g^2)`, `max(X / max(abs(X))) == max(X) / max(abs(X))`). Where they are
+/// not 0 every atom is a number (no other may leave the reals), so the real proof holds;
 /// where they are, `x` is 0 and both sides are NaN in every cell.
 fn proved_with_vanishing_divisor(
     lhs: &LaExpr,
@@ -558,7 +558,8 @@ fn sums_merged(e: &LaExpr, env: &ShapeEnv, merged_any: &mut bool) -> LaExpr {
             };
             match (cells(&x), cells(&y)) {
                 (Some(a), Some(c))
-                    if same_kind(&x, &y) && env.shape_of(&a).ok() == env.shape_of(&c).ok() =>
+                    if same_kind(&x, &y)
+                        && matches!((env.shape_of(&a), env.shape_of(&c)), (Ok(p), Ok(q)) if p == q) =>
                 {
                     *merged_any = true;
                     rebuild(&x, combine(a, c)).unwrap_or_else(|| combine(x, y))

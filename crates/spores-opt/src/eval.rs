@@ -184,7 +184,12 @@ pub fn apply(e: &LaExpr, operands: &[&Matrix]) -> Result<Matrix, EvalError> {
         LaExpr::Mul(..) => binary(BinaryOp::Mul, arg(0)?, arg(1)?)?,
         LaExpr::MatMul(..) => matmul::matmul(arg(0)?, arg(1)?)?,
         LaExpr::Transpose(_) => transpose::transpose(arg(0)?),
-        LaExpr::Neg(_) => unary::unary(UnaryOp::Neg, arg(0)?),
+        // A scalar negates as an IEEE number (`-0` at 0, as `spores run` gives `-s`), a
+        // matrix as the kernel does.
+        LaExpr::Neg(_) => match arg(0)?.as_scalar() {
+            Some(x) => scalar(-x),
+            None => unary::unary(UnaryOp::Neg, arg(0)?),
+        },
         LaExpr::Sum(_) => scalar(aggregate::sum(arg(0)?)),
         LaExpr::RowSums(_) => aggregate::row_sums(arg(0)?),
         LaExpr::ColSums(_) => aggregate::col_sums(arg(0)?),

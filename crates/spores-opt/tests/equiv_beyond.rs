@@ -45,6 +45,20 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("abs(abs(A))", "abs(A)", "A"),
     ("abs(-A)", "abs(A)", "-abs(A)"),
     ("abs(A) * sign(A)", "A", "abs(A)"),
+    ("floor(A + 1)", "floor(A) + 1", "floor(A)"),
+    ("ceil(2 - A)", "2 + ceil(-A)", "ceil(-A)"),
+    ("diag(abs(G))", "abs(diag(G))", "diag(G)"),
+    (
+        "diag(max(G, t(K)))",
+        "max(diag(G), diag(K))",
+        "max(diag(G), diag(t(K)) - 1)",
+    ),
+    ("max(s * A)", "max(s * max(A), s * min(A))", "s * max(A)"),
+    (
+        "rowMins(A * s)",
+        "min(rowMaxs(A) * s, rowMins(A) * s)",
+        "rowMins(A) * s",
+    ),
     ("!(A > B)", "A <= B", "A < B"),
     ("!(A == B)", "A != B", "A == B"),
     ("(A > 0) - (A < 0)", "sign(A)", "(A >= 0) - (A < 0)"),
@@ -774,6 +788,38 @@ fn identities_that_hold_with_nan_and_infinite_cells() {
             "sum(A^2) / sum(A^2)",
             "sum((A / sqrt(sum(B^2)))^2)",
         ),
+        // A divisor that is 0 in the rows (columns) where the input's row is all zeros,
+        // or all the same: NaN in those rows on both sides.
+        (
+            "rowSums(A / rowSums(abs(A)))",
+            "rowSums(A) / rowSums(abs(A))",
+            "rowSums(A / rowSums(abs(B)))",
+        ),
+        (
+            "rowSums((A / sqrt(rowSums(A^2)))^2)",
+            "rowSums(A^2) / rowSums(A^2)",
+            "rowSums((A / sqrt(rowSums(B^2)))^2)",
+        ),
+        (
+            "colMaxs(abs(A) / colMaxs(abs(A)))",
+            "colMaxs(abs(A)) / colMaxs(abs(A))",
+            "colMaxs(abs(A) / colMaxs(abs(B)))",
+        ),
+        (
+            "sum(A / rowSums(abs(A)))",
+            "sum(rowSums(A) / rowSums(abs(A)))",
+            "sum(rowSums(A) / rowSums(abs(B)))",
+        ),
+        (
+            "max((A - min(A)) / (max(A) - min(A)))",
+            "(max(A) - min(A)) / (max(A) - min(A))",
+            "max((A - min(A)) / (max(B) - min(B)))",
+        ),
+        (
+            "colMins((A - colMins(A)) / (colMaxs(A) - colMins(A)))",
+            "(colMins(A) - colMins(A)) / (colMaxs(A) - colMins(A))",
+            "(colMins(A) - colMins(A)) / (colMaxs(A) - colMins(A)) + 1",
+        ),
         // Rows over their own sums sum to 1, or to NaN where the row sums to 0.
         (
             "rowSums(A / rowSums(A))",
@@ -836,6 +882,9 @@ fn signed_zeros_and_scalar_products_are_not_confused() {
     let pairs = [
         ("1 / (-1 * s)", "1 / (0 - s)"),
         ("1 / (-s)", "1 / (0 - s)"),
+        // A sum is a DML scalar, whose negation is -0 where it is 0, also written out.
+        ("1 / -sum(P)", "1 / (0 - sum(P))"),
+        ("1 / -prod(P)", "1 / (0 - prod(P))"),
         ("1 / (A / -2)", "1 / (-(A / 2))"),
         ("1 / ceil(A / 4)", "1 / (ceil(A / 4) + 0)"),
         ("-(1 / A)", "1 / (-A)"),
@@ -894,6 +943,25 @@ fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
         ("rbind(A, B)[(nrow(A) + 1):(2 * nrow(A)), ]", "B", "A"),
         ("cummax(A)[nrow(A), ]", "colMaxs(A)", "colMins(A)"),
         ("cummin(A)[nrow(A), ]", "colMins(A)", "A[nrow(A), ]"),
+        // A shift, a scale or a negation the same down the columns.
+        ("cummin(3 - A)", "3 - cummax(A)", "3 - cummin(A)"),
+        ("cummin(-A)[nrow(A), ]", "-colMaxs(A)", "-colMins(A)"),
+        (
+            "cummax(2 * A)[nrow(A), ]",
+            "2 * colMaxs(A)",
+            "2 * A[nrow(A), ]",
+        ),
+        // Normalised rows: 0 where a row is all zeros gives NaN on both sides.
+        (
+            "rowSums((A / sqrt(rowSums(A^2)))^2)",
+            "rowSums(A^2) / rowSums(A^2)",
+            "rowSums((A / sqrt(rowSums(B^2)))^2)",
+        ),
+        (
+            "max((A - min(A)) / (max(A) - min(A)))",
+            "(max(A) - min(A)) / (max(A) - min(A))",
+            "max((A - min(A)) / (max(A) - min(B)))",
+        ),
         ("log(A^2)", "2 * log(abs(A))", "2 * log(A)"),
         ("log((A - B)^2)", "2 * log(abs(B - A))", "log(abs(A - B))"),
         ("X / sqrt(X)", "sqrt(X)", "X"),

@@ -51,6 +51,7 @@ use std::fmt;
 use spores_exec::matrix::approx_eq_f64;
 use spores_exec::{DenseMatrix, Matrix};
 
+use super::along::{along, Along};
 use super::error::EquivError;
 use super::normal::Normalizer;
 use super::simplify::{simplify, unrolled};
@@ -195,7 +196,7 @@ fn decide(
     }
     if super::domain::same_non_finite_cells(&l, &r, env)?
         || proved_as_computed(&l, &r, env)?
-        || proved_with_vanishing_divisor(&l, &r, env)?
+        || proved_with_vanishing_divisor(&l, &r, env, deadline)?
     {
         return Ok(verdict);
     }
@@ -245,48 +246,117 @@ fn proved_with_self_quotients_as_ones(
         && super::domain::same_non_finite_cells(lhs, rhs, env)?)
 }
 
-/// The input `x` when `d` is 0 exactly where every cell of `x` is: `max(abs(x))`,
-/// `sum(abs(x))`, `sum(x^2)` or their root.
-fn zero_only_at_zeros(d: &LaExpr) -> Option<&str> {
+/// Where a divisor is 0: exactly where one input is all zeros, or constant, in all its
+/// cells, in a row or in a column ([`vanishing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Vanishing<'a> {
+    input: &'a str,
+    /// [`Along::Free`] for the whole input, else its rows or its columns.
+    along: Along,
+    /// 0 where the cells are constant (`max(x) - min(x)`), not only where they are 0.
+    at_constant: bool,
+}
+
+/// Where `d` is 0, when that is where one input `x` is all zeros (`max(abs(x))`,
+/// `sum(abs(x))`, `sum(x^2)` or their root; `rowSums(x^2)`, `rowMaxs(abs(x))`, ... by
+/// rows; the same by columns) or constant (`max(x) - min(x)`, `rowMaxs(x) - rowMins(x)`,
+/// `colMaxs(x) - colMins(x)`).
+fn vanishing(d: &LaExpr) -> Option<Vanishing<'_>> {
     use LaExpr::*;
+    fn one(e: &LaExpr) -> Option<(&str, &str)> {
+        match e {
+            LaExpr::Func { name, args } if args.len() == 1 => match &args[0] {
+                LaExpr::Var(x) => Some((name.as_str(), x.as_str())),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    if let Sub(hi, lo) = d {
+        let ((hi, x), (lo, y)) = (one(hi)?, one(lo)?);
+        let along = match (hi, lo) {
+            ("max", "min") => Along::Free,
+            ("rowMaxs", "rowMins") => Along::Rows,
+            ("colMaxs", "colMins") => Along::Cols,
+            _ => return None,
+        };
+        return (x == y).then_some(Vanishing {
+            input: x,
+            along,
+            at_constant: true,
+        });
+    }
     let d = match d {
         Func { name, args } if name == "sqrt" && args.len() == 1 => &args[0],
         _ => d,
     };
-    let inner = match d {
-        Sum(x) => x.as_ref(),
-        Func { name, args } if name == "max" && args.len() == 1 => match &args[0] {
-            abs @ Func { name, args } if name == "abs" && args.len() == 1 => abs,
-            _ => return None,
-        },
+    let (inner, along) = match d {
+        Sum(x) => (x.as_ref(), Along::Free),
+        RowSums(x) => (x.as_ref(), Along::Rows),
+        ColSums(x) => (x.as_ref(), Along::Cols),
+        Func { name, args } if args.len() == 1 => {
+            let along = match name.as_str() {
+                "max" => Along::Free,
+                "rowMaxs" => Along::Rows,
+                "colMaxs" => Along::Cols,
+                _ => return None,
+            };
+            match &args[0] {
+                abs @ Func { name, args } if name == "abs" && args.len() == 1 => (abs, along),
+                _ => return None,
+            }
+        }
         _ => return None,
     };
-    match inner {
-        Func { name, args } if name == "abs" && args.len() == 1 => match &args[0] {
-            Var(x) => Some(x),
-            _ => None,
-        },
-        Pow(x, k) if *k == 2.0 => match x.as_ref() {
-            Var(x) => Some(x),
-            _ => None,
-        },
-        Mul(x, y) if x == y => match x.as_ref() {
-            Var(x) => Some(x),
-            _ => None,
-        },
+    let x = match inner {
+        Func { name, args } if name == "abs" && args.len() == 1 => &args[0],
+        Pow(x, k) if *k == 2.0 => x.as_ref(),
+        Mul(x, y) if x == y => x.as_ref(),
+        _ => return None,
+    };
+    match x {
+        Var(x) => Some(Vanishing {
+            input: x,
+            along,
+            at_constant: false,
+        }),
         _ => None,
+    }
+}
+
+/// `e` with every extreme or mean of a constant matrix (`colMins(matrix(c, m, n))`) folded
+/// to that constant, bottom up.
+fn constants_folded(e: &LaExpr) -> LaExpr {
+    use LaExpr::*;
+    let folded = super::simplify::map_children(e, &mut |x| constants_folded(x));
+    let Func { name, args } = &folded else {
+        return folded;
+    };
+    let [Fill(v, rows, cols)] = args.as_slice() else {
+        return folded;
+    };
+    let one = || Dim::Known(1);
+    match name.as_str() {
+        "max" | "min" | "mean" => (**v).clone(),
+        "rowMaxs" | "rowMins" | "rowMeans" => Fill(v.clone(), rows.clone(), one()),
+        "colMaxs" | "colMins" | "colMeans" => Fill(v.clone(), one(), cols.clone()),
+        "cummax" | "cummin" | "rev" => Fill(v.clone(), rows.clone(), cols.clone()),
+        _ => folded,
     }
 }
 
 /// Whether `lhs = rhs` (equal over the reals) also where their divisors are 0, when each
 /// is 0 exactly where one input `x` is all zeros (`sum((g / sqrt(sum(g^2)))^2) ==
-/// sum(g^2) / sum(g^2)`, `max(X / max(abs(X))) == max(X) / max(abs(X))`). Where they are
-/// not 0 every atom is a number (no other may leave the reals), so the real proof holds;
-/// where they are, `x` is 0 and both sides are NaN in every cell.
+/// sum(g^2) / sum(g^2)`, `max(X / max(abs(X))) == max(X) / max(abs(X))`), or where a row
+/// of `x` is (`rowSums(X / rowSums(abs(X))) == rowSums(X) / rowSums(abs(X))`), or a
+/// column. Where they are not 0 every atom is a number (no other may leave the reals), so
+/// the real proof holds; where they are, `x` (its row) is 0 and both sides (their rows)
+/// are NaN in every cell.
 fn proved_with_vanishing_divisor(
     lhs: &LaExpr,
     rhs: &LaExpr,
     env: &ShapeEnv,
+    deadline: Option<std::time::Instant>,
 ) -> Result<bool, EquivError> {
     let mut divisors: Vec<LaExpr> = Vec::new();
     for side in [lhs, rhs] {
@@ -298,14 +368,16 @@ fn proved_with_vanishing_divisor(
             }
         });
     }
-    // Every divisor 0 exactly where one input is all zeros.
-    let inputs: Vec<Option<&str>> = divisors.iter().map(zero_only_at_zeros).collect();
-    let Some(Some(x)) = inputs.first().copied() else {
+    // Every divisor 0 exactly where one input (or its row, or its column) is all zeros,
+    // or all the same.
+    let places: Vec<Option<Vanishing>> = divisors.iter().map(vanishing).collect();
+    let Some(Some(place)) = places.first().copied() else {
         return Ok(false);
     };
-    if inputs.iter().any(|i| *i != Some(x)) {
+    if places.iter().any(|p| *p != Some(place)) {
         return Ok(false);
     }
+    let x = place.input;
     // No other atom may leave the reals: each quotient stands as a total product.
     let total = |e: &LaExpr| {
         e.map(&|y| match y {
@@ -328,16 +400,110 @@ fn proved_with_vanishing_divisor(
     let Some((rows, cols)) = env.shapes.get(x).cloned() else {
         return Ok(false);
     };
-    let zeros = LaExpr::Fill(Box::new(LaExpr::Const(0.0)), rows, cols);
+    let (lhs, rhs) = match place.along {
+        Along::Free => (lhs.clone(), rhs.clone()),
+        rowwise => {
+            let Some(sides) = row_by_row(lhs, rhs, env, &rows, &cols, rowwise) else {
+                return Ok(false);
+            };
+            sides
+        }
+    };
+    // Where the divisors are 0, `x` is zeros, or one number `c` that may be any.
+    let mut at_env = env.clone();
+    let value = if place.at_constant {
+        let mut c = String::from("c");
+        while at_env.shapes.contains_key(&c) {
+            c.push('\'');
+        }
+        at_env.matrix(&c, Dim::Known(1), Dim::Known(1));
+        at_env.scalars.insert(c.clone());
+        LaExpr::Var(c)
+    } else {
+        LaExpr::Const(0.0)
+    };
+    let filled = LaExpr::Fill(Box::new(value), rows, cols);
     let at_zero = |e: &LaExpr| {
-        e.map(&|y| match y {
-            LaExpr::Var(name) if name == x => Some(zeros.clone()),
+        constants_folded(&e.map(&|y| match y {
+            LaExpr::Var(name) if name == x => Some(filled.clone()),
             _ => None,
-        })
+        }))
     };
     let zero_divisors: Vec<LaExpr> = divisors.iter().map(at_zero).collect();
-    Ok(nan_everywhere(&at_zero(lhs), &zero_divisors, env)?
-        && nan_everywhere(&at_zero(rhs), &zero_divisors, env)?)
+    if !zero_divisors.iter().all(zero_everywhere_at_constant) {
+        return Ok(false);
+    }
+    Ok(nan_everywhere(&at_zero(&lhs), &zero_divisors, &at_env)?
+        && nan_everywhere(&at_zero(&rhs), &zero_divisors, &at_env)?
+        && (place.along == Along::Free
+            || matches!(
+                decide_over_reals(&lhs, &rhs, env, false, deadline),
+                Ok(Equivalence::Equivalent)
+            )))
+}
+
+/// Whether `e` is 0 in every cell: [`zero_everywhere`], or a constant less itself.
+fn zero_everywhere_at_constant(e: &LaExpr) -> bool {
+    match e {
+        LaExpr::Sub(x, y) => x == y,
+        LaExpr::Func { name, args } if name == "sqrt" && args.len() == 1 => {
+            zero_everywhere_at_constant(&args[0])
+        }
+        _ => zero_everywhere(e),
+    }
+}
+
+/// `lhs` and `rhs` as expressions computed row by row from the rows `rows` (`kind` is
+/// [`Along::Rows`]) or column by column from the columns `cols` ([`along`]), whose
+/// equality gives the sides' own: the sides themselves, or, under the same whole
+/// aggregate on both (`sum`, `max`, `min`), their aggregates by rows (columns), since
+/// `sum(e)` is the sum of `rowSums(e)` whatever the shape of `e`.
+fn row_by_row(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+    rows: &Dim,
+    cols: &Dim,
+    kind: Along,
+) -> Option<(LaExpr, LaExpr)> {
+    use LaExpr::*;
+    let d = match kind {
+        Along::Rows => rows,
+        Along::Cols => cols,
+        Along::Free => return None,
+    };
+    if !env.cuts.is_empty() || d.is_one() {
+        return None;
+    }
+    let local = |e: &LaExpr| along(e, env, d) == Some(kind);
+    if local(lhs) && local(rhs) {
+        return Some((lhs.clone(), rhs.clone()));
+    }
+    let aggregate = |e: &LaExpr| match e {
+        Sum(x) => Some(("sum", x.as_ref().clone())),
+        Func { name, args } if args.len() == 1 && (name == "max" || name == "min") => {
+            Some((if name == "max" { "max" } else { "min" }, args[0].clone()))
+        }
+        _ => None,
+    };
+    let ((l_agg, l), (r_agg, r)) = (aggregate(lhs)?, aggregate(rhs)?);
+    if l_agg != r_agg || !local(&l) || !local(&r) {
+        return None;
+    }
+    let by_rows = kind == Along::Rows;
+    let per = |x: LaExpr| match (l_agg, by_rows) {
+        ("sum", true) => RowSums(Box::new(x)),
+        ("sum", false) => ColSums(Box::new(x)),
+        (extreme, _) => Func {
+            name: format!(
+                "{}{}s",
+                if by_rows { "row" } else { "col" },
+                if extreme == "max" { "Max" } else { "Min" }
+            ),
+            args: vec![x],
+        },
+    };
+    Some((per(l), per(r)))
 }
 
 /// Whether every cell of `e` is NaN for every input: a quotient of a numerator that is 0
@@ -1446,6 +1612,37 @@ mod tests {
             &env,
         )
         .unwrap()
+    }
+
+    /// A negated DML scalar is IEEE's `-0` at 0 (`1 / -s` is `-Inf`), as `-1 * s` is, and
+    /// `0 - s` is `+0`; a negated `1 x 1` matrix is `+0`, as the kernel gives it.
+    #[test]
+    fn a_negated_scalar_keeps_the_sign_of_zero() {
+        let mut env = ShapeEnv::with_shapes(&["s=1x1", "X=2x2"]).unwrap();
+        env.scalar("s");
+        let decide = |lhs: &str, rhs: &str| {
+            equiv(
+                &LaExpr::parse(lhs).unwrap(),
+                &LaExpr::parse(rhs).unwrap(),
+                &env,
+            )
+            .unwrap()
+        };
+        for (lhs, rhs) in [("1 / (-s)", "1 / (-1 * s)"), ("X / (-s)", "X / (-1 * s)")] {
+            let verdict = decide(lhs, rhs);
+            assert!(
+                !matches!(verdict, Equivalence::NotEquivalent(_)),
+                "{lhs} vs {rhs}: {verdict:?}"
+            );
+        }
+        match decide("1 / (-s)", "1 / (0 - s)") {
+            Equivalence::NotEquivalent(w) => {
+                assert_eq!(w.inputs["s"].as_scalar(), Some(0.0));
+                assert_eq!(w.lhs.as_scalar(), Some(f64::NEG_INFINITY));
+                assert_eq!(w.rhs.as_scalar(), Some(f64::INFINITY));
+            }
+            other => panic!("expected a witness at s = 0, got {other:?}"),
+        }
     }
 
     /// `0/0` is NaN, as `spores run` computes it: `X + 0/0` is NaN in every cell, not `X`,

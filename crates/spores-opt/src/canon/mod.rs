@@ -25,6 +25,7 @@
 //! assert!(matches!(equiv(&lhs, &wrong, &env).unwrap(), Equivalence::NotEquivalent(_)));
 //! ```
 
+mod along;
 mod blocks;
 mod domain;
 mod equiv;

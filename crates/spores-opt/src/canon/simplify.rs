@@ -167,7 +167,9 @@ fn rewrite_paying(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
             _ => None,
         },
         Func { name, args } => match (name.as_str(), args.as_slice()) {
-            ("max" | "rowMaxs" | "colMaxs", [x]) if !is_quotient(x) => rewrite(e, env),
+            ("max" | "rowMaxs" | "colMaxs", [x]) if !is_quotient(x) => {
+                rewrite(e, env).filter(|r| !is_larger_of_two_scalings(r))
+            }
             (INDEX, [_, _, _, _, _]) => rewrite(e, env),
             ("rev", [x]) if is_rev(x) => rewrite(e, env),
             _ => None,
@@ -176,7 +178,7 @@ fn rewrite_paying(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     }
 }
 
-fn map_children(e: &LaExpr, f: &mut dyn FnMut(&LaExpr) -> LaExpr) -> LaExpr {
+pub(super) fn map_children(e: &LaExpr, f: &mut dyn FnMut(&LaExpr) -> LaExpr) -> LaExpr {
     use LaExpr::*;
     let mut g = |x: &LaExpr| Box::new(f(x));
     match e {
@@ -952,6 +954,27 @@ fn rewrite_func(
         ("cummax" | "cummin", [Add(q, p)]) if same_down_columns(q, p, env) => {
             Some(Add(b(one(name, (**p).clone())), q.clone()))
         }
+        // A whole number comes out of `floor` and `ceil`: `floor(X + 1) == floor(X) + 1`.
+        // (Not of `round`, which is Java's: 0 at NaN, saturating beyond 2^63.)
+        ("floor" | "ceil" | "ceiling", [Add(p, k) | Sub(p, k)]) if is_whole_number(k) => {
+            let rounded = b(one(name, (**p).clone()));
+            Some(match &args[0] {
+                Add(..) => Add(rounded, k.clone()),
+                _ => Sub(rounded, k.clone()),
+            })
+        }
+        ("floor" | "ceil" | "ceiling", [Add(k, p) | Sub(k, p)]) if is_whole_number(k) => {
+            let p = match &args[0] {
+                Add(..) => (**p).clone(),
+                _ => neg((**p).clone()),
+            };
+            Some(Add(k.clone(), b(one(name, p))))
+        }
+        // c - p is largest where p is smallest: `cummin(3 - X) == 3 - cummax(X)`.
+        ("cummax" | "cummin", [Sub(q, p)]) if same_down_columns(q, p, env) => {
+            let other = if name == "cummax" { "cummin" } else { "cummax" };
+            Some(Sub(q.clone(), b(one(other, (**p).clone()))))
+        }
         // Running extremes of a scaled column: a positive factor comes out, a negative
         // one turns the running largest into the running smallest.
         ("cummax" | "cummin", [x]) => {
@@ -978,6 +1001,35 @@ fn rewrite_func(
                 }
             }
             symbolic_index(x, [rl, ru, cl, cu], env)
+        }
+        // The diagonal of a cellwise function of square matrices is the function of their
+        // diagonals: `diag(abs(X)) == abs(diag(X))`; a broadcast column is its own diagonal.
+        (
+            "diag",
+            [Func {
+                name: f,
+                args: inner,
+            }],
+        ) if crate::functions::is_elementwise(f, inner.len())
+            || (f == "ifelse" && inner.len() == 3) =>
+        {
+            let (rows, cols) = env.shape_of(&args[0]).ok()?;
+            if rows != cols || rows.is_one() {
+                return None;
+            }
+            let diagonals = inner
+                .iter()
+                .map(|a| {
+                    let (r, c) = env.shape_of(a).ok()?;
+                    Some(match (r.is_one(), c.is_one()) {
+                        (true, true) => a.clone(),
+                        (false, true) => a.clone(),
+                        (true, false) => Transpose(b(a.clone())),
+                        (false, false) => one("diag", a.clone()),
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(func(f, diagonals))
         }
         // A cellwise function of blocks is the blocks of its values.
         (f, [x]) if crate::functions::is_elementwise(f, 1) => {
@@ -1023,11 +1075,19 @@ fn unroll(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
     // each written out where the sizes are known and small.
     let known = |d: &Dim| matches!(d, Dim::Known(n) if (2..=MAX_UNROLLED).contains(n));
     match name {
-        "sum" if known(&rows) && known(&cols) => return Some(ColSums(b(RowSums(b(x.clone()))))),
-        "sum" if known(&rows) && cols.is_one() => return Some(ColSums(b(x.clone()))),
-        "sum" if known(&cols) && rows.is_one() => return Some(RowSums(b(x.clone()))),
+        // Still a DML scalar, whose negation may be `-0` (a `1 x 1` matrix's is `+0`).
+        "sum" if known(&rows) && known(&cols) => {
+            return Some(func("as.scalar", vec![ColSums(b(RowSums(b(x.clone()))))]))
+        }
+        "sum" if known(&rows) && cols.is_one() => {
+            return Some(func("as.scalar", vec![ColSums(b(x.clone()))]))
+        }
+        "sum" if known(&cols) && rows.is_one() => {
+            return Some(func("as.scalar", vec![RowSums(b(x.clone()))]))
+        }
         "prod" if !rows.is_one() && !cols.is_one() => {
-            return Some(func("colProds", vec![func("rowProds", vec![x.clone()])]))
+            let cells = func("colProds", vec![func("rowProds", vec![x.clone()])]);
+            return Some(func("as.scalar", vec![cells]));
         }
         _ => {}
     }
@@ -1106,6 +1166,19 @@ fn aggregate_max(
                 && sign_of(c, env) == Some(Sign::Positive) =>
         {
             Some(Mul(c.clone(), b(of(p))))
+        }
+        // A factor of either sign scales the largest cell or the smallest, whichever gives
+        // more: `max(s * X) == max(s * max(X), s * min(X))`. Not for plans
+        // ([`rewrite_paying`]): two aggregates where one sufficed.
+        _ if scaled_by_either_sign(x, &constant_along, env).is_some() => {
+            let (p, c) = scaled_by_either_sign(x, &constant_along, env)?;
+            let largest = Mul(b(c.clone()), b(of(&p)));
+            let smallest = Mul(b(c.clone()), b(neg(of(&neg(p)))));
+            Some(if sign_of(&c, env) == Some(Sign::Negative) {
+                smallest
+            } else {
+                func("max", vec![largest, smallest])
+            })
         }
         // So does a divisor that is not negative (over the reals it is not 0 where the
         // quotient is a number): `max(X / max(abs(X))) == max(X) / max(abs(X))`. Not for
@@ -1306,6 +1379,7 @@ pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
         Neg(x) => sign_of(x, env).map(Sign::negated),
         Transpose(x) | Sum(x) | RowSums(x) | ColSums(x) => sign_of(x, env),
         Fill(v, _, _) => sign_of(v, env),
+        Add(..) | Sub(..) if is_spread(e) => Some(NotNegative),
         Add(p, q) => sum(sign_of(p, env)?, sign_of(q, env)?),
         Sub(p, q) => sum(sign_of(p, env)?, sign_of(q, env)?.negated()),
         Mul(p, q) | MatMul(p, q) => product(p, q),
@@ -1421,6 +1495,40 @@ pub(super) fn as_constant(x: &LaExpr) -> Option<f64> {
     }
 }
 
+/// `(p, c)` when `x` is `p * c` (or `-(p * c)`, giving `-c`) for a factor `c` constant
+/// along the aggregate, not a number and not known positive: the factor of
+/// [`aggregate_max`]'s rule for either sign.
+fn scaled_by_either_sign(
+    x: &LaExpr,
+    constant_along: &dyn Fn(&LaExpr) -> bool,
+    env: &ShapeEnv,
+) -> Option<(LaExpr, LaExpr)> {
+    use LaExpr::*;
+    let (product, negated) = match x {
+        Neg(inner) => (inner.as_ref(), true),
+        _ => (x, false),
+    };
+    let Mul(l, r) = product else {
+        return None;
+    };
+    let (p, c) = if constant_along(r) && !constant_along(l) {
+        (l, r)
+    } else if constant_along(l) && !constant_along(r) {
+        (r, l)
+    } else {
+        return None;
+    };
+    if as_constant(c).is_some() || sign_of(c, env) == Some(Sign::Positive) {
+        return None;
+    }
+    let c = if negated {
+        neg((**c).clone())
+    } else {
+        (**c).clone()
+    };
+    Some(((**p).clone(), c))
+}
+
 /// `agg(k * p)`: `k * agg(p)` for `k > 0`, `-k * agg(-p)` for `k < 0`, `0` for `k = 0`.
 fn scaled_max(k: f64, p: &LaExpr, of: &dyn Fn(&LaExpr) -> LaExpr) -> Option<LaExpr> {
     use LaExpr::*;
@@ -1481,6 +1589,54 @@ fn rewrite_rev(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         }
         _ => return None,
     })
+}
+
+/// Whether `e` is the largest cell less the smallest (of all cells, of each row or of each
+/// column): `max(x) - min(x)`, or `max(x) + max(-x)` as [`simplify`] writes it.
+fn is_spread(e: &LaExpr) -> bool {
+    use LaExpr::*;
+    let one = |e: &LaExpr| match e {
+        Func { name, args } if args.len() == 1 => Some((name.clone(), args[0].clone())),
+        _ => None,
+    };
+    let largest_less_smallest = |p: &LaExpr, q: &LaExpr| {
+        let (Some((hi, x)), Some((lo, y))) = (one(p), one(q)) else {
+            return false;
+        };
+        let pair = matches!(
+            (hi.as_str(), lo.as_str()),
+            ("max", "min") | ("rowMaxs", "rowMins") | ("colMaxs", "colMins")
+        );
+        pair && x == y
+    };
+    let largest_plus_negated = |p: &LaExpr, q: &LaExpr| {
+        let (Some((hi, x)), Some((hi_again, y))) = (one(p), one(q)) else {
+            return false;
+        };
+        matches!(hi.as_str(), "max" | "rowMaxs" | "colMaxs")
+            && hi == hi_again
+            && matches!(&y, Neg(z) if **z == x)
+    };
+    match e {
+        Sub(p, q) => match q.as_ref() {
+            Neg(q) => largest_plus_negated(p, q),
+            _ => largest_less_smallest(p, q),
+        },
+        Add(p, q) => largest_plus_negated(p, q) || largest_plus_negated(q, p),
+        _ => false,
+    }
+}
+
+/// Whether `e` is `max(c * a, c * b)`, what [`aggregate_max`] makes of a factor of
+/// unknown sign.
+fn is_larger_of_two_scalings(e: &LaExpr) -> bool {
+    matches!(e, LaExpr::Func { name, args } if name == "max"
+        && matches!(args.as_slice(), [LaExpr::Mul(c, _), LaExpr::Mul(d, _)] if c == d))
+}
+
+/// Whether `k` is a whole number written as a constant.
+fn is_whole_number(k: &LaExpr) -> bool {
+    matches!(k, LaExpr::Const(c) if c.fract() == 0.0 && c.is_finite())
 }
 
 /// Whether `x` is a quotient `a / b`.
@@ -1590,7 +1746,28 @@ fn symbolic_index(x: &LaExpr, bounds: [&LaExpr; 4], env: &ShapeEnv) -> Option<La
         };
         return Some(slice(x.clone(), r, c));
     }
+    let scalar = |e: &LaExpr| env.shape_of(e).is_ok_and(|(r, c)| r.is_one() && c.is_one());
+    let sliced = |p: &LaExpr| {
+        slice(
+            p.clone(),
+            [rl.clone(), ru.clone()],
+            [cl.clone(), cu.clone()],
+        )
+    };
     match x {
+        // A cell of a negation, or of a cellwise operation with a scalar, is that of its
+        // matrix operand: `(2 * cummax(X))[nrow(X), ] == 2 * cummax(X)[nrow(X), ]`.
+        Neg(p) => Some(Neg(b(sliced(p)))),
+        Add(p, k) | Sub(p, k) | Mul(p, k) if scalar(k) && !scalar(p) => Some(match x {
+            Add(..) => Add(b(sliced(p)), k.clone()),
+            Sub(..) => Sub(b(sliced(p)), k.clone()),
+            _ => Mul(b(sliced(p)), k.clone()),
+        }),
+        Add(k, p) | Sub(k, p) | Mul(k, p) if scalar(k) && !scalar(p) => Some(match x {
+            Add(..) => Add(k.clone(), b(sliced(p))),
+            Sub(..) => Sub(k.clone(), b(sliced(p))),
+            _ => Mul(k.clone(), b(sliced(p))),
+        }),
         // Row k of a running sum, maximum or minimum is the aggregate of rows 1 to k.
         Func { name, args }
             if matches!(name.as_str(), "cumsum" | "cummax" | "cummin")

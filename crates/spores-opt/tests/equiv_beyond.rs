@@ -46,6 +46,11 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("abs(-A)", "abs(A)", "-abs(A)"),
     ("abs(A) * sign(A)", "A", "abs(A)"),
     ("floor(A + 1)", "floor(A) + 1", "floor(A)"),
+    (
+        "log(A^2 + 1)",
+        "2 * log(sqrt(A^2 + 1))",
+        "log(sqrt(A^2 + 1))",
+    ),
     ("ceil(2 - A)", "2 + ceil(-A)", "ceil(-A)"),
     ("diag(abs(G))", "abs(diag(G))", "diag(G)"),
     (
@@ -600,6 +605,11 @@ fn extremes_move_through_increasing_functions_on_their_domain() {
             ("max(s * X)", "s * max(X)", "s * min(X)"),
             ("rowMins(X * s)", "rowMins(X) * s", "rowMaxs(X) * s"),
             ("log(sqrt(X))", "0.5 * log(X)", "log(X)"),
+            (
+                "exp(X / s) / sum(exp(X / s))",
+                "exp((X - max(X)) / s) / sum(exp((X - max(X)) / s))",
+                "exp((X - max(X)) / s) / sum(exp(X / s))",
+            ),
             ("log(sqrt(X) * X)", "1.5 * log(X)", "2 * log(X)"),
             ("exp(0.5 * log(X))", "sqrt(X)", "X"),
             ("exp(-1.5 * log(X))", "1 / (X * sqrt(X))", "1 / (X * X)"),

@@ -942,6 +942,44 @@ fn rewrite_func(
             };
             Some(Mul(b(one("exp", (**wide).clone())), b(one("exp", narrow))))
         }
+        // A truth value (0 or 1, never NaN) is itself where it is not 0 or where it is 1:
+        // `(y > 0) != 0` is `y > 0` (DML's `xor(a, b)` is `(a != 0) != (b != 0)`).
+        ("!=", [c, Const(z)] | [Const(z), c]) if *z == 0.0 && is_truth(c) => Some(c.clone()),
+        ("==", [c, Const(o)] | [Const(o), c]) if *o == 1.0 && is_truth(c) => Some(c.clone()),
+        // Two values differ where they are not equal: `sum(a != b) == n - sum(a == b)`.
+        ("!=", [x, y]) => Some(Sub(
+            b(Const(1.0)),
+            b(func("==", vec![x.clone(), y.clone()])),
+        )),
+        // The log of a root is half the log, wherever either is defined or not: NaN below
+        // 0, `-Inf` at 0 (`-0` too) on both sides.
+        (
+            "log",
+            [Func {
+                name: root,
+                args: y,
+            }],
+        ) if root == "sqrt" && y.len() == 1 => {
+            Some(Mul(b(Const(0.5)), b(one("log", y[0].clone()))))
+        }
+        // A scaled difference is a difference of scaled terms, which the rule above
+        // splits: softmax with a temperature, `exp((X - max(X)) / s)`.
+        ("exp", [Mul(p, k) | Mul(k, p)])
+            if matches!(p.as_ref(), Add(..) | Sub(..))
+                && shape(k).is_some_and(|(r, c)| r.is_one() && c.is_one()) =>
+        {
+            let (Add(x, y) | Sub(x, y)) = p.as_ref() else {
+                return None;
+            };
+            let (x, y) = (Mul(x.clone(), k.clone()), Mul(y.clone(), k.clone()));
+            Some(one(
+                "exp",
+                match p.as_ref() {
+                    Add(..) => Add(b(x), b(y)),
+                    _ => Sub(b(x), b(y)),
+                },
+            ))
+        }
         // A shift the same down each column (a scalar or a row) comes out of running
         // extremes, as of any extreme: `cummax(X + 3) == cummax(X) + 3`.
         ("cummax" | "cummin", [Add(p, q) | Sub(p, q)]) if same_down_columns(q, p, env) => {
@@ -1637,6 +1675,15 @@ fn is_larger_of_two_scalings(e: &LaExpr) -> bool {
 /// Whether `k` is a whole number written as a constant.
 fn is_whole_number(k: &LaExpr) -> bool {
     matches!(k, LaExpr::Const(c) if c.fract() == 0.0 && c.is_finite())
+}
+
+/// Whether every cell of `e` is 0 or 1, never NaN: a comparison, `!`, `&` or `|`.
+fn is_truth(e: &LaExpr) -> bool {
+    matches!(e, LaExpr::Func { name, args } if match args.len() {
+        1 => name == "!",
+        2 => matches!(name.as_str(), "<" | ">" | "<=" | ">=" | "==" | "!=" | "&" | "|"),
+        _ => false,
+    })
 }
 
 /// Whether `x` is a quotient `a / b`.

@@ -961,6 +961,12 @@ fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
             "2 * colMaxs(A)",
             "2 * A[nrow(A), ]",
         ),
+        // Cosine similarity: NaN where either input is all zeros, on both sides.
+        (
+            "sum(A * B) / sqrt(sum(A^2) * sum(B^2))",
+            "sum((A / sqrt(sum(A^2))) * (B / sqrt(sum(B^2))))",
+            "sum((A / sqrt(sum(A^2))) * (B / sqrt(sum(A^2))))",
+        ),
         // Normalised rows: 0 where a row is all zeros gives NaN on both sides.
         (
             "rowSums((A / sqrt(rowSums(A^2)))^2)",

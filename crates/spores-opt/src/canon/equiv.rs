@@ -197,6 +197,7 @@ fn decide(
     if super::domain::same_non_finite_cells(&l, &r, env)?
         || proved_as_computed(&l, &r, env)?
         || proved_with_vanishing_divisor(&l, &r, env, deadline)?
+        || proved_with_inputs_vanishing(&l, &r, env)?
     {
         return Ok(verdict);
     }
@@ -378,23 +379,7 @@ fn proved_with_vanishing_divisor(
         return Ok(false);
     }
     let x = place.input;
-    // No other atom may leave the reals: each quotient stands as a total product.
-    let total = |e: &LaExpr| {
-        e.map(&|y| match y {
-            LaExpr::Func { name, args } if name == "/" && args.len() == 2 => Some(LaExpr::Mul(
-                Box::new(args[0].clone()),
-                Box::new(LaExpr::Func {
-                    name: "exp".into(),
-                    args: vec![args[1].clone()],
-                }),
-            )),
-            _ => None,
-        })
-    };
-    if [lhs, rhs]
-        .iter()
-        .any(|side| super::domain::first_partial_atom(&total(side), env).is_some())
-    {
+    if !only_quotients_leave_the_reals(lhs, rhs, env) {
         return Ok(false);
     }
     let Some((rows, cols)) = env.shapes.get(x).cloned() else {
@@ -451,6 +436,100 @@ fn zero_everywhere_at_constant(e: &LaExpr) -> bool {
         }
         _ => zero_everywhere(e),
     }
+}
+
+/// Whether no atom of `lhs` or `rhs` but a quotient may leave the reals: with each
+/// quotient standing as a total product, neither side has a partial atom.
+fn only_quotients_leave_the_reals(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> bool {
+    let total = |e: &LaExpr| {
+        e.map(&|y| match y {
+            LaExpr::Func { name, args } if name == "/" && args.len() == 2 => Some(LaExpr::Mul(
+                Box::new(args[0].clone()),
+                Box::new(LaExpr::Func {
+                    name: "exp".into(),
+                    args: vec![args[1].clone()],
+                }),
+            )),
+            _ => None,
+        })
+    };
+    [lhs, rhs]
+        .iter()
+        .all(|side| super::domain::first_partial_atom(&total(side), env).is_none())
+}
+
+/// The inputs where `d` is 0: where one of them is all zeros (`sum(u^2)`, a product of
+/// such, their root), or `None`.
+fn zero_inputs(d: &LaExpr) -> Option<BTreeSet<&str>> {
+    match d {
+        LaExpr::Func { name, args } if name == "sqrt" && args.len() == 1 => zero_inputs(&args[0]),
+        LaExpr::Mul(a, b) => {
+            let mut inputs = zero_inputs(a)?;
+            inputs.extend(zero_inputs(b)?);
+            Some(inputs)
+        }
+        _ => match vanishing(d)? {
+            Vanishing {
+                input,
+                along: Along::Free,
+                at_constant: false,
+            } => Some(BTreeSet::from([input])),
+            _ => None,
+        },
+    }
+}
+
+/// [`proved_with_vanishing_divisor`] for divisors that are 0 where any of several inputs is
+/// all zeros (`sum(u * v) / sqrt(sum(u^2) * sum(v^2))`, cosine similarity): with each of
+/// them 0 in turn, whatever the others, both sides are NaN in every cell.
+fn proved_with_inputs_vanishing(
+    lhs: &LaExpr,
+    rhs: &LaExpr,
+    env: &ShapeEnv,
+) -> Result<bool, EquivError> {
+    let mut divisors: Vec<LaExpr> = Vec::new();
+    for side in [lhs, rhs] {
+        side.visit(&mut |e| {
+            if let LaExpr::Func { name, args } = e {
+                if name == "/" && args.len() == 2 && !divisors.contains(&args[1]) {
+                    divisors.push(args[1].clone());
+                }
+            }
+        });
+    }
+    let mut inputs: BTreeSet<&str> = BTreeSet::new();
+    for d in &divisors {
+        let Some(of_d) = zero_inputs(d) else {
+            return Ok(false);
+        };
+        inputs.extend(of_d);
+    }
+    if inputs.len() < 2 || !only_quotients_leave_the_reals(lhs, rhs, env) {
+        return Ok(false);
+    }
+    for x in inputs {
+        let Some((rows, cols)) = env.shapes.get(x).cloned() else {
+            return Ok(false);
+        };
+        let zeros = LaExpr::Fill(Box::new(LaExpr::Const(0.0)), rows, cols);
+        let at_zero = |e: &LaExpr| {
+            e.map(&|y| match y {
+                LaExpr::Var(name) if name == x => Some(zeros.clone()),
+                _ => None,
+            })
+        };
+        let zero_divisors: Vec<LaExpr> = divisors
+            .iter()
+            .map(at_zero)
+            .filter(zero_everywhere)
+            .collect();
+        if !(nan_everywhere(&at_zero(lhs), &zero_divisors, env)?
+            && nan_everywhere(&at_zero(rhs), &zero_divisors, env)?)
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// `lhs` and `rhs` as expressions computed row by row from the rows `rows` (`kind` is
@@ -528,6 +607,11 @@ fn nan_everywhere(
         Func { name, args } if name == "/" && args.len() == 2 => {
             zero_divisors.contains(&args[1]) && zero(&args[0])?
         }
+        // NaN cells times a normalised input (`v / sqrt(sum(v^2))`: not 0 in some cell, or
+        // NaN in all) sum to NaN, though a matrix cell times 0 is 0.
+        Sum(x) if matches!(x.as_ref(), Mul(p, q) if (nan(p)? && normalised(q)) || (nan(q)? && normalised(p))) => {
+            true
+        }
         Sum(x) | RowSums(x) | ColSums(x) | Transpose(x) | Neg(x) => nan(x)?,
         Pow(x, k) if *k != 0.0 => nan(x)?,
         Add(x, y) | Sub(x, y) => nan(x)? || nan(y)?,
@@ -561,6 +645,14 @@ fn nan_everywhere(
         }
         _ => false,
     })
+}
+
+/// Whether `y` is an input over a divisor 0 only where that input is all zeros
+/// (`v / sqrt(sum(v^2))`): some cell is not 0, or every cell is NaN.
+fn normalised(y: &LaExpr) -> bool {
+    matches!(y, LaExpr::Func { name, args } if name == "/"
+        && matches!(args.as_slice(), [LaExpr::Var(v), d]
+            if zero_inputs(d).is_some_and(|inputs| inputs == BTreeSet::from([v.as_str()]))))
 }
 
 /// Whether every cell of `e`, an expression of finite numbers, is 0: zeros and what keeps

@@ -334,6 +334,21 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
                 (!scalar(&args[0]))
                     .then(|| func("/", vec![Sum(b(args[0].clone())), args[1].clone()]))
             }
+            // So does the scalar divisor of a factor: `sum((u / a) * (v / b))` is
+            // `sum(u * v) / a / b` (cosine similarity).
+            Mul(p, q) | Mul(q, p)
+                if !scalar(q)
+                    && matches!(p.as_ref(), Func { name, args } if name == "/"
+                        && args.len() == 2 && scalar(&args[1]) && !scalar(&args[0])) =>
+            {
+                let Func { args, .. } = p.as_ref() else {
+                    return None;
+                };
+                Some(func(
+                    "/",
+                    vec![Sum(b(Mul(b(args[0].clone()), q.clone()))), args[1].clone()],
+                ))
+            }
             // A scalar factor comes out of a sum (`sum(exp(X) * exp(-max(X)))`).
             Mul(p, q) if scalar(q) && !scalar(p) => Some(Mul(q.clone(), b(Sum(p.clone())))),
             Mul(q, p) if scalar(q) && !scalar(p) => Some(Mul(q.clone(), b(Sum(p.clone())))),
@@ -951,6 +966,22 @@ fn rewrite_func(
             b(Const(1.0)),
             b(func("==", vec![x.clone(), y.clone()])),
         )),
+        // A quotient by a product is a quotient by each factor in turn, whose reciprocals
+        // the canonical form then sees apart.
+        ("/", [x, Mul(p, q)]) => Some(func(
+            "/",
+            vec![func("/", vec![x.clone(), (**p).clone()]), (**q).clone()],
+        )),
+        // The root of a product of values never negative is the product of their roots.
+        ("sqrt", [Mul(p, q)])
+            if sign_of(p, env).is_some_and(Sign::not_negative)
+                && sign_of(q, env).is_some_and(Sign::not_negative) =>
+        {
+            Some(Mul(
+                b(one("sqrt", (**p).clone())),
+                b(one("sqrt", (**q).clone())),
+            ))
+        }
         // The log of a root is half the log, wherever either is defined or not: NaN below
         // 0, `-Inf` at 0 (`-0` too) on both sides.
         (
@@ -1420,6 +1451,11 @@ pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
         Add(..) | Sub(..) if is_spread(e) => Some(NotNegative),
         Add(p, q) => sum(sign_of(p, env)?, sign_of(q, env)?),
         Sub(p, q) => sum(sign_of(p, env)?, sign_of(q, env)?.negated()),
+        // A square, written as a product.
+        Mul(p, q) if p == q => match sign_of(p, env) {
+            Some(s) if s.nonzero() => Some(Positive),
+            _ => Some(NotNegative),
+        },
         Mul(p, q) | MatMul(p, q) => product(p, q),
         Pow(x, k) if *k == k.trunc() && (*k as i64) % 2 == 0 => match sign_of(x, env) {
             Some(s) if s.nonzero() => Some(Positive),

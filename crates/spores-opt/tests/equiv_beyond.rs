@@ -955,6 +955,12 @@ fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
         ("cummin(A)[nrow(A), ]", "colMins(A)", "A[nrow(A), ]"),
         // A shift, a scale or a negation the same down the columns.
         ("cummin(3 - A)", "3 - cummax(A)", "3 - cummin(A)"),
+        ("cummax(max(A, 0))", "max(cummax(A), 0)", "max(cummin(A), 0)"),
+        ("cummin(min(2, A))", "min(cummin(A), 2)", "min(cummax(A), 2)"),
+        // A diagonal matrix holds zeros beside each cell of its column.
+        ("max(diag(C[, 1]))", "max(max(C[, 1]), 0)", "max(C[, 1])"),
+        ("min(diag(C[, 1]))", "min(min(C[, 1]), 0)", "min(C[, 1])"),
+        ("rowMaxs(diag(C[, 1]))", "max(C[, 1], 0)", "C[, 1]"),
         ("cummin(-A)[nrow(A), ]", "-colMaxs(A)", "-colMins(A)"),
         (
             "cummax(2 * A)[nrow(A), ]",

@@ -1023,6 +1023,24 @@ fn rewrite_func(
         ("cummax" | "cummin", [Add(q, p)]) if same_down_columns(q, p, env) => {
             Some(Add(b(one(name, (**p).clone())), q.clone()))
         }
+        // Running extremes commute with a larger or smaller of a constant, which never
+        // decreases: `cummax(max(X, 0)) == max(cummax(X), 0)`.
+        (
+            "cummax" | "cummin",
+            [Func {
+                name: f,
+                args: pair,
+            }],
+        ) if (f == "max" || f == "min") && pair.len() == 2 => {
+            let (p, c) = if same_down_columns(&pair[1], &pair[0], env) {
+                (&pair[0], &pair[1])
+            } else if same_down_columns(&pair[0], &pair[1], env) {
+                (&pair[1], &pair[0])
+            } else {
+                return None;
+            };
+            Some(func(f, vec![one(name, p.clone()), c.clone()]))
+        }
         // A whole number comes out of `floor` and `ceil`: `floor(X + 1) == floor(X) + 1`.
         // (Not of `round`, which is Java's: 0 at NaN, saturating beyond 2^63.)
         ("floor" | "ceil" | "ceiling", [Add(p, k) | Sub(p, k)]) if is_whole_number(k) => {
@@ -1226,6 +1244,26 @@ fn aggregate_max(
     let of = |x: &LaExpr| func(agg, vec![x.clone()]);
     let constant_along = |x: &LaExpr| shape(x).is_some_and(|s| kept(&s));
     let full = agg == "max";
+    // A diagonal matrix of a column (two rows or more) holds zeros beside each cell.
+    let diagonal_of = |z: &LaExpr| match z {
+        Func { name, args } if name == "diag" && args.len() == 1 => shape(&args[0])
+            .filter(|(r, c)| c.is_one() && !r.is_one())
+            .map(|_| args[0].clone()),
+        _ => None,
+    };
+    let (diagonal, negated) = match x {
+        Neg(z) => (diagonal_of(z), true),
+        z => (diagonal_of(z), false),
+    };
+    if let Some(v) = diagonal {
+        let v = if negated { neg(v) } else { v };
+        let cells = match agg {
+            "max" => of(&v),
+            "rowMaxs" => v,
+            _ => Transpose(b(v)),
+        };
+        return Some(func("max", vec![cells, Const(0.0)]));
+    }
     match x {
         // A positive factor constant along the aggregate (a declared positive scalar)
         // scales every cell it compares alike.

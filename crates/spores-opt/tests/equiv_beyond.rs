@@ -967,6 +967,17 @@ fn slices_roots_and_logs_of_squares_at_symbolic_sizes() {
             "2 * colMaxs(A)",
             "2 * A[nrow(A), ]",
         ),
+        // Standard scores: NaN where the input (its column) is constant, on both sides.
+        (
+            "sum((A - mean(A)) / sd(A))",
+            "(mean(A) - mean(A)) / sd(A)",
+            "(mean(A) - mean(A)) / sd(A) + 1",
+        ),
+        (
+            "colMaxs((A - colMeans(A)) / sqrt(colSums((A - colMeans(A))^2)))",
+            "(colMaxs(A) - colMeans(A)) / sqrt(colSums((A - colMeans(A))^2))",
+            "(colMaxs(A) - colMeans(A)) / sqrt(colSums((A - colMeans(B))^2))",
+        ),
         // Cosine similarity: NaN where either input is all zeros, on both sides.
         (
             "sum(A * B) / sqrt(sum(A^2) * sum(B^2))",

@@ -262,8 +262,11 @@ struct Vanishing<'a> {
 /// `sum(abs(x))`, `sum(x^2)` or their root; `rowSums(x^2)`, `rowMaxs(abs(x))`, ... by
 /// rows; the same by columns) or constant (`max(x) - min(x)`, `rowMaxs(x) - rowMins(x)`,
 /// `colMaxs(x) - colMins(x)`).
-fn vanishing(d: &LaExpr) -> Option<Vanishing<'_>> {
+fn vanishing<'a>(d: &'a LaExpr, env: &ShapeEnv) -> Option<Vanishing<'a>> {
     use LaExpr::*;
+    if let Some(centred) = centred_squares(d, env) {
+        return Some(centred);
+    }
     fn one(e: &LaExpr) -> Option<(&str, &str)> {
         match e {
             LaExpr::Func { name, args } if args.len() == 1 => match &args[0] {
@@ -325,6 +328,49 @@ fn vanishing(d: &LaExpr) -> Option<Vanishing<'_>> {
     }
 }
 
+/// Where `d` is 0 when it is a sum of squares about the mean, or its root, divided by a
+/// value never 0 (`sd(x)`, `var(x)`, `sqrt(colSums((x - colMeans(x))^2))`): where `x` (a
+/// row, a column of it) is constant.
+fn centred_squares<'a>(d: &'a LaExpr, env: &ShapeEnv) -> Option<Vanishing<'a>> {
+    use LaExpr::*;
+    let never_zero = |k: &LaExpr| super::simplify::sign_of(k, env).is_some_and(|s| s.nonzero());
+    let d = match d {
+        Func { name, args } if name == "sqrt" && args.len() == 1 => &args[0],
+        _ => d,
+    };
+    let d = match d {
+        Func { name, args } if name == "/" && args.len() == 2 && never_zero(&args[1]) => &args[0],
+        _ => d,
+    };
+    let (squares, along) = match d {
+        Sum(x) => (x.as_ref(), Along::Free),
+        RowSums(x) => (x.as_ref(), Along::Rows),
+        ColSums(x) => (x.as_ref(), Along::Cols),
+        _ => return None,
+    };
+    let Pow(centred, k) = squares else {
+        return None;
+    };
+    let Sub(x, mean) = centred.as_ref() else {
+        return None;
+    };
+    let (Var(input), Func { name, args }) = (x.as_ref(), mean.as_ref()) else {
+        return None;
+    };
+    let total = match (along, args.first()) {
+        (Along::Free, Some(Sum(y)))
+        | (Along::Rows, Some(RowSums(y)))
+        | (Along::Cols, Some(ColSums(y))) => y,
+        _ => return None,
+    };
+    let is_mean = name == "/" && args.len() == 2 && total == x && never_zero(&args[1]);
+    (*k == 2.0 && is_mean).then_some(Vanishing {
+        input,
+        along,
+        at_constant: true,
+    })
+}
+
 /// `e` with every extreme or mean of a constant matrix (`colMins(matrix(c, m, n))`) folded
 /// to that constant, bottom up.
 fn constants_folded(e: &LaExpr) -> LaExpr {
@@ -369,9 +415,11 @@ fn proved_with_vanishing_divisor(
             }
         });
     }
-    // Every divisor 0 exactly where one input (or its row, or its column) is all zeros,
-    // or all the same.
-    let places: Vec<Option<Vanishing>> = divisors.iter().map(vanishing).collect();
+    // Sizes and other divisors never 0 divide as numbers do.
+    divisors.retain(|d| !super::simplify::sign_of(d, env).is_some_and(|s| s.nonzero()));
+    // Every other divisor 0 exactly where one input (or its row, or its column) is all
+    // zeros, or all the same.
+    let places: Vec<Option<Vanishing>> = divisors.iter().map(|d| vanishing(d, env)).collect();
     let Some(Some(place)) = places.first().copied() else {
         return Ok(false);
     };
@@ -415,8 +463,10 @@ fn proved_with_vanishing_divisor(
         }))
     };
     let zero_divisors: Vec<LaExpr> = divisors.iter().map(at_zero).collect();
-    if !zero_divisors.iter().all(zero_everywhere_at_constant) {
-        return Ok(false);
+    for d in &zero_divisors {
+        if !vanishes(d, &at_env)? {
+            return Ok(false);
+        }
     }
     Ok(nan_everywhere(&at_zero(&lhs), &zero_divisors, &at_env)?
         && nan_everywhere(&at_zero(&rhs), &zero_divisors, &at_env)?
@@ -427,15 +477,42 @@ fn proved_with_vanishing_divisor(
             )))
 }
 
-/// Whether `e` is 0 in every cell: [`zero_everywhere`], or a constant less itself.
-fn zero_everywhere_at_constant(e: &LaExpr) -> bool {
-    match e {
-        LaExpr::Sub(x, y) => x == y,
+/// Whether `e` is 0 in every cell for every input: [`zero_everywhere`], a constant less
+/// itself, a root or a quotient by a value never 0 of such, or a sum-product form that is
+/// 0 as a polynomial (`sum((c - sum(matrix(c, m, n)) / (m n))^2)`).
+fn vanishes(e: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
+    Ok(match e {
+        LaExpr::Sub(x, y) if x == y => true,
         LaExpr::Func { name, args } if name == "sqrt" && args.len() == 1 => {
-            zero_everywhere_at_constant(&args[0])
+            vanishes(&args[0], env)?
         }
-        _ => zero_everywhere(e),
+        LaExpr::Func { name, args }
+            if name == "/"
+                && args.len() == 2
+                && super::simplify::sign_of(&args[1], env).is_some_and(|s| s.nonzero()) =>
+        {
+            vanishes(&args[0], env)?
+        }
+        _ => zero_everywhere(e) || zero_as_polynomial(e, env)?,
+    })
+}
+
+/// Whether the canonical form of `e` is empty, when every quotient in `e` is by a value
+/// never 0 (so that it is a product with a reciprocal, as the form reads it).
+fn zero_as_polynomial(e: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
+    let mut partial_quotient = false;
+    e.visit(&mut |y| {
+        if let LaExpr::Func { name, args } = y {
+            partial_quotient |= name == "/"
+                && !(args.len() == 2
+                    && super::simplify::sign_of(&args[1], env).is_some_and(|s| s.nonzero()));
+        }
+    });
+    if partial_quotient {
+        return Ok(false);
     }
+    let mut norm = Normalizer::new(env);
+    Ok(norm.top(e)?.terms.is_empty())
 }
 
 /// Whether no atom of `lhs` or `rhs` but a quotient may leave the reals: with each
@@ -460,15 +537,17 @@ fn only_quotients_leave_the_reals(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) ->
 
 /// The inputs where `d` is 0: where one of them is all zeros (`sum(u^2)`, a product of
 /// such, their root), or `None`.
-fn zero_inputs(d: &LaExpr) -> Option<BTreeSet<&str>> {
+fn zero_inputs<'a>(d: &'a LaExpr, env: &ShapeEnv) -> Option<BTreeSet<&'a str>> {
     match d {
-        LaExpr::Func { name, args } if name == "sqrt" && args.len() == 1 => zero_inputs(&args[0]),
+        LaExpr::Func { name, args } if name == "sqrt" && args.len() == 1 => {
+            zero_inputs(&args[0], env)
+        }
         LaExpr::Mul(a, b) => {
-            let mut inputs = zero_inputs(a)?;
-            inputs.extend(zero_inputs(b)?);
+            let mut inputs = zero_inputs(a, env)?;
+            inputs.extend(zero_inputs(b, env)?);
             Some(inputs)
         }
-        _ => match vanishing(d)? {
+        _ => match vanishing(d, env)? {
             Vanishing {
                 input,
                 along: Along::Free,
@@ -499,7 +578,7 @@ fn proved_with_inputs_vanishing(
     }
     let mut inputs: BTreeSet<&str> = BTreeSet::new();
     for d in &divisors {
-        let Some(of_d) = zero_inputs(d) else {
+        let Some(of_d) = zero_inputs(d, env) else {
             return Ok(false);
         };
         inputs.extend(of_d);
@@ -595,21 +674,18 @@ fn nan_everywhere(
     let nan = |x: &LaExpr| nan_everywhere(x, zero_divisors, env);
     use LaExpr::*;
     let zero = |x: &LaExpr| -> Result<bool, EquivError> {
-        let mut has_quotient = false;
-        x.visit(&mut |y| has_quotient |= matches!(y, Func { name, .. } if name == "/"));
-        if has_quotient {
-            return Ok(false);
-        }
-        let mut norm = Normalizer::new(env);
-        Ok(zero_everywhere(x) || norm.top(x)?.terms.is_empty())
+        Ok(zero_everywhere(x) || zero_as_polynomial(x, env)?)
     };
     Ok(match e {
+        // 0 / 0, and NaN over anything or anything over NaN.
         Func { name, args } if name == "/" && args.len() == 2 => {
-            zero_divisors.contains(&args[1]) && zero(&args[0])?
+            (zero_divisors.contains(&args[1]) && zero(&args[0])?)
+                || nan(&args[0])?
+                || nan(&args[1])?
         }
         // NaN cells times a normalised input (`v / sqrt(sum(v^2))`: not 0 in some cell, or
         // NaN in all) sum to NaN, though a matrix cell times 0 is 0.
-        Sum(x) if matches!(x.as_ref(), Mul(p, q) if (nan(p)? && normalised(q)) || (nan(q)? && normalised(p))) => {
+        Sum(x) if matches!(x.as_ref(), Mul(p, q) if (nan(p)? && normalised(q, env)) || (nan(q)? && normalised(p, env))) => {
             true
         }
         Sum(x) | RowSums(x) | ColSums(x) | Transpose(x) | Neg(x) => nan(x)?,
@@ -649,10 +725,10 @@ fn nan_everywhere(
 
 /// Whether `y` is an input over a divisor 0 only where that input is all zeros
 /// (`v / sqrt(sum(v^2))`): some cell is not 0, or every cell is NaN.
-fn normalised(y: &LaExpr) -> bool {
+fn normalised(y: &LaExpr, env: &ShapeEnv) -> bool {
     matches!(y, LaExpr::Func { name, args } if name == "/"
         && matches!(args.as_slice(), [LaExpr::Var(v), d]
-            if zero_inputs(d).is_some_and(|inputs| inputs == BTreeSet::from([v.as_str()]))))
+            if zero_inputs(d, env).is_some_and(|inputs| inputs == BTreeSet::from([v.as_str()]))))
 }
 
 /// Whether every cell of `e`, an expression of finite numbers, is 0: zeros and what keeps

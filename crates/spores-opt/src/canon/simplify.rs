@@ -1487,6 +1487,9 @@ pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
         Transpose(x) | Sum(x) | RowSums(x) | ColSums(x) => sign_of(x, env),
         Fill(v, _, _) => sign_of(v, env),
         Add(..) | Sub(..) if is_spread(e) => Some(NotNegative),
+        // A count of cells less 1 (`length(X) - 1`, in `var`), where there are two cells
+        // or more: a symbolic size is at least 2.
+        Sub(p, q) if matches!(**q, Const(c) if c == 1.0) && counts_two_or_more(p) => Some(Positive),
         Add(p, q) => sum(sign_of(p, env)?, sign_of(q, env)?),
         Sub(p, q) => sum(sign_of(p, env)?, sign_of(q, env)?.negated()),
         // A square, written as a product.
@@ -1758,6 +1761,18 @@ fn is_truth(e: &LaExpr) -> bool {
         2 => matches!(name.as_str(), "<" | ">" | "<=" | ">=" | "==" | "!=" | "&" | "|"),
         _ => false,
     })
+}
+
+/// Whether `e` is `sum(matrix(1, r, c))` for sizes whose product is at least 2 (a
+/// symbolic size counts as 2, its least value).
+fn counts_two_or_more(e: &LaExpr) -> bool {
+    let least = |d: &Dim| match d {
+        Dim::Known(n) => *n,
+        Dim::Sym(_) => 2,
+    };
+    matches!(e, LaExpr::Sum(fill) if matches!(fill.as_ref(),
+        LaExpr::Fill(v, r, c) if matches!(**v, LaExpr::Const(one) if one == 1.0)
+            && least(r) * least(c) >= 2))
 }
 
 /// Whether `x` is a quotient `a / b`.

@@ -108,11 +108,10 @@ pub fn along(e: &LaExpr, env: &ShapeEnv, d: &Dim) -> Option<Along> {
                     if bounds.iter().any(|b| of(b) != Some(Along::Free)) {
                         return None;
                     }
-                    let whole = |lo: &LaExpr, hi: &LaExpr| matches!((lo, hi), (Const(a), Const(b)) if *a == 0.0 && *b == 0.0);
                     match of(target)? {
                         Along::Free => Some(Along::Free),
-                        Along::Rows if whole(&bounds[0], &bounds[1]) => Some(Along::Rows),
-                        Along::Cols if whole(&bounds[2], &bounds[3]) => Some(Along::Cols),
+                        Along::Rows if whole_span(&bounds[0], &bounds[1]) => Some(Along::Rows),
+                        Along::Cols if whole_span(&bounds[2], &bounds[3]) => Some(Along::Cols),
                         _ => None,
                     }
                 }
@@ -125,6 +124,11 @@ pub fn along(e: &LaExpr, env: &ShapeEnv, d: &Dim) -> Option<Along> {
             }
         }
     }
+}
+
+/// Whether `lo:hi` is an empty position (`X[, c]`), whose bounds are `0, 0`.
+fn whole_span(lo: &LaExpr, hi: &LaExpr) -> bool {
+    matches!((lo, hi), (LaExpr::Const(a), LaExpr::Const(b)) if *a == 0.0 && *b == 0.0)
 }
 
 /// Arguments of a cellwise operation: they must run along the same way, or not at all.

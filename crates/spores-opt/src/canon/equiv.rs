@@ -683,12 +683,13 @@ fn nan_everywhere(
                 || nan(&args[0])?
                 || nan(&args[1])?
         }
-        // NaN cells times a normalised input (`v / sqrt(sum(v^2))`: not 0 in some cell, or
-        // NaN in all) sum to NaN, though a matrix cell times 0 is 0.
-        Sum(x) if matches!(x.as_ref(), Mul(p, q) if (nan(p)? && normalised(q, env)) || (nan(q)? && normalised(p, env))) => {
-            true
-        }
-        Sum(x) | RowSums(x) | ColSums(x) | Transpose(x) | Neg(x) => nan(x)?,
+        Sum(x) => match x.as_ref() {
+            // NaN cells times a normalised input (`v / sqrt(sum(v^2))`: not 0 in some cell,
+            // or NaN in all) sum to NaN, though a matrix cell times 0 is 0.
+            Mul(p, q) if (nan(p)? && normalised(q, env)) || (nan(q)? && normalised(p, env)) => true,
+            _ => nan(x)?,
+        },
+        RowSums(x) | ColSums(x) | Transpose(x) | Neg(x) => nan(x)?,
         Pow(x, k) if *k != 0.0 => nan(x)?,
         Add(x, y) | Sub(x, y) => nan(x)? || nan(y)?,
         // A matrix cell times 0 is 0: only a factor that is never 0 keeps the NaN.

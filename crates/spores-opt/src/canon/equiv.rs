@@ -1642,8 +1642,15 @@ fn search_witness(
                     return 0.0;
                 }
                 let v = (1 + rng.below(magnitude)) as f64;
-                // Some attempts have halves, where rounding shows.
-                let v = if attempt % 8 == 5 { v / 2.0 } else { v };
+                // Some attempts have halves, where rounding shows, and some quarters, where
+                // `floor` and `ceil` differ and `round` does not tie.
+                let v = if attempt % 8 == 5 {
+                    v / 2.0
+                } else if attempt % 12 == 7 {
+                    v / 4.0
+                } else {
+                    v
+                };
                 if positive || declared_positive || rng.below(2) == 0 {
                     v
                 } else {

@@ -247,6 +247,23 @@ fn proved_with_self_quotients_as_ones(
         && super::domain::same_non_finite_cells(lhs, rhs, env)?)
 }
 
+/// The divisors of `lhs` and `rhs`, each once, but those never 0 (sizes, `length(X) - 1`),
+/// which divide as numbers do.
+fn divisors_that_may_vanish(lhs: &LaExpr, rhs: &LaExpr, env: &ShapeEnv) -> Vec<LaExpr> {
+    let mut divisors: Vec<LaExpr> = Vec::new();
+    for side in [lhs, rhs] {
+        side.visit(&mut |e| {
+            if let LaExpr::Func { name, args } = e {
+                if name == "/" && args.len() == 2 && !divisors.contains(&args[1]) {
+                    divisors.push(args[1].clone());
+                }
+            }
+        });
+    }
+    divisors.retain(|d| !super::simplify::sign_of(d, env).is_some_and(|s| s.nonzero()));
+    divisors
+}
+
 /// Where a divisor is 0: exactly where one input is all zeros, or constant, in all its
 /// cells, in a row or in a column ([`vanishing`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -396,29 +413,19 @@ fn constants_folded(e: &LaExpr) -> LaExpr {
 /// is 0 exactly where one input `x` is all zeros (`sum((g / sqrt(sum(g^2)))^2) ==
 /// sum(g^2) / sum(g^2)`, `max(X / max(abs(X))) == max(X) / max(abs(X))`), or where a row
 /// of `x` is (`rowSums(X / rowSums(abs(X))) == rowSums(X) / rowSums(abs(X))`), or a
-/// column. Where they are not 0 every atom is a number (no other may leave the reals), so
-/// the real proof holds; where they are, `x` (its row) is 0 and both sides (their rows)
-/// are NaN in every cell.
+/// column, or where `x` (a row, a column) is constant (`max(X) - min(X)`, `sd(X)`). Where
+/// they are not 0 every atom is a number (no other may leave the reals), so the real proof
+/// holds; where they are, `x` (its row) is 0 or a constant `c`, and both sides (their
+/// rows) are NaN in every cell.
 fn proved_with_vanishing_divisor(
     lhs: &LaExpr,
     rhs: &LaExpr,
     env: &ShapeEnv,
     deadline: Option<std::time::Instant>,
 ) -> Result<bool, EquivError> {
-    let mut divisors: Vec<LaExpr> = Vec::new();
-    for side in [lhs, rhs] {
-        side.visit(&mut |e| {
-            if let LaExpr::Func { name, args } = e {
-                if name == "/" && args.len() == 2 && !divisors.contains(&args[1]) {
-                    divisors.push(args[1].clone());
-                }
-            }
-        });
-    }
-    // Sizes and other divisors never 0 divide as numbers do.
-    divisors.retain(|d| !super::simplify::sign_of(d, env).is_some_and(|s| s.nonzero()));
-    // Every other divisor 0 exactly where one input (or its row, or its column) is all
-    // zeros, or all the same.
+    let divisors = divisors_that_may_vanish(lhs, rhs, env);
+    // Every divisor 0 exactly where one input (or its row, or its column) is all zeros,
+    // or all the same.
     let places: Vec<Option<Vanishing>> = divisors.iter().map(|d| vanishing(d, env)).collect();
     let Some(Some(place)) = places.first().copied() else {
         return Ok(false);
@@ -566,16 +573,7 @@ fn proved_with_inputs_vanishing(
     rhs: &LaExpr,
     env: &ShapeEnv,
 ) -> Result<bool, EquivError> {
-    let mut divisors: Vec<LaExpr> = Vec::new();
-    for side in [lhs, rhs] {
-        side.visit(&mut |e| {
-            if let LaExpr::Func { name, args } = e {
-                if name == "/" && args.len() == 2 && !divisors.contains(&args[1]) {
-                    divisors.push(args[1].clone());
-                }
-            }
-        });
-    }
+    let divisors = divisors_that_may_vanish(lhs, rhs, env);
     let mut inputs: BTreeSet<&str> = BTreeSet::new();
     for d in &divisors {
         let Some(of_d) = zero_inputs(d, env) else {

@@ -1159,6 +1159,34 @@ fn statistics_over_symbolic_sizes_are_decided() {
         ("pmax(A, B)", "max(A, B)", "min(A, B)"),
         ("pmin(A, B)", "-pmax(-A, -B)", "pmax(-A, -B)"),
         ("rowIndexMax(t(t(A)))", "rowIndexMax(A)", "rowIndexMin(A)"),
+        // Sizes' polynomials never 0 divide as numbers do.
+        (
+            "var(A) * (length(A) - 1)",
+            "sum((A - mean(A))^2)",
+            "var(A) * length(A)",
+        ),
+        (
+            "A / (nrow(A) - 1) * nrow(A)",
+            "A + A / (nrow(A) - 1)",
+            "A + A / nrow(A)",
+        ),
+        (
+            "A / (2 / (nrow(A) * ncol(A) - 1))",
+            "A * (length(A) - 1) / 2",
+            "A * length(A) / 2",
+        ),
+        ("sd(A)^2", "var(A)", "var(A) / 2"),
+        ("sd(A) / sd(A)", "var(A) / var(A)", "sum(A^2) / sum(A^2)"),
+        (
+            "sum((A - mean(A))^2) / var(A)",
+            "(length(A) - 1) * var(A) / var(A)",
+            "length(A) * var(A) / var(A)",
+        ),
+        (
+            "sum(((A - mean(A)) / sd(A))^2)",
+            "sum((A - mean(A))^2) / var(A)",
+            "sum((A - mean(A))^2) / sd(A)",
+        ),
     ];
     let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

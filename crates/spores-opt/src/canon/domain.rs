@@ -261,8 +261,8 @@ fn b(e: LaExpr) -> Box<LaExpr> {
 }
 
 /// [`sign_of`], which also knows a number made of sizes alone (`3 * nrow(A) - 2 *
-/// nrow(A)`) whose canonical form is a polynomial in the sizes with positive coefficients:
-/// positive, as every size is at least 1.
+/// nrow(A)`, `nrow(A) * ncol(A) - 1`) whose canonical form is a polynomial in the sizes
+/// positive for all of them ([`Coef::positive_from_two`]).
 fn sign_with_sizes(x: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
     if let Some(sign) = sign_of(x, env) {
         return Some(sign);
@@ -278,7 +278,7 @@ fn sign_with_sizes(x: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
         }
         total = total.add(&t.coef);
     }
-    (!total.0.is_empty() && total.0.values().all(|&c| c > 0.0)).then_some(Sign::Positive)
+    total.positive_from_two().then_some(Sign::Positive)
 }
 
 /// Functions that may leave the reals on part of their arguments' values.
@@ -496,6 +496,33 @@ fn func(e: &LaExpr, name: &str, args: &[LaExpr], env: &ShapeEnv) -> Sig {
         return Ok(Some(Signature::atom(e)));
     }
     Err(Unreachable)
+}
+
+/// `e` with each root over itself, `sqrt(v) / sqrt(v)` for `v` never negative, written
+/// `v / v`: both are 1 where `v` is positive and NaN where it is 0 (`sd(X) / sd(X)` is
+/// `var(X) / var(X)`).
+pub(super) fn roots_over_themselves_unrooted(e: &LaExpr, env: &ShapeEnv) -> LaExpr {
+    e.map(&|x| match x {
+        LaExpr::Func { name, args } if name == "/" && args.len() == 2 && args[0] == args[1] => {
+            let LaExpr::Func {
+                name: root,
+                args: v,
+            } = &args[0]
+            else {
+                return None;
+            };
+            let [v] = v.as_slice() else {
+                return None;
+            };
+            (root == "sqrt" && sign_of(v, env).is_some_and(Sign::not_negative)).then(|| {
+                LaExpr::Func {
+                    name: "/".into(),
+                    args: vec![v.clone(), v.clone()],
+                }
+            })
+        }
+        _ => None,
+    })
 }
 
 /// `e` with each finite value over itself (`A / A`) as the ones it is wherever it is a

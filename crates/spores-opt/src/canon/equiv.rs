@@ -55,7 +55,7 @@ use super::along::{along, Along};
 use super::error::EquivError;
 use super::normal::Normalizer;
 use super::simplify::{simplify, unrolled};
-use super::{iso::difference, Atom, Coef, Poly, Polyterm, Rel, Slot, Term};
+use super::{Atom, Coef, Poly, Polyterm, Rel, Slot, Term};
 use crate::eval::eval;
 use crate::la::{Dim, LaExpr, Shape, ShapeEnv, SizeForm};
 
@@ -231,7 +231,11 @@ fn proved_with_self_quotients_as_ones(
     env: &ShapeEnv,
     deadline: Option<std::time::Instant>,
 ) -> Result<bool, EquivError> {
-    use super::domain::self_quotients_as_ones;
+    use super::domain::{roots_over_themselves_unrooted, self_quotients_as_ones};
+    let (lhs, rhs) = (
+        &roots_over_themselves_unrooted(lhs, env),
+        &roots_over_themselves_unrooted(rhs, env),
+    );
     let (l, r) = match (
         self_quotients_as_ones(lhs, env),
         self_quotients_as_ones(rhs, env),
@@ -968,7 +972,7 @@ fn decide_over_reals(
     let pr = norm.top(rhs)?;
     let mut diff = Poly {
         free: pl.free.clone(),
-        terms: difference(&pl.terms, &pr.terms),
+        terms: norm.difference(&pl.terms, &pr.terms),
     };
     // Past the deadline, merging stops midway: no answer from here on can be trusted.
     if super::iso::Deadline::passed() {
@@ -1277,7 +1281,7 @@ fn operators(e: &LaExpr) -> usize {
 fn canonically_equal(a: &LaExpr, b: &LaExpr, env: &ShapeEnv) -> Result<bool, EquivError> {
     let mut norm = Normalizer::new(env);
     let (pa, pb) = (norm.top(a)?, norm.top(b)?);
-    Ok(pa.free == pb.free && difference(&pa.terms, &pb.terms).is_empty())
+    Ok(pa.free == pb.free && norm.difference(&pa.terms, &pb.terms).is_empty())
 }
 
 /// The first division of `e` by a scalar that is 0 for every input (`x / (3 * ncol(A) -

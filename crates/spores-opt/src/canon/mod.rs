@@ -178,6 +178,10 @@ fn cancel_inverses(mut mono: Vec<String>) -> Vec<String> {
 /// not exactly 0 in floating point but must cancel for `X*0.1*3 ≡ X*0.3`.
 const CANCEL_RTOL: f64 = 1e-12;
 
+/// Steps of [`Coef::divided_by`] before it gives up: each removes one monomial of the
+/// dividend, and sizes' polynomials have a handful.
+const MAX_DIVISION_STEPS: usize = 64;
+
 impl Coef {
     pub fn constant(c: f64) -> Coef {
         let mut m = BTreeMap::new();
@@ -249,6 +253,77 @@ impl Coef {
 
     pub fn scale(&self, k: f64) -> Coef {
         self.mul(&Coef::constant(k))
+    }
+
+    /// Whether the polynomial is positive for all symbolic sizes of 2 or more (what
+    /// symbolic sizes stand for): with each size `s` written `2 + t`, every coefficient of
+    /// the polynomial in the `t`s is at least 0 and its constant above 0. So `m·n - 1` and
+    /// `m - 1` are, `m - n` is not. Sizes' inverses are not handled (`false`).
+    pub(crate) fn positive_from_two(&self) -> bool {
+        if self.0.keys().flatten().any(|s| s.starts_with(INVERSE)) {
+            return false;
+        }
+        let mut shifted = Coef::default();
+        for (mono, &c) in &self.0 {
+            let mut term = Coef::constant(c);
+            for s in mono {
+                let two_plus = Coef([(Vec::new(), 2.0), (vec![format!("{s}-2")], 1.0)].into());
+                term = term.mul(&two_plus);
+            }
+            shifted = shifted.add(&term);
+        }
+        shifted.0.get(&Vec::new()).is_some_and(|&c| c > 0.0)
+            && shifted.0.values().all(|&c| c >= 0.0)
+    }
+
+    /// `self / divisor` when the polynomial `divisor` (no sizes' inverses) divides `self`
+    /// exactly, `self` with sizes' inverses or not: `(m·n - 1) / (m·n - 1)` is 1 and
+    /// `(1/m·1/n - 1) / (m·n - 1)` is `-1/m·1/n`. `None` when it does not divide.
+    pub(crate) fn divided_by(&self, divisor: &Coef) -> Option<Coef> {
+        // Multiplied by the sizes whose inverses it has, `self` is a polynomial.
+        let mut clearing: BTreeMap<&str, usize> = BTreeMap::new();
+        for mono in self.0.keys() {
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for base in mono.iter().filter_map(|s| s.strip_prefix(INVERSE)) {
+                *counts.entry(base).or_default() += 1;
+            }
+            for (base, k) in counts {
+                let most = clearing.entry(base).or_default();
+                *most = (*most).max(k);
+            }
+        }
+        let clear_mono: Vec<String> = clearing
+            .iter()
+            .flat_map(|(base, &k)| std::iter::repeat_n(base.to_string(), k))
+            .collect();
+        let clear = Coef([(clear_mono, 1.0)].into());
+        let mut rest = self.mul(&clear);
+        // Division by leading terms, under the graded order of sorted monomials (by
+        // degree, then lexicographically), which multiplication preserves.
+        let lead = |c: &Coef| {
+            c.0.iter()
+                .max_by(|(a, _), (b, _)| a.len().cmp(&b.len()).then_with(|| a.cmp(b)))
+                .map(|(m, &k)| (m.clone(), k))
+        };
+        let (divisor_mono, divisor_c) = lead(divisor)?;
+        if divisor_mono.iter().any(|s| s.starts_with(INVERSE)) {
+            return None;
+        }
+        let mut quotient = Coef::default();
+        for _ in 0..MAX_DIVISION_STEPS {
+            let Some((mono, c)) = lead(&rest) else {
+                return Some(quotient.mul(&clear.reciprocal()?));
+            };
+            let mut step_mono = mono;
+            for s in &divisor_mono {
+                let at = step_mono.iter().position(|x| x == s)?;
+                step_mono.remove(at);
+            }
+            let step = Coef([(step_mono, c / divisor_c)].into());
+            quotient = quotient.add(&step);
+            rest = rest.add(&step.mul(divisor).scale(-1.0));
+        }
+        None
     }
 
     /// The value for concrete sizes of the symbols (a missing symbol counts as 0).
@@ -364,5 +439,51 @@ impl fmt::Display for Polyterm {
     /// canonical forms in braces.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt_poly(&self.body, &self.rels, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn poly(terms: &[(&[&str], f64)]) -> Coef {
+        terms.iter().fold(Coef::default(), |acc, (mono, c)| {
+            let mut mono: Vec<String> = mono.iter().map(|s| s.to_string()).collect();
+            mono.sort();
+            acc.add(&Coef([(mono, *c)].into()))
+        })
+    }
+
+    #[test]
+    fn polynomials_in_sizes_of_two_or_more() {
+        assert!(poly(&[(&["m", "n"], 1.0), (&[], -1.0)]).positive_from_two());
+        assert!(poly(&[(&["m"], 1.0), (&[], -1.0)]).positive_from_two());
+        assert!(poly(&[(&["m", "m"], 1.0), (&["m"], -3.0), (&[], 3.0)]).positive_from_two());
+        assert!(!poly(&[(&["m"], 1.0), (&["n"], -1.0)]).positive_from_two());
+        assert!(!poly(&[(&["m"], 1.0), (&[], -2.0)]).positive_from_two());
+        assert!(!poly(&[(&["1/m"], 1.0)]).positive_from_two());
+    }
+
+    #[test]
+    fn exact_division_by_a_polynomial_in_sizes() {
+        let mn_less_1 = poly(&[(&["m", "n"], 1.0), (&[], -1.0)]);
+        assert_eq!(mn_less_1.divided_by(&mn_less_1), Some(Coef::constant(1.0)));
+        let inverse_less_1 = poly(&[(&["1/m", "1/n"], 1.0), (&[], -1.0)]);
+        assert_eq!(
+            inverse_less_1.divided_by(&mn_less_1),
+            Some(poly(&[(&["1/m", "1/n"], -1.0)]))
+        );
+        // (m - 1)(m + 2) = m^2 + m - 2
+        let m_less_1 = poly(&[(&["m"], 1.0), (&[], -1.0)]);
+        let product = poly(&[(&["m", "m"], 1.0), (&["m"], 1.0), (&[], -2.0)]);
+        assert_eq!(
+            product.divided_by(&m_less_1),
+            Some(poly(&[(&["m"], 1.0), (&[], 2.0)]))
+        );
+        assert_eq!(poly(&[(&["m"], 1.0)]).divided_by(&m_less_1), None);
+        assert_eq!(
+            poly(&[(&["n"], 1.0), (&[], -1.0)]).divided_by(&m_less_1),
+            None
+        );
     }
 }

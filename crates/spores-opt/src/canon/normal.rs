@@ -376,8 +376,63 @@ impl<'a> Normalizer<'a> {
         let terms = self.norm(e, r, c)?;
         Ok(Poly {
             free,
-            terms: combine(terms),
+            terms: self.combined(terms),
         })
+    }
+
+    /// `a - b`, combined, with divisions by sizes cancelled ([`Self::combined`]).
+    pub(crate) fn difference(&self, a: &[Term], b: &[Term]) -> Vec<Term> {
+        self.combined(difference(a, b))
+    }
+
+    /// The terms merged ([`combine`]), and in each, the reciprocal of a polynomial in the
+    /// sizes that is never 0 (`1 / (length(X) - 1)`, an opaque atom) cancelled against
+    /// the coefficient where that polynomial divides it: `var(X) * (length(X) - 1)` is
+    /// the sum of squares about the mean. The terms are merged again after.
+    fn combined(&self, terms: Vec<Term>) -> Vec<Term> {
+        let mut terms = combine(terms);
+        let mut cancelled = false;
+        for t in &mut terms {
+            let mut k = 0;
+            while k < t.atoms.len() {
+                let quotient = self
+                    .size_divisor(&t.atoms[k])
+                    .and_then(|p| t.coef.divided_by(p));
+                match quotient {
+                    Some(q) => {
+                        t.coef = q;
+                        t.atoms.remove(k);
+                        cancelled = true;
+                    }
+                    None => k += 1,
+                }
+            }
+        }
+        if cancelled {
+            combine(terms)
+        } else {
+            terms
+        }
+    }
+
+    /// The polynomial `p` when `atom` is `1 / p` for a polynomial in the sizes that is
+    /// positive for all sizes (symbolic sizes are at least 2).
+    pub(crate) fn size_divisor(&self, atom: &Atom) -> Option<&Coef> {
+        let Rel::Opaque { name, args, .. } = self.rels.get(atom.rel as usize)? else {
+            return None;
+        };
+        let [Poly { free, terms }] = args.as_slice() else {
+            return None;
+        };
+        let [t] = terms.as_slice() else {
+            return None;
+        };
+        (name == "1/"
+            && free.is_empty()
+            && t.bound.is_empty()
+            && t.atoms.is_empty()
+            && t.coef.positive_from_two())
+        .then_some(&t.coef)
     }
 
     /// [`bind`], counted against the work limit: each summation combines (and so
@@ -572,6 +627,21 @@ impl<'a> Normalizer<'a> {
                                 t.coef = t.coef.mul(&inverse);
                             }
                             return Ok(terms);
+                        }
+                        // A divisor that is itself a number of sizes over a polynomial in
+                        // the sizes never 0 (`1 / (length(X) - 1)`): its reciprocal is that
+                        // polynomial over the number.
+                        if let ([atom], true) = (atoms.as_slice(), bound.is_empty()) {
+                            if let (Some(p), Some(inverse)) =
+                                (self.size_divisor(atom).cloned(), coef.reciprocal())
+                            {
+                                let mut terms = self.norm(a, row, col)?;
+                                let factor = p.mul(&inverse);
+                                for t in &mut terms {
+                                    t.coef = t.coef.mul(&factor);
+                                }
+                                return Ok(terms);
+                            }
                         }
                     }
                     let reciprocal = LaExpr::Func {
@@ -825,7 +895,7 @@ impl<'a> Normalizer<'a> {
             let terms = self.norm(a, ar, ac)?;
             polys.push(Poly {
                 free,
-                terms: combine(terms),
+                terms: self.combined(terms),
             });
         }
         // An extreme or mean of a constant is that constant.

@@ -583,6 +583,33 @@ fn rewrite(e: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
                 vec![Pow(b(args[0].clone()), *k), Pow(b(args[1].clone()), *k)],
             ))
         }
+        // A whole power of a product of quotients or roots is the product of the powers,
+        // which the rules around see: `(x / sd(X))^2` is `x^2 / var(X)`.
+        Pow(x, k)
+            if *k >= 1.0
+                && k.fract() == 0.0
+                && matches!(x.as_ref(), Mul(p, q) if [p, q].iter().any(|f| is_quotient(f) || root_squared(f, env).is_some())) =>
+        {
+            let Mul(p, q) = x.as_ref() else {
+                return None;
+            };
+            Some(Mul(b(Pow(p.clone(), *k)), b(Pow(q.clone(), *k))))
+        }
+        // An even power of a root is a power of its argument where that is never
+        // negative (a NaN or an infinity stays itself): `sd(X)^2` is `var(X)`.
+        Pow(x, k)
+            if *k >= 2.0
+                && k.fract() == 0.0
+                && (*k as i64) % 2 == 0
+                && root_squared(x, env).is_some() =>
+        {
+            let square = root_squared(x, env)?;
+            Some(if *k == 2.0 {
+                square
+            } else {
+                Pow(b(square), k / 2.0)
+            })
+        }
         Pow(x, k) => {
             let (name, [p, q]) = binder(x)?;
             Some(func(
@@ -1431,8 +1458,32 @@ impl Sign {
 /// The sign every cell of `e` has for all inputs, from inputs declared positive
 /// (`ShapeEnv::positive`), positive constants, and the functions and operators that keep
 /// or make a sign (`exp`, `abs`, even powers, sums and products of such); `None` when
-/// nothing is known.
+/// nothing is known. A number made of sizes alone is positive where its canonical form
+/// is a polynomial in the sizes positive for all of them (`nrow(X) * ncol(X) - 1`, and
+/// `2 / (length(X) - 1)`, whose form is `2·(m·n - 1)` over a never-0 polynomial).
 pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
+    sign_of_parts(e, env).or_else(|| positive_size(e, env).then_some(Sign::Positive))
+}
+
+/// Whether `e` is a number of sizes alone whose canonical form is a positive polynomial
+/// in the sizes, or such a polynomial over a product of sizes' positive polynomials.
+fn positive_size(e: &LaExpr, env: &ShapeEnv) -> bool {
+    if !e.vars().is_empty() || matches!(e, LaExpr::Const(_)) {
+        return false;
+    }
+    let mut norm = super::normal::Normalizer::new(env);
+    let Ok(p) = norm.top(e) else {
+        return false;
+    };
+    let [t] = p.terms.as_slice() else {
+        return false;
+    };
+    t.bound.is_empty()
+        && t.coef.positive_from_two()
+        && t.atoms.iter().all(|a| norm.size_divisor(a).is_some())
+}
+
+fn sign_of_parts(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
     use LaExpr::*;
     use Sign::*;
     // The sign of a product (or quotient) from its factors'.
@@ -1704,6 +1755,24 @@ fn rewrite_rev(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
         }
         _ => return None,
     })
+}
+
+/// `x^2` when `x` is the root of a value never negative (`sqrt(s)`, `sd(X)`), or a
+/// product of such roots (`sqrt(a) * sqrt(1 / b)`, as the root of a quotient is split):
+/// that value, or the product of those values.
+fn root_squared(x: &LaExpr, env: &ShapeEnv) -> Option<LaExpr> {
+    match x {
+        LaExpr::Func { name, args } => match (name.as_str(), args.as_slice()) {
+            ("sd", [a]) => Some(func("var", vec![a.clone()])),
+            ("sqrt", [s]) if sign_of(s, env).is_some_and(Sign::not_negative) => Some(s.clone()),
+            _ => None,
+        },
+        LaExpr::Mul(p, q) => Some(LaExpr::Mul(
+            b(root_squared(p, env)?),
+            b(root_squared(q, env)?),
+        )),
+        _ => None,
+    }
 }
 
 /// Whether `e` is the largest cell less the smallest (of all cells, of each row or of each

@@ -859,9 +859,25 @@ impl LaExpr {
                     let cols = env.shape_of(a)?.1;
                     divide(RowSums(b(r(a)?)), size(cols))
                 }
-                // The sample variance of all cells, as `spores run` computes it, and its root.
+                // The sample variance of all cells, as `spores run` computes it, and its root:
+                // 0 for one cell. Over a count that may be 1 or more (a slice up to a cut
+                // point), neither formula holds for every size: the function stays.
                 ("var" | "sd", [a]) => {
                     let (rows, cols) = env.shape_of(a)?;
+                    let two_or_more = |d: &Dim| match d {
+                        Dim::Known(n) => *n >= 2,
+                        Dim::Sym(s) => SizeForm::parse(s)
+                            .is_some_and(|f| env.never_negative(&f.minus(&SizeForm::number(2)))),
+                    };
+                    if !two_or_more(&rows) && !two_or_more(&cols) {
+                        return Ok(match (&rows, &cols) {
+                            (Dim::Known(_), Dim::Known(_)) => Const(0.0),
+                            _ => Func {
+                                name: name.clone(),
+                                args: vec![r(a)?],
+                            },
+                        });
+                    }
                     let n = count(&rows, &cols);
                     let a = r(a)?;
                     let mean = divide(Sum(b(a.clone())), n.clone());
@@ -886,6 +902,15 @@ impl LaExpr {
                     name: "cumsum".into(),
                     args: vec![Transpose(b(r(a)?))],
                 })),
+                // A logarithm to a base is the natural logarithm over that of the base, as
+                // `spores run` computes it.
+                ("log", [x, base]) => {
+                    let ln = |z: LaExpr| Func {
+                        name: "log".into(),
+                        args: vec![z],
+                    };
+                    divide(ln(r(x)?), ln(r(base)?))
+                }
                 // DML's `xor` is `(a != 0) != (b != 0)`, cell by cell.
                 ("xor", [x, y]) => {
                     let truth = |z: LaExpr| Func {

@@ -1192,6 +1192,25 @@ fn statistics_over_symbolic_sizes_are_decided() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// The variance of one cell is 0, as `spores run` computes it (not the 0 / 0 of the
+/// formula), wherever one cell reaches `var` or `sd`: a 1 x 1 input or a one-cell slice.
+#[test]
+fn the_variance_of_one_cell_is_zero() {
+    let env = ShapeEnv::with_shapes(&["X=mxn", "S=1x1"]).unwrap();
+    let table = [
+        ("var(X[1, 1])", "0", "var(X[1, 1]) == 0"),
+        ("sd(X[1, 1]) == 0", "1", "0"),
+        ("var(S) == 0", "max(S) == min(S)", "0"),
+        (
+            "var(S) * (length(S) - 1)",
+            "sum((S - mean(S))^2)",
+            "sum((S - mean(S))^2) / (length(S) - 1)",
+        ),
+    ];
+    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// Random inputs of `env` (symbolic sizes 3 or 4, as [`common::random_inputs`] gives
 /// them) with each cut point at `k` (below its dimension) as an input of its own, and the
 /// sizes written as numbers (`m`) too.

@@ -1050,6 +1050,14 @@ fn rewrite_func(
         ("cummax" | "cummin", [Add(q, p)]) if same_down_columns(q, p, env) => {
             Some(Add(b(one(name, (**p).clone())), q.clone()))
         }
+        // A running extreme of running extremes of the same kind is those.
+        (
+            "cummax" | "cummin",
+            [Func {
+                name: inner,
+                args: once,
+            }],
+        ) if inner == name && once.len() == 1 => Some(args[0].clone()),
         // Running extremes commute with a larger or smaller of a constant, which never
         // decreases: `cummax(max(X, 0)) == max(cummax(X), 0)`.
         (
@@ -1380,6 +1388,15 @@ fn aggregate_max(
             {
                 Some(neg(func(name, vec![neg(of(&neg(args[0].clone())))])))
             }
+            // -min(p, q) is max(-p, -q), and -max(p, q) is min(-p, -q), which the rules
+            // above see through.
+            Func { name, args } if args.len() == 2 && (name == "max" || name == "min") => {
+                let other = if name == "max" { "min" } else { "max" };
+                Some(of(&func(
+                    other,
+                    vec![neg(args[0].clone()), neg(args[1].clone())],
+                )))
+            }
             // The largest of -(p c) for a positive c is c times the largest of -p.
             Mul(p, c) | Mul(c, p)
                 if constant_along(c)
@@ -1394,6 +1411,21 @@ fn aggregate_max(
             "rev" | "rowMaxs" | "colMaxs" => Some(of(&args[0])),
             _ => None,
         },
+        // The larger or smaller of each cell and a term constant along the aggregate (a
+        // scalar, or a column for `rowMaxs`) is that of the aggregate, as `max(., c)` and
+        // `min(., c)` never decrease: `rowMaxs(min(X, s)) == min(rowMaxs(X), s)`.
+        Func { name, args }
+            if args.len() == 2
+                && (name == "max" || name == "min")
+                && constant_along(&args[0]) != constant_along(&args[1]) =>
+        {
+            let (p, c) = if constant_along(&args[1]) {
+                (&args[0], &args[1])
+            } else {
+                (&args[1], &args[0])
+            };
+            Some(func(name, vec![of(p), c.clone()]))
+        }
         // Every cell of each operand of a broadcast max (or of a block) is seen.
         Func { name, args }
             if args.len() == 2

@@ -293,6 +293,12 @@ fn func(name: &str, args: &[Cow<'_, Matrix>]) -> Result<Matrix, EvalError> {
         [a, b] if name == "rbind" => Ok(structural::rbind(a, b)?),
         [a, b] if name == "pmax" => binary(BinaryOp::Max, a, b),
         [a, b] if name == "pmin" => binary(BinaryOp::Min, a, b),
+        // A logarithm to a base, as `spores run` computes it.
+        [x, base] if name == "log" => binary(
+            BinaryOp::Div,
+            &unary::unary(UnaryOp::Log, x),
+            &unary::unary(UnaryOp::Log, base),
+        ),
         [a, b] if name == "xor" => {
             let truth = |x: &Matrix| elementwise::binary_scalar(BinaryOp::Ne, x, 0.0, false);
             binary(BinaryOp::Ne, &truth(a), &truth(b))

@@ -1175,6 +1175,16 @@ fn statistics_over_symbolic_sizes_are_decided() {
             "A * (length(A) - 1) / 2",
             "A * length(A) / 2",
         ),
+        (
+            "A / (2 - 2 * nrow(A))",
+            "-A / (nrow(A) - 1) / 2",
+            "A / (nrow(A) - 1) / 2",
+        ),
+        (
+            "sum(A) / (nrow(A) * ncol(A) + ncol(A))",
+            "sum(A) / ncol(A) / (nrow(A) + 1)",
+            "sum(A) / nrow(A) / (ncol(A) + 1)",
+        ),
         ("sd(A)^2", "var(A)", "var(A) / 2"),
         ("sd(A) / sd(A)", "var(A) / var(A)", "sum(A^2) / sum(A^2)"),
         (
@@ -1187,6 +1197,39 @@ fn statistics_over_symbolic_sizes_are_decided() {
             "sum((A - mean(A))^2) / var(A)",
             "sum((A - mean(A))^2) / sd(A)",
         ),
+    ];
+    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Row and column extremes through the larger or smaller of each cell and a constant
+/// along them, running extremes of running extremes, and logarithms to a base.
+#[test]
+fn extremes_through_constants_at_symbolic_sizes() {
+    let env = ShapeEnv::with_shapes(&["X=mxn", "s=1x1", "u=1xn", "w=mx1", "P=3x2"]).unwrap();
+    let table = [
+        (
+            "rowMins(min(X, s))",
+            "min(rowMins(X), s)",
+            "max(rowMins(X), s)",
+        ),
+        (
+            "rowMaxs(min(X, s))",
+            "min(rowMaxs(X), s)",
+            "min(rowMins(X), s)",
+        ),
+        (
+            "rowMaxs(max(X, w))",
+            "max(rowMaxs(X), w)",
+            "max(rowMins(X), w)",
+        ),
+        (
+            "colMins(max(X, u))",
+            "max(colMins(X), u)",
+            "min(colMins(X), u)",
+        ),
+        ("cummax(cummax(X))", "cummax(X)", "cummin(cummax(X))"),
+        ("log(P, 2)", "log(P) / log(2)", "log(P) * log(2)"),
     ];
     let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

@@ -276,6 +276,61 @@ impl Coef {
             && shifted.0.values().all(|&c| c >= 0.0)
     }
 
+    /// For a polynomial of two or more monomials (no sizes' inverses) with a common
+    /// factor, a product of sizes or a number other than 1 (`m·n + n·p`, `2·m - 2`): the
+    /// reciprocal of that factor, the leading monomial's number times the sizes every
+    /// monomial holds, and the rest as a number of sizes (`m + p`, `m - 1`).
+    pub(crate) fn content(&self) -> Option<(Coef, crate::la::LaExpr)> {
+        use crate::la::LaExpr;
+        if self.0.len() < 2 || self.0.keys().flatten().any(|s| s.starts_with(INVERSE)) {
+            return None;
+        }
+        let mut monos = self.0.keys();
+        let mut common: Vec<String> = monos.next()?.clone();
+        for mono in monos {
+            let mut kept = Vec::new();
+            let mut other = mono.clone();
+            for s in &common {
+                if let Some(at) = other.iter().position(|x| x == s) {
+                    other.remove(at);
+                    kept.push(s.clone());
+                }
+            }
+            common = kept;
+        }
+        let (_, &lead) = self
+            .0
+            .iter()
+            .max_by(|(a, _), (b, _)| a.len().cmp(&b.len()).then_with(|| a.cmp(b)))?;
+        if common.is_empty() && lead == 1.0 {
+            return None;
+        }
+        let factor = Coef([(common.clone(), lead)].into());
+        let size = |s: &str| {
+            LaExpr::Sum(Box::new(LaExpr::Fill(
+                Box::new(LaExpr::Const(1.0)),
+                Dim::Sym(s.to_string()),
+                Dim::Known(1),
+            )))
+        };
+        let mut rest: Option<LaExpr> = None;
+        for (mono, &c) in &self.0 {
+            let mut left = mono.clone();
+            for s in &common {
+                let at = left.iter().position(|x| x == s)?;
+                left.remove(at);
+            }
+            let term = left.iter().fold(LaExpr::Const(c / lead), |acc, s| {
+                LaExpr::Mul(Box::new(acc), Box::new(size(s)))
+            });
+            rest = Some(match rest {
+                None => term,
+                Some(r) => LaExpr::Add(Box::new(r), Box::new(term)),
+            });
+        }
+        Some((factor.reciprocal()?, rest?))
+    }
+
     /// `self / divisor` when the polynomial `divisor` (no sizes' inverses) divides `self`
     /// exactly, `self` with sizes' inverses or not: `(m·n - 1) / (m·n - 1)` is 1 and
     /// `(1/m·1/n - 1) / (m·n - 1)` is `-1/m·1/n`. `None` when it does not divide.

@@ -644,6 +644,25 @@ impl<'a> Normalizer<'a> {
                             }
                         }
                     }
+                    // A polynomial in the sizes with a common factor (`(m + p) * n`, as
+                    // `m·n + n·p`): the factor's reciprocal times that of the rest, so
+                    // `x / (m + p) / n` has the same form.
+                    if let [Term { coef, bound, atoms }] = divisor.as_slice() {
+                        if bound.is_empty() && atoms.is_empty() {
+                            if let Some((content, rest)) = coef.content() {
+                                let mut terms = self.norm(a, row, col)?;
+                                for t in &mut terms {
+                                    t.coef = t.coef.mul(&content);
+                                }
+                                let reciprocal = LaExpr::Func {
+                                    name: "1/".into(),
+                                    args: vec![rest],
+                                };
+                                let factor = self.norm(&reciprocal, None, None)?;
+                                return self.product(&terms, &factor);
+                            }
+                        }
+                    }
                     let reciprocal = LaExpr::Func {
                         name: "1/".into(),
                         args: vec![b.clone()],

@@ -1494,25 +1494,31 @@ impl Sign {
 /// is a polynomial in the sizes positive for all of them (`nrow(X) * ncol(X) - 1`, and
 /// `2 / (length(X) - 1)`, whose form is `2·(m·n - 1)` over a never-0 polynomial).
 pub(super) fn sign_of(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
-    sign_of_parts(e, env).or_else(|| positive_size(e, env).then_some(Sign::Positive))
+    sign_of_parts(e, env).or_else(|| sign_of_size(e, env))
 }
 
-/// Whether `e` is a number of sizes alone whose canonical form is a positive polynomial
-/// in the sizes, or such a polynomial over a product of sizes' positive polynomials.
-fn positive_size(e: &LaExpr, env: &ShapeEnv) -> bool {
+/// The sign of `e` when it is a number of sizes alone whose canonical form is a
+/// polynomial in the sizes positive (or negative) for all of them, or such a polynomial
+/// over a product of sizes' positive polynomials.
+fn sign_of_size(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {
     if !e.vars().is_empty() || matches!(e, LaExpr::Const(_)) {
-        return false;
+        return None;
     }
     let mut norm = super::normal::Normalizer::new(env);
-    let Ok(p) = norm.top(e) else {
-        return false;
-    };
+    let p = norm.top(e).ok()?;
     let [t] = p.terms.as_slice() else {
-        return false;
+        return None;
     };
-    t.bound.is_empty()
-        && t.coef.positive_from_two()
-        && t.atoms.iter().all(|a| norm.size_divisor(a).is_some())
+    if !t.bound.is_empty() || t.atoms.iter().any(|a| norm.size_divisor(a).is_none()) {
+        return None;
+    }
+    if t.coef.positive_from_two() {
+        Some(Sign::Positive)
+    } else if t.coef.scale(-1.0).positive_from_two() {
+        Some(Sign::Negative)
+    } else {
+        None
+    }
 }
 
 fn sign_of_parts(e: &LaExpr, env: &ShapeEnv) -> Option<Sign> {

@@ -1074,6 +1074,11 @@ impl Leaves<'_, '_> {
             LaExpr::Fill(v, _, _) => return self.scalar(v),
             // A constant's transpose is itself; `as.scalar` and `as.matrix` keep the cell.
             LaExpr::Transpose(x) if x.vars().is_empty() => return self.scalar(x),
+            // A transpose moves inside what works cell by cell, so that `t(-v)` and
+            // `-t(v)` are one cell of one input: each operand is transposed instead.
+            LaExpr::Transpose(x) if transposed_inside(x).is_some() => {
+                return self.scalar(&transposed_inside(x).expect("checked"));
+            }
             LaExpr::Func { name, args }
                 if args.len() == 1 && (name == "as.scalar" || name == "as.matrix") =>
             {
@@ -2516,4 +2521,25 @@ impl Search {
         }
         Ok(F::poly(out))
     }
+}
+
+/// `t(x)` written with the transpose moved onto the operands of `x` when `x` is a
+/// negation, a sum, a difference, a cellwise product or an elementwise function.
+fn transposed_inside(x: &LaExpr) -> Option<LaExpr> {
+    use LaExpr::*;
+    let t = |y: &LaExpr| Box::new(Transpose(Box::new(y.clone())));
+    Some(match x {
+        Neg(y) => Neg(t(y)),
+        Add(p, q) => Add(t(p), t(q)),
+        Sub(p, q) => Sub(t(p), t(q)),
+        Mul(p, q) => Mul(t(p), t(q)),
+        Func { name, args } if crate::functions::is_elementwise(name, args.len()) => Func {
+            name: name.clone(),
+            args: args
+                .iter()
+                .map(|a| Transpose(Box::new(a.clone())))
+                .collect(),
+        },
+        _ => return None,
+    })
 }

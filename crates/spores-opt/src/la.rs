@@ -871,7 +871,7 @@ impl LaExpr {
                     };
                     if !two_or_more(&rows) && !two_or_more(&cols) {
                         return Ok(match (&rows, &cols) {
-                            (Dim::Known(_), Dim::Known(_)) => Const(0.0),
+                            (Dim::Known(1), Dim::Known(1)) => Const(0.0),
                             _ => Func {
                                 name: name.clone(),
                                 args: vec![r(a)?],

@@ -559,6 +559,13 @@ fn check(
     wrong
 }
 
+/// Asserts that every identity of `table` is proved (and agrees numerically) and every
+/// twin refuted with a witness that separates it.
+fn assert_decided(env: &ShapeEnv, table: &[(&str, &str, &str)]) {
+    let wrong = check(env, table, &|l, r| numerically_equal(env, l, r));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn every_identity_is_proved_and_every_twin_refuted() {
     let env = env();
@@ -1198,8 +1205,7 @@ fn statistics_over_symbolic_sizes_are_decided() {
             "sum((A - mean(A))^2) / sd(A)",
         ),
     ];
-    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_decided(&env, &table);
 }
 
 /// Row and column extremes through the larger or smaller of each cell and a constant
@@ -1231,8 +1237,7 @@ fn extremes_through_constants_at_symbolic_sizes() {
         ("cummax(cummax(X))", "cummax(X)", "cummin(cummax(X))"),
         ("log(P, 2)", "log(P) / log(2)", "log(P) * log(2)"),
     ];
-    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_decided(&env, &table);
 }
 
 /// The variance of one cell is 0, as `spores run` computes it (not the 0 / 0 of the
@@ -1250,8 +1255,7 @@ fn the_variance_of_one_cell_is_zero() {
             "sum((S - mean(S))^2) / (length(S) - 1)",
         ),
     ];
-    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_decided(&env, &table);
 }
 
 /// Random inputs of `env` (symbolic sizes 3 or 4, as [`common::random_inputs`] gives
@@ -1414,8 +1418,7 @@ fn slices_at_either_end_cut_there() {
             "sum(seq(1, nrow(A)))",
         ),
     ];
-    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_decided(&env, &table);
 }
 
 /// `seq(from, to, by)` of sizes with a whole-number step: a count, stepped and shifted.
@@ -1439,8 +1442,7 @@ fn seq_of_sizes_with_a_step_is_decided() {
             "nrow(A)^2 + 1",
         ),
     ];
-    let wrong = check(&env, &table, &|l, r| numerically_equal(&env, l, r));
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_decided(&env, &table);
     // A step that does not divide the span for every size is refused.
     assert!(equiv(
         &parse("seq(1, nrow(A), 2)"),

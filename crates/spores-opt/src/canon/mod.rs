@@ -255,12 +255,26 @@ impl Coef {
         self.mul(&Coef::constant(k))
     }
 
+    /// Whether some monomial holds a size's inverse (`1/m`).
+    fn has_inverses(&self) -> bool {
+        self.0.keys().flatten().any(|s| s.starts_with(INVERSE))
+    }
+
+    /// The leading monomial and its number, under the graded order of sorted monomials
+    /// (by degree, then lexicographically), which multiplication preserves.
+    fn leading(&self) -> Option<(&Vec<String>, f64)> {
+        self.0
+            .iter()
+            .max_by(|(a, _), (b, _)| a.len().cmp(&b.len()).then_with(|| a.cmp(b)))
+            .map(|(m, &k)| (m, k))
+    }
+
     /// Whether the polynomial is positive for all symbolic sizes of 2 or more (what
     /// symbolic sizes stand for): with each size `s` written `2 + t`, every coefficient of
     /// the polynomial in the `t`s is at least 0 and its constant above 0. So `m·n - 1` and
     /// `m - 1` are, `m - n` is not. Sizes' inverses are not handled (`false`).
     pub(crate) fn positive_from_two(&self) -> bool {
-        if self.0.keys().flatten().any(|s| s.starts_with(INVERSE)) {
+        if self.has_inverses() {
             return false;
         }
         let mut shifted = Coef::default();
@@ -282,7 +296,7 @@ impl Coef {
     /// monomial holds, and the rest as a number of sizes (`m + p`, `m - 1`).
     pub(crate) fn content(&self) -> Option<(Coef, crate::la::LaExpr)> {
         use crate::la::LaExpr;
-        if self.0.len() < 2 || self.0.keys().flatten().any(|s| s.starts_with(INVERSE)) {
+        if self.0.len() < 2 || self.has_inverses() {
             return None;
         }
         let mut monos = self.0.keys();
@@ -298,10 +312,7 @@ impl Coef {
             }
             common = kept;
         }
-        let (_, &lead) = self
-            .0
-            .iter()
-            .max_by(|(a, _), (b, _)| a.len().cmp(&b.len()).then_with(|| a.cmp(b)))?;
+        let (_, lead) = self.leading()?;
         if common.is_empty() && lead == 1.0 {
             return None;
         }
@@ -353,24 +364,18 @@ impl Coef {
             .collect();
         let clear = Coef([(clear_mono, 1.0)].into());
         let mut rest = self.mul(&clear);
-        // Division by leading terms, under the graded order of sorted monomials (by
-        // degree, then lexicographically), which multiplication preserves.
-        let lead = |c: &Coef| {
-            c.0.iter()
-                .max_by(|(a, _), (b, _)| a.len().cmp(&b.len()).then_with(|| a.cmp(b)))
-                .map(|(m, &k)| (m.clone(), k))
-        };
-        let (divisor_mono, divisor_c) = lead(divisor)?;
-        if divisor_mono.iter().any(|s| s.starts_with(INVERSE)) {
+        // Division by leading terms ([`Coef::leading`]).
+        if divisor.has_inverses() {
             return None;
         }
+        let (divisor_mono, divisor_c) = divisor.leading()?;
         let mut quotient = Coef::default();
         for _ in 0..MAX_DIVISION_STEPS {
-            let Some((mono, c)) = lead(&rest) else {
+            let Some((mono, c)) = rest.leading() else {
                 return Some(quotient.mul(&clear.reciprocal()?));
             };
-            let mut step_mono = mono;
-            for s in &divisor_mono {
+            let mut step_mono = mono.clone();
+            for s in divisor_mono {
                 let at = step_mono.iter().position(|x| x == s)?;
                 step_mono.remove(at);
             }

@@ -643,11 +643,9 @@ impl<'a> Normalizer<'a> {
                                 return Ok(terms);
                             }
                         }
-                    }
-                    // A polynomial in the sizes with a common factor (`(m + p) * n`, as
-                    // `m·n + n·p`): the factor's reciprocal times that of the rest, so
-                    // `x / (m + p) / n` has the same form.
-                    if let [Term { coef, bound, atoms }] = divisor.as_slice() {
+                        // A polynomial in the sizes with a common factor (`(m + p) * n`,
+                        // as `m·n + n·p`): the factor's reciprocal times that of the rest,
+                        // so `x / (m + p) / n` has the same form.
                         if bound.is_empty() && atoms.is_empty() {
                             if let Some((content, rest)) = coef.content() {
                                 let mut terms = self.norm(a, row, col)?;
